@@ -1,0 +1,2 @@
+// Preload: placeholder until the typed bridge lands (issue 7).
+export {};

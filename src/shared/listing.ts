@@ -1,0 +1,42 @@
+// The token-listing contract of SPEC 2, shared by the data service, the app's proxy and the renderer.
+
+export const ORDER_BY = ['transfer_block_number', 'token_id', 'contract_address'] as const;
+export type OrderBy = (typeof ORDER_BY)[number];
+export type OrderDirection = 'asc' | 'desc';
+
+export interface Contract {
+  address: string;
+  name: string;
+  symbol: string;
+  totalSupply: number;
+}
+
+export interface Token {
+  /** Decimal token id. */
+  id: string;
+  owner: string;
+  uri: string;
+  contract: Contract;
+}
+
+export interface Pagination {
+  totalCount: number;
+  /** Absolute URL of the previous page, or "" on page 0. */
+  prevUrl: string;
+  /** Absolute URL of the next page, or "" on the last page. */
+  nextUrl: string;
+}
+
+export interface TokenPage {
+  data: Token[];
+  pagination: Pagination;
+}
+
+export interface TokenQuery {
+  page?: number;
+  size?: number;
+  order_by?: OrderBy;
+  order_direction?: OrderDirection;
+  /** Contract addresses to keep; empty or absent means all. */
+  contractAddresses?: string[];
+}

@@ -1,0 +1,15 @@
+// Test runner settings: real chains and servers are slow to start, so timeouts are generous and files run in separate processes.
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    exclude: ['test/soak/**', 'node_modules/**'],
+    pool: 'forks',
+    testTimeout: 120_000,
+    hookTimeout: 120_000,
+    teardownTimeout: 30_000,
+    fileParallelism: true,
+    maxWorkers: 2,
+  },
+});
