@@ -1,0 +1,56 @@
+#!/usr/bin/env node
+// Compiles contracts/*.sol with solc-js into src/devchain/artifacts/<Contract>.json ({contractName, abi, bytecode}); run with `npm run contracts`.
+// `--check` compiles without writing and exits 1 when a committed artifact differs (the tests use it).
+import { readdirSync, readFileSync, writeFileSync, mkdirSync, existsSync } from 'node:fs';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import solc from 'solc';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const sourceDir = join(root, 'contracts');
+const outDir = join(root, 'src', 'devchain', 'artifacts');
+
+const sources = Object.fromEntries(
+  readdirSync(sourceDir)
+    .filter((f) => f.endsWith('.sol'))
+    .sort()
+    .map((f) => [f, { content: readFileSync(join(sourceDir, f), 'utf8') }]),
+);
+
+// Fixed EVM version and optimizer settings, so the committed artifacts are reproducible byte for byte.
+const input = {
+  language: 'Solidity',
+  sources,
+  settings: {
+    evmVersion: 'cancun',
+    optimizer: { enabled: true, runs: 200 },
+    metadata: { bytecodeHash: 'none' },
+    outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } },
+  },
+};
+
+const output = JSON.parse(solc.compile(JSON.stringify(input)));
+const errors = (output.errors ?? []).filter((e) => e.severity === 'error');
+for (const e of output.errors ?? []) process.stderr.write(`${e.formattedMessage}\n`);
+if (errors.length > 0) process.exit(1);
+
+const check = process.argv.includes('--check');
+let stale = 0;
+mkdirSync(outDir, { recursive: true });
+for (const [file, contracts] of Object.entries(output.contracts)) {
+  for (const [contractName, c] of Object.entries(contracts)) {
+    if (!c.evm.bytecode.object) continue; // interfaces
+    const artifact = { contractName, source: `contracts/${file}`, compiler: `solc ${solc.version()}`, abi: c.abi, bytecode: `0x${c.evm.bytecode.object}` };
+    const target = join(outDir, `${contractName}.json`);
+    const text = `${JSON.stringify(artifact, null, 2)}\n`;
+    if (check) {
+      const same = existsSync(target) && readFileSync(target, 'utf8') === text;
+      if (!same) stale++;
+      process.stdout.write(`${contractName}: ${same ? 'up to date' : 'STALE: run `npm run contracts`'}\n`);
+    } else {
+      writeFileSync(target, text);
+      process.stdout.write(`${contractName}: ${c.evm.bytecode.object.length / 2} bytes -> src/devchain/artifacts/${contractName}.json\n`);
+    }
+  }
+}
+if (stale > 0) process.exit(1);
