@@ -1,0 +1,82 @@
+// SQLite storage of service accounts: users, their hashed passwords and clientIds, and the token-signing secret.
+import { randomBytes } from 'node:crypto';
+import { migrate, type Db } from '../../lib/sqlite.js';
+
+const MIGRATIONS = [
+  `CREATE TABLE accounts_users (
+     id INTEGER PRIMARY KEY,
+     email TEXT NOT NULL UNIQUE,
+     name TEXT NOT NULL,
+     organization TEXT NOT NULL,
+     password_hash TEXT NOT NULL,
+     client_id TEXT NOT NULL UNIQUE,
+     token_generation INTEGER NOT NULL DEFAULT 0,
+     created_at INTEGER NOT NULL
+   );
+   CREATE TABLE accounts_secrets (name TEXT PRIMARY KEY, value BLOB NOT NULL);`,
+];
+
+export interface UserRow {
+  id: number;
+  email: string;
+  name: string;
+  organization: string;
+  passwordHash: string;
+  clientId: string;
+  tokenGeneration: number;
+}
+
+export interface NewUser {
+  email: string;
+  name: string;
+  organization: string;
+  passwordHash: string;
+  clientId: string;
+}
+
+export interface AccountsStore {
+  byEmail(email: string): UserRow | undefined;
+  byId(id: number): UserRow | undefined;
+  hasClientId(clientId: string): boolean;
+  allClientIds(): string[];
+  /** Returns false when the e-mail is taken. */
+  insert(user: NewUser, nowMs: number): boolean;
+  /** Sets a new hash; with `revokeTokens`, bumps the token generation so older tokens stop working. */
+  setPassword(id: number, passwordHash: string, revokeTokens: boolean): void;
+  /** The HS256 secret, created on first use and kept in the database so tokens survive a restart. */
+  tokenSecret(): Buffer;
+}
+
+const COLUMNS = `id, email, name, organization, password_hash AS passwordHash, client_id AS clientId, token_generation AS tokenGeneration`;
+
+export function openAccountsStore(db: Db): AccountsStore {
+  migrate(db, 'accounts', MIGRATIONS);
+  const byEmail = db.prepare(`SELECT ${COLUMNS} FROM accounts_users WHERE email = ?`);
+  const byId = db.prepare(`SELECT ${COLUMNS} FROM accounts_users WHERE id = ?`);
+  const hasClientId = db.prepare('SELECT 1 FROM accounts_users WHERE client_id = ?').pluck();
+  const allClientIds = db.prepare('SELECT client_id FROM accounts_users').pluck();
+  const insert = db.prepare(
+    `INSERT INTO accounts_users (email, name, organization, password_hash, client_id, created_at)
+     VALUES (@email, @name, @organization, @passwordHash, @clientId, @createdAt) ON CONFLICT(email) DO NOTHING`,
+  );
+  const setPassword = db.prepare('UPDATE accounts_users SET password_hash = ?, token_generation = token_generation + ? WHERE id = ?');
+  const getSecret = db.prepare('SELECT value FROM accounts_secrets WHERE name = ?').pluck();
+  const putSecret = db.prepare('INSERT INTO accounts_secrets (name, value) VALUES (?, ?) ON CONFLICT(name) DO NOTHING');
+  let secret: Buffer | undefined;
+
+  return {
+    byEmail: (email) => byEmail.get(email) as UserRow | undefined,
+    byId: (id) => byId.get(id) as UserRow | undefined,
+    hasClientId: (clientId) => hasClientId.get(clientId) !== undefined,
+    allClientIds: () => allClientIds.all() as string[],
+    insert: (user, nowMs) => insert.run({ ...user, createdAt: nowMs }).changes === 1,
+    setPassword: (id, hash, revoke) => void setPassword.run(hash, revoke ? 1 : 0, id),
+    tokenSecret() {
+      if (!secret) {
+        putSecret.run('jwt-hs256', randomBytes(32));
+        secret = getSecret.get('jwt-hs256') as Buffer;
+      }
+      return secret;
+    },
+  };
+}

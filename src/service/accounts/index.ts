@@ -1,0 +1,175 @@
+// Accounts of the data service (SPEC 4): sign-up, login, session tokens, password change, and the clientId check that
+// every listing request and tracker connection goes through.
+import { randomBytes } from 'node:crypto';
+import type { Db } from '../../lib/sqlite.js';
+import type { Router } from '../../lib/http-kit.js';
+import { TxdeskError } from '../../shared/errors.js';
+import { getDummyHash, hashPassword, hashPasswordSync, verifyPassword } from './accounts-password.js';
+import { openAccountsStore, type UserRow } from './accounts-store.js';
+import { issueToken, verifyToken } from './accounts-token.js';
+import { signupSchema, type LoginInput, type PasswdInput, type SignupInput } from './accounts-schemas.js';
+import { registerAccountRoutes } from './accounts-routes.js';
+import { parseBody } from '../http/http-validation.js';
+import { createRateLimiter } from '../http/http-rate-limit.js';
+
+export interface AccountsOptions {
+  openSignup: boolean;
+  /** Lifetime of a session token; 7 days unless set. */
+  tokenTtlSeconds?: number;
+  /** Sign-up, login and passwd requests per client IP per minute (each costs a scrypt hash); 120 unless set, <= 0 disables. */
+  authRateLimitPerMinute?: number;
+  /** Injected clock (ms) for tests of expiry. */
+  now?: () => number;
+}
+
+export interface Profile {
+  email: string;
+  name: string;
+  organization: string;
+  clientId: string;
+}
+
+export interface Session extends Profile {
+  jwtToken: string;
+}
+
+export interface Accounts {
+  /** Hot path: a Set lookup, falling back to an indexed query for ids created by another process. */
+  isClientId(id: string): boolean;
+  createAccount(input: { email: string; password: string; name: string; organization: string }): { clientId: string };
+  /** Creates the dev account if missing and gives it a fresh random password (only its hash is stored). */
+  ensureDevAccount(): { email: string; password: string; clientId: string };
+  register(router: Router): void;
+  readonly openSignup: boolean;
+  /** Throws the 403 of a service without open sign-up. */
+  assertSignupOpen(): void;
+  signup(input: SignupInput): Promise<Session>;
+  login(input: LoginInput): Promise<Session>;
+  /** Resolves the `Authorization` header to the signed-in user. */
+  authenticate(authorization: string | undefined): Profile & { id: number };
+  changePassword(authorization: string | undefined, input: PasswdInput): Promise<Session>;
+}
+
+export const DEV_ACCOUNT = { email: 'dev@txdesk.local', name: 'txdesk developer', organization: 'txdesk dev chain' } as const;
+export const DEFAULT_TOKEN_TTL_SECONDS = 7 * 24 * 3600;
+export const DEFAULT_AUTH_RATE_LIMIT_PER_MINUTE = 120;
+const MAX_CLIENT_ID_LENGTH = 128;
+
+export function newClientId(): string {
+  return randomBytes(16).toString('hex');
+}
+
+export function createAccounts(db: Db, options: AccountsOptions): Accounts {
+  const store = openAccountsStore(db);
+  const ttl = options.tokenTtlSeconds ?? DEFAULT_TOKEN_TTL_SECONDS;
+  const now = options.now ?? Date.now;
+  const nowSeconds = () => Math.floor(now() / 1000);
+  const known = new Set(store.allClientIds());
+
+  const profile = (u: UserRow): Profile => ({ email: u.email, name: u.name, organization: u.organization, clientId: u.clientId });
+  const session = (u: UserRow): Session => ({
+    ...profile(u),
+    jwtToken: issueToken(store.tokenSecret(), String(u.id), u.tokenGeneration, nowSeconds(), ttl),
+  });
+
+  function insertOrConflict(input: SignupInput, passwordHash: string): UserRow {
+    const clientId = newClientId();
+    if (!store.insert({ email: input.email, name: input.name, organization: input.organization, passwordHash, clientId }, now())) {
+      throw new TxdeskError('CONFLICT', `An account with the e-mail ${input.email} already exists; log in instead, or sign up with another e-mail.`);
+    }
+    known.add(clientId);
+    return store.byEmail(input.email)!;
+  }
+
+  function authenticate(authorization: string | undefined): Profile & { id: number } {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
+    if (!match) {
+      throw new TxdeskError('UNAUTHORIZED', 'This endpoint needs a session token: send "Authorization: Bearer <jwtToken>" with the token from POST /users/v1/login.');
+    }
+    const check = verifyToken(store.tokenSecret(), match[1]!, nowSeconds());
+    if (!check.ok) {
+      throw new TxdeskError(
+        'UNAUTHORIZED',
+        check.reason === 'expired' ? 'The session token has expired; log in again.' : 'The session token is not valid; log in again.',
+      );
+    }
+    const user = store.byId(Number(check.claims.sub));
+    if (!user || user.tokenGeneration !== check.claims.gen) {
+      throw new TxdeskError('UNAUTHORIZED', 'The session token is no longer valid (the password changed); log in again.');
+    }
+    return { id: user.id, ...profile(user) };
+  }
+
+  const accounts: Accounts = {
+    openSignup: options.openSignup,
+
+    isClientId(id) {
+      if (known.has(id)) return true;
+      if (typeof id !== 'string' || id.length === 0 || id.length > MAX_CLIENT_ID_LENGTH) return false;
+      if (!store.hasClientId(id)) return false;
+      known.add(id);
+      return true;
+    },
+
+    createAccount(input) {
+      const parsed = parseBody(signupSchema, input, 'email, password, name and organization');
+      return { clientId: insertOrConflict(parsed, hashPasswordSync(parsed.password)).clientId };
+    },
+
+    ensureDevAccount() {
+      const password = randomBytes(12).toString('base64url');
+      const hash = hashPasswordSync(password);
+      const existing = store.byEmail(DEV_ACCOUNT.email);
+      if (existing) {
+        store.setPassword(existing.id, hash, false);
+        known.add(existing.clientId);
+        return { email: existing.email, password, clientId: existing.clientId };
+      }
+      const user = insertOrConflict({ ...DEV_ACCOUNT, password }, hash);
+      return { email: user.email, password, clientId: user.clientId };
+    },
+
+    register(router) {
+      registerAccountRoutes(router, accounts, {
+        limiter: createRateLimiter(
+          options.authRateLimitPerMinute ?? DEFAULT_AUTH_RATE_LIMIT_PER_MINUTE,
+          (s) => `Too many account requests from this address; retry after ${s} s.`,
+        ),
+        now,
+      });
+    },
+
+    assertSignupOpen() {
+      if (!options.openSignup) {
+        throw new TxdeskError('FORBIDDEN', 'Sign-up is closed on this service; ask its operator for an account or to enable open sign-up.');
+      }
+    },
+
+    async signup(input) {
+      accounts.assertSignupOpen();
+      const hash = await hashPassword(input.password);
+      return session(insertOrConflict(input, hash));
+    },
+
+    async login(input) {
+      const user = store.byEmail(input.email);
+      // Unknown e-mails are checked against a dummy hash: the same scrypt work and the same answer as a wrong password.
+      const ok = await verifyPassword(input.password, user?.passwordHash ?? getDummyHash());
+      if (!user || !ok) throw new TxdeskError('UNAUTHORIZED', 'The e-mail or password is wrong; check both and try again.');
+      return session(user);
+    },
+
+    authenticate,
+
+    async changePassword(authorization, input) {
+      const who = authenticate(authorization);
+      const user = store.byId(who.id)!;
+      if (!(await verifyPassword(input.password, user.passwordHash))) {
+        throw new TxdeskError('UNAUTHORIZED', 'The current password is wrong; check it and try again.');
+      }
+      store.setPassword(user.id, await hashPassword(input.newPassword), true);
+      return session(store.byId(user.id)!);
+    },
+  };
+  return accounts;
+}

@@ -1,0 +1,84 @@
+// The data service's node:http server: routes every request, answers unknown paths and every failure with the
+// JSON error envelope (never HTML, never a stack trace), and builds URLs from the request's own Host.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { sendError, sendJson, type Router } from '../../lib/http-kit.js';
+import type { Logger } from '../../lib/log.js';
+import { TxdeskError } from '../../shared/errors.js';
+
+/** host, IPv4 or [IPv6], with an optional port: anything else falls back to the listening address. */
+const HOST_HEADER = /^(?:[A-Za-z0-9](?:[A-Za-z0-9.-]{0,252})|\[[0-9A-Fa-f:.]{2,45}\])(?::\d{1,5})?$/;
+
+export function requestBase(req: IncomingMessage, fallback: string): string {
+  const host = req.headers.host;
+  return host !== undefined && HOST_HEADER.test(host) ? `http://${host}` : fallback;
+}
+
+export function createServiceServer(router: Router, log: Logger): { server: Server; url(): string } {
+  let url = 'http://127.0.0.1';
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const method = req.method ?? 'GET';
+    let target: URL;
+    try {
+      target = new URL(req.url ?? '/', requestBase(req, url));
+    } catch {
+      sendError(res, new TxdeskError('BAD_REQUEST', 'The request URL could not be parsed; check its encoding.'));
+      return;
+    }
+    try {
+      const found = router.match(method, target.pathname);
+      if (!found) throw new TxdeskError('NOT_FOUND', `There is no endpoint ${method} ${target.pathname.slice(0, 200)}; see /openapi.json for the API.`);
+      const result = await found.handler({ req, res, params: found.params, url: target });
+      if (result !== undefined && !res.headersSent) sendJson(res, 200, result);
+    } catch (e) {
+      sendError(res, e, (m) => log.error(m));
+    }
+  };
+  const server = createServer((req, res) => void handle(req, res));
+  // Malformed HTTP never reaches the handler; answer it in the same envelope instead of Node's bare 400.
+  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable || err.code === 'ECONNRESET') return socket.destroy();
+    const body = JSON.stringify(new TxdeskError('BAD_REQUEST', 'The HTTP request is malformed; check the request line and headers.').toBody());
+    socket.end(`HTTP/1.1 400 Bad Request\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+  });
+  return {
+    server,
+    url: () => {
+      const a = server.address() as AddressInfo | null;
+      if (a) url = serviceUrl(a.address, a.port);
+      return url;
+    },
+  };
+}
+
+/** The URL clients should use; a wildcard bind is reached through loopback. */
+export function serviceUrl(address: string, port: number): string {
+  const host = address === '0.0.0.0' || address === '::' ? '127.0.0.1' : address;
+  return host.includes(':') ? `http://[${host}]:${port}` : `http://${host}:${port}`;
+}
+
+export function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onError = (e: NodeJS.ErrnoException) => {
+      server.off('listening', onListening);
+      if (e.code === 'EADDRINUSE') reject(new TxdeskError('BAD_REQUEST', `Port ${port} on ${host} is already in use; pick another with --port (0 picks a free one).`));
+      else if (e.code === 'EADDRNOTAVAIL' || e.code === 'ENOTFOUND') reject(new TxdeskError('BAD_REQUEST', `Cannot listen on host ${host}; use an address of this machine, such as 127.0.0.1.`));
+      else reject(e);
+    };
+    const onListening = () => {
+      server.off('error', onError);
+      resolve();
+    };
+    server.once('error', onError);
+    server.once('listening', onListening);
+    server.listen(port, host);
+  });
+}
+
+export function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    if (!server.listening) return resolve();
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+}

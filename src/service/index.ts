@@ -1,0 +1,162 @@
+// The data service: one HTTP server (listing API, accounts, /health, /openapi.json) plus the tracker's WebSocket on the
+// same port, the ERC-721 indexer behind it, all in one SQLite database under the data dir.
+import type { Server } from 'node:http';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { Router } from '../lib/http-kit.js';
+import { TxdeskError } from '../shared/errors.js';
+import { describeIssues } from './http/http-validation.js';
+import { createLogger, type Logger } from '../lib/log.js';
+import { openDatabase, type Db } from '../lib/sqlite.js';
+import { createAccounts, type Accounts } from './accounts/index.js';
+import { createRateLimiter } from './http/http-rate-limit.js';
+import { closeServer, createServiceServer, listen } from './http/service-server.js';
+import { registerServiceRoutes } from './http/service-routes.js';
+import { defaultConfirmations, defaultNetwork, fetchChainId } from './http/service-node.js';
+import { migrateIndex, startIndexer } from './indexer/index.js';
+import { registerListingRoutes } from './listing/listing-routes.js';
+import { attachTracker } from './tracker/index.js';
+
+export { startDevService, type DevService, type DevServiceOptions } from './dev-service.js';
+export type { Accounts } from './accounts/index.js';
+
+export const DEFAULT_SERVICE_PORT = 4000;
+export const DEFAULT_RATE_LIMIT_PER_MINUTE = 6000;
+
+export interface ServiceOptions {
+  nodeUrl: string;
+  dataDir: string;
+  /** 4000 unless set; 0 picks a free port. */
+  port?: number;
+  /** 127.0.0.1 unless set. */
+  host?: string;
+  /** Blocks the indexer stays behind the head: 0 on dev chains (31337, 1337), else 12. */
+  confirmations?: number;
+  /** Lets anyone create an account with POST /users/v1/signup; off unless set. */
+  openSignup?: boolean;
+  platform?: string;
+  /** Derived from the chain id unless set (1 = mainnet, 31337 = local, ...). */
+  network?: string;
+  minAckTimeoutMs?: number;
+  /** Listing requests per clientId per minute (burst: one minute's worth); <= 0 or Infinity disables the limit. */
+  rateLimitPerMinute?: number;
+  /** Session token lifetime; 7 days unless set. */
+  tokenTtlSeconds?: number;
+  /** Sign-up/login/passwd requests per client IP per minute; 120 unless set, <= 0 disables. */
+  authRateLimitPerMinute?: number;
+  log?: Logger;
+}
+
+export interface RunningService {
+  url: string;
+  nodeUrl: string;
+  chainId: number;
+  platform: string;
+  network: string;
+  confirmations: number;
+  accounts: Accounts;
+  server: Server;
+  db: Db;
+  /** Resolves when the indexer has reached the head (minus confirmations) once. */
+  caughtUp(): Promise<void>;
+  indexerStatus(): { indexedBlock: number; headBlock: number };
+  stop(): Promise<void>;
+}
+
+/** Options come from code (CLI, app core, tests); a bad one is a clear error before anything starts. */
+const optionsSchema = z.looseObject({
+  nodeUrl: z.string().min(1),
+  dataDir: z.string().min(1),
+  port: z.number().int().min(0).max(65535).optional(),
+  host: z.string().min(1).optional(),
+  confirmations: z.number().int().min(0).max(10_000).optional(),
+  openSignup: z.boolean().optional(),
+  platform: z.string().regex(/^[a-z0-9-]{1,40}$/, { error: 'must be 1 to 40 lowercase letters, digits or dashes' }).optional(),
+  network: z.string().regex(/^[a-z0-9-]{1,40}$/, { error: 'must be 1 to 40 lowercase letters, digits or dashes' }).optional(),
+  minAckTimeoutMs: z.number().int().min(1).optional(),
+  rateLimitPerMinute: z.number().min(0).optional(),
+  tokenTtlSeconds: z.number().int().min(1).optional(),
+  authRateLimitPerMinute: z.number().min(0).optional(),
+});
+
+export async function startService(opts: ServiceOptions): Promise<RunningService> {
+  const checked = optionsSchema.safeParse(opts, { reportInput: true });
+  if (!checked.success) throw new TxdeskError('INVALID_PARAMETER', describeIssues(checked.error.issues, 'service option'));
+  const log = opts.log ?? createLogger('service');
+  const chainId = await fetchChainId(opts.nodeUrl);
+  const platform = opts.platform ?? 'ethereum';
+  const network = opts.network ?? defaultNetwork(chainId);
+  const confirmations = opts.confirmations ?? defaultConfirmations(chainId);
+  const host = opts.host ?? '127.0.0.1';
+
+  // Everything started is pushed here, so a failure half-way and stop() undo exactly what exists, newest first.
+  const disposers: Array<() => Promise<void> | void> = [];
+  const dispose = async () => {
+    for (const d of disposers.splice(0).reverse()) {
+      try {
+        await d();
+      } catch (e) {
+        log.warn(`while stopping: ${e instanceof Error ? e.message : String(e)}`);
+      }
+    }
+  };
+
+  try {
+    const db = openDatabase(join(opts.dataDir, 'service.sqlite'));
+    disposers.push(() => void db.close());
+    migrateIndex(db);
+    const accounts = createAccounts(db, {
+      openSignup: opts.openSignup ?? false,
+      ...(opts.tokenTtlSeconds !== undefined ? { tokenTtlSeconds: opts.tokenTtlSeconds } : {}),
+      ...(opts.authRateLimitPerMinute !== undefined ? { authRateLimitPerMinute: opts.authRateLimitPerMinute } : {}),
+    });
+
+    const indexer = await startIndexer({ db, nodeUrl: opts.nodeUrl, confirmations, log: log.child('indexer') });
+    disposers.push(() => indexer.stop());
+
+    const router = new Router();
+    registerServiceRoutes(router, { chainId, platform, network, confirmations, status: () => indexer.status() });
+    accounts.register(router);
+    registerListingRoutes(router, {
+      db,
+      isClientId: (id) => accounts.isClientId(id),
+      limiter: createRateLimiter(opts.rateLimitPerMinute ?? DEFAULT_RATE_LIMIT_PER_MINUTE),
+    });
+
+    const http = createServiceServer(router, log);
+    await listen(http.server, opts.port ?? DEFAULT_SERVICE_PORT, host);
+    disposers.push(() => closeServer(http.server));
+    const url = http.url();
+
+    const tracker = await attachTracker(http.server, {
+      db,
+      nodeUrl: opts.nodeUrl,
+      platform,
+      network,
+      isClientId: (id) => accounts.isClientId(id),
+      ...(opts.minAckTimeoutMs !== undefined ? { minAckTimeoutMs: opts.minAckTimeoutMs } : {}),
+      log,
+    });
+    disposers.push(() => tracker.stop());
+
+    log.info(`data service for ${platform}/${network} (chain ${chainId}) on ${url}, indexing ${confirmations} blocks behind the head`);
+    let stopping: Promise<void> | undefined;
+    return {
+      url,
+      nodeUrl: opts.nodeUrl,
+      chainId,
+      platform,
+      network,
+      confirmations,
+      accounts,
+      server: http.server,
+      db,
+      caughtUp: () => indexer.caughtUp(),
+      indexerStatus: () => indexer.status(),
+      stop: () => (stopping ??= dispose()),
+    };
+  } catch (e) {
+    await dispose();
+    throw e;
+  }
+}

@@ -1,0 +1,137 @@
+// Validation of the listing query strings of SPEC 2. zod is the validator of record; each parameter's transform
+// produces one sentence naming the parameter and its allowed values, and the schemas are built once at load.
+import { z } from 'zod';
+import { ORDER_BY, type OrderBy, type OrderDirection } from '../../shared/listing.js';
+import { TxdeskError } from '../../shared/errors.js';
+import { describeIssues } from '../http/http-validation.js';
+
+export const DEFAULT_PAGE = 0;
+export const DEFAULT_SIZE = 15;
+export const MAX_SIZE = 200;
+export const MAX_PAGE = 1_000_000_000;
+export const MAX_CONTRACT_ADDRESSES = 50;
+export const DEFAULT_ORDER_BY: OrderBy = 'transfer_block_number';
+export const DEFAULT_DIRECTION: OrderDirection = 'desc';
+
+export interface ListingParams {
+  page: number;
+  size: number;
+  orderBy: OrderBy;
+  direction: OrderDirection;
+  /** Lowercase, de-duplicated; undefined means every contract. */
+  contracts: string[] | undefined;
+}
+
+/** A query string as name -> value, or every value when the name repeats (which validation then refuses). */
+export type RawQuery = Record<string, string | string[]>;
+
+const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+
+export function isAddress(v: string): boolean {
+  return ADDRESS.test(v);
+}
+
+export function readQuery(search: string): RawQuery {
+  const out: RawQuery = {};
+  if (search.length <= 1) return out;
+  for (const [k, v] of new URLSearchParams(search)) {
+    const prev = out[k];
+    if (prev === undefined) out[k] = v;
+    else if (Array.isArray(prev)) prev.push(v);
+    else out[k] = [prev, v];
+  }
+  return out;
+}
+
+function shown(v: string): string {
+  return JSON.stringify(v.length > 48 ? `${v.slice(0, 45)}...` : v);
+}
+
+/** A single-valued parameter: refuses repeats, then hands the string to `check`. */
+function param<T>(name: string, fallback: T, check: (v: string, fail: (sentence: string) => never) => T) {
+  return z.union([z.string(), z.array(z.string())]).optional().transform((v, ctx): T => {
+    if (v === undefined) return fallback;
+    // Returns zod's NEVER marker after recording the issue; typed `never` so checks read as `return fail(...)`.
+    const fail = (message: string): never => {
+      ctx.addIssue({ code: 'custom', message });
+      return z.NEVER;
+    };
+    if (Array.isArray(v)) return fail(`The query parameter '${name}' was given ${v.length} times; give it at most once.`);
+    return check(v, fail);
+  });
+}
+
+function integer(name: string, min: number, max: number, fallback: number) {
+  return param(name, fallback, (v, fail) => {
+    const n = /^\d{1,12}$/.test(v) ? Number(v) : NaN;
+    if (!(n >= min && n <= max)) return fail(`The query parameter '${name}' must be a whole number from ${min} to ${max}; got ${shown(v)}.`);
+    return n;
+  });
+}
+
+const orderBy = param<OrderBy>('order_by', DEFAULT_ORDER_BY, (v, fail) =>
+  (ORDER_BY as readonly string[]).includes(v)
+    ? (v as OrderBy)
+    : fail(`The query parameter 'order_by' must be one of ${ORDER_BY.join(', ')}; got ${shown(v)}.`),
+);
+
+const direction = param<OrderDirection>('order_direction', DEFAULT_DIRECTION, (v, fail) => {
+  const d = v.toLowerCase();
+  return d === 'asc' || d === 'desc' ? d : fail(`The query parameter 'order_direction' must be asc or desc (any case); got ${shown(v)}.`);
+});
+
+const contractAddresses = param<string[] | undefined>('contractAddresses', undefined, (v, fail) => {
+  // An empty value means no filter, the same as leaving the parameter out.
+  if (v.trim() === '') return undefined;
+  const entries = v.split(',').map((s) => s.trim());
+  if (entries.length > MAX_CONTRACT_ADDRESSES) {
+    return fail(`The query parameter 'contractAddresses' lists ${entries.length} addresses; give at most ${MAX_CONTRACT_ADDRESSES}, separated by commas.`);
+  }
+  const bad = entries.find((e) => !ADDRESS.test(e));
+  if (bad !== undefined) {
+    return fail(
+      `The query parameter 'contractAddresses' must be comma-separated addresses (0x followed by 40 hex digits); ${bad === '' ? 'it has an empty entry' : `${shown(bad)} is not one`}.`,
+    );
+  }
+  return [...new Set(entries.map((e) => e.toLowerCase()))];
+});
+
+const common = {
+  // clientId is checked (401) before the schema runs; it only has to be a known key here.
+  clientId: z.unknown().optional(),
+  page: integer('page', 0, MAX_PAGE, DEFAULT_PAGE),
+  size: integer('size', 1, MAX_SIZE, DEFAULT_SIZE),
+  order_by: orderBy,
+  order_direction: direction,
+};
+
+const accountTokensQuery = z.object({ ...common, contractAddresses }).strict();
+const contractTokensQuery = z.object(common).strict();
+
+export type ListingKind = 'account' | 'contract';
+
+function allowedNames(kind: ListingKind): string {
+  return kind === 'account'
+    ? 'clientId, page, size, order_by, order_direction, contractAddresses'
+    : 'clientId, page, size, order_by, order_direction';
+}
+
+/** Validates a listing query; throws a 400 whose message has one sentence per bad parameter. */
+export function parseListingParams(query: RawQuery, kind: ListingKind): ListingParams {
+  const schema = kind === 'account' ? accountTokensQuery : contractTokensQuery;
+  const parsed = schema.safeParse(query, { reportInput: true });
+  if (!parsed.success) {
+    const issues = parsed.error.issues;
+    let message = describeIssues(issues, 'query parameter');
+    if (issues.some((i) => i.code === 'unrecognized_keys')) message += ` This endpoint accepts ${allowedNames(kind)}.`;
+    throw new TxdeskError('INVALID_PARAMETER', message);
+  }
+  const q = parsed.data;
+  return {
+    page: q.page,
+    size: q.size,
+    orderBy: q.order_by,
+    direction: q.order_direction,
+    contracts: 'contractAddresses' in q ? (q.contractAddresses as string[] | undefined) : undefined,
+  };
+}

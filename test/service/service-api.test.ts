@@ -1,0 +1,346 @@
+// The data service's HTTP API on a real dev chain: accounts (SPEC 4), every class of bad listing input, 401/404/429,
+// the contract endpoints, /health and /openapi.json.
+import { rmSync } from 'node:fs';
+import { connect } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { silentLogger } from '../../src/lib/log.js';
+import { startService, type RunningService } from '../../src/service/index.js';
+import { call, startTestDevService, tempDir, waitFor, type TestDevService } from '../support/service-harness.js';
+
+let dev: TestDevService;
+let base: string;
+let clientId: string;
+let owner: string;
+
+beforeAll(async () => {
+  dev = await startTestDevService();
+  base = dev.service.url;
+  clientId = dev.clientId;
+  owner = dev.devchain.accounts[1]!.address;
+  await dev.devchain.giveTokens(owner, 3);
+});
+
+afterAll(async () => {
+  await dev?.close();
+});
+
+const list = (path: string, query: string) => call(`${base}${path}${query}`);
+const tokensOf = (address: string, query = '') => list(`/nft/v1/accounts/${address}/tokens`, `?clientId=${clientId}${query}`);
+
+function expectError(answer: { status: number; body: any; headers: Headers }, status: number, code: string, message?: RegExp) {
+  expect(answer.status).toBe(status);
+  expect(answer.headers.get('content-type')).toMatch(/^application\/json/);
+  expect(answer.body).toEqual({ error: { code, message: expect.any(String) } });
+  if (message) expect(answer.body.error.message).toMatch(message);
+}
+
+describe('dev service', () => {
+  it('reports the SPEC 8 ready fields, and its clientId lists tokens', async () => {
+    const info = dev.readyInfo();
+    expect(info).toMatchObject({ ready: true, serviceUrl: base, nodeUrl: dev.devchain.nodeUrl, chainId: dev.devchain.chainId, platform: 'ethereum', network: 'local', clientId });
+    await waitFor(async () => (await tokensOf(owner)).body?.pagination?.totalCount >= 3, 'the given tokens to be indexed');
+    const page = await tokensOf(owner.toUpperCase().replace('0X', '0x'));
+    expect(page.status).toBe(200);
+    for (const t of page.body.data) {
+      expect(t.owner).toBe(owner.toLowerCase());
+      expect(t.contract.address).toBe(t.contract.address.toLowerCase());
+      expect(t.id).toMatch(/^\d+$/);
+    }
+  });
+
+  it('serves /health and a valid OpenAPI 3.1 document listing every path', async () => {
+    const health = await call(`${base}/health`);
+    expect(health.body).toMatchObject({ status: 'ok', chainId: dev.devchain.chainId, platform: 'ethereum', network: 'local' });
+    const doc = await call(`${base}/openapi.json`);
+    expect(doc.status).toBe(200);
+    expect(doc.body.openapi).toBe('3.1.0');
+    expect(Object.keys(doc.body.paths).sort()).toEqual(
+      [
+        '/health',
+        '/nft/v1/accounts/{address}/tokens',
+        '/nft/v1/contracts/{address}',
+        '/nft/v1/contracts/{address}/tokens',
+        '/openapi.json',
+        '/users/v1/login',
+        '/users/v1/me',
+        '/users/v1/passwd',
+        '/users/v1/signup',
+      ].sort(),
+    );
+    expect(doc.body.components.schemas.Error).toBeDefined();
+  });
+});
+
+describe('accounts', () => {
+  const email = 'Ada@Example.com';
+  const password = 'correct horse battery';
+
+  it('signs up, logs in and describes the account', async () => {
+    const signup = await call(`${base}/users/v1/signup`, { method: 'POST', body: { email, password, name: 'Ada', organization: 'Engines' } });
+    expect(signup.status).toBe(201);
+    expect(signup.body).toEqual({ email: 'ada@example.com', name: 'Ada', organization: 'Engines', clientId: expect.stringMatching(/^[0-9a-f]{32}$/), jwtToken: expect.any(String) });
+
+    const login = await call(`${base}/users/v1/login`, { method: 'POST', body: { email: 'ada@example.com', password } });
+    expect(login.status).toBe(200);
+    expect(login.body).toMatchObject({ email: 'ada@example.com', name: 'Ada', organization: 'Engines', clientId: signup.body.clientId });
+
+    const me = await call(`${base}/users/v1/me`, { token: login.body.jwtToken });
+    expect(me.body).toEqual({ email: 'ada@example.com', name: 'Ada', organization: 'Engines', clientId: signup.body.clientId });
+
+    // The new clientId works for listings at once.
+    expect((await call(`${base}/nft/v1/accounts/${owner}/tokens?clientId=${signup.body.clientId}`)).status).toBe(200);
+  });
+
+  it('refuses a second account with the same e-mail (409)', async () => {
+    const again = await call(`${base}/users/v1/signup`, { method: 'POST', body: { email: 'ADA@example.com', password, name: 'Other', organization: '' } });
+    expectError(again, 409, 'CONFLICT', /already exists/);
+  });
+
+  it('answers a wrong password and an unknown e-mail with the same 401', async () => {
+    const wrong = await call(`${base}/users/v1/login`, { method: 'POST', body: { email, password: 'not the password' } });
+    const unknown = await call(`${base}/users/v1/login`, { method: 'POST', body: { email: 'nobody@example.com', password } });
+    expectError(wrong, 401, 'UNAUTHORIZED');
+    expect(unknown.status).toBe(401);
+    expect(unknown.body).toEqual(wrong.body);
+  });
+
+  it.each([
+    ['an empty body', undefined, /body is empty/],
+    ['an array', [], /JSON object/],
+    ['a missing e-mail', { password: 'long enough', name: 'x' }, /'email' is required/],
+    ['a bad e-mail', { email: 'not-an-email', password: 'long enough', name: 'x' }, /'email'.*e-mail address/],
+    ['a short password', { email: 'b@example.com', password: 'short', name: 'x' }, /'password'.*at least 8/],
+    ['an empty name', { email: 'b@example.com', password: 'long enough', name: ' ' }, /'name'.*empty/],
+    ['a number as name', { email: 'b@example.com', password: 'long enough', name: 5 }, /'name'/],
+    ['an unknown field', { email: 'b@example.com', password: 'long enough', name: 'x', admin: true }, /Unknown field 'admin'/],
+  ])('refuses a sign-up with %s (400)', async (_what, body, message) => {
+    const answer = await call(`${base}/users/v1/signup`, { method: 'POST', ...(body === undefined ? {} : { body }) });
+    expect(answer.status).toBe(400);
+    expect(answer.body.error.message).toMatch(message);
+  });
+
+  it('refuses bodies that are not JSON', async () => {
+    const broken = await call(`${base}/users/v1/login`, { method: 'POST', rawBody: '{"email":', headers: { 'content-type': 'application/json' } });
+    expectError(broken, 400, 'BAD_REQUEST', /not valid JSON/);
+    const text = await call(`${base}/users/v1/login`, { method: 'POST', rawBody: 'email=a', headers: { 'content-type': 'text/plain' } });
+    expectError(text, 415, 'UNSUPPORTED_MEDIA_TYPE');
+  });
+
+  it('needs a valid token for /me', async () => {
+    expectError(await call(`${base}/users/v1/me`), 401, 'UNAUTHORIZED', /Authorization: Bearer/);
+    expectError(await call(`${base}/users/v1/me`, { token: 'abc.def.ghi' }), 401, 'UNAUTHORIZED', /not valid/);
+  });
+
+  it('changes the password, revoking older tokens', async () => {
+    const before = (await call(`${base}/users/v1/login`, { method: 'POST', body: { email, password } })).body.jwtToken as string;
+    const wrong = await call(`${base}/users/v1/passwd`, { method: 'PATCH', token: before, body: { password: 'not it at all', newPassword: 'a new password' } });
+    expectError(wrong, 401, 'UNAUTHORIZED', /current password/);
+    const short = await call(`${base}/users/v1/passwd`, { method: 'PATCH', token: before, body: { password, newPassword: 'short' } });
+    expectError(short, 400, 'INVALID_PARAMETER', /'newPassword'/);
+    const noToken = await call(`${base}/users/v1/passwd`, { method: 'PATCH', body: { password, newPassword: 'a new password' } });
+    expectError(noToken, 401, 'UNAUTHORIZED');
+
+    const changed = await call(`${base}/users/v1/passwd`, { method: 'PATCH', token: before, body: { password, newPassword: 'a new password' } });
+    expect(changed.status).toBe(200);
+    expect((await call(`${base}/users/v1/me`, { token: changed.body.jwtToken })).status).toBe(200);
+    expectError(await call(`${base}/users/v1/me`, { token: before }), 401, 'UNAUTHORIZED', /log in again/);
+    expect((await call(`${base}/users/v1/login`, { method: 'POST', body: { email, password } })).status).toBe(401);
+    expect((await call(`${base}/users/v1/login`, { method: 'POST', body: { email, password: 'a new password' } })).status).toBe(200);
+  });
+});
+
+describe('listing input', () => {
+  const A = '0x' + 'ab'.repeat(20);
+  it.each([
+    ['a bad address in the path', '/nft/v1/accounts/0x1234/tokens', '', /account address in the path/],
+    ['a non-hex address', `/nft/v1/accounts/0x${'zz'.repeat(20)}/tokens`, '', /account address/],
+    ['a negative page', null, '&page=-1', /'page' must be a whole number from 0/],
+    ['a non-numeric page', null, '&page=two', /'page'/],
+    ['a huge page', null, '&page=100000000000000000000000', /'page'/],
+    ['size 0', null, '&size=0', /'size' must be a whole number from 1 to 200/],
+    ['size 201', null, '&size=201', /'size'/],
+    ['a huge size', null, '&size=1e9', /'size'/],
+    ['an unknown order_by', null, '&order_by=price', /'order_by' must be one of transfer_block_number, token_id, contract_address/],
+    ['a bad order_direction', null, '&order_direction=sideways', /'order_direction' must be asc or desc/],
+    ['a malformed contractAddresses', null, '&contractAddresses=0x12,0x34', /'contractAddresses'/],
+    ['an empty contractAddresses entry', null, `&contractAddresses=${A},`, /empty entry/],
+    ['51 contractAddresses', null, `&contractAddresses=${Array.from({ length: 51 }, () => A).join(',')}`, /at most 50/],
+    ['a repeated page', null, '&page=0&page=1', /'page' was given 2 times/],
+    ['a repeated contractAddresses', null, `&contractAddresses=${A}&contractAddresses=${A}`, /'contractAddresses' was given 2 times/],
+    ['a repeated clientId', null, '&clientId=abc', /'clientId' was given more than once/],
+    ['an unknown parameter', null, '&pageSize=5', /Unknown query parameter 'pageSize'/],
+  ])('refuses %s with 400 and keeps serving', async (_what, path, extra, message) => {
+    const answer = await list(path ?? `/nft/v1/accounts/${owner}/tokens`, `?clientId=${clientId}${extra}`);
+    expectError(answer, 400, 'INVALID_PARAMETER', message);
+    expect((await tokensOf(owner)).status).toBe(200);
+  });
+
+  it('accepts order_direction in any case', async () => {
+    const upper = await tokensOf(owner, '&order_direction=ASC&order_by=token_id');
+    const lower = await tokensOf(owner, '&order_direction=asc&order_by=token_id');
+    expect(upper.status).toBe(200);
+    expect(upper.body.data).toEqual(lower.body.data);
+  });
+
+  it('answers 401 for a missing or unknown clientId', async () => {
+    expectError(await list(`/nft/v1/accounts/${owner}/tokens`, ''), 401, 'UNAUTHORIZED', /'clientId' is required/);
+    expectError(await list(`/nft/v1/accounts/${owner}/tokens`, '?clientId='), 401, 'UNAUTHORIZED');
+    expectError(await list(`/nft/v1/accounts/${owner}/tokens`, '?clientId=0123456789abcdef0123456789abcdef'), 401, 'UNAUTHORIZED', /not known/);
+    expectError(await list(`/nft/v1/contracts/${A}`, ''), 401, 'UNAUTHORIZED');
+  });
+
+  it('answers unknown paths and methods with the envelope, never HTML', async () => {
+    expectError(await call(`${base}/nope`), 404, 'NOT_FOUND', /openapi\.json/);
+    expectError(await call(`${base}/nft/v1/accounts/%zz/tokens?clientId=${clientId}`), 404, 'NOT_FOUND');
+    expectError(await call(`${base}/nft/v1/accounts/${owner}/tokens?clientId=${clientId}`, { method: 'DELETE' }), 405, 'METHOD_NOT_ALLOWED');
+    expectError(await call(`${base}/users/v1/login`), 405, 'METHOD_NOT_ALLOWED');
+    expectError(await call(`${base}/tracker/ethereum/local?clientId=${clientId}`), 426, 'BAD_REQUEST', /WebSocket/);
+  });
+
+  it('answers malformed HTTP with the envelope', async () => {
+    const { port } = new URL(base);
+    const raw = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(port), '127.0.0.1', () => socket.write('NOT HTTP AT ALL\r\n\r\n'));
+      let text = '';
+      socket.on('data', (c) => (text += c));
+      socket.on('end', () => resolve(text));
+      socket.on('error', reject);
+    });
+    expect(raw).toMatch(/^HTTP\/1\.1 400/);
+    expect(JSON.parse(raw.slice(raw.indexOf('\r\n\r\n') + 4))).toEqual({ error: { code: 'BAD_REQUEST', message: expect.stringMatching(/malformed/) } });
+    expect((await tokensOf(owner)).status).toBe(200);
+  });
+});
+
+describe('contract endpoints', () => {
+  it('describe an indexed collection and page through its tokens', async () => {
+    const collection = dev.devchain.collections[0]!;
+    const address = collection.address.toLowerCase();
+    const contract = await list(`/nft/v1/contracts/${collection.address.toUpperCase().replace('0X', '0x')}`, `?clientId=${clientId}`);
+    expect(contract.status).toBe(200);
+    expect(contract.body).toMatchObject({ address, name: collection.name, symbol: collection.symbol, totalSupply: expect.any(Number) });
+
+    const seen = new Set<string>();
+    let url = `${base}/nft/v1/contracts/${address}/tokens?clientId=${clientId}&size=7&order_by=token_id&order_direction=asc`;
+    let total = -1;
+    while (url) {
+      const page = await call(url);
+      expect(page.status).toBe(200);
+      total = page.body.pagination.totalCount;
+      for (const t of page.body.data) {
+        expect(t.contract.address).toBe(address);
+        expect(seen.has(t.id)).toBe(false);
+        seen.add(t.id);
+      }
+      url = page.body.pagination.nextUrl && `${page.body.pagination.nextUrl}&clientId=${clientId}`;
+    }
+    expect(seen.size).toBe(total);
+    expect(total).toBeGreaterThan(0);
+  });
+
+  it('answer 404 for an unknown contract and 400 for a bad address', async () => {
+    const unknown = '0x' + '12'.repeat(20);
+    expectError(await list(`/nft/v1/contracts/${unknown}`, `?clientId=${clientId}`), 404, 'NOT_FOUND', /No ERC-721 contract/);
+    expectError(await list(`/nft/v1/contracts/${unknown}/tokens`, `?clientId=${clientId}`), 404, 'NOT_FOUND');
+    expectError(await list('/nft/v1/contracts/0xabc', `?clientId=${clientId}`), 400, 'INVALID_PARAMETER', /contract address/);
+    expectError(await list(`/nft/v1/contracts/${unknown}`, `?clientId=${clientId}&page=1`), 400, 'INVALID_PARAMETER', /Unknown query parameter 'page'/);
+  });
+});
+
+describe('a service with closed sign-up, short tokens and a tight rate limit', () => {
+  let service: RunningService;
+  let dataDir: string;
+
+  beforeAll(async () => {
+    dataDir = tempDir();
+    service = await startService({
+      nodeUrl: dev.devchain.nodeUrl,
+      dataDir,
+      port: 0,
+      rateLimitPerMinute: 3,
+      authRateLimitPerMinute: 4,
+      tokenTtlSeconds: 1,
+      log: silentLogger,
+    });
+  });
+
+  afterAll(async () => {
+    await service?.stop();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('refuses sign-up with 403 while accounts made by the operator work', async () => {
+    const signup = await call(`${service.url}/users/v1/signup`, { method: 'POST', body: { email: 'c@example.com', password: 'long enough', name: 'C' } });
+    expectError(signup, 403, 'FORBIDDEN', /Sign-up is closed/);
+    const { clientId: id } = service.accounts.createAccount({ email: 'c@example.com', password: 'long enough', name: 'C', organization: 'O' });
+    const login = await call(`${service.url}/users/v1/login`, { method: 'POST', body: { email: 'c@example.com', password: 'long enough' } });
+    expect(login.body.clientId).toBe(id);
+  });
+
+  it('expires session tokens', async () => {
+    const login = await call(`${service.url}/users/v1/login`, { method: 'POST', body: { email: 'c@example.com', password: 'long enough' } });
+    const token = login.body.jwtToken as string;
+    const expired = await waitFor(async () => {
+      const me = await call(`${service.url}/users/v1/me`, { token });
+      return me.status === 401 ? me : undefined;
+    }, 'the token to expire');
+    expect(expired.body.error.message).toMatch(/expired; log in again/);
+  });
+
+  it('rate-limits each clientId with 429 and Retry-After', async () => {
+    const { clientId: limited } = service.accounts.createAccount({ email: 'd@example.com', password: 'long enough', name: 'D', organization: '' });
+    const { clientId: other } = service.accounts.createAccount({ email: 'e@example.com', password: 'long enough', name: 'E', organization: '' });
+    const url = (id: string) => `${service.url}/nft/v1/accounts/${owner}/tokens?clientId=${id}`;
+    const statuses: number[] = [];
+    let last: Awaited<ReturnType<typeof call>> | undefined;
+    for (let i = 0; i < 5; i++) {
+      last = await call(url(limited));
+      statuses.push(last.status);
+    }
+    expect(statuses.filter((s) => s === 200).length).toBeLessThanOrEqual(4);
+    expect(statuses).toContain(429);
+    expectError(last!, 429, 'RATE_LIMITED', /retry after/);
+    expect(Number(last!.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect((await call(url(other))).status).toBe(200);
+    expect((await call(`${service.url}/health`)).status).toBe(200);
+  });
+
+  it('throttles password-hashing requests per client address', async () => {
+    let last: Awaited<ReturnType<typeof call>> | undefined;
+    for (let i = 0; i < 6; i++) {
+      last = await call(`${service.url}/users/v1/login`, { method: 'POST', body: { email: 'c@example.com', password: 'wrong password' } });
+      if (last.status === 429) break;
+    }
+    expectError(last!, 429, 'RATE_LIMITED', /Too many account requests/);
+    expect(Number(last!.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+  });
+});
+
+describe('start-up failures', () => {
+  it('names an unreachable node and bad options', async () => {
+    const dataDir = tempDir();
+    try {
+      await expect(startService({ nodeUrl: 'http://127.0.0.1:9', dataDir, port: 0, log: silentLogger })).rejects.toThrow(/Cannot read the chain id from the node at http:\/\/127\.0\.0\.1:9/);
+      await expect(startService({ nodeUrl: 'not a url', dataDir, port: 0, log: silentLogger })).rejects.toThrow(/is not a URL/);
+      await expect(startService({ nodeUrl: dev.devchain.nodeUrl, dataDir, port: 70000, confirmations: -1, log: silentLogger })).rejects.toThrow(
+        "The service option 'port' must be at most 65535. The service option 'confirmations' must be at least 0.",
+      );
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('names a port in use and leaves nothing running', async () => {
+    const dataDir = tempDir();
+    try {
+      const port = Number(new URL(base).port);
+      await expect(startService({ nodeUrl: dev.devchain.nodeUrl, dataDir, port, log: silentLogger })).rejects.toThrow(/Port \d+ on 127\.0\.0\.1 is already in use/);
+      // The half-started service closed its database, so the same data dir starts cleanly.
+      const again = await startService({ nodeUrl: dev.devchain.nodeUrl, dataDir, port: 0, log: silentLogger });
+      await again.stop();
+      await again.stop();
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});

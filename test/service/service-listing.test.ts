@@ -1,0 +1,190 @@
+// Listing results against a model replayed from the chain's Transfer logs, for every order_by x direction x filter,
+// with pages that cover totalCount exactly once; then a restart on the same data dir resumes.
+import { rmSync } from 'node:fs';
+import { get } from 'node:http';
+import { Contract, JsonRpcProvider, NonceManager, Wallet } from 'ethers';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { silentLogger } from '../../src/lib/log.js';
+import { startService, type RunningService } from '../../src/service/index.js';
+import { ORDER_BY, type OrderBy, type OrderDirection } from '../../src/shared/listing.js';
+import { call, startTestDevService, tempDir, waitForIndexed, type TestDevService } from '../support/service-harness.js';
+import { modelList, replayTransfers, type ModelToken } from '../support/service-model.js';
+
+const ERC721 = ['function transferFrom(address from, address to, uint256 id)', 'function tokenURI(uint256 id) view returns (string)'];
+const DIRECTIONS: OrderDirection[] = ['asc', 'desc'];
+
+let dev: TestDevService;
+let dataDir: string;
+let base: string;
+let clientId: string;
+let model: ModelToken[];
+let alice: string;
+let provider: JsonRpcProvider;
+
+beforeAll(async () => {
+  dataDir = tempDir();
+  dev = await startTestDevService({ dataDir });
+  base = dev.service.url;
+  clientId = dev.clientId;
+  provider = new JsonRpcProvider(dev.devchain.nodeUrl, undefined, { staticNetwork: true });
+  const [, a, b] = dev.devchain.accounts;
+  alice = a!.address.toLowerCase();
+  await dev.devchain.giveTokens(a!.address, 12);
+  await dev.devchain.giveTokens(b!.address, 6);
+
+  // Move tokens both ways, so transfer order differs from mint order and some of alice's tokens came from bob.
+  const head = await provider.getBlockNumber();
+  const before = await replayTransfers(dev.devchain.nodeUrl, head);
+  const bob = b!.address.toLowerCase();
+  const moves: Array<[ModelToken, { address: string; privateKey: string }, string]> = [
+    ...before.filter((t) => t.owner === bob).slice(0, 3).map((t) => [t, b!, alice] as [ModelToken, typeof b & {}, string]),
+    ...before.filter((t) => t.owner === alice).slice(0, 1).map((t) => [t, a!, bob] as [ModelToken, typeof a & {}, string]),
+  ];
+  let last = head;
+  for (const [token, from, to] of moves) {
+    const signer = new NonceManager(new Wallet(from.privateKey, provider));
+    const tx = await (new Contract(token.contract, ERC721, signer) as any).transferFrom(from.address, to, token.id);
+    const receipt = await tx.wait();
+    last = Math.max(last, receipt.blockNumber);
+  }
+  await waitForIndexed(base, last);
+  const health = await call(`${base}/health`);
+  model = await replayTransfers(dev.devchain.nodeUrl, health.body.indexedBlock);
+});
+
+afterAll(async () => {
+  provider?.destroy();
+  await dev?.close();
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+});
+
+/** Walks nextUrl from page 0 and checks every prevUrl points back; returns the concatenated tokens and totalCount. */
+async function walk(firstUrl: string): Promise<{ tokens: any[]; totalCount: number; pages: number }> {
+  const tokens: any[] = [];
+  let url = firstUrl;
+  let previous = '';
+  let totalCount = -1;
+  let pages = 0;
+  while (url) {
+    const page = await call(url.includes('clientId=') ? url : `${url}&clientId=${clientId}`);
+    expect(page.status, page.text).toBe(200);
+    const p = page.body.pagination;
+    if (totalCount >= 0) expect(p.totalCount).toBe(totalCount);
+    totalCount = p.totalCount;
+    expect(p.prevUrl).toBe(previous);
+    expect(p.nextUrl).not.toMatch(/clientId/);
+    expect(p.prevUrl).not.toMatch(/clientId/);
+    tokens.push(...page.body.data);
+    previous = url.replace(/[?&]clientId=[^&]*/, '');
+    url = p.nextUrl;
+    pages++;
+    expect(pages).toBeLessThan(200);
+  }
+  return { tokens, totalCount, pages };
+}
+
+const summary = (t: { contract: { address: string } | string; id: string | bigint }) =>
+  `${typeof t.contract === 'string' ? t.contract : t.contract.address}#${t.id}`;
+
+describe('account listing against the chain', () => {
+  const combos: Array<[OrderBy, OrderDirection, string]> = [];
+  for (const orderBy of ORDER_BY) for (const direction of DIRECTIONS) for (const filter of ['none', 'one', 'two', 'unknown+one'] as const) combos.push([orderBy, direction, filter]);
+
+  it('gives the model a few contracts and enough tokens to page', () => {
+    const mine = model.filter((t) => t.owner === alice);
+    expect(mine.length).toBeGreaterThanOrEqual(12);
+    expect(new Set(mine.map((t) => t.contract)).size).toBeGreaterThanOrEqual(2);
+  });
+
+  it.each(combos)('order_by=%s order_direction=%s filter=%s', async (orderBy, direction, filter) => {
+    const contracts = [...new Set(model.filter((t) => t.owner === alice).map((t) => t.contract))].sort();
+    const unknown = '0x' + '77'.repeat(20);
+    const chosen = { none: undefined, one: [contracts[0]!], two: contracts.slice(0, 2), 'unknown+one': [unknown, contracts[1]!.toUpperCase().replace('0X', '0x')] }[filter];
+    const expected = modelList(model, { owner: alice, ...(chosen ? { contracts: chosen } : {}) }, orderBy, direction);
+    const query = `page=0&size=5&order_by=${orderBy}&order_direction=${direction}` + (chosen ? `&contractAddresses=${chosen.map((c) => c.toLowerCase()).join(',')}` : '');
+    // The first request is built like the service builds its links, so prevUrl of page 1 equals it.
+    const { tokens, totalCount, pages } = await walk(`${base}/nft/v1/accounts/${alice}/tokens?${query}`);
+    expect(totalCount).toBe(expected.length);
+    expect(tokens.map(summary)).toEqual(expected.map(summary));
+    expect(pages).toBe(Math.max(1, Math.ceil(expected.length / 5)));
+    for (const t of tokens) expect(t.owner).toBe(alice);
+  });
+
+  it('reports uri and contract metadata as the chain does', async () => {
+    const page = await call(`${base}/nft/v1/accounts/${alice}/tokens?clientId=${clientId}&size=200`);
+    const byAddress = new Map(dev.devchain.collections.map((c) => [c.address.toLowerCase(), c]));
+    for (const t of page.body.data) {
+      let uri = '';
+      try {
+        uri = await (new Contract(t.contract.address, ERC721, provider) as any).tokenURI(BigInt(t.id));
+      } catch {
+        uri = '';
+      }
+      expect(t.uri).toBe(uri);
+      const c = byAddress.get(t.contract.address);
+      if (c) expect(t.contract).toMatchObject({ name: c.name, symbol: c.symbol });
+      expect(Number.isInteger(t.contract.totalSupply)).toBe(true);
+    }
+  });
+
+  it('gives an empty first page and no links past the end', async () => {
+    const nobody = '0x' + '99'.repeat(20);
+    const empty = await call(`${base}/nft/v1/accounts/${nobody}/tokens?clientId=${clientId}`);
+    expect(empty.body).toEqual({ data: [], pagination: { totalCount: 0, prevUrl: '', nextUrl: '' } });
+    const far = await call(`${base}/nft/v1/accounts/${alice}/tokens?clientId=${clientId}&page=1000&size=200`);
+    expect(far.body.data).toEqual([]);
+    expect(far.body.pagination).toMatchObject({ prevUrl: '', nextUrl: '' });
+    const farthest = await call(`${base}/nft/v1/accounts/${alice}/tokens?clientId=${clientId}&page=1000000000&size=200&order_by=contract_address`);
+    expect(farthest.status).toBe(200);
+    expect(farthest.body).toEqual({ data: [], pagination: { totalCount: far.body.pagination.totalCount, prevUrl: '', nextUrl: '' } });
+  });
+
+  it('builds links from the request Host', async () => {
+    const port = new URL(base).port;
+    // fetch cannot set Host, so this one goes through node:http.
+    const body = await new Promise<any>((resolve, reject) => {
+      get(`${base}/nft/v1/accounts/${alice}/tokens?clientId=${clientId}&size=1`, { headers: { host: `localhost:${port}` } }, (res) => {
+        let text = '';
+        res.on('data', (c) => (text += c));
+        res.on('end', () => resolve(JSON.parse(text)));
+      }).on('error', reject);
+    });
+    expect(body.pagination.nextUrl).toBe(`http://localhost:${port}/nft/v1/accounts/${alice}/tokens?page=1&size=1&order_by=transfer_block_number&order_direction=desc`);
+  });
+});
+
+describe('contract listing against the chain', () => {
+  const combos: Array<[OrderBy, OrderDirection]> = [];
+  for (const orderBy of ORDER_BY) for (const direction of DIRECTIONS) combos.push([orderBy, direction]);
+
+  it.each(combos)('order_by=%s order_direction=%s', async (orderBy, direction) => {
+    const contract = model[0]!.contract;
+    const expected = modelList(model, { contracts: [contract] }, orderBy, direction);
+    const { tokens, totalCount } = await walk(`${base}/nft/v1/contracts/${contract}/tokens?page=0&size=10&order_by=${orderBy}&order_direction=${direction}`);
+    expect(totalCount).toBe(expected.length);
+    expect(tokens.map((t) => `${summary(t)}@${t.owner}`)).toEqual(expected.map((t) => `${summary(t)}@${t.owner}`));
+  });
+});
+
+describe('restart', () => {
+  let restarted: RunningService | undefined;
+  afterAll(async () => {
+    await restarted?.stop();
+  });
+
+  it('resumes on the same data dir: same accounts, same tokens, old sessions still valid', async () => {
+    const firstUrl = `/nft/v1/accounts/${alice}/tokens?clientId=${clientId}&size=200&order_by=token_id`;
+    const before = await call(`${base}${firstUrl}`);
+    const signup = await call(`${base}/users/v1/signup`, { method: 'POST', body: { email: 'r@example.com', password: 'long enough', name: 'R' } });
+    await dev.service.stop();
+
+    restarted = await startService({ nodeUrl: dev.devchain.nodeUrl, dataDir, port: 0, openSignup: true, confirmations: 0, log: silentLogger });
+    await restarted.caughtUp();
+    const after = await call(`${restarted.url}${firstUrl}`);
+    expect(after.status).toBe(200);
+    expect(after.body.data).toEqual(before.body.data);
+    const me = await call(`${restarted.url}/users/v1/me`, { token: signup.body.jwtToken });
+    expect(me.body.clientId).toBe(signup.body.clientId);
+    expect((await call(`${restarted.url}/nft/v1/accounts/${alice}/tokens?clientId=${signup.body.clientId}`)).status).toBe(200);
+  });
+});
