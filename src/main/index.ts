@@ -1,3 +1,79 @@
-// Electron entry: placeholder until the shell lands (issue 7).
-import { app } from 'electron';
-app.whenReady().then(() => app.quit());
+// Electron entry: thin glue. Opens the window at once, starts the core (the same one `txdesk serve` runs) with
+// electron-store settings, serves it to the renderer over guarded IPC, and stops it cleanly on quit.
+import { app, dialog } from 'electron';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createCore } from '../core/create-core.js';
+import { createLogger } from '../lib/log.js';
+import type { DesktopApi } from '../shared/desktop-api.js';
+import { deferredApi } from './deferred-api.js';
+import { registerIpc } from './ipc-handlers.js';
+import { redirectSqliteBinding } from './native-sqlite.js';
+import { createElectronSettingsStore } from './settings-electron-store.js';
+import { createAppWindow } from './window.js';
+
+const outDir = fileURLToPath(new URL('.', import.meta.url));
+const log = createLogger('desktop');
+
+// Every renderer sandboxed, whatever a window asks for.
+app.enableSandbox();
+
+if (!app.requestSingleInstanceLock()) {
+  app.quit();
+} else {
+  void main();
+}
+
+/** In a packaged app, anvil sits in app.asar.unpacked (electron-builder asarUnpack); spawn cannot run it from the archive. */
+function packagedAnvil(): void {
+  if (!app.isPackaged || process.env.TXDESK_ANVIL_BIN) return;
+  const arch = process.arch === 'x64' ? 'amd64' : process.arch;
+  const exe = process.platform === 'win32' ? 'anvil.exe' : 'anvil';
+  process.env.TXDESK_ANVIL_BIN = join(process.resourcesPath, 'app.asar.unpacked', 'node_modules', '@foundry-rs', `anvil-${process.platform}-${arch}`, 'bin', exe);
+}
+
+async function main(): Promise<void> {
+  redirectSqliteBinding(process.env.TXDESK_SQLITE_BINDING);
+  packagedAnvil();
+  await app.whenReady();
+
+  const core = createCore({
+    env: process.env,
+    settingsStore: createElectronSettingsStore(),
+    // Local tools reach the same core on 127.0.0.1:3000 (SPEC 1); the window itself uses IPC only.
+    http: { port: 3000, rendererDir: join(outDir, '../renderer') },
+    ...(process.env.TXDESK_SQLITE_BINDING ? { nativeBinding: process.env.TXDESK_SQLITE_BINDING } : {}),
+    log,
+  });
+  const ready: Promise<DesktopApi> = core.start().then(() => core.api);
+  const target = createAppWindow(outDir);
+  const disposeIpc = registerIpc(deferredApi(ready), target, log);
+
+  ready.catch((e: unknown) => {
+    const message = e instanceof Error ? e.message : String(e);
+    log.error(`the app core did not start: ${message}`);
+    dialog.showErrorBox('txdesk could not start', message);
+    app.exit(1);
+  });
+
+  app.on('second-instance', () => {
+    if (target.window.isDestroyed()) return;
+    if (target.window.isMinimized()) target.window.restore();
+    target.window.focus();
+  });
+  // One window per app on every platform: closing it quits, so the core and its child processes never linger.
+  app.on('window-all-closed', () => app.quit());
+
+  let stopping = false;
+  app.on('before-quit', (event) => {
+    if (stopping) return;
+    stopping = true;
+    event.preventDefault();
+    disposeIpc();
+    const timeout = new Promise((resolve) => setTimeout(resolve, 10_000));
+    void Promise.race([core.stop(), timeout])
+      .catch((e: unknown) => log.error(`stopping the core failed: ${e instanceof Error ? e.message : String(e)}`))
+      .finally(() => app.exit(0));
+  });
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => app.quit());
+}

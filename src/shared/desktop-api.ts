@@ -51,8 +51,8 @@ export interface KeyInfo {
   address: string;
   /** Decimal wei. */
   balanceWei: string;
-  /** Where the key is kept; never the key itself. */
-  storage: 'keychain' | 'encrypted-file' | 'environment';
+  /** Where the key is kept; never the key itself. `memory`: embedded dev chain without keychain or passphrase (this run only). */
+  storage: 'keychain' | 'encrypted-file' | 'environment' | 'memory';
 }
 
 export interface DevchainStatus {

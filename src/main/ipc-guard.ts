@@ -1,0 +1,128 @@
+// The IPC boundary as pure functions: who may call (sender frame URL), what they may send (one zod schema per method),
+// and how a failure is reported. No electron import, so tests run it directly.
+import { z } from 'zod';
+import {
+  addressSchema,
+  congestionSchema,
+  importKeySchema,
+  settingsPatchSchema,
+  signInSchema,
+  tokenMetadataRequestSchema,
+  tokenQuerySchema,
+  txHashSchema,
+  type DesktopApi,
+} from '../shared/desktop-api.js';
+import type { ErrorCode } from '../shared/errors.js';
+import type { IpcResult } from './ipc-result.js';
+
+/** The arguments each invokable method accepts, as one tuple schema; event subscriptions are not invokable. */
+export const ipcArgs = {
+  getAppInfo: z.tuple([]),
+  listTransactions: z.tuple([]),
+  getTransaction: z.tuple([txHashSchema]),
+  generateTransaction: z.tuple([]),
+  listTokens: z.tuple([addressSchema, tokenQuerySchema]),
+  resolveTokenMetadata: z.tuple([tokenMetadataRequestSchema]),
+  getSettings: z.tuple([]),
+  updateSettings: z.tuple([settingsPatchSchema]),
+  signIn: z.tuple([signInSchema]),
+  getKeyInfo: z.tuple([]),
+  generateKey: z.tuple([]),
+  importKey: z.tuple([importKeySchema]),
+  getDevchainStatus: z.tuple([]),
+  setCongestion: z.tuple([congestionSchema]),
+} as const satisfies Partial<Record<keyof DesktopApi, z.ZodType>>;
+
+export type InvokableMethod = keyof typeof ipcArgs;
+export const invokableMethods = Object.keys(ipcArgs) as InvokableMethod[];
+
+/**
+ * True when an IPC message comes from the page we loaded: same origin and path (file:// app or the dev server),
+ * ignoring query and hash. Anything else (another site after a navigation slipped through, an iframe, about:blank) is refused.
+ */
+export function isTrustedSenderUrl(senderUrl: string | undefined, appUrl: string): boolean {
+  if (!senderUrl) return false;
+  let sender: URL;
+  let app: URL;
+  try {
+    sender = new URL(senderUrl);
+    app = new URL(appUrl);
+  } catch {
+    return false;
+  }
+  if (sender.protocol !== app.protocol) return false;
+  if (app.protocol === 'file:') return sender.pathname === app.pathname;
+  return sender.origin === app.origin;
+}
+
+const knownCodes = new Set<ErrorCode>([
+  'BAD_REQUEST',
+  'INVALID_PARAMETER',
+  'UNAUTHORIZED',
+  'FORBIDDEN',
+  'NOT_FOUND',
+  'METHOD_NOT_ALLOWED',
+  'CONFLICT',
+  'PAYLOAD_TOO_LARGE',
+  'UNSUPPORTED_MEDIA_TYPE',
+  'RATE_LIMITED',
+  'UPSTREAM_UNAVAILABLE',
+  'CHAIN_ERROR',
+  'INTERNAL',
+]);
+
+/** Maps anything thrown by the core to `{ code, message }`; unknown errors become INTERNAL without their text (it may hold secrets or paths). */
+export function toIpcError(e: unknown): { code: ErrorCode; message: string } {
+  if (e && typeof e === 'object' && 'code' in e && 'message' in e) {
+    const { code, message } = e as { code: unknown; message: unknown };
+    if (typeof code === 'string' && knownCodes.has(code as ErrorCode) && typeof message === 'string') {
+      return { code: code as ErrorCode, message };
+    }
+  }
+  return { code: 'INTERNAL', message: 'Something went wrong inside the app; the log has the details.' };
+}
+
+function describeIssue(method: string, error: z.ZodError): string {
+  const issue = error.issues[0];
+  if (!issue) return `The input of ${method} is not valid.`;
+  // Path [0] is the first argument; name it by what it is, not by its index.
+  const where = issue.path.slice(1).join('.');
+  return `The input of ${method} is not valid${where ? ` at "${where}"` : ''}: ${issue.message}.`;
+}
+
+export interface GuardedCall {
+  method: string;
+  senderUrl: string | undefined;
+  /** False when the message came from a frame other than our window's main frame. */
+  fromMainFrame: boolean;
+  args: unknown[];
+}
+
+/** Checks the caller, validates the payload, calls the core, and wraps the outcome; never throws. */
+export async function invokeGuarded(
+  api: DesktopApi,
+  appUrl: string,
+  call: GuardedCall,
+  onUnexpected: (method: string, e: unknown) => void = () => {},
+): Promise<IpcResult<unknown>> {
+  if (!call.fromMainFrame || !isTrustedSenderUrl(call.senderUrl, appUrl)) {
+    return { ok: false, error: { code: 'FORBIDDEN', message: 'This window is not allowed to call the app.' } };
+  }
+  if (!Object.hasOwn(ipcArgs, call.method)) {
+    return { ok: false, error: { code: 'NOT_FOUND', message: `There is no app method named ${call.method}.` } };
+  }
+  const method = call.method as InvokableMethod;
+  const parsed = ipcArgs[method].safeParse(call.args);
+  if (!parsed.success) {
+    return { ok: false, error: { code: 'INVALID_PARAMETER', message: describeIssue(method, parsed.error) } };
+  }
+  try {
+    const fn = api[method] as (...a: unknown[]) => Promise<unknown>;
+    const value = await fn.apply(api, parsed.data as unknown[]);
+    return { ok: true, value };
+  } catch (e) {
+    const error = toIpcError(e);
+    if (error.code === 'INTERNAL') onUnexpected(method, e);
+    return { ok: false, error };
+  }
+}

@@ -1,0 +1,78 @@
+// The left rail: product mark, navigation between the screens, the dev chain panel and the signing account.
+import { DevchainPanel } from '../features/devchain/devchain-panel.js';
+import { formatEther } from '../lib/format.js';
+import type { View } from '../store/slices/app-slice.js';
+import { useApp } from '../store/use-app.js';
+import { Hex } from './hex.js';
+import { seedGradient } from '../lib/seed-art.js';
+
+const nav: { view: View; label: string; icon: string }[] = [
+  { view: 'transactions', label: 'Transactions', icon: '⇄' },
+  { view: 'tokens', label: 'Tokens', icon: '◈' },
+  { view: 'settings', label: 'Settings', icon: '⚙' },
+];
+
+function AccountChip() {
+  const key = useApp((s) => s.keyInfo);
+  const info = useApp((s) => s.info);
+  const setView = useApp((s) => s.setView);
+  const address = key?.address ?? info?.address ?? null;
+  return (
+    <button type="button" className="account-chip" onClick={() => setView('settings')} aria-label="Signing account, open settings">
+      <span className="avatar" aria-hidden="true" style={address ? { background: seedGradient(address) } : undefined} />
+      <span className="account-text">
+        <span className="account-label">{address ? 'Signing account' : 'No signing key'}</span>
+        {address ? <Hex value={address} /> : <span className="muted">Create one in Settings</span>}
+        {key ? <span className="account-balance">{formatEther(key.balanceWei)} ETH</span> : null}
+      </span>
+    </button>
+  );
+}
+
+export function Sidebar() {
+  const view = useApp((s) => s.view);
+  const setView = useApp((s) => s.setView);
+  const info = useApp((s) => s.info);
+  return (
+    <aside className="sidebar">
+      <div className="brand">
+        <span className="brand-mark" aria-hidden="true">
+          <svg viewBox="0 0 512 512" width="18" height="18">
+            <g fill="none" stroke="currentColor" strokeWidth="44" strokeLinecap="round" strokeLinejoin="round">
+              <path d="M100 190h280l-70-70" />
+              <path d="M412 322H132l70 70" />
+            </g>
+          </svg>
+        </span>
+        <div>
+          <div className="brand-name">txdesk</div>
+          <div className="brand-sub">
+            {info ? (info.mode === 'embedded' ? `Local dev chain · ${info.chainId}` : `${info.platform} · ${info.network}`) : 'Connecting…'}
+          </div>
+        </div>
+      </div>
+      <nav aria-label="Main">
+        <ul className="nav">
+          {nav.map((item) => (
+            <li key={item.view}>
+              <button
+                type="button"
+                className={`nav-item${view === item.view ? ' is-active' : ''}`}
+                aria-current={view === item.view ? 'page' : undefined}
+                onClick={() => setView(item.view)}
+              >
+                <span className="nav-icon" aria-hidden="true">
+                  {item.icon}
+                </span>
+                {item.label}
+              </button>
+            </li>
+          ))}
+        </ul>
+      </nav>
+      <div className="sidebar-fill" />
+      <DevchainPanel />
+      <AccountChip />
+    </aside>
+  );
+}

@@ -1,0 +1,116 @@
+// The dev chain panel: block height and base fee as they arrive, and the congestion control that makes cheap
+// transactions wait so replacements can be watched.
+import { useEffect, useState } from 'react';
+import { congestionLevels, type CongestionLevel } from '../../../../shared/desktop-api.js';
+import { formatGwei, formatInteger } from '../../lib/format.js';
+
+/** The dev chain pins the base fee near zero, so tiny values read better in wei. */
+function formatFee(wei: string) {
+  const small = /^\d{1,5}$/.test(wei);
+  return (
+    <>
+      {small ? wei : formatGwei(wei, 4)} <small>{small ? 'wei' : 'gwei'}</small>
+    </>
+  );
+}
+import { Spinner } from '../../components/states.js';
+import { useApp } from '../../store/use-app.js';
+
+const levelLabel: Record<CongestionLevel, string> = { off: 'Off', low: 'Low', high: 'High' };
+const levelHint: Record<CongestionLevel, string> = {
+  off: 'Blocks have room: a 1 gwei transaction is mined in the next block.',
+  low: 'Some competition: cheap transactions may wait a block or two.',
+  high: 'Blocks are full of better-paying load: cheap transactions wait until replaced.',
+};
+
+/** The dev chain mines a block a second; this long without news means the app lost its connection. */
+const STALE_AFTER_MS = 6_000;
+
+/** Re-evaluates once a second whether updates stopped; only this small hook ticks, not the store. */
+function useStale(seenAt: number): boolean {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    const t = setInterval(() => setNow(Date.now()), 1_000);
+    return () => clearInterval(t);
+  }, []);
+  return seenAt > 0 && now - seenAt > STALE_AFTER_MS;
+}
+
+export function DevchainPanel() {
+  const state = useApp((s) => s.devchainState);
+  const status = useApp((s) => s.devchain);
+  const error = useApp((s) => s.devchainError);
+  const saving = useApp((s) => s.congestionSaving);
+  const setCongestion = useApp((s) => s.setCongestion);
+  const reload = useApp((s) => s.loadDevchain);
+  const stale = useStale(useApp((s) => s.devchainSeenAt));
+
+  if (state === 'absent') return null;
+  return (
+    <section className="panel devchain" aria-labelledby="devchain-title">
+      <div className="panel-head">
+        <h2 id="devchain-title" className="eyebrow">
+          Dev chain
+        </h2>
+        {status ? (
+          stale ? (
+            <span className="stale-tag" role="status">
+              no new blocks
+            </span>
+          ) : (
+            <span className="live-dot" title="Live" aria-label="Live updates" />
+          )
+        ) : null}
+      </div>
+      {state === 'error' ? (
+        <div className="devchain-error" role="alert">
+          <p>{error?.message ?? 'The dev chain status is unavailable.'}</p>
+          <button type="button" className="btn btn-ghost btn-small" onClick={() => void reload()}>
+            Retry
+          </button>
+        </div>
+      ) : !status ? (
+        <div className="devchain-loading">
+          <Spinner label="Loading dev chain" />
+        </div>
+      ) : (
+        <>
+          <dl className="metrics">
+            <div>
+              <dt>Block</dt>
+              <dd className="mono" data-testid="block-height">
+                {formatInteger(status.blockNumber)}
+              </dd>
+            </div>
+            <div>
+              <dt>Base fee</dt>
+              <dd className="mono" data-testid="base-fee">
+                {formatFee(status.baseFeeWei)}
+              </dd>
+            </div>
+          </dl>
+          <p id="congestion-label" className="control-label">
+            Congestion
+          </p>
+          <div className="segmented" role="group" aria-labelledby="congestion-label" aria-describedby="congestion-hint">
+            {congestionLevels.map((level) => (
+              <button
+                key={level}
+                type="button"
+                className={`segment${status.congestion === level ? ' is-active' : ''}`}
+                aria-pressed={status.congestion === level}
+                disabled={saving !== null}
+                onClick={() => void setCongestion(level)}
+              >
+                {saving === level ? <Spinner label={`Setting ${level}`} /> : levelLabel[level]}
+              </button>
+            ))}
+          </div>
+          <p id="congestion-hint" className="hint">
+            {levelHint[status.congestion]}
+          </p>
+        </>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,41 @@
+// Settings: data-service access, network, signing key and replacement policy, each saved on its own.
+import { ErrorState, LoadingState } from '../../components/states.js';
+import { useApp } from '../../store/use-app.js';
+import { KeySection } from './key-section.js';
+import { NetworkSection } from './network-section.js';
+import { PolicySection } from './policy-section.js';
+import { ServiceSection } from './service-section.js';
+
+export function SettingsView() {
+  const settings = useApp((s) => s.settings);
+  const state = useApp((s) => s.settingsState);
+  const error = useApp((s) => s.settingsError);
+  const reload = useApp((s) => s.loadSettings);
+
+  return (
+    <div className="view">
+      <header className="view-head">
+        <div>
+          <h1>Settings</h1>
+          <p className="view-sub">Saved by the app and kept across restarts.</p>
+        </div>
+      </header>
+      {!settings && state === 'error' ? (
+        <ErrorState title="Could not load the settings" error={error} onRetry={() => void reload()} />
+      ) : !settings ? (
+        <LoadingState text="Loading settings…" />
+      ) : (
+        <div className="settings-grid">
+          <div className="settings-column">
+            <KeySection />
+            <PolicySection policy={settings.policy} />
+          </div>
+          <div className="settings-column">
+            <ServiceSection settings={settings} />
+            <NetworkSection settings={settings} />
+          </div>
+        </div>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,41 @@
+// One token: its image and name from metadata, else a generated swatch; collection and id below.
+import { memo, useState } from 'react';
+import type { TokenMetadata } from '../../../../shared/desktop-api.js';
+import type { Token } from '../../../../shared/listing.js';
+import { seedGradient } from '../../lib/seed-art.js';
+import { useApp } from '../../store/use-app.js';
+
+const NO_METADATA: TokenMetadata = {};
+const safeImage = (src: string | undefined) => (src && /^(https?:|data:image\/)/i.test(src) ? src : undefined);
+
+export const TokenCard = memo(function TokenCard({ token }: { token: Token }) {
+  const meta = useApp((s) => (token.uri ? s.metadata[token.uri] : NO_METADATA));
+  const [broken, setBroken] = useState(false);
+  const image = broken ? undefined : safeImage(meta?.image);
+  const collection = token.contract.name || token.contract.symbol || 'Unnamed collection';
+  const name = meta?.name || `${token.contract.symbol || collection} #${token.id}`;
+  return (
+    <li className="token-card" data-contract={token.contract.address} data-token-id={token.id}>
+      <div className="token-media" style={image ? undefined : { background: seedGradient(`${token.contract.address}:${token.id}`) }}>
+        {meta === null ? <span className="skeleton token-skeleton" aria-hidden="true" /> : null}
+        {image ? <img src={image} alt={name} loading="lazy" onError={() => setBroken(true)} /> : null}
+        {!image && meta !== null ? (
+          <span className="token-fallback" aria-hidden="true">
+            #{token.id}
+          </span>
+        ) : null}
+      </div>
+      <div className="token-info">
+        <h3 className="token-name" title={name}>
+          {name}
+        </h3>
+        <p className="token-meta">
+          <span className="token-collection" title={token.contract.address}>
+            {collection}
+          </span>
+          <span className="mono muted">#{token.id}</span>
+        </p>
+      </div>
+    </li>
+  );
+});

@@ -1,0 +1,90 @@
+// Formatting of wei, gwei, ether, hashes and times for display; pure, shared by every feature.
+
+const GWEI = 1_000_000_000n;
+const ETHER = 1_000_000_000_000_000_000n;
+
+function toBigInt(value: string | number | bigint | null | undefined): bigint | null {
+  if (value === null || value === undefined || value === '') return null;
+  try {
+    if (typeof value === 'number') return Number.isFinite(value) ? BigInt(Math.trunc(value)) : null;
+    return BigInt(value);
+  } catch {
+    return null;
+  }
+}
+
+/** `unit` digits after the point, trailing zeros dropped: 1270000000 wei -> "1.27". */
+function formatUnits(value: bigint, unit: bigint, maxDecimals: number): string {
+  const negative = value < 0n;
+  const abs = negative ? -value : value;
+  const whole = abs / unit;
+  const scale = 10n ** BigInt(maxDecimals);
+  let frac = ((abs % unit) * scale + unit / 2n) / unit; // rounded
+  let wholeOut = whole;
+  if (frac >= scale) {
+    wholeOut += 1n;
+    frac -= scale;
+  }
+  const fracText = maxDecimals > 0 ? frac.toString().padStart(maxDecimals, '0').replace(/0+$/, '') : '';
+  const wholeText = wholeOut.toLocaleString('en-US');
+  return `${negative ? '-' : ''}${wholeText}${fracText ? `.${fracText}` : ''}`;
+}
+
+export function formatGwei(wei: string | number | bigint | null | undefined, maxDecimals = 3): string {
+  const v = toBigInt(wei);
+  return v === null ? '—' : formatUnits(v, GWEI, maxDecimals);
+}
+
+export function formatEther(wei: string | number | bigint | null | undefined, maxDecimals = 4): string {
+  const v = toBigInt(wei);
+  return v === null ? '—' : formatUnits(v, ETHER, maxDecimals);
+}
+
+/** Wei as a float of gwei, for charts only (precision is irrelevant there). */
+export function weiToGweiNumber(wei: string | number | bigint | null | undefined): number {
+  const v = toBigInt(wei);
+  return v === null ? 0 : Number(v) / 1e9;
+}
+
+/** "1.5" gwei -> "1500000000" wei; null when the text is not a non-negative decimal with at most 9 decimals. */
+export function parseGweiToWei(text: string): string | null {
+  const m = /^\s*(\d{1,30})(?:\.(\d{0,9}))?\s*$/.exec(text);
+  if (!m) return null;
+  const whole = BigInt(m[1]!);
+  const frac = BigInt((m[2] ?? '').padEnd(9, '0') || '0');
+  return (whole * GWEI + frac).toString();
+}
+
+/** Wei -> gwei text an input can show and parseGweiToWei can read back exactly. */
+export function weiToGweiInput(wei: string): string {
+  const v = toBigInt(wei);
+  if (v === null) return '';
+  const whole = v / GWEI;
+  const frac = (v % GWEI).toString().padStart(9, '0').replace(/0+$/, '');
+  return frac ? `${whole}.${frac}` : whole.toString();
+}
+
+export function shortHex(hex: string | null | undefined, head = 6, tail = 4): string {
+  if (!hex) return '—';
+  return hex.length <= head + tail + 1 ? hex : `${hex.slice(0, head)}…${hex.slice(-tail)}`;
+}
+
+export function formatInteger(n: number | string | null | undefined): string {
+  if (n === null || n === undefined || n === '') return '—';
+  const v = typeof n === 'number' ? n : Number(n);
+  return Number.isFinite(v) ? v.toLocaleString('en-US') : String(n);
+}
+
+/** Local time of day with seconds, for timelines: "14:03:27". */
+export function formatTime(iso: string): string {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return '—';
+  return d.toLocaleTimeString('en-GB', { hour12: false });
+}
+
+/** Whole seconds between two instants, as "+2.4 s" style offsets in timelines. */
+export function formatOffset(fromIso: string, toIso: string): string {
+  const ms = new Date(toIso).getTime() - new Date(fromIso).getTime();
+  if (!Number.isFinite(ms)) return '';
+  return ms < 1000 ? `+${ms} ms` : ms < 60_000 ? `+${(ms / 1000).toFixed(1)} s` : `+${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
+}

@@ -1,0 +1,156 @@
+// DesktopApi over the localhost server of `txdesk serve`: calls go to `httpRoutes` with fetch, pushed events arrive on
+// one server-sent-events stream. The renderer cannot tell this from the Electron preload.
+import { httpRoutes, type DesktopApi, type DevchainStatus, type Unsubscribe } from '../../../shared/desktop-api.js';
+import type { TokenQuery } from '../../../shared/listing.js';
+import type { TxRecord } from '../../../shared/tx-record.js';
+import { ApiError } from './api-error.js';
+
+/** The part of EventSource this bridge uses, so tests can hand in a fake. */
+export interface EventSourceLike {
+  addEventListener(type: string, listener: (event: { data?: unknown }) => void): void;
+  close(): void;
+}
+
+export interface HttpApiOptions {
+  /** Origin of the localhost server; '' for the page's own origin. */
+  baseUrl?: string;
+  fetch?: typeof fetch;
+  openEvents: (url: string) => EventSourceLike;
+}
+
+type RouteName = Exclude<keyof typeof httpRoutes, 'events'>;
+
+function buildPath(name: RouteName | 'events', params: Record<string, string> = {}): { method: string; path: string } {
+  const [method, pattern] = httpRoutes[name].split(' ') as [string, string];
+  const path = pattern.replace(/:([a-zA-Z]+)/g, (_m, key: string) => encodeURIComponent(params[key] ?? ''));
+  return { method, path };
+}
+
+export function tokenSearchParams(query: TokenQuery): URLSearchParams {
+  const qs = new URLSearchParams();
+  if (query.page !== undefined) qs.set('page', String(query.page));
+  if (query.size !== undefined) qs.set('size', String(query.size));
+  if (query.order_by) qs.set('order_by', query.order_by);
+  if (query.order_direction) qs.set('order_direction', query.order_direction);
+  if (query.contractAddresses && query.contractAddresses.length > 0) qs.set('contractAddresses', query.contractAddresses.join(','));
+  return qs;
+}
+
+export function createHttpApi(options: HttpApiOptions): DesktopApi {
+  const base = options.baseUrl ?? '';
+  const doFetch = options.fetch ?? ((input, init) => fetch(input, init));
+
+  async function request<T>(name: RouteName, opts: { params?: Record<string, string>; query?: URLSearchParams; body?: unknown } = {}): Promise<T> {
+    const { method, path } = buildPath(name, opts.params);
+    const qs = opts.query?.toString();
+    let res: Response;
+    try {
+      res = await doFetch(`${base}${path}${qs ? `?${qs}` : ''}`, {
+        method,
+        headers: opts.body === undefined ? { accept: 'application/json' } : { accept: 'application/json', 'content-type': 'application/json' },
+        body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
+      });
+    } catch {
+      throw new ApiError('NETWORK', 'The app server is not reachable; check that `txdesk serve` is still running, then retry.');
+    }
+    let body: unknown = null;
+    const text = await res.text();
+    if (text) {
+      try {
+        body = JSON.parse(text);
+      } catch {
+        body = null;
+      }
+    }
+    if (!res.ok) {
+      const err = (body as { error?: { code?: unknown; message?: unknown } } | null)?.error;
+      if (err && typeof err.code === 'string' && typeof err.message === 'string') throw new ApiError(err.code as ApiError['code'], err.message);
+      throw new ApiError('INTERNAL', `The app server answered ${res.status}; try again.`);
+    }
+    return body as T;
+  }
+
+  // One event stream for all subscribers, opened on first use and closed when the last one leaves.
+  const txListeners = new Set<(r: TxRecord) => void>();
+  const devchainListeners = new Set<(s: DevchainStatus) => void>();
+  let source: EventSourceLike | null = null;
+  let opened = false;
+
+  const emitTx = (r: TxRecord) => txListeners.forEach((l) => l(r));
+  const emitDevchain = (s: DevchainStatus) => devchainListeners.forEach((l) => l(s));
+  const parse = (data: unknown): unknown => {
+    try {
+      return typeof data === 'string' ? JSON.parse(data) : null;
+    } catch {
+      return null;
+    }
+  };
+
+  function ensureSource() {
+    if (source) return;
+    const { path } = buildPath('events');
+    source = options.openEvents(`${base}${path}`);
+    source.addEventListener('tx', (e) => {
+      const r = parse(e.data) as TxRecord | null;
+      if (r && typeof r.transactionHash === 'string') emitTx(r);
+    });
+    source.addEventListener('devchain', (e) => {
+      const s = parse(e.data) as DevchainStatus | null;
+      if (s && typeof s.blockNumber === 'number') emitDevchain(s);
+    });
+    source.addEventListener('open', () => {
+      // EventSource reconnects by itself; whatever changed while it was away is fetched once, not polled.
+      if (opened) void resync();
+      opened = true;
+    });
+  }
+
+  async function resync() {
+    try {
+      if (txListeners.size > 0) (await api.listTransactions()).forEach(emitTx);
+      if (devchainListeners.size > 0) {
+        const s = await api.getDevchainStatus();
+        if (s) emitDevchain(s);
+      }
+    } catch {
+      // The stream's next reconnect tries again.
+    }
+  }
+
+  function maybeClose() {
+    if (source && txListeners.size === 0 && devchainListeners.size === 0) {
+      source.close();
+      source = null;
+      opened = false;
+    }
+  }
+
+  function subscribe<T>(set: Set<(v: T) => void>, listener: (v: T) => void): Unsubscribe {
+    set.add(listener);
+    ensureSource();
+    return () => {
+      set.delete(listener);
+      maybeClose();
+    };
+  }
+
+  const api: DesktopApi = {
+    getAppInfo: () => request('getAppInfo'),
+    listTransactions: () => request('listTransactions'),
+    getTransaction: (hash) => request('getTransaction', { params: { hash } }),
+    generateTransaction: () => request('generateTransaction'),
+    onTransactionChanged: (listener) => subscribe(txListeners, listener),
+    listTokens: (owner, query) => request('listTokens', { params: { address: owner }, query: tokenSearchParams(query) }),
+    resolveTokenMetadata: (uris) => request('resolveTokenMetadata', { body: { uris } }),
+    getSettings: () => request('getSettings'),
+    updateSettings: (patch) => request('updateSettings', { body: patch }),
+    signIn: (credentials) => request('signIn', { body: credentials }),
+    getKeyInfo: () => request('getKeyInfo'),
+    generateKey: () => request('generateKey'),
+    importKey: (input) => request('importKey', { body: input }),
+    getDevchainStatus: () => request('getDevchainStatus'),
+    setCongestion: (level) => request('setCongestion', { body: { level } }),
+    onDevchainStatus: (listener) => subscribe(devchainListeners, listener),
+  };
+  return api;
+}

@@ -1,0 +1,100 @@
+// Settings and the signing key: the core's copy of the settings, and what it says about the key (address, balance, storage).
+// The private key itself passes through `importKey` once and is never stored here.
+import type { AppSettings, KeyInfo, SettingsPatch, SignIn } from '../../../../shared/desktop-api.js';
+import { errorInfo, type ErrorInfo } from '../api-error.js';
+import type { LoadState, SliceCreator } from './types.js';
+
+/** Result of a form action: null on success, else the error to show beside the form. */
+export type ActionResult = ErrorInfo | null;
+
+export interface SettingsSlice {
+  settings: AppSettings | null;
+  settingsState: LoadState;
+  settingsError: ErrorInfo | null;
+  keyInfo: KeyInfo | null;
+  keyState: LoadState;
+  keyError: ErrorInfo | null;
+  loadSettings(): Promise<void>;
+  saveSettings(patch: SettingsPatch): Promise<ActionResult>;
+  signIn(credentials: SignIn): Promise<ActionResult>;
+  loadKey(): Promise<void>;
+  /** Re-reads address and balance without showing a loading state; failures keep the last known values. */
+  refreshKey(): Promise<void>;
+  generateKey(): Promise<ActionResult>;
+  importKey(privateKey: string): Promise<ActionResult>;
+}
+
+export const createSettingsSlice: SliceCreator<SettingsSlice> = (api) => (set, get) => {
+  /** After the key changes, everything keyed by the signing address is stale. */
+  async function afterKeyChange() {
+    await get().loadInfo();
+    if (!get().tokenControls.owner) void get().loadTokens();
+  }
+
+  return {
+    settings: null,
+    settingsState: 'idle',
+    settingsError: null,
+    keyInfo: null,
+    keyState: 'idle',
+    keyError: null,
+    async loadSettings() {
+      set({ settingsState: 'loading', settingsError: null });
+      try {
+        set({ settings: await api.getSettings(), settingsState: 'ready' });
+      } catch (e) {
+        set({ settingsState: 'error', settingsError: errorInfo(e) });
+      }
+    },
+    async saveSettings(patch) {
+      try {
+        set({ settings: await api.updateSettings(patch) });
+        void get().loadInfo();
+        return null;
+      } catch (e) {
+        return errorInfo(e);
+      }
+    },
+    async signIn(credentials) {
+      try {
+        set({ settings: await api.signIn(credentials) });
+        return null;
+      } catch (e) {
+        return errorInfo(e);
+      }
+    },
+    async loadKey() {
+      set({ keyState: 'loading', keyError: null });
+      try {
+        set({ keyInfo: await api.getKeyInfo(), keyState: 'ready' });
+      } catch (e) {
+        set({ keyState: 'error', keyError: errorInfo(e) });
+      }
+    },
+    async refreshKey() {
+      try {
+        set({ keyInfo: await api.getKeyInfo() });
+      } catch {
+        // the next receipt tries again
+      }
+    },
+    async generateKey() {
+      try {
+        set({ keyInfo: await api.generateKey(), keyState: 'ready', keyError: null });
+        await afterKeyChange();
+        return null;
+      } catch (e) {
+        return errorInfo(e);
+      }
+    },
+    async importKey(privateKey) {
+      try {
+        set({ keyInfo: await api.importKey({ privateKey }), keyState: 'ready', keyError: null });
+        await afterKeyChange();
+        return null;
+      } catch (e) {
+        return errorInfo(e);
+      }
+    },
+  };
+};

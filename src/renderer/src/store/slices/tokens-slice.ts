@@ -1,0 +1,84 @@
+// The token browser: the controls, the current page from the listing, collections seen so far, and token metadata.
+import type { TokenMetadata } from '../../../../shared/desktop-api.js';
+import type { TokenPage } from '../../../../shared/listing.js';
+import { errorInfo, type ErrorInfo } from '../api-error.js';
+import { defaultControls, mergeContracts, missingUris, toTokenQuery, type KnownContract, type TokenControls } from '../token-logic.js';
+import type { LoadState, SliceCreator } from './types.js';
+
+/** `null` while a URI's metadata is being fetched. */
+export type MetadataMap = Readonly<Record<string, TokenMetadata | null>>;
+
+export interface TokensSlice {
+  tokenControls: TokenControls;
+  tokenPage: TokenPage | null;
+  /** The controls that produced `tokenPage`; while a new page loads, the controls may already say something else. */
+  tokenPageControls: TokenControls;
+  tokensState: LoadState;
+  tokensError: ErrorInfo | null;
+  knownContracts: KnownContract[];
+  metadata: MetadataMap;
+  /** Changes controls and reloads; any change other than the page itself goes back to page 0. */
+  setTokenControls(patch: Partial<TokenControls>): Promise<void>;
+  loadTokens(): Promise<void>;
+}
+
+/** The address to list: the typed one, else the app's own signing address. */
+export const effectiveOwner = (controls: TokenControls, appAddress: string | null | undefined): string => controls.owner.trim() || appAddress || '';
+
+export const createTokensSlice: SliceCreator<TokensSlice> = (api) => {
+  let requestSeq = 0;
+  return (set, get) => {
+    async function loadMetadata(page: TokenPage) {
+      const uris = missingUris(page.data, get().metadata);
+      if (uris.length === 0) return;
+      set((s) => ({ metadata: { ...s.metadata, ...Object.fromEntries(uris.map((u) => [u, null])) } }));
+      try {
+        const found = await api.resolveTokenMetadata(uris);
+        set((s) => ({ metadata: { ...s.metadata, ...Object.fromEntries(uris.map((u) => [u, found[u] ?? {}])) } }));
+      } catch {
+        // Cards fall back to a generated placeholder; metadata is decoration, not data.
+        set((s) => ({ metadata: { ...s.metadata, ...Object.fromEntries(uris.map((u) => [u, {}])) } }));
+      }
+    }
+
+    return {
+      tokenControls: defaultControls,
+      tokenPage: null,
+      tokenPageControls: defaultControls,
+      tokensState: 'idle',
+      tokensError: null,
+      knownContracts: [],
+      metadata: {},
+      async setTokenControls(patch) {
+        set((s) => ({ tokenControls: { ...s.tokenControls, page: 0, ...patch } }));
+        await get().loadTokens();
+      },
+      async loadTokens() {
+        const { tokenControls, info } = get();
+        const owner = effectiveOwner(tokenControls, info?.address);
+        const seq = ++requestSeq;
+        if (!owner) {
+          set({ tokenPage: null, tokensState: 'ready', tokensError: null });
+          return;
+        }
+        set({ tokensState: 'loading', tokensError: null });
+        try {
+          const page = await api.listTokens(owner, toTokenQuery(tokenControls));
+          if (seq !== requestSeq) return; // a newer request superseded this one
+          set((s) => ({ tokenPage: page, tokenPageControls: tokenControls, tokensState: 'ready', knownContracts: mergeContracts(s.knownContracts, page.data) }));
+          void loadMetadata(page);
+          if (tokenControls.contracts.length === 0 && tokenControls.page === 0 && page.pagination.nextUrl) {
+            // The filter offers every collection the account holds, not only those on the first page.
+            void api
+              .listTokens(owner, { page: 0, size: 200, order_by: 'contract_address', order_direction: 'asc' })
+              .then((all) => set((s) => ({ knownContracts: mergeContracts(s.knownContracts, all.data) })))
+              .catch(() => {});
+          }
+        } catch (e) {
+          if (seq !== requestSeq) return;
+          set({ tokensState: 'error', tokensError: errorInfo(e) });
+        }
+      },
+    };
+  };
+};

@@ -1,0 +1,121 @@
+// Bookkeeping of transaction records in the renderer: merging pushed changes, grouping replacement chains by nonce,
+// and the figures the dashboard shows. Pure functions over the shared TxRecord type.
+import type { TxRecord, TxStatus } from '../../../shared/tx-record.js';
+
+export type TxMap = Readonly<Record<string, TxRecord>>;
+
+/** Merges one record into the map; an older copy (by updatedAt) never overwrites a newer one. Returns the same map when nothing changes. */
+export function upsertRecord(map: TxMap, record: TxRecord): TxMap {
+  const current = map[record.transactionHash];
+  if (current) {
+    if (record.updatedAt < current.updatedAt) return map;
+    if (record.updatedAt === current.updatedAt && JSON.stringify(record) === JSON.stringify(current)) return map;
+  }
+  return { ...map, [record.transactionHash]: record };
+}
+
+export function recordsToMap(records: readonly TxRecord[]): TxMap {
+  let map: TxMap = {};
+  for (const r of records) map = upsertRecord(map, r);
+  return map;
+}
+
+/** How a nonce's chain of attempts stands as a whole. */
+export type GroupState = 'confirmed' | 'mined' | 'waiting' | 'sent';
+
+export interface NonceGroup {
+  key: string;
+  from: string;
+  nonce: number;
+  /** Oldest attempt first. */
+  attempts: TxRecord[];
+  /** The attempt that was mined, if any. */
+  winner: TxRecord | null;
+  state: GroupState;
+  /** Newest change in the group, for ordering. */
+  updatedAt: string;
+}
+
+const byAttempt = (a: TxRecord, b: TxRecord) => a.attempt - b.attempt || a.createdAt.localeCompare(b.createdAt);
+
+/** Replacement chains grouped by sender and nonce, newest nonce first. */
+export function groupByNonce(map: TxMap): NonceGroup[] {
+  const groups = new Map<string, TxRecord[]>();
+  for (const r of Object.values(map)) {
+    const key = `${r.from.toLowerCase()}:${r.nonce}`;
+    const list = groups.get(key);
+    if (list) list.push(r);
+    else groups.set(key, [r]);
+  }
+  const out: NonceGroup[] = [];
+  for (const [key, attempts] of groups) {
+    attempts.sort(byAttempt);
+    const winner = attempts.find((a) => a.status === 'receipt' || a.status === 'confirmation') ?? null;
+    const state: GroupState =
+      winner?.status === 'confirmation' ? 'confirmed' : winner ? 'mined' : attempts.some((a) => a.status === 'pending') ? 'waiting' : 'sent';
+    const first = attempts[0]!;
+    out.push({
+      key,
+      from: first.from,
+      nonce: first.nonce,
+      attempts,
+      winner,
+      state,
+      updatedAt: attempts.reduce((m, a) => (a.updatedAt > m ? a.updatedAt : m), first.updatedAt),
+    });
+  }
+  return out.sort((a, b) => b.nonce - a.nonce || b.updatedAt.localeCompare(a.updatedAt));
+}
+
+export interface TxCounts {
+  total: number;
+  open: number;
+  confirmed: number;
+  replaced: number;
+}
+
+export function countRecords(map: TxMap): TxCounts {
+  const counts: TxCounts = { total: 0, open: 0, confirmed: 0, replaced: 0 };
+  for (const r of Object.values(map)) {
+    counts.total++;
+    if (r.status === 'confirmation') counts.confirmed++;
+    else if (r.status === 'replaced') counts.replaced++;
+    else counts.open++;
+  }
+  return counts;
+}
+
+/** The status shown on a badge; a record with no tracker message yet is "sent". */
+export type BadgeStatus = TxStatus | 'sent';
+export const badgeStatus = (r: TxRecord): BadgeStatus => r.status ?? 'sent';
+
+/** Block number and gas used from the stored receipt, when there is one. */
+export function receiptFacts(r: TxRecord): { blockNumber: number | null; gasUsed: string | null } {
+  const d = r.data as { blockNumber?: unknown; gasUsed?: unknown };
+  const blockNumber = typeof d.blockNumber === 'number' ? d.blockNumber : typeof d.blockNumber === 'string' ? Number(d.blockNumber) : null;
+  const gasUsed = typeof d.gasUsed === 'number' || typeof d.gasUsed === 'string' ? String(d.gasUsed) : null;
+  return { blockNumber: Number.isFinite(blockNumber) ? blockNumber : null, gasUsed };
+}
+
+/** The chain of attempts a hash belongs to (same sender and nonce). */
+export function chainOf(map: TxMap, hash: string): TxRecord[] {
+  const r = map[hash];
+  if (!r) return [];
+  return Object.values(map)
+    .filter((o) => o.nonce === r.nonce && o.from.toLowerCase() === r.from.toLowerCase())
+    .sort(byAttempt);
+}
+
+/** Percent change between two decimal-wei fees, one decimal: "+27.0%". */
+export function bumpPercent(previousWei: string, nextWei: string): string {
+  try {
+    const prev = BigInt(previousWei);
+    if (prev === 0n) return '';
+    const tenths = ((BigInt(nextWei) - prev) * 1000n) / prev;
+    const sign = tenths >= 0n ? '+' : '−';
+    const abs = tenths < 0n ? -tenths : tenths;
+    return `${sign}${abs / 10n}.${abs % 10n}%`;
+  } catch {
+    return '';
+  }
+}

@@ -1,0 +1,148 @@
+// The IPC boundary without Electron: sender checks, one schema per method, error envelopes, and the key never echoed.
+import { describe, expect, it, vi } from 'vitest';
+import { invokeGuarded, isTrustedSenderUrl, toIpcError, invokableMethods } from '../../src/main/ipc-guard.js';
+import { isAllowedNavigation } from '../../src/main/window-policy.js';
+import { TxdeskError } from '../../src/shared/errors.js';
+import type { DesktopApi } from '../../src/shared/desktop-api.js';
+
+const appUrl = 'file:///opt/txdesk/resources/app.asar/out/renderer/index.html';
+const hash = `0x${'ab'.repeat(32)}`;
+const key = `0x${'1f'.repeat(32)}`;
+
+function fakeApi(overrides: Partial<DesktopApi> = {}): DesktopApi {
+  const reject = () => Promise.reject(new Error('not in this test'));
+  return {
+    getAppInfo: reject,
+    listTransactions: vi.fn(async () => []),
+    getTransaction: vi.fn(async (h: string) => ({ transactionHash: h, history: [] }) as never),
+    generateTransaction: reject,
+    onTransactionChanged: () => () => {},
+    listTokens: vi.fn(async () => ({ data: [], pagination: { totalCount: 0, prevUrl: '', nextUrl: '' } })),
+    resolveTokenMetadata: reject,
+    getSettings: reject,
+    updateSettings: vi.fn(async () => ({}) as never),
+    signIn: reject,
+    getKeyInfo: reject,
+    generateKey: reject,
+    importKey: vi.fn(async () => ({ address: '0x' + '0'.repeat(40), balanceWei: '0', storage: 'memory' as const })),
+    getDevchainStatus: reject,
+    setCongestion: vi.fn(async (level) => ({ blockNumber: 1, baseFeeWei: '1', congestion: level })),
+    onDevchainStatus: () => () => {},
+    ...overrides,
+  };
+}
+
+const call = (method: string, args: unknown[], senderUrl: string | undefined = appUrl, fromMainFrame = true) => ({ method, args, senderUrl, fromMainFrame });
+
+describe('sender check', () => {
+  it.each([
+    [appUrl, appUrl, true],
+    [`${appUrl}#/tokens`, appUrl, true],
+    [`${appUrl}?x=1`, appUrl, true],
+    ['file:///tmp/evil.html', appUrl, false],
+    ['https://example.com/', appUrl, false],
+    ['about:blank', appUrl, false],
+    [undefined, appUrl, false],
+    ['not a url', appUrl, false],
+    ['http://localhost:5173/', 'http://localhost:5173/', true],
+    ['http://localhost:5173/deep/page', 'http://localhost:5173/', true],
+    ['http://localhost:5174/', 'http://localhost:5173/', false],
+    ['http://evil.localhost:5173/', 'http://localhost:5173/', false],
+  ])('%s against %s -> %s', (sender, app, expected) => {
+    expect(isTrustedSenderUrl(sender, app)).toBe(expected);
+  });
+
+  it('refuses a foreign frame before looking at the payload or calling the core', async () => {
+    const api = fakeApi();
+    const r = await invokeGuarded(api, appUrl, call('listTransactions', [], 'https://example.com/'));
+    expect(r).toEqual({ ok: false, error: { code: 'FORBIDDEN', message: expect.any(String) } });
+    const sub = await invokeGuarded(api, appUrl, call('listTransactions', [], appUrl, false));
+    expect(sub.ok).toBe(false);
+    expect(api.listTransactions).not.toHaveBeenCalled();
+  });
+
+  it('navigation stays on the app page', () => {
+    expect(isAllowedNavigation(appUrl, appUrl)).toBe(true);
+    expect(isAllowedNavigation('https://example.com', appUrl)).toBe(false);
+    expect(isAllowedNavigation('file:///etc/passwd', appUrl)).toBe(false);
+    expect(isAllowedNavigation('http://localhost:5173/x', 'http://localhost:5173/')).toBe(true);
+  });
+});
+
+describe('payload validation', () => {
+  it('covers every invokable method of the contract and no event subscription', () => {
+    expect(invokableMethods).toHaveLength(14);
+    expect(invokableMethods).not.toContain('onTransactionChanged');
+    expect(invokableMethods).not.toContain('onDevchainStatus');
+  });
+
+  it.each([
+    ['getTransaction', ['0x1234']],
+    ['getTransaction', []],
+    ['getTransaction', [hash, 'extra']],
+    ['listTransactions', ['unexpected']],
+    ['listTokens', ['0xnotanaddress', {}]],
+    ['listTokens', [`0x${'a'.repeat(40)}`, { size: 1000 }]],
+    ['listTokens', [`0x${'a'.repeat(40)}`, { clientId: 'sneaky' }]],
+    ['updateSettings', [{ nodeUrl: 'file:///etc/passwd' }]],
+    ['updateSettings', [{ policy: { bumpPercent: 5 } }]],
+    ['updateSettings', [{ unknown: true }]],
+    ['setCongestion', ['extreme']],
+    ['signIn', [{ email: 'nope', password: 'x' }]],
+    ['resolveTokenMetadata', ['http://x']],
+  ])('%s(%j) is refused with INVALID_PARAMETER', async (method, args) => {
+    const api = fakeApi();
+    const r = await invokeGuarded(api, appUrl, call(method, args));
+    expect(r.ok).toBe(false);
+    if (!r.ok) {
+      expect(r.error.code).toBe('INVALID_PARAMETER');
+      expect(r.error.message).toMatch(new RegExp(`^The input of ${method} is not valid`));
+    }
+  });
+
+  it('refuses unknown methods and prototype names', async () => {
+    for (const method of ['deleteEverything', 'constructor', '__proto__', 'onTransactionChanged']) {
+      const r = await invokeGuarded(fakeApi(), appUrl, call(method, []));
+      expect(r).toMatchObject({ ok: false, error: { code: 'NOT_FOUND' } });
+    }
+  });
+
+  it('passes parsed arguments to the core and wraps the value', async () => {
+    const api = fakeApi();
+    expect(await invokeGuarded(api, appUrl, call('getTransaction', [hash]))).toMatchObject({ ok: true, value: { transactionHash: hash } });
+    expect(await invokeGuarded(api, appUrl, call('setCongestion', ['high']))).toMatchObject({ ok: true, value: { congestion: 'high' } });
+    await invokeGuarded(api, appUrl, call('listTokens', [`0x${'a'.repeat(40)}`, { page: 2, size: 6, contractAddresses: [] }]));
+    expect(api.listTokens).toHaveBeenCalledWith(`0x${'a'.repeat(40)}`, { page: 2, size: 6, contractAddresses: [] });
+  });
+
+  it('never echoes a private key in a validation error', async () => {
+    const bad = `${key}zz`;
+    const r = await invokeGuarded(fakeApi(), appUrl, call('importKey', [{ privateKey: bad }]));
+    expect(r.ok).toBe(false);
+    expect(JSON.stringify(r)).not.toContain(key.slice(2));
+    const ok = await invokeGuarded(fakeApi(), appUrl, call('importKey', [{ privateKey: key }]));
+    expect(ok.ok).toBe(true);
+    expect(JSON.stringify(ok)).not.toContain(key.slice(2));
+  });
+});
+
+describe('errors from the core', () => {
+  it('keeps the code and message of a TxdeskError', async () => {
+    const api = fakeApi({ listTransactions: () => Promise.reject(new TxdeskError('UPSTREAM_UNAVAILABLE', 'The node is not answering; check NODE_ENDPOINT.')) });
+    expect(await invokeGuarded(api, appUrl, call('listTransactions', []))).toEqual({
+      ok: false,
+      error: { code: 'UPSTREAM_UNAVAILABLE', message: 'The node is not answering; check NODE_ENDPOINT.' },
+    });
+  });
+
+  it('hides the text of unexpected errors and reports them to the log', async () => {
+    const secretish = new Error(`ENOENT: /home/me/.txdesk/key ${key}`);
+    const seen: unknown[] = [];
+    const api = fakeApi({ listTransactions: () => Promise.reject(secretish) });
+    const r = await invokeGuarded(api, appUrl, call('listTransactions', []), (_m, e) => seen.push(e));
+    expect(r).toMatchObject({ ok: false, error: { code: 'INTERNAL' } });
+    expect(JSON.stringify(r)).not.toContain('ENOENT');
+    expect(seen).toEqual([secretish]);
+    expect(toIpcError({ code: 'ECONNREFUSED', message: 'x' }).code).toBe('INTERNAL');
+  });
+});
