@@ -1,0 +1,132 @@
+// bench/app: the app core on the dev chain. (1) Time from a transaction becoming stuck (the tracker's `pending`) to
+// its replacement being mined, against the block time and against a transaction that needs no replacement, measured
+// in the same run. (2) POST /api/tx throughput with the store on disk, against the node's own eth_sendRawTransaction
+// rate and the SQLite store's insert rate on the same machine.
+import autocannon from 'autocannon';
+import { Wallet } from 'ethers';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createCore } from '../../dist/core/create-core.js';
+import { openTxStore } from '../../dist/core/adapters/sqlite/tx-store-sqlite.js';
+import { startDevService } from '../../dist/service/index.js';
+import { silentLogger } from '../../dist/lib/log.js';
+
+const BLOCK_TIME_S = 1;
+const STUCK_TXS = Number(process.env.BENCH_APP_STUCK ?? 12);
+const THROUGHPUT_SECONDS = Number(process.env.BENCH_APP_SECONDS ?? 5);
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const pct = (xs, p) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
+};
+const fmt = (ms) => `${Math.round(ms)} ms`;
+
+async function withCore(dev, policy, fn) {
+  const dir = mkdtempSync(join(tmpdir(), 'txdesk-bench-app-'));
+  const wallet = Wallet.createRandom();
+  await dev.devchain.fund(wallet.address, 1000n * 10n ** 18n);
+  const core = createCore({
+    env: { NODE_ENDPOINT: dev.devchain.nodeUrl, TXDESK_SERVICE_URL: dev.service.url, CLIENT_ID: dev.clientId, PRIVATE_KEY: wallet.privateKey },
+    dataDir: dir,
+    policy,
+    http: { port: 0, rendererDir: join(dir, 'none') },
+    log: silentLogger,
+  });
+  const rt = await core.start();
+  try {
+    return await fn(core, rt.appUrl, wallet);
+  } finally {
+    await core.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Sends `n` transactions and times, per nonce, stuck -> replacement mined, and send -> mined for unstuck ones. */
+async function stuckToMined(dev, policy, n) {
+  return withCore(dev, policy, async (core, appUrl) => {
+    const sentAt = new Map();
+    const pendingAt = new Map(); // nonce -> first pending
+    const minedAt = new Map(); // nonce -> { at, attempt }
+    core.api.onTransactionChanged((r) => {
+      const now = performance.now();
+      if (r.status === 'pending' && !pendingAt.has(r.nonce)) pendingAt.set(r.nonce, now);
+      if ((r.status === 'receipt' || r.status === 'confirmation') && !minedAt.has(r.nonce)) minedAt.set(r.nonce, { at: now, attempt: r.attempt });
+    });
+    for (let i = 0; i < n; i++) {
+      const res = await fetch(`${appUrl}/api/tx`, { method: 'POST' });
+      const rec = await res.json();
+      sentAt.set(rec.nonce, performance.now());
+    }
+    const until = Date.now() + 180_000;
+    while (minedAt.size < n && Date.now() < until) await sleep(200);
+    const stuck = [];
+    const direct = [];
+    for (const [nonce, m] of minedAt) {
+      if (m.attempt > 0 && pendingAt.has(nonce)) stuck.push(m.at - pendingAt.get(nonce));
+      else direct.push(m.at - sentAt.get(nonce));
+    }
+    return { stuck, direct, mined: minedAt.size };
+  });
+}
+
+async function main() {
+  const dev = await startDevService({ port: 0, congestion: 'high', blockTimeSeconds: BLOCK_TIME_S, log: silentLogger });
+  try {
+    console.log(`dev chain block time: ${BLOCK_TIME_S * 1000} ms (the floor for "replacement mined" is one block after pending)`);
+
+    // Baseline: a transaction priced above the congestion load is mined without any replacement.
+    const base = await stuckToMined(dev, { initialFeeWei: String(3n * 10n ** 9n), timeoutMs: 10_000, confirmations: 1 }, 6);
+    const baseP50 = pct(base.direct, 50);
+    console.log(`baseline  send -> mined, no replacement needed (3 gwei):  p50 ${fmt(baseP50)}  p90 ${fmt(pct(base.direct, 90))}  (${base.direct.length} txs)`);
+
+    const r = await stuckToMined(dev, { timeoutMs: 2_000, confirmations: 1 }, STUCK_TXS);
+    if (r.stuck.length === 0) throw new Error('no transaction got stuck; is the congestion load running?');
+    const p50 = pct(r.stuck, 50);
+    console.log(`stuck (tracker pending) -> replacement mined:              p50 ${fmt(p50)}  p90 ${fmt(pct(r.stuck, 90))}  max ${fmt(Math.max(...r.stuck))}  (${r.stuck.length} of ${STUCK_TXS} txs were stuck)`);
+    console.log(`  ratio to block time: ${(p50 / (BLOCK_TIME_S * 1000)).toFixed(2)} blocks (p50); ratio to the no-replacement baseline: ${(p50 / baseP50).toFixed(2)}x`);
+
+    // Throughput of POST /api/tx (sign, write-ahead store on disk, broadcast, track) with congestion off.
+    dev.devchain.setCongestion('off');
+    await withCore(dev, { timeoutMs: 60_000, confirmations: 1 }, async (_core, appUrl, wallet) => {
+      const result = await autocannon({ url: `${appUrl}/api/tx`, method: 'POST', connections: 4, duration: THROUGHPUT_SECONDS });
+      const ok = result['2xx'];
+      console.log(`POST /api/tx: ${(ok / THROUGHPUT_SECONDS).toFixed(0)} tx/s created  p50 ${result.latency.p50} ms  p99 ${result.latency.p99} ms  (${ok} ok, ${result.non2xx} non-2xx, 4 connections, ${THROUGHPUT_SECONDS} s)`);
+
+      // Baseline 1: the node alone, sequential eth_sendRawTransaction of pre-signed transactions (the core is serial per nonce too).
+      const other = Wallet.createRandom();
+      await dev.devchain.fund(other.address, 10n ** 18n);
+      const raws = [];
+      for (let i = 0; i < 300; i++) raws.push(await other.signTransaction({ chainId: 31337, nonce: i, to: other.address, value: 0n, gasLimit: 21000n, gasPrice: 10n ** 9n, type: 0 }));
+      const t0 = performance.now();
+      for (const raw of raws) {
+        await fetch(dev.devchain.nodeUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_sendRawTransaction', params: [raw] }) });
+      }
+      const nodeRate = raws.length / ((performance.now() - t0) / 1000);
+      console.log(`baseline  node eth_sendRawTransaction alone (sequential): ${nodeRate.toFixed(0)} tx/s  -> POST /api/tx is ${((ok / THROUGHPUT_SECONDS) / nodeRate).toFixed(2)}x of it`);
+
+      // Baseline 2: the store alone, one write-ahead insert (record + raw + event) per transaction, on disk.
+      const dir = mkdtempSync(join(tmpdir(), 'txdesk-bench-store-'));
+      const store = openTxStore(join(dir, 'tx.db'));
+      const n = 5000;
+      const t1 = performance.now();
+      for (let i = 0; i < n; i++) {
+        const hash = `0x${i.toString(16).padStart(64, '0')}`;
+        const now = new Date().toISOString();
+        store.insert({ transactionHash: hash, from: wallet.address.toLowerCase(), nonce: i, gasPrice: '1000000000', txType: 'legacy', data: {}, replaces: null, replacedBy: null, attempt: 0, createdAt: now, updatedAt: now }, raws[0], [{ kind: 'signed', summary: 'Signed.', detail: {} }]);
+      }
+      const storeRate = n / ((performance.now() - t1) / 1000);
+      store.close();
+      rmSync(dir, { recursive: true, force: true });
+      console.log(`baseline  SQLite store insert alone (WAL, on disk):        ${storeRate.toFixed(0)} tx/s  -> the store is ${(storeRate / (ok / THROUGHPUT_SECONDS)).toFixed(0)}x faster than the whole POST`);
+    });
+  } finally {
+    await dev.stop();
+  }
+}
+
+main().catch((e) => {
+  console.error(`bench/app could not measure: ${e.stack ?? e.message}`);
+  process.exit(1);
+});

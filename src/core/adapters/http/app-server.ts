@@ -1,0 +1,112 @@
+// The localhost server (port 3000 by default): every route of `httpRoutes` as a thin wrapper around the core's
+// DesktopApi, the SSE stream, the listing proxy and the renderer's static files. Binds 127.0.0.1 only and
+// checks Host and Origin before anything else runs.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Router, readJsonBody, sendError, sendJson, type Handler, type Method } from '../../../lib/http-kit.js';
+import type { Logger } from '../../../lib/log.js';
+import { httpRoutes } from '../../../shared/desktop-api.js';
+import { TxdeskError } from '../../../shared/errors.js';
+import type { CoreApi } from '../../services/desktop-api-core.js';
+import { guardRequest } from './app-server-guard.js';
+import { createSseHub } from './app-server-sse.js';
+import { createStaticHandler } from './app-server-static.js';
+
+export interface AppServerOptions {
+  api: CoreApi;
+  /** 3000 unless set; 0 picks a free port. */
+  port?: number;
+  rendererDir: string;
+  log: Logger;
+}
+
+export interface AppServer {
+  url: string;
+  port: number;
+  server: Server;
+  close(): Promise<void>;
+}
+
+const field = (body: unknown, name: string): unknown => (body && typeof body === 'object' ? (body as Record<string, unknown>)[name] : undefined);
+
+function routeHandlers(api: CoreApi, sse: ReturnType<typeof createSseHub>, origin: () => string): Record<keyof typeof httpRoutes, Handler> {
+  return {
+    getAppInfo: () => api.getAppInfo(),
+    listTransactions: () => api.listTransactions(),
+    getTransaction: ({ params }) => api.getTransaction(params.hash ?? ''),
+    async generateTransaction({ res }) {
+      sendJson(res, 201, await api.generateTransaction());
+    },
+    events({ res }) {
+      if (!sse.attach(res)) throw new TxdeskError('RATE_LIMITED', 'Too many event streams are open; close some tabs and retry.');
+    },
+    async listTokens({ params, url, res }) {
+      const answer = await api.proxyTokens(params.address ?? '', url.searchParams, origin());
+      sendJson(res, answer.status, answer.body);
+    },
+    resolveTokenMetadata: async ({ req }) => api.resolveTokenMetadata(field(await readJsonBody(req), 'uris') as string[]),
+    getSettings: () => api.getSettings(),
+    updateSettings: async ({ req }) => api.updateSettings((await readJsonBody(req)) as never),
+    signIn: async ({ req }) => api.signIn((await readJsonBody(req)) as never),
+    getKeyInfo: () => api.getKeyInfo(),
+    generateKey: () => api.generateKey(),
+    importKey: async ({ req }) => api.importKey((await readJsonBody(req)) as never),
+    getDevchainStatus: () => api.getDevchainStatus(),
+    setCongestion: async ({ req }) => api.setCongestion(field(await readJsonBody(req), 'level') as never),
+  };
+}
+
+export async function startAppServer(o: AppServerOptions): Promise<AppServer> {
+  const sse = createSseHub();
+  const unsubscribe = [o.api.onTransactionChanged((r) => sse.send('tx', r)), o.api.onDevchainStatus((s) => sse.send('devchain', s))];
+  let port = o.port ?? 3000;
+  const origin = () => `http://127.0.0.1:${port}`;
+  const router = new Router();
+  const handlers = routeHandlers(o.api, sse, origin);
+  for (const [name, spec] of Object.entries(httpRoutes) as [keyof typeof httpRoutes, string][]) {
+    const [method, path] = spec.split(' ') as [Method, string];
+    router.add(method, path, handlers[name]);
+  }
+  const serveStatic = createStaticHandler(o.rendererDir);
+
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const refused = guardRequest(req.method ?? 'GET', req.headers, port);
+    if (refused) return sendError(res, refused);
+    if (req.method === 'OPTIONS') {
+      // Same-origin pages never preflight; answer without any Access-Control-* header so no other origin gets a yes.
+      res.writeHead(204, { allow: 'GET, HEAD, POST, PUT, PATCH, OPTIONS', 'content-length': 0 });
+      return void res.end();
+    }
+    const handled = await router.handle(req, res, origin());
+    if (handled) return;
+    const pathname = new URL(req.url ?? '/', origin()).pathname;
+    if (pathname.startsWith('/api/') || pathname.startsWith('/nft/')) {
+      return sendError(res, new TxdeskError('NOT_FOUND', `There is no API route ${req.method} ${pathname}; see docs/app.md for the list.`));
+    }
+    serveStatic(req, res, pathname);
+  };
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((e) => sendError(res, e, (m) => o.log.error(m)));
+  });
+  server.keepAliveTimeout = 5_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (e: NodeJS.ErrnoException) =>
+      reject(e.code === 'EADDRINUSE' ? new Error(`Port ${port} on 127.0.0.1 is already in use; stop the other program or pass --port N (0 picks a free port).`) : e),
+    );
+    server.listen(port, '127.0.0.1', () => resolve());
+  });
+  port = (server.address() as AddressInfo).port;
+
+  return {
+    url: origin(),
+    port,
+    server,
+    async close() {
+      unsubscribe.forEach((u) => u());
+      sse.close();
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+}

@@ -1,0 +1,178 @@
+// The TxStore on better-sqlite3: records with their signed bytes (for re-broadcast), event history, and the ids of
+// tracker messages already applied (idempotency). Every statement uses bound parameters.
+import { migrate, openDatabase, type Db } from '../../../lib/sqlite.js';
+import type { TxEvent, TxRecord, TxStatus } from '../../../shared/tx-record.js';
+import type { RecordChange } from '../../domain/transitions.js';
+import type { NewEvent, TxStore } from '../../ports.js';
+
+const MIGRATIONS = [
+  `CREATE TABLE txs (
+     id INTEGER PRIMARY KEY AUTOINCREMENT,
+     hash TEXT NOT NULL UNIQUE,
+     sender TEXT NOT NULL,
+     nonce INTEGER NOT NULL,
+     tx_type TEXT NOT NULL,
+     gas_price TEXT NOT NULL,
+     max_priority_fee TEXT,
+     status TEXT,
+     data TEXT NOT NULL DEFAULT '{}',
+     replaces TEXT,
+     replaced_by TEXT,
+     attempt INTEGER NOT NULL,
+     raw TEXT NOT NULL,
+     broadcast TEXT NOT NULL DEFAULT 'unsent',
+     created_at TEXT NOT NULL,
+     updated_at TEXT NOT NULL
+   );
+   CREATE INDEX txs_sender_nonce ON txs (sender, nonce);
+   CREATE TABLE tx_events (
+     id INTEGER PRIMARY KEY AUTOINCREMENT,
+     hash TEXT NOT NULL REFERENCES txs (hash),
+     at TEXT NOT NULL,
+     kind TEXT NOT NULL,
+     summary TEXT NOT NULL,
+     detail TEXT NOT NULL
+   );
+   CREATE INDEX tx_events_hash ON tx_events (hash, id);
+   CREATE TABLE tracker_processed (message_id TEXT PRIMARY KEY, at TEXT NOT NULL);`,
+];
+
+interface Row {
+  hash: string;
+  sender: string;
+  nonce: number;
+  tx_type: 'legacy' | 'eip1559';
+  gas_price: string;
+  max_priority_fee: string | null;
+  status: TxStatus | null;
+  data: string;
+  replaces: string | null;
+  replaced_by: string | null;
+  attempt: number;
+  created_at: string;
+  updated_at: string;
+}
+
+const COLS = 'hash, sender, nonce, tx_type, gas_price, max_priority_fee, status, data, replaces, replaced_by, attempt, created_at, updated_at';
+
+function toRecord(r: Row): TxRecord {
+  const rec: TxRecord = {
+    transactionHash: r.hash,
+    from: r.sender,
+    nonce: r.nonce,
+    gasPrice: r.gas_price,
+    txType: r.tx_type,
+    data: JSON.parse(r.data) as Record<string, unknown>,
+    replaces: r.replaces,
+    replacedBy: r.replaced_by,
+    attempt: r.attempt,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  };
+  if (r.max_priority_fee !== null) rec.maxPriorityFeePerGas = r.max_priority_fee;
+  if (r.status !== null) rec.status = r.status;
+  return rec;
+}
+
+export function migrateTxStore(db: Db): void {
+  migrate(db, 'core-tx', MIGRATIONS);
+}
+
+export function openTxStore(file: string, opts: { nativeBinding?: string } = {}): TxStore {
+  const db = openDatabase(file, opts);
+  migrateTxStore(db);
+  return createSqliteTxStore(db);
+}
+
+export function createSqliteTxStore(db: Db): TxStore {
+  const q = {
+    get: db.prepare(`SELECT ${COLS} FROM txs WHERE hash = ?`),
+    list: db.prepare(`SELECT ${COLS} FROM txs ORDER BY id`),
+    senders: db.prepare('SELECT DISTINCT sender FROM txs'),
+    byNonce: db.prepare(`SELECT ${COLS} FROM txs WHERE sender = ? AND nonce = ? ORDER BY attempt, id`),
+    history: db.prepare('SELECT at, kind, summary, detail FROM tx_events WHERE hash = ? ORDER BY id'),
+    liveNonces: db.prepare("SELECT DISTINCT nonce FROM txs WHERE sender = ? AND broadcast <> 'rejected'"),
+    openNonces: db.prepare(
+      "SELECT DISTINCT nonce FROM txs WHERE sender = ? AND nonce NOT IN (SELECT nonce FROM txs WHERE sender = ? AND status = 'confirmation') ORDER BY nonce",
+    ),
+    raw: db.prepare('SELECT raw FROM txs WHERE hash = ?'),
+    rejected: db.prepare("SELECT hash FROM txs WHERE sender = ? AND broadcast = 'rejected'"),
+    insert: db.prepare(
+      `INSERT INTO txs (hash, sender, nonce, tx_type, gas_price, max_priority_fee, status, data, replaces, replaced_by, attempt, raw, created_at, updated_at)
+       VALUES (@hash, @sender, @nonce, @tx_type, @gas_price, @max_priority_fee, @status, @data, @replaces, @replaced_by, @attempt, @raw, @created_at, @updated_at)`,
+    ),
+    setStatus: db.prepare('UPDATE txs SET status = ?, updated_at = ? WHERE hash = ?'),
+    setStatusData: db.prepare('UPDATE txs SET status = ?, data = ?, updated_at = ? WHERE hash = ?'),
+    event: db.prepare('INSERT INTO tx_events (hash, at, kind, summary, detail) VALUES (?, ?, ?, ?, ?)'),
+    link: db.prepare('UPDATE txs SET replaced_by = ?, updated_at = ? WHERE hash = ?'),
+    broadcast: db.prepare("UPDATE txs SET broadcast = ? WHERE hash = ? AND broadcast <> 'rejected'"),
+    unreject: db.prepare("UPDATE txs SET broadcast = 'unsent' WHERE hash = ? AND broadcast = 'rejected'"),
+    isProcessed: db.prepare('SELECT 1 FROM tracker_processed WHERE message_id = ?'),
+    markProcessed: db.prepare('INSERT OR IGNORE INTO tracker_processed (message_id, at) VALUES (?, ?)'),
+    pruneProcessed: db.prepare('DELETE FROM tracker_processed WHERE at < ?'),
+  };
+
+  const get = (hash: string): TxRecord | null => {
+    const row = q.get.get(hash.toLowerCase()) as Row | undefined;
+    return row ? toRecord(row) : null;
+  };
+  const addEvent = (hash: string, e: NewEvent, at: string) => q.event.run(hash, at, e.kind, e.summary, JSON.stringify(e.detail));
+
+  return {
+    transaction: (fn) => db.transaction(fn)(),
+    get,
+    senders: () => (q.senders.all() as { sender: string }[]).map((r) => r.sender),
+    list: () => (q.list.all() as Row[]).map(toRecord),
+    history: (hash) =>
+      (q.history.all(hash.toLowerCase()) as { at: string; kind: TxEvent['kind']; summary: string; detail: string }[]).map((e) => ({
+        at: e.at,
+        kind: e.kind,
+        summary: e.summary,
+        detail: JSON.parse(e.detail) as Record<string, unknown>,
+      })),
+    byNonce: (from, nonce) => (q.byNonce.all(from.toLowerCase(), nonce) as Row[]).map(toRecord),
+    liveNonces: (from) => (q.liveNonces.all(from.toLowerCase()) as { nonce: number }[]).map((r) => r.nonce),
+    openNonces: (from) => (q.openNonces.all(from.toLowerCase(), from.toLowerCase()) as { nonce: number }[]).map((r) => r.nonce),
+    rawOf: (hash) => (q.raw.get(hash.toLowerCase()) as { raw: string } | undefined)?.raw ?? null,
+    rejected: (from) => new Set((q.rejected.all(from.toLowerCase()) as { hash: string }[]).map((r) => r.hash)),
+    insert(r, raw, events) {
+      db.transaction(() => {
+        q.insert.run({
+          hash: r.transactionHash.toLowerCase(),
+          sender: r.from.toLowerCase(),
+          nonce: r.nonce,
+          tx_type: r.txType,
+          gas_price: r.gasPrice,
+          max_priority_fee: r.maxPriorityFeePerGas ?? null,
+          status: r.status ?? null,
+          data: JSON.stringify(r.data),
+          replaces: r.replaces,
+          replaced_by: r.replacedBy,
+          attempt: r.attempt,
+          raw,
+          created_at: r.createdAt,
+          updated_at: r.updatedAt,
+        });
+        for (const e of events) addEvent(r.transactionHash.toLowerCase(), e, r.createdAt);
+      })();
+    },
+    applyChanges(changes, now) {
+      return db.transaction(() => {
+        for (const c of changes) {
+          if (c.data) q.setStatusData.run(c.status, JSON.stringify(c.data), now, c.hash);
+          else q.setStatus.run(c.status, now, c.hash);
+          addEvent(c.hash, c.event, now);
+        }
+        return [...new Set(changes.map((c) => c.hash))].map((h) => get(h)).filter((r): r is TxRecord => r !== null);
+      })();
+    },
+    addEvent: (hash, e, now) => void addEvent(hash.toLowerCase(), e, now),
+    linkReplacement: (prev, next, now) => void q.link.run(next.toLowerCase(), now, prev.toLowerCase()),
+    markBroadcast: (hash, state) => void q.broadcast.run(state, hash.toLowerCase()),
+    unreject: (hash) => void q.unreject.run(hash.toLowerCase()),
+    isProcessed: (id) => q.isProcessed.get(id) !== undefined,
+    markProcessed: (id, now) => void q.markProcessed.run(id, now),
+    pruneProcessed: (before) => q.pruneProcessed.run(before).changes,
+    close: () => db.close(),
+  };
+}

@@ -1,0 +1,341 @@
+// The one place that wires adapters to services: (options) => { start, stop, api }. Never imports electron:
+// the same core runs in Electron's main process and headless under `txdesk serve`.
+import { createHash } from 'node:crypto';
+import { mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { createLogger, type Logger } from '../lib/log.js';
+import type { AppInfo, CongestionLevel, DesktopApi, DevchainStatus, ReplacementPolicy } from '../shared/desktop-api.js';
+import { TxdeskError } from '../shared/errors.js';
+import { createJsonRpcChain } from './adapters/chain/chain-jsonrpc.js';
+import { startAppServer, type AppServer } from './adapters/http/app-server.js';
+import { createFileSettingsStore } from './adapters/settings/settings-file.js';
+import { openTxStore } from './adapters/sqlite/tx-store-sqlite.js';
+import { createSdkTrackerFeed } from './adapters/tracker/tracker-feed-sdk.js';
+import { selectKeyVault } from './adapters/vault/vault-select.js';
+import { loadConfig, resolveDataDir, type CoreConfig } from './config.js';
+import { systemClock, type Chain, type Clock, type DevchainControl, type SettingsStore, type TrackerFeed, type TxStore } from './ports.js';
+import { createCoreApi, createCoreEvents, type CoreApi } from './services/desktop-api-core.js';
+import { createKeyManager } from './services/key-manager.js';
+import { createSettingsManager } from './services/settings-manager.js';
+import { createTxEngine, type RecoverySummary, type TxEngine } from './services/tx-engine.js';
+
+export interface CoreOptions {
+  /** Defaults to process.env. */
+  env?: NodeJS.ProcessEnv;
+  /** Defaults to $TXDESK_DATA_DIR or ~/.txdesk. */
+  dataDir?: string;
+  /** Electron passes an electron-store-backed one; headless defaults to `<dataDir>/settings.json`. */
+  settingsStore?: SettingsStore;
+  /** Overrides of the replacement policy (tests: short timeouts, few confirmations). */
+  policy?: Partial<ReplacementPolicy>;
+  /** Embedded dev chain only. */
+  congestion?: CongestionLevel;
+  blockTimeSeconds?: number;
+  /** Port of the embedded data service; a free one unless set. */
+  servicePort?: number;
+  /** The localhost server; `false` for none (IPC only). */
+  http?: { port?: number; rendererDir: string } | false;
+  /** better-sqlite3 binding for Electron's ABI. */
+  nativeBinding?: string;
+  /** Tracker subscription ackTimeout (ms) and the SDK's accepted minimum (tests against a service with a lower one). */
+  ackTimeoutMs?: number;
+  minAckTimeoutMs?: number;
+  /** Tests inject these. */
+  keychainAvailable?: () => Promise<boolean>;
+  clock?: Clock;
+  log?: Logger;
+}
+
+export interface CoreRuntime {
+  config: CoreConfig;
+  info: Omit<AppInfo, 'address'>;
+  /** Set when the localhost server listens. */
+  appUrl: string | null;
+  recovery: RecoverySummary;
+  store: TxStore;
+  engine: TxEngine;
+  chain: Chain;
+  /** Embedded mode only: the in-process dev service, for its ready line. */
+  devServiceInfo: Record<string, unknown> | null;
+  /** The signing account (never the key), or null. */
+  address(): string | null;
+}
+
+export interface Core {
+  /** A DesktopApi whose calls wait for start(); listeners may be added at any time. */
+  api: CoreApi;
+  start(): Promise<CoreRuntime>;
+  stop(): Promise<void>;
+  runtime(): CoreRuntime | null;
+}
+
+const DEVCHAIN_POLL_MS = 1_000;
+/** Far longer than any redelivery: the tracker drops a message once it is acked. */
+const PROCESSED_ID_TTL_MS = 30 * 24 * 3600 * 1000;
+
+export function createCore(opts: CoreOptions = {}): Core {
+  const env = opts.env ?? process.env;
+  const log = opts.log ?? createLogger('core');
+  const events = createCoreEvents();
+  const disposers: (() => Promise<void> | void)[] = [];
+  let inner: CoreApi | null = null;
+  let runtime: CoreRuntime | null = null;
+  let starting: Promise<CoreRuntime> | null = null;
+  let stopped = false;
+
+  async function boot(): Promise<CoreRuntime> {
+    const dataDir = resolveDataDir(opts.dataDir, env);
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    const settingsStore = opts.settingsStore ?? createFileSettingsStore(dataDir, log.child('settings'));
+    const config = loadConfig({ env, dataDir, saved: settingsStore.load(), ...(opts.policy ? { policy: opts.policy } : {}) });
+    const embedded = config.mode === 'embedded';
+
+    let net: { nodeUrl: string; serviceUrl: string; clientId: string; platform: string; network: string };
+    let devchain: DevchainControl | null = null;
+    let devServiceInfo: Record<string, unknown> | null = null;
+    if (embedded) {
+      log.info('no NODE_ENDPOINT/TXDESK_SERVICE_URL: starting the embedded dev chain and data service');
+      const ignored = (['CLIENT_ID', 'PLATFORM', 'NETWORK'] as const).filter((n) => env[n]);
+      if (ignored.length) log.warn(`${ignored.join(', ')} ignored: they apply only with NODE_ENDPOINT and TXDESK_SERVICE_URL`);
+      const { startDevService } = await import('../service/index.js');
+      const dev = await startDevService({
+        port: opts.servicePort ?? 0,
+        ...(opts.congestion ? { congestion: opts.congestion } : {}),
+        ...(opts.blockTimeSeconds !== undefined ? { blockTimeSeconds: opts.blockTimeSeconds } : {}),
+        log: log.child('embedded'),
+      });
+      disposers.push(() => dev.stop());
+      net = { nodeUrl: dev.devchain.nodeUrl, serviceUrl: dev.service.url, clientId: dev.clientId, platform: dev.service.platform, network: dev.service.network };
+      devchain = {
+        status: () => dev.devchain.status(),
+        setCongestion: (l) => dev.devchain.setCongestion(l),
+        fund: (a, w) => dev.devchain.fund(a, w),
+        giveTokens: (a, n) => dev.devchain.giveTokens(a, n),
+      };
+      devServiceInfo = dev.readyInfo();
+    } else {
+      net = config.network!;
+    }
+
+    const chain = createJsonRpcChain(net.nodeUrl);
+    disposers.push(() => chain.close());
+    let chainId: number;
+    let genesis: string;
+    try {
+      [chainId, genesis] = await Promise.all([chain.chainId(), chain.genesisHash()]);
+    } catch {
+      throw new TxdeskError('UPSTREAM_UNAVAILABLE', `The Ethereum node at ${net.nodeUrl} could not be reached; check NODE_ENDPOINT and that the node runs.`);
+    }
+
+    // One store per chain: a restarted dev chain is a new chain, and its old records could never be reconciled.
+    let dbFile: string;
+    if (embedded) {
+      const dir = join(dataDir, 'embedded');
+      rmSync(dir, { recursive: true, force: true });
+      dbFile = join(dir, 'tx.db');
+    } else {
+      dbFile = join(dataDir, `tx-${chainId}-${genesis.slice(2, 10)}.db`);
+    }
+    const store = openTxStore(dbFile, opts.nativeBinding ? { nativeBinding: opts.nativeBinding } : {});
+    disposers.push(() => store.close());
+    store.pruneProcessed(new Date(Date.now() - PROCESSED_ID_TTL_MS).toISOString());
+
+    // With PRIVATE_KEY the key is never stored, so no vault is even probed.
+    const keychainAvailable = config.useKeychain ? opts.keychainAvailable : async () => false;
+    const vault = config.envPrivateKey
+      ? null
+      : await selectKeyVault({
+          dataDir,
+          scope: embedded ? 'embedded' : 'configured',
+          passphrase: config.keyPassphrase ?? undefined,
+          ...(keychainAvailable ? { keychainAvailable } : {}),
+          log: log.child('vault'),
+        });
+    const keys = createKeyManager({ vault, envPrivateKey: config.envPrivateKey, chain, devchain, log: log.child('key') });
+    await keys.load(embedded);
+    if (!keys.signer()) log.warn('no signing key yet: generate or import one (POST /api/key/generate or /api/key/import)');
+
+    const settings = createSettingsManager({
+      store: settingsStore,
+      running: { nodeUrl: net.nodeUrl, serviceUrl: net.serviceUrl, platform: net.platform, network: net.network, clientId: net.clientId },
+      policy: config.policy,
+      embedded,
+      clientIdChanged: (id) => {
+        if (id) void switchClientId(id).catch((e: Error) => log.warn(`switching the tracker to the new client ID failed: ${e.message}`));
+      },
+    });
+
+    const subscriptionId = `txdesk-app-${createHash('sha256').update(`${dataDir}|${chainId}|${genesis}`).digest('hex').slice(0, 20)}`;
+    const makeFeed = (clientId: string): TrackerFeed =>
+      createSdkTrackerFeed({
+        serviceUrl: net.serviceUrl,
+        clientId,
+        platform: net.platform,
+        network: net.network,
+        subscriptionId,
+        ...(opts.ackTimeoutMs !== undefined ? { ackTimeout: opts.ackTimeoutMs } : {}),
+        ...(opts.minAckTimeoutMs !== undefined ? { minAckTimeout: opts.minAckTimeoutMs } : {}),
+      });
+    let current = makeFeed(net.clientId);
+    // The engine holds this stable facade; a sign-in with another client ID swaps the subscription behind it.
+    const feed: TrackerFeed = {
+      track: (h, o) => current.track(h, o),
+      start: (onMessage, onError) => current.start(onMessage, onError),
+      stop: () => current.stop(),
+    };
+    const onTrackerError = (e: Error) => log.warn(`tracker: ${e.message}`);
+    async function switchClientId(clientId: string): Promise<void> {
+      if (stopped) return;
+      const old = current;
+      current = makeFeed(clientId);
+      await old.stop();
+      await current.start((m) => engine.handleMessage(m), onTrackerError);
+      // Hashes were registered under the old client ID: register every open one under the new one.
+      await engine.recover();
+      log.info('the tracker now uses the new client ID');
+    }
+
+    const info: Omit<AppInfo, 'address'> = { mode: config.mode, chainId, nodeUrl: net.nodeUrl, serviceUrl: net.serviceUrl, platform: net.platform, network: net.network };
+    let appUrl: string | null = null;
+    let api: CoreApi;
+    const engine = createTxEngine({
+      store,
+      chain,
+      feed,
+      clock: opts.clock ?? systemClock,
+      log: log.child('tx'),
+      chainId,
+      signer: () => keys.signer(),
+      policy: () => settings.policy(),
+      changed: (recs) => recs.forEach((r) => api.emitTransaction(r)),
+    });
+    // Let in-flight work (a message half-applied, a broadcast) finish before the store closes.
+    disposers.push(() => {
+      engine.stop();
+      return Promise.race([engine.idle(), new Promise<void>((r) => setTimeout(r, 5_000).unref())]);
+    });
+    // Runs before the wait above (disposers run newest first): no new message may start once stopping has begun.
+    disposers.push(() => feed.stop());
+    api = createCoreApi({ info, store, engine, keys, settings, devchain, appOrigin: () => appUrl, events });
+
+    const recovery = await engine.recover();
+    if (recovery.nonces > 0) {
+      log.info(`recovered ${recovery.nonces} open nonce(s): ${recovery.mined} mined, ${recovery.usedElsewhere} used elsewhere, ${recovery.rebroadcast} sent again, ${recovery.tracked} tracked`);
+    }
+    await feed.start((m) => engine.handleMessage(m), onTrackerError);
+
+    if (devchain) disposers.push(pollDevchain(devchain, api, log));
+
+    if (opts.http !== false && opts.http) {
+      const server: AppServer = await startAppServer({ api, rendererDir: opts.http.rendererDir, log: log.child('http'), ...(opts.http.port !== undefined ? { port: opts.http.port } : {}) });
+      disposers.push(() => server.close());
+      appUrl = server.url;
+    }
+
+    inner = api;
+    runtime = { config, info, appUrl, recovery, store, engine, chain, devServiceInfo, address: () => keys.signer()?.address ?? null };
+    return runtime;
+  }
+
+  async function ready(): Promise<CoreApi> {
+    if (inner) return inner;
+    if (!starting) throw new TxdeskError('CONFLICT', 'The app core has not been started.');
+    try {
+      await starting;
+    } catch {
+      throw new TxdeskError('UPSTREAM_UNAVAILABLE', 'The app core failed to start; see its log, fix the cause and restart.');
+    }
+    return inner!;
+  }
+
+  const api = lateApi(ready, events);
+
+  return {
+    api,
+    runtime: () => runtime,
+    start() {
+      if (stopped) return Promise.reject(new Error('This core was stopped; create a new one.'));
+      starting ??= boot().catch(async (e) => {
+        await runDisposers();
+        throw e;
+      });
+      return starting;
+    },
+    async stop() {
+      stopped = true;
+      if (starting) await starting.catch(() => undefined);
+      await runDisposers();
+    },
+  };
+
+  async function runDisposers() {
+    for (const d of disposers.splice(0).reverse()) {
+      try {
+        await d();
+      } catch (e) {
+        log.warn(`stopping: ${(e as Error).message}`);
+      }
+    }
+  }
+}
+
+/** The block height, base fee and congestion of the embedded chain, pushed on every change. */
+function pollDevchain(devchain: DevchainControl, api: CoreApi, log: Logger): () => void {
+  let last = '';
+  let busy = false;
+  const timer = setInterval(() => {
+    if (busy) return;
+    busy = true;
+    devchain
+      .status()
+      .then((s: DevchainStatus) => {
+        const key = `${s.blockNumber}|${s.baseFeeWei}|${s.congestion}`;
+        if (key !== last) {
+          last = key;
+          api.emitDevchain(s);
+        }
+      })
+      .catch((e: Error) => log.warn(`dev chain status: ${e.message}`))
+      .finally(() => {
+        busy = false;
+      });
+  }, DEVCHAIN_POLL_MS);
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
+/** Wraps the started api: calls wait for start-up; listener registration works before it. */
+function lateApi(ready: () => Promise<CoreApi>, events: ReturnType<typeof createCoreEvents>): CoreApi {
+  const call =
+    <K extends keyof CoreApi>(k: K) =>
+    async (...args: unknown[]) =>
+      ((await ready())[k] as (...a: unknown[]) => unknown)(...args);
+  const listen = <T>(set: Set<(v: T) => void>) => (l: (v: T) => void) => {
+    set.add(l);
+    return () => void set.delete(l);
+  };
+  const methods: (keyof DesktopApi)[] = [
+    'getAppInfo',
+    'listTransactions',
+    'getTransaction',
+    'generateTransaction',
+    'listTokens',
+    'resolveTokenMetadata',
+    'getSettings',
+    'updateSettings',
+    'signIn',
+    'getKeyInfo',
+    'generateKey',
+    'importKey',
+    'getDevchainStatus',
+    'setCongestion',
+  ];
+  const api = Object.fromEntries(methods.map((m) => [m, call(m)])) as unknown as CoreApi;
+  api.proxyTokens = call('proxyTokens') as CoreApi['proxyTokens'];
+  api.onTransactionChanged = listen(events.tx);
+  api.onDevchainStatus = listen(events.devchain);
+  api.emitTransaction = (r) => events.tx.forEach((l) => l(r));
+  api.emitDevchain = (s) => events.devchain.forEach((l) => l(s));
+  api.devchainListenerCount = () => events.devchain.size;
+  return api;
+}

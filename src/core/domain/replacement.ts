@@ -1,0 +1,73 @@
+// The replacement policy: whether a stuck transaction gets a same-nonce replacement, and at which fee.
+// Pure: the caller passes the records, the network's fees and the policy; a table of cases tests it completely.
+import type { ReplacementPolicy } from '../../shared/desktop-api.js';
+import type { TxRecord } from '../../shared/tx-record.js';
+import { formatGwei, headlineFee, percentIncrease, replacementFees, type FeeFields, type NetworkFees } from './fees.js';
+
+export type SkipReason = 'not-stuck' | 'nonce-mined' | 'superseded' | 'max-replacements' | 'cap' | 'no-key';
+
+export type ReplacementDecision =
+  | { action: 'replace'; fees: FeeFields; attempt: number; summary: string }
+  | { action: 'skip'; reason: SkipReason; summary: string; detail: Record<string, unknown> };
+
+export function feesOf(r: Pick<TxRecord, 'txType' | 'gasPrice' | 'maxPriorityFeePerGas'>): FeeFields {
+  if (r.txType === 'legacy') return { txType: 'legacy', gasPrice: BigInt(r.gasPrice) };
+  return { txType: 'eip1559', maxFeePerGas: BigInt(r.gasPrice), maxPriorityFeePerGas: BigInt(r.maxPriorityFeePerGas ?? r.gasPrice) };
+}
+
+const MINED = new Set(['receipt', 'confirmation']);
+
+/**
+ * Checks that need no network data. `tx` is the record that just went `pending`; `sameNonce` is every other
+ * record of its sender and nonce. Returns null when a replacement may be sent.
+ */
+export function replacementBlocker(tx: TxRecord, sameNonce: readonly TxRecord[], policy: ReplacementPolicy): Extract<ReplacementDecision, { action: 'skip' }> | null {
+  if (tx.status !== undefined && tx.status !== 'pending') {
+    return { action: 'skip', reason: 'not-stuck', summary: `Not replaced: it is already ${tx.status}.`, detail: { status: tx.status } };
+  }
+  const mined = sameNonce.find((r) => r.status !== undefined && MINED.has(r.status));
+  if (mined) {
+    return { action: 'skip', reason: 'nonce-mined', summary: `Not replaced: nonce ${tx.nonce} was already mined by ${short(mined.transactionHash)}.`, detail: { minedBy: mined.transactionHash } };
+  }
+  if (tx.replacedBy !== null || sameNonce.some((r) => r.attempt > tx.attempt)) {
+    const newer = tx.replacedBy ?? sameNonce.reduce((a, b) => (b.attempt > a.attempt ? b : a)).transactionHash;
+    return { action: 'skip', reason: 'superseded', summary: `Not replaced again: ${short(newer)} already replaces it.`, detail: { newer } };
+  }
+  if (tx.attempt >= policy.maxReplacements) {
+    return {
+      action: 'skip',
+      reason: 'max-replacements',
+      summary: `Not replaced: nonce ${tx.nonce} already had ${tx.attempt} of at most ${policy.maxReplacements} replacements.`,
+      detail: { attempt: tx.attempt, maxReplacements: policy.maxReplacements },
+    };
+  }
+  return null;
+}
+
+/** The full decision for a record that just went `pending`. */
+export function decideReplacement(tx: TxRecord, sameNonce: readonly TxRecord[], net: NetworkFees, policy: ReplacementPolicy): ReplacementDecision {
+  const blocked = replacementBlocker(tx, sameNonce, policy);
+  if (blocked) return blocked;
+  const prev = feesOf(tx);
+  const next = replacementFees(prev, net, policy.bumpPercent);
+  const cap = BigInt(policy.maxFeeWei);
+  const fee = headlineFee(next);
+  if (fee > cap) {
+    return {
+      action: 'skip',
+      reason: 'cap',
+      summary: `Not replaced: a fee the network accepts is ${formatGwei(fee)}, above the cap of ${formatGwei(cap)}.`,
+      detail: { neededWei: fee.toString(), capWei: cap.toString() },
+    };
+  }
+  return {
+    action: 'replace',
+    fees: next,
+    attempt: tx.attempt + 1,
+    summary: `Replacing at ${formatGwei(fee)} (${percentIncrease(headlineFee(prev), fee)}), attempt ${tx.attempt + 1} of ${policy.maxReplacements}.`,
+  };
+}
+
+export function short(hash: string): string {
+  return `${hash.slice(0, 10)}…`;
+}

@@ -1,0 +1,73 @@
+// Record transitions for tracker messages: what a pending/receipt/confirmation does to the record and to the
+// other records of the same nonce. Pure and idempotent: a duplicate or late message yields no change.
+import type { TxEventKind, TxRecord, TxStatus } from '../../shared/tx-record.js';
+import { short } from './replacement.js';
+
+export type TrackerMessageType = 'pending' | 'receipt' | 'confirmation';
+
+export interface TrackerMessage {
+  type: TrackerMessageType;
+  result: Record<string, unknown>;
+}
+
+export interface RecordChange {
+  hash: string;
+  status: TxStatus;
+  /** Replaces the record's `data` when present. */
+  data?: Record<string, unknown>;
+  event: { kind: TxEventKind; summary: string; detail: Record<string, unknown> };
+}
+
+export interface Transition {
+  changes: RecordChange[];
+  /** True when the record just became `pending`: the caller then asks the replacement policy. */
+  stuck: boolean;
+}
+
+const NONE: Transition = { changes: [], stuck: false };
+
+export function applyTrackerMessage(target: TxRecord, sameNonce: readonly TxRecord[], msg: TrackerMessage): Transition {
+  switch (msg.type) {
+    case 'pending':
+      // Only a record nobody has heard of yet can become pending; after a receipt or a replacement it is news from the past.
+      if (target.status !== undefined) return NONE;
+      return {
+        changes: [{ hash: target.transactionHash, status: 'pending', event: { kind: 'pending', summary: 'Still not mined when the tracker timeout ran out.', detail: { ...msg.result } } }],
+        stuck: true,
+      };
+    case 'receipt':
+      return mined(target, sameNonce, msg.result, 'receipt');
+    case 'confirmation':
+      return mined(target, sameNonce, msg.result, 'confirmation');
+  }
+}
+
+function mined(target: TxRecord, sameNonce: readonly TxRecord[], result: Record<string, unknown>, kind: 'receipt' | 'confirmation'): Transition {
+  // A confirmation is final: nothing that arrives after it (duplicate, late receipt) changes the record, and once
+  // one attempt of a nonce is confirmed, a stale receipt for another attempt cannot reopen the nonce.
+  if (target.status === 'confirmation' || sameNonce.some((r) => r.status === 'confirmation')) return NONE;
+  const block = result.blockNumber;
+  const changes: RecordChange[] = [];
+  if (kind === 'receipt' && target.status === 'receipt') {
+    if (result.blockHash === target.data.blockHash) return NONE;
+    changes.push({
+      hash: target.transactionHash,
+      status: 'receipt',
+      data: result,
+      event: { kind: 'reorged', summary: `Mined again in block ${String(block)} after a reorganisation.`, detail: { blockNumber: block, blockHash: result.blockHash, previousBlockHash: target.data.blockHash } },
+    });
+  } else {
+    const summary = kind === 'receipt' ? `Mined in block ${String(block)}.` : `Confirmed: block ${String(block)} is deep enough.`;
+    changes.push({ hash: target.transactionHash, status: kind, data: result, event: { kind, summary, detail: { blockNumber: block, blockHash: result.blockHash } } });
+  }
+  // One nonce is mined once: every other attempt of it lost, whatever it believed before.
+  for (const other of sameNonce) {
+    if (other.transactionHash === target.transactionHash || other.status === 'replaced' || other.status === 'confirmation') continue;
+    changes.push({
+      hash: other.transactionHash,
+      status: 'replaced',
+      event: { kind: 'replaced', summary: `Lost to ${short(target.transactionHash)}, mined in block ${String(block)}.`, detail: { winner: target.transactionHash, blockNumber: block } },
+    });
+  }
+  return { changes, stuck: false };
+}

@@ -1,0 +1,149 @@
+// The interfaces the core needs from the outside world. Adapters implement them; tests substitute fakes.
+import type { CongestionLevel, DevchainStatus, ReplacementPolicy } from '../shared/desktop-api.js';
+import type { TxEvent, TxRecord } from '../shared/tx-record.js';
+import type { FeeFields, NetworkFees } from './domain/fees.js';
+import type { RecordChange, TrackerMessageType } from './domain/transitions.js';
+
+export type NewEvent = Omit<TxEvent, 'at'>;
+
+/** Where records, their signed bytes, their history and processed tracker message ids live (SQLite). */
+export interface TxStore {
+  /** Runs `fn` in one database transaction: all of its writes commit together or not at all. */
+  transaction<T>(fn: () => T): T;
+  get(hash: string): TxRecord | null;
+  /** Sender addresses that have records. */
+  senders(): string[];
+  /** Every record, oldest first. */
+  list(): TxRecord[];
+  history(hash: string): TxEvent[];
+  byNonce(from: string, nonce: number): TxRecord[];
+  /** Nonces of `from` that hold at least one transaction a node did not refuse. */
+  liveNonces(from: string): number[];
+  /** Nonces of `from` with no confirmed record yet, ascending. */
+  openNonces(from: string): number[];
+  rawOf(hash: string): string | null;
+  rejected(from: string): Set<string>;
+  insert(record: TxRecord, raw: string, events: NewEvent[]): void;
+  /** Applies status/data changes and appends their events; returns the records as they are now. */
+  applyChanges(changes: readonly RecordChange[], nowIso: string): TxRecord[];
+  addEvent(hash: string, event: NewEvent, nowIso: string): void;
+  /** Links `prev.replacedBy = next`; `next.replaces` is set by `insert`. */
+  linkReplacement(prevHash: string, nextHash: string, nowIso: string): void;
+  markBroadcast(hash: string, state: 'sent' | 'rejected'): void;
+  /** Makes a refused transaction sendable again (the same bytes, signed again later, may be accepted now). */
+  unreject(hash: string): void;
+  isProcessed(messageId: string): boolean;
+  markProcessed(messageId: string, nowIso: string): void;
+  /** Forgets processed message ids older than `beforeIso` (the tracker prunes acked messages long before). */
+  pruneProcessed(beforeIso: string): number;
+  close(): void;
+}
+
+export type BroadcastFailure =
+  /** The node already has it (pool or chain): as good as sent. */
+  | 'known'
+  /** The nonce is below the account's count: mined by us or by someone else. */
+  | 'nonce-used'
+  /** A same-nonce transaction with a higher or equal fee is in the pool. */
+  | 'underpriced'
+  /** Refused for another reason that sending it again will not fix (funds, fee below base fee, ...). */
+  | 'refused'
+  /** The node could not be reached or timed out: trying again later can work. */
+  | 'unreachable';
+
+export class BroadcastError extends Error {
+  constructor(
+    readonly failure: BroadcastFailure,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'BroadcastError';
+  }
+}
+
+/** The node, over JSON-RPC. */
+export interface Chain {
+  chainId(): Promise<number>;
+  /** Hash of block 0: tells two chains with the same chainId apart (a restarted dev chain is a new chain). */
+  genesisHash(): Promise<string>;
+  nonceCount(address: string, tag: 'latest' | 'pending'): Promise<number>;
+  fees(): Promise<NetworkFees>;
+  /** Sends a signed transaction; throws BroadcastError. */
+  sendRaw(raw: string): Promise<void>;
+  /** The receipt in the tracker's shape (SPEC 3.2), or null when not mined. */
+  receipt(hash: string): Promise<Record<string, unknown> | null>;
+  balance(address: string): Promise<bigint>;
+  latestBlock(): Promise<{ number: number; baseFeeWei: bigint | null }>;
+  close(): Promise<void>;
+}
+
+export interface UnsignedTransfer {
+  chainId: number;
+  nonce: number;
+  to: string;
+  valueWei: bigint;
+  gasLimit: bigint;
+  fees: FeeFields;
+}
+
+/** Holds the private key in memory and signs; exposes only the address. */
+export interface Signer {
+  readonly address: string;
+  sign(tx: UnsignedTransfer): Promise<{ hash: string; raw: string }>;
+}
+
+export type KeyStorage = 'keychain' | 'encrypted-file' | 'memory';
+
+/** Where the signing key rests between runs. */
+export interface KeyVault {
+  readonly storage: KeyStorage;
+  load(): Promise<string | null>;
+  save(privateKey: string): Promise<void>;
+  clear(): Promise<void>;
+}
+
+export interface FeedMessage {
+  /** The tracker's messageId: the same on every redelivery. */
+  id: string;
+  type: TrackerMessageType;
+  result: Record<string, unknown>;
+  ack(): Promise<void>;
+}
+
+/** The one tracker subscription (SDK). */
+export interface TrackerFeed {
+  track(hash: string, opts: { timeout: number; confirmation: number }): Promise<void>;
+  start(onMessage: (m: FeedMessage) => Promise<void>, onError: (e: Error) => void): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** What the user changed in the app; only these are persisted (environment and embedded values are derived each start). */
+export interface PersistedSettings {
+  clientId?: string | null;
+  signedInAs?: string | null;
+  nodeUrl?: string;
+  serviceUrl?: string;
+  platform?: string;
+  network?: string;
+  policy?: Partial<ReplacementPolicy>;
+}
+
+/** Headless: a JSON file in the data dir. Electron: electron-store, plugged in by src/main. */
+export interface SettingsStore {
+  load(): PersistedSettings;
+  save(settings: PersistedSettings): void;
+}
+
+/** The embedded dev chain's controls (only in embedded mode). */
+export interface DevchainControl {
+  status(): Promise<DevchainStatus>;
+  setCongestion(level: CongestionLevel): void;
+  fund(address: string, wei: bigint): Promise<void>;
+  giveTokens(address: string, count: number): Promise<void>;
+}
+
+export interface Clock {
+  now(): number;
+}
+
+export const systemClock: Clock = { now: () => Date.now() };

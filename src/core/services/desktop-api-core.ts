@@ -1,0 +1,157 @@
+// The core's DesktopApi: one plain object that Electron's IPC handlers call directly and the localhost server wraps
+// thinly, so both transports validate and behave the same. Inputs are parsed with the shared zod schemas.
+import {
+  addressSchema,
+  congestionSchema,
+  importKeySchema,
+  signInSchema,
+  tokenMetadataRequestSchema,
+  tokenQuerySchema,
+  txHashSchema,
+  type AppInfo,
+  type DesktopApi,
+  type DevchainStatus,
+} from '../../shared/desktop-api.js';
+import { TxdeskError } from '../../shared/errors.js';
+import type { TokenPage, TokenQuery } from '../../shared/listing.js';
+import type { TxRecord } from '../../shared/tx-record.js';
+import type { DevchainControl, TxStore } from '../ports.js';
+import type { KeyManager } from './key-manager.js';
+import type { SettingsManager } from './settings-manager.js';
+import { fetchTokenPage } from './token-proxy.js';
+import { createMetadataResolver } from './token-metadata.js';
+import type { TxEngine } from './tx-engine.js';
+import { parseInput } from './validate.js';
+
+export interface CoreApiDeps {
+  info: Omit<AppInfo, 'address'>;
+  store: TxStore;
+  engine: TxEngine;
+  keys: KeyManager;
+  settings: SettingsManager;
+  devchain: DevchainControl | null;
+  /** The localhost server's origin once it listens (pagination URLs point there), else null. */
+  appOrigin(): string | null;
+  events: CoreEvents;
+}
+
+/** Listener sets that exist before the core has started, so IPC and SSE can subscribe at any time. */
+export interface CoreEvents {
+  tx: Set<(r: TxRecord) => void>;
+  devchain: Set<(s: DevchainStatus) => void>;
+}
+
+export function createCoreEvents(): CoreEvents {
+  return { tx: new Set(), devchain: new Set() };
+}
+
+/** The DesktopApi plus what the HTTP layer needs beyond it (the raw listing proxy and event fan-out). */
+export interface CoreApi extends DesktopApi {
+  /** The listing proxy with the caller's own query string, so the service's validation answers unchanged. */
+  proxyTokens(address: string, query: URLSearchParams, appOrigin: string | null): Promise<{ status: number; body: unknown }>;
+  /** Fan-out used by the engine and the dev-chain poller. */
+  emitTransaction(record: TxRecord): void;
+  emitDevchain(status: DevchainStatus): void;
+  devchainListenerCount(): number;
+}
+
+export function createCoreApi(d: CoreApiDeps): CoreApi {
+  const txListeners = d.events.tx;
+  const devListeners = d.events.devchain;
+  const resolveMetadata = createMetadataResolver();
+  const listen = <T>(set: Set<(v: T) => void>, l: (v: T) => void) => {
+    set.add(l);
+    return () => void set.delete(l);
+  };
+  const safeEach = <T>(set: Set<(v: T) => void>, v: T) => {
+    for (const l of set) {
+      try {
+        l(v);
+      } catch {
+        /* a listener's bug must not break the engine */
+      }
+    }
+  };
+  const needDevchain = (): DevchainControl => {
+    if (!d.devchain) throw new TxdeskError('CONFLICT', 'The app is connected to a configured network; the dev chain controls exist only on the embedded dev chain.');
+    return d.devchain;
+  };
+
+  const api: CoreApi = {
+    getAppInfo: async () => ({ ...d.info, address: d.keys.signer()?.address ?? null }),
+
+    listTransactions: async () => d.store.list(),
+    async getTransaction(hash) {
+      const h = parseInput(txHashSchema, hash, 'hash').toLowerCase();
+      const rec = d.store.get(h);
+      if (!rec) throw new TxdeskError('NOT_FOUND', `No transaction ${h} is stored in this app; list them with GET /api/tx.`);
+      return { ...rec, history: d.store.history(h) };
+    },
+    generateTransaction: () => d.engine.generate(),
+    onTransactionChanged: (l) => listen(txListeners, l),
+
+    async listTokens(owner, query) {
+      const address = parseInput(addressSchema, owner, 'address');
+      const q: TokenQuery = parseInput(tokenQuerySchema, query ?? {}, 'query');
+      const qs = new URLSearchParams();
+      if (q.page !== undefined) qs.set('page', String(q.page));
+      if (q.size !== undefined) qs.set('size', String(q.size));
+      if (q.order_by) qs.set('order_by', q.order_by);
+      if (q.order_direction) qs.set('order_direction', q.order_direction);
+      if (q.contractAddresses?.length) qs.set('contractAddresses', q.contractAddresses.join(','));
+      const r = await api.proxyTokens(address, qs, d.appOrigin());
+      if (r.status !== 200) {
+        const e = (r.body as { error: { code: TxdeskError['code']; message: string } }).error;
+        throw new TxdeskError(e.code, e.message, r.status);
+      }
+      return r.body as TokenPage;
+    },
+    proxyTokens: (address, query, appOrigin) =>
+      fetchTokenPage({ serviceUrl: d.info.serviceUrl, clientId: d.settings.clientId(), address, query, appOrigin }),
+    resolveTokenMetadata: async (uris) => resolveMetadata(parseInput(tokenMetadataRequestSchema, uris, 'uris')),
+
+    getSettings: async () => d.settings.get(),
+    updateSettings: async (patch) => d.settings.update(patch),
+    async signIn(credentials) {
+      const c = parseInput(signInSchema, credentials, 'credentials');
+      let res: Response;
+      try {
+        res = await fetch(`${d.info.serviceUrl}/users/v1/login`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(c),
+          signal: AbortSignal.timeout(15_000),
+        });
+      } catch {
+        throw new TxdeskError('UPSTREAM_UNAVAILABLE', `The data service at ${d.info.serviceUrl} could not be reached; check that it runs, then retry.`);
+      }
+      const body = (await res.json().catch(() => null)) as { clientId?: unknown } | null;
+      if (res.status === 401) throw new TxdeskError('UNAUTHORIZED', 'The e-mail or password is wrong; check them and retry.');
+      if (!res.ok || typeof body?.clientId !== 'string') throw new TxdeskError('UPSTREAM_UNAVAILABLE', `The data service answered HTTP ${res.status} to the sign-in; try again later.`);
+      return d.settings.signedIn(c.email, body.clientId);
+    },
+
+    getKeyInfo: () => d.keys.info(),
+    generateKey: () => d.keys.generate(),
+    async importKey(input) {
+      const { privateKey } = parseInput(importKeySchema, input, 'privateKey');
+      return d.keys.import(privateKey);
+    },
+
+    getDevchainStatus: async () => (d.devchain ? d.devchain.status() : null),
+    async setCongestion(level) {
+      const l = parseInput(congestionSchema, level, 'level');
+      const dev = needDevchain();
+      dev.setCongestion(l);
+      const s = await dev.status();
+      safeEach(devListeners, s);
+      return s;
+    },
+    onDevchainStatus: (l) => listen(devListeners, l),
+
+    emitTransaction: (r) => safeEach(txListeners, r),
+    emitDevchain: (s) => safeEach(devListeners, s),
+    devchainListenerCount: () => devListeners.size,
+  };
+  return api;
+}

@@ -1,0 +1,91 @@
+// The signing key's lifecycle: loaded from PRIVATE_KEY or the vault, generated or imported once, and only ever
+// described by address, balance and storage. On the embedded dev chain a new key is funded and given sample tokens.
+import { Wallet } from 'ethers';
+import type { Logger } from '../../lib/log.js';
+import type { KeyInfo } from '../../shared/desktop-api.js';
+import { TxdeskError } from '../../shared/errors.js';
+import { createWalletSigner } from '../adapters/chain/chain-signer.js';
+import type { Chain, DevchainControl, KeyVault, Signer } from '../ports.js';
+
+/** What a fresh dev-chain key receives: plenty of ETH for fees and a few tokens for the token browser. */
+export const DEV_FUNDING_WEI = 100n * 10n ** 18n;
+export const DEV_SAMPLE_TOKENS = 3;
+
+export interface KeyManagerDeps {
+  vault: KeyVault | null;
+  envPrivateKey: string | null;
+  chain: Chain;
+  devchain: DevchainControl | null;
+  log: Logger;
+}
+
+export function createKeyManager(d: KeyManagerDeps) {
+  let signer: Signer | null = null;
+  let storage: KeyInfo['storage'] | null = null;
+
+  const noVault = () =>
+    new TxdeskError('CONFLICT', 'No OS keychain is available to keep a key; set TXDESK_KEY_PASSPHRASE (8+ characters) to keep it in an encrypted file, or set PRIVATE_KEY, then restart.');
+
+  async function provision(address: string): Promise<void> {
+    if (!d.devchain) return;
+    await d.devchain.fund(address, DEV_FUNDING_WEI);
+    await d.devchain.giveTokens(address, DEV_SAMPLE_TOKENS);
+  }
+
+  async function adopt(privateKey: string, where: KeyInfo['storage']): Promise<void> {
+    signer = createWalletSigner(privateKey);
+    storage = where;
+  }
+
+  async function info(): Promise<KeyInfo | null> {
+    if (!signer || !storage) return null;
+    let balanceWei = '0';
+    try {
+      balanceWei = (await d.chain.balance(signer.address)).toString();
+    } catch {
+      throw new TxdeskError('UPSTREAM_UNAVAILABLE', 'The Ethereum node did not answer the balance query; check that it runs, then retry.');
+    }
+    return { address: signer.address, balanceWei, storage };
+  }
+
+  async function replace(privateKey: string): Promise<KeyInfo> {
+    if (d.envPrivateKey) throw new TxdeskError('CONFLICT', 'The signing key comes from PRIVATE_KEY; unset it and restart to manage the key in the app.');
+    if (!d.vault) throw noVault();
+    try {
+      await d.vault.save(privateKey);
+    } catch (e) {
+      // Vault messages are written to be shown (they never carry the key); anything else gets a generic sentence.
+      throw new TxdeskError('CONFLICT', e instanceof Error && /keychain|TXDESK_KEY_PASSPHRASE|key file/.test(e.message) ? e.message : 'The key could not be stored; check the keychain or the data directory, then retry.');
+    }
+    await adopt(privateKey, d.vault.storage);
+    await provision(signer!.address);
+    d.log.info(`signing key set: ${signer!.address} (${d.vault.storage})`);
+    return (await info())!;
+  }
+
+  return {
+    signer: () => signer,
+    info,
+    /** Loads the key at start-up; on the embedded dev chain creates one when none exists, and funds it. */
+    async load(embedded: boolean): Promise<void> {
+      if (d.envPrivateKey) {
+        await adopt(d.envPrivateKey, 'environment');
+      } else if (d.vault) {
+        const k = await d.vault.load();
+        if (k) await adopt(k, d.vault.storage);
+        else if (embedded) {
+          const fresh = Wallet.createRandom().privateKey;
+          await d.vault.save(fresh);
+          await adopt(fresh, d.vault.storage);
+          d.log.info(`generated a signing key for the dev chain: ${signer!.address} (${d.vault.storage})`);
+        }
+      }
+      // The dev chain is new on every start: whatever key we use needs funds and sample tokens there again.
+      if (embedded && signer) await provision(signer.address);
+    },
+    generate: () => replace(Wallet.createRandom().privateKey),
+    import: (privateKey: string) => replace(privateKey.startsWith('0x') ? privateKey : `0x${privateKey}`),
+  };
+}
+
+export type KeyManager = ReturnType<typeof createKeyManager>;

@@ -1,0 +1,77 @@
+// The app's settings: what the user saved (persisted through the SettingsStore port) over what is running now.
+// The replacement policy and (configured mode) the client ID apply at once; node, service, platform and network on
+// the next start.
+import { settingsPatchSchema, type AppSettings, type ReplacementPolicy, type SettingsPatch } from '../../shared/desktop-api.js';
+import { TxdeskError } from '../../shared/errors.js';
+import type { PersistedSettings, SettingsStore } from '../ports.js';
+import { parseInput } from './validate.js';
+
+export interface RunningNetwork {
+  nodeUrl: string;
+  serviceUrl: string;
+  platform: string;
+  network: string;
+  clientId: string | null;
+}
+
+export function createSettingsManager(o: {
+  store: SettingsStore;
+  running: RunningNetwork;
+  policy: ReplacementPolicy;
+  embedded: boolean;
+  /** Configured mode: the tracker subscription follows a new client ID at once. */
+  clientIdChanged?: (clientId: string | null) => void;
+}) {
+  let saved: PersistedSettings = o.store.load();
+  let policy: ReplacementPolicy = { ...o.policy };
+  // In embedded mode the in-process service only knows its own dev account; a saved clientId is for a configured network.
+  let liveClientId = o.running.clientId;
+
+  const get = (): AppSettings => ({
+    clientId: saved.clientId !== undefined ? saved.clientId : o.running.clientId,
+    signedInAs: saved.signedInAs ?? null,
+    nodeUrl: saved.nodeUrl ?? o.running.nodeUrl,
+    serviceUrl: saved.serviceUrl ?? o.running.serviceUrl,
+    platform: saved.platform ?? o.running.platform,
+    network: saved.network ?? o.running.network,
+    policy: { ...policy },
+  });
+
+  function persist(next: PersistedSettings): void {
+    o.store.save(next);
+    saved = next;
+  }
+
+  return {
+    get,
+    policy: () => policy,
+    clientId: () => liveClientId,
+    update(input: unknown): AppSettings {
+      const patch: SettingsPatch = parseInput(settingsPatchSchema, input, 'settings');
+      const nextPolicy = { ...policy, ...patch.policy };
+      if (BigInt(nextPolicy.maxFeeWei) < BigInt(nextPolicy.initialFeeWei)) {
+        throw new TxdeskError('INVALID_PARAMETER', 'policy.maxFeeWei must be at least policy.initialFeeWei; raise the cap or lower the first fee.');
+      }
+      const { policy: policyPatch, ...rest } = patch;
+      const next: PersistedSettings = { ...saved, ...rest };
+      if (policyPatch) next.policy = { ...saved.policy, ...policyPatch };
+      persist(next);
+      policy = nextPolicy;
+      if (patch.clientId !== undefined && !o.embedded && patch.clientId !== liveClientId) {
+        liveClientId = patch.clientId;
+        o.clientIdChanged?.(liveClientId);
+      }
+      return get();
+    },
+    signedIn(email: string, clientId: string): AppSettings {
+      persist({ ...saved, clientId, signedInAs: email });
+      if (!o.embedded && clientId !== liveClientId) {
+        liveClientId = clientId;
+        o.clientIdChanged?.(clientId);
+      }
+      return get();
+    },
+  };
+}
+
+export type SettingsManager = ReturnType<typeof createSettingsManager>;

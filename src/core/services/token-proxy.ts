@@ -1,0 +1,65 @@
+// The listing proxy: forwards a token query to the data service with the configured clientId and rewrites the
+// pagination URLs to the app's own origin, so callers never see (or need) the clientId.
+import { TxdeskError, type ErrorBody } from '../../shared/errors.js';
+import type { TokenPage } from '../../shared/listing.js';
+
+export interface UpstreamAnswer {
+  status: number;
+  body: unknown;
+}
+
+/** `prevUrl`/`nextUrl` of the service, re-based on `appOrigin` (or left on the service) and without clientId. */
+export function rewritePageUrl(url: unknown, serviceUrl: string, appOrigin: string | null): string {
+  if (typeof url !== 'string' || url === '') return '';
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return '';
+  }
+  u.searchParams.delete('clientId');
+  if (!appOrigin) return u.toString();
+  const basePath = new URL(serviceUrl).pathname.replace(/\/+$/, '');
+  const path = basePath && u.pathname.startsWith(basePath) ? u.pathname.slice(basePath.length) : u.pathname;
+  return `${appOrigin}${path}${u.search}`;
+}
+
+export async function fetchTokenPage(o: {
+  serviceUrl: string;
+  clientId: string | null;
+  address: string;
+  /** The caller's query (page, size, order...), passed on as is so the service's own validation answers. */
+  query: URLSearchParams;
+  appOrigin: string | null;
+}): Promise<UpstreamAnswer> {
+  if (!o.clientId) throw new TxdeskError('UNAUTHORIZED', 'No client ID is configured; set CLIENT_ID or sign in under Settings, then retry.');
+  const q = new URLSearchParams(o.query);
+  q.delete('clientId');
+  q.set('clientId', o.clientId);
+  const target = `${o.serviceUrl}/nft/v1/accounts/${encodeURIComponent(o.address)}/tokens?${q.toString()}`;
+  let res: Response;
+  try {
+    res = await fetch(target, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(15_000) });
+  } catch {
+    throw new TxdeskError('UPSTREAM_UNAVAILABLE', `The data service at ${o.serviceUrl} could not be reached; check that it runs and TXDESK_SERVICE_URL points at it.`);
+  }
+  const body = (await res.json().catch(() => null)) as unknown;
+  if (!res.ok) {
+    const err = (body as Partial<ErrorBody> | null)?.error;
+    if (err && typeof err.code === 'string' && typeof err.message === 'string') return { status: res.status, body: { error: { code: err.code, message: err.message } } };
+    throw new TxdeskError('UPSTREAM_UNAVAILABLE', `The data service answered HTTP ${res.status}; try again later.`);
+  }
+  const page = body as TokenPage | null;
+  if (!page || !Array.isArray(page.data) || !page.pagination) throw new TxdeskError('UPSTREAM_UNAVAILABLE', 'The data service sent a listing this app does not understand.');
+  return {
+    status: 200,
+    body: {
+      data: page.data,
+      pagination: {
+        totalCount: page.pagination.totalCount,
+        prevUrl: rewritePageUrl(page.pagination.prevUrl, o.serviceUrl, o.appOrigin),
+        nextUrl: rewritePageUrl(page.pagination.nextUrl, o.serviceUrl, o.appOrigin),
+      },
+    } satisfies TokenPage,
+  };
+}

@@ -1,0 +1,112 @@
+// SIGKILL of the app core at random points while transactions are generated, replaced and confirmed; after each
+// restart with the same data dir nothing acknowledged is lost and the run ends in the same clean state.
+import { spawn, type ChildProcess } from 'node:child_process';
+import Database from 'better-sqlite3';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TxRecord } from '../../src/shared/tx-record.js';
+import { ensureCoreBuilt } from '../support/core-build.js';
+import { allConfirmed, expectCleanEndState, startTestChain, waitFor, type TestChain } from '../support/core-chain.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'txdesk-core-crash-'));
+const fixture = join(import.meta.dirname, '..', 'support', 'core-serve-child.mjs');
+const policy = { timeoutMs: 2_000, confirmations: 2, maxReplacements: 5 };
+let chain: TestChain;
+const children = new Set<ChildProcess>();
+
+beforeAll(async () => {
+  ensureCoreBuilt();
+  chain = await startTestChain({ congestion: 'high' });
+});
+
+afterAll(async () => {
+  for (const c of children) c.kill('SIGKILL');
+  await chain?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function startChild(): Promise<{ child: ChildProcess; url: string; log: string[] }> {
+  const child = spawn(process.execPath, [fixture, JSON.stringify(policy)], {
+    env: { ...process.env, ...chain.env, TXDESK_DATA_DIR: dir, TXDESK_LOG: '' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.add(child);
+  child.on('exit', () => children.delete(child));
+  const log: string[] = [];
+  child.stderr!.on('data', (b: Buffer) => log.push(String(b)));
+  const line = await new Promise<string>((resolve, reject) => {
+    createInterface({ input: child.stdout! }).once('line', resolve);
+    child.once('exit', (code) => reject(new Error(`core exited (${code}) before ready:\n${log.join('')}`)));
+  });
+  const ready = JSON.parse(line) as { appUrl: string; address: string };
+  expect(ready.address).toBe(chain.address);
+  return { child, url: ready.appUrl, log };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('core killed with SIGKILL', { timeout: 420_000 }, () => {
+  it('loses no record and ends with every nonce confirmed exactly once', async () => {
+    const acknowledged = new Set<string>();
+    const target = 20;
+    const killDelays: number[] = [];
+    let current = await startChild();
+    for (let kills = 0; kills < 4; kills++) {
+      // Anywhere from right after start-up (recovery still re-tracking) to deep in the replacement phase.
+      const delay = 50 + Math.floor(Math.random() * 3_000);
+      killDelays.push(delay);
+      let killed = false;
+      const { child, url } = current;
+      const timer = setTimeout(() => {
+        killed = true;
+        child.kill('SIGKILL');
+      }, delay);
+      while (!killed) {
+        if (acknowledged.size < target) {
+          try {
+            const res = await fetch(`${url}/api/tx`, { method: 'POST' });
+            if (res.status === 201) acknowledged.add(((await res.json()) as TxRecord).transactionHash);
+          } catch {
+            /* the process died under the request */
+          }
+        }
+        await sleep(Math.floor(Math.random() * 100));
+      }
+      clearTimeout(timer);
+      await new Promise((r) => (child.exitCode !== null || child.signalCode !== null ? r(null) : child.once('exit', r)));
+      current = await startChild();
+    }
+    // The last run is left alone: it generates what is missing and settles everything.
+    while (acknowledged.size < target) {
+      const res = await fetch(`${current.url}/api/tx`, { method: 'POST' });
+      expect(res.status).toBe(201);
+      acknowledged.add(((await res.json()) as TxRecord).transactionHash);
+    }
+    const final = await waitFor(
+      'every nonce confirmed after the restarts',
+      async () => {
+        const list = (await (await fetch(`${current.url}/api/tx`)).json()) as TxRecord[];
+        return allConfirmed(list) ? list : undefined;
+      },
+      240_000,
+    ).catch((e: Error) => {
+      throw new Error(`${e.message} (kill delays ${killDelays.join(', ')} ms)\n${current.log.join('').slice(-4000)}`);
+    });
+
+    const hashes = new Set(final.map((r) => r.transactionHash));
+    for (const h of acknowledged) expect(hashes.has(h), `acknowledged ${h} is still stored`).toBe(true);
+    const nonces = new Set(final.map((r) => r.nonce)).size;
+    expect(nonces).toBeGreaterThanOrEqual(target);
+    await expectCleanEndState(chain, final, nonces);
+    current.child.kill('SIGTERM');
+    await new Promise((r) => current.child.once('exit', r));
+    // The store survived four SIGKILLs intact.
+    const dbFile = readdirSync(dir).find((f) => /^tx-31337-[0-9a-f]{8}\.db$/.test(f))!;
+    const db = new Database(join(dir, dbFile), { readonly: true });
+    expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
+    db.close();
+  });
+});

@@ -1,0 +1,67 @@
+// `txdesk serve` with no configuration at all: the embedded dev chain and data service, a generated funded key that
+// owns sample tokens, the dev chain panel's routes, and a transaction that reaches confirmation.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServe, type RunningServe } from '../../src/core/serve.js';
+import { silentLogger } from '../../src/lib/log.js';
+import type { DevchainStatus, KeyInfo } from '../../src/shared/desktop-api.js';
+import type { TokenPage } from '../../src/shared/listing.js';
+import type { TxRecord } from '../../src/shared/tx-record.js';
+import { waitFor } from '../support/core-chain.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'txdesk-core-embedded-'));
+let serve: RunningServe;
+let app: string;
+
+beforeAll(async () => {
+  // TXDESK_KEYCHAIN=off: a test must not leave keys in the keychain of the machine it runs on.
+  serve = await startServe({ port: 0, env: { TXDESK_KEYCHAIN: 'off' }, dataDir: dir, rendererDir: join(dir, 'none'), policy: { timeoutMs: 2_000, confirmations: 1 }, log: silentLogger });
+  app = serve.readyInfo().appUrl;
+});
+afterAll(async () => {
+  await serve?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const get = async <T>(path: string): Promise<T> => (await (await fetch(`${app}${path}`)).json()) as T;
+
+describe('embedded default', () => {
+  it('prints a ready line with every address but never the key', () => {
+    const info = serve.readyInfo();
+    expect(info).toMatchObject({ ready: true, chainId: 31337, platform: 'ethereum', network: 'local', mode: 'embedded' });
+    expect(info.appUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(info.nodeUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(info.serviceUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(info.address).toMatch(/^0x[0-9a-f]{40}$/);
+    expect(Object.keys(info).sort()).toEqual(['address', 'appUrl', 'chainId', 'mode', 'network', 'nodeUrl', 'platform', 'ready', 'serviceUrl']);
+  });
+
+  it('generated a funded key that owns sample tokens', async () => {
+    const key = await get<KeyInfo>('/api/key');
+    expect(key.address).toBe(serve.readyInfo().address);
+    expect(BigInt(key.balanceWei)).toBeGreaterThan(10n ** 18n);
+    // Minted before start-up finished; the indexer lists them within a block or two.
+    await waitFor('the sample tokens listed', async () => ((await get<TokenPage>(`/nft/v1/accounts/${key.address}/tokens`)).pagination.totalCount >= 3 ? true : undefined), 90_000);
+  });
+
+  it('reports the dev chain and changes its congestion, pushing status on the event stream', async () => {
+    const status = await get<DevchainStatus>('/api/devchain');
+    expect(status.congestion).toBe('off');
+    const seen: DevchainStatus[] = [];
+    const off = serve.core.api.onDevchainStatus((s) => seen.push(s));
+    const put = await fetch(`${app}/api/devchain/congestion`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ level: 'low' }) });
+    expect(((await put.json()) as DevchainStatus).congestion).toBe('low');
+    await waitFor('a newer block pushed', async () => (seen.some((s) => s.blockNumber > status.blockNumber) ? true : undefined), 30_000);
+    off();
+    await serve.core.api.setCongestion('off');
+  });
+
+  it('takes a curl-style POST /api/tx to confirmation', async () => {
+    const res = await fetch(`${app}/api/tx`, { method: 'POST' });
+    expect(res.status).toBe(201);
+    const rec = (await res.json()) as TxRecord;
+    await waitFor('confirmation', async () => ((await get<TxRecord[]>('/api/tx')).find((r) => r.transactionHash === rec.transactionHash)?.status === 'confirmation' ? true : undefined), 60_000);
+  });
+});

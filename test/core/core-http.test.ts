@@ -1,0 +1,305 @@
+// The localhost server of a configured core on a real dev chain and data service: Host/Origin checks (nothing
+// changes when refused), the error envelope, static files, the listing proxy, settings, the key routes (the key
+// never comes back), sign-in, token metadata and the SSE stream.
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCore, type Core } from '../../src/core/create-core.js';
+import type { Logger } from '../../src/lib/log.js';
+import type { AppSettings, KeyInfo } from '../../src/shared/desktop-api.js';
+import type { TokenPage } from '../../src/shared/listing.js';
+import type { TxRecord } from '../../src/shared/tx-record.js';
+import { startTestChain, waitFor, type TestChain } from '../support/core-chain.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'txdesk-core-http-'));
+const rendererDir = join(dir, 'renderer');
+let chain: TestChain;
+let core: Core;
+let app: string;
+let port: number;
+const logLines: string[] = [];
+const responses: string[] = [];
+const capture: Logger = {
+  info: (m) => logLines.push(m),
+  warn: (m) => logLines.push(m),
+  error: (m) => logLines.push(m),
+  child: () => capture,
+};
+
+/** A raw request, so Host and Origin can be anything. */
+function raw(method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<{ status: number; headers: Record<string, unknown>; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, method, path, headers: { host: `127.0.0.1:${port}`, ...headers } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (text += c));
+      res.on('end', () => {
+        responses.push(text);
+        resolve({ status: res.statusCode!, headers: res.headers, text });
+      });
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+const json = async <T>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
+  const r = await raw(method, path, body === undefined ? headers : { 'content-type': 'application/json', ...headers }, body === undefined ? undefined : JSON.stringify(body));
+  return { status: r.status, body: JSON.parse(r.text) as T, headers: r.headers };
+};
+
+beforeAll(async () => {
+  mkdirSync(join(rendererDir, 'assets'), { recursive: true });
+  writeFileSync(join(rendererDir, 'index.html'), '<!doctype html><title>txdesk</title><div id="root"></div>');
+  writeFileSync(join(rendererDir, 'assets', 'app.js'), 'console.log("app")');
+  writeFileSync(join(rendererDir, 'assets', 'app.css'), 'body{}');
+  chain = await startTestChain();
+  const { PRIVATE_KEY: _key, ...env } = chain.env;
+  core = createCore({
+    env: { ...env, TXDESK_KEY_PASSPHRASE: 'a test passphrase' },
+    dataDir: join(dir, 'data'),
+    policy: { timeoutMs: 2_000, confirmations: 1 },
+    http: { port: 0, rendererDir },
+    keychainAvailable: async () => false,
+    log: capture,
+  });
+  app = (await core.start()).appUrl!;
+  port = Number(new URL(app).port);
+});
+
+afterAll(async () => {
+  await core?.stop();
+  await chain?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('Host and Origin checks', () => {
+  it('refuses a foreign Host, foreign Origins, Origin null and foreign preflights, and changes nothing', async () => {
+    const before = (await json<TxRecord[]>('GET', '/api/tx')).body.length;
+    const refused = [
+      await raw('POST', '/api/tx', { host: `evil.example:${port}` }),
+      await raw('POST', '/api/tx', { host: 'localhost:1' }),
+      await raw('GET', '/api/tx', { host: `attacker.test` }),
+      await raw('POST', '/api/tx', { origin: 'https://evil.example' }),
+      await raw('POST', '/api/tx', { origin: `http://127.0.0.1:${port + 1}` }),
+      await raw('POST', '/api/tx', { origin: 'null' }),
+      await raw('PATCH', '/api/settings', { origin: 'https://evil.example', 'content-type': 'application/json' }, JSON.stringify({ policy: { maxReplacements: 0 } })),
+      await raw('POST', '/api/key/generate', { origin: 'https://evil.example' }),
+      await raw('POST', '/api/tx', { 'sec-fetch-site': 'cross-site' }),
+      await raw('OPTIONS', '/api/tx', { origin: 'https://evil.example', 'access-control-request-method': 'POST' }),
+    ];
+    for (const r of refused) {
+      expect(r.status).toBe(403);
+      expect(JSON.parse(r.text).error.code).toBe('FORBIDDEN');
+      expect(r.headers['access-control-allow-origin']).toBeUndefined();
+    }
+    expect((await json<TxRecord[]>('GET', '/api/tx')).body.length).toBe(before);
+    expect((await json<AppSettings>('GET', '/api/settings')).body.policy.maxReplacements).not.toBe(0);
+    expect((await json<KeyInfo | null>('GET', '/api/key')).body).toBeNull();
+  });
+
+  it('answers its own origin, localhost, and clients without Origin; preflights get no CORS grant', async () => {
+    expect((await raw('GET', '/api/app', { origin: `http://127.0.0.1:${port}` })).status).toBe(200);
+    expect((await raw('GET', '/api/app', { host: `localhost:${port}`, origin: `http://localhost:${port}` })).status).toBe(200);
+    expect((await raw('GET', '/api/app')).status).toBe(200);
+    const pre = await raw('OPTIONS', '/api/tx', { origin: `http://127.0.0.1:${port}`, 'access-control-request-method': 'POST' });
+    expect(pre.status).toBe(204);
+    expect(pre.headers['access-control-allow-origin']).toBeUndefined();
+  });
+});
+
+describe('errors and static files', () => {
+  it('answers every failure with the envelope', async () => {
+    const cases: [string, string, number, string, Record<string, string>?, string?][] = [
+      ['GET', '/api/tx/0x123', 400, 'INVALID_PARAMETER'],
+      ['GET', `/api/tx/0x${'ab'.repeat(32)}`, 404, 'NOT_FOUND'],
+      ['GET', '/api/nope', 404, 'NOT_FOUND'],
+      ['DELETE', '/api/tx', 405, 'METHOD_NOT_ALLOWED'],
+      ['PATCH', '/api/settings', 400, 'BAD_REQUEST', { 'content-type': 'application/json' }, '{nope'],
+      ['PATCH', '/api/settings', 415, 'UNSUPPORTED_MEDIA_TYPE', { 'content-type': 'text/plain' }, '{}'],
+      ['PATCH', '/api/settings', 400, 'INVALID_PARAMETER', { 'content-type': 'application/json' }, JSON.stringify({ policy: { bumpPercent: 5 } })],
+      ['PATCH', '/api/settings', 400, 'INVALID_PARAMETER', { 'content-type': 'application/json' }, JSON.stringify({ colour: 'red' })],
+      ['PUT', '/api/devchain/congestion', 400, 'INVALID_PARAMETER', { 'content-type': 'application/json' }, JSON.stringify({ level: 'extreme' })],
+      ['PUT', '/api/devchain/congestion', 409, 'CONFLICT', { 'content-type': 'application/json' }, JSON.stringify({ level: 'high' })],
+      ['POST', '/api/tx', 409, 'CONFLICT'], // no key yet
+      ['POST', '/api/key/import', 400, 'INVALID_PARAMETER', { 'content-type': 'application/json' }, JSON.stringify({ privateKey: 'abc' })],
+      ['POST', '/api/token-metadata', 400, 'INVALID_PARAMETER', { 'content-type': 'application/json' }, JSON.stringify({ uris: 'x' })],
+      ['GET', '/nft/v1/accounts/0xnope/tokens', 400, 'INVALID_PARAMETER'],
+      ['GET', `/nft/v1/accounts/${chain.address}/tokens?size=0`, 400, 'INVALID_PARAMETER'],
+    ];
+    for (const [method, path, status, code, headers, body] of cases) {
+      const r = await raw(method, path, headers, body);
+      expect(`${method} ${path} ${r.status}`).toBe(`${method} ${path} ${status}`);
+      expect(r.headers['content-type']).toMatch(/^application\/json/);
+      const e = JSON.parse(r.text) as { error: { code: string; message: string } };
+      expect(e.error.code).toBe(code);
+      expect(e.error.message.length).toBeGreaterThan(10);
+    }
+    expect((await json<{ error: { message: string } }>('PATCH', '/api/settings', { policy: { bumpPercent: 5 } })).body.error.message).toMatch(/policy\.bumpPercent/);
+  });
+
+  it('validates IPC-style calls on core.api exactly like the HTTP routes', async () => {
+    const bad: [string, () => Promise<unknown>][] = [
+      ['getTransaction', () => core.api.getTransaction('0x12')],
+      ['listTokens', () => core.api.listTokens('nope', {})],
+      ['listTokens', () => core.api.listTokens(chain.address, { size: 0 })],
+      ['listTokens', () => core.api.listTokens(chain.address, { extra: 1 } as never)],
+      ['updateSettings', () => core.api.updateSettings({ policy: { maxReplacements: -1 } })],
+      ['importKey', () => core.api.importKey({ privateKey: 'zz' })],
+      ['signIn', () => core.api.signIn({ email: 'not-an-email', password: 'x' })],
+      ['setCongestion', () => core.api.setCongestion('max' as never)],
+      ['resolveTokenMetadata', () => core.api.resolveTokenMetadata('x' as never)],
+    ];
+    for (const [name, call] of bad) {
+      const e = (await call().then(
+        () => null,
+        (x: unknown) => x,
+      )) as { code?: string; status?: number } | null;
+      expect(`${name} ${e?.code} ${e?.status}`).toBe(`${name} INVALID_PARAMETER 400`);
+    }
+  });
+
+  it('serves the renderer with content types and a single-page fallback, and nothing outside it', async () => {
+    const index = await raw('GET', '/');
+    expect(index.status).toBe(200);
+    expect(index.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(index.text).toContain('<div id="root">');
+    expect((await raw('GET', '/assets/app.js')).headers['content-type']).toBe('text/javascript; charset=utf-8');
+    expect((await raw('GET', '/assets/app.css')).headers['content-type']).toBe('text/css; charset=utf-8');
+    const spa = await raw('GET', '/transactions/0xabc');
+    expect(spa.status).toBe(200);
+    expect(spa.text).toContain('<div id="root">');
+    expect((await raw('GET', '/assets/missing.js')).status).toBe(404);
+    expect((await raw('GET', '/transactions/assets/app.js')).text).toBe('console.log("app")'); // relative asset under a deep route
+    for (const p of ['/%2e%2e/%2e%2e/package.json', '/..%2f..%2fpackage.json', '/assets/%2e%2e/%2e%2e/settings.json']) {
+      const r = await raw('GET', p);
+      expect(r.text).not.toContain('"name"');
+      expect([200, 404]).toContain(r.status);
+    }
+    expect((await raw('POST', '/index.html')).status).toBe(405);
+  });
+});
+
+/** A dev account that owns at least two tokens. */
+async function tokenOwner(): Promise<string> {
+  for (const a of chain.dev.devchain.accounts) {
+    const r = await json<TokenPage>('GET', `/nft/v1/accounts/${a.address}/tokens?size=1`);
+    if (r.body.pagination.totalCount >= 2) return a.address;
+  }
+  throw new Error('no dev account owns two tokens');
+}
+
+describe('listing proxy', () => {
+  it('forwards with the clientId, rewrites pagination to this origin, and passes errors through', async () => {
+    const owner = await tokenOwner();
+    const first = await json<TokenPage>('GET', `/nft/v1/accounts/${owner}/tokens?size=1&order_by=token_id&order_direction=asc`);
+    expect(first.status).toBe(200);
+    expect(first.body.data).toHaveLength(1);
+    expect(first.body.pagination.prevUrl).toBe('');
+    expect(first.body.pagination.nextUrl.startsWith(`${app}/nft/v1/accounts/`)).toBe(true);
+    expect(first.body.pagination.nextUrl).not.toContain('clientId');
+    const next = new URL(first.body.pagination.nextUrl);
+    const second = await json<TokenPage>('GET', `${next.pathname}${next.search}`);
+    expect(second.body.pagination.prevUrl.startsWith(app)).toBe(true);
+    expect(second.body.data[0]!.id).not.toBe(first.body.data[0]!.id);
+    const viaApi = await core.api.listTokens(owner, { size: 1, order_by: 'token_id', order_direction: 'asc' });
+    expect(viaApi).toEqual(first.body);
+  });
+
+  it('resolves token metadata through the core', async () => {
+    const owner = await tokenOwner();
+    const page = (await json<TokenPage>('GET', `/nft/v1/accounts/${owner}/tokens?size=5`)).body;
+    const uris = page.data.map((t) => t.uri).filter((u) => u !== '');
+    expect(uris.length).toBeGreaterThan(0);
+    const meta = (await json<Record<string, { image?: string; name?: string }>>('POST', '/api/token-metadata', { uris: [...uris, 'http://127.0.0.1:1/nothing', 'ftp://x'] })).body;
+    expect(meta[uris[0]!]!.image).toMatch(/^(https?:|data:image\/)/);
+    expect(meta['http://127.0.0.1:1/nothing']).toEqual({});
+    expect(meta['ftp://x']).toEqual({});
+  });
+});
+
+describe('settings, sign-in and the key', { timeout: 180_000 }, () => {
+  it('round-trips settings and persists them in settings.json', async () => {
+    const r = await json<AppSettings>('PATCH', '/api/settings', { policy: { bumpPercent: 20, maxReplacements: 3 } });
+    expect(r.status).toBe(200);
+    expect(r.body.policy).toMatchObject({ bumpPercent: 20, maxReplacements: 3, timeoutMs: 2_000 });
+    expect((await json<AppSettings>('GET', '/api/settings')).body.policy.bumpPercent).toBe(20);
+    expect(JSON.parse(readFileSync(join(dir, 'data', 'settings.json'), 'utf8'))).toEqual({ policy: { bumpPercent: 20, maxReplacements: 3 } });
+  });
+
+  it('signs in against the data service, and refuses a wrong password with 401', async () => {
+    const { email, password, clientId } = chain.dev.devAccount;
+    const ok = await json<AppSettings>('POST', '/api/settings/sign-in', { email, password });
+    expect(ok.status).toBe(200);
+    expect(ok.body).toMatchObject({ clientId, signedInAs: email });
+    const bad = await json<{ error: { code: string } }>('POST', '/api/settings/sign-in', { email, password: 'wrong password' });
+    expect(bad.status).toBe(401);
+    expect(bad.body.error.code).toBe('UNAUTHORIZED');
+  });
+
+  it('imports a key once, shows only address and balance, and sends transactions with it', async () => {
+    const imported = await json<KeyInfo>('POST', '/api/key/import', { privateKey: chain.privateKey.slice(2) });
+    expect(imported.status).toBe(200);
+    expect(imported.body).toEqual({ address: chain.address, balanceWei: expect.stringMatching(/^[1-9][0-9]+$/), storage: 'encrypted-file' });
+    expect((await json<KeyInfo>('GET', '/api/key')).body.address).toBe(chain.address);
+    expect((await json<{ address: string }>('GET', '/api/app')).body.address).toBe(chain.address);
+
+    // The SSE stream reports the new record and its progress.
+    const ctrl = new AbortController();
+    const stream = await fetch(`${app}/api/events`, { signal: ctrl.signal });
+    expect(stream.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const created = await json<TxRecord>('POST', '/api/tx');
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ from: chain.address, nonce: 0, gasPrice: '1000000000', data: {}, replaces: null, replacedBy: null });
+    expect(created.body).not.toHaveProperty('status');
+    const reader = stream.body!.getReader();
+    let seen = '';
+    await waitFor(
+      'the confirmation on the event stream',
+      async () => {
+        const { value } = await reader.read();
+        seen += new TextDecoder().decode(value);
+        return seen.includes(`"transactionHash":"${created.body.transactionHash}"`) && seen.includes('"status":"confirmation"') ? true : undefined;
+      },
+      60_000,
+      0,
+    );
+    expect(seen).toContain('event: tx\ndata: {');
+    ctrl.abort();
+    const detail = await json<{ history: { kind: string }[]; status: string }>('GET', `/api/tx/${created.body.transactionHash}`);
+    expect(detail.body.status).toBe('confirmation');
+    expect(detail.body.history.map((e) => e.kind)).toEqual(['signed', 'broadcast', 'receipt', 'confirmation']);
+
+    const generated = await json<KeyInfo>('POST', '/api/key/generate');
+    expect(generated.body.address).not.toBe(chain.address);
+    expect(generated.body.storage).toBe('encrypted-file');
+  });
+
+  it('follows a sign-in with another account: new client ID for the proxy and the tracker at once', async () => {
+    const account = { email: `second-${Date.now()}@example.com`, password: 'second password 123', name: 'Second', organization: 'Tests' };
+    const signup = await fetch(`${chain.dev.service.url}/users/v1/signup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(account) });
+    expect(signup.status).toBeLessThan(300);
+    const signedIn = await json<AppSettings>('POST', '/api/settings/sign-in', { email: account.email, password: account.password });
+    expect(signedIn.body.signedInAs).toBe(account.email);
+    expect(signedIn.body.clientId).not.toBe(chain.dev.clientId);
+    const key = (await json<KeyInfo>('GET', '/api/key')).body;
+    await chain.dev.devchain.fund(key.address, 10n ** 19n);
+    const created = await waitFor('a transaction under the new client ID', async () => {
+      const r = await json<TxRecord>('POST', '/api/tx');
+      return r.status === 201 ? r.body : undefined;
+    });
+    await waitFor(
+      'its confirmation, delivered to the new subscription',
+      async () => ((await json<TxRecord>('GET', `/api/tx/${created.transactionHash}`)).body.status === 'confirmation' ? true : undefined),
+      90_000,
+    );
+  });
+
+  it('never lets the key out: not in any response, not in the log, not in plaintext on disk', () => {
+    const hex = chain.privateKey.slice(2).toLowerCase();
+    for (const text of responses) expect(text.toLowerCase()).not.toContain(hex);
+    for (const line of logLines) expect(line.toLowerCase()).not.toContain(hex);
+    expect(readFileSync(join(dir, 'data', 'signing-key.configured.enc.json'), 'utf8').toLowerCase()).not.toContain(hex);
+  });
+});

@@ -1,0 +1,236 @@
+// The transaction engine against a scripted chain and tracker feed (real SQLite, real signing): exactly-once effects
+// for redelivered messages, ack only after commit, out-of-order messages, refused broadcasts, and start-up recovery.
+import { Wallet } from 'ethers';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { createWalletSigner } from '../../src/core/adapters/chain/chain-signer.js';
+import { createSqliteTxStore, migrateTxStore } from '../../src/core/adapters/sqlite/tx-store-sqlite.js';
+import { defaultPolicy } from '../../src/core/config.js';
+import type { NetworkFees } from '../../src/core/domain/fees.js';
+import { BroadcastError, type BroadcastFailure, type Chain, type FeedMessage, type TrackerFeed, type TxStore } from '../../src/core/ports.js';
+import { createTxEngine, type TxEngine } from '../../src/core/services/tx-engine.js';
+import { openDatabase } from '../../src/lib/sqlite.js';
+import { silentLogger } from '../../src/lib/log.js';
+import type { ReplacementPolicy } from '../../src/shared/desktop-api.js';
+import { isTxdeskError } from '../../src/shared/errors.js';
+import type { TxRecord } from '../../src/shared/tx-record.js';
+
+const GWEI = 1_000_000_000n;
+const wallet = Wallet.createRandom();
+const signer = createWalletSigner(wallet.privateKey);
+
+interface World {
+  store: TxStore;
+  engine: TxEngine;
+  sent: string[];
+  tracked: string[];
+  pendingNonce: number;
+  minedNonce: number;
+  receipts: Map<string, Record<string, unknown>>;
+  fees: NetworkFees;
+  feesFail: boolean;
+  /** Failures for the next sendRaw calls, in order. */
+  sendFailures: BroadcastFailure[];
+  policy: ReplacementPolicy;
+  changed: TxRecord[];
+}
+
+let w: World;
+
+function makeWorld(): World {
+  const db = openDatabase(':memory:');
+  migrateTxStore(db);
+  const world = {
+    store: createSqliteTxStore(db),
+    sent: [] as string[],
+    tracked: [] as string[],
+    pendingNonce: 0,
+    minedNonce: 0,
+    receipts: new Map<string, Record<string, unknown>>(),
+    fees: { baseFeeWei: 100_000_000n, gasPriceWei: GWEI, priorityFeeWei: GWEI } as NetworkFees,
+    feesFail: false,
+    sendFailures: [] as BroadcastFailure[],
+    policy: { ...defaultPolicy, timeoutMs: 2000, confirmations: 2 },
+    changed: [] as TxRecord[],
+  } as World;
+  const chain: Chain = {
+    chainId: async () => 31337,
+    genesisHash: async () => '0x00',
+    nonceCount: async (_a, tag) => (tag === 'pending' ? world.pendingNonce : world.minedNonce),
+    fees: async () => {
+      if (world.feesFail) throw new Error('node down');
+      return world.fees;
+    },
+    sendRaw: async (raw) => {
+      const f = world.sendFailures.shift();
+      if (f) throw new BroadcastError(f, `scripted ${f}`);
+      world.sent.push(raw);
+    },
+    receipt: async (h) => world.receipts.get(h) ?? null,
+    balance: async () => 10n ** 18n,
+    latestBlock: async () => ({ number: 1, baseFeeWei: 0n }),
+    close: async () => {},
+  };
+  const feed: TrackerFeed = { track: async (h) => void world.tracked.push(h), start: async () => {}, stop: async () => {} };
+  world.engine = createTxEngine({
+    store: world.store,
+    chain,
+    feed,
+    clock: { now: () => Date.now() },
+    log: silentLogger,
+    chainId: 31337,
+    signer: () => signer,
+    policy: () => world.policy,
+    changed: (r) => world.changed.push(...r),
+  });
+  return world;
+}
+
+let acks: string[];
+function message(id: string, type: FeedMessage['type'], hash: string, extra: Record<string, unknown> = {}): FeedMessage {
+  return {
+    id,
+    type,
+    result: { transactionHash: hash, ...extra },
+    ack: async () => {
+      // Ack only after commit: by now the message must be recorded as processed.
+      expect(w.store.isProcessed(id)).toBe(true);
+      acks.push(id);
+    },
+  };
+}
+const receipt = (hash: string, block: number) => ({ transactionHash: hash, blockNumber: block, blockHash: `0xb${block}`, status: 1 });
+
+beforeEach(() => {
+  w = makeWorld();
+  acks = [];
+});
+
+describe('tx engine', () => {
+  it('sends at the planned nonce, stores before sending, and tracks', async () => {
+    const r = await w.engine.generate();
+    expect(r).toMatchObject({ nonce: 0, gasPrice: String(GWEI), attempt: 0, txType: 'legacy' });
+    expect(w.sent).toHaveLength(1);
+    expect(w.tracked).toEqual([r.transactionHash]);
+    expect(w.store.history(r.transactionHash).map((e) => e.kind)).toEqual(['signed', 'broadcast']);
+    // The node has not seen the next ones yet: our own stored nonces count.
+    w.pendingNonce = 0;
+    expect((await w.engine.generate()).nonce).toBe(1);
+    w.pendingNonce = 5; // used elsewhere
+    expect((await w.engine.generate()).nonce).toBe(5);
+  });
+
+  it('concurrent generate calls never share a nonce', async () => {
+    const recs = await Promise.all(Array.from({ length: 10 }, () => w.engine.generate()));
+    expect(recs.map((r) => r.nonce).sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+  });
+
+  it('a refused first broadcast is an error, and its nonce is reused', async () => {
+    w.sendFailures.push('refused');
+    const err = await w.engine.generate().catch((e: unknown) => e);
+    expect(isTxdeskError(err, 'CHAIN_ERROR')).toBe(true);
+    const [refused] = w.store.list();
+    expect(w.store.history(refused!.transactionHash).map((e) => e.kind)).toEqual(['signed', 'broadcast-failed']);
+    expect(w.tracked).toEqual([]);
+    expect((await w.engine.generate()).nonce).toBe(0);
+  });
+
+  it('pending -> one replacement, even when the message is redelivered or repeated', async () => {
+    const r = await w.engine.generate();
+    await w.engine.handleMessage(message('m1', 'pending', r.transactionHash));
+    await w.engine.handleMessage(message('m1', 'pending', r.transactionHash)); // redelivery, same messageId
+    await w.engine.handleMessage(message('m2', 'pending', r.transactionHash)); // a second pending, other id
+    expect(acks).toEqual(['m1', 'm1', 'm2']);
+    const all = w.store.list();
+    expect(all).toHaveLength(2);
+    const [orig, repl] = all as [TxRecord, TxRecord];
+    expect(orig).toMatchObject({ status: 'pending', replacedBy: repl.transactionHash });
+    expect(repl).toMatchObject({ nonce: 0, attempt: 1, replaces: orig.transactionHash, gasPrice: String(1_125_000_000n) });
+    expect(repl).not.toHaveProperty('status');
+    expect(w.sent).toHaveLength(2);
+    expect(w.tracked).toEqual([orig.transactionHash, repl.transactionHash]);
+    expect(w.store.history(orig.transactionHash).map((e) => e.kind)).toEqual(['signed', 'broadcast', 'pending', 'replacement-sent']);
+
+    // The replacement is mined: the original is replaced; a late receipt for the original changes nothing wrong.
+    await w.engine.handleMessage(message('m3', 'receipt', repl.transactionHash, receipt(repl.transactionHash, 7)));
+    await w.engine.handleMessage(message('m4', 'confirmation', repl.transactionHash, receipt(repl.transactionHash, 7)));
+    await w.engine.handleMessage(message('m5', 'receipt', repl.transactionHash, receipt(repl.transactionHash, 7)));
+    await w.engine.handleMessage(message('m6', 'pending', repl.transactionHash));
+    expect(w.store.get(orig.transactionHash)!.status).toBe('replaced');
+    expect(w.store.get(repl.transactionHash)).toMatchObject({ status: 'confirmation', data: receipt(repl.transactionHash, 7) });
+    expect(w.store.list()).toHaveLength(2);
+    expect(w.changed.length).toBeGreaterThan(0);
+  });
+
+  it('does not ack (and commits nothing) when the fee lookup fails; the redelivery then works', async () => {
+    const r = await w.engine.generate();
+    w.feesFail = true;
+    await expect(w.engine.handleMessage(message('m1', 'pending', r.transactionHash))).rejects.toThrow('node down');
+    expect(acks).toEqual([]);
+    expect(w.store.isProcessed('m1')).toBe(false);
+    expect(w.store.get(r.transactionHash)!.status).toBeUndefined();
+    w.feesFail = false;
+    await w.engine.handleMessage(message('m1', 'pending', r.transactionHash));
+    expect(acks).toEqual(['m1']);
+    expect(w.store.list()).toHaveLength(2);
+  });
+
+  it('an underpriced replacement is bumped again at once; a cap stops it with a reason', async () => {
+    const r = await w.engine.generate();
+    w.sendFailures.push('underpriced');
+    await w.engine.handleMessage(message('m1', 'pending', r.transactionHash));
+    const fees = w.store.list().map((x) => [x.attempt, x.gasPrice]);
+    expect(fees).toEqual([
+      [0, String(GWEI)],
+      [1, String(1_125_000_000n)],
+      [2, String(1_265_625_000n)],
+    ]);
+
+    const w2 = makeWorld();
+    w = w2;
+    w.policy = { ...w.policy, maxFeeWei: String(1_100_000_000n) };
+    const r2 = await w.engine.generate();
+    await w.engine.handleMessage(message('c1', 'pending', r2.transactionHash));
+    expect(w.store.list()).toHaveLength(1);
+    const skipped = w.store.history(r2.transactionHash).find((e) => e.kind === 'replacement-skipped')!;
+    expect(skipped.detail.reason).toBe('cap');
+    expect(skipped.summary).toMatch(/above the cap/);
+  });
+
+  it('out of order: a confirmation before the receipt, then stale messages, change nothing after', async () => {
+    const r = await w.engine.generate();
+    await w.engine.handleMessage(message('c', 'confirmation', r.transactionHash, receipt(r.transactionHash, 3)));
+    await w.engine.handleMessage(message('r', 'receipt', r.transactionHash, receipt(r.transactionHash, 3)));
+    await w.engine.handleMessage(message('p', 'pending', r.transactionHash));
+    expect(w.store.get(r.transactionHash)!.status).toBe('confirmation');
+    expect(w.store.list()).toHaveLength(1);
+    expect(w.store.history(r.transactionHash).map((e) => e.kind)).toEqual(['signed', 'broadcast', 'confirmation']);
+    expect(acks).toEqual(['c', 'r', 'p']);
+  });
+
+  it('acks messages about hashes it does not know', async () => {
+    await w.engine.handleMessage(message('x', 'receipt', '0x' + '9'.repeat(64)));
+    expect(acks).toEqual(['x']);
+  });
+
+  it('recovery: resends what never reached the node, adopts receipts, concedes nonces used elsewhere', async () => {
+    // Crash right after the write-ahead insert: three stored, none sent.
+    w.sendFailures.push('unreachable', 'unreachable', 'unreachable');
+    for (let i = 0; i < 3; i++) await w.engine.generate().catch(() => undefined);
+    const [a, b, c] = w.store.list() as [TxRecord, TxRecord, TxRecord];
+    expect([a.nonce, b.nonce, c.nonce]).toEqual([0, 1, 2]);
+    w.sent = [];
+    w.tracked = [];
+    // Meanwhile: nonce 0 was mined by our transaction, nonce 1 by a foreign one, nonce 2 is still open.
+    w.receipts.set(a.transactionHash, receipt(a.transactionHash, 4));
+    w.minedNonce = 2;
+    const sum = await w.engine.recover();
+    expect(sum).toEqual({ nonces: 3, mined: 1, usedElsewhere: 1, rebroadcast: 1, tracked: 2 });
+    expect(w.store.get(a.transactionHash)!.status).toBe('receipt');
+    expect(w.store.get(b.transactionHash)!.status).toBe('replaced');
+    expect(w.store.history(b.transactionHash).at(-1)!.kind).toBe('nonce-used-elsewhere');
+    expect(w.store.get(c.transactionHash)!.status).toBeUndefined();
+    expect(w.sent).toHaveLength(1);
+    expect(w.store.history(c.transactionHash).at(-1)!.kind).toBe('rebroadcast');
+    expect(w.tracked.sort()).toEqual([a.transactionHash, c.transactionHash].sort());
+  });
+});

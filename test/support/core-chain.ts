@@ -1,0 +1,81 @@
+// Helpers for the core's tests on a real dev chain: a separately started dev service (so the chain outlives the
+// app under test), a funded fresh key, the env that points a core at them, and end-state checks against the chain.
+import { Wallet } from 'ethers';
+import { expect } from 'vitest';
+import { startDevService, type DevService } from '../../src/service/index.js';
+import { silentLogger } from '../../src/lib/log.js';
+import type { CongestionLevel } from '../../src/shared/desktop-api.js';
+import type { TxRecord } from '../../src/shared/tx-record.js';
+
+export interface TestChain {
+  dev: DevService;
+  privateKey: string;
+  address: string;
+  /** Environment for a configured core (NODE_ENDPOINT, TXDESK_SERVICE_URL, CLIENT_ID, PRIVATE_KEY). */
+  env: NodeJS.ProcessEnv;
+  rpc<T = unknown>(method: string, params?: unknown[]): Promise<T>;
+  stop(): Promise<void>;
+}
+
+export async function startTestChain(o: { congestion?: CongestionLevel } = {}): Promise<TestChain> {
+  const dev = await startDevService({ port: 0, congestion: o.congestion ?? 'off', blockTimeSeconds: 1, log: silentLogger });
+  const wallet = Wallet.createRandom();
+  await dev.devchain.fund(wallet.address, 100n * 10n ** 18n);
+  const rpc = async <T>(method: string, params: unknown[] = []): Promise<T> => {
+    const res = await fetch(dev.devchain.nodeUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+    const body = (await res.json()) as { result: T; error?: { message: string } };
+    if (body.error) throw new Error(body.error.message);
+    return body.result;
+  };
+  return {
+    dev,
+    privateKey: wallet.privateKey,
+    address: wallet.address.toLowerCase(),
+    env: {
+      NODE_ENDPOINT: dev.devchain.nodeUrl,
+      TXDESK_SERVICE_URL: dev.service.url,
+      CLIENT_ID: dev.clientId,
+      PRIVATE_KEY: wallet.privateKey,
+      PLATFORM: dev.service.platform,
+      NETWORK: dev.service.network,
+      TXDESK_LOG: 'silent',
+    },
+    rpc,
+    stop: () => dev.stop(),
+  };
+}
+
+/** Polls `check` until it returns a value (not undefined), or fails after `timeoutMs` with the last state. */
+export async function waitFor<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 180_000, everyMs = 500): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await check().catch(() => undefined);
+    if (v !== undefined) return v;
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+/** Every nonce 0..n-1 confirmed once; all other records of it replaced; the chain agrees. */
+export async function expectCleanEndState(chain: TestChain, records: TxRecord[], expectedNonces: number): Promise<void> {
+  const byNonce = new Map<number, TxRecord[]>();
+  for (const r of records) byNonce.set(r.nonce, [...(byNonce.get(r.nonce) ?? []), r]);
+  expect([...byNonce.keys()].sort((a, b) => a - b)).toEqual(Array.from({ length: expectedNonces }, (_, i) => i));
+  const mined = Number(BigInt(await chain.rpc<string>('eth_getTransactionCount', [chain.address, 'latest'])));
+  expect(mined).toBe(expectedNonces);
+  for (const [nonce, group] of byNonce) {
+    const confirmed = group.filter((r) => r.status === 'confirmation');
+    expect(confirmed, `nonce ${nonce}`).toHaveLength(1);
+    for (const r of group) if (r !== confirmed[0]) expect(r.status, `nonce ${nonce} loser ${r.transactionHash}`).toBe('replaced');
+    const receipt = await chain.rpc<{ blockNumber: string; from: string } | null>('eth_getTransactionReceipt', [confirmed[0]!.transactionHash]);
+    expect(receipt, `receipt of the winner of nonce ${nonce}`).not.toBeNull();
+    expect(confirmed[0]!.data.blockNumber).toBe(Number(BigInt(receipt!.blockNumber)));
+    for (const r of group) if (r !== confirmed[0]) expect(await chain.rpc('eth_getTransactionReceipt', [r.transactionHash])).toBeNull();
+  }
+}
+
+export function allConfirmed(records: TxRecord[]): boolean {
+  const open = new Set(records.map((r) => r.nonce));
+  for (const r of records) if (r.status === 'confirmation') open.delete(r.nonce);
+  return open.size === 0;
+}
