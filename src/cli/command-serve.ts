@@ -1,0 +1,52 @@
+// `txdesk serve`: the app's core headless under plain Node, with the renderer as a web page on localhost.
+import type { Command } from 'commander';
+import { z } from 'zod';
+import { blockTimeOption, congestionOption, dirOption, parseOptions, portOption } from './cli-options.js';
+import { runLongRunning } from './cli-runner.js';
+import { text } from './ready-info.js';
+
+export const defaultServePort = 3000;
+
+const serveOptions = z.object({
+  port: portOption.optional(),
+  json: z.boolean().optional(),
+  congestion: congestionOption.optional(),
+  dataDir: dirOption.optional(),
+  blockTime: blockTimeOption.optional(),
+});
+
+export function registerServe(program: Command): void {
+  program
+    .command('serve')
+    .description('run the app headless: /api/tx, the listing proxy and the web UI on 127.0.0.1')
+    .option('--port <n>', `HTTP port; 0 picks a free one (default ${defaultServePort})`)
+    .option('--json', 'when ready, print one JSON line (appUrl, serviceUrl, nodeUrl, ...) on stdout')
+    .option('--congestion <level>', 'background load on the embedded dev chain: off, low or high')
+    .option('--data-dir <dir>', 'where the app keeps its data (default: $TXDESK_DATA_DIR or the app default)')
+    .option('--block-time <s>', 'seconds per block of the embedded dev chain (default 1)')
+    .action(async (raw: Record<string, unknown>) => {
+      const opts = parseOptions(serveOptions, raw);
+      const port = opts.port ?? defaultServePort;
+      await runLongRunning({
+        what: 'txdesk serve',
+        scope: 'serve',
+        json: opts.json === true,
+        port,
+        start: async (log) => {
+          const { startServe } = await import('../core/serve.js');
+          return startServe({
+            port,
+            congestion: opts.congestion,
+            blockTimeSeconds: opts.blockTime,
+            env: process.env,
+            dataDir: opts.dataDir,
+            log,
+          });
+        },
+        summary: (info) => [
+          `txdesk is ready: open ${text(info.appUrl)} (service ${text(info.serviceUrl)}, node ${text(info.nodeUrl)})`,
+          'Press Ctrl-C to stop.',
+        ],
+      });
+    });
+}

@@ -1,0 +1,182 @@
+// The `txdesk` binary as a user meets it: help and version, option errors, a global-install-like symlink run from
+// another folder, and `txdesk devchain --json` starting and stopping without leaving anvil behind.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureCliBuilt, repoRoot, runCli, startCliDaemon, txdeskBin, type CliDaemon } from '../support/cli-binary.js';
+import { commandLine, descendants, isAlive, waitUntil } from '../support/cli-process-tree.js';
+
+const version = (JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { version: string }).version;
+const commands = ['devchain', 'service', 'serve', 'signup', 'login', 'logout', 'account:describe', 'config:set', 'config:get'];
+const temps: string[] = [];
+const daemons: CliDaemon[] = [];
+const spawned: ChildProcess[] = [];
+
+beforeAll(() => ensureCliBuilt(), 300_000);
+afterAll(async () => {
+  for (const d of daemons) await d.stop('SIGKILL');
+  for (const c of spawned) c.kill('SIGKILL');
+  for (const t of temps) rmSync(t, { recursive: true, force: true });
+});
+
+describe('help and version', () => {
+  it('--version prints the package version', async () => {
+    for (const flag of ['--version', '-V']) {
+      const r = await runCli([flag]);
+      expect(r.stdout).toBe(`${version}\n`);
+      expect(r.code).toBe(0);
+    }
+  });
+
+  it('--help lists every command', async () => {
+    const r = await runCli(['--help']);
+    expect(r.code).toBe(0);
+    for (const c of commands) expect(r.stdout).toContain(c);
+  });
+
+  it.each(commands)('%s --help describes the command', async (command) => {
+    const r = await runCli([command, '--help']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`Usage: txdesk ${command}`);
+  });
+
+  it('no command prints the help and exits 2', async () => {
+    const r = await runCli([]);
+    expect(r.stdout).toContain('Usage: txdesk');
+    expect(r.code).toBe(2);
+  });
+});
+
+describe('bad command lines: one line, exit code 2', () => {
+  it.each([
+    [['devchain', '--port', '70000'], 'Invalid --port "70000": give a whole number from 0 to 65535 (0 picks a free port).'],
+    [['devchain', '--congestion', 'extreme'], 'Invalid --congestion "extreme": give one of off, low, high.'],
+    [['devchain', '--block-time', '0'], 'Invalid --block-time "0": give a number of seconds greater than 0, e.g. 1 or 0.5.'],
+    [['service', '--node', 'localhost:8545'], 'Invalid --node "localhost:8545": give an http:// or https:// URL such as http://127.0.0.1:4000 (no user, query or #fragment).'],
+    [['service', '--dev', '--node', 'http://127.0.0.1:8545'], 'Pass either --dev (a dev chain is started) or --node URL, not both.'],
+    [['service', '--congestion', 'low', '--node', 'http://127.0.0.1:1'], '--congestion and --block-time apply to the dev chain: add --dev.'],
+    [['service', '--confirmations', 'many'], 'Invalid --confirmations "many": give a whole number from 0 to 1000.'],
+    [['serve', '--port', '-1'], 'Invalid --port "-1": give a whole number from 0 to 65535 (0 picks a free port).'],
+    [['devchain', '--frobnicate'], "error: unknown option '--frobnicate'"],
+    [['lgoin'], "error: unknown command 'lgoin'"],
+  ])('%j', async (args, line) => {
+    const env = { ...process.env };
+    delete env.NODE_ENDPOINT;
+    const r = await runCli(args, { env });
+    expect(r.stderr.split('\n')[0]).toBe(line);
+    expect(r.stdout).toBe('');
+    expect(r.code).toBe(2);
+  });
+
+  it('service without --node or --dev says what to pass', async () => {
+    const env = { ...process.env };
+    delete env.NODE_ENDPOINT;
+    const r = await runCli(['service'], { env });
+    expect(r.stderr).toBe(
+      '`txdesk service` needs a chain: pass --node URL (an Ethereum JSON-RPC endpoint), or --dev to run a local dev chain.\n',
+    );
+    expect(r.code).toBe(2);
+  });
+});
+
+describe('a long-running command that cannot start', () => {
+  it('says why in one line and exits 1', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'txdesk-cli-nostart-'));
+    temps.push(dataDir);
+    const r = await runCli(['service', '--node', 'http://127.0.0.1:9', '--port', '0', '--json', '--data-dir', dataDir], {
+      env: { ...process.env, TXDESK_LOG: 'silent' },
+    });
+    expect(r.stderr).toMatch(/^Could not start the data service: .*http:\/\/127\.0\.0\.1:9.*\n$/);
+    expect(r.stdout).toBe('');
+    expect(r.code).toBe(1);
+  });
+});
+
+describe('installed globally', () => {
+  it('runs from any folder through the symlinks `npm install -g .` makes', async () => {
+    // npm links <prefix>/lib/node_modules/txdesk -> the checkout and <prefix>/bin/txdesk -> ../lib/node_modules/txdesk/bin/txdesk.js.
+    const prefix = mkdtempSync(join(tmpdir(), 'txdesk-cli-prefix-'));
+    temps.push(prefix);
+    mkdirSync(join(prefix, 'lib', 'node_modules'), { recursive: true });
+    mkdirSync(join(prefix, 'bin'));
+    symlinkSync(repoRoot, join(prefix, 'lib', 'node_modules', 'txdesk'));
+    symlinkSync('../lib/node_modules/txdesk/bin/txdesk.js', join(prefix, 'bin', 'txdesk'));
+    const elsewhere = mkdtempSync(join(tmpdir(), 'txdesk-cli-cwd-'));
+    temps.push(elsewhere);
+    const r = await runCli(['--version'], { bin: join(prefix, 'bin', 'txdesk'), cwd: elsewhere });
+    expect(r.stdout).toBe(`${version}\n`);
+    const describe = await runCli(['account:describe'], {
+      bin: join(prefix, 'bin', 'txdesk'),
+      cwd: elsewhere,
+      env: { ...process.env, TXDESK_CONFIG_DIR: join(elsewhere, 'config'), DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent' },
+    });
+    expect(describe.stderr).toBe('Not logged in: run `txdesk login` first.\n');
+    expect(describe.code).toBe(1);
+  });
+});
+
+describe('txdesk devchain --json', () => {
+  it.skipIf(process.platform !== 'linux')('prints one ready line, and SIGTERM stops it with no anvil left behind', async () => {
+    const started = Date.now();
+    const devchain = await startCliDaemon(['devchain', '--json', '--port', '0'], { env: { ...process.env, TXDESK_LOG: 'silent' } });
+    daemons.push(devchain);
+    // Reported, not asserted: the machine is shared and timing assertions flake. The brief's target is 15 s.
+    console.info(`txdesk devchain --json ready after ${Date.now() - started} ms`);
+    expect(devchain.ready).toMatchObject({ ready: true, chainId: 31337, congestion: 'off' });
+    expect(devchain.ready.nodeUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(Array.isArray(devchain.ready.collections) && devchain.ready.collections.length).toBeGreaterThan(0);
+    expect(Array.isArray(devchain.ready.accounts) && devchain.ready.accounts.length).toBeGreaterThan(0);
+
+    const tree = descendants(devchain.child.pid!);
+    expect(tree.some((pid) => /anvil/.test(commandLine(pid)))).toBe(true);
+    const exit = await devchain.stop('SIGTERM');
+    expect(exit).toEqual({ code: 0, signal: null });
+    await waitUntil(() => tree.every((pid) => !isAlive(pid)), 20_000, 'the dev chain processes to end');
+    expect(devchain.stdoutLines()).toHaveLength(1);
+  });
+});
+
+describe('a signal while starting', () => {
+  it.skipIf(process.platform !== 'linux')('stops what was started, exits 0 and leaves no anvil behind', async () => {
+    const child = spawn(process.execPath, [txdeskBin, 'devchain', '--json', '--port', '0'], { stdio: 'ignore' });
+    spawned.push(child);
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    // anvil runs, the rest (deployments, metadata server) is on its way: the middle of start-up.
+    const anvilRuns = () => descendants(child.pid!).some((pid) => /anvil/.test(commandLine(pid)));
+    await waitUntil(() => anvilRuns() || child.exitCode !== null, 60_000, 'anvil to start');
+    expect(child.exitCode).toBeNull();
+    const tree = descendants(child.pid!);
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    await waitUntil(() => tree.every((pid) => !isAlive(pid)), 20_000, 'the dev chain processes to end');
+  });
+});
+
+describe('txdesk serve --json and a human summary', () => {
+  it.skipIf(process.platform !== 'linux')('serve prints its ready line with appUrl and stops on SIGINT with no anvil left', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'txdesk-cli-serve-'));
+    temps.push(dataDir);
+    const env = { ...process.env, TXDESK_LOG: 'silent', DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent' };
+    const serve = await startCliDaemon(['serve', '--json', '--port', '0', '--data-dir', dataDir], { env });
+    daemons.push(serve);
+    expect(serve.ready).toMatchObject({ ready: true, chainId: 31337 });
+    expect(serve.ready.appUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(serve.ready.serviceUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+
+    // The same chain, now under `txdesk service --node` without --json: a human summary line on stdout instead.
+    const service = await startCliDaemon(['service', '--node', String(serve.ready.nodeUrl), '--port', '0', '--data-dir', join(dataDir, 'svc')], {
+      env,
+    });
+    daemons.push(service);
+    expect(service.ready.line).toMatch(/^Data service ready: http:\/\/127\.0\.0\.1:\d+ \(node http:\/\/127\.0\.0\.1:\d+, chain ID 31337, ethereum\/local\)$/);
+    expect(await service.stop('SIGINT')).toEqual({ code: 0, signal: null });
+
+    const tree = descendants(serve.child.pid!);
+    expect(tree.some((pid) => /anvil/.test(commandLine(pid)))).toBe(true);
+    expect(await serve.stop('SIGINT')).toEqual({ code: 0, signal: null });
+    await waitUntil(() => tree.every((pid) => !isAlive(pid)), 20_000, 'the serve processes to end');
+    expect(serve.stdoutLines()).toHaveLength(1);
+  });
+});
