@@ -1,5 +1,6 @@
 // Where the CLI keeps its settings (config.json in the user's config folder) and which service endpoint it talks to.
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { ensureDir } from '../lib/fs-dirs.js';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
@@ -84,16 +85,10 @@ export function openConfigStore(dir: string): ConfigStore {
   };
 }
 
-/** Creates `dir` and its missing parents (new ones mode 0700). Not `mkdirSync(..., { recursive: true })`: on Node 20
- * that loops forever for a path under /proc, where mkdir answers ENOENT under an existing parent. */
+/** Creates `dir` and its missing parents (new ones mode 0700), or stops the command with one line. */
 export function ensurePrivateDir(dir: string): void {
-  const missing: string[] = [];
-  for (let d = dir; !existsSync(d); d = dirname(d)) {
-    missing.unshift(d);
-    if (dirname(d) === d) break;
-  }
   try {
-    for (const d of missing) mkdirSync(d, { mode: 0o700 });
+    ensureDir(dir, 0o700);
   } catch (e) {
     throw new CliError(`Cannot create the folder ${dir} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}): set TXDESK_CONFIG_DIR to a folder you can write.`);
   }

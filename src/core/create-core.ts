@@ -1,7 +1,8 @@
 // The one place that wires adapters to services: (options) => { start, stop, api }. Never imports electron:
 // the same core runs in Electron's main process and headless under `txdesk serve`.
 import { createHash } from 'node:crypto';
-import { mkdirSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
+import { ensureDir } from '../lib/fs-dirs.js';
 import { join } from 'node:path';
 import { createLogger, type Logger } from '../lib/log.js';
 import type { AppInfo, CongestionLevel, DesktopApi, DevchainStatus, ReplacementPolicy } from '../shared/desktop-api.js';
@@ -85,7 +86,11 @@ export function createCore(opts: CoreOptions = {}): Core {
 
   async function boot(): Promise<CoreRuntime> {
     const dataDir = resolveDataDir(opts.dataDir, env);
-    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    try {
+      ensureDir(dataDir, 0o700);
+    } catch (e) {
+      throw new Error(`Cannot create the data folder ${dataDir} (${(e as NodeJS.ErrnoException).code ?? String(e)}): set TXDESK_DATA_DIR to a folder you can write.`);
+    }
     const settingsStore = opts.settingsStore ?? createFileSettingsStore(dataDir, log.child('settings'));
     const config = loadConfig({ env, dataDir, saved: settingsStore.load(), ...(opts.policy ? { policy: opts.policy } : {}) });
     const embedded = config.mode === 'embedded';

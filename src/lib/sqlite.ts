@@ -1,7 +1,7 @@
 // Opens better-sqlite3 databases the way every txdesk store wants them (WAL, foreign keys) and runs per-module migrations.
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { ensureDir } from './fs-dirs.js';
 
 export type Db = Database.Database;
 
@@ -11,7 +11,7 @@ export interface OpenOptions {
 }
 
 export function openDatabase(file: string, options: OpenOptions = {}): Db {
-  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  if (file !== ':memory:') ensureDir(dirname(file));
   const db = new Database(file, options.nativeBinding ? { nativeBinding: options.nativeBinding } : {});
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');

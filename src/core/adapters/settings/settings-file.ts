@@ -1,7 +1,8 @@
 // Headless settings persistence: what the user changed in the app, as JSON in `<dataDir>/settings.json`.
 // (Electron plugs electron-store in through the same SettingsStore port.)
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { ensureDir } from '../../../lib/fs-dirs.js';
 import { z } from 'zod';
 import { policyPatchSchema } from '../../../shared/desktop-api.js';
 import type { Logger } from '../../../lib/log.js';
@@ -34,7 +35,7 @@ export function createFileSettingsStore(dataDir: string, log: Logger): SettingsS
       return {};
     },
     save(settings) {
-      mkdirSync(dirname(file), { recursive: true });
+      ensureDir(dirname(file));
       const tmp = `${file}.${process.pid}.tmp`;
       writeFileSync(tmp, JSON.stringify(settings, null, 2) + '\n', { mode: 0o600 });
       renameSync(tmp, file);

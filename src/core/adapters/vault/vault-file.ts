@@ -1,8 +1,9 @@
 // The signing key in an encrypted file, for machines without a keychain: scrypt derives an AES-256-GCM key from a
 // passphrase the user supplies (TXDESK_KEY_PASSPHRASE). Never plaintext; a wrong passphrase fails loudly.
 import { createCipheriv, createDecipheriv, randomBytes, scrypt as scryptCb, type ScryptOptions } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { ensureDir } from '../../../lib/fs-dirs.js';
 import { z } from 'zod';
 import type { KeyVault } from '../../ports.js';
 
@@ -57,7 +58,7 @@ export function createEncryptedFileVault(file: string, passphrase: string, kdf =
         tag: c.getAuthTag().toString('base64'),
         ciphertext: ciphertext.toString('base64'),
       };
-      mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+      ensureDir(dirname(file), 0o700);
       const tmp = `${file}.${process.pid}.tmp`;
       writeFileSync(tmp, JSON.stringify(body, null, 2) + '\n', { mode: 0o600 });
       chmodSync(tmp, 0o600);
