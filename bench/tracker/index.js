@@ -1,0 +1,291 @@
+// Tracker benchmark: 10,000 tracked transactions mined 1,000 per block on anvil; delivery latency from the block's
+// arrival to the SDK's `message` (p50/p99) and acked messages/s, against a baseline that polls
+// eth_getTransactionReceipt per transaction per block, measured in the same run. Needs `npx tsc -p tsconfig.build.json`.
+// Usage: node bench/tracker/index.js [--txs 10000] [--per-block 1000] [--json]
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+if (!existsSync(join(root, 'dist/sdk/index.js')) || !existsSync(join(root, 'dist/cli/index.js'))) {
+  process.stderr.write('bench/tracker needs the build: run `npx tsc -p tsconfig.build.json` (or `npm run build`) first.\n');
+  process.exit(1);
+}
+const { Transaction, Wallet } = await import('ethers');
+const { startAnvil } = await import(join(root, 'dist/devchain/index.js'));
+const { deriveDevAccounts } = await import(join(root, 'dist/devchain/dev-accounts.js'));
+const { TransactionTracker } = await import(join(root, 'dist/sdk/index.js'));
+
+const args = process.argv.slice(2);
+const arg = (name, fallback) => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? Number(args[i + 1]) : fallback;
+};
+const TOTAL = arg('txs', 10_000);
+const PER_BLOCK = arg('per-block', 1_000);
+const SENDERS = 10;
+const BLOCKS = Math.ceil(TOTAL / PER_BLOCK);
+const log = (m) => process.stderr.write(`[bench:tracker] ${m}\n`);
+
+const pct = (xs, p) => {
+  if (xs.length === 0) return NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)];
+};
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+async function rpc(url, method, params) {
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+  const body = await res.json();
+  if (body.error) throw new Error(`${method}: ${body.error.message}`);
+  return body.result;
+}
+
+async function rpcBatch(url, calls) {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(calls.map((c, i) => ({ jsonrpc: '2.0', id: i, method: c[0], params: c[1] }))),
+  });
+  return res.json();
+}
+
+/** Signs `count` transfers round-robin over the senders, continuing from `nonces`. */
+function signTransfers(keys, nonces, count) {
+  const signers = keys.map((k) => new Wallet(k).signingKey);
+  const out = [];
+  for (let i = 0; i < count; i++) {
+    const s = i % keys.length;
+    const tx = Transaction.from({
+      to: '0x000000000000000000000000000000000000dEaD',
+      value: 1n,
+      nonce: nonces[s]++,
+      gasLimit: 21_000n,
+      maxFeePerGas: 200_000_000_000n,
+      maxPriorityFeePerGas: 1_000_000_000n,
+      chainId: 31337n,
+      type: 2,
+    });
+    tx.signature = signers[s].sign(tx.unsignedHash);
+    out.push({ raw: tx.serialized, hash: tx.hash.toLowerCase() });
+  }
+  return out;
+}
+
+async function broadcast(url, txs) {
+  for (let i = 0; i < txs.length; i += 500) {
+    const replies = await rpcBatch(url, txs.slice(i, i + 500).map((t) => ['eth_sendRawTransaction', [t.raw]]));
+    const failed = replies.find((r) => r.error);
+    if (failed) throw new Error(`eth_sendRawTransaction: ${failed.error.message}`);
+  }
+}
+
+async function startServiceProcess(nodeUrl, dataDir) {
+  // TXDESK_BENCH_SERVICE_NODE_ARGS="--cpu-prof" profiles the service process.
+  const nodeArgs = (process.env.TXDESK_BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, join(root, 'bin/txdesk.js'), 'service', '--node', nodeUrl, '--port', '0', '--data-dir', dataDir, '--open-signup', '--json'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, TXDESK_LOG: process.env.TXDESK_LOG ?? 'silent' },
+  });
+  const line = await new Promise((resolve, reject) => {
+    createInterface({ input: child.stdout }).once('line', resolve);
+    child.once('exit', (code) => reject(new Error(`txdesk service exited (${code})`)));
+  });
+  return { child, serviceUrl: JSON.parse(line).serviceUrl };
+}
+
+async function mineOne(url) {
+  await rpc(url, 'evm_mine', []);
+  return performance.now();
+}
+
+async function trackerPhase(nodeUrl, serviceUrl, clientId, txs) {
+  const tracker = new TransactionTracker(clientId, { platform: 'ethereum', network: 'local', url: serviceUrl });
+  const sub = tracker.subscribe('transaction', { subscriptionId: 'bench', ackTimeout: 600_000 });
+  sub.on('error', (e) => log(`sdk error: ${e.message}`));
+  await sub.ready;
+  const blockArrival = new Map();
+  // A message can beat evm_mine's own answer to the bench; it is settled (as 0 ms) once the arrival is known.
+  const early = new Map();
+  const atArrival = (n, now, record) => {
+    const t0 = blockArrival.get(n);
+    if (t0 !== undefined) return record(Math.max(0, now - t0));
+    early.set(n, [...(early.get(n) ?? []), () => record(Math.max(0, now - blockArrival.get(n)))]);
+  };
+  const receiptLatency = [];
+  const confirmationLatency = [];
+  const perBlockLatency = new Map();
+  let acked = 0;
+  let received = 0;
+  let firstMessageAt = null;
+  let lastAckAt = 0;
+  sub.on('message', (m) => {
+    const now = performance.now();
+    received++;
+    firstMessageAt ??= now;
+    if (m.data.type === 'confirmation') {
+      // Due when the next block arrived (confirmation: 1).
+      atArrival(m.data.result.blockNumber + 1, now, (ms) => confirmationLatency.push(ms));
+    }
+    if (m.data.type === 'receipt') {
+      const n = m.data.result.blockNumber;
+      atArrival(n, now, (ms) => {
+        receiptLatency.push(ms);
+        const list = perBlockLatency.get(n) ?? [];
+        list.push(ms);
+        perBlockLatency.set(n, list);
+      });
+    }
+    m.ack().then(() => {
+      acked++;
+      lastAckAt = performance.now();
+    });
+  });
+  log(`tracking ${txs.length} hashes`);
+  await Promise.all(txs.map((t) => tracker.trackTransaction(t.hash, { timeout: 3_600_000, confirmation: 1 })));
+  await sleep(1500);
+
+  const bursts = [];
+  const expectTotal = txs.length * 2;
+  for (let b = 0; b <= BLOCKS; b++) {
+    const before = acked;
+    firstMessageAt = null;
+    const head = Number.parseInt(await rpc(nodeUrl, 'eth_blockNumber', []), 16);
+    const t0 = await mineOne(nodeUrl);
+    blockArrival.set(head + 1, t0);
+    for (const settle of early.get(head + 1) ?? []) settle();
+    early.delete(head + 1);
+    // This block's receipts plus the previous block's confirmations.
+    const expected = Math.min(expectTotal, before + (b < BLOCKS ? PER_BLOCK : 0) + (b > 0 ? PER_BLOCK : 0));
+    const deadline = Date.now() + 60_000;
+    while (acked < Math.min(expected, expectTotal) && Date.now() < deadline) await sleep(2);
+    bursts.push({ messages: acked - before, ms: lastAckAt - t0, deliveryMs: firstMessageAt === null ? 0 : lastAckAt - firstMessageAt });
+    await sleep(300);
+  }
+  const blockP99 = [...perBlockLatency.values()].map((l) => pct(l, 99));
+  await tracker.close();
+  const msgs = bursts.reduce((n, b) => n + b.messages, 0);
+  const ms = bursts.reduce((n, b) => n + b.ms, 0);
+  const deliveryMs = bursts.reduce((n, b) => n + b.deliveryMs, 0);
+  return {
+    receipts: receiptLatency.length,
+    messages: received,
+    acked,
+    p50: pct(receiptLatency, 50),
+    p99: pct(receiptLatency, 99),
+    worstBlockP99: Math.max(...blockP99),
+    confirmationP50: pct(confirmationLatency, 50),
+    confirmationP99: pct(confirmationLatency, 99),
+    /** Messages acked per second of delivery: from a burst's first message to its last ack. */
+    ackedPerSecond: (msgs / deliveryMs) * 1000,
+    /** The same counted from the block's arrival, so it includes fetching the receipts. */
+    ackedPerSecondFromBlock: (msgs / ms) * 1000,
+  };
+}
+
+/** What the node alone needs to serve one block's receipts the way the tracker asks (batches of 100, 4 at a time). */
+async function nodeFloor(nodeUrl, txs) {
+  const times = [];
+  for (let i = 0; i < txs.length; i += PER_BLOCK) {
+    const hashes = txs.slice(i, i + PER_BLOCK).map((t) => t.hash);
+    const t0 = performance.now();
+    const chunks = [];
+    for (let j = 0; j < hashes.length; j += 100) chunks.push(hashes.slice(j, j + 100));
+    let next = 0;
+    const worker = async () => {
+      while (next < chunks.length) await rpcBatch(nodeUrl, chunks[next++].map((h) => ['eth_getTransactionReceipt', [h]]));
+    };
+    await Promise.all(Array.from({ length: 4 }, worker));
+    times.push(performance.now() - t0);
+  }
+  return { p50: pct(times, 50), max: Math.max(...times) };
+}
+
+/** The baseline: on every block, one eth_getTransactionReceipt per still-unmined transaction (32 in parallel). */
+async function baselinePhase(nodeUrl, txs) {
+  const open = new Set(txs.map((t) => t.hash));
+  const latency = [];
+  let requests = 0;
+  let busyMs = 0;
+  for (let b = 0; b < BLOCKS && open.size > 0; b++) {
+    const t0 = await mineOne(nodeUrl);
+    const queue = [...open];
+    let next = 0;
+    const worker = async () => {
+      while (next < queue.length) {
+        const h = queue[next++];
+        requests++;
+        const r = await rpc(nodeUrl, 'eth_getTransactionReceipt', [h]);
+        if (r) {
+          latency.push(performance.now() - t0);
+          open.delete(h);
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: 32 }, worker));
+    busyMs += performance.now() - t0;
+    await sleep(300);
+  }
+  return { receipts: latency.length, requests, p50: pct(latency, 50), p99: pct(latency, 99), receiptsPerSecond: (latency.length / busyMs) * 1000 };
+}
+
+async function main() {
+  log(`${TOTAL} transactions, ${PER_BLOCK} per block, ${SENDERS} senders`);
+  const anvil = await startAnvil({ gasLimit: PER_BLOCK * 21_000, accounts: SENDERS, blockTimeSeconds: 1 });
+  const dataDir = mkdtempSync(join(tmpdir(), 'txdesk-bench-tracker-'));
+  let service;
+  try {
+    await rpc(anvil.url, 'evm_setIntervalMining', [0]);
+    await rpc(anvil.url, 'evm_setAutomine', [false]);
+    service = await startServiceProcess(anvil.url, dataDir);
+    const signup = await fetch(`${service.serviceUrl}/users/v1/signup`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'bench@example.com', password: 'bench password 123', name: 'Bench', organization: 'txdesk' }),
+    });
+    const { clientId } = await signup.json();
+    const keys = deriveDevAccounts(SENDERS).map((a) => a.privateKey);
+    const nonces = new Array(SENDERS).fill(0);
+
+    log('signing');
+    const first = signTransfers(keys, nonces, TOTAL);
+    const second = signTransfers(keys, nonces, TOTAL);
+    log('broadcasting (tracker phase)');
+    await broadcast(anvil.url, first);
+    const tracker = await trackerPhase(anvil.url, service.serviceUrl, clientId, first);
+    const floor = await nodeFloor(anvil.url, first);
+    log('broadcasting (baseline phase)');
+    await broadcast(anvil.url, second);
+    const baseline = await baselinePhase(anvil.url, second);
+
+    const result = {
+      transactions: TOTAL,
+      perBlock: PER_BLOCK,
+      tracker,
+      nodeFloorMs: floor,
+      baseline,
+      ratios: { p50: baseline.p50 / tracker.p50, p99: baseline.p99 / tracker.p99 },
+      targets: { p99Under100ms: tracker.worstBlockP99 <= 100, ackedPerSecondOver5000: tracker.ackedPerSecond >= 5000 },
+    };
+    const f = (x) => (Number.isFinite(x) ? x.toFixed(1) : String(x));
+    console.log(`tracker  receipts ${tracker.receipts}/${TOTAL}: latency p50 ${f(tracker.p50)} ms, p99 ${f(tracker.p99)} ms (worst block p99 ${f(tracker.worstBlockP99)} ms); ${f(tracker.ackedPerSecond)} acked msgs/s while delivering, ${f(tracker.ackedPerSecondFromBlock)}/s counted from block arrival (${tracker.acked} acked)`);
+    console.log(`tracker  confirmations: latency p50 ${f(tracker.confirmationP50)} ms, p99 ${f(tracker.confirmationP99)} ms (from the arrival of the block that makes them due)`);
+    console.log(`node     serving one block's ${PER_BLOCK} receipts takes anvil ${f(floor.p50)} ms (p50; max ${f(floor.max)} ms): a floor under the tracker's latency`);
+    console.log(`baseline receipts ${baseline.receipts}/${TOTAL}: latency p50 ${f(baseline.p50)} ms, p99 ${f(baseline.p99)} ms; ${f(baseline.receiptsPerSecond)} receipts/s from ${baseline.requests} eth_getTransactionReceipt calls`);
+    console.log(`ratio    baseline/tracker latency: p50 x${f(result.ratios.p50)}, p99 x${f(result.ratios.p99)}`);
+    console.log(`targets  p99 <= 100 ms per 1,000-tx block: ${result.targets.p99Under100ms ? 'met' : 'MISSED'}; >= 5,000 acked msgs/s: ${result.targets.ackedPerSecondOver5000 ? 'met' : 'MISSED'}`);
+    if (args.includes('--json')) console.log(JSON.stringify(result));
+  } finally {
+    if (service) {
+      service.child.kill('SIGTERM');
+      await new Promise((r) => service.child.once('exit', r));
+    }
+    await anvil.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+await main();

@@ -1,0 +1,342 @@
+// The chain watcher: follows new heads, fetches receipts in batches for tracked hashes only, runs the pure policy of
+// tracker-watch-policy.ts on every affected transaction, and stores the resulting messages before handing them on.
+import type { Logger } from '../../lib/log.js';
+import type { TrackerPayload, TrackerReceipt } from '../../sdk/tracker-wire.js';
+import { ChainWindow } from './tracker-chain-window.js';
+import { createChainSync } from './tracker-chain-sync.js';
+import type { NodeRpc, RpcOutcome } from './tracker-node-rpc.js';
+import type { CreatedDeliveries, NewMessage, TrackerStore, WithdrawnDelivery } from './tracker-store.js';
+import { formatReceipt, type RawReceipt } from './tracker-receipt-format.js';
+import { decideTracking, nonceCheckBlock, pendingDueAt, type Observation, type TrackingState } from './tracker-watch-policy.js';
+
+export interface TrackerEngineOptions {
+  store: TrackerStore;
+  rpc: NodeRpc;
+  log: Logger;
+  /** Receives every stored batch of deliveries (and withdrawn ones) to push to connected subscriptions. */
+  onDeliveries(created: CreatedDeliveries[], withdrawn: WithdrawnDelivery[]): void;
+  now?: () => number;
+  /** Block polling period without a head subscription; with one, polling is a slow safety net. */
+  pollMs?: number;
+}
+
+const TICK_MS = 100;
+/** Safety net for missed blocks; rare, since it looks up every unmined hash. */
+const SWEEP_MS = 60_000;
+const DONE_RETENTION_MS = 24 * 60 * 60 * 1000;
+
+export type TrackerEngine = ReturnType<typeof createTrackerEngine>;
+
+export function createTrackerEngine(opts: TrackerEngineOptions) {
+  const { store, rpc, log } = opts;
+  const now = opts.now ?? Date.now;
+  const pollMs = opts.pollMs ?? 250;
+  const trace = process.env.TXDESK_TRACKER_TRACE === '1';
+  const window = new ChainWindow();
+  const chain = createChainSync(rpc, window);
+  const trackings = new Map<string, TrackingState>();
+  const byHash = new Map<string, Set<string>>();
+  const openByClient = new Map<string, number>();
+  /** Hashes whose receipt must be looked up in the next round. */
+  const requested = new Set<string>();
+  let headDirty = true;
+  let subscribed = false;
+  let lastPoll = 0;
+  let lastSweep = 0;
+  let lastNodeWarn = 0;
+  let running: Promise<void> | null = null;
+  let again = false;
+  let stopped = false;
+  let ticker: NodeJS.Timeout | null = null;
+  let stopHeads: (() => void) | null = null;
+
+  const keyOf = (clientId: string, hash: string) => clientId + '\u0000' + hash;
+
+  function remember(s: TrackingState): void {
+    const key = keyOf(s.clientId, s.txHash);
+    const had = trackings.has(key);
+    if (s.doneAtMs !== null) {
+      if (had) openByClient.set(s.clientId, (openByClient.get(s.clientId) ?? 1) - 1);
+      trackings.delete(key);
+      const set = byHash.get(s.txHash);
+      set?.delete(key);
+      if (set && set.size === 0) byHash.delete(s.txHash);
+      return;
+    }
+    if (!had) openByClient.set(s.clientId, (openByClient.get(s.clientId) ?? 0) + 1);
+    trackings.set(key, s);
+    let set = byHash.get(s.txHash);
+    if (!set) byHash.set(s.txHash, (set = new Set()));
+    set.add(key);
+  }
+
+  function kick(): void {
+    if (stopped) return;
+    if (running) {
+      again = true;
+      return;
+    }
+    running = (async () => {
+      do {
+        again = false;
+        try {
+          await round();
+        } catch (e) {
+          if (stopped) break;
+          const t = now();
+          if (t - lastNodeWarn > 10_000) {
+            lastNodeWarn = t;
+            log.warn(`chain watcher round failed (will retry): ${e instanceof Error ? e.message : String(e)}`);
+          }
+          headDirty = true;
+          await new Promise((r) => setTimeout(r, 500));
+        }
+      } while (again && !stopped);
+      running = null;
+    })();
+  }
+
+  function tick(): void {
+    const t = now();
+    if (t - lastPoll >= (subscribed ? 1000 : pollMs)) {
+      lastPoll = t;
+      headDirty = true;
+    }
+    if (t - lastSweep >= SWEEP_MS) {
+      lastSweep = t;
+      // Unmined hashes, and receipts whose block the window cannot vouch for (older than this process).
+      for (const s of trackings.values()) {
+        if (!s.receipt || window.isCanonical(s.receipt.blockNumber, s.receipt.blockHash) === undefined) requested.add(s.txHash);
+      }
+      store.pruneDoneTrackings(t - DONE_RETENTION_MS);
+    }
+    for (const s of trackings.values()) {
+      const due = pendingDueAt(s);
+      if (due !== null && due <= t) requested.add(s.txHash);
+    }
+    if (headDirty || requested.size > 0) kick();
+  }
+
+  async function round(): Promise<void> {
+    const toCheck = new Set(requested);
+    requested.clear();
+    try {
+      await roundWith(toCheck);
+    } catch (e) {
+      for (const h of toCheck) requested.add(h);
+      throw e;
+    }
+  }
+
+  async function roundWith(toCheck: Set<string>): Promise<void> {
+    const t0 = now();
+    const marks: string[] = [];
+    const mark = (what: string) => trace && marks.push(`${what} +${now() - t0}`);
+    let head = window.tip;
+    let headMoved = false;
+    if (headDirty) {
+      headDirty = false;
+      const sync = await chain.sync();
+      if (sync) {
+        headMoved = true;
+        head = sync.head;
+        if (sync.gap) for (const s of trackings.values()) toCheck.add(s.txHash);
+        for (const b of sync.blocks) for (const h of b.txs) if (byHash.has(h)) toCheck.add(h);
+        for (const s of trackings.values()) {
+          if (s.receipt && sync.displaced.has(s.receipt.blockHash)) toCheck.add(s.txHash);
+        }
+      }
+    }
+    mark('sync');
+    if (head === null) {
+      // No head seen yet (node down at start): keep the lookups for the first round that has one.
+      for (const h of toCheck) requested.add(h);
+      return;
+    }
+
+    const nonceUsed = headMoved ? await checkNonces(head, toCheck) : new Set<string>();
+    const hashes = [...toCheck].filter((h) => byHash.has(h));
+    // Transactions about to be reported pending are the ones an app may replace: learn their sender and nonce now.
+    const dueAt = now();
+    await learnSenders(
+      [...trackings.values()].filter((s) => s.from === null && lookedUpDue(s, dueAt) && toCheck.has(s.txHash)).map((s) => s.txHash),
+    );
+    const lookedUp = new Set(hashes);
+    const atHead = head;
+
+    // Receipts first: each chunk is settled as it arrives, so the first receipts of a large block go out before its
+    // last ones are fetched. Standing receipts that need no lookup (confirmation depth, reorg per the window) follow:
+    // a confirmation is less urgent than news that a transaction was mined, and would queue ahead of it otherwise.
+    await rpc.batch(
+      hashes.map((h) => ({ method: 'eth_getTransactionReceipt', params: [h] })),
+      (offset, outcomes) => {
+        const receipts = new Map<string, TrackerReceipt | null>();
+        outcomes.forEach((r, i) => {
+          if (!r.ok) return;
+          const raw = r.result as RawReceipt | null;
+          // A receipt from a block the window does not know yet is used anyway: the block is canonical per the node.
+          receipts.set(hashes[offset + i]!, raw && raw.blockHash ? formatReceipt(raw) : null);
+        });
+        const affected: TrackingState[] = [];
+        for (const h of receipts.keys()) for (const key of byHash.get(h) ?? []) affected.push(trackings.get(key)!);
+        settle(affected, receipts, atHead, nonceUsed);
+        mark(`chunk(${outcomes.length})`);
+      },
+    );
+    settle([...trackings.values()].filter((s) => s.receipt && !lookedUp.has(s.txHash)), new Map(), atHead, nonceUsed);
+    mark('standing');
+    // A receipt from a block above our head (the node moved on, or the lookup raced a reorg) is looked up again
+    // after the next sync, when the window can vouch for its block.
+    for (const s of trackings.values()) {
+      if (s.receipt && s.receipt.blockNumber > atHead) {
+        requested.add(s.txHash);
+        headDirty = true;
+      }
+    }
+    if (trace && marks.length > 2) log.info(`round head ${head}: ${marks.join(' ')}`);
+  }
+
+  /** Decides, stores and hands over one group of trackings; `receipts` holds the lookups made for them. */
+  function settle(list: readonly TrackingState[], receipts: Map<string, TrackerReceipt | null>, head: number, nonceUsed: Set<string>): void {
+    const t = now();
+    const changed: TrackingState[] = [];
+    const withdrawals: { clientId: string; txHash: string }[] = [];
+    const messages: NewMessage[] = [];
+    for (const s of list) {
+      const fetched = receipts.has(s.txHash);
+      const obs: Observation = { nowMs: t, head };
+      if (fetched) obs.receipt = receipts.get(s.txHash)!;
+      if (s.receipt) {
+        const canonical = window.isCanonical(s.receipt.blockNumber, s.receipt.blockHash);
+        if (canonical !== undefined) obs.receiptCanonical = canonical;
+      }
+      if (fetched && nonceUsed.has(s.txHash)) obs.nonceUsedAtDepth = true;
+      const d = decideTracking(s, obs);
+      if (!d.changed) continue;
+      changed.push(d.state);
+      if (d.withdrawReceipt) withdrawals.push({ clientId: s.clientId, txHash: s.txHash });
+      for (const ev of d.events) messages.push(toMessage(s.clientId, s.txHash, ev));
+    }
+    if (changed.length === 0) return;
+    const { created, withdrawn } = store.commitRound(changed, withdrawals, messages, t);
+    for (const s of changed) remember(s);
+    if (created.length > 0 || withdrawn.length > 0) opts.onDeliveries(created, withdrawn);
+  }
+
+  /** Looks up sender and nonce of transactions while the node still has them (a replaced one vanishes). */
+  async function learnSenders(hashes: readonly string[]): Promise<void> {
+    const unknown = [...new Set(hashes)];
+    if (unknown.length === 0) return;
+    const res = await rpc.batch(unknown.map((h) => ({ method: 'eth_getTransactionByHash', params: [h] })));
+    const learned: TrackingState[] = [];
+    res.forEach((r, i) => {
+      const tx = r.ok ? (r.result as { from: string; nonce: string } | null) : null;
+      if (!tx) return;
+      for (const key of byHash.get(unknown[i]!) ?? []) {
+        const s = trackings.get(key)!;
+        if (s.from !== null) continue;
+        const next = { ...s, from: tx.from.toLowerCase(), nonce: Number.parseInt(tx.nonce, 16) };
+        learned.push(next);
+        remember(next);
+      }
+    });
+    if (learned.length > 0) store.commitRound(learned, [], [], now());
+  }
+
+  /**
+   * For transactions already reported `pending`: is their sender's nonce used at `confirmation` depth? Learns
+   * sender and nonce on the way. Returns hashes that may be unminable; their receipts are looked up to be sure.
+   */
+  async function checkNonces(head: number, toCheck: Set<string>): Promise<Set<string>> {
+    const out = new Set<string>();
+    const candidates = [...trackings.values()].filter((s) => s.pendingSent && !s.receipt);
+    if (candidates.length === 0) return out;
+    await learnSenders(candidates.filter((s) => s.from === null).map((s) => s.txHash));
+    const calls = new Map<string, { from: string; block: number }>();
+    for (const s of trackings.values()) {
+      if (!s.pendingSent) continue;
+      const block = nonceCheckBlock(s, head);
+      if (block === null) continue;
+      calls.set(s.from + '@' + block, { from: s.from!, block });
+    }
+    if (calls.size === 0) return out;
+    const keys = [...calls.keys()];
+    const res: RpcOutcome[] = await rpc.batch(keys.map((k) => {
+      const c = calls.get(k)!;
+      return { method: 'eth_getTransactionCount', params: [c.from, '0x' + c.block.toString(16)] };
+    }));
+    const counts = new Map<string, number>();
+    res.forEach((r, i) => {
+      if (r.ok && typeof r.result === 'string') counts.set(keys[i]!, Number.parseInt(r.result, 16));
+    });
+    for (const s of trackings.values()) {
+      const block = nonceCheckBlock(s, head);
+      if (block === null || !s.pendingSent) continue;
+      const count = counts.get(s.from + '@' + block);
+      if (count !== undefined && count > s.nonce!) {
+        out.add(s.txHash);
+        toCheck.add(s.txHash);
+      }
+    }
+    return out;
+  }
+
+  return {
+    async start(): Promise<void> {
+      for (const s of store.loadOpenTrackings()) {
+        remember(s);
+        requested.add(s.txHash);
+      }
+      stopHeads = rpc.subscribeHeads(
+        () => {
+          if (trace) log.info('newHead');
+          headDirty = true;
+          kick();
+        },
+        (on) => {
+          subscribed = on;
+          if (trace) log.info(`newHeads subscription ${on ? 'on' : 'off'}`);
+        },
+      );
+      ticker = setInterval(tick, TICK_MS);
+      ticker.unref();
+      kick();
+      await running;
+    },
+
+    /** Starts (or re-options) tracking; the options are stored before this returns. */
+    track(clientId: string, txHash: string, confirmation: number, timeoutMs: number): void {
+      const { state } = store.track(clientId, txHash, confirmation, timeoutMs, now());
+      if (state.doneAtMs !== null) return;
+      remember(state);
+      requested.add(txHash);
+      kick();
+    },
+
+    /** Open trackings of one client, or of all clients. */
+    openCount(clientId?: string): number {
+      return clientId === undefined ? trackings.size : (openByClient.get(clientId) ?? 0);
+    },
+
+    isTracked(clientId: string, txHash: string): boolean {
+      return trackings.has(keyOf(clientId, txHash));
+    },
+
+    async stop(): Promise<void> {
+      stopped = true;
+      if (ticker) clearInterval(ticker);
+      stopHeads?.();
+      rpc.close();
+      await running?.catch(() => {});
+    },
+  };
+}
+
+function lookedUpDue(s: TrackingState, nowMs: number): boolean {
+  const due = pendingDueAt(s);
+  return due !== null && due <= nowMs;
+}
+
+function toMessage(clientId: string, txHash: string, payload: TrackerPayload): NewMessage {
+  return { clientId, txHash, type: payload.type, payload: JSON.stringify(payload) };
+}

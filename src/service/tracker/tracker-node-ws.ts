@@ -1,0 +1,93 @@
+// JSON-RPC requests over one WebSocket, for nodes given as ws:// or wss:// URLs: the same request/batch interface as
+// HTTP, answers matched by id, reconnecting lazily on the next call after a drop.
+import WebSocket from 'ws';
+
+interface Waiter {
+  resolve(reply: unknown): void;
+  reject(error: Error): void;
+}
+
+export interface WsTransport {
+  /** Sends one request object or a batch array; resolves with the matching reply (an array for a batch). */
+  post(body: unknown, timeoutMs: number): Promise<unknown>;
+  close(): void;
+}
+
+export function createWsTransport(url: string): WsTransport {
+  let socket: Promise<WebSocket> | null = null;
+  const waiting = new Map<number, Waiter>();
+  let closed = false;
+
+  const failAll = (e: Error) => {
+    for (const w of waiting.values()) w.reject(e);
+    waiting.clear();
+  };
+
+  function open(): Promise<WebSocket> {
+    if (socket) return socket;
+    socket = new Promise<WebSocket>((resolve, reject) => {
+      const ws = new WebSocket(url, { handshakeTimeout: 10_000 });
+      ws.once('open', () => resolve(ws));
+      ws.once('error', (e) => reject(new Error(`cannot open ${url}: ${e.message}`)));
+      ws.on('message', (data) => {
+        let msg: unknown;
+        try {
+          msg = JSON.parse(String(data));
+        } catch {
+          return;
+        }
+        for (const m of Array.isArray(msg) ? msg : [msg]) {
+          const id = (m as { id?: unknown })?.id;
+          if (typeof id !== 'number') continue;
+          const w = waiting.get(id);
+          if (!w) continue;
+          waiting.delete(id);
+          w.resolve(m);
+        }
+      });
+      ws.on('close', () => {
+        socket = null;
+        failAll(new Error(`the connection to ${url} closed`));
+      });
+    });
+    socket.catch(() => {
+      socket = null;
+    });
+    return socket;
+  }
+
+  return {
+    async post(body, timeoutMs) {
+      if (closed) throw new Error('the node connection is closed');
+      const ws = await open();
+      const items = (Array.isArray(body) ? body : [body]) as { id: number }[];
+      const replies = items.map(
+        (item) =>
+          new Promise<unknown>((resolve, reject) => {
+            const timer = setTimeout(() => {
+              waiting.delete(item.id);
+              reject(new Error(`no answer from ${url} within ${timeoutMs} ms`));
+            }, timeoutMs);
+            waiting.set(item.id, {
+              resolve: (r) => {
+                clearTimeout(timer);
+                resolve(r);
+              },
+              reject: (e) => {
+                clearTimeout(timer);
+                reject(e);
+              },
+            });
+          }),
+      );
+      ws.send(JSON.stringify(body));
+      const all = await Promise.all(replies);
+      return Array.isArray(body) ? all : all[0];
+    },
+    close() {
+      closed = true;
+      failAll(new Error('the node connection is closed'));
+      void socket?.then((ws) => ws.terminate(), () => {});
+    },
+  };
+}

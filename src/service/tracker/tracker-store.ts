@@ -1,0 +1,287 @@
+// The tracker's SQLite adapter: tracked transactions, subscriptions, stored messages and their per-subscription
+// deliveries. Thin on purpose: decisions live in tracker-watch-policy.ts and tracker-delivery-outbox.ts.
+import { randomUUID } from 'node:crypto';
+import { migrate, type Db } from '../../lib/sqlite.js';
+import type { TrackerEventType, TrackerReceipt } from '../../sdk/tracker-wire.js';
+import type { OutboxEntry } from './tracker-delivery-outbox.js';
+import type { TrackingState } from './tracker-watch-policy.js';
+
+const migrations = [
+  `
+  CREATE TABLE tracker_tracking (
+    client_id TEXT NOT NULL,
+    tx_hash TEXT NOT NULL,
+    confirmation INTEGER NOT NULL,
+    timeout_ms INTEGER NOT NULL,
+    tracked_at_ms INTEGER NOT NULL,
+    pending_sent INTEGER NOT NULL DEFAULT 0,
+    receipt_json TEXT,
+    tx_from TEXT,
+    tx_nonce INTEGER,
+    done_at_ms INTEGER,
+    PRIMARY KEY (client_id, tx_hash)
+  ) WITHOUT ROWID;
+  CREATE INDEX tracker_tracking_done ON tracker_tracking (done_at_ms);
+  CREATE TABLE tracker_subscription (
+    client_id TEXT NOT NULL,
+    subscription_id TEXT NOT NULL,
+    ack_timeout_ms INTEGER NOT NULL,
+    created_at_ms INTEGER NOT NULL,
+    PRIMARY KEY (client_id, subscription_id)
+  ) WITHOUT ROWID;
+  CREATE TABLE tracker_message (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    message_id TEXT NOT NULL UNIQUE,
+    client_id TEXT NOT NULL,
+    tx_hash TEXT NOT NULL,
+    type TEXT NOT NULL,
+    payload TEXT NOT NULL,
+    created_at_ms INTEGER NOT NULL,
+    orphan INTEGER NOT NULL
+  );
+  CREATE INDEX tracker_message_orphan ON tracker_message (client_id, orphan);
+  CREATE TABLE tracker_delivery (
+    client_id TEXT NOT NULL,
+    ack_id TEXT NOT NULL,
+    subscription_id TEXT NOT NULL,
+    seq INTEGER NOT NULL REFERENCES tracker_message (seq) ON DELETE CASCADE,
+    PRIMARY KEY (client_id, ack_id)
+  ) WITHOUT ROWID;
+  CREATE INDEX tracker_delivery_sub ON tracker_delivery (client_id, subscription_id, seq);
+  CREATE INDEX tracker_delivery_seq ON tracker_delivery (seq);
+  `,
+  // Withdrawing a reorganised receipt looks messages up by transaction.
+  `CREATE INDEX tracker_message_tx ON tracker_message (client_id, tx_hash);`,
+];
+
+export interface NewMessage {
+  clientId: string;
+  txHash: string;
+  type: TrackerEventType;
+  /** Serialized `{type, result}`. */
+  payload: string;
+}
+
+/** Deliveries created for one subscription, ready for its outbox. */
+export interface CreatedDeliveries {
+  clientId: string;
+  subscriptionId: string;
+  entries: OutboxEntry[];
+}
+
+export interface WithdrawnDelivery {
+  clientId: string;
+  subscriptionId: string;
+  ackId: string;
+}
+
+interface TrackingRow {
+  client_id: string;
+  tx_hash: string;
+  confirmation: number;
+  timeout_ms: number;
+  tracked_at_ms: number;
+  pending_sent: number;
+  receipt_json: string | null;
+  tx_from: string | null;
+  tx_nonce: number | null;
+  done_at_ms: number | null;
+}
+
+export type TrackerStore = ReturnType<typeof createTrackerStore>;
+
+export function createTrackerStore(db: Db) {
+  migrate(db, 'tracker', migrations);
+  const q = {
+    getTracking: db.prepare('SELECT * FROM tracker_tracking WHERE client_id = ? AND tx_hash = ?'),
+    insertTracking: db.prepare(
+      'INSERT INTO tracker_tracking (client_id, tx_hash, confirmation, timeout_ms, tracked_at_ms) VALUES (?, ?, ?, ?, ?)',
+    ),
+    updateOptions: db.prepare('UPDATE tracker_tracking SET confirmation = ?, timeout_ms = ? WHERE client_id = ? AND tx_hash = ?'),
+    saveTracking: db.prepare(
+      'UPDATE tracker_tracking SET pending_sent = ?, receipt_json = ?, tx_from = ?, tx_nonce = ?, done_at_ms = ? WHERE client_id = ? AND tx_hash = ?',
+    ),
+    openTrackings: db.prepare('SELECT * FROM tracker_tracking WHERE done_at_ms IS NULL'),
+    pruneDone: db.prepare('DELETE FROM tracker_tracking WHERE done_at_ms IS NOT NULL AND done_at_ms < ?'),
+    countOpen: db.prepare('SELECT count(*) AS n FROM tracker_tracking WHERE client_id = ? AND done_at_ms IS NULL'),
+    subsOf: db.prepare('SELECT subscription_id FROM tracker_subscription WHERE client_id = ?'),
+    getSub: db.prepare('SELECT ack_timeout_ms FROM tracker_subscription WHERE client_id = ? AND subscription_id = ?'),
+    countSubs: db.prepare('SELECT count(*) AS n FROM tracker_subscription WHERE client_id = ?'),
+    insertSub: db.prepare('INSERT INTO tracker_subscription (client_id, subscription_id, ack_timeout_ms, created_at_ms) VALUES (?, ?, ?, ?)'),
+    updateSub: db.prepare('UPDATE tracker_subscription SET ack_timeout_ms = ? WHERE client_id = ? AND subscription_id = ?'),
+    deleteSub: db.prepare('DELETE FROM tracker_subscription WHERE client_id = ? AND subscription_id = ?'),
+    deleteSubDeliveries: db.prepare('DELETE FROM tracker_delivery WHERE client_id = ? AND subscription_id = ? RETURNING seq'),
+    orphansOf: db.prepare('SELECT seq FROM tracker_message WHERE client_id = ? AND orphan = 1 ORDER BY seq'),
+    clearOrphans: db.prepare('UPDATE tracker_message SET orphan = 0 WHERE client_id = ? AND orphan = 1'),
+    insertMessage: db.prepare(
+      'INSERT INTO tracker_message (message_id, client_id, tx_hash, type, payload, created_at_ms, orphan) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    ),
+    insertDelivery: db.prepare('INSERT INTO tracker_delivery (client_id, ack_id, subscription_id, seq) VALUES (?, ?, ?, ?)'),
+    deliveriesOf: db.prepare(
+      `SELECT d.ack_id, m.message_id, m.seq, m.tx_hash, m.payload FROM tracker_delivery d JOIN tracker_message m ON m.seq = d.seq
+       WHERE d.client_id = ? AND d.subscription_id = ? ORDER BY m.seq`,
+    ),
+    ack: db.prepare('DELETE FROM tracker_delivery WHERE client_id = ? AND ack_id = ? RETURNING seq, subscription_id'),
+    pruneMessage: db.prepare(
+      'DELETE FROM tracker_message WHERE seq = ? AND orphan = 0 AND NOT EXISTS (SELECT 1 FROM tracker_delivery d WHERE d.seq = ?)',
+    ),
+    staleReceipts: db.prepare(
+      `SELECT d.ack_id, d.subscription_id, m.seq FROM tracker_message m JOIN tracker_delivery d ON d.seq = m.seq
+       WHERE m.client_id = ? AND m.tx_hash = ? AND m.type = 'receipt'`,
+    ),
+    deleteOrphanReceipts: db.prepare(`DELETE FROM tracker_message WHERE client_id = ? AND tx_hash = ? AND type = 'receipt' AND orphan = 1`),
+    deleteDelivery: db.prepare('DELETE FROM tracker_delivery WHERE client_id = ? AND ack_id = ?'),
+  };
+
+  function pruneSeqs(seqs: Iterable<number>): void {
+    for (const s of seqs) q.pruneMessage.run(s, s);
+  }
+
+  return {
+    /** Registers a hash for a client; tracking again keeps the original start time and takes the new options. */
+    track(clientId: string, txHash: string, confirmation: number, timeoutMs: number, nowMs: number): { state: TrackingState; created: boolean } {
+      return db.transaction(() => {
+        const row = q.getTracking.get(clientId, txHash) as TrackingRow | undefined;
+        if (!row) {
+          q.insertTracking.run(clientId, txHash, confirmation, timeoutMs, nowMs);
+          return { state: rowToState(q.getTracking.get(clientId, txHash) as TrackingRow), created: true };
+        }
+        if (row.done_at_ms === null) q.updateOptions.run(confirmation, timeoutMs, clientId, txHash);
+        return { state: rowToState(q.getTracking.get(clientId, txHash) as TrackingRow), created: false };
+      })();
+    },
+
+    countOpenTrackings(clientId: string): number {
+      return (q.countOpen.get(clientId) as { n: number }).n;
+    },
+
+    loadOpenTrackings(): TrackingState[] {
+      return (q.openTrackings.all() as TrackingRow[]).map(rowToState);
+    },
+
+    /**
+     * Persists one watcher round atomically: tracking changes, withdrawn receipts and new messages (fanned out to
+     * every subscription of the client, or parked as orphans until the client subscribes).
+     */
+    commitRound(
+      states: readonly TrackingState[],
+      withdrawals: readonly { clientId: string; txHash: string }[],
+      messages: readonly NewMessage[],
+      nowMs: number,
+    ): { created: CreatedDeliveries[]; withdrawn: WithdrawnDelivery[] } {
+      return db.transaction(() => {
+        for (const s of states) {
+          q.saveTracking.run(
+            s.pendingSent ? 1 : 0,
+            s.receipt ? JSON.stringify(s.receipt) : null,
+            s.from,
+            s.nonce,
+            s.doneAtMs,
+            s.clientId,
+            s.txHash,
+          );
+        }
+        const withdrawn: WithdrawnDelivery[] = [];
+        for (const w of withdrawals) {
+          const rows = q.staleReceipts.all(w.clientId, w.txHash) as { ack_id: string; subscription_id: string; seq: number }[];
+          for (const r of rows) {
+            q.deleteDelivery.run(w.clientId, r.ack_id);
+            withdrawn.push({ clientId: w.clientId, subscriptionId: r.subscription_id, ackId: r.ack_id });
+          }
+          pruneSeqs(new Set(rows.map((r) => r.seq)));
+          q.deleteOrphanReceipts.run(w.clientId, w.txHash);
+        }
+        const bySub = new Map<string, CreatedDeliveries>();
+        const subsCache = new Map<string, string[]>();
+        for (const m of messages) {
+          let subs = subsCache.get(m.clientId);
+          if (!subs) {
+            subs = (q.subsOf.all(m.clientId) as { subscription_id: string }[]).map((r) => r.subscription_id);
+            subsCache.set(m.clientId, subs);
+          }
+          const messageId = randomUUID();
+          const seq = Number(q.insertMessage.run(messageId, m.clientId, m.txHash, m.type, m.payload, nowMs, subs.length === 0 ? 1 : 0).lastInsertRowid);
+          for (const sub of subs) {
+            const ackId = randomUUID();
+            q.insertDelivery.run(m.clientId, ackId, sub, seq);
+            const key = m.clientId + '\u0000' + sub;
+            let group = bySub.get(key);
+            if (!group) {
+              group = { clientId: m.clientId, subscriptionId: sub, entries: [] };
+              bySub.set(key, group);
+            }
+            group.entries.push({ ackId, messageId, seq, txKey: m.txHash, payload: m.payload });
+          }
+        }
+        return { created: [...bySub.values()], withdrawn };
+      })();
+    },
+
+    /**
+     * Creates the subscription, or updates its ackTimeout when it exists (a resume). The first subscription of a
+     * client receives the messages stored while it had none.
+     */
+    subscribe(clientId: string, subscriptionId: string, ackTimeoutMs: number, nowMs: number): { created: boolean } {
+      return db.transaction(() => {
+        const existing = q.getSub.get(clientId, subscriptionId);
+        if (existing) {
+          q.updateSub.run(ackTimeoutMs, clientId, subscriptionId);
+          return { created: false };
+        }
+        q.insertSub.run(clientId, subscriptionId, ackTimeoutMs, nowMs);
+        const orphans = q.orphansOf.all(clientId) as { seq: number }[];
+        for (const o of orphans) q.insertDelivery.run(clientId, randomUUID(), subscriptionId, o.seq);
+        q.clearOrphans.run(clientId);
+        return { created: true };
+      })();
+    },
+
+    countSubscriptions(clientId: string): number {
+      return (q.countSubs.get(clientId) as { n: number }).n;
+    },
+
+    unsubscribe(clientId: string, subscriptionId: string): void {
+      db.transaction(() => {
+        const seqs = (q.deleteSubDeliveries.all(clientId, subscriptionId) as { seq: number }[]).map((r) => r.seq);
+        q.deleteSub.run(clientId, subscriptionId);
+        pruneSeqs(new Set(seqs));
+      })();
+    },
+
+    loadDeliveries(clientId: string, subscriptionId: string): OutboxEntry[] {
+      const rows = q.deliveriesOf.all(clientId, subscriptionId) as { ack_id: string; message_id: string; seq: number; tx_hash: string; payload: string }[];
+      return rows.map((r) => ({ ackId: r.ack_id, messageId: r.message_id, seq: r.seq, txKey: r.tx_hash, payload: r.payload }));
+    },
+
+    /** Deletes acked deliveries (only the caller's own: the key includes clientId) and prunes fully acked messages. */
+    ackMany(acks: readonly { clientId: string; ackId: string }[]): void {
+      db.transaction(() => {
+        const seqs = new Set<number>();
+        for (const a of acks) {
+          const row = q.ack.get(a.clientId, a.ackId) as { seq: number } | undefined;
+          if (row) seqs.add(row.seq);
+        }
+        pruneSeqs(seqs);
+      })();
+    },
+
+    pruneDoneTrackings(beforeMs: number): number {
+      return q.pruneDone.run(beforeMs).changes;
+    },
+  };
+}
+
+function rowToState(r: TrackingRow): TrackingState {
+  return {
+    clientId: r.client_id,
+    txHash: r.tx_hash,
+    confirmation: r.confirmation,
+    timeoutMs: r.timeout_ms,
+    trackedAtMs: r.tracked_at_ms,
+    pendingSent: r.pending_sent === 1,
+    receipt: r.receipt_json ? (JSON.parse(r.receipt_json) as TrackerReceipt) : null,
+    from: r.tx_from,
+    nonce: r.tx_nonce,
+    doneAtMs: r.done_at_ms,
+  };
+}

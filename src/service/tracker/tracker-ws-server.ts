@@ -1,0 +1,211 @@
+// The tracker's WebSocket endpoint: authorises the HTTP upgrade on /tracker/{platform}/{network}?clientId=, then
+// speaks JSON-RPC 2.0 per connection (parsing in tracker-rpc.ts, delivery in tracker-delivery-hub.ts).
+import type { IncomingMessage, Server } from 'node:http';
+import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, type RawData, type WebSocket } from 'ws';
+import type { Logger } from '../../lib/log.js';
+import { MAX_FRAME_BYTES, RPC_INTERNAL_ERROR, RPC_INVALID_REQUEST, RPC_LIMIT_EXCEEDED } from '../../sdk/tracker-wire.js';
+import type { DeliveryHub, DeliveryTarget } from './tracker-delivery-hub.js';
+import type { TrackerEngine } from './tracker-engine.js';
+import { errorFrame, parseFrame, resultFrame, type FrameItem, type TrackerCommand } from './tracker-rpc.js';
+import type { TrackerStore } from './tracker-store.js';
+
+export interface TrackerWsOptions {
+  server: Server;
+  platform: string;
+  network: string;
+  isClientId(id: string): boolean | Promise<boolean>;
+  minAckTimeoutMs: number;
+  store: TrackerStore;
+  engine: TrackerEngine;
+  hub: DeliveryHub;
+  log: Logger;
+  maxOpenTrackingsPerClient?: number;
+  maxSubscriptionsPerClient?: number;
+}
+
+/** The socket closes (code 1009) above this; between MAX_FRAME_BYTES and this a frame is answered with -32600. */
+const HARD_FRAME_LIMIT = 1024 * 1024;
+const PING_MS = 30_000;
+
+export function startTrackerWs(o: TrackerWsOptions): { stop(): Promise<void> } {
+  const wss = new WebSocketServer({ noServer: true, maxPayload: HARD_FRAME_LIMIT, perMessageDeflate: false });
+  const maxTracked = o.maxOpenTrackingsPerClient ?? 100_000;
+  const maxSubs = o.maxSubscriptionsPerClient ?? 100;
+  const prefix = '/tracker/';
+
+  function refuse(socket: Duplex, status: number, code: string, message: string): void {
+    const body = JSON.stringify({ error: { code, message } });
+    const reason = status === 401 ? 'Unauthorized' : status === 404 ? 'Not Found' : 'Bad Request';
+    socket.end(
+      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+
+  async function onUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+    // Until ws takes the socket over, a reset by the peer must not become an uncaught 'error'.
+    socket.on('error', () => socket.destroy());
+    let url: URL;
+    try {
+      url = new URL(req.url ?? '/', 'http://localhost');
+    } catch {
+      return refuse(socket, 400, 'BAD_REQUEST', 'The request URL could not be parsed; check its encoding.');
+    }
+    if (!url.pathname.startsWith(prefix)) {
+      // Another upgrade handler may own this path; answer only when we are the sole listener.
+      if (o.server.listenerCount('upgrade') <= 1) refuse(socket, 404, 'NOT_FOUND', `Nothing is served at ${url.pathname}; the tracker lives at /tracker/${o.platform}/${o.network}.`);
+      return;
+    }
+    const parts = url.pathname.slice(prefix.length).split('/').filter((p) => p.length > 0);
+    if (parts.length !== 2 || parts[0] !== o.platform || parts[1] !== o.network) {
+      return refuse(socket, 404, 'NOT_FOUND', `This service tracks ${o.platform}/${o.network} only; connect to /tracker/${o.platform}/${o.network}.`);
+    }
+    const clientId = url.searchParams.get('clientId') ?? '';
+    let known = false;
+    try {
+      known = clientId.length > 0 && clientId.length <= 256 && (await o.isClientId(clientId));
+    } catch (e) {
+      o.log.error(`clientId check failed: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    if (!known) {
+      return refuse(
+        socket,
+        401,
+        'UNAUTHORIZED',
+        clientId ? 'This clientId is unknown; run `txdesk account:describe` to see yours.' : 'The clientId query parameter is missing; add ?clientId=<your clientId>.',
+      );
+    }
+    if (socket.destroyed) return;
+    wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws, clientId));
+  }
+
+  function onConnection(ws: WebSocket, clientId: string): void {
+    const subs = new Set<string>();
+    let alive = true;
+    // Frames sent in one tick leave in one write: a block's worth of pushes costs one syscall, not thousands.
+    const raw = (ws as unknown as { _socket?: Socket })._socket;
+    let corked = false;
+    const target: DeliveryTarget = {
+      send(frame) {
+        if (ws.readyState !== ws.OPEN) return;
+        if (!corked && raw) {
+          corked = true;
+          raw.cork();
+          process.nextTick(() => {
+            corked = false;
+            raw.uncork();
+          });
+        }
+        ws.send(frame);
+      },
+    };
+    ws.on('pong', () => {
+      alive = true;
+    });
+    const pinger = setInterval(() => {
+      if (!alive) return ws.terminate();
+      alive = false;
+      ws.ping();
+    }, PING_MS);
+    pinger.unref();
+
+    ws.on('message', (data: RawData, isBinary: boolean) => {
+      const size = Array.isArray(data) ? data.reduce((n, b) => n + b.length, 0) : (data as Buffer).byteLength;
+      if (size > MAX_FRAME_BYTES) {
+        target.send(errorFrame(null, RPC_INVALID_REQUEST, `Invalid request: frames are limited to ${MAX_FRAME_BYTES} bytes; send smaller batches.`));
+        return;
+      }
+      const text = Array.isArray(data) ? Buffer.concat(data).toString('utf8') : Buffer.from(data as ArrayBuffer).toString('utf8');
+      void isBinary;
+      void handleFrame(text);
+    });
+    ws.on('close', () => {
+      clearInterval(pinger);
+      for (const s of subs) o.hub.unbind(clientId, s, target);
+    });
+    ws.on('error', () => {});
+
+    async function handleFrame(text: string): Promise<void> {
+      const frame = parseFrame(text, o.minAckTimeoutMs);
+      const afters: (() => void)[] = [];
+      const replies = await Promise.all(frame.items.map((item) => answer(item, afters)));
+      const out = replies.filter((r): r is string => r !== null);
+      if (out.length > 0) target.send(frame.batch ? `[${out.join(',')}]` : out[0]!);
+      for (const a of afters) a();
+    }
+
+    async function answer(item: FrameItem, afters: (() => void)[]): Promise<string | null> {
+      if (!item.ok) return item.notify ? null : errorFrame(item.id, item.code, item.message);
+      let reply: string;
+      try {
+        const r = await run(item.command, afters);
+        reply = 'error' in r ? errorFrame(item.id, r.error.code, r.error.message) : resultFrame(item.id, r.result);
+      } catch (e) {
+        o.log.error(`tracker ${item.command.method} failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+        reply = errorFrame(item.id, RPC_INTERNAL_ERROR, 'Internal error: the tracker could not do that; try again, and report it if it keeps happening.');
+      }
+      return item.notify ? null : reply;
+    }
+
+    async function run(c: TrackerCommand, afters: (() => void)[]): Promise<{ result: unknown } | { error: { code: number; message: string } }> {
+      switch (c.method) {
+        case 'track_transaction':
+          if (!o.engine.isTracked(clientId, c.hash) && o.engine.openCount(clientId) >= maxTracked) {
+            return { error: { code: RPC_LIMIT_EXCEEDED, message: `Limit exceeded: at most ${maxTracked} transactions may be tracked at once per clientId; wait for confirmations.` } };
+          }
+          o.engine.track(clientId, c.hash, c.confirmation, c.timeout);
+          return { result: true };
+        case 'tracker_subscribe': {
+          const { created } = o.store.subscribe(clientId, c.subscriptionId, c.ackTimeout, Date.now());
+          if (created && o.store.countSubscriptions(clientId) > maxSubs) {
+            o.store.unsubscribe(clientId, c.subscriptionId);
+            return { error: { code: RPC_LIMIT_EXCEEDED, message: `Limit exceeded: at most ${maxSubs} subscriptions per clientId; unsubscribe unused ones.` } };
+          }
+          subs.add(c.subscriptionId);
+          // Bound after the reply is sent, so the client sees its result before the first push.
+          afters.push(() => {
+            if (ws.readyState === ws.OPEN) o.hub.bind(clientId, c.subscriptionId, c.ackTimeout, target);
+          });
+          return { result: c.subscriptionId };
+        }
+        case 'tracker_unsubscribe':
+          subs.delete(c.subscriptionId);
+          o.hub.unbind(clientId, c.subscriptionId);
+          o.store.unsubscribe(clientId, c.subscriptionId);
+          return { result: true };
+        case 'ack':
+          await o.hub.ack(clientId, c.ackId);
+          return { result: true };
+        case 'HEARTBEAT':
+          return { result: true };
+      }
+    }
+  }
+
+  const listener = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    onUpgrade(req, socket, head).catch((e) => {
+      o.log.error(`tracker upgrade failed: ${e instanceof Error ? e.message : String(e)}`);
+      socket.destroy();
+    });
+  };
+  o.server.on('upgrade', listener);
+
+  return {
+    async stop() {
+      o.server.off('upgrade', listener);
+      for (const ws of wss.clients) ws.close(1001, 'service stopping');
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(() => {
+          for (const ws of wss.clients) ws.terminate();
+          resolve();
+        }, 1000);
+        t.unref();
+        wss.close(() => {
+          clearTimeout(t);
+          resolve();
+        });
+      });
+    },
+  };
+}

@@ -1,0 +1,225 @@
+// The SDK against a real data service on a real anvil: the happy path, option checks, a bad clientId, an
+// unreachable service, reconnect with re-subscribe, and importing it as `txdesk/tracker` from the build.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { silentLogger } from '../../src/lib/log.js';
+import { openDatabase } from '../../src/lib/sqlite.js';
+import { TrackerError, TransactionTracker, backoff, type TrackerMessage } from '../../src/sdk/index.js';
+import { attachTracker } from '../../src/service/tracker/index.js';
+import { sendTransfer, startTrackerStack, waitUntil, type TrackerStack } from '../support/tracker-harness.js';
+
+let stack: TrackerStack;
+const trackers: TransactionTracker[] = [];
+
+beforeAll(async () => {
+  stack = await startTrackerStack({ minAckTimeoutMs: 300 });
+});
+afterAll(async () => {
+  for (const t of trackers) await t.close();
+  await stack?.close();
+});
+
+function tracker(clientId: string, extra: Partial<ConstructorParameters<typeof TransactionTracker>[1]> = {}): TransactionTracker {
+  const t = new TransactionTracker(clientId, { platform: 'ethereum', network: 'local', url: stack.service.url, minAckTimeout: 300, ...extra });
+  trackers.push(t);
+  return t;
+}
+
+async function freePortUrl(): Promise<string> {
+  const srv = createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  const port = (srv.address() as { port: number }).port;
+  await new Promise<void>((r) => srv.close(() => r()));
+  return `http://127.0.0.1:${port}`;
+}
+
+describe('TransactionTracker', () => {
+  it('tracks a transaction and delivers receipt then confirmation; ack() resolves', async () => {
+    const t = tracker(stack.newClientId());
+    const sub = t.subscribe('transaction', { subscriptionId: 'happy', ackTimeout: 10_000 });
+    const seen: TrackerMessage[] = [];
+    sub.on('message', (m) => {
+      seen.push(m);
+      void m.ack();
+    });
+    await sub.ready;
+    const tx = await sendTransfer(stack.wallet(8));
+    await t.trackTransaction(tx.hash, { timeout: 60_000, confirmation: 1 });
+    await waitUntil(() => seen.find((m) => m.data.type === 'confirmation'), 'confirmation');
+    expect(seen.map((m) => m.data.type)).toEqual(['receipt', 'confirmation']);
+    const receipt = seen[0]!;
+    expect(receipt.data.result.transactionHash).toBe(tx.hash);
+    expect(typeof receipt.id).toBe('string');
+    await expect(receipt.ack()).resolves.toBeUndefined();
+  });
+
+  it('connect() checks the clientId early; unsubscribe() stops deliveries and deletes the stored ones', async () => {
+    const clientId = stack.newClientId();
+    const t = tracker(clientId);
+    await expect(t.connect()).resolves.toBeUndefined();
+    const sub = t.subscribe('transaction', { subscriptionId: 'gone' });
+    expect(t.subscribe('transaction', { subscriptionId: 'gone' })).toBe(sub);
+    await sub.ready;
+    await sub.unsubscribe();
+    expect(sub.isActive).toBe(false);
+    const count = stack.service.db.prepare('SELECT count(*) AS n FROM tracker_subscription WHERE client_id = ?').get(clientId) as { n: number };
+    expect(count.n).toBe(0);
+  });
+
+  it('rejects invalid options with the server’s ranges', async () => {
+    const bad = (fn: () => unknown) => {
+      try {
+        fn();
+      } catch (e) {
+        return e as TrackerError;
+      }
+      throw new Error('did not throw');
+    };
+    expect(bad(() => new TransactionTracker('', { platform: 'ethereum', network: 'local', url: stack.service.url })).message).toMatch(/account:describe/);
+    expect(bad(() => new TransactionTracker('x', { platform: 'ethereum', network: 'local', url: 'ftp://x' })).code).toBe('INVALID_OPTIONS');
+    expect(bad(() => new TransactionTracker('x', { platform: 'eth/../x', network: 'local', url: stack.service.url })).message).toMatch(/platform/);
+    const t = new TransactionTracker('x', { platform: 'ethereum', network: 'local', url: stack.service.url });
+    expect(bad(() => t.subscribe('transaction', { subscriptionId: '42' })).message).toMatch(/subscriptionId/);
+    expect(bad(() => t.subscribe('transaction', { subscriptionId: 's', ackTimeout: 500 })).message).toMatch(/ackTimeout must be an integer from 10000 to 600000/);
+    expect(bad(() => t.subscribe('transaction', { subscriptionId: 's', ackTimeout: 700_000 })).code).toBe('INVALID_OPTIONS');
+    await expect(t.trackTransaction('0x1234')).rejects.toMatchObject({ code: 'INVALID_OPTIONS', message: expect.stringMatching(/hash/) });
+    await expect(t.trackTransaction(`0x${'1'.repeat(64)}`, { confirmation: 1001 })).rejects.toMatchObject({ code: 'INVALID_OPTIONS' });
+    await expect(t.trackTransaction(`0x${'1'.repeat(64)}`, { timeout: -5 })).rejects.toMatchObject({ code: 'INVALID_OPTIONS' });
+    await t.close();
+  });
+
+  it('reports an unknown clientId once, saying to run txdesk account:describe, and stops', async () => {
+    const t = tracker('nobody-has-this-id');
+    const sub = t.subscribe('transaction', { subscriptionId: 'denied' });
+    const errors: TrackerError[] = [];
+    sub.on('error', (e) => errors.push(e));
+    await expect(sub.ready).rejects.toMatchObject({ code: 'UNKNOWN_CLIENT_ID' });
+    await expect(t.trackTransaction(`0x${'2'.repeat(64)}`)).rejects.toMatchObject({ code: 'UNKNOWN_CLIENT_ID', message: expect.stringMatching(/txdesk account:describe/) });
+    expect(errors).toHaveLength(1);
+    expect(errors[0]!.retryable).toBe(false);
+    const later = t.subscribe('transaction', { subscriptionId: 'denied-again' });
+    await expect(later.ready).rejects.toMatchObject({ code: 'UNKNOWN_CLIENT_ID' });
+  });
+
+  it('reports an unreachable service as a retryable error and keeps trying', async () => {
+    const t = tracker('whoever', { url: await freePortUrl(), requestTimeoutMs: 1500, initialBackoffMs: 50, maxBackoffMs: 200 });
+    const sub = t.subscribe('transaction', { subscriptionId: 'nowhere' });
+    const errors: TrackerError[] = [];
+    sub.on('error', (e) => errors.push(e));
+    await expect(t.trackTransaction(`0x${'3'.repeat(64)}`)).rejects.toMatchObject({ code: 'UNREACHABLE', message: expect.stringMatching(/Cannot reach/) });
+    await waitUntil(() => errors.length >= 2, 'repeated connection errors');
+    expect(errors.every((e) => e.code === 'UNREACHABLE' && e.retryable)).toBe(true);
+    expect(errors[0]!.message).toMatch(/reconnecting in \d+ ms/);
+    await t.close();
+  });
+
+  it('reconnects after the socket dies, re-subscribes, and gets the un-acked message again', async () => {
+    const sockets: WebSocket[] = [];
+    const t = tracker(stack.newClientId(), {
+      initialBackoffMs: 50,
+      socketFactory: (url) => {
+        const ws = new WebSocket(url);
+        sockets.push(ws);
+        return ws as never;
+      },
+    });
+    const sub = t.subscribe('transaction', { subscriptionId: 'heal', ackTimeout: 60_000 });
+    const seen: TrackerMessage[] = [];
+    const errors: TrackerError[] = [];
+    let subscribedCount = 0;
+    sub.on('message', (m) => seen.push(m));
+    sub.on('error', (e) => errors.push(e));
+    sub.on('subscribed', () => subscribedCount++);
+    await sub.ready;
+    const tx = await sendTransfer(stack.wallet(9));
+    await t.trackTransaction(tx.hash, { timeout: 60_000, confirmation: 1 });
+    const first = await waitUntil(() => seen.find((m) => m.data.type === 'receipt'), 'receipt');
+    sockets[0]!.terminate();
+    const again = await waitUntil(() => seen.filter((m) => m.data.type === 'receipt')[1], 'the receipt after reconnecting');
+    expect(again.id).toBe(first.id);
+    expect(subscribedCount).toBe(2);
+    expect(errors.some((e) => e.code === 'UNREACHABLE')).toBe(true);
+    await again.ack();
+    const conf = await waitUntil(() => seen.find((m) => m.data.type === 'confirmation'), 'confirmation');
+    await conf.ack();
+    expect(sockets.length).toBe(2);
+  });
+});
+
+describe('a service that lost its data', () => {
+  it('gets the subscription and the tracked hashes back from the SDK after a reconnect', async () => {
+    // Service B: a fresh database on the same chain, reached through the socket factory once A "disappears".
+    const dir = mkdtempSync(join(tmpdir(), 'txdesk-sdk-retrack-'));
+    const db = openDatabase(join(dir, 'b.sqlite'));
+    const server = createHttpServer((_q, r) => r.end());
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const attached = await attachTracker(server, { db, nodeUrl: stack.anvil.url, platform: 'ethereum', network: 'local', isClientId: () => true, log: silentLogger });
+    const baseA = stack.service.url.replace('http://', 'ws://');
+    const baseB = `ws://127.0.0.1:${(server.address() as { port: number }).port}`;
+    let base = baseA;
+    const sockets: WebSocket[] = [];
+    try {
+      const t = tracker(stack.newClientId(), {
+        initialBackoffMs: 50,
+        socketFactory: (url) => {
+          const ws = new WebSocket(url.replace(baseA, base));
+          sockets.push(ws);
+          return ws as never;
+        },
+      });
+      const sub = t.subscribe('transaction', { subscriptionId: 'retrack' });
+      const seen: TrackerMessage[] = [];
+      sub.on('message', (m) => {
+        seen.push(m);
+        void m.ack();
+      });
+      sub.on('error', () => {});
+      await sub.ready;
+      const w = stack.wallet(7);
+      const nonce = await w.getNonce('pending');
+      const tx = await sendTransfer(w, { nonce: nonce + 1 });
+      await t.trackTransaction(tx.hash, { timeout: 60_000, confirmation: 1 });
+      base = baseB;
+      sockets[0]!.terminate();
+      await waitUntil(() => (db.prepare('SELECT count(*) AS n FROM tracker_tracking').get() as { n: number }).n === 1, 'the hash tracked on B');
+      await sendTransfer(w, { nonce });
+      await waitUntil(() => seen.find((m) => m.data.type === 'confirmation' && m.data.result.transactionHash === tx.hash), 'the confirmation from B');
+    } finally {
+      await attached.stop();
+      await new Promise((r) => server.close(r));
+      db.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('backoff', () => {
+  it('doubles from the initial delay up to the cap, with jitter in [base/2, base]', () => {
+    const rows: [attempt: number, lo: number, hi: number][] = [
+      [0, 125, 250],
+      [1, 250, 500],
+      [3, 1000, 2000],
+      [10, 15_000, 30_000],
+      [100, 15_000, 30_000],
+    ];
+    for (const [attempt, lo, hi] of rows) {
+      expect(backoff(attempt, 250, 30_000, () => 0)).toBe(lo);
+      expect(backoff(attempt, 250, 30_000, () => 1)).toBe(hi);
+    }
+  });
+});
+
+describe('the package export', () => {
+  it.skipIf(!existsSync('dist/sdk/index.js'))('imports as txdesk/tracker from the build', () => {
+    const out = execFileSync(process.execPath, ['--input-type=module', '-e', "const m = await import('txdesk/tracker'); console.log(typeof m.TransactionTracker, typeof m.TrackerError)"], {
+      encoding: 'utf8',
+    });
+    expect(out.trim()).toBe('function function');
+  });
+});

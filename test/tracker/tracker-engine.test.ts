@@ -1,0 +1,212 @@
+// The chain watcher against a scripted chain (no node): deep reorganisations, a node that is down for a while, and a
+// jump of more blocks than one sync fetches. Storage is a real SQLite database in memory.
+import { afterEach, describe, expect, it } from 'vitest';
+import { silentLogger } from '../../src/lib/log.js';
+import { openDatabase } from '../../src/lib/sqlite.js';
+import { createTrackerEngine, type TrackerEngine } from '../../src/service/tracker/tracker-engine.js';
+import type { NodeRpc, RpcCall, RpcOutcome } from '../../src/service/tracker/tracker-node-rpc.js';
+import { createTrackerStore } from '../../src/service/tracker/tracker-store.js';
+import { waitUntil } from '../support/tracker-harness.js';
+
+const hex = (n: number) => '0x' + n.toString(16);
+const hash = (tag: string) => '0x' + Buffer.from(tag).toString('hex').padEnd(64, '0').slice(0, 64);
+
+interface FakeBlock {
+  number: number;
+  hash: string;
+  parentHash: string;
+  txs: string[];
+}
+
+/** A chain the test rewrites at will; `down` makes every call fail like an unreachable node. */
+class FakeChain implements NodeRpc {
+  blocks: FakeBlock[] = [{ number: 0, hash: hash('genesis'), parentHash: hash('none'), txs: [] }];
+  down = false;
+
+  mine(branch: string, txs: string[] = []): FakeBlock {
+    const parent = this.blocks[this.blocks.length - 1]!;
+    const b = { number: parent.number + 1, hash: hash(`${branch}-${parent.number + 1}`), parentHash: parent.hash, txs };
+    this.blocks.push(b);
+    return b;
+  }
+
+  /** Drops the last `depth` blocks (a reorganisation starts from there). */
+  rewind(depth: number): void {
+    this.blocks.splice(this.blocks.length - depth, depth);
+  }
+
+  private answer(c: RpcCall): unknown {
+    if (c.method === 'eth_getBlockByNumber') {
+      const tag = c.params[0] as string;
+      const b = tag === 'latest' ? this.blocks[this.blocks.length - 1] : this.blocks[Number.parseInt(tag, 16)];
+      return b ? { number: hex(b.number), hash: b.hash, parentHash: b.parentHash, transactions: b.txs } : null;
+    }
+    if (c.method === 'eth_getTransactionReceipt') {
+      const h = c.params[0] as string;
+      const b = this.blocks.find((x) => x.txs.includes(h));
+      if (!b) return null;
+      return {
+        transactionHash: h,
+        blockHash: b.hash,
+        blockNumber: hex(b.number),
+        transactionIndex: hex(b.txs.indexOf(h)),
+        from: '0x' + '1'.repeat(40),
+        to: '0x' + '2'.repeat(40),
+        contractAddress: null,
+        gasUsed: '0x5208',
+        cumulativeGasUsed: '0x5208',
+        effectiveGasPrice: '0x3b9aca00',
+        status: '0x1',
+        type: '0x2',
+        logs: [],
+      };
+    }
+    return null;
+  }
+
+  async call<T>(method: string, params: unknown[]): Promise<T> {
+    if (this.down) throw new Error('connect ECONNREFUSED');
+    return this.answer({ method, params }) as T;
+  }
+
+  async batch(calls: readonly RpcCall[], onChunk?: (offset: number, outcomes: RpcOutcome[]) => void): Promise<RpcOutcome[]> {
+    if (this.down) throw new Error('connect ECONNREFUSED');
+    const out: RpcOutcome[] = calls.map((c) => ({ ok: true, result: this.answer(c) }));
+    onChunk?.(0, out);
+    return out;
+  }
+
+  subscribeHeads(): () => void {
+    return () => {};
+  }
+
+  close(): void {}
+}
+
+let engine: TrackerEngine | null = null;
+afterEach(async () => {
+  await engine?.stop();
+  engine = null;
+});
+
+function start(chain: FakeChain) {
+  const db = openDatabase(':memory:');
+  const store = createTrackerStore(db);
+  store.subscribe('c', 's', 60_000, 0);
+  const sent: { type: string; blockHash?: string; blockNumber?: number; tx: string }[] = [];
+  const withdrawn: string[] = [];
+  engine = createTrackerEngine({
+    store,
+    rpc: chain,
+    log: silentLogger,
+    pollMs: 20,
+    onDeliveries(created, gone) {
+      for (const c of created) {
+        for (const e of c.entries) {
+          const p = JSON.parse(e.payload) as { type: string; result: { blockHash?: string; blockNumber?: number; transactionHash: string } };
+          sent.push({ type: p.type, blockHash: p.result.blockHash, blockNumber: p.result.blockNumber, tx: p.result.transactionHash });
+        }
+      }
+      for (const g of gone) withdrawn.push(g.ackId);
+    },
+  });
+  return { engine, sent, withdrawn, db };
+}
+
+describe('the chain watcher', () => {
+  it('follows a three-block reorganisation: the receipt moves to the new branch, the confirmation names it', async () => {
+    const chain = new FakeChain();
+    const tx = hash('tx-a');
+    const { engine, sent, db } = start(chain);
+    await engine.start();
+    engine.track('c', tx, 4, 60_000);
+    chain.mine('a');
+    chain.mine('a', [tx]);
+    chain.mine('a');
+    await waitUntil(() => sent.find((s) => s.type === 'receipt'), 'the first receipt');
+    expect(sent[0]).toMatchObject({ type: 'receipt', blockNumber: 2, blockHash: hash('a-2') });
+    chain.rewind(2);
+    chain.mine('b');
+    chain.mine('b', [tx]);
+    chain.mine('b');
+    await waitUntil(() => sent.filter((s) => s.type === 'receipt').length === 2, 'the receipt from branch b');
+    expect(sent[1]).toMatchObject({ type: 'receipt', blockNumber: 3, blockHash: hash('b-3') });
+    // The undelivered receipt of branch a was withdrawn from the store.
+    const stored = db.prepare("SELECT payload FROM tracker_message WHERE type = 'receipt'").all() as { payload: string }[];
+    expect(stored.map((r) => JSON.parse(r.payload).result.blockHash)).toEqual([hash('b-3')]);
+    for (let i = 0; i < 4; i++) chain.mine('b');
+    await waitUntil(() => sent.find((s) => s.type === 'confirmation'), 'the confirmation');
+    expect(sent.filter((s) => s.type === 'confirmation')).toEqual([{ type: 'confirmation', blockNumber: 3, blockHash: hash('b-3'), tx }]);
+  });
+
+  it('keeps lookups across a node outage and reports the receipt once the node is back', async () => {
+    const chain = new FakeChain();
+    const tx = hash('tx-b');
+    const { engine, sent } = start(chain);
+    await engine.start();
+    chain.down = true;
+    engine.track('c', tx, 0, 60_000);
+    chain.mine('a', [tx]);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(sent).toEqual([]);
+    chain.down = false;
+    await waitUntil(() => sent.find((s) => s.type === 'confirmation'), 'receipt and confirmation');
+    expect(sent.map((s) => s.type)).toEqual(['receipt', 'confirmation']);
+  });
+
+  it('looks every tracked hash up after a jump of more blocks than one sync fetches', async () => {
+    const chain = new FakeChain();
+    const tx = hash('tx-c');
+    const { engine, sent } = start(chain);
+    await engine.start();
+    engine.track('c', tx, 1000, 60_000);
+    await new Promise((r) => setTimeout(r, 100));
+    chain.mine('a', [tx]);
+    for (let i = 0; i < 100; i++) chain.mine('a');
+    await waitUntil(() => sent.find((s) => s.type === 'receipt'), 'the receipt from a skipped block');
+    expect(sent[0]).toMatchObject({ blockNumber: 1 });
+  });
+
+  it('reports pending at the timeout when no block comes', async () => {
+    const chain = new FakeChain();
+    const tx = hash('tx-d');
+    const { engine, sent } = start(chain);
+    await engine.start();
+    engine.track('c', tx, 2, 200);
+    await waitUntil(() => sent.find((s) => s.type === 'pending'), 'pending');
+    expect(sent).toEqual([{ type: 'pending', blockHash: undefined, blockNumber: undefined, tx }]);
+  });
+});
+
+describe('a chain that goes back without new blocks', () => {
+  it('withdraws the receipt once the head drops below its block, even one the window never saw', async () => {
+    const chain = new FakeChain();
+    const tx = hash('tx-e');
+    const { engine, sent, db } = start(chain);
+    await engine.start();
+    engine.track('c', tx, 5, 60_000);
+    chain.mine('a');
+    chain.mine('a', [tx]);
+    await waitUntil(() => sent.find((s) => s.type === 'receipt'), 'the receipt');
+    chain.rewind(1);
+    const stored = () => (db.prepare("SELECT count(*) AS n FROM tracker_message WHERE type = 'receipt'").get() as { n: number }).n;
+    await waitUntil(() => stored() === 0, 'the receipt withdrawn');
+  });
+});
+
+describe('a chain that goes back after the window saw the block', () => {
+  it('treats a known head below the tip as a reorganisation', async () => {
+    const chain = new FakeChain();
+    const tx = hash('tx-f');
+    const { engine, sent, db } = start(chain);
+    await engine.start();
+    chain.mine('a');
+    chain.mine('a', [tx]);
+    await new Promise((r) => setTimeout(r, 300));
+    engine.track('c', tx, 5, 60_000);
+    await waitUntil(() => sent.find((s) => s.type === 'receipt'), 'the receipt');
+    chain.rewind(1);
+    const stored = () => (db.prepare("SELECT count(*) AS n FROM tracker_message WHERE type = 'receipt'").get() as { n: number }).n;
+    await waitUntil(() => stored() === 0, 'the receipt withdrawn');
+  });
+});
