@@ -134,8 +134,11 @@ function defaultLog(msg: string): void {
 
 /** A 429 that carries the `Retry-After` value. */
 export class RateLimitedError extends TxdeskError {
-  constructor(readonly retryAfterSeconds: number) {
-    super('RATE_LIMITED', `Too many requests for this clientId; retry after ${retryAfterSeconds} s.`);
+  constructor(
+    readonly retryAfterSeconds: number,
+    message = `Too many requests for this clientId; retry after ${retryAfterSeconds} s.`,
+  ) {
+    super('RATE_LIMITED', message);
   }
 }
 

@@ -22,6 +22,7 @@ import { fetchTokenPage } from './token-proxy.js';
 import { createMetadataResolver } from './token-metadata.js';
 import type { TxEngine } from './tx-engine.js';
 import { parseInput } from './validate.js';
+import { RateLimitedError } from '../../lib/http-kit.js';
 
 export interface CoreApiDeps {
   info: Omit<AppInfo, 'address'>;
@@ -127,6 +128,10 @@ export function createCoreApi(d: CoreApiDeps): CoreApi {
       }
       const body = (await res.json().catch(() => null)) as { clientId?: unknown } | null;
       if (res.status === 401) throw new TxdeskError('UNAUTHORIZED', 'The e-mail or password is wrong; check them and retry.');
+      if (res.status === 429) {
+        const wait = Math.max(1, Number(res.headers.get('retry-after')) || 60);
+        throw new RateLimitedError(wait, `Too many sign-in attempts; wait ${wait} s, then retry.`);
+      }
       if (!res.ok || typeof body?.clientId !== 'string') throw new TxdeskError('UPSTREAM_UNAVAILABLE', `The data service answered HTTP ${res.status} to the sign-in; try again later.`);
       return d.settings.signedIn(c.email, body.clientId);
     },

@@ -28,6 +28,8 @@ export interface TrackerWsOptions {
 /** The socket closes (code 1009) above this; between MAX_FRAME_BYTES and this a frame is answered with -32600. */
 const HARD_FRAME_LIMIT = 1024 * 1024;
 const PING_MS = 30_000;
+/** Unsent bytes owed to one client above which we stop reading its frames (see applyBackPressure). */
+const SEND_BUFFER_HIGH_WATER = 4 * 1024 * 1024;
 
 export function startTrackerWs(o: TrackerWsOptions): { stop(): Promise<void> } {
   const wss = new WebSocketServer({ noServer: true, maxPayload: HARD_FRAME_LIMIT, perMessageDeflate: false });
@@ -86,6 +88,7 @@ export function startTrackerWs(o: TrackerWsOptions): { stop(): Promise<void> } {
     // Frames sent in one tick leave in one write: a block's worth of pushes costs one syscall, not thousands.
     const raw = (ws as unknown as { _socket?: Socket })._socket;
     let corked = false;
+    let paused = false;
     const target: DeliveryTarget = {
       send(frame) {
         if (ws.readyState !== ws.OPEN) return;
@@ -133,6 +136,19 @@ export function startTrackerWs(o: TrackerWsOptions): { stop(): Promise<void> } {
       const out = replies.filter((r): r is string => r !== null);
       if (out.length > 0) target.send(frame.batch ? `[${out.join(',')}]` : out[0]!);
       for (const a of afters) a();
+      applyBackPressure();
+    }
+
+    // A client that sends requests but never reads the answers would grow our send buffer without bound:
+    // stop reading its frames until the kernel has taken what we owe it.
+    function applyBackPressure(): void {
+      if (paused || !raw || ws.bufferedAmount < SEND_BUFFER_HIGH_WATER) return;
+      paused = true;
+      ws.pause();
+      raw.once('drain', () => {
+        paused = false;
+        if (ws.readyState === ws.OPEN) ws.resume();
+      });
     }
 
     async function answer(item: FrameItem, afters: (() => void)[]): Promise<string | null> {
