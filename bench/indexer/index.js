@@ -1,0 +1,145 @@
+// bench/indexer: indexer catch-up in transfers/s on anvil, against the raw eth_getLogs read rate of the same blocks.
+//
+// A bench contract emits thousands of ERC-721 Transfer events per transaction (no storage, so blocks stay cheap):
+// first MINTS new tokens spread over many owners (each new token costs the indexer a tokenURI eth_call), then
+// TRANSFERS of those tokens between owners. A fresh index catches up over the mints, then resumes over the transfers.
+// TXDESK_BENCH_TRANSFERS sets the number of each (default 100,000).
+import { createRequire } from 'node:module';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ContractFactory, JsonRpcProvider, Wallet } from 'ethers';
+import { startAnvil } from '../../dist/devchain/index.js';
+import { openDatabase } from '../../dist/lib/sqlite.js';
+import { startIndexer } from '../../dist/service/indexer/index.js';
+import { measureWritePath } from './write-path.js';
+
+const N = Number(process.env.TXDESK_BENCH_TRANSFERS ?? 100_000);
+const PER_TX = 10_000;
+const OWNERS = 5_000;
+const KEY = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
+const SOURCE = `
+// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.20;
+contract BenchNft {
+  event Transfer(address indexed from, address indexed to, uint256 indexed tokenId);
+  string public name = "Bench";
+  string public symbol = "BEN";
+  function supportsInterface(bytes4 id) external pure returns (bool) { return id == 0x80ac58cd || id == 0x5b5e139f; }
+  function tokenURI(uint256) external pure returns (string memory) { return "ipfs://bench"; }
+  function owner(uint256 i) internal pure returns (address) { return address(uint160(0x100000 + i)); }
+  function mintRange(uint256 start, uint256 n, uint256 owners) external {
+    for (uint256 i = 0; i < n; i++) emit Transfer(address(0), owner((start + i) % owners), start + i);
+  }
+  function moveRange(uint256 start, uint256 n, uint256 owners, uint256 shift) external {
+    for (uint256 i = 0; i < n; i++) emit Transfer(owner((start + i) % owners), owner((start + i + shift) % owners), start + i);
+  }
+}`;
+
+function compile() {
+  const solc = createRequire(import.meta.url)('solc');
+  const out = JSON.parse(
+    solc.compile(
+      JSON.stringify({
+        language: 'Solidity',
+        sources: { 'B.sol': { content: SOURCE } },
+        settings: { optimizer: { enabled: true, runs: 200 }, evmVersion: 'paris', outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } } },
+      }),
+    ),
+  );
+  const c = out.contracts['B.sol'].BenchNft;
+  return { abi: c.abi, bytecode: '0x' + c.evm.bytecode.object };
+}
+
+const split = (t) => `(reading logs ${(t.logsMs / 1000).toFixed(1)} s and metadata ${(t.metadataMs / 1000).toFixed(1)} s, overlapped with index writes ${(t.writeMs / 1000).toFixed(1)} s; idle waiting ${(t.waitMs / 1000).toFixed(1)} s)`;
+const silent = { info() {}, warn() {}, error() {}, child: () => silent };
+const anvil = await startAnvil({ gasLimit: 40_000_000, blockTimeSeconds: 1 });
+const dir = mkdtempSync(join(tmpdir(), 'txdesk-bench-indexer-'));
+const provider = new JsonRpcProvider(anvil.url, undefined, { staticNetwork: true, polling: false });
+const rpc = (method, params = []) => provider.send(method, params);
+
+async function emit(contract, method, argsFor) {
+  await rpc('evm_setAutomine', [false]);
+  const wallet = new Wallet(KEY, provider);
+  let nonce = await provider.getTransactionCount(wallet.address);
+  const hashes = [];
+  for (let start = 0; start < N; start += PER_TX) {
+    const n = Math.min(PER_TX, N - start);
+    const tx = await contract.connect(wallet).getFunction(method).send(...argsFor(start, n), { nonce: nonce++, gasLimit: 35_000_000 });
+    hashes.push(tx.hash);
+    await rpc('anvil_mine', ['0x1']);
+  }
+  for (const h of hashes) {
+    const r = await provider.getTransactionReceipt(h);
+    if (!r || r.status !== 1) throw new Error(`bench transaction ${h} failed`);
+  }
+}
+
+async function catchUp(db, label) {
+  const t = performance.now();
+  const indexer = startIndexer({ db, nodeUrl: anvil.url, confirmations: 0, log: silent, pollMs: 200 });
+  await indexer.caughtUp();
+  const s = (performance.now() - t) / 1000;
+  const { transfers: n, timing } = indexer.stats();
+  await indexer.stop();
+  console.log(`${label.padEnd(44)} ${n} transfers in ${s.toFixed(2)} s: ${Math.round(n / s)} transfers/s ${split(timing)}`);
+  return n / s;
+}
+
+async function rawRead(from, label) {
+  const head = Number(await rpc('eth_blockNumber'));
+  const t = performance.now();
+  let n = 0;
+  for (let b = from; b <= head; b += 1) {
+    // Plain fetch + JSON.parse: the cheapest way to read the same logs, so the ratio shows the indexer's own cost.
+    const res = await fetch(anvil.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getLogs', params: [{ fromBlock: '0x' + b.toString(16), toBlock: '0x' + b.toString(16), topics: ['0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef'] }] }),
+    });
+    const logs = JSON.parse(await res.text()).result;
+    n += logs.filter((l) => l.topics.length === 4).length;
+  }
+  const s = (performance.now() - t) / 1000;
+  console.log(`${label.padEnd(44)} ${n} logs in ${s.toFixed(2)} s: ${Math.round(n / s)} logs/s`);
+  return n / s;
+}
+
+try {
+  console.log(`load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} on ${cpus().length} cores; ${N} mints then ${N} transfers, ${PER_TX} per transaction`);
+  await rpc('evm_setIntervalMining', [0]);
+  const art = compile();
+  const wallet = new Wallet(KEY, provider);
+  const c = await new ContractFactory(art.abi, art.bytecode, wallet).deploy();
+  await rpc('anvil_mine', ['0x1']);
+  await c.waitForDeployment();
+  const startBlock = Number(await rpc('eth_blockNumber'));
+  await emit(c, 'mintRange', (start, n) => [start, n, OWNERS]);
+  const midBlock = Number(await rpc('eth_blockNumber'));
+  await emit(c, 'moveRange', (start, n) => [start, n, OWNERS, 7]);
+
+  const db = openDatabase(join(dir, 'index.db'));
+  // Stop the indexer after the mints by indexing a copy of the chain state only up to midBlock: use confirmations.
+  const head = Number(await rpc('eth_blockNumber'));
+  {
+    const t = performance.now();
+    const indexer = startIndexer({ db, nodeUrl: anvil.url, confirmations: head - midBlock, log: silent, pollMs: 200 });
+    await indexer.caughtUp();
+    const s = (performance.now() - t) / 1000;
+    const { transfers: n, timing } = indexer.stats();
+    await indexer.stop();
+    console.log(`${'catch-up over mints (tokenURI per token)'.padEnd(44)} ${n} transfers in ${s.toFixed(2)} s: ${Math.round(n / s)} transfers/s ${split(timing)}`);
+    var mintRate = n / s;
+  }
+  const moveRate = await catchUp(db, 'resume over transfers of existing tokens');
+  const raw = await rawRead(startBlock, 'baseline: eth_getLogs read alone, same blocks');
+  const write = measureWritePath(N, OWNERS, PER_TX);
+  console.log(`${'baseline: index writes alone, no node'.padEnd(44)} mints ${Math.round(write.mints)}/s, transfers ${Math.round(write.moves)}/s`);
+  console.log(`ratio indexer/raw log read: mints ${(mintRate / raw).toFixed(2)}, transfers ${(moveRate / raw).toFixed(2)}`);
+  console.log(`ratio indexer/writes alone: mints ${(mintRate / write.mints).toFixed(2)}, transfers ${(moveRate / write.moves).toFixed(2)} (target >= 20,000 transfers/s)`);
+  db.close();
+} finally {
+  provider.destroy();
+  await anvil.stop();
+  rmSync(dir, { recursive: true, force: true });
+}

@@ -1,0 +1,39 @@
+// The indexer's write path alone (decoded ranges into a file database, no node): the ceiling the node reads sit under.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openDatabase } from '../../dist/lib/sqlite.js';
+import { migrateIndex } from '../../dist/service/indexer/indexer-schema.js';
+import { applyBatch } from '../../dist/service/indexer/indexer-apply.js';
+import { createIndexWriter } from '../../dist/service/listing/listing-store-write.js';
+
+const ZERO = '0x' + '0'.repeat(40);
+const CONTRACT = '0x' + 'c'.repeat(40);
+const owner = (i) => '0x' + (0x100000 + i).toString(16).padStart(40, '0');
+
+/** Same shape as the chain benchmark: `n` mints then `n` transfers over `owners` owners, `perRange` per range. */
+export function measureWritePath(n, owners, perRange) {
+  const dir = mkdtempSync(join(tmpdir(), 'txdesk-bench-write-'));
+  const db = openDatabase(join(dir, 'index.db'));
+  try {
+    migrateIndex(db);
+    const w = createIndexWriter(db);
+    const meta = new Map([[CONTRACT, { name: 'Bench', symbol: 'BEN', totalSupply: null, hasUri: true }]]);
+    const run = (firstBlock, make) => {
+      const t = performance.now();
+      for (let start = 0, b = firstBlock; start < n; start += perRange, b++) {
+        const logs = [];
+        for (let i = start; i < Math.min(n, start + perRange); i++) logs.push({ block: b, logIndex: i - start, blockHash: '0x', contract: CONTRACT, id: BigInt(i), ...make(i) });
+        const uris = new Map(logs.map((l) => [`${CONTRACT}:${l.id}`, 'ipfs://bench']));
+        applyBatch(db, w, { from: b, to: b, headers: [], logs, newContracts: b === 1 ? meta : new Map(), uris, supplies: new Map() });
+      }
+      return n / ((performance.now() - t) / 1000);
+    };
+    const mints = run(1, (i) => ({ from: ZERO, to: owner(i % owners) }));
+    const moves = run(1_000_000, (i) => ({ from: owner(i % owners), to: owner((i + 7) % owners) }));
+    return { mints, moves };
+  } finally {
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,82 @@
+// bench/listing: p50/p99 latency and requests/s of the token listing on loopback (autocannon, 16 connections) for
+// page 0 and a page deep in the largest owner's list, against a naive OFFSET + COUNT(*) query of the same data.
+//
+// Seeds 1,000,000 tokens over 100,000 owners (the largest holds 50,000) and 1,000 contracts straight into the index
+// tables, then serves them from a child process. TXDESK_BENCH_SECONDS sets each run's length (default 5);
+// TXDESK_BENCH_LISTING_DIR keeps the seeded database there between runs.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { SEED, ownerAddress, seedListing } from './seed.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const seconds = Number(process.env.TXDESK_BENCH_SECONDS ?? 5);
+const keep = process.env.TXDESK_BENCH_LISTING_DIR;
+const dataDir = keep ?? mkdtempSync(join(tmpdir(), 'txdesk-bench-listing-'));
+const file = join(dataDir, 'service.sqlite');
+
+if (!existsSync(join(dataDir, 'seeded'))) {
+  rmSync(file, { force: true });
+  mkdirSync(dataDir, { recursive: true });
+  const t = Date.now();
+  process.stderr.write(`seeding ${SEED.tokens} tokens, ${SEED.owners} owners, ${SEED.contracts} contracts...\n`);
+  seedListing(file);
+  (await import('node:fs')).writeFileSync(join(dataDir, 'seeded'), '');
+  process.stderr.write(`seeded in ${((Date.now() - t) / 1000).toFixed(1)} s\n`);
+}
+
+const child = spawn(process.execPath, [join(here, 'server.js'), dataDir], { stdio: ['pipe', 'pipe', 'inherit'], env: { ...process.env, TXDESK_LOG: 'silent' } });
+const ready = await new Promise((resolve, reject) => {
+  createInterface({ input: child.stdout }).once('line', (l) => resolve(JSON.parse(l)));
+  child.once('exit', (code) => reject(new Error(`bench server exited (${code})`)));
+});
+
+const size = 15;
+const owner = ownerAddress(0);
+const deepPage = Math.floor((SEED.largestOwner / size) * 0.9);
+
+async function measure(url) {
+  const r = await autocannon({ url, connections: 16, duration: seconds });
+  if (r.non2xx || r.errors) throw new Error(`${url}: ${r.non2xx} non-2xx answers, ${r.errors} errors`);
+  return { p50: r.latency.p50, p99: r.latency.p99, rps: r.requests.average };
+}
+
+const line = (label, m) => console.log(`${label.padEnd(44)} p50 ${m.p50.toFixed(2)} ms  p99 ${m.p99.toFixed(2)} ms  ${Math.round(m.rps)} req/s`);
+const results = {};
+try {
+  console.log(`load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} on ${cpus().length} cores`);
+  console.log(`listing of ${owner} (${SEED.largestOwner} tokens), size ${size}, transfer_block_number desc; deep = page ${deepPage} (offset ${deepPage * size})`);
+  const runs = [];
+  if (ready.service) {
+    const base = `${ready.service.url}/nft/v1/accounts/${owner}/tokens?clientId=${ready.service.clientId}&size=${size}`;
+    runs.push(['service page 0', `${base}&page=0`], ['service deep page', `${base}&page=${deepPage}`]);
+  }
+  runs.push(
+    ['index query (bare http) page 0', `${ready.bareUrl}/seek/accounts/${owner}/tokens?size=${size}&page=0`],
+    ['index query (bare http) deep page', `${ready.bareUrl}/seek/accounts/${owner}/tokens?size=${size}&page=${deepPage}`],
+    ['naive OFFSET+COUNT(*) (bare http) page 0', `${ready.bareUrl}/naive/accounts/${owner}/tokens?size=${size}&page=0`],
+    ['naive OFFSET+COUNT(*) (bare http) deep page', `${ready.bareUrl}/naive/accounts/${owner}/tokens?size=${size}&page=${deepPage}`],
+  );
+  // Warm every server and path first (JIT, page cache, prepared statements), so no figure pays for starting up.
+  for (const [, url] of runs) await autocannon({ url, connections: 16, duration: 2 });
+  for (const [label, url] of runs) {
+    results[label] = await measure(url);
+    line(label, results[label]);
+  }
+  const ratio = (a, b) => (results[a].p99 / results[b].p99).toFixed(2);
+  const front = ready.service ? 'service' : 'index query (bare http)';
+  console.log(`ratio ${front} deep/page-0 p99: ${ratio(`${front} deep page`, `${front} page 0`)} (target <= 1.5)`);
+  console.log(`ratio naive deep/page-0 p99: ${ratio('naive OFFSET+COUNT(*) (bare http) deep page', 'naive OFFSET+COUNT(*) (bare http) page 0')}`);
+  console.log(`ratio naive/index p99, deep page: ${ratio('naive OFFSET+COUNT(*) (bare http) deep page', 'index query (bare http) deep page')}`);
+  console.log(
+    `ratio index/naive req/s, deep page: ${(results['index query (bare http) deep page'].rps / results['naive OFFSET+COUNT(*) (bare http) deep page'].rps).toFixed(2)}`,
+  );
+} finally {
+  child.stdin.end();
+  child.kill('SIGTERM');
+  if (!keep) rmSync(dataDir, { recursive: true, force: true });
+}

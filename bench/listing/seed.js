@@ -1,0 +1,66 @@
+// Seeds the listing index with 1,000,000 tokens over 100,000 owners and 1,000 contracts by bulk insert (no chain).
+import { openDatabase } from '../../dist/lib/sqlite.js';
+import { migrateIndex } from '../../dist/service/indexer/indexer-schema.js';
+import { addressBytes, contractOrderKey, idOrderKey, tokenIdKey, transferKey } from '../../dist/service/listing/listing-store-keys.js';
+import { rebuildDerived } from '../../dist/service/listing/listing-store-rebuild.js';
+
+export const SEED = { tokens: 1_000_000, owners: 100_000, contracts: 1_000, largestOwner: 50_000 };
+
+const address = (prefix, n) => '0x' + prefix + n.toString(16).padStart(40 - prefix.length, '0');
+export const ownerAddress = (n) => address('a0', n);
+export const contractAddress = (n) => address('c0', (n * 2654435761) % 0xffffffff);
+
+function prng(seed) {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Writes the index into `file`; owner 0 holds SEED.largestOwner tokens, the rest are spread at random. */
+export function seedListing(file) {
+  const db = openDatabase(file);
+  migrateIndex(db);
+  db.pragma('synchronous = OFF');
+  const rnd = prng(42);
+  const indexSql = db.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'idx_tokens' AND sql IS NOT NULL").all();
+  db.transaction(() => {
+    // Indexes are built once after the load: sorting 1M keys beats 1M random B-tree inserts.
+    for (const i of indexSql) db.exec(`DROP INDEX ${i.name}`);
+    const insAccount = db.prepare('INSERT INTO idx_accounts (id, address) VALUES (?, ?)');
+    for (let o = 0; o < SEED.owners; o++) insAccount.run(o + 1, ownerAddress(o));
+    const insContract = db.prepare(
+      "INSERT INTO idx_contracts (id, address, addr, name, symbol, total_supply, has_uri, minted, first_block) VALUES (?, ?, ?, ?, ?, NULL, 1, 0, 1)",
+    );
+    const caddr = [];
+    for (let c = 0; c < SEED.contracts; c++) {
+      const a = contractAddress(c);
+      caddr.push(addressBytes(a));
+      insContract.run(c + 1, a, caddr[c], `Collection ${c}`, `C${c}`);
+    }
+    const nextId = new Array(SEED.contracts).fill(0);
+    const minted = new Array(SEED.contracts).fill(0);
+    const insToken = db.prepare('INSERT INTO idx_tokens (contract_id, token_id, owner_id, k_tr, k_id, k_ct, uri) VALUES (?, ?, ?, ?, ?, ?, ?)');
+    for (let i = 0; i < SEED.tokens; i++) {
+      const owner = i < SEED.largestOwner ? 0 : 1 + Math.floor(rnd() * (SEED.owners - 1));
+      const c = Math.floor(rnd() * SEED.contracts);
+      const id = BigInt(nextId[c]++);
+      minted[c]++;
+      // A permutation of 0..1M-1 spreads acquisition order independently of owner and contract.
+      const p = (i * 7919 + 13) % SEED.tokens;
+      const idKey = tokenIdKey(id);
+      insToken.run(c + 1, id.toString(), owner + 1, transferKey(1 + Math.floor(p / 100), p % 100), idOrderKey(idKey, caddr[c]), contractOrderKey(caddr[c], idKey), `ipfs://bench/${c}/${id}`);
+    }
+    const setMinted = db.prepare('UPDATE idx_contracts SET minted = ? WHERE id = ?');
+    minted.forEach((m, c) => setMinted.run(m, c + 1));
+    for (const i of indexSql) db.exec(i.sql);
+  })();
+  rebuildDerived(db);
+  db.exec('ANALYZE');
+  db.pragma('wal_checkpoint(TRUNCATE)');
+  db.close();
+}

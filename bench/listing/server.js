@@ -1,0 +1,91 @@
+// Child process of the listing benchmark: serves the seeded index over HTTP so the load generator gets its own core.
+// Two servers: the real data service (startService; listing route with clientId, validation, rate limit off), and a
+// bare node:http handler exposing the index query layer (/seek) next to a naive OFFSET + COUNT(*) query (/naive).
+import { createServer } from 'node:http';
+import { join } from 'node:path';
+import { openDatabase } from '../../dist/lib/sqlite.js';
+import { queryTokens } from '../../dist/service/listing/listing-store.js';
+
+const dataDir = process.argv[2];
+const file = join(dataDir, 'service.sqlite');
+const silent = { info() {}, warn() {}, error() {}, child: () => silent };
+const stops = [];
+
+// The service's indexer follows a fresh anvil each run: forget any tip and checkpoints a previous run left, or it
+// would take the new chain for a reorganisation and roll the seeded contracts back.
+{
+  const db = openDatabase(file);
+  db.exec("DELETE FROM idx_blocks; DELETE FROM idx_state WHERE key = 'tip'");
+  db.close();
+}
+
+let service = null;
+try {
+  const { startAnvil } = await import('../../dist/devchain/index.js');
+  const { startService } = await import('../../dist/service/index.js');
+  const anvil = await startAnvil({ blockTimeSeconds: 5 });
+  stops.push(() => anvil.stop());
+  const s = await startService({ nodeUrl: anvil.url, dataDir, port: 0, rateLimitPerMinute: 0, log: silent });
+  stops.push(() => s.stop());
+  service = { url: s.url, clientId: s.accounts.ensureDevAccount().clientId };
+} catch (e) {
+  process.stderr.write(`bench/listing: the data service could not start (${e?.message ?? e}); measuring the bare handler only\n`);
+}
+
+const db = openDatabase(file);
+const contractSql = 'SELECT address, name, symbol, total_supply, minted, burned FROM idx_contracts WHERE id = ?';
+const naive = {
+  account: db.prepare('SELECT id FROM idx_accounts WHERE address = ?').pluck(),
+  count: db.prepare('SELECT count(*) FROM idx_tokens WHERE owner_id = ?').pluck(),
+  page: db.prepare(
+    'SELECT t.token_id, t.uri, a.address AS owner, t.contract_id FROM idx_tokens t JOIN idx_accounts a ON a.id = t.owner_id ' +
+      'WHERE t.owner_id = ? ORDER BY t.k_tr DESC LIMIT ? OFFSET ?',
+  ),
+  contract: db.prepare(contractSql),
+};
+
+function naiveQuery(owner, page, size) {
+  const id = naive.account.get(owner);
+  if (id === undefined) return { tokens: [], totalCount: 0 };
+  const rows = naive.page.all(id, size, page * size);
+  return {
+    totalCount: naive.count.get(id),
+    tokens: rows.map((r) => {
+      const c = naive.contract.get(r.contract_id);
+      return { id: r.token_id, owner: r.owner, uri: r.uri, contract: { address: c.address, name: c.name, symbol: c.symbol, totalSupply: c.total_supply === null ? c.minted - c.burned : Number(c.total_supply) } };
+    }),
+  };
+}
+
+const bare = createServer((req, res) => {
+  const url = new URL(req.url, 'http://x');
+  const m = /^\/(seek|naive)\/accounts\/(0x[0-9a-f]{40})\/tokens$/.exec(url.pathname);
+  if (!m) {
+    res.statusCode = 404;
+    return res.end();
+  }
+  const page = Number(url.searchParams.get('page') ?? 0);
+  const size = Number(url.searchParams.get('size') ?? 15);
+  const r =
+    m[1] === 'seek'
+      ? queryTokens(db, { owner: m[2], page, size, orderBy: 'transfer_block_number', direction: 'desc' })
+      : naiveQuery(m[2], page, size);
+  const body = JSON.stringify({ data: r.tokens, pagination: { totalCount: r.totalCount } });
+  res.setHeader('content-type', 'application/json');
+  res.end(body);
+});
+await new Promise((r) => bare.listen(0, '127.0.0.1', r));
+stops.push(() => new Promise((r) => { bare.closeAllConnections(); bare.close(() => r()); }));
+
+process.stdout.write(JSON.stringify({ ready: true, service, bareUrl: `http://127.0.0.1:${bare.address().port}` }) + '\n');
+
+const stop = async () => {
+  for (const s of stops.reverse()) await s().catch(() => {});
+  db.close();
+  process.exit(0);
+};
+process.on('SIGTERM', stop);
+process.on('SIGINT', stop);
+// Exit with the parent: stdin closes when it goes.
+process.stdin.on('end', stop);
+process.stdin.resume();

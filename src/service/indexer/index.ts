@@ -1,0 +1,289 @@
+// The ERC-721 indexer: follows a node over JSON-RPC, `confirmations` blocks behind its head, into the listing index.
+import type { Logger } from '../../lib/log.js';
+import type { Db } from '../../lib/sqlite.js';
+import { bumpGeneration } from '../listing/listing-store-rank.js';
+import { createIndexWriter, type IndexWriter } from '../listing/listing-store-write.js';
+import { applyBatch, type Batch, type MissingUri } from './indexer-apply.js';
+import { readTokenUris } from './indexer-metadata.js';
+import { prepareRange, type PreparedRange } from './indexer-prepare.js';
+import { createProgress, type ProgressOut } from './indexer-progress.js';
+import { DEFAULT_RANGE_POLICY, isRangeRefusal, nextSpan, type RangePolicy } from './indexer-range.js';
+import { checkpointsBelow, commonAncestor, rollbackTo, storedHash } from './indexer-reorg.js';
+import { createChainReader, type ChainReader } from './indexer-rpc.js';
+import { migrateIndex } from './indexer-schema.js';
+
+export { migrateIndex } from './indexer-schema.js';
+export { findContract, queryTokens } from '../listing/listing-store.js';
+
+export interface IndexerOptions {
+  db: Db;
+  nodeUrl: string;
+  confirmations: number;
+  log: Logger;
+  /** Blocks asked for by the first eth_getLogs; later ranges adapt to the node (default 2000). */
+  batchSize?: number;
+  /** How often to look for a new head when caught up (default 400 ms). */
+  pollMs?: number;
+  /** First block to index when the index is empty (default 0). */
+  startBlock?: number;
+  /** Entries per counted bucket (default 256); tests use tiny buckets to exercise splits and merges. */
+  bucketSize?: number;
+  /** Where catch-up progress goes when it is a TTY (default stderr). */
+  progressOut?: ProgressOut;
+  rangePolicy?: RangePolicy;
+}
+
+export interface IndexerStats {
+  /** Transfers indexed since start. */
+  transfers: number;
+  /** JSON-RPC requests by method since start. */
+  rpc: Record<string, number>;
+  reorgs: number;
+  /** First block this run asked eth_getLogs for (null until it did). */
+  firstRangeStart: number | null;
+  /**
+   * Milliseconds: reading logs and metadata (these overlap with writing, as the next range is read ahead), waiting
+   * for them with nothing else to do, and writing the index.
+   */
+  timing: { logsMs: number; metadataMs: number; waitMs: number; writeMs: number };
+}
+
+export interface Indexer {
+  /** Resolves once the index has reached `head - confirmations` for a head read after this call. */
+  caughtUp(): Promise<void>;
+  status(): { indexedBlock: number; headBlock: number };
+  stats(): IndexerStats;
+  stop(): Promise<void>;
+}
+
+/** Ranges read ahead of the one being written. */
+const READ_AHEAD = 2;
+
+interface Prepared {
+  from: number;
+  to: number;
+  result: Promise<PreparedRange>;
+}
+
+export function readIndexedBlock(db: Db): number | null {
+  const v = db.prepare("SELECT value FROM idx_state WHERE key = 'tip'").pluck().get() as string | undefined;
+  return v === undefined ? null : Number(v);
+}
+
+export function startIndexer(opts: IndexerOptions): Indexer {
+  const { db, confirmations, log } = opts;
+  const pollMs = opts.pollMs ?? 400;
+  const startBlock = opts.startBlock ?? 0;
+  const policy = opts.rangePolicy ?? DEFAULT_RANGE_POLICY;
+  migrateIndex(db);
+  const chain: ChainReader = createChainReader(opts.nodeUrl);
+  const progress = createProgress(opts.progressOut ?? process.stderr);
+  let writer: IndexWriter = createIndexWriter(db, opts.bucketSize);
+  let tip = readIndexedBlock(db) ?? startBlock - 1;
+  let head = -1;
+  let span = Math.max(1, opts.batchSize ?? 2000);
+  let stopped = false;
+  let stepSeq = 0;
+  let wake: (() => void) | null = null;
+  let announcedCaughtUp = false;
+  let lastError = '';
+  let batches = 0;
+  const waiters: { seq: number; resolve: () => void; reject: (e: Error) => void }[] = [];
+  const pendingSupply = new Set<string>();
+  // Ranges being read ahead, in order; each starts where the previous one ends.
+  let ahead: Prepared[] = [];
+  const stats = { transfers: 0, reorgs: 0, firstRangeStart: null as number | null };
+  const timing = { logsMs: 0, metadataMs: 0, waitMs: 0, writeMs: 0 };
+
+  log.info(tip >= startBlock ? `resuming after block ${tip}` : `indexing from block ${startBlock}`);
+
+  function settle(seq: number): void {
+    for (let i = waiters.length - 1; i >= 0; i--) {
+      if (waiters[i]!.seq < seq) waiters.splice(i, 1)[0]!.resolve();
+    }
+    if (!announcedCaughtUp) {
+      announcedCaughtUp = true;
+      log.info(`caught up at block ${tip} (head ${head}, ${confirmations} confirmations)`);
+    }
+  }
+
+  async function handleReorg(): Promise<void> {
+    let below = tip;
+    let ancestor = startBlock - 1;
+    for (;;) {
+      const cps = checkpointsBelow(db, below, 64);
+      if (cps.length === 0) break;
+      const found = commonAncestor(cps, await chain.headers(cps.map((c) => c.number)));
+      if (found !== null) {
+        ancestor = found;
+        break;
+      }
+      below = cps[cps.length - 1]!.number - 1;
+    }
+    try {
+      for (const a of rollbackTo(db, writer, ancestor)) pendingSupply.add(a);
+    } finally {
+      writer = createIndexWriter(db, opts.bucketSize);
+    }
+    stats.reorgs++;
+    log.warn(`chain reorganisation detected at block ${tip}; rolled back to block ${ancestor} and re-indexing from there`);
+    tip = ancestor;
+    ahead = [];
+  }
+
+  /** Starts reading a range; the promise never rejects unhandled (it is consumed later or dropped after a reorg). */
+  function prepare(from: number, to: number): Prepared {
+    stats.firstRangeStart ??= from;
+    const result = prepareRange(chain, (a) => writer.contract(a), from, to, new Set(pendingSupply));
+    result.catch(() => {});
+    return { from, to, result };
+  }
+
+  async function step(): Promise<'idle' | 'busy'> {
+    const seq = ++stepSeq;
+    head = await chain.blockNumber();
+    const target = head - confirmations;
+    if (target <= tip) {
+      if (tip >= startBlock) {
+        const [h] = await chain.headers([tip]);
+        const stored = storedHash(db, tip);
+        if (!h || (stored !== null && h.hash !== stored)) {
+          await handleReorg();
+          return 'busy';
+        }
+      }
+      settle(seq);
+      return 'idle';
+    }
+    const from = tip + 1;
+    // The range read ahead during earlier steps, when it still fits; otherwise ask now.
+    if (ahead[0] && (ahead[0].from !== from || ahead[0].to > target)) ahead = [];
+    const current = ahead.shift() ?? prepare(from, Math.min(target, from + span - 1));
+    const to = current.to;
+    const [hFrom, hTo] = await chain.headers(from === to ? [from] : [from, to]);
+    const toHeader = from === to ? hFrom : hTo;
+    if (!hFrom || !toHeader) return 'busy';
+    if (tip >= startBlock) {
+      const stored = storedHash(db, tip);
+      if (stored !== null && hFrom.parentHash !== stored) {
+        await handleReorg();
+        return 'busy';
+      }
+    }
+    let range: PreparedRange;
+    try {
+      const t0 = performance.now();
+      range = await current.result;
+      timing.waitMs += performance.now() - t0;
+    } catch (e) {
+      if (isRangeRefusal(e) && span > policy.min) {
+        span = nextSpan(span, { kind: 'refused' }, policy);
+        log.info(`node refused ${to - from + 1} blocks per eth_getLogs; asking for ${span}`);
+        return 'busy';
+      }
+      throw e;
+    }
+    timing.logsMs += range.timing.logsMs;
+    timing.metadataMs += range.timing.metadataMs;
+    span = nextSpan(span, { kind: 'ok', logs: range.rawCount }, policy);
+    const { logs } = range;
+    // A log from another version of a range end means the chain moved under us: read the range again.
+    if (logs.some((l) => (l.block === to && l.blockHash !== toHeader.hash) || (l.block === from && l.blockHash !== hFrom.hash))) return 'busy';
+    // Keep READ_AHEAD ranges in flight while this one is written: the node works while we do.
+    for (let end = ahead.at(-1)?.to ?? to; ahead.length < READ_AHEAD && end < target; end = ahead.at(-1)!.to) {
+      ahead.push(prepare(end + 1, Math.min(target, end + span)));
+    }
+
+    const batch: Batch = { from, to, headers: from === to ? [hFrom] : [hFrom, toHeader], logs, newContracts: range.newContracts, uris: range.uris, supplies: range.supplies };
+    const tWrite = performance.now();
+    let missing: MissingUri[];
+    try {
+      missing = applyBatch(db, writer, batch);
+    } catch (e) {
+      // The transaction rolled back; cached rows may name rows that no longer exist.
+      writer = createIndexWriter(db, opts.bucketSize);
+      ahead = [];
+      throw e;
+    }
+    timing.writeMs += performance.now() - tWrite;
+    for (const a of range.supplies.keys()) pendingSupply.delete(a);
+    tip = to;
+    if (missing.length > 0) await backfillUris(missing, to);
+    stats.transfers += logs.length;
+    if (++batches % 100 === 0) pruneCheckpoints();
+    progress.update(tip, target, logs.length);
+    if (tip >= target) {
+      settle(seq);
+      return 'idle';
+    }
+    return 'busy';
+  }
+
+  /** tokenURI of tokens first seen through a plain transfer; written in its own small transaction. */
+  async function backfillUris(missing: MissingUri[], block: number): Promise<void> {
+    const uris = await readTokenUris(chain, missing, block);
+    db.transaction(() => {
+      missing.forEach((m, i) => writer.setUri(m.rowId, uris[i]!));
+      bumpGeneration(db);
+    })();
+  }
+
+  function pruneCheckpoints(): void {
+    // Keep every checkpoint of the last 10,000 blocks and the newest one below, so a rollback always has a floor.
+    db.prepare('DELETE FROM idx_blocks WHERE number < (SELECT max(number) FROM idx_blocks WHERE number < ?)').run(tip - 10_000);
+  }
+
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const t = setTimeout(() => {
+        wake = null;
+        resolve();
+      }, ms);
+      wake = () => {
+        clearTimeout(t);
+        wake = null;
+        resolve();
+      };
+    });
+
+  const loop = (async () => {
+    let failures = 0;
+    while (!stopped) {
+      try {
+        const r = await step();
+        failures = 0;
+        lastError = '';
+        if (r === 'idle' && !stopped) await sleep(pollMs);
+      } catch (e) {
+        if (stopped) break;
+        failures++;
+        const msg = (e as Error)?.message ?? String(e);
+        if (msg !== lastError) log.warn(`indexer step failed (will retry): ${msg.split('\n')[0]}`);
+        lastError = msg;
+        await sleep(Math.min(5000, pollMs * 2 ** Math.min(failures, 4)));
+      }
+    }
+  })();
+
+  return {
+    caughtUp() {
+      if (stopped) return Promise.reject(new Error('The indexer is stopped.'));
+      return new Promise((resolve, reject) => waiters.push({ seq: stepSeq, resolve, reject }));
+    },
+    status() {
+      return { indexedBlock: tip, headBlock: head };
+    },
+    stats() {
+      return { transfers: stats.transfers, rpc: Object.fromEntries(chain.stats), reorgs: stats.reorgs, firstRangeStart: stats.firstRangeStart, timing: { ...timing } };
+    },
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      wake?.();
+      await loop;
+      progress.done();
+      chain.destroy();
+      for (const w of waiters.splice(0)) w.reject(new Error('The indexer stopped before it caught up.'));
+    },
+  };
+}

@@ -1,0 +1,239 @@
+// Write side of the listing index: moves tokens between owners keeping rank buckets and counters exact. Caller owns the transaction.
+import type { Db } from '../../lib/sqlite.js';
+import { LIST, addressBytes, contractOrderKey, idOrderKey, listId, tokenIdKey, type ListCode } from './listing-store-keys.js';
+import { createRankLists, DEFAULT_BUCKET_SIZE, type RankLists, type RankOp } from './listing-store-rank.js';
+
+export interface ContractRow {
+  id: number;
+  address: string;
+  addr: Buffer;
+  has_uri: number;
+  total_supply: string | null;
+}
+
+export interface TokenRow {
+  id: number;
+  contract_id: number;
+  token_id: string;
+  owner_id: number | null;
+  /** The token's current (owner, contract) pair; null when burned. */
+  pair_id: number | null;
+  k_tr: Buffer;
+  k_id: Buffer;
+  k_ct: Buffer;
+  uri: string;
+}
+
+export interface NewContract {
+  address: string;
+  name: string;
+  symbol: string;
+  totalSupply: string | null;
+  hasUri: boolean;
+  firstBlock: number;
+}
+
+export interface IndexWriter {
+  readonly rank: RankLists;
+  /** Row id of an address, created on first use. */
+  accountId(address: string): number;
+  contract(address: string): ContractRow | undefined;
+  contractById(id: number): ContractRow | undefined;
+  addContract(c: NewContract): ContractRow;
+  setTotalSupply(contractId: number, value: string | null): void;
+  addMintBurn(contractId: number, minted: number, burned: number): void;
+  token(contractId: number, kId: Buffer): TokenRow | undefined;
+  /** Creates a token row that nobody owns yet (owner_id NULL), so `setOwner` can attach it. */
+  createToken(contract: ContractRow, id: bigint, kTr: Buffer, uri: string): TokenRow;
+  /** Moves a token to `ownerId` (null = burned) as acquired by the transfer `kTr`. */
+  setOwner(token: TokenRow, ownerId: number | null, kTr: Buffer): void;
+  setUri(tokenRowId: number, uri: string): void;
+  deleteToken(token: TokenRow): void;
+  recordTransfer(block: number, logIndex: number, contractId: number, kId: Buffer, fromId: number | null, toId: number | null): void;
+  /** Drops contracts first seen above `block` and forgets cached rows. */
+  dropContractsAbove(block: number): void;
+  /**
+   * Writes the rank buckets and counters that setOwner/deleteToken changed. Must run inside the same transaction,
+   * after the last token change and before anything reads the listing.
+   */
+  flush(): void;
+}
+
+export function tokenKeys(contractAddr: Buffer, id: bigint): { kId: Buffer; kCt: Buffer } {
+  const idKey = tokenIdKey(id);
+  return { kId: idOrderKey(idKey, contractAddr), kCt: contractOrderKey(contractAddr, idKey) };
+}
+
+export function createIndexWriter(db: Db, bucketSize = DEFAULT_BUCKET_SIZE): IndexWriter {
+  const rank = createRankLists(db, bucketSize);
+  const s = {
+    accountGet: db.prepare('SELECT id FROM idx_accounts WHERE address = ?').pluck(),
+    accountIns: db.prepare('INSERT INTO idx_accounts (address) VALUES (?)'),
+    accountAdd: db.prepare('UPDATE idx_accounts SET token_count = token_count + ? WHERE id = ?'),
+    contractGet: db.prepare('SELECT id, address, addr, has_uri, total_supply FROM idx_contracts WHERE address = ?'),
+    contractById: db.prepare('SELECT id, address, addr, has_uri, total_supply FROM idx_contracts WHERE id = ?'),
+    contractIns: db.prepare(
+      'INSERT INTO idx_contracts (address, addr, name, symbol, total_supply, has_uri, first_block) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    ),
+    contractSupply: db.prepare('UPDATE idx_contracts SET total_supply = ? WHERE id = ?'),
+    contractMintBurn: db.prepare('UPDATE idx_contracts SET minted = minted + ?, burned = burned + ? WHERE id = ?'),
+    contractAdd: db.prepare('UPDATE idx_contracts SET token_count = token_count + ? WHERE id = ?'),
+    contractsAbove: db.prepare('DELETE FROM idx_contracts WHERE first_block > ?'),
+    ocAdd: db.prepare(
+      'INSERT INTO idx_owner_contract (owner_id, caddr, contract_id, n) VALUES (?, ?, ?, ?) ON CONFLICT (owner_id, caddr) DO UPDATE SET n = n + excluded.n',
+    ),
+    ocDropEmpty: db.prepare('DELETE FROM idx_owner_contract WHERE owner_id = ? AND caddr = ? AND n <= 0'),
+    tokenGet: db.prepare('SELECT * FROM idx_tokens WHERE contract_id = ? AND k_id = ?'),
+    tokenIns: db.prepare(
+      'INSERT INTO idx_tokens (contract_id, token_id, owner_id, k_tr, k_id, k_ct, uri) VALUES (?, ?, NULL, ?, ?, ?, ?)',
+    ),
+    tokenOwner: db.prepare('UPDATE idx_tokens SET owner_id = ?, pair_id = ?, k_tr = ? WHERE id = ?'),
+    pairGet: db.prepare('SELECT id FROM idx_pairs WHERE owner_id = ? AND contract_id = ?').pluck(),
+    pairIns: db.prepare('INSERT INTO idx_pairs (owner_id, contract_id) VALUES (?, ?)'),
+    tokenUri: db.prepare('UPDATE idx_tokens SET uri = ? WHERE id = ?'),
+    tokenDel: db.prepare('DELETE FROM idx_tokens WHERE id = ?'),
+    transferIns: db.prepare(
+      'INSERT OR REPLACE INTO idx_transfers (block, log_index, contract_id, k_id, from_id, to_id) VALUES (?, ?, ?, ?, ?, ?)',
+    ),
+  };
+  // Contracts are few and hot: cache them. Accounts are many: a bounded cache.
+  const contracts = new Map<string, ContractRow>();
+  const contractsById = new Map<number, ContractRow>();
+  const accounts = new Map<string, number>();
+  const pairs = new Map<string, number>();
+
+  function pairId(owner: number, contract: number): number {
+    const key = `${owner}:${contract}`;
+    let id = pairs.get(key);
+    if (id !== undefined) return id;
+    id = s.pairGet.get(owner, contract) as number | undefined;
+    if (id === undefined) id = Number(s.pairIns.run(owner, contract).lastInsertRowid);
+    if (pairs.size > 100_000) pairs.clear();
+    pairs.set(key, id);
+    return id;
+  }
+
+  function cacheContract(row: ContractRow | undefined): ContractRow | undefined {
+    if (row) {
+      contracts.set(row.address, row);
+      contractsById.set(row.id, row);
+    }
+    return row;
+  }
+
+  function contractById(id: number): ContractRow | undefined {
+    return contractsById.get(id) ?? cacheContract(s.contractById.get(id) as ContractRow | undefined);
+  }
+
+  // Changes wait here until flush(): one bucket pass per list and one counter write per row, whatever the batch size.
+  const pendingRank = new Map<number, { code: ListCode; scope: number; ops: RankOp[] }>();
+  const accountDelta = new Map<number, number>();
+  const contractDelta = new Map<number, number>();
+  const ocDelta = new Map<string, { owner: number; contract: ContractRow; n: number }>();
+
+  function rankOp(code: ListCode, scope: number, key: Buffer, delta: 1 | -1): void {
+    const id = listId(code, scope);
+    let p = pendingRank.get(id);
+    if (!p) pendingRank.set(id, (p = { code, scope, ops: [] }));
+    p.ops.push({ key, delta });
+  }
+
+  function move(t: TokenRow, owner: number, contract: ContractRow, delta: 1 | -1): void {
+    rankOp(LIST.OWNER_TR, owner, t.k_tr, delta);
+    rankOp(LIST.OWNER_ID, owner, t.k_id, delta);
+    rankOp(LIST.OWNER_CT, owner, t.k_ct, delta);
+    rankOp(LIST.CONTRACT_TR, t.contract_id, t.k_tr, delta);
+    rankOp(LIST.CONTRACT_ID, t.contract_id, t.k_id, delta);
+    if (t.pair_id !== null) rankOp(LIST.PAIR_TR, t.pair_id, t.k_tr, delta);
+    accountDelta.set(owner, (accountDelta.get(owner) ?? 0) + delta);
+    contractDelta.set(contract.id, (contractDelta.get(contract.id) ?? 0) + delta);
+    const key = `${owner}:${contract.id}`;
+    const oc = ocDelta.get(key) ?? { owner, contract, n: 0 };
+    oc.n += delta;
+    ocDelta.set(key, oc);
+  }
+
+  const attach = (t: TokenRow, owner: number, contract: ContractRow) => move(t, owner, contract, 1);
+  const detach = (t: TokenRow, owner: number, contract: ContractRow) => move(t, owner, contract, -1);
+
+  return {
+    rank,
+    accountId(address) {
+      let id = accounts.get(address);
+      if (id !== undefined) return id;
+      id = s.accountGet.get(address) as number | undefined;
+      if (id === undefined) id = Number(s.accountIns.run(address).lastInsertRowid);
+      if (accounts.size > 100_000) accounts.clear();
+      accounts.set(address, id);
+      return id;
+    },
+    contract(address) {
+      return contracts.get(address) ?? cacheContract(s.contractGet.get(address) as ContractRow | undefined);
+    },
+    contractById,
+    addContract(c) {
+      const addr = addressBytes(c.address);
+      const id = Number(s.contractIns.run(c.address, addr, c.name, c.symbol, c.totalSupply, c.hasUri ? 1 : 0, c.firstBlock).lastInsertRowid);
+      return cacheContract({ id, address: c.address, addr, has_uri: c.hasUri ? 1 : 0, total_supply: c.totalSupply })!;
+    },
+    setTotalSupply(contractId, value) {
+      s.contractSupply.run(value, contractId);
+      const row = contractsById.get(contractId);
+      if (row) row.total_supply = value;
+    },
+    addMintBurn(contractId, minted, burned) {
+      if (minted || burned) s.contractMintBurn.run(minted, burned, contractId);
+    },
+    token(contractId, kId) {
+      return s.tokenGet.get(contractId, kId) as TokenRow | undefined;
+    },
+    createToken(contract, id, kTr, uri) {
+      const { kId, kCt } = tokenKeys(contract.addr, id);
+      const rowId = Number(s.tokenIns.run(contract.id, id.toString(), kTr, kId, kCt, uri).lastInsertRowid);
+      return { id: rowId, contract_id: contract.id, token_id: id.toString(), owner_id: null, pair_id: null, k_tr: kTr, k_id: kId, k_ct: kCt, uri };
+    },
+    setOwner(t, ownerId, kTr) {
+      const contract = contractById(t.contract_id);
+      if (!contract) throw new Error(`token ${t.id} refers to unknown contract ${t.contract_id}`);
+      if (t.owner_id !== null) detach(t, t.owner_id, contract);
+      const pair = ownerId === null ? null : pairId(ownerId, t.contract_id);
+      s.tokenOwner.run(ownerId, pair, kTr, t.id);
+      t.owner_id = ownerId;
+      t.pair_id = pair;
+      t.k_tr = kTr;
+      if (ownerId !== null) attach(t, ownerId, contract);
+    },
+    setUri(tokenRowId, uri) {
+      s.tokenUri.run(uri, tokenRowId);
+    },
+    deleteToken(t) {
+      if (t.owner_id !== null) {
+        const contract = contractById(t.contract_id);
+        if (contract) detach(t, t.owner_id, contract);
+      }
+      s.tokenDel.run(t.id);
+    },
+    recordTransfer(block, logIndex, contractId, kId, fromId, toId) {
+      s.transferIns.run(block, logIndex, contractId, kId, fromId, toId);
+    },
+    dropContractsAbove(block) {
+      s.contractsAbove.run(block);
+      contracts.clear();
+      contractsById.clear();
+    },
+    flush() {
+      for (const p of pendingRank.values()) rank.apply(p.code, p.scope, p.ops);
+      pendingRank.clear();
+      for (const [id, d] of accountDelta) if (d) s.accountAdd.run(d, id);
+      accountDelta.clear();
+      for (const [id, d] of contractDelta) if (d) s.contractAdd.run(d, id);
+      contractDelta.clear();
+      for (const oc of ocDelta.values()) {
+        if (!oc.n) continue;
+        s.ocAdd.run(oc.owner, oc.contract.addr, oc.contract.id, oc.n);
+        s.ocDropEmpty.run(oc.owner, oc.contract.addr);
+      }
+      ocDelta.clear();
+    },
+  };
+}

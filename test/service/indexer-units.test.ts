@@ -1,0 +1,233 @@
+// Table-driven tests of the indexer's pure parts: range adaptation, refusal detection, page arithmetic, sortable keys,
+// common-ancestor search, log decoding and the progress line.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { decodeTransferLogs, netMoves } from '../../src/service/indexer/indexer-apply.js';
+import { progressLine, createProgress } from '../../src/service/indexer/indexer-progress.js';
+import { isRangeRefusal, nextSpan, type RangeOutcome } from '../../src/service/indexer/indexer-range.js';
+import { commonAncestor } from '../../src/service/indexer/indexer-reorg.js';
+import { isRevertAnswer, TRANSFER_TOPIC } from '../../src/service/indexer/indexer-rpc.js';
+import { decodeText, decodeUint } from '../../src/service/indexer/indexer-metadata.js';
+import { ascendingRank, filterPlan, mergeWindow, pageStartRank, planSlices, selectRank } from '../../src/service/listing/listing-cursor.js';
+import { contractOrderKey, contractSlice, idOrderKey, tokenIdFromKey, tokenIdKey, transferKey, transferKeyParts } from '../../src/service/listing/listing-store-keys.js';
+
+const policy = { min: 1, max: 1000, targetLogs: 100 };
+
+describe('nextSpan', () => {
+  const rows: [number, RangeOutcome, number][] = [
+    [100, { kind: 'refused' }, 50],
+    [1, { kind: 'refused' }, 1],
+    [3, { kind: 'refused' }, 1],
+    [100, { kind: 'ok', logs: 0 }, 200],
+    [100, { kind: 'ok', logs: 49 }, 200],
+    [100, { kind: 'ok', logs: 50 }, 100],
+    [100, { kind: 'ok', logs: 200 }, 100],
+    [100, { kind: 'ok', logs: 201 }, 50],
+    [800, { kind: 'ok', logs: 0 }, 1000],
+    [1000, { kind: 'ok', logs: 10 }, 1000],
+  ];
+  it.each(rows)('span %i after %j -> %i', (span, outcome, expected) => {
+    expect(nextSpan(span, outcome, policy)).toBe(expected);
+  });
+});
+
+describe('isRangeRefusal', () => {
+  const rows: [unknown, boolean][] = [
+    [{ error: { code: -32005, message: 'limit exceeded' } }, true],
+    [{ error: { code: -32000, message: 'query returned more than 10000 results' } }, true],
+    [{ message: 'could not coalesce error', error: { code: -32602, message: 'eth_getLogs block range is too wide' } }, true],
+    [{ error: { message: 'Log response size exceeded. You can make eth_getLogs requests with up to a 2K block range' } }, true],
+    [{ error: { message: 'query exceeds max block range 1000' } }, true],
+    [{ message: 'fetch failed' }, false],
+    [{ error: { code: -32601, message: 'method not found' } }, false],
+    [null, false],
+  ];
+  it.each(rows)('%j -> %s', (err, expected) => expect(isRangeRefusal(err)).toBe(expected));
+});
+
+describe('isRevertAnswer', () => {
+  it.each([
+    [{ code: 3, message: 'execution reverted: no such token' }, true],
+    [{ code: -32603, message: 'EvmError: Revert' }, true],
+    [{ code: -32000, message: 'execution reverted' }, true],
+    [{ code: -32603, message: 'EvmError: InvalidFEOpcode' }, true],
+    [{ code: -32000, message: 'header not found' }, false],
+    [{ code: -32005, message: 'rate limit exceeded' }, false],
+  ])('%j -> %s', (err, expected) => expect(isRevertAnswer(err)).toBe(expected));
+});
+
+describe('page arithmetic', () => {
+  it.each([
+    [0, 15, 0, null],
+    [0, 15, 1, 0],
+    [1, 15, 15, null],
+    [1, 15, 16, 15],
+    [3, 200, 1000, 600],
+    [Number.MAX_SAFE_INTEGER, 200, 10, null],
+  ] as const)('page %i size %i of %i starts at %s', (page, size, total, expected) => {
+    expect(pageStartRank(page, size, total)).toBe(expected);
+  });
+  it.each([
+    [0, 10, 'asc', 0],
+    [0, 10, 'desc', 9],
+    [9, 10, 'desc', 0],
+    [3, 10, 'desc', 6],
+  ] as const)('rank %i of %i %s is ascending rank %i', (rank, total, dir, expected) => {
+    expect(ascendingRank(rank, total, dir)).toBe(expected);
+  });
+  it.each([
+    [[5, 5, 5], 0, 3, [{ slice: 0, from: 0, take: 3 }]],
+    [[5, 5, 5], 3, 4, [{ slice: 0, from: 3, take: 2 }, { slice: 1, from: 0, take: 2 }]],
+    [[5, 0, 5], 4, 3, [{ slice: 0, from: 4, take: 1 }, { slice: 2, from: 0, take: 2 }]],
+    [[2, 2], 4, 3, []],
+    [[1, 1, 1, 1], 1, 10, [{ slice: 1, from: 0, take: 1 }, { slice: 2, from: 0, take: 1 }, { slice: 3, from: 0, take: 1 }]],
+  ])('slices %j from %i take %i', (sizes, rank, size, expected) => {
+    expect(planSlices(sizes, rank, size)).toEqual(expected);
+  });
+  it('selectRank finds the k-th key of disjoint sorted lists, reading few keys', () => {
+    fc.assert(
+      fc.property(fc.array(fc.uniqueArray(fc.integer({ min: 0, max: 5000 }), { maxLength: 300 }), { minLength: 1, maxLength: 6 }), fc.nat(2000), fc.integer({ min: 1, max: 12 }), (raw, r, small) => {
+        const lists = raw.map((l, i) => l.map((v) => v * 10 + i).sort((a, b) => a - b));
+        const all = lists.flat().sort((a, b) => a - b);
+        let reads = 0;
+        const ranked = lists.map((l) => ({
+          size: l.length,
+          keyAt: (i: number) => (reads++, l[i]!),
+          countLess: (k: number) => (reads++, l.filter((v) => v < k).length),
+        }));
+        const rank = all.length ? r % (all.length + 1) : 0;
+        expect(selectRank(ranked, rank, (a, b) => a - b, small)).toBe(all[rank] ?? null);
+        // Bounded by rounds of rank lookups, not by the rank.
+        expect(reads).toBeLessThanOrEqual(small + 1 + lists.length * lists.length * 2 * (Math.log2(all.length + 2) + 2));
+      }),
+    );
+  });
+  it.each([
+    [3, 50, 100, 'merge'],
+    [3, 25_000, 45_000, 'select'],
+    [50, 50, 2470, 'merge'],
+    [2, 100_000, 60, 'merge'],
+  ] as const)('filterPlan(%i lists, widest %i, %i merge keys) = %s', (k, widest, keys, plan) => {
+    expect(filterPlan(k, widest, keys)).toBe(plan);
+  });
+  it('mergeWindow equals sort-then-slice', () => {
+    fc.assert(
+      fc.property(fc.array(fc.uniqueArray(fc.integer({ min: 0, max: 500 }), { maxLength: 30 }), { maxLength: 5 }), fc.nat(40), fc.integer({ min: 1, max: 20 }), (raw, skip, take) => {
+        // Make the lists disjoint like real key lists.
+        const lists = raw.map((l, i) => l.map((v) => v * 10 + i).sort((a, b) => a - b));
+        const all = lists.flat().sort((a, b) => a - b);
+        expect(mergeWindow(lists, (a, b) => a - b, skip, take)).toEqual(all.slice(skip, skip + take));
+      }),
+    );
+  });
+});
+
+describe('sortable keys', () => {
+  const uint256 = fc.bigInt({ min: 0n, max: 2n ** 256n - 1n });
+  it('token id keys sort numerically and round-trip', () => {
+    fc.assert(
+      fc.property(uint256, uint256, (a, b) => {
+        const ka = tokenIdKey(a);
+        expect(tokenIdFromKey(ka)).toBe(a);
+        expect(Math.sign(Buffer.compare(ka, tokenIdKey(b)))).toBe(a < b ? -1 : a > b ? 1 : 0);
+      }),
+    );
+  });
+  it('transfer keys sort by block then log index', () => {
+    fc.assert(
+      fc.property(fc.nat(2 ** 40), fc.nat(2 ** 31), fc.nat(2 ** 40), fc.nat(2 ** 31), (b1, l1, b2, l2) => {
+        expect(transferKeyParts(transferKey(b1, l1))).toEqual({ block: b1, logIndex: l1 });
+        const want = b1 - b2 || l1 - l2;
+        expect(Math.sign(Buffer.compare(transferKey(b1, l1), transferKey(b2, l2)))).toBe(Math.sign(want));
+      }),
+    );
+  });
+  it('order keys break ties the documented way and a contract slice holds exactly its ids', () => {
+    const c1 = Buffer.alloc(20, 1);
+    const c2 = Buffer.alloc(20, 2);
+    expect(Buffer.compare(idOrderKey(tokenIdKey(5n), c2), idOrderKey(tokenIdKey(5n), c1))).toBe(1);
+    expect(Buffer.compare(idOrderKey(tokenIdKey(5n), c2), idOrderKey(tokenIdKey(6n), c1))).toBe(-1);
+    const s = contractSlice(c1);
+    for (const id of [0n, 1n, 2n ** 256n - 1n]) {
+      const k = contractOrderKey(c1, tokenIdKey(id));
+      expect(Buffer.compare(k, s.lo) >= 0 && Buffer.compare(k, s.hi) < 0).toBe(true);
+      expect(Buffer.compare(contractOrderKey(c2, tokenIdKey(id)), s.hi)).toBe(1);
+    }
+  });
+});
+
+describe('commonAncestor', () => {
+  const h = (n: number, hash: string) => ({ number: n, hash, parentHash: '0x' });
+  it.each([
+    ['all match', [{ number: 9, hash: '0xa' }, { number: 5, hash: '0xb' }], [h(9, '0xa'), h(5, '0xb')], 9],
+    ['tip replaced', [{ number: 9, hash: '0xa' }, { number: 5, hash: '0xb' }], [h(9, '0xz'), h(5, '0xB')], 5],
+    ['chain shorter', [{ number: 9, hash: '0xa' }, { number: 5, hash: '0xb' }], [null, h(5, '0xb')], 5],
+    ['nothing matches', [{ number: 9, hash: '0xa' }], [h(9, '0xc')], null],
+    ['no checkpoints', [], [], null],
+  ] as const)('%s', (_, stored, canonical, expected) => {
+    expect(commonAncestor(stored, canonical)).toBe(expected);
+  });
+});
+
+describe('decodeTransferLogs', () => {
+  const t = (n: number) => '0x' + n.toString(16).padStart(64, '0');
+  const log = (topics: string[], block: number, index: number, extra: object = {}) => ({
+    address: '0xAbCdEf0000000000000000000000000000000001',
+    topics,
+    blockNumber: '0x' + block.toString(16),
+    blockHash: '0x' + 'b'.repeat(64),
+    logIndex: '0x' + index.toString(16),
+    ...extra,
+  });
+  it('keeps 4-topic ERC-721 transfers in chain order and skips ERC-20 and removed logs', () => {
+    const out = decodeTransferLogs([
+      log([TRANSFER_TOPIC, t(0), t(0xbeef), t(7)], 5, 2),
+      log([TRANSFER_TOPIC, t(1), t(2)], 5, 1),
+      log([TRANSFER_TOPIC, t(0xbeef), t(0xcafe), t(7)], 4, 9),
+      log([TRANSFER_TOPIC, t(1), t(2), t(3)], 6, 0, { removed: true }),
+      log(['0x' + '1'.repeat(64), t(1), t(2), t(3)], 6, 1),
+    ]);
+    expect(out.map((l) => [l.block, l.logIndex, l.from.slice(-4), l.to.slice(-4), l.id])).toEqual([
+      [4, 9, 'beef', 'cafe', 7n],
+      [5, 2, '0000', 'beef', 7n],
+    ]);
+    expect(out[0]!.contract).toBe('0xabcdef0000000000000000000000000000000001');
+    expect(netMoves(out)).toEqual([{ contract: out[0]!.contract, id: 7n, to: out[1]!.to, block: 5, logIndex: 2, minted: true }]);
+  });
+});
+
+describe('metadata decoding', () => {
+  it.each([
+    [null, ''],
+    ['0x', ''],
+    ['0x' + '0'.repeat(62) + '20' + '0'.repeat(63) + '3' + '414243' + '0'.repeat(58), 'ABC'],
+    ['0x4d4b520000000000000000000000000000000000000000000000000000000000', 'MKR'],
+    ['0x1234', ''],
+  ])('text %s -> %j', (data, text) => expect(decodeText(data)).toBe(text));
+  it.each([
+    [null, null],
+    ['0x', null],
+    ['0x' + '0'.repeat(63) + 'a', '10'],
+  ])('uint %s -> %s', (data, value) => expect(decodeUint(data)).toBe(value));
+});
+
+describe('progress', () => {
+  it('formats a line', () => {
+    expect(progressLine(550, 1000, 100, 9000, 3)).toBe('indexer: block 550 of 1000 (50.0%), 9000 transfers, 3000/s');
+  });
+  it('writes only on a TTY and only for a real backlog', () => {
+    const tty: string[] = [];
+    const plain: string[] = [];
+    let t = 0;
+    const p1 = createProgress({ isTTY: true, write: (s) => tty.push(s) }, () => (t += 2000));
+    const p2 = createProgress({ isTTY: false, write: (s) => plain.push(s) }, () => (t += 2000));
+    for (const p of [p1, p2]) {
+      p.update(10, 12, 1);
+      p.update(100, 5000, 10);
+      p.update(5000, 5000, 10);
+    }
+    expect(plain).toEqual([]);
+    expect(tty.join('')).toContain('block 100 of 5000');
+    expect(tty.at(-1)).toBe('\n');
+  });
+});

@@ -1,0 +1,131 @@
+// Indexer test chain: anvil in automine mode with the test contracts, a counting JSON-RPC proxy, and a model of
+// ownership replayed straight from the node's Transfer logs (independently of the indexer's code).
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ContractFactory, JsonRpcProvider, NonceManager, Wallet, type Contract } from 'ethers';
+import { startAnvil, type RunningAnvil } from '../../src/devchain/index.js';
+import { indexerTestArtifacts } from './indexer-contracts.js';
+
+export const DEV_KEY = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
+const TRANSFER = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
+
+export async function rpc<T = unknown>(url: string, method: string, params: unknown[] = []): Promise<T> {
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+  const body = (await res.json()) as { result?: T; error?: { message: string } };
+  if (body.error) throw new Error(`${method}: ${body.error.message}`);
+  return body.result as T;
+}
+
+export interface TestChain {
+  url: string;
+  anvil: RunningAnvil;
+  provider: JsonRpcProvider;
+  signer: NonceManager;
+  deploy(name: 'TestNft' | 'TestBareNft' | 'TestCoin', ...args: unknown[]): Promise<Contract>;
+  /** Sends a contract call and waits for it to be mined (automine: one block per transaction). */
+  send(c: Contract, method: string, ...args: unknown[]): Promise<void>;
+  mine(blocks?: number): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function startTestChain(opts: { gasLimit?: number } = {}): Promise<TestChain> {
+  const anvil = await startAnvil({ gasLimit: opts.gasLimit ?? 30_000_000 });
+  // The team's anvil mines on an interval; tests want a block per transaction, now.
+  await rpc(anvil.url, 'evm_setIntervalMining', [0]);
+  await rpc(anvil.url, 'evm_setAutomine', [true]);
+  const provider = new JsonRpcProvider(anvil.url, undefined, { staticNetwork: true, polling: false, cacheTimeout: -1 });
+  const signer = new NonceManager(new Wallet(DEV_KEY, provider));
+  const artifacts = indexerTestArtifacts();
+  return {
+    url: anvil.url,
+    anvil,
+    provider,
+    signer,
+    async deploy(name, ...args) {
+      const a = artifacts[name];
+      const c = await new ContractFactory(a.abi as never, a.bytecode, signer).deploy(...args);
+      await c.waitForDeployment();
+      return c as unknown as Contract;
+    },
+    async send(c, method, ...args) {
+      const tx = await (c.getFunction(method) as (...a: unknown[]) => Promise<{ wait(): Promise<unknown> }>)(...args);
+      await tx.wait();
+    },
+    async mine(blocks = 1) {
+      await rpc(anvil.url, 'anvil_mine', ['0x' + blocks.toString(16)]);
+    },
+    async stop() {
+      provider.destroy();
+      await anvil.stop();
+    },
+  };
+}
+
+export interface ModelToken {
+  contract: string;
+  id: bigint;
+  owner: string;
+  block: number;
+  logIndex: number;
+}
+
+/** Current owners replayed from every 4-topic Transfer log the node has, plus per-contract mint/burn counts. */
+export async function modelFromChain(url: string): Promise<{ tokens: ModelToken[]; minted: Map<string, number>; burned: Map<string, number> }> {
+  const logs = await rpc<{ address: string; topics: string[]; blockNumber: string; logIndex: string }[]>(url, 'eth_getLogs', [
+    { fromBlock: '0x0', toBlock: 'latest', topics: [TRANSFER] },
+  ]);
+  const state = new Map<string, ModelToken>();
+  const minted = new Map<string, number>();
+  const burned = new Map<string, number>();
+  const zero = '0x' + '0'.repeat(40);
+  for (const l of logs) {
+    if (l.topics.length !== 4) continue;
+    const contract = l.address.toLowerCase();
+    const from = '0x' + l.topics[1]!.slice(26);
+    const to = '0x' + l.topics[2]!.slice(26);
+    const id = BigInt(l.topics[3]!);
+    if (from === zero) minted.set(contract, (minted.get(contract) ?? 0) + 1);
+    if (to === zero) burned.set(contract, (burned.get(contract) ?? 0) + 1);
+    const key = `${contract}:${id}`;
+    if (to === zero) state.delete(key);
+    else state.set(key, { contract, id, owner: to, block: Number(l.blockNumber), logIndex: Number(l.logIndex) });
+  }
+  return { tokens: [...state.values()], minted, burned };
+}
+
+export interface RpcProxy {
+  url: string;
+  /** Every JSON-RPC request that went through, in order. */
+  requests: { method: string; params: unknown[] }[];
+  /** Return a JSON-RPC error object to refuse a request, or null to forward it. */
+  refuse: ((req: { method: string; params: unknown[] }) => { code: number; message: string } | null) | null;
+  stop(): Promise<void>;
+}
+
+/** A loopback JSON-RPC proxy that records requests (batches included) and can refuse some, like a limited node. */
+export async function startRpcProxy(target: string): Promise<RpcProxy> {
+  const proxy: RpcProxy = { url: '', requests: [], refuse: null, stop: async () => {} };
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', async () => {
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
+      const list = (Array.isArray(body) ? body : [body]) as { id: number; method: string; params: unknown[] }[];
+      const answers = await Promise.all(
+        list.map(async (r) => {
+          proxy.requests.push({ method: r.method, params: r.params });
+          const refusal = proxy.refuse?.(r) ?? null;
+          if (refusal) return { jsonrpc: '2.0', id: r.id, error: refusal };
+          const up = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(r) });
+          return (await up.json()) as unknown;
+        }),
+      );
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify(Array.isArray(body) ? answers : answers[0]));
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  proxy.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  proxy.stop = () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); });
+  return proxy;
+}

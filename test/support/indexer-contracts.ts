@@ -1,0 +1,84 @@
+// Test-only Solidity contracts for the indexer tests, compiled once with solc-js and cached in the temp dir.
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createRequire } from 'node:module';
+
+export const INDEXER_TEST_SOURCE = `
+// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.20;
+
+/// A full ERC-721 surface for the indexer: name, symbol, totalSupply, tokenURI. No access checks (tests only).
+contract TestNft {
+  event Transfer(address indexed from, address indexed to, uint256 indexed tokenId);
+  string public name;
+  string public symbol;
+  uint256 public totalSupply;
+  mapping(uint256 => address) public ownerOf;
+  constructor(string memory n, string memory s) { name = n; symbol = s; }
+  function supportsInterface(bytes4 id) external pure returns (bool) { return id == 0x80ac58cd || id == 0x5b5e139f || id == 0x01ffc9a7; }
+  function tokenURI(uint256 id) external view returns (string memory) {
+    require(ownerOf[id] != address(0), "no such token");
+    return string(abi.encodePacked("ipfs://t/", _str(id)));
+  }
+  function mint(address to, uint256 id) public { require(ownerOf[id] == address(0), "exists"); ownerOf[id] = to; totalSupply++; emit Transfer(address(0), to, id); }
+  function mintMany(address to, uint256 start, uint256 n) external { for (uint256 i = 0; i < n; i++) mint(to, start + i); }
+  function move(address to, uint256 id) public { address f = ownerOf[id]; require(f != address(0), "no such token"); ownerOf[id] = to; emit Transfer(f, to, id); }
+  function moveMany(address to, uint256[] calldata ids) external { for (uint256 i = 0; i < ids.length; i++) move(to, ids[i]); }
+  function burn(uint256 id) external { address f = ownerOf[id]; require(f != address(0), "no such token"); delete ownerOf[id]; totalSupply--; emit Transfer(f, address(0), id); }
+  function _str(uint256 v) internal pure returns (string memory) {
+    if (v == 0) return "0";
+    uint256 len; for (uint256 t = v; t != 0; t /= 10) len++;
+    bytes memory b = new bytes(len);
+    for (; v != 0; v /= 10) b[--len] = bytes1(uint8(48 + v % 10));
+    return string(b);
+  }
+}
+
+/// ERC-721 events and nothing else: no name, symbol, totalSupply or tokenURI.
+contract TestBareNft {
+  event Transfer(address indexed from, address indexed to, uint256 indexed tokenId);
+  mapping(uint256 => address) public ownerOf;
+  function mint(address to, uint256 id) external { ownerOf[id] = to; emit Transfer(address(0), to, id); }
+  function move(address to, uint256 id) external { address f = ownerOf[id]; ownerOf[id] = to; emit Transfer(f, to, id); }
+  function burn(uint256 id) external { address f = ownerOf[id]; delete ownerOf[id]; emit Transfer(f, address(0), id); }
+}
+
+/// ERC-20 Transfer: same signature, value not indexed (3 topics). Must never become a token.
+contract TestCoin {
+  event Transfer(address indexed from, address indexed to, uint256 value);
+  string public name = "Coin";
+  function pay(address to, uint256 v) external { emit Transfer(msg.sender, to, v); }
+}
+`;
+
+export interface Artifact {
+  abi: unknown[];
+  bytecode: string;
+}
+
+export function indexerTestArtifacts(): Record<'TestNft' | 'TestBareNft' | 'TestCoin', Artifact> {
+  const hash = createHash('sha256').update(INDEXER_TEST_SOURCE).digest('hex').slice(0, 16);
+  const cache = join(tmpdir(), `txdesk-indexer-test-contracts-${hash}.json`);
+  if (existsSync(cache)) return JSON.parse(readFileSync(cache, 'utf8'));
+  const solc = createRequire(import.meta.url)('solc') as { compile(input: string): string };
+  const input = {
+    language: 'Solidity',
+    sources: { 'Test.sol': { content: INDEXER_TEST_SOURCE } },
+    settings: { optimizer: { enabled: true, runs: 200 }, evmVersion: 'paris', outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } } },
+  };
+  const out = JSON.parse(solc.compile(JSON.stringify(input))) as {
+    errors?: { severity: string; formattedMessage: string }[];
+    contracts: Record<string, Record<string, { abi: unknown[]; evm: { bytecode: { object: string } } }>>;
+  };
+  const errors = (out.errors ?? []).filter((e) => e.severity === 'error');
+  if (errors.length) throw new Error(errors.map((e) => e.formattedMessage).join('\n'));
+  const pick = (name: string): Artifact => {
+    const c = out.contracts['Test.sol']![name]!;
+    return { abi: c.abi, bytecode: '0x' + c.evm.bytecode.object };
+  };
+  const result = { TestNft: pick('TestNft'), TestBareNft: pick('TestBareNft'), TestCoin: pick('TestCoin') };
+  writeFileSync(cache, JSON.stringify(result));
+  return result;
+}
