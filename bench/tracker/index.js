@@ -3,7 +3,7 @@
 // eth_getTransactionReceipt per transaction per block, measured in the same run. Needs `npx tsc -p tsconfig.build.json`.
 // Usage: node bench/tracker/index.js [--txs 10000] [--per-block 1000] [--json]
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -97,12 +97,22 @@ async function startServiceProcess(nodeUrl, dataDir) {
   return { child, serviceUrl: JSON.parse(line).serviceUrl };
 }
 
+/** CPU ms a process has used so far (Linux /proc, USER_HZ 100; null elsewhere), to show who competes for the cores. */
+function cpuMs(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return null;
+  }
+}
+
 async function mineOne(url) {
   await rpc(url, 'evm_mine', []);
   return performance.now();
 }
 
-async function trackerPhase(nodeUrl, serviceUrl, clientId, txs) {
+async function trackerPhase(nodeUrl, serviceUrl, clientId, txs, pids) {
   const tracker = new TransactionTracker(clientId, { platform: 'ethereum', network: 'local', url: serviceUrl });
   const sub = tracker.subscribe('transaction', { subscriptionId: 'bench', ackTimeout: 600_000 });
   sub.on('error', (e) => log(`sdk error: ${e.message}`));
@@ -150,6 +160,11 @@ async function trackerPhase(nodeUrl, serviceUrl, clientId, txs) {
 
   const bursts = [];
   const expectTotal = txs.length * 2;
+  const cpuAt = () => {
+    const own = process.cpuUsage();
+    return { node: cpuMs(pids.node), service: cpuMs(pids.service), client: (own.user + own.system) / 1000 };
+  };
+  const cpuStart = cpuAt();
   for (let b = 0; b <= BLOCKS; b++) {
     const before = acked;
     firstMessageAt = null;
@@ -165,6 +180,8 @@ async function trackerPhase(nodeUrl, serviceUrl, clientId, txs) {
     bursts.push({ messages: acked - before, ms: lastAckAt - t0, deliveryMs: firstMessageAt === null ? 0 : lastAckAt - firstMessageAt });
     await sleep(300);
   }
+  const cpuEnd = cpuAt();
+  const perBlockCpu = (k) => (cpuStart[k] === null || cpuEnd[k] === null ? NaN : (cpuEnd[k] - cpuStart[k]) / (BLOCKS + 1));
   const blockP99 = [...perBlockLatency.values()].map((l) => pct(l, 99));
   await tracker.close();
   const msgs = bursts.reduce((n, b) => n + b.messages, 0);
@@ -179,6 +196,8 @@ async function trackerPhase(nodeUrl, serviceUrl, clientId, txs) {
     worstBlockP99: Math.max(...blockP99),
     confirmationP50: pct(confirmationLatency, 50),
     confirmationP99: pct(confirmationLatency, 99),
+    /** CPU ms per block round (receipts + the previous block's confirmations, and their acks), by process. */
+    cpuPerBlockMs: { node: perBlockCpu('node'), service: perBlockCpu('service'), client: perBlockCpu('client') },
     /** Messages acked per second of delivery: from a burst's first message to its last ack. */
     ackedPerSecond: (msgs / deliveryMs) * 1000,
     /** The same counted from the block's arrival, so it includes fetching the receipts. */
@@ -255,7 +274,7 @@ async function main() {
     const second = signTransfers(keys, nonces, TOTAL);
     log('broadcasting (tracker phase)');
     await broadcast(anvil.url, first);
-    const tracker = await trackerPhase(anvil.url, service.serviceUrl, clientId, first);
+    const tracker = await trackerPhase(anvil.url, service.serviceUrl, clientId, first, { node: anvil.pid, service: service.child.pid });
     const floor = await nodeFloor(anvil.url, first);
     log('broadcasting (baseline phase)');
     await broadcast(anvil.url, second);
@@ -273,6 +292,8 @@ async function main() {
     const f = (x) => (Number.isFinite(x) ? x.toFixed(1) : String(x));
     console.log(`tracker  receipts ${tracker.receipts}/${TOTAL}: latency p50 ${f(tracker.p50)} ms, p99 ${f(tracker.p99)} ms (worst block p99 ${f(tracker.worstBlockP99)} ms); ${f(tracker.ackedPerSecond)} acked msgs/s while delivering, ${f(tracker.ackedPerSecondFromBlock)}/s counted from block arrival (${tracker.acked} acked)`);
     console.log(`tracker  confirmations: latency p50 ${f(tracker.confirmationP50)} ms, p99 ${f(tracker.confirmationP99)} ms (from the arrival of the block that makes them due)`);
+    const c = tracker.cpuPerBlockMs;
+    console.log(`cpu      per block round: anvil ${f(c.node)} ms, service ${f(c.service)} ms (tracker and indexer), bench client ${f(c.client)} ms`);
     console.log(`node     serving one block's ${PER_BLOCK} receipts takes anvil ${f(floor.p50)} ms (p50; max ${f(floor.max)} ms): a floor under the tracker's latency`);
     console.log(`baseline receipts ${baseline.receipts}/${TOTAL}: latency p50 ${f(baseline.p50)} ms, p99 ${f(baseline.p99)} ms; ${f(baseline.receiptsPerSecond)} receipts/s from ${baseline.requests} eth_getTransactionReceipt calls`);
     console.log(`ratio    baseline/tracker latency: p50 x${f(result.ratios.p50)}, p99 x${f(result.ratios.p99)}`);

@@ -6,7 +6,7 @@ import { ChainWindow } from './tracker-chain-window.js';
 import { createChainSync } from './tracker-chain-sync.js';
 import type { NodeRpc, RpcOutcome } from './tracker-node-rpc.js';
 import type { CreatedDeliveries, NewMessage, TrackerStore, WithdrawnDelivery } from './tracker-store.js';
-import { formatReceipt, type RawReceipt } from './tracker-receipt-format.js';
+import { formatReceipt, payloadJson, type RawReceipt } from './tracker-receipt-format.js';
 import { decideTracking, nonceCheckBlock, pendingDueAt, type Observation, type TrackingState } from './tracker-watch-policy.js';
 
 export interface TrackerEngineOptions {
@@ -338,5 +338,5 @@ function lookedUpDue(s: TrackingState, nowMs: number): boolean {
 }
 
 function toMessage(clientId: string, txHash: string, payload: TrackerPayload): NewMessage {
-  return { clientId, txHash, type: payload.type, payload: JSON.stringify(payload) };
+  return { clientId, txHash, type: payload.type, payload: payloadJson(payload) };
 }

@@ -1,6 +1,6 @@
 // Node receipts (hex quantities) to the wire receipt of SPEC 3.2: counters as JSON numbers, the wei amount as a
-// decimal string, addresses and hashes lowercase. Pure.
-import type { TrackerReceipt } from '../../sdk/tracker-wire.js';
+// decimal string, addresses and hashes lowercase; and the receipt's JSON, serialized once per receipt.
+import type { TrackerPayload, TrackerReceipt } from '../../sdk/tracker-wire.js';
 
 type Hex = string;
 interface RawLog {
@@ -59,4 +59,32 @@ export function formatReceipt(r: RawReceipt): TrackerReceipt {
       removed: l.removed ?? false,
     })),
   };
+}
+
+/**
+ * Receipts are never mutated once formatted, and one receipt is written up to four times (the tracking row when
+ * mined and when confirmed, the `receipt` and the `confirmation` payloads): serialize it once.
+ */
+const jsonOf = new WeakMap<TrackerReceipt, string>();
+
+export function receiptJson(r: TrackerReceipt): string {
+  let json = jsonOf.get(r);
+  if (json === undefined) {
+    json = JSON.stringify(r);
+    jsonOf.set(r, json);
+  }
+  return json;
+}
+
+/** Parses a stored receipt, remembering its JSON so it is not serialized again. */
+export function parseReceiptJson(json: string): TrackerReceipt {
+  const r = JSON.parse(json) as TrackerReceipt;
+  jsonOf.set(r, json);
+  return r;
+}
+
+/** The serialized payload, byte for byte what JSON.stringify(payload) gives. */
+export function payloadJson(payload: TrackerPayload): string {
+  if (payload.type === 'pending') return JSON.stringify(payload);
+  return `{"type":${JSON.stringify(payload.type)},"result":${receiptJson(payload.result)}}`;
 }

@@ -1,12 +1,14 @@
 // The tracker's SQLite adapter: tracked transactions, subscriptions, stored messages and their per-subscription
 // deliveries. Thin on purpose: decisions live in tracker-watch-policy.ts and tracker-delivery-outbox.ts.
-import { randomUUID } from 'node:crypto';
 import { migrate, type Db } from '../../lib/sqlite.js';
-import type { TrackerEventType, TrackerReceipt } from '../../sdk/tracker-wire.js';
+import type { TrackerEventType } from '../../sdk/tracker-wire.js';
 import type { OutboxEntry } from './tracker-delivery-outbox.js';
+import { orderedId } from './tracker-ids.js';
+import { parseReceiptJson, receiptJson } from './tracker-receipt-format.js';
 import type { TrackingState } from './tracker-watch-policy.js';
 
-const migrations = [
+/** Exported for the test that upgrades an older database. */
+export const trackerMigrations: readonly string[] = [
   `
   CREATE TABLE tracker_tracking (
     client_id TEXT NOT NULL,
@@ -52,6 +54,31 @@ const migrations = [
   `,
   // Withdrawing a reorganised receipt looks messages up by transaction.
   `CREATE INDEX tracker_message_tx ON tracker_message (client_id, tx_hash);`,
+  // Trackings in tracking order instead of hash order: a block's receipts land on transactions tracked at about the
+  // same time, so storing them rewrites a few neighbouring pages rather than one random page per transaction.
+  `
+  CREATE TABLE tracker_tracking_by_age (
+    id INTEGER PRIMARY KEY,
+    client_id TEXT NOT NULL,
+    tx_hash TEXT NOT NULL,
+    confirmation INTEGER NOT NULL,
+    timeout_ms INTEGER NOT NULL,
+    tracked_at_ms INTEGER NOT NULL,
+    pending_sent INTEGER NOT NULL DEFAULT 0,
+    receipt_json TEXT,
+    tx_from TEXT,
+    tx_nonce INTEGER,
+    done_at_ms INTEGER,
+    UNIQUE (client_id, tx_hash)
+  );
+  INSERT INTO tracker_tracking_by_age
+    (client_id, tx_hash, confirmation, timeout_ms, tracked_at_ms, pending_sent, receipt_json, tx_from, tx_nonce, done_at_ms)
+    SELECT client_id, tx_hash, confirmation, timeout_ms, tracked_at_ms, pending_sent, receipt_json, tx_from, tx_nonce, done_at_ms
+    FROM tracker_tracking ORDER BY tracked_at_ms;
+  DROP TABLE tracker_tracking;
+  ALTER TABLE tracker_tracking_by_age RENAME TO tracker_tracking;
+  CREATE INDEX tracker_tracking_done ON tracker_tracking (done_at_ms);
+  `,
 ];
 
 export interface NewMessage {
@@ -91,7 +118,7 @@ interface TrackingRow {
 export type TrackerStore = ReturnType<typeof createTrackerStore>;
 
 export function createTrackerStore(db: Db) {
-  migrate(db, 'tracker', migrations);
+  migrate(db, 'tracker', trackerMigrations);
   const q = {
     getTracking: db.prepare('SELECT * FROM tracker_tracking WHERE client_id = ? AND tx_hash = ?'),
     insertTracking: db.prepare(
@@ -173,7 +200,7 @@ export function createTrackerStore(db: Db) {
         for (const s of states) {
           q.saveTracking.run(
             s.pendingSent ? 1 : 0,
-            s.receipt ? JSON.stringify(s.receipt) : null,
+            s.receipt ? receiptJson(s.receipt) : null,
             s.from,
             s.nonce,
             s.doneAtMs,
@@ -199,10 +226,10 @@ export function createTrackerStore(db: Db) {
             subs = (q.subsOf.all(m.clientId) as { subscription_id: string }[]).map((r) => r.subscription_id);
             subsCache.set(m.clientId, subs);
           }
-          const messageId = randomUUID();
+          const messageId = orderedId();
           const seq = Number(q.insertMessage.run(messageId, m.clientId, m.txHash, m.type, m.payload, nowMs, subs.length === 0 ? 1 : 0).lastInsertRowid);
           for (const sub of subs) {
-            const ackId = randomUUID();
+            const ackId = orderedId();
             q.insertDelivery.run(m.clientId, ackId, sub, seq);
             const key = m.clientId + '\u0000' + sub;
             let group = bySub.get(key);
@@ -230,7 +257,7 @@ export function createTrackerStore(db: Db) {
         }
         q.insertSub.run(clientId, subscriptionId, ackTimeoutMs, nowMs);
         const orphans = q.orphansOf.all(clientId) as { seq: number }[];
-        for (const o of orphans) q.insertDelivery.run(clientId, randomUUID(), subscriptionId, o.seq);
+        for (const o of orphans) q.insertDelivery.run(clientId, orderedId(), subscriptionId, o.seq);
         q.clearOrphans.run(clientId);
         return { created: true };
       })();
@@ -279,7 +306,7 @@ function rowToState(r: TrackingRow): TrackingState {
     timeoutMs: r.timeout_ms,
     trackedAtMs: r.tracked_at_ms,
     pendingSent: r.pending_sent === 1,
-    receipt: r.receipt_json ? (JSON.parse(r.receipt_json) as TrackerReceipt) : null,
+    receipt: r.receipt_json ? parseReceiptJson(r.receipt_json) : null,
     from: r.tx_from,
     nonce: r.tx_nonce,
     doneAtMs: r.done_at_ms,

@@ -1,0 +1,86 @@
+// The storage choices made for the watcher's hot path: time-ordered ids, receipts serialized once, and the migration
+// of a version-2 database (trackings keyed by hash) to trackings in tracking order, without losing a row.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { migrate, openDatabase } from '../../src/lib/sqlite.js';
+import { orderedId } from '../../src/service/tracker/tracker-ids.js';
+import { parseReceiptJson, payloadJson, receiptJson } from '../../src/service/tracker/tracker-receipt-format.js';
+import { createTrackerStore, trackerMigrations } from '../../src/service/tracker/tracker-store.js';
+import type { TrackerReceipt } from '../../src/sdk/tracker-wire.js';
+
+const dirs: string[] = [];
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+const receipt: TrackerReceipt = {
+  transactionHash: '0x' + 'aa'.repeat(32),
+  blockHash: '0x' + 'bb'.repeat(32),
+  blockNumber: 7,
+  transactionIndex: 0,
+  from: '0x' + '11'.repeat(20),
+  to: null,
+  contractAddress: '0x' + '22'.repeat(20),
+  gasUsed: 21000,
+  cumulativeGasUsed: 21000,
+  effectiveGasPrice: '3000000000',
+  status: 1,
+  type: 2,
+  logs: [],
+};
+
+describe('orderedId', () => {
+  it('gives unique UUIDv7 strings in creation order, also within one millisecond and past 4096 per millisecond', () => {
+    const ids = Array.from({ length: 10_000 }, () => orderedId(1_700_000_000_000));
+    for (const id of ids.slice(0, 50)) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect([...ids].sort()).toEqual(ids);
+    // A clock that steps back does not break the order either.
+    const later = orderedId(1_600_000_000_000);
+    expect(later > ids[ids.length - 1]!).toBe(true);
+  });
+});
+
+describe('receipt JSON', () => {
+  it('serializes payloads exactly as JSON.stringify does', () => {
+    for (const type of ['receipt', 'confirmation'] as const) {
+      expect(payloadJson({ type, result: receipt })).toBe(JSON.stringify({ type, result: receipt }));
+    }
+    const pending = { type: 'pending' as const, result: { transactionHash: receipt.transactionHash, confirmation: 6, timeout: 10000 } };
+    expect(payloadJson(pending)).toBe(JSON.stringify(pending));
+    const parsed = parseReceiptJson(receiptJson(receipt));
+    expect(parsed).toEqual(receipt);
+    expect(receiptJson(parsed)).toBe(JSON.stringify(receipt));
+  });
+});
+
+describe('tracker store migration', () => {
+  it('moves trackings of a version-2 database to the tracking-ordered table, keeping every field', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'txdesk-tracker-layout-'));
+    dirs.push(dir);
+    const file = join(dir, 'service.sqlite');
+    const old = openDatabase(file);
+    migrate(old, 'tracker', trackerMigrations.slice(0, 2));
+    const insert = old.prepare('INSERT INTO tracker_tracking VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
+    insert.run('c1', '0x' + 'ff'.repeat(32), 3, 5000, 200, 1, null, '0x' + '33'.repeat(20), 4, null);
+    insert.run('c1', '0x' + '01'.repeat(32), 6, 10000, 100, 0, JSON.stringify(receipt), null, null, null);
+    insert.run('c2', '0x' + '02'.repeat(32), 1, 10000, 300, 0, null, null, null, 400);
+    old.close();
+
+    const db = openDatabase(file);
+    const store = createTrackerStore(db);
+    const open = store.loadOpenTrackings();
+    // Oldest tracking first: the order the new table keeps.
+    expect(open.map((s) => s.txHash)).toEqual(['0x' + '01'.repeat(32), '0x' + 'ff'.repeat(32)]);
+    expect(open[0]).toMatchObject({ clientId: 'c1', confirmation: 6, timeoutMs: 10000, trackedAtMs: 100, pendingSent: false, receipt });
+    expect(open[1]).toMatchObject({ confirmation: 3, timeoutMs: 5000, pendingSent: true, receipt: null, from: '0x' + '33'.repeat(20), nonce: 4 });
+    // Tracking again is still idempotent on (clientId, hash), and an ended one stays ended.
+    expect(store.track('c1', '0x' + '01'.repeat(32), 2, 7000, 999).created).toBe(false);
+    expect(store.track('c2', '0x' + '02'.repeat(32), 2, 7000, 999).state.doneAtMs).toBe(400);
+    expect(store.track('c2', '0x' + '03'.repeat(32), 2, 7000, 999).created).toBe(true);
+    expect(store.pruneDoneTrackings(1000)).toBe(1);
+    db.close();
+  });
+});
