@@ -12,6 +12,7 @@ import { ContractFactory, JsonRpcProvider, Wallet } from 'ethers';
 import { startAnvil } from '../../dist/devchain/index.js';
 import { openDatabase } from '../../dist/lib/sqlite.js';
 import { startIndexer } from '../../dist/service/indexer/index.js';
+import { measureUriReads } from './uri-read.js';
 import { measureWritePath } from './write-path.js';
 
 const N = Number(process.env.TXDESK_BENCH_TRANSFERS ?? 100_000);
@@ -133,6 +134,8 @@ try {
   }
   const moveRate = await catchUp(db, 'resume over transfers of existing tokens');
   const raw = await rawRead(startBlock, 'baseline: eth_getLogs read alone, same blocks');
+  const uri = await measureUriReads(anvil.url, (await c.getAddress()).toLowerCase(), N, midBlock);
+  console.log(`${'baseline: tokenURI eth_calls alone'.padEnd(44)} plain batches ${Math.round(uri.plain)}/s, packed (indexer) ${Math.round(uri.packed)}/s: ratio ${(uri.packed / uri.plain).toFixed(2)}`);
   const write = measureWritePath(N, OWNERS, PER_TX);
   console.log(`${'baseline: index writes alone, no node'.padEnd(44)} mints ${Math.round(write.mints)}/s, transfers ${Math.round(write.moves)}/s`);
   console.log(`ratio indexer/raw log read: mints ${(mintRate / raw).toFixed(2)}, transfers ${(moveRate / raw).toFixed(2)}`);

@@ -22,9 +22,39 @@ const CALL = {
   supportsMetadata: erc721.encodeFunctionData('supportsInterface', [ERC721_METADATA]),
 };
 
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** A word read as a small integer, or null when it does not fit (ethers rejects those offsets and lengths too). */
+function smallWord(b: Buffer, at: number): number | null {
+  if (at + 32 > b.length) return null;
+  for (let i = at; i < at + 26; i++) if (b[i] !== 0) return null;
+  return b.readUIntBE(at + 26, 6);
+}
+
+/**
+ * ABI `string` decoding with the same acceptance rules as ethers' AbiCoder (offset and length in bounds, padded
+ * length present, strict UTF-8), or null to let ethers decide. ethers spends ~17 us per string, which made decoding
+ * 100,000 tokenURIs take longer than reading them from the node.
+ */
+export function decodeAbiString(data: string): string | null {
+  const b = Buffer.from(data.slice(2), 'hex');
+  if (b.length * 2 !== data.length - 2) return null;
+  const offset = smallWord(b, 0);
+  if (offset === null) return null;
+  const length = smallWord(b, offset);
+  if (length === null || offset + 32 + Math.ceil(length / 32) * 32 > b.length) return null;
+  try {
+    return utf8.decode(b.subarray(offset + 32, offset + 32 + length));
+  } catch {
+    return null;
+  }
+}
+
 /** A string result, or "" when absent; old contracts return bytes32 for name/symbol. */
 export function decodeText(data: string | null): string {
   if (!data || data === '0x') return '';
+  const fast = decodeAbiString(data);
+  if (fast !== null) return fast;
   try {
     return String(coder.decode(['string'], data)[0]);
   } catch {

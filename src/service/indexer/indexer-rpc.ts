@@ -1,6 +1,7 @@
 // Thin JSON-RPC adapter the indexer reads the chain through: heads and headers via an ethers v6 JsonRpcProvider (one
 // static network, same-tick batching), the bulk reads (Transfer logs, batched eth_call) over fetch for speed.
 import { JsonRpcProvider, Network } from 'ethers';
+import { chunkCalls, decodeCallBatch, encodeCallBatch, type CallRequest } from './indexer-call-batch.js';
 
 /** keccak256("Transfer(address,address,uint256)"), shared by ERC-20 and ERC-721; only ERC-721 indexes the id (4 topics). */
 export const TRANSFER_TOPIC = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
@@ -26,7 +27,7 @@ export interface ChainReader {
   headers(numbers: readonly number[]): Promise<(BlockHeader | null)[]>;
   transferLogs(from: number, to: number): Promise<RawLog[]>;
   /** eth_call results in one batch; null where the call reverted. */
-  calls(requests: readonly { to: string; data: string }[], block: number): Promise<(string | null)[]>;
+  calls(requests: readonly CallRequest[], block: number): Promise<(string | null)[]>;
   /** Counts of requests by method, for tests and benchmarks. */
   readonly stats: Map<string, number>;
   destroy(): void;
@@ -42,27 +43,81 @@ export function isRevertAnswer(error: { code?: unknown; message?: unknown }): bo
 const CALL_CHUNK = 1000;
 const CALL_PARALLEL = 4;
 
+type RpcAnswer = { id?: number; result?: string; error?: { code: number; message: string; data?: unknown } };
+
+async function postJson(nodeUrl: string, body: unknown): Promise<{ status: number; answer: unknown }> {
+  const res = await fetch(nodeUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  return { status: res.status, answer: JSON.parse(await res.text()) };
+}
+
+/** Runs `task` for 0..count-1 with at most `limit` in flight: the node serves concurrent requests on several threads. */
+async function pool(count: number, limit: number, task: (i: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < count) await task(next++);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, count) }, worker));
+}
+
 /**
  * Batched eth_call straight over fetch: one JSON-RPC batch per 1,000 calls, a few in flight. Measured on anvil:
  * 5,000 calls in 150 ms this way against 1,140 ms through JsonRpcProvider.send, whose per-request overhead dominates.
  */
-async function callBatch(nodeUrl: string, requests: readonly { to: string; data: string }[], block: string): Promise<(string | null)[]> {
+async function callEach(nodeUrl: string, requests: readonly CallRequest[], block: string): Promise<(string | null)[]> {
   const out: (string | null)[] = new Array(requests.length).fill(null);
-  const chunks: number[] = [];
-  for (let i = 0; i < requests.length; i += CALL_CHUNK) chunks.push(i);
-  const run = async (start: number) => {
+  await pool(Math.ceil(requests.length / CALL_CHUNK), CALL_PARALLEL, async (c) => {
+    const start = c * CALL_CHUNK;
     const slice = requests.slice(start, start + CALL_CHUNK);
     const body = slice.map((r, j) => ({ jsonrpc: '2.0', id: start + j, method: 'eth_call', params: [{ to: r.to, data: r.data }, block] }));
-    const res = await fetch(nodeUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    const answers = JSON.parse(await res.text()) as { id: number; result?: string; error?: { code: number; message: string } }[] | { error?: { code: number; message: string } };
-    if (!Array.isArray(answers)) throw new RpcAnswerError(answers.error ?? { code: res.status, message: `HTTP ${res.status} to a batch of eth_call` });
-    for (const a of answers) {
+    const { status, answer } = await postJson(nodeUrl, body);
+    if (!Array.isArray(answer)) throw new RpcAnswerError((answer as RpcAnswer).error ?? { code: status, message: `HTTP ${status} to a batch of eth_call` });
+    for (const a of answer as RpcAnswer[]) {
       if (a.error && !isRevertAnswer(a.error)) throw new RpcAnswerError(a.error);
       if (typeof a.id === 'number' && a.id >= start && a.id < start + slice.length) out[a.id] = a.error ? null : (a.result ?? null);
     }
-  };
-  for (let i = 0; i < chunks.length; i += CALL_PARALLEL) await Promise.all(chunks.slice(i, i + CALL_PARALLEL).map(run));
+  });
   return out;
+}
+
+/** Packed batches worth trying: below this many calls the per-call batch is as fast. */
+const PACK_MIN = 8;
+
+/**
+ * Many eth_calls as a few CallBatch eth_calls (indexer-call-batch.ts): a node spends most of a plain eth_call on
+ * JSON-RPC and EVM set-up, not on tokenURI itself. Measured on anvil: 100,000 tokenURI calls in 0.4-0.6 s packed
+ * (about 500 per eth_call) against 2.3-2.6 s as plain batches.
+ * Entries that failed inside the batch, and whole chunks the node did not answer with a CallBatch answer, are asked
+ * again one by one, so every answer is what a plain eth_call of that request returns.
+ */
+async function callPacked(
+  nodeUrl: string,
+  requests: readonly CallRequest[],
+  block: string,
+  packing: { failures: number },
+): Promise<(string | null)[]> {
+  const out: (string | null | undefined)[] = new Array(requests.length).fill(undefined);
+  const chunks = chunkCalls(requests);
+  await pool(chunks.length, CALL_PARALLEL, async (c) => {
+    const [start, end] = chunks[c]!;
+    let results: (string | undefined)[] | null = null;
+    try {
+      const call = { data: encodeCallBatch(requests.slice(start, end)) };
+      const { answer } = await postJson(nodeUrl, { jsonrpc: '2.0', id: 1, method: 'eth_call', params: [call, block] });
+      const a = answer as RpcAnswer;
+      const data = typeof a.error?.data === 'string' ? a.error.data : a.result;
+      results = typeof data === 'string' ? decodeCallBatch(data, end - start) : null;
+    } catch {
+      // A gateway may refuse the big body with an HTML page; the plain batch below tells a dead node apart.
+    }
+    packing.failures = results ? 0 : packing.failures + 1;
+    results?.forEach((r, i) => (out[start + i] = r));
+  });
+  const retry = out.flatMap((r, i) => (r === undefined ? [i] : []));
+  if (retry.length > 0) {
+    const again = await callEach(nodeUrl, retry.map((i) => requests[i]!), block);
+    retry.forEach((i, j) => (out[i] = again[j] ?? null));
+  }
+  return out as (string | null)[];
 }
 
 async function readChainId(nodeUrl: string): Promise<bigint> {
@@ -133,6 +188,7 @@ export function createChainReader(nodeUrl: string, opts: { batchMaxCount?: numbe
     return provider;
   };
   const stats = new Map<string, number>();
+  const packing = { failures: 0 };
   const send = async (method: string, params: unknown[]) => {
     stats.set(method, (stats.get(method) ?? 0) + 1);
     return (await connect()).send(method, params);
@@ -155,7 +211,9 @@ export function createChainReader(nodeUrl: string, opts: { batchMaxCount?: numbe
     async calls(requests, block) {
       if (requests.length === 0) return [];
       stats.set('eth_call', (stats.get('eth_call') ?? 0) + requests.length);
-      return callBatch(nodeUrl, requests, hex(block));
+      // A node that keeps refusing CallBatch (no contract-creating eth_call, no revert data) gets plain batches.
+      if (requests.length < PACK_MIN || packing.failures >= 3) return callEach(nodeUrl, requests, hex(block));
+      return callPacked(nodeUrl, requests, hex(block), packing);
     },
     destroy() {
       destroyed = true;

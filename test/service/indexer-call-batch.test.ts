@@ -1,0 +1,117 @@
+// The indexer's packed eth_calls and fast string decoding give exactly the answers of the slow paths they replace:
+// ethers' ABI decoder for strings, and one plain eth_call per request on a real anvil.
+import { spawnSync } from 'node:child_process';
+import { AbiCoder, Interface } from 'ethers';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDevchain, type Devchain } from '../../src/devchain/index.js';
+import { chunkCalls, type CallRequest } from '../../src/service/indexer/indexer-call-batch.js';
+import { decodeAbiString } from '../../src/service/indexer/indexer-metadata.js';
+import { createChainReader, type ChainReader } from '../../src/service/indexer/indexer-rpc.js';
+
+const coder = AbiCoder.defaultAbiCoder();
+
+/** What ethers makes of `data` as an ABI string: the string, or null when it refuses. */
+function ethersDecode(data: string): string | null {
+  try {
+    return String(coder.decode(['string'], data)[0]);
+  } catch {
+    return null;
+  }
+}
+
+describe('decodeAbiString', () => {
+  it('decodes every ABI-encoded string exactly as ethers does', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 300 }), (s) => {
+        const data = coder.encode(['string'], [s]);
+        expect(decodeAbiString(data)).toBe(ethersDecode(data));
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('never accepts what ethers refuses, and never disagrees with it, on corrupted encodings', () => {
+    const encoded = fc.string({ maxLength: 80 }).map((s) => Buffer.from(coder.encode(['string'], [s]).slice(2), 'hex'));
+    const corrupted = fc.tuple(encoded, fc.nat(), fc.integer({ min: 0, max: 255 }), fc.nat({ max: 40 })).map(([b, at, byte, cut]) => {
+      const copy = Buffer.from(b);
+      copy[at % copy.length] = byte;
+      return '0x' + copy.subarray(0, Math.max(0, copy.length - cut)).toString('hex');
+    });
+    fc.assert(
+      fc.property(fc.oneof(corrupted, fc.uint8Array({ maxLength: 200 }).map((u) => '0x' + Buffer.from(u).toString('hex'))), (data) => {
+        const fast = decodeAbiString(data);
+        // null means "let ethers decide"; anything else must be ethers' own answer.
+        if (fast !== null) expect(fast).toBe(ethersDecode(data));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
+
+describe('chunkCalls', () => {
+  const call = (dataBytes: number): CallRequest => ({ to: '0x' + '11'.repeat(20), data: '0x' + 'ab'.repeat(dataBytes) });
+  const rows: [string, CallRequest[], number, [number, number][]][] = [
+    ['no calls', [], 100, []],
+    ['one call larger than a chunk still gets a chunk', [call(500)], 100, [[0, 1]]],
+    ['calls that fit together', [call(10), call(10), call(10)], 100, [[0, 3]]],
+    ['a split exactly at the limit (22 + 28 bytes each)', [call(28), call(28), call(28)], 100, [[0, 2], [2, 3]]],
+    ['one call a chunk when each fills it', [call(78), call(78)], 100, [[0, 1], [1, 2]]],
+  ];
+  it.each(rows)('%s', (_what, calls, max, expected) => {
+    expect(chunkCalls(calls, max)).toEqual(expected);
+  });
+});
+
+describe('packed eth_calls on anvil', () => {
+  let chain: Devchain;
+  let reader: ChainReader;
+  beforeAll(async () => {
+    chain = await startDevchain({ port: 0, blockTimeSeconds: 1 });
+    reader = createChainReader(chain.nodeUrl);
+  });
+  afterAll(async () => {
+    reader?.destroy();
+    await chain?.stop();
+  });
+
+  /** One plain eth_call; null when it reverts, as ChainReader.calls promises. */
+  async function plainCall(r: CallRequest, block: number): Promise<string | null> {
+    const res = await fetch(chain.nodeUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_call', params: [r, '0x' + block.toString(16)] }),
+    });
+    const body = (await res.json()) as { result?: string; error?: unknown };
+    return body.error ? null : body.result!;
+  }
+
+  it('answers every request as a plain eth_call would: results, reverts, missing functions and empty accounts', async () => {
+    const erc721 = new Interface(['function tokenURI(uint256) view returns (string)', 'function totalSupply() view returns (uint256)', 'function name() view returns (string)']);
+    const [tiles, pebbles] = [chain.collections.find((c) => c.kind === 'full')!, chain.collections.find((c) => c.kind === 'minimal')!];
+    const requests: CallRequest[] = [];
+    // Minted ids answer, unminted ids revert; the minimal collection has no tokenURI at all.
+    for (let id = 0; id <= 30; id++) requests.push({ to: tiles.address, data: erc721.encodeFunctionData('tokenURI', [id]) });
+    for (let id = 0; id <= 5; id++) requests.push({ to: pebbles.address, data: erc721.encodeFunctionData('tokenURI', [id]) });
+    requests.push({ to: tiles.address, data: erc721.encodeFunctionData('totalSupply') });
+    requests.push({ to: pebbles.address, data: erc721.encodeFunctionData('totalSupply') });
+    requests.push({ to: chain.erc20.address, data: erc721.encodeFunctionData('name') });
+    requests.push({ to: chain.accounts[7]!.address, data: erc721.encodeFunctionData('name') });
+    const block = await reader.blockNumber();
+
+    const packed = await reader.calls(requests, block);
+    const plain = await Promise.all(requests.map((r) => plainCall(r, block)));
+
+    expect(packed).toEqual(plain);
+    // The cases really are mixed, so the comparison covers each kind of answer.
+    expect(plain.filter((p) => p === null).length).toBeGreaterThan(5);
+    expect(plain.filter((p) => p !== null && p.length > 2).length).toBeGreaterThan(20);
+    expect(plain).toContain('0x');
+  });
+});
+
+it('the init code embedded in indexer-call-batch.ts is what contracts/indexer/CallBatch.sol compiles to', () => {
+  const run = spawnSync(process.execPath, ['scripts/check-call-batch.js'], { encoding: 'utf8' });
+  expect(run.stderr).toBe('');
+  expect(run.status).toBe(0);
+});
