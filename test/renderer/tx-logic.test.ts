@@ -3,26 +3,11 @@ import { describe, expect, it } from 'vitest';
 import { bumpPercent, chainOf, countRecords, groupByNonce, receiptFacts, recordsToMap, upsertRecord } from '../../src/renderer/src/store/tx-logic.js';
 import { formatEther, formatGwei, parseGweiToWei, shortHex, weiToGweiInput } from '../../src/renderer/src/lib/format.js';
 import type { TxRecord } from '../../src/shared/tx-record.js';
+import { rec as baseRec } from '../support/core-records.js';
 
-const from = '0x' + 'a'.repeat(40);
 let n = 0;
-function rec(p: Partial<TxRecord>): TxRecord {
-  n++;
-  return {
-    transactionHash: `0x${n.toString(16).padStart(64, '0')}`,
-    from,
-    nonce: 0,
-    gasPrice: '1000000000',
-    txType: 'legacy',
-    data: {},
-    replaces: null,
-    replacedBy: null,
-    attempt: 0,
-    createdAt: '2026-01-01T00:00:00.000Z',
-    updatedAt: '2026-01-01T00:00:00.000Z',
-    ...p,
-  };
-}
+/** A record with a hash of its own per call. */
+const rec = (p: Partial<TxRecord>): TxRecord => baseRec({ n: ++n, ...p });
 
 describe('upsertRecord', () => {
   it('keeps the newer copy whatever the arrival order', () => {

@@ -1,4 +1,4 @@
-// Builders of TxRecord fixtures for the core's table-driven tests.
+// Builders of TxRecord fixtures for table-driven tests of the core and the renderer.
 import type { TxRecord } from '../../src/shared/tx-record.js';
 import type { ReplacementPolicy } from '../../src/shared/desktop-api.js';
 
