@@ -1,7 +1,9 @@
 // Tracker benchmark: 10,000 tracked transactions mined 1,000 per block on anvil; delivery latency from the block's
 // arrival to the SDK's `message` (p50/p99) and acked messages/s, against a baseline that polls
 // eth_getTransactionReceipt per transaction per block, measured in the same run. Needs `npx tsc -p tsconfig.build.json`.
-// Usage: node bench/tracker/index.js [--txs 10000] [--per-block 1000] [--json]
+// Usage: node bench/tracker/index.js [--txs 10000] [--per-block 1000] [--json] [--trace]
+// --trace prints each block's mining time and its last receipt's latency; with TXDESK_TRACKER_TRACE=1 TXDESK_LOG=info
+// the service prints, on the same clock, when it saw the head and when each receipt chunk arrived and was delivered.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -177,6 +179,7 @@ async function trackerPhase(nodeUrl, serviceUrl, clientId, txs, pids) {
     const expected = Math.min(expectTotal, before + (b < BLOCKS ? PER_BLOCK : 0) + (b > 0 ? PER_BLOCK : 0));
     const deadline = Date.now() + 60_000;
     while (acked < Math.min(expected, expectTotal) && Date.now() < deadline) await sleep(2);
+    if (args.includes('--trace')) log(`block ${head + 1}: mined at ${Math.round(performance.timeOrigin + t0) % 100000}, last receipt +${Math.round(Math.max(...(perBlockLatency.get(head + 1) ?? [0])))} ms, p99 ${Math.round(pct(perBlockLatency.get(head + 1) ?? [], 99))}`);
     bursts.push({ messages: acked - before, ms: lastAckAt - t0, deliveryMs: firstMessageAt === null ? 0 : lastAckAt - firstMessageAt });
     await sleep(300);
   }

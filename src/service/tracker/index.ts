@@ -34,7 +34,9 @@ export async function attachTracker(server: Server, opts: AttachTrackerOptions):
   const log = opts.log.child('tracker');
   const minAckTimeoutMs = Math.max(1, Math.min(opts.minAckTimeoutMs ?? MIN_ACK_TIMEOUT_MS, MIN_ACK_TIMEOUT_MS));
   const store = createTrackerStore(opts.db);
-  const hub = createDeliveryHub(store, log);
+  // The engine hands deliveries to the hub and the hub asks the engine when it is idle: one of them is bound late.
+  let watcherIdle = (): Promise<void> => Promise.resolve();
+  const hub = createDeliveryHub(store, log, { whenWatcherIdle: () => watcherIdle() });
   const engine = createTrackerEngine({
     store,
     rpc: createNodeRpc(opts.nodeUrl, log),
@@ -42,6 +44,7 @@ export async function attachTracker(server: Server, opts: AttachTrackerOptions):
     onDeliveries: (created, withdrawn) => hub.deliver(created, withdrawn),
     ...(opts.pollMs !== undefined ? { pollMs: opts.pollMs } : {}),
   });
+  watcherIdle = () => engine.whenIdle();
   await engine.start();
   const ws = startTrackerWs({
     server,

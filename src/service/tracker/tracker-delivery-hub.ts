@@ -1,5 +1,6 @@
 // Connects stored deliveries to live sockets: one outbox per subscription that is bound to a connection right now,
-// redelivery sweeps, and acks (memory at once, SQLite in batches). Unbound subscriptions live only in SQLite.
+// redelivery sweeps, and acks (memory at once, SQLite in batches once the watcher is idle). Unbound subscriptions live
+// only in SQLite.
 import type { Logger } from '../../lib/log.js';
 import { DeliveryOutbox, type OutboxEntry } from './tracker-delivery-outbox.js';
 import type { CreatedDeliveries, TrackerStore, WithdrawnDelivery } from './tracker-store.js';
@@ -7,6 +8,8 @@ import type { CreatedDeliveries, TrackerStore, WithdrawnDelivery } from './track
 /** What the hub needs from a connection. */
 export interface DeliveryTarget {
   send(frame: string): void;
+  /** Writes what `send` buffered. Without it, frames pushed from a microtask wait for every later microtask to run. */
+  flush?(): void;
 }
 
 interface ActiveSub {
@@ -19,10 +22,22 @@ interface ActiveSub {
 }
 
 const SWEEP_MS = 50;
+/** Longest an ack waits for the watcher to go idle before it is stored anyway. */
+const ACK_DEFER_MAX_MS = 250;
+
+export interface DeliveryHubOptions {
+  now?: () => number;
+  /**
+   * Resolves when the chain watcher has no round running. Acks are stored after it: a block's receipts reach their
+   * clients first, and the acks that stream in meanwhile are written in one transaction afterwards.
+   */
+  whenWatcherIdle?: () => Promise<void>;
+}
 
 export type DeliveryHub = ReturnType<typeof createDeliveryHub>;
 
-export function createDeliveryHub(store: TrackerStore, log: Logger, now: () => number = Date.now) {
+export function createDeliveryHub(store: TrackerStore, log: Logger, opts: DeliveryHubOptions = {}) {
+  const now = opts.now ?? Date.now;
   const active = new Map<string, ActiveSub>();
   const byClient = new Map<string, Set<string>>();
   let pendingAcks: { clientId: string; ackId: string }[] = [];
@@ -34,6 +49,7 @@ export function createDeliveryHub(store: TrackerStore, log: Logger, now: () => n
   function pump(sub: ActiveSub): void {
     const sending = sub.outbox.take(now());
     for (const { entry } of sending) sub.target.send(pushFrame(sub.idJson, entry));
+    if (sending.length > 0) sub.target.flush?.();
   }
 
   function unbind(key: string): void {
@@ -45,7 +61,24 @@ export function createDeliveryHub(store: TrackerStore, log: Logger, now: () => n
     if (set && set.size === 0) byClient.delete(sub.clientId);
   }
 
+  function scheduleAckFlush(): void {
+    if (flushScheduled) return;
+    flushScheduled = true;
+    const idle = opts.whenWatcherIdle;
+    if (!idle) {
+      setImmediate(flushAcks);
+      return;
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const cap = new Promise<void>((resolve) => (timer = setTimeout(resolve, ACK_DEFER_MAX_MS)));
+    void Promise.race([idle(), cap]).then(() => {
+      clearTimeout(timer);
+      setImmediate(flushAcks);
+    });
+  }
+
   function flushAcks(): void {
+    if (!flushScheduled) return;
     flushScheduled = false;
     const batch = pendingAcks;
     const done = waiters;
@@ -127,10 +160,7 @@ export function createDeliveryHub(store: TrackerStore, log: Logger, now: () => n
         }
       }
       pendingAcks.push({ clientId, ackId });
-      if (!flushScheduled) {
-        flushScheduled = true;
-        setImmediate(flushAcks);
-      }
+      scheduleAckFlush();
       return new Promise((resolve) => waiters.push(resolve));
     },
 
@@ -146,7 +176,7 @@ export function createDeliveryHub(store: TrackerStore, log: Logger, now: () => n
 
     stop(): void {
       clearInterval(sweeper);
-      if (flushScheduled) flushAcks();
+      flushAcks();
       active.clear();
       byClient.clear();
     },

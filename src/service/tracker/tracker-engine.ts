@@ -170,6 +170,7 @@ export function createTrackerEngine(opts: TrackerEngineOptions) {
     await rpc.batch(
       hashes.map((h) => ({ method: 'eth_getTransactionReceipt', params: [h] })),
       (offset, outcomes) => {
+        mark('arrive');
         const receipts = new Map<string, TrackerReceipt | null>();
         outcomes.forEach((r, i) => {
           if (!r.ok) return;
@@ -193,7 +194,7 @@ export function createTrackerEngine(opts: TrackerEngineOptions) {
         headDirty = true;
       }
     }
-    if (trace && marks.length > 2) log.info(`round head ${head}: ${marks.join(' ')}`);
+    if (trace && marks.length > 2) log.info(`round head ${head} from ${t0 % 100000}: ${marks.join(' ')}`);
   }
 
   /** Decides, stores and hands over one group of trackings; `receipts` holds the lookups made for them. */
@@ -289,7 +290,7 @@ export function createTrackerEngine(opts: TrackerEngineOptions) {
       }
       stopHeads = rpc.subscribeHeads(
         () => {
-          if (trace) log.info('newHead');
+          if (trace) log.info(`newHead at ${Date.now() % 100000}`);
           headDirty = true;
           kick();
         },
@@ -316,6 +317,11 @@ export function createTrackerEngine(opts: TrackerEngineOptions) {
     /** Open trackings of one client, or of all clients. */
     openCount(clientId?: string): number {
       return clientId === undefined ? trackings.size : (openByClient.get(clientId) ?? 0);
+    },
+
+    /** Resolves when no watcher round is running (at once when none is). */
+    whenIdle(): Promise<void> {
+      return running ? running.then(() => undefined) : Promise.resolve();
     },
 
     isTracked(clientId: string, txHash: string): boolean {

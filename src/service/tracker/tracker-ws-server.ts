@@ -85,23 +85,27 @@ export function startTrackerWs(o: TrackerWsOptions): { stop(): Promise<void> } {
   function onConnection(ws: WebSocket, clientId: string): void {
     const subs = new Set<string>();
     let alive = true;
-    // Frames sent in one tick leave in one write: a block's worth of pushes costs one syscall, not thousands.
+    // Frames sent together leave in one write: a chunk of pushes costs one syscall, not hundreds. The hub flushes after
+    // each batch of pushes; the next tick flushes whatever else was sent.
     const raw = (ws as unknown as { _socket?: Socket })._socket;
     let corked = false;
     let paused = false;
+    const uncork = () => {
+      if (!corked) return;
+      corked = false;
+      raw!.uncork();
+    };
     const target: DeliveryTarget = {
       send(frame) {
         if (ws.readyState !== ws.OPEN) return;
         if (!corked && raw) {
           corked = true;
           raw.cork();
-          process.nextTick(() => {
-            corked = false;
-            raw.uncork();
-          });
+          process.nextTick(uncork);
         }
         ws.send(frame);
       },
+      flush: uncork,
     };
     ws.on('pong', () => {
       alive = true;

@@ -1,0 +1,96 @@
+// The delivery hub over a real SQLite store: pushes reach the target and are flushed per batch, and acks are stored
+// only once the watcher is idle (or after the cap), resolving after they are stored.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { createLogger } from '../../src/lib/log.js';
+import { openDatabase, type Db } from '../../src/lib/sqlite.js';
+import { createDeliveryHub, type DeliveryTarget } from '../../src/service/tracker/tracker-delivery-hub.js';
+import { createTrackerStore, type TrackerStore } from '../../src/service/tracker/tracker-store.js';
+
+let dir: string;
+let db: Db;
+let store: TrackerStore;
+const log = createLogger('test', true);
+const HASH = '0x' + 'ab'.repeat(32);
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'txdesk-hub-'));
+  db = openDatabase(join(dir, 'tracker.db'));
+  store = createTrackerStore(db);
+});
+
+afterEach(() => {
+  db.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Stores one receipt message for client c1's subscription s1 and returns what the watcher would hand the hub. */
+function storeMessage() {
+  store.subscribe('c1', 's1', 60_000, 0);
+  const { state } = store.track('c1', HASH, 1, 60_000, 0);
+  return store.commitRound([state], [], [{ clientId: 'c1', txHash: HASH, type: 'pending', payload: '{"type":"pending","result":{}}' }], 0);
+}
+
+function recordingTarget() {
+  const log: string[] = [];
+  const target: DeliveryTarget = { send: (frame) => log.push(frame), flush: () => log.push('flush') };
+  return { log, target };
+}
+
+const storedDeliveries = () => (db.prepare('SELECT count(*) AS n FROM tracker_delivery').get() as { n: number }).n;
+
+it('sends each pushed batch and then flushes the target once', () => {
+  const hub = createDeliveryHub(store, log);
+  const { log: sent, target } = recordingTarget();
+  hub.bind('c1', 's1', 60_000, target);
+  const { created } = storeMessage();
+  hub.deliver(created, []);
+  expect(sent).toHaveLength(2);
+  expect(JSON.parse(sent[0]!)).toMatchObject({ jsonrpc: '2.0', id: 's1', result: { ackId: created[0]!.entries[0]!.ackId } });
+  expect(sent[1]).toBe('flush');
+  hub.stop();
+});
+
+it('stores an ack only after the watcher goes idle, then resolves it', async () => {
+  let idle!: () => void;
+  const watcherIdle = new Promise<void>((resolve) => (idle = resolve));
+  const hub = createDeliveryHub(store, log, { whenWatcherIdle: () => watcherIdle });
+  const { target } = recordingTarget();
+  hub.bind('c1', 's1', 60_000, target);
+  const { created } = storeMessage();
+  hub.deliver(created, []);
+  let acked = false;
+  const ack = hub.ack('c1', created[0]!.entries[0]!.ackId).then(() => (acked = true));
+  await new Promise((r) => setImmediate(r));
+  expect(acked).toBe(false);
+  expect(storedDeliveries()).toBe(1);
+  expect(hub.stats().inFlight).toBe(0);
+  idle();
+  await ack;
+  expect(storedDeliveries()).toBe(0);
+  hub.stop();
+});
+
+it('stores acks anyway when the watcher never goes idle', async () => {
+  const hub = createDeliveryHub(store, log, { whenWatcherIdle: () => new Promise<void>(() => {}) });
+  const { target } = recordingTarget();
+  hub.bind('c1', 's1', 60_000, target);
+  const { created } = storeMessage();
+  hub.deliver(created, []);
+  await hub.ack('c1', created[0]!.entries[0]!.ackId);
+  expect(storedDeliveries()).toBe(0);
+  hub.stop();
+});
+
+it('stores waiting acks when stopped', () => {
+  const hub = createDeliveryHub(store, log, { whenWatcherIdle: () => new Promise<void>(() => {}) });
+  const { target } = recordingTarget();
+  hub.bind('c1', 's1', 60_000, target);
+  const { created } = storeMessage();
+  hub.deliver(created, []);
+  void hub.ack('c1', created[0]!.entries[0]!.ackId);
+  hub.stop();
+  expect(storedDeliveries()).toBe(0);
+});
