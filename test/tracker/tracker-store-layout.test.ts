@@ -1,5 +1,5 @@
-// The storage choices made for the watcher's hot path: time-ordered ids, receipts serialized once, and the migration
-// of a version-2 database (trackings keyed by hash) to trackings in tracking order, without losing a row.
+// The storage choices made for the watcher's hot path: time-ordered ids, receipts serialized once, the migration of a
+// version-2 database (trackings keyed by hash) to trackings in tracking order, and withdrawals through receipt_seq.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -81,6 +81,55 @@ describe('tracker store migration', () => {
     expect(store.track('c2', '0x' + '02'.repeat(32), 2, 7000, 999).state.doneAtMs).toBe(400);
     expect(store.track('c2', '0x' + '03'.repeat(32), 2, 7000, 999).created).toBe(true);
     expect(store.pruneDoneTrackings(1000)).toBe(1);
+    db.close();
+  });
+
+  it('lets a version-3 database withdraw a receipt reported before the upgrade', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'txdesk-tracker-layout-'));
+    dirs.push(dir);
+    const file = join(dir, 'service.sqlite');
+    const old = openDatabase(file);
+    migrate(old, 'tracker', trackerMigrations.slice(0, 3));
+    const hash = receipt.transactionHash;
+    old.prepare('INSERT INTO tracker_subscription VALUES (?, ?, ?, ?)').run('c1', 's1', 10000, 0);
+    old.prepare('INSERT INTO tracker_tracking (client_id, tx_hash, confirmation, timeout_ms, tracked_at_ms, receipt_json) VALUES (?, ?, ?, ?, ?, ?)').run(
+      'c1', hash, 6, 10000, 100, JSON.stringify(receipt),
+    );
+    const seq = old
+      .prepare('INSERT INTO tracker_message (message_id, client_id, tx_hash, type, payload, created_at_ms, orphan) VALUES (?, ?, ?, ?, ?, ?, 0)')
+      .run(orderedId(), 'c1', hash, 'receipt', payloadJson({ type: 'receipt', result: receipt }), 100).lastInsertRowid;
+    old.prepare('INSERT INTO tracker_delivery VALUES (?, ?, ?, ?)').run('c1', 'ack-1', 's1', seq);
+    old.close();
+
+    const db = openDatabase(file);
+    const store = createTrackerStore(db);
+    const [state] = store.loadOpenTrackings();
+    const { withdrawn } = store.commitRound([{ ...state!, receipt: null }], [{ clientId: 'c1', txHash: hash }], [], 200);
+    expect(withdrawn).toEqual([{ clientId: 'c1', subscriptionId: 's1', ackId: 'ack-1' }]);
+    expect(store.loadDeliveries('c1', 's1')).toEqual([]);
+    expect(db.prepare('SELECT count(*) AS n FROM tracker_message').get()).toEqual({ n: 0 });
+    db.close();
+  });
+
+  it('withdraws a receipt parked for a client without subscriptions, and forgets a withdrawn receipt once re-mined', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'txdesk-tracker-layout-'));
+    dirs.push(dir);
+    const db = openDatabase(join(dir, 'service.sqlite'));
+    const store = createTrackerStore(db);
+    const hash = receipt.transactionHash;
+    const messages = () => db.prepare('SELECT type, orphan FROM tracker_message ORDER BY seq').all();
+    const { state } = store.track('c9', hash, 6, 10000, 0);
+    const mined = { ...state, receipt };
+    store.commitRound([mined], [], [{ clientId: 'c9', txHash: hash, type: 'receipt', payload: payloadJson({ type: 'receipt', result: receipt }) }], 1);
+    expect(messages()).toEqual([{ type: 'receipt', orphan: 1 }]);
+    store.commitRound([{ ...mined, receipt: null }], [{ clientId: 'c9', txHash: hash }], [], 2);
+    expect(messages()).toEqual([]);
+    // Mined again: the new receipt is the one a later withdrawal removes.
+    const again = { ...receipt, blockHash: '0x' + 'cc'.repeat(32) };
+    store.commitRound([{ ...mined, receipt: again }], [], [{ clientId: 'c9', txHash: hash, type: 'receipt', payload: payloadJson({ type: 'receipt', result: again }) }], 3);
+    expect(messages()).toEqual([{ type: 'receipt', orphan: 1 }]);
+    store.commitRound([{ ...mined, receipt: null }], [{ clientId: 'c9', txHash: hash }], [], 4);
+    expect(messages()).toEqual([]);
     db.close();
   });
 });
