@@ -134,6 +134,15 @@ async function trackerPhase(nodeUrl, serviceUrl, clientId, txs, pids) {
   let received = 0;
   let firstMessageAt = null;
   let lastAckAt = 0;
+  const cpuAt = () => {
+    const own = process.cpuUsage();
+    return { node: cpuMs(pids.node), service: cpuMs(pids.service), client: (own.user + own.system) / 1000 };
+  };
+  // CPU each process spent from just before a block is mined until its last receipt reached the SDK: who competed
+  // for the two cores while the block's receipts were on their way.
+  const cpuBeforeMining = new Map();
+  const receiptsSeen = new Map();
+  const receiptWindowCpu = [];
   sub.on('message', (m) => {
     const now = performance.now();
     received++;
@@ -144,6 +153,11 @@ async function trackerPhase(nodeUrl, serviceUrl, clientId, txs, pids) {
     }
     if (m.data.type === 'receipt') {
       const n = m.data.result.blockNumber;
+      receiptsSeen.set(n, (receiptsSeen.get(n) ?? 0) + 1);
+      if (receiptsSeen.get(n) === PER_BLOCK && cpuBeforeMining.has(n)) {
+        const [a, z] = [cpuBeforeMining.get(n), cpuAt()];
+        receiptWindowCpu.push({ node: z.node - a.node, service: z.service - a.service, client: z.client - a.client });
+      }
       atArrival(n, now, (ms) => {
         receiptLatency.push(ms);
         const list = perBlockLatency.get(n) ?? [];
@@ -162,15 +176,12 @@ async function trackerPhase(nodeUrl, serviceUrl, clientId, txs, pids) {
 
   const bursts = [];
   const expectTotal = txs.length * 2;
-  const cpuAt = () => {
-    const own = process.cpuUsage();
-    return { node: cpuMs(pids.node), service: cpuMs(pids.service), client: (own.user + own.system) / 1000 };
-  };
   const cpuStart = cpuAt();
   for (let b = 0; b <= BLOCKS; b++) {
     const before = acked;
     firstMessageAt = null;
     const head = Number.parseInt(await rpc(nodeUrl, 'eth_blockNumber', []), 16);
+    cpuBeforeMining.set(head + 1, cpuAt());
     const t0 = await mineOne(nodeUrl);
     blockArrival.set(head + 1, t0);
     for (const settle of early.get(head + 1) ?? []) settle();
@@ -186,6 +197,7 @@ async function trackerPhase(nodeUrl, serviceUrl, clientId, txs, pids) {
   const cpuEnd = cpuAt();
   const perBlockCpu = (k) => (cpuStart[k] === null || cpuEnd[k] === null ? NaN : (cpuEnd[k] - cpuStart[k]) / (BLOCKS + 1));
   const blockP99 = [...perBlockLatency.values()].map((l) => pct(l, 99));
+  const windowCpu = (k) => receiptWindowCpu.reduce((n, w) => n + w[k], 0) / receiptWindowCpu.length;
   await tracker.close();
   const msgs = bursts.reduce((n, b) => n + b.messages, 0);
   const ms = bursts.reduce((n, b) => n + b.ms, 0);
@@ -201,6 +213,8 @@ async function trackerPhase(nodeUrl, serviceUrl, clientId, txs, pids) {
     confirmationP99: pct(confirmationLatency, 99),
     /** CPU ms per block round (receipts + the previous block's confirmations, and their acks), by process. */
     cpuPerBlockMs: { node: perBlockCpu('node'), service: perBlockCpu('service'), client: perBlockCpu('client') },
+    /** CPU ms by process from just before mining until the block's last receipt reached the SDK (mean over blocks). */
+    cpuReceiptWindowMs: { node: windowCpu('node'), service: windowCpu('service'), client: windowCpu('client') },
     /** Messages acked per second of delivery: from a burst's first message to its last ack. */
     ackedPerSecond: (msgs / deliveryMs) * 1000,
     /** The same counted from the block's arrival, so it includes fetching the receipts. */
@@ -297,6 +311,8 @@ async function main() {
     console.log(`tracker  confirmations: latency p50 ${f(tracker.confirmationP50)} ms, p99 ${f(tracker.confirmationP99)} ms (from the arrival of the block that makes them due)`);
     const c = tracker.cpuPerBlockMs;
     console.log(`cpu      per block round: anvil ${f(c.node)} ms, service ${f(c.service)} ms (tracker and indexer), bench client ${f(c.client)} ms`);
+    const w = tracker.cpuReceiptWindowMs;
+    console.log(`cpu      from mining a block to its last receipt at the SDK: anvil ${f(w.node)} ms (mining included), service ${f(w.service)} ms, bench client ${f(w.client)} ms, on 2 cores`);
     console.log(`node     serving one block's ${PER_BLOCK} receipts takes anvil ${f(floor.p50)} ms (p50; max ${f(floor.max)} ms): a floor under the tracker's latency`);
     console.log(`baseline receipts ${baseline.receipts}/${TOTAL}: latency p50 ${f(baseline.p50)} ms, p99 ${f(baseline.p99)} ms; ${f(baseline.receiptsPerSecond)} receipts/s from ${baseline.requests} eth_getTransactionReceipt calls`);
     console.log(`ratio    baseline/tracker latency: p50 x${f(result.ratios.p50)}, p99 x${f(result.ratios.p99)}`);
