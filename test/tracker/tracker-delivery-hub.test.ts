@@ -39,16 +39,22 @@ function recordingTarget() {
   return { log, target };
 }
 
-const storedDeliveries = () => (db.prepare('SELECT count(*) AS n FROM tracker_delivery').get() as { n: number }).n;
-
-it('sends each pushed batch and then flushes the target once', () => {
-  const hub = createDeliveryHub(store, log);
+/** A hub with c1/s1 bound to a recording target and one message delivered to it. */
+function hubWithOneMessage(opts: Parameters<typeof createDeliveryHub>[2] = {}) {
+  const hub = createDeliveryHub(store, log, opts);
   const { log: sent, target } = recordingTarget();
   hub.bind('c1', 's1', 60_000, target);
   const { created } = storeMessage();
   hub.deliver(created, []);
+  return { hub, sent, ackId: created[0]!.entries[0]!.ackId };
+}
+
+const storedDeliveries = () => (db.prepare('SELECT count(*) AS n FROM tracker_delivery').get() as { n: number }).n;
+
+it('sends each pushed batch and then flushes the target once', () => {
+  const { hub, sent, ackId } = hubWithOneMessage();
   expect(sent).toHaveLength(2);
-  expect(JSON.parse(sent[0]!)).toMatchObject({ jsonrpc: '2.0', id: 's1', result: { ackId: created[0]!.entries[0]!.ackId } });
+  expect(JSON.parse(sent[0]!)).toMatchObject({ jsonrpc: '2.0', id: 's1', result: { ackId } });
   expect(sent[1]).toBe('flush');
   hub.stop();
 });
@@ -56,13 +62,9 @@ it('sends each pushed batch and then flushes the target once', () => {
 it('stores an ack only after the watcher goes idle, then resolves it', async () => {
   let idle!: () => void;
   const watcherIdle = new Promise<void>((resolve) => (idle = resolve));
-  const hub = createDeliveryHub(store, log, { whenWatcherIdle: () => watcherIdle });
-  const { target } = recordingTarget();
-  hub.bind('c1', 's1', 60_000, target);
-  const { created } = storeMessage();
-  hub.deliver(created, []);
+  const { hub, ackId } = hubWithOneMessage({ whenWatcherIdle: () => watcherIdle });
   let acked = false;
-  const ack = hub.ack('c1', created[0]!.entries[0]!.ackId).then(() => (acked = true));
+  const ack = hub.ack('c1', ackId).then(() => (acked = true));
   await new Promise((r) => setImmediate(r));
   expect(acked).toBe(false);
   expect(storedDeliveries()).toBe(1);
@@ -74,23 +76,15 @@ it('stores an ack only after the watcher goes idle, then resolves it', async () 
 });
 
 it('stores acks anyway when the watcher never goes idle', async () => {
-  const hub = createDeliveryHub(store, log, { whenWatcherIdle: () => new Promise<void>(() => {}) });
-  const { target } = recordingTarget();
-  hub.bind('c1', 's1', 60_000, target);
-  const { created } = storeMessage();
-  hub.deliver(created, []);
-  await hub.ack('c1', created[0]!.entries[0]!.ackId);
+  const { hub, ackId } = hubWithOneMessage({ whenWatcherIdle: () => new Promise<void>(() => {}) });
+  await hub.ack('c1', ackId);
   expect(storedDeliveries()).toBe(0);
   hub.stop();
 });
 
 it('stores waiting acks when stopped', () => {
-  const hub = createDeliveryHub(store, log, { whenWatcherIdle: () => new Promise<void>(() => {}) });
-  const { target } = recordingTarget();
-  hub.bind('c1', 's1', 60_000, target);
-  const { created } = storeMessage();
-  hub.deliver(created, []);
-  void hub.ack('c1', created[0]!.entries[0]!.ackId);
+  const { hub, ackId } = hubWithOneMessage({ whenWatcherIdle: () => new Promise<void>(() => {}) });
+  void hub.ack('c1', ackId);
   hub.stop();
   expect(storedDeliveries()).toBe(0);
 });
