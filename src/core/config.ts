@@ -36,6 +36,8 @@ export interface CoreConfig {
   keyPassphrase: string | null;
   /** TXDESK_KEYCHAIN=off: never use the OS keychain (encrypted file or, on the dev chain, memory instead). */
   useKeychain: boolean;
+  /** TXDESK_METADATA_ORIGINS: origins whose token metadata may come from local addresses (a dev chain of your own). */
+  metadataOrigins: string[];
   policy: ReplacementPolicy;
 }
 
@@ -58,7 +60,19 @@ const envSchemas = {
   TXDESK_DATA_DIR: z.string().min(1, 'must be a directory path'),
   TXDESK_KEY_PASSPHRASE: z.string().min(8, 'must be at least 8 characters long (the value is not shown)'),
   TXDESK_KEYCHAIN: z.enum(['on', 'off'], { error: 'must be on or off' }),
+  TXDESK_METADATA_ORIGINS: z
+    .string()
+    .refine((v) => v.split(',').every((o) => isOrigin(o.trim())), 'must be comma-separated http(s) origins such as http://127.0.0.1:8546'),
 } as const;
+
+function isOrigin(value: string): boolean {
+  try {
+    const u = new URL(value);
+    return /^https?:$/.test(u.protocol) && u.origin === value.replace(/\/+$/, '');
+  } catch {
+    return false;
+  }
+}
 type EnvName = keyof typeof envSchemas;
 
 /** Reads and validates every variable; throws ConfigError listing each bad one on its own line. */
@@ -96,6 +110,7 @@ export function loadConfig(opts: { env: NodeJS.ProcessEnv; dataDir?: string; sav
     envPrivateKey: e.PRIVATE_KEY ? (e.PRIVATE_KEY.startsWith('0x') ? e.PRIVATE_KEY : `0x${e.PRIVATE_KEY}`) : null,
     keyPassphrase: e.TXDESK_KEY_PASSPHRASE ?? null,
     useKeychain: e.TXDESK_KEYCHAIN !== 'off',
+    metadataOrigins: e.TXDESK_METADATA_ORIGINS ? e.TXDESK_METADATA_ORIGINS.split(',').map((o) => new URL(o.trim()).origin) : [],
     policy,
   };
   if (!nodeUrl && !serviceUrl) return { mode: 'embedded', network: null, ...base };

@@ -41,6 +41,8 @@ export interface CoreOptions {
   /** Tracker subscription ackTimeout (ms) and the SDK's accepted minimum (tests against a service with a lower one). */
   ackTimeoutMs?: number;
   minAckTimeoutMs?: number;
+  /** Extra origins whose token metadata may be fetched from local addresses (a configured core on a local dev chain). */
+  metadataAllowOrigins?: readonly string[];
   /** Tests inject these. */
   keychainAvailable?: () => Promise<boolean>;
   clock?: Clock;
@@ -98,6 +100,8 @@ export function createCore(opts: CoreOptions = {}): Core {
     let net: { nodeUrl: string; serviceUrl: string; clientId: string; platform: string; network: string };
     let devchain: DevchainControl | null = null;
     let devServiceInfo: Record<string, unknown> | null = null;
+    // Token metadata URIs come from the chain: local addresses only for the embedded dev chain's server and named origins.
+    const metadataAllowOrigins: string[] = [...config.metadataOrigins, ...(opts.metadataAllowOrigins ?? [])];
     if (embedded) {
       log.info('no NODE_ENDPOINT/TXDESK_SERVICE_URL: starting the embedded dev chain and data service');
       const ignored = (['CLIENT_ID', 'PLATFORM', 'NETWORK'] as const).filter((n) => env[n]);
@@ -118,6 +122,7 @@ export function createCore(opts: CoreOptions = {}): Core {
         giveTokens: (a, n) => dev.devchain.giveTokens(a, n),
       };
       devServiceInfo = dev.readyInfo();
+      metadataAllowOrigins.push(new URL(dev.devchain.metadataUrl).origin);
     } else {
       net = config.network!;
     }
@@ -221,7 +226,7 @@ export function createCore(opts: CoreOptions = {}): Core {
     });
     // Runs before the wait above (disposers run newest first): no new message may start once stopping has begun.
     disposers.push(() => feed.stop());
-    api = createCoreApi({ info, store, engine, keys, settings, devchain, appOrigin: () => appUrl, events });
+    api = createCoreApi({ info, store, engine, keys, settings, devchain, appOrigin: () => appUrl, events, metadataAllowOrigins });
 
     const recovery = await engine.recover();
     if (recovery.nonces > 0) {

@@ -27,6 +27,8 @@ describe('loadConfig', () => {
     [{ NETWORK: 'x'.repeat(41) }, /^NETWORK must be lowercase/],
     [{ TXDESK_KEY_PASSPHRASE: 'short' }, /^TXDESK_KEY_PASSPHRASE must be at least 8 characters/],
     [{ TXDESK_KEYCHAIN: 'maybe' }, /^TXDESK_KEYCHAIN must be on or off/],
+    [{ TXDESK_METADATA_ORIGINS: 'http://127.0.0.1:8546/path' }, /^TXDESK_METADATA_ORIGINS must be comma-separated http\(s\) origins/],
+    [{ TXDESK_METADATA_ORIGINS: 'http://a.test, file:///etc' }, /^TXDESK_METADATA_ORIGINS must be comma-separated http\(s\) origins/],
   ])('%o is refused with one clear line', (env, line) => {
     const p = problems(env as NodeJS.ProcessEnv);
     expect(p).toHaveLength(1);
@@ -50,7 +52,12 @@ describe('loadConfig', () => {
 
   it('nothing set: the embedded default, with the default policy', () => {
     const c = loadConfig({ env: {}, saved: {}, dataDir: '/tmp/x' });
-    expect(c).toMatchObject({ mode: 'embedded', network: null, envPrivateKey: null, keyPassphrase: null, useKeychain: true, policy: defaultPolicy, dataDir: '/tmp/x' });
+    expect(c).toMatchObject({ mode: 'embedded', network: null, envPrivateKey: null, keyPassphrase: null, useKeychain: true, metadataOrigins: [], policy: defaultPolicy, dataDir: '/tmp/x' });
+  });
+
+  it('metadata origins that may be local are read as origins', () => {
+    const c = loadConfig({ env: { TXDESK_METADATA_ORIGINS: 'http://127.0.0.1:8546/, https://meta.local' }, saved: {}, dataDir: '/tmp/x' });
+    expect(c.metadataOrigins).toEqual(['http://127.0.0.1:8546', 'https://meta.local']);
   });
 
   it('a configured network from the environment, key normalised, trailing slash dropped', () => {

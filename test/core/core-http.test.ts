@@ -57,7 +57,8 @@ beforeAll(async () => {
   chain = await startTestChain();
   const { PRIVATE_KEY: _key, ...env } = chain.env;
   core = createCore({
-    env: { ...env, TXDESK_KEY_PASSPHRASE: 'a test passphrase' },
+    // The dev chain's metadata server is on 127.0.0.1: a configured core fetches local metadata only from named origins.
+    env: { ...env, TXDESK_KEY_PASSPHRASE: 'a test passphrase', TXDESK_METADATA_ORIGINS: new URL(chain.dev.devchain.metadataUrl).origin },
     dataDir: join(dir, 'data'),
     policy: { timeoutMs: 2_000, confirmations: 1 },
     http: { port: 0, rendererDir },

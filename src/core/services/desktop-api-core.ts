@@ -34,6 +34,8 @@ export interface CoreApiDeps {
   /** The localhost server's origin once it listens (pagination URLs point there), else null. */
   appOrigin(): string | null;
   events: CoreEvents;
+  /** Origins whose token metadata may come from local addresses (the embedded dev chain's server); else none. */
+  metadataAllowOrigins?: readonly string[];
 }
 
 /** Listener sets that exist before the core has started, so IPC and SSE can subscribe at any time. */
@@ -59,7 +61,7 @@ export interface CoreApi extends DesktopApi {
 export function createCoreApi(d: CoreApiDeps): CoreApi {
   const txListeners = d.events.tx;
   const devListeners = d.events.devchain;
-  const resolveMetadata = createMetadataResolver();
+  const resolveMetadata = createMetadataResolver({ allowOrigins: d.metadataAllowOrigins ?? [] });
   const listen = <T>(set: Set<(v: T) => void>, l: (v: T) => void) => {
     set.add(l);
     return () => void set.delete(l);
