@@ -280,9 +280,10 @@ export function startIndexer(opts: IndexerOptions): Indexer {
       if (stopped) return;
       stopped = true;
       wake?.();
+      // Requests in flight are aborted, not awaited: a catch-up step may be waiting on megabytes of logs.
+      chain.destroy();
       await loop;
       progress.done();
-      chain.destroy();
       for (const w of waiters.splice(0)) w.reject(new Error('The indexer stopped before it caught up.'));
     },
   };
