@@ -22,11 +22,17 @@ export interface SignupInput {
   organization: string;
 }
 
+/** What became of a session token at `logout`: `invalid` means the service already refused it (expired, revoked, the
+ * password changed), so nothing is left to revoke; `kept` means the service was not reached or failed, and `why` says so. */
+export type LogoutOutcome = { kind: 'revoked' } | { kind: 'invalid' } | { kind: 'kept'; why: string };
+
 export interface AccountsClient {
   /** The new account's session when the service hands one out with the sign-up (txdesk's does), else null. */
   signup(input: SignupInput): Promise<LoginResult | null>;
   login(email: string, password: string): Promise<LoginResult>;
   me(token: string): Promise<AccountProfile>;
+  /** Asks the service to revoke the token (POST /users/v1/logout). Never throws: logout goes on locally whatever happens. */
+  logout(token: string): Promise<LogoutOutcome>;
   /** Throws the "cannot reach" error when nothing answers HTTP at the endpoint; any answer will do. */
   assertReachable(): Promise<void>;
 }
@@ -41,7 +47,8 @@ interface Answer {
 }
 
 export function createAccountsClient(baseUrl: string, { timeoutMs = 15_000 }: { timeoutMs?: number } = {}): AccountsClient {
-  const request = async (method: string, path: string, body?: unknown, token?: string): Promise<Answer> => {
+  /** One request; `{ unreachable }` holds why nothing answered HTTP (refused, DNS, timeout). */
+  const send = async (method: string, path: string, body?: unknown, token?: string): Promise<Answer | { unreachable: string }> => {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (body !== undefined) headers['content-type'] = 'application/json';
     if (token !== undefined) headers.authorization = `Bearer ${token}`;
@@ -56,7 +63,7 @@ export function createAccountsClient(baseUrl: string, { timeoutMs = 15_000 }: { 
         redirect: 'manual',
       });
     } catch (e) {
-      throw unreachable(baseUrl, e, timeoutMs);
+      return { unreachable: unreachableReason(e, timeoutMs) };
     }
     const text = await response.text().catch(() => '');
     let parsed: unknown = undefined;
@@ -71,6 +78,12 @@ export function createAccountsClient(baseUrl: string, { timeoutMs = 15_000 }: { 
       retryAfter: response.headers.get('retry-after'),
       location: response.headers.get('location'),
     };
+  };
+
+  const request = async (method: string, path: string, body?: unknown, token?: string): Promise<Answer> => {
+    const answer = await send(method, path, body, token);
+    if ('unreachable' in answer) throw unreachable(baseUrl, answer.unreachable);
+    return answer;
   };
 
   const expect = <T>(schema: z.ZodType<T>, answer: Answer, op: Operation): T => {
@@ -95,18 +108,29 @@ export function createAccountsClient(baseUrl: string, { timeoutMs = 15_000 }: { 
     async me(token) {
       return expect(profileSchema, await request('GET', '/users/v1/me', undefined, token), 'me');
     },
+    async logout(token) {
+      const answer = await send('POST', '/users/v1/logout', undefined, token);
+      if ('unreachable' in answer) return { kind: 'kept', why: `cannot reach it: ${answer.unreachable}` };
+      if (answer.status >= 200 && answer.status <= 299) return { kind: 'revoked' };
+      if (answer.status === 401) return { kind: 'invalid' };
+      const message = errorBodySchema.safeParse(answer.body);
+      const detail = message.success ? `: ${message.data.error.message.replace(/\s+/g, ' ').trim().slice(0, 200).replace(/[.;]+$/, '')}` : '';
+      return { kind: 'kept', why: `HTTP ${answer.status}${detail}` };
+    },
     async assertReachable() {
       await request('GET', '/health');
     },
   };
 }
 
-function unreachable(baseUrl: string, e: unknown, timeoutMs: number): CliError {
+function unreachableReason(e: unknown, timeoutMs: number): string {
   const err = e as Error & { cause?: { code?: string; message?: string } };
-  const why =
-    err.name === 'TimeoutError'
-      ? `no answer within ${Math.round(timeoutMs / 1000)} s`
-      : (err.cause?.code ?? err.cause?.message ?? err.message);
+  return err.name === 'TimeoutError'
+    ? `no answer within ${Math.round(timeoutMs / 1000)} s`
+    : (err.cause?.code ?? err.cause?.message ?? err.message);
+}
+
+function unreachable(baseUrl: string, why: string): CliError {
   return new CliError(
     `Cannot reach the txdesk service at ${baseUrl} (${why}): start one with \`txdesk service --dev\`, or point txdesk at another with \`txdesk config:set endpoint <url>\`.`,
     exitCodes.unreachable,

@@ -62,6 +62,7 @@ describe('dev service', () => {
         '/nft/v1/contracts/{address}/tokens',
         '/openapi.json',
         '/users/v1/login',
+        '/users/v1/logout',
         '/users/v1/me',
         '/users/v1/passwd',
         '/users/v1/signup',

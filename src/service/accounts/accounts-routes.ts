@@ -1,9 +1,9 @@
-// The HTTP face of the accounts (SPEC 4): /users/v1/signup, login, me and passwd.
+// The HTTP face of the accounts (SPEC 4): /users/v1/signup, login, me, passwd and logout.
 import type { IncomingMessage } from 'node:http';
 import { readJsonBody, sendJson, type Router } from '../../lib/http-kit.js';
 import type { RateLimiter } from '../http/http-rate-limit.js';
 import { parseBody } from '../http/http-validation.js';
-import { loginSchema, passwdSchema, signupSchema } from './accounts-schemas.js';
+import { loginSchema, logoutSchema, passwdSchema, signupSchema } from './accounts-schemas.js';
 import type { Accounts } from './index.js';
 
 export interface AccountRouteDeps {
@@ -38,5 +38,16 @@ export function registerAccountRoutes(router: Router, accounts: Accounts, deps: 
     throttle(req);
     const input = parseBody(passwdSchema, await readJsonBody(req), 'password and newPassword');
     return accounts.changePassword(req.headers.authorization, input);
+  });
+
+  // 204 once this token is revoked. Not throttled: it hashes no password, and each token can be revoked only once (a
+  // second logout with it is the 401 of any revoked token), so its rows are bounded by the throttled logins.
+  router.post('/users/v1/logout', async ({ req, res }) => {
+    accounts.authenticate(req.headers.authorization);
+    const body = await readJsonBody(req);
+    if (body !== undefined) parseBody(logoutSchema, body, 'nothing (or {})');
+    accounts.logout(req.headers.authorization);
+    res.writeHead(204, { 'cache-control': 'no-store' });
+    res.end();
   });
 }

@@ -35,3 +35,6 @@ export type LoginInput = z.infer<typeof loginSchema>;
 
 export const passwdSchema = z.object({ password: anyPassword, newPassword }).strict();
 export type PasswdInput = z.infer<typeof passwdSchema>;
+
+/** Logout takes no input; a body, when sent, must be `{}`, so a client that thinks it can pass options learns it cannot. */
+export const logoutSchema = z.object({}).strict();

@@ -1,4 +1,5 @@
-// SQLite storage of service accounts: users, their hashed passwords and clientIds, and the token-signing secret.
+// SQLite storage of service accounts: users, their hashed passwords and clientIds, the token-signing secret, and the
+// session tokens revoked by logout.
 import { randomBytes } from 'node:crypto';
 import { migrate, type Db } from '../../lib/sqlite.js';
 
@@ -14,6 +15,18 @@ const MIGRATIONS = [
      created_at INTEGER NOT NULL
    );
    CREATE TABLE accounts_secrets (name TEXT PRIMARY KEY, value BLOB NOT NULL);`,
+  // Logout revokes one session while tokens stay stateless signed JWTs: a deny-list of the revoked ones, keyed by
+  // tokenId() (a hash, so the table holds nothing usable). A row is needed only until its token would have expired
+  // anyway, so each logout prunes the rows past expires_at and the table holds at most one token lifetime of logouts. Chosen
+  // over a per-user generation or a tokens_valid_after column (both end every session of the user, which is what a
+  // password change does, not what `logout` should do) and over a table of every issued session (a write per login,
+  // and every token issued before the upgrade would have no row and stop working).
+  `CREATE TABLE accounts_revoked_tokens (
+     token_id TEXT PRIMARY KEY,
+     user_id INTEGER NOT NULL REFERENCES accounts_users(id) ON DELETE CASCADE,
+     expires_at INTEGER NOT NULL
+   ) WITHOUT ROWID;
+   CREATE INDEX accounts_revoked_tokens_by_expiry ON accounts_revoked_tokens (expires_at);`,
 ];
 
 export interface UserRow {
@@ -45,6 +58,9 @@ export interface AccountsStore {
   setPassword(id: number, passwordHash: string, revokeTokens: boolean): void;
   /** The HS256 secret, created on first use and kept in the database so tokens survive a restart. */
   tokenSecret(): Buffer;
+  isRevoked(tokenId: string): boolean;
+  /** Adds a token to the deny-list until `expiresAt` (epoch seconds), pruning rows already past their expiry. */
+  revoke(tokenId: string, userId: number, expiresAt: number, nowSeconds: number): void;
 }
 
 const COLUMNS = `id, email, name, organization, password_hash AS passwordHash, client_id AS clientId, token_generation AS tokenGeneration`;
@@ -62,6 +78,15 @@ export function openAccountsStore(db: Db): AccountsStore {
   const setPassword = db.prepare('UPDATE accounts_users SET password_hash = ?, token_generation = token_generation + ? WHERE id = ?');
   const getSecret = db.prepare('SELECT value FROM accounts_secrets WHERE name = ?').pluck();
   const putSecret = db.prepare('INSERT INTO accounts_secrets (name, value) VALUES (?, ?) ON CONFLICT(name) DO NOTHING');
+  const isRevoked = db.prepare('SELECT 1 FROM accounts_revoked_tokens WHERE token_id = ?').pluck();
+  const pruneRevoked = db.prepare('DELETE FROM accounts_revoked_tokens WHERE expires_at <= ?');
+  const insertRevoked = db.prepare(
+    'INSERT INTO accounts_revoked_tokens (token_id, user_id, expires_at) VALUES (?, ?, ?) ON CONFLICT(token_id) DO NOTHING',
+  );
+  const revoke = db.transaction((tokenId: string, userId: number, expiresAt: number, nowSeconds: number) => {
+    pruneRevoked.run(nowSeconds);
+    insertRevoked.run(tokenId, userId, expiresAt);
+  });
   let secret: Buffer | undefined;
 
   return {
@@ -78,5 +103,7 @@ export function openAccountsStore(db: Db): AccountsStore {
       }
       return secret;
     },
+    isRevoked: (tokenId) => isRevoked.get(tokenId) !== undefined,
+    revoke: (tokenId, userId, expiresAt, nowSeconds) => void revoke(tokenId, userId, expiresAt, nowSeconds),
   };
 }

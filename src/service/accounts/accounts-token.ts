@@ -1,5 +1,5 @@
 // Session tokens: HS256 JSON Web Tokens signed with node:crypto. Pure functions; the secret and the clock are arguments.
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 
 export interface TokenClaims {
   /** The user's row id, as a string. */
@@ -8,6 +8,9 @@ export interface TokenClaims {
   gen: number;
   iat: number;
   exp: number;
+  /** A random id per issued token: without it two logins in the same second get the same token, and logging one
+   * session out would end the other. Tokens issued before it existed have none and still verify. */
+  jti?: string;
 }
 
 export type TokenCheck = { ok: true; claims: TokenClaims } | { ok: false; reason: 'malformed' | 'bad-signature' | 'expired' };
@@ -22,8 +25,9 @@ function sign(input: string, secret: Buffer): Buffer {
   return createHmac('sha256', secret).update(input).digest();
 }
 
-export function issueToken(secret: Buffer, sub: string, gen: number, nowSeconds: number, ttlSeconds: number): string {
-  const payload = base64url(JSON.stringify({ sub, gen, iat: nowSeconds, exp: nowSeconds + ttlSeconds }));
+export function issueToken(secret: Buffer, sub: string, gen: number, nowSeconds: number, ttlSeconds: number, jti?: string): string {
+  const claims: TokenClaims = { sub, gen, iat: nowSeconds, exp: nowSeconds + ttlSeconds, ...(jti !== undefined ? { jti } : {}) };
+  const payload = base64url(JSON.stringify(claims));
   const input = `${HEADER}.${payload}`;
   return `${input}.${sign(input, secret).toString('base64url')}`;
 }
@@ -51,5 +55,21 @@ export function verifyToken(secret: Buffer, token: string, nowSeconds: number): 
 function isClaims(v: unknown): v is TokenClaims {
   if (typeof v !== 'object' || v === null) return false;
   const c = v as Record<string, unknown>;
-  return typeof c.sub === 'string' && Number.isInteger(c.gen) && Number.isInteger(c.iat) && Number.isInteger(c.exp);
+  return (
+    typeof c.sub === 'string' &&
+    Number.isInteger(c.gen) &&
+    Number.isInteger(c.iat) &&
+    Number.isInteger(c.exp) &&
+    (c.jti === undefined || typeof c.jti === 'string')
+  );
+}
+
+/**
+ * The key under which a verified token is revoked: a SHA-256 of its signed part (header and payload). Not of the whole
+ * string: base64url decoding is lenient (a trailing "=", other low bits in the last character), so one signature has
+ * several spellings that all verify, while the signed part has exactly one.
+ */
+export function tokenId(token: string): string {
+  const signed = token.slice(0, token.lastIndexOf('.'));
+  return createHash('sha256').update(signed).digest('hex');
 }

@@ -1,12 +1,12 @@
-// Accounts of the data service (SPEC 4): sign-up, login, session tokens, password change, and the clientId check that
-// every listing request and tracker connection goes through.
+// Accounts of the data service (SPEC 4): sign-up, login, logout, session tokens, password change, and the clientId
+// check that every listing request and tracker connection goes through.
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../../lib/sqlite.js';
 import type { Router } from '../../lib/http-kit.js';
 import { TxdeskError } from '../../shared/errors.js';
 import { getDummyHash, hashPassword, hashPasswordSync, verifyPassword } from './accounts-password.js';
 import { openAccountsStore, type UserRow } from './accounts-store.js';
-import { issueToken, verifyToken } from './accounts-token.js';
+import { issueToken, tokenId, verifyToken, type TokenClaims } from './accounts-token.js';
 import { signupSchema, type LoginInput, type PasswdInput, type SignupInput } from './accounts-schemas.js';
 import { registerAccountRoutes } from './accounts-routes.js';
 import { parseBody } from '../http/http-validation.js';
@@ -48,6 +48,10 @@ export interface Accounts {
   /** Resolves the `Authorization` header to the signed-in user. */
   authenticate(authorization: string | undefined): Profile & { id: number };
   changePassword(authorization: string | undefined, input: PasswdInput): Promise<Session>;
+  /** Revokes the session token in the `Authorization` header, and only that one: what a user expects of `logout` on
+   * one machine is that their sessions elsewhere keep working (a password change is the way to end them all). Throws
+   * the same 401 as `authenticate` for a token that is already invalid, so logging out twice is a 401. */
+  logout(authorization: string | undefined): void;
 }
 
 export const DEV_ACCOUNT = { email: 'dev@txdesk.local', name: 'txdesk developer', organization: 'txdesk dev chain' } as const;
@@ -69,7 +73,7 @@ export function createAccounts(db: Db, options: AccountsOptions): Accounts {
   const profile = (u: UserRow): Profile => ({ email: u.email, name: u.name, organization: u.organization, clientId: u.clientId });
   const session = (u: UserRow): Session => ({
     ...profile(u),
-    jwtToken: issueToken(store.tokenSecret(), String(u.id), u.tokenGeneration, nowSeconds(), ttl),
+    jwtToken: issueToken(store.tokenSecret(), String(u.id), u.tokenGeneration, nowSeconds(), ttl, randomBytes(12).toString('base64url')),
   });
 
   function insertOrConflict(input: SignupInput, passwordHash: string): UserRow {
@@ -81,7 +85,8 @@ export function createAccounts(db: Db, options: AccountsOptions): Accounts {
     return store.byEmail(input.email)!;
   }
 
-  function authenticate(authorization: string | undefined): Profile & { id: number } {
+  /** The user, claims and revocation key of a valid session token; every way a token can be invalid is a 401. */
+  function verifySession(authorization: string | undefined): { user: UserRow; claims: TokenClaims; tokenId: string } {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
     if (!match) {
       throw new TxdeskError('UNAUTHORIZED', 'This endpoint needs a session token: send "Authorization: Bearer <jwtToken>" with the token from POST /users/v1/login.');
@@ -97,6 +102,15 @@ export function createAccounts(db: Db, options: AccountsOptions): Accounts {
     if (!user || user.tokenGeneration !== check.claims.gen) {
       throw new TxdeskError('UNAUTHORIZED', 'The session token is no longer valid (the password changed); log in again.');
     }
+    const id = tokenId(match[1]!);
+    if (store.isRevoked(id)) {
+      throw new TxdeskError('UNAUTHORIZED', 'This session token was revoked by a logout; log in again with `txdesk login` (or POST /users/v1/login).');
+    }
+    return { user, claims: check.claims, tokenId: id };
+  }
+
+  function authenticate(authorization: string | undefined): Profile & { id: number } {
+    const { user } = verifySession(authorization);
     return { id: user.id, ...profile(user) };
   }
 
@@ -169,6 +183,11 @@ export function createAccounts(db: Db, options: AccountsOptions): Accounts {
       }
       store.setPassword(user.id, await hashPassword(input.newPassword), true);
       return session(store.byId(user.id)!);
+    },
+
+    logout(authorization) {
+      const { user, claims, tokenId: id } = verifySession(authorization);
+      store.revoke(id, user.id, claims.exp, nowSeconds());
     },
   };
   return accounts;

@@ -8,7 +8,7 @@ const error = (description: string) => ({ description, content: json(ref('Error'
 
 const errors = {
   badRequest: error('A parameter or field is invalid; the message names it and the allowed values.'),
-  unauthorized: error('Missing or unknown clientId, or a missing, invalid or expired session token.'),
+  unauthorized: error('Missing or unknown clientId, or a missing, invalid, expired or revoked session token.'),
   notFound: error('Nothing is indexed under this address.'),
   rateLimited: {
     ...error('Too many requests for this clientId.'),
@@ -127,6 +127,21 @@ export function buildOpenApi(serverUrl: string): object {
             '200': { description: 'The account and a new session token.', content: json(ref('Session')) },
             '400': errors.badRequest,
             '401': error('Missing/invalid token, or the current password is wrong.'),
+          },
+        },
+      },
+      '/users/v1/logout': {
+        post: {
+          summary: 'Revoke this session token (only this one: other sessions of the account keep working)',
+          description:
+            'The token in the Authorization header stops working everywhere, also after a restart of the service, with a 401 ' +
+            'that says to log in again. A second logout with the same token, or one with an expired or otherwise invalid ' +
+            'token, is that 401 too. The body is empty or `{}`.',
+          security: bearer,
+          responses: {
+            '204': { description: 'The token is revoked.' },
+            '400': errors.badRequest,
+            '401': error('Missing, invalid, expired or already revoked session token.'),
           },
         },
       },
