@@ -4,7 +4,7 @@
 import { readdirSync, readFileSync, writeFileSync, mkdirSync, existsSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import solc from 'solc';
+import { compileSolidity } from './solc-compile.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const sourceDir = join(root, 'contracts');
@@ -14,33 +14,26 @@ const sources = Object.fromEntries(
   readdirSync(sourceDir)
     .filter((f) => f.endsWith('.sol'))
     .sort()
-    .map((f) => [f, { content: readFileSync(join(sourceDir, f), 'utf8') }]),
+    .map((f) => [f, readFileSync(join(sourceDir, f), 'utf8')]),
 );
 
 // Fixed EVM version and optimizer settings, so the committed artifacts are reproducible byte for byte.
-const input = {
-  language: 'Solidity',
-  sources,
-  settings: {
-    evmVersion: 'cancun',
-    optimizer: { enabled: true, runs: 200 },
-    metadata: { bytecodeHash: 'none' },
-    outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } },
-  },
-};
-
-const output = JSON.parse(solc.compile(JSON.stringify(input)));
-const errors = (output.errors ?? []).filter((e) => e.severity === 'error');
-for (const e of output.errors ?? []) process.stderr.write(`${e.formattedMessage}\n`);
-if (errors.length > 0) process.exit(1);
+let compiled;
+try {
+  compiled = compileSolidity(sources, { evmVersion: 'cancun', optimizer: { enabled: true, runs: 200 }, metadata: { bytecodeHash: 'none' } });
+} catch (e) {
+  process.stderr.write(`${e.message}\n`);
+  process.exit(1);
+}
+for (const w of compiled.warnings) process.stderr.write(`${w}\n`);
 
 const check = process.argv.includes('--check');
 let stale = 0;
 mkdirSync(outDir, { recursive: true });
-for (const [file, contracts] of Object.entries(output.contracts)) {
+for (const [file, contracts] of Object.entries(compiled.contracts)) {
   for (const [contractName, c] of Object.entries(contracts)) {
-    if (!c.evm.bytecode.object) continue; // interfaces
-    const artifact = { contractName, source: `contracts/${file}`, compiler: `solc ${solc.version()}`, abi: c.abi, bytecode: `0x${c.evm.bytecode.object}` };
+    if (c.bytecode === '0x') continue; // interfaces
+    const artifact = { contractName, source: `contracts/${file}`, compiler: compiled.compiler, abi: c.abi, bytecode: c.bytecode };
     const target = join(outDir, `${contractName}.json`);
     const text = `${JSON.stringify(artifact, null, 2)}\n`;
     if (check) {
@@ -49,7 +42,7 @@ for (const [file, contracts] of Object.entries(output.contracts)) {
       process.stdout.write(`${contractName}: ${same ? 'up to date' : 'STALE: run `npm run contracts`'}\n`);
     } else {
       writeFileSync(target, text);
-      process.stdout.write(`${contractName}: ${c.evm.bytecode.object.length / 2} bytes -> src/devchain/artifacts/${contractName}.json\n`);
+      process.stdout.write(`${contractName}: ${(c.bytecode.length - 2) / 2} bytes -> src/devchain/artifacts/${contractName}.json\n`);
     }
   }
 }

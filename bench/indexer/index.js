@@ -4,7 +4,6 @@
 // first MINTS new tokens spread over many owners (each new token costs the indexer a tokenURI eth_call), then
 // TRANSFERS of those tokens between owners. A fresh index catches up over the mints, then resumes over the transfers.
 // TXDESK_BENCH_TRANSFERS sets the number of each (default 100,000).
-import { createRequire } from 'node:module';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,6 +11,7 @@ import { ContractFactory, JsonRpcProvider, Wallet } from 'ethers';
 import { startAnvil } from '../../dist/devchain/index.js';
 import { openDatabase } from '../../dist/lib/sqlite.js';
 import { startIndexer } from '../../dist/service/indexer/index.js';
+import { compileSolidity } from '../../scripts/solc-compile.js';
 import { measureUriReads } from './uri-read.js';
 import { measureWritePath } from './write-path.js';
 
@@ -37,26 +37,12 @@ contract BenchNft {
   }
 }`;
 
-function compile() {
-  const solc = createRequire(import.meta.url)('solc');
-  const out = JSON.parse(
-    solc.compile(
-      JSON.stringify({
-        language: 'Solidity',
-        sources: { 'B.sol': { content: SOURCE } },
-        settings: { optimizer: { enabled: true, runs: 200 }, evmVersion: 'paris', outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } } },
-      }),
-    ),
-  );
-  const c = out.contracts['B.sol'].BenchNft;
-  return { abi: c.abi, bytecode: '0x' + c.evm.bytecode.object };
-}
-
 const split = (t) => `(reading logs ${(t.logsMs / 1000).toFixed(1)} s and metadata ${(t.metadataMs / 1000).toFixed(1)} s, overlapped with index writes ${(t.writeMs / 1000).toFixed(1)} s; idle waiting ${(t.waitMs / 1000).toFixed(1)} s)`;
 const silent = { info() {}, warn() {}, error() {}, child: () => silent };
 const anvil = await startAnvil({ gasLimit: 40_000_000, blockTimeSeconds: 1 });
 const dir = mkdtempSync(join(tmpdir(), 'txdesk-bench-indexer-'));
-const provider = new JsonRpcProvider(anvil.url, undefined, { staticNetwork: true, polling: false });
+// No request cache: with few transfers the second emit() would otherwise read the first one's nonce again (250 ms cache).
+const provider = new JsonRpcProvider(anvil.url, undefined, { staticNetwork: true, polling: false, cacheTimeout: -1 });
 const rpc = (method, params = []) => provider.send(method, params);
 
 async function emit(contract, method, argsFor) {
@@ -109,7 +95,7 @@ async function rawRead(from, label) {
 try {
   console.log(`load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} on ${cpus().length} cores; ${N} mints then ${N} transfers, ${PER_TX} per transaction`);
   await rpc('evm_setIntervalMining', [0]);
-  const art = compile();
+  const art = compileSolidity({ 'B.sol': SOURCE }, { optimizer: { enabled: true, runs: 200 }, evmVersion: 'paris' }).contracts['B.sol'].BenchNft;
   const wallet = new Wallet(KEY, provider);
   const c = await new ContractFactory(art.abi, art.bytecode, wallet).deploy();
   await rpc('anvil_mine', ['0x1']);

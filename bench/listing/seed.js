@@ -3,23 +3,13 @@ import { openDatabase } from '../../dist/lib/sqlite.js';
 import { migrateIndex } from '../../dist/service/indexer/indexer-schema.js';
 import { addressBytes, contractOrderKey, idOrderKey, tokenIdKey, transferKey } from '../../dist/service/listing/listing-store-keys.js';
 import { rebuildDerived } from '../../dist/service/listing/listing-store-rebuild.js';
+import { prng } from '../lib/prng.js';
 
 export const SEED = { tokens: 1_000_000, owners: 100_000, contracts: 1_000, largestOwner: 50_000 };
 
 const address = (prefix, n) => '0x' + prefix + n.toString(16).padStart(40 - prefix.length, '0');
 export const ownerAddress = (n) => address('a0', n);
 export const contractAddress = (n) => address('c0', (n * 2654435761) % 0xffffffff);
-
-function prng(seed) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Writes the index into `file`; owner 0 holds SEED.largestOwner tokens, the rest are spread at random. */
 export function seedListing(file) {

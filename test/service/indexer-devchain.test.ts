@@ -7,8 +7,7 @@ import { startDevchain, type Devchain } from '../../src/devchain/index.js';
 import { silentLogger } from '../../src/lib/log.js';
 import { openDatabase, type Db } from '../../src/lib/sqlite.js';
 import { findContract, queryTokens, startIndexer, type Indexer } from '../../src/service/indexer/index.js';
-import { modelFromChain } from '../support/indexer-chain.js';
-import { expectListingsMatch } from '../support/indexer-model.js';
+import { expectListingsMatch, modelFromChain } from '../support/service-model.js';
 
 let devchain: Devchain;
 let dir: string;

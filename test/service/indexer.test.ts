@@ -8,8 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger, silentLogger } from '../../src/lib/log.js';
 import { openDatabase, type Db } from '../../src/lib/sqlite.js';
 import { findContract, queryTokens, startIndexer, type Indexer } from '../../src/service/indexer/index.js';
-import { modelFromChain, rpc, startRpcProxy, startTestChain, type RpcProxy, type TestChain } from '../support/indexer-chain.js';
-import { expectListingsMatch } from '../support/indexer-model.js';
+import { rpc, startRpcProxy, startTestChain, type RpcProxy, type TestChain } from '../support/indexer-chain.js';
+import { expectListingsMatch, modelFromChain } from '../support/service-model.js';
 
 const owners = ['0x1111', '0x2222', '0x3333', '0x4444'].map((p) => (p + '0'.repeat(36)).toLowerCase());
 

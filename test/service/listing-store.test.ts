@@ -1,6 +1,7 @@
 // The listing store without a chain: random transfer histories applied through the indexer's write path, rolled back at
 // random, with tiny rank buckets so splits and merges happen all the time; every listing must equal the replayed model.
 import { describe, expect, it } from 'vitest';
+import { prng } from '../../bench/lib/prng.js';
 import { openDatabase } from '../../src/lib/sqlite.js';
 import { applyBatch, type TransferLog } from '../../src/service/indexer/indexer-apply.js';
 import { rollbackTo } from '../../src/service/indexer/indexer-reorg.js';
@@ -9,33 +10,13 @@ import { LIST } from '../../src/service/listing/listing-store-keys.js';
 import { createIndexWriter } from '../../src/service/listing/listing-store-write.js';
 import { rebuildDerived } from '../../src/service/listing/listing-store-rebuild.js';
 import { findContract, queryTokens } from '../../src/service/listing/listing-store.js';
-import { expectListingsMatch, type ModelEntry } from '../support/indexer-model.js';
+import { expectListingsMatch, modelFromTransfers } from '../support/service-model.js';
 
 const ZERO = '0x' + '0'.repeat(40);
 
-function prng(seed: number) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const addr = (n: number) => '0x' + n.toString(16).padStart(40, '0');
 
-function replay(logs: readonly TransferLog[], upTo: number): ModelEntry[] {
-  const state = new Map<string, ModelEntry>();
-  for (const l of logs) {
-    if (l.block > upTo) continue;
-    const key = `${l.contract}:${l.id}`;
-    if (l.to === ZERO) state.delete(key);
-    else state.set(key, { contract: l.contract, id: l.id, owner: l.to, block: l.block, logIndex: l.logIndex });
-  }
-  return [...state.values()];
-}
+const replay = (logs: readonly TransferLog[], upTo: number) => modelFromTransfers(logs, upTo).tokens;
 
 describe('listing store under random histories and rollbacks', () => {
   // [seed, bucket size, most logs per block]: big blocks push lists through the bulk bucket path (>= 8 changes).
@@ -129,12 +110,11 @@ describe('listing store under random histories and rollbacks', () => {
       expect(counters()).toEqual(before);
       expectListingsMatch(db, replay(all, block), { owners, contracts, filters: [undefined, [contracts[1]!, contracts[2]!]], sizes: [2] });
       // totalSupply: read value when implemented, minted - burned otherwise.
-      const minted = (c: string) => all.filter((l) => l.contract === c && l.from === ZERO).length;
-      const burned = (c: string) => all.filter((l) => l.contract === c && l.to === ZERO).length;
+      const { minted, burned } = modelFromTransfers(all);
       expect(findContract(db, contracts[0]!)?.totalSupply).toBe(77);
       for (const c of contracts.slice(1)) {
         const found = findContract(db, c.toUpperCase().replace('0X', '0x'));
-        if (found) expect(found.totalSupply).toBe(minted(c) - burned(c));
+        if (found) expect(found.totalSupply).toBe((minted.get(c) ?? 0) - (burned.get(c) ?? 0));
       }
       db.close();
     });

@@ -5,7 +5,7 @@ import { afterAll, expect, it } from 'vitest';
 import { silentLogger } from '../../src/lib/log.js';
 import { startDevService, type DevService } from '../../src/service/index.js';
 import { call, tempDir, waitForIndexed } from '../support/service-harness.js';
-import { modelList, replayTransfers } from '../support/service-model.js';
+import { modelFromChain, modelList } from '../support/service-model.js';
 
 const dataDir = tempDir();
 const running: DevService[] = [];
@@ -31,7 +31,7 @@ it('keeps the dev account and re-indexes a fresh dev chain on the same data dir'
   expect(second.clientId).toBe(first.clientId);
   const page = await call(`${second.service.url}/nft/v1/accounts/${holder}/tokens?clientId=${second.clientId}&size=200&order_by=token_id&order_direction=asc`);
   const health = await call(`${second.service.url}/health`);
-  const model = modelList(await replayTransfers(second.devchain.nodeUrl, health.body.indexedBlock), { owner: holder }, 'token_id', 'asc');
+  const model = modelList((await modelFromChain(second.devchain.nodeUrl, health.body.indexedBlock)).tokens, { owner: holder }, 'token_id', 'asc');
   // The 5 tokens given on the first chain do not exist on the second.
   expect(page.body.pagination.totalCount).toBe(before.body.pagination.totalCount - 5);
   expect(page.body.data.map((t: any) => `${t.contract.address}#${t.id}`)).toEqual(model.map((t) => `${t.contract}#${t.id}`));

@@ -8,7 +8,7 @@ import { silentLogger } from '../../src/lib/log.js';
 import { startService, type RunningService } from '../../src/service/index.js';
 import { ORDER_BY, type OrderBy, type OrderDirection } from '../../src/shared/listing.js';
 import { call, startTestDevService, tempDir, waitForIndexed, type TestDevService } from '../support/service-harness.js';
-import { modelList, replayTransfers, type ModelToken } from '../support/service-model.js';
+import { modelFromChain, modelList, type ModelToken } from '../support/service-model.js';
 
 const ERC721 = ['function transferFrom(address from, address to, uint256 id)', 'function tokenURI(uint256 id) view returns (string)'];
 const DIRECTIONS: OrderDirection[] = ['asc', 'desc'];
@@ -34,7 +34,7 @@ beforeAll(async () => {
 
   // Move tokens both ways, so transfer order differs from mint order and some of alice's tokens came from bob.
   const head = await provider.getBlockNumber();
-  const before = await replayTransfers(dev.devchain.nodeUrl, head);
+  const before = (await modelFromChain(dev.devchain.nodeUrl, head)).tokens;
   const bob = b!.address.toLowerCase();
   const moves: Array<[ModelToken, { address: string; privateKey: string }, string]> = [
     ...before.filter((t) => t.owner === bob).slice(0, 3).map((t) => [t, b!, alice] as [ModelToken, typeof b & {}, string]),
@@ -49,7 +49,7 @@ beforeAll(async () => {
   }
   await waitForIndexed(base, last);
   const health = await call(`${base}/health`);
-  model = await replayTransfers(dev.devchain.nodeUrl, health.body.indexedBlock);
+  model = (await modelFromChain(dev.devchain.nodeUrl, health.body.indexedBlock)).tokens;
 });
 
 afterAll(async () => {

@@ -1,5 +1,5 @@
-// Indexer test chain: anvil in automine mode with the test contracts, a counting JSON-RPC proxy, and a model of
-// ownership replayed straight from the node's Transfer logs (independently of the indexer's code).
+// Indexer test chain: anvil in automine mode with the test contracts, and a counting JSON-RPC proxy. The listing model
+// replayed from the chain's Transfer logs is in service-model.ts.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ContractFactory, JsonRpcProvider, NonceManager, Wallet, type Contract } from 'ethers';
@@ -7,7 +7,6 @@ import { startAnvil, type RunningAnvil } from '../../src/devchain/index.js';
 import { indexerTestArtifacts } from './indexer-contracts.js';
 
 export const DEV_KEY = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
-const TRANSFER = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
 
 export async function rpc<T = unknown>(url: string, method: string, params: unknown[] = []): Promise<T> {
   const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
@@ -59,38 +58,6 @@ export async function startTestChain(opts: { gasLimit?: number } = {}): Promise<
       await anvil.stop();
     },
   };
-}
-
-export interface ModelToken {
-  contract: string;
-  id: bigint;
-  owner: string;
-  block: number;
-  logIndex: number;
-}
-
-/** Current owners replayed from every 4-topic Transfer log the node has, plus per-contract mint/burn counts. */
-export async function modelFromChain(url: string): Promise<{ tokens: ModelToken[]; minted: Map<string, number>; burned: Map<string, number> }> {
-  const logs = await rpc<{ address: string; topics: string[]; blockNumber: string; logIndex: string }[]>(url, 'eth_getLogs', [
-    { fromBlock: '0x0', toBlock: 'latest', topics: [TRANSFER] },
-  ]);
-  const state = new Map<string, ModelToken>();
-  const minted = new Map<string, number>();
-  const burned = new Map<string, number>();
-  const zero = '0x' + '0'.repeat(40);
-  for (const l of logs) {
-    if (l.topics.length !== 4) continue;
-    const contract = l.address.toLowerCase();
-    const from = '0x' + l.topics[1]!.slice(26);
-    const to = '0x' + l.topics[2]!.slice(26);
-    const id = BigInt(l.topics[3]!);
-    if (from === zero) minted.set(contract, (minted.get(contract) ?? 0) + 1);
-    if (to === zero) burned.set(contract, (burned.get(contract) ?? 0) + 1);
-    const key = `${contract}:${id}`;
-    if (to === zero) state.delete(key);
-    else state.set(key, { contract, id, owner: to, block: Number(l.blockNumber), logIndex: Number(l.logIndex) });
-  }
-  return { tokens: [...state.values()], minted, burned };
 }
 
 export interface RpcProxy {

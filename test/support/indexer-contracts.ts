@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createRequire } from 'node:module';
+import { compileSolidity } from '../../scripts/solc-compile.js';
 
 export const INDEXER_TEST_SOURCE = `
 // SPDX-License-Identifier: MIT
@@ -62,22 +62,8 @@ export function indexerTestArtifacts(): Record<'TestNft' | 'TestBareNft' | 'Test
   const hash = createHash('sha256').update(INDEXER_TEST_SOURCE).digest('hex').slice(0, 16);
   const cache = join(tmpdir(), `txdesk-indexer-test-contracts-${hash}.json`);
   if (existsSync(cache)) return JSON.parse(readFileSync(cache, 'utf8'));
-  const solc = createRequire(import.meta.url)('solc') as { compile(input: string): string };
-  const input = {
-    language: 'Solidity',
-    sources: { 'Test.sol': { content: INDEXER_TEST_SOURCE } },
-    settings: { optimizer: { enabled: true, runs: 200 }, evmVersion: 'paris', outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } } },
-  };
-  const out = JSON.parse(solc.compile(JSON.stringify(input))) as {
-    errors?: { severity: string; formattedMessage: string }[];
-    contracts: Record<string, Record<string, { abi: unknown[]; evm: { bytecode: { object: string } } }>>;
-  };
-  const errors = (out.errors ?? []).filter((e) => e.severity === 'error');
-  if (errors.length) throw new Error(errors.map((e) => e.formattedMessage).join('\n'));
-  const pick = (name: string): Artifact => {
-    const c = out.contracts['Test.sol']![name]!;
-    return { abi: c.abi, bytecode: '0x' + c.evm.bytecode.object };
-  };
+  const compiled = compileSolidity({ 'Test.sol': INDEXER_TEST_SOURCE }, { optimizer: { enabled: true, runs: 200 }, evmVersion: 'paris' }).contracts['Test.sol']!;
+  const pick = (name: string): Artifact => compiled[name]!;
   const result = { TestNft: pick('TestNft'), TestBareNft: pick('TestBareNft'), TestCoin: pick('TestCoin') };
   writeFileSync(cache, JSON.stringify(result));
   return result;
