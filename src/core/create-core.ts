@@ -18,6 +18,7 @@ import { systemClock, type Chain, type Clock, type DevchainControl, type Setting
 import { createCoreApi, createCoreEvents, type CoreApi } from './services/desktop-api-core.js';
 import { createKeyManager } from './services/key-manager.js';
 import { createSettingsManager } from './services/settings-manager.js';
+import { scheduleSkippedRetries, type SkippedRetries } from './services/skipped-retries.js';
 import { createTxEngine, type RecoverySummary, type TxEngine } from './services/tx-engine.js';
 
 export interface CoreOptions {
@@ -165,6 +166,7 @@ export function createCore(opts: CoreOptions = {}): Core {
     await keys.load(embedded);
     if (!keys.signer()) log.warn('no signing key yet: generate or import one (POST /api/key/generate or /api/key/import)');
 
+    let retries: SkippedRetries | null = null;
     const settings = createSettingsManager({
       store: settingsStore,
       running: { nodeUrl: net.nodeUrl, serviceUrl: net.serviceUrl, platform: net.platform, network: net.network, clientId: net.clientId },
@@ -173,6 +175,8 @@ export function createCore(opts: CoreOptions = {}): Core {
       clientIdChanged: (id) => {
         if (id) void switchClientId(id).catch((e: Error) => log.warn(`switching the tracker to the new client ID failed: ${e.message}`));
       },
+      // A raised cap or limit applies at once to nonces skipped under the old one (null until the engine runs).
+      policyChanged: () => void retries?.kick(),
     });
 
     const subscriptionId = `txdesk-app-${createHash('sha256').update(`${dataDir}|${chainId}|${genesis}`).digest('hex').slice(0, 20)}`;
@@ -233,6 +237,10 @@ export function createCore(opts: CoreOptions = {}): Core {
       log.info(`recovered ${recovery.nonces} open nonce(s): ${recovery.mined} mined, ${recovery.usedElsewhere} used elsewhere, ${recovery.rebroadcast} sent again, ${recovery.tracked} tracked`);
     }
     await feed.start((m) => engine.handleMessage(m), onTrackerError);
+    // Disposers run newest first: no retry starts once stopping has begun; one in flight is awaited by engine.idle().
+    const skippedRetries = scheduleSkippedRetries(engine, log.child('retry'));
+    retries = skippedRetries;
+    disposers.push(() => skippedRetries.stop());
 
     if (devchain) disposers.push(pollDevchain(devchain, api, log));
 

@@ -21,6 +21,11 @@ export interface TxStore {
   liveNonces(from: string): number[];
   /** Nonces of `from` with no confirmed record yet, ascending. */
   openNonces(from: string): number[];
+  /**
+   * Sender and nonce of every record with no replacement and no mined status that has a `replacement-skipped`
+   * event, ascending: where a skipped replacement may be retried (the domain decides, see waitingForRetry).
+   */
+  skippedNonces(): { from: string; nonce: number }[];
   rawOf(hash: string): string | null;
   rejected(from: string): Set<string>;
   insert(record: TxRecord, raw: string, events: NewEvent[]): void;

@@ -1,5 +1,6 @@
 // The transaction engine against a scripted chain and tracker feed (real SQLite, real signing): exactly-once effects
-// for redelivered messages, ack only after commit, out-of-order messages, refused broadcasts, and start-up recovery.
+// for redelivered messages, ack only after commit, out-of-order messages, refused broadcasts, start-up recovery, and
+// retries of replacements skipped for the fee cap or the replacement limit.
 import { Wallet } from 'ethers';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createWalletSigner } from '../../src/core/adapters/chain/chain-signer.js';
@@ -7,9 +8,10 @@ import { createSqliteTxStore, migrateTxStore } from '../../src/core/adapters/sql
 import { defaultPolicy } from '../../src/core/config.js';
 import type { NetworkFees } from '../../src/core/domain/fees.js';
 import { BroadcastError, type BroadcastFailure, type Chain, type FeedMessage, type TrackerFeed, type TxStore } from '../../src/core/ports.js';
-import { createTxEngine, type TxEngine } from '../../src/core/services/tx-engine.js';
+import { scheduleSkippedRetries } from '../../src/core/services/skipped-retries.js';
+import { createTxEngine, type RetrySummary, type TxEngine } from '../../src/core/services/tx-engine.js';
 import { openDatabase } from '../../src/lib/sqlite.js';
-import { silentLogger } from '../../src/lib/log.js';
+import { silentLogger, type Logger } from '../../src/lib/log.js';
 import type { ReplacementPolicy } from '../../src/shared/desktop-api.js';
 import { isTxdeskError } from '../../src/shared/errors.js';
 import type { TxRecord } from '../../src/shared/tx-record.js';
@@ -32,6 +34,8 @@ interface World {
   sendFailures: BroadcastFailure[];
   policy: ReplacementPolicy;
   changed: TxRecord[];
+  /** The signing key is not loaded. */
+  noKey: boolean;
 }
 
 let w: World;
@@ -51,6 +55,7 @@ function makeWorld(): World {
     sendFailures: [] as BroadcastFailure[],
     policy: { ...defaultPolicy, timeoutMs: 2000, confirmations: 2 },
     changed: [] as TxRecord[],
+    noKey: false,
   } as World;
   const chain: Chain = {
     chainId: async () => 31337,
@@ -78,7 +83,7 @@ function makeWorld(): World {
     clock: { now: () => Date.now() },
     log: silentLogger,
     chainId: 31337,
-    signer: () => signer,
+    signer: () => (world.noKey ? null : signer),
     policy: () => world.policy,
     changed: (r) => world.changed.push(...r),
   });
@@ -234,3 +239,177 @@ describe('tx engine', () => {
     expect(w.tracked.sort()).toEqual([a.transactionHash, c.transactionHash].sort());
   });
 });
+
+describe('retrying skipped replacements', () => {
+  const skips = (hash: string) => w.store.history(hash).filter((e) => e.kind === 'replacement-skipped');
+  const retry = (): Promise<RetrySummary> => w.engine.retrySkipped();
+
+  it('a cap skip waits quietly, records only news, and is replaced once the cap allows', async () => {
+    w.policy = { ...w.policy, maxFeeWei: String(1_150_000_000n) };
+    const r = await w.engine.generate();
+    w.fees = { ...w.fees, gasPriceWei: 1_500_000_000n };
+    await w.engine.handleMessage(message('m1', 'pending', r.transactionHash));
+    expect(skips(r.transactionHash).map((e) => e.detail)).toEqual([{ reason: 'cap', neededWei: '1500000001', capWei: '1150000000' }]);
+
+    // Same fees, several ticks: nothing new to say.
+    for (let i = 0; i < 3; i++) expect(await retry()).toEqual({ waiting: 1, replaced: 0, recorded: 0 });
+    // The market moved a little (under 10%): still nothing new.
+    w.fees = { ...w.fees, gasPriceWei: 1_600_000_000n };
+    expect(await retry()).toEqual({ waiting: 1, replaced: 0, recorded: 0 });
+    // The market moved a lot: one event, then quiet again.
+    w.fees = { ...w.fees, gasPriceWei: 2n * GWEI };
+    expect(await retry()).toEqual({ waiting: 1, replaced: 0, recorded: 1 });
+    expect(await retry()).toEqual({ waiting: 1, replaced: 0, recorded: 0 });
+    expect(skips(r.transactionHash).map((e) => e.detail.neededWei)).toEqual(['1500000001', '2000000001']);
+    expect(w.sent).toHaveLength(1);
+
+    // Fees fall back (the 12.5% bump, 1.125 gwei, is under the cap): the next tick replaces it, signed at a fee the node accepts, sent and tracked.
+    w.fees = { ...w.fees, gasPriceWei: GWEI };
+    expect(await retry()).toEqual({ waiting: 1, replaced: 1, recorded: 0 });
+    const [orig, repl] = w.store.list() as [TxRecord, TxRecord];
+    expect(orig).toMatchObject({ status: 'pending', replacedBy: repl.transactionHash });
+    expect(repl).toMatchObject({ nonce: r.nonce, attempt: 1, replaces: orig.transactionHash, gasPrice: '1125000000' });
+    expect(w.sent).toHaveLength(2);
+    expect(w.tracked).toEqual([orig.transactionHash, repl.transactionHash]);
+    expect(w.store.history(orig.transactionHash).at(-1)!.kind).toBe('replacement-sent');
+    expect(w.changed.map((c) => c.transactionHash)).toContain(repl.transactionHash);
+    expect(await retry()).toEqual({ waiting: 0, replaced: 0, recorded: 0 });
+  });
+
+  it('a max-replacements skip is not asked again until the limit is raised', async () => {
+    w.policy = { ...w.policy, maxReplacements: 0 };
+    const r = await w.engine.generate();
+    await w.engine.handleMessage(message('m1', 'pending', r.transactionHash));
+    expect(skips(r.transactionHash).map((e) => e.detail.reason)).toEqual(['max-replacements']);
+    w.feesFail = true; // not even asked: a node that is down changes nothing
+    for (let i = 0; i < 3; i++) expect(await retry()).toEqual({ waiting: 0, replaced: 0, recorded: 0 });
+    expect(skips(r.transactionHash)).toHaveLength(1);
+    w.feesFail = false;
+    w.policy = { ...w.policy, maxReplacements: 1 };
+    expect(await retry()).toEqual({ waiting: 1, replaced: 1, recorded: 0 });
+    expect(w.store.list()).toHaveLength(2);
+    expect(w.sent).toHaveLength(2);
+  });
+
+  it('a raised limit with a fee still above the cap records the new reason once', async () => {
+    w.policy = { ...w.policy, maxReplacements: 0, maxFeeWei: String(1_100_000_000n) };
+    const r = await w.engine.generate();
+    await w.engine.handleMessage(message('m1', 'pending', r.transactionHash));
+    w.policy = { ...w.policy, maxReplacements: 3 };
+    expect(await retry()).toEqual({ waiting: 1, replaced: 0, recorded: 1 });
+    expect(await retry()).toEqual({ waiting: 1, replaced: 0, recorded: 0 });
+    expect(skips(r.transactionHash).map((e) => e.detail.reason)).toEqual(['max-replacements', 'cap']);
+  });
+
+  it('final skips (no key at the time) are never retried; a key missing during a retry keeps the nonce waiting', async () => {
+    const a = await w.engine.generate();
+    w.noKey = true;
+    await w.engine.handleMessage(message('m1', 'pending', a.transactionHash));
+    expect(skips(a.transactionHash).map((e) => e.detail.reason)).toEqual(['no-key']);
+    w.noKey = false;
+    expect(await retry()).toEqual({ waiting: 0, replaced: 0, recorded: 0 });
+
+    w.policy = { ...w.policy, maxFeeWei: String(1_100_000_000n) };
+    const b = await w.engine.generate();
+    await w.engine.handleMessage(message('m2', 'pending', b.transactionHash));
+    w.policy = { ...w.policy, maxFeeWei: String(5n * GWEI) };
+    w.noKey = true;
+    expect(await retry()).toEqual({ waiting: 0, replaced: 0, recorded: 0 });
+    expect(skips(b.transactionHash).map((e) => e.detail.reason)).toEqual(['cap']);
+    w.noKey = false;
+    expect(await retry()).toEqual({ waiting: 1, replaced: 1, recorded: 0 });
+  });
+
+  it('a mined nonce is no longer waiting; a node failure writes nothing and the next try works', async () => {
+    w.policy = { ...w.policy, maxFeeWei: String(1_100_000_000n) };
+    const a = await w.engine.generate();
+    const b = await w.engine.generate();
+    await w.engine.handleMessage(message('m1', 'pending', a.transactionHash));
+    await w.engine.handleMessage(message('m2', 'pending', b.transactionHash));
+    await w.engine.handleMessage(message('m3', 'receipt', a.transactionHash, receipt(a.transactionHash, 4)));
+    expect(await retry()).toEqual({ waiting: 1, replaced: 0, recorded: 0 });
+
+    w.policy = { ...w.policy, maxFeeWei: String(5n * GWEI) };
+    w.feesFail = true;
+    await expect(retry()).rejects.toThrow('node down');
+    expect(w.store.list()).toHaveLength(2);
+    expect(skips(b.transactionHash)).toHaveLength(1);
+    w.feesFail = false;
+    expect(await retry()).toEqual({ waiting: 1, replaced: 1, recorded: 0 });
+    expect(w.store.byNonce(b.from, b.nonce)).toHaveLength(2);
+  });
+
+  it('after stop nothing is retried', async () => {
+    w.policy = { ...w.policy, maxReplacements: 0 };
+    const r = await w.engine.generate();
+    await w.engine.handleMessage(message('m1', 'pending', r.transactionHash));
+    w.policy = { ...w.policy, maxReplacements: 1 };
+    w.engine.stop();
+    expect(await retry()).toEqual({ waiting: 0, replaced: 0, recorded: 0 });
+    expect(w.store.list()).toHaveLength(1);
+  });
+});
+
+describe('scheduleSkippedRetries', () => {
+  const capture = () => {
+    const lines: string[] = [];
+    const log: Logger = { info: (m) => void lines.push(`info ${m}`), warn: (m) => void lines.push(`warn ${m}`), error: (m) => void lines.push(`error ${m}`), child: () => log };
+    return { log, lines };
+  };
+  const ok: RetrySummary = { waiting: 0, replaced: 0, recorded: 0 };
+
+  it('logs a failure once per distinct message and recovers', async () => {
+    const outcomes: (Error | RetrySummary)[] = [new Error('node down'), new Error('node down'), new Error('node down'), new Error('timeout'), new Error('timeout'), ok, new Error('node down'), ok];
+    const engine = { retrySkipped: async () => {
+      const o = outcomes.shift()!;
+      if (o instanceof Error) throw o;
+      return o;
+    } };
+    const { log, lines } = capture();
+    const s = scheduleSkippedRetries(engine, log, 3_600_000);
+    try {
+      while (outcomes.length) await s.kick();
+    } finally {
+      s.stop();
+    }
+    expect(lines.filter((l) => l.startsWith('warn')).map((l) => l.match(/\((.*)\)/)![1])).toEqual(['node down', 'timeout', 'node down']);
+    expect(lines.filter((l) => l.includes('works again'))).toHaveLength(2);
+  });
+
+  it('a kick during a run runs once more after it; the timer runs it too; stop ends both', async () => {
+    let calls = 0;
+    let release: () => void = () => {};
+    const engine = { retrySkipped: () => {
+      calls++;
+      return calls === 1 ? new Promise<RetrySummary>((r) => (release = () => r(ok))) : Promise.resolve(ok);
+    } };
+    const s = scheduleSkippedRetries(engine, silentLogger, 3_600_000);
+    const first = s.kick();
+    const second = s.kick();
+    const third = s.kick(); // folded into the same follow-up run
+    expect(calls).toBe(1);
+    release();
+    await first;
+    await Promise.all([second, third]);
+    expect(calls).toBe(2);
+    s.stop();
+    await s.kick();
+    expect(calls).toBe(2);
+
+    let ticks = 0;
+    const timed = scheduleSkippedRetries({ retrySkipped: async () => (ticks++, ok) }, silentLogger, 20);
+    await waitUntil(() => ticks >= 2);
+    timed.stop();
+    const after = ticks;
+    await new Promise((r) => setTimeout(r, 100));
+    expect(ticks).toBe(after);
+  });
+});
+
+async function waitUntil(cond: () => boolean, timeoutMs = 30_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!cond()) {
+    if (Date.now() > until) throw new Error('condition not met');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}

@@ -51,6 +51,28 @@ describe('sqlite tx store', () => {
     t.close();
   });
 
+  it('skippedNonces: unreplaced records with no mined status and a replacement-skipped event', () => {
+    const s = openTxStore(join(dir, 'skipped.db'));
+    const other = '0x' + 'b'.repeat(40);
+    const skip = { kind: 'replacement-skipped' as const, summary: 'Not replaced.', detail: { reason: 'cap' } };
+    s.insert(rec({ n: 1, nonce: 0, status: 'pending' }), '0x1', [skip]); // waiting candidate
+    s.insert(rec({ n: 2, nonce: 1, status: 'pending' }), '0x2', []); // no skip
+    s.insert(rec({ n: 3, nonce: 2, status: 'pending' }), '0x3', [skip]); // replaced later: the newer one decides
+    s.insert(rec({ n: 4, nonce: 2, attempt: 1, replaces: hashOf(3) }), '0x4', []);
+    s.linkReplacement(hashOf(3), hashOf(4), 'now');
+    s.insert(rec({ n: 5, nonce: 3, status: 'receipt' }), '0x5', [skip]);
+    s.insert(rec({ n: 6, nonce: 4, status: 'replaced' }), '0x6', [skip]);
+    s.insert(rec({ n: 7, nonce: 5 }), '0x7', [skip]); // no status: a refused replacement whose re-bump was skipped
+    s.insert(rec({ n: 8, nonce: 0, from: other, status: 'pending' }), '0x8', [skip]);
+    s.insert(rec({ n: 9, nonce: 0, attempt: 1 }), '0x9', [skip]); // two candidates of one nonce: listed once
+    expect(s.skippedNonces()).toEqual([
+      { from, nonce: 0 },
+      { from, nonce: 5 },
+      { from: other, nonce: 0 },
+    ]);
+    s.close();
+  });
+
   it('rolls back every write of a failed transaction, including processed message ids', () => {
     const s = openTxStore(join(dir, 'atomic.db'));
     s.insert(rec({ n: 1 }), '0xraw', []);

@@ -21,6 +21,8 @@ export function createSettingsManager(o: {
   embedded: boolean;
   /** Configured mode: the tracker subscription follows a new client ID at once. */
   clientIdChanged?: (clientId: string | null) => void;
+  /** The replacement policy changed: replacements skipped under the old one may go out now. */
+  policyChanged?: (policy: ReplacementPolicy) => void;
 }) {
   let saved: PersistedSettings = o.store.load();
   let policy: ReplacementPolicy = { ...o.policy };
@@ -57,6 +59,7 @@ export function createSettingsManager(o: {
       if (policyPatch) next.policy = { ...saved.policy, ...policyPatch };
       persist(next);
       policy = nextPolicy;
+      if (patch.policy) o.policyChanged?.(policy);
       if (patch.clientId !== undefined && !o.embedded && patch.clientId !== liveClientId) {
         liveClientId = patch.clientId;
         o.clientIdChanged?.(liveClientId);

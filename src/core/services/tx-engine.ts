@@ -8,6 +8,7 @@ import type { TxRecord } from '../../shared/tx-record.js';
 import { formatGwei, headlineFee, initialFees, type FeeFields, type NetworkFees } from '../domain/fees.js';
 import { planNextNonce, recoverNonce } from '../domain/nonce.js';
 import { decideReplacement, replacementBlocker, short, type ReplacementDecision } from '../domain/replacement.js';
+import { skipIsNews, waitingForRetry } from '../domain/replacement-retry.js';
 import { applyTrackerMessage } from '../domain/transitions.js';
 import { BroadcastError, type Chain, type Clock, type FeedMessage, type Signer, type TrackerFeed, type TxStore } from '../ports.js';
 import { createSerialQueue } from './serial-queue.js';
@@ -33,6 +34,15 @@ export interface RecoverySummary {
   usedElsewhere: number;
   rebroadcast: number;
   tracked: number;
+}
+
+export interface RetrySummary {
+  /** Nonces waiting for a retry that were asked again. */
+  waiting: number;
+  /** Replacements sent. */
+  replaced: number;
+  /** New `replacement-skipped` events (only when the skip says something new). */
+  recorded: number;
 }
 
 const SELF_TRANSFER_GAS = 21_000n;
@@ -291,6 +301,39 @@ export function createTxEngine(d: TxEngineDeps) {
     });
   }
 
+  /**
+   * Looks again at every nonce a `cap` or `max-replacements` skip left stuck (waitingForRetry): replaces it when
+   * fees and the policy now allow, else records the new skip only if it says something new (skipIsNews), so the
+   * history does not grow every tick. A node failure propagates (nothing is written for that nonce); the caller
+   * retries later.
+   */
+  function retrySkipped(): Promise<RetrySummary> {
+    return serial(async () => {
+      const sum: RetrySummary = { waiting: 0, replaced: 0, recorded: 0 };
+      for (const { from, nonce } of d.store.skippedNonces()) {
+        if (stopped) break;
+        const records = d.store.byNonce(from, nonce);
+        const histories = new Map(records.map((r) => [r.transactionHash, d.store.history(r.transactionHash)]));
+        const wait = waitingForRetry(records, histories, d.policy());
+        if (!wait) continue;
+        // Without its key the nonce cannot be replaced now; it keeps waiting instead of getting a final `no-key`.
+        if (d.signer()?.address !== from) continue;
+        sum.waiting++;
+        const plan = await planReplacement({ ...wait.record, status: 'pending' }, wait.others);
+        if (plan.decision.action === 'skip' && !skipIsNews(wait.lastSkip, plan.decision)) continue;
+        const rec = d.store.transaction(() => commitReplacement(wait.record, plan));
+        emit([wait.record.transactionHash, ...(rec ? [rec.transactionHash] : [])]);
+        if (!rec) {
+          sum.recorded++;
+          continue;
+        }
+        sum.replaced++;
+        await sendReplacement(rec);
+      }
+      return sum;
+    });
+  }
+
   /** Start-up reconciliation of every open nonce of every sender in the store. */
   function recover(): Promise<RecoverySummary> {
     return serial(async () => {
@@ -320,6 +363,7 @@ export function createTxEngine(d: TxEngineDeps) {
     generate,
     handleMessage,
     recover,
+    retrySkipped,
     /** Resolves when the work queued so far is done. */
     idle: () => serial(async () => {}),
     stop() {

@@ -95,6 +95,12 @@ export function createSqliteTxStore(db: Db): TxStore {
     openNonces: db.prepare(
       "SELECT DISTINCT nonce FROM txs WHERE sender = ? AND nonce NOT IN (SELECT nonce FROM txs WHERE sender = ? AND status = 'confirmation') ORDER BY nonce",
     ),
+    skippedNonces: db.prepare(
+      `SELECT DISTINCT sender, nonce FROM txs t
+       WHERE replaced_by IS NULL AND (status IS NULL OR status = 'pending')
+         AND EXISTS (SELECT 1 FROM tx_events e WHERE e.hash = t.hash AND e.kind = 'replacement-skipped')
+       ORDER BY sender, nonce`,
+    ),
     raw: db.prepare('SELECT raw FROM txs WHERE hash = ?'),
     rejected: db.prepare("SELECT hash FROM txs WHERE sender = ? AND broadcast = 'rejected'"),
     insert: db.prepare(
@@ -133,6 +139,7 @@ export function createSqliteTxStore(db: Db): TxStore {
     byNonce: (from, nonce) => (q.byNonce.all(from.toLowerCase(), nonce) as Row[]).map(toRecord),
     liveNonces: (from) => (q.liveNonces.all(from.toLowerCase()) as { nonce: number }[]).map((r) => r.nonce),
     openNonces: (from) => (q.openNonces.all(from.toLowerCase(), from.toLowerCase()) as { nonce: number }[]).map((r) => r.nonce),
+    skippedNonces: () => (q.skippedNonces.all() as { sender: string; nonce: number }[]).map((r) => ({ from: r.sender, nonce: r.nonce })),
     rawOf: (hash) => (q.raw.get(hash.toLowerCase()) as { raw: string } | undefined)?.raw ?? null,
     rejected: (from) => new Set((q.rejected.all(from.toLowerCase()) as { hash: string }[]).map((r) => r.hash)),
     insert(r, raw, events) {
