@@ -1,10 +1,13 @@
 // The Content-Security-Policy of the app window; the same policy is in src/renderer/index.html as a meta tag.
-// Images may come from token metadata (https, data: and the local dev chain), nothing else leaves the app's own origin.
+// Token images come only through the core (its /api/token-image route in the browser build, the txdesk-image: scheme
+// in Electron) or as data: URLs, so metadata from the chain cannot point the window at local ports or other hosts.
+import { tokenImageScheme } from '../shared/desktop-api.js';
+
 export const contentSecurityPolicy = [
   "default-src 'none'",
   "script-src 'self'",
   "style-src 'self'",
-  "img-src 'self' data: https: http://127.0.0.1:* http://localhost:*",
+  `img-src 'self' data: ${tokenImageScheme}:`,
   "font-src 'self'",
   "connect-src 'self'",
   "base-uri 'none'",

@@ -1,12 +1,15 @@
 // Electron entry: thin glue. Opens the window at once, starts the core (the same one `txdesk serve` runs) with
-// electron-store settings, serves it to the renderer over guarded IPC, and stops it cleanly on quit.
-import { app, dialog } from 'electron';
+// electron-store settings, serves it to the renderer over guarded IPC (token images over the txdesk-image scheme),
+// and stops it cleanly on quit.
+import { app, dialog, protocol } from 'electron';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createCore } from '../core/create-core.js';
 import { createLogger } from '../lib/log.js';
-import type { DesktopApi } from '../shared/desktop-api.js';
+import type { CoreApi } from '../core/services/desktop-api-core.js';
+import { tokenImageScheme } from '../shared/desktop-api.js';
 import { deferredApi } from './deferred-api.js';
+import { tokenImageResponse, tokenImageSchemePrivileges } from './image-protocol.js';
 import { registerIpc } from './ipc-handlers.js';
 import { redirectSqliteBinding } from './native-sqlite.js';
 import { createElectronSettingsStore } from './settings-electron-store.js';
@@ -17,6 +20,8 @@ const log = createLogger('desktop');
 
 // Every renderer sandboxed, whatever a window asks for.
 app.enableSandbox();
+// Token images reach the window only through this scheme (served from the core below); it must be declared before ready.
+protocol.registerSchemesAsPrivileged([tokenImageSchemePrivileges]);
 
 if (!app.requestSingleInstanceLock()) {
   app.quit();
@@ -45,7 +50,8 @@ async function main(): Promise<void> {
     ...(process.env.TXDESK_SQLITE_BINDING ? { nativeBinding: process.env.TXDESK_SQLITE_BINDING } : {}),
     log,
   });
-  const ready: Promise<DesktopApi> = core.start().then(() => core.api);
+  const ready: Promise<CoreApi> = core.start().then(() => core.api);
+  protocol.handle(tokenImageScheme, (request) => tokenImageResponse((url) => ready.then((api) => api.fetchTokenImage(url)), request.url));
   const target = createAppWindow(outDir);
   const disposeIpc = registerIpc(deferredApi(ready), target, log);
 

@@ -152,6 +152,15 @@ export const tokenQuerySchema = z
 
 export const tokenMetadataRequestSchema = z.array(z.string().max(2048)).max(200);
 
+/** The `url` of a token image request: the http(s) `image` of token metadata (data: URLs are shown as they are). */
+export const tokenImageUrlSchema = z
+  .string({ error: 'give the image as ?url=<encoded http(s) URL>' })
+  .max(2048, 'an image URL is at most 2048 characters')
+  .pipe(z.url({ protocol: /^https?$/, error: 'an image URL is an absolute http:// or https:// URL' }));
+
+/** In Electron the window loads token images from this scheme (`txdesk-image://token/?url=…`), served by main from the core. */
+export const tokenImageScheme = 'txdesk-image';
+
 /**
  * How the browser bridge maps the contract onto the localhost server (`txdesk serve`).
  * Events arrive on one server-sent-events stream: `event: tx` (TxRecord) and `event: devchain` (DevchainStatus).
@@ -164,6 +173,8 @@ export const httpRoutes = {
   events: 'GET /api/events',
   listTokens: 'GET /nft/v1/accounts/:address/tokens',
   resolveTokenMetadata: 'POST /api/token-metadata',
+  /** Token images through the core (?url=<encoded http(s) URL>): the page itself may load images from nowhere else. */
+  tokenImage: 'GET /api/token-image',
   getSettings: 'GET /api/settings',
   updateSettings: 'PATCH /api/settings',
   signIn: 'POST /api/settings/sign-in',

@@ -126,6 +126,11 @@ describe('errors and static files', () => {
       ['POST', '/api/tx', 409, 'CONFLICT'], // no key yet
       ['POST', '/api/key/import', 400, 'INVALID_PARAMETER', { 'content-type': 'application/json' }, JSON.stringify({ privateKey: 'abc' })],
       ['POST', '/api/token-metadata', 400, 'INVALID_PARAMETER', { 'content-type': 'application/json' }, JSON.stringify({ uris: 'x' })],
+      ['GET', '/api/token-image', 400, 'INVALID_PARAMETER'],
+      ['GET', `/api/token-image?url=${encodeURIComponent('ftp://example.org/1.png')}`, 400, 'INVALID_PARAMETER'],
+      ['GET', `/api/token-image?url=${encodeURIComponent('http://127.0.0.1:1/1.png')}`, 403, 'FORBIDDEN'],
+      ['GET', `/api/token-image?url=${encodeURIComponent('http://169.254.169.254/latest/meta-data/')}`, 403, 'FORBIDDEN'],
+      ['POST', '/api/token-image', 405, 'METHOD_NOT_ALLOWED'],
       ['GET', '/nft/v1/accounts/0xnope/tokens', 400, 'INVALID_PARAMETER'],
       ['GET', `/nft/v1/accounts/${chain.address}/tokens?size=0`, 400, 'INVALID_PARAMETER'],
     ];
@@ -217,6 +222,24 @@ describe('listing proxy', () => {
     expect(meta[uris[0]!]!.image).toMatch(/^(https?:|data:image\/)/);
     expect(meta['http://127.0.0.1:1/nothing']).toEqual({});
     expect(meta['ftp://x']).toEqual({});
+  });
+
+  it('serves token images through the core, and only to its own page', async () => {
+    const owner = await tokenOwner();
+    const page = (await json<TokenPage>('GET', `/nft/v1/accounts/${owner}/tokens?size=1`)).body;
+    const uri = page.data[0]!.uri;
+    const image = (await core.api.resolveTokenMetadata([uri]))[uri]!.image!;
+    expect(image.startsWith(new URL(chain.dev.devchain.metadataUrl).origin)).toBe(true);
+    const path = `/api/token-image?url=${encodeURIComponent(image)}`;
+    const r = await raw('GET', path, { origin: `http://127.0.0.1:${port}`, 'sec-fetch-site': 'same-origin' });
+    expect(r.status).toBe(200);
+    expect(r.headers).toMatchObject({ 'content-type': 'image/svg+xml', 'x-content-type-options': 'nosniff', 'cross-origin-resource-policy': 'same-origin' });
+    expect(r.headers['content-security-policy']).toMatch(/default-src 'none'.*sandbox/);
+    expect(r.text.startsWith('<svg')).toBe(true);
+    expect((await raw('HEAD', path)).text).toBe('');
+    // Another site's <img> sends no Origin, but the browser says where it comes from.
+    const foreign = await raw('GET', path, { 'sec-fetch-site': 'cross-site' });
+    expect([foreign.status, JSON.parse(foreign.text).error.code]).toEqual([403, 'FORBIDDEN']);
   });
 });
 

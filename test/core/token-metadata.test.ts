@@ -1,58 +1,36 @@
 // Token metadata fetches against real loopback servers: local addresses are refused unless their origin is
 // allow-listed, redirects are re-checked per hop, and the address policy itself is a table.
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isPublicAddress } from '../../src/core/services/public-address.js';
 import { createMetadataResolver } from '../../src/core/services/token-metadata.js';
-
-interface Local {
-  server: Server;
-  origin: string;
-  port: number;
-  /** TCP connections accepted so far: a refused fetch must leave this unchanged. */
-  connections: number;
-  /** Where GET /hop redirects to; set per test. */
-  redirectTo: string;
-}
+import { startLocalServer, type LocalRoute, type LocalServer as Local } from '../support/core-local-server.js';
 
 const META = { name: 'Tile #1', description: 'a sample', image: 'https://example.org/1.svg' };
 
-async function startLocal(host = '127.0.0.1'): Promise<Local> {
-  const local: Local = { server: createServer(), origin: '', port: 0, connections: 0, redirectTo: '' };
-  local.server.on('connection', () => local.connections++);
-  local.server.on('request', (req, res) => {
-    const path = new URL(req.url ?? '/', 'http://x').pathname;
-    if (path === '/meta.json') {
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(META));
-    } else if (path.startsWith('/chain/')) {
-      // /chain/N redirects N more times, then serves the metadata.
-      const n = Number(path.slice('/chain/'.length));
-      if (n > 0) res.writeHead(302, { location: `/chain/${n - 1}` }).end();
-      else res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(META));
-    } else if (path === '/hop') {
-      res.writeHead(307, { location: local.redirectTo }).end();
-    } else if (path === '/big') {
-      const body = JSON.stringify({ ...META, description: 'x'.repeat(300 * 1024) });
-      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body);
-    } else if (path === '/big-chunked') {
-      // No content-length: the size limit must hold while reading.
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.write(`{"name":"big","description":"`);
-      for (let i = 0; i < 40; i++) res.write('y'.repeat(8 * 1024));
-      res.end('"}');
-    } else {
-      res.writeHead(404).end('{}');
-    }
-  });
-  await new Promise<void>((resolve, reject) => {
-    local.server.once('error', reject);
-    local.server.listen(0, host, () => resolve());
-  });
-  local.port = (local.server.address() as AddressInfo).port;
-  local.origin = `http://${host.includes(':') ? `[${host}]` : host}:${local.port}`;
-  return local;
-}
+const metadataRoutes: LocalRoute = (path, res, local) => {
+  if (path === '/meta.json') {
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(META));
+  } else if (path.startsWith('/chain/')) {
+    // /chain/N redirects N more times, then serves the metadata.
+    const n = Number(path.slice('/chain/'.length));
+    if (n > 0) res.writeHead(302, { location: `/chain/${n - 1}` }).end();
+    else res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(META));
+  } else if (path === '/hop') {
+    res.writeHead(307, { location: local.redirectTo }).end();
+  } else if (path === '/big') {
+    const body = JSON.stringify({ ...META, description: 'x'.repeat(300 * 1024) });
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body);
+  } else if (path === '/big-chunked') {
+    // No content-length: the size limit must hold while reading.
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.write(`{"name":"big","description":"`);
+    for (let i = 0; i < 40; i++) res.write('y'.repeat(8 * 1024));
+    res.end('"}');
+  } else {
+    res.writeHead(404).end('{}');
+  }
+};
+const startLocal = (host?: string) => startLocalServer(metadataRoutes, host);
 
 let a: Local;
 let b: Local;
@@ -66,7 +44,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const s of [a, b, v6]) if (s) await new Promise<void>((r) => s.server.close(() => r()));
+  for (const s of [a, b, v6]) if (s) await s.stop();
 });
 
 describe('isPublicAddress', () => {

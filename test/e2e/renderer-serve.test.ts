@@ -159,6 +159,11 @@ describe.skipIf(!hasChromium() || !built)('renderer against txdesk serve (Chromi
     await expect
       .poll(() => page.locator('.token-card img').first().evaluate((img) => (img as unknown as { complete: boolean; naturalWidth: number }).naturalWidth > 0), { timeout: 30_000 })
       .toBe(true);
+    // ...through the core's proxy: the CSP allows no other image host, so the page never asks the metadata's URL itself.
+    const src = await page.locator('.token-card img').first().evaluate((img) => (img as unknown as { currentSrc: string }).currentSrc);
+    expect(new URL(src).pathname).toBe('/api/token-image');
+    expect(new URL(src).origin).toBe(serve.appUrl);
+    expect(requests).toContain('GET /api/token-image');
     await screenshot(page, 'tokens');
 
     // Filter to one collection: the count follows the listing and every card belongs to it.

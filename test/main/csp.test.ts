@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { contentSecurityPolicy } from '../../src/main/csp.js';
+import { tokenImageScheme } from '../../src/shared/desktop-api.js';
 
 const directives = (policy: string) =>
   new Map(
@@ -34,5 +35,13 @@ describe('content security policy', () => {
     expect(d.get('connect-src')).toBe("'self'");
     expect(contentSecurityPolicy).not.toMatch(/unsafe-(inline|eval)/);
     expect(d.get('object-src')).toBe("'none'");
+  });
+
+  it('loads images only from the app, data: and the image scheme of the core: no remote or loopback hosts', () => {
+    for (const policy of [contentSecurityPolicy, meta!]) {
+      const img = directives(policy).get('img-src');
+      expect(img).toBe(["'self'", 'data:', `${tokenImageScheme}:`].sort().join(' '));
+      expect(img).not.toMatch(/https?:|127\.0\.0\.1|localhost|\*/);
+    }
   });
 });

@@ -20,6 +20,7 @@ import type { KeyManager } from './key-manager.js';
 import type { SettingsManager } from './settings-manager.js';
 import { fetchTokenPage } from './token-proxy.js';
 import { createMetadataResolver } from './token-metadata.js';
+import { createTokenImageProxy, type TokenImage } from './token-image.js';
 import type { TxEngine } from './tx-engine.js';
 import { parseInput } from './validate.js';
 import { RateLimitedError } from '../../lib/http-kit.js';
@@ -52,6 +53,8 @@ export function createCoreEvents(): CoreEvents {
 export interface CoreApi extends DesktopApi {
   /** The listing proxy with the caller's own query string, so the service's validation answers unchanged. */
   proxyTokens(address: string, query: URLSearchParams, appOrigin: string | null): Promise<{ status: number; body: unknown }>;
+  /** A token image (`?url=` of GET /api/token-image, or Electron's image scheme), fetched like the metadata. */
+  fetchTokenImage(url: unknown): Promise<TokenImage>;
   /** Fan-out used by the engine and the dev-chain poller. */
   emitTransaction(record: TxRecord): void;
   emitDevchain(status: DevchainStatus): void;
@@ -62,6 +65,7 @@ export function createCoreApi(d: CoreApiDeps): CoreApi {
   const txListeners = d.events.tx;
   const devListeners = d.events.devchain;
   const resolveMetadata = createMetadataResolver({ allowOrigins: d.metadataAllowOrigins ?? [] });
+  const fetchTokenImage = createTokenImageProxy({ allowOrigins: d.metadataAllowOrigins ?? [] });
   const listen = <T>(set: Set<(v: T) => void>, l: (v: T) => void) => {
     set.add(l);
     return () => void set.delete(l);
@@ -112,6 +116,7 @@ export function createCoreApi(d: CoreApiDeps): CoreApi {
     proxyTokens: (address, query, appOrigin) =>
       fetchTokenPage({ serviceUrl: d.info.serviceUrl, clientId: d.settings.clientId(), address, query, appOrigin }),
     resolveTokenMetadata: async (uris) => resolveMetadata(parseInput(tokenMetadataRequestSchema, uris, 'uris')),
+    fetchTokenImage,
 
     getSettings: async () => d.settings.get(),
     updateSettings: async (patch) => d.settings.update(patch),

@@ -5,7 +5,7 @@ import { App } from './app.js';
 import { connectBridge, loadInitial } from './store/bridge.js';
 import { createAppStore } from './store/index.js';
 import { selectApi } from './store/select-api.js';
-import { StoreContext } from './store/use-app.js';
+import { StoreContext, TransportContext } from './store/use-app.js';
 import './styles.css';
 
 const { api, transport } = selectApi();
@@ -17,7 +17,9 @@ document.documentElement.dataset.transport = transport;
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
     <StoreContext.Provider value={store}>
-      <App />
+      <TransportContext.Provider value={transport}>
+        <App />
+      </TransportContext.Provider>
     </StoreContext.Provider>
   </StrictMode>,
 );

@@ -8,6 +8,7 @@ import type { Logger } from '../../../lib/log.js';
 import { httpRoutes } from '../../../shared/desktop-api.js';
 import { TxdeskError } from '../../../shared/errors.js';
 import type { CoreApi } from '../../services/desktop-api-core.js';
+import { tokenImageHeaders } from '../../services/token-image.js';
 import { guardRequest } from './app-server-guard.js';
 import { createSseHub } from './app-server-sse.js';
 import { createStaticHandler } from './app-server-static.js';
@@ -45,6 +46,14 @@ function routeHandlers(api: CoreApi, sse: ReturnType<typeof createSseHub>, origi
       sendJson(res, answer.status, answer.body);
     },
     resolveTokenMetadata: async ({ req }) => api.resolveTokenMetadata(field(await readJsonBody(req), 'uris') as string[]),
+    async tokenImage({ req, res, url }) {
+      // Only the app's own page (or a tool) may use the proxy: other sites' <img> tags would otherwise turn it into theirs.
+      const site = req.headers['sec-fetch-site'];
+      if (site === 'cross-site' || site === 'same-site') throw new TxdeskError('FORBIDDEN', 'Token images are served to the app\'s own page only; open the app at its own address.');
+      const image = await api.fetchTokenImage(url.searchParams.get('url') ?? undefined);
+      res.writeHead(200, tokenImageHeaders(image));
+      res.end(req.method === 'HEAD' ? undefined : image.body);
+    },
     getSettings: () => api.getSettings(),
     updateSettings: async ({ req }) => api.updateSettings((await readJsonBody(req)) as never),
     signIn: async ({ req }) => api.signIn((await readJsonBody(req)) as never),

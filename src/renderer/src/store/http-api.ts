@@ -18,7 +18,8 @@ export interface HttpApiOptions {
   openEvents: (url: string) => EventSourceLike;
 }
 
-type RouteName = Exclude<keyof typeof httpRoutes, 'events'>;
+/** Routes that answer JSON; `events` is the SSE stream and `tokenImage` is loaded by <img> tags (lib/token-image.ts). */
+type RouteName = Exclude<keyof typeof httpRoutes, 'events' | 'tokenImage'>;
 
 function buildPath(name: RouteName | 'events', params: Record<string, string> = {}): { method: string; path: string } {
   const [method, pattern] = httpRoutes[name].split(' ') as [string, string];

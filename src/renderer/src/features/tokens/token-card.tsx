@@ -1,17 +1,18 @@
 // One token: its image and name from metadata, else a generated swatch; collection and id below.
-import { memo, useState } from 'react';
+import { memo, useContext, useState } from 'react';
 import type { TokenMetadata } from '../../../../shared/desktop-api.js';
 import type { Token } from '../../../../shared/listing.js';
 import { seedGradient } from '../../lib/seed-art.js';
-import { useApp } from '../../store/use-app.js';
+import { tokenImageSrc } from '../../lib/token-image.js';
+import { TransportContext, useApp } from '../../store/use-app.js';
 
 const NO_METADATA: TokenMetadata = {};
-const safeImage = (src: string | undefined) => (src && /^(https?:|data:image\/)/i.test(src) ? src : undefined);
 
 export const TokenCard = memo(function TokenCard({ token }: { token: Token }) {
   const meta = useApp((s) => (token.uri ? s.metadata[token.uri] : NO_METADATA));
+  const transport = useContext(TransportContext);
   const [broken, setBroken] = useState(false);
-  const image = broken ? undefined : safeImage(meta?.image);
+  const image = broken ? undefined : tokenImageSrc(meta?.image, transport);
   const collection = token.contract.name || token.contract.symbol || 'Unnamed collection';
   const name = meta?.name || `${token.contract.symbol || collection} #${token.id}`;
   return (
