@@ -1,6 +1,7 @@
 // The token image proxy against real loopback servers: allow-listed images are served and cached (the second request
 // never reaches upstream), local and metadata addresses are refused without connecting, redirects are re-checked,
 // non-image types and oversize bodies are refused, and bad `url` values are a 400 with one sentence.
+import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTokenImageProxy, tokenImageHeaders } from '../../src/core/services/token-image.js';
 import { createLruCache } from '../../src/lib/lru-cache.js';
@@ -39,6 +40,10 @@ afterAll(async () => {
   await a?.stop();
   await b?.stop();
 });
+
+async function waitFor(ok: () => boolean): Promise<void> {
+  while (!ok()) await new Promise((r) => setTimeout(r, 5));
+}
 
 /** The TxdeskError a call fails with. */
 async function failure(p: Promise<unknown>): Promise<TxdeskError> {
@@ -139,6 +144,33 @@ describe('token image proxy', () => {
 });
 
 describe('lru cache', () => {
+  it('downloads at most maxParallel images at once; the others wait their turn', async () => {
+    const held: ServerResponse[] = [];
+    let peak = 0;
+    const slow = await startLocalServer((_path, res) => {
+      held.push(res);
+      peak = Math.max(peak, held.length);
+    });
+    try {
+      const proxy = createTokenImageProxy({ allowOrigins: [slow.origin], maxParallel: 2 });
+      const all = Promise.all([1, 2, 3, 4, 5].map((i) => proxy(`${slow.origin}/img/${i}.png`)));
+      let served = 0;
+      while (served < 5) {
+        await waitFor(() => held.length > 0);
+        // Room for a request beyond the limit to show up before the held ones are answered.
+        await new Promise((r) => setTimeout(r, 100));
+        for (const res of held.splice(0)) {
+          res.writeHead(200, { 'content-type': 'image/png', 'content-length': PNG.length }).end(PNG);
+          served++;
+        }
+      }
+      expect((await all).map((i) => i.body.equals(PNG))).toEqual([true, true, true, true, true]);
+      expect(peak).toBe(2);
+    } finally {
+      await slow.stop();
+    }
+  });
+
   it('evicts least recently used entries by count and by bytes, and skips values larger than the budget', () => {
     const c = createLruCache<string>({ maxEntries: 3, maxBytes: 10 });
     c.set('a', 'A', 4);

@@ -1,5 +1,6 @@
 // The storage choices made for the watcher's hot path: time-ordered ids, receipts serialized once, the migration of a
-// version-2 database (trackings keyed by hash) to trackings in tracking order, and withdrawals through receipt_seq.
+// version-2 database (trackings keyed by hash) to trackings in tracking order, withdrawals through receipt_seq, and
+// the age limit of parked messages.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -130,6 +131,28 @@ describe('tracker store migration', () => {
     expect(messages()).toEqual([{ type: 'receipt', orphan: 1 }]);
     store.commitRound([{ ...mined, receipt: null }], [{ clientId: 'c9', txHash: hash }], [], 4);
     expect(messages()).toEqual([]);
+    db.close();
+  });
+
+  it('prunes parked messages of clients without a subscription by age, and nothing a subscription waits for', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'txdesk-tracker-layout-'));
+    dirs.push(dir);
+    const db = openDatabase(join(dir, 'service.sqlite'));
+    const store = createTrackerStore(db);
+    store.subscribe('subscribed', 's1', 10000, 0);
+    const park = (clientId: string, byte: string, atMs: number) => {
+      const { state } = store.track(clientId, '0x' + byte.repeat(32), 6, 10000, atMs);
+      store.commitRound([{ ...state, pendingSent: true }], [], [{ clientId, txHash: state.txHash, type: 'pending', payload: '{}' }], atMs);
+    };
+    park('away', 'a1', 1_000);
+    park('away', 'a2', 5_000);
+    park('subscribed', 'b1', 1_000);
+    const left = () => db.prepare('SELECT client_id AS c, tx_hash AS t FROM tracker_message ORDER BY seq').all() as { c: string; t: string }[];
+    expect(store.pruneOrphans(2_000)).toBe(1);
+    expect(left().map((r) => [r.c, r.t.slice(2, 4)])).toEqual([
+      ['away', 'a2'],
+      ['subscribed', 'b1'],
+    ]);
     db.close();
   });
 });

@@ -21,6 +21,8 @@ export interface TokenImageOptions {
   timeoutMs?: number;
   cacheEntries?: number;
   cacheBytes?: number;
+  /** Downloads at once (default 6); more requests wait their turn. */
+  maxParallel?: number;
 }
 
 const MIB = 1024 * 1024;
@@ -71,8 +73,14 @@ export function createTokenImageProxy(opts: TokenImageOptions = {}) {
   const cache = createLruCache<TokenImage>({ maxEntries: opts.cacheEntries ?? 256, maxBytes: opts.cacheBytes ?? 64 * MIB });
   // Requests for the same URL while one is under way share it (a page of cards often repeats an image).
   const inFlight = new Map<string, Promise<TokenImage>>();
+  // At most this many downloads at once: each may hold up to maxBytes, and a page of cards asks for dozens together.
+  const maxParallel = opts.maxParallel ?? 6;
+  let running = 0;
+  const queue: (() => void)[] = [];
 
   async function fetchImage(url: string): Promise<TokenImage> {
+    if (running >= maxParallel) await new Promise<void>((resolve) => queue.push(resolve));
+    running++;
     try {
       const r = await guardedGet(new URL(url), {
         allowOrigins,
@@ -86,6 +94,9 @@ export function createTokenImageProxy(opts: TokenImageOptions = {}) {
       return image;
     } catch (e) {
       throw toTxdeskError(e, maxBytes);
+    } finally {
+      running--;
+      queue.shift()?.();
     }
   }
 

@@ -24,6 +24,8 @@ const TICK_MS = 100;
 /** Safety net for missed blocks; rare, since it looks up every unmined hash. */
 const SWEEP_MS = 60_000;
 const DONE_RETENTION_MS = 24 * 60 * 60 * 1000;
+/** Messages for a client that never subscribes are kept this long: a week of absence, not an unbounded pile. */
+export const ORPHAN_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 
 export type TrackerEngine = ReturnType<typeof createTrackerEngine>;
 
@@ -109,6 +111,7 @@ export function createTrackerEngine(opts: TrackerEngineOptions) {
         if (!s.receipt || window.isCanonical(s.receipt.blockNumber, s.receipt.blockHash) === undefined) requested.add(s.txHash);
       }
       store.pruneDoneTrackings(t - DONE_RETENTION_MS);
+      store.pruneOrphans(t - ORPHAN_RETENTION_MS);
     }
     for (const s of trackings.values()) {
       const due = pendingDueAt(s);

@@ -142,6 +142,8 @@ export function createTrackerStore(db: Db) {
     receiptSeqOf: db.prepare('SELECT receipt_seq FROM tracker_tracking WHERE client_id = ? AND tx_hash = ?').pluck(),
     openTrackings: db.prepare('SELECT * FROM tracker_tracking WHERE done_at_ms IS NULL'),
     pruneDone: db.prepare('DELETE FROM tracker_tracking WHERE done_at_ms IS NOT NULL AND done_at_ms < ?'),
+    // A scan, once a minute: the table holds only un-acked and parked messages, and an index would cost every message.
+    pruneOrphans: db.prepare('DELETE FROM tracker_message WHERE orphan = 1 AND created_at_ms < ?'),
     countOpen: db.prepare('SELECT count(*) AS n FROM tracker_tracking WHERE client_id = ? AND done_at_ms IS NULL'),
     subsOf: db.prepare('SELECT subscription_id FROM tracker_subscription WHERE client_id = ?'),
     getSub: db.prepare('SELECT ack_timeout_ms FROM tracker_subscription WHERE client_id = ? AND subscription_id = ?'),
@@ -311,6 +313,11 @@ export function createTrackerStore(db: Db) {
 
     pruneDoneTrackings(beforeMs: number): number {
       return q.pruneDone.run(beforeMs).changes;
+    },
+
+    /** Deletes messages parked for clients without a subscription that were stored before `beforeMs`. */
+    pruneOrphans(beforeMs: number): number {
+      return q.pruneOrphans.run(beforeMs).changes;
     },
   };
 }
