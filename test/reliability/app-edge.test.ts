@@ -19,6 +19,21 @@ const KEY = Wallet.createRandom().privateKey;
 const KEY_HEX = KEY.slice(2).toLowerCase();
 /** The environment of a core on the embedded default: nothing configured that the machine running the tests might set. */
 const cleanEnv = { NODE_ENDPOINT: '', TXDESK_SERVICE_URL: '', CLIENT_ID: '', PRIVATE_KEY: '', PLATFORM: '', NETWORK: '', TXDESK_KEY_PASSPHRASE: '' };
+
+/** Runs `txdesk serve` on the embedded default with `env` until it exits (killed after 60 s); its exit code and output. */
+function serveUntilExit(env: NodeJS.ProcessEnv): Promise<{ code: number | null; text: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [join(root, 'bin', 'txdesk.js'), 'serve', '--port', '0', '--json'], {
+      env: { ...process.env, ...cleanEnv, TXDESK_LOG: '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let text = '';
+    child.stdout.on('data', (b) => (text += String(b)));
+    child.stderr.on('data', (b) => (text += String(b)));
+    const t = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    child.on('exit', (code) => (clearTimeout(t), resolve({ code, text })));
+  });
+}
 let core: ChildProc<CoreInfo>;
 let base: string;
 let port: number;
@@ -326,17 +341,7 @@ describe('the signing key never leaves the vault', () => {
     const d = tempDir('txdesk-rel-crash-out-');
     try {
       for (const r of runs) {
-        const out = await new Promise<{ code: number | null; text: string }>((resolve) => {
-          const child = spawn(process.execPath, [join(root, 'bin', 'txdesk.js'), 'serve', '--port', '0', '--json'], {
-            env: { ...process.env, ...cleanEnv, TXDESK_DATA_DIR: d.path, TXDESK_LOG: '', ...r.env },
-            stdio: ['ignore', 'pipe', 'pipe'],
-          });
-          let text = '';
-          child.stdout.on('data', (b) => (text += String(b)));
-          child.stderr.on('data', (b) => (text += String(b)));
-          const t = setTimeout(() => child.kill('SIGKILL'), 60_000);
-          child.on('exit', (code) => (clearTimeout(t), resolve({ code, text })));
-        });
+        const out = await serveUntilExit({ TXDESK_DATA_DIR: d.path, ...r.env });
         expect(out.code, out.text).not.toBe(0);
         expect(out.text.length, 'an explanation is printed').toBeGreaterThan(10);
         expect(out.text.toLowerCase(), `key in: ${out.text}`).not.toContain(r.key.toLowerCase());
@@ -446,17 +451,7 @@ describe('start-up configuration', () => {
     const d = tempDir('txdesk-rel-datadir-');
     try {
       const file = makeDataDir(d.path);
-      const out = await new Promise<{ code: number | null; text: string }>((resolve) => {
-        const child = spawn(process.execPath, [join(root, 'bin', 'txdesk.js'), 'serve', '--port', '0', '--json'], {
-          env: { ...process.env, ...cleanEnv, TXDESK_DATA_DIR: file, TXDESK_LOG: '' },
-          stdio: ['ignore', 'pipe', 'pipe'],
-        });
-        let text = '';
-        child.stdout.on('data', (b) => (text += String(b)));
-        child.stderr.on('data', (b) => (text += String(b)));
-        const t = setTimeout(() => child.kill('SIGKILL'), 60_000);
-        child.on('exit', (code) => (clearTimeout(t), resolve({ code, text })));
-      });
+      const out = await serveUntilExit({ TXDESK_DATA_DIR: file });
       expect(out.code).not.toBe(0);
       // Info logs may come first; the failure itself must name the variable, without a stack trace.
       const last = out.text.trim().split('\n').at(-1) ?? '';
