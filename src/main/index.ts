@@ -49,6 +49,11 @@ async function main(): Promise<void> {
     http: { port: 3000, rendererDir: join(outDir, '../renderer') },
     ...(process.env.TXDESK_SQLITE_BINDING ? { nativeBinding: process.env.TXDESK_SQLITE_BINDING } : {}),
     log,
+    // DesktopApi.restart: a new process reads the saved settings; quitting runs the clean stop below first.
+    restart: () => {
+      app.relaunch();
+      app.quit();
+    },
   });
   const ready: Promise<CoreApi> = core.start().then(() => core.api);
   protocol.handle(tokenImageScheme, (request) => tokenImageResponse((url) => ready.then((api) => api.fetchTokenImage(url)), request.url));
