@@ -66,6 +66,8 @@ const envSchemas = {
     .string()
     .regex(/^(0x)?[0-9a-fA-F]{64}$/, 'must be 64 hex digits, optionally after 0x (the value is not shown)')
     .refine((v) => {
+      // zod runs this even after the regex failed; a malformed value is reported by the regex alone, never echoed.
+      if (!/^(0x)?[0-9a-fA-F]{64}$/.test(v)) return true;
       const k = BigInt(v.startsWith('0x') ? v : `0x${v}`);
       return k > 0n && k < SECP256K1_N;
     }, 'is not a usable key: it must be above zero and below the secp256k1 order (the value is not shown); export the key from your wallet again, or unset PRIVATE_KEY and generate one in the app'),

@@ -170,7 +170,7 @@ describe('txdesk serve --json and a human summary', () => {
       env,
     });
     daemons.push(service);
-    expect(service.ready.line).toMatch(/^Data service ready: http:\/\/127\.0\.0\.1:\d+ \(node http:\/\/127\.0\.0\.1:\d+, chain ID 31337, ethereum\/local\)$/);
+    expect(service.ready.line).toMatch(/^Data service ready: http:\/\/127\.0\.0\.1:\d+ \(node http:\/\/127\.0\.0\.1:\d+, chain ID 31337, ethereum\/local, indexer 0 blocks behind the head\)$/);
     expect(await service.stop('SIGINT')).toEqual({ code: 0, signal: null });
 
     const tree = descendants(serve.child.pid!);

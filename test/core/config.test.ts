@@ -23,6 +23,7 @@ describe('loadConfig', () => {
     [{ TXDESK_SERVICE_URL: 'ws://x' }, /^TXDESK_SERVICE_URL must be the http\(s\):\/\/ base URL/],
     [{ CLIENT_ID: 'has spaces in it' }, /^CLIENT_ID must be 1-200 visible characters/],
     [{ PRIVATE_KEY: 'deadbeef' }, /^PRIVATE_KEY must be 64 hex digits.*not shown/],
+    [{ PRIVATE_KEY: `0x${'a'.repeat(62)}zz` }, /^PRIVATE_KEY must be 64 hex digits.*not shown/],
     // Out of secp256k1's range: zero, the group order n itself, and all ones (above n).
     [{ PRIVATE_KEY: `0x${'0'.repeat(64)}` }, /^PRIVATE_KEY is not a usable key: it must be above zero and below the secp256k1 order \(the value is not shown\)/],
     [{ PRIVATE_KEY: 'fffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141' }, /^PRIVATE_KEY is not a usable key/],

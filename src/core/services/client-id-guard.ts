@@ -18,8 +18,12 @@ export function clientIdGuard(o: { running: () => AppSettings; check?: typeof ch
         `The data service at ${serviceUrl} does not know this client ID; copy the ClientId that \`txdesk account:describe\` shows for an account on that service, or sign in instead.`,
       );
     }
+    // A service URL given in the same patch that answers nothing is bad input (400); the running service down is 502.
+    if (answer === 'unreachable' && p.data.serviceUrl !== undefined) {
+      throw new TxdeskError('INVALID_PARAMETER', `The client ID could not be checked: no txdesk data service answers at ${serviceUrl}; fix serviceUrl, then save again.`);
+    }
     if (answer === 'unreachable') {
-      throw new TxdeskError('UPSTREAM_UNAVAILABLE', `The client ID could not be checked: the data service at ${serviceUrl} is not reachable; start it or fix the service URL, then save again.`);
+      throw new TxdeskError('UPSTREAM_UNAVAILABLE', `The client ID could not be checked: the data service at ${serviceUrl} is not reachable; start it, then save again.`);
     }
   };
 }
