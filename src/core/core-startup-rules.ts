@@ -10,7 +10,7 @@ export function refuseDevchainFlags(embedded: boolean, o: { congestion?: string;
   const given = [o.congestion ? '--congestion' : '', o.blockTimeSeconds !== undefined ? '--block-time' : ''].filter(Boolean);
   if (given.length) {
     throw new ConfigError([
-      `${given.join(' and ')} apply only to the embedded dev chain, and NODE_ENDPOINT/TXDESK_SERVICE_URL point at a configured network: drop ${given.length > 1 ? 'them' : 'it'}, or unset both variables to use the dev chain.`,
+      `${given.join(' and ')} ${given.length > 1 ? 'apply' : 'applies'} only to the embedded dev chain, and NODE_ENDPOINT/TXDESK_SERVICE_URL point at a configured network: drop ${given.length > 1 ? 'them' : 'it'}, or unset both variables to use the dev chain.`,
     ]);
   }
 }
