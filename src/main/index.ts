@@ -64,7 +64,9 @@ async function main(): Promise<void> {
     const message = e instanceof Error ? e.message : String(e);
     log.error(`the app core did not start: ${message}`);
     dialog.showErrorBox('txdesk could not start', message);
-    app.exit(1);
+    // Bad configuration exits 2 like `txdesk serve` (ConfigError.exitCode); other failures 1.
+    const code = (e as { exitCode?: unknown } | null)?.exitCode;
+    app.exit(typeof code === 'number' ? code : 1);
   });
 
   app.on('second-instance', () => {

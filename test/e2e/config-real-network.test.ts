@@ -30,12 +30,12 @@ const cleanEnv = (): NodeJS.ProcessEnv => {
   return env;
 };
 
-const anvils: ChildProcess[] = [];
+const anvils = new Map<string, ChildProcess>();
 async function startAnvil(chainId: number | null, extra: string[] = []): Promise<string> {
   const port = await freePort();
   const child = spawn(anvilBinaryPath(), ['--port', String(port), '--silent', ...(chainId ? ['--chain-id', String(chainId)] : []), ...extra], { stdio: 'ignore' });
-  anvils.push(child);
   const url = `http://127.0.0.1:${port}`;
+  anvils.set(url, child);
   await until('anvil answers', async () => ((await rpc(url, 'eth_chainId')) ? true : undefined), 30_000, 100);
   return url;
 }
@@ -87,7 +87,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await service?.stop();
-  for (const a of anvils) a.kill('SIGKILL');
+  for (const a of anvils.values()) a.kill('SIGKILL');
   for (const d of temps) rmSync(d, { recursive: true, force: true });
 });
 
@@ -179,7 +179,7 @@ describe('each misconfiguration stops start-up with one line naming what to chan
     const results: { name: string; line: string; code: number; got: { code: number | null; lines: string[]; stdout: string } }[] = [];
     for (let i = 0; i < cases.length; i += 3) {
       const batch = cases.slice(i, i + 3).map(async ([name, change, flags, line, code]) => {
-        const env = { ...good(), TXDESK_DATA_DIR: temp('txdesk-cfg-app-') };
+        const env: NodeJS.ProcessEnv = { ...good(), TXDESK_DATA_DIR: temp('txdesk-cfg-app-') };
         for (const [k, v] of Object.entries(change)) {
           if (v === undefined) delete env[k];
           else env[k] = v;
@@ -301,8 +301,17 @@ describe('the happy path: send, replace, confirm, restart the app, restart the s
       expect(log).toMatch(/info \[serve:link\] tracker back after \d+ s/);
       expect(log.split('\n').filter((l) => /\[serve:link\] tracker lost/.test(l))).toHaveLength(1);
       expect(log).not.toContain(clientId);
+
+      // Last, the node goes away: the next call to it (a send) marks the node link unreachable, with one log line.
+      anvils.get(sepolia)!.kill('SIGKILL');
+      await fetch(`${base}/api/tx`, { method: 'POST' });
+      const node = await until('the node link lost', async () => {
+        const s = (await appInfo()).status.node;
+        return s.state === 'unreachable' ? s : undefined;
+      });
+      expect(node.reason).toMatch(/^The node at http:\/\/127\.0\.0\.1:\d+ could not be reached .* Checking again every 15 s/);
+      expect(app.stderr().split('\n').filter((l) => /\[serve:link\] Ethereum node lost/.test(l))).toHaveLength(1);
     } finally {
-      await rpc(sepolia, 'evm_setIntervalMining', [0]).catch(() => undefined);
       await app.stop();
     }
   });
