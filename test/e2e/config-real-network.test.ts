@@ -55,6 +55,32 @@ async function until<T>(what: string, check: () => Promise<T | undefined>, timeo
   }
 }
 
+/** Reads GET /api/events and keeps the tracker state of every `event: status` frame. */
+function watchStatusEvents(base: string) {
+  const ctrl = new AbortController();
+  const states: string[] = [];
+  let open = false;
+  void (async () => {
+    const res = await fetch(`${base}/api/events`, { signal: ctrl.signal });
+    open = res.ok;
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    let buf = '';
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      buf += decoder.decode(value, { stream: true });
+      for (let i = buf.indexOf('\n\n'); i >= 0; i = buf.indexOf('\n\n')) {
+        const frame = buf.slice(0, i).split('\n');
+        buf = buf.slice(i + 2);
+        const data = frame.find((l) => l.startsWith('data: '));
+        if (frame[0] === 'event: status' && data) states.push((JSON.parse(data.slice(6)) as AppInfo['status']).tracker.state);
+      }
+    }
+  })().catch(() => undefined);
+  return { open: () => open, trackerStates: () => [...states], close: () => ctrl.abort() };
+}
+
 /** The lines a person reads on stderr besides the timestamped log lines. */
 const messageLines = (stderr: string) => stderr.split('\n').filter((l) => l && !/^\d{4}-\d\d-\d\dT/.test(l));
 
@@ -284,13 +310,19 @@ describe('the happy path: send, replace, confirm, restart the app, restart the s
       expect((await appInfo()).status.tracker.state).toMatch(/connecting|connected/);
       expect((await records()).map((r) => r.transactionHash)).toEqual(expect.arrayContaining(settled.map((r) => r.transactionHash)));
 
-      // Restart the service: the tracker is lost (one line), sending goes on, and it comes back by itself.
+      // Restart the service: the tracker is lost (one line), sending goes on, and it comes back by itself; the
+      // changes are pushed on the event stream (`event: status`) as they happen.
+      const pushed = watchStatusEvents(base);
+      await until('the event stream', async () => (pushed.open() ? true : undefined));
       await service.stop();
       await until('the tracker lost', async () => ((await appInfo()).status.tracker.state === 'unreachable' ? true : undefined));
       const whileDown = await api<TxRecord>('/api/tx', { method: 'POST' });
       expect(whileDown.status).toBe(201);
       service = await startService();
       await until('the tracker back', async () => ((await appInfo()).status.tracker.state === 'connected' ? true : undefined));
+      await until('the pushed link changes', async () => (pushed.trackerStates().includes('connected') ? true : undefined), 10_000);
+      expect(pushed.trackerStates()).toEqual(['unreachable', ...pushed.trackerStates().slice(1, -1), 'connected']);
+      pushed.close();
       await until('the transaction sent while the service was down to confirm', async () =>
         (await records()).some((r) => r.nonce === whileDown.body.nonce && r.status === 'confirmation') ? true : undefined,
       );
