@@ -26,3 +26,8 @@ export function startupTrackerRefusal(e: unknown, net: TrackerNet): unknown {
   if (isTrackerError(e, 'UNKNOWN_CLIENT_ID') || isTrackerError(e, 'NOT_FOUND')) return new ConfigError([trackerErrorWords(e, net).replace(/ Then restart the app\.$|, then restart the app\.$/, '.')]);
   return e;
 }
+
+/** A key file that TXDESK_KEY_PASSPHRASE does not open is bad input (exit 2), not a failure at run time. */
+export function keyLoadRefusal(e: unknown): unknown {
+  return e instanceof Error && /TXDESK_KEY_PASSPHRASE/.test(e.message) ? new ConfigError([e.message]) : e;
+}

@@ -14,7 +14,7 @@ import { openTxStore } from './adapters/sqlite/tx-store-sqlite.js';
 import { createSdkTrackerFeed } from './adapters/tracker/tracker-feed-sdk.js';
 import { selectKeyVault } from './adapters/vault/vault-select.js';
 import { ConfigError, loadConfig, resolveDataDir, type CoreConfig, type NetworkConfig } from './config.js';
-import { refuseDevchainFlags, noKeyPlace, startupTrackerRefusal } from './core-startup-rules.js';
+import { keyLoadRefusal, noKeyPlace, refuseDevchainFlags, startupTrackerRefusal } from './core-startup-rules.js';
 import { settleConfiguredNetwork } from './configured-network.js';
 import { createLinkStatus } from './services/link-status.js';
 import { observeChain, watchNode } from './services/node-link.js';
@@ -163,7 +163,8 @@ export function createCore(opts: CoreOptions = {}): Core {
     let chainId: number;
     let genesis: string;
     try {
-      [chainId, genesis] = await Promise.all([chain.chainId(), chain.genesisHash()]);
+      // Unobserved: a node down at start-up is the one start-up line below, not a link state change as well.
+      [chainId, genesis] = await Promise.all([rawChain.chainId(), rawChain.genesisHash()]);
     } catch {
       throw new TxdeskError('UPSTREAM_UNAVAILABLE', `The Ethereum node at ${net.nodeUrl} could not be reached; check NODE_ENDPOINT and that the node runs.`);
     }
@@ -202,7 +203,11 @@ export function createCore(opts: CoreOptions = {}): Core {
         });
     if (!embedded && !config.envPrivateKey && !vault) throw new ConfigError([noKeyPlace(config.useKeychain)]);
     const keys = createKeyManager({ vault, envPrivateKey: config.envPrivateKey, chain, devchain, log: log.child('key') });
-    await keys.load(embedded);
+    try {
+      await keys.load(embedded);
+    } catch (e) {
+      throw keyLoadRefusal(e);
+    }
     if (!keys.signer()) log.warn('no signing key yet: generate or import one (POST /api/key/generate or /api/key/import)');
 
     let retries: SkippedRetries | null = null;

@@ -3,7 +3,7 @@
 // ID guard, and the log levels.
 import { describe, expect, it } from 'vitest';
 import { ConfigError, type NetworkConfig } from '../../src/core/config.js';
-import { refuseDevchainFlags, startupTrackerRefusal } from '../../src/core/core-startup-rules.js';
+import { keyLoadRefusal, refuseDevchainFlags, startupTrackerRefusal } from '../../src/core/core-startup-rules.js';
 import { clientIdGuard } from '../../src/core/services/client-id-guard.js';
 import { createLinkStatus } from '../../src/core/services/link-status.js';
 import { trackerErrorWords } from '../../src/core/services/tracker-words.js';
@@ -104,6 +104,15 @@ describe("the tracker SDK's errors in the app's words", () => {
     expect((refused as ConfigError).problems[0]).not.toMatch(/restart/);
     const other = new Error('boom');
     expect(startupTrackerRefusal(other, tnet)).toBe(other);
+  });
+});
+
+describe('a key file the passphrase does not open', () => {
+  it('is bad input naming TXDESK_KEY_PASSPHRASE; other load failures stay run-time failures', () => {
+    const wrong = keyLoadRefusal(new Error('The key file /d/k.json cannot be decrypted with TXDESK_KEY_PASSPHRASE; set the passphrase it was saved with.'));
+    expect(wrong).toBeInstanceOf(ConfigError);
+    const locked = new Error('The OS keychain could not be read; unlock it and try again.');
+    expect(keyLoadRefusal(locked)).toBe(locked);
   });
 });
 

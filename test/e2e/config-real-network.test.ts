@@ -197,6 +197,13 @@ describe('each misconfiguration stops start-up with one line naming what to chan
       `${prefix}The Ethereum node at http://127.0.0.1:${deadPort} could not be reached; check NODE_ENDPOINT and that the node runs.`,
       1,
     ],
+    () => [
+      'a ws:// node that is down (no crash from the socket)',
+      { NODE_ENDPOINT: `ws://127.0.0.1:${deadPort}` },
+      [],
+      `${prefix}The Ethereum node at ws://127.0.0.1:${deadPort} could not be reached; check NODE_ENDPOINT and that the node runs.`,
+      1,
+    ],
   ];
 
   it('txdesk serve: every row, its line and its exit code', async () => {
