@@ -8,7 +8,7 @@ import {
   confirmationsOption,
   congestionOption,
   dirOption,
-  httpUrlOption,
+  nodeUrlOption,
   parseOptions,
   portOption,
 } from './cli-options.js';
@@ -20,7 +20,7 @@ export const defaultServicePort = 4000;
 
 const serviceOptions = z.object({
   dev: z.boolean().optional(),
-  node: httpUrlOption.optional(),
+  node: nodeUrlOption.optional(),
   port: portOption.optional(),
   dataDir: dirOption.optional(),
   indexerLag: confirmationsOption.optional(),
@@ -110,7 +110,7 @@ function nodeFromEnv(env: NodeJS.ProcessEnv): string {
   if (!value) {
     throw usageError('`txdesk service` needs a chain: pass --node URL (an Ethereum JSON-RPC endpoint), or --dev to run a local dev chain.');
   }
-  const parsed = httpUrlOption.safeParse(value);
-  if (!parsed.success) throw usageError(`NODE_ENDPOINT "${value}" is not a valid http(s) URL: fix it, or pass --node URL.`);
+  const parsed = nodeUrlOption.safeParse(value);
+  if (!parsed.success) throw usageError(`NODE_ENDPOINT "${value}" is not a valid http(s) URL: set it to the node's JSON-RPC URL such as http://127.0.0.1:8545, or pass --node URL.`);
   return parsed.data;
 }
