@@ -17,7 +17,8 @@ export interface SettledNetwork {
 export async function settleConfiguredNetwork(net: NetworkConfig, nodeChainId: number, log: Logger): Promise<SettledNetwork> {
   const probe = await probeService(net);
   const health = probe.reachable ? probe.health : null;
-  const { platform, network } = compareParts(net, nodeChainId, health);
+  const { platform, network, warnings } = compareParts(net, nodeChainId, health);
+  for (const w of warnings) log.warn(w);
   let serviceDown = probe.reachable ? null : probe.reason;
   if (!probe.reachable) {
     const guessed = [net.platform === null ? 'PLATFORM' : '', net.network === null ? 'NETWORK' : ''].filter(Boolean);

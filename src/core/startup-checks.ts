@@ -65,9 +65,11 @@ export async function probeService(net: Pick<NetworkConfig, 'serviceUrl' | 'orig
 /**
  * Compares the node's chain with the service's and settles PLATFORM/NETWORK: unset ones come from the service (or,
  * while it is unreachable, from the node's chain id); set ones must match it. Throws ConfigError, one line per problem.
+ * A value saved in the app that does not match is not fatal (the app could never start to change it): the service's
+ * is used and a warning says so.
  */
-export function compareParts(net: NetworkConfig, nodeChainId: number, health: ServiceHealth | null): { platform: string; network: string } {
-  if (!health) return { platform: net.platform ?? 'ethereum', network: net.network ?? defaultNetwork(nodeChainId) };
+export function compareParts(net: NetworkConfig, nodeChainId: number, health: ServiceHealth | null): { platform: string; network: string; warnings: string[] } {
+  if (!health) return { platform: net.platform ?? 'ethereum', network: net.network ?? defaultNetwork(nodeChainId), warnings: [] };
   const served = `${health.platform}/${health.network}`;
   if (health.chainId !== nodeChainId) {
     throw new ConfigError([
@@ -75,18 +77,19 @@ export function compareParts(net: NetworkConfig, nodeChainId: number, health: Se
     ]);
   }
   const problems: string[] = [];
+  const warnings: string[] = [];
   for (const key of ['platform', 'network'] as const) {
     const want = net[key];
     if (want === null || want === health[key]) continue;
     const name = settingName(net, key);
-    problems.push(
-      net.origin[key] === 'env'
-        ? `${name}=${want} but the data service at ${net.serviceUrl} serves ${served}: set ${name}=${health[key]}, or unset it to take the service's.`
-        : `${name} (${want}) does not match the data service at ${net.serviceUrl}, which serves ${served}: change it to ${health[key]} in the app's settings.`,
-    );
+    if (net.origin[key] === 'env') {
+      problems.push(`${name}=${want} but the data service at ${net.serviceUrl} serves ${served}: set ${name}=${health[key]}, or unset it to take the service's.`);
+    } else {
+      warnings.push(`${name} (${want}) does not match the data service at ${net.serviceUrl}, which serves ${served}: using ${health[key]}; change it in the app's settings.`);
+    }
   }
   if (problems.length) throw new ConfigError(problems);
-  return { platform: health.platform, network: health.network };
+  return { platform: health.platform, network: health.network, warnings };
 }
 
 export type ClientIdCheck = 'accepted' | 'unknown' | 'unreachable';

@@ -37,12 +37,12 @@ function problemOf(f: () => unknown): string[] | 'none' {
 }
 
 describe('compareParts: the node, the service and PLATFORM/NETWORK', () => {
-  it.each<[string, Partial<NetworkConfig>, number, ServiceHealth | null, { platform: string; network: string } | RegExp]>([
-    ['unset values come from the service', {}, 11155111, sepolia, { platform: 'ethereum', network: 'sepolia' }],
-    ['set values that match are kept', { platform: 'ethereum', network: 'sepolia' }, 11155111, sepolia, { platform: 'ethereum', network: 'sepolia' }],
-    ['service down: unset network follows the node chain id', {}, 11155111, null, { platform: 'ethereum', network: 'sepolia' }],
-    ['service down: an unknown chain id gets chain-<id>', {}, 999, null, { platform: 'ethereum', network: 'chain-999' }],
-    ['service down: set values are used as given', { platform: 'ethereum', network: 'local' }, 11155111, null, { platform: 'ethereum', network: 'local' }],
+  it.each<[string, Partial<NetworkConfig>, number, ServiceHealth | null, { platform: string; network: string; warnings: string[] } | RegExp]>([
+    ['unset values come from the service', {}, 11155111, sepolia, { platform: 'ethereum', network: 'sepolia', warnings: [] }],
+    ['set values that match are kept', { platform: 'ethereum', network: 'sepolia' }, 11155111, sepolia, { platform: 'ethereum', network: 'sepolia', warnings: [] }],
+    ['service down: unset network follows the node chain id', {}, 11155111, null, { platform: 'ethereum', network: 'sepolia', warnings: [] }],
+    ['service down: an unknown chain id gets chain-<id>', {}, 999, null, { platform: 'ethereum', network: 'chain-999', warnings: [] }],
+    ['service down: set values are used as given', { platform: 'ethereum', network: 'local' }, 11155111, null, { platform: 'ethereum', network: 'local', warnings: [] }],
     [
       'chain ids differ',
       {},
@@ -52,13 +52,6 @@ describe('compareParts: the node, the service and PLATFORM/NETWORK', () => {
     ],
     ['NETWORK differs', { network: 'local' }, 11155111, sepolia, /^NETWORK=local but the data service at http:\/\/svc:4000 serves ethereum\/sepolia: set NETWORK=sepolia, or unset it/],
     ['PLATFORM differs', { platform: 'polygon' }, 11155111, sepolia, /^PLATFORM=polygon but .* set PLATFORM=ethereum/],
-    [
-      'a saved network names the app setting, not a variable',
-      { network: 'holesky', origin: { ...env, network: 'saved' } },
-      11155111,
-      sepolia,
-      /^the network saved in the app \(holesky\) does not match the data service at http:\/\/svc:4000, which serves ethereum\/sepolia: change it to sepolia in the app's settings\.$/,
-    ],
     [
       'a saved node URL names the app setting',
       { origin: { ...env, nodeUrl: 'saved' } },
@@ -75,6 +68,14 @@ describe('compareParts: the node, the service and PLATFORM/NETWORK', () => {
     } else {
       expect(compareParts(net(o), chainId, health)).toEqual(expected);
     }
+  });
+
+  it('a saved network that does not match is not fatal: the service wins and a warning names the app setting', () => {
+    expect(compareParts(net({ network: 'holesky', origin: { ...env, network: 'saved' } }), 11155111, sepolia)).toEqual({
+      platform: 'ethereum',
+      network: 'sepolia',
+      warnings: ["the network saved in the app (holesky) does not match the data service at http://svc:4000, which serves ethereum/sepolia: using sepolia; change it in the app's settings."],
+    });
   });
 
   it('both PLATFORM and NETWORK wrong: one line each', () => {
