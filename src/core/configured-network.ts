@@ -21,11 +21,9 @@ export async function settleConfiguredNetwork(net: NetworkConfig, nodeChainId: n
   for (const w of warnings) log.warn(w);
   let serviceDown = probe.reachable ? null : probe.reason;
   if (!probe.reachable) {
+    // The outage itself is the tracker link's one log line; only the guess made because of it is said here.
     const guessed = [net.platform === null ? 'PLATFORM' : '', net.network === null ? 'NETWORK' : ''].filter(Boolean);
-    log.warn(
-      `${probe.reason}; starting anyway: transactions are sent and their tracking is queued until it is back` +
-        (guessed.length ? ` (${guessed.join(' and ')} not set: assuming ${platform}/${network} from chain ${nodeChainId})` : ''),
-    );
+    if (guessed.length) log.warn(`${guessed.join(' and ')} not set and the data service is unreachable: assuming ${platform}/${network} from chain ${nodeChainId}`);
   } else {
     const check = await checkClientId(net.serviceUrl, net.clientId);
     if (check === 'unknown') throw new ConfigError([unknownClientIdMessage(net)]);
