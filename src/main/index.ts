@@ -42,11 +42,13 @@ async function main(): Promise<void> {
   packagedAnvil();
   await app.whenReady();
 
+  const settingsStore = createElectronSettingsStore(undefined, log.child('settings'));
   const core = createCore({
     env: process.env,
-    settingsStore: createElectronSettingsStore(),
-    // Local tools reach the same core on 127.0.0.1:3000 (SPEC 1); the window itself uses IPC only.
-    http: { port: 3000, rendererDir: join(outDir, '../renderer') },
+    settingsStore,
+    // The window uses IPC only. Local tools reach the same core on 127.0.0.1:3000 only when the user turned on
+    // Settings > localApi (read at start, so a change applies after a restart); key routes stay IPC-only even then.
+    http: settingsStore.load().localApi === true ? { port: 3000, rendererDir: join(outDir, '../renderer'), allowKeyRoutes: false } : false,
     ...(process.env.TXDESK_SQLITE_BINDING ? { nativeBinding: process.env.TXDESK_SQLITE_BINDING } : {}),
     log,
   });
