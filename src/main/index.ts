@@ -9,6 +9,7 @@ import { createLogger } from '../lib/log.js';
 import type { CoreApi } from '../core/services/desktop-api-core.js';
 import { tokenImageScheme } from '../shared/desktop-api.js';
 import { deferredApi } from './deferred-api.js';
+import { appProtocolResponse, appSchemePrivileges, APP_SCHEME } from './app-protocol.js';
 import { tokenImageResponse, tokenImageSchemePrivileges } from './image-protocol.js';
 import { registerIpc } from './ipc-handlers.js';
 import { redirectSqliteBinding } from './native-sqlite.js';
@@ -20,8 +21,9 @@ const log = createLogger('desktop');
 
 // Every renderer sandboxed, whatever a window asks for.
 app.enableSandbox();
-// Token images reach the window only through this scheme (served from the core below); it must be declared before ready.
-protocol.registerSchemesAsPrivileged([tokenImageSchemePrivileges]);
+// The page comes from the app: scheme and token images only through txdesk-image: (both served below); schemes must
+// be declared before ready.
+protocol.registerSchemesAsPrivileged([appSchemePrivileges, tokenImageSchemePrivileges]);
 
 if (!app.requestSingleInstanceLock()) {
   app.quit();
@@ -42,17 +44,19 @@ async function main(): Promise<void> {
   packagedAnvil();
   await app.whenReady();
 
+  const rendererDir = join(outDir, '../renderer');
   const settingsStore = createElectronSettingsStore(undefined, log.child('settings'));
   const core = createCore({
     env: process.env,
     settingsStore,
     // The window uses IPC only. Local tools reach the same core on 127.0.0.1:3000 only when the user turned on
     // Settings > localApi (read at start, so a change applies after a restart); key routes stay IPC-only even then.
-    http: settingsStore.load().localApi === true ? { port: 3000, rendererDir: join(outDir, '../renderer'), allowKeyRoutes: false } : false,
+    http: settingsStore.load().localApi === true ? { port: 3000, rendererDir, allowKeyRoutes: false } : false,
     ...(process.env.TXDESK_SQLITE_BINDING ? { nativeBinding: process.env.TXDESK_SQLITE_BINDING } : {}),
     log,
   });
   const ready: Promise<CoreApi> = core.start().then(() => core.api);
+  protocol.handle(APP_SCHEME, (request) => appProtocolResponse(request.url, rendererDir));
   protocol.handle(tokenImageScheme, (request) => tokenImageResponse((url) => ready.then((api) => api.fetchTokenImage(url)), request.url));
   const target = createAppWindow(outDir);
   const disposeIpc = registerIpc(deferredApi(ready), target, log);
