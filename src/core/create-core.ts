@@ -38,6 +38,8 @@ export interface CoreOptions {
   servicePort?: number;
   /** The localhost server; `false` for none (IPC only). `allowKeyRoutes`: key and node/service URL changes over HTTP. */
   http?: { port?: number; rendererDir: string; allowKeyRoutes?: boolean } | false;
+  /** Electron: `http` was chosen by the `localApi` setting, so a changed setting is reported in `pendingRestart`. */
+  httpFollowsLocalApi?: boolean;
   /** better-sqlite3 binding for Electron's ABI. */
   nativeBinding?: string;
   /** Tracker subscription ackTimeout (ms) and the SDK's accepted minimum (tests against a service with a lower one). */
@@ -174,7 +176,14 @@ export function createCore(opts: CoreOptions = {}): Core {
     let retries: SkippedRetries | null = null;
     const settings = createSettingsManager({
       store: settingsStore,
-      running: { nodeUrl: net.nodeUrl, serviceUrl: net.serviceUrl, platform: net.platform, network: net.network, clientId: net.clientId },
+      running: {
+        nodeUrl: net.nodeUrl,
+        serviceUrl: net.serviceUrl,
+        platform: net.platform,
+        network: net.network,
+        clientId: net.clientId,
+        ...(opts.httpFollowsLocalApi ? { localApi: Boolean(opts.http) } : {}),
+      },
       policy: config.policy,
       embedded,
       clientIdChanged: (id) => {

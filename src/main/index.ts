@@ -12,6 +12,7 @@ import { deferredApi } from './deferred-api.js';
 import { appProtocolResponse, appSchemePrivileges, APP_SCHEME } from './app-protocol.js';
 import { tokenImageResponse, tokenImageSchemePrivileges } from './image-protocol.js';
 import { registerIpc } from './ipc-handlers.js';
+import { desktopHttp } from './local-api.js';
 import { redirectSqliteBinding } from './native-sqlite.js';
 import { createElectronSettingsStore } from './settings-electron-store.js';
 import { createAppWindow } from './window.js';
@@ -51,7 +52,8 @@ async function main(): Promise<void> {
     settingsStore,
     // The window uses IPC only. Local tools reach the same core on 127.0.0.1:3000 only when the user turned on
     // Settings > localApi (read at start, so a change applies after a restart); key routes stay IPC-only even then.
-    http: settingsStore.load().localApi === true ? { port: 3000, rendererDir, allowKeyRoutes: false } : false,
+    http: desktopHttp(settingsStore.load(), rendererDir),
+    httpFollowsLocalApi: true,
     ...(process.env.TXDESK_SQLITE_BINDING ? { nativeBinding: process.env.TXDESK_SQLITE_BINDING } : {}),
     log,
   });
