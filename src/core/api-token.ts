@@ -35,6 +35,8 @@ export function ensureApiToken(dataDir: string): ApiToken {
   const token = newApiToken();
   // Written under another name with 0600 from the first byte, then renamed: nobody ever sees a readable half-file.
   const tmp = `${file}.${process.pid}.tmp`;
+  // A leftover of a killed process that had the same pid; 'wx' then makes sure nobody else holds the name.
+  rmSync(tmp, { force: true });
   const fd = openSync(tmp, 'wx', 0o600);
   try {
     writeFileSync(fd, `${token}\n`);
