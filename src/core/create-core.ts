@@ -171,7 +171,7 @@ export function createCore(opts: CoreOptions = {}): Core {
         });
     const keys = createKeyManager({ vault, envPrivateKey: config.envPrivateKey, chain, devchain, log: log.child('key') });
     await keys.load(embedded);
-    if (!keys.signer()) log.warn('no signing key yet: generate or import one (POST /api/key/generate or /api/key/import)');
+    if (!keys.signer()) log.warn('no signing key yet: generate or import one in the app (txdesk serve: start it with --allow-key-routes for POST /api/key/generate or /api/key/import)');
 
     let retries: SkippedRetries | null = null;
     const settings = createSettingsManager({
