@@ -79,8 +79,8 @@ describe('a client tracking hashes no node has seen', () => {
     gc();
     const heapEarly = process.memoryUsage().heapUsed;
 
-    // Then 40 blocks, 12 s apart (8 minutes): the node is asked about at most a fixed number of them per round.
-    for (let i = 0; i < 40; i++) perBlock.push(await nextBlock(chain, clock, e, 12_000));
+    // Then 30 blocks, 12 s apart (6 minutes): the node is asked about at most a fixed number of them per round.
+    for (let i = 0; i < 30; i++) perBlock.push(await nextBlock(chain, clock, e, 12_000));
     const byHash = perBlock.slice(1).map((m) => m.get('eth_getTransactionByHash') ?? 0);
     const receipts = perBlock.slice(2).map((m) => m.get('eth_getTransactionReceipt') ?? 0);
     const total = perBlock.slice(1).map((m) => [...m.values()].reduce((a, b) => a + b, 0));
@@ -89,14 +89,14 @@ describe('a client tracking hashes no node has seen', () => {
     for (const n of byHash) expect(n).toBeLessThanOrEqual(3 * MAX_UNSEEN_LOOKUPS_PER_ROUND);
     for (const n of total) expect(n).toBeLessThanOrEqual(3 * MAX_UNSEEN_LOOKUPS_PER_ROUND + 10);
     // Before the bounds every block cost one eth_getTransactionByHash per hash: 100,000.
-    expect(byHash.reduce((a, b) => a + b, 0)).toBeLessThan(40 * 100_000 * 0.05);
+    expect(byHash.reduce((a, b) => a + b, 0)).toBeLessThan(30 * 100_000 * 0.05);
     // No receipt lookups for hashes that are in no block.
     expect(Math.max(...receipts)).toBeLessThanOrEqual(10);
 
     // Memory: nothing per block accumulates.
     gc();
     const heapLate = process.memoryUsage().heapUsed;
-    process.stdout.write(`[tracker-bounds] heap ${(heapEarly / 2 ** 20).toFixed(1)} -> ${(heapLate / 2 ** 20).toFixed(1)} MB over 40 blocks\n`);
+    process.stdout.write(`[tracker-bounds] heap ${(heapEarly / 2 ** 20).toFixed(1)} -> ${(heapLate / 2 ** 20).toFixed(1)} MB over 30 blocks\n`);
     expect(heapLate - heapEarly).toBeLessThan(64 * 2 ** 20);
     expect(e.unseenCount()).toBeLessThanOrEqual(100_000);
   });
