@@ -1,15 +1,15 @@
 // The transaction engine against a scripted chain and tracker feed (real SQLite, real signing): exactly-once effects
 // for redelivered messages, ack only after commit, out-of-order messages, refused broadcasts, start-up recovery, and
 // retries of replacements skipped for the fee cap or the replacement limit.
-import { Wallet } from 'ethers';
+import { keccak256, Wallet } from 'ethers';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createWalletSigner } from '../../src/core/adapters/chain/chain-signer.js';
 import { createSqliteTxStore, migrateTxStore } from '../../src/core/adapters/sqlite/tx-store-sqlite.js';
 import { defaultPolicy } from '../../src/core/config.js';
 import type { NetworkFees } from '../../src/core/domain/fees.js';
 import { BroadcastError, type BroadcastFailure, type Chain, type FeedMessage, type TrackerFeed, type TxStore } from '../../src/core/ports.js';
-import { scheduleSkippedRetries } from '../../src/core/services/skipped-retries.js';
-import { createTxEngine, type RetrySummary, type TxEngine } from '../../src/core/services/tx-engine.js';
+import { startNonceWatchdog } from '../../src/core/services/nonce-watchdog.js';
+import { createTxEngine, type RetrySummary, type SweepSummary, type TxEngine } from '../../src/core/services/tx-engine.js';
 import { openDatabase } from '../../src/lib/sqlite.js';
 import { silentLogger, type Logger } from '../../src/lib/log.js';
 import type { ReplacementPolicy } from '../../src/shared/desktop-api.js';
@@ -36,6 +36,12 @@ interface World {
   changed: TxRecord[];
   /** The signing key is not loaded. */
   noKey: boolean;
+  /** Hashes the node holds (pool or chain): what hasTransaction answers. */
+  known: Set<string>;
+  balance: bigint;
+  head: number;
+  /** Messages of the node for the next scripted failures (default "scripted <failure>"). */
+  failureMessages: string[];
 }
 
 let w: World;
@@ -56,6 +62,10 @@ function makeWorld(): World {
     policy: { ...defaultPolicy, timeoutMs: 2000, confirmations: 2 },
     changed: [] as TxRecord[],
     noKey: false,
+    known: new Set<string>(),
+    balance: 10n ** 18n,
+    head: 1,
+    failureMessages: [] as string[],
   } as World;
   const chain: Chain = {
     chainId: async () => 31337,
@@ -67,12 +77,14 @@ function makeWorld(): World {
     },
     sendRaw: async (raw) => {
       const f = world.sendFailures.shift();
-      if (f) throw new BroadcastError(f, `scripted ${f}`);
+      if (f) throw new BroadcastError(f, world.failureMessages.shift() ?? `scripted ${f}`);
       world.sent.push(raw);
+      world.known.add(keccak256(raw));
     },
+    hasTransaction: async (h) => world.known.has(h),
     receipt: async (h) => world.receipts.get(h) ?? null,
-    balance: async () => 10n ** 18n,
-    latestBlock: async () => ({ number: 1, baseFeeWei: 0n }),
+    balance: async () => world.balance,
+    latestBlock: async () => ({ number: world.head, baseFeeWei: world.fees.baseFeeWei }),
     close: async () => {},
   };
   const feed: TrackerFeed = { track: async (h) => void world.tracked.push(h), start: async () => {}, stop: async () => {} };
@@ -129,14 +141,23 @@ describe('tx engine', () => {
     expect(recs.map((r) => r.nonce).sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
   });
 
-  it('a refused first broadcast is an error, and its nonce is reused', async () => {
-    w.sendFailures.push('refused');
-    const err = await w.engine.generate().catch((e: unknown) => e);
-    expect(isTxdeskError(err, 'CHAIN_ERROR')).toBe(true);
-    const [refused] = w.store.list();
-    expect(w.store.history(refused!.transactionHash).map((e) => e.kind)).toEqual(['signed', 'broadcast-failed']);
+  it('a refused first broadcast is stored with its problem, keeps its nonce, and is sent again on a new block', async () => {
+    w.sendFailures.push('pool-full');
+    const r = await w.engine.generate();
+    expect(r.problem).toMatchObject({ reason: 'refused' });
+    expect(r.problem!.summary).toMatch(/pool is full/);
+    expect(w.store.history(r.transactionHash).map((e) => e.kind)).toEqual(['signed', 'broadcast-failed']);
     expect(w.tracked).toEqual([]);
-    expect((await w.engine.generate()).nonce).toBe(0);
+    expect((await w.engine.generate()).nonce).toBe(1);
+    w.head++;
+    const s = (await w.engine.sweep())!;
+    expect(s.resent).toBe(1);
+    const after = w.store.get(r.transactionHash)!;
+    expect(after.problem).toBeNull();
+    expect(w.store.history(r.transactionHash).at(-1)).toMatchObject({ kind: 'broadcast', summary: 'Sent to the node; it took it this time.' });
+    expect(w.tracked).toContain(r.transactionHash);
+    // The same block again: nothing to do.
+    expect(await w.engine.sweep()).toBeNull();
   });
 
   it('pending -> one replacement, even when the message is redelivered or repeated', async () => {
@@ -350,40 +371,43 @@ describe('retrying skipped replacements', () => {
   });
 });
 
-describe('scheduleSkippedRetries', () => {
+describe('startNonceWatchdog', () => {
   const capture = () => {
     const lines: string[] = [];
     const log: Logger = { info: (m) => void lines.push(`info ${m}`), warn: (m) => void lines.push(`warn ${m}`), error: (m) => void lines.push(`error ${m}`), child: () => log };
     return { log, lines };
   };
-  const ok: RetrySummary = { waiting: 0, replaced: 0, recorded: 0 };
+  const ok: SweepSummary = { block: 1, waiting: 0, replaced: 0, recorded: 0, resent: 0, rebroadcast: 0, reorged: 0, settled: 0 };
 
   it('logs a failure once per distinct message and recovers', async () => {
-    const outcomes: (Error | RetrySummary)[] = [new Error('node down'), new Error('node down'), new Error('node down'), new Error('timeout'), new Error('timeout'), ok, new Error('node down'), ok];
-    const engine = { retrySkipped: async () => {
+    const outcomes: (Error | SweepSummary)[] = [new Error('node down'), new Error('node down'), new Error('node down'), new Error('timeout'), new Error('timeout'), ok, new Error('node down'), { ...ok, rebroadcast: 2 }];
+    const engine = { sweep: async () => {
       const o = outcomes.shift()!;
       if (o instanceof Error) throw o;
       return o;
     } };
     const { log, lines } = capture();
-    const s = scheduleSkippedRetries(engine, log, 3_600_000);
+    const s = startNonceWatchdog(engine, log, 3_600_000);
     try {
       while (outcomes.length) await s.kick();
     } finally {
       s.stop();
     }
     expect(lines.filter((l) => l.startsWith('warn')).map((l) => l.match(/\((.*)\)/)![1])).toEqual(['node down', 'timeout', 'node down']);
-    expect(lines.filter((l) => l.includes('works again'))).toHaveLength(2);
+    expect(lines.filter((l) => l.includes('reaches the node again'))).toHaveLength(2);
+    expect(lines.at(-1)).toBe('info block 1: 2 dropped transaction(s) sent again');
   });
 
   it('a kick during a run runs once more after it; the timer runs it too; stop ends both', async () => {
     let calls = 0;
     let release: () => void = () => {};
-    const engine = { retrySkipped: () => {
+    const forced: boolean[] = [];
+    const engine = { sweep: (o: { force?: boolean } = {}) => {
       calls++;
-      return calls === 1 ? new Promise<RetrySummary>((r) => (release = () => r(ok))) : Promise.resolve(ok);
+      forced.push(o.force === true);
+      return calls === 1 ? new Promise<SweepSummary>((r) => (release = () => r(ok))) : Promise.resolve(ok);
     } };
-    const s = scheduleSkippedRetries(engine, silentLogger, 3_600_000);
+    const s = startNonceWatchdog(engine, silentLogger, 3_600_000);
     const first = s.kick();
     const second = s.kick();
     const third = s.kick(); // folded into the same follow-up run
@@ -392,12 +416,13 @@ describe('scheduleSkippedRetries', () => {
     await first;
     await Promise.all([second, third]);
     expect(calls).toBe(2);
+    expect(forced).toEqual([true, true]);
     s.stop();
     await s.kick();
     expect(calls).toBe(2);
 
     let ticks = 0;
-    const timed = scheduleSkippedRetries({ retrySkipped: async () => (ticks++, ok) }, silentLogger, 20);
+    const timed = startNonceWatchdog({ sweep: async () => (ticks++, null) }, silentLogger, 20);
     await waitUntil(() => ticks >= 2);
     timed.stop();
     const after = ticks;
