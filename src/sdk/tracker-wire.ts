@@ -64,6 +64,8 @@ export interface TrackerPendingResult {
   transactionHash: string;
   confirmation: number;
   timeout: number;
+  /** Present (true) when a receipt already reported for this hash was withdrawn by a reorganisation. */
+  reorged?: true;
 }
 
 export type TrackerPayload =

@@ -438,3 +438,171 @@ async function waitUntil(cond: () => boolean, timeoutMs = 30_000): Promise<void>
     await new Promise((r) => setTimeout(r, 10));
   }
 }
+
+describe('faults', () => {
+  const kinds = (hash: string) => w.store.history(hash).map((e) => e.kind);
+  const newBlock = async () => {
+    w.head++;
+    return (await w.engine.sweep())!;
+  };
+
+  it('a replacement refused for funds waits with one sentence, and goes out on the first block after a top-up', async () => {
+    const r = await w.engine.generate();
+    w.balance = 20_000_000_000_000n; // 0.00002 ETH: not enough for 21000 x 1.125 gwei
+    w.sendFailures.push('funds');
+    await w.engine.handleMessage(message('m1', 'pending', r.transactionHash));
+    const repl = w.store.get(w.store.get(r.transactionHash)!.replacedBy!)!;
+    expect(repl.kind).toBe('replace');
+    expect(repl.problem!.reason).toBe('funds');
+    expect(repl.problem!.summary).toMatch(/^Balance 0\.00002 ETH is below the 0\.000023625 ETH this replacement needs; add funds to 0x/);
+    // The earlier attempt stays live and tracked.
+    expect(w.store.get(r.transactionHash)!.problem).toBeNull();
+    expect(w.known.has(r.transactionHash)).toBe(true);
+    const sentBefore = w.sent.length;
+    expect((await newBlock()).resent).toBe(0);
+    expect(w.sent).toHaveLength(sentBefore);
+    expect(kinds(repl.transactionHash).filter((k) => k === 'broadcast-failed')).toHaveLength(1);
+    w.balance = 10n ** 18n;
+    expect((await newBlock()).resent).toBe(1);
+    expect(w.store.get(repl.transactionHash)!.problem).toBeNull();
+    expect(w.known.has(repl.transactionHash)).toBe(true);
+    expect(w.tracked).toContain(repl.transactionHash);
+  });
+
+  it('a fee below the base fee is signed again at the network price on the next block', async () => {
+    w.sendFailures.push('fee-too-low');
+    w.failureMessages.push('max fee per gas less than block base fee');
+    const r = await w.engine.generate();
+    expect(r.problem!.reason).toBe('underpriced');
+    w.fees = { ...w.fees, baseFeeWei: 3n * GWEI, gasPriceWei: 3n * GWEI };
+    expect((await newBlock()).resent).toBe(1);
+    const next = w.store.get(w.store.get(r.transactionHash)!.replacedBy!)!;
+    expect(BigInt(next.gasPrice)).toBeGreaterThan(3n * GWEI);
+    expect(next.problem).toBeNull();
+    expect(w.known.has(next.transactionHash)).toBe(true);
+  });
+
+  it('a transaction refused three times for another reason is filled by a cancel', async () => {
+    w.sendFailures.push('refused', 'refused', 'refused');
+    const r = await w.engine.generate();
+    expect(r.problem!.summary).toMatch(/after 3 refusals nonce 0 is filled by a cancel/);
+    await newBlock();
+    await newBlock();
+    expect(w.store.list()).toHaveLength(1);
+    await newBlock();
+    const cancel = w.store.get(w.store.get(r.transactionHash)!.replacedBy!)!;
+    expect(cancel).toMatchObject({ kind: 'cancel', nonce: 0, problem: null });
+    expect(w.known.has(cancel.transactionHash)).toBe(true);
+    expect(kinds(r.transactionHash).filter((k) => k === 'broadcast-failed')).toHaveLength(1);
+  });
+
+  it('an unreachable node is a problem on the nonce until a new block finds it again', async () => {
+    w.sendFailures.push('unreachable');
+    const r = await w.engine.generate();
+    expect(r.problem!.reason).toBe('unreachable');
+    expect(w.tracked).toEqual([r.transactionHash]);
+    await newBlock();
+    expect(w.store.get(r.transactionHash)!.problem).toBeNull();
+    expect(w.known.has(r.transactionHash)).toBe(true);
+  });
+
+  it('a transaction the node forgot is sent again exactly as signed every few blocks', async () => {
+    const r = await w.engine.generate();
+    const raw = w.store.rawOf(r.transactionHash)!;
+    w.known.clear();
+    w.sent = [];
+    for (let i = 0; i < 3 && w.sent.length === 0; i++) await newBlock();
+    expect(w.sent).toEqual([raw]);
+    expect(w.store.history(r.transactionHash).at(-1)).toMatchObject({ kind: 'rebroadcast' });
+    expect(w.store.history(r.transactionHash).at(-1)!.summary).toMatch(/no longer knew it/);
+  });
+
+  it('a receipt withdrawn by a reorg reopens the nonce, undoes the replaced marks and replaces again', async () => {
+    const r = await w.engine.generate();
+    await w.engine.handleMessage(message('m1', 'pending', r.transactionHash));
+    const second = w.store.get(r.transactionHash)!.replacedBy!;
+    await w.engine.handleMessage(message('m2', 'receipt', second, receipt(second, 7)));
+    expect(w.store.get(r.transactionHash)!.status).toBe('replaced');
+    await w.engine.handleMessage(message('m3', 'pending', second, { reorged: true }));
+    expect(w.store.get(second)).toMatchObject({ status: 'pending', data: {} });
+    expect(w.store.get(r.transactionHash)!.status).toBe('pending');
+    const third = w.store.get(second)!.replacedBy!;
+    expect(third).not.toBeNull();
+    expect(w.store.get(third)!.attempt).toBe(2);
+    expect(kinds(second)).toContain('reorged');
+    // A repeat of the news changes nothing.
+    await w.engine.handleMessage(message('m4', 'pending', second, { reorged: true }));
+    expect(w.store.byNonce(r.from, 0)).toHaveLength(3);
+    expect(acks).toEqual(['m1', 'm2', 'm3', 'm4']);
+  });
+
+  it('the nonce check confirms at depth and undoes a receipt the node no longer has', async () => {
+    const r = await w.engine.generate();
+    await w.engine.handleMessage(message('m1', 'receipt', r.transactionHash, receipt(r.transactionHash, 2)));
+    // The reorg: the node is past block 2 and nonce 0 is unused again.
+    w.head = 5;
+    w.minedNonce = 0;
+    w.known.clear();
+    const s = (await w.engine.sweep({ force: true }))!;
+    expect(s.reorged).toBe(1);
+    const again = w.store.byNonce(r.from, 0);
+    expect(again.find((x) => x.transactionHash === r.transactionHash)!.status).toBe('pending');
+    const newest = again.find((x) => x.attempt === 1)!;
+    expect(w.known.has(newest.transactionHash)).toBe(true);
+    // Mined again at block 6, confirmed by the engine itself once deep enough.
+    w.receipts.set(newest.transactionHash, receipt(newest.transactionHash, 6));
+    w.minedNonce = 1;
+    w.head = 6;
+    await w.engine.sweep({ force: true });
+    expect(w.store.get(newest.transactionHash)!.status).toBe('receipt');
+    w.head = 6 + w.policy.confirmations;
+    await w.engine.sweep({ force: true });
+    expect(w.store.get(newest.transactionHash)!.status).toBe('confirmation');
+    expect(w.store.get(r.transactionHash)!.status).toBe('replaced');
+  });
+
+  it('the fee cap holds from the first attempt: nothing is signed above it', async () => {
+    w.policy = { ...w.policy, maxFeeWei: String(2n * GWEI) };
+    w.fees = { ...w.fees, baseFeeWei: 3n * GWEI };
+    const err = await w.engine.generate().catch((e: unknown) => e);
+    expect(isTxdeskError(err, 'CONFLICT')).toBe(true);
+    expect((err as Error).message).toBe("The network's price is 3 gwei, above your fee cap of 2 gwei; raise the cap in Settings or wait for fees to fall, then retry.");
+    expect(w.store.list()).toEqual([]);
+    expect(w.sent).toEqual([]);
+  });
+
+  it('cancel and speed-up: 202 with the new record, 404 unknown, 409 mined or over the cap', async () => {
+    const a = await w.engine.generate();
+    const up = await w.engine.speedUp(a.transactionHash);
+    expect(up).toMatchObject({ kind: 'speed-up', nonce: 0, attempt: 1, replaces: a.transactionHash });
+    expect(BigInt(up.gasPrice)).toBeGreaterThan(BigInt(a.gasPrice));
+    // Cancel named by the old hash replaces the newest attempt.
+    const c = await w.engine.cancel(a.transactionHash);
+    expect(c).toMatchObject({ kind: 'cancel', attempt: 2, replaces: up.transactionHash });
+    await w.engine.handleMessage(message('m1', 'pending', c.transactionHash));
+    expect(w.store.get(w.store.get(c.transactionHash)!.replacedBy!)!.kind).toBe('cancel');
+    const unknown = await w.engine.cancel('0x' + '7'.repeat(64)).catch((e: unknown) => e);
+    expect(isTxdeskError(unknown, 'NOT_FOUND')).toBe(true);
+    const b = await w.engine.generate();
+    w.policy = { ...w.policy, maxFeeWei: String(GWEI) };
+    const capped = await w.engine.speedUp(b.transactionHash).catch((e: unknown) => e);
+    expect(isTxdeskError(capped, 'CONFLICT')).toBe(true);
+    expect((capped as Error).message).toMatch(/^To speed up nonce 1 needs a fee of .* above your fee cap of 1 gwei; raise the cap in Settings, then retry\.$/);
+    await w.engine.handleMessage(message('m2', 'receipt', b.transactionHash, receipt(b.transactionHash, 3)));
+    const mined = await w.engine.cancel(b.transactionHash).catch((e: unknown) => e);
+    expect(isTxdeskError(mined, 'CONFLICT')).toBe(true);
+    expect((mined as Error).message).toMatch(/^Nonce 1 is already mined by 0x/);
+  });
+
+  it('a slow ack does not hold up the next send', async () => {
+    const r = await w.engine.generate();
+    let release: () => void = () => {};
+    const slow: FeedMessage = { id: 's1', type: 'pending', result: { transactionHash: r.transactionHash }, ack: () => new Promise<void>((res) => (release = res)) };
+    const handled = w.engine.handleMessage(slow);
+    await w.engine.idle();
+    const next = await w.engine.generate();
+    expect(next.nonce).toBe(1);
+    release();
+    await handled;
+  });
+});
