@@ -1,26 +1,17 @@
 // Fault injection between the app and what it talks to, on real loopback sockets: a TCP proxy that can go down and
 // come back on the same port (a node or data service restart, a dead link), and on top of it for JSON-RPC a refusal
 // of the next eth_sendRawTransaction calls with a node's own words ("txpool is full").
-import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
-import { connect, createServer, type Server, type Socket } from 'node:net';
-
-export interface TcpProxy {
-  url: string;
-  port: number;
-  /** Refuses connections and cuts open ones, as a dead or restarting process does. */
-  down(): Promise<void>;
-  up(): Promise<void>;
-  close(): Promise<void>;
-}
+import { createServer as createHttpServer } from 'node:http';
+import { connect, createServer } from 'node:net';
 
 /** A TCP proxy to `target` (http(s)://host:port); `url` is the same URL pointing at the proxy. */
-export async function startTcpProxy(target: string, listenPort = 0): Promise<TcpProxy> {
+export async function startTcpProxy(target, listenPort = 0) {
   const t = new URL(target);
-  const sockets = new Set<Socket>();
-  let server: Server | null = null;
+  const sockets = new Set();
+  let server = null;
   let port = listenPort;
   const listen = () =>
-    new Promise<void>((resolve, reject) => {
+    new Promise((resolve, reject) => {
       const s = createServer((client) => {
         const upstream = connect(Number(t.port), t.hostname);
         for (const x of [client, upstream]) {
@@ -34,7 +25,7 @@ export async function startTcpProxy(target: string, listenPort = 0): Promise<Tcp
       });
       s.once('error', reject);
       s.listen(port, '127.0.0.1', () => {
-        port = (s.address() as { port: number }).port;
+        port = s.address().port;
         server = s;
         resolve();
       });
@@ -43,7 +34,7 @@ export async function startTcpProxy(target: string, listenPort = 0): Promise<Tcp
     const s = server;
     server = null;
     for (const x of sockets) x.destroy();
-    if (s) await new Promise<void>((r) => s.close(() => r()));
+    if (s) await new Promise((r) => s.close(() => r()));
   };
   await listen();
   return {
@@ -59,29 +50,16 @@ export async function startTcpProxy(target: string, listenPort = 0): Promise<Tcp
   };
 }
 
-export interface RpcFaults {
-  /** The URL to give the app as its node. */
-  url: string;
-  /** The next `count` eth_sendRawTransaction calls get this JSON-RPC error instead of reaching the node. */
-  refuseSends(count: number, message: string): void;
-  /** How many sends were refused so far. */
-  refused(): number;
-  /** The node goes away (connections refused) until `up()`. */
-  down(): Promise<void>;
-  up(): Promise<void>;
-  close(): Promise<void>;
-}
-
 /** A JSON-RPC proxy to `nodeUrl` that can refuse sends and go down (behind a TCP proxy for the down/up part). */
-export async function startRpcFaults(nodeUrl: string): Promise<RpcFaults> {
-  const refusals: string[] = [];
+export async function startRpcFaults(nodeUrl) {
+  const refusals = [];
   let refused = 0;
-  const http: HttpServer = createHttpServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
+  const http = createHttpServer((req, res) => {
+    const chunks = [];
+    req.on('data', (c) => chunks.push(c));
     req.on('end', () => {
       const body = Buffer.concat(chunks).toString();
-      const call = JSON.parse(body) as { id: unknown; method: string };
+      const call = JSON.parse(body);
       const refusal = call.method === 'eth_sendRawTransaction' ? refusals.shift() : undefined;
       if (refusal !== undefined) {
         refused++;
@@ -97,8 +75,8 @@ export async function startRpcFaults(nodeUrl: string): Promise<RpcFaults> {
         .catch(() => res.destroy());
     });
   });
-  await new Promise<void>((r) => http.listen(0, '127.0.0.1', () => r()));
-  const tcp = await startTcpProxy(`http://127.0.0.1:${(http.address() as { port: number }).port}`);
+  await new Promise((r) => http.listen(0, '127.0.0.1', () => r()));
+  const tcp = await startTcpProxy(`http://127.0.0.1:${http.address().port}`);
   return {
     url: tcp.url,
     refuseSends(count, message) {
@@ -110,7 +88,7 @@ export async function startRpcFaults(nodeUrl: string): Promise<RpcFaults> {
     async close() {
       await tcp.close();
       http.closeAllConnections();
-      await new Promise<void>((r) => http.close(() => r()));
+      await new Promise((r) => http.close(() => r()));
     },
   };
 }
