@@ -18,6 +18,8 @@ export interface FaultRunOptions {
   script: string;
   policy: Record<string, unknown>;
   settleTimeoutMs?: number;
+  /** Share of steps that are faults (default 0.38; 0: a fault-free baseline run). */
+  faultRate?: number;
 }
 
 export interface Fault {
@@ -27,5 +29,15 @@ export interface Fault {
   nonces: number[];
 }
 
-export function runFaultRun(o: FaultRunOptions): Promise<{ acknowledged: Set<string>; records: TxRecord[]; faults: Fault[]; starts: number }>;
-export function blocksToSettle(faults: Fault[], records: TxRecord[]): Record<FaultKind, number[]>;
+export interface FaultRun {
+  acknowledged: Set<string>;
+  records: TxRecord[];
+  faults: Fault[];
+  /** Each acknowledged send with the head block when it was answered. */
+  sends: { nonce: number; block: number }[];
+  /** How many times the app was started (1 + SIGKILLs). */
+  starts: number;
+}
+
+export function runFaultRun(o: FaultRunOptions): Promise<FaultRun>;
+export function blocksToSettle(run: FaultRun): Record<'send' | FaultKind, number[]>;

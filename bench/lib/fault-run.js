@@ -39,16 +39,25 @@ async function startApp(script, env, policy) {
 
 /**
  * Runs the fault mix. `o`: { seed, transactions, nodeUrl (the real node, for anvil_* calls), node (startRpcFaults
- * proxy the app uses), env (the app's environment, pointing at the proxy), script, policy, settleTimeoutMs }.
+ * proxy the app uses), env (the app's environment, pointing at the proxy), script, policy, settleTimeoutMs, faultRate
+ * (share of steps that are faults, default 0.38; 0 for a fault-free baseline) }.
  * Returns the acknowledged hashes, the final records, every fault with the block it happened at and the nonces open
  * then, and the number of app starts.
  */
 export async function runFaultRun(o) {
   const rnd = prng(o.seed);
   const pick = (xs) => xs[Math.floor(rnd() * xs.length)];
+  // Faults come from a shuffled deck of every kind, so each kind happens about equally often in any run.
+  let deck = [];
+  const nextFault = () => {
+    if (deck.length === 0) deck = FAULT_KINDS.map((k) => [rnd(), k]).sort((a, b) => a[0] - b[0]).map(([, k]) => k);
+    return deck.pop();
+  };
   const head = async () => Number(BigInt(await rpcCall(o.nodeUrl, 'eth_blockNumber')));
   const acknowledged = new Set();
   const faults = [];
+  const sends = [];
+  const faultRate = o.faultRate ?? 0.38;
   let app = await startApp(o.script, o.env, o.policy);
   let starts = 1;
   const list = async () => (await (await fetch(`${app.url}/api/tx`)).json());
@@ -61,11 +70,15 @@ export async function runFaultRun(o) {
 
   while (acknowledged.size < o.transactions) {
     const roll = rnd();
-    if (roll < 0.62) {
+    if (roll >= faultRate) {
       const res = await fetch(`${app.url}/api/tx`, { method: 'POST' }).catch(() => null);
-      if (res?.status === 201) acknowledged.add((await res.json()).transactionHash);
+      if (res?.status === 201) {
+        const rec = await res.json();
+        acknowledged.add(rec.transactionHash);
+        sends.push({ nonce: rec.nonce, block: await head() });
+      }
     } else {
-      const kind = pick(FAULT_KINDS);
+      const kind = nextFault();
       await note(kind);
       if (kind === 'refusal') o.node.refuseSends(1 + Math.floor(rnd() * 3), pick(REFUSALS));
       else if (kind === 'drop') {
@@ -95,7 +108,7 @@ export async function runFaultRun(o) {
     for (const r of recs) if (r.status === 'confirmation') open.delete(r.nonce);
     if (open.size === 0) {
       await app.kill('SIGTERM');
-      return { acknowledged, records: recs, faults, starts };
+      return { acknowledged, records: recs, faults, sends, starts };
     }
     if (Date.now() > until) {
       await app.kill('SIGTERM');
@@ -105,11 +118,15 @@ export async function runFaultRun(o) {
   }
 }
 
-/** Blocks from each fault to the mining of every nonce it found open, per fault kind (from the final records). */
-export function blocksToSettle(faults, records) {
+/**
+ * Blocks from each fault to the mining of every nonce it found open, per fault kind, and (`send`) from each send to
+ * the mining of its nonce, from the final records.
+ */
+export function blocksToSettle(run) {
   const minedAt = new Map();
-  for (const r of records) if (r.status === 'confirmation') minedAt.set(r.nonce, Number(r.data.blockNumber));
-  const out = Object.fromEntries(FAULT_KINDS.map((k) => [k, []]));
-  for (const f of faults) for (const n of f.nonces) if (minedAt.has(n)) out[f.kind].push(Math.max(0, minedAt.get(n) - f.block));
+  for (const r of run.records) if (r.status === 'confirmation') minedAt.set(r.nonce, Number(r.data.blockNumber));
+  const out = Object.fromEntries(['send', ...FAULT_KINDS].map((k) => [k, []]));
+  for (const f of run.faults) for (const n of f.nonces) if (minedAt.has(n)) out[f.kind].push(Math.max(0, minedAt.get(n) - f.block));
+  for (const s of run.sends) if (minedAt.has(s.nonce)) out.send.push(Math.max(0, minedAt.get(s.nonce) - s.block));
   return out;
 }

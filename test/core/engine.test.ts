@@ -46,7 +46,7 @@ interface World {
 
 let w: World;
 
-function makeWorld(): World {
+function makeWorld(log: Logger = silentLogger): World {
   const db = openDatabase(':memory:');
   migrateTxStore(db);
   const world = {
@@ -93,7 +93,7 @@ function makeWorld(): World {
     chain,
     feed,
     clock: { now: () => Date.now() },
-    log: silentLogger,
+    log,
     chainId: 31337,
     signer: () => (world.noKey ? null : signer),
     policy: () => world.policy,
@@ -604,5 +604,24 @@ describe('faults', () => {
     expect(next.nonce).toBe(1);
     release();
     await handled;
+  });
+});
+
+describe('operational log', () => {
+  it('says when a transaction is sent, replaced (old fee -> new fee, why) and its nonce settled', async () => {
+    const lines: string[] = [];
+    const log: Logger = { info: (m) => void lines.push(`info ${m}`), warn: (m) => void lines.push(`warn ${m}`), error: (m) => void lines.push(`error ${m}`), child: () => log };
+    w = makeWorld(log);
+    const r = await w.engine.generate();
+    await w.engine.handleMessage(message('m1', 'pending', r.transactionHash));
+    const next = w.store.get(r.transactionHash)!.replacedBy!;
+    await w.engine.handleMessage(message('m2', 'confirmation', next, receipt(next, 9)));
+    const s = (h: string) => `${h.slice(0, 10)}…`;
+    expect(lines).toEqual([
+      `info sent ${s(r.transactionHash)} nonce 0 at 1 gwei (transaction)`,
+      `info replacing ${s(r.transactionHash)} (nonce 0) with ${s(next)}: 1 gwei -> 1.125 gwei, not mined within the 2 s timeout`,
+      `info sent ${s(next)} nonce 0 at 1.125 gwei (replacement)`,
+      `info nonce 0 settled: ${s(next)} (replacement, attempt 1, 1.125 gwei) confirmed in block 9`,
+    ]);
   });
 });

@@ -225,7 +225,7 @@ export function createTxEngine(d: TxEngineDeps) {
       d.store.transaction(() => applyChanges(plan.changes));
       emit(plan.changes.map((c) => c.hash));
     }
-    if (plan.outcome === 'used-elsewhere') d.log.warn(`nonce ${nonce} of ${sender} was used outside txdesk; its ${records.length} record(s) are marked replaced`);
+    if (plan.outcome === 'used-elsewhere' && plan.changes.length) d.log.warn(`nonce ${nonce} of ${sender} was used outside txdesk; its ${records.length} record(s) are marked replaced`);
     if (plan.outcome === 'reorged') {
       d.log.warn(`nonce ${nonce} of ${sender}: its receipt was reorganised away; replacing again`);
       // Replacement resumes at once, as for a pending nonce; when the policy holds it back, the best attempt is resent.
@@ -586,7 +586,8 @@ export function createTxEngine(d: TxEngineDeps) {
         if (stopped) return sum;
         await serial(async () => {
           const records = d.store.byNonce(sender, nonce);
-          if (records.some((r) => r.status === 'confirmation')) return;
+          // Confirmed, or conceded to a transaction sent elsewhere: nothing more can happen to it.
+          if (records.some((r) => r.status === 'confirmation') || (nonce < latest && records.every((r) => r.status === 'replaced'))) return;
           const withReceipt = records.find((r) => r.status === 'receipt');
           if (withReceipt) {
             const block = Number(withReceipt.data.blockNumber);
