@@ -322,13 +322,16 @@ describe('retrying skipped replacements', () => {
     expect(skips(r.transactionHash).map((e) => e.detail.reason)).toEqual(['max-replacements', 'cap']);
   });
 
-  it('final skips (no key at the time) are never retried; a key missing during a retry keeps the nonce waiting', async () => {
+  it('a nonce skipped for a missing key is its problem and is replaced once the key is loaded; a key missing during a retry keeps the nonce waiting', async () => {
     const a = await w.engine.generate();
     w.noKey = true;
     await w.engine.handleMessage(message('m1', 'pending', a.transactionHash));
     expect(skips(a.transactionHash).map((e) => e.detail.reason)).toEqual(['no-key']);
-    w.noKey = false;
+    expect(w.store.get(a.transactionHash)!.problem).toMatchObject({ reason: 'no-key' });
     expect(await retry()).toEqual({ waiting: 0, replaced: 0, recorded: 0 });
+    w.noKey = false;
+    expect(await retry()).toEqual({ waiting: 1, replaced: 1, recorded: 0 });
+    expect(w.store.get(a.transactionHash)!.problem).toBeNull();
 
     w.policy = { ...w.policy, maxFeeWei: String(1_100_000_000n) };
     const b = await w.engine.generate();

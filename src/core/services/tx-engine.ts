@@ -431,7 +431,7 @@ export function createTxEngine(d: TxEngineDeps) {
   }
 
   /**
-   * Looks again at every nonce a `cap` or `max-replacements` skip left stuck (waitingForRetry): replaces it when
+   * Looks again at every nonce a `cap`, `max-replacements` or `no-key` skip left stuck (waitingForRetry): replaces it when
    * fees and the policy now allow, else records the new skip only if it says something new (skipIsNews), so the
    * history does not grow every tick. A node failure propagates (nothing is written for that nonce); the caller
    * retries later.
@@ -450,7 +450,7 @@ export function createTxEngine(d: TxEngineDeps) {
         sum.waiting++;
         const plan = await planReplacement({ ...wait.record, status: 'pending' }, wait.others);
         if (plan.decision.action === 'skip' && !skipIsNews(wait.lastSkip, plan.decision)) continue;
-        const why = wait.reason === 'cap' ? 'fees came back under the cap' : 'the replacement limit was raised';
+        const why = { cap: 'fees came back under the cap', 'max-replacements': 'the replacement limit was raised', 'no-key': 'the signing key is loaded' }[wait.reason];
         const rec = d.store.transaction(() => commitReplacement(wait.record, plan, why));
         emit([wait.record.transactionHash, ...(rec ? [rec.transactionHash] : [])]);
         if (!rec) {
