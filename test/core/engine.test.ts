@@ -564,6 +564,25 @@ describe('faults', () => {
     expect(w.store.get(r.transactionHash)!.status).toBe('replaced');
   });
 
+  it('a confirmed nonce undone by a reorg deeper than the confirmations is reopened and its winner sent again', async () => {
+    const r = await w.engine.generate();
+    await w.engine.handleMessage(message('m1', 'confirmation', r.transactionHash, receipt(r.transactionHash, 2)));
+    w.minedNonce = 1;
+    w.head = 5;
+    await w.engine.sweep({ force: true });
+    expect(w.store.get(r.transactionHash)!.status).toBe('confirmation');
+    // The chain went back past block 2: nonce 0 is unused again and the node has no receipt.
+    w.minedNonce = 0;
+    w.known.clear();
+    w.sent = [];
+    const s = (await w.engine.sweep({ force: true }))!;
+    expect(s.reorged).toBe(1);
+    expect(w.store.get(r.transactionHash)!.status).toBe('pending');
+    expect(w.sent).toEqual([w.store.rawOf(r.transactionHash)]);
+    expect(kinds(r.transactionHash).slice(-2)).toEqual(['reorged', 'rebroadcast']);
+    expect(w.store.history(r.transactionHash).at(-2)!.summary).toMatch(/deeper than the 2 confirmations/);
+  });
+
   it('the fee cap holds from the first attempt: nothing is signed above it', async () => {
     w.policy = { ...w.policy, maxFeeWei: String(2n * GWEI) };
     w.fees = { ...w.fees, baseFeeWei: 3n * GWEI };

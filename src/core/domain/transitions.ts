@@ -80,10 +80,12 @@ function mined(target: TxRecord, sameNonce: readonly TxRecord[], result: Record<
 /**
  * Undoes a receipt that is no longer on the chain: the record goes back to `pending`, and so does every other
  * attempt of the nonce that was marked `replaced` (they lost to it, and may be the one mined now). A confirmed
- * nonce is final (the tracker only confirms at depth), so nothing changes then.
+ * nonce is final to tracker messages (the tracker only confirms at depth), so nothing changes then, unless `deep`:
+ * the node itself shows the confirmed block gone (a reorganisation deeper than the confirmations).
  */
-export function withdrawReceipt(target: TxRecord, sameNonce: readonly TxRecord[], why: string): RecordChange[] {
-  if (target.status !== 'receipt' || sameNonce.some((r) => r.status === 'confirmation')) return [];
+export function withdrawReceipt(target: TxRecord, sameNonce: readonly TxRecord[], why: string, deep = false): RecordChange[] {
+  const withdrawable = target.status === 'receipt' || (deep && target.status === 'confirmation');
+  if (!withdrawable || (!deep && sameNonce.some((r) => r.status === 'confirmation'))) return [];
   const block = target.data.blockNumber;
   const changes: RecordChange[] = [
     {

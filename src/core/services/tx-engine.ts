@@ -11,7 +11,7 @@ import { planNextNonce, recoverNonce } from '../domain/nonce.js';
 import { decideRetry, REASON_OF_REFUSAL, refusalSummary, type BroadcastFailure, type Refusal } from '../domain/refusal.js';
 import { decideReplacement, feesOf, replacementBlocker, short, type ReplacementDecision, type SkipReason } from '../domain/replacement.js';
 import { newestAttempt, skipIsNews, waitingForRetry } from '../domain/replacement-retry.js';
-import { applyTrackerMessage, type RecordChange } from '../domain/transitions.js';
+import { applyTrackerMessage, withdrawReceipt, type RecordChange } from '../domain/transitions.js';
 import { BroadcastError, type Chain, type Clock, type FeedMessage, type Signer, type TrackerFeed, type TxStore } from '../ports.js';
 import { createSerialQueue } from './serial-queue.js';
 
@@ -579,9 +579,10 @@ export function createTxEngine(d: TxEngineDeps) {
     const sum = { rebroadcast: 0, reorged: 0, settled: 0 };
     const confirmations = d.policy().confirmations;
     for (const sender of d.store.senders()) {
+      const latest = await d.chain.nonceCount(sender, 'latest');
+      sum.reorged += await reopenDeepReorgs(sender, latest, head);
       const open = d.store.openNonces(sender);
       if (!open.length) continue;
-      const latest = await d.chain.nonceCount(sender, 'latest');
       for (const nonce of open) {
         if (stopped) return sum;
         await serial(async () => {
@@ -619,6 +620,33 @@ export function createTxEngine(d: TxEngineDeps) {
       }
     }
     return sum;
+  }
+
+  /**
+   * A confirmed nonce at or above the chain's mined count was undone by a reorganisation deeper than the
+   * confirmations: once the node is past the confirmed block and no longer has its receipt, the nonce is reopened
+   * and its winner sent again exactly as signed (it was valid, and later nonces wait for it).
+   */
+  async function reopenDeepReorgs(sender: string, latest: number, head: number): Promise<number> {
+    let reopened = 0;
+    for (const nonce of d.store.liveNonces(sender)) {
+      if (nonce < latest || stopped) continue;
+      reopened += await serial(async () => {
+        const records = d.store.byNonce(sender, nonce);
+        const winner = records.find((r) => r.status === 'confirmation');
+        if (!winner || head < Number(winner.data.blockNumber)) return 0;
+        const receipt = await d.chain.receipt(winner.transactionHash);
+        if (receipt) return 0;
+        const changes = withdrawReceipt(winner, records.filter((r) => r !== winner), `deeper than the ${d.policy().confirmations} confirmations`, true);
+        d.store.transaction(() => applyChanges(changes));
+        emit(changes.map((c) => c.hash));
+        d.log.warn(`nonce ${nonce} of ${sender}: its confirmed block ${String(winner.data.blockNumber)} was reorganised away; sending ${short(winner.transactionHash)} again`);
+        const outcome = await broadcast(winner.transactionHash, 'rebroadcast', 'its confirmed block was reorganised away');
+        if (outcome === 'sent' || outcome === 'known') track(winner.transactionHash);
+        return 1;
+      });
+    }
+    return reopened;
   }
 
   /**
