@@ -314,8 +314,8 @@ export function createTxEngine(d: TxEngineDeps) {
   }
 
   /** Signs a replacement for `prev` if the policy says so; returns what to commit (nothing is written here). */
-  async function planReplacement(prev: TxRecord, others: TxRecord[]): Promise<{ decision: ReplacementDecision; signed?: { hash: string; raw: string } }> {
-    const policy = d.policy();
+  async function planReplacement(prev: TxRecord, others: TxRecord[], opts: { beyondLimit?: boolean } = {}): Promise<{ decision: ReplacementDecision; signed?: { hash: string; raw: string } }> {
+    const policy = opts.beyondLimit ? { ...d.policy(), maxReplacements: Number.MAX_SAFE_INTEGER } : d.policy();
     const blocked = replacementBlocker(prev, others, policy);
     if (blocked) return { decision: blocked };
     const signer = d.signer();
@@ -324,8 +324,9 @@ export function createTxEngine(d: TxEngineDeps) {
     }
     // A failure here (node down) propagates: the message is not acked and comes again later.
     const net = await d.chain.fees();
-    const decision = decideReplacement(prev, others, net, policy);
+    let decision = decideReplacement(prev, others, net, policy);
     if (decision.action === 'skip') return { decision };
+    if (opts.beyondLimit) decision = { ...decision, summary: decision.summary.replace(/ of \d+\.$/, ' (outside the replacement limit).') };
     const signed = await signer.sign({ chainId: d.chainId, nonce: prev.nonce, to: prev.from, valueWei: 0n, gasLimit: SELF_TRANSFER_GAS, fees: decision.fees });
     return { decision, signed };
   }
@@ -505,10 +506,9 @@ export function createTxEngine(d: TxEngineDeps) {
         }
         const others = records.filter((r) => r !== newest);
         if (action.action === 'resign') {
-          // Not counted against the replacement limit: the refused transaction never reached a pool.
-          const plan = await planReplacement({ ...newest, status: 'pending', attempt: Math.min(newest.attempt, d.policy().maxReplacements - 1) }, others);
-          const fixed = plan.decision.action === 'replace' ? { ...plan, decision: { ...plan.decision, attempt: newest.attempt + 1 } } : plan;
-          const rec = d.store.transaction(() => commitReplacement(newest, fixed, 'the node wanted at least the base fee'));
+          // Not held back by the replacement limit: the refused transaction never reached a pool.
+          const plan = await planReplacement({ ...newest, status: 'pending' }, others, { beyondLimit: true });
+          const rec = d.store.transaction(() => commitReplacement(newest, plan, 'the node wanted at least the base fee'));
           emit([newest.transactionHash, ...(rec ? [rec.transactionHash] : [])]);
           if (rec) await sendWithBumps(rec);
           return 1;
