@@ -314,7 +314,7 @@ export function createTxEngine(d: TxEngineDeps) {
   }
 
   /** Signs a replacement for `prev` if the policy says so; returns what to commit (nothing is written here). */
-  async function planReplacement(prev: TxRecord, others: TxRecord[], opts: { beyondLimit?: boolean } = {}): Promise<{ decision: ReplacementDecision; signed?: { hash: string; raw: string } }> {
+  async function planReplacement(prev: TxRecord, others: TxRecord[], opts: { beyondLimit?: boolean; net?: () => Promise<NetworkFees> } = {}): Promise<{ decision: ReplacementDecision; signed?: { hash: string; raw: string } }> {
     const policy = opts.beyondLimit ? { ...d.policy(), maxReplacements: Number.MAX_SAFE_INTEGER } : d.policy();
     const blocked = replacementBlocker(prev, others, policy);
     if (blocked) return { decision: blocked };
@@ -323,7 +323,7 @@ export function createTxEngine(d: TxEngineDeps) {
       return { decision: { action: 'skip', reason: 'no-key', summary: `Not replaced: the signing key of ${prev.from} is not loaded; import it in Settings.`, detail: { from: prev.from } } };
     }
     // A failure here (node down) propagates: the message is not acked and comes again later.
-    const net = await d.chain.fees();
+    const net = await (opts.net ?? (() => d.chain.fees()))();
     let decision = decideReplacement(prev, others, net, policy);
     if (decision.action === 'skip') return { decision };
     if (opts.beyondLimit) decision = { ...decision, summary: decision.summary.replace(/ of \d+\.$/, ' (outside the replacement limit).') };
@@ -440,6 +440,9 @@ export function createTxEngine(d: TxEngineDeps) {
   function retrySkipped(): Promise<RetrySummary> {
     return serial(async () => {
       const sum: RetrySummary = { waiting: 0, replaced: 0, recorded: 0 };
+      // One fee reading per round: every waiting nonce is judged against the same block.
+      let fees: Promise<NetworkFees> | null = null;
+      const net = () => (fees ??= d.chain.fees());
       for (const { from, nonce } of d.store.skippedNonces()) {
         if (stopped) break;
         const records = d.store.byNonce(from, nonce);
@@ -449,7 +452,7 @@ export function createTxEngine(d: TxEngineDeps) {
         // Without its key the nonce cannot be replaced now; it keeps waiting instead of getting a final `no-key`.
         if (d.signer()?.address !== from) continue;
         sum.waiting++;
-        const plan = await planReplacement({ ...wait.record, status: 'pending' }, wait.others);
+        const plan = await planReplacement({ ...wait.record, status: 'pending' }, wait.others, { net });
         if (plan.decision.action === 'skip' && !skipIsNews(wait.lastSkip, plan.decision)) continue;
         const why = { cap: 'fees came back under the cap', 'max-replacements': 'the replacement limit was raised', 'no-key': 'the signing key is loaded' }[wait.reason];
         const rec = d.store.transaction(() => commitReplacement(wait.record, plan, why));
@@ -585,41 +588,58 @@ export function createTxEngine(d: TxEngineDeps) {
       if (!open.length) continue;
       for (const nonce of open) {
         if (stopped) return sum;
-        await serial(async () => {
-          const records = d.store.byNonce(sender, nonce);
-          // Confirmed, or conceded to a transaction sent elsewhere: nothing more can happen to it.
-          if (records.some((r) => r.status === 'confirmation') || (nonce < latest && records.every((r) => r.status === 'replaced'))) return;
-          const withReceipt = records.find((r) => r.status === 'receipt');
-          if (withReceipt) {
-            const block = Number(withReceipt.data.blockNumber);
-            if (nonce < latest && head - block < confirmations) return;
-            const receipt = await d.chain.receipt(withReceipt.transactionHash);
-            if (receipt && receipt.blockHash === withReceipt.data.blockHash) {
-              if (head - block < confirmations) return;
+        // Lookups run outside the serial queue (tracker messages and sends never wait for them); the action runs
+        // inside it only if the nonce's records are still what the lookups were judged against.
+        const records = d.store.byNonce(sender, nonce);
+        // Confirmed, or conceded to a transaction sent elsewhere: nothing more can happen to it.
+        if (records.some((r) => r.status === 'confirmation') || (nonce < latest && records.every((r) => r.status === 'replaced'))) continue;
+        const withReceipt = records.find((r) => r.status === 'receipt');
+        let act: () => Promise<void>;
+        if (withReceipt) {
+          const block = Number(withReceipt.data.blockNumber);
+          if (nonce < latest && head - block < confirmations) continue;
+          const receipt = await d.chain.receipt(withReceipt.transactionHash);
+          if (receipt && receipt.blockHash === withReceipt.data.blockHash) {
+            if (head - block < confirmations) continue;
+            act = async () => {
               const t = applyTrackerMessage(withReceipt, records.filter((r) => r !== withReceipt), { type: 'confirmation', result: receipt });
               d.store.transaction(() => applyChanges(t.changes));
               emit(t.changes.map((c) => c.hash));
               sum.settled++;
-              return;
-            }
-          } else if (nonce >= latest) {
-            // Open at the node: the newest attempt it accepted must still be there (pool or chain).
-            const best = newestAttempt(records.filter((r) => r.status !== 'replaced' && d.store.broadcastOf(r.transactionHash) === 'sent'));
-            if (best && !(await d.chain.hasTransaction(best.transactionHash))) {
-              const outcome = await broadcast(best.transactionHash, 'rebroadcast', 'the node no longer knew it (dropped from its pool, restarted, or another node)');
-              if (outcome === 'sent' || outcome === 'known') track(best.transactionHash);
-              sum.rebroadcast++;
-            }
-            return;
-          }
-          // Mined but not by a receipt we hold, or a receipt the node no longer has.
-          const plan = await reconcileNonce(sender, nonce, latest, head);
-          if (plan.outcome === 'reorged') sum.reorged++;
-          if (plan.outcome === 'mined' || plan.outcome === 'used-elsewhere') sum.settled++;
+            };
+          } else act = () => reconcile(sender, nonce, latest, head, sum);
+        } else if (nonce >= latest) {
+          // Open at the node: the newest attempt it accepted must still be there (pool or chain).
+          const best = newestAttempt(records.filter((r) => r.status !== 'replaced' && d.store.broadcastOf(r.transactionHash) === 'sent'));
+          if (!best || (await d.chain.hasTransaction(best.transactionHash))) continue;
+          act = async () => {
+            const outcome = await broadcast(best.transactionHash, 'rebroadcast', 'the node no longer knew it (dropped from its pool, restarted, or another node)');
+            if (outcome === 'sent' || outcome === 'known') track(best.transactionHash);
+            sum.rebroadcast++;
+          };
+        } else {
+          // Mined, but not by a receipt we hold.
+          act = () => reconcile(sender, nonce, latest, head, sum);
+        }
+        const seen = fingerprint(records);
+        await serial(async () => {
+          if (fingerprint(d.store.byNonce(sender, nonce)) === seen) await act();
         });
       }
     }
     return sum;
+  }
+
+  /** Reconciles a nonce from the nonce check, counting what it found. */
+  async function reconcile(sender: string, nonce: number, latest: number, head: number, sum: Pick<SweepSummary, 'reorged' | 'settled'>): Promise<void> {
+    const plan = await reconcileNonce(sender, nonce, latest, head);
+    if (plan.outcome === 'reorged') sum.reorged++;
+    if (plan.outcome === 'mined' || plan.outcome === 'used-elsewhere') sum.settled++;
+  }
+
+  /** What the nonce check judged a nonce by: its records' hashes, statuses and links. */
+  function fingerprint(records: readonly TxRecord[]): string {
+    return records.map((r) => `${r.transactionHash}:${r.status ?? '-'}:${r.replacedBy ?? '-'}:${d.store.broadcastOf(r.transactionHash)}`).join('|');
   }
 
   /**
