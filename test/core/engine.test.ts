@@ -499,6 +499,23 @@ describe('faults', () => {
     expect(kinds(r.transactionHash).filter((k) => k === 'broadcast-failed')).toHaveLength(1);
   });
 
+  it('a cancel the fee cap holds back is the problem until the cap allows it, then it fills the nonce', async () => {
+    w.policy = { ...w.policy, maxFeeWei: String(GWEI) };
+    w.sendFailures.push('refused', 'refused', 'refused');
+    const r = await w.engine.generate();
+    await newBlock();
+    await newBlock();
+    await newBlock();
+    expect(w.store.list()).toHaveLength(1);
+    expect(w.store.get(r.transactionHash)!.problem).toMatchObject({ reason: 'fee-cap' });
+    expect(w.store.get(r.transactionHash)!.problem!.summary).toMatch(/^To cancel nonce 0 needs a fee of .*, above your fee cap of 1 gwei; raise the cap in Settings, then retry\.$/);
+    w.policy = { ...w.policy, maxFeeWei: String(5n * GWEI) };
+    await newBlock();
+    const cancel = w.store.get(w.store.get(r.transactionHash)!.replacedBy!)!;
+    expect(cancel).toMatchObject({ kind: 'cancel', problem: null });
+    expect(w.known.has(cancel.transactionHash)).toBe(true);
+  });
+
   it('an unreachable node is a problem on the nonce until a new block finds it again', async () => {
     w.sendFailures.push('unreachable');
     const r = await w.engine.generate();

@@ -482,7 +482,9 @@ export function createTxEngine(d: TxEngineDeps) {
     let resent = 0;
     for (const p of d.store.withProblems()) {
       if (stopped) break;
-      if (!p.problem || !REFUSAL_REASONS.has(p.problem.reason)) continue;
+      const reason = p.problem?.reason;
+      // Also a cap or a missing key that stopped the cancel of a refused transaction (its refusal still stands).
+      if (!reason || !(REFUSAL_REASONS.has(reason) || reason === 'fee-cap' || reason === 'no-key')) continue;
       resent += await serial(async () => {
         const records = d.store.byNonce(p.from, p.nonce);
         const newest = newestAttempt(records);
@@ -491,14 +493,16 @@ export function createTxEngine(d: TxEngineDeps) {
           emit([p.transactionHash]);
           return 0;
         }
-        const refusal = lastRefusal(newest.transactionHash) ?? { failure: 'unreachable' as const, count: 1 };
+        const last = lastRefusal(newest.transactionHash);
+        if (!last && !REFUSAL_REASONS.has(reason)) return 0; // a skipped replacement: retrySkipped's job
+        const refusal = last ?? { failure: 'unreachable' as const, count: 1 };
         const balance = refusal.failure === 'funds' ? await d.chain.balance(newest.from) : null;
         const net = refusal.failure === 'fee-too-low' ? await d.chain.fees() : null;
         const cost = SELF_TRANSFER_GAS * BigInt(newest.gasPrice);
         const action = decideRetry({ failure: refusal.failure, refusals: refusal.count, costWei: cost, balanceWei: balance, feeWei: BigInt(newest.gasPrice), baseFeeWei: net?.baseFeeWei ?? null, isCancel: newest.kind === 'cancel' });
         if (action.action === 'wait') {
           // Keep the sentence current (a partial top-up changes the balance) without adding history.
-          const summary = refusalSummary({ failure: 'funds', message: '', nonce: newest.nonce, from: newest.from, what: noun(newest.kind ), costWei: cost, feeWei: BigInt(newest.gasPrice), balanceWei: balance });
+          const summary = refusalSummary({ failure: 'funds', message: '', nonce: newest.nonce, from: newest.from, what: noun(newest.kind), costWei: cost, feeWei: BigInt(newest.gasPrice), balanceWei: balance });
           const h = d.store.transaction(() => setProblem(newest.from, newest.nonce, 'funds', summary));
           if (h) emit([h]);
           return 0;
@@ -520,7 +524,8 @@ export function createTxEngine(d: TxEngineDeps) {
           await sendWithBumps(await signUserReplacement(newest, 'cancel', `the node refused it ${refusal.count} times`));
         } catch (e) {
           if (!(e instanceof TxdeskError) || e.code !== 'CONFLICT') throw e;
-          const h = d.store.transaction(() => setProblem(newest.from, newest.nonce, 'fee-cap', e.message));
+          // Tried again on the next block, like the refusal itself.
+          const h = d.store.transaction(() => setProblem(newest.from, newest.nonce, /fee cap/.test(e.message) ? 'fee-cap' : 'no-key', e.message));
           if (h) emit([h]);
           return 0;
         }
