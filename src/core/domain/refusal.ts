@@ -82,9 +82,10 @@ export interface RefusalFacts {
 export function refusalSummary(f: RefusalFacts): string {
   switch (f.failure) {
     case 'funds':
-      return f.balanceWei === null
-        ? `The balance of ${f.from} is below the ${formatEth(f.costWei)} ETH this ${f.what} needs; add funds and it is sent again on the next block.`
-        : `Balance ${formatEth(f.balanceWei)} ETH is below the ${formatEth(f.costWei)} ETH this ${f.what} needs; add funds to ${f.from} and it is sent again on the next block.`;
+      if (f.balanceWei === null) return `The balance of ${f.from} is below the ${formatEth(f.costWei)} ETH this ${f.what} needs; add funds and it is sent again on the next block.`;
+      // Nodes may also count the account's other pending transactions against the balance.
+      if (f.balanceWei >= f.costWei) return `The node says balance ${formatEth(f.balanceWei)} ETH does not cover this ${f.what}'s ${formatEth(f.costWei)} ETH with the account's other pending transactions; add funds to ${f.from} and it is sent again on the next block.`;
+      return `Balance ${formatEth(f.balanceWei)} ETH is below the ${formatEth(f.costWei)} ETH this ${f.what} needs; add funds to ${f.from} and it is sent again on the next block.`;
     case 'underpriced':
       return `The node holds another transaction for nonce ${f.nonce} that this ${f.what} at ${formatGwei(f.feeWei)} does not outbid by enough; it is bumped again on the next block.`;
     case 'fee-too-low':
