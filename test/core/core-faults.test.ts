@@ -1,7 +1,7 @@
 // Every nonce settles under real faults, on the real congested dev chain with the app's node and data service links
 // behind fault proxies: a replacement refused for funds then a top-up, a pool refusal, dropped transactions (one and
-// all), a node restart that loses the pool, the data service down during POST /api/tx, cancel and speed-up, the fee
-// cap on a first attempt, and a receipt withdrawn by a reorganisation. Each ends with every nonce settled.
+// all), a node restart that loses the pool, a switch to another node URL, the data service down during POST /api/tx,
+// cancel and speed-up, the fee cap on a first attempt, and a receipt withdrawn by a reorganisation. Each ends with every nonce settled.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -43,17 +43,21 @@ afterAll(async () => {
 });
 
 /** A core on a fresh account and data dir, reaching the node and the service through the fault proxies. */
-async function startCore(policy: Partial<ReplacementPolicy> = {}, balanceWei?: bigint): Promise<{ core: Core; address: string }> {
-  const account = await freshAccount(chain, balanceWei);
+async function startCore(
+  policy: Partial<ReplacementPolicy> = {},
+  o: { account?: { privateKey: string; address: string }; dataDir?: string; nodeUrl?: string } = {},
+): Promise<{ core: Core; address: string; dataDir: string }> {
+  const account = o.account ?? (await freshAccount(chain));
+  const dataDir = o.dataDir ?? join(root, `core-${dirs++}`);
   core = createCore({
-    env: { ...chain.env, NODE_ENDPOINT: node.url, TXDESK_SERVICE_URL: service.url, PRIVATE_KEY: account.privateKey },
-    dataDir: join(root, `core-${dirs++}`),
+    env: { ...chain.env, NODE_ENDPOINT: o.nodeUrl ?? node.url, TXDESK_SERVICE_URL: service.url, PRIVATE_KEY: account.privateKey },
+    dataDir,
     policy: { timeoutMs: 2_000, confirmations: 2, ...policy },
     http: false,
     log: silentLogger,
   });
   await core.start();
-  return { core, address: account.address };
+  return { core, address: account.address, dataDir };
 }
 
 /** Waits until every nonce of the account is confirmed, then checks the end state against the chain. */
@@ -144,6 +148,33 @@ describe('faults on the dev chain', { timeout: 240_000 }, () => {
     await node.up();
     await expectSettled(c, address, 2);
     for (const t of sent) expect((await history(c, t.transactionHash)).history.some((e) => e.kind === 'rebroadcast')).toBe(true);
+  });
+
+  it('a switch to another node URL: every open nonce is sent to the new node exactly as signed', async () => {
+    const account = await freshAccount(chain);
+    const policy = { maxReplacements: 0, initialFeeWei: String(5n * GWEI) };
+    const first = await startCore(policy, { account });
+    await pauseMining();
+    const sent = [await first.core.api.generateTransaction(), await first.core.api.generateTransaction()];
+    await first.core.stop();
+    // The new node never saw them.
+    await chain.rpc('anvil_dropAllTransactions');
+    const other = await startRpcFaults(chain.dev.devchain.nodeUrl);
+    try {
+      const { core: c } = await startCore(policy, { account, dataDir: first.dataDir, nodeUrl: other.url });
+      expect((await c.api.getAppInfo()).nodeUrl).toBe(other.url);
+      await resumeMining();
+      await expectSettled(c, account.address, 2);
+      for (const t of sent) {
+        const h = await history(c, t.transactionHash);
+        expect(h.status).toBe('confirmation');
+        expect(h.history.some((e) => e.kind === 'rebroadcast')).toBe(true);
+      }
+    } finally {
+      await core?.stop();
+      core = null;
+      await other.close();
+    }
   });
 
   it('with the data service unreachable, POST /api/tx answers at once and the transaction is tracked once it is back', async () => {
