@@ -1,7 +1,8 @@
 // Every nonce settles under real faults, on the real congested dev chain with the app's node and data service links
 // behind fault proxies: a replacement refused for funds then a top-up, a pool refusal, dropped transactions (one and
 // all), a node restart that loses the pool, a switch to another node URL, the data service down during POST /api/tx,
-// cancel and speed-up, the fee cap on a first attempt, and a receipt withdrawn by a reorganisation. Each ends with every nonce settled.
+// cancel and speed-up, the fee cap on a first attempt, and a receipt withdrawn by a reorganisation. Each ends with
+// every nonce settled.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
