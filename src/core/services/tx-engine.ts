@@ -480,6 +480,10 @@ export function createTxEngine(d: TxEngineDeps) {
   /** Tries again every nonce whose newest transaction a node refused: resend, re-sign at the network's price, or cancel. */
   async function retryRefused(): Promise<number> {
     let resent = 0;
+    // One balance and one fee reading per round (per block), however many nonces wait on them.
+    const balances = new Map<string, Promise<bigint>>();
+    const balanceOf = (a: string) => balances.get(a) ?? balances.set(a, d.chain.balance(a)).get(a)!;
+    let fees: Promise<NetworkFees> | null = null;
     for (const p of d.store.withProblems()) {
       if (stopped) break;
       const reason = p.problem?.reason;
@@ -496,8 +500,8 @@ export function createTxEngine(d: TxEngineDeps) {
         const last = lastRefusal(newest.transactionHash);
         if (!last && !REFUSAL_REASONS.has(reason)) return 0; // a skipped replacement: retrySkipped's job
         const refusal = last ?? { failure: 'unreachable' as const, count: 1 };
-        const balance = refusal.failure === 'funds' ? await d.chain.balance(newest.from) : null;
-        const net = refusal.failure === 'fee-too-low' ? await d.chain.fees() : null;
+        const balance = refusal.failure === 'funds' ? await balanceOf(newest.from) : null;
+        const net = refusal.failure === 'fee-too-low' ? await (fees ??= d.chain.fees()) : null;
         const cost = SELF_TRANSFER_GAS * BigInt(newest.gasPrice);
         const action = decideRetry({ failure: refusal.failure, refusals: refusal.count, costWei: cost, balanceWei: balance, feeWei: BigInt(newest.gasPrice), baseFeeWei: net?.baseFeeWei ?? null, isCancel: newest.kind === 'cancel' });
         if (action.action === 'wait') {
