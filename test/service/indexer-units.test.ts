@@ -2,7 +2,8 @@
 // common-ancestor search, log decoding and the progress line.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decodeTransferLogs, netMoves } from '../../src/service/indexer/indexer-apply.js';
+import { netMoves } from '../../src/service/indexer/indexer-apply.js';
+import { decodeTokenLogs } from '../../src/service/indexer/indexer-events.js';
 import { progressLine, createProgress } from '../../src/service/indexer/indexer-progress.js';
 import { isRangeRefusal, nextSpan, type RangeOutcome } from '../../src/service/indexer/indexer-range.js';
 import { commonAncestor } from '../../src/service/indexer/indexer-reorg.js';
@@ -169,7 +170,7 @@ describe('commonAncestor', () => {
   });
 });
 
-describe('decodeTransferLogs', () => {
+describe('decodeTokenLogs: ERC-721 Transfer', () => {
   const t = (n: number) => '0x' + n.toString(16).padStart(64, '0');
   const log = (topics: string[], block: number, index: number, extra: object = {}) => ({
     address: '0xAbCdEf0000000000000000000000000000000001',
@@ -180,19 +181,19 @@ describe('decodeTransferLogs', () => {
     ...extra,
   });
   it('keeps 4-topic ERC-721 transfers in chain order and skips ERC-20 and removed logs', () => {
-    const out = decodeTransferLogs([
+    const out = decodeTokenLogs([
       log([TRANSFER_TOPIC, t(0), t(0xbeef), t(7)], 5, 2),
       log([TRANSFER_TOPIC, t(1), t(2)], 5, 1),
       log([TRANSFER_TOPIC, t(0xbeef), t(0xcafe), t(7)], 4, 9),
       log([TRANSFER_TOPIC, t(1), t(2), t(3)], 6, 0, { removed: true }),
       log(['0x' + '1'.repeat(64), t(1), t(2), t(3)], 6, 1),
-    ]);
+    ]).moves;
     expect(out.map((l) => [l.block, l.logIndex, l.from.slice(-4), l.to.slice(-4), l.id])).toEqual([
       [4, 9, 'beef', 'cafe', 7n],
       [5, 2, '0000', 'beef', 7n],
     ]);
     expect(out[0]!.contract).toBe('0xabcdef0000000000000000000000000000000001');
-    expect(netMoves(out)).toEqual([{ contract: out[0]!.contract, id: 7n, to: out[1]!.to, block: 5, logIndex: 2, minted: true }]);
+    expect(netMoves(out)).toEqual([{ contract: out[0]!.contract, id: 7n, to: out[1]!.to, block: 5, logIndex: 2, sub: 0, minted: true }]);
   });
 });
 

@@ -241,7 +241,7 @@ describe('contract endpoints', () => {
 
   it('answer 404 for an unknown contract and 400 for a bad address', async () => {
     const unknown = '0x' + '12'.repeat(20);
-    expectError(await list(`/nft/v1/contracts/${unknown}`, `?clientId=${clientId}`), 404, 'NOT_FOUND', /No ERC-721 contract/);
+    expectError(await list(`/nft/v1/contracts/${unknown}`, `?clientId=${clientId}`), 404, 'NOT_FOUND', /No ERC-721 or ERC-1155 contract/);
     expectError(await list(`/nft/v1/contracts/${unknown}/tokens`, `?clientId=${clientId}`), 404, 'NOT_FOUND');
     expectError(await list('/nft/v1/contracts/0xabc', `?clientId=${clientId}`), 400, 'INVALID_PARAMETER', /contract address/);
     expectError(await list(`/nft/v1/contracts/${unknown}`, `?clientId=${clientId}&page=1`), 400, 'INVALID_PARAMETER', /Unknown query parameter 'page'/);

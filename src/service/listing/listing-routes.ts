@@ -37,7 +37,7 @@ export function registerListingRoutes(router: Router, deps: ListingDeps): void {
 
   function contractOr404(addr: string): Contract {
     const c = findContract(deps.db, addr);
-    if (!c) throw new TxdeskError('NOT_FOUND', `No ERC-721 contract is indexed at ${addr}; check the address and the network this service follows.`);
+    if (!c) throw new TxdeskError('NOT_FOUND', `No ERC-721 or ERC-1155 contract is indexed at ${addr}; check the address and the network this service follows.`);
     return c;
   }
 
@@ -49,6 +49,7 @@ export function registerListingRoutes(router: Router, deps: ListingDeps): void {
     const { tokens, totalCount } = queryTokens(deps.db, {
       owner,
       ...(p.contracts ? { contracts: p.contracts } : {}),
+      ...(p.standard ? { standard: p.standard } : {}),
       page: p.page,
       size: p.size,
       orderBy: p.orderBy,
@@ -74,7 +75,14 @@ export function registerListingRoutes(router: Router, deps: ListingDeps): void {
     const addr = address(ctx, 'contract');
     const p = parseListingParams(query, 'contract');
     contractOr404(addr);
-    const { tokens, totalCount } = queryTokens(deps.db, { contract: addr, page: p.page, size: p.size, orderBy: p.orderBy, direction: p.direction });
+    const { tokens, totalCount } = queryTokens(deps.db, {
+      contract: addr,
+      page: p.page,
+      size: p.size,
+      orderBy: p.orderBy,
+      direction: p.direction,
+      ...(p.standard ? { standard: p.standard } : {}),
+    });
     return { data: tokens, pagination: { totalCount, ...pageLinks(ctx.url.origin, `/nft/v1/contracts/${addr}/tokens`, p, totalCount) } };
   });
 }
