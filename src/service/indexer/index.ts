@@ -94,8 +94,8 @@ export function startIndexer(opts: IndexerOptions): Indexer {
   const startBlock = opts.startBlock ?? 0;
   const policy = opts.rangePolicy ?? DEFAULT_RANGE_POLICY;
   const cap = opts.consecutiveCap ?? CONSECUTIVE_CAP;
-  const idKnownStmt = db.prepare('SELECT 1 FROM idx_ids WHERE contract_id = ? AND k_id = ?').pluck();
   migrateIndex(db);
+  const idKnownStmt = db.prepare('SELECT 1 FROM idx_ids WHERE contract_id = ? AND k_id = ?').pluck();
   const chain: ChainReader = createChainReader(opts.nodeUrl);
   const progress = createProgress(opts.progressOut ?? process.stderr);
   let writer: IndexWriter = createIndexWriter(db, opts.bucketSize);
