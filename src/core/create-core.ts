@@ -5,7 +5,7 @@ import { rmSync } from 'node:fs';
 import { ensureDir } from '../lib/fs-dirs.js';
 import { join } from 'node:path';
 import { createLogger, type Logger } from '../lib/log.js';
-import type { AppInfo, CongestionLevel, DesktopApi, DevchainStatus, ReplacementPolicy } from '../shared/desktop-api.js';
+import type { AppInfo, AppStatus, CongestionLevel, DesktopApi, DevchainStatus, ReplacementPolicy } from '../shared/desktop-api.js';
 import { TxdeskError } from '../shared/errors.js';
 import { createJsonRpcChain } from './adapters/chain/chain-jsonrpc.js';
 import { startAppServer, type AppServer } from './adapters/http/app-server.js';
@@ -52,7 +52,7 @@ export interface CoreOptions {
 
 export interface CoreRuntime {
   config: CoreConfig;
-  info: Omit<AppInfo, 'address'>;
+  info: Omit<AppInfo, 'address' | 'status'>;
   /** Set when the localhost server listens. */
   appUrl: string | null;
   recovery: RecoverySummary;
@@ -213,7 +213,7 @@ export function createCore(opts: CoreOptions = {}): Core {
       log.info('the tracker now uses the new client ID');
     }
 
-    const info: Omit<AppInfo, 'address'> = { mode: config.mode, chainId, nodeUrl: net.nodeUrl, serviceUrl: net.serviceUrl, platform: net.platform, network: net.network };
+    const info: Omit<AppInfo, 'address' | 'status'> = { mode: config.mode, chainId, nodeUrl: net.nodeUrl, serviceUrl: net.serviceUrl, platform: net.platform, network: net.network };
     let appUrl: string | null = null;
     let api: CoreApi;
     const engine = createTxEngine({
@@ -234,13 +234,18 @@ export function createCore(opts: CoreOptions = {}): Core {
     });
     // Runs before the wait above (disposers run newest first): no new message may start once stopping has begun.
     disposers.push(() => feed.stop());
-    api = createCoreApi({ info, store, engine, keys, settings, devchain, appOrigin: () => appUrl, events, metadataAllowOrigins });
+    // SKELETON (issue 17 replaces): link states follow the tracker's and the node's real connection events.
+    const since = new Date().toISOString();
+    const status: AppStatus = { tracker: { state: 'connecting', reason: null, since }, node: { state: 'connected', reason: null, since } };
+    api = createCoreApi({ info, status: () => status, store, engine, keys, settings, devchain, appOrigin: () => appUrl, events, metadataAllowOrigins });
 
     const recovery = await engine.recover();
     if (recovery.nonces > 0) {
       log.info(`recovered ${recovery.nonces} open nonce(s): ${recovery.mined} mined, ${recovery.usedElsewhere} used elsewhere, ${recovery.rebroadcast} sent again, ${recovery.tracked} tracked`);
     }
     await feed.start((m) => engine.handleMessage(m), onTrackerError);
+    status.tracker = { state: 'connected', reason: null, since: new Date().toISOString() };
+    api.emitAppStatus(status);
     // Disposers run newest first: no retry starts once stopping has begun; one in flight is awaited by engine.idle().
     const skippedRetries = scheduleSkippedRetries(engine, log.child('retry'));
     retries = skippedRetries;
@@ -341,23 +346,32 @@ function lateApi(ready: () => Promise<CoreApi>, events: ReturnType<typeof create
     'listTransactions',
     'getTransaction',
     'generateTransaction',
+    'cancelTransaction',
+    'speedUpTransaction',
     'listTokens',
     'resolveTokenMetadata',
+    'refreshToken',
     'getSettings',
     'updateSettings',
     'signIn',
+    'restart',
     'getKeyInfo',
     'generateKey',
     'importKey',
+    'exportKey',
     'getDevchainStatus',
     'setCongestion',
   ];
   const api = Object.fromEntries(methods.map((m) => [m, call(m)])) as unknown as CoreApi;
   api.proxyTokens = call('proxyTokens') as CoreApi['proxyTokens'];
+  // Electron's txdesk-image: scheme calls this before and after start-up alike.
+  api.fetchTokenImage = call('fetchTokenImage') as CoreApi['fetchTokenImage'];
   api.onTransactionChanged = listen(events.tx);
   api.onDevchainStatus = listen(events.devchain);
+  api.onAppStatus = listen(events.status);
   api.emitTransaction = (r) => events.tx.forEach((l) => l(r));
   api.emitDevchain = (s) => events.devchain.forEach((l) => l(s));
+  api.emitAppStatus = (s) => events.status.forEach((l) => l(s));
   api.devchainListenerCount = () => events.devchain.size;
   return api;
 }

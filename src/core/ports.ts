@@ -131,6 +131,8 @@ export interface PersistedSettings {
   platform?: string;
   network?: string;
   policy?: Partial<ReplacementPolicy>;
+  /** Electron: serve the localhost API too. */
+  localApi?: boolean;
 }
 
 /** Headless: a JSON file in the data dir. Electron: electron-store, plugged in by src/main. */

@@ -10,7 +10,7 @@ export function deferredApi(ready: Promise<DesktopApi>): DesktopApi {
       return (api[method] as (...a: unknown[]) => unknown).apply(api, args);
     };
   const subscribe =
-    (method: 'onTransactionChanged' | 'onDevchainStatus') =>
+    (method: 'onTransactionChanged' | 'onDevchainStatus' | 'onAppStatus') =>
     (listener: (value: never) => void): Unsubscribe => {
       let off: Unsubscribe | null = null;
       let cancelled = false;
@@ -30,17 +30,23 @@ export function deferredApi(ready: Promise<DesktopApi>): DesktopApi {
     listTransactions: call('listTransactions'),
     getTransaction: call('getTransaction'),
     generateTransaction: call('generateTransaction'),
+    cancelTransaction: call('cancelTransaction'),
+    speedUpTransaction: call('speedUpTransaction'),
     onTransactionChanged: subscribe('onTransactionChanged'),
     listTokens: call('listTokens'),
     resolveTokenMetadata: call('resolveTokenMetadata'),
+    refreshToken: call('refreshToken'),
     getSettings: call('getSettings'),
     updateSettings: call('updateSettings'),
     signIn: call('signIn'),
+    restart: call('restart'),
     getKeyInfo: call('getKeyInfo'),
     generateKey: call('generateKey'),
     importKey: call('importKey'),
+    exportKey: call('exportKey'),
     getDevchainStatus: call('getDevchainStatus'),
     setCongestion: call('setCongestion'),
     onDevchainStatus: subscribe('onDevchainStatus'),
+    onAppStatus: subscribe('onAppStatus'),
   } as DesktopApi;
 }

@@ -35,10 +35,12 @@ export function registerIpc(api: DesktopApi, target: { window: BrowserWindow; ap
   };
   const offTx = api.onTransactionChanged((record) => send(ipcEvent.tx, record));
   const offDevchain = api.onDevchainStatus((status) => send(ipcEvent.devchain, status));
+  const offStatus = api.onAppStatus((status) => send(ipcEvent.status, status));
 
   return () => {
     offTx();
     offDevchain();
+    offStatus();
     for (const method of invokableMethods) ipcMain.removeHandler(ipcChannel(method));
   };
 }

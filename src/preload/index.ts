@@ -1,6 +1,6 @@
 // Preload: exposes exactly the DesktopApi contract to the renderer as `window.txdesk`, over typed IPC; never raw ipcRenderer.
 import { contextBridge, ipcRenderer, type IpcRendererEvent } from 'electron';
-import { ipcChannel, ipcEvent, type DesktopApi, type DevchainStatus, type Unsubscribe } from '../shared/desktop-api.js';
+import { ipcChannel, ipcEvent, type AppStatus, type DesktopApi, type DevchainStatus, type Unsubscribe } from '../shared/desktop-api.js';
 import type { TxRecord } from '../shared/tx-record.js';
 import type { IpcResult } from '../main/ipc-result.js';
 
@@ -24,18 +24,24 @@ const api = {
   listTransactions: () => call('listTransactions'),
   getTransaction: (hash) => call('getTransaction', hash),
   generateTransaction: () => call('generateTransaction'),
+  cancelTransaction: (hash) => call('cancelTransaction', hash),
+  speedUpTransaction: (hash) => call('speedUpTransaction', hash),
   onTransactionChanged: (listener) => on<TxRecord>(ipcEvent.tx, listener),
   listTokens: (owner, query) => call('listTokens', owner, query),
   resolveTokenMetadata: (uris) => call('resolveTokenMetadata', uris),
+  refreshToken: (contract, tokenId) => call('refreshToken', contract, tokenId),
   getSettings: () => call('getSettings'),
   updateSettings: (patch) => call('updateSettings', patch),
   signIn: (credentials) => call('signIn', credentials),
+  restart: () => call('restart'),
   getKeyInfo: () => call('getKeyInfo'),
-  generateKey: () => call('generateKey'),
+  generateKey: (input) => (input === undefined ? call('generateKey') : call('generateKey', input)),
   importKey: (input) => call('importKey', input),
+  exportKey: (input) => call('exportKey', input),
   getDevchainStatus: () => call('getDevchainStatus'),
   setCongestion: (level) => call('setCongestion', level),
   onDevchainStatus: (listener) => on<DevchainStatus>(ipcEvent.devchain, listener),
+  onAppStatus: (listener) => on<AppStatus>(ipcEvent.status, listener),
 } satisfies DesktopApi;
 
 contextBridge.exposeInMainWorld('txdesk', api);

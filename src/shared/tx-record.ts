@@ -2,6 +2,20 @@
 
 export type TxStatus = 'pending' | 'receipt' | 'confirmation' | 'replaced';
 
+/** Why a record was signed: a generated transaction, an automatic replacement, or the user's cancel / speed-up. */
+export type TxKind = 'generate' | 'replace' | 'cancel' | 'speed-up';
+
+/** Why an open nonce is not moving forward on its own. */
+export type NonceProblemReason = 'fee-cap' | 'max-replacements' | 'funds' | 'underpriced' | 'refused' | 'unreachable' | 'no-key';
+
+export interface NonceProblem {
+  reason: NonceProblemReason;
+  /** One sentence a person can act on, e.g. "balance 0.00003 ETH is below the 0.0000378 ETH this replacement needs". */
+  summary: string;
+  /** When the problem was first seen (ISO time). */
+  since: string;
+}
+
 export interface TxRecord {
   transactionHash: string;
   /** Sender address, lowercase hex. */
@@ -20,6 +34,10 @@ export interface TxRecord {
   replacedBy: string | null;
   /** 0 for the first transaction of a nonce, 1 for its first replacement, … */
   attempt: number;
+  /** Why it was signed. */
+  kind?: TxKind;
+  /** Set on the newest record of an open nonce while something keeps that nonce from settling; null otherwise. */
+  problem?: NonceProblem | null;
   createdAt: string;
   updatedAt: string;
 }

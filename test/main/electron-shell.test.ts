@@ -99,6 +99,7 @@ describe('IPC registration', () => {
       listTransactions: vi.fn(async () => []),
       onTransactionChanged: (l: (r: TxRecord) => void) => ((pushTx = l), vi.fn()),
       onDevchainStatus: (l: (s: DevchainStatus) => void) => ((pushDev = l), vi.fn()),
+      onAppStatus: () => vi.fn(),
     } as unknown as DesktopApi;
     const dispose = registerIpc(api, { window, appUrl }, silentLogger);
     const invoke = (channel: string, frame: { processId: number; routingId: number; url: string }, ...args: unknown[]) =>
@@ -108,7 +109,7 @@ describe('IPC registration', () => {
 
   it('registers one handler per method, answers our frame, refuses another', async () => {
     const { w, api, dispose, invoke } = setup();
-    expect([...h.handlers.keys()]).toHaveLength(14);
+    expect([...h.handlers.keys()]).toHaveLength(19);
     expect(h.handlers.has('txdesk:listTransactions')).toBe(true);
     expect(await invoke('txdesk:listTransactions', w.webContents.mainFrame)).toEqual({ ok: true, value: [] });
     const iframe = { processId: 3, routingId: 9, url: w.webContents.mainFrame.url };

@@ -16,18 +16,24 @@ function fakeApi(overrides: Partial<DesktopApi> = {}): DesktopApi {
     listTransactions: vi.fn(async () => []),
     getTransaction: vi.fn(async (h: string) => ({ transactionHash: h, history: [] }) as never),
     generateTransaction: reject,
+    cancelTransaction: reject,
+    speedUpTransaction: reject,
     onTransactionChanged: () => () => {},
     listTokens: vi.fn(async () => ({ data: [], pagination: { totalCount: 0, prevUrl: '', nextUrl: '' } })),
     resolveTokenMetadata: reject,
+    refreshToken: reject,
     getSettings: reject,
     updateSettings: vi.fn(async () => ({}) as never),
     signIn: reject,
+    restart: reject,
     getKeyInfo: reject,
     generateKey: reject,
     importKey: vi.fn(async () => ({ address: '0x' + '0'.repeat(40), balanceWei: '0', storage: 'memory' as const })),
+    exportKey: reject,
     getDevchainStatus: reject,
     setCongestion: vi.fn(async (level) => ({ blockNumber: 1, baseFeeWei: '1', congestion: level })),
     onDevchainStatus: () => () => {},
+    onAppStatus: () => () => {},
     ...overrides,
   };
 }
@@ -71,7 +77,7 @@ describe('sender check', () => {
 
 describe('payload validation', () => {
   it('covers every invokable method of the contract and no event subscription', () => {
-    expect(invokableMethods).toHaveLength(14);
+    expect(invokableMethods).toHaveLength(19);
     expect(invokableMethods).not.toContain('onTransactionChanged');
     expect(invokableMethods).not.toContain('onDevchainStatus');
   });

@@ -3,7 +3,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { createAppStore } from '../../src/renderer/src/store/index.js';
 import { connectBridge, loadInitial } from '../../src/renderer/src/store/bridge.js';
-import type { AppSettings, DesktopApi, DevchainStatus, KeyInfo } from '../../src/shared/desktop-api.js';
+import type { AppSettings, AppStatus, DesktopApi, DevchainStatus, KeyInfo } from '../../src/shared/desktop-api.js';
 import type { TokenPage } from '../../src/shared/listing.js';
 import type { TxRecord } from '../../src/shared/tx-record.js';
 
@@ -15,6 +15,9 @@ function rec(hash: string, p: Partial<TxRecord> = {}): TxRecord {
   return { transactionHash: hash, from: address, nonce: 0, gasPrice: '1', txType: 'legacy', data: {}, replaces: null, replacedBy: null, attempt: 0, createdAt: 't0', updatedAt: 't0', ...p };
 }
 
+const linkUp = { state: 'connected' as const, reason: null, since: 't0' };
+const status: AppStatus = { tracker: linkUp, node: linkUp };
+
 function fakeApi() {
   let txListener: ((r: TxRecord) => void) | null = null;
   let devListener: ((s: DevchainStatus) => void) | null = null;
@@ -24,22 +27,28 @@ function fakeApi() {
   ];
   const key: KeyInfo = { address, balanceWei: '10', storage: 'keychain' };
   const api = {
-    getAppInfo: vi.fn(async () => ({ mode: 'embedded' as const, chainId: 31337, nodeUrl: 'n', serviceUrl: 's', platform: 'ethereum', network: 'local', address })),
+    getAppInfo: vi.fn(async () => ({ mode: 'embedded' as const, chainId: 31337, nodeUrl: 'n', serviceUrl: 's', platform: 'ethereum', network: 'local', address, status })),
     listTransactions: vi.fn(async () => [rec('0x1', { updatedAt: 't1' })]),
     getTransaction: vi.fn(async (h: string) => ({ ...rec(h), history: [{ at: 't', kind: 'signed' as const, summary: 's', detail: {} }] })),
     generateTransaction: vi.fn(async () => rec('0x9', { nonce: 9 })),
+    cancelTransaction: vi.fn(async (h: string) => rec(h, { kind: 'cancel' })),
+    speedUpTransaction: vi.fn(async (h: string) => rec(h, { kind: 'speed-up' })),
     onTransactionChanged: (l: (r: TxRecord) => void) => ((txListener = l), () => (txListener = null)),
     listTokens: vi.fn(async (_o: string, q: { page?: number; size?: number }) => (q.size === 200 ? { ...pages[0]!, data: [...pages[0]!.data, ...pages[1]!.data] } : pages[q.page ?? 0]!)),
     resolveTokenMetadata: vi.fn(async (uris: string[]) => Object.fromEntries(uris.map((u) => [u, { name: `N ${u}` }]))),
+    refreshToken: vi.fn(async () => undefined),
     getSettings: vi.fn(async () => settings),
     updateSettings: vi.fn(async () => settings),
     signIn: vi.fn(async () => Promise.reject({ code: 'UNAUTHORIZED', message: 'Wrong e-mail or password; try again.' })),
+    restart: vi.fn(async () => undefined),
     getKeyInfo: vi.fn(async () => key),
     generateKey: vi.fn(async () => key),
     importKey: vi.fn(async () => key),
+    exportKey: vi.fn(async () => ({ address, fileName: 'k.json', keystore: '{}' })),
     getDevchainStatus: vi.fn(async () => ({ blockNumber: 10, baseFeeWei: '7', congestion: 'off' as const })),
     setCongestion: vi.fn(async (level: DevchainStatus['congestion']) => ({ blockNumber: 11, baseFeeWei: '7', congestion: level })),
     onDevchainStatus: (l: (s: DevchainStatus) => void) => ((devListener = l), () => (devListener = null)),
+    onAppStatus: () => () => undefined,
   } satisfies DesktopApi;
   return { api, pushTx: (r: TxRecord) => txListener?.(r), pushDev: (s: DevchainStatus) => devListener?.(s), connected: () => txListener !== null };
 }

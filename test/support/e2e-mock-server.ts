@@ -22,6 +22,8 @@ let settings: AppSettings = {
   platform: 'ethereum',
   network: 'local',
   policy: { txType: 'legacy', initialFeeWei: '1000000000', bumpPercent: 27, maxFeeWei: '50000000000', maxReplacements: 5, timeoutMs: 10000, confirmations: 6 },
+  localApi: false,
+  pendingRestart: [],
 };
 const key: KeyInfo = { address, balanceWei: '9999873000000000000000', storage: 'keychain' };
 const devchain: DevchainStatus = { blockNumber: 1204, baseFeeWei: '7', congestion: 'high' };

@@ -9,6 +9,7 @@ import {
   tokenQuerySchema,
   txHashSchema,
   type AppInfo,
+  type AppStatus,
   type DesktopApi,
   type DevchainStatus,
 } from '../../shared/desktop-api.js';
@@ -26,7 +27,9 @@ import { parseInput } from './validate.js';
 import { RateLimitedError } from '../../lib/http-kit.js';
 
 export interface CoreApiDeps {
-  info: Omit<AppInfo, 'address'>;
+  info: Omit<AppInfo, 'address' | 'status'>;
+  /** The tracker's and the node's link state now. */
+  status(): AppStatus;
   store: TxStore;
   engine: TxEngine;
   keys: KeyManager;
@@ -43,10 +46,11 @@ export interface CoreApiDeps {
 export interface CoreEvents {
   tx: Set<(r: TxRecord) => void>;
   devchain: Set<(s: DevchainStatus) => void>;
+  status: Set<(s: AppStatus) => void>;
 }
 
 export function createCoreEvents(): CoreEvents {
-  return { tx: new Set(), devchain: new Set() };
+  return { tx: new Set(), devchain: new Set(), status: new Set() };
 }
 
 /** The DesktopApi plus what the HTTP layer needs beyond it (the raw listing proxy and event fan-out). */
@@ -58,6 +62,7 @@ export interface CoreApi extends DesktopApi {
   /** Fan-out used by the engine and the dev-chain poller. */
   emitTransaction(record: TxRecord): void;
   emitDevchain(status: DevchainStatus): void;
+  emitAppStatus(status: AppStatus): void;
   devchainListenerCount(): number;
 }
 
@@ -85,7 +90,7 @@ export function createCoreApi(d: CoreApiDeps): CoreApi {
   };
 
   const api: CoreApi = {
-    getAppInfo: async () => ({ ...d.info, address: d.keys.signer()?.address ?? null }),
+    getAppInfo: async () => ({ ...d.info, address: d.keys.signer()?.address ?? null, status: d.status() }),
 
     listTransactions: async () => d.store.list(),
     async getTransaction(hash) {
@@ -95,6 +100,13 @@ export function createCoreApi(d: CoreApiDeps): CoreApi {
       return { ...rec, history: d.store.history(h) };
     },
     generateTransaction: () => d.engine.generate(),
+    // SKELETON (issue 12 replaces): the engine's cancel and speed-up.
+    async cancelTransaction() {
+      throw new TxdeskError('INTERNAL', 'Cancel is not built yet.');
+    },
+    async speedUpTransaction() {
+      throw new TxdeskError('INTERNAL', 'Speed-up is not built yet.');
+    },
     onTransactionChanged: (l) => listen(txListeners, l),
 
     async listTokens(owner, query) {
@@ -117,6 +129,10 @@ export function createCoreApi(d: CoreApiDeps): CoreApi {
       fetchTokenPage({ serviceUrl: d.info.serviceUrl, clientId: d.settings.clientId(), address, query, appOrigin }),
     resolveTokenMetadata: async (uris) => resolveMetadata(parseInput(tokenMetadataRequestSchema, uris, 'uris')),
     fetchTokenImage,
+    // SKELETON (issue 15 replaces): the service's refresh route.
+    async refreshToken() {
+      throw new TxdeskError('INTERNAL', 'Token refresh is not built yet.');
+    },
 
     getSettings: async () => d.settings.get(),
     updateSettings: async (patch) => d.settings.update(patch),
@@ -143,11 +159,20 @@ export function createCoreApi(d: CoreApiDeps): CoreApi {
       return d.settings.signedIn(c.email, body.clientId);
     },
 
+    // SKELETON (issue 17 replaces): an in-process restart of the core.
+    async restart() {
+      throw new TxdeskError('INTERNAL', 'Restart is not built yet.');
+    },
+
     getKeyInfo: () => d.keys.info(),
     generateKey: () => d.keys.generate(),
     async importKey(input) {
       const { privateKey } = parseInput(importKeySchema, input, 'privateKey');
       return d.keys.import(privateKey);
+    },
+    // SKELETON (issue 14 replaces): export to a passphrase-encrypted keystore.
+    async exportKey() {
+      throw new TxdeskError('INTERNAL', 'Key export is not built yet.');
     },
 
     getDevchainStatus: async () => (d.devchain ? d.devchain.status() : null),
@@ -160,9 +185,11 @@ export function createCoreApi(d: CoreApiDeps): CoreApi {
       return s;
     },
     onDevchainStatus: (l) => listen(devListeners, l),
+    onAppStatus: (l) => listen(d.events.status, l),
 
     emitTransaction: (r) => safeEach(txListeners, r),
     emitDevchain: (s) => safeEach(devListeners, s),
+    emitAppStatus: (s) => safeEach(d.events.status, s),
     devchainListenerCount: () => devListeners.size,
   };
   return api;

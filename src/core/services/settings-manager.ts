@@ -29,15 +29,22 @@ export function createSettingsManager(o: {
   // In embedded mode the in-process service only knows its own dev account; a saved clientId is for a configured network.
   let liveClientId = o.running.clientId;
 
-  const get = (): AppSettings => ({
-    clientId: saved.clientId !== undefined ? saved.clientId : o.running.clientId,
-    signedInAs: saved.signedInAs ?? null,
-    nodeUrl: saved.nodeUrl ?? o.running.nodeUrl,
-    serviceUrl: saved.serviceUrl ?? o.running.serviceUrl,
-    platform: saved.platform ?? o.running.platform,
-    network: saved.network ?? o.running.network,
-    policy: { ...policy },
-  });
+  const get = (): AppSettings => {
+    const network = {
+      nodeUrl: saved.nodeUrl ?? o.running.nodeUrl,
+      serviceUrl: saved.serviceUrl ?? o.running.serviceUrl,
+      platform: saved.platform ?? o.running.platform,
+      network: saved.network ?? o.running.network,
+    };
+    return {
+      clientId: saved.clientId !== undefined ? saved.clientId : o.running.clientId,
+      signedInAs: saved.signedInAs ?? null,
+      ...network,
+      policy: { ...policy },
+      localApi: saved.localApi ?? false,
+      pendingRestart: (Object.keys(network) as (keyof typeof network)[]).filter((k) => network[k] !== o.running[k]),
+    };
+  };
 
   function persist(next: PersistedSettings): void {
     o.store.save(next);

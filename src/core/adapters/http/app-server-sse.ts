@@ -26,7 +26,7 @@ export function createSseHub() {
       res.on('close', () => clients.delete(res));
       return true;
     },
-    send(event: 'tx' | 'devchain', data: unknown): void {
+    send(event: 'tx' | 'devchain' | 'status', data: unknown): void {
       const frame = `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
       for (const c of clients) c.write(frame);
     },

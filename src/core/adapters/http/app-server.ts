@@ -38,6 +38,12 @@ function routeHandlers(api: CoreApi, sse: ReturnType<typeof createSseHub>, origi
     async generateTransaction({ res }) {
       sendJson(res, 201, await api.generateTransaction());
     },
+    async cancelTransaction({ params, res }) {
+      sendJson(res, 202, await api.cancelTransaction(params.hash ?? ''));
+    },
+    async speedUpTransaction({ params, res }) {
+      sendJson(res, 202, await api.speedUpTransaction(params.hash ?? ''));
+    },
     events({ res }) {
       if (!sse.attach(res)) throw new TxdeskError('RATE_LIMITED', 'Too many event streams are open; close some tabs and retry.');
     },
@@ -46,6 +52,10 @@ function routeHandlers(api: CoreApi, sse: ReturnType<typeof createSseHub>, origi
       sendJson(res, answer.status, answer.body);
     },
     resolveTokenMetadata: async ({ req }) => api.resolveTokenMetadata(field(await readJsonBody(req), 'uris') as string[]),
+    async refreshToken({ params, res }) {
+      await api.refreshToken(params.contract ?? '', params.id ?? '');
+      sendJson(res, 202, { accepted: true });
+    },
     async tokenImage({ req, res, url }) {
       // Only the app's own page (or a tool) may use the proxy: other sites' <img> tags would otherwise turn it into theirs.
       const site = req.headers['sec-fetch-site'];
@@ -57,9 +67,14 @@ function routeHandlers(api: CoreApi, sse: ReturnType<typeof createSseHub>, origi
     getSettings: () => api.getSettings(),
     updateSettings: async ({ req }) => api.updateSettings((await readJsonBody(req)) as never),
     signIn: async ({ req }) => api.signIn((await readJsonBody(req)) as never),
+    async restart({ res }) {
+      await api.restart();
+      sendJson(res, 202, { restarting: true });
+    },
     getKeyInfo: () => api.getKeyInfo(),
-    generateKey: () => api.generateKey(),
+    generateKey: async ({ req }) => api.generateKey(((await readJsonBody(req).catch(() => undefined)) ?? undefined) as never),
     importKey: async ({ req }) => api.importKey((await readJsonBody(req)) as never),
+    exportKey: async ({ req }) => api.exportKey((await readJsonBody(req)) as never),
     getDevchainStatus: () => api.getDevchainStatus(),
     setCongestion: async ({ req }) => api.setCongestion(field(await readJsonBody(req), 'level') as never),
   };
@@ -67,7 +82,11 @@ function routeHandlers(api: CoreApi, sse: ReturnType<typeof createSseHub>, origi
 
 export async function startAppServer(o: AppServerOptions): Promise<AppServer> {
   const sse = createSseHub();
-  const unsubscribe = [o.api.onTransactionChanged((r) => sse.send('tx', r)), o.api.onDevchainStatus((s) => sse.send('devchain', s))];
+  const unsubscribe = [
+    o.api.onTransactionChanged((r) => sse.send('tx', r)),
+    o.api.onDevchainStatus((s) => sse.send('devchain', s)),
+    o.api.onAppStatus((s) => sse.send('status', s)),
+  ];
   let port = o.port ?? 3000;
   const origin = () => `http://127.0.0.1:${port}`;
   const router = new Router();

@@ -1,6 +1,6 @@
 // DesktopApi over the localhost server of `txdesk serve`: calls go to `httpRoutes` with fetch, pushed events arrive on
 // one server-sent-events stream. The renderer cannot tell this from the Electron preload.
-import { httpRoutes, type DesktopApi, type DevchainStatus, type Unsubscribe } from '../../../shared/desktop-api.js';
+import { httpRoutes, type AppStatus, type DesktopApi, type DevchainStatus, type Unsubscribe } from '../../../shared/desktop-api.js';
 import type { TokenQuery } from '../../../shared/listing.js';
 import type { TxRecord } from '../../../shared/tx-record.js';
 import { ApiError } from './api-error.js';
@@ -74,11 +74,13 @@ export function createHttpApi(options: HttpApiOptions): DesktopApi {
   // One event stream for all subscribers, opened on first use and closed when the last one leaves.
   const txListeners = new Set<(r: TxRecord) => void>();
   const devchainListeners = new Set<(s: DevchainStatus) => void>();
+  const statusListeners = new Set<(s: AppStatus) => void>();
   let source: EventSourceLike | null = null;
   let opened = false;
 
   const emitTx = (r: TxRecord) => txListeners.forEach((l) => l(r));
   const emitDevchain = (s: DevchainStatus) => devchainListeners.forEach((l) => l(s));
+  const emitStatus = (s: AppStatus) => statusListeners.forEach((l) => l(s));
   const parse = (data: unknown): unknown => {
     try {
       return typeof data === 'string' ? JSON.parse(data) : null;
@@ -99,6 +101,10 @@ export function createHttpApi(options: HttpApiOptions): DesktopApi {
       const s = parse(e.data) as DevchainStatus | null;
       if (s && typeof s.blockNumber === 'number') emitDevchain(s);
     });
+    source.addEventListener('status', (e) => {
+      const s = parse(e.data) as AppStatus | null;
+      if (s && typeof s.tracker === 'object' && typeof s.node === 'object') emitStatus(s);
+    });
     source.addEventListener('open', () => {
       // EventSource reconnects by itself; whatever changed while it was away is fetched once, not polled.
       if (opened) void resync();
@@ -113,13 +119,14 @@ export function createHttpApi(options: HttpApiOptions): DesktopApi {
         const s = await api.getDevchainStatus();
         if (s) emitDevchain(s);
       }
+      if (statusListeners.size > 0) emitStatus((await api.getAppInfo()).status);
     } catch {
       // The stream's next reconnect tries again.
     }
   }
 
   function maybeClose() {
-    if (source && txListeners.size === 0 && devchainListeners.size === 0) {
+    if (source && txListeners.size === 0 && devchainListeners.size === 0 && statusListeners.size === 0) {
       source.close();
       source = null;
       opened = false;
@@ -140,18 +147,24 @@ export function createHttpApi(options: HttpApiOptions): DesktopApi {
     listTransactions: () => request('listTransactions'),
     getTransaction: (hash) => request('getTransaction', { params: { hash } }),
     generateTransaction: () => request('generateTransaction'),
+    cancelTransaction: (hash) => request('cancelTransaction', { params: { hash } }),
+    speedUpTransaction: (hash) => request('speedUpTransaction', { params: { hash } }),
     onTransactionChanged: (listener) => subscribe(txListeners, listener),
     listTokens: (owner, query) => request('listTokens', { params: { address: owner }, query: tokenSearchParams(query) }),
     resolveTokenMetadata: (uris) => request('resolveTokenMetadata', { body: { uris } }),
+    refreshToken: (contract, tokenId) => request('refreshToken', { params: { contract, id: tokenId } }),
     getSettings: () => request('getSettings'),
     updateSettings: (patch) => request('updateSettings', { body: patch }),
     signIn: (credentials) => request('signIn', { body: credentials }),
+    restart: () => request('restart'),
     getKeyInfo: () => request('getKeyInfo'),
-    generateKey: () => request('generateKey'),
+    generateKey: (input) => request('generateKey', input === undefined ? {} : { body: input }),
     importKey: (input) => request('importKey', { body: input }),
+    exportKey: (input) => request('exportKey', { body: input }),
     getDevchainStatus: () => request('getDevchainStatus'),
     setCongestion: (level) => request('setCongestion', { body: { level } }),
     onDevchainStatus: (listener) => subscribe(devchainListeners, listener),
+    onAppStatus: (listener) => subscribe(statusListeners, listener),
   };
   return api;
 }
