@@ -209,7 +209,8 @@ export function startIndexer(opts: IndexerOptions): Indexer {
     }
     timing.logsMs += range.timing.logsMs;
     timing.metadataMs += range.timing.metadataMs;
-    span = nextSpan(span, { kind: 'ok', logs: range.rawCount }, policy);
+    // Multi-token logs count by the tokens they move: a range of ConsecutiveTransfer events is as heavy as their tokens.
+    span = nextSpan(span, { kind: 'ok', logs: Math.max(range.rawCount, range.logs.length) }, policy);
     const { logs } = range;
     // A log from another version of a range end means the chain moved under us: read the range again.
     if (range.blocks.some((l) => (l.block === to && l.blockHash !== toHeader.hash) || (l.block === from && l.blockHash !== hFrom.hash))) {
