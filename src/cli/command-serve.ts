@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { blockTimeOption, congestionOption, dirOption, parseOptions, portOption } from './cli-options.js';
-import { runLongRunning } from './cli-runner.js';
+import { runLongRunning, startExitCode } from './cli-runner.js';
 import { text } from './ready-info.js';
 
 export const defaultServePort = 3000;
@@ -13,6 +13,7 @@ const serveOptions = z.object({
   congestion: congestionOption.optional(),
   dataDir: dirOption.optional(),
   blockTime: blockTimeOption.optional(),
+  allowKeyRoutes: z.boolean().optional(),
 });
 
 export function registerServe(program: Command): void {
@@ -24,6 +25,7 @@ export function registerServe(program: Command): void {
     .option('--congestion <level>', 'background load on the embedded dev chain: off, low or high')
     .option('--data-dir <dir>', 'where the app keeps its data (default: $TXDESK_DATA_DIR or the app default)')
     .option('--block-time <s>', 'seconds per block of the embedded dev chain (default 1)')
+    .option('--allow-key-routes', 'also allow key generate/import/export and node/service URL changes over HTTP (with the API token)')
     .action(async (raw: Record<string, unknown>) => {
       const opts = parseOptions(serveOptions, raw);
       const port = opts.port ?? defaultServePort;
@@ -40,13 +42,26 @@ export function registerServe(program: Command): void {
             blockTimeSeconds: opts.blockTime,
             env: process.env,
             dataDir: opts.dataDir,
+            allowKeyRoutes: opts.allowKeyRoutes === true,
             log,
+            // The old core is stopped already: without a new one there is nothing left to serve.
+            onRestartFailed: (e) => process.exit(startExitCode(e)),
           });
         },
         summary: (info) => [
           `txdesk is ready: open ${text(info.appUrl)} (service ${text(info.serviceUrl)}, node ${text(info.nodeUrl)})`,
+          ...linkLines(info.status),
+          `API token for POST/PUT/PATCH/DELETE (Authorization: Bearer …): ${text(info.apiTokenFile)}`,
           'Press Ctrl-C to stop.',
         ],
       });
     });
+}
+
+/** `tracker: unreachable (reason)` lines for the human summary; nothing when both links are connected. */
+function linkLines(status: unknown): string[] {
+  if (typeof status !== 'object' || status === null) return [];
+  return Object.entries(status as Record<string, { state?: unknown; reason?: unknown }>)
+    .filter(([, l]) => l?.state !== 'connected')
+    .map(([name, l]) => `${name}: ${text(l?.state)}${typeof l?.reason === 'string' ? ` (${l.reason})` : ''}`);
 }

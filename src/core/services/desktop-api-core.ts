@@ -3,6 +3,8 @@
 import {
   addressSchema,
   congestionSchema,
+  exportKeySchema,
+  generateKeySchema,
   importKeySchema,
   signInSchema,
   tokenIdSchema,
@@ -41,7 +43,14 @@ export interface CoreApiDeps {
   events: CoreEvents;
   /** Origins whose token metadata may come from local addresses (the embedded dev chain's server); else none. */
   metadataAllowOrigins?: readonly string[];
+  /** Checks a settings patch against the outside world before it is saved (a client ID against its service). */
+  checkSettings?: (patch: unknown) => Promise<void>;
+  /** Restarts the app; called after restart() has answered. Absent: restart() is refused. */
+  restart?: () => void;
 }
+
+/** How long restart() waits before restarting, so its 202 leaves first. */
+const RESTART_DELAY_MS = 100;
 
 /** Listener sets that exist before the core has started, so IPC and SSE can subscribe at any time. */
 export interface CoreEvents {
@@ -138,7 +147,10 @@ export function createCoreApi(d: CoreApiDeps): CoreApi {
     },
 
     getSettings: async () => d.settings.get(),
-    updateSettings: async (patch) => d.settings.update(patch),
+    async updateSettings(patch) {
+      await d.checkSettings?.(patch);
+      return d.settings.update(patch);
+    },
     async signIn(credentials) {
       const c = parseInput(signInSchema, credentials, 'credentials');
       let res: Response;
@@ -162,20 +174,24 @@ export function createCoreApi(d: CoreApiDeps): CoreApi {
       return d.settings.signedIn(c.email, body.clientId);
     },
 
-    // SKELETON (issue 17 replaces): an in-process restart of the core.
     async restart() {
-      throw new TxdeskError('INTERNAL', 'Restart is not built yet.');
+      const restart = d.restart;
+      if (!restart) throw new TxdeskError('CONFLICT', 'This app cannot restart itself here; stop it and start it again.');
+      setTimeout(restart, RESTART_DELAY_MS).unref();
     },
 
     getKeyInfo: () => d.keys.info(),
-    generateKey: () => d.keys.generate(),
-    async importKey(input) {
-      const { privateKey } = parseInput(importKeySchema, input, 'privateKey');
-      return d.keys.import(privateKey);
+    async generateKey(input) {
+      const { replace } = parseInput(generateKeySchema, input ?? {}, 'input');
+      return d.keys.generate({ replace });
     },
-    // SKELETON (issue 14 replaces): export to a passphrase-encrypted keystore.
-    async exportKey() {
-      throw new TxdeskError('INTERNAL', 'Key export is not built yet.');
+    async importKey(input) {
+      const { privateKey, replace } = parseInput(importKeySchema, input, 'privateKey');
+      return d.keys.import(privateKey, { replace });
+    },
+    async exportKey(input) {
+      const { passphrase } = parseInput(exportKeySchema, input, 'passphrase');
+      return d.keys.export(passphrase);
     },
 
     getDevchainStatus: async () => (d.devchain ? d.devchain.status() : null),

@@ -296,7 +296,8 @@ export function buildOpenApi(serverUrl: string): object {
             chainId: { type: 'integer' },
             platform: { type: 'string' },
             network: { type: 'string' },
-            confirmations: { type: 'integer' },
+            indexerLag: { type: 'integer', description: 'Blocks the indexer stays behind the chain head (`txdesk service --indexer-lag`).' },
+            confirmations: { type: 'integer', description: 'Old name of indexerLag.' },
             indexedBlock: { type: 'integer' },
             headBlock: { type: 'integer' },
             truncatedRanges: {
