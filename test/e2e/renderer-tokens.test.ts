@@ -25,7 +25,8 @@ describe.skipIf(!hasChromium() || !built)('token browser with both standards (Ch
       if (m.type() === 'error') pageErrors.push(`${m.text()} (${m.location().url})`);
     });
     page.on('response', (r) => answers.push({ method: r.request().method(), path: new URL(r.url()).pathname, status: r.status() }));
-    await page.goto(serve.appUrl);
+    // The printed login link: sets the session cookie the API asks of the page.
+    await page.goto(serve.loginUrl);
     await page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: 'Tokens', exact: true }).click();
     await page.getByRole('heading', { name: 'Tokens', level: 1 }).waitFor();
   }, 300_000);
