@@ -165,6 +165,24 @@ describe('listing of both standards under random histories and rollbacks', () =>
     );
   });
 
+  it('forgets the ids of a contract a rollback removed; a new contract starts clean', () => {
+    const db = openDatabase(':memory:');
+    migrateIndex(db);
+    let w = createIndexWriter(db, 2);
+    const hash = '0x' + '2'.repeat(64);
+    const mint = (contract: string): TransferLog => ({ block: 5, logIndex: 0, sub: 0, blockHash: hash, contract, from: ZERO, to: OWNERS[0]!, id: 1n, amount: 2n });
+    applyBatch(db, w, { from: 5, to: 5, headers: [], logs: [mint(MULTI)], newContracts: metas(w, [mint(MULTI)]), uris: new Map([[`${MULTI}:1`, 'ipfs://old']]), supplies: new Map() });
+    rollbackTo(db, w, 4);
+    expect(db.prepare('SELECT count(*) FROM idx_ids').pluck().get()).toBe(0);
+    w = createIndexWriter(db, 2);
+    const missing = applyBatch(db, w, { from: 5, to: 5, headers: [], logs: [mint(GAME)], newContracts: metas(w, [mint(GAME)]), uris: new Map(), supplies: new Map() });
+    const [t] = queryTokens(db, { owner: OWNERS[0]!, page: 0, size: 5, orderBy: 'token_id', direction: 'asc' }).tokens;
+    expect(t).toMatchObject({ id: '1', uri: '', balance: '2', contract: { address: GAME, totalSupply: 1 } });
+    // Its uri is read after the write, like any id first seen without one.
+    expect(missing.map((m) => [m.standard, m.address, m.id])).toEqual([['ERC1155', GAME, 1n]]);
+    db.close();
+  });
+
   it('keeps ERC-1155 balances per owner, deletes emptied holdings and counts (contract, id) pairs', () => {
     const db = openDatabase(':memory:');
     migrateIndex(db);

@@ -72,6 +72,8 @@ export function rollbackTo(db: Db, w: IndexWriter, ancestor: number): string[] {
     for (const cid of erc1155) w.setTotalSupply(cid, String(countIds.get(cid)));
     db.prepare('DELETE FROM idx_truncated WHERE block > ?').run(ancestor);
     w.dropContractsAbove(ancestor);
+    // Ids of a dropped contract go with it (no orphan rows in idx_ids).
+    db.prepare('DELETE FROM idx_ids WHERE contract_id NOT IN (SELECT id FROM idx_contracts)').run();
     db.prepare('DELETE FROM idx_blocks WHERE number > ?').run(ancestor);
     bumpGeneration(db);
     db.prepare("INSERT INTO idx_state (key, value) VALUES ('tip', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(
