@@ -43,8 +43,11 @@ beforeAll(async () => {
     ...before.filter((t) => t.owner === alice).slice(0, 1).map((t) => [t, a!, bob] as [ModelToken, typeof a & {}, string]),
   ];
   let last = head;
+  // One nonce counter per sender for all of its moves: a fresh counter per move may read a pending count that lags.
+  const signers = new Map<string, NonceManager>();
   for (const [token, from, to] of moves) {
-    const signer = new NonceManager(new Wallet(from.privateKey, provider));
+    const signer = signers.get(from.address) ?? new NonceManager(new Wallet(from.privateKey, provider));
+    signers.set(from.address, signer);
     const tx = await (new Contract(token.contract, ERC721, signer) as any).transferFrom(from.address, to, token.id);
     const receipt = await tx.wait();
     last = Math.max(last, receipt.blockNumber);
@@ -158,10 +161,13 @@ describe('account listing against the chain', () => {
       });
     const local = await viaHost(`localhost:${port}`);
     expect(local.body.pagination.nextUrl).toBe(`${base}/nft/v1/accounts/${alice}/tokens?page=1&size=1&order_by=transfer_block_number&order_direction=desc`);
-    for (const host of ['evil.example', `evil.example:${port}`, `127.0.0.1:${Number(port) + 1}`]) {
+    for (const host of ['evil.example', `evil.example:${port}`, `localhost.evil.example:${port}`]) {
       const foreign = await viaHost(host);
       expect([host, foreign.status, foreign.body.error?.code]).toEqual([host, 403, 'FORBIDDEN']);
     }
+    // A loopback name on another port is a local proxy or tunnel (not rebindable): answered, links still our own.
+    const tunnelled = await viaHost(`127.0.0.1:${Number(port) + 1}`);
+    expect([tunnelled.status, tunnelled.body.pagination?.nextUrl]).toEqual([200, local.body.pagination.nextUrl]);
     // The tracker's WebSocket upgrade too.
     const upgrade = (host: string) =>
       new Promise<number>((resolve) => {
