@@ -121,3 +121,5 @@ export function createNonceCheck(ctx: TxEngineContext, sending: Pick<TxBroadcast
 
   return { checkNonces };
 }
+
+export type NonceCheck = ReturnType<typeof createNonceCheck>;

@@ -124,3 +124,5 @@ export function createTxRetries(ctx: TxEngineContext, replacing: Pick<TxReplacin
 
   return { retrySkipped, retryRefused };
 }
+
+export type TxRetries = ReturnType<typeof createTxRetries>;

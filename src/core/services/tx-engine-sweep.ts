@@ -1,8 +1,8 @@
 // One round of the nonce watchdog (nonce-watchdog.ts schedules the rounds): the retries on every new block, and the
 // nonce check every NONCE_CHECK_EVERY_BLOCKS blocks.
 import type { TxEngineContext } from './tx-engine-context.js';
-import type { createNonceCheck, NonceCheckSummary } from './tx-engine-nonce-check.js';
-import type { createTxRetries, RetrySummary } from './tx-engine-retries.js';
+import type { NonceCheck, NonceCheckSummary } from './tx-engine-nonce-check.js';
+import type { RetrySummary, TxRetries } from './tx-engine-retries.js';
 
 /** Every this many blocks each open nonce is checked against the node (dropped, mined, reorganised). */
 export const NONCE_CHECK_EVERY_BLOCKS = 3;
@@ -14,7 +14,7 @@ export interface SweepSummary extends RetrySummary, NonceCheckSummary {
   resent: number;
 }
 
-export function createSweep(ctx: TxEngineContext, retries: ReturnType<typeof createTxRetries>, nonceCheck: ReturnType<typeof createNonceCheck>) {
+export function createSweep(ctx: TxEngineContext, retries: Pick<TxRetries, 'retrySkipped' | 'retryRefused'>, nonceCheck: Pick<NonceCheck, 'checkNonces'>) {
   let lastSweptBlock = -1;
   let lastNonceCheck = -1;
 
