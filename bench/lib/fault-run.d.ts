@@ -41,3 +41,4 @@ export interface FaultRun {
 
 export function runFaultRun(o: FaultRunOptions): Promise<FaultRun>;
 export function blocksToSettle(run: FaultRun): Record<'send' | FaultKind, number[]>;
+export function unsettledNonces(records: readonly Pick<TxRecord, 'nonce' | 'status'>[]): Set<number>;

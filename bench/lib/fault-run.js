@@ -107,8 +107,7 @@ export async function runFaultRun(o) {
   const until = Date.now() + (o.settleTimeoutMs ?? 240_000);
   for (;;) {
     const recs = await list();
-    const open = new Set(recs.map((r) => r.nonce));
-    for (const r of recs) if (r.status === 'confirmation') open.delete(r.nonce);
+    const open = unsettledNonces(recs);
     if (open.size === 0) {
       await app.kill('SIGTERM');
       return { acknowledged, records: recs, faults, sends, starts };
@@ -119,6 +118,13 @@ export async function runFaultRun(o) {
     }
     await sleep(500);
   }
+}
+
+/** The nonces of `records` that no confirmed record settles yet (every nonce settled: an empty set). */
+export function unsettledNonces(records) {
+  const open = new Set(records.map((r) => r.nonce));
+  for (const r of records) if (r.status === 'confirmation') open.delete(r.nonce);
+  return open;
 }
 
 /**

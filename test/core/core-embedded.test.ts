@@ -1,7 +1,7 @@
 // `txdesk serve` with no configuration at all: the embedded dev chain and data service, a generated funded key that
 // owns sample tokens, the dev chain panel's routes, a transaction that reaches confirmation, and key routes that stay
 // shut over HTTP without --allow-key-routes.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,6 +10,7 @@ import { silentLogger } from '../../src/lib/log.js';
 import type { DevchainStatus, KeyInfo } from '../../src/shared/desktop-api.js';
 import type { TokenPage } from '../../src/shared/listing.js';
 import type { TxRecord } from '../../src/shared/tx-record.js';
+import { authHeader } from '../support/core-api-token.js';
 import { waitFor } from '../support/core-chain.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'txdesk-core-embedded-'));
@@ -21,7 +22,7 @@ beforeAll(async () => {
   // TXDESK_KEYCHAIN=off: a test must not leave keys in the keychain of the machine it runs on.
   serve = await startServe({ port: 0, env: { TXDESK_KEYCHAIN: 'off' }, dataDir: dir, rendererDir: join(dir, 'none'), policy: { timeoutMs: 2_000, confirmations: 1 }, log: silentLogger });
   app = serve.readyInfo().apiUrl;
-  auth = { authorization: `Bearer ${readFileSync(serve.readyInfo().apiTokenFile, 'utf8').trim()}` };
+  auth = authHeader(serve.readyInfo().apiTokenFile);
 });
 afterAll(async () => {
   await serve?.stop();

@@ -13,9 +13,9 @@ import type { ReplacementPolicy } from '../../src/shared/desktop-api.js';
 import { isTxdeskError } from '../../src/shared/errors.js';
 import type { TxRecord, TxRecordWithHistory } from '../../src/shared/tx-record.js';
 import { allConfirmed, expectCleanEndState, freshAccount, startTestChain, waitFor, type TestChain } from '../support/core-chain.js';
+import { GWEI } from '../support/core-records.js';
 import { startRpcFaults, startTcpProxy, type RpcFaults, type TcpProxy } from '../../bench/lib/fault-proxy.js';
 
-const GWEI = 1_000_000_000n;
 const root = mkdtempSync(join(tmpdir(), 'txdesk-core-faults-'));
 let chain: TestChain;
 let node: RpcFaults;

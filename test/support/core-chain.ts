@@ -2,6 +2,7 @@
 // app under test), a funded fresh key, the env that points a core at them, and end-state checks against the chain.
 import { Wallet } from 'ethers';
 import { expect } from 'vitest';
+import { unsettledNonces } from '../../bench/lib/fault-run.js';
 import { startDevService, type DevService } from '../../src/service/index.js';
 import { silentLogger } from '../../src/lib/log.js';
 import type { CongestionLevel } from '../../src/shared/desktop-api.js';
@@ -78,10 +79,9 @@ export async function expectCleanEndState(chain: TestChain, records: TxRecord[],
   }
 }
 
+/** Every nonce of `records` has a confirmed record. */
 export function allConfirmed(records: TxRecord[]): boolean {
-  const open = new Set(records.map((r) => r.nonce));
-  for (const r of records) if (r.status === 'confirmation') open.delete(r.nonce);
-  return open.size === 0;
+  return unsettledNonces(records).size === 0;
 }
 
 /** A new funded account (1 ETH unless set): each test's nonces start at 0. */

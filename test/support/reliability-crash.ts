@@ -11,6 +11,7 @@ import { startDevchain, type Devchain } from '../../src/devchain/index.js';
 import { silentLogger } from '../../src/lib/log.js';
 import type { TxRecord } from '../../src/shared/tx-record.js';
 import { authHeader } from './core-api-token.js';
+import { allConfirmed } from './core-chain.js';
 import { freePort, killAllChildren, spawnCore, spawnService, tempDir, type ChildProc, type CoreInfo, type ServiceInfo } from './reliability-procs.js';
 
 export interface CrashOptions {
@@ -142,9 +143,7 @@ export async function runCrashScenario(o: CrashOptions): Promise<CrashFigures> {
     for (;;) {
       const l = await list();
       if (l) {
-        const open = new Set(l.map((r) => r.nonce));
-        for (const r of l) if (r.status === 'confirmation') open.delete(r.nonce);
-        if (open.size === 0 && new Set(l.map((r) => r.nonce)).size >= o.target) {
+        if (allConfirmed(l) && new Set(l.map((r) => r.nonce)).size >= o.target) {
           final = l;
           break;
         }

@@ -63,7 +63,7 @@ export function recoverNonce(f: NonceFacts): NonceRecovery {
     // The node is past the receipt's block and the nonce is unused: the receipt was reorganised away.
     const changes = withdrawReceipt(stale, f.records.filter((r) => r !== stale), 'the node no longer has it');
     const sendable = f.records.filter((r) => !f.rejected.has(r.transactionHash));
-    const newest = sendable.reduce<TxRecord | null>((a, b) => (a === null || b.attempt > a.attempt ? b : a), null);
+    const newest = highestAttempt(sendable);
     return { outcome: 'reorged', changes, rebroadcast: newest?.transactionHash ?? stale.transactionHash, track: [stale.transactionHash, ...(newest && newest !== stale ? [newest.transactionHash] : [])] };
   }
   if (f.nonce < f.minedNonceCount) {
@@ -82,7 +82,12 @@ export function recoverNonce(f: NonceFacts): NonceRecovery {
   }
   const sendable = f.records.filter((r) => !f.rejected.has(r.transactionHash));
   // A record that once had a receipt (since reorganised away) is known to be valid; otherwise the highest fee wins the pool.
-  const candidate = sendable.find((r) => r.status === 'receipt') ?? sendable.reduce<TxRecord | null>((a, b) => (a === null || b.attempt > a.attempt ? b : a), null);
+  const candidate = sendable.find((r) => r.status === 'receipt') ?? highestAttempt(sendable);
   const track = sendable.filter((r) => r === candidate || r.status === undefined || r.status === 'pending').map((r) => r.transactionHash);
   return { outcome: 'open', changes: [], rebroadcast: candidate?.transactionHash ?? null, track };
+}
+
+/** The record with the highest attempt (the first of equals): the highest fee, so the one a pool keeps. */
+function highestAttempt(records: readonly TxRecord[]): TxRecord | null {
+  return records.reduce<TxRecord | null>((a, b) => (a === null || b.attempt > a.attempt ? b : a), null);
 }

@@ -1,6 +1,6 @@
 // Broadcast refusals: what a node's answer to eth_sendRawTransaction means, the one sentence a person can act on, and
 // whether and how to try again. Pure: the node's message, balances and fees come in as arguments.
-import type { NonceProblemReason } from '../../shared/tx-record.js';
+import type { NonceProblemReason, TxEvent } from '../../shared/tx-record.js';
 import { formatGwei } from './fees.js';
 
 /**
@@ -59,6 +59,37 @@ export const REASON_OF_REFUSAL: Record<Refusal, NonceProblemReason> = {
   refused: 'refused',
   unreachable: 'unreachable',
 };
+
+/** The problems a refusal puts on a nonce: each ends when an attempt of the nonce is sent and taken. */
+export const REFUSAL_PROBLEMS: ReadonlySet<NonceProblemReason> = new Set(['funds', 'underpriced', 'refused', 'unreachable']);
+
+/**
+ * Whether a nonce with this problem is the refusal retry's to look at: a refusal, or a cap or missing key that
+ * stopped the cancel of a refused transaction (its refusal still stands; a skipped replacement has no refusal).
+ */
+export function refusalMayBeRetried(reason: NonceProblemReason): boolean {
+  return REFUSAL_PROBLEMS.has(reason) || reason === 'fee-cap' || reason === 'no-key';
+}
+
+/**
+ * Whether a send that the node took ends the nonce's refusal problem: a send of the newest attempt always does; an
+ * older attempt resent (the nonce check) only ends "unreachable", since the node answered.
+ */
+export function sendEndsRefusal(reason: NonceProblemReason | undefined, sentIsNewest: boolean): boolean {
+  return reason !== undefined && REFUSAL_PROBLEMS.has(reason) && (sentIsNewest || reason === 'unreachable');
+}
+
+/**
+ * The refusal a transaction last got, from its history (oldest first): its last broadcast outcome, if that was a
+ * refusal, with the count recorded then. Null when it was last sent, or last ended as known or nonce-used.
+ */
+export function lastRefusalIn(history: readonly TxEvent[]): { failure: Refusal; count: number } | null {
+  const ev = [...history].reverse().find((e) => e.kind === 'broadcast-failed' || e.kind === 'broadcast' || e.kind === 'rebroadcast');
+  if (!ev || ev.kind !== 'broadcast-failed') return null;
+  const failure = ev.detail.failure as BroadcastFailure;
+  if (failure === 'known' || failure === 'nonce-used') return null;
+  return { failure, count: Number(ev.detail.refusals ?? 1) };
+}
 
 /** After this many refusals in a row for another reason, the nonce is filled by a cancel signed afresh. */
 export const REFUSALS_BEFORE_CANCEL = 3;

@@ -2,7 +2,7 @@
 // missing key is asked again when fees fall, the user raises the limits or the key is loaded. Pure: the records, their histories and the policy come in.
 import type { ReplacementPolicy } from '../../shared/desktop-api.js';
 import type { TxEvent, TxRecord } from '../../shared/tx-record.js';
-import type { ReplacementDecision, SkipReason } from './replacement.js';
+import { isMined, type ReplacementDecision, type SkipReason } from './replacement.js';
 
 /** Skips that a change in fees, settings or the key can undo; the others (mined, superseded, not stuck) are final. */
 export type RetryableSkipReason = Extract<SkipReason, 'cap' | 'max-replacements' | 'no-key'>;
@@ -42,7 +42,7 @@ const DECISIONS: ReadonlySet<string> = new Set(['replacement-sent', 'replacement
 export function waitingForRetry(records: readonly TxRecord[], histories: ReadonlyMap<string, readonly TxEvent[]>, policy: ReplacementPolicy): WaitingAttempt | null {
   const newest = newestAttempt(records);
   if (!newest) return null;
-  if (records.some((r) => r.status === 'receipt' || r.status === 'confirmation')) return null;
+  if (records.some(isMined)) return null;
   // `replaced` without a winner of ours means the nonce was used elsewhere. A record with no status yet is a
   // replacement the node refused as underpriced whose re-bump was skipped: the nonce is stuck all the same.
   if ((newest.status !== undefined && newest.status !== 'pending') || newest.replacedBy !== null) return null;

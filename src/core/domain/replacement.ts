@@ -1,7 +1,7 @@
 // The replacement policy: whether a stuck transaction gets a same-nonce replacement, and at which fee.
 // Pure: the caller passes the records, the network's fees and the policy; a table of cases tests it completely.
 import type { ReplacementPolicy } from '../../shared/desktop-api.js';
-import type { TxRecord } from '../../shared/tx-record.js';
+import type { NonceProblemReason, TxKind, TxRecord } from '../../shared/tx-record.js';
 import { formatGwei, headlineFee, percentIncrease, replacementFees, type FeeFields, type NetworkFees } from './fees.js';
 
 export type SkipReason = 'not-stuck' | 'nonce-mined' | 'superseded' | 'max-replacements' | 'cap' | 'no-key';
@@ -10,12 +10,24 @@ export type ReplacementDecision =
   | { action: 'replace'; fees: FeeFields; attempt: number; summary: string }
   | { action: 'skip'; reason: SkipReason; summary: string; detail: Record<string, unknown> };
 
+/** A plain self-transfer of 0: the gas limit of every transaction, replacement and cancel the engine signs. */
+export const SELF_TRANSFER_GAS = 21_000n;
+
 export function feesOf(r: Pick<TxRecord, 'txType' | 'gasPrice' | 'maxPriorityFeePerGas'>): FeeFields {
   if (r.txType === 'legacy') return { txType: 'legacy', gasPrice: BigInt(r.gasPrice) };
   return { txType: 'eip1559', maxFeePerGas: BigInt(r.gasPrice), maxPriorityFeePerGas: BigInt(r.maxPriorityFeePerGas ?? r.gasPrice) };
 }
 
+/** The record's fee fields as stored: `gasPrice` is the headline fee (maxFeePerGas for EIP-1559). The inverse of feesOf. */
+export function recordFees(fees: FeeFields): Pick<TxRecord, 'gasPrice' | 'txType'> & { maxPriorityFeePerGas?: string } {
+  return fees.txType === 'legacy'
+    ? { txType: 'legacy', gasPrice: fees.gasPrice.toString() }
+    : { txType: 'eip1559', gasPrice: fees.maxFeePerGas.toString(), maxPriorityFeePerGas: fees.maxPriorityFeePerGas.toString() };
+}
+
 const MINED = new Set(['receipt', 'confirmation']);
+/** Whether the record holds a receipt (confirmed or not): its nonce is used by it. */
+export const isMined = (r: Pick<TxRecord, 'status'>): boolean => r.status !== undefined && MINED.has(r.status);
 
 /**
  * Checks that need no network data. `tx` is the record that just went `pending`; `sameNonce` is every other
@@ -25,7 +37,7 @@ export function replacementBlocker(tx: TxRecord, sameNonce: readonly TxRecord[],
   if (tx.status !== undefined && tx.status !== 'pending') {
     return { action: 'skip', reason: 'not-stuck', summary: `Not replaced: it is already ${tx.status}.`, detail: { status: tx.status } };
   }
-  const mined = sameNonce.find((r) => r.status !== undefined && MINED.has(r.status));
+  const mined = sameNonce.find(isMined);
   if (mined) {
     return { action: 'skip', reason: 'nonce-mined', summary: `Not replaced: nonce ${tx.nonce} was already mined by ${short(mined.transactionHash)}.`, detail: { minedBy: mined.transactionHash } };
   }
@@ -70,4 +82,19 @@ export function decideReplacement(tx: TxRecord, sameNonce: readonly TxRecord[], 
 
 export function short(hash: string): string {
   return `${hash.slice(0, 10)}…`;
+}
+
+/** What a record is, in a sentence: "transaction", "replacement", "cancel", "speed-up". */
+export function kindNoun(kind: TxKind): string {
+  return kind === 'generate' ? 'transaction' : kind === 'replace' ? 'replacement' : kind;
+}
+
+/** The skips a change of fees, settings or key can undo, as the nonce's problem; the others are final. */
+export const PROBLEM_OF_SKIP: Partial<Record<SkipReason, NonceProblemReason>> = { cap: 'fee-cap', 'max-replacements': 'max-replacements', 'no-key': 'no-key' };
+
+/** The problem sentence of a skip: what keeps the nonce and what the person can do. */
+export function skipProblemSentence(s: Extract<ReplacementDecision, { action: 'skip' }>): string {
+  if (s.reason === 'cap') return `A fee the network accepts is ${formatGwei(BigInt(String(s.detail.neededWei)))}, above your fee cap of ${formatGwei(BigInt(String(s.detail.capWei)))}; raise the cap in Settings or wait for fees to fall.`;
+  if (s.reason === 'max-replacements') return `${s.summary.replace(/^Not replaced: /, '').replace(/\.$/, '')}; raise the limit in Settings to replace it again.`;
+  return s.summary.replace(/^Not replaced: /, '');
 }

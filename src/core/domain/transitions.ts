@@ -1,7 +1,8 @@
 // Record transitions for tracker messages: what a pending/receipt/confirmation does to the record and to the
 // other records of the same nonce. Pure and idempotent: a duplicate or late message yields no change.
-import type { TxEventKind, TxRecord, TxStatus } from '../../shared/tx-record.js';
-import { short } from './replacement.js';
+import type { TxEventKind, TxKind, TxRecord, TxStatus } from '../../shared/tx-record.js';
+import type { FeeFields } from './fees.js';
+import { recordFees, short } from './replacement.js';
 
 export type TrackerMessageType = 'pending' | 'receipt' | 'confirmation';
 
@@ -104,4 +105,32 @@ export function withdrawReceipt(target: TxRecord, sameNonce: readonly TxRecord[]
     });
   }
   return changes;
+}
+
+export interface NewRecordFacts {
+  hash: string;
+  from: string;
+  nonce: number;
+  fees: FeeFields;
+  replaces: string | null;
+  attempt: number;
+  kind: TxKind;
+}
+
+/** The record of a transaction just signed: no status until a tracker message or the nonce check gives one. */
+export function newTxRecord(f: NewRecordFacts, now: string): TxRecord {
+  return {
+    transactionHash: f.hash,
+    from: f.from,
+    nonce: f.nonce,
+    ...recordFees(f.fees),
+    data: {},
+    replaces: f.replaces,
+    replacedBy: null,
+    attempt: f.attempt,
+    kind: f.kind,
+    problem: null,
+    createdAt: now,
+    updatedAt: now,
+  };
 }

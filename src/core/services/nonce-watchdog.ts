@@ -1,5 +1,5 @@
-// Runs the engine's nonce watchdog (TxEngine.sweep) on every new block and on demand, one round at a time, logging a
-// failing node once per distinct message instead of every poll.
+// Schedules the engine's nonce watchdog rounds (TxEngine.sweep, tx-engine-sweep.ts) on every new block and on demand,
+// one round at a time, logging a failing node once per distinct message instead of every poll.
 import type { Logger } from '../../lib/log.js';
 import type { TxEngine } from './tx-engine.js';
 

@@ -1,0 +1,122 @@
+// What a person asks of the engine: a new transaction at the next nonce, and a cancel or speed-up of one already
+// sent (a same-nonce replacement at a bumped fee, outside the automatic replacement limit).
+import { TxdeskError } from '../../shared/errors.js';
+import type { TxRecord } from '../../shared/tx-record.js';
+import { formatGwei, headlineFee, initialFees, percentIncrease, replacementFees, type FeeFields, type NetworkFees } from '../domain/fees.js';
+import { planNextNonce } from '../domain/nonce.js';
+import { feesOf, isMined, SELF_TRANSFER_GAS, short, type ReplacementDecision } from '../domain/replacement.js';
+import { newestAttempt } from '../domain/replacement-retry.js';
+import { newTxRecord } from '../domain/transitions.js';
+import type { TxBroadcasting } from './tx-engine-broadcast.js';
+import type { TxEngineContext } from './tx-engine-context.js';
+import type { TxReplacing } from './tx-engine-replacement.js';
+
+/** A first attempt only needs the base fee to be no older than about a block; replacements always read fresh fees. */
+const FEE_CACHE_MS = 1_000;
+
+export function createTxUserActions(ctx: TxEngineContext, sending: Pick<TxBroadcasting, 'sendStored'>, replacing: Pick<TxReplacing, 'commitReplacement' | 'sendWithBumps'>) {
+  const { d } = ctx;
+
+  let feeCache: { at: number; fees: Promise<NetworkFees> } | null = null;
+  function recentFees(): Promise<NetworkFees> {
+    const now = d.clock.now();
+    if (!feeCache || now - feeCache.at > FEE_CACHE_MS) {
+      const fees = d.chain.fees();
+      feeCache = { at: now, fees };
+      fees.catch(() => (feeCache = null));
+    }
+    return feeCache.fees;
+  }
+
+  /**
+   * POST /api/tx: a self-transfer of 0 at the next nonce, stored before it is sent. A fee cap below the network's
+   * price refuses it before anything is signed. A refusal by the node does not fail the call: the record carries
+   * the problem and is sent again when it can succeed (its nonce is never reused).
+   */
+  async function generate(): Promise<TxRecord> {
+    const signer = d.signer();
+    if (!signer) throw new TxdeskError('CONFLICT', 'There is no signing key yet; generate or import one in Settings (POST /api/key/generate), then retry.');
+    return ctx.serial(async () => {
+      const policy = d.policy();
+      const [chainPending, net] = await ctx.chainCall('reading the nonce and fees', () => Promise.all([d.chain.nonceCount(signer.address, 'pending'), recentFees()]));
+      const plan = planNextNonce(chainPending, d.store.liveNonces(signer.address));
+      if (plan.usedElsewhere > 0) d.log.warn(`${plan.usedElsewhere} nonce(s) of ${signer.address} were used outside txdesk; continuing at ${plan.nonce}`);
+      const { fees, raisedToBaseFee } = initialFees(policy.txType, BigInt(policy.initialFeeWei), net);
+      const cap = BigInt(policy.maxFeeWei);
+      if (headlineFee(fees) > cap) {
+        throw new TxdeskError(
+          'CONFLICT',
+          raisedToBaseFee
+            ? `The network's price is ${formatGwei(headlineFee(fees))}, above your fee cap of ${formatGwei(cap)}; raise the cap in Settings or wait for fees to fall, then retry.`
+            : `The initial fee of ${formatGwei(headlineFee(fees))} is above your fee cap of ${formatGwei(cap)}; lower the initial fee or raise the cap in Settings, then retry.`,
+        );
+      }
+      const signed = await signer.sign({ chainId: d.chainId, nonce: plan.nonce, to: signer.address, valueWei: 0n, gasLimit: SELF_TRANSFER_GAS, fees });
+      const fee = formatGwei(headlineFee(fees));
+      const record = newTxRecord({ hash: signed.hash, from: signer.address, nonce: plan.nonce, fees, replaces: null, attempt: 0, kind: 'generate' }, ctx.iso());
+      d.store.insert(record, signed.raw, [
+        {
+          kind: 'signed',
+          summary: raisedToBaseFee ? `Signed nonce ${plan.nonce} at ${fee}, raised from ${formatGwei(BigInt(policy.initialFeeWei))} to the base fee.` : `Signed nonce ${plan.nonce} at ${fee}.`,
+          detail: { nonce: plan.nonce, feeWei: headlineFee(fees).toString(), txType: fees.txType },
+        },
+      ]);
+      ctx.emit([record.transactionHash]);
+      await sending.sendStored(record);
+      return d.store.get(record.transactionHash)!;
+    });
+  }
+
+  /**
+   * Signs and commits a same-nonce replacement at a bumped fee for a person's cancel or speed-up (or the engine's
+   * cancel of a nonce its own transaction cannot fill). Throws CONFLICT when the fee cap forbids the bump. Does not
+   * count against the automatic replacement limit.
+   */
+  async function signUserReplacement(newest: TxRecord, kind: 'cancel' | 'speed-up', why: string): Promise<TxRecord> {
+    const verb = kind === 'cancel' ? 'cancel' : 'speed up';
+    const signer = d.signer();
+    if (!signer || signer.address !== newest.from) throw new TxdeskError('CONFLICT', `The signing key of ${newest.from} is not loaded; import it in Settings, then ${verb} again.`);
+    const policy = d.policy();
+    const net = await ctx.chainCall('reading the fees', () => d.chain.fees());
+    // A cancel filling a nonce is signed with today's policy: its own transaction may have been refused for its type.
+    const base: FeeFields = kind === 'cancel' && newest.txType !== policy.txType ? initialFees(policy.txType, BigInt(newest.gasPrice), net).fees : feesOf(newest);
+    const fees = replacementFees(base, net, policy.bumpPercent);
+    const fee = headlineFee(fees);
+    const cap = BigInt(policy.maxFeeWei);
+    if (fee > cap) {
+      throw new TxdeskError('CONFLICT', `To ${verb} nonce ${newest.nonce} needs a fee of ${formatGwei(fee)}, above your fee cap of ${formatGwei(cap)}; raise the cap in Settings, then retry.`);
+    }
+    const signed = await signer.sign({ chainId: d.chainId, nonce: newest.nonce, to: newest.from, valueWei: 0n, gasLimit: SELF_TRANSFER_GAS, fees });
+    const label = kind === 'cancel' ? 'Cancel' : 'Speed-up';
+    const decision: ReplacementDecision = { action: 'replace', fees, attempt: newest.attempt + 1, summary: `${label} at ${formatGwei(fee)} (${percentIncrease(BigInt(newest.gasPrice), fee)})` };
+    const rec = d.store.transaction(() => replacing.commitReplacement(newest, { decision, signed }, why, kind))!;
+    ctx.emit([newest.transactionHash, rec.transactionHash]);
+    return rec;
+  }
+
+  /** POST /api/tx/:hash/cancel and /speed-up: a same-nonce replacement at a bumped fee, now. */
+  function userReplace(hash: string, kind: 'cancel' | 'speed-up'): Promise<TxRecord> {
+    const verb = kind === 'cancel' ? 'cancel' : 'speed up';
+    return ctx.serial(async () => {
+      const rec = d.store.get(hash);
+      if (!rec) throw new TxdeskError('NOT_FOUND', `No transaction ${hash} is stored in this app; list them with GET /api/tx.`);
+      const records = d.store.byNonce(rec.from, rec.nonce);
+      const mined = records.find(isMined);
+      if (mined) throw new TxdeskError('CONFLICT', `Nonce ${rec.nonce} is already mined by ${short(mined.transactionHash)}; there is nothing left to ${verb}.`);
+      if (records.every((r) => r.status === 'replaced')) throw new TxdeskError('CONFLICT', `Nonce ${rec.nonce} was used by a transaction sent outside txdesk; there is nothing left to ${verb}.`);
+      const newest = newestAttempt(records)!;
+      const next = await signUserReplacement(newest, kind, kind === 'cancel' ? 'cancel requested' : 'speed-up requested');
+      await replacing.sendWithBumps(next);
+      return d.store.get(next.transactionHash)!;
+    });
+  }
+
+  return {
+    generate,
+    cancel: (hash: string) => userReplace(hash, 'cancel'),
+    speedUp: (hash: string) => userReplace(hash, 'speed-up'),
+    signUserReplacement,
+  };
+}
+
+export type TxUserActions = ReturnType<typeof createTxUserActions>;
