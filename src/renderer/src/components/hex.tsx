@@ -26,9 +26,11 @@ export function Hex({
   const chainId = useApp((s) => s.info?.chainId);
   if (!value) return <span className={`mono muted ${className}`}>—</span>;
   const link = explorer ? explorerUrl(chainId, explorer, value) : null;
+  // Screen readers get the whole value; the eye gets the short one (its full text is in the tooltip).
   const text = (
-    <span className={`mono hex ${className}`} title={value} aria-label={value}>
-      {shortHex(value, head, tail)}
+    <span className={`mono hex ${className}`} title={value}>
+      <span aria-hidden="true">{shortHex(value, head, tail)}</span>
+      <span className="sr-only">{value}</span>
     </span>
   );
   if (!copy && !link) return text;

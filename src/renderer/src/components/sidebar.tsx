@@ -20,12 +20,13 @@ function AccountChip() {
   const setView = useApp((s) => s.setView);
   const address = key?.address ?? info?.address ?? null;
   return (
-    <button type="button" className="account-chip" onClick={() => setView('settings')} aria-label="Signing account, open settings">
+    <button type="button" className="account-chip" onClick={() => setView('settings')}>
       <span className="avatar" aria-hidden="true" style={address ? { background: seedGradient(address) } : undefined} />
       <span className="account-text">
         <span className="account-label">{address ? 'Signing account' : 'No signing key'}</span>
         {address ? <Hex value={address} /> : <span className="account-hint">Create one in Settings</span>}
         {key ? <span className="account-balance">{formatEther(key.balanceWei)} ETH</span> : null}
+        <span className="sr-only">, open the settings</span>
       </span>
     </button>
   );

@@ -48,7 +48,7 @@ export function DevchainPanel() {
               no new blocks
             </span>
           ) : (
-            <span className="live-dot" title="Live" aria-label="Live updates" />
+            <span className="live-dot" title="Live" role="img" aria-label="Live updates" />
           )
         ) : null}
       </div>

@@ -70,7 +70,6 @@ export const NonceGroupCard = memo(function NonceGroupCard({
                 type="button"
                 className={`attempt-row${selected ? ' is-selected' : ''}${word === 'replaced' ? ' is-replaced' : ''}`}
                 aria-pressed={selected}
-                aria-label={`${attemptWord(a)} ${a.transactionHash}: ${stateWords[word]}, fee ${formatFee(a.gasPrice)}${facts.blockNumber === null ? '' : `, block ${facts.blockNumber}`}`}
                 data-hash={a.transactionHash}
                 data-status={a.status ?? 'sent'}
                 data-state={word}
@@ -86,9 +85,18 @@ export const NonceGroupCard = memo(function NonceGroupCard({
                 <span>
                   <StateBadge state={word} />
                 </span>
-                <span className="num mono">{formatFee(a.gasPrice)}</span>
-                <span className="num mono">{facts.blockNumber === null ? '—' : formatInteger(facts.blockNumber)}</span>
-                <span className="num mono">{facts.gasUsed === null ? '—' : formatInteger(facts.gasUsed)}</span>
+                <span className="num mono">
+                  <span className="sr-only">fee </span>
+                  {formatFee(a.gasPrice)}
+                </span>
+                <span className="num mono">
+                  <span className="sr-only">block </span>
+                  {facts.blockNumber === null ? '—' : formatInteger(facts.blockNumber)}
+                </span>
+                <span className="num mono">
+                  <span className="sr-only">gas used </span>
+                  {facts.gasUsed === null ? '—' : formatInteger(facts.gasUsed)}
+                </span>
                 <span className="attempt-facts" aria-hidden="true">
                   fee {formatFee(a.gasPrice)}
                   {facts.blockNumber === null ? '' : ` · block ${formatInteger(facts.blockNumber)}`}

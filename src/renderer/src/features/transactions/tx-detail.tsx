@@ -80,7 +80,7 @@ export function TxDetail({ hash }: { hash: string }) {
           <div>
             <dt>Replaces</dt>
             <dd>
-              <button type="button" className="link-btn" onClick={() => select(record.replaces)} aria-label={`Open ${record.replaces}`}>
+              <button type="button" className="link-btn" onClick={() => select(record.replaces)}>
                 <Hex value={record.replaces} />
               </button>
             </dd>
@@ -90,7 +90,7 @@ export function TxDetail({ hash }: { hash: string }) {
           <div>
             <dt>Replaced by</dt>
             <dd>
-              <button type="button" className="link-btn" onClick={() => select(record.replacedBy)} aria-label={`Open ${record.replacedBy}`}>
+              <button type="button" className="link-btn" onClick={() => select(record.replacedBy)}>
                 <Hex value={record.replacedBy} />
               </button>
             </dd>
