@@ -180,12 +180,15 @@ describe.skipIf(!hasChromium() || !built)('the dashboard tells the truth (Chromi
     await nav('Settings');
     const keyCard = page.getByRole('region', { name: 'Signing key' });
     const before = (await api<{ address: string; balanceWei: string }>('/api/key'))!;
+    // An open nonce of the key (held by the cap), so the confirmation has something to warn about.
+    await call('PATCH', '/api/settings', { policy: { maxFeeWei: '1200000000' } });
+    const open = (await call('POST', '/api/tx')).body as Rec;
     await keyCard.getByRole('button', { name: 'Generate a new key…' }).click();
     const dialog = page.getByTestId('key-replace-dialog');
     await dialog.waitFor();
     expect((await dialog.getByTestId('replace-address').textContent())?.toLowerCase()).toBe(before.address.toLowerCase());
     expect(await dialog.getByTestId('replace-balance').textContent()).toMatch(/ETH$/);
-    expect(await dialog.getByTestId('replace-open').textContent()).toBeTruthy();
+    await expect.poll(() => dialog.getByTestId('replace-open').textContent()).toContain(String(open.nonce));
     const confirm = dialog.getByRole('button', { name: 'Replace with a new key' });
     expect(await confirm.isDisabled()).toBe(true);
     await shotAt('key-replace');
