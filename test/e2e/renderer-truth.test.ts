@@ -78,6 +78,10 @@ describe.skipIf(!hasChromium() || !built)('the dashboard tells the truth (Chromi
         if (!['hidden', 'clip'].includes(cs.overflowX) || cs.textOverflow === 'ellipsis' || el.closest('.sr-only')) continue;
         if (el.scrollWidth > el.clientWidth + 1) out.push((el.className || el.tagName) + ' clips ' + el.scrollWidth + '>' + el.clientWidth);
       }
+      // Cells of rows and fact lists must hold their content, or it runs into the next one.
+      for (const el of document.querySelectorAll('main .attempt-row > *, main .facts dd, main .group-head > *, main .stat')) {
+        if (el.getClientRects().length > 0 && el.scrollWidth > el.clientWidth + 1) out.push((el.className || el.tagName) + ' overflows ' + el.scrollWidth + '>' + el.clientWidth);
+      }
       return out;
     })()`)) as string[];
 

@@ -58,13 +58,13 @@ export function TokenDetail({ token, onClose }: { token: Token; onClose: () => v
             </div>
             <div>
               <dt>Transfer block</dt>
-              <dd className="mono">{block === null ? 'not given by the listing' : formatInteger(block)}</dd>
+              <dd className={block === null ? 'muted' : 'mono'}>{block === null ? 'not given by the listing' : formatInteger(block)}</dd>
             </div>
             <div>
               <dt>Collection supply</dt>
               <dd className="mono">{formatInteger(token.contract.totalSupply)}</dd>
             </div>
-            <div>
+            <div className="span-all">
               <dt>Metadata URI</dt>
               <dd className="mono token-uri">{token.uri || '—'}</dd>
             </div>
