@@ -310,7 +310,11 @@ describe.skipIf(!hasChromium() || !built)('the dashboard tells the truth (Chromi
     const second = await page.evaluate('document.activeElement.dataset.hash');
     expect(second).not.toBe(first);
     await page.keyboard.press('Home');
-    expect(await page.evaluate('document.activeElement.dataset.hash')).toBe(await rows.first().getAttribute('data-hash'));
+    const top = await rows.first().getAttribute('data-hash');
+    expect(await page.evaluate('document.activeElement.dataset.hash')).toBe(top);
+    // C copies the focused row's hash (its copy button sits beside the row, out of the Tab order).
+    await page.keyboard.press('c');
+    await expect.poll(() => page.evaluate('navigator.clipboard.readText()')).toBe(top);
   });
 
   it('keeps the view and its filters in the URL: reload and Back work', async () => {

@@ -2,6 +2,7 @@
 // up and cancel while it is open, and every attempt with its state, fee, block and gas used (rows select the timeline).
 import { memo, type KeyboardEvent } from 'react';
 import { formatFee, formatInteger } from '../../lib/format.js';
+import { CopyButton } from '../../components/copy-button.js';
 import { Hex } from '../../components/hex.js';
 import { RelTime } from '../../components/rel-time.js';
 import { StateBadge } from '../../components/state-badge.js';
@@ -66,6 +67,10 @@ export const NonceGroupCard = memo(function NonceGroupCard({
           const word = attemptState(a, state);
           return (
             <li key={a.transactionHash} className="attempt-item">
+              {/* Beside the row, not in it (a button cannot hold a button); keyboard users press C on the row instead. */}
+              <span className="attempt-copy">
+                <CopyButton value={a.transactionHash} label="transaction hash" tabbable={false} />
+              </span>
               <button
                 type="button"
                 className={`attempt-row${selected ? ' is-selected' : ''}${word === 'replaced' ? ' is-replaced' : ''}`}

@@ -23,8 +23,12 @@ function Stat({ label, value, tone, hint }: { label: string; value: number; tone
   );
 }
 
-/** Arrow keys, Home and End move between the rows of every nonce; Tab leaves the list (one stop for all rows). */
+/** Arrow keys, Home and End move between the rows of every nonce; Tab leaves the list (one stop for all rows); C copies the row's hash. */
 function moveFocus(e: KeyboardEvent<HTMLButtonElement>) {
+  if (e.key === 'c' && !e.ctrlKey && !e.metaKey && !e.altKey) {
+    e.currentTarget.closest('.attempt-item')?.querySelector<HTMLButtonElement>('.copy-btn')?.click();
+    return;
+  }
   const keys = ['ArrowDown', 'ArrowUp', 'Home', 'End'];
   if (!keys.includes(e.key)) return;
   const list = e.currentTarget.closest('.group-list');

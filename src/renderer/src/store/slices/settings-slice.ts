@@ -113,7 +113,16 @@ export const createSettingsSlice: SliceCreator<SettingsSlice> = (api) => (set, g
       } catch (e) {
         return errorInfo(e);
       }
-      // The core comes back with the new settings; everything it reports may have changed.
+      // The core comes back with the new settings; until it answers again (up to 30 s), calls may fail.
+      for (let i = 0; i < 30; i++) {
+        try {
+          await api.getAppInfo();
+          break;
+        } catch {
+          await new Promise((r) => setTimeout(r, 1_000));
+        }
+      }
+      // Everything it reports may have changed.
       const s = get();
       await Promise.all([s.loadInfo(), s.loadSettings(), s.loadKey(), s.loadTransactions(), s.loadDevchain()]);
       return null;
