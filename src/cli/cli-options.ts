@@ -59,6 +59,13 @@ export const httpUrlOption = z
   .refine(isServiceUrl, 'give an http:// or https:// URL such as http://127.0.0.1:4000 (no user, query or #fragment)')
   .transform(normalizeServiceUrl);
 
+/** An Ethereum node's JSON-RPC URL (`service --node`): the same rules, with a node's port in the example. */
+export const nodeUrlOption = z
+  .string()
+  .trim()
+  .refine(isServiceUrl, "give the node's http:// or https:// JSON-RPC URL such as http://127.0.0.1:8545 (no user, query or #fragment)")
+  .transform(normalizeServiceUrl);
+
 /** `blockTime` -> `--block-time`, the spelling users typed. */
 export function flagName(key: string): string {
   return `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;

@@ -65,7 +65,7 @@ export async function runLongRunning<R extends Running>(spec: LongRunningSpec<R>
     running = await spec.start(log);
   } catch (e) {
     if (stopRequested) process.exit(0);
-    process.stderr.write(`${startFailure(spec, e)}\n`, () => process.exit(1));
+    process.stderr.write(`${startFailure(spec, e)}\n`, () => process.exit(startExitCode(e)));
     return;
   }
   if (stopRequested) return void (await stopAndExit(0));
@@ -75,11 +75,21 @@ export async function runLongRunning<R extends Running>(spec: LongRunningSpec<R>
   else for (const line of spec.summary(info, running)) process.stdout.write(`${line}\n`);
 }
 
+/** Bad input (a ConfigError: environment, flags, saved settings) exits 2, like a bad flag; anything else 1. */
+export function startExitCode(e: unknown): number {
+  const code = (e as { exitCode?: unknown } | null)?.exitCode;
+  return typeof code === 'number' ? code : 1;
+}
+
+/** One line per problem (a ConfigError may list several), each saying what could not start. */
 function startFailure(spec: LongRunningSpec<Running>, e: unknown): string {
   const err = e as NodeJS.ErrnoException;
-  const message = String(err?.message ?? e).replace(/\s+/g, ' ').trim();
-  if (err?.code === 'EADDRINUSE' || /EADDRINUSE|address already in use/i.test(message)) {
+  const lines = String(err?.message ?? e)
+    .split('\n')
+    .map((l) => l.replace(/\s+/g, ' ').trim())
+    .filter(Boolean);
+  if (err?.code === 'EADDRINUSE' || lines.some((l) => /EADDRINUSE|address already in use/i.test(l))) {
     return `Could not start ${spec.what}: port ${spec.port} is already in use; pick another with --port N (0 picks a free port).`;
   }
-  return `Could not start ${spec.what}: ${message}`;
+  return lines.map((l) => `Could not start ${spec.what}: ${l}`).join('\n');
 }

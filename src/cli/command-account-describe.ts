@@ -19,7 +19,7 @@ export function registerAccountDescribe(program: Command, context: () => CliCont
       const ctx = context();
       const endpoint = ctx.endpoint();
       const session = ctx.sessions.load(new URL(endpoint.url).origin);
-      if (!session) throw new CliError(notLoggedInMessage);
+      if (!session) throw new CliError(notLoggedInMessage(endpoint));
       const exp = tokenExpiry(session.token);
       if (exp !== null && exp * 1000 < Date.now()) throw new CliError('Your session has expired: run `txdesk login` again.');
       const me = await createAccountsClient(endpoint.url).me(session.token);

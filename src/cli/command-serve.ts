@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { blockTimeOption, congestionOption, dirOption, parseOptions, portOption } from './cli-options.js';
-import { runLongRunning } from './cli-runner.js';
+import { runLongRunning, startExitCode } from './cli-runner.js';
 import { text } from './ready-info.js';
 
 export const defaultServePort = 3000;
@@ -41,12 +41,23 @@ export function registerServe(program: Command): void {
             env: process.env,
             dataDir: opts.dataDir,
             log,
+            // The old core is stopped already: without a new one there is nothing left to serve.
+            onRestartFailed: (e) => process.exit(startExitCode(e)),
           });
         },
         summary: (info) => [
           `txdesk is ready: open ${text(info.appUrl)} (service ${text(info.serviceUrl)}, node ${text(info.nodeUrl)})`,
+          ...linkLines(info.status),
           'Press Ctrl-C to stop.',
         ],
       });
     });
+}
+
+/** `tracker: unreachable (reason)` lines for the human summary; nothing when both links are connected. */
+function linkLines(status: unknown): string[] {
+  if (typeof status !== 'object' || status === null) return [];
+  return Object.entries(status as Record<string, { state?: unknown; reason?: unknown }>)
+    .filter(([, l]) => l?.state !== 'connected')
+    .map(([name, l]) => `${name}: ${text(l?.state)}${typeof l?.reason === 'string' ? ` (${l.reason})` : ''}`);
 }

@@ -8,7 +8,7 @@ import {
   confirmationsOption,
   congestionOption,
   dirOption,
-  httpUrlOption,
+  nodeUrlOption,
   parseOptions,
   portOption,
 } from './cli-options.js';
@@ -20,9 +20,11 @@ export const defaultServicePort = 4000;
 
 const serviceOptions = z.object({
   dev: z.boolean().optional(),
-  node: httpUrlOption.optional(),
+  node: nodeUrlOption.optional(),
   port: portOption.optional(),
   dataDir: dirOption.optional(),
+  indexerLag: confirmationsOption.optional(),
+  /** The old name of --indexer-lag, still accepted. */
   confirmations: confirmationsOption.optional(),
   json: z.boolean().optional(),
   openSignup: z.boolean().optional(),
@@ -35,10 +37,14 @@ export function registerService(program: Command): void {
     .command('service')
     .description('run the data service: token listing API, transaction tracker, accounts')
     .option('--dev', 'also run a dev chain, with open sign-up and a dev account')
-    .option('--node <url>', 'Ethereum JSON-RPC URL to index (default: $NODE_ENDPOINT; not with --dev)')
+    .option('--node <url>', 'Ethereum JSON-RPC URL to index, e.g. http://127.0.0.1:8545 (default: $NODE_ENDPOINT; not with --dev)')
     .option('--port <n>', `HTTP port; 0 picks a free one (default ${defaultServicePort})`)
     .option('--data-dir <dir>', 'where the SQLite database goes (default: $TXDESK_DATA_DIR, else the user data folder)')
-    .option('--confirmations <n>', 'blocks before a transfer counts as final (service default when omitted)')
+    .option(
+      '--indexer-lag <blocks>',
+      "blocks the token indexer stays behind the chain head, so short reorgs never reach the listing (default: 0 on dev chains 31337/1337, else 12); not the app's tracker confirmations",
+    )
+    .option('--confirmations <blocks>', 'old name of --indexer-lag')
     .option('--json', 'when ready, print one JSON line (serviceUrl, nodeUrl, chainId, ...) on stdout')
     .option('--open-signup', 'let anyone create an account with `txdesk signup` (always on with --dev)')
     .option('--congestion <level>', 'with --dev: background load on the dev chain, off, low or high')
@@ -52,7 +58,12 @@ export function registerService(program: Command): void {
       if (!opts.dev && (opts.congestion || opts.blockTime !== undefined)) {
         throw usageError('--congestion and --block-time apply to the dev chain: add --dev.');
       }
-      if (opts.dev && opts.confirmations !== undefined) throw usageError('--confirmations applies to a service on --node URL, not to --dev.');
+      if (opts.indexerLag !== undefined && opts.confirmations !== undefined && opts.indexerLag !== opts.confirmations) {
+        throw usageError('--confirmations is the old name of --indexer-lag: give only --indexer-lag.');
+      }
+      const indexerLag = opts.indexerLag ?? opts.confirmations;
+      const lagFlag = opts.indexerLag !== undefined ? '--indexer-lag' : '--confirmations';
+      if (opts.dev && indexerLag !== undefined) throw usageError(`${lagFlag} applies to a service on --node URL (a dev chain is indexed to its head): drop it, or use --node instead of --dev.`);
       const nodeUrl = opts.dev ? undefined : (opts.node ?? nodeFromEnv(env));
       const json = opts.json === true;
       await runLongRunning({
@@ -69,7 +80,7 @@ export function registerService(program: Command): void {
             nodeUrl,
             dataDir: dataDir ?? join(userDataDir(currentPlace()), 'service'),
             port,
-            confirmations: opts.confirmations,
+            confirmations: indexerLag,
             openSignup: opts.openSignup === true,
             log,
           });
@@ -80,12 +91,13 @@ export function registerService(program: Command): void {
               chainId: service.chainId,
               platform: service.platform,
               network: service.network,
+              indexerLag: service.confirmations,
             }),
             stop: () => service.stop(),
           };
         },
         summary: (info) => [
-          `Data service ready: ${text(info.serviceUrl)} (node ${text(info.nodeUrl)}, chain ID ${text(info.chainId)}, ${text(info.platform)}/${text(info.network)})`,
+          `Data service ready: ${text(info.serviceUrl)} (node ${text(info.nodeUrl)}, chain ID ${text(info.chainId)}, ${text(info.platform)}/${text(info.network)}, indexer ${text(info.indexerLag)} blocks behind the head)`,
           ...(typeof info.clientId === 'string' ? [`Dev account client ID: ${info.clientId}`] : []),
           'Press Ctrl-C to stop.',
         ],
@@ -98,7 +110,7 @@ function nodeFromEnv(env: NodeJS.ProcessEnv): string {
   if (!value) {
     throw usageError('`txdesk service` needs a chain: pass --node URL (an Ethereum JSON-RPC endpoint), or --dev to run a local dev chain.');
   }
-  const parsed = httpUrlOption.safeParse(value);
-  if (!parsed.success) throw usageError(`NODE_ENDPOINT "${value}" is not a valid http(s) URL: fix it, or pass --node URL.`);
+  const parsed = nodeUrlOption.safeParse(value);
+  if (!parsed.success) throw usageError(`NODE_ENDPOINT "${value}" is not a valid http(s) URL: set it to the node's JSON-RPC URL such as http://127.0.0.1:8545, or pass --node URL.`);
   return parsed.data;
 }

@@ -20,9 +20,14 @@ export interface NetworkConfig {
   nodeUrl: string;
   serviceUrl: string;
   clientId: string;
-  platform: string;
-  network: string;
+  /** Null when neither the environment nor the saved settings name one: the data service's /health says. */
+  platform: string | null;
+  network: string | null;
+  /** Where each value came from, so an error can name the variable (env) or the app's settings (saved). */
+  origin: Record<NetworkSetting, 'env' | 'saved'>;
 }
+
+export type NetworkSetting = 'nodeUrl' | 'serviceUrl' | 'clientId' | 'platform' | 'network';
 
 export interface CoreConfig {
   /** `configured`: NODE_ENDPOINT/TXDESK_SERVICE_URL (or saved settings) point at a chain and a data service. */
@@ -41,22 +46,35 @@ export interface CoreConfig {
   policy: ReplacementPolicy;
 }
 
+/** Bad input (environment, flags, saved settings): start-up stops and the process exits with code 2. */
 export class ConfigError extends Error {
+  readonly exitCode = 2;
   constructor(readonly problems: string[]) {
     super(problems.join('\n'));
     this.name = 'ConfigError';
   }
 }
 
+/** secp256k1's group order: a private key is an integer in 1..n-1. */
+const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
+
 const slug = /^[a-z0-9-]{1,40}$/;
 const envSchemas = {
   CLIENT_ID: z.string().regex(/^[\x21-\x7e]{1,200}$/, 'must be 1-200 visible characters without spaces (see `txdesk account:describe`)'),
   // The message never echoes the value: it is a secret.
-  PRIVATE_KEY: z.string().regex(/^(0x)?[0-9a-fA-F]{64}$/, 'must be 64 hex digits, optionally after 0x (the value is not shown)'),
-  NODE_ENDPOINT: z.url({ protocol: /^(https?|wss?)$/, error: 'must be an http(s):// or ws(s):// URL of an Ethereum JSON-RPC node' }),
+  PRIVATE_KEY: z
+    .string()
+    .regex(/^(0x)?[0-9a-fA-F]{64}$/, 'must be 64 hex digits, optionally after 0x (the value is not shown)')
+    .refine((v) => {
+      // zod runs this even after the regex failed; a malformed value is reported by the regex alone, never echoed.
+      if (!/^(0x)?[0-9a-fA-F]{64}$/.test(v)) return true;
+      const k = BigInt(v.startsWith('0x') ? v : `0x${v}`);
+      return k > 0n && k < SECP256K1_N;
+    }, 'is not a usable key: it must be above zero and below the secp256k1 order (the value is not shown); export the key from your wallet again, or unset PRIVATE_KEY and generate one in the app'),
+  NODE_ENDPOINT: z.url({ protocol: /^(https?|wss?)$/, error: 'must be an http(s):// or ws(s):// URL of an Ethereum JSON-RPC node, e.g. http://127.0.0.1:8545' }),
   PLATFORM: z.string().regex(slug, 'must be lowercase letters, digits or dashes, e.g. ethereum'),
   NETWORK: z.string().regex(slug, 'must be lowercase letters, digits or dashes, e.g. sepolia or local'),
-  TXDESK_SERVICE_URL: z.url({ protocol: /^https?$/, error: 'must be the http(s):// base URL of a txdesk data service' }),
+  TXDESK_SERVICE_URL: z.url({ protocol: /^https?$/, error: 'must be the http(s):// base URL of a txdesk data service, e.g. http://127.0.0.1:4000' }),
   TXDESK_DATA_DIR: z.string().min(1, 'must be a directory path'),
   TXDESK_KEY_PASSPHRASE: z.string().min(8, 'must be at least 8 characters long (the value is not shown)'),
   TXDESK_KEYCHAIN: z.enum(['on', 'off'], { error: 'must be on or off' }),
@@ -119,14 +137,23 @@ export function loadConfig(opts: { env: NodeJS.ProcessEnv; dataDir?: string; sav
   if (!serviceUrl) problems.push('TXDESK_SERVICE_URL is not set: with NODE_ENDPOINT, also say which txdesk data service to use (or unset both for the embedded dev chain).');
   if (!clientId) problems.push('CLIENT_ID is not set: get one with `txdesk login` then `txdesk account:describe`, and set CLIENT_ID.');
   if (problems.length) throw new ConfigError(problems);
+  // A value neither set nor saved counts as the variable's: that is what a person would set.
+  const from = (envValue: string | undefined, savedValue: unknown): 'env' | 'saved' => (!envValue && savedValue ? 'saved' : 'env');
   return {
     mode: 'configured',
     network: {
       nodeUrl: nodeUrl!,
       serviceUrl: serviceUrl!.replace(/\/+$/, ''),
       clientId: clientId!,
-      platform: e.PLATFORM ?? opts.saved.platform ?? 'ethereum',
-      network: e.NETWORK ?? opts.saved.network ?? 'local',
+      platform: e.PLATFORM ?? opts.saved.platform ?? null,
+      network: e.NETWORK ?? opts.saved.network ?? null,
+      origin: {
+        nodeUrl: from(e.NODE_ENDPOINT, opts.saved.nodeUrl),
+        serviceUrl: from(e.TXDESK_SERVICE_URL, opts.saved.serviceUrl),
+        clientId: from(e.CLIENT_ID, opts.saved.clientId),
+        platform: from(e.PLATFORM, opts.saved.platform),
+        network: from(e.NETWORK, opts.saved.network),
+      },
     },
     ...base,
   };

@@ -13,7 +13,14 @@ import { createFileSettingsStore } from './adapters/settings/settings-file.js';
 import { openTxStore } from './adapters/sqlite/tx-store-sqlite.js';
 import { createSdkTrackerFeed } from './adapters/tracker/tracker-feed-sdk.js';
 import { selectKeyVault } from './adapters/vault/vault-select.js';
-import { loadConfig, resolveDataDir, type CoreConfig } from './config.js';
+import { ConfigError, loadConfig, resolveDataDir, type CoreConfig, type NetworkConfig } from './config.js';
+import { keyLoadRefusal, noKeyPlace, refuseDevchainFlags, startupTrackerRefusal } from './core-startup-rules.js';
+import { settleConfiguredNetwork } from './configured-network.js';
+import { createLinkStatus } from './services/link-status.js';
+import { observeChain, watchNode } from './services/node-link.js';
+import { trackerErrorWords } from './services/tracker-words.js';
+import { createTrackingQueue } from './services/tracking-queue.js';
+import { clientIdGuard } from './services/client-id-guard.js';
 import { systemClock, type Chain, type Clock, type DevchainControl, type SettingsStore, type TrackerFeed, type TxStore } from './ports.js';
 import { createCoreApi, createCoreEvents, type CoreApi } from './services/desktop-api-core.js';
 import { createKeyManager } from './services/key-manager.js';
@@ -44,6 +51,9 @@ export interface CoreOptions {
   minAckTimeoutMs?: number;
   /** Extra origins whose token metadata may be fetched from local addresses (a configured core on a local dev chain). */
   metadataAllowOrigins?: readonly string[];
+  /** Restarts the app so saved settings take effect (DesktopApi.restart); called after the caller got its answer.
+   * `txdesk serve` stops and starts the core on the same port, Electron relaunches. Without it restart() is refused. */
+  restart?: () => void;
   /** Tests inject these. */
   keychainAvailable?: () => Promise<boolean>;
   clock?: Clock;
@@ -63,6 +73,8 @@ export interface CoreRuntime {
   devServiceInfo: Record<string, unknown> | null;
   /** The signing account (never the key), or null. */
   address(): string | null;
+  /** The tracker's and the node's link state now. */
+  status(): AppStatus;
 }
 
 export interface Core {
@@ -74,6 +86,8 @@ export interface Core {
 }
 
 const DEVCHAIN_POLL_MS = 1_000;
+/** The embedded network's values are the app's own, none from a variable or a saved setting. */
+const embeddedOrigin: NetworkConfig['origin'] = { nodeUrl: 'env', serviceUrl: 'env', clientId: 'env', platform: 'env', network: 'env' };
 /** Far longer than any redelivery: the tracker drops a message once it is acked. */
 const PROCESSED_ID_TTL_MS = 30 * 24 * 3600 * 1000;
 
@@ -97,8 +111,19 @@ export function createCore(opts: CoreOptions = {}): Core {
     const settingsStore = opts.settingsStore ?? createFileSettingsStore(dataDir, log.child('settings'));
     const config = loadConfig({ env, dataDir, saved: settingsStore.load(), ...(opts.policy ? { policy: opts.policy } : {}) });
     const embedded = config.mode === 'embedded';
+    refuseDevchainFlags(embedded, opts);
+    const board = createLinkStatus({
+      log: log.child('link'),
+      emit: (st) => events.status.forEach((l) => {
+        try {
+          l(st);
+        } catch {
+          /* a listener's bug must not break the link tracking */
+        }
+      }),
+    });
 
-    let net: { nodeUrl: string; serviceUrl: string; clientId: string; platform: string; network: string };
+    let net: { nodeUrl: string; serviceUrl: string; clientId: string; platform: string; network: string; origin: NetworkConfig['origin'] };
     let devchain: DevchainControl | null = null;
     let devServiceInfo: Record<string, unknown> | null = null;
     // Token metadata URIs come from the chain: local addresses only for the embedded dev chain's server and named origins.
@@ -115,7 +140,7 @@ export function createCore(opts: CoreOptions = {}): Core {
         log: log.child('embedded'),
       });
       disposers.push(() => dev.stop());
-      net = { nodeUrl: dev.devchain.nodeUrl, serviceUrl: dev.service.url, clientId: dev.clientId, platform: dev.service.platform, network: dev.service.network };
+      net = { nodeUrl: dev.devchain.nodeUrl, serviceUrl: dev.service.url, clientId: dev.clientId, platform: dev.service.platform, network: dev.service.network, origin: embeddedOrigin };
       devchain = {
         status: () => dev.devchain.status(),
         setCongestion: (l) => dev.devchain.setCongestion(l),
@@ -125,18 +150,32 @@ export function createCore(opts: CoreOptions = {}): Core {
       devServiceInfo = dev.readyInfo();
       metadataAllowOrigins.push(new URL(dev.devchain.metadataUrl).origin);
     } else {
-      net = config.network!;
+      const n = config.network!;
+      net = { ...n, platform: n.platform ?? 'ethereum', network: n.network ?? 'local' };
     }
 
-    const chain = createJsonRpcChain(net.nodeUrl);
-    disposers.push(() => chain.close());
+    const rawChain = createJsonRpcChain(net.nodeUrl);
+    disposers.push(() => rawChain.close());
+    // Every node call the core makes tells the node's link state; a refusal is an answer, only "unreachable" is not.
+    const chain = observeChain(rawChain, (ok, why) =>
+      board.set('node', ok ? 'connected' : 'unreachable', ok ? null : `${why} Checking again every 15 s; transactions are stored and sent again when it is back.`),
+    );
     let chainId: number;
     let genesis: string;
     try {
-      [chainId, genesis] = await Promise.all([chain.chainId(), chain.genesisHash()]);
+      // Unobserved: a node down at start-up is the one start-up line below, not a link state change as well.
+      [chainId, genesis] = await Promise.all([rawChain.chainId(), rawChain.genesisHash()]);
     } catch {
       throw new TxdeskError('UPSTREAM_UNAVAILABLE', `The Ethereum node at ${net.nodeUrl} could not be reached; check NODE_ENDPOINT and that the node runs.`);
     }
+    let serviceDown: string | null = null;
+    if (!embedded) {
+      const settled = await settleConfiguredNetwork(config.network!, chainId, log);
+      net = { ...settled, origin: config.network!.origin };
+      serviceDown = settled.serviceDown;
+      if (serviceDown) board.set('tracker', 'unreachable', `${serviceDown}; retrying with backoff up to 5 s apart, meanwhile transactions are still sent and their tracking is queued.`);
+    }
+    disposers.push(watchNode(chain));
 
     // One store per chain: a restarted dev chain is a new chain, and its old records could never be reconciled.
     let dbFile: string;
@@ -162,8 +201,13 @@ export function createCore(opts: CoreOptions = {}): Core {
           ...(keychainAvailable ? { keychainAvailable } : {}),
           log: log.child('vault'),
         });
+    if (!embedded && !config.envPrivateKey && !vault) throw new ConfigError([noKeyPlace(config.useKeychain)]);
     const keys = createKeyManager({ vault, envPrivateKey: config.envPrivateKey, chain, devchain, log: log.child('key') });
-    await keys.load(embedded);
+    try {
+      await keys.load(embedded);
+    } catch (e) {
+      throw keyLoadRefusal(e);
+    }
     if (!keys.signer()) log.warn('no signing key yet: generate or import one (POST /api/key/generate or /api/key/import)');
 
     let retries: SkippedRetries | null = null;
@@ -189,19 +233,29 @@ export function createCore(opts: CoreOptions = {}): Core {
         subscriptionId,
         ...(opts.ackTimeoutMs !== undefined ? { ackTimeout: opts.ackTimeoutMs } : {}),
         ...(opts.minAckTimeoutMs !== undefined ? { minAckTimeout: opts.minAckTimeoutMs } : {}),
+        // A service found down at start-up: start-up does not wait for it.
+        ...(serviceDown ? { readyTimeoutMs: 0 } : {}),
+        onLink: (state, e) => {
+          if (state === 'unreachable') return board.set('tracker', 'unreachable', e ? trackerErrorWords(e, net) : null);
+          board.set('tracker', 'connected');
+          queue.flush();
+        },
       });
     let current = makeFeed(net.clientId);
+    const queue = createTrackingQueue({ feed: () => current, isUp: () => board.get().tracker.state === 'connected', log: log.child('tracker') });
     // The engine holds this stable facade; a sign-in with another client ID swaps the subscription behind it.
     const feed: TrackerFeed = {
-      track: (h, o) => current.track(h, o),
+      track: (h, o) => queue.track(h, o),
       start: (onMessage, onError) => current.start(onMessage, onError),
       stop: () => current.stop(),
     };
-    const onTrackerError = (e: Error) => log.warn(`tracker: ${e.message}`);
+    // Link trouble is logged once per change by the board; while the link is down other errors are expected noise.
+    const onTrackerError = (e: Error) => (board.get().tracker.state === 'connected' ? log.warn(`tracker: ${e.message}`) : log.debug?.(`tracker: ${e.message}`));
     async function switchClientId(clientId: string): Promise<void> {
       if (stopped) return;
       const old = current;
       current = makeFeed(clientId);
+      board.set('tracker', 'connecting', 'Switching the tracker to the new client ID.');
       await old.stop();
       await current.start((m) => engine.handleMessage(m), onTrackerError);
       // Hashes were registered under the old client ID: register every open one under the new one.
@@ -230,18 +284,30 @@ export function createCore(opts: CoreOptions = {}): Core {
     });
     // Runs before the wait above (disposers run newest first): no new message may start once stopping has begun.
     disposers.push(() => feed.stop());
-    // SKELETON (issue 17 replaces): link states follow the tracker's and the node's real connection events.
-    const since = new Date().toISOString();
-    const status: AppStatus = { tracker: { state: 'connecting', reason: null, since }, node: { state: 'connected', reason: null, since } };
-    api = createCoreApi({ info, status: () => status, store, engine, keys, settings, devchain, appOrigin: () => appUrl, events, metadataAllowOrigins });
+    api = createCoreApi({
+      info,
+      status: () => board.get(),
+      store,
+      engine,
+      keys,
+      settings,
+      devchain,
+      appOrigin: () => appUrl,
+      events,
+      metadataAllowOrigins,
+      checkSettings: clientIdGuard({ running: () => settings.get() }),
+      ...(opts.restart ? { restart: opts.restart } : {}),
+    });
 
     const recovery = await engine.recover();
     if (recovery.nonces > 0) {
       log.info(`recovered ${recovery.nonces} open nonce(s): ${recovery.mined} mined, ${recovery.usedElsewhere} used elsewhere, ${recovery.rebroadcast} sent again, ${recovery.tracked} tracked`);
     }
-    await feed.start((m) => engine.handleMessage(m), onTrackerError);
-    status.tracker = { state: 'connected', reason: null, since: new Date().toISOString() };
-    api.emitAppStatus(status);
+    try {
+      await feed.start((m) => engine.handleMessage(m), onTrackerError);
+    } catch (e) {
+      throw startupTrackerRefusal(e, net);
+    }
     // Disposers run newest first: no retry starts once stopping has begun; one in flight is awaited by engine.idle().
     const skippedRetries = scheduleSkippedRetries(engine, log.child('retry'));
     retries = skippedRetries;
@@ -256,7 +322,7 @@ export function createCore(opts: CoreOptions = {}): Core {
     }
 
     inner = api;
-    runtime = { config, info, appUrl, recovery, store, engine, chain, devServiceInfo, address: () => keys.signer()?.address ?? null };
+    runtime = { config, info, appUrl, recovery, store, engine, chain, devServiceInfo, address: () => keys.signer()?.address ?? null, status: () => board.get() };
     return runtime;
   }
 

@@ -1,7 +1,7 @@
 // `txdesk serve`: the app core headless under plain Node, with the localhost server and the renderer as a web page.
 import { fileURLToPath } from 'node:url';
 import { createLogger, type Logger } from '../lib/log.js';
-import type { CongestionLevel, ReplacementPolicy } from '../shared/desktop-api.js';
+import type { AppStatus, CongestionLevel, ReplacementPolicy } from '../shared/desktop-api.js';
 import { createCore, type Core } from './create-core.js';
 
 export interface ServeOptions {
@@ -17,6 +17,8 @@ export interface ServeOptions {
   policy?: Partial<ReplacementPolicy>;
   blockTimeSeconds?: number;
   log?: Logger;
+  /** A restart (POST /api/restart) whose new core did not start: the process should end (default: logged only). */
+  onRestartFailed?(error: unknown): void;
 }
 
 export interface ServeReadyInfo {
@@ -30,11 +32,14 @@ export interface ServeReadyInfo {
   /** The signing account (never the key), or null before one exists. */
   address: string | null;
   mode: 'embedded' | 'configured';
+  /** The tracker's and the node's link state when ready: `connecting`, `connected` or `unreachable`, with the reason. */
+  status: AppStatus;
 }
 
 export interface RunningServe {
   readyInfo(): ServeReadyInfo;
-  core: Core;
+  /** The running core; a new one after each restart. */
+  readonly core: Core;
   stop(): Promise<void>;
 }
 
@@ -42,37 +47,67 @@ export interface RunningServe {
 export const defaultRendererDir = (): string => fileURLToPath(new URL('../../out/renderer', import.meta.url));
 
 export async function startServe(opts: ServeOptions = {}): Promise<RunningServe> {
-  const core = createCore({
-    ...(opts.env ? { env: opts.env } : {}),
-    ...(opts.dataDir ? { dataDir: opts.dataDir } : {}),
-    ...(opts.congestion ? { congestion: opts.congestion } : {}),
-    ...(opts.policy ? { policy: opts.policy } : {}),
-    ...(opts.blockTimeSeconds !== undefined ? { blockTimeSeconds: opts.blockTimeSeconds } : {}),
-    http: { port: opts.port ?? 3000, rendererDir: opts.rendererDir ?? defaultRendererDir() },
-    log: opts.log ?? createLogger('serve'),
-  });
-  const rt = await core.start();
+  const log = opts.log ?? createLogger('serve');
+  const makeCore = (port: number): Core =>
+    createCore({
+      ...(opts.env ? { env: opts.env } : {}),
+      ...(opts.dataDir ? { dataDir: opts.dataDir } : {}),
+      ...(opts.congestion ? { congestion: opts.congestion } : {}),
+      ...(opts.policy ? { policy: opts.policy } : {}),
+      ...(opts.blockTimeSeconds !== undefined ? { blockTimeSeconds: opts.blockTimeSeconds } : {}),
+      http: { port, rendererDir: opts.rendererDir ?? defaultRendererDir() },
+      log,
+      restart: () => void restart(),
+    });
+  let core = makeCore(opts.port ?? 3000);
+  let rt = await core.start();
   let stopping: Promise<void> | undefined;
-  return {
-    core,
-    readyInfo: () => {
-      const info = rt.info;
-      return {
-        ready: true,
-        appUrl: rt.appUrl!,
-        nodeUrl: info.nodeUrl,
-        serviceUrl: info.serviceUrl,
-        chainId: info.chainId,
-        platform: info.platform,
-        network: info.network,
-        address: addressOf(core),
-        mode: info.mode,
-      };
-    },
-    stop: () => (stopping ??= core.stop()),
-  };
-}
+  let restarting: Promise<void> | undefined;
 
-function addressOf(core: Core): string | null {
-  return core.runtime()?.address() ?? null;
+  const readyInfo = (): ServeReadyInfo => {
+    const info = rt.info;
+    return {
+      ready: true,
+      appUrl: rt.appUrl!,
+      nodeUrl: info.nodeUrl,
+      serviceUrl: info.serviceUrl,
+      chainId: info.chainId,
+      platform: info.platform,
+      network: info.network,
+      address: rt.address(),
+      mode: info.mode,
+      status: rt.status(),
+    };
+  };
+
+  /** Stops the core and starts a new one on the same port, so saved settings (node, service, network) take effect. */
+  function restart(): Promise<void> {
+    restarting ??= (async () => {
+      const port = Number(new URL(rt.appUrl!).port);
+      log.info(`restarting the app core on port ${port} so saved settings take effect`);
+      await core.stop();
+      if (stopping) return;
+      core = makeCore(port);
+      try {
+        rt = await core.start();
+        log.info(`restarted: ${JSON.stringify(readyInfo())}`);
+      } catch (e) {
+        log.error(`the app core did not start again: ${e instanceof Error ? e.message.replace(/\s+/g, ' ') : String(e)}`);
+        opts.onRestartFailed?.(e);
+      }
+    })().finally(() => (restarting = undefined));
+    return restarting;
+  }
+
+  return {
+    get core() {
+      return core;
+    },
+    readyInfo,
+    stop: () =>
+      (stopping ??= (async () => {
+        await restarting?.catch(() => undefined);
+        await core.stop();
+      })()),
+  };
 }

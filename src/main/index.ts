@@ -49,6 +49,11 @@ async function main(): Promise<void> {
     http: { port: 3000, rendererDir: join(outDir, '../renderer') },
     ...(process.env.TXDESK_SQLITE_BINDING ? { nativeBinding: process.env.TXDESK_SQLITE_BINDING } : {}),
     log,
+    // DesktopApi.restart: a new process reads the saved settings; quitting runs the clean stop below first.
+    restart: () => {
+      app.relaunch();
+      app.quit();
+    },
   });
   const ready: Promise<CoreApi> = core.start().then(() => core.api);
   protocol.handle(tokenImageScheme, (request) => tokenImageResponse((url) => ready.then((api) => api.fetchTokenImage(url)), request.url));
@@ -59,7 +64,9 @@ async function main(): Promise<void> {
     const message = e instanceof Error ? e.message : String(e);
     log.error(`the app core did not start: ${message}`);
     dialog.showErrorBox('txdesk could not start', message);
-    app.exit(1);
+    // Bad configuration exits 2 like `txdesk serve` (ConfigError.exitCode); other failures 1.
+    const code = (e as { exitCode?: unknown } | null)?.exitCode;
+    app.exit(typeof code === 'number' ? code : 1);
   });
 
   app.on('second-instance', () => {

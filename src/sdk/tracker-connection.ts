@@ -52,7 +52,12 @@ export class TrackerConnection {
   private closedWaiters: (() => void)[] = [];
   private flushScheduled = false;
 
-  constructor(private readonly o: ConnectionOptions) {}
+  /** The URL without its query: the clientId rides in the query and must never reach an error message or a log. */
+  private readonly where: string;
+
+  constructor(private readonly o: ConnectionOptions) {
+    this.where = o.url.replace(/\?.*$/, '');
+  }
 
   get isOpen(): boolean {
     return this.state === 'open';
@@ -81,7 +86,7 @@ export class TrackerConnection {
         reject(
           this.state === 'open'
             ? new TrackerError('TIMEOUT', `The tracker did not answer ${method} within ${timeoutMs} ms; try again.`)
-            : new TrackerError('UNREACHABLE', `Cannot reach the txdesk tracker at ${this.o.url}; check that the data service is running (${method} was not sent).`),
+            : new TrackerError('UNREACHABLE', `Cannot reach the txdesk tracker at ${this.where}; check that the data service is running (${method} was not sent).`),
         );
       }, timeoutMs);
       this.pending.set(id, { frame, resolve, reject, timer, sent: false });
@@ -130,7 +135,7 @@ export class TrackerConnection {
         socket = ws as unknown as WebSocketLike;
       }
     } catch (e) {
-      this.fail(new TrackerError('INVALID_OPTIONS', `Cannot open a WebSocket to ${this.o.url}: ${e instanceof Error ? e.message : String(e)}.`, false));
+      this.fail(new TrackerError('INVALID_OPTIONS', `Cannot open a WebSocket to ${this.where}: ${e instanceof Error ? e.message : String(e)}.`, false));
       return;
     }
     this.socket = socket;
@@ -162,7 +167,7 @@ export class TrackerConnection {
       const delay = backoff(this.attempt++, this.o.initialBackoffMs, this.o.maxBackoffMs);
       const why = refusal ? refusal.message : wasOpen ? 'the connection dropped' : `cannot connect${lastError ? ` (${lastError})` : ''}`;
       this.o.onError(
-        new TrackerError('UNREACHABLE', `Lost the txdesk tracker at ${this.o.url}: ${why}; reconnecting in ${Math.round(delay)} ms.`),
+        new TrackerError('UNREACHABLE', `Lost the txdesk tracker at ${this.where}: ${why}; reconnecting in ${Math.round(delay)} ms.`),
       );
       this.retryTimer = setTimeout(() => {
         this.retryTimer = null;

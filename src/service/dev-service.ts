@@ -105,6 +105,7 @@ export async function startDevService(opts: DevServiceOptions = {}): Promise<Dev
       chainId: service.chainId,
       platform: service.platform,
       network: service.network,
+      indexerLag: service.confirmations,
       clientId: devAccount.clientId,
       metadataUrl: devchain.metadataUrl,
     }),

@@ -16,7 +16,8 @@ import {
   type SecretService,
 } from '../support/cli-secret-service.js';
 
-const notLoggedIn = 'Not logged in: run `txdesk login` first.\n';
+/** What account:describe says without a session, naming the endpoint it asked (TXDESK_ENDPOINT in these tests). */
+const notLoggedIn = (endpoint: string) => `Not logged in to ${endpoint} (TXDESK_ENDPOINT): run \`txdesk login\` first.\n`;
 const noKeychainBus = 'unix:path=/nonexistent/txdesk-test-bus';
 
 let open: CliDaemon;
@@ -167,7 +168,7 @@ describe('the account cycle', () => {
     expect(tokenInKeychain()).toBeNull();
     expect(existsSync(sessionFile)).toBe(false);
     const after = await runCli(['account:describe'], { env });
-    expect(after.stderr).toBe(notLoggedIn);
+    expect(after.stderr).toBe(notLoggedIn(endpoint));
     expect(after.code).toBe(1);
   });
 
@@ -203,7 +204,7 @@ describe('the account cycle', () => {
     expect((await runCli(['logout'], { env })).stdout).toBe(`Logged out of ${endpoint}.\n`);
     expect(existsSync(sessionFile)).toBe(false);
     expect((await runCli(['logout'], { env })).stdout).toBe(`Not logged in to ${endpoint}; nothing to remove.\n`);
-    expect((await runCli(['account:describe'], { env })).stderr).toBe(notLoggedIn);
+    expect((await runCli(['account:describe'], { env })).stderr).toBe(notLoggedIn(endpoint));
   });
 
   it('config:set endpoint persists the endpoint the account commands use', async () => {
@@ -228,9 +229,10 @@ describe('errors: one clear line and a non-zero exit code', () => {
   const oneLine = (text: string) => expect(text.trimEnd().split('\n')).toHaveLength(1);
 
   it('not logged in', async () => {
-    const { env } = cliEnv({ endpoint: String(open.ready.serviceUrl) });
+    const endpoint = String(open.ready.serviceUrl);
+    const { env } = cliEnv({ endpoint });
     const r = await runCli(['account:describe'], { env });
-    expect(r.stderr).toBe(notLoggedIn);
+    expect(r.stderr).toBe(notLoggedIn(endpoint));
     expect(r.stdout).toBe('');
     expect(r.code).toBe(1);
   });

@@ -54,7 +54,7 @@ describe('bad command lines: one line, exit code 2', () => {
     [['devchain', '--port', '70000'], 'Invalid --port "70000": give a whole number from 0 to 65535 (0 picks a free port).'],
     [['devchain', '--congestion', 'extreme'], 'Invalid --congestion "extreme": give one of off, low, high.'],
     [['devchain', '--block-time', '0'], 'Invalid --block-time "0": give a number of seconds greater than 0, e.g. 1 or 0.5.'],
-    [['service', '--node', 'localhost:8545'], 'Invalid --node "localhost:8545": give an http:// or https:// URL such as http://127.0.0.1:4000 (no user, query or #fragment).'],
+    [['service', '--node', 'localhost:8545'], 'Invalid --node "localhost:8545": give the node\'s http:// or https:// JSON-RPC URL such as http://127.0.0.1:8545 (no user, query or #fragment).'],
     [['service', '--dev', '--node', 'http://127.0.0.1:8545'], 'Pass either --dev (a dev chain is started) or --node URL, not both.'],
     [['service', '--congestion', 'low', '--node', 'http://127.0.0.1:1'], '--congestion and --block-time apply to the dev chain: add --dev.'],
     [['service', '--confirmations', 'many'], 'Invalid --confirmations "many": give a whole number from 0 to 1000.'],
@@ -112,7 +112,7 @@ describe('installed globally', () => {
       cwd: elsewhere,
       env: { ...process.env, TXDESK_CONFIG_DIR: join(elsewhere, 'config'), DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent' },
     });
-    expect(describe.stderr).toBe('Not logged in: run `txdesk login` first.\n');
+    expect(describe.stderr).toBe('Not logged in to http://127.0.0.1:4000 (the default endpoint): run `txdesk login`, or point txdesk at your service with `txdesk config:set endpoint <url>`.\n');
     expect(describe.code).toBe(1);
   });
 });
@@ -170,7 +170,7 @@ describe('txdesk serve --json and a human summary', () => {
       env,
     });
     daemons.push(service);
-    expect(service.ready.line).toMatch(/^Data service ready: http:\/\/127\.0\.0\.1:\d+ \(node http:\/\/127\.0\.0\.1:\d+, chain ID 31337, ethereum\/local\)$/);
+    expect(service.ready.line).toMatch(/^Data service ready: http:\/\/127\.0\.0\.1:\d+ \(node http:\/\/127\.0\.0\.1:\d+, chain ID 31337, ethereum\/local, indexer 0 blocks behind the head\)$/);
     expect(await service.stop('SIGINT')).toEqual({ code: 0, signal: null });
 
     const tree = descendants(serve.child.pid!);

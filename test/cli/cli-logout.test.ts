@@ -16,7 +16,8 @@ import { ensureCliBuilt, runCli } from '../support/cli-binary.js';
 import { keychainWorks, readKeychain, startSecretService, type SecretService } from '../support/cli-secret-service.js';
 import { call } from '../support/service-harness.js';
 
-const notLoggedIn = 'Not logged in: run `txdesk login` first.\n';
+/** What account:describe says without a session, naming the endpoint it asked (TXDESK_ENDPOINT in these tests). */
+const notLoggedIn = (endpoint: string) => `Not logged in to ${endpoint} (TXDESK_ENDPOINT): run \`txdesk login\` first.\n`;
 const noKeychainBus = 'unix:path=/nonexistent/txdesk-test-bus';
 const password = 'correct horse battery';
 
@@ -102,7 +103,7 @@ describe('txdesk logout against a running service', () => {
     expect((await call(`${endpoint}/users/v1/me`, { token: other })).body.email).toBe(email);
 
     const describeAfter = await runCli(['account:describe'], { env });
-    expect(describeAfter).toMatchObject({ code: 1, stderr: notLoggedIn });
+    expect(describeAfter).toMatchObject({ code: 1, stderr: notLoggedIn(endpoint) });
 
     // A copy of the revoked token put back by hand is refused by the service, and logging out with it just removes it.
     mkdirSync(configDir, { recursive: true });
@@ -137,7 +138,7 @@ describe('txdesk logout with the service down', () => {
     );
     expect(savedToken()).toBeNull();
     expect(existsSync(sessionFile)).toBe(false);
-    expect(await runCli(['account:describe'], { env })).toMatchObject({ code: 1, stderr: notLoggedIn });
+    expect(await runCli(['account:describe'], { env })).toMatchObject({ code: 1, stderr: notLoggedIn(endpoint) });
 
     // As the warning says: the service never heard of the logout, so the token works once it is back.
     service = await startTestService(dataDir);

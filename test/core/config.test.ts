@@ -23,6 +23,11 @@ describe('loadConfig', () => {
     [{ TXDESK_SERVICE_URL: 'ws://x' }, /^TXDESK_SERVICE_URL must be the http\(s\):\/\/ base URL/],
     [{ CLIENT_ID: 'has spaces in it' }, /^CLIENT_ID must be 1-200 visible characters/],
     [{ PRIVATE_KEY: 'deadbeef' }, /^PRIVATE_KEY must be 64 hex digits.*not shown/],
+    [{ PRIVATE_KEY: `0x${'a'.repeat(62)}zz` }, /^PRIVATE_KEY must be 64 hex digits.*not shown/],
+    // Out of secp256k1's range: zero, the group order n itself, and all ones (above n).
+    [{ PRIVATE_KEY: `0x${'0'.repeat(64)}` }, /^PRIVATE_KEY is not a usable key: it must be above zero and below the secp256k1 order \(the value is not shown\)/],
+    [{ PRIVATE_KEY: 'fffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141' }, /^PRIVATE_KEY is not a usable key/],
+    [{ PRIVATE_KEY: `0x${'f'.repeat(64)}` }, /^PRIVATE_KEY is not a usable key/],
     [{ PLATFORM: 'Ethereum Main' }, /^PLATFORM must be lowercase/],
     [{ NETWORK: 'x'.repeat(41) }, /^NETWORK must be lowercase/],
     [{ TXDESK_KEY_PASSPHRASE: 'short' }, /^TXDESK_KEY_PASSPHRASE must be at least 8 characters/],
@@ -63,7 +68,14 @@ describe('loadConfig', () => {
   it('a configured network from the environment, key normalised, trailing slash dropped', () => {
     const c = loadConfig({ env: { ...good, PRIVATE_KEY: KEY.slice(2), NETWORK: 'sepolia' }, saved: {}, dataDir: '/tmp/x' });
     expect(c.mode).toBe('configured');
-    expect(c.network).toEqual({ nodeUrl: good.NODE_ENDPOINT, serviceUrl: 'http://127.0.0.1:4000', clientId: 'abc123', platform: 'ethereum', network: 'sepolia' });
+    expect(c.network).toEqual({
+      nodeUrl: good.NODE_ENDPOINT,
+      serviceUrl: 'http://127.0.0.1:4000',
+      clientId: 'abc123',
+      platform: null,
+      network: 'sepolia',
+      origin: { nodeUrl: 'env', serviceUrl: 'env', clientId: 'env', platform: 'env', network: 'env' },
+    });
     expect(c.envPrivateKey).toBe(KEY);
   });
 
@@ -72,6 +84,7 @@ describe('loadConfig', () => {
     expect(loadConfig({ env: {}, saved, dataDir: '/d' }).network).toMatchObject({ nodeUrl: 'http://node:1', clientId: 'saved', network: 'holesky' });
     const c = loadConfig({ env: { CLIENT_ID: 'env' }, saved, dataDir: '/d', policy: { timeoutMs: 2000 } });
     expect(c.network?.clientId).toBe('env');
+    expect(c.network?.origin).toEqual({ nodeUrl: 'saved', serviceUrl: 'saved', clientId: 'env', platform: 'env', network: 'saved' });
     expect(c.policy).toEqual({ ...defaultPolicy, bumpPercent: 30, timeoutMs: 2000 });
   });
 

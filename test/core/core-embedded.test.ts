@@ -35,7 +35,9 @@ describe('embedded default', () => {
     expect(info.nodeUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(info.serviceUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(info.address).toMatch(/^0x[0-9a-f]{40}$/);
-    expect(Object.keys(info).sort()).toEqual(['address', 'appUrl', 'chainId', 'mode', 'network', 'nodeUrl', 'platform', 'ready', 'serviceUrl']);
+    expect(Object.keys(info).sort()).toEqual(['address', 'appUrl', 'chainId', 'mode', 'network', 'nodeUrl', 'platform', 'ready', 'serviceUrl', 'status']);
+    expect(info.status.node.state).toBe('connected');
+    expect(info.status.tracker.state).toMatch(/^(connecting|connected)$/);
   });
 
   it('generated a funded key that owns sample tokens', async () => {

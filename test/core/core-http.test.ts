@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCore, type Core } from '../../src/core/create-core.js';
 import type { Logger } from '../../src/lib/log.js';
-import type { AppSettings, KeyInfo } from '../../src/shared/desktop-api.js';
+import type { AppInfo, AppSettings, KeyInfo } from '../../src/shared/desktop-api.js';
 import type { TokenPage } from '../../src/shared/listing.js';
 import type { TxRecord } from '../../src/shared/tx-record.js';
 import { startTestChain, waitFor, type TestChain } from '../support/core-chain.js';
@@ -250,6 +250,19 @@ describe('settings, sign-in and the key', { timeout: 180_000 }, () => {
     expect(r.body.policy).toMatchObject({ bumpPercent: 20, maxReplacements: 3, timeoutMs: 2_000 });
     expect((await json<AppSettings>('GET', '/api/settings')).body.policy.bumpPercent).toBe(20);
     expect(JSON.parse(readFileSync(join(dir, 'data', 'settings.json'), 'utf8'))).toEqual({ policy: { bumpPercent: 20, maxReplacements: 3 } });
+  });
+
+  it('checks a new client ID with the service before saving it; restart needs a hook; GET /api/app has the link state', async () => {
+    const unknown = await json<{ error: { code: string; message: string } }>('PATCH', '/api/settings', { clientId: 'no-such-client' });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.error.message).toMatch(/^The data service at http:\/\/127\.0\.0\.1:\d+ does not know this client ID;/);
+    expect((await json<{ clientId: string }>('GET', '/api/settings')).body.clientId).not.toBe('no-such-client');
+    // This core was created without a restart hook (createCore's `restart` option): refused, nothing restarts.
+    const restart = await json<{ error: { code: string } }>('POST', '/api/restart');
+    expect(restart).toMatchObject({ status: 409, body: { error: { code: 'CONFLICT' } } });
+    const info = await json<AppInfo>('GET', '/api/app');
+    expect(info.body.status.node.state).toBe('connected');
+    expect(info.body.status.tracker.state).toBe('connected');
   });
 
   it('signs in against the data service, and refuses a wrong password with 401', async () => {

@@ -108,7 +108,7 @@ describe('TransactionTracker', () => {
   });
 
   it('reports an unreachable service as a retryable error and keeps trying', async () => {
-    const t = tracker('whoever', { url: await freePortUrl(), requestTimeoutMs: 1500, initialBackoffMs: 50, maxBackoffMs: 200 });
+    const t = tracker('whoever-secret-id', { url: await freePortUrl(), requestTimeoutMs: 1500, initialBackoffMs: 50, maxBackoffMs: 200 });
     const sub = t.subscribe('transaction', { subscriptionId: 'nowhere' });
     const errors: TrackerError[] = [];
     sub.on('error', (e) => errors.push(e));
@@ -116,6 +116,9 @@ describe('TransactionTracker', () => {
     await waitUntil(() => errors.length >= 2, 'repeated connection errors');
     expect(errors.every((e) => e.code === 'UNREACHABLE' && e.retryable)).toBe(true);
     expect(errors[0]!.message).toMatch(/reconnecting in \d+ ms/);
+    // The clientId rides in the URL's query; messages (which apps log) name the URL without it.
+    const failed = await t.trackTransaction(`0x${'4'.repeat(64)}`).catch((e: Error) => e);
+    for (const e of [...errors, failed as Error]) expect(e.message).not.toContain('whoever-secret-id');
     await t.close();
   });
 

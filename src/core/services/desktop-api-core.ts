@@ -40,7 +40,14 @@ export interface CoreApiDeps {
   events: CoreEvents;
   /** Origins whose token metadata may come from local addresses (the embedded dev chain's server); else none. */
   metadataAllowOrigins?: readonly string[];
+  /** Checks a settings patch against the outside world before it is saved (a client ID against its service). */
+  checkSettings?: (patch: unknown) => Promise<void>;
+  /** Restarts the app; called after restart() has answered. Absent: restart() is refused. */
+  restart?: () => void;
 }
+
+/** How long restart() waits before restarting, so its 202 leaves first. */
+const RESTART_DELAY_MS = 100;
 
 /** Listener sets that exist before the core has started, so IPC and SSE can subscribe at any time. */
 export interface CoreEvents {
@@ -135,7 +142,10 @@ export function createCoreApi(d: CoreApiDeps): CoreApi {
     },
 
     getSettings: async () => d.settings.get(),
-    updateSettings: async (patch) => d.settings.update(patch),
+    async updateSettings(patch) {
+      await d.checkSettings?.(patch);
+      return d.settings.update(patch);
+    },
     async signIn(credentials) {
       const c = parseInput(signInSchema, credentials, 'credentials');
       let res: Response;
@@ -159,9 +169,10 @@ export function createCoreApi(d: CoreApiDeps): CoreApi {
       return d.settings.signedIn(c.email, body.clientId);
     },
 
-    // SKELETON (issue 17 replaces): an in-process restart of the core.
     async restart() {
-      throw new TxdeskError('INTERNAL', 'Restart is not built yet.');
+      const restart = d.restart;
+      if (!restart) throw new TxdeskError('CONFLICT', 'This app cannot restart itself here; stop it and start it again.');
+      setTimeout(restart, RESTART_DELAY_MS).unref();
     },
 
     getKeyInfo: () => d.keys.info(),

@@ -17,6 +17,8 @@ export function registerServiceRoutes(router: Router, health: HealthSource): voi
     chainId: health.chainId,
     platform: health.platform,
     network: health.network,
+    /** Blocks the indexer stays behind the head (`--indexer-lag`); `confirmations` is its old name. */
+    indexerLag: health.confirmations,
     confirmations: health.confirmations,
     ...health.status(),
   }));

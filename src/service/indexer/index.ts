@@ -103,7 +103,7 @@ export function startIndexer(opts: IndexerOptions): Indexer {
     }
     if (!announcedCaughtUp) {
       announcedCaughtUp = true;
-      log.info(`caught up at block ${tip} (head ${head}, ${confirmations} confirmations)`);
+      log.info(`caught up at block ${tip} (head ${head}, indexing ${confirmations} blocks behind it)`);
     }
   }
 

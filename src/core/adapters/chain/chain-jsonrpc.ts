@@ -1,6 +1,7 @@
 // The Chain port over Ethereum JSON-RPC: plain fetch for http(s) nodes, ethers' WebSocketProvider for ws(s).
 // Raw requests keep failures classifiable (BroadcastError) and avoid a provider's caching and polling.
 import { WebSocketProvider } from 'ethers';
+import WebSocket from 'ws';
 import { BroadcastError, type Chain } from '../../ports.js';
 import type { NetworkFees } from '../../domain/fees.js';
 
@@ -38,19 +39,56 @@ function httpSender(url: string, timeoutMs: number): Send {
   };
 }
 
-function wsSender(url: string): { send: Send; close: () => Promise<void> } {
-  const provider = new WebSocketProvider(url);
+/**
+ * A ws(s) node: one ethers WebSocketProvider over a socket we own, so a refused or dropped connection is an error we
+ * handle (ethers' own socket would crash the process with an unhandled 'error'). A dead socket fails what is pending
+ * at once as unreachable and the next call connects again.
+ */
+function wsSender(url: string, timeoutMs: number): { send: Send; close: () => Promise<void> } {
+  let current: { provider: WebSocketProvider; fail: Set<(e: RpcError) => void> } | null = null;
+  const unreachable = (why: string) => new RpcError('unreachable', `The node at ${url} could not be reached (${why}).`);
+  const drop = (c: NonNullable<typeof current>, why: string) => {
+    if (current === c) current = null;
+    for (const f of c.fail) f(unreachable(why));
+    c.fail.clear();
+    Promise.resolve()
+      .then(() => c.provider.destroy())
+      .catch(() => undefined);
+  };
+  const connect = () => {
+    const socket = new WebSocket(url, { handshakeTimeout: timeoutMs });
+    const c = { provider: new WebSocketProvider(socket as unknown as ConstructorParameters<typeof WebSocketProvider>[0]), fail: new Set<(e: RpcError) => void>() };
+    socket.on('error', (e) => drop(c, (e as NodeJS.ErrnoException).code ?? e.message));
+    socket.on('close', () => drop(c, 'the connection closed'));
+    current = c;
+    return c;
+  };
   return {
-    send: async (method, params) => {
-      try {
-        return await provider.send(method, params);
-      } catch (e) {
-        const err = e as { error?: { code: number; message: string }; message?: string };
-        if (err.error) throw new RpcError(err.error.code, err.error.message);
-        throw new RpcError('unreachable', `The node at ${url} could not be reached.`);
-      }
+    send: (method, params) => {
+      const c = current ?? connect();
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => fail(unreachable(`no answer within ${timeoutMs} ms`)), timeoutMs);
+        const fail = (e: RpcError) => {
+          clearTimeout(timer);
+          c.fail.delete(fail);
+          reject(e);
+        };
+        c.fail.add(fail);
+        c.provider.send(method, params).then(
+          (r) => {
+            clearTimeout(timer);
+            c.fail.delete(fail);
+            resolve(r);
+          },
+          (e: { error?: { code: number; message: string } }) => fail(e?.error ? new RpcError(e.error.code, e.error.message) : unreachable('the request failed')),
+        );
+      });
     },
-    close: () => provider.destroy() as unknown as Promise<void>,
+    close: async () => {
+      const c = current;
+      current = null;
+      if (c) await Promise.resolve(c.provider.destroy()).catch(() => undefined);
+    },
   };
 }
 
@@ -91,7 +129,7 @@ export function classifySendError(e: unknown): BroadcastError {
 }
 
 export function createJsonRpcChain(nodeUrl: string, opts: { timeoutMs?: number } = {}): Chain {
-  const ws = /^wss?:/i.test(nodeUrl) ? wsSender(nodeUrl) : null;
+  const ws = /^wss?:/i.test(nodeUrl) ? wsSender(nodeUrl, opts.timeoutMs ?? 10_000) : null;
   const send: Send = ws?.send ?? httpSender(nodeUrl, opts.timeoutMs ?? 10_000);
   return {
     chainId: async () => num(await send('eth_chainId', [])),

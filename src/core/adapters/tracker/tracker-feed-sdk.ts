@@ -1,6 +1,6 @@
 // The TrackerFeed port on the txdesk/tracker SDK: one TransactionTracker, one subscription whose id is stable per
 // signing address, so messages not yet acked when the app stopped are delivered again after a restart.
-import { TransactionTracker, type TrackerMessage } from '../../../sdk/index.js';
+import { TransactionTracker, type TrackerError, type TrackerMessage } from '../../../sdk/index.js';
 import type { FeedMessage, TrackerFeed } from '../../ports.js';
 
 export interface SdkFeedOptions {
@@ -15,6 +15,8 @@ export interface SdkFeedOptions {
   minAckTimeout?: number;
   /** How long start() waits for the first subscribe answer (default 10000 ms). */
   readyTimeoutMs?: number;
+  /** The link's real events: subscribed (again) after a (re)connect, or lost/refused with the SDK's error. */
+  onLink?(state: 'connected' | 'unreachable', error?: TrackerError): void;
 }
 
 export function createSdkTrackerFeed(o: SdkFeedOptions): TrackerFeed {
@@ -33,7 +35,12 @@ export function createSdkTrackerFeed(o: SdkFeedOptions): TrackerFeed {
     track: (hash, opts) => tracker.trackTransaction(hash, opts),
     async start(onMessage, onError) {
       const sub = tracker.subscribe('transaction', { subscriptionId: o.subscriptionId, ackTimeout: o.ackTimeout ?? 15_000 });
-      sub.on('error', (e) => onError(e));
+      sub.on('subscribed', () => o.onLink?.('connected'));
+      sub.on('error', (e) => {
+        // Connection trouble is a link state (the SDK keeps retrying, or stopped on a refusal), not one error per retry.
+        if (o.onLink && (e.code === 'UNREACHABLE' || e.code === 'UNKNOWN_CLIENT_ID' || e.code === 'NOT_FOUND')) o.onLink('unreachable', e);
+        else onError(e);
+      });
       sub.on('message', (m: TrackerMessage) => {
         const msg: FeedMessage = { id: m.id, type: m.data.type, result: m.data.result as unknown as Record<string, unknown>, ack: () => m.ack() };
         onMessage(msg).catch(onError);
