@@ -101,7 +101,7 @@ describe.skipIf(!hasChromium() || !built)('the dashboard tells the truth (Chromi
     page.on('console', (m) => {
       // Refusals the tests provoke (a bad client ID, a blocked event stream, a skeleton's 500) are logged by the browser.
       const t = m.text();
-      if (m.type() === 'error' && !/40\d|50\d|ERR_FAILED|EventSource/.test(t)) pageErrors.push(`${t} (${m.location().url})`);
+      if (m.type() === 'error' && !/40\d|50\d|ERR_FAILED|ERR_CONNECTION|EventSource/.test(t)) pageErrors.push(`${t} (${m.location().url})`);
     });
     await page.setViewportSize({ width: 1280, height: 860 });
     // The printed address, with its one-time login where the server has one: the page gets its session cookie.
@@ -256,6 +256,7 @@ describe.skipIf(!hasChromium() || !built)('the dashboard tells the truth (Chromi
     expect(message).not.toMatch(/\/\^|regex|Invalid string/);
     expect((await api<{ clientId: string | null }>('/api/settings')).clientId).toBe(saved);
     expect(await card.getByTestId('service-status').textContent()).not.toContain('!!! garbage');
+    await screenshot(page, 'client-id-refused');
     await field.fill(saved ?? '');
   }, 60_000);
 
@@ -379,6 +380,27 @@ describe.skipIf(!hasChromium() || !built)('the dashboard tells the truth (Chromi
     }
     expect(problems).toEqual([]);
   }, 180_000);
+
+  it('says which saved settings wait for a restart, and restarts from the page', async () => {
+    await page.goto(`${serve.appUrl}/#/settings`);
+    const card = page.getByRole('region', { name: 'Network' });
+    const network = card.getByLabel('Network', { exact: true });
+    await network.fill('local-next');
+    await card.getByRole('button', { name: 'Save' }).click();
+    await card.getByText('Saved; applies after a restart').waitFor();
+    const pending = card.getByTestId('pending-restart');
+    expect(await pending.textContent()).toMatch(/Network applies after a restart/);
+    await screenshot(page, 'pending-restart');
+    // The embedded dev key lives in memory only: a restarted core has a new one, which tells a real restart apart.
+    const before = (await api<{ address: string }>('/api/key')).address;
+    await pending.getByRole('button', { name: 'Restart now' }).click();
+    // The core comes back on the same port and the page reloads what it shows.
+    await expect.poll(async () => { const r = await call('GET', '/api/key'); return r.status === 200 ? (r.body as { address: string }).address : before; }, { timeout: 120_000 }).not.toBe(before);
+    const after = (await api<{ address: string }>('/api/key')).address;
+    await expect.poll(() => page.getByTestId('key-address').textContent(), { timeout: 60_000 }).toBe(after);
+    await expect.poll(() => page.getByTestId('stream-state').getAttribute('data-state'), { timeout: 60_000 }).toBe('up');
+    expect(await page.getByRole('alert').filter({ hasText: /restart/i }).count()).toBe(0);
+  }, 300_000);
 
   it('raised no page errors', () => {
     expect(pageErrors).toEqual([]);

@@ -61,14 +61,21 @@ export function connectBridge(store: AppStore, api: DesktopApi, stream: StreamWa
   };
   let offStream = () => {};
   if (stream) {
+    let wasDown = false;
     const onState = (state: ReturnType<StreamWatch['streamState']>) => {
       store.getState().setStream(state);
       if (state === 'down' && !poll) {
         poll = setInterval(() => void store.getState().refreshTransactions(), opts.pollMs ?? POLL_MS);
-      } else if (state === 'up') {
-        // The bridge re-sends what changed while the stream was away; polling has nothing left to do.
+      } else if (state === 'up' && wasDown) {
+        // The bridge re-sends what changed while the stream was away; polling has nothing left to do. A stream that
+        // was down may mean a restarted core: what it says about itself, the key and the settings is read again.
         stopPolling();
+        const s = store.getState();
+        void s.loadInfo();
+        void s.refreshKey();
+        void s.loadSettings();
       }
+      wasDown = state === 'down' ? true : state === 'up' ? false : wasDown;
     };
     onState(stream.streamState());
     const off = stream.onStreamState(onState);

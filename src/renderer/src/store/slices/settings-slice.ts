@@ -77,7 +77,7 @@ export const createSettingsSlice: SliceCreator<SettingsSlice> = (api) => (set, g
     },
     async refreshKey() {
       try {
-        set({ keyInfo: await api.getKeyInfo() });
+        set({ keyInfo: await api.getKeyInfo(), keyState: 'ready', keyError: null });
       } catch {
         // the next receipt tries again
       }
@@ -113,15 +113,12 @@ export const createSettingsSlice: SliceCreator<SettingsSlice> = (api) => (set, g
       } catch (e) {
         return errorInfo(e);
       }
-      // The core comes back with the new settings; until it answers again (up to 30 s), calls may fail.
-      for (let i = 0; i < 30; i++) {
-        try {
-          await api.getAppInfo();
-          break;
-        } catch {
-          await new Promise((r) => setTimeout(r, 1_000));
-        }
-      }
+      // The core answers first and restarts after: wait until it has gone (up to 10 s), then until it answers again
+      // (up to 60 s), so what is loaded next comes from the new one.
+      const up = async () => api.getAppInfo().then(() => true, () => false);
+      const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+      for (let i = 0; i < 40 && (await up()); i++) await sleep(250);
+      for (let i = 0; i < 60 && !(await up()); i++) await sleep(1_000);
       // Everything it reports may have changed.
       const s = get();
       await Promise.all([s.loadInfo(), s.loadSettings(), s.loadKey(), s.loadTransactions(), s.loadDevchain()]);
