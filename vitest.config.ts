@@ -11,5 +11,7 @@ export default defineConfig({
     teardownTimeout: 30_000,
     fileParallelism: true,
     maxWorkers: 2,
+    // Run through vitest's module graph so a test's vi.mock('electron') reaches it (the Electron binary is not installed).
+    server: { deps: { inline: ['electron-store'] } },
   },
 });

@@ -4,7 +4,7 @@
 // rate and the SQLite store's insert rate on the same machine.
 import autocannon from 'autocannon';
 import { Wallet } from 'ethers';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createCore } from '../../dist/core/create-core.js';
@@ -36,7 +36,7 @@ async function withCore(dev, policy, fn) {
   });
   const rt = await core.start();
   try {
-    return await fn(core, rt.appUrl, wallet);
+    return await fn(core, rt.appUrl, wallet, { authorization: `Bearer ${readFileSync(rt.apiTokenFile, 'utf8').trim()}` });
   } finally {
     await core.stop();
     rmSync(dir, { recursive: true, force: true });
@@ -45,7 +45,7 @@ async function withCore(dev, policy, fn) {
 
 /** Sends `n` transactions and times, per nonce, stuck -> replacement mined, and send -> mined for unstuck ones. */
 async function stuckToMined(dev, policy, n) {
-  return withCore(dev, policy, async (core, appUrl) => {
+  return withCore(dev, policy, async (core, appUrl, _wallet, auth) => {
     const sentAt = new Map();
     const pendingAt = new Map(); // nonce -> first pending
     const minedAt = new Map(); // nonce -> { at, attempt }
@@ -55,7 +55,7 @@ async function stuckToMined(dev, policy, n) {
       if ((r.status === 'receipt' || r.status === 'confirmation') && !minedAt.has(r.nonce)) minedAt.set(r.nonce, { at: now, attempt: r.attempt });
     });
     for (let i = 0; i < n; i++) {
-      const res = await fetch(`${appUrl}/api/tx`, { method: 'POST' });
+      const res = await fetch(`${appUrl}/api/tx`, { method: 'POST', headers: auth });
       const rec = await res.json();
       sentAt.set(rec.nonce, performance.now());
     }
@@ -89,8 +89,8 @@ async function main() {
 
     // Throughput of POST /api/tx (sign, write-ahead store on disk, broadcast, track) with congestion off.
     dev.devchain.setCongestion('off');
-    await withCore(dev, { timeoutMs: 60_000, confirmations: 1 }, async (_core, appUrl, wallet) => {
-      const result = await autocannon({ url: `${appUrl}/api/tx`, method: 'POST', connections: 4, duration: THROUGHPUT_SECONDS });
+    await withCore(dev, { timeoutMs: 60_000, confirmations: 1 }, async (_core, appUrl, wallet, auth) => {
+      const result = await autocannon({ url: `${appUrl}/api/tx`, method: 'POST', headers: auth, connections: 4, duration: THROUGHPUT_SECONDS });
       const ok = result['2xx'];
       console.log(`POST /api/tx: ${(ok / THROUGHPUT_SECONDS).toFixed(0)} tx/s created  p50 ${result.latency.p50} ms  p99 ${result.latency.p99} ms  (${ok} ok, ${result.non2xx} non-2xx, 4 connections, ${THROUGHPUT_SECONDS} s)`);
 

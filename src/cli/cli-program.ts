@@ -6,6 +6,7 @@ import { createCliContext, type CliContext } from './cli-context.js';
 import { registerAccountDescribe } from './command-account-describe.js';
 import { registerConfig } from './command-config.js';
 import { registerDevchain } from './command-devchain.js';
+import { registerKey } from './command-key.js';
 import { registerLogin } from './command-login.js';
 import { registerLogout } from './command-logout.js';
 import { registerServe } from './command-serve.js';
@@ -34,6 +35,7 @@ export function buildProgram(context: () => CliContext = createCliContext): Comm
   registerLogout(program, context);
   registerAccountDescribe(program, context);
   registerConfig(program, context);
+  registerKey(program);
   program.addHelpText(
     'after',
     '\nAccount commands talk to $TXDESK_ENDPOINT, else the endpoint saved with `txdesk config:set endpoint <url>`, else http://127.0.0.1:4000.\nDocs: docs/cli.md',

@@ -13,6 +13,7 @@ const serveOptions = z.object({
   congestion: congestionOption.optional(),
   dataDir: dirOption.optional(),
   blockTime: blockTimeOption.optional(),
+  allowKeyRoutes: z.boolean().optional(),
 });
 
 export function registerServe(program: Command): void {
@@ -24,6 +25,7 @@ export function registerServe(program: Command): void {
     .option('--congestion <level>', 'background load on the embedded dev chain: off, low or high')
     .option('--data-dir <dir>', 'where the app keeps its data (default: $TXDESK_DATA_DIR or the app default)')
     .option('--block-time <s>', 'seconds per block of the embedded dev chain (default 1)')
+    .option('--allow-key-routes', 'also allow key generate/import/export and node/service URL changes over HTTP (with the API token)')
     .action(async (raw: Record<string, unknown>) => {
       const opts = parseOptions(serveOptions, raw);
       const port = opts.port ?? defaultServePort;
@@ -40,6 +42,7 @@ export function registerServe(program: Command): void {
             blockTimeSeconds: opts.blockTime,
             env: process.env,
             dataDir: opts.dataDir,
+            allowKeyRoutes: opts.allowKeyRoutes === true,
             log,
             // The old core is stopped already: without a new one there is nothing left to serve.
             onRestartFailed: (e) => process.exit(startExitCode(e)),
@@ -48,6 +51,7 @@ export function registerServe(program: Command): void {
         summary: (info) => [
           `txdesk is ready: open ${text(info.appUrl)} (service ${text(info.serviceUrl)}, node ${text(info.nodeUrl)})`,
           ...linkLines(info.status),
+          `API token for POST/PUT/PATCH/DELETE (Authorization: Bearer …): ${text(info.apiTokenFile)}`,
           'Press Ctrl-C to stop.',
         ],
       });

@@ -15,6 +15,7 @@ import {
 import { runLongRunning } from './cli-runner.js';
 import { currentPlace, userDataDir } from './config-store.js';
 import { text } from './ready-info.js';
+import { publicUrlProblem } from '../service/http/service-hosts.js';
 
 export const defaultServicePort = 4000;
 
@@ -30,6 +31,11 @@ const serviceOptions = z.object({
   openSignup: z.boolean().optional(),
   congestion: congestionOption.optional(),
   blockTime: blockTimeOption.optional(),
+  publicUrl: z
+    .string()
+    .trim()
+    .refine((v) => publicUrlProblem(v) === null, { error: (i) => publicUrlProblem(String(i.input)) ?? 'invalid' })
+    .optional(),
 });
 
 export function registerService(program: Command): void {
@@ -49,6 +55,7 @@ export function registerService(program: Command): void {
     .option('--open-signup', 'let anyone create an account with `txdesk signup` (always on with --dev)')
     .option('--congestion <level>', 'with --dev: background load on the dev chain, off, low or high')
     .option('--block-time <s>', 'with --dev: seconds per block of the dev chain')
+    .option('--public-url <url>', 'the URL clients use (e.g. https://txdesk.example.com behind a proxy): its host is answered besides loopback, and page links use it')
     .action(async (raw: Record<string, unknown>) => {
       const opts = parseOptions(serviceOptions, raw);
       const env = process.env;
@@ -64,6 +71,7 @@ export function registerService(program: Command): void {
       const indexerLag = opts.indexerLag ?? opts.confirmations;
       const lagFlag = opts.indexerLag !== undefined ? '--indexer-lag' : '--confirmations';
       if (opts.dev && indexerLag !== undefined) throw usageError(`${lagFlag} applies to a service on --node URL (a dev chain is indexed to its head): drop it, or use --node instead of --dev.`);
+      if (opts.dev && opts.publicUrl) throw usageError('--public-url applies to a service on --node URL; the --dev service answers on loopback only.');
       const nodeUrl = opts.dev ? undefined : (opts.node ?? nodeFromEnv(env));
       const json = opts.json === true;
       await runLongRunning({
@@ -82,11 +90,13 @@ export function registerService(program: Command): void {
             port,
             confirmations: indexerLag,
             openSignup: opts.openSignup === true,
+            ...(opts.publicUrl ? { publicUrl: opts.publicUrl } : {}),
             log,
           });
           return {
             readyInfo: () => ({
               serviceUrl: service.url,
+              ...(opts.publicUrl ? { publicUrl: new URL(opts.publicUrl).origin } : {}),
               nodeUrl: service.nodeUrl,
               chainId: service.chainId,
               platform: service.platform,

@@ -9,6 +9,7 @@ import type { AppInfo, AppStatus, CongestionLevel, DesktopApi, DevchainStatus, R
 import { TxdeskError } from '../shared/errors.js';
 import { createJsonRpcChain } from './adapters/chain/chain-jsonrpc.js';
 import { startAppServer, type AppServer } from './adapters/http/app-server.js';
+import { ensureApiToken } from './api-token.js';
 import { createFileSettingsStore } from './adapters/settings/settings-file.js';
 import { openTxStore } from './adapters/sqlite/tx-store-sqlite.js';
 import { createSdkTrackerFeed } from './adapters/tracker/tracker-feed-sdk.js';
@@ -42,8 +43,10 @@ export interface CoreOptions {
   blockTimeSeconds?: number;
   /** Port of the embedded data service; a free one unless set. */
   servicePort?: number;
-  /** The localhost server; `false` for none (IPC only). */
-  http?: { port?: number; rendererDir: string } | false;
+  /** The localhost server; `false` for none (IPC only). `allowKeyRoutes`: key and node/service URL changes over HTTP. */
+  http?: { port?: number; rendererDir: string; allowKeyRoutes?: boolean } | false;
+  /** Electron: `http` was chosen by the `localApi` setting, so a changed setting is reported in `pendingRestart`. */
+  httpFollowsLocalApi?: boolean;
   /** better-sqlite3 binding for Electron's ABI. */
   nativeBinding?: string;
   /** Tracker subscription ackTimeout (ms) and the SDK's accepted minimum (tests against a service with a lower one). */
@@ -65,6 +68,10 @@ export interface CoreRuntime {
   info: Omit<AppInfo, 'address' | 'status'>;
   /** Set when the localhost server listens. */
   appUrl: string | null;
+  /** `appUrl` with the browser UI's one-time login, when the server listens. */
+  loginUrl: string | null;
+  /** The localhost API's token file, when the server listens. */
+  apiTokenFile: string | null;
   recovery: RecoverySummary;
   store: TxStore;
   engine: TxEngine;
@@ -208,12 +215,19 @@ export function createCore(opts: CoreOptions = {}): Core {
     } catch (e) {
       throw keyLoadRefusal(e);
     }
-    if (!keys.signer()) log.warn('no signing key yet: generate or import one (POST /api/key/generate or /api/key/import)');
+    if (!keys.signer()) log.warn('no signing key yet: generate or import one in the app (txdesk serve: start it with --allow-key-routes for POST /api/key/generate or /api/key/import)');
 
     let retries: SkippedRetries | null = null;
     const settings = createSettingsManager({
       store: settingsStore,
-      running: { nodeUrl: net.nodeUrl, serviceUrl: net.serviceUrl, platform: net.platform, network: net.network, clientId: net.clientId },
+      running: {
+        nodeUrl: net.nodeUrl,
+        serviceUrl: net.serviceUrl,
+        platform: net.platform,
+        network: net.network,
+        clientId: net.clientId,
+        ...(opts.httpFollowsLocalApi ? { localApi: Boolean(opts.http) } : {}),
+      },
       policy: config.policy,
       embedded,
       clientIdChanged: (id) => {
@@ -265,6 +279,8 @@ export function createCore(opts: CoreOptions = {}): Core {
 
     const info: Omit<AppInfo, 'address' | 'status'> = { mode: config.mode, chainId, nodeUrl: net.nodeUrl, serviceUrl: net.serviceUrl, platform: net.platform, network: net.network };
     let appUrl: string | null = null;
+    let loginUrl: string | null = null;
+    let apiTokenFile: string | null = null;
     let api: CoreApi;
     const engine = createTxEngine({
       store,
@@ -316,13 +332,17 @@ export function createCore(opts: CoreOptions = {}): Core {
     if (devchain) disposers.push(pollDevchain(devchain, api, log));
 
     if (opts.http !== false && opts.http) {
-      const server: AppServer = await startAppServer({ api, rendererDir: opts.http.rendererDir, log: log.child('http'), ...(opts.http.port !== undefined ? { port: opts.http.port } : {}) });
+      const { token, file } = ensureApiToken(dataDir);
+      const auth = { token, tokenFile: file, keyRoutes: opts.http.allowKeyRoutes === true };
+      const server: AppServer = await startAppServer({ api, auth, rendererDir: opts.http.rendererDir, log: log.child('http'), ...(opts.http.port !== undefined ? { port: opts.http.port } : {}) });
       disposers.push(() => server.close());
       appUrl = server.url;
+      loginUrl = server.loginUrl;
+      apiTokenFile = file;
     }
 
     inner = api;
-    runtime = { config, info, appUrl, recovery, store, engine, chain, devServiceInfo, address: () => keys.signer()?.address ?? null, status: () => board.get() };
+    runtime = { config, info, appUrl, loginUrl, apiTokenFile, recovery, store, engine, chain, devServiceInfo, address: () => keys.signer()?.address ?? null, status: () => board.get() };
     return runtime;
   }
 

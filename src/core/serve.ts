@@ -16,6 +16,8 @@ export interface ServeOptions {
   /** Overrides of the replacement policy (tests, benchmarks). */
   policy?: Partial<ReplacementPolicy>;
   blockTimeSeconds?: number;
+  /** `--allow-key-routes`: key management and node/service URL changes over HTTP (with the token). */
+  allowKeyRoutes?: boolean;
   log?: Logger;
   /** A restart (POST /api/restart) whose new core did not start: the process should end (default: logged only). */
   onRestartFailed?(error: unknown): void;
@@ -23,7 +25,12 @@ export interface ServeOptions {
 
 export interface ServeReadyInfo {
   ready: true;
+  /** The browser UI's address with its one-time login (`?login=…`); the API itself is at `apiUrl`. */
   appUrl: string;
+  /** The localhost API's origin, without the login. */
+  apiUrl: string;
+  /** The bearer token for POST/PUT/PATCH/DELETE is in this file. */
+  apiTokenFile: string;
   nodeUrl: string;
   serviceUrl: string;
   chainId: number;
@@ -55,7 +62,7 @@ export async function startServe(opts: ServeOptions = {}): Promise<RunningServe>
       ...(opts.congestion ? { congestion: opts.congestion } : {}),
       ...(opts.policy ? { policy: opts.policy } : {}),
       ...(opts.blockTimeSeconds !== undefined ? { blockTimeSeconds: opts.blockTimeSeconds } : {}),
-      http: { port, rendererDir: opts.rendererDir ?? defaultRendererDir() },
+      http: { port, rendererDir: opts.rendererDir ?? defaultRendererDir(), allowKeyRoutes: opts.allowKeyRoutes === true },
       log,
       restart: () => void restart(),
     });
@@ -68,7 +75,9 @@ export async function startServe(opts: ServeOptions = {}): Promise<RunningServe>
     const info = rt.info;
     return {
       ready: true,
-      appUrl: rt.appUrl!,
+      appUrl: rt.loginUrl!,
+      apiUrl: rt.appUrl!,
+      apiTokenFile: rt.apiTokenFile!,
       nodeUrl: info.nodeUrl,
       serviceUrl: info.serviceUrl,
       chainId: info.chainId,

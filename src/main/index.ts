@@ -9,8 +9,10 @@ import { createLogger } from '../lib/log.js';
 import type { CoreApi } from '../core/services/desktop-api-core.js';
 import { tokenImageScheme } from '../shared/desktop-api.js';
 import { deferredApi } from './deferred-api.js';
+import { appProtocolResponse, appSchemePrivileges, APP_SCHEME } from './app-protocol.js';
 import { tokenImageResponse, tokenImageSchemePrivileges } from './image-protocol.js';
 import { registerIpc } from './ipc-handlers.js';
+import { desktopHttp } from './local-api.js';
 import { redirectSqliteBinding } from './native-sqlite.js';
 import { createElectronSettingsStore } from './settings-electron-store.js';
 import { createAppWindow } from './window.js';
@@ -20,8 +22,9 @@ const log = createLogger('desktop');
 
 // Every renderer sandboxed, whatever a window asks for.
 app.enableSandbox();
-// Token images reach the window only through this scheme (served from the core below); it must be declared before ready.
-protocol.registerSchemesAsPrivileged([tokenImageSchemePrivileges]);
+// The page comes from the app: scheme and token images only through txdesk-image: (both served below); schemes must
+// be declared before ready.
+protocol.registerSchemesAsPrivileged([appSchemePrivileges, tokenImageSchemePrivileges]);
 
 if (!app.requestSingleInstanceLock()) {
   app.quit();
@@ -42,11 +45,15 @@ async function main(): Promise<void> {
   packagedAnvil();
   await app.whenReady();
 
+  const rendererDir = join(outDir, '../renderer');
+  const settingsStore = createElectronSettingsStore(undefined, log.child('settings'));
   const core = createCore({
     env: process.env,
-    settingsStore: createElectronSettingsStore(),
-    // Local tools reach the same core on 127.0.0.1:3000 (SPEC 1); the window itself uses IPC only.
-    http: { port: 3000, rendererDir: join(outDir, '../renderer') },
+    settingsStore,
+    // The window uses IPC only. Local tools reach the same core on 127.0.0.1:3000 only when the user turned on
+    // Settings > localApi (read at start, so a change applies after a restart); key routes stay IPC-only even then.
+    http: desktopHttp(settingsStore.load(), rendererDir),
+    httpFollowsLocalApi: true,
     ...(process.env.TXDESK_SQLITE_BINDING ? { nativeBinding: process.env.TXDESK_SQLITE_BINDING } : {}),
     log,
     // DesktopApi.restart: a new process reads the saved settings; quitting runs the clean stop below first.
@@ -56,6 +63,7 @@ async function main(): Promise<void> {
     },
   });
   const ready: Promise<CoreApi> = core.start().then(() => core.api);
+  protocol.handle(APP_SCHEME, (request) => appProtocolResponse(request.url, rendererDir));
   protocol.handle(tokenImageScheme, (request) => tokenImageResponse((url) => ready.then((api) => api.fetchTokenImage(url)), request.url));
   const target = createAppWindow(outDir);
   const disposeIpc = registerIpc(deferredApi(ready), target, log);

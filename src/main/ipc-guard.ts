@@ -44,23 +44,22 @@ export const ipcArgs = {
 export type InvokableMethod = keyof typeof ipcArgs;
 export const invokableMethods = Object.keys(ipcArgs) as InvokableMethod[];
 
+/** Scheme, host and port: the origin, also for custom schemes such as app:, whose URL.origin is "null" in Node. */
+export function sameOrigin(a: URL, b: URL): boolean {
+  return a.protocol === b.protocol && a.host === b.host;
+}
+
 /**
- * True when an IPC message comes from the page we loaded: same origin and path (file:// app or the dev server),
- * ignoring query and hash. Anything else (another site after a navigation slipped through, an iframe, about:blank) is refused.
+ * True when an IPC message comes from the page we loaded: the app: scheme's origin (app://txdesk) or the dev server's,
+ * ignoring path, query and hash. Anything else (file:// pages, another site after a navigation slipped through, an
+ * iframe, about:blank) is refused.
  */
 export function isTrustedSenderUrl(senderUrl: string | undefined, appUrl: string): boolean {
   if (!senderUrl) return false;
-  let sender: URL;
-  let app: URL;
-  try {
-    sender = new URL(senderUrl);
-    app = new URL(appUrl);
-  } catch {
-    return false;
-  }
-  if (sender.protocol !== app.protocol) return false;
-  if (app.protocol === 'file:') return sender.pathname === app.pathname;
-  return sender.origin === app.origin;
+  const sender = URL.parse(senderUrl);
+  const app = URL.parse(appUrl);
+  if (!sender || !app || sender.protocol === 'file:' || !sender.host) return false;
+  return sameOrigin(sender, app);
 }
 
 const knownCodes = new Set<ErrorCode>([

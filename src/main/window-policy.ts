@@ -1,15 +1,10 @@
 // Navigation rules of the app window as pure functions: the window shows our page and nothing else.
+import { sameOrigin } from './ipc-guard.js';
 
-/** True when a navigation stays on the loaded page (a reload, or a hash change in the dev server). */
+/** True when a navigation stays on the app's own origin (app://txdesk, or the dev server's). */
 export function isAllowedNavigation(targetUrl: string, appUrl: string): boolean {
-  try {
-    const target = new URL(targetUrl);
-    const app = new URL(appUrl);
-    if (target.protocol !== app.protocol) return false;
-    if (app.protocol === 'file:') return target.pathname === app.pathname;
-    return target.origin === app.origin;
-  } catch {
-    return false;
-  }
+  const target = URL.parse(targetUrl);
+  const app = URL.parse(appUrl);
+  if (!target || !app || target.protocol === 'file:' || !target.host) return false;
+  return sameOrigin(target, app);
 }
-

@@ -1,7 +1,8 @@
-// The app window: isolated, sandboxed renderer with a strict CSP; it can neither navigate away nor open other windows.
+// The app window: isolated, sandboxed renderer with a strict CSP, loaded from the app: scheme (not file://); it can
+// neither navigate away nor open other windows, and every permission request and check is refused.
 import { BrowserWindow, session } from 'electron';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { appPageUrl } from './app-protocol.js';
 import { contentSecurityPolicy } from './csp.js';
 import { isAllowedNavigation } from './window-policy.js';
 
@@ -11,10 +12,9 @@ export interface AppWindow {
   appUrl: string;
 }
 
-/** The page to load: the electron-vite dev server when it runs, else the built renderer next to this file. */
-export function rendererUrl(outDir: string, devServerUrl = process.env.ELECTRON_RENDERER_URL): string {
-  if (devServerUrl) return devServerUrl;
-  return pathToFileURL(join(outDir, '../renderer/index.html')).href;
+/** The page to load: the electron-vite dev server when it runs, else the built renderer through the app: scheme. */
+export function rendererUrl(devServerUrl = process.env.ELECTRON_RENDERER_URL): string {
+  return devServerUrl || appPageUrl;
 }
 
 let cspInstalled = false;
@@ -28,8 +28,9 @@ export function createAppWindow(outDir: string): AppWindow {
         callback({ responseHeaders: { ...details.responseHeaders, 'Content-Security-Policy': [contentSecurityPolicy] } });
       });
     }
-    // The renderer needs no camera, notifications or other permissions.
+    // The renderer needs no camera, notifications or other permissions: requests and synchronous checks alike say no.
     session.defaultSession.setPermissionRequestHandler((_wc, _permission, callback) => callback(false));
+    session.defaultSession.setPermissionCheckHandler(() => false);
     cspInstalled = true;
   }
 
@@ -50,10 +51,13 @@ export function createAppWindow(outDir: string): AppWindow {
       nodeIntegration: false,
       nodeIntegrationInSubFrames: false,
       webviewTag: false,
+      webSecurity: true,
+      allowRunningInsecureContent: false,
+      experimentalFeatures: false,
       spellcheck: false,
     },
   });
-  const appUrl = rendererUrl(outDir);
+  const appUrl = rendererUrl();
 
   window.webContents.setWindowOpenHandler(() => ({ action: 'deny' }));
   window.webContents.on('will-navigate', (event, url) => {

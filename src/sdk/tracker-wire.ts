@@ -64,6 +64,8 @@ export interface TrackerPendingResult {
   transactionHash: string;
   confirmation: number;
   timeout: number;
+  /** Set on the final `pending` of a hash the node never showed within the service's expiry (1 h by default): tracking ended. */
+  expired?: true;
 }
 
 export type TrackerPayload =

@@ -10,6 +10,7 @@ import { createLogger, type Logger } from '../lib/log.js';
 import { openDatabase, type Db } from '../lib/sqlite.js';
 import { createAccounts, type Accounts } from './accounts/index.js';
 import { createRateLimiter } from './http/http-rate-limit.js';
+import { publicUrlProblem } from './http/service-hosts.js';
 import { closeServer, createServiceServer, listen } from './http/service-server.js';
 import { registerServiceRoutes } from './http/service-routes.js';
 import { defaultConfirmations, defaultNetwork, fetchChainId } from './http/service-node.js';
@@ -30,6 +31,11 @@ export interface ServiceOptions {
   port?: number;
   /** 127.0.0.1 unless set. */
   host?: string;
+  /**
+   * The URL clients reach the service at (e.g. https://txdesk.example.com behind a proxy): its host is answered
+   * besides loopback, and page links and OpenAPI servers are built from it. The listening address unless set.
+   */
+  publicUrl?: string;
   /** Blocks the indexer stays behind the head: 0 on dev chains (31337, 1337), else 12. */
   confirmations?: number;
   /** Lets anyone create an account with POST /users/v1/signup; off unless set. */
@@ -69,6 +75,10 @@ const optionsSchema = z.looseObject({
   dataDir: z.string().min(1),
   port: z.number().int().min(0).max(65535).optional(),
   host: z.string().min(1).optional(),
+  publicUrl: z
+    .string()
+    .refine((v) => publicUrlProblem(v) === null, { error: (i) => publicUrlProblem(String(i.input)) ?? 'invalid' })
+    .optional(),
   confirmations: z.number().int().min(0).max(10_000).optional(),
   openSignup: z.boolean().optional(),
   platform: z.string().regex(/^[a-z0-9-]{1,40}$/, { error: 'must be 1 to 40 lowercase letters, digits or dashes' }).optional(),
@@ -123,7 +133,8 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
       limiter: createRateLimiter(opts.rateLimitPerMinute ?? DEFAULT_RATE_LIMIT_PER_MINUTE),
     });
 
-    const http = createServiceServer(router, log);
+    const publicUrl = opts.publicUrl ? new URL(opts.publicUrl).origin : undefined;
+    const http = createServiceServer(router, log, host, publicUrl ? { publicUrl } : {});
     await listen(http.server, opts.port ?? DEFAULT_SERVICE_PORT, host);
     disposers.push(() => closeServer(http.server));
     const url = http.url();
@@ -134,12 +145,13 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
       platform,
       network,
       isClientId: (id) => accounts.isClientId(id),
+      checkHost: (req) => http.checkHost(req),
       ...(opts.minAckTimeoutMs !== undefined ? { minAckTimeoutMs: opts.minAckTimeoutMs } : {}),
       log,
     });
     disposers.push(() => tracker.stop());
 
-    log.info(`data service for ${platform}/${network} (chain ${chainId}) on ${url}, indexing ${confirmations} blocks behind the head`);
+    log.info(`data service for ${platform}/${network} (chain ${chainId}) on ${url}${publicUrl ? ` (public URL ${publicUrl})` : ''}, indexing ${confirmations} blocks behind the head`);
     let stopping: Promise<void> | undefined;
     return {
       url,

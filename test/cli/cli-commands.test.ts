@@ -162,7 +162,9 @@ describe('txdesk serve --json and a human summary', () => {
     const serve = await startCliDaemon(['serve', '--json', '--port', '0', '--data-dir', dataDir], { env });
     daemons.push(serve);
     expect(serve.ready).toMatchObject({ ready: true, chainId: 31337 });
-    expect(serve.ready.appUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(serve.ready.appUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?login=[A-Za-z0-9_-]+$/);
+    expect(serve.ready.apiUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(serve.ready.apiTokenFile).toBe(join(dataDir, 'api-token'));
     expect(serve.ready.serviceUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
 
     // The same chain, now under `txdesk service --node` without --json: a human summary line on stdout instead.

@@ -7,12 +7,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCore, type Core } from '../../src/core/create-core.js';
 import { silentLogger } from '../../src/lib/log.js';
 import type { TxRecord, TxRecordWithHistory } from '../../src/shared/tx-record.js';
+import { authHeader } from '../support/core-api-token.js';
 import { allConfirmed, expectCleanEndState, startTestChain, waitFor, type TestChain } from '../support/core-chain.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'txdesk-core-congestion-'));
 let chain: TestChain;
 let core: Core;
 let appUrl: string;
+let auth: { authorization: string };
 
 beforeAll(async () => {
   chain = await startTestChain({ congestion: 'high' });
@@ -23,7 +25,9 @@ beforeAll(async () => {
     http: { port: 0, rendererDir: join(dir, 'no-renderer') },
     log: silentLogger,
   });
-  appUrl = (await core.start()).appUrl!;
+  const rt = await core.start();
+  appUrl = rt.appUrl!;
+  auth = authHeader(rt.apiTokenFile!);
 });
 
 afterAll(async () => {
@@ -36,7 +40,7 @@ describe('core under congestion', { timeout: 300_000 }, () => {
   it('confirms 20 generated transactions, replacing every stuck one', async () => {
     const created: TxRecord[] = [];
     for (let i = 0; i < 20; i++) {
-      const res = await fetch(`${appUrl}/api/tx`, { method: 'POST' });
+      const res = await fetch(`${appUrl}/api/tx`, { method: 'POST', headers: auth });
       expect(res.status).toBe(201);
       created.push((await res.json()) as TxRecord);
     }
@@ -87,7 +91,7 @@ describe('core under congestion', { timeout: 300_000 }, () => {
     await core.api.updateSettings({ policy: { txType: 'eip1559' } });
     const before = ((await (await fetch(`${appUrl}/api/tx`)).json()) as TxRecord[]).length;
     for (let i = 0; i < 5; i++) {
-      const res = await fetch(`${appUrl}/api/tx`, { method: 'POST' });
+      const res = await fetch(`${appUrl}/api/tx`, { method: 'POST', headers: auth });
       expect(res.status).toBe(201);
       expect(((await res.json()) as TxRecord).txType).toBe('eip1559');
     }

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TxRecord } from '../../src/shared/tx-record.js';
+import { authHeader } from '../support/core-api-token.js';
 import { ensureCoreBuilt } from '../support/core-build.js';
 import { allConfirmed, expectCleanEndState, startTestChain, waitFor, type TestChain } from '../support/core-chain.js';
 
@@ -28,7 +29,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function startChild(): Promise<{ child: ChildProcess; url: string; log: string[] }> {
+async function startChild(): Promise<{ child: ChildProcess; url: string; auth: { authorization: string }; log: string[] }> {
   const child = spawn(process.execPath, [fixture, JSON.stringify(policy)], {
     env: { ...process.env, ...chain.env, TXDESK_DATA_DIR: dir, TXDESK_LOG: '' },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -41,9 +42,9 @@ async function startChild(): Promise<{ child: ChildProcess; url: string; log: st
     createInterface({ input: child.stdout! }).once('line', resolve);
     child.once('exit', (code) => reject(new Error(`core exited (${code}) before ready:\n${log.join('')}`)));
   });
-  const ready = JSON.parse(line) as { appUrl: string; address: string };
+  const ready = JSON.parse(line) as { apiUrl: string; apiTokenFile: string; address: string };
   expect(ready.address).toBe(chain.address);
-  return { child, url: ready.appUrl, log };
+  return { child, url: ready.apiUrl, auth: authHeader(ready.apiTokenFile), log };
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -59,7 +60,7 @@ describe('core killed with SIGKILL', { timeout: 420_000 }, () => {
       const delay = 50 + Math.floor(Math.random() * 3_000);
       killDelays.push(delay);
       let killed = false;
-      const { child, url } = current;
+      const { child, url, auth } = current;
       const timer = setTimeout(() => {
         killed = true;
         child.kill('SIGKILL');
@@ -67,7 +68,7 @@ describe('core killed with SIGKILL', { timeout: 420_000 }, () => {
       while (!killed) {
         if (acknowledged.size < target) {
           try {
-            const res = await fetch(`${url}/api/tx`, { method: 'POST' });
+            const res = await fetch(`${url}/api/tx`, { method: 'POST', headers: auth });
             if (res.status === 201) acknowledged.add(((await res.json()) as TxRecord).transactionHash);
           } catch {
             /* the process died under the request */
@@ -81,7 +82,7 @@ describe('core killed with SIGKILL', { timeout: 420_000 }, () => {
     }
     // The last run is left alone: it generates what is missing and settles everything.
     while (acknowledged.size < target) {
-      const res = await fetch(`${current.url}/api/tx`, { method: 'POST' });
+      const res = await fetch(`${current.url}/api/tx`, { method: 'POST', headers: current.auth });
       expect(res.status).toBe(201);
       acknowledged.add(((await res.json()) as TxRecord).transactionHash);
     }

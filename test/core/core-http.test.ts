@@ -1,14 +1,16 @@
 // The localhost server of a configured core on a real dev chain and data service: Host/Origin checks (nothing
-// changes when refused), the error envelope, static files, the listing proxy, settings, the key routes (the key
-// never comes back), sign-in, token metadata and the SSE stream.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+// changes when refused), the API token on every state-changing route and the browser login, the error envelope,
+// static files, the listing proxy, settings, the key routes (the key never comes back), sign-in, token metadata and
+// the SSE stream.
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Wallet } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCore, type Core } from '../../src/core/create-core.js';
 import type { Logger } from '../../src/lib/log.js';
-import type { AppInfo, AppSettings, KeyInfo } from '../../src/shared/desktop-api.js';
+import { httpRoutes, type AppInfo, type AppSettings, type KeyExport, type KeyInfo } from '../../src/shared/desktop-api.js';
 import type { TokenPage } from '../../src/shared/listing.js';
 import type { TxRecord } from '../../src/shared/tx-record.js';
 import { startTestChain, waitFor, type TestChain } from '../support/core-chain.js';
@@ -19,6 +21,9 @@ let chain: TestChain;
 let core: Core;
 let app: string;
 let port: number;
+let token: string;
+let tokenFile: string;
+let loginUrl: string;
 const logLines: string[] = [];
 const responses: string[] = [];
 const capture: Logger = {
@@ -28,10 +33,12 @@ const capture: Logger = {
   child: () => capture,
 };
 
-/** A raw request, so Host and Origin can be anything. */
+/** A raw request, so Host and Origin can be anything. It carries the API token unless `authorization` is given ('' for none). */
 function raw(method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<{ status: number; headers: Record<string, unknown>; text: string }> {
+  const all: Record<string, string> = { host: `127.0.0.1:${port}`, authorization: `Bearer ${token}`, ...headers };
+  if (all.authorization === '') delete all.authorization;
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, method, path, headers: { host: `127.0.0.1:${port}`, ...headers } }, (res) => {
+    const req = request({ host: '127.0.0.1', port, method, path, headers: all }, (res) => {
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (c: string) => (text += c));
@@ -61,11 +68,15 @@ beforeAll(async () => {
     env: { ...env, TXDESK_KEY_PASSPHRASE: 'a test passphrase', TXDESK_METADATA_ORIGINS: new URL(chain.dev.devchain.metadataUrl).origin },
     dataDir: join(dir, 'data'),
     policy: { timeoutMs: 2_000, confirmations: 1 },
-    http: { port: 0, rendererDir },
+    http: { port: 0, rendererDir, allowKeyRoutes: true },
     keychainAvailable: async () => false,
     log: capture,
   });
-  app = (await core.start()).appUrl!;
+  const rt = await core.start();
+  app = rt.appUrl!;
+  loginUrl = rt.loginUrl!;
+  tokenFile = rt.apiTokenFile!;
+  token = readFileSync(tokenFile, 'utf8').trim();
   port = Number(new URL(app).port);
 });
 
@@ -107,6 +118,73 @@ describe('Host and Origin checks', () => {
     const pre = await raw('OPTIONS', '/api/tx', { origin: `http://127.0.0.1:${port}`, 'access-control-request-method': 'POST' });
     expect(pre.status).toBe(204);
     expect(pre.headers['access-control-allow-origin']).toBeUndefined();
+  });
+});
+
+describe('the API token', () => {
+  const stateChanging = Object.entries(httpRoutes)
+    .map(([name, spec]) => [name, ...spec.split(' ')] as [string, string, string])
+    .filter(([, method]) => method !== 'GET');
+
+  it('lives in <data dir>/api-token, mode 0600', () => {
+    expect(tokenFile).toBe(join(dir, 'data', 'api-token'));
+    expect(statSync(tokenFile).mode & 0o777).toBe(0o600);
+    expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+  });
+
+  it('refuses every state-changing route without the token or with a wrong one (401 naming the file), and changes nothing', async () => {
+    expect(stateChanging.length).toBeGreaterThanOrEqual(12);
+    const before = { tx: (await json<TxRecord[]>('GET', '/api/tx')).body.length, settings: (await json<AppSettings>('GET', '/api/settings')).body };
+    const hash = `0x${'ab'.repeat(32)}`;
+    const bodies: Record<string, unknown> = {
+      updateSettings: { policy: { maxReplacements: 0 }, nodeUrl: 'http://evil.example:8545' },
+      importKey: { privateKey: Wallet.createRandom().privateKey },
+      exportKey: { passphrase: 'a long passphrase' },
+      signIn: { email: chain.dev.devAccount.email, password: chain.dev.devAccount.password },
+      setCongestion: { level: 'high' },
+      resolveTokenMetadata: { uris: [] },
+    };
+    for (const [name, method, pattern] of stateChanging) {
+      const path = pattern.replace(':hash', hash).replace(':contract', chain.address).replace(':id', '1');
+      const body = name in bodies ? JSON.stringify(bodies[name]) : undefined;
+      const headers: Record<string, string> = body ? { 'content-type': 'application/json' } : {};
+      for (const authorization of ['', `Bearer ${'x'.repeat(43)}`, token, `Basic ${token}`]) {
+        const r = await raw(method, path, { ...headers, authorization }, body);
+        expect(`${name} ${authorization.slice(0, 6)} ${r.status}`).toBe(`${name} ${authorization.slice(0, 6)} 401`);
+        const e = JSON.parse(r.text) as { error: { code: string; message: string } };
+        expect(e.error.code).toBe('UNAUTHORIZED');
+        expect(e.error.message).toContain(tokenFile);
+      }
+    }
+    expect((await json<TxRecord[]>('GET', '/api/tx')).body.length).toBe(before.tx);
+    expect((await json<AppSettings>('GET', '/api/settings')).body).toEqual(before.settings);
+    expect((await json<KeyInfo | null>('GET', '/api/key')).body).toBeNull();
+    // Read-only routes stay open to local tools.
+    for (const path of ['/api/app', '/api/tx', '/api/settings', '/api/key', '/api/devchain']) expect((await raw('GET', path, { authorization: '' })).status).toBe(200);
+  });
+
+  it('lets the browser in once through the printed login link: an HttpOnly, SameSite=Strict cookie, then the clean URL', async () => {
+    const link = new URL(loginUrl);
+    expect(link.origin).toBe(app);
+    const first = await raw('GET', `${link.pathname}${link.search}`, { authorization: '' });
+    expect(first.status).toBe(302);
+    expect(first.headers.location).toBe('/');
+    const setCookie = String(first.headers['set-cookie']);
+    expect(setCookie).toMatch(new RegExp(`^txdesk-session-${port}=[A-Za-z0-9_-]+; Path=/; HttpOnly; SameSite=Strict`));
+    expect(setCookie).not.toContain(token);
+    const cookie = setCookie.split(';')[0]!;
+    // The cookie opens state-changing routes like the token does (the renderer's same-origin fetch sends it).
+    const put = await raw('PUT', '/api/devchain/congestion', { authorization: '', cookie, origin: app, 'content-type': 'application/json' }, JSON.stringify({ level: 'high' }));
+    expect(put.status).toBe(409); // past the token check: this configured core has no dev chain
+    // One time only: the same link without the cookie is refused; with the cookie it just drops the code.
+    const again = await raw('GET', `${link.pathname}${link.search}`, { authorization: '' });
+    expect(again.status).toBe(401);
+    expect(JSON.parse(again.text).error.message).toContain(tokenFile);
+    expect((await raw('GET', `${link.pathname}${link.search}`, { authorization: '', cookie })).status).toBe(302);
+    // The token itself always works as a login, for a second browser.
+    expect((await raw('GET', `/?login=${token}`, { authorization: '' })).headers['set-cookie']).toBeDefined();
+    const forged = await raw('POST', '/api/tx', { authorization: '', cookie: `txdesk-session-${port}=${'A'.repeat(43)}` });
+    expect(forged.status).toBe(401);
   });
 });
 
@@ -308,9 +386,34 @@ describe('settings, sign-in and the key', { timeout: 180_000 }, () => {
     expect(detail.body.status).toBe('confirmation');
     expect(detail.body.history.map((e) => e.kind)).toEqual(['signed', 'broadcast', 'receipt', 'confirmation']);
 
-    const generated = await json<KeyInfo>('POST', '/api/key/generate');
+    // Replacing the key takes replace: true, and the refusal names the key it would have lost.
+    const refused = await json<{ error: { code: string; message: string } }>('POST', '/api/key/generate');
+    expect(refused.status).toBe(409);
+    expect(refused.body.error.message).toContain(chain.address);
+    expect((await json<KeyInfo>('GET', '/api/key')).body.address).toBe(chain.address);
+
+    // Export first: a v3 keystore that opens with the passphrase to the same account.
+    const exported = await json<KeyExport>('POST', '/api/key/export', { passphrase: 'export passphrase' });
+    expect(exported.status).toBe(200);
+    expect(exported.body.address).toBe(chain.address);
+    expect(exported.body.fileName).toMatch(new RegExp(`^UTC--.*--${chain.address.slice(2)}\\.json$`));
+    expect(JSON.parse(exported.body.keystore)).toMatchObject({ version: 3, Crypto: { kdf: 'scrypt', cipher: 'aes-128-ctr' } });
+    expect((await Wallet.fromEncryptedJson(exported.body.keystore, 'export passphrase')).address.toLowerCase()).toBe(chain.address);
+
+    const generated = await json<KeyInfo>('POST', '/api/key/generate', { replace: true });
     expect(generated.body.address).not.toBe(chain.address);
     expect(generated.body.storage).toBe('encrypted-file');
+  });
+
+  it('refuses keys that make no wallet (zero, the curve order and above) before storing anything', async () => {
+    const before = readFileSync(join(dir, 'data', 'signing-key.configured.enc.json'), 'utf8');
+    const n = 'fffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141';
+    for (const privateKey of ['0'.repeat(64), `0x${'0'.repeat(64)}`, n, `0x${n.toUpperCase()}`, 'f'.repeat(64)]) {
+      const r = await json<{ error: { code: string; message: string } }>('POST', '/api/key/import', { privateKey, replace: true });
+      expect(r.status).toBe(400);
+      expect(r.body.error.message).toMatch(/makes no wallet/);
+    }
+    expect(readFileSync(join(dir, 'data', 'signing-key.configured.enc.json'), 'utf8')).toBe(before);
   });
 
   it('follows a sign-in with another account: new client ID for the proxy and the tracker at once', async () => {

@@ -1,6 +1,6 @@
 // The key vault without a keychain: no D-Bus session (set before the keyring library first looks), so the
 // encrypted file (with a passphrase) or memory (dev chain only) must take over.
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -55,5 +55,58 @@ describe('vault without a keychain', () => {
     const mem = await selectKeyVault({ dataDir: join(dir, 'm'), scope: 'embedded', passphrase: undefined, log: silentLogger });
     expect(mem?.storage).toBe('memory');
     expect(await selectKeyVault({ dataDir: join(dir, 'm'), scope: 'configured', passphrase: undefined, log: silentLogger })).toBeNull();
+  });
+});
+
+describe('key file parameters are bounded before scrypt runs', () => {
+  const passphrase = 'correct horse battery';
+  const fresh = join(dir, 'new.enc.json');
+  const tamper = (file: string, kdf: Record<string, number>) => {
+    const body = JSON.parse(readFileSync(fresh, 'utf8')) as { kdf: Record<string, unknown> };
+    writeFileSync(file, JSON.stringify({ ...body, kdf: { ...body.kdf, ...kdf } }), { mode: 0o600 });
+  };
+
+  it('writes new files with N=2^18, r=8, p=1', async () => {
+    await createEncryptedFileVault(fresh, passphrase).save(key);
+    expect(JSON.parse(readFileSync(fresh, 'utf8')).kdf).toMatchObject({ N: 2 ** 18, r: 8, p: 1 });
+  });
+
+  it.each([
+    ['N=2^30', { N: 2 ** 30 }, /N=1073741824/],
+    ['N=2^21', { N: 2 ** 21 }, /N=2097152/],
+    ['N=2^16', { N: 2 ** 16 }, /N=65536/],
+    ['N not a power of two', { N: 2 ** 18 + 1 }, /power of two/],
+    ['r=1000', { r: 1000 }, /r=1000/],
+    ['r=0', { r: 0 }, /r=0/],
+    ['p=64', { p: 64 }, /p=64/],
+    ['N beyond a safe integer', { N: 2 ** 60 }, /damaged/],
+  ])('refuses a file with %s at once, without deriving', async (_name, kdf, message) => {
+    const file = join(dir, `tampered-${_name.replace(/\W/g, '')}.enc.json`);
+    const vault = createEncryptedFileVault(file, passphrase);
+    tamper(file, kdf);
+    const started = performance.now();
+    const err = await vault.load().then(
+      () => null,
+      (e: Error) => e,
+    );
+    expect(err?.message).toMatch(message);
+    expect(err?.message).toMatch(new RegExp(file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
+    // An N=2^30 derivation would need 128 GiB and minutes: a refusal this fast never started it.
+    expect(performance.now() - started).toBeLessThan(200);
+  });
+
+  it('opens a file an older version wrote (N=2^15) and re-encrypts it with N=2^18 on that unlock', async () => {
+    const file = join(dir, 'legacy.enc.json');
+    await createEncryptedFileVault(file, passphrase, { N: 2 ** 15, r: 8, p: 1 }).save(key);
+    expect(JSON.parse(readFileSync(file, 'utf8')).kdf.N).toBe(2 ** 15);
+    const vault = createEncryptedFileVault(file, passphrase);
+    expect(await vault.load()).toBe(key);
+    expect(JSON.parse(readFileSync(file, 'utf8')).kdf).toMatchObject({ N: 2 ** 18, r: 8, p: 1 });
+    expect(statSync(file).mode & 0o077).toBe(0);
+    expect(await vault.load()).toBe(key);
+  });
+
+  it('refuses to write with parameters outside the bounds', () => {
+    expect(() => createEncryptedFileVault(join(dir, 'x.json'), passphrase, { N: 2 ** 30, r: 8, p: 1 })).toThrow(/out of bounds/);
   });
 });

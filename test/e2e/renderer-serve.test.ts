@@ -29,7 +29,8 @@ describe.skipIf(!hasChromium() || !built)('renderer against txdesk serve (Chromi
   const nav = (name: 'Transactions' | 'Tokens' | 'Settings') => page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name, exact: true }).click();
 
   beforeAll(async () => {
-    serve = await startServeProcess({ congestion: 'high' });
+    // Key routes open: the key-import test goes through the page (with its session cookie).
+    serve = await startServeProcess({ congestion: 'high', allowKeyRoutes: true });
     browser = await launchBrowser();
     page = browser.page;
     page.setDefaultTimeout(60_000);
@@ -48,7 +49,9 @@ describe.skipIf(!hasChromium() || !built)('renderer against txdesk serve (Chromi
         () => {},
       );
     });
-    await page.goto(serve.appUrl);
+    // The printed login link: sets the session cookie and lands on the clean URL.
+    await page.goto(serve.loginUrl);
+    expect(page.url()).toBe(`${serve.appUrl}/`);
     await page.getByRole('heading', { name: 'Transactions', level: 1 }).waitFor();
   }, 300_000);
 

@@ -47,7 +47,7 @@ type FakeWindow = InstanceType<typeof h.FakeWindow>;
 
 vi.mock('electron', () => ({
   BrowserWindow: h.FakeWindow,
-  session: { defaultSession: { webRequest: { onHeadersReceived: vi.fn() }, setPermissionRequestHandler: vi.fn() } },
+  session: { defaultSession: { webRequest: { onHeadersReceived: vi.fn() }, setPermissionRequestHandler: vi.fn(), setPermissionCheckHandler: vi.fn() } },
   ipcMain: {
     handle: (channel: string, fn: (...a: unknown[]) => unknown) => h.handlers.set(channel, fn),
     removeHandler: (channel: string) => h.handlers.delete(channel),
@@ -75,7 +75,7 @@ describe('app window', () => {
       webviewTag: false,
       preload: '/opt/txdesk/out/preload/index.cjs',
     });
-    expect(appUrl).toBe('file:///opt/txdesk/out/renderer/index.html');
+    expect(appUrl).toBe('app://txdesk/index.html');
     expect(w.loaded).toBe(appUrl);
     expect(w.webContents.openHandler?.({ url: 'https://example.com' })).toEqual({ action: 'deny' });
     for (const event of ['will-navigate', 'will-redirect']) {

@@ -5,7 +5,7 @@ import { isAllowedNavigation } from '../../src/main/window-policy.js';
 import { TxdeskError } from '../../src/shared/errors.js';
 import type { DesktopApi } from '../../src/shared/desktop-api.js';
 
-const appUrl = 'file:///opt/txdesk/resources/app.asar/out/renderer/index.html';
+const appUrl = 'app://txdesk/index.html';
 const hash = `0x${'ab'.repeat(32)}`;
 const key = `0x${'1f'.repeat(32)}`;
 
@@ -45,7 +45,11 @@ describe('sender check', () => {
     [appUrl, appUrl, true],
     [`${appUrl}#/tokens`, appUrl, true],
     [`${appUrl}?x=1`, appUrl, true],
+    ['app://txdesk/other.html', appUrl, true],
     ['file:///tmp/evil.html', appUrl, false],
+    ['file:///opt/txdesk/resources/app.asar/out/renderer/index.html', appUrl, false],
+    ['app://evil/index.html', appUrl, false],
+    ['txdesk-image://token/?url=x', appUrl, false],
     ['https://example.com/', appUrl, false],
     ['about:blank', appUrl, false],
     [undefined, appUrl, false],
@@ -71,6 +75,8 @@ describe('sender check', () => {
     expect(isAllowedNavigation(appUrl, appUrl)).toBe(true);
     expect(isAllowedNavigation('https://example.com', appUrl)).toBe(false);
     expect(isAllowedNavigation('file:///etc/passwd', appUrl)).toBe(false);
+    expect(isAllowedNavigation('app://txdesk/index.html#/tokens', appUrl)).toBe(true);
+    expect(isAllowedNavigation('app://other/index.html', appUrl)).toBe(false);
     expect(isAllowedNavigation('http://localhost:5173/x', 'http://localhost:5173/')).toBe(true);
   });
 });

@@ -10,6 +10,7 @@ import fc from 'fast-check';
 import { Wallet } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importKeySchema, settingsPatchSchema, signInSchema, tokenMetadataRequestSchema } from '../../src/shared/desktop-api.js';
+import { authHeader } from '../support/core-api-token.js';
 import { isClientError, isErrorEnvelope, rawRequest, type RawAnswer } from '../support/reliability-http.js';
 import { MB, killAllChildren, spawnCore, tempDir, type ChildProc, type CoreInfo } from '../support/reliability-procs.js';
 
@@ -37,12 +38,15 @@ function serveUntilExit(env: NodeJS.ProcessEnv): Promise<{ code: number | null; 
 let core: ChildProc<CoreInfo>;
 let base: string;
 let port: number;
+let auth: { authorization: string };
 /** Every byte any HTTP answer carried, for the key search at the end. */
 const seen: string[] = [];
 
 beforeAll(async () => {
-  core = await spawnCore({ port: 0, policy: { timeoutMs: 3_000, confirmations: 1 } }, { ...cleanEnv, TXDESK_DATA_DIR: dir.path });
-  base = core.info.appUrl;
+  // Key routes open (with the token) so the key-import checks below run over HTTP.
+  core = await spawnCore({ port: 0, policy: { timeoutMs: 3_000, confirmations: 1 }, allowKeyRoutes: true }, { ...cleanEnv, TXDESK_DATA_DIR: dir.path });
+  base = core.info.apiUrl;
+  auth = authHeader(core.info.apiTokenFile);
   port = Number(new URL(base).port);
 });
 
@@ -52,8 +56,9 @@ afterAll(async () => {
   dir.remove();
 });
 
+/** A request with the API token, unless it sets its own `authorization`. */
 async function req(r: Parameters<typeof rawRequest>[1]): Promise<RawAnswer> {
-  const a = await rawRequest(base, r);
+  const a = await rawRequest(base, { ...r, headers: { ...auth, ...r.headers } });
   seen.push(JSON.stringify(a.headers), a.text);
   return a;
 }
@@ -309,7 +314,7 @@ const containsKey = (text: string) => {
 
 describe('the signing key never leaves the vault', () => {
   it('after an import the key appears in no response, event stream, log line, data file or renderer file', async () => {
-    const imported = await req({ method: 'POST', path: '/api/key/import', ...json({ privateKey: KEY }) });
+    const imported = await req({ method: 'POST', path: '/api/key/import', ...json({ privateKey: KEY, replace: true }) });
     expect(imported.status, imported.text).toBe(200);
     expect(imported.body.address.toLowerCase()).toBe(new Wallet(KEY).address.toLowerCase());
     const events = readEvents(6_000);

@@ -35,7 +35,7 @@ function recordingApi(): { api: DesktopApi; calls: { method: string; args: unkno
   return { api, calls };
 }
 
-const APP_URL = 'file:///opt/txdesk/out/renderer/index.html';
+const APP_URL = 'app://txdesk/index.html';
 const appSender = { senderUrl: `${APP_URL}#/settings`, fromMainFrame: true };
 
 describe('IPC guard (src/main/ipc-guard.ts)', () => {
@@ -93,7 +93,7 @@ describe('IPC guard (src/main/ipc-guard.ts)', () => {
       fc.asyncProperty(
         fc.oneof(
           fc.webUrl(),
-          fc.constantFrom('about:blank', 'file:///etc/passwd', 'file:///opt/txdesk/out/renderer/other.html', 'data:text/html,x', 'null', '', 'javascript:alert(1)', 'devtools://devtools/bundled/x.html'),
+          fc.constantFrom('about:blank', 'file:///etc/passwd', 'file:///opt/txdesk/out/renderer/index.html', 'app://evil/index.html', 'data:text/html,x', 'null', '', 'javascript:alert(1)', 'devtools://devtools/bundled/x.html'),
           fc.string({ maxLength: 60 }),
         ),
         fc.boolean(),

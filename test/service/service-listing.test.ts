@@ -4,6 +4,7 @@ import { rmSync } from 'node:fs';
 import { get } from 'node:http';
 import { Contract, JsonRpcProvider, NonceManager, Wallet } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
 import { silentLogger } from '../../src/lib/log.js';
 import { startService, type RunningService } from '../../src/service/index.js';
 import { ORDER_BY, type OrderBy, type OrderDirection } from '../../src/shared/listing.js';
@@ -139,17 +140,59 @@ describe('account listing against the chain', () => {
     expect(farthest.body).toEqual({ data: [], pagination: { totalCount: far.body.pagination.totalCount, prevUrl: '', nextUrl: '' } });
   });
 
-  it('builds links from the request Host', async () => {
+  it("builds links from the service's own URL, never from the request Host, and refuses foreign Hosts", async () => {
     const port = new URL(base).port;
-    // fetch cannot set Host, so this one goes through node:http.
-    const body = await new Promise<any>((resolve, reject) => {
-      get(`${base}/nft/v1/accounts/${alice}/tokens?clientId=${clientId}&size=1`, { headers: { host: `localhost:${port}` } }, (res) => {
-        let text = '';
-        res.on('data', (c) => (text += c));
-        res.on('end', () => resolve(JSON.parse(text)));
-      }).on('error', reject);
-    });
-    expect(body.pagination.nextUrl).toBe(`http://localhost:${port}/nft/v1/accounts/${alice}/tokens?page=1&size=1&order_by=transfer_block_number&order_direction=desc`);
+    // fetch cannot set Host, so these go through node:http.
+    const viaHost = (host: string) =>
+      new Promise<{ status: number; body: any }>((resolve, reject) => {
+        get(`${base}/nft/v1/accounts/${alice}/tokens?clientId=${clientId}&size=1`, { headers: { host } }, (res) => {
+          let text = '';
+          res.on('data', (c) => (text += c));
+          res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
+        }).on('error', reject);
+      });
+    const local = await viaHost(`localhost:${port}`);
+    expect(local.body.pagination.nextUrl).toBe(`${base}/nft/v1/accounts/${alice}/tokens?page=1&size=1&order_by=transfer_block_number&order_direction=desc`);
+    for (const host of ['evil.example', `evil.example:${port}`, `127.0.0.1:${Number(port) + 1}`]) {
+      const foreign = await viaHost(host);
+      expect([host, foreign.status, foreign.body.error?.code]).toEqual([host, 403, 'FORBIDDEN']);
+    }
+    // The tracker's WebSocket upgrade too.
+    const upgrade = (host: string) =>
+      new Promise<number>((resolve) => {
+        const ws = new WebSocket(`${base.replace(/^http/, 'ws')}/tracker/ethereum/local?clientId=${clientId}`, { headers: { host } });
+        ws.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
+        ws.on('open', () => (ws.close(), resolve(101)));
+        ws.on('error', () => {});
+      });
+    expect(await upgrade('evil.example')).toBe(403);
+    expect(await upgrade(`localhost:${port}`)).toBe(101);
+  });
+
+  it('with a public URL: answers that host too, and every link and the OpenAPI server use it', async () => {
+    const svc = await startService({ nodeUrl: dev.devchain.nodeUrl, dataDir: tempDir(), port: 0, confirmations: 0, openSignup: true, publicUrl: 'https://txdesk.example.com/', log: silentLogger });
+    try {
+      await svc.caughtUp();
+      const id = (await svc.accounts.signup({ email: 'pub@example.com', password: 'a password 123', name: 'P', organization: 'O' })).clientId;
+      const viaHost = (path: string, host: string) =>
+        new Promise<{ status: number; body: any }>((resolve, reject) => {
+          get(`${svc.url}${path}`, { headers: { host } }, (res) => {
+            let text = '';
+            res.on('data', (c) => (text += c));
+            res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
+          }).on('error', reject);
+        });
+      for (const host of ['txdesk.example.com', `127.0.0.1:${new URL(svc.url).port}`]) {
+        const page = await viaHost(`/nft/v1/accounts/${alice}/tokens?clientId=${id}&size=1`, host);
+        expect(page.status).toBe(200);
+        expect(page.body.pagination.nextUrl.startsWith(`https://txdesk.example.com/nft/v1/accounts/${alice}/tokens?page=1`)).toBe(true);
+        expect((await viaHost('/openapi.json', host)).body.servers).toEqual([{ url: 'https://txdesk.example.com' }]);
+      }
+      expect((await viaHost('/health', 'txdesk.example.com:8443')).status).toBe(403);
+    } finally {
+      await svc.stop();
+    }
+    await expect(startService({ nodeUrl: dev.devchain.nodeUrl, dataDir: tempDir(), port: 0, publicUrl: 'https://x.example/path', log: silentLogger })).rejects.toThrow(/no path/);
   });
 });
 

@@ -5,9 +5,15 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { authHeader } from './core-api-token.js';
 
 export interface ServeProcess {
+  /** The server's origin (API and pages). */
   appUrl: string;
+  /** The printed address with the one-time login: open it first so the page gets its session cookie. */
+  loginUrl: string;
+  /** `Authorization` header with the API token, for the test's own state-changing requests. */
+  auth: { authorization: string };
   info: Record<string, unknown>;
   dataDir: string;
   /** The last lines of its stderr, for failure messages. */
@@ -15,9 +21,9 @@ export interface ServeProcess {
   stop(): Promise<void>;
 }
 
-export async function startServeProcess(opts: { congestion?: 'off' | 'low' | 'high'; timeoutMs?: number } = {}): Promise<ServeProcess> {
+export async function startServeProcess(opts: { congestion?: 'off' | 'low' | 'high'; timeoutMs?: number; allowKeyRoutes?: boolean } = {}): Promise<ServeProcess> {
   const dataDir = mkdtempSync(join(tmpdir(), 'txdesk-e2e-'));
-  const args = ['bin/txdesk.js', 'serve', '--json', '--port', '0', ...(opts.congestion ? ['--congestion', opts.congestion] : [])];
+  const args = ['bin/txdesk.js', 'serve', '--json', '--port', '0', ...(opts.congestion ? ['--congestion', opts.congestion] : []), ...(opts.allowKeyRoutes ? ['--allow-key-routes'] : [])];
   const env: NodeJS.ProcessEnv = { ...process.env, TXDESK_DATA_DIR: dataDir };
   for (const name of ['CLIENT_ID', 'PRIVATE_KEY', 'NODE_ENDPOINT', 'PLATFORM', 'NETWORK', 'TXDESK_SERVICE_URL']) delete env[name];
   const child: ChildProcess = spawn(process.execPath, args, { cwd: process.cwd(), env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -58,7 +64,7 @@ export async function startServeProcess(opts: { congestion?: 'off' | 'low' | 'hi
         }
       });
     });
-    return { appUrl: String(info.appUrl).replace(/\/+$/, ''), info, dataDir, log, stop };
+    return { appUrl: String(info.apiUrl).replace(/\/+$/, ''), loginUrl: String(info.appUrl), auth: authHeader(String(info.apiTokenFile)), info, dataDir, log, stop };
   } catch (e) {
     await stop();
     throw e;

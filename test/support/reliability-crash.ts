@@ -10,6 +10,7 @@ import { expect } from 'vitest';
 import { startDevchain, type Devchain } from '../../src/devchain/index.js';
 import { silentLogger } from '../../src/lib/log.js';
 import type { TxRecord } from '../../src/shared/tx-record.js';
+import { authHeader } from './core-api-token.js';
 import { freePort, killAllChildren, spawnCore, spawnService, tempDir, type ChildProc, type CoreInfo, type ServiceInfo } from './reliability-procs.js';
 
 export interface CrashOptions {
@@ -82,7 +83,7 @@ export async function runCrashScenario(o: CrashOptions): Promise<CrashFigures> {
     };
     const list = async (): Promise<TxRecord[] | null> => {
       try {
-        const r = await fetch(`${core!.info.appUrl}/api/tx`, { signal: AbortSignal.timeout(10_000) });
+        const r = await fetch(`${core!.info.apiUrl}/api/tx`, { signal: AbortSignal.timeout(10_000) });
         return r.ok ? ((await r.json()) as TxRecord[]) : null;
       } catch {
         return null;
@@ -101,7 +102,7 @@ export async function runCrashScenario(o: CrashOptions): Promise<CrashFigures> {
         await restarting;
         attempted++;
         try {
-          const res = await fetch(`${core!.info.appUrl}/api/tx`, { method: 'POST', signal: AbortSignal.timeout(20_000) });
+          const res = await fetch(`${core!.info.apiUrl}/api/tx`, { method: 'POST', headers: authHeader(String(core!.info.apiTokenFile)), signal: AbortSignal.timeout(20_000) });
           if (res.status === 201) acknowledged.add(((await res.json()) as TxRecord).transactionHash);
           else await sleep(200);
         } catch {

@@ -125,7 +125,12 @@ export function spawnService(o: ServiceChildOptions, env: NodeJS.ProcessEnv = {}
 }
 
 export interface CoreInfo {
+  /** The browser UI's address with its one-time login. */
   appUrl: string;
+  /** The localhost API's origin. */
+  apiUrl: string;
+  /** The API token for state-changing requests is in this file. */
+  apiTokenFile: string;
   nodeUrl: string;
   serviceUrl: string;
   address: string | null;
@@ -139,6 +144,8 @@ export interface CoreChildOptions {
   policy?: Record<string, unknown>;
   congestion?: 'off' | 'low' | 'high';
   blockTimeSeconds?: number;
+  /** `txdesk serve --allow-key-routes`. */
+  allowKeyRoutes?: boolean;
 }
 
 export function spawnCore(o: CoreChildOptions, env: NodeJS.ProcessEnv): Promise<ChildProc<CoreInfo>> {

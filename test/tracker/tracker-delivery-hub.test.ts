@@ -88,3 +88,56 @@ it('stores waiting acks when stopped', () => {
   hub.stop();
   expect(storedDeliveries()).toBe(0);
 });
+
+/** Stores `n` messages (one transaction each) for c1's subscription s1. */
+function storeBacklog(n: number, tag = 'b') {
+  store.subscribe('c1', 's1', 60_000, 0);
+  const messages = Array.from({ length: n }, (_, i) => ({ clientId: 'c1', txHash: `0x${tag}${String(i).padStart(63, '0')}`.slice(0, 66), type: 'pending' as const, payload: `{"type":"pending","result":{"i":${i}}}` }));
+  return store.commitRound([], [], messages, 0);
+}
+
+it('reads a backlog in pages: the outbox never holds more than two pages, and every message arrives once, in order', async () => {
+  storeBacklog(1_050);
+  const hub = createDeliveryHub(store, log, { pageSize: 100 });
+  const { log: sent, target } = recordingTarget();
+  hub.bind('c1', 's1', 60_000, target);
+  const seen: number[] = [];
+  let maxQueued = 0;
+  for (let guard = 0; guard < 2_000 && seen.length < 1_050; guard++) {
+    const frames = sent.splice(0).filter((f) => f !== 'flush');
+    maxQueued = Math.max(maxQueued, hub.stats().queued);
+    for (const f of frames) {
+      const r = JSON.parse(f).result as { ackId: string; payload: { result: { i: number } } };
+      seen.push(r.payload.result.i);
+      void hub.ack('c1', r.ackId);
+    }
+  }
+  expect(seen).toEqual(Array.from({ length: 1_050 }, (_, i) => i));
+  expect(maxQueued).toBeLessThanOrEqual(200);
+  // New messages behind a backlog wait for their page, so order holds across the boundary too.
+  const { created } = storeBacklog(3, 'c');
+  hub.deliver(created, []);
+  await new Promise((r) => setTimeout(r, 300));
+  expect(sent.filter((f) => f !== 'flush').map((f) => JSON.parse(f).result.payload.result.i)).toEqual([0, 1, 2]);
+  hub.stop();
+});
+
+it('deletes a subscription unused for the idle time, with its messages, and keeps bound and recent ones', () => {
+  let t = 1_000_000;
+  const hub = createDeliveryHub(store, log, { now: () => t, subscriptionIdleMs: 7 * 86_400_000 });
+  storeBacklog(5);
+  store.subscribe('c1', 'bound', 60_000, 0);
+  store.subscribe('c1', 'recent', 60_000, 0);
+  const { target } = recordingTarget();
+  hub.bind('c1', 'bound', 60_000, target);
+  t += 6 * 86_400_000;
+  store.subscribe('c1', 'recent', 60_000, t); // a resume six days later counts as use
+  t += 2 * 86_400_000;
+  expect(hub.pruneIdle()).toBe(1);
+  const subs = (db.prepare('SELECT subscription_id FROM tracker_subscription ORDER BY 1').all() as { subscription_id: string }[]).map((r) => r.subscription_id);
+  expect(subs).toEqual(['bound', 'recent']);
+  expect((db.prepare("SELECT count(*) AS n FROM tracker_delivery WHERE subscription_id = 's1'").get() as { n: number }).n).toBe(0);
+  // The five messages were s1's only: they are gone too.
+  expect((db.prepare('SELECT count(*) AS n FROM tracker_message').get() as { n: number }).n).toBe(0);
+  hub.stop();
+});

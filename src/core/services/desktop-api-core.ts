@@ -3,6 +3,8 @@
 import {
   addressSchema,
   congestionSchema,
+  exportKeySchema,
+  generateKeySchema,
   importKeySchema,
   signInSchema,
   tokenMetadataRequestSchema,
@@ -176,14 +178,17 @@ export function createCoreApi(d: CoreApiDeps): CoreApi {
     },
 
     getKeyInfo: () => d.keys.info(),
-    generateKey: () => d.keys.generate(),
-    async importKey(input) {
-      const { privateKey } = parseInput(importKeySchema, input, 'privateKey');
-      return d.keys.import(privateKey);
+    async generateKey(input) {
+      const { replace } = parseInput(generateKeySchema, input ?? {}, 'input');
+      return d.keys.generate({ replace });
     },
-    // SKELETON (issue 14 replaces): export to a passphrase-encrypted keystore.
-    async exportKey() {
-      throw new TxdeskError('INTERNAL', 'Key export is not built yet.');
+    async importKey(input) {
+      const { privateKey, replace } = parseInput(importKeySchema, input, 'privateKey');
+      return d.keys.import(privateKey, { replace });
+    },
+    async exportKey(input) {
+      const { passphrase } = parseInput(exportKeySchema, input, 'passphrase');
+      return d.keys.export(passphrase);
     },
 
     getDevchainStatus: async () => (d.devchain ? d.devchain.status() : null),

@@ -1,11 +1,15 @@
 // The signing key's lifecycle: loaded from PRIVATE_KEY or the vault, generated or imported once, and only ever
-// described by address, balance and storage. On the embedded dev chain a new key is funded and given sample tokens.
+// described by address, balance and storage. A key is checked (it must make a wallet) before it is stored; an existing
+// key is replaced only when asked to explicitly; export goes through a passphrase-encrypted keystore. On the embedded
+// dev chain a new key is funded and given sample tokens.
 import { Wallet } from 'ethers';
 import type { Logger } from '../../lib/log.js';
-import type { KeyInfo } from '../../shared/desktop-api.js';
+import type { KeyExport, KeyInfo } from '../../shared/desktop-api.js';
 import { TxdeskError } from '../../shared/errors.js';
 import { createWalletSigner } from '../adapters/chain/chain-signer.js';
+import { normalizePrivateKey, privateKeyProblem } from '../domain/private-key.js';
 import type { Chain, DevchainControl, KeyVault, Signer } from '../ports.js';
+import { exportKeystore } from './key-export.js';
 
 /** What a fresh dev-chain key receives: plenty of ETH for fees and a few tokens for the token browser. */
 export const DEV_FUNDING_WEI = 100n * 10n ** 18n;
@@ -22,6 +26,8 @@ export interface KeyManagerDeps {
 export function createKeyManager(d: KeyManagerDeps) {
   let signer: Signer | null = null;
   let storage: KeyInfo['storage'] | null = null;
+  // Kept for export only; it never leaves this closure except encrypted.
+  let current: string | null = null;
 
   const noVault = () =>
     new TxdeskError('CONFLICT', 'No OS keychain is available to keep a key; set TXDESK_KEY_PASSPHRASE (8+ characters) to keep it in an encrypted file, or set PRIVATE_KEY, then restart.');
@@ -35,6 +41,7 @@ export function createKeyManager(d: KeyManagerDeps) {
   async function adopt(privateKey: string, where: KeyInfo['storage']): Promise<void> {
     signer = createWalletSigner(privateKey);
     storage = where;
+    current = privateKey;
   }
 
   async function info(): Promise<KeyInfo | null> {
@@ -48,9 +55,16 @@ export function createKeyManager(d: KeyManagerDeps) {
     return { address: signer.address, balanceWei, storage };
   }
 
-  async function replace(privateKey: string): Promise<KeyInfo> {
+  async function replace(privateKey: string, allowReplace: boolean): Promise<KeyInfo> {
     if (d.envPrivateKey) throw new TxdeskError('CONFLICT', 'The signing key comes from PRIVATE_KEY; unset it and restart to manage the key in the app.');
     if (!d.vault) throw noVault();
+    if (signer && !allowReplace) {
+      throw new TxdeskError(
+        'CONFLICT',
+        `A signing key already exists (${signer.address}); export it first (txdesk key export) if you may need it again, then ask again with replace: true.`,
+      );
+    }
+    const old = signer?.address ?? null;
     try {
       await d.vault.save(privateKey);
     } catch (e) {
@@ -59,7 +73,7 @@ export function createKeyManager(d: KeyManagerDeps) {
     }
     await adopt(privateKey, d.vault.storage);
     await provision(signer!.address);
-    d.log.info(`signing key set: ${signer!.address} (${d.vault.storage})`);
+    d.log.info(`signing key set: ${signer!.address} (${d.vault.storage})${old ? `, replacing ${old}` : ''}`);
     return (await info())!;
   }
 
@@ -72,7 +86,10 @@ export function createKeyManager(d: KeyManagerDeps) {
         await adopt(d.envPrivateKey, 'environment');
       } else if (d.vault) {
         const k = await d.vault.load();
-        if (k) await adopt(k, d.vault.storage);
+        // A stored value that makes no wallet (written by an older version, or by hand) must not crash every start.
+        if (k && privateKeyProblem(k)) {
+          d.log.warn(`the stored signing key is unusable (${privateKeyProblem(k)}); generate or import a new one`);
+        } else if (k) await adopt(normalizePrivateKey(k), d.vault.storage);
         else if (embedded) {
           const fresh = Wallet.createRandom().privateKey;
           await d.vault.save(fresh);
@@ -83,8 +100,19 @@ export function createKeyManager(d: KeyManagerDeps) {
       // The dev chain is new on every start: whatever key we use needs funds and sample tokens there again.
       if (embedded && signer) await provision(signer.address);
     },
-    generate: () => replace(Wallet.createRandom().privateKey),
-    import: (privateKey: string) => replace(privateKey.startsWith('0x') ? privateKey : `0x${privateKey}`),
+    generate: (opts: { replace?: boolean } = {}) => replace(Wallet.createRandom().privateKey, opts.replace === true),
+    /** Checks that the key makes a wallet before anything is stored. */
+    import(privateKey: string, opts: { replace?: boolean } = {}) {
+      const problem = privateKeyProblem(privateKey);
+      if (problem) return Promise.reject(new TxdeskError('INVALID_PARAMETER', `privateKey: ${problem}; nothing was stored.`));
+      return replace(normalizePrivateKey(privateKey), opts.replace === true);
+    },
+    /** The current key as a keystore encrypted with `passphrase`. */
+    async export(passphrase: string): Promise<KeyExport> {
+      if (d.envPrivateKey) throw new TxdeskError('CONFLICT', 'The signing key comes from PRIVATE_KEY, so you already hold it; there is nothing to export.');
+      if (!current) throw new TxdeskError('NOT_FOUND', 'There is no signing key to export; generate or import one first.');
+      return exportKeystore(current, passphrase);
+    },
   };
 }
 

@@ -12,6 +12,8 @@ export interface RunningNetwork {
   platform: string;
   network: string;
   clientId: string | null;
+  /** Electron: whether the localhost API runs now (the `localApi` setting applies at the next start); unset headless. */
+  localApi?: boolean;
 }
 
 export function createSettingsManager(o: {
@@ -42,7 +44,10 @@ export function createSettingsManager(o: {
       ...network,
       policy: { ...policy },
       localApi: saved.localApi ?? false,
-      pendingRestart: (Object.keys(network) as (keyof typeof network)[]).filter((k) => network[k] !== o.running[k]),
+      pendingRestart: [
+        ...(Object.keys(network) as (keyof typeof network)[]).filter((k) => network[k] !== o.running[k]),
+        ...(o.running.localApi !== undefined && (saved.localApi ?? false) !== o.running.localApi ? ['localApi'] : []),
+      ],
     };
   };
 

@@ -1,26 +1,36 @@
-// The data service's node:http server: routes every request, answers unknown paths and every failure with the
-// JSON error envelope (never HTML, never a stack trace), and builds URLs from the request's own Host.
+// The data service's node:http server: refuses foreign Host headers, routes every request, answers unknown paths and
+// every failure with the JSON error envelope (never HTML, never a stack trace), and builds URLs from the configured
+// public URL (else its listening address), never from the request's Host.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { sendError, sendJson, type Router } from '../../lib/http-kit.js';
 import type { Logger } from '../../lib/log.js';
 import { TxdeskError } from '../../shared/errors.js';
+import { allowedServiceHosts, checkServiceHost, type ServiceAccess } from './service-hosts.js';
 
-/** host, IPv4 or [IPv6], with an optional port: anything else falls back to the listening address. */
-const HOST_HEADER = /^(?:[A-Za-z0-9](?:[A-Za-z0-9.-]{0,252})|\[[0-9A-Fa-f:.]{2,45}\])(?::\d{1,5})?$/;
-
-export function requestBase(req: IncomingMessage, fallback: string): string {
-  const host = req.headers.host;
-  return host !== undefined && HOST_HEADER.test(host) ? `http://${host}` : fallback;
+export interface ServiceServer {
+  server: Server;
+  /** The listening URL (loopback for a wildcard bind). */
+  url(): string;
+  /** Null when the request's Host may be answered (HTTP and WebSocket upgrades alike); else the 403. */
+  checkHost(req: IncomingMessage): TxdeskError | null;
 }
 
-export function createServiceServer(router: Router, log: Logger): { server: Server; url(): string } {
+export function createServiceServer(router: Router, log: Logger, bindHost = '127.0.0.1', access: ServiceAccess = {}): ServiceServer {
   let url = 'http://127.0.0.1';
+  let allowed: Set<string> | null = null;
+  const checkHost = (req: IncomingMessage) => {
+    const a = server.address() as AddressInfo | null;
+    allowed ??= a ? allowedServiceHosts(a.port, bindHost, access) : null;
+    return allowed ? checkServiceHost(req.headers, allowed) : null;
+  };
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const method = req.method ?? 'GET';
+    const refused = checkHost(req);
+    if (refused) return sendError(res, refused);
     let target: URL;
     try {
-      target = new URL(req.url ?? '/', requestBase(req, url));
+      target = new URL(req.url ?? '/', access.publicUrl ?? url);
     } catch {
       sendError(res, new TxdeskError('BAD_REQUEST', 'The request URL could not be parsed; check its encoding.'));
       return;
@@ -43,6 +53,7 @@ export function createServiceServer(router: Router, log: Logger): { server: Serv
   });
   return {
     server,
+    checkHost,
     url: () => {
       const a = server.address() as AddressInfo | null;
       if (a) url = serviceUrl(a.address, a.port);

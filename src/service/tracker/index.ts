@@ -1,6 +1,7 @@
 // The transaction tracker of the data service (SPEC 3): attaches the WebSocket endpoint to an HTTP server and runs
 // the chain watcher and durable delivery behind it. `startService` calls `attachTracker`; stop() undoes everything.
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
+import type { TxdeskError } from '../../shared/errors.js';
 import type { Db } from '../../lib/sqlite.js';
 import type { Logger } from '../../lib/log.js';
 import { MIN_ACK_TIMEOUT_MS } from '../../sdk/tracker-wire.js';
@@ -17,6 +18,8 @@ export interface AttachTrackerOptions {
   platform: string;
   network: string;
   isClientId(id: string): boolean | Promise<boolean>;
+  /** The service's Host allow-list, applied to upgrades too; none unless set. */
+  checkHost?: (req: IncomingMessage) => TxdeskError | null;
   /** Lowers the 10000 ms minimum `ackTimeout`, for tests that wait for a redelivery. */
   minAckTimeoutMs?: number;
   log: Logger;
@@ -51,6 +54,7 @@ export async function attachTracker(server: Server, opts: AttachTrackerOptions):
     platform: opts.platform,
     network: opts.network,
     isClientId: opts.isClientId,
+    ...(opts.checkHost ? { checkHost: opts.checkHost } : {}),
     minAckTimeoutMs,
     store,
     engine,

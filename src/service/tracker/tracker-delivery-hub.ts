@@ -1,6 +1,7 @@
 // Connects stored deliveries to live sockets: one outbox per subscription that is bound to a connection right now,
 // redelivery sweeps, and acks (memory at once, SQLite in batches once the watcher is idle). Unbound subscriptions live
-// only in SQLite.
+// only in SQLite. A backlog is read in pages as acks make room, so memory stays flat however much waited; a
+// subscription nobody has bound for a week is deleted with its messages.
 import type { Logger } from '../../lib/log.js';
 import { DeliveryOutbox, type OutboxEntry } from './tracker-delivery-outbox.js';
 import type { CreatedDeliveries, TrackerStore, WithdrawnDelivery } from './tracker-store.js';
@@ -19,9 +20,18 @@ interface ActiveSub {
   idJson: string;
   target: DeliveryTarget;
   outbox: DeliveryOutbox;
+  /** Highest seq held in the outbox (or acked from it); stored deliveries above it are read page by page. */
+  cursor: number;
+  /** True when every stored delivery is in memory, so new ones go straight to the outbox. */
+  complete: boolean;
 }
 
 const SWEEP_MS = 50;
+/** Deliveries read from SQLite at a time; the next page is read once the outbox holds fewer than half of this. */
+export const OUTBOX_PAGE = 2_000;
+/** A subscription not bound to any connection for this long is deleted with its messages. */
+export const SUBSCRIPTION_IDLE_MS = 7 * 24 * 60 * 60 * 1000;
+const IDLE_CHECK_MS = 60_000;
 /** Longest an ack waits for the watcher to go idle before it is stored anyway. */
 const ACK_DEFER_MAX_MS = 250;
 
@@ -32,6 +42,10 @@ export interface DeliveryHubOptions {
    * clients first, and the acks that stream in meanwhile are written in one transaction afterwards.
    */
   whenWatcherIdle?: () => Promise<void>;
+  /** Deliveries per page of a backlog (default OUTBOX_PAGE). */
+  pageSize?: number;
+  /** How long an unbound subscription is kept (default SUBSCRIPTION_IDLE_MS). */
+  subscriptionIdleMs?: number;
 }
 
 export type DeliveryHub = ReturnType<typeof createDeliveryHub>;
@@ -44,9 +58,21 @@ export function createDeliveryHub(store: TrackerStore, log: Logger, opts: Delive
   let waiters: (() => void)[] = [];
   let flushScheduled = false;
 
+  const pageSize = opts.pageSize ?? OUTBOX_PAGE;
+  const idleMs = opts.subscriptionIdleMs ?? SUBSCRIPTION_IDLE_MS;
   const keyOf = (clientId: string, subscriptionId: string) => clientId + '\u0000' + subscriptionId;
 
+  /** Reads the next page of stored deliveries into the outbox when it runs low. */
+  function refill(sub: ActiveSub): void {
+    if (sub.complete || sub.outbox.size >= pageSize / 2) return;
+    const page = store.loadDeliveriesPage(sub.clientId, sub.subscriptionId, sub.cursor, pageSize);
+    if (page.length > 0) sub.cursor = page[page.length - 1]!.seq;
+    if (page.length < pageSize) sub.complete = true;
+    sub.outbox.add(page);
+  }
+
   function pump(sub: ActiveSub): void {
+    refill(sub);
     const sending = sub.outbox.take(now());
     for (const { entry } of sending) sub.target.send(pushFrame(sub.idJson, entry));
     if (sending.length > 0) sub.target.flush?.();
@@ -56,6 +82,7 @@ export function createDeliveryHub(store: TrackerStore, log: Logger, opts: Delive
     const sub = active.get(key);
     if (!sub) return;
     active.delete(key);
+    touch([sub]);
     const set = byClient.get(sub.clientId);
     set?.delete(key);
     if (set && set.size === 0) byClient.delete(sub.clientId);
@@ -94,6 +121,33 @@ export function createDeliveryHub(store: TrackerStore, log: Logger, opts: Delive
     }
   }
 
+  function touch(subs: readonly ActiveSub[]): void {
+    try {
+      store.touchSubscriptions(subs, now());
+    } catch (e) {
+      log.warn(`could not mark subscriptions as used: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
+
+  /** Deletes subscriptions unbound for `idleMs`, with their deliveries and the messages no one else waits for. */
+  function pruneIdle(): number {
+    touch([...active.values()]);
+    let deleted = 0;
+    try {
+      for (const s of store.idleSubscriptions(now() - idleMs)) {
+        if (active.has(keyOf(s.clientId, s.subscriptionId))) continue;
+        store.unsubscribe(s.clientId, s.subscriptionId);
+        deleted++;
+      }
+    } catch (e) {
+      log.warn(`could not delete unused subscriptions: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    if (deleted > 0) log.info(`deleted ${deleted} subscription(s) unused for ${Math.round(idleMs / 86_400_000)} days, with their messages`);
+    return deleted;
+  }
+  const idleTimer = setInterval(pruneIdle, IDLE_CHECK_MS);
+  idleTimer.unref();
+
   const sweeper = setInterval(() => {
     const t = now();
     for (const sub of active.values()) {
@@ -118,8 +172,7 @@ export function createDeliveryHub(store: TrackerStore, log: Logger, opts: Delive
         return;
       }
       const outbox = new DeliveryOutbox(ackTimeoutMs);
-      outbox.add(store.loadDeliveries(clientId, subscriptionId));
-      const sub: ActiveSub = { clientId, subscriptionId, idJson: JSON.stringify(subscriptionId), target, outbox };
+      const sub: ActiveSub = { clientId, subscriptionId, idJson: JSON.stringify(subscriptionId), target, outbox, cursor: 0, complete: false };
       active.set(key, sub);
       let set = byClient.get(clientId);
       if (!set) byClient.set(clientId, (set = new Set()));
@@ -144,8 +197,15 @@ export function createDeliveryHub(store: TrackerStore, log: Logger, opts: Delive
       for (const c of created) {
         const sub = active.get(keyOf(c.clientId, c.subscriptionId));
         if (!sub) continue;
-        sub.outbox.add(c.entries);
         touched.add(sub);
+        // Behind a backlog the new ones wait in SQLite for their page, in order; a slow reader stops taking more.
+        if (!sub.complete) continue;
+        if (sub.outbox.size >= pageSize * 2) {
+          sub.complete = false;
+          continue;
+        }
+        sub.outbox.add(c.entries);
+        sub.cursor = Math.max(sub.cursor, c.entries[c.entries.length - 1]?.seq ?? 0);
       }
       for (const sub of touched) pump(sub);
     },
@@ -164,6 +224,9 @@ export function createDeliveryHub(store: TrackerStore, log: Logger, opts: Delive
       return new Promise((resolve) => waiters.push(resolve));
     },
 
+    /** Runs the unused-subscription cleanup now (it also runs every minute); returns how many were deleted. */
+    pruneIdle,
+
     stats(): { bound: number; inFlight: number; queued: number } {
       let inFlight = 0;
       let queued = 0;
@@ -176,6 +239,7 @@ export function createDeliveryHub(store: TrackerStore, log: Logger, opts: Delive
 
     stop(): void {
       clearInterval(sweeper);
+      clearInterval(idleTimer);
       flushAcks();
       active.clear();
       byClient.clear();

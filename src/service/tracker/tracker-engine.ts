@@ -7,7 +7,7 @@ import { createChainSync } from './tracker-chain-sync.js';
 import type { NodeRpc, RpcOutcome } from './tracker-node-rpc.js';
 import type { CreatedDeliveries, NewMessage, TrackerStore, WithdrawnDelivery } from './tracker-store.js';
 import { formatReceipt, payloadJson, type RawReceipt } from './tracker-receipt-format.js';
-import { decideTracking, nonceCheckBlock, pendingDueAt, type Observation, type TrackingState } from './tracker-watch-policy.js';
+import { decideTracking, nonceCheckBlock, pendingDueAt, unseenLookupDelayMs, type Observation, type TrackingState } from './tracker-watch-policy.js';
 
 export interface TrackerEngineOptions {
   store: TrackerStore;
@@ -18,6 +18,10 @@ export interface TrackerEngineOptions {
   now?: () => number;
   /** Block polling period without a head subscription; with one, polling is a slow safety net. */
   pollMs?: number;
+  /** A tracked hash the node has never shown ends with an expired `pending` after this long (default 1 h). */
+  unseenExpiryMs?: number;
+  /** Backoff of sender lookups for hashes the node has not shown: first delay and cap (default 2 s .. 10 min). */
+  unseenBackoffMs?: { base: number; max: number };
 }
 
 const TICK_MS = 100;
@@ -26,6 +30,11 @@ const SWEEP_MS = 60_000;
 const DONE_RETENTION_MS = 24 * 60 * 60 * 1000;
 /** Messages for a client that never subscribes are kept this long: a week of absence, not an unbounded pile. */
 export const ORPHAN_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
+/** A hash no node has shown within this time is given up (reported as an expired `pending`). */
+export const UNSEEN_EXPIRY_MS = 60 * 60 * 1000;
+export const UNSEEN_BACKOFF_MS = { base: 2_000, max: 10 * 60_000 } as const;
+/** Sender lookups of not-yet-seen hashes per watcher round at most: a client with 100,000 of them costs the node no more. */
+export const MAX_UNSEEN_LOOKUPS_PER_ROUND = 500;
 
 export type TrackerEngine = ReturnType<typeof createTrackerEngine>;
 
@@ -36,7 +45,11 @@ export function createTrackerEngine(opts: TrackerEngineOptions) {
   const trace = process.env.TXDESK_TRACKER_TRACE === '1';
   const window = new ChainWindow();
   const chain = createChainSync(rpc, window);
+  const unseenExpiryMs = opts.unseenExpiryMs ?? UNSEEN_EXPIRY_MS;
+  const backoff = opts.unseenBackoffMs ?? UNSEEN_BACKOFF_MS;
   const trackings = new Map<string, TrackingState>();
+  /** Hashes the node has not shown yet, by tracking key: lookups so far and when the next one is due (memory only). */
+  const unseen = new Map<string, { attempts: number; nextAtMs: number }>();
   const byHash = new Map<string, Set<string>>();
   const openByClient = new Map<string, number>();
   /** Hashes whose receipt must be looked up in the next round. */
@@ -57,6 +70,9 @@ export function createTrackerEngine(opts: TrackerEngineOptions) {
   function remember(s: TrackingState): void {
     const key = keyOf(s.clientId, s.txHash);
     const had = trackings.has(key);
+    if (s.doneAtMs !== null || s.from !== null) unseen.delete(key);
+    // First sender lookup when `pending` falls due; backoff after that (learnSenders).
+    else if (!unseen.has(key)) unseen.set(key, { attempts: 0, nextAtMs: s.trackedAtMs + s.timeoutMs });
     if (s.doneAtMs !== null) {
       if (had) openByClient.set(s.clientId, (openByClient.get(s.clientId) ?? 1) - 1);
       trackings.delete(key);
@@ -108,14 +124,25 @@ export function createTrackerEngine(opts: TrackerEngineOptions) {
       lastSweep = t;
       // Unmined hashes, and receipts whose block the window cannot vouch for (older than this process).
       for (const s of trackings.values()) {
+        // Hashes the node never showed are not swept: a block that mines one names it (and a gap looks all up), and
+        // their sender lookups follow their own backoff.
+        if (s.from === null && !s.receipt) continue;
         if (!s.receipt || window.isCanonical(s.receipt.blockNumber, s.receipt.blockHash) === undefined) requested.add(s.txHash);
       }
       store.pruneDoneTrackings(t - DONE_RETENTION_MS);
       store.pruneOrphans(t - ORPHAN_RETENTION_MS);
     }
+    let expiring = 0;
     for (const s of trackings.values()) {
       const due = pendingDueAt(s);
       if (due !== null && due <= t) requested.add(s.txHash);
+      // Past the expiry and never shown: one last look (a bounded number per tick), then the round may end it.
+      else if (s.from === null && !s.receipt && s.trackedAtMs + unseenExpiryMs <= t && expiring < MAX_UNSEEN_LOOKUPS_PER_ROUND && !requested.has(s.txHash)) {
+        if ((unseen.get(keyOf(s.clientId, s.txHash))?.nextAtMs ?? 0) <= t) {
+          requested.add(s.txHash);
+          expiring++;
+        }
+      }
     }
     if (headDirty || requested.size > 0) kick();
   }
@@ -157,13 +184,23 @@ export function createTrackerEngine(opts: TrackerEngineOptions) {
       return;
     }
 
-    const nonceUsed = headMoved ? await checkNonces(head, toCheck) : new Set<string>();
-    const hashes = [...toCheck].filter((h) => byHash.has(h));
+    /** Hashes the node answered "none" for in this round's sender lookups. */
+    const neverShown = new Set<string>();
+    const nonceUsed = headMoved ? await checkNonces(head, toCheck, neverShown) : new Set<string>();
     // Transactions about to be reported pending are the ones an app may replace: learn their sender and nonce now.
+    // So are the ones past the expiry: the node is asked once more before they are given up.
     const dueAt = now();
     await learnSenders(
-      [...trackings.values()].filter((s) => s.from === null && lookedUpDue(s, dueAt) && toCheck.has(s.txHash)).map((s) => s.txHash),
+      [...trackings.values()]
+        .filter((s) => s.from === null && toCheck.has(s.txHash) && (lookedUpDue(s, dueAt) || s.trackedAtMs + unseenExpiryMs <= dueAt))
+        .map((s) => s.txHash),
+      neverShown,
     );
+    // Never shown and past the expiry: one receipt lookup more, then settle() may end them.
+    for (const h of neverShown) {
+      for (const key of byHash.get(h) ?? []) if (trackings.get(key)!.trackedAtMs + unseenExpiryMs <= dueAt) toCheck.add(h);
+    }
+    const hashes = [...toCheck].filter((h) => byHash.has(h));
     const lookedUp = new Set(hashes);
     const atHead = head;
 
@@ -183,11 +220,11 @@ export function createTrackerEngine(opts: TrackerEngineOptions) {
         });
         const affected: TrackingState[] = [];
         for (const h of receipts.keys()) for (const key of byHash.get(h) ?? []) affected.push(trackings.get(key)!);
-        settle(affected, receipts, atHead, nonceUsed);
+        settle(affected, receipts, atHead, nonceUsed, neverShown);
         mark(`chunk(${outcomes.length})`);
       },
     );
-    settle([...trackings.values()].filter((s) => s.receipt && !lookedUp.has(s.txHash)), new Map(), atHead, nonceUsed);
+    settle([...trackings.values()].filter((s) => s.receipt && !lookedUp.has(s.txHash)), new Map(), atHead, nonceUsed, neverShown);
     mark('standing');
     // A receipt from a block above our head (the node moved on, or the lookup raced a reorg) is looked up again
     // after the next sync, when the window can vouch for its block.
@@ -201,7 +238,7 @@ export function createTrackerEngine(opts: TrackerEngineOptions) {
   }
 
   /** Decides, stores and hands over one group of trackings; `receipts` holds the lookups made for them. */
-  function settle(list: readonly TrackingState[], receipts: Map<string, TrackerReceipt | null>, head: number, nonceUsed: Set<string>): void {
+  function settle(list: readonly TrackingState[], receipts: Map<string, TrackerReceipt | null>, head: number, nonceUsed: Set<string>, neverShown: Set<string>): void {
     const t = now();
     const changed: TrackingState[] = [];
     const withdrawals: { clientId: string; txHash: string }[] = [];
@@ -215,6 +252,7 @@ export function createTrackerEngine(opts: TrackerEngineOptions) {
         if (canonical !== undefined) obs.receiptCanonical = canonical;
       }
       if (fetched && nonceUsed.has(s.txHash)) obs.nonceUsedAtDepth = true;
+      if (fetched && neverShown.has(s.txHash) && t >= s.trackedAtMs + unseenExpiryMs) obs.unseenExpired = true;
       const d = decideTracking(s, obs);
       if (!d.changed) continue;
       changed.push(d.state);
@@ -227,14 +265,37 @@ export function createTrackerEngine(opts: TrackerEngineOptions) {
     if (created.length > 0 || withdrawn.length > 0) opts.onDeliveries(created, withdrawn);
   }
 
-  /** Looks up sender and nonce of transactions while the node still has them (a replaced one vanishes). */
-  async function learnSenders(hashes: readonly string[]): Promise<void> {
-    const unknown = [...new Set(hashes)];
+  /**
+   * Looks up sender and nonce of transactions while the node still has them (a replaced one vanishes). Hashes the
+   * node does not show are asked again only on their backoff schedule, and at most MAX_UNSEEN_LOOKUPS_PER_ROUND per
+   * round, oldest due first. Adds the hashes the node answered "none" for to `none`.
+   */
+  async function learnSenders(hashes: readonly string[], none: Set<string>): Promise<void> {
+    const t = now();
+    const dueOf = (h: string) => {
+      let due = 0;
+      for (const key of byHash.get(h) ?? []) due = Math.max(due, unseen.get(key)?.nextAtMs ?? 0);
+      return due;
+    };
+    const unknown = [...new Set(hashes)]
+      .map((h) => ({ h, due: dueOf(h) }))
+      .filter((x) => x.due <= t)
+      .sort((a, b) => a.due - b.due)
+      .slice(0, MAX_UNSEEN_LOOKUPS_PER_ROUND)
+      .map((x) => x.h);
     if (unknown.length === 0) return;
     const res = await rpc.batch(unknown.map((h) => ({ method: 'eth_getTransactionByHash', params: [h] })));
     const learned: TrackingState[] = [];
+    const answeredAt = now();
     res.forEach((r, i) => {
       const tx = r.ok ? (r.result as { from: string; nonce: string } | null) : null;
+      if (r.ok && !tx) {
+        none.add(unknown[i]!);
+        for (const key of byHash.get(unknown[i]!) ?? []) {
+          const attempts = (unseen.get(key)?.attempts ?? 0) + 1;
+          unseen.set(key, { attempts, nextAtMs: answeredAt + unseenLookupDelayMs(attempts, backoff.base, backoff.max) });
+        }
+      }
       if (!tx) return;
       for (const key of byHash.get(unknown[i]!) ?? []) {
         const s = trackings.get(key)!;
@@ -251,11 +312,14 @@ export function createTrackerEngine(opts: TrackerEngineOptions) {
    * For transactions already reported `pending`: is their sender's nonce used at `confirmation` depth? Learns
    * sender and nonce on the way. Returns hashes that may be unminable; their receipts are looked up to be sure.
    */
-  async function checkNonces(head: number, toCheck: Set<string>): Promise<Set<string>> {
+  async function checkNonces(head: number, toCheck: Set<string>, neverShown: Set<string>): Promise<Set<string>> {
     const out = new Set<string>();
     const candidates = [...trackings.values()].filter((s) => s.pendingSent && !s.receipt);
     if (candidates.length === 0) return out;
-    await learnSenders(candidates.filter((s) => s.from === null).map((s) => s.txHash));
+    await learnSenders(
+      candidates.filter((s) => s.from === null).map((s) => s.txHash),
+      neverShown,
+    );
     const calls = new Map<string, { from: string; block: number }>();
     for (const s of trackings.values()) {
       if (!s.pendingSent) continue;
@@ -315,6 +379,11 @@ export function createTrackerEngine(opts: TrackerEngineOptions) {
       remember(state);
       requested.add(txHash);
       kick();
+    },
+
+    /** Hashes waiting for the node to show them (memory bookkeeping, bounded by the open trackings). */
+    unseenCount(): number {
+      return unseen.size;
     },
 
     /** Open trackings of one client, or of all clients. */

@@ -90,6 +90,11 @@ export const trackerMigrations: readonly string[] = [
   ) WHERE receipt_json IS NOT NULL AND done_at_ms IS NULL;
   DROP INDEX tracker_message_tx;
   `,
+  // When a subscription was last bound or released: one unused for a week is deleted with its messages.
+  `
+  ALTER TABLE tracker_subscription ADD COLUMN last_used_ms INTEGER;
+  UPDATE tracker_subscription SET last_used_ms = created_at_ms;
+  `,
 ];
 
 export interface NewMessage {
@@ -148,8 +153,10 @@ export function createTrackerStore(db: Db) {
     subsOf: db.prepare('SELECT subscription_id FROM tracker_subscription WHERE client_id = ?'),
     getSub: db.prepare('SELECT ack_timeout_ms FROM tracker_subscription WHERE client_id = ? AND subscription_id = ?'),
     countSubs: db.prepare('SELECT count(*) AS n FROM tracker_subscription WHERE client_id = ?'),
-    insertSub: db.prepare('INSERT INTO tracker_subscription (client_id, subscription_id, ack_timeout_ms, created_at_ms) VALUES (?, ?, ?, ?)'),
-    updateSub: db.prepare('UPDATE tracker_subscription SET ack_timeout_ms = ? WHERE client_id = ? AND subscription_id = ?'),
+    insertSub: db.prepare('INSERT INTO tracker_subscription (client_id, subscription_id, ack_timeout_ms, created_at_ms, last_used_ms) VALUES (?, ?, ?, ?, ?)'),
+    updateSub: db.prepare('UPDATE tracker_subscription SET ack_timeout_ms = ?, last_used_ms = ? WHERE client_id = ? AND subscription_id = ?'),
+    touchSub: db.prepare('UPDATE tracker_subscription SET last_used_ms = ? WHERE client_id = ? AND subscription_id = ?'),
+    idleSubs: db.prepare('SELECT client_id, subscription_id FROM tracker_subscription WHERE last_used_ms < ? LIMIT 1000'),
     deleteSub: db.prepare('DELETE FROM tracker_subscription WHERE client_id = ? AND subscription_id = ?'),
     deleteSubDeliveries: db.prepare('DELETE FROM tracker_delivery WHERE client_id = ? AND subscription_id = ? RETURNING seq'),
     orphansOf: db.prepare('SELECT seq FROM tracker_message WHERE client_id = ? AND orphan = 1 ORDER BY seq'),
@@ -161,6 +168,10 @@ export function createTrackerStore(db: Db) {
     deliveriesOf: db.prepare(
       `SELECT d.ack_id, m.message_id, m.seq, m.tx_hash, m.payload FROM tracker_delivery d JOIN tracker_message m ON m.seq = d.seq
        WHERE d.client_id = ? AND d.subscription_id = ? ORDER BY m.seq`,
+    ),
+    deliveriesPage: db.prepare(
+      `SELECT d.ack_id, m.message_id, m.seq, m.tx_hash, m.payload FROM tracker_delivery d JOIN tracker_message m ON m.seq = d.seq
+       WHERE d.client_id = ? AND d.subscription_id = ? AND d.seq > ? ORDER BY d.seq LIMIT ?`,
     ),
     ack: db.prepare('DELETE FROM tracker_delivery WHERE client_id = ? AND ack_id = ? RETURNING seq, subscription_id'),
     pruneMessage: db.prepare(
@@ -271,10 +282,10 @@ export function createTrackerStore(db: Db) {
       return db.transaction(() => {
         const existing = q.getSub.get(clientId, subscriptionId);
         if (existing) {
-          q.updateSub.run(ackTimeoutMs, clientId, subscriptionId);
+          q.updateSub.run(ackTimeoutMs, nowMs, clientId, subscriptionId);
           return { created: false };
         }
-        q.insertSub.run(clientId, subscriptionId, ackTimeoutMs, nowMs);
+        q.insertSub.run(clientId, subscriptionId, ackTimeoutMs, nowMs, nowMs);
         const orphans = q.orphansOf.all(clientId) as { seq: number }[];
         for (const o of orphans) q.insertDelivery.run(clientId, orderedId(), subscriptionId, o.seq);
         q.clearOrphans.run(clientId);
@@ -295,8 +306,25 @@ export function createTrackerStore(db: Db) {
     },
 
     loadDeliveries(clientId: string, subscriptionId: string): OutboxEntry[] {
-      const rows = q.deliveriesOf.all(clientId, subscriptionId) as { ack_id: string; message_id: string; seq: number; tx_hash: string; payload: string }[];
-      return rows.map((r) => ({ ackId: r.ack_id, messageId: r.message_id, seq: r.seq, txKey: r.tx_hash, payload: r.payload }));
+      const rows = q.deliveriesOf.all(clientId, subscriptionId) as DeliveryRow[];
+      return rows.map(toEntry);
+    },
+
+    /** At most `limit` un-acked deliveries of a subscription after `afterSeq`, in store order (one page of a backlog). */
+    loadDeliveriesPage(clientId: string, subscriptionId: string, afterSeq: number, limit: number): OutboxEntry[] {
+      return (q.deliveriesPage.all(clientId, subscriptionId, afterSeq, limit) as DeliveryRow[]).map(toEntry);
+    },
+
+    /** Marks subscriptions as in use now (bound ones, and ones just released). */
+    touchSubscriptions(subs: readonly { clientId: string; subscriptionId: string }[], nowMs: number): void {
+      db.transaction(() => {
+        for (const s of subs) q.touchSub.run(nowMs, s.clientId, s.subscriptionId);
+      })();
+    },
+
+    /** Up to 1,000 subscriptions last used before `beforeMs`. */
+    idleSubscriptions(beforeMs: number): { clientId: string; subscriptionId: string }[] {
+      return (q.idleSubs.all(beforeMs) as { client_id: string; subscription_id: string }[]).map((r) => ({ clientId: r.client_id, subscriptionId: r.subscription_id }));
     },
 
     /** Deletes acked deliveries (only the caller's own: the key includes clientId) and prunes fully acked messages. */
@@ -321,6 +349,16 @@ export function createTrackerStore(db: Db) {
     },
   };
 }
+
+interface DeliveryRow {
+  ack_id: string;
+  message_id: string;
+  seq: number;
+  tx_hash: string;
+  payload: string;
+}
+
+const toEntry = (r: DeliveryRow): OutboxEntry => ({ ackId: r.ack_id, messageId: r.message_id, seq: r.seq, txKey: r.tx_hash, payload: r.payload });
 
 function rowToState(r: TrackingRow): TrackingState {
   return {

@@ -27,6 +27,8 @@ export interface Observation {
   receiptCanonical?: boolean;
   /** True when `from`'s nonce is used by a transaction at least `confirmation` blocks deep. */
   nonceUsedAtDepth?: boolean;
+  /** True when the node was asked this round and has never shown the transaction, past the service's expiry time. */
+  unseenExpired?: boolean;
 }
 
 export interface Decision {
@@ -53,6 +55,11 @@ export function decideTracking(state: TrackingState, obs: Observation): Decision
     }
     if (obs.nonceUsedAtDepth) {
       s.doneAtMs = obs.nowMs;
+    } else if (obs.unseenExpired && s.from === null) {
+      // A hash no node ever showed costs lookups forever: the final `pending` says tracking ended, and why.
+      s.pendingSent = true;
+      s.doneAtMs = obs.nowMs;
+      events.push({ type: 'pending', result: { transactionHash: s.txHash, confirmation: s.confirmation, timeout: s.timeoutMs, expired: true } });
     } else if (!s.pendingSent && obs.nowMs >= s.trackedAtMs + s.timeoutMs) {
       // Also after a withdrawn receipt: the client's last news ("mined") no longer stands, and it may want to act.
       s.pendingSent = true;
@@ -92,4 +99,9 @@ export function nonceCheckBlock(s: TrackingState, head: number): number | null {
   if (s.doneAtMs !== null || s.receipt || s.from === null || s.nonce === null) return null;
   const at = head - s.confirmation;
   return at >= 0 ? at : null;
+}
+
+/** How long after the `attempts`-th lookup that found nothing the node is asked again for a transaction's sender. */
+export function unseenLookupDelayMs(attempts: number, baseMs: number, maxMs: number): number {
+  return Math.min(maxMs, baseMs * 2 ** Math.max(0, Math.min(attempts - 1, 30)));
 }

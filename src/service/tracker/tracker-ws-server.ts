@@ -16,6 +16,8 @@ export interface TrackerWsOptions {
   platform: string;
   network: string;
   isClientId(id: string): boolean | Promise<boolean>;
+  /** The service's Host allow-list (DNS rebinding); every Host is answered unless set. */
+  checkHost?: (req: IncomingMessage) => { status: number; code: string; message: string } | null;
   minAckTimeoutMs: number;
   store: TrackerStore;
   engine: TrackerEngine;
@@ -39,7 +41,7 @@ export function startTrackerWs(o: TrackerWsOptions): { stop(): Promise<void> } {
 
   function refuse(socket: Duplex, status: number, code: string, message: string): void {
     const body = JSON.stringify({ error: { code, message } });
-    const reason = status === 401 ? 'Unauthorized' : status === 404 ? 'Not Found' : 'Bad Request';
+    const reason = status === 401 ? 'Unauthorized' : status === 403 ? 'Forbidden' : status === 404 ? 'Not Found' : 'Bad Request';
     socket.end(
       `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     );
@@ -48,6 +50,8 @@ export function startTrackerWs(o: TrackerWsOptions): { stop(): Promise<void> } {
   async function onUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     // Until ws takes the socket over, a reset by the peer must not become an uncaught 'error'.
     socket.on('error', () => socket.destroy());
+    const foreign = o.checkHost?.(req);
+    if (foreign) return refuse(socket, foreign.status, foreign.code, foreign.message);
     let url: URL;
     try {
       url = new URL(req.url ?? '/', 'http://localhost');

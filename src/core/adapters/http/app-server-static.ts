@@ -5,7 +5,8 @@ import { extname, join, normalize, resolve, sep } from 'node:path';
 import { sendError } from '../../../lib/http-kit.js';
 import { TxdeskError } from '../../../shared/errors.js';
 
-const TYPES: Record<string, string> = {
+/** Content types of the renderer's files (also used by Electron's app: scheme). */
+export const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
   '.js': 'text/javascript; charset=utf-8',
   '.mjs': 'text/javascript; charset=utf-8',
@@ -26,7 +27,8 @@ const TYPES: Record<string, string> = {
   '.wasm': 'application/wasm',
 };
 
-function fileIn(root: string, pathname: string): string | null {
+/** The file under `root` that `pathname` names, or null (outside `root`, not a file, or badly encoded). */
+export function fileIn(root: string, pathname: string): string | null {
   let decoded: string;
   try {
     decoded = decodeURIComponent(pathname);

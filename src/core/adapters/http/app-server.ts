@@ -1,6 +1,6 @@
 // The localhost server (port 3000 by default): every route of `httpRoutes` as a thin wrapper around the core's
-// DesktopApi, the SSE stream, the listing proxy and the renderer's static files. Binds 127.0.0.1 only and
-// checks Host and Origin before anything else runs.
+// DesktopApi, the SSE stream, the listing proxy and the renderer's static files. Binds 127.0.0.1 only, checks Host and
+// Origin before anything else runs, then the API token on every state-changing request (app-server-auth.ts).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Router, readJsonBody, sendError, sendJson, type Handler, type Method } from '../../../lib/http-kit.js';
@@ -9,6 +9,7 @@ import { httpRoutes } from '../../../shared/desktop-api.js';
 import { TxdeskError } from '../../../shared/errors.js';
 import type { CoreApi } from '../../services/desktop-api-core.js';
 import { tokenImageHeaders } from '../../services/token-image.js';
+import { checkSettingsPatch, checkToken, createLogin, keyRouteNames, keyRoutesOff, type AppServerAuth } from './app-server-auth.js';
 import { guardRequest } from './app-server-guard.js';
 import { createSseHub } from './app-server-sse.js';
 import { createStaticHandler } from './app-server-static.js';
@@ -18,11 +19,15 @@ export interface AppServerOptions {
   /** 3000 unless set; 0 picks a free port. */
   port?: number;
   rendererDir: string;
+  /** The API token and whether key routes are open over HTTP. */
+  auth: AppServerAuth;
   log: Logger;
 }
 
 export interface AppServer {
   url: string;
+  /** `url` with the one-time login of the browser UI. */
+  loginUrl: string;
   port: number;
   server: Server;
   close(): Promise<void>;
@@ -30,7 +35,7 @@ export interface AppServer {
 
 const field = (body: unknown, name: string): unknown => (body && typeof body === 'object' ? (body as Record<string, unknown>)[name] : undefined);
 
-function routeHandlers(api: CoreApi, sse: ReturnType<typeof createSseHub>, origin: () => string): Record<keyof typeof httpRoutes, Handler> {
+function routeHandlers(api: CoreApi, sse: ReturnType<typeof createSseHub>, origin: () => string, auth: AppServerAuth): Record<keyof typeof httpRoutes, Handler> {
   return {
     getAppInfo: () => api.getAppInfo(),
     listTransactions: () => api.listTransactions(),
@@ -65,7 +70,12 @@ function routeHandlers(api: CoreApi, sse: ReturnType<typeof createSseHub>, origi
       res.end(req.method === 'HEAD' ? undefined : image.body);
     },
     getSettings: () => api.getSettings(),
-    updateSettings: async ({ req }) => api.updateSettings((await readJsonBody(req)) as never),
+    async updateSettings({ req }) {
+      const body = await readJsonBody(req);
+      const refused = checkSettingsPatch(body, auth);
+      if (refused) throw refused;
+      return api.updateSettings(body as never);
+    },
     signIn: async ({ req }) => api.signIn((await readJsonBody(req)) as never),
     async restart({ res }) {
       await api.restart();
@@ -90,21 +100,30 @@ export async function startAppServer(o: AppServerOptions): Promise<AppServer> {
   let port = o.port ?? 3000;
   const origin = () => `http://127.0.0.1:${port}`;
   const router = new Router();
-  const handlers = routeHandlers(o.api, sse, origin);
+  const handlers = routeHandlers(o.api, sse, origin, o.auth);
   for (const [name, spec] of Object.entries(httpRoutes) as [keyof typeof httpRoutes, string][]) {
     const [method, path] = spec.split(' ') as [Method, string];
-    router.add(method, path, handlers[name]);
+    const refuse: Handler = () => {
+      throw keyRoutesOff('Key management');
+    };
+    router.add(method, path, keyRouteNames.has(name) && !o.auth.keyRoutes ? refuse : handlers[name]);
   }
+  const login = createLogin(o.auth, () => port);
   const serveStatic = createStaticHandler(o.rendererDir);
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const refused = guardRequest(req.method ?? 'GET', req.headers, port);
     if (refused) return sendError(res, refused);
+    const method = req.method ?? 'GET';
+    const url = URL.parse(req.url ?? '/', origin());
+    if (url && login.handle(method, url, req.headers, res)) return;
     if (req.method === 'OPTIONS') {
       // Same-origin pages never preflight; answer without any Access-Control-* header so no other origin gets a yes.
       res.writeHead(204, { allow: 'GET, HEAD, POST, PUT, PATCH, OPTIONS', 'content-length': 0 });
       return void res.end();
     }
+    const unauthorized = checkToken(method, req.headers, o.auth, port);
+    if (unauthorized) return sendError(res, unauthorized);
     const handled = await router.handle(req, res, origin());
     if (handled) return;
     const pathname = new URL(req.url ?? '/', origin()).pathname;
@@ -128,6 +147,7 @@ export async function startAppServer(o: AppServerOptions): Promise<AppServer> {
 
   return {
     url: origin(),
+    loginUrl: login.url(origin()),
     port,
     server,
     async close() {

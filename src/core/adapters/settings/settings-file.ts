@@ -3,22 +3,9 @@
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { ensureDir } from '../../../lib/fs-dirs.js';
-import { z } from 'zod';
-import { policyPatchSchema } from '../../../shared/desktop-api.js';
 import type { Logger } from '../../../lib/log.js';
 import type { PersistedSettings, SettingsStore } from '../../ports.js';
-
-export const persistedSettingsSchema = z
-  .object({
-    clientId: z.string().min(1).max(200).nullable(),
-    signedInAs: z.string().max(320).nullable(),
-    nodeUrl: z.string().url(),
-    serviceUrl: z.string().url(),
-    platform: z.string().regex(/^[a-z0-9-]{1,40}$/),
-    network: z.string().regex(/^[a-z0-9-]{1,40}$/),
-    policy: policyPatchSchema,
-  })
-  .partial();
+import { droppedWarning, validatePersistedSettings } from './settings-validate.js';
 
 export function createFileSettingsStore(dataDir: string, log: Logger): SettingsStore {
   const file = join(dataDir, 'settings.json');
@@ -26,9 +13,9 @@ export function createFileSettingsStore(dataDir: string, log: Logger): SettingsS
     load() {
       if (!existsSync(file)) return {};
       try {
-        const parsed = persistedSettingsSchema.safeParse(JSON.parse(readFileSync(file, 'utf8')));
-        if (parsed.success) return parsed.data as PersistedSettings;
-        log.warn(`${file} holds invalid settings (${parsed.error.issues[0]?.path.join('.')}); using defaults. Fix or delete the file.`);
+        const { settings, dropped } = validatePersistedSettings(JSON.parse(readFileSync(file, 'utf8')));
+        if (dropped.length) log.warn(droppedWarning(file, dropped));
+        return settings;
       } catch {
         log.warn(`${file} is not valid JSON; using defaults. Fix or delete the file.`);
       }

@@ -64,6 +64,8 @@ export function createHttpApi(options: HttpApiOptions): HttpBridge {
     try {
       res = await doFetch(`${base}${path}${qs ? `?${qs}` : ''}`, {
         method,
+        // The session cookie of the login link authorizes writes; it goes to our own origin only.
+        credentials: 'same-origin',
         headers: opts.body === undefined ? { accept: 'application/json' } : { accept: 'application/json', 'content-type': 'application/json' },
         body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
       });
