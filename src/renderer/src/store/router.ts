@@ -1,6 +1,6 @@
 // Keeps the URL hash and the store in step: the view, the open transaction and the token controls are written to the
 // hash (a new history entry per change, so Back works) and read back on load and on Back/Forward.
-import { formatRoute, parseRoute, type Route } from './routes.js';
+import { defaultRoute, formatRoute, parseRoute, type Route } from './routes.js';
 import type { AppState, AppStore } from './index.js';
 
 const routeOf = (s: AppState): Route => ({ view: s.view, tx: s.selectedHash, tokens: s.tokenControls });
@@ -19,7 +19,8 @@ export function connectRouter(store: AppStore, win: Window = window): () => void
     if (replace) win.history.replaceState(null, '', hash);
     else win.history.pushState(null, '', hash);
   };
-  write(true);
+  // A bare address stays bare until the user goes somewhere (the default view needs no hash).
+  if (win.location.hash !== '' || formatRoute(routeOf(store.getState())) !== formatRoute(defaultRoute)) write(true);
 
   const offStore = store.subscribe((s, prev) => {
     if (applying) return;
@@ -34,7 +35,8 @@ export function connectRouter(store: AppStore, win: Window = window): () => void
       if (r.view !== s.view && !s.setView(r.view)) {
         // Unsaved edits kept the screen: the URL goes back to saying so.
         applying = false;
-        write(true);
+        // A bare address stays bare until the user goes somewhere (the default view needs no hash).
+  if (win.location.hash !== '' || formatRoute(routeOf(store.getState())) !== formatRoute(defaultRoute)) write(true);
         return;
       }
       if (r.tx !== store.getState().selectedHash) store.getState().selectTransaction(r.tx);
