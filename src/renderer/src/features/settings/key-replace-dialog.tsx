@@ -80,7 +80,9 @@ export function KeyReplaceDialog({ current, action, busy, onConfirm, onCancel }:
         <div>
           <dt>Open nonces</dt>
           <dd data-testid="replace-open">
-            {open.length === 0 ? 'none' : `${open.length} (${open.map((g) => g.nonce).join(', ')}): the app stops watching and replacing them`}
+            {open.length === 0
+              ? 'none'
+              : `${open.length} (nonce${open.length === 1 ? '' : 's'} ${open.map((g) => g.nonce).join(', ')}): the app stops watching and replacing ${open.length === 1 ? 'it' : 'them'}`}
           </dd>
         </div>
         <div>
