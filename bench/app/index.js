@@ -1,20 +1,27 @@
 // bench/app: the app core on the dev chain. (1) Time from a transaction becoming stuck (the tracker's `pending`) to
 // its replacement being mined, against the block time and against a transaction that needs no replacement, measured
 // in the same run. (2) POST /api/tx throughput with the store on disk, against the node's own eth_sendRawTransaction
-// rate and the SQLite store's insert rate on the same machine.
+// rate and the SQLite store's insert rate on the same machine. (3) The randomized fault run (bench/lib/fault-run.js):
+// blocks from each fault to the settling of the nonces it hit, p50/p99 per fault kind, against send -> mined in a
+// fault-free run of the same app in the same run.
 import autocannon from 'autocannon';
 import { Wallet } from 'ethers';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { createCore } from '../../dist/core/create-core.js';
 import { openTxStore } from '../../dist/core/adapters/sqlite/tx-store-sqlite.js';
 import { startDevService } from '../../dist/service/index.js';
 import { silentLogger } from '../../dist/lib/log.js';
+import { startRpcFaults } from '../lib/fault-proxy.js';
+import { blocksToSettle, FAULT_KINDS, runFaultRun } from '../lib/fault-run.js';
 
 const BLOCK_TIME_S = 1;
 const STUCK_TXS = Number(process.env.BENCH_APP_STUCK ?? 12);
 const THROUGHPUT_SECONDS = Number(process.env.BENCH_APP_SECONDS ?? 5);
+const FAULT_TXS = Number(process.env.BENCH_APP_FAULT_TXS ?? 50);
+const FAULT_SEED = Number(process.env.BENCH_APP_FAULT_SEED ?? 7);
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const pct = (xs, p) => {
@@ -71,6 +78,39 @@ async function stuckToMined(dev, policy, n) {
   });
 }
 
+/** The fault run against a `txdesk serve` child, and a fault-free run of the same size as its baseline. */
+async function faultFigures(dev) {
+  const node = await startRpcFaults(dev.devchain.nodeUrl);
+  const script = fileURLToPath(new URL('../../test/support/core-serve-child.mjs', import.meta.url));
+  const run = async (faultRate, transactions) => {
+    const dir = mkdtempSync(join(tmpdir(), 'txdesk-bench-faults-'));
+    const wallet = Wallet.createRandom();
+    await dev.devchain.fund(wallet.address, 10n ** 18n);
+    const env = { ...process.env, NODE_ENDPOINT: node.url, TXDESK_SERVICE_URL: dev.service.url, CLIENT_ID: dev.clientId, PLATFORM: dev.service.platform, NETWORK: dev.service.network, PRIVATE_KEY: wallet.privateKey, TXDESK_DATA_DIR: dir, TXDESK_LOG: 'silent' };
+    try {
+      return await runFaultRun({ seed: FAULT_SEED, transactions, faultRate, nodeUrl: dev.devchain.nodeUrl, node, env, script, policy: { timeoutMs: 2_000, confirmations: 2 } });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  };
+  try {
+    const t0 = performance.now();
+    const base = blocksToSettle(await run(0, Math.max(10, Math.round(FAULT_TXS / 3)))).send;
+    const baseP50 = pct(base, 50);
+    console.log(`baseline  send -> nonce mined, no faults (1 gwei, replaced when stuck): p50 ${baseP50} blocks  p99 ${pct(base, 99)} blocks  (${base.length} txs)`);
+    const faulted = await run(undefined, FAULT_TXS);
+    const by = blocksToSettle(faulted);
+    console.log(`fault run: ${FAULT_TXS} txs, seed ${FAULT_SEED}, ${faulted.faults.length} faults, ${faulted.starts - 1} SIGKILLs, every nonce settled in ${((performance.now() - t0) / 1000).toFixed(0)} s (both runs)`);
+    for (const k of FAULT_KINDS) {
+      const xs = by[k];
+      if (!xs.length) continue;
+      console.log(`  ${k.padEnd(13)} fault -> nonce mined: p50 ${pct(xs, 50)} blocks  p99 ${pct(xs, 99)} blocks  (${xs.length} nonces)  p50 ratio to the baseline: ${(pct(xs, 50) / Math.max(1, baseP50)).toFixed(2)}x`);
+    }
+  } finally {
+    await node.close();
+  }
+}
+
 async function main() {
   const dev = await startDevService({ port: 0, congestion: 'high', blockTimeSeconds: BLOCK_TIME_S, log: silentLogger });
   try {
@@ -86,6 +126,8 @@ async function main() {
     const p50 = pct(r.stuck, 50);
     console.log(`stuck (tracker pending) -> replacement mined:              p50 ${fmt(p50)}  p90 ${fmt(pct(r.stuck, 90))}  max ${fmt(Math.max(...r.stuck))}  (${r.stuck.length} of ${STUCK_TXS} txs were stuck)`);
     console.log(`  ratio to block time: ${(p50 / (BLOCK_TIME_S * 1000)).toFixed(2)} blocks (p50); ratio to the no-replacement baseline: ${(p50 / baseP50).toFixed(2)}x`);
+
+    if (FAULT_TXS > 0) await faultFigures(dev);
 
     // Throughput of POST /api/tx (sign, write-ahead store on disk, broadcast, track) with congestion off.
     dev.devchain.setCongestion('off');
@@ -114,7 +156,7 @@ async function main() {
       for (let i = 0; i < n; i++) {
         const hash = `0x${i.toString(16).padStart(64, '0')}`;
         const now = new Date().toISOString();
-        store.insert({ transactionHash: hash, from: wallet.address.toLowerCase(), nonce: i, gasPrice: '1000000000', txType: 'legacy', data: {}, replaces: null, replacedBy: null, attempt: 0, createdAt: now, updatedAt: now }, raws[0], [{ kind: 'signed', summary: 'Signed.', detail: {} }]);
+        store.insert({ transactionHash: hash, from: wallet.address.toLowerCase(), nonce: i, gasPrice: '1000000000', txType: 'legacy', data: {}, replaces: null, replacedBy: null, attempt: 0, kind: 'generate', problem: null, createdAt: now, updatedAt: now }, raws[0], [{ kind: 'signed', summary: 'Signed.', detail: {} }]);
       }
       const storeRate = n / ((performance.now() - t1) / 1000);
       store.close();

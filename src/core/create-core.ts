@@ -26,7 +26,8 @@ import { systemClock, type Chain, type Clock, type DevchainControl, type Setting
 import { createCoreApi, createCoreEvents, type CoreApi } from './services/desktop-api-core.js';
 import { createKeyManager } from './services/key-manager.js';
 import { createSettingsManager } from './services/settings-manager.js';
-import { scheduleSkippedRetries, type SkippedRetries } from './services/skipped-retries.js';
+import { startNonceWatchdog, type NonceWatchdog } from './services/nonce-watchdog.js';
+import { acquireDataDirLock } from './adapters/data-dir-lock.js';
 import { createTxEngine, type RecoverySummary, type TxEngine } from './services/tx-engine.js';
 
 export interface CoreOptions {
@@ -115,6 +116,8 @@ export function createCore(opts: CoreOptions = {}): Core {
     } catch (e) {
       throw new Error(`Cannot create the data folder ${dataDir} (${(e as NodeJS.ErrnoException).code ?? String(e)}): set TXDESK_DATA_DIR to a folder you can write.`);
     }
+    // Before anything in the folder is opened: a second process must never touch the first one's database.
+    disposers.push(acquireDataDirLock(dataDir));
     const settingsStore = opts.settingsStore ?? createFileSettingsStore(dataDir, log.child('settings'));
     const config = loadConfig({ env, dataDir, saved: settingsStore.load(), ...(opts.policy ? { policy: opts.policy } : {}) });
     const embedded = config.mode === 'embedded';
@@ -217,7 +220,7 @@ export function createCore(opts: CoreOptions = {}): Core {
     }
     if (!keys.signer()) log.warn('no signing key yet: generate or import one in the app (txdesk serve: start it with --allow-key-routes for POST /api/key/generate or /api/key/import)');
 
-    let retries: SkippedRetries | null = null;
+    let retries: NonceWatchdog | null = null;
     const settings = createSettingsManager({
       store: settingsStore,
       running: {
@@ -325,9 +328,9 @@ export function createCore(opts: CoreOptions = {}): Core {
       throw startupTrackerRefusal(e, net);
     }
     // Disposers run newest first: no retry starts once stopping has begun; one in flight is awaited by engine.idle().
-    const skippedRetries = scheduleSkippedRetries(engine, log.child('retry'));
-    retries = skippedRetries;
-    disposers.push(() => skippedRetries.stop());
+    const watchdog = startNonceWatchdog(engine, log.child('watchdog'));
+    retries = watchdog;
+    disposers.push(() => watchdog.stop());
 
     if (devchain) disposers.push(pollDevchain(devchain, api, log));
 

@@ -1,10 +1,14 @@
 // The interfaces the core needs from the outside world. Adapters implement them; tests substitute fakes.
 import type { CongestionLevel, DevchainStatus, ReplacementPolicy } from '../shared/desktop-api.js';
-import type { TxEvent, TxRecord } from '../shared/tx-record.js';
+import type { NonceProblem, TxEvent, TxRecord } from '../shared/tx-record.js';
 import type { FeeFields, NetworkFees } from './domain/fees.js';
+import type { BroadcastFailure } from './domain/refusal.js';
 import type { RecordChange, TrackerMessageType } from './domain/transitions.js';
 
 export type NewEvent = Omit<TxEvent, 'at'>;
+
+/** Whether a record's signed bytes reached a node: not yet, accepted (pool or chain), or refused the last time sent. */
+export type BroadcastState = 'unsent' | 'sent' | 'rejected';
 
 /** Where records, their signed bytes, their history and processed tracker message ids live (SQLite). */
 export interface TxStore {
@@ -17,7 +21,7 @@ export interface TxStore {
   list(): TxRecord[];
   history(hash: string): TxEvent[];
   byNonce(from: string, nonce: number): TxRecord[];
-  /** Nonces of `from` that hold at least one transaction a node did not refuse. */
+  /** Nonces of `from` that hold a record: every one is settled by the engine, refused or not, so none is reused. */
   liveNonces(from: string): number[];
   /** Nonces of `from` with no confirmed record yet, ascending. */
   openNonces(from: string): number[];
@@ -37,6 +41,13 @@ export interface TxStore {
   markBroadcast(hash: string, state: 'sent' | 'rejected'): void;
   /** Makes a refused transaction sendable again (the same bytes, signed again later, may be accepted now). */
   unreject(hash: string): void;
+  broadcastOf(hash: string): BroadcastState | null;
+  /** Records carrying a problem (the newest of each open nonce that is kept from settling), by sender and nonce. */
+  withProblems(): TxRecord[];
+  /** Sets or clears the problem of one record. */
+  setProblem(hash: string, problem: NonceProblem | null, nowIso: string): void;
+  /** Clears the problem of every record of one nonce (it settled, or a newer record took over). */
+  clearProblems(from: string, nonce: number, nowIso: string): void;
   isProcessed(messageId: string): boolean;
   markProcessed(messageId: string, nowIso: string): void;
   /** Forgets processed message ids older than `beforeIso` (the tracker prunes acked messages long before). */
@@ -44,17 +55,7 @@ export interface TxStore {
   close(): void;
 }
 
-export type BroadcastFailure =
-  /** The node already has it (pool or chain): as good as sent. */
-  | 'known'
-  /** The nonce is below the account's count: mined by us or by someone else. */
-  | 'nonce-used'
-  /** A same-nonce transaction with a higher or equal fee is in the pool. */
-  | 'underpriced'
-  /** Refused for another reason that sending it again will not fix (funds, fee below base fee, ...). */
-  | 'refused'
-  /** The node could not be reached or timed out: trying again later can work. */
-  | 'unreachable';
+export type { BroadcastFailure } from './domain/refusal.js';
 
 export class BroadcastError extends Error {
   constructor(
@@ -75,6 +76,8 @@ export interface Chain {
   fees(): Promise<NetworkFees>;
   /** Sends a signed transaction; throws BroadcastError. */
   sendRaw(raw: string): Promise<void>;
+  /** Whether the node knows the transaction (in its pool or mined): false once it was dropped or the node restarted. */
+  hasTransaction(hash: string): Promise<boolean>;
   /** The receipt in the tracker's shape (SPEC 3.2), or null when not mined. */
   receipt(hash: string): Promise<Record<string, unknown> | null>;
   balance(address: string): Promise<bigint>;

@@ -66,6 +66,8 @@ export interface TrackerPendingResult {
   timeout: number;
   /** Set on the final `pending` of a hash the node never showed within the service's expiry (1 h by default): tracking ended. */
   expired?: true;
+  /** Present (true) when a receipt already reported for this hash was withdrawn by a reorganisation. */
+  reorged?: true;
 }
 
 export type TrackerPayload =

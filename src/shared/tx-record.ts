@@ -34,10 +34,13 @@ export interface TxRecord {
   replacedBy: string | null;
   /** 0 for the first transaction of a nonce, 1 for its first replacement, … */
   attempt: number;
-  /** Why it was signed. */
-  kind?: TxKind;
+  /**
+   * Why it was signed: `generate` (POST /api/tx), `replace` (the engine's automatic bump), `cancel` or `speed-up` (a
+   * person's request). A replacement of a cancel stays `cancel`: the kind is the nonce's intent from then on.
+   */
+  kind: TxKind;
   /** Set on the newest record of an open nonce while something keeps that nonce from settling; null otherwise. */
-  problem?: NonceProblem | null;
+  problem: NonceProblem | null;
   createdAt: string;
   updatedAt: string;
 }

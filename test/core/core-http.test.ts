@@ -385,6 +385,12 @@ describe('settings, sign-in and the key', { timeout: 180_000 }, () => {
     const detail = await json<{ history: { kind: string }[]; status: string }>('GET', `/api/tx/${created.body.transactionHash}`);
     expect(detail.body.status).toBe('confirmation');
     expect(detail.body.history.map((e) => e.kind)).toEqual(['signed', 'broadcast', 'receipt', 'confirmation']);
+    // Cancel and speed-up routes: a mined nonce is 409 with a sentence, an unknown hash 404 (202 in core-faults.test.ts).
+    const late = await json<{ error: { code: string; message: string } }>('POST', `/api/tx/${created.body.transactionHash}/speed-up`);
+    expect(late.status).toBe(409);
+    expect(late.body.error.message).toMatch(/^Nonce 0 is already mined by 0x[0-9a-f]{8}…; there is nothing left to speed up\.$/);
+    const unknown = await json<{ error: { code: string } }>('POST', `/api/tx/0x${'ab'.repeat(32)}/cancel`);
+    expect(unknown.status).toBe(404);
 
     // Replacing the key takes replace: true, and the refusal names the key it would have lost.
     const refused = await json<{ error: { code: string; message: string } }>('POST', '/api/key/generate');

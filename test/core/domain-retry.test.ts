@@ -20,7 +20,7 @@ describe('waitingForRetry, every reason x newest status x sibling status x limit
       SIBLINGS.flatMap((sibling) =>
         [1, 2, 3].map((maxReplacements) => {
           // The newest is attempt 2; the limit is below, at, or above it.
-          const retryable = reason === 'cap' || (reason === 'max-replacements' && 2 < maxReplacements);
+          const retryable = reason === 'cap' || reason === 'no-key' || (reason === 'max-replacements' && 2 < maxReplacements);
           const open = (status === undefined || status === 'pending') && sibling !== 'receipt' && sibling !== 'confirmation';
           return { reason, status, sibling, maxReplacements, want: retryable && open };
         }),
@@ -59,8 +59,9 @@ describe('waitingForRetry, history shapes', () => {
     { name: 'history missing from the map', records: [a], history: [], want: null },
     { name: 'skipped for the cap', records: [a], history: [[a, [ev('pending'), skip('cap')]]], want: 'cap' },
     { name: 'skipped, then sent again after a restart: still waiting', records: [a], history: [[a, [ev('pending'), skip('cap'), ev('rebroadcast'), ev('broadcast-failed')]]], want: 'cap' },
-    { name: 'the newest skip counts, not an older one', records: [a], history: [[a, [ev('pending'), skip('cap'), skip('no-key')]]], want: null },
-    { name: 'a later retryable skip after a final one', records: [a], history: [[a, [ev('pending'), skip('no-key'), skip('cap')]]], want: 'cap' },
+    { name: 'the newest skip counts, not an older one', records: [a], history: [[a, [ev('pending'), skip('cap'), skip('superseded')]]], want: null },
+    { name: 'a later retryable skip after a final one', records: [a], history: [[a, [ev('pending'), skip('superseded'), skip('cap')]]], want: 'cap' },
+    { name: 'a missing key is waited for', records: [a], history: [[a, [ev('pending'), skip('cap'), skip('no-key')]]], want: 'no-key' },
     { name: 'skipped, then replaced: the decision was a replacement', records: [a], history: [[a, [ev('pending'), skip('cap'), ev('replacement-sent')]]], want: null },
     {
       name: 'the skip is on an older attempt, the newest has none',

@@ -1,15 +1,15 @@
 // The transaction engine against a scripted chain and tracker feed (real SQLite, real signing): exactly-once effects
 // for redelivered messages, ack only after commit, out-of-order messages, refused broadcasts, start-up recovery, and
 // retries of replacements skipped for the fee cap or the replacement limit.
-import { Wallet } from 'ethers';
+import { keccak256, Wallet } from 'ethers';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createWalletSigner } from '../../src/core/adapters/chain/chain-signer.js';
 import { createSqliteTxStore, migrateTxStore } from '../../src/core/adapters/sqlite/tx-store-sqlite.js';
 import { defaultPolicy } from '../../src/core/config.js';
 import type { NetworkFees } from '../../src/core/domain/fees.js';
 import { BroadcastError, type BroadcastFailure, type Chain, type FeedMessage, type TrackerFeed, type TxStore } from '../../src/core/ports.js';
-import { scheduleSkippedRetries } from '../../src/core/services/skipped-retries.js';
-import { createTxEngine, type RetrySummary, type TxEngine } from '../../src/core/services/tx-engine.js';
+import { startNonceWatchdog } from '../../src/core/services/nonce-watchdog.js';
+import { createTxEngine, type RetrySummary, type SweepSummary, type TxEngine } from '../../src/core/services/tx-engine.js';
 import { openDatabase } from '../../src/lib/sqlite.js';
 import { silentLogger, type Logger } from '../../src/lib/log.js';
 import type { ReplacementPolicy } from '../../src/shared/desktop-api.js';
@@ -36,11 +36,17 @@ interface World {
   changed: TxRecord[];
   /** The signing key is not loaded. */
   noKey: boolean;
+  /** Hashes the node holds (pool or chain): what hasTransaction answers. */
+  known: Set<string>;
+  balance: bigint;
+  head: number;
+  /** Messages of the node for the next scripted failures (default "scripted <failure>"). */
+  failureMessages: string[];
 }
 
 let w: World;
 
-function makeWorld(): World {
+function makeWorld(log: Logger = silentLogger): World {
   const db = openDatabase(':memory:');
   migrateTxStore(db);
   const world = {
@@ -56,6 +62,10 @@ function makeWorld(): World {
     policy: { ...defaultPolicy, timeoutMs: 2000, confirmations: 2 },
     changed: [] as TxRecord[],
     noKey: false,
+    known: new Set<string>(),
+    balance: 10n ** 18n,
+    head: 1,
+    failureMessages: [] as string[],
   } as World;
   const chain: Chain = {
     chainId: async () => 31337,
@@ -67,12 +77,14 @@ function makeWorld(): World {
     },
     sendRaw: async (raw) => {
       const f = world.sendFailures.shift();
-      if (f) throw new BroadcastError(f, `scripted ${f}`);
+      if (f) throw new BroadcastError(f, world.failureMessages.shift() ?? `scripted ${f}`);
       world.sent.push(raw);
+      world.known.add(keccak256(raw));
     },
+    hasTransaction: async (h) => world.known.has(h),
     receipt: async (h) => world.receipts.get(h) ?? null,
-    balance: async () => 10n ** 18n,
-    latestBlock: async () => ({ number: 1, baseFeeWei: 0n }),
+    balance: async () => world.balance,
+    latestBlock: async () => ({ number: world.head, baseFeeWei: world.fees.baseFeeWei }),
     close: async () => {},
   };
   const feed: TrackerFeed = { track: async (h) => void world.tracked.push(h), start: async () => {}, stop: async () => {} };
@@ -81,7 +93,7 @@ function makeWorld(): World {
     chain,
     feed,
     clock: { now: () => Date.now() },
-    log: silentLogger,
+    log,
     chainId: 31337,
     signer: () => (world.noKey ? null : signer),
     policy: () => world.policy,
@@ -129,14 +141,23 @@ describe('tx engine', () => {
     expect(recs.map((r) => r.nonce).sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
   });
 
-  it('a refused first broadcast is an error, and its nonce is reused', async () => {
-    w.sendFailures.push('refused');
-    const err = await w.engine.generate().catch((e: unknown) => e);
-    expect(isTxdeskError(err, 'CHAIN_ERROR')).toBe(true);
-    const [refused] = w.store.list();
-    expect(w.store.history(refused!.transactionHash).map((e) => e.kind)).toEqual(['signed', 'broadcast-failed']);
+  it('a refused first broadcast is stored with its problem, keeps its nonce, and is sent again on a new block', async () => {
+    w.sendFailures.push('pool-full');
+    const r = await w.engine.generate();
+    expect(r.problem).toMatchObject({ reason: 'refused' });
+    expect(r.problem!.summary).toMatch(/pool is full/);
+    expect(w.store.history(r.transactionHash).map((e) => e.kind)).toEqual(['signed', 'broadcast-failed']);
     expect(w.tracked).toEqual([]);
-    expect((await w.engine.generate()).nonce).toBe(0);
+    expect((await w.engine.generate()).nonce).toBe(1);
+    w.head++;
+    const s = (await w.engine.sweep())!;
+    expect(s.resent).toBe(1);
+    const after = w.store.get(r.transactionHash)!;
+    expect(after.problem).toBeNull();
+    expect(w.store.history(r.transactionHash).at(-1)).toMatchObject({ kind: 'broadcast', summary: 'Sent to the node; it took it this time.' });
+    expect(w.tracked).toContain(r.transactionHash);
+    // The same block again: nothing to do.
+    expect(await w.engine.sweep()).toBeNull();
   });
 
   it('pending -> one replacement, even when the message is redelivered or repeated', async () => {
@@ -301,13 +322,16 @@ describe('retrying skipped replacements', () => {
     expect(skips(r.transactionHash).map((e) => e.detail.reason)).toEqual(['max-replacements', 'cap']);
   });
 
-  it('final skips (no key at the time) are never retried; a key missing during a retry keeps the nonce waiting', async () => {
+  it('a nonce skipped for a missing key is its problem and is replaced once the key is loaded; a key missing during a retry keeps the nonce waiting', async () => {
     const a = await w.engine.generate();
     w.noKey = true;
     await w.engine.handleMessage(message('m1', 'pending', a.transactionHash));
     expect(skips(a.transactionHash).map((e) => e.detail.reason)).toEqual(['no-key']);
-    w.noKey = false;
+    expect(w.store.get(a.transactionHash)!.problem).toMatchObject({ reason: 'no-key' });
     expect(await retry()).toEqual({ waiting: 0, replaced: 0, recorded: 0 });
+    w.noKey = false;
+    expect(await retry()).toEqual({ waiting: 1, replaced: 1, recorded: 0 });
+    expect(w.store.get(a.transactionHash)!.problem).toBeNull();
 
     w.policy = { ...w.policy, maxFeeWei: String(1_100_000_000n) };
     const b = await w.engine.generate();
@@ -350,40 +374,43 @@ describe('retrying skipped replacements', () => {
   });
 });
 
-describe('scheduleSkippedRetries', () => {
+describe('startNonceWatchdog', () => {
   const capture = () => {
     const lines: string[] = [];
     const log: Logger = { info: (m) => void lines.push(`info ${m}`), warn: (m) => void lines.push(`warn ${m}`), error: (m) => void lines.push(`error ${m}`), child: () => log };
     return { log, lines };
   };
-  const ok: RetrySummary = { waiting: 0, replaced: 0, recorded: 0 };
+  const ok: SweepSummary = { block: 1, waiting: 0, replaced: 0, recorded: 0, resent: 0, rebroadcast: 0, reorged: 0, settled: 0 };
 
   it('logs a failure once per distinct message and recovers', async () => {
-    const outcomes: (Error | RetrySummary)[] = [new Error('node down'), new Error('node down'), new Error('node down'), new Error('timeout'), new Error('timeout'), ok, new Error('node down'), ok];
-    const engine = { retrySkipped: async () => {
+    const outcomes: (Error | SweepSummary)[] = [new Error('node down'), new Error('node down'), new Error('node down'), new Error('timeout'), new Error('timeout'), ok, new Error('node down'), { ...ok, rebroadcast: 2 }];
+    const engine = { sweep: async () => {
       const o = outcomes.shift()!;
       if (o instanceof Error) throw o;
       return o;
     } };
     const { log, lines } = capture();
-    const s = scheduleSkippedRetries(engine, log, 3_600_000);
+    const s = startNonceWatchdog(engine, log, 3_600_000);
     try {
       while (outcomes.length) await s.kick();
     } finally {
       s.stop();
     }
     expect(lines.filter((l) => l.startsWith('warn')).map((l) => l.match(/\((.*)\)/)![1])).toEqual(['node down', 'timeout', 'node down']);
-    expect(lines.filter((l) => l.includes('works again'))).toHaveLength(2);
+    expect(lines.filter((l) => l.includes('reaches the node again'))).toHaveLength(2);
+    expect(lines.at(-1)).toBe('info block 1: 2 dropped transaction(s) sent again');
   });
 
   it('a kick during a run runs once more after it; the timer runs it too; stop ends both', async () => {
     let calls = 0;
     let release: () => void = () => {};
-    const engine = { retrySkipped: () => {
+    const forced: boolean[] = [];
+    const engine = { sweep: (o: { force?: boolean } = {}) => {
       calls++;
-      return calls === 1 ? new Promise<RetrySummary>((r) => (release = () => r(ok))) : Promise.resolve(ok);
+      forced.push(o.force === true);
+      return calls === 1 ? new Promise<SweepSummary>((r) => (release = () => r(ok))) : Promise.resolve(ok);
     } };
-    const s = scheduleSkippedRetries(engine, silentLogger, 3_600_000);
+    const s = startNonceWatchdog(engine, silentLogger, 3_600_000);
     const first = s.kick();
     const second = s.kick();
     const third = s.kick(); // folded into the same follow-up run
@@ -392,12 +419,13 @@ describe('scheduleSkippedRetries', () => {
     await first;
     await Promise.all([second, third]);
     expect(calls).toBe(2);
+    expect(forced).toEqual([true, true]);
     s.stop();
     await s.kick();
     expect(calls).toBe(2);
 
     let ticks = 0;
-    const timed = scheduleSkippedRetries({ retrySkipped: async () => (ticks++, ok) }, silentLogger, 20);
+    const timed = startNonceWatchdog({ sweep: async () => (ticks++, null) }, silentLogger, 20);
     await waitUntil(() => ticks >= 2);
     timed.stop();
     const after = ticks;
@@ -413,3 +441,226 @@ async function waitUntil(cond: () => boolean, timeoutMs = 30_000): Promise<void>
     await new Promise((r) => setTimeout(r, 10));
   }
 }
+
+describe('faults', () => {
+  const kinds = (hash: string) => w.store.history(hash).map((e) => e.kind);
+  const newBlock = async () => {
+    w.head++;
+    return (await w.engine.sweep())!;
+  };
+
+  it('a replacement refused for funds waits with one sentence, and goes out on the first block after a top-up', async () => {
+    const r = await w.engine.generate();
+    w.balance = 20_000_000_000_000n; // 0.00002 ETH: not enough for 21000 x 1.125 gwei
+    w.sendFailures.push('funds');
+    await w.engine.handleMessage(message('m1', 'pending', r.transactionHash));
+    const repl = w.store.get(w.store.get(r.transactionHash)!.replacedBy!)!;
+    expect(repl.kind).toBe('replace');
+    expect(repl.problem!.reason).toBe('funds');
+    expect(repl.problem!.summary).toMatch(/^Balance 0\.00002 ETH is below the 0\.000023625 ETH this replacement needs; add funds to 0x/);
+    // The earlier attempt stays live and tracked.
+    expect(w.store.get(r.transactionHash)!.problem).toBeNull();
+    expect(w.known.has(r.transactionHash)).toBe(true);
+    const sentBefore = w.sent.length;
+    expect((await newBlock()).resent).toBe(0);
+    expect(w.sent).toHaveLength(sentBefore);
+    expect(kinds(repl.transactionHash).filter((k) => k === 'broadcast-failed')).toHaveLength(1);
+    w.balance = 10n ** 18n;
+    expect((await newBlock()).resent).toBe(1);
+    expect(w.store.get(repl.transactionHash)!.problem).toBeNull();
+    expect(w.known.has(repl.transactionHash)).toBe(true);
+    expect(w.tracked).toContain(repl.transactionHash);
+  });
+
+  it('a fee below the base fee is signed again at the network price on the next block', async () => {
+    w.sendFailures.push('fee-too-low');
+    w.failureMessages.push('max fee per gas less than block base fee');
+    const r = await w.engine.generate();
+    expect(r.problem!.reason).toBe('underpriced');
+    w.fees = { ...w.fees, baseFeeWei: 3n * GWEI, gasPriceWei: 3n * GWEI };
+    expect((await newBlock()).resent).toBe(1);
+    const next = w.store.get(w.store.get(r.transactionHash)!.replacedBy!)!;
+    expect(BigInt(next.gasPrice)).toBeGreaterThan(3n * GWEI);
+    expect(next.problem).toBeNull();
+    expect(w.known.has(next.transactionHash)).toBe(true);
+  });
+
+  it('a transaction refused three times for another reason is filled by a cancel', async () => {
+    w.sendFailures.push('refused', 'refused', 'refused');
+    const r = await w.engine.generate();
+    expect(r.problem!.summary).toMatch(/after 3 refusals nonce 0 is filled by a cancel/);
+    await newBlock();
+    await newBlock();
+    expect(w.store.list()).toHaveLength(1);
+    await newBlock();
+    const cancel = w.store.get(w.store.get(r.transactionHash)!.replacedBy!)!;
+    expect(cancel).toMatchObject({ kind: 'cancel', nonce: 0, problem: null });
+    expect(w.known.has(cancel.transactionHash)).toBe(true);
+    expect(kinds(r.transactionHash).filter((k) => k === 'broadcast-failed')).toHaveLength(1);
+  });
+
+  it('a cancel the fee cap holds back is the problem until the cap allows it, then it fills the nonce', async () => {
+    w.policy = { ...w.policy, maxFeeWei: String(GWEI) };
+    w.sendFailures.push('refused', 'refused', 'refused');
+    const r = await w.engine.generate();
+    await newBlock();
+    await newBlock();
+    await newBlock();
+    expect(w.store.list()).toHaveLength(1);
+    expect(w.store.get(r.transactionHash)!.problem).toMatchObject({ reason: 'fee-cap' });
+    expect(w.store.get(r.transactionHash)!.problem!.summary).toMatch(/^To cancel nonce 0 needs a fee of .*, above your fee cap of 1 gwei; raise the cap in Settings, then retry\.$/);
+    w.policy = { ...w.policy, maxFeeWei: String(5n * GWEI) };
+    await newBlock();
+    const cancel = w.store.get(w.store.get(r.transactionHash)!.replacedBy!)!;
+    expect(cancel).toMatchObject({ kind: 'cancel', problem: null });
+    expect(w.known.has(cancel.transactionHash)).toBe(true);
+  });
+
+  it('an unreachable node is a problem on the nonce until a new block finds it again', async () => {
+    w.sendFailures.push('unreachable');
+    const r = await w.engine.generate();
+    expect(r.problem!.reason).toBe('unreachable');
+    expect(w.tracked).toEqual([r.transactionHash]);
+    await newBlock();
+    expect(w.store.get(r.transactionHash)!.problem).toBeNull();
+    expect(w.known.has(r.transactionHash)).toBe(true);
+  });
+
+  it('a transaction the node forgot is sent again exactly as signed every few blocks', async () => {
+    const r = await w.engine.generate();
+    const raw = w.store.rawOf(r.transactionHash)!;
+    w.known.clear();
+    w.sent = [];
+    for (let i = 0; i < 3 && w.sent.length === 0; i++) await newBlock();
+    expect(w.sent).toEqual([raw]);
+    expect(w.store.history(r.transactionHash).at(-1)).toMatchObject({ kind: 'rebroadcast' });
+    expect(w.store.history(r.transactionHash).at(-1)!.summary).toMatch(/no longer knew it/);
+  });
+
+  it('a receipt withdrawn by a reorg reopens the nonce, undoes the replaced marks and replaces again', async () => {
+    const r = await w.engine.generate();
+    await w.engine.handleMessage(message('m1', 'pending', r.transactionHash));
+    const second = w.store.get(r.transactionHash)!.replacedBy!;
+    await w.engine.handleMessage(message('m2', 'receipt', second, receipt(second, 7)));
+    expect(w.store.get(r.transactionHash)!.status).toBe('replaced');
+    await w.engine.handleMessage(message('m3', 'pending', second, { reorged: true }));
+    expect(w.store.get(second)).toMatchObject({ status: 'pending', data: {} });
+    expect(w.store.get(r.transactionHash)!.status).toBe('pending');
+    const third = w.store.get(second)!.replacedBy!;
+    expect(third).not.toBeNull();
+    expect(w.store.get(third)!.attempt).toBe(2);
+    expect(kinds(second)).toContain('reorged');
+    // A repeat of the news changes nothing.
+    await w.engine.handleMessage(message('m4', 'pending', second, { reorged: true }));
+    expect(w.store.byNonce(r.from, 0)).toHaveLength(3);
+    expect(acks).toEqual(['m1', 'm2', 'm3', 'm4']);
+  });
+
+  it('the nonce check confirms at depth and undoes a receipt the node no longer has', async () => {
+    const r = await w.engine.generate();
+    await w.engine.handleMessage(message('m1', 'receipt', r.transactionHash, receipt(r.transactionHash, 2)));
+    // The reorg: the node is past block 2 and nonce 0 is unused again.
+    w.head = 5;
+    w.minedNonce = 0;
+    w.known.clear();
+    const s = (await w.engine.sweep({ force: true }))!;
+    expect(s.reorged).toBe(1);
+    const again = w.store.byNonce(r.from, 0);
+    expect(again.find((x) => x.transactionHash === r.transactionHash)!.status).toBe('pending');
+    const newest = again.find((x) => x.attempt === 1)!;
+    expect(w.known.has(newest.transactionHash)).toBe(true);
+    // Mined again at block 6, confirmed by the engine itself once deep enough.
+    w.receipts.set(newest.transactionHash, receipt(newest.transactionHash, 6));
+    w.minedNonce = 1;
+    w.head = 6;
+    await w.engine.sweep({ force: true });
+    expect(w.store.get(newest.transactionHash)!.status).toBe('receipt');
+    w.head = 6 + w.policy.confirmations;
+    await w.engine.sweep({ force: true });
+    expect(w.store.get(newest.transactionHash)!.status).toBe('confirmation');
+    expect(w.store.get(r.transactionHash)!.status).toBe('replaced');
+  });
+
+  it('a confirmed nonce undone by a reorg deeper than the confirmations is reopened and its winner sent again', async () => {
+    const r = await w.engine.generate();
+    await w.engine.handleMessage(message('m1', 'confirmation', r.transactionHash, receipt(r.transactionHash, 2)));
+    w.minedNonce = 1;
+    w.head = 5;
+    await w.engine.sweep({ force: true });
+    expect(w.store.get(r.transactionHash)!.status).toBe('confirmation');
+    // The chain went back past block 2: nonce 0 is unused again and the node has no receipt.
+    w.minedNonce = 0;
+    w.known.clear();
+    w.sent = [];
+    const s = (await w.engine.sweep({ force: true }))!;
+    expect(s.reorged).toBe(1);
+    expect(w.store.get(r.transactionHash)!.status).toBe('pending');
+    expect(w.sent).toEqual([w.store.rawOf(r.transactionHash)]);
+    expect(kinds(r.transactionHash).slice(-2)).toEqual(['reorged', 'rebroadcast']);
+    expect(w.store.history(r.transactionHash).at(-2)!.summary).toMatch(/deeper than the 2 confirmations/);
+  });
+
+  it('the fee cap holds from the first attempt: nothing is signed above it', async () => {
+    w.policy = { ...w.policy, maxFeeWei: String(2n * GWEI) };
+    w.fees = { ...w.fees, baseFeeWei: 3n * GWEI };
+    const err = await w.engine.generate().catch((e: unknown) => e);
+    expect(isTxdeskError(err, 'CONFLICT')).toBe(true);
+    expect((err as Error).message).toBe("The network's price is 3 gwei, above your fee cap of 2 gwei; raise the cap in Settings or wait for fees to fall, then retry.");
+    expect(w.store.list()).toEqual([]);
+    expect(w.sent).toEqual([]);
+  });
+
+  it('cancel and speed-up: 202 with the new record, 404 unknown, 409 mined or over the cap', async () => {
+    const a = await w.engine.generate();
+    const up = await w.engine.speedUp(a.transactionHash);
+    expect(up).toMatchObject({ kind: 'speed-up', nonce: 0, attempt: 1, replaces: a.transactionHash });
+    expect(BigInt(up.gasPrice)).toBeGreaterThan(BigInt(a.gasPrice));
+    // Cancel named by the old hash replaces the newest attempt.
+    const c = await w.engine.cancel(a.transactionHash);
+    expect(c).toMatchObject({ kind: 'cancel', attempt: 2, replaces: up.transactionHash });
+    await w.engine.handleMessage(message('m1', 'pending', c.transactionHash));
+    expect(w.store.get(w.store.get(c.transactionHash)!.replacedBy!)!.kind).toBe('cancel');
+    const unknown = await w.engine.cancel('0x' + '7'.repeat(64)).catch((e: unknown) => e);
+    expect(isTxdeskError(unknown, 'NOT_FOUND')).toBe(true);
+    const b = await w.engine.generate();
+    w.policy = { ...w.policy, maxFeeWei: String(GWEI) };
+    const capped = await w.engine.speedUp(b.transactionHash).catch((e: unknown) => e);
+    expect(isTxdeskError(capped, 'CONFLICT')).toBe(true);
+    expect((capped as Error).message).toMatch(/^To speed up nonce 1 needs a fee of .* above your fee cap of 1 gwei; raise the cap in Settings, then retry\.$/);
+    await w.engine.handleMessage(message('m2', 'receipt', b.transactionHash, receipt(b.transactionHash, 3)));
+    const mined = await w.engine.cancel(b.transactionHash).catch((e: unknown) => e);
+    expect(isTxdeskError(mined, 'CONFLICT')).toBe(true);
+    expect((mined as Error).message).toMatch(/^Nonce 1 is already mined by 0x/);
+  });
+
+  it('a slow ack does not hold up the next send', async () => {
+    const r = await w.engine.generate();
+    let release: () => void = () => {};
+    const slow: FeedMessage = { id: 's1', type: 'pending', result: { transactionHash: r.transactionHash }, ack: () => new Promise<void>((res) => (release = res)) };
+    const handled = w.engine.handleMessage(slow);
+    await w.engine.idle();
+    const next = await w.engine.generate();
+    expect(next.nonce).toBe(1);
+    release();
+    await handled;
+  });
+});
+
+describe('operational log', () => {
+  it('says when a transaction is sent, replaced (old fee -> new fee, why) and its nonce settled', async () => {
+    const lines: string[] = [];
+    const log: Logger = { info: (m) => void lines.push(`info ${m}`), warn: (m) => void lines.push(`warn ${m}`), error: (m) => void lines.push(`error ${m}`), child: () => log };
+    w = makeWorld(log);
+    const r = await w.engine.generate();
+    await w.engine.handleMessage(message('m1', 'pending', r.transactionHash));
+    const next = w.store.get(r.transactionHash)!.replacedBy!;
+    await w.engine.handleMessage(message('m2', 'confirmation', next, receipt(next, 9)));
+    const s = (h: string) => `${h.slice(0, 10)}…`;
+    expect(lines).toEqual([
+      `info sent ${s(r.transactionHash)} nonce 0 at 1 gwei (transaction)`,
+      `info replacing ${s(r.transactionHash)} (nonce 0) with ${s(next)}: 1 gwei -> 1.125 gwei, not mined within the 2 s timeout`,
+      `info sent ${s(next)} nonce 0 at 1.125 gwei (replacement)`,
+      `info nonce 0 settled: ${s(next)} (replacement, attempt 1, 1.125 gwei) confirmed in block 9`,
+    ]);
+  });
+});

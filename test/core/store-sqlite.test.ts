@@ -45,9 +45,21 @@ describe('sqlite tx store', () => {
     expect(t.openNonces(from)).toEqual([1]);
 
     t.markBroadcast(hashOf(2), 'rejected');
-    t.markBroadcast(hashOf(2), 'sent'); // a refusal is final
     expect(t.rejected(from)).toEqual(new Set([hashOf(2)]));
-    expect(t.liveNonces(from)).toEqual([0]);
+    t.markBroadcast(hashOf(2), 'sent'); // refusals are retried: a later send that works counts
+    expect(t.rejected(from)).toEqual(new Set());
+    expect(t.broadcastOf(hashOf(2))).toBe('sent');
+    // Every nonce with a record is live, refused or not: none is reused.
+    expect(t.liveNonces(from).sort()).toEqual([0, 1]);
+
+    // kind and problem round-trip; clearProblems empties a whole nonce.
+    expect(t.get(hashOf(1))).toMatchObject({ kind: 'generate', problem: null });
+    const problem = { reason: 'funds' as const, summary: 'Balance 0 ETH is below the 0.1 ETH this replacement needs.', since: '2026-01-01T00:00:03.000Z' };
+    t.setProblem(hashOf(2), problem, '2026-01-01T00:00:03.000Z');
+    expect(t.get(hashOf(2))!.problem).toEqual(problem);
+    expect(t.withProblems().map((r) => r.transactionHash)).toEqual([hashOf(2)]);
+    t.clearProblems(from, t.get(hashOf(2))!.nonce, '2026-01-01T00:00:04.000Z');
+    expect(t.withProblems()).toEqual([]);
     t.close();
   });
 

@@ -11,6 +11,7 @@ import { anvilBinaryPath } from '../../src/devchain/anvil-binary.js';
 import type { AppInfo } from '../../src/shared/desktop-api.js';
 import type { TxRecord } from '../../src/shared/tx-record.js';
 import { ensureCliBuilt, runCli, startCliDaemon, type CliDaemon } from '../support/cli-binary.js';
+import { authHeader } from '../support/core-api-token.js';
 import { freePort } from '../support/reliability-procs.js';
 
 const SEPOLIA = 11155111;
@@ -257,7 +258,7 @@ describe('a data service that is down is a state, not a crash and not a flood', 
       expect(app.ready).toMatchObject({ chainId: SEPOLIA, platform: 'ethereum', network: 'sepolia', status: { tracker: { state: 'unreachable' }, node: { state: 'connected' } } });
       const status = app.ready.status as AppInfo['status'];
       expect(status.tracker.reason).toContain(`Cannot reach the data service at ${dead}`);
-      const sent = await fetch(`${String(app.ready.appUrl)}/api/tx`, { method: 'POST' });
+      const sent = await fetch(`${String(app.ready.apiUrl)}/api/tx`, { method: 'POST', headers: authHeader(String(app.ready.apiTokenFile)) });
       expect(sent.status).toBe(201);
       // Several reconnect attempts happen meanwhile (200 ms backoff doubling): none is a log line of its own.
       await new Promise((r) => setTimeout(r, 2_500));
@@ -275,9 +276,10 @@ describe('the happy path: send, replace, confirm, restart the app, restart the s
   it('works end to end, and the links say what happens', async () => {
     const appEnv = { ...cleanEnv(), NODE_ENDPOINT: sepolia, TXDESK_SERVICE_URL: serviceUrl, CLIENT_ID: clientId, PRIVATE_KEY: KEY, TXDESK_DATA_DIR: temp('txdesk-cfg-happy-') };
     const app = await startCliDaemon(['serve', '--port', '0', '--json'], { env: appEnv });
-    const base = String(app.ready.appUrl);
-    const api = async <T>(path: string, init?: RequestInit): Promise<{ status: number; body: T }> => {
-      const res = await fetch(`${base}${path}`, init);
+    const base = String(app.ready.apiUrl);
+    const auth = authHeader(String(app.ready.apiTokenFile));
+    const api = async <T>(path: string, init: RequestInit = {}): Promise<{ status: number; body: T }> => {
+      const res = await fetch(`${base}${path}`, { ...init, headers: { ...auth, ...(init.headers as Record<string, string> | undefined) } });
       return { status: res.status, body: (await res.json()) as T };
     };
     const patch = (body: unknown) => api<Record<string, unknown>>('/api/settings', { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
@@ -311,7 +313,7 @@ describe('the happy path: send, replace, confirm, restart the app, restart the s
       expect(settled.filter((r) => r.status === 'confirmation')).toHaveLength(1);
 
       // Restart the app in-process: 202 first, then the same port answers again with the same records.
-      const restart = await fetch(`${base}/api/restart`, { method: 'POST' });
+      const restart = await fetch(`${base}/api/restart`, { method: 'POST', headers: auth });
       expect(restart.status).toBe(202);
       await until('the restarted app', async () => (app.stderr().includes('[serve] restarted: ') ? true : undefined));
       expect((await appInfo()).status.tracker.state).toMatch(/connecting|connected/);
@@ -343,7 +345,7 @@ describe('the happy path: send, replace, confirm, restart the app, restart the s
 
       // Last, the node goes away: the next call to it (a send) marks the node link unreachable, with one log line.
       anvils.get(sepolia)!.kill('SIGKILL');
-      await fetch(`${base}/api/tx`, { method: 'POST' });
+      await fetch(`${base}/api/tx`, { method: 'POST', headers: auth });
       const node = await until('the node link lost', async () => {
         const s = (await appInfo()).status.node;
         return s.state === 'unreachable' ? s : undefined;

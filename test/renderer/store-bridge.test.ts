@@ -14,7 +14,7 @@ const privateKey = '0x' + '4c'.repeat(32);
 const settings = { clientId: 'c', signedInAs: null, nodeUrl: 'http://n', serviceUrl: 'http://s', platform: 'ethereum', network: 'local', policy: {} } as AppSettings;
 
 function rec(hash: string, p: Partial<TxRecord> = {}): TxRecord {
-  return { transactionHash: hash, from: address, nonce: 0, gasPrice: '1', txType: 'legacy', data: {}, replaces: null, replacedBy: null, attempt: 0, createdAt: 't0', updatedAt: 't0', ...p };
+  return { transactionHash: hash, from: address, nonce: 0, gasPrice: '1', txType: 'legacy', data: {}, replaces: null, replacedBy: null, attempt: 0, kind: 'generate', problem: null, createdAt: 't0', updatedAt: 't0', ...p };
 }
 
 const linkUp = { state: 'connected' as const, reason: null, since: 't0' };

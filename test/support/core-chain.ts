@@ -56,12 +56,16 @@ export async function waitFor<T>(what: string, check: () => Promise<T | undefine
   }
 }
 
-/** Every nonce 0..n-1 confirmed once; all other records of it replaced; the chain agrees. */
-export async function expectCleanEndState(chain: TestChain, records: TxRecord[], expectedNonces: number): Promise<void> {
+/**
+ * Every nonce settled: nonces 0..n-1 of `address` each have exactly one confirmed record and every other record of
+ * it replaced, none skipped or used twice, and the chain agrees (its count is n; only the winners have receipts).
+ */
+export async function expectCleanEndState(chain: TestChain, records: TxRecord[], expectedNonces: number, address = chain.address): Promise<void> {
+  records = records.filter((r) => r.from === address.toLowerCase());
   const byNonce = new Map<number, TxRecord[]>();
   for (const r of records) byNonce.set(r.nonce, [...(byNonce.get(r.nonce) ?? []), r]);
   expect([...byNonce.keys()].sort((a, b) => a - b)).toEqual(Array.from({ length: expectedNonces }, (_, i) => i));
-  const mined = Number(BigInt(await chain.rpc<string>('eth_getTransactionCount', [chain.address, 'latest'])));
+  const mined = Number(BigInt(await chain.rpc<string>('eth_getTransactionCount', [address, 'latest'])));
   expect(mined).toBe(expectedNonces);
   for (const [nonce, group] of byNonce) {
     const confirmed = group.filter((r) => r.status === 'confirmation');
@@ -78,4 +82,11 @@ export function allConfirmed(records: TxRecord[]): boolean {
   const open = new Set(records.map((r) => r.nonce));
   for (const r of records) if (r.status === 'confirmation') open.delete(r.nonce);
   return open.size === 0;
+}
+
+/** A new funded account (1 ETH unless set): each test's nonces start at 0. */
+export async function freshAccount(chain: TestChain, wei = 10n ** 18n): Promise<{ privateKey: string; address: string }> {
+  const w = Wallet.createRandom();
+  await chain.dev.devchain.fund(w.address, wei);
+  return { privateKey: w.privateKey, address: w.address.toLowerCase() };
 }

@@ -20,6 +20,8 @@ export function rec(over: Partial<TxRecord> & { n?: number } = {}): TxRecord {
     replaces: null,
     replacedBy: null,
     attempt: 0,
+    kind: 'generate',
+    problem: null,
     createdAt: '2026-01-01T00:00:00.000Z',
     updatedAt: '2026-01-01T00:00:00.000Z',
     ...rest,

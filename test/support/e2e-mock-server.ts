@@ -57,7 +57,7 @@ function update(r: TxRecord, patch: Partial<TxRecord>) {
 }
 function generate(): TxRecord {
   const n = nonce++;
-  const r: TxRecord = { transactionHash: hex(n * 10), from: address, nonce: n, gasPrice: '1000000000', txType: 'legacy', data: {}, replaces: null, replacedBy: null, attempt: 0, createdAt: now(), updatedAt: now() };
+  const r: TxRecord = { transactionHash: hex(n * 10), from: address, nonce: n, gasPrice: '1000000000', txType: 'legacy', data: {}, replaces: null, replacedBy: null, attempt: 0, kind: 'generate', problem: null, createdAt: now(), updatedAt: now() };
   txs.push(r);
   event(r.transactionHash, 'signed', 'Signed with nonce ' + n + ' at 1 gwei.');
   event(r.transactionHash, 'broadcast', 'Broadcast to the node.');
@@ -68,7 +68,7 @@ function generate(): TxRecord {
         update(prev, { status: 'pending' });
         event(prev.transactionHash, 'pending', 'No receipt after 10 s.');
         const fee = (BigInt(prev.gasPrice) * 127n) / 100n;
-        const next: TxRecord = { ...prev, transactionHash: hex(n * 10 + attempt + 1), gasPrice: fee.toString(), status: undefined, attempt: attempt + 1, replaces: prev.transactionHash, createdAt: now(), updatedAt: now() };
+        const next: TxRecord = { ...prev, transactionHash: hex(n * 10 + attempt + 1), gasPrice: fee.toString(), status: undefined, attempt: attempt + 1, kind: 'replace', replaces: prev.transactionHash, createdAt: now(), updatedAt: now() };
         delete next.status;
         txs.push(next);
         event(prev.transactionHash, 'replacement-sent', `Replaced by ${next.transactionHash.slice(0, 10)}… at ${Number(fee) / 1e9} gwei (+27%).`);

@@ -271,7 +271,10 @@ describe('reorganisations', () => {
       await stack.provider.send('anvil_reorg', [1, []]);
       expect(await stack.provider.send('eth_getTransactionReceipt', [tx.hash])).toBeNull();
       await mine(2);
-      await new Promise((r) => setTimeout(r, 1500));
+      // The withdrawn receipt is announced as a pending with result.reorged (the next receipt waits for its ack).
+      const again = await waitUntil(() => c.pushesOf('pending', tx.hash)[0], 'the reorged pending');
+      expect(again.result.payload.result).toMatchObject({ transactionHash: tx.hash, reorged: true });
+      await c.request('ack', [again.result.ackId]);
       // Mined again, in another block.
       await stack.provider.send('eth_sendRawTransaction', [tx.raw]);
       await mine();
@@ -299,7 +302,9 @@ describe('reorganisations', () => {
       await c.request('ack', [first.result.ackId]);
       await stack.provider.send('evm_revert', [snapshot]);
       await mine(3);
-      await new Promise((r) => setTimeout(r, 1500));
+      const again = await waitUntil(() => c.pushesOf('pending', tx.hash)[0], 'the reorged pending');
+      expect(again.result.payload.result).toMatchObject({ transactionHash: tx.hash, reorged: true });
+      await c.request('ack', [again.result.ackId]);
       expect(c.pushesOf('confirmation', tx.hash)).toHaveLength(0);
       await stack.provider.send('eth_sendRawTransaction', [tx.raw]).catch(() => {});
       await mine();

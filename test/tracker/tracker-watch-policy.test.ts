@@ -47,8 +47,10 @@ const rows: Row[] = [
   ['one block short of depth', { receipt: receiptAt(5) }, { nowMs: 30_000, head: 7 }, [], false, false],
   ['receipt and depth in one round', {}, { nowMs: 30_000, head: 9, receipt: receiptAt(5) }, ['receipt', 'confirmation'], false, true],
   ['confirmation 0: confirmed with the receipt', { confirmation: 0 }, { nowMs: 30_000, head: 5, receipt: receiptAt(5) }, ['receipt', 'confirmation'], false, true],
-  ['reorged away, not mined again: withdraw, no confirmation', { receipt: receiptAt(5), pendingSent: true }, { nowMs: 30_000, head: 9, receipt: null }, [], true, false],
-  ['reorged away per the window, no lookup: withdraw', { receipt: receiptAt(5), pendingSent: true }, { nowMs: 30_000, head: 9, receiptCanonical: false }, [], true, false],
+  ['reorged away, not mined again: withdraw, pending again (reorged), no confirmation', { receipt: receiptAt(5), pendingSent: true }, { nowMs: 30_000, head: 9, receipt: null }, ['pending'], true, false],
+  ['reorged away per the window, no lookup: withdraw, pending again (reorged)', { receipt: receiptAt(5), pendingSent: true }, { nowMs: 30_000, head: 9, receiptCanonical: false }, ['pending'], true, false],
+  ['reorged away before the timeout: pending (reorged) at once', { receipt: receiptAt(5) }, { nowMs: 1_000, head: 9, receipt: null }, ['pending'], true, false],
+  ['reorged away and the nonce used at depth: ends silently', { receipt: receiptAt(5), pendingSent: true }, { nowMs: 30_000, head: 9, receipt: null, nonceUsedAtDepth: true }, [], true, true],
   ['reorged away past the timeout, pending never sent: pending now', { receipt: receiptAt(5) }, { nowMs: 30_000, head: 9, receipt: null }, ['pending'], true, false],
   ['mined again in another block: withdraw + new receipt', { receipt: receiptAt(5, '0xold') }, { nowMs: 30_000, head: 6, receipt: receiptAt(6, '0xnew') }, ['receipt'], true, false],
   ['mined again and already deep', { receipt: receiptAt(5, '0xold') }, { nowMs: 30_000, head: 9, receipt: receiptAt(6, '0xnew') }, ['receipt', 'confirmation'], true, true],
@@ -58,6 +60,13 @@ const rows: Row[] = [
 ];
 
 describe('decideTracking', () => {
+  it('a withdrawn receipt is announced as pending with result.reorged; an ordinary pending has no such field', () => {
+    const reorged = decideTracking({ ...base, receipt: receiptAt(5), pendingSent: true }, { nowMs: 30_000, head: 9, receipt: null });
+    expect(reorged.events[0]!.result).toMatchObject({ transactionHash: base.txHash, reorged: true });
+    const plain = decideTracking({ ...base }, { nowMs: 30_000, head: 9, receipt: null });
+    expect(plain.events[0]!.result).not.toHaveProperty('reorged');
+  });
+
   for (const [name, state, obs, events, withdraw, done] of rows) {
     it(name, () => {
       const d = decideTracking({ ...base, ...state }, { nowMs: 0, head: null, ...obs });

@@ -1,7 +1,7 @@
 // Nonce bookkeeping: the next nonce to sign with, and what start-up recovery does with each nonce still open.
 // Pure: chain facts (nonce counts, receipts) come in as arguments.
 import type { TxRecord } from '../../shared/tx-record.js';
-import { applyTrackerMessage, type RecordChange } from './transitions.js';
+import { applyTrackerMessage, withdrawReceipt, type RecordChange } from './transitions.js';
 
 export interface NoncePlan {
   nonce: number;
@@ -10,14 +10,19 @@ export interface NoncePlan {
 }
 
 /**
- * Next nonce = max(the chain's pending nonce, our highest live nonce + 1). The chain's count covers
- * transactions sent elsewhere; our own count covers transactions signed and stored but not yet seen by the node.
+ * Next nonce = the lowest one at or above the chain's pending count that holds no record of ours. The chain's count
+ * covers transactions sent elsewhere; our records cover transactions signed and stored that the node lost or has
+ * not seen yet (a restarted node's pending count falls back to its mined count). A hole among our nonces (which
+ * only a lost record could leave) is filled before anything above it, so no nonce is skipped.
  */
 export function planNextNonce(chainPendingNonce: number, liveNonces: Iterable<number>): NoncePlan {
+  const live = new Set(liveNonces);
   let highest = -1;
-  for (const n of liveNonces) if (n > highest) highest = n;
+  for (const n of live) if (n > highest) highest = n;
+  let nonce = chainPendingNonce;
+  while (live.has(nonce)) nonce++;
   const ours = highest + 1;
-  return { nonce: Math.max(chainPendingNonce, ours), usedElsewhere: highest >= 0 && chainPendingNonce > ours ? chainPendingNonce - ours : 0 };
+  return { nonce, usedElsewhere: highest >= 0 && chainPendingNonce > ours ? chainPendingNonce - ours : 0 };
 }
 
 export interface NonceFacts {
@@ -28,12 +33,14 @@ export interface NonceFacts {
   receipts: ReadonlyMap<string, Record<string, unknown> | null>;
   /** `eth_getTransactionCount(sender, 'latest')`: nonces below it are used for good. */
   minedNonceCount: number;
-  /** Hashes a node refused outright; never worth sending again. */
+  /** Hashes the node refused the last time they were sent: not what to resend (the retry of refusals handles them). */
   rejected: ReadonlySet<string>;
+  /** The node's head block number: a receipt of ours at or below it that the node no longer has was reorganised away. */
+  headBlock?: number;
 }
 
 export interface NonceRecovery {
-  outcome: 'mined' | 'used-elsewhere' | 'open' | 'closed';
+  outcome: 'mined' | 'used-elsewhere' | 'reorged' | 'open' | 'closed';
   changes: RecordChange[];
   /** Signed transaction to send again (its hash), when the nonce is still open. */
   rebroadcast: string | null;
@@ -50,6 +57,14 @@ export function recoverNonce(f: NonceFacts): NonceRecovery {
     const others = f.records.filter((r) => r !== winner);
     const { changes } = applyTrackerMessage(winner, others, { type: 'receipt', result: receipt });
     return { outcome: 'mined', changes, rebroadcast: null, track: [winner.transactionHash] };
+  }
+  const stale = f.records.find((r) => r.status === 'receipt');
+  if (stale && f.nonce >= f.minedNonceCount && f.headBlock !== undefined && f.headBlock >= Number(stale.data.blockNumber)) {
+    // The node is past the receipt's block and the nonce is unused: the receipt was reorganised away.
+    const changes = withdrawReceipt(stale, f.records.filter((r) => r !== stale), 'the node no longer has it');
+    const sendable = f.records.filter((r) => !f.rejected.has(r.transactionHash));
+    const newest = sendable.reduce<TxRecord | null>((a, b) => (a === null || b.attempt > a.attempt ? b : a), null);
+    return { outcome: 'reorged', changes, rebroadcast: newest?.transactionHash ?? stale.transactionHash, track: [stale.transactionHash, ...(newest && newest !== stale ? [newest.transactionHash] : [])] };
   }
   if (f.nonce < f.minedNonceCount) {
     const changes: RecordChange[] = f.records

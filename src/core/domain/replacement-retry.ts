@@ -1,12 +1,12 @@
-// Which skipped replacements deserve another look: a nonce left stuck by the fee cap or the replacement limit is
-// asked again when fees fall or the user raises the limits. Pure: the records, their histories and the policy come in.
+// Which skipped replacements deserve another look: a nonce left stuck by the fee cap, the replacement limit or a
+// missing key is asked again when fees fall, the user raises the limits or the key is loaded. Pure: the records, their histories and the policy come in.
 import type { ReplacementPolicy } from '../../shared/desktop-api.js';
 import type { TxEvent, TxRecord } from '../../shared/tx-record.js';
 import type { ReplacementDecision, SkipReason } from './replacement.js';
 
-/** Skips that a change in fees or settings can undo; the others (mined, superseded, not stuck, no key) are final. */
-export type RetryableSkipReason = Extract<SkipReason, 'cap' | 'max-replacements'>;
-const RETRYABLE: ReadonlySet<unknown> = new Set<RetryableSkipReason>(['cap', 'max-replacements']);
+/** Skips that a change in fees, settings or the key can undo; the others (mined, superseded, not stuck) are final. */
+export type RetryableSkipReason = Extract<SkipReason, 'cap' | 'max-replacements' | 'no-key'>;
+const RETRYABLE: ReadonlySet<unknown> = new Set<RetryableSkipReason>(['cap', 'max-replacements', 'no-key']);
 
 export interface WaitingAttempt {
   /** The newest attempt of the nonce: the one a retry replaces. */

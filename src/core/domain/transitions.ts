@@ -29,6 +29,11 @@ const NONE: Transition = { changes: [], stuck: false };
 export function applyTrackerMessage(target: TxRecord, sameNonce: readonly TxRecord[], msg: TrackerMessage): Transition {
   switch (msg.type) {
     case 'pending':
+      // A receipt the tracker withdrew (a reorganisation): the nonce is open again, and stuck as any pending one.
+      if (msg.result.reorged === true) {
+        if (target.status !== 'receipt') return NONE;
+        return { changes: withdrawReceipt(target, sameNonce, 'the tracker saw its block reorganised away'), stuck: true };
+      }
       // Only a record nobody has heard of yet can become pending; after a receipt or a replacement it is news from the past.
       if (target.status !== undefined) return NONE;
       return {
@@ -70,4 +75,33 @@ function mined(target: TxRecord, sameNonce: readonly TxRecord[], result: Record<
     });
   }
   return { changes, stuck: false };
+}
+
+/**
+ * Undoes a receipt that is no longer on the chain: the record goes back to `pending`, and so does every other
+ * attempt of the nonce that was marked `replaced` (they lost to it, and may be the one mined now). A confirmed
+ * nonce is final to tracker messages (the tracker only confirms at depth), so nothing changes then, unless `deep`:
+ * the node itself shows the confirmed block gone (a reorganisation deeper than the confirmations).
+ */
+export function withdrawReceipt(target: TxRecord, sameNonce: readonly TxRecord[], why: string, deep = false): RecordChange[] {
+  const withdrawable = target.status === 'receipt' || (deep && target.status === 'confirmation');
+  if (!withdrawable || (!deep && sameNonce.some((r) => r.status === 'confirmation'))) return [];
+  const block = target.data.blockNumber;
+  const changes: RecordChange[] = [
+    {
+      hash: target.transactionHash,
+      status: 'pending',
+      data: {},
+      event: { kind: 'reorged', summary: `No longer mined: block ${String(block)} was reorganised away (${why}); back to pending.`, detail: { blockNumber: block, blockHash: target.data.blockHash, withdrawn: true } },
+    },
+  ];
+  for (const other of sameNonce) {
+    if (other.status !== 'replaced') continue;
+    changes.push({
+      hash: other.transactionHash,
+      status: 'pending',
+      event: { kind: 'reorged', summary: `Back in play: ${short(target.transactionHash)}, which it lost to, is no longer mined.`, detail: { winner: target.transactionHash, blockNumber: block } },
+    });
+  }
+  return changes;
 }

@@ -109,13 +109,8 @@ export function createCoreApi(d: CoreApiDeps): CoreApi {
       return { ...rec, history: d.store.history(h) };
     },
     generateTransaction: () => d.engine.generate(),
-    // SKELETON (issue 12 replaces): the engine's cancel and speed-up.
-    async cancelTransaction() {
-      throw new TxdeskError('INTERNAL', 'Cancel is not built yet.');
-    },
-    async speedUpTransaction() {
-      throw new TxdeskError('INTERNAL', 'Speed-up is not built yet.');
-    },
+    cancelTransaction: async (hash) => d.engine.cancel(parseInput(txHashSchema, hash, 'hash').toLowerCase()),
+    speedUpTransaction: async (hash) => d.engine.speedUp(parseInput(txHashSchema, hash, 'hash').toLowerCase()),
     onTransactionChanged: (l) => listen(txListeners, l),
 
     async listTokens(owner, query) {

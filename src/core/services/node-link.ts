@@ -31,6 +31,7 @@ export function observeChain(chain: Chain, report: Report): Chain {
     nonceCount: wrap((a: string, t: 'latest' | 'pending') => chain.nonceCount(a, t)),
     fees: wrap(() => chain.fees()),
     sendRaw: wrap((raw: string) => chain.sendRaw(raw)),
+    hasTransaction: wrap((h: string) => chain.hasTransaction(h)),
     receipt: wrap((h: string) => chain.receipt(h)),
     balance: wrap((a: string) => chain.balance(a)),
     latestBlock: wrap(() => chain.latestBlock()),

@@ -52,6 +52,11 @@ export function decideTracking(state: TrackingState, obs: Observation): Decision
     if (s.receipt) {
       withdrawReceipt = true;
       s.receipt = null;
+      // The client may have acted on the receipt (marked the others of its nonce lost): tell it the news is void.
+      if (!obs.nonceUsedAtDepth) {
+        s.pendingSent = true;
+        events.push({ type: 'pending', result: { transactionHash: s.txHash, confirmation: s.confirmation, timeout: s.timeoutMs, reorged: true } });
+      }
     }
     if (obs.nonceUsedAtDepth) {
       s.doneAtMs = obs.nowMs;

@@ -4,6 +4,7 @@ import { WebSocketProvider } from 'ethers';
 import WebSocket from 'ws';
 import { BroadcastError, type Chain } from '../../ports.js';
 import type { NetworkFees } from '../../domain/fees.js';
+import { classifyRefusal } from '../../domain/refusal.js';
 
 export class RpcError extends Error {
   constructor(
@@ -122,10 +123,7 @@ export function receiptToResult(r: Record<string, unknown>): Record<string, unkn
 export function classifySendError(e: unknown): BroadcastError {
   if (e instanceof RpcError && e.code === 'unreachable') return new BroadcastError('unreachable', e.message);
   const msg = e instanceof Error ? e.message : String(e);
-  if (/already known|known transaction|already imported|alreadyknown|already in (the )?(pool|mempool)/i.test(msg)) return new BroadcastError('known', msg);
-  if (/nonce too low|nonce.*(has )?already been used|noncetoolow|nonce is too low/i.test(msg)) return new BroadcastError('nonce-used', msg);
-  if (/underpriced|replacement.*too low|fee too low to replace/i.test(msg)) return new BroadcastError('underpriced', msg);
-  return new BroadcastError('refused', msg);
+  return new BroadcastError(classifyRefusal(msg), msg);
 }
 
 export function createJsonRpcChain(nodeUrl: string, opts: { timeoutMs?: number } = {}): Chain {
@@ -150,6 +148,7 @@ export function createJsonRpcChain(nodeUrl: string, opts: { timeoutMs?: number }
         throw classifySendError(e);
       }
     },
+    hasTransaction: async (hash) => (await send('eth_getTransactionByHash', [hash])) !== null,
     async receipt(hash) {
       const r = (await send('eth_getTransactionReceipt', [hash])) as Record<string, unknown> | null;
       return r && r.blockHash ? receiptToResult(r) : null;

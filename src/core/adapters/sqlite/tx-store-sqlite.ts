@@ -1,9 +1,9 @@
 // The TxStore on better-sqlite3: records with their signed bytes (for re-broadcast), event history, and the ids of
 // tracker messages already applied (idempotency). Every statement uses bound parameters.
 import { migrate, openDatabase, type Db } from '../../../lib/sqlite.js';
-import type { TxEvent, TxRecord, TxStatus } from '../../../shared/tx-record.js';
+import type { NonceProblem, TxEvent, TxKind, TxRecord, TxStatus } from '../../../shared/tx-record.js';
 import type { RecordChange } from '../../domain/transitions.js';
-import type { NewEvent, TxStore } from '../../ports.js';
+import type { BroadcastState, NewEvent, TxStore } from '../../ports.js';
 
 const MIGRATIONS = [
   `CREATE TABLE txs (
@@ -35,6 +35,11 @@ const MIGRATIONS = [
    );
    CREATE INDEX tx_events_hash ON tx_events (hash, id);
    CREATE TABLE tracker_processed (message_id TEXT PRIMARY KEY, at TEXT NOT NULL);`,
+  // Why each record was signed, and what keeps its nonce from settling (JSON NonceProblem, newest record only).
+  `ALTER TABLE txs ADD COLUMN kind TEXT NOT NULL DEFAULT 'generate';
+   UPDATE txs SET kind = 'replace' WHERE attempt > 0;
+   ALTER TABLE txs ADD COLUMN problem TEXT;
+   CREATE INDEX txs_problem ON txs (sender, nonce) WHERE problem IS NOT NULL;`,
 ];
 
 interface Row {
@@ -49,11 +54,13 @@ interface Row {
   replaces: string | null;
   replaced_by: string | null;
   attempt: number;
+  kind: TxKind;
+  problem: string | null;
   created_at: string;
   updated_at: string;
 }
 
-const COLS = 'hash, sender, nonce, tx_type, gas_price, max_priority_fee, status, data, replaces, replaced_by, attempt, created_at, updated_at';
+const COLS = 'hash, sender, nonce, tx_type, gas_price, max_priority_fee, status, data, replaces, replaced_by, attempt, kind, problem, created_at, updated_at';
 
 function toRecord(r: Row): TxRecord {
   const rec: TxRecord = {
@@ -66,6 +73,8 @@ function toRecord(r: Row): TxRecord {
     replaces: r.replaces,
     replacedBy: r.replaced_by,
     attempt: r.attempt,
+    kind: r.kind,
+    problem: r.problem === null ? null : (JSON.parse(r.problem) as NonceProblem),
     createdAt: r.created_at,
     updatedAt: r.updated_at,
   };
@@ -91,7 +100,7 @@ export function createSqliteTxStore(db: Db): TxStore {
     senders: db.prepare('SELECT DISTINCT sender FROM txs'),
     byNonce: db.prepare(`SELECT ${COLS} FROM txs WHERE sender = ? AND nonce = ? ORDER BY attempt, id`),
     history: db.prepare('SELECT at, kind, summary, detail FROM tx_events WHERE hash = ? ORDER BY id'),
-    liveNonces: db.prepare("SELECT DISTINCT nonce FROM txs WHERE sender = ? AND broadcast <> 'rejected'"),
+    liveNonces: db.prepare('SELECT DISTINCT nonce FROM txs WHERE sender = ?'),
     openNonces: db.prepare(
       "SELECT DISTINCT nonce FROM txs WHERE sender = ? AND nonce NOT IN (SELECT nonce FROM txs WHERE sender = ? AND status = 'confirmation') ORDER BY nonce",
     ),
@@ -104,14 +113,18 @@ export function createSqliteTxStore(db: Db): TxStore {
     raw: db.prepare('SELECT raw FROM txs WHERE hash = ?'),
     rejected: db.prepare("SELECT hash FROM txs WHERE sender = ? AND broadcast = 'rejected'"),
     insert: db.prepare(
-      `INSERT INTO txs (hash, sender, nonce, tx_type, gas_price, max_priority_fee, status, data, replaces, replaced_by, attempt, raw, created_at, updated_at)
-       VALUES (@hash, @sender, @nonce, @tx_type, @gas_price, @max_priority_fee, @status, @data, @replaces, @replaced_by, @attempt, @raw, @created_at, @updated_at)`,
+      `INSERT INTO txs (hash, sender, nonce, tx_type, gas_price, max_priority_fee, status, data, replaces, replaced_by, attempt, kind, problem, raw, created_at, updated_at)
+       VALUES (@hash, @sender, @nonce, @tx_type, @gas_price, @max_priority_fee, @status, @data, @replaces, @replaced_by, @attempt, @kind, @problem, @raw, @created_at, @updated_at)`,
     ),
+    withProblems: db.prepare(`SELECT ${COLS} FROM txs WHERE problem IS NOT NULL ORDER BY sender, nonce, id`),
+    setProblem: db.prepare('UPDATE txs SET problem = ?, updated_at = ? WHERE hash = ?'),
+    clearProblems: db.prepare('UPDATE txs SET problem = NULL, updated_at = ? WHERE sender = ? AND nonce = ? AND problem IS NOT NULL'),
+    broadcastOf: db.prepare('SELECT broadcast FROM txs WHERE hash = ?'),
     setStatus: db.prepare('UPDATE txs SET status = ?, updated_at = ? WHERE hash = ?'),
     setStatusData: db.prepare('UPDATE txs SET status = ?, data = ?, updated_at = ? WHERE hash = ?'),
     event: db.prepare('INSERT INTO tx_events (hash, at, kind, summary, detail) VALUES (?, ?, ?, ?, ?)'),
     link: db.prepare('UPDATE txs SET replaced_by = ?, updated_at = ? WHERE hash = ?'),
-    broadcast: db.prepare("UPDATE txs SET broadcast = ? WHERE hash = ? AND broadcast <> 'rejected'"),
+    broadcast: db.prepare('UPDATE txs SET broadcast = ? WHERE hash = ?'),
     unreject: db.prepare("UPDATE txs SET broadcast = 'unsent' WHERE hash = ? AND broadcast = 'rejected'"),
     isProcessed: db.prepare('SELECT 1 FROM tracker_processed WHERE message_id = ?'),
     markProcessed: db.prepare('INSERT OR IGNORE INTO tracker_processed (message_id, at) VALUES (?, ?)'),
@@ -156,6 +169,8 @@ export function createSqliteTxStore(db: Db): TxStore {
           replaces: r.replaces,
           replaced_by: r.replacedBy,
           attempt: r.attempt,
+          kind: r.kind,
+          problem: r.problem ? JSON.stringify(r.problem) : null,
           raw,
           created_at: r.createdAt,
           updated_at: r.updatedAt,
@@ -177,6 +192,10 @@ export function createSqliteTxStore(db: Db): TxStore {
     linkReplacement: (prev, next, now) => void q.link.run(next.toLowerCase(), now, prev.toLowerCase()),
     markBroadcast: (hash, state) => void q.broadcast.run(state, hash.toLowerCase()),
     unreject: (hash) => void q.unreject.run(hash.toLowerCase()),
+    broadcastOf: (hash) => ((q.broadcastOf.get(hash.toLowerCase()) as { broadcast: BroadcastState } | undefined)?.broadcast ?? null),
+    withProblems: () => (q.withProblems.all() as Row[]).map(toRecord),
+    setProblem: (hash, problem, now) => void q.setProblem.run(problem ? JSON.stringify(problem) : null, now, hash.toLowerCase()),
+    clearProblems: (from, nonce, now) => void q.clearProblems.run(now, from.toLowerCase(), nonce),
     isProcessed: (id) => q.isProcessed.get(id) !== undefined,
     markProcessed: (id, now) => void q.markProcessed.run(id, now),
     pruneProcessed: (before) => q.pruneProcessed.run(before).changes,

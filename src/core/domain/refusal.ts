@@ -1,0 +1,147 @@
+// Broadcast refusals: what a node's answer to eth_sendRawTransaction means, the one sentence a person can act on, and
+// whether and how to try again. Pure: the node's message, balances and fees come in as arguments.
+import type { NonceProblemReason } from '../../shared/tx-record.js';
+import { formatGwei } from './fees.js';
+
+/**
+ * Every way a broadcast can end besides "sent". `known` and `nonce-used` are not refusals (as good as sent, and
+ * mined by someone); every other one is retryable: nothing a node refuses is a dead end for the nonce.
+ */
+export type BroadcastFailure =
+  /** The node already has it (pool or chain): as good as sent. */
+  | 'known'
+  /** The nonce is below the account's count: mined by us or by someone else. */
+  | 'nonce-used'
+  /** A same-nonce transaction with a higher or equal fee is in the pool: bump more. */
+  | 'underpriced'
+  /** The fee is below what the node takes at all now (base fee, pool minimum): sign again at the network's price. */
+  | 'fee-too-low'
+  /** The balance does not cover gas x fee (+ value): wait for funds. */
+  | 'funds'
+  /** The node's pool is full: try again on a later block. */
+  | 'pool-full'
+  /** Refused for another reason: try again, then fill the nonce with a cancel. */
+  | 'refused'
+  /** The node could not be reached or timed out. */
+  | 'unreachable';
+
+export type Refusal = Exclude<BroadcastFailure, 'known' | 'nonce-used'>;
+
+const PATTERNS: [Exclude<BroadcastFailure, 'unreachable'>, RegExp][] = [
+  ['known', /already known|known transaction|already imported|alreadyknown|already in (the )?(pool|mempool)/i],
+  ['nonce-used', /nonce too low|nonce.*(has )?already been used|noncetoolow|nonce is too low/i],
+  ['underpriced', /replacement.*(underpriced|too low)|fee too low to replace|replace.*underpriced/i],
+  ['funds', /insufficient funds|insufficient balance|not enough (funds|balance)|balance too low/i],
+  ['fee-too-low', /base ?fee|fee ?cap.*(too )?low|max fee per gas less than|underpriced|gas price too low|fee too low|below (the )?(minimum|min)/i],
+  ['pool-full', /pool is full|txpool is full|pool full|too many (pending )?transactions|pool.*capacity/i],
+];
+
+/** Classifies a node's error message (one that reached us as a JSON-RPC error, not a connection failure). */
+export function classifyRefusal(message: string): Exclude<BroadcastFailure, 'unreachable'> {
+  for (const [kind, re] of PATTERNS) if (re.test(message)) return kind;
+  return 'refused';
+}
+
+/** "0.0000378": wei in ETH, every significant digit (a rounded figure could make a balance look sufficient). */
+export function formatEth(wei: bigint): string {
+  const neg = wei < 0n;
+  const v = neg ? -wei : wei;
+  const whole = v / 10n ** 18n;
+  const frac = (v % 10n ** 18n).toString().padStart(18, '0').replace(/0+$/, '');
+  return `${neg ? '-' : ''}${whole}${frac ? `.${frac}` : ''}`;
+}
+
+export const REASON_OF_REFUSAL: Record<Refusal, NonceProblemReason> = {
+  underpriced: 'underpriced',
+  'fee-too-low': 'underpriced',
+  funds: 'funds',
+  'pool-full': 'refused',
+  refused: 'refused',
+  unreachable: 'unreachable',
+};
+
+/** After this many refusals in a row for another reason, the nonce is filled by a cancel signed afresh. */
+export const REFUSALS_BEFORE_CANCEL = 3;
+
+export interface RefusalFacts {
+  failure: Refusal;
+  /** The node's own words. */
+  message: string;
+  nonce: number;
+  from: string;
+  /** What the refused transaction is, for the sentence: "transaction", "replacement", "cancel", "speed-up". */
+  what: string;
+  /** Gas limit x headline fee (+ value): what the node checks the balance against. */
+  costWei: bigint;
+  feeWei: bigint;
+  /** The sender's balance, when it was read (funds refusals). */
+  balanceWei: bigint | null;
+}
+
+/** The one sentence shown on the nonce while the refusal stands. */
+export function refusalSummary(f: RefusalFacts): string {
+  switch (f.failure) {
+    case 'funds':
+      if (f.balanceWei === null) return `The balance of ${f.from} is below the ${formatEth(f.costWei)} ETH this ${f.what} needs; add funds and it is sent again on the next block.`;
+      // Nodes may also count the account's other pending transactions against the balance.
+      if (f.balanceWei >= f.costWei) return `The node says balance ${formatEth(f.balanceWei)} ETH does not cover this ${f.what}'s ${formatEth(f.costWei)} ETH with the account's other pending transactions; add funds to ${f.from} and it is sent again on the next block.`;
+      return `Balance ${formatEth(f.balanceWei)} ETH is below the ${formatEth(f.costWei)} ETH this ${f.what} needs; add funds to ${f.from} and it is sent again on the next block.`;
+    case 'underpriced':
+      return `The node holds another transaction for nonce ${f.nonce} that this ${f.what} at ${formatGwei(f.feeWei)} does not outbid by enough; it is bumped again on the next block.`;
+    case 'fee-too-low':
+      return `The node takes no fee as low as ${formatGwei(f.feeWei)} now ("${clip(f.message)}"); it is signed again at the network's price on the next block.`;
+    case 'pool-full':
+      return `The node's pool is full and turned this ${f.what} away; it is sent again on every new block.`;
+    case 'unreachable':
+      return `The node could not be reached; this ${f.what} is sent again on every new block until it answers.`;
+    case 'refused':
+      return `The node refused this ${f.what} ("${clip(f.message)}"); it is sent again on every new block, and after ${REFUSALS_BEFORE_CANCEL} refusals nonce ${f.nonce} is filled by a cancel.`;
+  }
+}
+
+function clip(s: string): string {
+  const one = s.replace(/\s+/g, ' ').trim();
+  return one.length > 120 ? `${one.slice(0, 119)}…` : one;
+}
+
+export type RetryAction =
+  /** Nothing can succeed yet (funds still short). */
+  | { action: 'wait' }
+  /** Send the same signed bytes again. */
+  | { action: 'resend' }
+  /** Sign a replacement at the network's price now. */
+  | { action: 'resign' }
+  /** Fill the nonce with a freshly signed cancel. */
+  | { action: 'cancel' };
+
+export interface RetryFacts {
+  failure: Refusal;
+  /** Refusals of this very transaction in a row. */
+  refusals: number;
+  costWei: bigint;
+  /** Null when unknown (not read): then a resend finds out. */
+  balanceWei: bigint | null;
+  /** The refused transaction's headline fee and the network's base fee now (null: not read or no EIP-1559). */
+  feeWei: bigint;
+  baseFeeWei: bigint | null;
+  /** The refused transaction is already a cancel (a cancel is never cancelled again: it is resent). */
+  isCancel: boolean;
+}
+
+/** What to do on a new block about a nonce whose newest transaction the node refused. */
+export function decideRetry(f: RetryFacts): RetryAction {
+  switch (f.failure) {
+    case 'funds':
+      return f.balanceWei !== null && f.balanceWei < f.costWei ? { action: 'wait' } : { action: 'resend' };
+    case 'fee-too-low':
+      return f.baseFeeWei !== null && f.feeWei < f.baseFeeWei ? { action: 'resign' } : { action: 'resend' };
+    case 'underpriced':
+      // Whatever outbid it may have been mined or dropped since; a resend that is refused again bumps at once.
+      return { action: 'resend' };
+    case 'pool-full':
+    case 'unreachable':
+      return { action: 'resend' };
+    case 'refused':
+      return f.refusals >= REFUSALS_BEFORE_CANCEL && !f.isCancel ? { action: 'cancel' } : { action: 'resend' };
+  }
+}
