@@ -12,11 +12,16 @@ const ev = (kind: TxEvent['kind'], detail: Record<string, unknown> = {}, summary
 
 describe('nonceState: one word per situation', () => {
   const o = (p: Partial<TxRecord> = {}) => rec({ n: 1, attempt: 0, kind: 'generate', createdAt: at(0), ...p });
+  /** A record from a core that did not set `problem` yet: its history is read instead. */
+  const old = (p: Partial<TxRecord> = {}) => {
+    const { problem: _none, ...r } = o(p);
+    return r as TxRecord;
+  };
   const r1 = (p: Partial<TxRecord> = {}) => rec({ n: 2, attempt: 1, kind: 'replace', createdAt: at(10), ...p });
   const rows: [string, TxRecord[], TxEvent[] | undefined, NonceStateName, string | null][] = [
     ['just sent, no tracker word', [o()], undefined, 'waiting', null],
-    ['signed, history shows no broadcast yet', [o()], [ev('signed')], 'sending', null],
-    ['signed and sent', [o()], [ev('signed'), ev('broadcast')], 'waiting', null],
+    ['signed, history shows no broadcast yet', [old()], [ev('signed')], 'sending', null],
+    ['signed and sent', [old()], [ev('signed'), ev('broadcast')], 'waiting', null],
     ['tracker says pending, no problem', [o({ status: 'pending' })], undefined, 'stuck-replacing', null],
     ['a replacement on its way', [o({ status: 'pending', replacedBy: '0x2' }), r1()], undefined, 'stuck-replacing', null],
     ['fee cap problem', [o({ status: 'pending', problem: problem('fee-cap') })], undefined, 'needs-you', 'fee cap'],
@@ -27,13 +32,13 @@ describe('nonceState: one word per situation', () => {
     ['node unreachable: the app retries', [o({ problem: problem('unreachable') })], undefined, 'stuck-replacing', null],
     ['underpriced: the app re-bumps', [o({ problem: problem('underpriced') })], undefined, 'stuck-replacing', null],
     ['problem cleared by the core wins over an old history', [o({ status: 'pending', problem: null })], [ev('replacement-skipped', { reason: 'cap' })], 'stuck-replacing', null],
-    ['cap skip read from history', [o({ status: 'pending' })], [ev('pending'), ev('replacement-skipped', { reason: 'cap', neededWei: '1800000001' })], 'needs-you', 'fee cap'],
-    ['limit skip read from history', [o({ status: 'pending' })], [ev('replacement-skipped', { reason: 'max-replacements' })], 'needs-you', 'replacement limit'],
-    ['superseded skip is not a problem', [o({ status: 'pending' })], [ev('replacement-skipped', { reason: 'superseded' })], 'stuck-replacing', null],
-    ['a later replacement-sent clears an earlier skip', [o({ status: 'pending' })], [ev('replacement-skipped', { reason: 'cap' }), ev('replacement-sent')], 'stuck-replacing', null],
-    ['refused broadcast for lack of funds', [o()], [ev('broadcast-failed', { failure: 'refused', message: 'insufficient funds for gas * price + value' })], 'needs-you', 'funds'],
-    ['refused broadcast', [o()], [ev('broadcast-failed', { failure: 'refused', message: 'tx type not supported' })], 'needs-you', 'node refusal'],
-    ['nonce used: the core reconciles', [o()], [ev('broadcast-failed', { failure: 'nonce-used', message: 'nonce too low' })], 'waiting', null],
+    ['cap skip read from history', [old({ status: 'pending' })], [ev('pending'), ev('replacement-skipped', { reason: 'cap', neededWei: '1800000001' })], 'needs-you', 'fee cap'],
+    ['limit skip read from history', [old({ status: 'pending' })], [ev('replacement-skipped', { reason: 'max-replacements' })], 'needs-you', 'replacement limit'],
+    ['superseded skip is not a problem', [old({ status: 'pending' })], [ev('replacement-skipped', { reason: 'superseded' })], 'stuck-replacing', null],
+    ['a later replacement-sent clears an earlier skip', [old({ status: 'pending' })], [ev('replacement-skipped', { reason: 'cap' }), ev('replacement-sent')], 'stuck-replacing', null],
+    ['refused broadcast for lack of funds', [old()], [ev('broadcast-failed', { failure: 'refused', message: 'insufficient funds for gas * price + value' })], 'needs-you', 'funds'],
+    ['refused broadcast', [old()], [ev('broadcast-failed', { failure: 'refused', message: 'tx type not supported' })], 'needs-you', 'node refusal'],
+    ['nonce used: the core reconciles', [old()], [ev('broadcast-failed', { failure: 'nonce-used', message: 'nonce too low' })], 'waiting', null],
     ['mined', [o({ status: 'receipt' })], undefined, 'mined', null],
     ['confirmed', [o({ status: 'confirmation' })], undefined, 'confirmed', null],
     ['replacement confirmed', [o({ status: 'replaced' }), r1({ status: 'confirmation' })], undefined, 'confirmed', null],
@@ -56,7 +61,7 @@ describe('nonceState: one word per situation', () => {
   });
 
   it('takes the fee a cap raise needs from the skip, else from the sentence', () => {
-    const fromDetail = nonceState([o({ status: 'pending' })], [ev('replacement-skipped', { reason: 'cap', neededWei: '1800000001', capWei: '1200000000' })]);
+    const fromDetail = nonceState([old({ status: 'pending' })], [ev('replacement-skipped', { reason: 'cap', neededWei: '1800000001', capWei: '1200000000' })]);
     expect(fromDetail.fix).toEqual({ kind: 'raise-cap', neededWei: '1800000001' });
     const fromText = nonceState([o({ status: 'pending', problem: problem('fee-cap', 'a fee the network accepts is 1.8 gwei, above the cap of 1.2 gwei') })]);
     expect(fromText.fix).toEqual({ kind: 'raise-cap', neededWei: '1800000000' });
