@@ -51,6 +51,8 @@ describe.skipIf(!hasChromium() || !built)('the dashboard tells the truth (Chromi
   const notBuilt = (r: { body: unknown }) => JSON.stringify(r.body).includes('not built yet');
   const nav = (name: 'Transactions' | 'Tokens' | 'Settings') => page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name, exact: true }).click();
   const shotAt = async (name: string) => {
+    // Passing notices would cover the detail in the README's pictures.
+    for (const b of await page.locator('.notice .icon-btn').all()) await b.click().catch(() => {});
     const before = page.viewportSize()!;
     for (const s of sizes) {
       await page.setViewportSize({ width: s.width, height: s.height });
