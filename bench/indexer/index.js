@@ -3,6 +3,8 @@
 // A bench contract emits thousands of ERC-721 Transfer events per transaction (no storage, so blocks stay cheap):
 // first MINTS new tokens spread over many owners (each new token costs the indexer a tokenURI eth_call), then
 // TRANSFERS of those tokens between owners. A fresh index catches up over the mints, then resumes over the transfers.
+// Then the other shapes of a mint: EIP-2309 ConsecutiveTransfer ranges of 5,000 tokens per event, and ERC-1155
+// TransferBatch logs of 100 ids each (a uri(id) read per new id), each caught up over by the same index.
 // TXDESK_BENCH_TRANSFERS sets the number of each (default 100,000).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -35,7 +37,34 @@ contract BenchNft {
   function moveRange(uint256 start, uint256 n, uint256 owners, uint256 shift) external {
     for (uint256 i = 0; i < n; i++) emit Transfer(owner((start + i) % owners), owner((start + i + shift) % owners), start + i);
   }
+}
+contract BenchDrop {
+  event ConsecutiveTransfer(uint256 indexed fromTokenId, uint256 toTokenId, address indexed fromAddress, address indexed toAddress);
+  string public name = "Drop";
+  function supportsInterface(bytes4 id) external pure returns (bool) { return id == 0x80ac58cd || id == 0x5b5e139f; }
+  function tokenURI(uint256) external pure returns (string memory) { return "ipfs://drop"; }
+  function owner(uint256 i) internal pure returns (address) { return address(uint160(0x100000 + i)); }
+  function mintRanges(uint256 start, uint256 n, uint256 per, uint256 owners) external {
+    for (uint256 s = start; s < start + n; s += per) emit ConsecutiveTransfer(s, s + per - 1, address(0), owner((s / per) % owners));
+  }
+}
+contract BenchMulti {
+  event TransferBatch(address indexed operator, address indexed from, address indexed to, uint256[] ids, uint256[] values);
+  string public name = "Multi";
+  function supportsInterface(bytes4 id) external pure returns (bool) { return id == 0xd9b67a26 || id == 0x0e89341c; }
+  function uri(uint256) external pure returns (string memory) { return "ipfs://multi/{id}"; }
+  function owner(uint256 i) internal pure returns (address) { return address(uint160(0x100000 + i)); }
+  function batchMint(uint256 start, uint256 n, uint256 per, uint256 owners) external {
+    for (uint256 s = start; s < start + n; s += per) {
+      uint256[] memory ids = new uint256[](per);
+      uint256[] memory vs = new uint256[](per);
+      for (uint256 i = 0; i < per; i++) { ids[i] = s + i; vs[i] = 1 + i % 5; }
+      emit TransferBatch(msg.sender, address(0), owner((s / per) % owners), ids, vs);
+    }
+  }
 }`;
+const CONSECUTIVE_PER_EVENT = 5_000;
+const BATCH_PER_LOG = 100;
 
 const split = (t) => `(reading logs ${(t.logsMs / 1000).toFixed(1)} s and metadata ${(t.metadataMs / 1000).toFixed(1)} s, overlapped with index writes ${(t.writeMs / 1000).toFixed(1)} s; idle waiting ${(t.waitMs / 1000).toFixed(1)} s)`;
 const silent = { info() {}, warn() {}, error() {}, child: () => silent };
@@ -62,9 +91,10 @@ async function emit(contract, method, argsFor) {
   }
 }
 
-async function catchUp(db, label) {
+async function catchUp(db, label, upTo) {
   const t = performance.now();
-  const indexer = startIndexer({ db, nodeUrl: anvil.url, confirmations: 0, log: silent, pollMs: 200 });
+  const head = Number(await rpc('eth_blockNumber'));
+  const indexer = startIndexer({ db, nodeUrl: anvil.url, confirmations: upTo === undefined ? 0 : head - upTo, log: silent, pollMs: 200 });
   await indexer.caughtUp();
   const s = (performance.now() - t) / 1000;
   const { transfers: n, timing } = indexer.stats();
@@ -73,8 +103,8 @@ async function catchUp(db, label) {
   return n / s;
 }
 
-async function rawRead(from, label) {
-  const head = Number(await rpc('eth_blockNumber'));
+async function rawRead(from, label, upTo) {
+  const head = upTo ?? Number(await rpc('eth_blockNumber'));
   const t = performance.now();
   let n = 0;
   for (let b = from; b <= head; b += 1) {
@@ -95,15 +125,25 @@ async function rawRead(from, label) {
 try {
   console.log(`load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} on ${cpus().length} cores; ${N} mints then ${N} transfers, ${PER_TX} per transaction`);
   await rpc('evm_setIntervalMining', [0]);
-  const art = compileSolidity({ 'B.sol': SOURCE }, { optimizer: { enabled: true, runs: 200 }, evmVersion: 'paris' }).contracts['B.sol'].BenchNft;
+  const arts = compileSolidity({ 'B.sol': SOURCE }, { optimizer: { enabled: true, runs: 200 }, evmVersion: 'paris' }).contracts['B.sol'];
   const wallet = new Wallet(KEY, provider);
-  const c = await new ContractFactory(art.abi, art.bytecode, wallet).deploy();
-  await rpc('anvil_mine', ['0x1']);
-  await c.waitForDeployment();
+  const deploy = async (art) => {
+    const x = await new ContractFactory(art.abi, art.bytecode, wallet).deploy();
+    await rpc('anvil_mine', ['0x1']);
+    await x.waitForDeployment();
+    return x;
+  };
+  const c = await deploy(arts.BenchNft);
+  const drop = await deploy(arts.BenchDrop);
+  const multi = await deploy(arts.BenchMulti);
   const startBlock = Number(await rpc('eth_blockNumber'));
   await emit(c, 'mintRange', (start, n) => [start, n, OWNERS]);
   const midBlock = Number(await rpc('eth_blockNumber'));
   await emit(c, 'moveRange', (start, n) => [start, n, OWNERS, 7]);
+  const moveBlock = Number(await rpc('eth_blockNumber'));
+  await emit(drop, 'mintRanges', (start, n) => [start, n, CONSECUTIVE_PER_EVENT, OWNERS]);
+  const dropBlock = Number(await rpc('eth_blockNumber'));
+  await emit(multi, 'batchMint', (start, n) => [start, n, BATCH_PER_LOG, OWNERS]);
 
   const db = openDatabase(join(dir, 'index.db'));
   // Stop the indexer after the mints by indexing a copy of the chain state only up to midBlock: use confirmations.
@@ -118,13 +158,16 @@ try {
     console.log(`${'catch-up over mints (tokenURI per token)'.padEnd(44)} ${n} transfers in ${s.toFixed(2)} s: ${Math.round(n / s)} transfers/s ${split(timing)}`);
     var mintRate = n / s;
   }
-  const moveRate = await catchUp(db, 'resume over transfers of existing tokens');
-  const raw = await rawRead(startBlock, 'baseline: eth_getLogs read alone, same blocks');
+  const moveRate = await catchUp(db, 'resume over transfers of existing tokens', moveBlock);
+  const dropRate = await catchUp(db, `ConsecutiveTransfer mints (${CONSECUTIVE_PER_EVENT} per event)`, dropBlock);
+  const batchRate = await catchUp(db, `ERC-1155 TransferBatch mints (${BATCH_PER_LOG} ids per log)`);
+  const raw = await rawRead(startBlock, 'baseline: eth_getLogs read alone, same blocks', moveBlock);
   const uri = await measureUriReads(anvil.url, (await c.getAddress()).toLowerCase(), N, midBlock);
   console.log(`${'baseline: tokenURI eth_calls alone'.padEnd(44)} plain batches ${Math.round(uri.plain)}/s, packed (indexer) ${Math.round(uri.packed)}/s: ratio ${(uri.packed / uri.plain).toFixed(2)}`);
   const write = measureWritePath(N, OWNERS, PER_TX);
   console.log(`${'baseline: index writes alone, no node'.padEnd(44)} mints ${Math.round(write.mints)}/s, transfers ${Math.round(write.moves)}/s`);
-  console.log(`ratio indexer/raw log read: mints ${(mintRate / raw).toFixed(2)}, transfers ${(moveRate / raw).toFixed(2)}`);
+  console.log(`ratio indexer/raw log read: mints ${(mintRate / raw).toFixed(2)}, transfers ${(moveRate / raw).toFixed(2)} (target >= 0.5)`);
+  console.log(`ratio to plain transfers: ConsecutiveTransfer tokens ${(dropRate / moveRate).toFixed(2)}, TransferBatch ids ${(batchRate / moveRate).toFixed(2)}`);
   console.log(`ratio indexer/writes alone: mints ${(mintRate / write.mints).toFixed(2)}, transfers ${(moveRate / write.moves).toFixed(2)} (target >= 20,000 transfers/s)`);
   db.close();
 } finally {

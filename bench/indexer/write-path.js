@@ -18,7 +18,7 @@ export function measureWritePath(n, owners, perRange) {
   try {
     migrateIndex(db);
     const w = createIndexWriter(db);
-    const meta = new Map([[CONTRACT, { name: 'Bench', symbol: 'BEN', totalSupply: null, hasUri: true }]]);
+    const meta = new Map([[CONTRACT, { name: 'Bench', symbol: 'BEN', totalSupply: null, hasUri: true, standard: 'ERC721' }]]);
     const run = (firstBlock, make) => {
       const t = performance.now();
       for (let start = 0, b = firstBlock; start < n; start += perRange, b++) {

@@ -3,6 +3,7 @@
 // SIGKILLs of the app; then it waits until every nonce settles. Shared by the fault-run test and bench/app, which
 // reads the blocks from each fault to the settling of the nonces it hit. Plain ESM, with fault-run.d.ts.
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { prng } from './prng.js';
 
@@ -27,8 +28,10 @@ async function startApp(script, env, policy) {
     child.once('exit', (code) => reject(new Error(`the app exited (${code}) before ready:\n${log.join('').slice(-3000)}`)));
   });
   const exited = new Promise((r) => (child.exitCode !== null ? r() : child.once('exit', () => r())));
+  const ready = JSON.parse(line);
   return {
-    url: JSON.parse(line).appUrl,
+    url: ready.apiUrl,
+    auth: { authorization: `Bearer ${readFileSync(ready.apiTokenFile, 'utf8').trim()}` },
     log,
     async kill(signal = 'SIGKILL') {
       child.kill(signal);
@@ -71,7 +74,7 @@ export async function runFaultRun(o) {
   while (acknowledged.size < o.transactions) {
     const roll = rnd();
     if (roll >= faultRate) {
-      const res = await fetch(`${app.url}/api/tx`, { method: 'POST' }).catch(() => null);
+      const res = await fetch(`${app.url}/api/tx`, { method: 'POST', headers: app.auth }).catch(() => null);
       if (res?.status === 201) {
         const rec = await res.json();
         acknowledged.add(rec.transactionHash);

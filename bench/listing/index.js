@@ -1,8 +1,8 @@
 // bench/listing: p50/p99 latency and requests/s of the token listing on loopback (autocannon, 16 connections) for
 // page 0 and a page deep in the largest owner's list, against a naive OFFSET + COUNT(*) query of the same data.
 //
-// Seeds 1,000,000 tokens over 100,000 owners (the largest holds 50,000) and 1,000 contracts straight into the index
-// tables, then serves them from a child process. TXDESK_BENCH_SECONDS sets each run's length (default 5);
+// Seeds 1,000,000 holdings over 100,000 owners (the largest holds 50,000) and 1,000 contracts, a fifth of them ERC-1155
+// and a fifth batch-minted ERC-721 (seed.js), straight into the index tables, then serves them from a child process. TXDESK_BENCH_SECONDS sets each run's length (default 5);
 // TXDESK_BENCH_LISTING_DIR keeps the seeded database there between runs.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';

@@ -33,12 +33,12 @@ try {
 }
 
 const db = openDatabase(file);
-const contractSql = 'SELECT address, name, symbol, total_supply, minted, burned FROM idx_contracts WHERE id = ?';
+const contractSql = 'SELECT address, name, symbol, total_supply, minted, burned, standard FROM idx_contracts WHERE id = ?';
 const naive = {
   account: db.prepare('SELECT id FROM idx_accounts WHERE address = ?').pluck(),
   count: db.prepare('SELECT count(*) FROM idx_tokens WHERE owner_id = ?').pluck(),
   page: db.prepare(
-    'SELECT t.token_id, t.uri, a.address AS owner, t.contract_id FROM idx_tokens t JOIN idx_accounts a ON a.id = t.owner_id ' +
+    'SELECT t.token_id, t.uri, t.balance, a.address AS owner, t.contract_id FROM idx_tokens t JOIN idx_accounts a ON a.id = t.owner_id ' +
       'WHERE t.owner_id = ? ORDER BY t.k_tr DESC LIMIT ? OFFSET ?',
   ),
   contract: db.prepare(contractSql),
@@ -52,7 +52,13 @@ function naiveQuery(owner, page, size) {
     totalCount: naive.count.get(id),
     tokens: rows.map((r) => {
       const c = naive.contract.get(r.contract_id);
-      return { id: r.token_id, owner: r.owner, uri: r.uri, contract: { address: c.address, name: c.name, symbol: c.symbol, totalSupply: c.total_supply === null ? c.minted - c.burned : Number(c.total_supply) } };
+      return {
+        id: r.token_id,
+        owner: r.owner,
+        uri: r.uri,
+        balance: r.balance,
+        contract: { address: c.address, name: c.name, symbol: c.symbol, totalSupply: c.total_supply === null ? c.minted - c.burned : Number(c.total_supply), standard: c.standard },
+      };
     }),
   };
 }

@@ -155,7 +155,11 @@ export function createCore(opts: CoreOptions = {}): Core {
         status: () => dev.devchain.status(),
         setCongestion: (l) => dev.devchain.setCongestion(l),
         fund: (a, w) => dev.devchain.fund(a, w),
-        giveTokens: (a, n) => dev.devchain.giveTokens(a, n),
+        // The app's account gets some of every sample standard: Tiles, batch-minted Drops, ERC-1155 Gems.
+        giveTokens: async (a, n) => {
+          await dev.devchain.giveTokens(a, n);
+          await dev.devchain.giveOtherStandards(a);
+        },
       };
       devServiceInfo = dev.readyInfo();
       metadataAllowOrigins.push(new URL(dev.devchain.metadataUrl).origin);

@@ -3,6 +3,8 @@ import tiles from './artifacts/TxdeskTiles.json' with { type: 'json' };
 import pebbles from './artifacts/TxdeskPebbles.json' with { type: 'json' };
 import dollar from './artifacts/TxdeskDollar.json' with { type: 'json' };
 import gasSink from './artifacts/TxdeskGasSink.json' with { type: 'json' };
+import drops from './artifacts/TxdeskDrops.json' with { type: 'json' };
+import gems from './artifacts/TxdeskGems.json' with { type: 'json' };
 import type { InterfaceAbi } from 'ethers';
 
 export interface Artifact {
@@ -21,3 +23,7 @@ export const pebblesArtifact = asArtifact(pebbles);
 export const dollarArtifact = asArtifact(dollar);
 /** Fallback that executes INVALID: a call burns its whole gas limit at almost no CPU cost. */
 export const gasSinkArtifact = asArtifact(gasSink);
+/** ERC-721 minted with EIP-2309 ConsecutiveTransfer (mintConsecutive(to, count)), ERC-4906 on setBaseURI. */
+export const dropsArtifact = asArtifact(drops);
+/** ERC-1155: mint(to, id, value), mintBatch(to, ids, values), uri(id) template with {id}. */
+export const gemsArtifact = asArtifact(gems);

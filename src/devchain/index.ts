@@ -5,7 +5,7 @@ import { createLogger, type Logger } from '../lib/log.js';
 import { DEFAULT_BLOCK_GAS_LIMIT, DEV_CHAIN_ID, startAnvil } from './anvil-process.js';
 import { APP_ACCOUNT_COUNT, TOTAL_ACCOUNT_COUNT, deriveDevAccounts, type DevAccount } from './dev-accounts.js';
 import { startMetadataServer } from './metadata-server.js';
-import { deploySamples, mintGas, tilesAbi, type SampleCollection, type SampleDeployment } from './sample-deploy.js';
+import { deploySamples, dropsAbi, gemsAbi, GIVE_DROPS, GIVE_GEMS, mintGas, tilesAbi, type SampleCollection, type SampleDeployment } from './sample-deploy.js';
 import { startCongestionLoad, type CongestionLoad } from './congestion-load.js';
 import { HELD_BASE_FEE_WEI } from './congestion-plan.js';
 import { rpcCall } from './devchain-rpc.js';
@@ -58,6 +58,11 @@ export interface Devchain {
   fund(address: string, wei: bigint): Promise<void>;
   /** Mints `count` new tokens of the full collection (Txdesk Tiles) to `address`; resolves once they are mined. */
   giveTokens(address: string, count: number): Promise<void>;
+  /**
+   * Gives `address` tokens of the other sample standards: GIVE_DROPS Txdesk Drops in one ConsecutiveTransfer and
+   * GIVE_GEMS of Txdesk Gems (ERC-1155) in one TransferBatch.
+   */
+  giveOtherStandards(address: string): Promise<void>;
   /** Head block, its base fee and the congestion level, for a dev chain panel. */
   status(): Promise<DevchainStatus>;
   readyInfo(): DevchainReadyInfo;
@@ -112,6 +117,8 @@ export async function startDevchain(opts: StartDevchainOptions = {}): Promise<De
 
     const deployer = accounts[0]!.address;
     const full = samples.collections.find((c) => c.kind === 'full')!;
+    const drops = samples.collections.find((c) => c.kind === 'batch-minted')!;
+    const gems = samples.collections.find((c) => c.kind === 'multi')!;
     // One at a time: minting shares account 0's nonce sequence, funding reads then writes a balance.
     let queue: Promise<unknown> = Promise.resolve();
     const serial = <T>(job: () => Promise<T>): Promise<T> => {
@@ -151,6 +158,16 @@ export async function startDevchain(opts: StartDevchainOptions = {}): Promise<De
             const n = Math.min(50, left);
             hashes.push(await sendTx(url, { from: deployer, to: full.address, data: tilesAbi.encodeFunctionData('mint', [to, n]), gas: mintGas(n) }));
           }
+          await waitReceipts(url, hashes, { timeoutMs: 120_000 });
+        });
+      },
+      async giveOtherStandards(address) {
+        const to = checkAddress(address);
+        return serial(async () => {
+          const hashes = [
+            await sendTx(url, { from: deployer, to: drops.address, data: dropsAbi.encodeFunctionData('mintConsecutive', [to, GIVE_DROPS]), gas: 150_000 }),
+            await sendTx(url, { from: deployer, to: gems.address, data: gemsAbi.encodeFunctionData('mintBatch', [to, GIVE_GEMS.ids, GIVE_GEMS.amounts]), gas: 250_000 }),
+          ];
           await waitReceipts(url, hashes, { timeoutMs: 120_000 });
         });
       },

@@ -15,7 +15,8 @@ export interface MetadataServer {
 }
 
 const collectionParam = z.string().regex(/^0x[0-9a-fA-F]{40}$/);
-const fileParam = z.string().regex(/^(0|[1-9][0-9]{0,76})\.(json|svg)$/);
+// A decimal id, or the 64 hex digits of the EIP-1155 {id} substitution.
+const fileParam = z.string().regex(/^(0|[1-9][0-9]{0,76}|[0-9a-fA-F]{64})\.(json|svg)$/);
 
 export async function startMetadataServer(opts: { port?: number; log?: Logger } = {}): Promise<MetadataServer> {
   const log = opts.log ?? silentLogger;
@@ -28,7 +29,8 @@ export async function startMetadataServer(opts: { port?: number; log?: Logger } 
     if (!address.success || name === undefined) throw new TxdeskError('NOT_FOUND', `No sample collection ${collection} is served here.`);
     const f = fileParam.safeParse(file);
     if (!f.success) throw new TxdeskError('NOT_FOUND', `Ask for {id}.json or {id}.svg, with a decimal token id.`);
-    const [id, ext] = f.data.split('.') as [string, 'json' | 'svg'];
+    const [raw, ext] = f.data.split('.') as [string, 'json' | 'svg'];
+    const id = raw.length === 64 ? BigInt('0x' + raw).toString() : raw;
     return { address: address.data.toLowerCase(), name, id, ext };
   };
 

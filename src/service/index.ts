@@ -23,6 +23,8 @@ export type { Accounts } from './accounts/index.js';
 
 export const DEFAULT_SERVICE_PORT = 4000;
 export const DEFAULT_RATE_LIMIT_PER_MINUTE = 6000;
+/** Token refreshes per clientId and minute: each costs the node an eth_call. */
+export const DEFAULT_REFRESH_RATE_LIMIT_PER_MINUTE = 30;
 
 export interface ServiceOptions {
   nodeUrl: string;
@@ -46,6 +48,8 @@ export interface ServiceOptions {
   minAckTimeoutMs?: number;
   /** Listing requests per clientId per minute (burst: one minute's worth); <= 0 or Infinity disables the limit. */
   rateLimitPerMinute?: number;
+  /** POST .../tokens/{id}/refresh per clientId and minute (default 30). */
+  refreshRateLimitPerMinute?: number;
   /** Session token lifetime; 7 days unless set. */
   tokenTtlSeconds?: number;
   /** Sign-up/login/passwd requests per client IP per minute; 120 unless set, <= 0 disables. */
@@ -85,6 +89,7 @@ const optionsSchema = z.looseObject({
   network: z.string().regex(/^[a-z0-9-]{1,40}$/, { error: 'must be 1 to 40 lowercase letters, digits or dashes' }).optional(),
   minAckTimeoutMs: z.number().int().min(1).optional(),
   rateLimitPerMinute: z.number().min(0).optional(),
+  refreshRateLimitPerMinute: z.number().min(0).optional(),
   tokenTtlSeconds: z.number().int().min(1).optional(),
   authRateLimitPerMinute: z.number().min(0).optional(),
 });
@@ -125,12 +130,23 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     disposers.push(() => indexer.stop());
 
     const router = new Router();
-    registerServiceRoutes(router, { chainId, platform, network, confirmations, status: () => indexer.status() });
+    registerServiceRoutes(router, {
+      chainId,
+      platform,
+      network,
+      confirmations,
+      status: () => ({ ...indexer.status(), truncatedRanges: indexer.truncatedRanges() }),
+    });
     accounts.register(router);
     registerListingRoutes(router, {
       db,
       isClientId: (id) => accounts.isClientId(id),
       limiter: createRateLimiter(opts.rateLimitPerMinute ?? DEFAULT_RATE_LIMIT_PER_MINUTE),
+      refreshLimiter: createRateLimiter(
+        opts.refreshRateLimitPerMinute ?? DEFAULT_REFRESH_RATE_LIMIT_PER_MINUTE,
+        (s) => `Too many token refreshes for this clientId; try again in ${s} s.`,
+      ),
+      refreshToken: (contract, id) => indexer.refreshToken(contract, id),
     });
 
     const publicUrl = opts.publicUrl ? new URL(opts.publicUrl).origin : undefined;

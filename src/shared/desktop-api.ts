@@ -1,7 +1,7 @@
 // The one contract between the app's core and the renderer. Electron implements it over IPC (main + preload);
 // the browser build (`txdesk serve`) implements it over HTTP + server-sent events. Renderer code sees only this.
 import { z } from 'zod';
-import type { TokenPage, TokenQuery } from './listing.js';
+import { STANDARDS, type TokenPage, type TokenQuery } from './listing.js';
 import type { TxRecord, TxRecordWithHistory } from './tx-record.js';
 
 export type Unsubscribe = () => void;
@@ -198,6 +198,7 @@ export const tokenQuerySchema = z
     order_by: z.enum(['transfer_block_number', 'token_id', 'contract_address']),
     order_direction: z.enum(['asc', 'desc']),
     contractAddresses: z.array(addressSchema).max(50),
+    standard: z.enum(STANDARDS),
   })
   .partial()
   .strict();

@@ -4,11 +4,17 @@ export const ORDER_BY = ['transfer_block_number', 'token_id', 'contract_address'
 export type OrderBy = (typeof ORDER_BY)[number];
 export type OrderDirection = 'asc' | 'desc';
 
+export const STANDARDS = ['ERC721', 'ERC1155'] as const;
+export type Standard = (typeof STANDARDS)[number];
+
 export interface Contract {
   address: string;
   name: string;
   symbol: string;
+  /** ERC-721: totalSupply() or mints minus burns; ERC-1155: the number of ids with a non-zero supply. */
   totalSupply: number;
+  /** Added with ERC-1155 support; older services leave it out. */
+  standard?: Standard;
 }
 
 export interface Token {
@@ -16,6 +22,8 @@ export interface Token {
   id: string;
   owner: string;
   uri: string;
+  /** Decimal amount the owner holds: "1" for ERC-721. Added with ERC-1155 support; older services leave it out. */
+  balance?: string;
   contract: Contract;
 }
 
@@ -39,4 +47,6 @@ export interface TokenQuery {
   order_direction?: OrderDirection;
   /** Contract addresses to keep; empty or absent means all. */
   contractAddresses?: string[];
+  /** Only tokens of this standard; absent means both. */
+  standard?: Standard;
 }

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Contract, JsonRpcProvider, Wallet, id as topicOf, parseEther } from 'ethers';
 import { startDevchain, type Devchain } from '../../src/devchain/index.js';
 import { silentLogger } from '../../src/lib/log.js';
-import { dollarArtifact, pebblesArtifact, tilesArtifact } from '../../src/devchain/artifacts.js';
+import { dollarArtifact, dropsArtifact, gemsArtifact, pebblesArtifact, tilesArtifact } from '../../src/devchain/artifacts.js';
 import { isAlive, rpc } from '../support/devchain-helpers.js';
 
 const TRANSFER = topicOf('Transfer(address,address,uint256)');
@@ -30,7 +30,7 @@ describe('dev chain sample world', () => {
   it('reports where everything is', async () => {
     const info = devchain.readyInfo();
     expect(info).toMatchObject({ ready: true, nodeUrl: devchain.nodeUrl, chainId: 31337, metadataUrl: devchain.metadataUrl, congestion: 'off' });
-    expect(info.collections.map((c) => c.kind).sort()).toEqual(['full', 'minimal']);
+    expect(info.collections.map((c) => `${c.kind}:${c.standard}`).sort()).toEqual(['batch-minted:ERC721', 'full:ERC721', 'minimal:ERC721', 'multi:ERC1155']);
     expect(info.accounts).toHaveLength(10);
     expect(info.accounts[0]).toBe(new Wallet(devchain.accounts[0]!.privateKey).address);
     expect(Number(BigInt(await rpc<string>(devchain.nodeUrl, 'eth_chainId')))).toBe(31337);
@@ -105,6 +105,35 @@ describe('dev chain sample world', () => {
     const status = await devchain.status();
     expect(status.congestion).toBe('off');
     expect(BigInt(status.baseFeeWei)).toBeLessThan(10n ** 9n);
+  });
+
+  it('deploys a batch-minted ERC-721 (EIP-2309) and an ERC-1155 with metadata, pictures and history, and gives both away', async () => {
+    const [, a1, a2, a3, a4] = devchain.accounts.map((a) => a.address);
+    const drops = new Contract(devchain.collections.find((c) => c.kind === 'batch-minted')!.address, dropsArtifact.abi, provider);
+    const gems = new Contract(devchain.collections.find((c) => c.kind === 'multi')!.address, gemsArtifact.abi, provider);
+    // Drops: 8 per holder in one ConsecutiveTransfer each (no Transfer per token); token 2 moved 1 -> 2.
+    const consecutive = await provider.getLogs({ address: await drops.getAddress(), topics: [topicOf('ConsecutiveTransfer(uint256,uint256,address,address)')], fromBlock: 0 });
+    expect(consecutive).toHaveLength(4);
+    expect(await drops.getFunction('ownerOf')(1n)).toBe(a1);
+    expect(await drops.getFunction('ownerOf')(2n)).toBe(a2);
+    expect(await drops.getFunction('ownerOf')(3n)).toBe(a1);
+    expect(await drops.getFunction('ownerOf')(32n)).toBe(a4);
+    // Gems: a batch mint per holder, then a single transfer, a batch transfer and a burn.
+    expect(await gems.getFunction('balanceOf')(a2, 1n)).toBe(7n);
+    expect(await gems.getFunction('balanceOf')(a3, 1n)).toBe(13n);
+    expect(await gems.getFunction('balanceOf')(a4, 2n)).toBe(6n);
+    expect(await gems.getFunction('balanceOf')(a4, 3n)).toBe(0n);
+    // uri(id) is an EIP-1155 template; the metadata server answers the substituted 64-digit hex id, picture included.
+    const template: string = await gems.getFunction('uri')(3n);
+    expect(template).toBe(`${devchain.metadataUrl}/${(await gems.getAddress()).toLowerCase()}/{id}.json`);
+    const meta = (await (await fetch(template.replace('{id}', (3).toString(16).padStart(64, '0')))).json()) as { name: string; image: string };
+    expect(meta.name).toBe('Txdesk Gems #3');
+    const picture = await fetch(meta.image);
+    expect(picture.headers.get('content-type')).toBe('image/svg+xml');
+    const stranger = Wallet.createRandom().address;
+    await devchain.giveOtherStandards(stranger);
+    expect(await drops.getFunction('balanceOf')(stranger)).toBe(3n);
+    expect(await gems.getFunction('balanceOfBatch')([stranger, stranger, stranger], [1n, 2n, 3n])).toEqual([5n, 2n, 1n]);
   });
 
   it('answers unknown metadata paths with the error envelope', async () => {

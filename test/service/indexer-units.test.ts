@@ -2,12 +2,13 @@
 // common-ancestor search, log decoding and the progress line.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decodeTransferLogs, netMoves } from '../../src/service/indexer/indexer-apply.js';
+import { netMoves } from '../../src/service/indexer/indexer-apply.js';
+import { CONSECUTIVE_CAP, decodeTokenLogs, substituteId, TOPIC } from '../../src/service/indexer/indexer-events.js';
 import { progressLine, createProgress } from '../../src/service/indexer/indexer-progress.js';
 import { isRangeRefusal, nextSpan, type RangeOutcome } from '../../src/service/indexer/indexer-range.js';
 import { commonAncestor } from '../../src/service/indexer/indexer-reorg.js';
 import { isRevertAnswer, TRANSFER_TOPIC } from '../../src/service/indexer/indexer-rpc.js';
-import { decodeText, decodeUint } from '../../src/service/indexer/indexer-metadata.js';
+import { decideStandard, decodeText, decodeUint } from '../../src/service/indexer/indexer-metadata.js';
 import { ascendingRank, filterPlan, mergeWindow, pageStartRank, planSlices, selectRank } from '../../src/service/listing/listing-cursor.js';
 import { contractOrderKey, contractSlice, idOrderKey, tokenIdFromKey, tokenIdKey, transferKey, transferKeyParts } from '../../src/service/listing/listing-store-keys.js';
 
@@ -169,7 +170,7 @@ describe('commonAncestor', () => {
   });
 });
 
-describe('decodeTransferLogs', () => {
+describe('decodeTokenLogs: ERC-721 Transfer', () => {
   const t = (n: number) => '0x' + n.toString(16).padStart(64, '0');
   const log = (topics: string[], block: number, index: number, extra: object = {}) => ({
     address: '0xAbCdEf0000000000000000000000000000000001',
@@ -180,19 +181,19 @@ describe('decodeTransferLogs', () => {
     ...extra,
   });
   it('keeps 4-topic ERC-721 transfers in chain order and skips ERC-20 and removed logs', () => {
-    const out = decodeTransferLogs([
+    const out = decodeTokenLogs([
       log([TRANSFER_TOPIC, t(0), t(0xbeef), t(7)], 5, 2),
       log([TRANSFER_TOPIC, t(1), t(2)], 5, 1),
       log([TRANSFER_TOPIC, t(0xbeef), t(0xcafe), t(7)], 4, 9),
       log([TRANSFER_TOPIC, t(1), t(2), t(3)], 6, 0, { removed: true }),
       log(['0x' + '1'.repeat(64), t(1), t(2), t(3)], 6, 1),
-    ]);
+    ]).moves;
     expect(out.map((l) => [l.block, l.logIndex, l.from.slice(-4), l.to.slice(-4), l.id])).toEqual([
       [4, 9, 'beef', 'cafe', 7n],
       [5, 2, '0000', 'beef', 7n],
     ]);
     expect(out[0]!.contract).toBe('0xabcdef0000000000000000000000000000000001');
-    expect(netMoves(out)).toEqual([{ contract: out[0]!.contract, id: 7n, to: out[1]!.to, block: 5, logIndex: 2, minted: true }]);
+    expect(netMoves(out)).toEqual([{ contract: out[0]!.contract, id: 7n, to: out[1]!.to, block: 5, logIndex: 2, sub: 0, minted: true }]);
   });
 });
 
@@ -229,5 +230,76 @@ describe('progress', () => {
     expect(plain).toEqual([]);
     expect(tty.join('')).toContain('block 100 of 5000');
     expect(tty.at(-1)).toBe('\n');
+  });
+});
+
+describe('decodeTokenLogs: EIP-2309, ERC-1155, ERC-4906', () => {
+  const t = (n: bigint | number) => '0x' + BigInt(n).toString(16).padStart(64, '0');
+  const w = (n: bigint | number) => BigInt(n).toString(16).padStart(64, '0');
+  const log = (topics: string[], data: string, block = 1, index = 0) => ({
+    address: '0x00000000000000000000000000000000000000C1',
+    topics,
+    data,
+    blockNumber: '0x' + block.toString(16),
+    blockHash: '0x' + 'b'.repeat(64),
+    logIndex: '0x' + index.toString(16),
+  });
+  const A = 0xa1n;
+  const B = 0xb2n;
+
+  it('expands a ConsecutiveTransfer range into one move per token, positions from 1, and caps long ranges', () => {
+    const out = decodeTokenLogs([log([TOPIC.consecutive, t(10), t(0), t(A)], '0x' + w(14))], 3);
+    expect(out.moves.map((m) => [m.id, m.sub, m.amount, m.from.slice(-2), m.to.slice(-2)])).toEqual([
+      [10n, 1, null, '00', 'a1'],
+      [11n, 2, null, '00', 'a1'],
+      [12n, 3, null, '00', 'a1'],
+    ]);
+    expect(out.truncated).toEqual([{ block: 1, logIndex: 0, contract: '0x00000000000000000000000000000000000000c1', fromId: 10n, toId: 14n, indexed: 3 }]);
+    expect(out.firstKind.get('0x00000000000000000000000000000000000000c1')).toBe('ERC721');
+    // A range that ends before it starts, or has no data, is not an event the indexer can follow.
+    expect(decodeTokenLogs([log([TOPIC.consecutive, t(10), t(0), t(A)], '0x' + w(9))]).moves).toEqual([]);
+    expect(decodeTokenLogs([log([TOPIC.consecutive, t(10), t(0), t(A)], '0x')]).moves).toEqual([]);
+    expect(CONSECUTIVE_CAP).toBe(50_000);
+  });
+
+  it('decodes TransferSingle and TransferBatch with amounts, and skips batches whose arrays disagree', () => {
+    const single = log([TOPIC.single, t(A), t(0), t(B)], '0x' + w(7) + w(5), 2, 1);
+    const batch = log([TOPIC.batch, t(A), t(B), t(0)], '0x' + w(64) + w(160) + w(2) + w(1) + w(2 ** 70) + w(2) + w(3) + w(4), 2, 0);
+    const bad = log([TOPIC.batch, t(A), t(B), t(0)], '0x' + w(64) + w(128) + w(1) + w(1) + w(2) + w(3) + w(4), 2, 2);
+    const out = decodeTokenLogs([single, batch, bad]);
+    expect(out.moves.map((m) => [m.logIndex, m.sub, m.id, m.amount, m.from.slice(-2), m.to.slice(-2)])).toEqual([
+      [0, 1, 1n, 3n, 'b2', '00'],
+      [0, 2, 2n ** 70n, 4n, 'b2', '00'],
+      [1, 0, 7n, 5n, '00', 'b2'],
+    ]);
+  });
+
+  it('reads URI events with the {id} substitution and ERC-4906 updates', () => {
+    const text = Buffer.from('ipfs://x/{id}.json').toString('hex');
+    const uri = log([TOPIC.uri, t(255)], '0x' + w(32) + w(text.length / 2) + text.padEnd(64, '0'));
+    const one = log([TOPIC.metadataUpdate], '0x' + w(9), 1, 1);
+    const range = log([TOPIC.batchMetadataUpdate], '0x' + w(3) + w(8), 1, 2);
+    const out = decodeTokenLogs([uri, one, range]);
+    expect(out.uris.map((u) => [u.id, u.value])).toEqual([[255n, `ipfs://x/${'0'.repeat(62)}ff.json`]]);
+    expect(out.metadataUpdates.map((m) => [m.fromId, m.toId])).toEqual([
+      [9n, 9n],
+      [3n, 8n],
+    ]);
+    expect(out.moves).toEqual([]);
+    expect(substituteId('ar://plain', 5n)).toBe('ar://plain');
+  });
+});
+
+describe('decideStandard', () => {
+  it.each([
+    ['ERC721', null, null, 'ERC721'],
+    ['ERC1155', null, null, 'ERC1155'],
+    ['ERC1155', true, false, 'ERC721'],
+    ['ERC721', false, true, 'ERC1155'],
+    ['ERC721', true, true, 'ERC721'],
+    ['ERC1155', false, false, 'ERC1155'],
+    ['ERC1155', true, null, 'ERC1155'],
+  ] as const)('events say %s, ERC-165 721 %s, 1155 %s -> %s', (byEvents, erc721, erc1155, expected) => {
+    expect(decideStandard(byEvents, erc721, erc1155)).toBe(expected);
   });
 });

@@ -2,10 +2,13 @@
 // random, with tiny rank buckets so splits and merges happen all the time; every listing must equal the replayed model.
 import { describe, expect, it } from 'vitest';
 import { prng } from '../../bench/lib/prng.js';
-import { openDatabase } from '../../src/lib/sqlite.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { migrate, openDatabase } from '../../src/lib/sqlite.js';
 import { applyBatch, type TransferLog } from '../../src/service/indexer/indexer-apply.js';
 import { rollbackTo } from '../../src/service/indexer/indexer-reorg.js';
-import { migrateIndex } from '../../src/service/indexer/indexer-schema.js';
+import { INDEX_MIGRATIONS, migrateIndex } from '../../src/service/indexer/indexer-schema.js';
 import { LIST } from '../../src/service/listing/listing-store-keys.js';
 import { createIndexWriter } from '../../src/service/listing/listing-store-write.js';
 import { rebuildDerived } from '../../src/service/listing/listing-store-rebuild.js';
@@ -59,7 +62,7 @@ describe('listing store under random histories and rollbacks', () => {
         const newContracts = new Map(
           [...new Set(logs.map((l) => l.contract))]
             .filter((c) => !w.contract(c))
-            .map((c) => [c, { name: `N${c.slice(-2)}`, symbol: `S${c.slice(-2)}`, totalSupply: c === contracts[0] ? '77' : null, hasUri: true }] as const),
+            .map((c) => [c, { name: `N${c.slice(-2)}`, symbol: `S${c.slice(-2)}`, totalSupply: c === contracts[0] ? '77' : null, hasUri: true, standard: 'ERC721' }] as const),
         );
         const uris = new Map(logs.map((l) => [`${l.contract}:${l.id}`, `uri:${l.contract}:${l.id}`]));
         applyBatch(db, w, { from, to: block - 1, headers: [], logs, newContracts, uris, supplies: new Map() });
@@ -132,7 +135,7 @@ describe('listing store under random histories and rollbacks', () => {
       const c = cs[Math.floor(rnd() * cs.length)]!;
       logs.push({ block: 1 + Math.floor(i / 7), logIndex: i % 7, blockHash: '0x', contract: c, from: ZERO, to: rnd() < 0.85 ? big : other, id: BigInt(Math.floor(rnd() * 1e6)) * 1000n + BigInt(i) });
     }
-    const metas = new Map(cs.map((a) => [a, { name: 'N', symbol: 'S', totalSupply: null, hasUri: false }] as const));
+    const metas = new Map(cs.map((a) => [a, { name: 'N', symbol: 'S', totalSupply: null, hasUri: false, standard: 'ERC721' }] as const));
     applyBatch(db, w, { from: 1, to: 70, headers: [], logs, newContracts: metas, uris: new Map(), supplies: new Map() });
     for (const filterPlan of ['merge', 'select', 'auto'] as const) {
       expectListingsMatch(db, replay(logs, 999), { owners: [big], contracts: [], filters: [[cs[0]!, cs[2]!], [cs[1]!, cs[2]!, cs[3]!], cs], sizes: [7, 50], extra: { filterPlan } });
@@ -140,24 +143,36 @@ describe('listing store under random histories and rollbacks', () => {
     db.close();
   });
 
-  it('migrates a version-1 index to pair lists with the same pages', () => {
-    const db = openDatabase(':memory:');
-    migrateIndex(db);
-    const w = createIndexWriter(db, 2);
+  it('migrates a version-1 index (pair lists, then holdings) to the same pages', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'txdesk-migrate-'));
+    const cur = openDatabase(join(dir, 'current.db'));
+    migrateIndex(cur);
+    const w = createIndexWriter(cur, 2);
     const c = addr(0xc1);
     const owners = [addr(0x11), addr(0x22)];
     const logs: TransferLog[] = Array.from({ length: 30 }, (_, i) => ({
       block: 1 + Math.floor(i / 4), logIndex: i % 4, blockHash: '0x', contract: i % 3 ? c : addr(0xc2), from: ZERO, to: owners[i % 2]!, id: BigInt(i),
     }));
-    const metas = new Map([c, addr(0xc2)].map((a) => [a, { name: 'N', symbol: 'S', totalSupply: null, hasUri: false }] as const));
-    applyBatch(db, w, { from: 1, to: 9, headers: [], logs, newContracts: metas, uris: new Map(), supplies: new Map() });
-    // Back to the version-1 shape: no pairs, no pair buckets, the old (owner, contract, k_tr) index.
-    db.exec(`DROP INDEX idx_tokens_pair_tr; ALTER TABLE idx_tokens DROP COLUMN pair_id; DROP TABLE idx_pairs;
-      DELETE FROM idx_rank WHERE list % 8 = 5; CREATE INDEX idx_tokens_owner_contract_tr ON idx_tokens (owner_id, contract_id, k_tr);
-      UPDATE schema_migrations SET version = 1 WHERE module = 'indexer';`);
+    const metas = new Map([c, addr(0xc2)].map((a) => [a, { name: 'N', symbol: 'S', totalSupply: null, hasUri: false, standard: 'ERC721' }] as const));
+    applyBatch(cur, w, { from: 1, to: 9, headers: [], logs, newContracts: metas, uris: new Map(), supplies: new Map() });
+    cur.close();
+    // A version-1 database with the same content: no pairs, no holdings columns, the old history table.
+    const db = openDatabase(join(dir, 'old.db'));
+    migrate(db, 'indexer', INDEX_MIGRATIONS.slice(0, 1));
+    db.exec(`ATTACH '${join(dir, 'current.db')}' AS cur;
+      INSERT INTO idx_state SELECT * FROM cur.idx_state;
+      INSERT INTO idx_accounts SELECT id, address, token_count FROM cur.idx_accounts;
+      INSERT INTO idx_contracts SELECT id, address, addr, name, symbol, total_supply, has_uri, minted, burned, token_count, first_block FROM cur.idx_contracts;
+      INSERT INTO idx_tokens SELECT id, contract_id, token_id, owner_id, k_tr, k_id, k_ct, uri FROM cur.idx_tokens;
+      INSERT INTO idx_rank SELECT * FROM cur.idx_rank WHERE list % 8 != 5;
+      INSERT INTO idx_owner_contract SELECT * FROM cur.idx_owner_contract;
+      INSERT INTO idx_transfers SELECT block, log_index, contract_id, k_id, from_id, to_id FROM cur.idx_transfers;
+      DETACH cur;`);
     migrateIndex(db);
-    expectListingsMatch(db, replay(logs, 99), { owners, contracts: [], filters: [[c], [c, addr(0xc2)]], sizes: [1, 4] });
+    expectListingsMatch(db, replay(logs, 99), { owners, contracts: [c], filters: [undefined, [c], [c, addr(0xc2)]], sizes: [1, 4] });
+    expect(db.prepare('SELECT count(*) FROM idx_transfers').pluck().get()).toBe(30);
     db.close();
+    rmSync(dir, { recursive: true, force: true });
   });
 
   it('answers pages past the end, unknown owners and unknown contracts with empty pages', () => {

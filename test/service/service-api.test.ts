@@ -51,6 +51,7 @@ describe('dev service', () => {
   it('serves /health and a valid OpenAPI 3.1 document listing every path', async () => {
     const health = await call(`${base}/health`);
     expect(health.body).toMatchObject({ status: 'ok', chainId: dev.devchain.chainId, platform: 'ethereum', network: 'local' });
+    expect(health.body.truncatedRanges).toEqual({ count: 0, cap: 50_000, latest: [] });
     const doc = await call(`${base}/openapi.json`);
     expect(doc.status).toBe(200);
     expect(doc.body.openapi).toBe('3.1.0');
@@ -60,6 +61,7 @@ describe('dev service', () => {
         '/nft/v1/accounts/{address}/tokens',
         '/nft/v1/contracts/{address}',
         '/nft/v1/contracts/{address}/tokens',
+        '/nft/v1/contracts/{address}/tokens/{id}/refresh',
         '/openapi.json',
         '/users/v1/login',
         '/users/v1/logout',
@@ -69,6 +71,44 @@ describe('dev service', () => {
       ].sort(),
     );
     expect(doc.body.components.schemas.Error).toBeDefined();
+  });
+});
+
+describe('token refresh (ERC-4906 on demand)', () => {
+  const refresh = (contract: string, id: string, query = `?clientId=${clientId}`) =>
+    call(`${base}/nft/v1/contracts/${contract}/tokens/${id}/refresh${query}`, { method: 'POST' });
+
+  it('answers 202 for an indexed token and refuses what it cannot refresh, each with one sentence', async () => {
+    const tiles = dev.devchain.collections.find((c) => c.kind === 'full')!.address;
+    const ok = await refresh(tiles, '1');
+    expect(ok.status).toBe(202);
+    expect(ok.body).toEqual({ status: 'accepted', contract: tiles.toLowerCase(), id: '1' });
+    expectError(await refresh(tiles, '999999'), 404, 'NOT_FOUND', /Token 999999 .* is not in the index/);
+    expectError(await refresh('0x' + '12'.repeat(20), '1'), 404, 'NOT_FOUND', /No ERC-721 or ERC-1155 contract/);
+    expectError(await refresh(tiles, '01'), 400, 'INVALID_PARAMETER', /token id in the path/);
+    expectError(await refresh(tiles, (2n ** 256n).toString()), 400, 'INVALID_PARAMETER', /2\^256-1/);
+    expectError(await refresh(tiles, '1', `?clientId=${clientId}&x=1`), 400, 'INVALID_PARAMETER', /Unknown query parameter 'x'/);
+    expectError(await refresh(tiles, '1', ''), 401, 'UNAUTHORIZED', /clientId/);
+    expect((await call(`${base}/nft/v1/contracts/${tiles}/tokens/1/refresh?clientId=${clientId}`)).status).toBe(405);
+  });
+
+  it('has its own rate limit: the listing keeps working when refreshes are limited', async () => {
+    const tiles = dev.devchain.collections.find((c) => c.kind === 'full')!.address;
+    let limited: Awaited<ReturnType<typeof refresh>> | null = null;
+    for (let i = 0; i < 40 && !limited; i++) {
+      const r = await refresh(tiles, '2');
+      if (r.status === 429) limited = r;
+      else expect(r.status).toBe(202);
+    }
+    expect(limited).not.toBeNull();
+    expect(limited!.body.error.message).toMatch(/Too many token refreshes/);
+    expect(Number(limited!.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect((await tokensOf(owner)).status).toBe(200);
+  });
+
+  it('validates the standard filter', async () => {
+    expect((await tokensOf(owner, '&standard=erc721')).body.data.every((t: any) => t.contract.standard === 'ERC721')).toBe(true);
+    expectError(await tokensOf(owner, '&standard=ERC20'), 400, 'INVALID_PARAMETER', /'standard' must be ERC721 or ERC1155/);
   });
 });
 
@@ -241,7 +281,7 @@ describe('contract endpoints', () => {
 
   it('answer 404 for an unknown contract and 400 for a bad address', async () => {
     const unknown = '0x' + '12'.repeat(20);
-    expectError(await list(`/nft/v1/contracts/${unknown}`, `?clientId=${clientId}`), 404, 'NOT_FOUND', /No ERC-721 contract/);
+    expectError(await list(`/nft/v1/contracts/${unknown}`, `?clientId=${clientId}`), 404, 'NOT_FOUND', /No ERC-721 or ERC-1155 contract/);
     expectError(await list(`/nft/v1/contracts/${unknown}/tokens`, `?clientId=${clientId}`), 404, 'NOT_FOUND');
     expectError(await list('/nft/v1/contracts/0xabc', `?clientId=${clientId}`), 400, 'INVALID_PARAMETER', /contract address/);
     expectError(await list(`/nft/v1/contracts/${unknown}`, `?clientId=${clientId}&page=1`), 400, 'INVALID_PARAMETER', /Unknown query parameter 'page'/);

@@ -22,8 +22,10 @@ describe('allowedServiceHosts', () => {
     ['txdesk.example.com:443', false],
     ['evil.example', false],
     ['127.0.0.1.evil.example:4000', false],
-    ['127.0.0.1:4001', false],
-    ['127.0.0.1', false],
+    ['127.0.0.1:4001', true],
+    ['127.0.0.1', true],
+    ['[::1]:8080', true],
+    ['localhost.evil.example:4000', false],
     ['', false],
   ])('Host %j -> %s', (host, ok) => {
     const allowed = allowedServiceHosts(4000, '127.0.0.1', { publicUrl: 'https://txdesk.example.com' });

@@ -12,6 +12,7 @@ import { call, startTestDevService, tempDir, waitForIndexed, type TestDevService
 import { modelFromChain, modelList, type ModelToken } from '../support/service-model.js';
 
 const ERC721 = ['function transferFrom(address from, address to, uint256 id)', 'function tokenURI(uint256 id) view returns (string)'];
+const ERC1155 = ['function uri(uint256 id) view returns (string)'];
 const DIRECTIONS: OrderDirection[] = ['asc', 'desc'];
 
 let dev: TestDevService;
@@ -117,7 +118,11 @@ describe('account listing against the chain', () => {
     for (const t of page.body.data) {
       let uri = '';
       try {
-        uri = await (new Contract(t.contract.address, ERC721, provider) as any).tokenURI(BigInt(t.id));
+        // ERC-1155: uri(id) with the {id} substitution of EIP-1155 (64 lowercase hex digits).
+        uri =
+          t.contract.standard === 'ERC1155'
+            ? String(await (new Contract(t.contract.address, ERC1155, provider) as any).uri(BigInt(t.id))).replaceAll('{id}', BigInt(t.id).toString(16).padStart(64, '0'))
+            : await (new Contract(t.contract.address, ERC721, provider) as any).tokenURI(BigInt(t.id));
       } catch {
         uri = '';
       }

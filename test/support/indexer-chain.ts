@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ContractFactory, JsonRpcProvider, NonceManager, Wallet, type Contract } from 'ethers';
 import { startAnvil, type RunningAnvil } from '../../src/devchain/index.js';
-import { indexerTestArtifacts } from './indexer-contracts.js';
+import { indexerTestArtifacts, type TestContractName } from './indexer-contracts.js';
 
 export const DEV_KEY = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
 
@@ -20,7 +20,7 @@ export interface TestChain {
   anvil: RunningAnvil;
   provider: JsonRpcProvider;
   signer: NonceManager;
-  deploy(name: 'TestNft' | 'TestBareNft' | 'TestCoin', ...args: unknown[]): Promise<Contract>;
+  deploy(name: TestContractName, ...args: unknown[]): Promise<Contract>;
   /** Sends a contract call and waits for it to be mined (automine: one block per transaction). */
   send(c: Contract, method: string, ...args: unknown[]): Promise<void>;
   mine(blocks?: number): Promise<void>;

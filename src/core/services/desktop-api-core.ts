@@ -7,6 +7,7 @@ import {
   generateKeySchema,
   importKeySchema,
   signInSchema,
+  tokenIdSchema,
   tokenMetadataRequestSchema,
   tokenQuerySchema,
   txHashSchema,
@@ -21,7 +22,7 @@ import type { TxRecord } from '../../shared/tx-record.js';
 import type { DevchainControl, TxStore } from '../ports.js';
 import type { KeyManager } from './key-manager.js';
 import type { SettingsManager } from './settings-manager.js';
-import { fetchTokenPage } from './token-proxy.js';
+import { fetchTokenPage, requestTokenRefresh } from './token-proxy.js';
 import { createMetadataResolver } from './token-metadata.js';
 import { createTokenImageProxy, type TokenImage } from './token-image.js';
 import type { TxEngine } from './tx-engine.js';
@@ -122,6 +123,7 @@ export function createCoreApi(d: CoreApiDeps): CoreApi {
       if (q.order_by) qs.set('order_by', q.order_by);
       if (q.order_direction) qs.set('order_direction', q.order_direction);
       if (q.contractAddresses?.length) qs.set('contractAddresses', q.contractAddresses.join(','));
+      if (q.standard) qs.set('standard', q.standard);
       const r = await api.proxyTokens(address, qs, d.appOrigin());
       if (r.status !== 200) {
         const e = (r.body as { error: { code: TxdeskError['code']; message: string } }).error;
@@ -133,9 +135,10 @@ export function createCoreApi(d: CoreApiDeps): CoreApi {
       fetchTokenPage({ serviceUrl: d.info.serviceUrl, clientId: d.settings.clientId(), address, query, appOrigin }),
     resolveTokenMetadata: async (uris) => resolveMetadata(parseInput(tokenMetadataRequestSchema, uris, 'uris')),
     fetchTokenImage,
-    // SKELETON (issue 15 replaces): the service's refresh route.
-    async refreshToken() {
-      throw new TxdeskError('INTERNAL', 'Token refresh is not built yet.');
+    async refreshToken(contract, tokenId) {
+      const c = parseInput(addressSchema, contract, 'contract');
+      const id = parseInput(tokenIdSchema, tokenId, 'tokenId');
+      await requestTokenRefresh({ serviceUrl: d.info.serviceUrl, clientId: d.settings.clientId(), contract: c, tokenId: id });
     },
 
     getSettings: async () => d.settings.get(),

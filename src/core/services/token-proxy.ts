@@ -1,5 +1,5 @@
 // The listing proxy: forwards a token query to the data service with the configured clientId and rewrites the
-// pagination URLs to the app's own origin, so callers never see (or need) the clientId.
+// pagination URLs to the app's own origin, so callers never see (or need) the clientId; and the token refresh request.
 import { TxdeskError, type ErrorBody } from '../../shared/errors.js';
 import type { TokenPage } from '../../shared/listing.js';
 
@@ -24,6 +24,42 @@ export function rewritePageUrl(url: unknown, serviceUrl: string, appOrigin: stri
   return `${appOrigin}${path}${u.search}`;
 }
 
+function missingClientId(): TxdeskError {
+  return new TxdeskError('UNAUTHORIZED', 'No client ID is configured; set CLIENT_ID or sign in under Settings, then retry.');
+}
+
+function unreachable(serviceUrl: string): TxdeskError {
+  return new TxdeskError('UPSTREAM_UNAVAILABLE', `The data service at ${serviceUrl} could not be reached; check that it runs and TXDESK_SERVICE_URL points at it.`);
+}
+
+/** The service's error envelope as it was, or null when the body is not one. */
+function upstreamError(body: unknown): { code: string; message: string } | null {
+  const err = (body as Partial<ErrorBody> | null)?.error;
+  return err && typeof err.code === 'string' && typeof err.message === 'string' ? { code: err.code, message: err.message } : null;
+}
+
+/**
+ * Asks the data service to read a token's metadata URI again (POST .../tokens/{id}/refresh, 202). The service's own
+ * refusals (404 unknown token, 429 with its sentence) come back as TxdeskErrors with the same code and status.
+ */
+export async function requestTokenRefresh(o: { serviceUrl: string; clientId: string | null; contract: string; tokenId: string }): Promise<void> {
+  if (!o.clientId) throw missingClientId();
+  const target =
+    `${o.serviceUrl}/nft/v1/contracts/${encodeURIComponent(o.contract)}/tokens/${encodeURIComponent(o.tokenId)}/refresh` +
+    `?clientId=${encodeURIComponent(o.clientId)}`;
+  let res: Response;
+  try {
+    res = await fetch(target, { method: 'POST', headers: { accept: 'application/json' }, signal: AbortSignal.timeout(15_000) });
+  } catch {
+    throw unreachable(o.serviceUrl);
+  }
+  const body = (await res.json().catch(() => null)) as unknown;
+  if (res.status === 202) return;
+  const err = upstreamError(body);
+  if (err) throw new TxdeskError(err.code as TxdeskError['code'], err.message, res.status);
+  throw new TxdeskError('UPSTREAM_UNAVAILABLE', `The data service answered HTTP ${res.status} to a token refresh; try again later.`);
+}
+
 export async function fetchTokenPage(o: {
   serviceUrl: string;
   clientId: string | null;
@@ -32,7 +68,7 @@ export async function fetchTokenPage(o: {
   query: URLSearchParams;
   appOrigin: string | null;
 }): Promise<UpstreamAnswer> {
-  if (!o.clientId) throw new TxdeskError('UNAUTHORIZED', 'No client ID is configured; set CLIENT_ID or sign in under Settings, then retry.');
+  if (!o.clientId) throw missingClientId();
   const q = new URLSearchParams(o.query);
   q.delete('clientId');
   q.set('clientId', o.clientId);
@@ -41,12 +77,12 @@ export async function fetchTokenPage(o: {
   try {
     res = await fetch(target, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(15_000) });
   } catch {
-    throw new TxdeskError('UPSTREAM_UNAVAILABLE', `The data service at ${o.serviceUrl} could not be reached; check that it runs and TXDESK_SERVICE_URL points at it.`);
+    throw unreachable(o.serviceUrl);
   }
   const body = (await res.json().catch(() => null)) as unknown;
   if (!res.ok) {
-    const err = (body as Partial<ErrorBody> | null)?.error;
-    if (err && typeof err.code === 'string' && typeof err.message === 'string') return { status: res.status, body: { error: { code: err.code, message: err.message } } };
+    const err = upstreamError(body);
+    if (err) return { status: res.status, body: { error: err } };
     throw new TxdeskError('UPSTREAM_UNAVAILABLE', `The data service answered HTTP ${res.status}; try again later.`);
   }
   const page = body as TokenPage | null;

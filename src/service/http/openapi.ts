@@ -1,5 +1,5 @@
 // The OpenAPI 3.1 description of every HTTP endpoint of the data service, served at GET /openapi.json.
-import { ORDER_BY } from '../../shared/listing.js';
+import { ORDER_BY, STANDARDS } from '../../shared/listing.js';
 import { DEFAULT_SIZE, MAX_CONTRACT_ADDRESSES, MAX_PAGE, MAX_SIZE } from '../listing/listing-params.js';
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
@@ -30,10 +30,18 @@ const paging = [
   {
     name: 'order_by',
     in: 'query',
-    description: '`transfer_block_number` orders by the transfer that gave the owner the token (block, then log index).',
+    description:
+      '`transfer_block_number` orders by the transfer that gave the owner the token (block, log index, then the position ' +
+      'inside a ConsecutiveTransfer or TransferBatch log); for ERC-1155 the newest transfer that gave the owner some of the id.',
     schema: { type: 'string', enum: [...ORDER_BY], default: 'transfer_block_number' },
   },
   { name: 'order_direction', in: 'query', description: 'Case-insensitive.', schema: { type: 'string', enum: ['asc', 'desc'], default: 'desc' } },
+  {
+    name: 'standard',
+    in: 'query',
+    description: 'Only tokens of contracts of this standard (case-insensitive); absent means both.',
+    schema: { type: 'string', enum: [...STANDARDS] },
+  },
 ];
 const contractAddresses = {
   name: 'contractAddresses',
@@ -56,7 +64,7 @@ export function buildOpenApi(serverUrl: string): object {
       title: 'txdesk data service',
       version: '1.0.0',
       description:
-        'ERC-721 token listing, accounts and client IDs. Every error is `{ "error": { "code", "message" } }`. ' +
+        'ERC-721 and ERC-1155 token listing, accounts and client IDs. Every error is `{ "error": { "code", "message" } }`. ' +
         'The transaction tracker is a WebSocket at /tracker/{platform}/{network}?clientId=… (JSON-RPC 2.0), not described here.',
     },
     servers: [{ url: serverUrl }],
@@ -70,7 +78,7 @@ export function buildOpenApi(serverUrl: string): object {
       },
       '/nft/v1/contracts/{address}': {
         get: {
-          summary: 'One indexed ERC-721 contract',
+          summary: 'One indexed ERC-721 or ERC-1155 contract',
           parameters: [pathAddress('contract'), clientId],
           responses: {
             '200': { description: 'The contract.', content: json(ref('Contract')) },
@@ -86,6 +94,34 @@ export function buildOpenApi(serverUrl: string): object {
           summary: 'Tokens of one contract',
           parameters: [pathAddress('contract'), clientId, ...paging],
           responses: { ...listingResponses, '404': errors.notFound },
+        },
+      },
+      '/nft/v1/contracts/{address}/tokens/{id}/refresh': {
+        post: {
+          summary: 'Read a token\'s metadata URI again (ERC-4906 on demand)',
+          description:
+            'Starts a new read of tokenURI(id) (ERC-721) or uri(id) (ERC-1155, all holders) from the indexed block and answers ' +
+            '202 at once; the listing shows the new uri when the read completes (usually within a second). Rate-limited per ' +
+            'clientId separately from the listing (30 per minute by default).',
+          parameters: [
+            pathAddress('contract'),
+            { name: 'id', in: 'path', required: true, description: 'Decimal token id.', schema: { type: 'string', pattern: '^[0-9]{1,78}$' } },
+            clientId,
+          ],
+          responses: {
+            '202': {
+              description: 'The read was started.',
+              content: json({
+                type: 'object',
+                required: ['status', 'contract', 'id'],
+                properties: { status: { type: 'string', enum: ['accepted'] }, contract: { type: 'string' }, id: { type: 'string' } },
+              }),
+            },
+            '400': errors.badRequest,
+            '401': errors.unauthorized,
+            '404': error('The contract or the token is not in the index.'),
+            '429': errors.rateLimited,
+          },
         },
       },
       '/users/v1/signup': {
@@ -183,7 +219,11 @@ export function buildOpenApi(serverUrl: string): object {
             address: { type: 'string', description: 'Lowercase hex with 0x.' },
             name: { type: 'string' },
             symbol: { type: 'string' },
-            totalSupply: { type: 'integer', description: 'totalSupply() when implemented, else minted minus burned.' },
+            totalSupply: {
+              type: 'integer',
+              description: 'ERC-721: totalSupply() when implemented, else minted minus burned. ERC-1155: the number of ids with a non-zero supply.',
+            },
+            standard: { type: 'string', enum: [...STANDARDS], description: 'Added with ERC-1155 support; always present.' },
           },
         },
         Token: {
@@ -192,7 +232,12 @@ export function buildOpenApi(serverUrl: string): object {
           properties: {
             id: { type: 'string', description: 'Decimal token id.' },
             owner: { type: 'string', description: 'Lowercase hex with 0x.' },
-            uri: { type: 'string', description: 'tokenURI(id), or "" when absent or reverting.' },
+            uri: {
+              type: 'string',
+              description:
+                'ERC-721 tokenURI(id); ERC-1155 uri(id) with {id} replaced by the 64-digit hex id, or the newest URI event. "" when absent or reverting.',
+            },
+            balance: { type: 'string', description: 'Decimal amount held: "1" for ERC-721. Added with ERC-1155 support; always present.' },
             contract: ref('Contract'),
           },
         },
@@ -255,6 +300,15 @@ export function buildOpenApi(serverUrl: string): object {
             confirmations: { type: 'integer', description: 'Old name of indexerLag.' },
             indexedBlock: { type: 'integer' },
             headBlock: { type: 'integer' },
+            truncatedRanges: {
+              type: 'object',
+              description: 'EIP-2309 ConsecutiveTransfer events naming more tokens than the cap: only the first `cap` tokens are indexed.',
+              properties: {
+                count: { type: 'integer' },
+                cap: { type: 'integer' },
+                latest: { type: 'array', items: { type: 'object' } },
+              },
+            },
           },
         },
       },

@@ -39,10 +39,16 @@ export function allowedServiceHosts(port: number, bindHost: string, access: Serv
   return hosts;
 }
 
-/** Null when the request's Host is one of `allowed`; else the 403 to send. */
+/** The name part of a Host value (`[::1]:4000` -> `[::1]`). */
+const hostName = (host: string) => (host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.split(':')[0]!);
+
+/**
+ * Null when the request's Host is one of `allowed`, or a loopback name on any port; else the 403 to send. A loopback
+ * name cannot be rebound by DNS, and a different port there means a local proxy or SSH tunnel in front of us.
+ */
 export function checkServiceHost(headers: IncomingHttpHeaders, allowed: ReadonlySet<string>): TxdeskError | null {
   const host = (headers.host ?? '').toLowerCase();
-  if (allowed.has(host)) return null;
+  if (allowed.has(host) || LOOPBACK.includes(hostName(host))) return null;
   const first = [...allowed].slice(0, 4).join(', ');
   return new TxdeskError(
     'FORBIDDEN',

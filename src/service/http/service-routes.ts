@@ -8,7 +8,8 @@ export interface HealthSource {
   platform: string;
   network: string;
   confirmations: number;
-  status(): { indexedBlock: number; headBlock: number };
+  /** Indexer position, and anything else it reports (EIP-2309 ranges beyond the cap). */
+  status(): { indexedBlock: number; headBlock: number } & Record<string, unknown>;
 }
 
 export function registerServiceRoutes(router: Router, health: HealthSource): void {

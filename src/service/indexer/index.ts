@@ -3,8 +3,10 @@ import type { Logger } from '../../lib/log.js';
 import type { Db } from '../../lib/sqlite.js';
 import { bumpGeneration } from '../listing/listing-store-rank.js';
 import { createIndexWriter, type IndexWriter } from '../listing/listing-store-write.js';
-import { applyBatch, type Batch, type MissingUri } from './indexer-apply.js';
-import { readTokenUris } from './indexer-metadata.js';
+import { tokenKeys } from '../listing/listing-store-write.js';
+import { applyBatch, metadataTargets, type Batch, type MissingUri } from './indexer-apply.js';
+import { CONSECUTIVE_CAP } from './indexer-events.js';
+import { readUris } from './indexer-metadata.js';
 import { prepareRange, type PreparedRange } from './indexer-prepare.js';
 import { createProgress, type ProgressOut } from './indexer-progress.js';
 import { DEFAULT_RANGE_POLICY, isRangeRefusal, nextSpan, type RangePolicy } from './indexer-range.js';
@@ -31,6 +33,15 @@ export interface IndexerOptions {
   /** Where catch-up progress goes when it is a TTY (default stderr). */
   progressOut?: ProgressOut;
   rangePolicy?: RangePolicy;
+  /** Tokens indexed per EIP-2309 ConsecutiveTransfer event (default CONSECUTIVE_CAP, 50,000). */
+  consecutiveCap?: number;
+}
+
+/** EIP-2309 ranges longer than the cap: how many, and the newest few (reported on /health). */
+export interface TruncatedRanges {
+  count: number;
+  cap: number;
+  latest: { block: number; contract: string; fromTokenId: string; toTokenId: string; indexed: number }[];
 }
 
 export interface IndexerStats {
@@ -52,6 +63,13 @@ export interface Indexer {
   /** Resolves once the index has reached `head - confirmations` for a head read after this call. */
   caughtUp(): Promise<void>;
   status(): { indexedBlock: number; headBlock: number };
+  /** EIP-2309 ranges indexed only up to the cap. */
+  truncatedRanges(): TruncatedRanges;
+  /**
+   * Reads the uri of one indexed token (ERC-721 tokenURI, ERC-1155 uri(id)) again, in the background. Returns false
+   * when the index holds no such token, true when the read was started.
+   */
+  refreshToken(contract: string, id: bigint): boolean;
   stats(): IndexerStats;
   stop(): Promise<void>;
 }
@@ -75,7 +93,9 @@ export function startIndexer(opts: IndexerOptions): Indexer {
   const pollMs = opts.pollMs ?? 400;
   const startBlock = opts.startBlock ?? 0;
   const policy = opts.rangePolicy ?? DEFAULT_RANGE_POLICY;
+  const cap = opts.consecutiveCap ?? CONSECUTIVE_CAP;
   migrateIndex(db);
+  const idKnownStmt = db.prepare('SELECT 1 FROM idx_ids WHERE contract_id = ? AND k_id = ?').pluck();
   const chain: ChainReader = createChainReader(opts.nodeUrl);
   const progress = createProgress(opts.progressOut ?? process.stderr);
   let writer: IndexWriter = createIndexWriter(db, opts.bucketSize);
@@ -134,7 +154,11 @@ export function startIndexer(opts: IndexerOptions): Indexer {
   /** Starts reading a range; the promise never rejects unhandled (it is consumed later or dropped after a reorg). */
   function prepare(from: number, to: number): Prepared {
     stats.firstRangeStart ??= from;
-    const result = prepareRange(chain, (a) => writer.contract(a), from, to, new Set(pendingSupply));
+    const lookups = {
+      contractOf: (a: string) => writer.contract(a),
+      idKnown: (c: { id: number; addr: Buffer }, id: bigint) => idKnownStmt.get(c.id, tokenKeys(c.addr, id).kId) !== undefined,
+    };
+    const result = prepareRange(chain, lookups, from, to, new Set(pendingSupply), cap);
     result.catch(() => {});
     return { from, to, result };
   }
@@ -185,16 +209,30 @@ export function startIndexer(opts: IndexerOptions): Indexer {
     }
     timing.logsMs += range.timing.logsMs;
     timing.metadataMs += range.timing.metadataMs;
-    span = nextSpan(span, { kind: 'ok', logs: range.rawCount }, policy);
+    // Multi-token logs count by the tokens they move: a range of ConsecutiveTransfer events is as heavy as their tokens.
+    span = nextSpan(span, { kind: 'ok', logs: Math.max(range.rawCount, range.logs.length) }, policy);
     const { logs } = range;
     // A log from another version of a range end means the chain moved under us: read the range again.
-    if (logs.some((l) => (l.block === to && l.blockHash !== toHeader.hash) || (l.block === from && l.blockHash !== hFrom.hash))) return 'busy';
+    if (range.blocks.some((l) => (l.block === to && l.blockHash !== toHeader.hash) || (l.block === from && l.blockHash !== hFrom.hash))) {
+      return 'busy';
+    }
     // Keep READ_AHEAD ranges in flight while this one is written: the node works while we do.
     for (let end = ahead.at(-1)?.to ?? to; ahead.length < READ_AHEAD && end < target; end = ahead.at(-1)!.to) {
       ahead.push(prepare(end + 1, Math.min(target, end + span)));
     }
 
-    const batch: Batch = { from, to, headers: from === to ? [hFrom] : [hFrom, toHeader], logs, newContracts: range.newContracts, uris: range.uris, supplies: range.supplies };
+    const batch: Batch = {
+      from,
+      to,
+      headers: from === to ? [hFrom] : [hFrom, toHeader],
+      logs,
+      newContracts: range.newContracts,
+      uris: range.uris,
+      supplies: range.supplies,
+      uriEvents: range.uriEvents,
+      metadataUpdates: range.metadataUpdates,
+      truncated: range.truncated,
+    };
     const tWrite = performance.now();
     let missing: MissingUri[];
     try {
@@ -208,6 +246,11 @@ export function startIndexer(opts: IndexerOptions): Indexer {
     timing.writeMs += performance.now() - tWrite;
     for (const a of range.supplies.keys()) pendingSupply.delete(a);
     tip = to;
+    for (const t of range.truncated) {
+      log.warn(
+        `ConsecutiveTransfer of ${t.contract} in block ${t.block} names tokens ${t.fromId}..${t.toId}; indexed the first ${t.indexed} (the cap per event)`,
+      );
+    }
     if (missing.length > 0) await backfillUris(missing, to);
     stats.transfers += logs.length;
     if (++batches % 100 === 0) pruneCheckpoints();
@@ -219,14 +262,26 @@ export function startIndexer(opts: IndexerOptions): Indexer {
     return 'busy';
   }
 
-  /** tokenURI of tokens first seen through a plain transfer; written in its own small transaction. */
+  /**
+   * uri of tokens first seen through a plain transfer, or named by an ERC-4906 event or a refresh; written in its own
+   * small transaction.
+   */
   async function backfillUris(missing: MissingUri[], block: number): Promise<void> {
-    const uris = await readTokenUris(chain, missing, block);
+    const uris = await readUris(chain, missing, block);
     db.transaction(() => {
-      missing.forEach((m, i) => writer.setUri(m.rowId, uris[i]!));
+      missing.forEach((m, i) => {
+        if (m.standard === 'ERC721') writer.setUri(m.rowId, uris[i]!);
+        else {
+          const c = writer.contractById(m.contractId);
+          if (c) writer.setIdUri(c.id, tokenKeys(c.addr, m.id).kId, uris[i]!);
+        }
+      });
       bumpGeneration(db);
     })();
   }
+
+  const truncatedCount = db.prepare('SELECT count(*) FROM idx_truncated').pluck();
+  const truncatedLatest = db.prepare('SELECT block, contract, from_id, to_id, indexed FROM idx_truncated ORDER BY block DESC, log_index DESC LIMIT 5');
 
   function pruneCheckpoints(): void {
     // Keep every checkpoint of the last 10,000 blocks and the newest one below, so a rollback always has a floor.
@@ -272,6 +327,21 @@ export function startIndexer(opts: IndexerOptions): Indexer {
     },
     status() {
       return { indexedBlock: tip, headBlock: head };
+    },
+    truncatedRanges() {
+      const rows = truncatedLatest.all() as { block: number; contract: string; from_id: string; to_id: string; indexed: number }[];
+      return {
+        count: truncatedCount.get() as number,
+        cap,
+        latest: rows.map((r) => ({ block: r.block, contract: r.contract, fromTokenId: r.from_id, toTokenId: r.to_id, indexed: r.indexed })),
+      };
+    },
+    refreshToken(contract, id) {
+      const targets = metadataTargets(db, writer, [{ contract: contract.toLowerCase(), fromId: id, toId: id }]);
+      if (targets.length === 0 || stopped) return false;
+      const block = tip;
+      backfillUris(targets, block).catch((e) => log.warn(`refresh of ${contract} token ${id} failed: ${(e as Error).message}`));
+      return true;
     },
     stats() {
       return { transfers: stats.transfers, rpc: Object.fromEntries(chain.stats), reorgs: stats.reorgs, firstRangeStart: stats.firstRangeStart, timing: { ...timing } };

@@ -1,78 +1,91 @@
-// Turns one range of Transfer logs into index changes: decode, plan the metadata reads, apply everything in one transaction.
+// Turns one range of token moves into index changes in one transaction: ERC-721 ownership, ERC-1155 balances and
+// supplies, URI events, history for rollbacks, checkpoints. Reads nothing from the node (see indexer-prepare.ts).
 import type { Db } from '../../lib/sqlite.js';
-import { transferKey } from '../listing/listing-store-keys.js';
+import { addressBytes, holdingIdKey, tokenIdKey, transferKey } from '../listing/listing-store-keys.js';
 import { bumpGeneration } from '../listing/listing-store-rank.js';
-import { tokenKeys, type IndexWriter } from '../listing/listing-store-write.js';
+import { tokenKeys, type ContractRow, type IndexWriter, type TokenRow } from '../listing/listing-store-write.js';
+import { ZERO_ADDRESS, type MetadataUpdate, type TokenMove, type Truncation, type UriEvent } from './indexer-events.js';
 import type { ContractMeta } from './indexer-metadata.js';
-import { TRANSFER_TOPIC, type BlockHeader, type RawLog } from './indexer-rpc.js';
+import type { BlockHeader } from './indexer-rpc.js';
 
-export const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
+export { ZERO_ADDRESS } from './indexer-events.js';
+/** A move of one ERC-721 token, as tests and older callers build them (sub and amount default to a plain Transfer). */
+export type TransferLog = Omit<TokenMove, 'sub' | 'amount'> & Partial<Pick<TokenMove, 'sub' | 'amount'>>;
 
-export interface TransferLog {
-  block: number;
-  logIndex: number;
-  blockHash: string;
-  contract: string;
-  from: string;
-  to: string;
-  id: bigint;
-}
-
-/** ERC-721 transfers only: 4 topics (the id is indexed); ERC-20 Transfer has 3 and is skipped. Sorted by chain order. */
-export function decodeTransferLogs(raw: readonly RawLog[]): TransferLog[] {
-  const out: TransferLog[] = [];
-  for (const l of raw) {
-    if (l.removed || l.topics.length !== 4 || l.topics[0]?.toLowerCase() !== TRANSFER_TOPIC) continue;
-    out.push({
-      block: Number(l.blockNumber),
-      logIndex: Number(l.logIndex),
-      blockHash: l.blockHash,
-      contract: l.address.toLowerCase(),
-      from: '0x' + l.topics[1]!.slice(26).toLowerCase(),
-      to: '0x' + l.topics[2]!.slice(26).toLowerCase(),
-      id: BigInt(l.topics[3]!),
-    });
-  }
-  return out.sort((a, b) => a.block - b.block || a.logIndex - b.logIndex);
-}
-
-/** Where each token ends up after a range: only the last transfer changes the listing, earlier ones go to history. */
+/** Where each ERC-721 token ends up after a range: only the last move changes the listing, earlier ones go to history. */
 export interface NetMove {
   contract: string;
   id: bigint;
   to: string;
   block: number;
   logIndex: number;
+  sub: number;
   minted: boolean;
 }
 
 export function netMoves(logs: readonly TransferLog[]): NetMove[] {
   const net = new Map<string, NetMove>();
   for (const l of logs) {
+    if (l.amount != null) continue;
     const key = `${l.contract}:${l.id}`;
     const prev = net.get(key);
-    net.set(key, { contract: l.contract, id: l.id, to: l.to, block: l.block, logIndex: l.logIndex, minted: (prev?.minted ?? false) || l.from === ZERO_ADDRESS });
+    net.set(key, {
+      contract: l.contract,
+      id: l.id,
+      to: l.to,
+      block: l.block,
+      logIndex: l.logIndex,
+      sub: l.sub ?? 0,
+      minted: (prev?.minted ?? false) || l.from === ZERO_ADDRESS,
+    });
   }
   return [...net.values()];
 }
+
+/** Order key of a move: a plain log keeps the 10-byte key, a position inside a multi-token log adds 4 bytes. */
+export const moveKey = (m: { block: number; logIndex: number; sub?: number }) => transferKey(m.block, m.logIndex, m.sub ? m.sub : undefined);
 
 export interface Batch {
   from: number;
   to: number;
   /** Headers read for this range (its ends), stored as reorganisation checkpoints. */
   headers: BlockHeader[];
+  /** Moves in chain order, only of contracts whose standard they match. */
   logs: TransferLog[];
   newContracts: Map<string, ContractMeta>;
-  /** tokenURI per `contract:id` read for tokens that are new or re-minted. */
+  /** tokenURI (ERC-721) or uri(id) (ERC-1155, `{id}` substituted) per `contract:id` read for new tokens and ids. */
   uris: Map<string, string>;
   supplies: Map<string, string | null>;
+  uriEvents?: UriEvent[];
+  metadataUpdates?: MetadataUpdate[];
+  truncated?: Truncation[];
 }
 
-/** A token first seen through a plain transfer (its mint predates the index or the contract): its tokenURI is read after. */
+/**
+ * A token (ERC-721) or an id (ERC-1155) whose uri must be read after the write: first seen through a plain transfer
+ * (its mint predates the index), or named by an ERC-4906 event.
+ */
 export interface MissingUri {
+  standard: 'ERC721' | 'ERC1155';
+  /** The ERC-721 token's row; for ERC-1155 the id's holdings are updated through the id. */
   rowId: number;
+  contractId: number;
   address: string;
   id: bigint;
+}
+
+/** Tokens one BatchMetadataUpdate re-reads at most (a range may name every id there is). */
+export const METADATA_UPDATE_CAP = 10_000;
+
+interface Holding {
+  contract: ContractRow;
+  id: bigint;
+  kId: Buffer;
+  owner: string;
+  balance: bigint;
+  /** The newest move that gave the owner some of the id; undefined when none in this range. */
+  kTr?: Buffer;
+  row?: TokenRow;
 }
 
 export function applyBatch(db: Db, w: IndexWriter, b: Batch): MissingUri[] {
@@ -80,51 +93,179 @@ export function applyBatch(db: Db, w: IndexWriter, b: Batch): MissingUri[] {
     'INSERT INTO idx_blocks (number, hash, parent_hash) VALUES (?, ?, ?) ON CONFLICT (number) DO UPDATE SET hash = excluded.hash, parent_hash = coalesce(excluded.parent_hash, parent_hash)',
   );
   const setTip = db.prepare("INSERT INTO idx_state (key, value) VALUES ('tip', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value");
+  const putTruncated = db.prepare(
+    'INSERT OR REPLACE INTO idx_truncated (block, log_index, contract, from_id, to_id, indexed) VALUES (?, ?, ?, ?, ?, ?)',
+  );
   return db.transaction(() => {
     const missing: MissingUri[] = [];
     for (const [address, m] of b.newContracts) {
       // Read ahead of the previous range's write: that write may have added it since.
       if (w.contract(address)) continue;
       const first = b.logs.find((l) => l.contract === address);
-      w.addContract({ address, name: m.name, symbol: m.symbol, totalSupply: m.totalSupply, hasUri: m.hasUri, firstBlock: first?.block ?? b.to });
+      w.addContract({
+        address,
+        name: m.name,
+        symbol: m.symbol,
+        totalSupply: m.standard === 'ERC1155' ? '0' : m.totalSupply,
+        hasUri: m.hasUri,
+        firstBlock: first?.block ?? b.to,
+        standard: m.standard,
+      });
     }
     const mintBurn = new Map<number, [number, number]>();
     const seenBlocks = new Map<number, string>();
+    const holdings = new Map<string, Holding>();
+    const ids = new Map<string, { contract: ContractRow; id: bigint; kId: Buffer; before: bigint | null; supply: bigint; uri: string }>();
+    const idState = (c: ContractRow, id: bigint, kId: Buffer) => {
+      const key = `${c.id}:${id}`;
+      let s = ids.get(key);
+      if (!s) {
+        const row = w.idRow(c.id, kId);
+        const read = b.uris.get(`${c.address}:${id}`);
+        s = { contract: c, id, kId, before: row ? BigInt(row.supply) : null, supply: row ? BigInt(row.supply) : 0n, uri: read ?? row?.uri ?? '' };
+        if (!row && read === undefined && c.has_uri === 1) missing.push({ standard: 'ERC1155', rowId: 0, contractId: c.id, address: c.address, id });
+        ids.set(key, s);
+      }
+      return s;
+    };
+    const holding = (c: ContractRow, id: bigint, kId: Buffer, owner: string) => {
+      const key = `${c.id}:${id}:${owner}`;
+      let h = holdings.get(key);
+      if (!h) {
+        const row = w.token(c.id, holdingIdKey(kId, addressBytes(owner)));
+        h = { contract: c, id, kId, owner, balance: row ? BigInt(row.balance) : 0n, ...(row ? { row } : {}) };
+        holdings.set(key, h);
+      }
+      return h;
+    };
+
     for (const l of b.logs) {
       const c = w.contract(l.contract)!;
       const { kId } = tokenKeys(c.addr, l.id);
       const fromId = l.from === ZERO_ADDRESS ? null : w.accountId(l.from);
       const toId = l.to === ZERO_ADDRESS ? null : w.accountId(l.to);
-      w.recordTransfer(l.block, l.logIndex, c.id, kId, fromId, toId);
+      w.recordTransfer(l.block, l.logIndex, l.sub ?? 0, c.id, kId, fromId, toId, l.amount == null ? null : l.amount.toString());
       const mb = mintBurn.get(c.id) ?? [0, 0];
       if (fromId === null) mb[0]++;
       if (toId === null) mb[1]++;
       mintBurn.set(c.id, mb);
       seenBlocks.set(l.block, l.blockHash);
+      if (l.amount == null) continue;
+      // ERC-1155: balances move by the amount; a balance never goes below zero (a history that starts after the mint).
+      const s = idState(c, l.id, kId);
+      if (fromId === null) s.supply += l.amount;
+      else {
+        const h = holding(c, l.id, kId, l.from);
+        h.balance = h.balance > l.amount ? h.balance - l.amount : 0n;
+      }
+      if (toId === null) s.supply = s.supply > l.amount ? s.supply - l.amount : 0n;
+      else {
+        const h = holding(c, l.id, kId, l.to);
+        h.balance += l.amount;
+        h.kTr = moveKey(l);
+      }
     }
     for (const [cid, [m, burned]] of mintBurn) w.addMintBurn(cid, m, burned);
+
     for (const move of netMoves(b.logs)) {
       const c = w.contract(move.contract)!;
       const { kId } = tokenKeys(c.addr, move.id);
-      const kTr = transferKey(move.block, move.logIndex);
+      const kTr = moveKey(move);
       const owner = move.to === ZERO_ADDRESS ? null : w.accountId(move.to);
       const uri = b.uris.get(`${move.contract}:${move.id}`);
       let row = w.token(c.id, kId);
       if (!row) {
         row = w.createToken(c, move.id, kTr, uri ?? '');
-        if (uri === undefined && c.has_uri === 1 && owner !== null) missing.push({ rowId: row.id, address: move.contract, id: move.id });
+        if (uri === undefined && c.has_uri === 1 && owner !== null) {
+          missing.push({ standard: 'ERC721', rowId: row.id, contractId: c.id, address: move.contract, id: move.id });
+        }
       } else if (uri !== undefined) w.setUri(row.id, uri);
       w.setOwner(row, owner, kTr);
+    }
+
+    // ERC-1155 ids first: a new holding copies its id's uri.
+    const nonZero = new Map<number, number>();
+    for (const s of ids.values()) {
+      w.putId(s.contract.id, s.kId, { supply: s.supply.toString(), uri: s.uri });
+      const was = s.before !== null && s.before > 0n ? 1 : 0;
+      const is = s.supply > 0n ? 1 : 0;
+      if (is !== was) nonZero.set(s.contract.id, (nonZero.get(s.contract.id) ?? 0) + is - was);
+    }
+    for (const h of holdings.values()) {
+      if (h.balance === 0n) {
+        if (h.row) w.deleteToken(h.row);
+        continue;
+      }
+      const ownerId = w.accountId(h.owner);
+      let row = h.row;
+      if (!row) {
+        const uri = ids.get(`${h.contract.id}:${h.id}`)?.uri ?? w.idRow(h.contract.id, h.kId)?.uri ?? '';
+        row = w.createToken(h.contract, h.id, h.kTr!, uri, { address: h.owner, balance: h.balance.toString() });
+        w.setOwner(row, ownerId, h.kTr!);
+      } else {
+        w.setBalance(row, h.balance.toString());
+        if (h.kTr) w.setOwner(row, ownerId, h.kTr);
+      }
+    }
+    for (const [cid, d] of nonZero) {
+      const c = w.contractById(cid)!;
+      w.setTotalSupply(cid, String(Number(c.total_supply ?? '0') + d));
+    }
+    // URI events after the moves of the range: the newest value of each id wins.
+    for (const u of b.uriEvents ?? []) {
+      const c = w.contract(u.contract);
+      if (!c || c.standard !== 'ERC1155') continue;
+      const { kId } = tokenKeys(c.addr, u.id);
+      if (!w.idRow(c.id, kId)) w.putId(c.id, kId, { supply: '0', uri: u.value });
+      w.setIdUri(c.id, kId, u.value);
     }
     w.flush();
     for (const [address, supply] of b.supplies) {
       const c = w.contract(address);
-      if (c) w.setTotalSupply(c.id, supply);
+      if (c && c.standard === 'ERC721') w.setTotalSupply(c.id, supply);
     }
+    for (const t of b.truncated ?? []) {
+      putTruncated.run(t.block, t.logIndex, t.contract, t.fromId.toString(), t.toId.toString(), t.indexed);
+    }
+    missing.push(...metadataTargets(db, w, b.metadataUpdates ?? []));
     for (const [n, hash] of seenBlocks) putBlock.run(n, hash, null);
     for (const h of b.headers) putBlock.run(h.number, h.hash, h.parentHash);
     setTip.run(String(b.to));
-    if (b.logs.length > 0 || b.supplies.size > 0) bumpGeneration(db);
+    if (b.logs.length > 0 || b.supplies.size > 0 || (b.uriEvents?.length ?? 0) > 0) bumpGeneration(db);
     return missing;
   })();
+}
+
+/**
+ * Tokens named by ERC-4906 events that the index holds: ERC-721 tokens (owned or burned) and ERC-1155 ids. A range
+ * reads at most METADATA_UPDATE_CAP tokens per event, lowest ids first.
+ */
+export function metadataTargets(db: Db, w: IndexWriter, updates: readonly MetadataUpdate[]): MissingUri[] {
+  const out: MissingUri[] = [];
+  const seen = new Set<string>();
+  const tokensIn = db.prepare('SELECT id, token_id FROM idx_tokens WHERE contract_id = ? AND k_cid >= ? AND k_cid <= ? ORDER BY k_cid LIMIT ?');
+  const idsIn = db.prepare('SELECT k_id FROM idx_ids WHERE contract_id = ? AND k_id >= ? AND k_id <= ? ORDER BY k_id LIMIT ?').pluck();
+  for (const u of updates) {
+    const c = w.contract(u.contract);
+    if (!c) continue;
+    const lo = Buffer.concat([tokenIdKey(u.fromId), c.addr]);
+    const hi = Buffer.concat([tokenIdKey(u.toId), c.addr]);
+    if (c.standard === 'ERC721') {
+      for (const r of tokensIn.all(c.id, lo, hi, METADATA_UPDATE_CAP) as { id: number; token_id: string }[]) {
+        const key = `${c.id}:${r.token_id}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        out.push({ standard: 'ERC721', rowId: r.id, contractId: c.id, address: c.address, id: BigInt(r.token_id) });
+      }
+    } else {
+      for (const k of idsIn.all(c.id, lo, hi, METADATA_UPDATE_CAP) as Buffer[]) {
+        const id = BigInt('0x' + (k.subarray(1, 1 + (k[0] ?? 0)).toString('hex') || '0'));
+        const key = `${c.id}:${id}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        out.push({ standard: 'ERC1155', rowId: 0, contractId: c.id, address: c.address, id });
+      }
+    }
+  }
+  return out;
 }

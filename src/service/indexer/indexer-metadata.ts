@@ -1,5 +1,7 @@
 // Reads what the listing shows about contracts and tokens (name, symbol, totalSupply, tokenURI) in batched eth_calls.
 import { AbiCoder, Interface, decodeBytes32String } from 'ethers';
+import type { Standard } from '../../shared/listing.js';
+import { substituteId } from './indexer-events.js';
 import type { ChainReader } from './indexer-rpc.js';
 
 const erc721 = new Interface([
@@ -8,18 +10,28 @@ const erc721 = new Interface([
   'function totalSupply() view returns (uint256)',
   'function tokenURI(uint256) view returns (string)',
   'function supportsInterface(bytes4) view returns (bool)',
+  'function uri(uint256) view returns (string)',
 ]);
 const coder = AbiCoder.defaultAbiCoder();
 const ERC721_METADATA = '0x5b5e139f';
+const ERC721_ID = '0x80ac58cd';
+const ERC1155_ID = '0xd9b67a26';
+const ERC1155_METADATA_URI = '0x0e89341c';
 
 const TOKEN_URI = erc721.getFunction('tokenURI')!.selector;
 const tokenUriCall = (id: bigint) => TOKEN_URI + id.toString(16).padStart(64, '0');
+const URI = erc721.getFunction('uri')!.selector;
+const uriCall = (id: bigint) => URI + id.toString(16).padStart(64, '0');
+const supports = (iface: string) => erc721.encodeFunctionData('supportsInterface', [iface]);
 
 const CALL = {
   name: erc721.encodeFunctionData('name'),
   symbol: erc721.encodeFunctionData('symbol'),
   totalSupply: erc721.encodeFunctionData('totalSupply'),
-  supportsMetadata: erc721.encodeFunctionData('supportsInterface', [ERC721_METADATA]),
+  supportsMetadata: supports(ERC721_METADATA),
+  supports721: supports(ERC721_ID),
+  supports1155: supports(ERC1155_ID),
+  supports1155Uri: supports(ERC1155_METADATA_URI),
 };
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -76,46 +88,98 @@ function decodeBool(data: string | null): boolean {
   return !!data && data.length === 66 && BigInt(data) === 1n;
 }
 
+/** An ERC-165 answer: true/false when the contract answered with a bool, null when it did not answer. */
+function answer165(data: string | null): boolean | null {
+  if (!data || data.length !== 66) return null;
+  const v = BigInt(data);
+  return v === 1n ? true : v === 0n ? false : null;
+}
+
 export interface ContractMeta {
   name: string;
   symbol: string;
   totalSupply: string | null;
   hasUri: boolean;
+  standard: Standard;
 }
 
-/** Metadata of new contracts; tokenURI support is ERC-165 metadata or a working tokenURI on a token it emitted. */
+/**
+ * The standard of a contract: what its first event says, unless ERC-165 answers that it implements the other
+ * standard and not this one. Pure.
+ */
+export function decideStandard(byEvents: Standard, erc721: boolean | null, erc1155: boolean | null): Standard {
+  if (byEvents === 'ERC1155' && erc1155 === false && erc721 === true) return 'ERC721';
+  if (byEvents === 'ERC721' && erc721 === false && erc1155 === true) return 'ERC1155';
+  return byEvents;
+}
+
+function probeOk(probe: string | null): boolean {
+  if (!probe || probe === '0x') return false;
+  try {
+    coder.decode(['string'], probe);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Metadata of new contracts. uri support: ERC-165 metadata (ERC-721 metadata or ERC-1155 metadata URI) or a working
+ * tokenURI/uri on a token the contract emitted.
+ */
 export async function readContractMeta(
   chain: ChainReader,
-  contracts: readonly { address: string; probeId: bigint }[],
+  contracts: readonly { address: string; probeId: bigint; byEvents: Standard }[],
   block: number,
 ): Promise<ContractMeta[]> {
+  const PER = 9;
   const reqs = contracts.flatMap((c) => [
     { to: c.address, data: CALL.name },
     { to: c.address, data: CALL.symbol },
     { to: c.address, data: CALL.totalSupply },
     { to: c.address, data: CALL.supportsMetadata },
     { to: c.address, data: tokenUriCall(c.probeId) },
+    { to: c.address, data: CALL.supports721 },
+    { to: c.address, data: CALL.supports1155 },
+    { to: c.address, data: CALL.supports1155Uri },
+    { to: c.address, data: uriCall(c.probeId) },
   ]);
   const out = await chain.calls(reqs, block);
-  return contracts.map((_, i) => {
-    const r = out.slice(i * 5, i * 5 + 5);
-    const probe = r[4] ?? null;
-    let probeOk = false;
-    if (probe && probe !== '0x') {
-      try {
-        coder.decode(['string'], probe);
-        probeOk = true;
-      } catch {
-        probeOk = false;
-      }
-    }
-    return {
-      name: decodeText(r[0] ?? null),
-      symbol: decodeText(r[1] ?? null),
-      totalSupply: decodeUint(r[2] ?? null),
-      hasUri: decodeBool(r[3] ?? null) || probeOk,
-    };
+  return contracts.map((c, i) => {
+    const r = (k: number) => out[i * PER + k] ?? null;
+    const standard = decideStandard(c.byEvents, answer165(r(5)), answer165(r(6)));
+    const common = { name: decodeText(r(0)), symbol: decodeText(r(1)), standard };
+    if (standard === 'ERC1155') return { ...common, totalSupply: '0', hasUri: decodeBool(r(7)) || probeOk(r(8)) };
+    return { ...common, totalSupply: decodeUint(r(2)), hasUri: decodeBool(r(3)) || probeOk(r(4)) };
   });
+}
+
+/** ERC-1155 uri(id) with the `{id}` substitution of EIP-1155; "" when absent or reverting. */
+export async function readIdUris(chain: ChainReader, ids: readonly { address: string; id: bigint }[], block: number): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const out = await chain.calls(
+    ids.map((t) => ({ to: t.address, data: uriCall(t.id) })),
+    block,
+  );
+  return out.map((d, i) => substituteId(decodeText(d), ids[i]!.id));
+}
+
+/** The uri of each token or id, by its standard: tokenURI for ERC-721, uri(id) for ERC-1155. */
+export async function readUris(
+  chain: ChainReader,
+  items: readonly { standard: Standard; address: string; id: bigint }[],
+  block: number,
+): Promise<string[]> {
+  const erc721 = items.flatMap((t, i) => (t.standard === 'ERC721' ? [i] : []));
+  const erc1155 = items.flatMap((t, i) => (t.standard === 'ERC1155' ? [i] : []));
+  const [a, b] = await Promise.all([
+    readTokenUris(chain, erc721.map((i) => items[i]!), block),
+    readIdUris(chain, erc1155.map((i) => items[i]!), block),
+  ]);
+  const out: string[] = new Array(items.length);
+  erc721.forEach((i, j) => (out[i] = a[j]!));
+  erc1155.forEach((i, j) => (out[i] = b[j]!));
+  return out;
 }
 
 export async function readTokenUris(chain: ChainReader, tokens: readonly { address: string; id: bigint }[], block: number): Promise<string[]> {

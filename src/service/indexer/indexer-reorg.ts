@@ -1,8 +1,9 @@
 // Reorganisations: find the newest checkpoint the node still agrees with, then undo every transfer above it.
 import type { Db } from '../../lib/sqlite.js';
-import { transferKey } from '../listing/listing-store-keys.js';
+import { tokenIdFromKey } from '../listing/listing-store-keys.js';
 import { bumpGeneration } from '../listing/listing-store-rank.js';
-import type { IndexWriter } from '../listing/listing-store-write.js';
+import type { ContractRow, IndexWriter, TokenRow } from '../listing/listing-store-write.js';
+import { moveKey } from './indexer-apply.js';
 import type { BlockHeader } from './indexer-rpc.js';
 
 export interface Checkpoint {
@@ -50,17 +51,29 @@ export function rollbackTo(db: Db, w: IndexWriter, ancestor: number): string[] {
     }
     db.prepare('DELETE FROM idx_transfers WHERE block > ?').run(ancestor);
     const last = db.prepare(
-      'SELECT block, log_index, to_id FROM idx_transfers WHERE contract_id = ? AND k_id = ? ORDER BY block DESC, log_index DESC LIMIT 1',
+      'SELECT block, log_index, sub, to_id FROM idx_transfers WHERE contract_id = ? AND k_id = ? ORDER BY block DESC, log_index DESC, sub DESC LIMIT 1',
     );
+    const erc1155 = new Set<number>();
     for (const a of affected) {
+      const c = w.contractById(a.contract_id);
+      if (c?.standard === 'ERC1155') {
+        replayId(db, w, c, a.k_id);
+        erc1155.add(c.id);
+        continue;
+      }
       const token = w.token(a.contract_id, a.k_id);
       if (!token) continue;
-      const prev = last.get(a.contract_id, a.k_id) as { block: number; log_index: number; to_id: number | null } | undefined;
+      const prev = last.get(a.contract_id, a.k_id) as { block: number; log_index: number; sub: number; to_id: number | null } | undefined;
       if (!prev) w.deleteToken(token);
-      else w.setOwner(token, prev.to_id, transferKey(prev.block, prev.log_index));
+      else w.setOwner(token, prev.to_id, moveKey({ block: prev.block, logIndex: prev.log_index, sub: prev.sub }));
     }
     w.flush();
+    const countIds = db.prepare("SELECT count(*) FROM idx_ids WHERE contract_id = ? AND supply != '0'").pluck();
+    for (const cid of erc1155) w.setTotalSupply(cid, String(countIds.get(cid)));
+    db.prepare('DELETE FROM idx_truncated WHERE block > ?').run(ancestor);
     w.dropContractsAbove(ancestor);
+    // Ids of a dropped contract go with it (no orphan rows in idx_ids).
+    db.prepare('DELETE FROM idx_ids WHERE contract_id NOT IN (SELECT id FROM idx_contracts)').run();
     db.prepare('DELETE FROM idx_blocks WHERE number > ?').run(ancestor);
     bumpGeneration(db);
     db.prepare("INSERT INTO idx_state (key, value) VALUES ('tip', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(
@@ -68,4 +81,44 @@ export function rollbackTo(db: Db, w: IndexWriter, ancestor: number): string[] {
     );
     return [...touched].filter((addr) => w.contract(addr) !== undefined);
   })();
+}
+
+/**
+ * Rebuilds every holding and the supply of one ERC-1155 id by replaying its remaining history, with the rules of
+ * forward indexing (balances never below zero; a holding's key is the newest move that gave the owner some).
+ */
+function replayId(db: Db, w: IndexWriter, c: ContractRow, kId: Buffer): void {
+  const holders = db
+    .prepare('SELECT * FROM idx_tokens WHERE contract_id = ? AND k_cid > ? AND k_cid < ?')
+    .all(c.id, kId, Buffer.concat([kId, Buffer.alloc(21, 0xff)])) as TokenRow[];
+  for (const t of holders) w.deleteToken(t);
+  const history = db
+    .prepare('SELECT block, log_index, sub, from_id, to_id, amount FROM idx_transfers WHERE contract_id = ? AND k_id = ? ORDER BY block, log_index, sub')
+    .all(c.id, kId) as { block: number; log_index: number; sub: number; from_id: number | null; to_id: number | null; amount: string }[];
+  const balances = new Map<number, { balance: bigint; kTr: Buffer }>();
+  let supply = 0n;
+  for (const h of history) {
+    const amount = BigInt(h.amount);
+    if (h.from_id === null) supply += amount;
+    else {
+      const b = balances.get(h.from_id);
+      if (b) b.balance = b.balance > amount ? b.balance - amount : 0n;
+    }
+    if (h.to_id === null) supply = supply > amount ? supply - amount : 0n;
+    else {
+      const b = balances.get(h.to_id) ?? { balance: 0n, kTr: Buffer.alloc(0) };
+      b.balance += amount;
+      b.kTr = moveKey({ block: h.block, logIndex: h.log_index, sub: h.sub });
+      balances.set(h.to_id, b);
+    }
+  }
+  const idRow = w.idRow(c.id, kId);
+  w.putId(c.id, kId, { supply: supply.toString(), uri: idRow?.uri ?? '' });
+  const address = db.prepare('SELECT address FROM idx_accounts WHERE id = ?').pluck();
+  const id = tokenIdFromKey(kId);
+  for (const [ownerId, b] of balances) {
+    if (b.balance === 0n) continue;
+    const row = w.createToken(c, id, b.kTr, idRow?.uri ?? '', { address: address.get(ownerId) as string, balance: b.balance.toString() });
+    w.setOwner(row, ownerId, b.kTr);
+  }
 }

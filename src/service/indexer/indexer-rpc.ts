@@ -2,6 +2,7 @@
 // call), Transfer logs and batched eth_call. No ethers provider: it decoded every answer with a JavaScript UTF-8
 // decoder, which cost the service 10-20 ms per 1,000-transaction block header on the event loop the tracker shares.
 import { chunkCalls, decodeCallBatch, encodeCallBatch, type CallRequest } from './indexer-call-batch.js';
+import { TOKEN_TOPICS } from './indexer-events.js';
 
 /** keccak256("Transfer(address,address,uint256)"), shared by ERC-20 and ERC-721; only ERC-721 indexes the id (4 topics). */
 export const TRANSFER_TOPIC = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
@@ -18,6 +19,7 @@ export interface RawLog {
   blockNumber: string;
   blockHash: string;
   logIndex: string;
+  data?: string;
   removed?: boolean;
 }
 
@@ -25,6 +27,7 @@ export interface ChainReader {
   blockNumber(): Promise<number>;
   /** Headers of the given blocks in one batch; null where the node has no such block. */
   headers(numbers: readonly number[]): Promise<(BlockHeader | null)[]>;
+  /** Logs of every token event the indexer follows (indexer-events.ts), ERC-20 Transfer included (skipped later). */
   transferLogs(from: number, to: number): Promise<RawLog[]>;
   /** eth_call results in one batch; null where the call reverted. */
   calls(requests: readonly CallRequest[], block: number): Promise<(string | null)[]>;
@@ -191,7 +194,7 @@ export function createChainReader(nodeUrl: string): ChainReader {
     },
     async transferLogs(from, to) {
       count('eth_getLogs', 1);
-      const [logs] = await send(node, [{ method: 'eth_getLogs', params: [{ fromBlock: hex(from), toBlock: hex(to), topics: [TRANSFER_TOPIC] }] }]);
+      const [logs] = await send(node, [{ method: 'eth_getLogs', params: [{ fromBlock: hex(from), toBlock: hex(to), topics: [TOKEN_TOPICS] }] }]);
       if (!Array.isArray(logs)) throw new Error('eth_getLogs: the node answered without a list of logs');
       return logs as RawLog[];
     },

@@ -88,7 +88,61 @@ INSERT INTO idx_rank (list, lo, cnt)
   ) GROUP BY s, g;
 `;
 
-export const INDEX_MIGRATIONS: readonly string[] = [V1, V2];
+// ERC-1155 and EIP-2309 (docs/indexer.md, "Token standards"). A row of idx_tokens is now a *holding*: one per ERC-721
+// token (as before) or one per (contract, id, owner) of an ERC-1155 id with a non-zero balance. k_cid is the key of
+// the contract lists by id: k_id for ERC-721, k_id + owner address for ERC-1155 (several owners share an id).
+// History rows gain a sub-index (a position inside a multi-token log) and an amount (NULL = one ERC-721 token).
+const V3 = `
+ALTER TABLE idx_contracts ADD COLUMN standard TEXT NOT NULL DEFAULT 'ERC721';
+ALTER TABLE idx_tokens ADD COLUMN balance TEXT NOT NULL DEFAULT '1';
+ALTER TABLE idx_tokens ADD COLUMN k_cid BLOB;
+UPDATE idx_tokens SET k_cid = k_id;
+DROP INDEX idx_tokens_by_contract;
+DROP INDEX idx_tokens_contract_id;
+CREATE UNIQUE INDEX idx_tokens_by_contract ON idx_tokens (contract_id, k_cid);
+CREATE INDEX idx_tokens_contract_id ON idx_tokens (contract_id, k_cid) WHERE owner_id IS NOT NULL;
+-- Rank buckets of the contract-by-id lists keep their lo keys: ERC-721 k_cid equals k_id.
+
+-- ERC-1155 ids: supply (decimal) and uri, shared by every holder of the id.
+CREATE TABLE idx_ids (
+  contract_id INTEGER NOT NULL,
+  k_id BLOB NOT NULL,
+  supply TEXT NOT NULL,
+  uri TEXT NOT NULL,
+  PRIMARY KEY (contract_id, k_id)
+) WITHOUT ROWID;
+
+ALTER TABLE idx_transfers RENAME TO idx_transfers_v2;
+DROP INDEX idx_transfers_token;
+CREATE TABLE idx_transfers (
+  block INTEGER NOT NULL,
+  log_index INTEGER NOT NULL,
+  sub INTEGER NOT NULL,
+  contract_id INTEGER NOT NULL,
+  k_id BLOB NOT NULL,
+  from_id INTEGER,
+  to_id INTEGER,
+  amount TEXT,
+  PRIMARY KEY (block, log_index, sub)
+) WITHOUT ROWID;
+INSERT INTO idx_transfers (block, log_index, sub, contract_id, k_id, from_id, to_id, amount)
+  SELECT block, log_index, 0, contract_id, k_id, from_id, to_id, NULL FROM idx_transfers_v2;
+DROP TABLE idx_transfers_v2;
+CREATE INDEX idx_transfers_token ON idx_transfers (contract_id, k_id, block, log_index, sub);
+
+-- EIP-2309 ranges longer than the cap: indexed up to the cap, reported on /health.
+CREATE TABLE idx_truncated (
+  block INTEGER NOT NULL,
+  log_index INTEGER NOT NULL,
+  contract TEXT NOT NULL,
+  from_id TEXT NOT NULL,
+  to_id TEXT NOT NULL,
+  indexed INTEGER NOT NULL,
+  PRIMARY KEY (block, log_index)
+) WITHOUT ROWID;
+`;
+
+export const INDEX_MIGRATIONS: readonly string[] = [V1, V2, V3];
 
 export function migrateIndex(db: Db): void {
   migrate(db, 'indexer', INDEX_MIGRATIONS);

@@ -1,7 +1,7 @@
 // Validation of the listing query strings of SPEC 2. zod is the validator of record; each parameter's transform
 // produces one sentence naming the parameter and its allowed values, and the schemas are built once at load.
 import { z } from 'zod';
-import { ORDER_BY, type OrderBy, type OrderDirection } from '../../shared/listing.js';
+import { ORDER_BY, STANDARDS, type OrderBy, type OrderDirection, type Standard } from '../../shared/listing.js';
 import { TxdeskError } from '../../shared/errors.js';
 import { describeIssues } from '../http/http-validation.js';
 
@@ -20,6 +20,8 @@ export interface ListingParams {
   direction: OrderDirection;
   /** Lowercase, de-duplicated; undefined means every contract. */
   contracts: string[] | undefined;
+  /** undefined means both standards. */
+  standard?: Standard | undefined;
 }
 
 /** A query string as name -> value, or every value when the name repeats (which validation then refuses). */
@@ -96,6 +98,11 @@ const contractAddresses = param<string[] | undefined>('contractAddresses', undef
   return [...new Set(entries.map((e) => e.toLowerCase()))];
 });
 
+const standard = param<Standard | undefined>('standard', undefined, (v, fail) => {
+  const s = STANDARDS.find((x) => x === v.toUpperCase());
+  return s ?? fail(`The query parameter 'standard' must be ${STANDARDS.join(' or ')} (any case); got ${shown(v)}.`);
+});
+
 const common = {
   // clientId is checked (401) before the schema runs; it only has to be a known key here.
   clientId: z.unknown().optional(),
@@ -103,6 +110,7 @@ const common = {
   size: integer('size', 1, MAX_SIZE, DEFAULT_SIZE),
   order_by: orderBy,
   order_direction: direction,
+  standard,
 };
 
 const accountTokensQuery = z.object({ ...common, contractAddresses }).strict();
@@ -112,8 +120,8 @@ export type ListingKind = 'account' | 'contract';
 
 function allowedNames(kind: ListingKind): string {
   return kind === 'account'
-    ? 'clientId, page, size, order_by, order_direction, contractAddresses'
-    : 'clientId, page, size, order_by, order_direction';
+    ? 'clientId, page, size, order_by, order_direction, contractAddresses, standard'
+    : 'clientId, page, size, order_by, order_direction, standard';
 }
 
 /** Validates a listing query; throws a 400 whose message has one sentence per bad parameter. */
@@ -133,5 +141,6 @@ export function parseListingParams(query: RawQuery, kind: ListingKind): ListingP
     orderBy: q.order_by,
     direction: q.order_direction,
     contracts: 'contractAddresses' in q ? (q.contractAddresses as string[] | undefined) : undefined,
+    ...(q.standard ? { standard: q.standard } : {}),
   };
 }

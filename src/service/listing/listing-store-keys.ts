@@ -37,11 +37,17 @@ export function tokenIdFromKey(key: Buffer): bigint {
   return BigInt('0x' + key.subarray(1, 1 + len).toString('hex'));
 }
 
-/** The transfer that gave the owner the token: 6 bytes of block number, 4 of log index. Unique: one log moves one token. */
-export function transferKey(block: number, logIndex: number): Buffer {
-  const b = Buffer.alloc(10);
+/**
+ * The transfer that gave the owner the token: 6 bytes of block number, 4 of log index, and for a log that moves
+ * several tokens (EIP-2309 ConsecutiveTransfer, ERC-1155 TransferBatch) 4 more of the position inside the log.
+ * Unique per list: a plain log moves one token, a multi-token log moves distinct tokens to one owner. A plain log's
+ * 10-byte key sorts before every 14-byte key of the same log, so old keys stay valid.
+ */
+export function transferKey(block: number, logIndex: number, sub?: number): Buffer {
+  const b = Buffer.alloc(sub === undefined ? 10 : 14);
   b.writeUIntBE(block, 0, 6);
   b.writeUInt32BE(logIndex, 6);
+  if (sub !== undefined) b.writeUInt32BE(sub, 10);
   return b;
 }
 
@@ -55,6 +61,11 @@ export function idOrderKey(idKey: Buffer, contract: Buffer): Buffer {
 }
 
 /** contract_address order, ties broken by numeric token id. */
+/** The contract-list key of an ERC-1155 holding: id + contract + owner (several owners hold one id). */
+export function holdingIdKey(kId: Buffer, owner: Buffer): Buffer {
+  return Buffer.concat([kId, owner]);
+}
+
 export function contractOrderKey(contract: Buffer, idKey: Buffer): Buffer {
   return Buffer.concat([contract, idKey]);
 }

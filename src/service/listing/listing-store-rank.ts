@@ -32,7 +32,7 @@ const LIST_SOURCES: Record<ListCode, { scope: string; key: string; index: string
   [LIST.OWNER_ID]: { scope: 'owner_id', key: 'k_id', index: 'idx_tokens_owner_id', extra: '' },
   [LIST.OWNER_CT]: { scope: 'owner_id', key: 'k_ct', index: 'idx_tokens_owner_ct', extra: '' },
   [LIST.CONTRACT_TR]: { scope: 'contract_id', key: 'k_tr', index: 'idx_tokens_contract_tr', extra: ' AND owner_id IS NOT NULL' },
-  [LIST.CONTRACT_ID]: { scope: 'contract_id', key: 'k_id', index: 'idx_tokens_contract_id', extra: ' AND owner_id IS NOT NULL' },
+  [LIST.CONTRACT_ID]: { scope: 'contract_id', key: 'k_cid', index: 'idx_tokens_contract_id', extra: ' AND owner_id IS NOT NULL' },
   [LIST.PAIR_TR]: { scope: 'pair_id', key: 'k_tr', index: 'idx_tokens_pair_tr', extra: '' },
 };
 

@@ -1,6 +1,7 @@
 // Write side of the listing index: moves tokens between owners keeping rank buckets and counters exact. Caller owns the transaction.
 import type { Db } from '../../lib/sqlite.js';
-import { LIST, addressBytes, contractOrderKey, idOrderKey, listId, tokenIdKey, type ListCode } from './listing-store-keys.js';
+import { LIST, addressBytes, contractOrderKey, holdingIdKey, idOrderKey, listId, tokenIdKey, type ListCode } from './listing-store-keys.js';
+import type { Standard } from '../../shared/listing.js';
 import { createRankLists, DEFAULT_BUCKET_SIZE, type RankLists, type RankOp } from './listing-store-rank.js';
 
 export interface ContractRow {
@@ -9,6 +10,7 @@ export interface ContractRow {
   addr: Buffer;
   has_uri: number;
   total_supply: string | null;
+  standard: Standard;
 }
 
 export interface TokenRow {
@@ -21,6 +23,16 @@ export interface TokenRow {
   k_tr: Buffer;
   k_id: Buffer;
   k_ct: Buffer;
+  /** Key in the contract's id-ordered list: k_id, plus the owner's address for an ERC-1155 holding. */
+  k_cid: Buffer;
+  /** Decimal; "1" for ERC-721. */
+  balance: string;
+  uri: string;
+}
+
+/** An ERC-1155 id: total supply (decimal) and uri, shared by all its holders. */
+export interface IdRow {
+  supply: string;
   uri: string;
 }
 
@@ -31,6 +43,7 @@ export interface NewContract {
   totalSupply: string | null;
   hasUri: boolean;
   firstBlock: number;
+  standard: Standard;
 }
 
 export interface IndexWriter {
@@ -42,14 +55,33 @@ export interface IndexWriter {
   addContract(c: NewContract): ContractRow;
   setTotalSupply(contractId: number, value: string | null): void;
   addMintBurn(contractId: number, minted: number, burned: number): void;
-  token(contractId: number, kId: Buffer): TokenRow | undefined;
-  /** Creates a token row that nobody owns yet (owner_id NULL), so `setOwner` can attach it. */
-  createToken(contract: ContractRow, id: bigint, kTr: Buffer, uri: string): TokenRow;
+  /** An ERC-721 token by k_id, or an ERC-1155 holding by k_id + owner address (`holdingIdKey`). */
+  token(contractId: number, kCid: Buffer): TokenRow | undefined;
+  /**
+   * Creates a token row that nobody owns yet (owner_id NULL), so `setOwner` can attach it. For an ERC-1155 holding
+   * `holder` is the owner's address (part of its contract-list key) and `balance` its balance.
+   */
+  createToken(contract: ContractRow, id: bigint, kTr: Buffer, uri: string, holder?: { address: string; balance: string }): TokenRow;
+  setBalance(token: TokenRow, balance: string): void;
+  idRow(contractId: number, kId: Buffer): IdRow | undefined;
+  putId(contractId: number, kId: Buffer, row: IdRow): void;
+  /** Sets the uri of an ERC-1155 id and of every holding of it. */
+  setIdUri(contractId: number, kId: Buffer, uri: string): void;
   /** Moves a token to `ownerId` (null = burned) as acquired by the transfer `kTr`. */
   setOwner(token: TokenRow, ownerId: number | null, kTr: Buffer): void;
   setUri(tokenRowId: number, uri: string): void;
   deleteToken(token: TokenRow): void;
-  recordTransfer(block: number, logIndex: number, contractId: number, kId: Buffer, fromId: number | null, toId: number | null): void;
+  /** One token (or one id's amount, ERC-1155) moved by a log; `sub` is its position in a multi-token log, else 0. */
+  recordTransfer(
+    block: number,
+    logIndex: number,
+    sub: number,
+    contractId: number,
+    kId: Buffer,
+    fromId: number | null,
+    toId: number | null,
+    amount: string | null,
+  ): void;
   /** Drops contracts first seen above `block` and forgets cached rows. */
   dropContractsAbove(block: number): void;
   /**
@@ -70,10 +102,10 @@ export function createIndexWriter(db: Db, bucketSize = DEFAULT_BUCKET_SIZE): Ind
     accountGet: db.prepare('SELECT id FROM idx_accounts WHERE address = ?').pluck(),
     accountIns: db.prepare('INSERT INTO idx_accounts (address) VALUES (?)'),
     accountAdd: db.prepare('UPDATE idx_accounts SET token_count = token_count + ? WHERE id = ?'),
-    contractGet: db.prepare('SELECT id, address, addr, has_uri, total_supply FROM idx_contracts WHERE address = ?'),
-    contractById: db.prepare('SELECT id, address, addr, has_uri, total_supply FROM idx_contracts WHERE id = ?'),
+    contractGet: db.prepare('SELECT id, address, addr, has_uri, total_supply, standard FROM idx_contracts WHERE address = ?'),
+    contractById: db.prepare('SELECT id, address, addr, has_uri, total_supply, standard FROM idx_contracts WHERE id = ?'),
     contractIns: db.prepare(
-      'INSERT INTO idx_contracts (address, addr, name, symbol, total_supply, has_uri, first_block) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      'INSERT INTO idx_contracts (address, addr, name, symbol, total_supply, has_uri, first_block, standard) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
     ),
     contractSupply: db.prepare('UPDATE idx_contracts SET total_supply = ? WHERE id = ?'),
     contractMintBurn: db.prepare('UPDATE idx_contracts SET minted = minted + ?, burned = burned + ? WHERE id = ?'),
@@ -83,17 +115,24 @@ export function createIndexWriter(db: Db, bucketSize = DEFAULT_BUCKET_SIZE): Ind
       'INSERT INTO idx_owner_contract (owner_id, caddr, contract_id, n) VALUES (?, ?, ?, ?) ON CONFLICT (owner_id, caddr) DO UPDATE SET n = n + excluded.n',
     ),
     ocDropEmpty: db.prepare('DELETE FROM idx_owner_contract WHERE owner_id = ? AND caddr = ? AND n <= 0'),
-    tokenGet: db.prepare('SELECT * FROM idx_tokens WHERE contract_id = ? AND k_id = ?'),
+    tokenGet: db.prepare('SELECT * FROM idx_tokens WHERE contract_id = ? AND k_cid = ?'),
     tokenIns: db.prepare(
-      'INSERT INTO idx_tokens (contract_id, token_id, owner_id, k_tr, k_id, k_ct, uri) VALUES (?, ?, NULL, ?, ?, ?, ?)',
+      'INSERT INTO idx_tokens (contract_id, token_id, owner_id, k_tr, k_id, k_ct, k_cid, balance, uri) VALUES (?, ?, NULL, ?, ?, ?, ?, ?, ?)',
     ),
+    tokenBalance: db.prepare('UPDATE idx_tokens SET balance = ? WHERE id = ?'),
+    idGet: db.prepare('SELECT supply, uri FROM idx_ids WHERE contract_id = ? AND k_id = ?'),
+    idPut: db.prepare(
+      'INSERT INTO idx_ids (contract_id, k_id, supply, uri) VALUES (?, ?, ?, ?) ON CONFLICT (contract_id, k_id) DO UPDATE SET supply = excluded.supply, uri = excluded.uri',
+    ),
+    idUri: db.prepare('UPDATE idx_ids SET uri = ? WHERE contract_id = ? AND k_id = ?'),
+    holdersUri: db.prepare('UPDATE idx_tokens SET uri = ? WHERE contract_id = ? AND k_cid > ? AND k_cid < ?'),
     tokenOwner: db.prepare('UPDATE idx_tokens SET owner_id = ?, pair_id = ?, k_tr = ? WHERE id = ?'),
     pairGet: db.prepare('SELECT id FROM idx_pairs WHERE owner_id = ? AND contract_id = ?').pluck(),
     pairIns: db.prepare('INSERT INTO idx_pairs (owner_id, contract_id) VALUES (?, ?)'),
     tokenUri: db.prepare('UPDATE idx_tokens SET uri = ? WHERE id = ?'),
     tokenDel: db.prepare('DELETE FROM idx_tokens WHERE id = ?'),
     transferIns: db.prepare(
-      'INSERT OR REPLACE INTO idx_transfers (block, log_index, contract_id, k_id, from_id, to_id) VALUES (?, ?, ?, ?, ?, ?)',
+      'INSERT OR REPLACE INTO idx_transfers (block, log_index, sub, contract_id, k_id, from_id, to_id, amount) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
     ),
   };
   // Contracts are few and hot: cache them. Accounts are many: a bounded cache.
@@ -143,7 +182,7 @@ export function createIndexWriter(db: Db, bucketSize = DEFAULT_BUCKET_SIZE): Ind
     rankOp(LIST.OWNER_ID, owner, t.k_id, delta);
     rankOp(LIST.OWNER_CT, owner, t.k_ct, delta);
     rankOp(LIST.CONTRACT_TR, t.contract_id, t.k_tr, delta);
-    rankOp(LIST.CONTRACT_ID, t.contract_id, t.k_id, delta);
+    rankOp(LIST.CONTRACT_ID, t.contract_id, t.k_cid, delta);
     if (t.pair_id !== null) rankOp(LIST.PAIR_TR, t.pair_id, t.k_tr, delta);
     accountDelta.set(owner, (accountDelta.get(owner) ?? 0) + delta);
     contractDelta.set(contract.id, (contractDelta.get(contract.id) ?? 0) + delta);
@@ -173,8 +212,10 @@ export function createIndexWriter(db: Db, bucketSize = DEFAULT_BUCKET_SIZE): Ind
     contractById,
     addContract(c) {
       const addr = addressBytes(c.address);
-      const id = Number(s.contractIns.run(c.address, addr, c.name, c.symbol, c.totalSupply, c.hasUri ? 1 : 0, c.firstBlock).lastInsertRowid);
-      return cacheContract({ id, address: c.address, addr, has_uri: c.hasUri ? 1 : 0, total_supply: c.totalSupply })!;
+      const id = Number(
+        s.contractIns.run(c.address, addr, c.name, c.symbol, c.totalSupply, c.hasUri ? 1 : 0, c.firstBlock, c.standard).lastInsertRowid,
+      );
+      return cacheContract({ id, address: c.address, addr, has_uri: c.hasUri ? 1 : 0, total_supply: c.totalSupply, standard: c.standard })!;
     },
     setTotalSupply(contractId, value) {
       s.contractSupply.run(value, contractId);
@@ -184,13 +225,30 @@ export function createIndexWriter(db: Db, bucketSize = DEFAULT_BUCKET_SIZE): Ind
     addMintBurn(contractId, minted, burned) {
       if (minted || burned) s.contractMintBurn.run(minted, burned, contractId);
     },
-    token(contractId, kId) {
-      return s.tokenGet.get(contractId, kId) as TokenRow | undefined;
+    token(contractId, kCid) {
+      return s.tokenGet.get(contractId, kCid) as TokenRow | undefined;
     },
-    createToken(contract, id, kTr, uri) {
+    createToken(contract, id, kTr, uri, holder) {
       const { kId, kCt } = tokenKeys(contract.addr, id);
-      const rowId = Number(s.tokenIns.run(contract.id, id.toString(), kTr, kId, kCt, uri).lastInsertRowid);
-      return { id: rowId, contract_id: contract.id, token_id: id.toString(), owner_id: null, pair_id: null, k_tr: kTr, k_id: kId, k_ct: kCt, uri };
+      const kCid = holder ? holdingIdKey(kId, addressBytes(holder.address)) : kId;
+      const balance = holder?.balance ?? '1';
+      const rowId = Number(s.tokenIns.run(contract.id, id.toString(), kTr, kId, kCt, kCid, balance, uri).lastInsertRowid);
+      return { id: rowId, contract_id: contract.id, token_id: id.toString(), owner_id: null, pair_id: null, k_tr: kTr, k_id: kId, k_ct: kCt, k_cid: kCid, balance, uri };
+    },
+    setBalance(t, balance) {
+      if (t.balance === balance) return;
+      s.tokenBalance.run(balance, t.id);
+      t.balance = balance;
+    },
+    idRow(contractId, kId) {
+      return s.idGet.get(contractId, kId) as IdRow | undefined;
+    },
+    putId(contractId, kId, row) {
+      s.idPut.run(contractId, kId, row.supply, row.uri);
+    },
+    setIdUri(contractId, kId, uri) {
+      s.idUri.run(uri, contractId, kId);
+      s.holdersUri.run(uri, contractId, kId, Buffer.concat([kId, Buffer.alloc(21, 0xff)]));
     },
     setOwner(t, ownerId, kTr) {
       const contract = contractById(t.contract_id);
@@ -213,8 +271,8 @@ export function createIndexWriter(db: Db, bucketSize = DEFAULT_BUCKET_SIZE): Ind
       }
       s.tokenDel.run(t.id);
     },
-    recordTransfer(block, logIndex, contractId, kId, fromId, toId) {
-      s.transferIns.run(block, logIndex, contractId, kId, fromId, toId);
+    recordTransfer(block, logIndex, sub, contractId, kId, fromId, toId, amount) {
+      s.transferIns.run(block, logIndex, sub, contractId, kId, fromId, toId, amount);
     },
     dropContractsAbove(block) {
       s.contractsAbove.run(block);

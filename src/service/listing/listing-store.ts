@@ -7,7 +7,7 @@
 // (owner, contract) pair's own list; transfer and token_id order over several contracts either select the page's
 // first key by rank lookups across the per-contract lists or merge their heads, whichever is cheaper (docs/indexer.md).
 import type { Db } from '../../lib/sqlite.js';
-import type { Contract, OrderBy, OrderDirection, Token } from '../../shared/listing.js';
+import type { Contract, OrderBy, OrderDirection, Standard, Token } from '../../shared/listing.js';
 import { ascendingRank, filterPlan, mergeWindow, pageStartRank, planSlices, selectRank, type RankedList } from './listing-cursor.js';
 import { LIST, contractSlice, type ListCode } from './listing-store-keys.js';
 import { createRankReader, listSource, readGeneration, type RankReader } from './listing-store-rank.js';
@@ -20,6 +20,8 @@ export interface TokenQueryInput {
   size: number;
   orderBy: OrderBy;
   direction: OrderDirection;
+  /** Only tokens of contracts of this standard. */
+  standard?: Standard;
   /** How several filtered contracts combine in transfer/token-id order; 'auto' (default) picks the cheaper. For tests. */
   filterPlan?: 'auto' | 'merge' | 'select';
 }
@@ -39,17 +41,19 @@ interface ContractInfo {
   minted: number;
   burned: number;
   token_count: number;
+  standard: Standard;
 }
 
 interface PageRow {
   token_id: string;
   uri: string;
+  balance: string;
   owner: string;
   contract_id: number;
   k: Buffer;
 }
 
-const PAGE_COLUMNS = 't.token_id, t.uri, a.address AS owner, t.contract_id';
+const PAGE_COLUMNS = 't.token_id, t.uri, t.balance, a.address AS owner, t.contract_id';
 
 interface Reader {
   /** Reads the index generation once per request and drops cached rows when it moved. */
@@ -59,6 +63,8 @@ interface Reader {
   contract: (address: string) => ContractInfo | undefined;
   contractById: (id: number) => ContractInfo | undefined;
   ownerContractCount: (ownerId: number, addr: Buffer) => number;
+  /** Contract row ids an owner holds tokens of. */
+  ownerContracts: (ownerId: number) => number[];
   pairId: (ownerId: number, contractId: number) => number | undefined;
   ownerCountBelow: (ownerId: number, addr: Buffer) => number;
   page: (code: ListCode, dir: OrderDirection, bounded: boolean) => { all(...args: unknown[]): unknown[] };
@@ -71,12 +77,13 @@ const readers = new WeakMap<Db, Reader>();
 function reader(db: Db): Reader {
   const cached = readers.get(db);
   if (cached) return cached;
-  const contractSql = 'SELECT id, address, addr, name, symbol, total_supply, minted, burned, token_count FROM idx_contracts';
+  const contractSql = 'SELECT id, address, addr, name, symbol, total_supply, minted, burned, token_count, standard FROM idx_contracts';
   const accountStmt = db.prepare('SELECT id, token_count FROM idx_accounts WHERE address = ?');
   const contractStmt = db.prepare(`${contractSql} WHERE address = ?`);
   const contractByIdStmt = db.prepare(`${contractSql} WHERE id = ?`);
   const pairStmt = db.prepare('SELECT id FROM idx_pairs WHERE owner_id = ? AND contract_id = ?').pluck();
   const ocStmt = db.prepare('SELECT n FROM idx_owner_contract WHERE owner_id = ? AND caddr = ?').pluck();
+  const ocAllStmt = db.prepare('SELECT contract_id FROM idx_owner_contract WHERE owner_id = ?').pluck();
   const ocBelowStmt = db.prepare('SELECT coalesce(sum(n), 0) FROM idx_owner_contract WHERE owner_id = ? AND caddr < ?').pluck();
   const pages = new Map<string, ReturnType<Db['prepare']>>();
   const pageStmt = (code: ListCode, dir: OrderDirection, bounded: boolean) => {
@@ -148,6 +155,7 @@ function reader(db: Db): Reader {
       return byId.get(id);
     },
     ownerContractCount: (o, addr) => (ocStmt.get(o, addr) as number | undefined) ?? 0,
+    ownerContracts: (o) => ocAllStmt.all(o) as number[],
     ownerCountBelow: (o, addr) => ocBelowStmt.get(o, addr) as number,
     pairId: (o, c) => pairStmt.get(o, c) as number | undefined,
     page: pageStmt,
@@ -159,8 +167,9 @@ function reader(db: Db): Reader {
 }
 
 export function toContract(c: ContractInfo): Contract {
+  // ERC-1155 keeps the number of ids with a non-zero supply in total_supply.
   const supply = c.total_supply === null ? c.minted - c.burned : Number(c.total_supply);
-  return { address: c.address, name: c.name, symbol: c.symbol, totalSupply: supply };
+  return { address: c.address, name: c.name, symbol: c.symbol, totalSupply: supply, standard: c.standard };
 }
 
 export function findContract(db: Db, address: string): Contract | null {
@@ -176,10 +185,10 @@ function toTokens(r: Reader, rows: PageRow[]): Token[] {
     let c = contracts.get(row.contract_id);
     if (!c) {
       const info = r.contractById(row.contract_id);
-      c = info ? toContract(info) : { address: '', name: '', symbol: '', totalSupply: 0 };
+      c = info ? toContract(info) : { address: '', name: '', symbol: '', totalSupply: 0, standard: 'ERC721' };
       contracts.set(row.contract_id, c);
     }
-    return { id: row.token_id, owner: row.owner, uri: row.uri, contract: c };
+    return { id: row.token_id, owner: row.owner, uri: row.uri, balance: row.balance, contract: c };
   });
 }
 
@@ -218,11 +227,11 @@ export function queryTokens(db: Db, q: TokenQueryInput): TokenQueryResult {
   const r = reader(db);
   r.refresh();
   const filter = q.contracts && q.contracts.length > 0 ? [...new Set(q.contracts.map((a) => a.toLowerCase()))] : null;
-  const filterRows = filter ? filter.map((a) => r.contract(a)).filter((c): c is ContractInfo => c !== undefined) : null;
+  let filterRows = filter ? filter.map((a) => r.contract(a)).filter((c): c is ContractInfo => c !== undefined) : null;
 
   if (q.contract !== undefined) {
     const c = r.contract(q.contract.toLowerCase());
-    if (!c) return EMPTY;
+    if (!c || (q.standard && c.standard !== q.standard)) return EMPTY;
     if (filterRows && !filterRows.some((f) => f.id === c.id)) return EMPTY;
     const total = c.token_count;
     const start = pageStartRank(q.page, q.size, total);
@@ -234,6 +243,15 @@ export function queryTokens(db: Db, q: TokenQueryInput): TokenQueryResult {
   if (q.owner === undefined) throw new Error('queryTokens needs an owner or a contract');
   const owner = r.account(q.owner.toLowerCase());
   if (!owner) return EMPTY;
+  if (q.standard) {
+    // A standard is a filter on the owner's contracts of that standard; an owner holding one standard only (the
+    // common case) keeps the plain whole-list seek.
+    const mine = r.ownerContracts(owner.id).map((id) => r.contractById(id)!);
+    const kept = mine.filter((c) => c.standard === q.standard);
+    if (filterRows) filterRows = filterRows.filter((c) => c.standard === q.standard);
+    else if (kept.length < mine.length) filterRows = kept;
+    if (filterRows && filterRows.length === 0) return EMPTY;
+  }
 
   if (!filterRows) {
     const total = owner.token_count;

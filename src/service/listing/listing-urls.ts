@@ -16,6 +16,7 @@ export function pageLinks(base: string, path: string, p: ListingParams, totalCou
     let q = `?page=${page}&size=${p.size}&order_by=${p.orderBy}&order_direction=${p.direction}`;
     // Addresses are hex only, so the commas can stay readable instead of %2C.
     if (p.contracts) q += `&contractAddresses=${p.contracts.join(',')}`;
+    if (p.standard) q += `&standard=${p.standard}`;
     return base + path + q;
   };
   return {

@@ -1,4 +1,5 @@
-// One token: its image and name from metadata, else a generated swatch; collection and id below.
+// One token: its image and name from metadata, else a generated swatch; collection and id below; the ERC-1155 balance
+// as a badge; a refresh action that asks the data service to read the metadata URI again.
 import { memo, useContext, useState } from 'react';
 import type { TokenMetadata } from '../../../../shared/desktop-api.js';
 import type { Token } from '../../../../shared/listing.js';
@@ -15,9 +16,28 @@ export const TokenCard = memo(function TokenCard({ token, onOpen }: { token: Tok
   const image = broken ? undefined : tokenImageSrc(meta?.image, transport);
   const collection = token.contract.name || token.contract.symbol || 'Unnamed collection';
   const name = meta?.name || `${token.contract.symbol || collection} #${token.id}`;
+  const refresh = useApp((s) => s.tokenRefresh[`${token.contract.address}:${token.id}`]);
+  const refreshToken = useApp((s) => s.refreshToken);
+  const multi = token.contract.standard === 'ERC1155';
   return (
-    <li className="token-card" data-contract={token.contract.address} data-token-id={token.id}>
+    <li className="token-card" data-contract={token.contract.address} data-token-id={token.id} data-standard={token.contract.standard ?? 'ERC721'}>
       <div className="token-media" style={image ? undefined : { background: seedGradient(`${token.contract.address}:${token.id}`) }}>
+        {multi ? (
+          <span className="token-balance" data-testid="token-balance" title={`Holds ${token.balance ?? '?'} of this ERC-1155 token`}>
+            ×{token.balance ?? '?'}
+          </span>
+        ) : null}
+        <button
+          type="button"
+          className="token-refresh"
+          aria-label={`Refresh metadata of ${name}`}
+          title={refresh?.state === 'error' ? refresh.message : 'Refresh metadata'}
+          data-state={refresh?.state ?? 'idle'}
+          disabled={refresh?.state === 'pending'}
+          onClick={() => void refreshToken(token.contract.address, token.id)}
+        >
+          ↻
+        </button>
         {meta === null ? <span className="skeleton token-skeleton" aria-hidden="true" /> : null}
         {image ? <img src={image} alt={name} loading="lazy" onError={() => setBroken(true)} /> : null}
         {!image && meta !== null ? (
@@ -41,6 +61,11 @@ export const TokenCard = memo(function TokenCard({ token, onOpen }: { token: Tok
           </span>
           <span className="mono muted">#{token.id}</span>
         </p>
+        {refresh?.state === 'error' ? (
+          <p className="token-refresh-error" role="alert">
+            {refresh.message}
+          </p>
+        ) : null}
       </div>
     </li>
   );

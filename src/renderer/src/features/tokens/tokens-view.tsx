@@ -58,7 +58,7 @@ export function TokensView() {
         <div>
           <h1>Tokens</h1>
           <p className="view-sub">
-            ERC-721 tokens held by {owner ? <Hex value={owner} copy="address" explorer="address" /> : 'an account'}
+            ERC-721 and ERC-1155 tokens held by {owner ? <Hex value={owner} copy="address" explorer="address" /> : 'an account'}
             {owner && owner === appAddress ? ' (your signing account)' : ''}.
           </p>
         </div>

@@ -8,6 +8,12 @@ import type { LoadState, SliceCreator } from './types.js';
 /** `null` while a URI's metadata is being fetched. */
 export type MetadataMap = Readonly<Record<string, TokenMetadata | null>>;
 
+/** A refresh asked of the data service, per `contract:id`: running, or what went wrong (one sentence). */
+export type RefreshState = { state: 'pending' } | { state: 'error'; message: string };
+
+/** How long the service usually needs to read a tokenURI again before the listing shows it. */
+const REFRESH_SETTLE_MS = 1500;
+
 export interface TokensSlice {
   tokenControls: TokenControls;
   tokenPage: TokenPage | null;
@@ -24,6 +30,9 @@ export interface TokensSlice {
   forgetContract(address: string): Promise<void>;
   /** Shows a removed chip again (the user added that collection by hand). */
   restoreContract(address: string): void;
+  tokenRefresh: Readonly<Record<string, RefreshState>>;
+  /** Asks the service to read the token's metadata URI again, then reloads the page and that token's metadata. */
+  refreshToken(contract: string, tokenId: string): Promise<void>;
   /** Changes controls and reloads; any change other than the page itself goes back to page 0. */
   setTokenControls(patch: Partial<TokenControls>): Promise<void>;
   loadTokens(): Promise<void>;
@@ -68,6 +77,27 @@ export const createTokensSlice: SliceCreator<TokensSlice> = (api) => {
         set((s) => ({ hiddenContracts: { ...s.hiddenContracts, [owner]: [...new Set([...(s.hiddenContracts[owner] ?? []), a])] } }));
         const { contracts } = get().tokenControls;
         if (contracts.includes(a)) await get().setTokenControls({ contracts: contracts.filter((c) => c !== a) });
+      },
+      tokenRefresh: {},
+      async refreshToken(contract, tokenId) {
+        const key = `${contract}:${tokenId}`;
+        set((s) => ({ tokenRefresh: { ...s.tokenRefresh, [key]: { state: 'pending' } } }));
+        const done = (next: RefreshState | null) =>
+          set((s) => {
+            const { [key]: _, ...rest } = s.tokenRefresh;
+            return { tokenRefresh: next ? { ...rest, [key]: next } : rest };
+          });
+        try {
+          await api.refreshToken(contract, tokenId);
+          await new Promise((r) => setTimeout(r, REFRESH_SETTLE_MS));
+          // The uri may be new, or the same uri may now answer other metadata: forget it, then reload.
+          const old = get().tokenPage?.data.find((t) => t.contract.address === contract && t.id === tokenId)?.uri;
+          if (old) set((s) => ({ metadata: Object.fromEntries(Object.entries(s.metadata).filter(([u]) => u !== old)) }));
+          await get().loadTokens();
+          done(null);
+        } catch (e) {
+          done({ state: 'error', message: errorInfo(e).message });
+        }
       },
       async setTokenControls(patch) {
         set((s) => ({ tokenControls: { ...s.tokenControls, page: 0, ...patch } }));

@@ -1,0 +1,191 @@
+// Decodes the token events the indexer follows (ERC-721 Transfer, EIP-2309 ConsecutiveTransfer, ERC-1155
+// TransferSingle/TransferBatch/URI, ERC-4906 metadata updates) into one list of single-token moves. Pure.
+import { id as keccakText } from 'ethers';
+import type { Standard } from '../../shared/listing.js';
+import type { RawLog } from './indexer-rpc.js';
+
+export const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
+
+export const TOPIC = {
+  transfer: keccakText('Transfer(address,address,uint256)'),
+  consecutive: keccakText('ConsecutiveTransfer(uint256,uint256,address,address)'),
+  single: keccakText('TransferSingle(address,address,address,uint256,uint256)'),
+  batch: keccakText('TransferBatch(address,address,address,uint256[],uint256[])'),
+  uri: keccakText('URI(string,uint256)'),
+  metadataUpdate: keccakText('MetadataUpdate(uint256)'),
+  batchMetadataUpdate: keccakText('BatchMetadataUpdate(uint256,uint256)'),
+} as const;
+
+/** Every topic eth_getLogs asks for (one OR filter). */
+export const TOKEN_TOPICS: readonly string[] = Object.values(TOPIC);
+
+/**
+ * Tokens indexed per ConsecutiveTransfer event. EIP-2309 allows any range, and one event naming 2^256 tokens must not
+ * stop the index; OpenZeppelin's ERC721Consecutive mints at most 5,000 per event. Longer ranges are indexed up to
+ * the cap, logged and reported on /health (docs/indexer.md).
+ */
+export const CONSECUTIVE_CAP = 50_000;
+
+/** One token moved by one log. ERC-1155 moves carry an amount; ERC-721 moves move exactly one token. */
+export interface TokenMove {
+  block: number;
+  logIndex: number;
+  /** Position inside a multi-token log, from 1 (ConsecutiveTransfer, TransferBatch); 0 for a single-token log. */
+  sub: number;
+  blockHash: string;
+  contract: string;
+  from: string;
+  to: string;
+  id: bigint;
+  /** null for ERC-721. */
+  amount: bigint | null;
+}
+
+export interface UriEvent {
+  block: number;
+  logIndex: number;
+  contract: string;
+  id: bigint;
+  value: string;
+}
+
+/** ERC-4906: the tokens [fromId, toId] of a contract have new metadata. */
+export interface MetadataUpdate {
+  contract: string;
+  fromId: bigint;
+  toId: bigint;
+}
+
+export interface Truncation {
+  block: number;
+  logIndex: number;
+  contract: string;
+  fromId: bigint;
+  toId: bigint;
+  indexed: number;
+}
+
+export interface DecodedLogs {
+  moves: TokenMove[];
+  uris: UriEvent[];
+  metadataUpdates: MetadataUpdate[];
+  truncated: Truncation[];
+  /** The standard of the first event each contract emitted in the range (ERC-4906 and URI say nothing). */
+  firstKind: Map<string, Standard>;
+  /** Block and hash of every decoded log, for the range-end consistency check. */
+  blocks: { block: number; blockHash: string }[];
+}
+
+const MAX_UINT = (1n << 256n) - 1n;
+
+const word = (data: string, i: number): bigint | null => {
+  const s = 2 + i * 64;
+  if (data.length < s + 64) return null;
+  return BigInt('0x' + data.slice(s, s + 64));
+};
+const addressTopic = (t: string) => '0x' + t.slice(26).toLowerCase();
+
+/** A dynamic uint256[] at byte offset `offset` of `data`, or null when it does not fit. */
+function uintArray(data: string, offset: bigint): bigint[] | null {
+  if (offset % 32n !== 0n || offset > BigInt(data.length)) return null;
+  const at = Number(offset / 32n);
+  const len = word(data, at);
+  if (len === null || len > BigInt((data.length - 2) / 64)) return null;
+  const out: bigint[] = [];
+  for (let i = 0; i < Number(len); i++) {
+    const v = word(data, at + 1 + i);
+    if (v === null) return null;
+    out.push(v);
+  }
+  return out;
+}
+
+/** ABI-encoded string at the start of `data` (URI event), or null. */
+function abiString(data: string): string | null {
+  const off = word(data, 0);
+  if (off === null || off % 32n !== 0n || off > BigInt(data.length)) return null;
+  const len = word(data, Number(off / 32n));
+  if (len === null) return null;
+  const start = 2 + Number(off / 32n + 1n) * 64;
+  if (len > BigInt(data.length) || start + Number(len) * 2 > data.length) return null;
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(Buffer.from(data.slice(start, start + Number(len) * 2), 'hex'));
+  } catch {
+    return null;
+  }
+}
+
+/** EIP-1155 `{id}` substitution: the id as 64 lowercase hex digits, no 0x. */
+export function substituteId(uri: string, id: bigint): string {
+  return uri.includes('{id}') ? uri.replaceAll('{id}', id.toString(16).padStart(64, '0')) : uri;
+}
+
+/** Decodes a range's logs, in chain order. Malformed logs (wrong topic count, short data) are skipped. */
+export function decodeTokenLogs(raw: readonly RawLog[], cap = CONSECUTIVE_CAP): DecodedLogs {
+  const out: DecodedLogs = { moves: [], uris: [], metadataUpdates: [], truncated: [], firstKind: new Map(), blocks: [] };
+  const sorted = raw
+    .filter((l) => !l.removed)
+    .map((l) => ({ l, block: Number(l.blockNumber), logIndex: Number(l.logIndex) }))
+    .sort((a, b) => a.block - b.block || a.logIndex - b.logIndex);
+  for (const { l, block, logIndex } of sorted) {
+    const t0 = l.topics[0]?.toLowerCase();
+    const data = (l.data ?? '0x').toLowerCase();
+    const contract = l.address.toLowerCase();
+    const base = { block, logIndex, blockHash: l.blockHash, contract };
+    const kind = (k: Standard) => {
+      if (!out.firstKind.has(contract)) out.firstKind.set(contract, k);
+    };
+    const n = l.topics.length;
+    if (t0 === TOPIC.transfer) {
+      // ERC-20 Transfer has 3 topics (the amount is data); only ERC-721 indexes the id.
+      if (n !== 4) continue;
+      kind('ERC721');
+      out.moves.push({ ...base, sub: 0, from: addressTopic(l.topics[1]!), to: addressTopic(l.topics[2]!), id: BigInt(l.topics[3]!), amount: null });
+    } else if (t0 === TOPIC.consecutive) {
+      const toId = word(data, 0);
+      if (n !== 4 || toId === null) continue;
+      const fromId = BigInt(l.topics[1]!);
+      if (toId < fromId) continue;
+      kind('ERC721');
+      const count = toId - fromId + 1n;
+      const take = count > BigInt(cap) ? cap : Number(count);
+      if (count > BigInt(cap)) out.truncated.push({ block, logIndex, contract, fromId, toId, indexed: take });
+      const from = addressTopic(l.topics[2]!);
+      const to = addressTopic(l.topics[3]!);
+      for (let i = 0; i < take; i++) out.moves.push({ ...base, sub: i + 1, from, to, id: fromId + BigInt(i), amount: null });
+    } else if (t0 === TOPIC.single) {
+      const id = word(data, 0);
+      const amount = word(data, 1);
+      if (n !== 4 || id === null || amount === null) continue;
+      kind('ERC1155');
+      out.moves.push({ ...base, sub: 0, from: addressTopic(l.topics[2]!), to: addressTopic(l.topics[3]!), id, amount });
+    } else if (t0 === TOPIC.batch) {
+      const o1 = word(data, 0);
+      const o2 = word(data, 1);
+      if (n !== 4 || o1 === null || o2 === null) continue;
+      const ids = uintArray(data, o1);
+      const amounts = uintArray(data, o2);
+      if (!ids || !amounts || ids.length !== amounts.length) continue;
+      kind('ERC1155');
+      const from = addressTopic(l.topics[2]!);
+      const to = addressTopic(l.topics[3]!);
+      ids.forEach((id, i) => out.moves.push({ ...base, sub: i + 1, from, to, id, amount: amounts[i]! }));
+    } else if (t0 === TOPIC.uri) {
+      const value = abiString(data);
+      if (n !== 2 || value === null) continue;
+      const id = BigInt(l.topics[1]!);
+      out.uris.push({ block, logIndex, contract, id, value: substituteId(value, id) });
+    } else if (t0 === TOPIC.metadataUpdate) {
+      const id = word(data, 0);
+      if (n !== 1 || id === null) continue;
+      out.metadataUpdates.push({ contract, fromId: id, toId: id });
+    } else if (t0 === TOPIC.batchMetadataUpdate) {
+      const a = word(data, 0);
+      const b = word(data, 1);
+      if (n !== 1 || a === null || b === null || b < a || b > MAX_UINT) continue;
+      out.metadataUpdates.push({ contract, fromId: a, toId: b });
+    } else continue;
+    out.blocks.push({ block, blockHash: l.blockHash });
+  }
+  return out;
+}
