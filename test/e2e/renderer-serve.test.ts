@@ -82,7 +82,8 @@ describe.skipIf(!hasChromium() || !built)('renderer against txdesk serve (Chromi
     // A bad value is refused beside the form, in one sentence, and nothing is saved.
     await again.getByLabel('Bump per replacement (%)').fill('5');
     await again.getByRole('button', { name: 'Save' }).click();
-    await again.getByRole('alert').filter({ hasText: '12.5' }).waitFor();
+    await again.locator('.field-error', { hasText: '12.5' }).waitFor();
+    expect(await again.getByLabel('Bump per replacement (%)').getAttribute('aria-invalid')).toBe('true');
     expect((await api<{ policy: { bumpPercent: number } }>('/api/settings')).policy.bumpPercent).toBe(40);
     await screenshot(page, 'settings-invalid');
     await again.getByLabel('Bump per replacement (%)').fill('40');
@@ -190,7 +191,11 @@ describe.skipIf(!hasChromium() || !built)('renderer against txdesk serve (Chromi
     const field = keyCard.getByLabel('Import a private key');
     await field.fill(wallet.privateKey);
     const seenBefore = bodies.length;
-    await keyCard.getByRole('button', { name: 'Import', exact: true }).click();
+    // The app already has a key: importing over it goes through the confirmation.
+    await keyCard.getByRole('button', { name: 'Import…', exact: true }).click();
+    const dialog = page.getByTestId('key-replace-dialog');
+    await dialog.getByRole('checkbox').check();
+    await dialog.getByRole('button', { name: 'Replace with the imported key' }).click();
     await expect.poll(() => keyCard.getByTestId('key-address').textContent(), { timeout: 120_000 }).toMatch(new RegExp(`^${wallet.address}$`, 'i'));
     expect(await field.inputValue()).toBe('');
     await expect.poll(() => page.locator('.notice-success').count()).toBeGreaterThan(0);

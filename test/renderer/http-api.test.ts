@@ -22,6 +22,7 @@ class FakeEvents implements EventSourceLike {
   static all: FakeEvents[] = [];
   listeners = new Map<string, ((e: { data?: unknown }) => void)[]>();
   closed = false;
+  readyState = 0;
   constructor(readonly url: string) {
     FakeEvents.all.push(this);
   }
@@ -109,5 +110,28 @@ describe('createHttpApi', () => {
     expect(es.closed).toBe(false);
     off2();
     expect(es.closed).toBe(true);
+  });
+
+  it('says when the event stream is down, and opens a new one when the browser gives up', async () => {
+    FakeEvents.all = [];
+    const { fetch } = fakeFetch(() => ({ status: 200, body: [] }));
+    const api = createHttpApi({ baseUrl: '', fetch, openEvents: (u) => new FakeEvents(u), reopenAfterMs: 10 });
+    const states: string[] = [];
+    api.onStreamState((s) => states.push(s));
+    const off = api.onTransactionChanged(() => {});
+    expect(api.streamState()).toBe('connecting');
+    const first = FakeEvents.all[0]!;
+    first.emit('open');
+    first.emit('error'); // dropped; the browser retries this one itself (readyState 0)
+    first.emit('open');
+    first.readyState = 2;
+    first.emit('error'); // refused for good: this bridge replaces it
+    expect(first.closed).toBe(true);
+    await new Promise((r) => setTimeout(r, 30));
+    expect(FakeEvents.all).toHaveLength(2);
+    FakeEvents.all[1]!.emit('open');
+    expect(states).toEqual(['up', 'down', 'up', 'down', 'up']);
+    off();
+    expect(api.streamState()).toBe('connecting');
   });
 });

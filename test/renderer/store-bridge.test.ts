@@ -3,6 +3,8 @@
 import { describe, expect, it, vi } from 'vitest';
 import { createAppStore } from '../../src/renderer/src/store/index.js';
 import { connectBridge, loadInitial } from '../../src/renderer/src/store/bridge.js';
+import { setConfirmLeave } from '../../src/renderer/src/store/slices/app-slice.js';
+import type { StreamState } from '../../src/renderer/src/store/http-api.js';
 import type { AppSettings, AppStatus, DesktopApi, DevchainStatus, KeyInfo } from '../../src/shared/desktop-api.js';
 import type { TokenPage } from '../../src/shared/listing.js';
 import type { TxRecord } from '../../src/shared/tx-record.js';
@@ -88,7 +90,7 @@ describe('renderer store', () => {
     await store.getState().setTokenControls({ size: 1 });
     await settle();
     expect(store.getState().tokenPage?.data[0]?.id).toBe('1');
-    expect(store.getState().knownContracts.map((c) => c.name)).toEqual(['A', 'B']); // discovered beyond page 0
+    expect(store.getState().knownContracts[address]?.map((c) => c.name)).toEqual(['A', 'B']); // discovered beyond page 0, for this account
     await store.getState().setTokenControls({ page: 1 });
     expect(store.getState().tokenPage?.data[0]?.id).toBe('2');
     expect(store.getState().tokenControls.page).toBe(1);
@@ -121,5 +123,82 @@ describe('renderer store', () => {
     f.api.generateTransaction.mockRejectedValueOnce(new Error('boom'));
     expect(await store.getState().generateTransaction()).toBeNull();
     expect(store.getState().notices.at(-1)).toMatchObject({ tone: 'error', text: 'boom' });
+  });
+
+  it('polls the list while the event stream is down and stops when it is back', async () => {
+    vi.useFakeTimers();
+    try {
+      const f = fakeApi();
+      const store = createAppStore(f.api);
+      let state: StreamState = 'up';
+      const listeners = new Set<(s: StreamState) => void>();
+      const stream = { streamState: () => state, onStreamState: (l: (s: StreamState) => void) => (listeners.add(l), () => listeners.delete(l)) };
+      const set = (s: StreamState) => ((state = s), listeners.forEach((l) => l(s)));
+      const disconnect = connectBridge(store, f.api, stream, { pollMs: 1000 });
+      expect(store.getState().stream).toBe('up');
+      set('down');
+      expect(store.getState().stream).toBe('down');
+      f.api.listTransactions.mockResolvedValue([rec('0x1', { status: 'confirmation', updatedAt: 't9' })]);
+      await vi.advanceTimersByTimeAsync(2500);
+      expect(f.api.listTransactions).toHaveBeenCalledTimes(2);
+      expect(store.getState().txs['0x1']?.status).toBe('confirmation'); // the list stayed right without events
+      set('up');
+      await vi.advanceTimersByTimeAsync(5000);
+      expect(f.api.listTransactions).toHaveBeenCalledTimes(2);
+      disconnect();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('keeps collection chips per account and removes one on request', async () => {
+    const f = fakeApi();
+    const store = createAppStore(f.api);
+    await loadInitial(store);
+    await settle();
+    const other = '0x' + 'b'.repeat(40);
+    await store.getState().setTokenControls({ owner: other, contracts: [] });
+    await settle();
+    expect(Object.keys(store.getState().knownContracts).sort()).toEqual([address, other]);
+    await store.getState().setTokenControls({ contracts: ['0x' + '1'.repeat(40)] });
+    await store.getState().forgetContract('0x' + '1'.repeat(40));
+    expect(store.getState().hiddenContracts[other]).toEqual(['0x' + '1'.repeat(40)]); // stays away after the reload it caused
+    expect(store.getState().tokenControls.contracts).toEqual([]); // a removed chip no longer filters
+    expect(store.getState().hiddenContracts[address]).toBeUndefined(); // the other account keeps its own
+    store.getState().restoreContract('0x' + '1'.repeat(40));
+    expect(store.getState().hiddenContracts[other]).toEqual([]);
+  });
+
+  it('replaces a key only when asked to, and cancels or speeds up by hash', async () => {
+    const f = fakeApi();
+    const store = createAppStore(f.api);
+    await loadInitial(store);
+    await store.getState().generateKey();
+    await store.getState().generateKey(true);
+    await store.getState().importKey(privateKey, true);
+    expect(f.api.generateKey.mock.calls).toEqual([[undefined], [{ replace: true }]]);
+    expect(f.api.importKey).toHaveBeenLastCalledWith({ privateKey, replace: true });
+    const r = await store.getState().actOnTransaction('0x1', 'cancel');
+    expect(r?.kind).toBe('cancel');
+    expect(f.api.cancelTransaction).toHaveBeenCalledWith('0x1');
+    f.api.speedUpTransaction.mockRejectedValueOnce({ code: 'CONFLICT', message: 'Nonce 0 is already mined; nothing to speed up.' });
+    expect(await store.getState().actOnTransaction('0x1', 'speed-up')).toBeNull();
+    expect(store.getState().notices.at(-1)).toMatchObject({ tone: 'error', text: 'Nonce 0 is already mined; nothing to speed up.' });
+    expect(store.getState().acting).toEqual({});
+  });
+
+  it('asks before unsaved edits are dropped by a view switch', () => {
+    const f = fakeApi();
+    const store = createAppStore(f.api);
+    const asked: string[][] = [];
+    let answer = false;
+    setConfirmLeave((forms) => (asked.push([...forms]), answer));
+    store.getState().setDirty('the replacement policy', true);
+    expect(store.getState().setView('tokens')).toBe(false);
+    expect(store.getState().view).toBe('transactions');
+    answer = true;
+    expect(store.getState().setView('tokens')).toBe(true);
+    expect(asked).toEqual([['the replacement policy'], ['the replacement policy']]);
+    expect(store.getState().dirtyForms).toEqual([]);
   });
 });

@@ -1,6 +1,6 @@
 // Renderer bookkeeping of transaction records, as tables of cases: merging, grouping by nonce, counts, fee figures.
 import { describe, expect, it } from 'vitest';
-import { bumpPercent, chainOf, countRecords, groupByNonce, receiptFacts, recordsToMap, upsertRecord } from '../../src/renderer/src/store/tx-logic.js';
+import { bumpPercent, chainOf, countGroups, groupByNonce, receiptFacts, recordsToMap, upsertRecord } from '../../src/renderer/src/store/tx-logic.js';
 import { formatEther, formatGwei, parseGweiToWei, shortHex, weiToGweiInput } from '../../src/renderer/src/lib/format.js';
 import type { TxRecord } from '../../src/shared/tx-record.js';
 import { rec as baseRec } from '../support/core-records.js';
@@ -31,8 +31,8 @@ describe('groupByNonce', () => {
     const r2 = rec({ nonce: 3, status: 'confirmation', attempt: 2, gasPrice: '1265625000', updatedAt: '2026-01-01T00:01:00.000Z' });
     const other = rec({ nonce: 4, status: 'pending' });
     const groups = groupByNonce(recordsToMap([r2, other, o, r1]));
-    expect(groups.map((g) => [g.nonce, g.state, g.attempts.map((a) => a.attempt)])).toEqual([
-      [4, 'waiting', [0]],
+    expect(groups.map((g) => [g.nonce, g.state.name, g.attempts.map((a) => a.attempt)])).toEqual([
+      [4, 'stuck-replacing', [0]],
       [3, 'confirmed', [0, 1, 2]],
     ]);
     expect(groups[1]?.winner?.transactionHash).toBe(r2.transactionHash);
@@ -40,18 +40,25 @@ describe('groupByNonce', () => {
   });
 
   it.each([
-    [[undefined], 'sent'],
-    [['pending'], 'waiting'],
+    [[undefined], 'waiting'],
+    [['pending'], 'stuck-replacing'],
     [['replaced', 'receipt'], 'mined'],
     [['replaced', 'confirmation'], 'confirmed'],
   ] as const)('statuses %j -> %s', (statuses, state) => {
     const map = recordsToMap(statuses.map((s, i) => rec({ nonce: 9, attempt: i, ...(s ? { status: s } : {}) })));
-    expect(groupByNonce(map)[0]?.state).toBe(state);
+    expect(groupByNonce(map)[0]?.state.name).toBe(state);
   });
 
-  it('counts', () => {
-    const map = recordsToMap([rec({ status: 'confirmation' }), rec({ status: 'replaced' }), rec({}), rec({ status: 'receipt' })]);
-    expect(countRecords(map)).toEqual({ total: 4, open: 2, confirmed: 1, replaced: 1 });
+  it('counts transactions (nonces) and attempts apart', () => {
+    const map = recordsToMap([
+      rec({ nonce: 1, attempt: 0, status: 'replaced' }),
+      rec({ nonce: 1, attempt: 1, status: 'confirmation' }),
+      rec({ nonce: 2, attempt: 0, status: 'pending', problem: { reason: 'fee-cap', summary: 's', since: 't' } }),
+      rec({ nonce: 3, attempt: 0 }),
+      rec({ nonce: 4, attempt: 0, status: 'replaced' }),
+      rec({ nonce: 4, attempt: 1, kind: 'cancel', status: 'receipt' }),
+    ]);
+    expect(countGroups(groupByNonce(map))).toEqual({ transactions: 4, attempts: 6, open: 2, needsYou: 1, confirmed: 2 });
   });
 });
 

@@ -1,4 +1,5 @@
-// The app frame: sidebar on the left, the current screen on the right, notices on top; a banner when the core is unreachable.
+// The app frame: skip link, sidebar, the current screen, notices; banners when the core is unreachable or the live
+// event stream is down (the list is polled meanwhile).
 import { useEffect, useRef } from 'react';
 import { Notices } from './components/notices.js';
 import { Sidebar } from './components/sidebar.js';
@@ -11,27 +12,43 @@ function ConnectionBanner() {
   const state = useApp((s) => s.infoState);
   const error = useApp((s) => s.infoError);
   const retry = useApp((s) => s.loadInfo);
-  if (state !== 'error') return null;
-  return (
-    <div className="banner" role="alert">
-      <strong>The app core is not answering.</strong> {error?.message}{' '}
-      <button type="button" className="link-btn" onClick={() => void retry()}>
-        Retry
-      </button>
-    </div>
-  );
+  const stream = useApp((s) => s.stream);
+  if (state === 'error') {
+    return (
+      <div className="banner banner-danger" role="alert">
+        <strong>The app core is not answering.</strong> {error?.message}{' '}
+        <button type="button" className="link-btn" onClick={() => void retry()}>
+          Retry
+        </button>
+      </div>
+    );
+  }
+  if (stream === 'down') {
+    return (
+      <div className="banner banner-warning" role="status" data-testid="stream-banner">
+        <strong>Reconnecting…</strong> Live updates from the app are interrupted; the list is re-read every few seconds until they are back.
+      </div>
+    );
+  }
+  return null;
 }
 
 export function App() {
   const view = useApp((s) => s.view);
   const mainRef = useRef<HTMLElement>(null);
-  // Moving focus to the new screen keeps keyboard users where they expect after switching views.
+  const first = useRef(true);
+  // Moving focus to the new screen keeps keyboard users where they expect after switching views; on the first screen
+  // focus stays at the top of the page, so Tab starts at the skip link and the navigation.
   useEffect(() => {
+    if (first.current) {
+      first.current = false;
+      return;
+    }
     mainRef.current?.focus({ preventScroll: true });
   }, [view]);
   return (
     <div className="shell">
-      <a className="skip-link" href="#main">
+      <a className="skip-link" href="#main" onClick={(e) => (e.preventDefault(), mainRef.current?.focus())}>
         Skip to content
       </a>
       <Sidebar />

@@ -4,7 +4,9 @@ import { formatEther } from '../lib/format.js';
 import type { View } from '../store/slices/app-slice.js';
 import { useApp } from '../store/use-app.js';
 import { Hex } from './hex.js';
+import { RelTime } from './rel-time.js';
 import { seedGradient } from '../lib/seed-art.js';
+import type { LinkStatus } from '../../../shared/desktop-api.js';
 
 const nav: { view: View; label: string; icon: string }[] = [
   { view: 'transactions', label: 'Transactions', icon: '⇄' },
@@ -18,14 +20,53 @@ function AccountChip() {
   const setView = useApp((s) => s.setView);
   const address = key?.address ?? info?.address ?? null;
   return (
-    <button type="button" className="account-chip" onClick={() => setView('settings')} aria-label="Signing account, open settings">
+    <button type="button" className="account-chip" onClick={() => setView('settings')}>
       <span className="avatar" aria-hidden="true" style={address ? { background: seedGradient(address) } : undefined} />
       <span className="account-text">
         <span className="account-label">{address ? 'Signing account' : 'No signing key'}</span>
-        {address ? <Hex value={address} /> : <span className="muted">Create one in Settings</span>}
+        {address ? <Hex value={address} /> : <span className="account-hint">Create one in Settings</span>}
         {key ? <span className="account-balance">{formatEther(key.balanceWei)} ETH</span> : null}
+        <span className="sr-only">, open the settings</span>
       </span>
     </button>
+  );
+}
+
+const linkWord: Record<LinkStatus['state'], string> = { connecting: 'connecting…', connected: 'connected', unreachable: 'unreachable' };
+
+/** Is the page live? The event stream (browser) and the core's tracker and node links, each with a dot. */
+function LiveStatus() {
+  const stream = useApp((s) => s.stream);
+  const status = useApp((s) => s.appStatus);
+  const streamTone = stream === 'down' ? 'danger' : stream === 'connecting' ? 'warning' : 'success';
+  const streamText = stream === 'down' ? 'Reconnecting…' : stream === 'connecting' ? 'Connecting…' : 'Live';
+  const link = (name: string, l: LinkStatus | undefined) =>
+    l ? (
+      <li className="live-row" data-link={name.toLowerCase()} data-state={l.state} title={l.reason ?? undefined}>
+        <span className={`dot dot-${l.state === 'connected' ? 'success' : l.state === 'connecting' ? 'warning' : 'danger'}`} aria-hidden="true" />
+        <span>
+          {name} {linkWord[l.state]}
+          {l.state !== 'connected' ? (
+            <>
+              {' '}
+              <RelTime iso={l.since} prefix="for" suffix="" className="muted" />
+            </>
+          ) : null}
+          {l.reason ? <span className="live-reason">{l.reason}</span> : null}
+        </span>
+      </li>
+    ) : null;
+  return (
+    <section className="live-status" aria-label="Connection">
+      <ul>
+        <li className="live-row" data-testid="stream-state" data-state={stream}>
+          <span className={`dot dot-${streamTone}`} aria-hidden="true" />
+          <span>{stream === 'ipc' ? 'Live' : streamText}</span>
+        </li>
+        {link('Tracker', status?.tracker)}
+        {link('Node', status?.node)}
+      </ul>
+    </section>
   );
 }
 
@@ -71,6 +112,7 @@ export function Sidebar() {
         </ul>
       </nav>
       <div className="sidebar-fill" />
+      <LiveStatus />
       <DevchainPanel />
       <AccountChip />
     </aside>

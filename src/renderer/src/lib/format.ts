@@ -88,3 +88,49 @@ export function formatOffset(fromIso: string, toIso: string): string {
   if (!Number.isFinite(ms)) return '';
   return ms < 1000 ? `+${ms} ms` : ms < 60_000 ? `+${(ms / 1000).toFixed(1)} s` : `+${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
 }
+
+/**
+ * Every fee the app shows, one way (the core's summaries use the same rule): below 100,000 wei in wei, else gwei with
+ * at most 4 decimals, trailing zeros dropped: "1.8 gwei", "1.2656 gwei", "7 wei".
+ */
+export function formatFee(wei: string | number | bigint | null | undefined): string {
+  const v = toBigInt(wei);
+  if (v === null) return '—';
+  if (v < 100_000n && v > -100_000n) return `${v} wei`;
+  const whole = v / GWEI;
+  const frac = (v % GWEI).toString().padStart(9, '0').slice(0, 4).replace(/0+$/, '');
+  return `${whole.toLocaleString('en-US')}${frac ? `.${frac}` : ''} gwei`;
+}
+
+/** How long ago, in the largest whole unit: "12 s", "3 min", "2 h", "4 days". */
+export function formatDuration(ms: number): string {
+  const s = Math.max(0, Math.floor(ms / 1000));
+  if (s < 60) return `${s} s`;
+  const min = Math.floor(s / 60);
+  if (min < 60) return `${min} min`;
+  const h = Math.floor(min / 60);
+  if (h < 48) return `${h} h`;
+  const days = Math.floor(h / 24);
+  return `${days} days`;
+}
+
+/** "waiting 3 min", "confirmed 2 h ago": a verb phrase with the age of `iso` at `nowMs`. */
+export function formatAge(iso: string, nowMs: number): string {
+  const t = new Date(iso).getTime();
+  return Number.isNaN(t) ? '—' : formatDuration(nowMs - t);
+}
+
+/** The full local date and time with the time zone, for tooltips: "24 Nov 2026, 14:03:27 CET". */
+export function formatFullDate(iso: string, timeZone?: string): string {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return '—';
+  return d.toLocaleString('en-GB', { day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit', hour12: false, timeZoneName: 'short', ...(timeZone ? { timeZone } : {}) });
+}
+
+/** Fees inside sentences from the core ("1.8000 gwei") written the one way formatFee writes them ("1.8 gwei"). */
+export function normalizeFees(text: string): string {
+  return text.replace(/(\d[\d,]*)\.(\d+) gwei/g, (_m, whole: string, frac: string) => {
+    const f = frac.slice(0, 4).replace(/0+$/, '');
+    return `${whole}${f ? `.${f}` : ''} gwei`;
+  });
+}

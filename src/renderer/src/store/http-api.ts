@@ -9,13 +9,29 @@ import { ApiError } from './api-error.js';
 export interface EventSourceLike {
   addEventListener(type: string, listener: (event: { data?: unknown }) => void): void;
   close(): void;
+  /** 0 connecting, 1 open, 2 closed (the browser gave up: this bridge opens a new one). */
+  readonly readyState?: number;
 }
+
+/** Whether pushed events can arrive: `down` while the stream is lost and the browser (or this bridge) reconnects. */
+export type StreamState = 'connecting' | 'up' | 'down';
+
+/** The event stream's state, where there is one to lose; IPC events from main cannot drop, so Electron has none. */
+export interface StreamWatch {
+  streamState(): StreamState;
+  onStreamState(listener: (state: StreamState) => void): Unsubscribe;
+}
+
+/** The browser bridge: the DesktopApi plus the state of its event stream. */
+export interface HttpBridge extends DesktopApi, StreamWatch {}
 
 export interface HttpApiOptions {
   /** Origin of the localhost server; '' for the page's own origin. */
   baseUrl?: string;
   fetch?: typeof fetch;
   openEvents: (url: string) => EventSourceLike;
+  /** How long to wait before opening a new stream after the browser gave one up; 3 s by default. */
+  reopenAfterMs?: number;
 }
 
 /** Routes that answer JSON; `events` is the SSE stream and `tokenImage` is loaded by <img> tags (lib/token-image.ts). */
@@ -37,7 +53,7 @@ export function tokenSearchParams(query: TokenQuery): URLSearchParams {
   return qs;
 }
 
-export function createHttpApi(options: HttpApiOptions): DesktopApi {
+export function createHttpApi(options: HttpApiOptions): HttpBridge {
   const base = options.baseUrl ?? '';
   const doFetch = options.fetch ?? ((input, init) => fetch(input, init));
 
@@ -79,6 +95,14 @@ export function createHttpApi(options: HttpApiOptions): DesktopApi {
   const statusListeners = new Set<(s: AppStatus) => void>();
   let source: EventSourceLike | null = null;
   let opened = false;
+  let reopenTimer: ReturnType<typeof setTimeout> | null = null;
+  const streamListeners = new Set<(s: StreamState) => void>();
+  let stream: StreamState = 'connecting';
+  const setStream = (next: StreamState) => {
+    if (next === stream) return;
+    stream = next;
+    streamListeners.forEach((l) => l(next));
+  };
 
   const emitTx = (r: TxRecord) => txListeners.forEach((l) => l(r));
   const emitDevchain = (s: DevchainStatus) => devchainListeners.forEach((l) => l(s));
@@ -94,25 +118,42 @@ export function createHttpApi(options: HttpApiOptions): DesktopApi {
   function ensureSource() {
     if (source) return;
     const { path } = buildPath('events');
-    source = options.openEvents(`${base}${path}`);
-    source.addEventListener('tx', (e) => {
+    const es = options.openEvents(`${base}${path}`);
+    source = es;
+    es.addEventListener('tx', (e) => {
       const r = parse(e.data) as TxRecord | null;
       if (r && typeof r.transactionHash === 'string') emitTx(r);
     });
-    source.addEventListener('devchain', (e) => {
+    es.addEventListener('devchain', (e) => {
       const s = parse(e.data) as DevchainStatus | null;
       if (s && typeof s.blockNumber === 'number') emitDevchain(s);
     });
-    source.addEventListener('status', (e) => {
+    es.addEventListener('status', (e) => {
       const s = parse(e.data) as AppStatus | null;
       if (s && typeof s.tracker === 'object' && typeof s.node === 'object') emitStatus(s);
     });
-    source.addEventListener('open', () => {
-      // EventSource reconnects by itself; whatever changed while it was away is fetched once, not polled.
+    es.addEventListener('open', () => {
+      setStream('up');
+      // Whatever changed while the stream was away is fetched once.
       if (opened) void resync();
       opened = true;
     });
+    es.addEventListener('error', () => {
+      if (source !== es) return;
+      setStream('down');
+      // The browser retries a dropped stream by itself; one it gave up on (a refused or failed response) is replaced.
+      if (es.readyState === 2 && !reopenTimer) {
+        es.close();
+        source = null;
+        reopenTimer = setTimeout(() => {
+          reopenTimer = null;
+          if (hasListeners()) ensureSource();
+        }, options.reopenAfterMs ?? 3_000);
+      }
+    });
   }
+
+  const hasListeners = () => txListeners.size > 0 || devchainListeners.size > 0 || statusListeners.size > 0;
 
   async function resync() {
     try {
@@ -128,11 +169,13 @@ export function createHttpApi(options: HttpApiOptions): DesktopApi {
   }
 
   function maybeClose() {
-    if (source && txListeners.size === 0 && devchainListeners.size === 0 && statusListeners.size === 0) {
-      source.close();
-      source = null;
-      opened = false;
-    }
+    if (hasListeners()) return;
+    if (reopenTimer) clearTimeout(reopenTimer);
+    reopenTimer = null;
+    source?.close();
+    source = null;
+    opened = false;
+    setStream('connecting');
   }
 
   function subscribe<T>(set: Set<(v: T) => void>, listener: (v: T) => void): Unsubscribe {
@@ -144,7 +187,12 @@ export function createHttpApi(options: HttpApiOptions): DesktopApi {
     };
   }
 
-  const api: DesktopApi = {
+  const api: HttpBridge = {
+    streamState: () => stream,
+    onStreamState(listener) {
+      streamListeners.add(listener);
+      return () => streamListeners.delete(listener);
+    },
     getAppInfo: () => request('getAppInfo'),
     listTransactions: () => request('listTransactions'),
     getTransaction: (hash) => request('getTransaction', { params: { hash } }),

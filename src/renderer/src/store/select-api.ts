@@ -1,7 +1,8 @@
 // Chooses the bridge at start-up: the preload's `window.txdesk` inside Electron, else HTTP + server-sent events to the
-// server that served this page (`txdesk serve`). Everything after this sees only a DesktopApi.
+// server that served this page (`txdesk serve`). Everything after this sees only a DesktopApi, plus, in the browser,
+// the state of the event stream.
 import type { DesktopApi } from '../../../shared/desktop-api.js';
-import { createHttpApi } from './http-api.js';
+import { createHttpApi, type StreamWatch } from './http-api.js';
 
 declare global {
   interface Window {
@@ -9,7 +10,8 @@ declare global {
   }
 }
 
-export function selectApi(): { api: DesktopApi; transport: 'ipc' | 'http' } {
-  if (window.txdesk) return { api: window.txdesk, transport: 'ipc' };
-  return { api: createHttpApi({ openEvents: (url) => new EventSource(url) }), transport: 'http' };
+export function selectApi(): { api: DesktopApi; transport: 'ipc' | 'http'; stream: StreamWatch | null } {
+  if (window.txdesk) return { api: window.txdesk, transport: 'ipc', stream: null };
+  const api = createHttpApi({ openEvents: (url) => new EventSource(url) });
+  return { api, transport: 'http', stream: api };
 }

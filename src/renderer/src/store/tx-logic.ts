@@ -1,6 +1,7 @@
 // Bookkeeping of transaction records in the renderer: merging pushed changes, grouping replacement chains by nonce,
 // and the figures the dashboard shows. Pure functions over the shared TxRecord type.
-import type { TxRecord, TxStatus } from '../../../shared/tx-record.js';
+import type { TxEvent, TxRecord } from '../../../shared/tx-record.js';
+import { nonceState, type NonceState } from './nonce-state.js';
 
 export type TxMap = Readonly<Record<string, TxRecord>>;
 
@@ -20,9 +21,6 @@ export function recordsToMap(records: readonly TxRecord[]): TxMap {
   return map;
 }
 
-/** How a nonce's chain of attempts stands as a whole. */
-export type GroupState = 'confirmed' | 'mined' | 'waiting' | 'sent';
-
 export interface NonceGroup {
   key: string;
   from: string;
@@ -31,15 +29,21 @@ export interface NonceGroup {
   attempts: TxRecord[];
   /** The attempt that was mined, if any. */
   winner: TxRecord | null;
-  state: GroupState;
+  /** Where the nonce stands, in the app's one vocabulary (store/nonce-state.ts). */
+  state: NonceState;
+  /** When the nonce was first signed, for "waiting 3 min". */
+  createdAt: string;
   /** Newest change in the group, for ordering. */
   updatedAt: string;
 }
 
 const byAttempt = (a: TxRecord, b: TxRecord) => a.attempt - b.attempt || a.createdAt.localeCompare(b.createdAt);
 
+/** Histories by hash, where loaded; the newest attempt's tells a nonce's problem when the core does not set `problem`. */
+export type HistoryMap = Readonly<Record<string, readonly TxEvent[] | undefined>>;
+
 /** Replacement chains grouped by sender and nonce, newest nonce first. */
-export function groupByNonce(map: TxMap): NonceGroup[] {
+export function groupByNonce(map: TxMap, histories: HistoryMap = {}): NonceGroup[] {
   const groups = new Map<string, TxRecord[]>();
   for (const r of Object.values(map)) {
     const key = `${r.from.toLowerCase()}:${r.nonce}`;
@@ -51,8 +55,7 @@ export function groupByNonce(map: TxMap): NonceGroup[] {
   for (const [key, attempts] of groups) {
     attempts.sort(byAttempt);
     const winner = attempts.find((a) => a.status === 'receipt' || a.status === 'confirmation') ?? null;
-    const state: GroupState =
-      winner?.status === 'confirmation' ? 'confirmed' : winner ? 'mined' : attempts.some((a) => a.status === 'pending') ? 'waiting' : 'sent';
+    const newest = attempts.reduce((b, r) => (r.attempt > b.attempt || (r.attempt === b.attempt && r.createdAt >= b.createdAt) ? r : b));
     const first = attempts[0]!;
     out.push({
       key,
@@ -60,34 +63,33 @@ export function groupByNonce(map: TxMap): NonceGroup[] {
       nonce: first.nonce,
       attempts,
       winner,
-      state,
+      state: nonceState(attempts, histories[newest.transactionHash]),
+      createdAt: attempts.reduce((m, a) => (a.createdAt < m ? a.createdAt : m), first.createdAt),
       updatedAt: attempts.reduce((m, a) => (a.updatedAt > m ? a.updatedAt : m), first.updatedAt),
     });
   }
   return out.sort((a, b) => b.nonce - a.nonce || b.updatedAt.localeCompare(a.updatedAt));
 }
 
+/** The dashboard's figures: transactions are nonces (what the user asked for), attempts are every signed record. */
 export interface TxCounts {
-  total: number;
+  transactions: number;
+  attempts: number;
   open: number;
+  needsYou: number;
   confirmed: number;
-  replaced: number;
 }
 
-export function countRecords(map: TxMap): TxCounts {
-  const counts: TxCounts = { total: 0, open: 0, confirmed: 0, replaced: 0 };
-  for (const r of Object.values(map)) {
-    counts.total++;
-    if (r.status === 'confirmation') counts.confirmed++;
-    else if (r.status === 'replaced') counts.replaced++;
-    else counts.open++;
+export function countGroups(groups: readonly NonceGroup[]): TxCounts {
+  const counts: TxCounts = { transactions: groups.length, attempts: 0, open: 0, needsYou: 0, confirmed: 0 };
+  for (const g of groups) {
+    counts.attempts += g.attempts.length;
+    if (g.state.open) counts.open++;
+    if (g.state.name === 'needs-you') counts.needsYou++;
+    if (g.state.name === 'confirmed' || g.state.name === 'cancelled') counts.confirmed++;
   }
   return counts;
 }
-
-/** The status shown on a badge; a record with no tracker message yet is "sent". */
-export type BadgeStatus = TxStatus | 'sent';
-export const badgeStatus = (r: TxRecord): BadgeStatus => r.status ?? 'sent';
 
 /** Block number and gas used from the stored receipt, when there is one. */
 export function receiptFacts(r: TxRecord): { blockNumber: number | null; gasUsed: string | null } {

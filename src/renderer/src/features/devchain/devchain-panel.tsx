@@ -2,17 +2,7 @@
 // transactions wait so replacements can be watched.
 import { useEffect, useState } from 'react';
 import { congestionLevels, type CongestionLevel } from '../../../../shared/desktop-api.js';
-import { formatGwei, formatInteger } from '../../lib/format.js';
-
-/** The dev chain pins the base fee near zero, so tiny values read better in wei. */
-function formatFee(wei: string) {
-  const small = /^\d{1,5}$/.test(wei);
-  return (
-    <>
-      {small ? wei : formatGwei(wei, 4)} <small>{small ? 'wei' : 'gwei'}</small>
-    </>
-  );
-}
+import { formatFee, formatInteger } from '../../lib/format.js';
 import { Spinner } from '../../components/states.js';
 import { useApp } from '../../store/use-app.js';
 
@@ -58,7 +48,7 @@ export function DevchainPanel() {
               no new blocks
             </span>
           ) : (
-            <span className="live-dot" title="Live" aria-label="Live updates" />
+            <span className="live-dot" title="Live" role="img" aria-label="Live updates" />
           )
         ) : null}
       </div>

@@ -1,12 +1,15 @@
 // The signing key: only its address, balance and where it is kept are ever shown. A key typed for import is sent once
-// and the field is cleared whatever the outcome.
+// and the field is cleared whatever the outcome. Over an existing key, generate and import go through a confirmation
+// that names what is lost and offers the export first.
 import { useState, type FormEvent } from 'react';
 import type { KeyInfo } from '../../../../shared/desktop-api.js';
 import { formatEther } from '../../lib/format.js';
+import { FullAddress } from '../../components/hex.js';
 import { FormError, Spinner } from '../../components/states.js';
 import type { ErrorInfo } from '../../store/api-error.js';
 import { useApp } from '../../store/use-app.js';
 import { Card, Field } from './form-kit.js';
+import { KeyReplaceDialog } from './key-replace-dialog.js';
 
 const storageLabel: Record<KeyInfo['storage'], string> = {
   keychain: 'OS keychain',
@@ -22,35 +25,38 @@ export function KeySection() {
   const generateKey = useApp((s) => s.generateKey);
   const importKey = useApp((s) => s.importKey);
   const notify = useApp((s) => s.notify);
-  const [confirming, setConfirming] = useState(false);
+  const [confirming, setConfirming] = useState<'generate' | 'import' | null>(null);
   const [busy, setBusy] = useState<'generate' | 'import' | null>(null);
   const [secret, setSecret] = useState('');
   const [error, setError] = useState<ErrorInfo | null>(null);
 
-  const onGenerate = async () => {
-    if (key && !confirming) {
-      setConfirming(true);
-      return;
-    }
-    setConfirming(false);
+  const generate = async (replace: boolean) => {
     setBusy('generate');
     setError(null);
-    const err = await generateKey();
+    const err = await generateKey(replace);
     setBusy(null);
+    setConfirming(null);
     if (err) setError(err);
     else notify('success', 'A new signing key was created.');
   };
 
-  const onImport = async (e: FormEvent) => {
-    e.preventDefault();
+  const doImport = async (replace: boolean) => {
     const value = secret.trim();
     setSecret(''); // the key leaves the page's state before the request is even answered
     setBusy('import');
     setError(null);
-    const err = await importKey(value);
+    const err = await importKey(value, replace);
     setBusy(null);
+    setConfirming(null);
     if (err) setError(err);
     else notify('success', 'The key was imported; only its address is kept here.');
+  };
+
+  const onGenerate = () => (key ? setConfirming('generate') : void generate(false));
+  const onImport = (e: FormEvent) => {
+    e.preventDefault();
+    if (key) setConfirming('import');
+    else void doImport(false);
   };
 
   return (
@@ -64,8 +70,8 @@ export function KeySection() {
           <dl className="facts facts-wide">
             <div>
               <dt>Address</dt>
-              <dd className="mono" data-testid="key-address">
-                {key.address}
+              <dd>
+                <FullAddress value={key.address} testId="key-address" />
               </dd>
             </div>
             <div>
@@ -84,40 +90,46 @@ export function KeySection() {
         )}
       </div>
       <div className="key-actions">
-        <button type="button" className={`btn ${confirming ? 'btn-danger' : 'btn-secondary'}`} disabled={busy !== null} onClick={() => void onGenerate()}>
+        <button type="button" className="btn btn-secondary" disabled={busy !== null} onClick={onGenerate}>
           {busy === 'generate' ? <Spinner label="Generating" /> : null}
-          {confirming ? 'Replace the current key' : key ? 'Generate a new key' : 'Generate a key'}
+          {key ? 'Generate a new key…' : 'Generate a key'}
         </button>
-        {confirming ? (
-          <button type="button" className="btn btn-ghost" onClick={() => setConfirming(false)}>
-            Cancel
-          </button>
-        ) : null}
       </div>
-      <form className="form import-form" onSubmit={(e) => void onImport(e)} autoComplete="off">
+      <form className="form import-form" onSubmit={onImport} autoComplete="off">
         <Field label="Import a private key" hint="64 hex digits, with or without 0x. It is stored by the app and never displayed again.">
-          {(id, hint) => (
+          {(p) => (
             <div className="input-group">
               <input
-                id={id}
+                {...p}
                 className="input mono"
                 type="password"
                 name="import-private-key"
                 autoComplete="off"
                 spellCheck={false}
                 value={secret}
-                aria-describedby={hint}
                 onChange={(e) => setSecret(e.target.value)}
               />
               <button type="submit" className="btn btn-secondary" disabled={busy !== null || secret.trim() === ''}>
                 {busy === 'import' ? <Spinner label="Importing" /> : null}
-                Import
+                {key ? 'Import…' : 'Import'}
               </button>
             </div>
           )}
         </Field>
         <FormError error={error} />
       </form>
+      {confirming && key ? (
+        <KeyReplaceDialog
+          current={key}
+          action={confirming}
+          busy={busy !== null}
+          onCancel={() => {
+            setConfirming(null);
+            setSecret('');
+          }}
+          onConfirm={() => void (confirming === 'generate' ? generate(true) : doImport(true))}
+        />
+      ) : null}
     </Card>
   );
 }

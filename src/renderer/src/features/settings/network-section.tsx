@@ -1,27 +1,81 @@
-// The network the app signs for and the data service it talks to.
+// The network the app signs for and the data service it talks to. These take effect after a restart: the card says
+// which saved ones wait for it and offers the restart.
 import { useEffect, useState, type FormEvent } from 'react';
 import type { AppSettings, SettingsPatch } from '../../../../shared/desktop-api.js';
+import { Spinner } from '../../components/states.js';
 import { useApp } from '../../store/use-app.js';
+import { apiErrorToFields, checkNetwork, type FieldErrors } from './field-errors.js';
 import { Card, Field, SaveBar, idleSave, type SaveState } from './form-kit.js';
+import { useDirty } from './use-dirty.js';
+
+const labels: Record<string, string> = { nodeUrl: 'Node URL', serviceUrl: 'Data service URL', platform: 'Platform', network: 'Network', clientId: 'Client ID', localApi: 'Local API' };
+const keys = ['nodeUrl', 'serviceUrl', 'platform', 'network'] as const;
+
+/** "Node URL and Network apply after a restart." with the Restart button. */
+export function PendingRestart({ names }: { names: readonly string[] }) {
+  const restart = useApp((s) => s.restart);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  if (names.length === 0) return null;
+  const list = names.map((n) => labels[n] ?? n);
+  const text = list.length === 1 ? list[0] : `${list.slice(0, -1).join(', ')} and ${list[list.length - 1]}`;
+  return (
+    <div className="pending-restart" role="status" data-testid="pending-restart">
+      <p>
+        <strong>{text}</strong> {list.length === 1 ? 'applies' : 'apply'} after a restart; until then the app keeps using the values it started with.
+      </p>
+      <button
+        type="button"
+        className="btn btn-secondary btn-small"
+        disabled={busy}
+        onClick={async () => {
+          setBusy(true);
+          setError(null);
+          const err = await restart();
+          setBusy(false);
+          if (err) setError(err.message);
+        }}
+      >
+        {busy ? <Spinner label="Restarting" /> : null}
+        Restart now
+      </button>
+      {error ? (
+        <p className="field-error" role="alert">
+          {error}
+        </p>
+      ) : null}
+    </div>
+  );
+}
 
 export function NetworkSection({ settings }: { settings: AppSettings }) {
   const save = useApp((s) => s.saveSettings);
   const embedded = useApp((s) => s.info?.mode === 'embedded');
   const [form, setForm] = useState({ nodeUrl: settings.nodeUrl, serviceUrl: settings.serviceUrl, platform: settings.platform, network: settings.network });
   const [state, setState] = useState<SaveState>(idleSave);
+  const [errors, setErrors] = useState<FieldErrors>({});
   const { nodeUrl, serviceUrl, platform, network } = settings;
   useEffect(() => setForm({ nodeUrl, serviceUrl, platform, network }), [nodeUrl, serviceUrl, platform, network]);
-  // Editing again clears the last outcome, so a fixed mistake stops being reported.
+  const dirty = keys.some((k) => form[k].trim() !== settings[k]);
+  useDirty('the network settings', dirty);
+  // Editing a field clears its own error and the last outcome, so a fixed mistake stops being reported.
   const set = (k: keyof typeof form) => (e: { target: { value: string } }) => {
     setForm((f) => ({ ...f, [k]: e.target.value }));
+    setErrors(({ [k]: _gone, ...rest }) => rest);
     setState(idleSave);
   };
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
+    const found = checkNetwork(form);
+    if (Object.keys(found).length > 0) {
+      setErrors(found);
+      setState({ busy: false, error: { code: 'INVALID_PARAMETER', message: 'Nothing was saved: fix the marked fields.' }, saved: false });
+      return;
+    }
     // Only what the user changed: saving the embedded chain's ephemeral URLs would pin the next start to dead ports.
     const patch: SettingsPatch = {};
-    for (const k of ['nodeUrl', 'serviceUrl', 'platform', 'network'] as const) {
+    for (const k of keys) {
       const value = form[k].trim();
       if (value !== settings[k]) patch[k] = value;
     }
@@ -31,8 +85,19 @@ export function NetworkSection({ settings }: { settings: AppSettings }) {
     }
     setState({ busy: true, error: null, saved: false });
     const error = await save(patch);
-    setState({ busy: false, error, saved: !error });
+    if (error) {
+      const mapped = apiErrorToFields(error, keys);
+      setErrors(mapped.fields);
+      setState({ busy: false, error: { code: error.code, message: mapped.form ?? 'Nothing was saved: fix the marked field.' }, saved: false });
+    } else setState({ busy: false, error: null, saved: true });
   };
+
+  const pending = settings.pendingRestart ?? [];
+  const input = (k: (typeof keys)[number], hint?: string) => (
+    <Field label={labels[k]!} hint={hint} error={errors[k]}>
+      {(p) => <input {...p} className={`input${k.endsWith('Url') ? ' mono' : ''}`} name={k} value={form[k]} spellCheck={false} onChange={set(k)} />}
+    </Field>
+  );
 
   return (
     <Card
@@ -40,21 +105,16 @@ export function NetworkSection({ settings }: { settings: AppSettings }) {
       title="Network"
       description={embedded ? 'The app runs its own dev chain and data service; change these to use a real network.' : 'The Ethereum node and data service the app uses.'}
     >
-      <form onSubmit={(e) => void submit(e)} className="form">
+      <form onSubmit={(e) => void submit(e)} className="form" noValidate>
         <div className="form-grid">
-          <Field label="Node URL">{(id) => <input id={id} className="input mono" name="nodeUrl" value={form.nodeUrl} spellCheck={false} onChange={set('nodeUrl')} />}</Field>
-          <Field label="Data service URL">
-            {(id) => <input id={id} className="input mono" name="serviceUrl" value={form.serviceUrl} spellCheck={false} onChange={set('serviceUrl')} />}
-          </Field>
-          <Field label="Platform" hint="For example ethereum.">
-            {(id, hint) => <input id={id} className="input" name="platform" value={form.platform} aria-describedby={hint} onChange={set('platform')} />}
-          </Field>
-          <Field label="Network" hint="For example local, mainnet, sepolia.">
-            {(id, hint) => <input id={id} className="input" name="network" value={form.network} aria-describedby={hint} onChange={set('network')} />}
-          </Field>
+          {input('nodeUrl')}
+          {input('serviceUrl')}
+          {input('platform', 'For example ethereum.')}
+          {input('network', 'For example local, mainnet, sepolia.')}
         </div>
-        <SaveBar state={state} />
+        <SaveBar state={state} dirty={dirty} savedText={pending.length > 0 ? '✓ Saved; applies after a restart' : '✓ Saved'} />
       </form>
+      <PendingRestart names={pending.filter((n) => n !== 'clientId')} />
     </Card>
   );
 }

@@ -1,8 +1,44 @@
-// Access to the data service: paste a client ID, or sign in with e-mail and password to get one.
+// Access to the data service: paste a client ID, or sign in with e-mail and password to get one. "Connected" is said
+// only when the core's tracker link is up with it; the core checks a new client ID against the service before saving.
 import { useEffect, useState, type FormEvent } from 'react';
 import type { AppSettings } from '../../../../shared/desktop-api.js';
 import { useApp } from '../../store/use-app.js';
+import { apiErrorToFields } from './field-errors.js';
 import { Card, Field, SaveBar, idleSave, type SaveState } from './form-kit.js';
+import { PendingRestart } from './network-section.js';
+import { useDirty } from './use-dirty.js';
+
+function ConnectionLine({ settings }: { settings: AppSettings }) {
+  const tracker = useApp((s) => s.appStatus?.tracker);
+  if (!settings.clientId) {
+    return (
+      <>
+        <span className="dot dot-warning" aria-hidden="true" /> No client ID yet
+      </>
+    );
+  }
+  if (tracker && tracker.state !== 'connected') {
+    return (
+      <>
+        <span className={`dot dot-${tracker.state === 'connecting' ? 'warning' : 'danger'}`} aria-hidden="true" />{' '}
+        {tracker.state === 'connecting' ? 'Connecting to the data service…' : `Not connected: ${tracker.reason ?? 'the data service cannot be reached.'}`}
+      </>
+    );
+  }
+  return (
+    <>
+      <span className="dot dot-success" aria-hidden="true" /> Connected
+      {settings.signedInAs ? (
+        <>
+          {' '}
+          as <strong>{settings.signedInAs}</strong>
+        </>
+      ) : (
+        ' with a client ID'
+      )}
+    </>
+  );
+}
 
 export function ServiceSection({ settings }: { settings: AppSettings }) {
   const save = useApp((s) => s.saveSettings);
@@ -12,8 +48,10 @@ export function ServiceSection({ settings }: { settings: AppSettings }) {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [state, setState] = useState<SaveState>(idleSave);
+  const [fieldError, setFieldError] = useState<string | undefined>(undefined);
   // A sign-in replaces the client ID; the field shows the new one.
   useEffect(() => setClientId(settings.clientId ?? ''), [settings.clientId]);
+  useDirty('the client ID', mode === 'client-id' && (clientId.trim() || null) !== settings.clientId);
 
   const submitClientId = async (e: FormEvent) => {
     e.preventDefault();
@@ -23,8 +61,14 @@ export function ServiceSection({ settings }: { settings: AppSettings }) {
       return;
     }
     setState({ busy: true, error: null, saved: false });
+    setFieldError(undefined);
     const error = await save({ clientId: next });
-    setState({ busy: false, error, saved: !error });
+    if (error) {
+      // The core asked the service: an unknown client ID is refused with a sentence that goes beside the field.
+      const mapped = apiErrorToFields(error, ['clientId']);
+      setFieldError(mapped.fields.clientId ? error.message.replace(/^clientId:\s*/, '') : mapped.form ?? undefined);
+      setState({ busy: false, error: { code: error.code, message: 'The client ID was not saved.' }, saved: false });
+    } else setState({ busy: false, error: null, saved: true });
   };
   const submitSignIn = async (e: FormEvent) => {
     e.preventDefault();
@@ -37,24 +81,8 @@ export function ServiceSection({ settings }: { settings: AppSettings }) {
 
   return (
     <Card id="settings-service" title="Data service access" description="The client ID the app uses for token listings and transaction tracking.">
-      <div className="status-line">
-        {settings.clientId ? (
-          <>
-            <span className="dot dot-success" aria-hidden="true" /> Connected
-            {settings.signedInAs ? (
-              <>
-                {' '}
-                as <strong>{settings.signedInAs}</strong>
-              </>
-            ) : (
-              ' with a client ID'
-            )}
-          </>
-        ) : (
-          <>
-            <span className="dot dot-warning" aria-hidden="true" /> No client ID yet
-          </>
-        )}
+      <div className="status-line" data-testid="service-status">
+        <ConnectionLine settings={settings} />
       </div>
       <div className="tabs" role="tablist" aria-label="How to connect">
         <button type="button" role="tab" aria-selected={mode === 'client-id'} className={`tab${mode === 'client-id' ? ' is-active' : ''}`} onClick={() => setMode('client-id')}>
@@ -66,28 +94,39 @@ export function ServiceSection({ settings }: { settings: AppSettings }) {
       </div>
       {mode === 'client-id' ? (
         <form onSubmit={(e) => void submitClientId(e)} className="form" role="tabpanel">
-          <Field label="Client ID" hint="From `txdesk account:describe`, or sign in instead.">
-            {(id, hint) => (
-              <input id={id} className="input mono" name="clientId" value={clientId} spellCheck={false} autoComplete="off" aria-describedby={hint} onChange={(e) => setClientId(e.target.value)} />
+          <Field label="Client ID" hint="From `txdesk account:describe`, or sign in instead." error={fieldError}>
+            {(p) => (
+              <input
+                {...p}
+                className="input mono"
+                name="clientId"
+                value={clientId}
+                spellCheck={false}
+                autoComplete="off"
+                onChange={(e) => {
+                  setClientId(e.target.value);
+                  setFieldError(undefined);
+                  setState(idleSave);
+                }}
+              />
             )}
           </Field>
-          <SaveBar state={state} />
+          <SaveBar state={state} savedText={settings.pendingRestart?.includes('clientId') ? '✓ Saved; applies after a restart' : '✓ Saved'} />
         </form>
       ) : (
         <form onSubmit={(e) => void submitSignIn(e)} className="form" role="tabpanel">
           <div className="form-grid">
             <Field label="E-mail">
-              {(id) => <input id={id} className="input" type="email" name="email" required value={email} autoComplete="username" onChange={(e) => setEmail(e.target.value)} />}
+              {(p) => <input {...p} className="input" type="email" name="email" required value={email} autoComplete="username" onChange={(e) => setEmail(e.target.value)} />}
             </Field>
             <Field label="Password">
-              {(id) => (
-                <input id={id} className="input" type="password" name="password" required value={password} autoComplete="current-password" onChange={(e) => setPassword(e.target.value)} />
-              )}
+              {(p) => <input {...p} className="input" type="password" name="password" required value={password} autoComplete="current-password" onChange={(e) => setPassword(e.target.value)} />}
             </Field>
           </div>
           <SaveBar state={state} label="Sign in" />
         </form>
       )}
+      {settings.pendingRestart?.includes('clientId') ? <PendingRestart names={['clientId']} /> : null}
     </Card>
   );
 }

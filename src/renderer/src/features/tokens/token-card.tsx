@@ -9,7 +9,7 @@ import { TransportContext, useApp } from '../../store/use-app.js';
 
 const NO_METADATA: TokenMetadata = {};
 
-export const TokenCard = memo(function TokenCard({ token }: { token: Token }) {
+export const TokenCard = memo(function TokenCard({ token, onOpen }: { token: Token; onOpen?: (token: Token) => void }) {
   const meta = useApp((s) => (token.uri ? s.metadata[token.uri] : NO_METADATA));
   const transport = useContext(TransportContext);
   const [broken, setBroken] = useState(false);
@@ -46,6 +46,11 @@ export const TokenCard = memo(function TokenCard({ token }: { token: Token }) {
           </span>
         ) : null}
       </div>
+      {onOpen ? (
+        <button type="button" className="token-open" aria-label={`Open ${name}`} onClick={() => onOpen(token)}>
+          <span className="sr-only">Open {name}</span>
+        </button>
+      ) : null}
       <div className="token-info">
         <h3 className="token-name" title={name}>
           {name}

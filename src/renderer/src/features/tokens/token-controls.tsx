@@ -3,7 +3,12 @@ import { useEffect, useId, useState, type FormEvent } from 'react';
 import type { OrderBy } from '../../../../shared/listing.js';
 import { PAGE_SIZES, isAddress } from '../../store/token-logic.js';
 import { useApp } from '../../store/use-app.js';
+import { effectiveOwner } from '../../store/slices/tokens-slice.js';
+import type { KnownContract } from '../../store/token-logic.js';
 import { shortHex } from '../../lib/format.js';
+
+const noContracts: KnownContract[] = [];
+const noHidden: string[] = [];
 
 const orderLabels: Record<OrderBy, string> = {
   transfer_block_number: 'Recently received',
@@ -13,8 +18,12 @@ const orderLabels: Record<OrderBy, string> = {
 
 export function TokenControlsBar() {
   const controls = useApp((s) => s.tokenControls);
-  const known = useApp((s) => s.knownContracts);
   const appAddress = useApp((s) => s.info?.address ?? '');
+  const shownOwner = effectiveOwner(controls, appAddress).toLowerCase();
+  const known = useApp((s) => s.knownContracts[shownOwner]) ?? noContracts;
+  const hidden = useApp((s) => s.hiddenContracts[shownOwner]) ?? noHidden;
+  const forget = useApp((s) => s.forgetContract);
+  const restore = useApp((s) => s.restoreContract);
   const setControls = useApp((s) => s.setTokenControls);
   const [owner, setOwner] = useState(controls.owner);
   const [ownerError, setOwnerError] = useState<string | null>(null);
@@ -49,10 +58,11 @@ export function TokenControlsBar() {
     }
     setExtraError(null);
     setExtra('');
+    restore(value);
     if (!controls.contracts.includes(value)) void setControls({ contracts: [...controls.contracts, value] });
   };
 
-  const chips = [...known.map((k) => k.address), ...controls.contracts.filter((c) => !known.some((k) => k.address === c))];
+  const chips = [...known.map((k) => k.address), ...controls.contracts.filter((c) => !known.some((k) => k.address === c))].filter((c) => !hidden.includes(c));
 
   return (
     <div className="toolbar-stack">
@@ -127,19 +137,17 @@ export function TokenControlsBar() {
         {chips.map((address) => {
           const k = known.find((c) => c.address === address);
           const active = controls.contracts.includes(address);
+          const name = k?.name || k?.symbol || shortHex(address);
           return (
-            <button
-              key={address}
-              type="button"
-              className={`chip${active ? ' is-active' : ''}`}
-              aria-pressed={active}
-              data-contract={address}
-              title={address}
-              onClick={() => toggleContract(address)}
-            >
-              {k?.name || k?.symbol || shortHex(address)}
-              {k?.symbol && k.name ? <span className="chip-sub">{k.symbol}</span> : null}
-            </button>
+            <span key={address} className={`chip-wrap${active ? ' is-active' : ''}`}>
+              <button type="button" className={`chip${active ? ' is-active' : ''}`} aria-pressed={active} data-contract={address} title={address} onClick={() => toggleContract(address)}>
+                {name}
+                {k?.symbol && k.name ? <span className="chip-sub">{k.symbol}</span> : null}
+              </button>
+              <button type="button" className="chip-remove" aria-label={`Remove ${name} from the collections of this account`} title="Remove" onClick={() => void forget(address)}>
+                ×
+              </button>
+            </span>
           );
         })}
         <form className="chip-form" onSubmit={addContract}>
@@ -154,13 +162,14 @@ export function TokenControlsBar() {
             spellCheck={false}
             autoComplete="off"
             aria-invalid={extraError ? true : undefined}
+            aria-describedby={extraError ? `${ids.extra}-err` : undefined}
             onChange={(e) => setExtra(e.target.value)}
           />
           <button type="submit" className="btn btn-ghost btn-small">
             Add
           </button>
           {extraError ? (
-            <span className="field-error" role="alert">
+            <span id={`${ids.extra}-err`} className="field-error" role="alert">
               {extraError}
             </span>
           ) : null}

@@ -1,5 +1,6 @@
 // The token browser: controls, total count, a grid of token cards, and prev/next through the listing's pagination.
-import { useMemo } from 'react';
+import { useCallback, useMemo, useState } from 'react';
+import type { Token } from '../../../../shared/listing.js';
 import { EmptyState, ErrorState, LoadingState, Spinner } from '../../components/states.js';
 import { formatInteger } from '../../lib/format.js';
 import { effectiveOwner } from '../../store/slices/tokens-slice.js';
@@ -8,6 +9,7 @@ import { useApp } from '../../store/use-app.js';
 import { Hex } from '../../components/hex.js';
 import { TokenCard } from './token-card.js';
 import { TokenControlsBar } from './token-controls.js';
+import { TokenDetail } from './token-detail.js';
 
 export function TokensView() {
   const page = useApp((s) => s.tokenPage);
@@ -20,6 +22,8 @@ export function TokensView() {
   const reload = useApp((s) => s.loadTokens);
   const owner = effectiveOwner(controls, appAddress);
   const nav = useMemo(() => (page ? pageNav(page, shown) : null), [page, shown]);
+  const [open, setOpen] = useState<Token | null>(null);
+  const onOpen = useCallback((t: Token) => setOpen(t), []);
 
   let body;
   if (!owner) {
@@ -42,7 +46,7 @@ export function TokensView() {
     body = (
       <ul className={`token-grid${state === 'loading' ? ' is-stale' : ''}`} aria-label="Tokens" aria-busy={state === 'loading'}>
         {page.data.map((t) => (
-          <TokenCard key={`${t.contract.address}:${t.id}`} token={t} />
+          <TokenCard key={`${t.contract.address}:${t.id}`} token={t} onOpen={onOpen} />
         ))}
       </ul>
     );
@@ -54,7 +58,7 @@ export function TokensView() {
         <div>
           <h1>Tokens</h1>
           <p className="view-sub">
-            ERC-721 and ERC-1155 tokens held by {owner ? <Hex value={owner} /> : 'an account'}
+            ERC-721 and ERC-1155 tokens held by {owner ? <Hex value={owner} copy="address" explorer="address" /> : 'an account'}
             {owner && owner === appAddress ? ' (your signing account)' : ''}.
           </p>
         </div>
@@ -82,6 +86,7 @@ export function TokensView() {
           </button>
         </nav>
       ) : null}
+      {open ? <TokenDetail token={open} onClose={() => setOpen(null)} /> : null}
     </div>
   );
 }

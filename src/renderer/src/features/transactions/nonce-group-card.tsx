@@ -1,45 +1,62 @@
-// One nonce's replacement chain: every attempt with its status, fee, block and gas used; rows select the timeline.
-import { memo } from 'react';
-import { formatGwei, formatInteger, formatTime } from '../../lib/format.js';
+// One nonce: its state in the app's one vocabulary with how long it has been so, what to do when it needs you, speed
+// up and cancel while it is open, and every attempt with its state, fee, block and gas used (rows select the timeline).
+import { memo, type KeyboardEvent } from 'react';
+import { formatFee, formatInteger } from '../../lib/format.js';
+import { CopyButton } from '../../components/copy-button.js';
 import { Hex } from '../../components/hex.js';
-import { StatusBadge } from '../../components/status-badge.js';
-import { badgeStatus, receiptFacts, type GroupState, type NonceGroup } from '../../store/tx-logic.js';
+import { RelTime } from '../../components/rel-time.js';
+import { StateBadge } from '../../components/state-badge.js';
+import { attemptState, attemptWord, stateLabel, stateTone, stateWords } from '../../store/nonce-state.js';
+import { receiptFacts, type NonceGroup } from '../../store/tx-logic.js';
+import { NonceActions } from './nonce-actions.js';
 
-const stateLabel: Record<GroupState, string> = {
-  confirmed: 'Confirmed',
-  mined: 'Mined, confirming',
-  waiting: 'Waiting for a block',
-  sent: 'Broadcast',
-};
+/** "waiting 3 min", "confirmed 2 min ago": the age that matters for each state. */
+function Age({ group }: { group: NonceGroup }) {
+  const s = group.state;
+  if (s.open) return <RelTime iso={s.problem?.since ?? group.createdAt} prefix={s.name === 'needs-you' ? 'stuck' : 'waiting'} suffix="" />;
+  return <RelTime iso={s.lead.updatedAt} prefix={stateWords[s.name].toLowerCase()} />;
+}
 
 export const NonceGroupCard = memo(function NonceGroupCard({
   group,
   selectedHash,
+  tabbableHash,
   onSelect,
+  onRowFocus,
+  onRowKey,
 }: {
   group: NonceGroup;
   selectedHash: string | null;
+  /** The one row of the whole list that Tab reaches (roving focus). */
+  tabbableHash: string | null;
   onSelect: (hash: string) => void;
+  onRowFocus: (hash: string) => void;
+  onRowKey: (e: KeyboardEvent<HTMLButtonElement>) => void;
 }) {
-  const replacements = group.attempts.length - 1;
+  const { state } = group;
+  const headingId = `nonce-${group.key.replace(/[^a-z0-9]/gi, '-')}`;
   return (
-    <li className={`group-card group-${group.state}`} data-nonce={group.nonce}>
+    <li className={`group-card edge-${stateTone(state.name)}`} data-nonce={group.nonce} data-state={state.name} aria-labelledby={headingId}>
       <div className="group-head">
-        <span className="nonce-pill">
-          <span className="muted">nonce</span> <strong className="mono">{group.nonce}</strong>
-        </span>
-        <span className={`group-state state-${group.state}`}>{stateLabel[group.state]}</span>
-        {replacements > 0 ? (
-          <span className="group-replacements">
-            {replacements} replacement{replacements === 1 ? '' : 's'}
+        <h3 className="group-title" id={headingId}>
+          <span className="sr-only">Nonce {group.nonce}: {stateLabel(state)}</span>
+          <span aria-hidden="true" className="nonce-pill">
+            <span className="muted">nonce</span> <strong className="mono">{group.nonce}</strong>
           </span>
-        ) : null}
-        <span className="group-time muted">{formatTime(group.updatedAt)}</span>
+        </h3>
+        <span aria-hidden="true">
+          <StateBadge state={state.name} reason={state.reason} />
+        </span>
+        <span className="group-time">
+          <Age group={group} />
+        </span>
+        <NonceActions state={state} nonce={group.nonce} part="buttons" />
       </div>
+      <NonceActions state={state} nonce={group.nonce} part="needs-you" />
       <div className="attempt-header" aria-hidden="true">
-        <span>Transaction</span>
-        <span>Status</span>
-        <span className="num">Fee (gwei)</span>
+        <span>Attempt</span>
+        <span>State</span>
+        <span className="num">Fee</span>
         <span className="num">Block</span>
         <span className="num">Gas used</span>
       </div>
@@ -47,27 +64,49 @@ export const NonceGroupCard = memo(function NonceGroupCard({
         {group.attempts.map((a) => {
           const facts = receiptFacts(a);
           const selected = a.transactionHash === selectedHash;
+          const word = attemptState(a, state);
           return (
-            <li key={a.transactionHash}>
+            <li key={a.transactionHash} className="attempt-item">
+              {/* Beside the row, not in it (a button cannot hold a button); keyboard users press C on the row instead. */}
+              <span className="attempt-copy">
+                <CopyButton value={a.transactionHash} label="transaction hash" tabbable={false} />
+              </span>
               <button
                 type="button"
-                className={`attempt-row${selected ? ' is-selected' : ''}${a.status === 'replaced' ? ' is-replaced' : ''}`}
+                className={`attempt-row${selected ? ' is-selected' : ''}${word === 'replaced' ? ' is-replaced' : ''}`}
                 aria-pressed={selected}
-                aria-label={`${a.attempt === 0 ? 'Original' : `Replacement ${a.attempt}`} ${a.transactionHash}, ${badgeStatus(a)}, fee ${formatGwei(a.gasPrice)} gwei${facts.blockNumber === null ? '' : `, block ${facts.blockNumber}`}`}
                 data-hash={a.transactionHash}
-                data-status={badgeStatus(a)}
+                data-status={a.status ?? 'sent'}
+                data-state={word}
+                tabIndex={a.transactionHash === tabbableHash ? 0 : -1}
                 onClick={() => onSelect(a.transactionHash)}
+                onFocus={() => onRowFocus(a.transactionHash)}
+                onKeyDown={onRowKey}
               >
                 <span className="attempt-hash">
-                  <span className="attempt-no">{a.attempt === 0 ? 'orig' : `#${a.attempt}`}</span>
-                  <Hex value={a.transactionHash} head={10} tail={6} />
+                  <span className="attempt-no">{attemptWord(a)}</span>
+                  <Hex value={a.transactionHash} head={6} tail={4} />
                 </span>
                 <span>
-                  <StatusBadge status={badgeStatus(a)} />
+                  <StateBadge state={word} />
                 </span>
-                <span className="num mono">{formatGwei(a.gasPrice)}</span>
-                <span className="num mono">{facts.blockNumber === null ? '—' : formatInteger(facts.blockNumber)}</span>
-                <span className="num mono">{facts.gasUsed === null ? '—' : formatInteger(facts.gasUsed)}</span>
+                <span className="num mono">
+                  <span className="sr-only">fee </span>
+                  {formatFee(a.gasPrice)}
+                </span>
+                <span className="num mono">
+                  <span className="sr-only">block </span>
+                  {facts.blockNumber === null ? '—' : formatInteger(facts.blockNumber)}
+                </span>
+                <span className="num mono">
+                  <span className="sr-only">gas used </span>
+                  {facts.gasUsed === null ? '—' : formatInteger(facts.gasUsed)}
+                </span>
+                <span className="attempt-facts" aria-hidden="true">
+                  fee {formatFee(a.gasPrice)}
+                  {facts.blockNumber === null ? '' : ` · block ${formatInteger(facts.blockNumber)}`}
+                  {facts.gasUsed === null ? '' : ` · gas ${formatInteger(facts.gasUsed)}`}
+                </span>
               </button>
             </li>
           );

@@ -1,10 +1,12 @@
 // The selected transaction: its facts, the fee-bump chart of its nonce and its timeline from `getTransaction(hash).history`.
 import { useMemo } from 'react';
-import { formatGwei, formatInteger } from '../../lib/format.js';
+import { formatFee, formatInteger } from '../../lib/format.js';
 import { Hex } from '../../components/hex.js';
+import { RelTime } from '../../components/rel-time.js';
 import { ErrorState, LoadingState } from '../../components/states.js';
-import { StatusBadge } from '../../components/status-badge.js';
-import { badgeStatus, chainOf, receiptFacts } from '../../store/tx-logic.js';
+import { StateBadge } from '../../components/state-badge.js';
+import { attemptState, attemptWord, newestOf, nonceState } from '../../store/nonce-state.js';
+import { chainOf, receiptFacts } from '../../store/tx-logic.js';
 import { useApp } from '../../store/use-app.js';
 import { FeeBumpChart } from './fee-bump-chart.js';
 import { TxTimeline } from './tx-timeline.js';
@@ -17,36 +19,51 @@ export function TxDetail({ hash }: { hash: string }) {
   const select = useApp((s) => s.selectTransaction);
   const record = txs[hash];
   const chain = useMemo(() => chainOf(txs, hash), [txs, hash]);
+  const newestHash = chain.length > 0 ? newestOf(chain).transactionHash : hash;
+  const newestHistory = useApp((s) => s.details[newestHash]?.record?.history);
 
   if (!record) return null;
   const facts = receiptFacts(record);
   const history = detail?.record?.history;
+  const state = nonceState(chain, newestHistory);
+  const word = attemptState(record, state);
   return (
     <article className="detail" aria-labelledby="detail-title" data-testid="tx-detail">
       <header className="detail-head">
         <div>
-          <p className="eyebrow">Transaction · nonce {record.nonce}</p>
-          <h2 id="detail-title" className="detail-hash mono">
-            {record.transactionHash}
+          <p className="eyebrow">
+            {attemptWord(record)} · nonce {record.nonce}
+          </p>
+          <h2 id="detail-title" className="detail-hash">
+            <span className="sr-only">Transaction </span>
+            <Hex value={record.transactionHash} head={12} tail={10} copy="transaction hash" explorer="tx" />
           </h2>
         </div>
-        <StatusBadge status={badgeStatus(record)} />
+        <StateBadge state={word} />
       </header>
       <dl className="facts">
         <div>
-          <dt>Attempt</dt>
-          <dd>{record.attempt === 0 ? 'Original' : `Replacement #${record.attempt}`}</dd>
+          <dt>From</dt>
+          <dd>
+            <Hex value={record.from} copy="address" explorer="address" />
+          </dd>
         </div>
         <div>
           <dt>{record.txType === 'eip1559' ? 'Max fee' : 'Gas price'}</dt>
-          <dd className="mono">{formatGwei(record.gasPrice)} gwei</dd>
+          <dd className="mono">{formatFee(record.gasPrice)}</dd>
         </div>
         {record.maxPriorityFeePerGas ? (
           <div>
             <dt>Priority fee</dt>
-            <dd className="mono">{formatGwei(record.maxPriorityFeePerGas)} gwei</dd>
+            <dd className="mono">{formatFee(record.maxPriorityFeePerGas)}</dd>
           </div>
         ) : null}
+        <div>
+          <dt>Signed</dt>
+          <dd>
+            <RelTime iso={record.createdAt} />
+          </dd>
+        </div>
         <div>
           <dt>Block</dt>
           <dd className="mono">{facts.blockNumber === null ? '—' : formatInteger(facts.blockNumber)}</dd>
@@ -83,7 +100,7 @@ export function TxDetail({ hash }: { hash: string }) {
 
       <section className="detail-section" aria-label="Fee bumps">
         <h3 className="section-title">Fee bumps for nonce {record.nonce}</h3>
-        <FeeBumpChart attempts={chain} selectedHash={hash} capWei={cap} />
+        <FeeBumpChart attempts={chain} selectedHash={hash} capWei={cap} state={state} />
       </section>
 
       <section className="detail-section" aria-label="Timeline">

@@ -1,20 +1,38 @@
-// One transaction's history as a vertical timeline: signed, broadcast, pending, each replacement decision, receipt.
+// One transaction's history as a vertical timeline: signed, sent, stuck, each replacement decision, mined, confirmed;
+// event names in the app's one vocabulary, times as ages with the full date on hover.
 import type { TxEvent, TxEventKind } from '../../../../shared/tx-record.js';
-import { formatOffset, formatTime } from '../../lib/format.js';
+import { RelTime } from '../../components/rel-time.js';
+import { formatOffset, formatTime, normalizeFees } from '../../lib/format.js';
 
 const tone: Record<TxEventKind, string> = {
   signed: 'neutral',
   broadcast: 'info',
   'broadcast-failed': 'danger',
   pending: 'warning',
-  receipt: 'success',
+  receipt: 'info',
   confirmation: 'success',
   replaced: 'muted',
   'replacement-sent': 'accent',
-  'replacement-skipped': 'warning',
+  'replacement-skipped': 'danger',
   reorged: 'danger',
   'nonce-used-elsewhere': 'danger',
   rebroadcast: 'info',
+};
+
+/** Event names, in the words the cards use (Sending, Stuck, Mined, Confirmed, Replaced). */
+export const eventWords: Record<TxEventKind, string> = {
+  signed: 'Signed',
+  broadcast: 'Sent to the node',
+  'broadcast-failed': 'Node refusal',
+  pending: 'Stuck: no block before the timeout',
+  receipt: 'Mined',
+  confirmation: 'Confirmed',
+  replaced: 'Replaced',
+  'replacement-sent': 'Replacement sent',
+  'replacement-skipped': 'Not replaced',
+  reorged: 'Block reorganised away',
+  'nonce-used-elsewhere': 'Replaced outside the app',
+  rebroadcast: 'Sent to the node again',
 };
 
 export function TxTimeline({ history }: { history: TxEvent[] }) {
@@ -27,13 +45,15 @@ export function TxTimeline({ history }: { history: TxEvent[] }) {
           <span className="timeline-dot" aria-hidden="true" />
           <div className="timeline-body">
             <div className="timeline-head">
-              <span className="timeline-kind">{e.kind.replace(/-/g, ' ')}</span>
-              <time dateTime={e.at} className="timeline-time">
-                {formatTime(e.at)}
+              <span className="timeline-kind">{eventWords[e.kind] ?? e.kind}</span>
+              <span className="timeline-time">
+                <span className="mono">{formatTime(e.at)}</span>
                 {i > 0 ? <span className="muted"> {formatOffset(start, e.at)}</span> : null}
-              </time>
+                {' · '}
+                <RelTime iso={e.at} />
+              </span>
             </div>
-            <p className="timeline-summary">{e.summary}</p>
+            <p className="timeline-summary">{normalizeFees(e.summary)}</p>
           </div>
         </li>
       ))}

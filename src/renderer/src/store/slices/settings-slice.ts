@@ -1,6 +1,6 @@
 // Settings and the signing key: the core's copy of the settings, and what it says about the key (address, balance, storage).
 // The private key itself passes through `importKey` once and is never stored here.
-import type { AppSettings, KeyInfo, SettingsPatch, SignIn } from '../../../../shared/desktop-api.js';
+import type { AppSettings, KeyExport, KeyInfo, SettingsPatch, SignIn } from '../../../../shared/desktop-api.js';
 import { errorInfo, type ErrorInfo } from '../api-error.js';
 import type { LoadState, SliceCreator } from './types.js';
 
@@ -20,8 +20,12 @@ export interface SettingsSlice {
   loadKey(): Promise<void>;
   /** Re-reads address and balance without showing a loading state; failures keep the last known values. */
   refreshKey(): Promise<void>;
-  generateKey(): Promise<ActionResult>;
-  importKey(privateKey: string): Promise<ActionResult>;
+  /** `replace` only after the user confirmed replacing the current key. */
+  generateKey(replace?: boolean): Promise<ActionResult>;
+  importKey(privateKey: string, replace?: boolean): Promise<ActionResult>;
+  exportKey(passphrase: string): Promise<KeyExport | ErrorInfo>;
+  /** Restarts the core so that `pendingRestart` settings take effect, then reloads what they change. */
+  restart(): Promise<ActionResult>;
 }
 
 export const createSettingsSlice: SliceCreator<SettingsSlice> = (api) => (set, get) => {
@@ -73,28 +77,52 @@ export const createSettingsSlice: SliceCreator<SettingsSlice> = (api) => (set, g
     },
     async refreshKey() {
       try {
-        set({ keyInfo: await api.getKeyInfo() });
+        set({ keyInfo: await api.getKeyInfo(), keyState: 'ready', keyError: null });
       } catch {
         // the next receipt tries again
       }
     },
-    async generateKey() {
+    async generateKey(replace) {
       try {
-        set({ keyInfo: await api.generateKey(), keyState: 'ready', keyError: null });
+        set({ keyInfo: await api.generateKey(replace ? { replace: true } : undefined), keyState: 'ready', keyError: null });
         await afterKeyChange();
         return null;
       } catch (e) {
         return errorInfo(e);
       }
     },
-    async importKey(privateKey) {
+    async importKey(privateKey, replace) {
       try {
-        set({ keyInfo: await api.importKey({ privateKey }), keyState: 'ready', keyError: null });
+        set({ keyInfo: await api.importKey(replace ? { privateKey, replace: true } : { privateKey }), keyState: 'ready', keyError: null });
         await afterKeyChange();
         return null;
       } catch (e) {
         return errorInfo(e);
       }
+    },
+    async exportKey(passphrase) {
+      try {
+        return await api.exportKey({ passphrase });
+      } catch (e) {
+        return errorInfo(e);
+      }
+    },
+    async restart() {
+      try {
+        await api.restart();
+      } catch (e) {
+        return errorInfo(e);
+      }
+      // The core answers first and restarts after: wait until it has gone (up to 10 s), then until it answers again
+      // (up to 60 s), so what is loaded next comes from the new one.
+      const up = async () => api.getAppInfo().then(() => true, () => false);
+      const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+      for (let i = 0; i < 40 && (await up()); i++) await sleep(250);
+      for (let i = 0; i < 60 && !(await up()); i++) await sleep(1_000);
+      // Everything it reports may have changed.
+      const s = get();
+      await Promise.all([s.loadInfo(), s.loadSettings(), s.loadKey(), s.loadTransactions(), s.loadDevchain()]);
+      return null;
     },
   };
 };

@@ -1,6 +1,6 @@
 // The token browser: the controls, the current page from the listing, collections seen so far, and token metadata.
 import type { TokenMetadata } from '../../../../shared/desktop-api.js';
-import type { TokenPage } from '../../../../shared/listing.js';
+import type { Token, TokenPage } from '../../../../shared/listing.js';
 import { errorInfo, type ErrorInfo } from '../api-error.js';
 import { defaultControls, mergeContracts, missingUris, toTokenQuery, type KnownContract, type TokenControls } from '../token-logic.js';
 import type { LoadState, SliceCreator } from './types.js';
@@ -21,8 +21,15 @@ export interface TokensSlice {
   tokenPageControls: TokenControls;
   tokensState: LoadState;
   tokensError: ErrorInfo | null;
-  knownContracts: KnownContract[];
+  /** Collections seen per account (lowercase address), for that account's filter chips only. */
+  knownContracts: Readonly<Record<string, KnownContract[]>>;
   metadata: MetadataMap;
+  /** Collections the user removed from an account's chips; they stay away even when the listing shows them again. */
+  hiddenContracts: Readonly<Record<string, string[]>>;
+  /** Drops a collection chip from the account shown (and from the filter, if it was on). */
+  forgetContract(address: string): Promise<void>;
+  /** Shows a removed chip again (the user added that collection by hand). */
+  restoreContract(address: string): void;
   tokenRefresh: Readonly<Record<string, RefreshState>>;
   /** Asks the service to read the token's metadata URI again, then reloads the page and that token's metadata. */
   refreshToken(contract: string, tokenId: string): Promise<void>;
@@ -56,8 +63,21 @@ export const createTokensSlice: SliceCreator<TokensSlice> = (api) => {
       tokenPageControls: defaultControls,
       tokensState: 'idle',
       tokensError: null,
-      knownContracts: [],
+      knownContracts: {},
       metadata: {},
+      hiddenContracts: {},
+      restoreContract(address) {
+        const owner = effectiveOwner(get().tokenControls, get().info?.address).toLowerCase();
+        const a = address.toLowerCase();
+        set((s) => ({ hiddenContracts: { ...s.hiddenContracts, [owner]: (s.hiddenContracts[owner] ?? []).filter((c) => c !== a) } }));
+      },
+      async forgetContract(address) {
+        const owner = effectiveOwner(get().tokenControls, get().info?.address).toLowerCase();
+        const a = address.toLowerCase();
+        set((s) => ({ hiddenContracts: { ...s.hiddenContracts, [owner]: [...new Set([...(s.hiddenContracts[owner] ?? []), a])] } }));
+        const { contracts } = get().tokenControls;
+        if (contracts.includes(a)) await get().setTokenControls({ contracts: contracts.filter((c) => c !== a) });
+      },
       tokenRefresh: {},
       async refreshToken(contract, tokenId) {
         const key = `${contract}:${tokenId}`;
@@ -95,13 +115,15 @@ export const createTokensSlice: SliceCreator<TokensSlice> = (api) => {
         try {
           const page = await api.listTokens(owner, toTokenQuery(tokenControls));
           if (seq !== requestSeq) return; // a newer request superseded this one
-          set((s) => ({ tokenPage: page, tokenPageControls: tokenControls, tokensState: 'ready', knownContracts: mergeContracts(s.knownContracts, page.data) }));
+          const key = owner.toLowerCase();
+          const remember = (s: TokensSlice, tokens: Token[]) => ({ knownContracts: { ...s.knownContracts, [key]: mergeContracts(s.knownContracts[key] ?? [], tokens) } });
+          set((s) => ({ tokenPage: page, tokenPageControls: tokenControls, tokensState: 'ready', ...remember(s, page.data) }));
           void loadMetadata(page);
           if (tokenControls.contracts.length === 0 && tokenControls.page === 0 && page.pagination.nextUrl) {
             // The filter offers every collection the account holds, not only those on the first page.
             void api
               .listTokens(owner, { page: 0, size: 200, order_by: 'contract_address', order_direction: 'asc' })
-              .then((all) => set((s) => ({ knownContracts: mergeContracts(s.knownContracts, all.data) })))
+              .then((all) => set((s) => remember(s, all.data)))
               .catch(() => {});
           }
         } catch (e) {

@@ -1,4 +1,4 @@
-// Transactions: the live record map, the Generate action, and the selected transaction's detail with its history.
+// Transactions: the live record map, Generate, cancel and speed-up, and the selected transaction's detail with its history.
 import type { TxRecord, TxRecordWithHistory } from '../../../../shared/tx-record.js';
 import { errorInfo, type ErrorInfo } from '../api-error.js';
 import { recordsToMap, upsertRecord, type TxMap } from '../tx-logic.js';
@@ -17,8 +17,14 @@ export interface TxSlice {
   generating: boolean;
   selectedHash: string | null;
   details: Readonly<Record<string, TxDetail>>;
+  /** Nonces with a cancel or speed-up on its way, by the hash it was asked for. */
+  acting: Readonly<Record<string, 'cancel' | 'speed-up'>>;
   loadTransactions(): Promise<void>;
+  /** Re-reads the list without a loading state (polling while the event stream is down); failures keep what is shown. */
+  refreshTransactions(): Promise<void>;
   generateTransaction(): Promise<TxRecord | null>;
+  /** Cancel or speed up the nonce of `hash`; the new record joins the list. Returns it, or null after a notice. */
+  actOnTransaction(hash: string, action: 'cancel' | 'speed-up'): Promise<TxRecord | null>;
   selectTransaction(hash: string | null): void;
   loadDetail(hash: string): Promise<void>;
   /** A pushed change from the core (IPC event or server-sent event). */
@@ -32,6 +38,34 @@ export const createTxSlice: SliceCreator<TxSlice> = (api) => (set, get) => ({
   generating: false,
   selectedHash: null,
   details: {},
+  acting: {},
+  async refreshTransactions() {
+    try {
+      const records = await api.listTransactions();
+      set((s) => {
+        let txs = s.txs;
+        for (const r of records) txs = upsertRecord(txs, r);
+        return txs === s.txs ? s : { txs, txState: 'ready' as const, txError: null };
+      });
+    } catch {
+      // still down: the next poll tries again
+    }
+  },
+  async actOnTransaction(hash, action) {
+    set((s) => ({ acting: { ...s.acting, [hash]: action } }));
+    const done = () => set((s) => ({ acting: Object.fromEntries(Object.entries(s.acting).filter(([h]) => h !== hash)) }));
+    try {
+      const record = await (action === 'cancel' ? api.cancelTransaction(hash) : api.speedUpTransaction(hash));
+      done();
+      set((s) => ({ txs: upsertRecord(s.txs, record) }));
+      get().notify('success', action === 'cancel' ? `Cancel sent for nonce ${record.nonce}.` : `Speed-up sent for nonce ${record.nonce}.`);
+      return record;
+    } catch (e) {
+      done();
+      get().notify('error', errorInfo(e).message);
+      return null;
+    }
+  },
   async loadTransactions() {
     set({ txState: 'loading', txError: null });
     try {

@@ -1,0 +1,76 @@
+// One token in full: its image and metadata, the collection contract, the owner, the token id, its metadata URI and,
+// where the listing gives it, the block of its last transfer.
+import { useContext } from 'react';
+import type { Token } from '../../../../shared/listing.js';
+import { Hex } from '../../components/hex.js';
+import { Modal } from '../../components/modal.js';
+import { formatInteger } from '../../lib/format.js';
+import { seedGradient } from '../../lib/seed-art.js';
+import { tokenImageSrc } from '../../lib/token-image.js';
+import { TransportContext, useApp } from '../../store/use-app.js';
+
+/** The listing's transfer block, under whichever name a service version gives it; null when it gives none. */
+function transferBlock(token: Token): number | null {
+  const t = token as unknown as Record<string, unknown>;
+  const v = t.transferBlockNumber ?? t.transfer_block_number ?? t.blockNumber;
+  const n = typeof v === 'number' ? v : typeof v === 'string' ? Number(v) : NaN;
+  return Number.isFinite(n) ? n : null;
+}
+
+export function TokenDetail({ token, onClose }: { token: Token; onClose: () => void }) {
+  const meta = useApp((s) => (token.uri ? s.metadata[token.uri] : undefined));
+  const transport = useContext(TransportContext);
+  const image = tokenImageSrc(meta?.image, transport);
+  const collection = token.contract.name || token.contract.symbol || 'Unnamed collection';
+  const name = meta?.name || `${token.contract.symbol || collection} #${token.id}`;
+  const block = transferBlock(token);
+  return (
+    <Modal title={name} onClose={onClose} testId="token-detail" wide>
+      <div className="token-detail">
+        <div className="token-detail-media" style={image ? undefined : { background: seedGradient(`${token.contract.address}:${token.id}`) }}>
+          {image ? <img src={image} alt={name} /> : <span className="token-fallback">#{token.id}</span>}
+        </div>
+        <div className="token-detail-body">
+          {meta?.description ? <p className="token-description">{meta.description}</p> : meta === null ? <p className="muted">Loading metadata…</p> : null}
+          <dl className="facts facts-wide">
+            <div>
+              <dt>Collection</dt>
+              <dd>
+                {collection}
+                {token.contract.symbol && token.contract.name ? <span className="muted"> · {token.contract.symbol}</span> : null}
+              </dd>
+            </div>
+            <div>
+              <dt>Contract</dt>
+              <dd>
+                <Hex value={token.contract.address} head={10} tail={8} copy="contract address" explorer="address" />
+              </dd>
+            </div>
+            <div>
+              <dt>Token ID</dt>
+              <dd className="mono">{token.id}</dd>
+            </div>
+            <div>
+              <dt>Owner</dt>
+              <dd>
+                <Hex value={token.owner} head={10} tail={8} copy="owner address" explorer="address" />
+              </dd>
+            </div>
+            <div>
+              <dt>Transfer block</dt>
+              <dd className={block === null ? 'muted' : 'mono'}>{block === null ? 'not given by the listing' : formatInteger(block)}</dd>
+            </div>
+            <div>
+              <dt>Collection supply</dt>
+              <dd className="mono">{formatInteger(token.contract.totalSupply)}</dd>
+            </div>
+            <div className="span-all">
+              <dt>Metadata URI</dt>
+              <dd className="mono token-uri">{token.uri || '—'}</dd>
+            </div>
+          </dl>
+        </div>
+      </div>
+    </Modal>
+  );
+}
