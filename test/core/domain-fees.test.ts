@@ -127,5 +127,7 @@ describe('formatGwei', () => {
     [1_265_625_000n, '1.2656 gwei'],
     [1n, '1 wei'],
     [50n * GWEI, '50 gwei'],
+    [1_800_000_001n, '1.8 gwei'],
+    [1_000_000_001n, '1 gwei'],
   ] as const)('%s -> %s', (w, s) => expect(formatGwei(w)).toBe(s));
 });

@@ -31,15 +31,26 @@ describe('classifyRefusal', () => {
 });
 
 describe('formatEth', () => {
-  it('keeps every significant digit', () => {
+  it('keeps six significant digits, a cost rounded up and a balance down', () => {
     expect(formatEth(30_000_000_000_000n)).toBe('0.00003');
     expect(formatEth(37_800_000_000_000n)).toBe('0.0000378');
+    expect(formatEth(37_800_000_021_000n, 'up')).toBe('0.0000378001');
+    expect(formatEth(37_800_000_021_000n, 'down')).toBe('0.0000378');
     expect(formatEth(10n ** 18n)).toBe('1');
     expect(formatEth(0n)).toBe('0');
-    fc.assert(fc.property(fc.bigInt({ min: 0n, max: 10n ** 30n }), (w) => {
-      const [whole, frac = ''] = formatEth(w).split('.');
-      expect(BigInt(whole!) * 10n ** 18n + BigInt(frac.padEnd(18, '0') || '0')).toBe(w);
-    }));
+    const value = (s: string) => {
+      const [whole, frac = ''] = s.split('.');
+      return BigInt(whole!) * 10n ** 18n + BigInt(frac.padEnd(18, '0') || '0');
+    };
+    fc.assert(
+      fc.property(fc.bigInt({ min: 0n, max: 10n ** 30n }), (w) => {
+        const up = value(formatEth(w, 'up'));
+        const down = value(formatEth(w, 'down'));
+        expect(down <= w && w <= up).toBe(true);
+        expect(up - down <= 10n ** BigInt(Math.max(0, w.toString().length - 6))).toBe(true);
+        if (w.toString().length <= 6) expect([up, down]).toEqual([w, w]);
+      }),
+    );
   });
 });
 
@@ -55,7 +66,7 @@ describe('refusal sentences and retries', () => {
         expect(s.split(/\.\s+(?=[A-Z])/)).toHaveLength(1);
         expect(s).toMatch(/again|added|add funds|bumped/);
         expect(REASON_OF_REFUSAL[failure]).toBeTruthy();
-        if (failure === 'funds' && balance !== null && balance < cost) expect(s).toContain(`Balance ${formatEth(balance)} ETH is below the ${formatEth(cost)} ETH`);
+        if (failure === 'funds' && balance !== null && balance < cost) expect(s).toContain(`Balance ${formatEth(balance)} ETH is below the ${formatEth(cost, 'up')} ETH`);
         // Never a false claim: a balance that covers this transaction alone is not called "below" it.
         if (failure === 'funds' && balance !== null && balance >= cost) expect(s).toContain('with the account\'s other pending transactions');
       }),

@@ -33,8 +33,8 @@ describe.skipIf(!hasChromium() || !built)('the dashboard tells the truth (Chromi
   let page: Page;
   const pageErrors: string[] = [];
 
-  /** The API token header for the test's own writes, where the server asks for one (issue 14's locked doors). */
-  const auth = (): Record<string, string> => (serve as unknown as { auth?: Record<string, string> }).auth ?? {};
+  /** The API token header for the test's own writes. */
+  const auth = (): Record<string, string> => serve.auth;
   const call = async (method: string, path: string, body?: unknown) => {
     const res = await fetch(`${serve.appUrl}${path}`, {
       method,
@@ -106,7 +106,7 @@ describe.skipIf(!hasChromium() || !built)('the dashboard tells the truth (Chromi
     });
     await page.setViewportSize({ width: 1280, height: 860 });
     // The printed address, with its one-time login where the server has one: the page gets its session cookie.
-    await page.goto((serve as unknown as { loginUrl?: string }).loginUrl ?? serve.appUrl);
+    await page.goto(serve.loginUrl);
     await page.getByRole('heading', { name: 'Transactions', level: 1 }).waitFor();
   }, 300_000);
 

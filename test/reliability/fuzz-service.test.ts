@@ -181,7 +181,8 @@ describe('listing API under random query strings', () => {
         // Raw bytes outside visible ASCII may be refused by the HTTP parser itself: a 400 envelope is right there too.
         const rawBytes = /[^\x21-\x7e]/.test(path);
         if (r.kind === 'account') {
-          const v = segments.length === 5 ? listingVerdict(segments[3]!, params, cid) : { allowed: [404] };
+          // A raw `?` in the address ends the path early (`/accounts/%20/%20?/tokens`): no such endpoint, 404.
+          const v = segments.length === 5 && segments[4] === 'tokens' ? listingVerdict(segments[3]!, params, cid) : { allowed: [404] };
           const allowed = rawBytes ? [...v.allowed, 400] : v.allowed;
           expect(allowed, `${path} -> ${a.status} ${a.text.slice(0, 200)}`).toContain(a.status);
         } else {

@@ -10,6 +10,17 @@ const at = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s)).toISOString();
 const problem = (reason: NonceProblem['reason'], summary = 'Something keeps it.'): NonceProblem => ({ reason, summary, since: at(30) });
 const ev = (kind: TxEvent['kind'], detail: Record<string, unknown> = {}, summary = kind): TxEvent => ({ at: at(20), kind, summary, detail });
 
+describe('attemptState: a refused replacement leaves its predecessor live', () => {
+  it('says Waiting for the attempt still in the pool, Replaced once the nonce moved on', () => {
+    const original = rec({ n: 1, attempt: 0, kind: 'generate', status: 'pending', replacedBy: '0x' + '2'.repeat(64) });
+    const refusedLead = rec({ n: 2, attempt: 1, kind: 'replace', replaces: original.transactionHash, problem: { reason: 'funds', summary: 'Balance is below.', since: at(3) } });
+    const s = nonceState([original, refusedLead]);
+    expect([s.name, attemptState(original, s), attemptState(refusedLead, s)]).toEqual(['needs-you', 'waiting', 'needs-you']);
+    const accepted = nonceState([original, { ...refusedLead, problem: null }]);
+    expect(attemptState(original, accepted)).toBe('replaced');
+  });
+});
+
 describe('nonceState: one word per situation', () => {
   const o = (p: Partial<TxRecord> = {}) => rec({ n: 1, attempt: 0, kind: 'generate', createdAt: at(0), ...p });
   /** A record from a core that did not set `problem` yet: its history is read instead. */
@@ -97,10 +108,16 @@ describe('nonceState: properties over any nonce', () => {
         // Needs you comes with a reason and a fix, and nothing else does.
         expect(s.name === 'needs-you').toBe(s.reason !== null);
         expect(s.name === 'needs-you').toBe(s.fix !== null);
-        // Exactly one row speaks for the nonce; the others say Replaced.
+        // Exactly one row speaks for the nonce; the others say Replaced, except the attempt a refused lead was meant
+        // to replace, which is still in the pool and says Waiting.
         const words = records.map((r) => attemptState(r, s));
         expect(words.filter((w, i) => records[i] === s.lead && w === s.name)).toHaveLength(1);
-        expect(words.filter((_w, i) => records[i] !== s.lead).every((w) => w === 'replaced')).toBe(true);
+        const refused = s.open && ['funds', 'underpriced', 'refused', 'unreachable'].includes(s.lead.problem?.reason ?? '');
+        records.forEach((r, i) => {
+          if (r === s.lead) return;
+          const live = refused && s.lead.replaces === r.transactionHash && r.status !== 'replaced';
+          expect(words[i]).toBe(live ? 'waiting' : 'replaced');
+        });
         // Order of the records never matters.
         expect(nonceState([...records].reverse()).name).toBe(s.name);
       }),

@@ -66,8 +66,9 @@ export function formatGwei(wei: bigint): string {
   const whole = wei / 1_000_000_000n;
   const frac = wei % 1_000_000_000n;
   if (frac === 0n) return `${whole} gwei`;
-  const digits = frac.toString().padStart(9, '0').replace(/0+$/, '').slice(0, 4);
-  return `${whole}.${digits} gwei`;
+  // Four decimals at most, then no trailing zeros: 1.8 gwei + 1 wei reads "1.8 gwei", not "1.8000 gwei".
+  const digits = frac.toString().padStart(9, '0').slice(0, 4).replace(/0+$/, '');
+  return digits ? `${whole}.${digits} gwei` : `${whole} gwei`;
 }
 
 /** Percent increase from `a` to `b`, one decimal, for summaries. */

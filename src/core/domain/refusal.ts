@@ -42,10 +42,20 @@ export function classifyRefusal(message: string): Exclude<BroadcastFailure, 'unr
   return 'refused';
 }
 
-/** "0.0000378": wei in ETH, every significant digit (a rounded figure could make a balance look sufficient). */
-export function formatEth(wei: bigint): string {
+/**
+ * "0.0000378": wei in ETH with at most `digits` significant digits, rounded toward `direction`: a cost rounds up and a
+ * balance down, so a rounded figure never makes a balance look sufficient.
+ */
+export function formatEth(wei: bigint, direction: 'up' | 'down' = 'down', digits = 6): string {
   const neg = wei < 0n;
-  const v = neg ? -wei : wei;
+  let v = neg ? -wei : wei;
+  const extra = v.toString().length - digits;
+  if (extra > 0) {
+    const unit = 10n ** BigInt(extra);
+    const rest = v % unit;
+    v -= rest;
+    if (direction === 'up' && rest > 0n) v += unit;
+  }
   const whole = v / 10n ** 18n;
   const frac = (v % 10n ** 18n).toString().padStart(18, '0').replace(/0+$/, '');
   return `${neg ? '-' : ''}${whole}${frac ? `.${frac}` : ''}`;
@@ -113,10 +123,10 @@ export interface RefusalFacts {
 export function refusalSummary(f: RefusalFacts): string {
   switch (f.failure) {
     case 'funds':
-      if (f.balanceWei === null) return `The balance of ${f.from} is below the ${formatEth(f.costWei)} ETH this ${f.what} needs; add funds and it is sent again on the next block.`;
+      if (f.balanceWei === null) return `The balance of ${f.from} is below the ${formatEth(f.costWei, 'up')} ETH this ${f.what} needs; add funds and it is sent again on the next block.`;
       // Nodes may also count the account's other pending transactions against the balance.
-      if (f.balanceWei >= f.costWei) return `The node says balance ${formatEth(f.balanceWei)} ETH does not cover this ${f.what}'s ${formatEth(f.costWei)} ETH with the account's other pending transactions; add funds to ${f.from} and it is sent again on the next block.`;
-      return `Balance ${formatEth(f.balanceWei)} ETH is below the ${formatEth(f.costWei)} ETH this ${f.what} needs; add funds to ${f.from} and it is sent again on the next block.`;
+      if (f.balanceWei >= f.costWei) return `The node says balance ${formatEth(f.balanceWei)} ETH does not cover this ${f.what}'s ${formatEth(f.costWei, 'up')} ETH with the account's other pending transactions; add funds to ${f.from} and it is sent again on the next block.`;
+      return `Balance ${formatEth(f.balanceWei)} ETH is below the ${formatEth(f.costWei, 'up')} ETH this ${f.what} needs; add funds to ${f.from} and it is sent again on the next block.`;
     case 'underpriced':
       return `The node holds another transaction for nonce ${f.nonce} that this ${f.what} at ${formatGwei(f.feeWei)} does not outbid by enough; it is bumped again on the next block.`;
     case 'fee-too-low':

@@ -70,6 +70,8 @@ export function createTxBroadcasting(ctx: TxEngineContext, nonceUsed: (from: str
       const news = !(last?.kind === 'broadcast-failed' && last.summary === summary);
       d.store.transaction(() => {
         if (outcome !== 'unreachable') d.store.markBroadcast(hash, 'rejected');
+        // The timeline says why it was sent again (dropped, node restarted) before it says why the node refused it.
+        if (news && kind === 'rebroadcast') d.store.addEvent(hash, { kind, summary: `Sent to the node again, exactly as signed: ${why ?? 'after a restart'}.`, detail: why ? { why } : {} }, now);
         if (news) d.store.addEvent(hash, { kind: 'broadcast-failed', summary, detail: { failure: outcome, message, refusals: count, ...(balance !== null ? { balanceWei: balance.toString(), costWei: cost.toString() } : {}) } }, now);
         const newest = newestAttempt(d.store.byNonce(rec.from, rec.nonce));
         if (newest?.transactionHash === hash || outcome === 'unreachable') {

@@ -165,9 +165,18 @@ export function nonceState(attempts: readonly TxRecord[], newestHistory?: readon
   return { name, problem, reason: null, fix: null, lead: newest, open: true };
 }
 
-/** The word for one attempt's row: the lead attempt says the nonce's state, every other one was replaced by it. */
+/** Problems where the node turned the lead attempt away: the attempt it was meant to replace stays in the pool. */
+const REFUSED_REASONS: ReadonlySet<string> = new Set(['funds', 'underpriced', 'refused', 'unreachable']);
+
+/**
+ * The word for one attempt's row: the lead attempt says the nonce's state, every other one was replaced by it, except
+ * the one a refused lead was meant to replace, which is still live and waiting in the node's pool.
+ */
 export function attemptState(record: TxRecord, state: NonceState): NonceStateName {
-  return record.transactionHash === state.lead.transactionHash ? state.name : 'replaced';
+  if (record.transactionHash === state.lead.transactionHash) return state.name;
+  const leadRefused = state.lead.problem != null && REFUSED_REASONS.has(state.lead.problem.reason);
+  if (state.open && leadRefused && state.lead.replaces === record.transactionHash && record.status !== 'replaced') return 'waiting';
+  return 'replaced';
 }
 
 /** The colour family of a state, shared by badges, card edges and chart bars. */
