@@ -382,11 +382,12 @@ describe.skipIf(!hasChromium() || !built)('the dashboard tells the truth (Chromi
     const pending = card.getByTestId('pending-restart');
     expect(await pending.textContent()).toMatch(/Network applies after a restart/);
     await screenshot(page, 'pending-restart');
-    // The embedded dev key lives in memory only: a restarted core has a new one, which tells a real restart apart.
-    const before = (await api<{ address: string }>('/api/key')).address;
+    // A restarted embedded core starts a new dev chain on a new free port, which tells a real restart apart (the dev
+    // key may be the same one: with an OS keychain it is kept across starts).
+    const before = (await api<{ nodeUrl: string }>('/api/app')).nodeUrl;
     await pending.getByRole('button', { name: 'Restart now' }).click();
     // The core comes back on the same port and the page reloads what it shows.
-    await expect.poll(async () => { const r = await call('GET', '/api/key'); return r.status === 200 ? (r.body as { address: string }).address : before; }, { timeout: 120_000 }).not.toBe(before);
+    await expect.poll(async () => { const r = await call('GET', '/api/app'); return r.status === 200 ? (r.body as { nodeUrl: string }).nodeUrl : before; }, { timeout: 120_000 }).not.toBe(before);
     const after = (await api<{ address: string }>('/api/key')).address;
     await expect.poll(() => page.getByTestId('key-address').textContent(), { timeout: 60_000 }).toBe(after);
     await expect.poll(() => page.getByTestId('stream-state').getAttribute('data-state'), { timeout: 60_000 }).toBe('up');
