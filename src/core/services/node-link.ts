@@ -1,5 +1,5 @@
 // The Ethereum node's link state, from the calls the core really makes (any answer, even a refusal, means the node is
-// there; only "could not be reached" means it is not) and a light periodic eth_chainId while nothing else asks.
+// there; only "could not be reached" means it is not) and a light periodic eth_chainId as a safety net.
 import { RpcError } from '../adapters/chain/chain-jsonrpc.js';
 import { BroadcastError, type Chain } from '../ports.js';
 
@@ -39,7 +39,10 @@ export function observeChain(chain: Chain, report: Report): Chain {
   };
 }
 
-/** Asks the (observed) node for its chain id every `everyMs` while nothing else does, so a loss is noticed when idle. */
+/**
+ * Asks the (observed) node for its chain id every `everyMs`, so a loss is noticed even when no other part of the core
+ * calls the node (the nonce watchdog usually does every second; this does not depend on it).
+ */
 export function watchNode(observed: Chain, everyMs = NODE_CHECK_MS): () => void {
   let busy = false;
   const timer = setInterval(() => {
