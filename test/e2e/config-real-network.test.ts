@@ -12,6 +12,7 @@ import type { AppInfo } from '../../src/shared/desktop-api.js';
 import type { TxRecord } from '../../src/shared/tx-record.js';
 import { ensureCliBuilt, runCli, startCliDaemon, type CliDaemon } from '../support/cli-binary.js';
 import { authHeader } from '../support/core-api-token.js';
+import { waitFor } from '../support/core-chain.js';
 import { freePort } from '../support/reliability-procs.js';
 
 const SEPOLIA = 11155111;
@@ -46,15 +47,8 @@ async function rpc(url: string, method: string, params: unknown[] = []): Promise
   return ((await res.json()) as { result: unknown }).result;
 }
 
-async function until<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 60_000, everyMs = 250): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await check().catch(() => undefined);
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-}
+/** `waitFor` with this file's shorter timeout and poll. */
+const until = <T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 60_000, everyMs = 250): Promise<T> => waitFor(what, check, timeoutMs, everyMs);
 
 /** Reads GET /api/events and keeps the tracker state of every `event: status` frame. */
 function watchStatusEvents(base: string) {
