@@ -264,6 +264,7 @@ export function createCore(opts: CoreOptions = {}): Core {
       });
     let current = makeFeed(net.clientId);
     const queue = createTrackingQueue({ feed: () => current, isUp: () => board.get().tracker.state === 'connected', log: log.child('tracker') });
+    disposers.push(() => queue.stop());
     // The engine holds this stable facade; a sign-in with another client ID swaps the subscription behind it.
     const feed: TrackerFeed = {
       track: (h, o) => queue.track(h, o),

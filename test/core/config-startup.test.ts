@@ -207,6 +207,41 @@ describe('tracking while the tracker is down', () => {
     fail = true;
     await expect(q.track('0xc', { timeout: 1, confirmation: 1 })).rejects.toThrow('dropped');
   });
+
+  it('flushes again by itself while up when a queued registration failed, and never after stop', async () => {
+    const { log } = recorder();
+    let fail = true;
+    const sent: string[] = [];
+    const feed = {
+      track: async (h: string) => {
+        if (fail) throw new Error('dropped');
+        sent.push(h);
+      },
+      start: async () => undefined,
+      stop: async () => undefined,
+    };
+    let up = false;
+    const q = createTrackingQueue({ feed: () => feed, isUp: () => up, log, retryMs: 20 });
+    await q.track('0xa', { timeout: 1, confirmation: 1 });
+    up = true;
+    q.flush();
+    await new Promise((r) => setImmediate(r));
+    expect(q.size()).toBe(1);
+    fail = false;
+    await new Promise((r) => setTimeout(r, 80));
+    expect([sent, q.size()]).toEqual([['0xa'], 0]);
+    // Stopped: a failed registration stays queued and nothing flushes it any more.
+    up = false;
+    await q.track('0xb', { timeout: 1, confirmation: 1 });
+    up = true;
+    fail = true;
+    q.flush();
+    await new Promise((r) => setImmediate(r));
+    q.stop();
+    fail = false;
+    await new Promise((r) => setTimeout(r, 80));
+    expect([sent, q.size()]).toEqual([['0xa'], 1]);
+  });
 });
 
 describe('the client ID guard', () => {
