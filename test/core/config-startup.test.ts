@@ -175,20 +175,26 @@ describe('link status: one log line per change of state, never per retry', () =>
   });
 });
 
+/** A tracker feed whose track() fails while `setFail(true)`, and records what went through. */
+function flakyFeed() {
+  let fail = true;
+  const sent: string[] = [];
+  const feed = {
+    track: async (h: string) => {
+      if (fail) throw new Error('dropped');
+      sent.push(h);
+    },
+    start: async () => undefined,
+    stop: async () => undefined,
+  };
+  return { feed, sent, setFail: (f: boolean) => void (fail = f) };
+}
+
 describe('tracking while the tracker is down', () => {
   it('queues, resolves at once, and registers everything when it is back; failures wait for the next flush', async () => {
     const { log } = recorder();
     let up = false;
-    let fail = true;
-    const sent: string[] = [];
-    const feed = {
-      track: async (h: string) => {
-        if (fail) throw new Error('dropped');
-        sent.push(h);
-      },
-      start: async () => undefined,
-      stop: async () => undefined,
-    };
+    const { feed, sent, setFail } = flakyFeed();
     const q = createTrackingQueue({ feed: () => feed, isUp: () => up, log });
     await q.track('0xa', { timeout: 1, confirmation: 1 });
     await q.track('0xb', { timeout: 1, confirmation: 1 });
@@ -198,28 +204,19 @@ describe('tracking while the tracker is down', () => {
     q.flush();
     await new Promise((r) => setImmediate(r));
     expect(q.size()).toBe(2);
-    fail = false;
+    setFail(false);
     q.flush();
     await new Promise((r) => setImmediate(r));
     expect(sent.sort()).toEqual(['0xa', '0xb']);
     expect(q.size()).toBe(0);
     // Up: the call goes straight through and its failure reaches the caller (the engine retries).
-    fail = true;
+    setFail(true);
     await expect(q.track('0xc', { timeout: 1, confirmation: 1 })).rejects.toThrow('dropped');
   });
 
   it('flushes again by itself while up when a queued registration failed, and never after stop', async () => {
     const { log } = recorder();
-    let fail = true;
-    const sent: string[] = [];
-    const feed = {
-      track: async (h: string) => {
-        if (fail) throw new Error('dropped');
-        sent.push(h);
-      },
-      start: async () => undefined,
-      stop: async () => undefined,
-    };
+    const { feed, sent, setFail } = flakyFeed();
     let up = false;
     const q = createTrackingQueue({ feed: () => feed, isUp: () => up, log, retryMs: 20 });
     await q.track('0xa', { timeout: 1, confirmation: 1 });
@@ -227,18 +224,18 @@ describe('tracking while the tracker is down', () => {
     q.flush();
     await new Promise((r) => setImmediate(r));
     expect(q.size()).toBe(1);
-    fail = false;
+    setFail(false);
     await new Promise((r) => setTimeout(r, 80));
     expect([sent, q.size()]).toEqual([['0xa'], 0]);
     // Stopped: a failed registration stays queued and nothing flushes it any more.
     up = false;
     await q.track('0xb', { timeout: 1, confirmation: 1 });
     up = true;
-    fail = true;
+    setFail(true);
     q.flush();
     await new Promise((r) => setImmediate(r));
     q.stop();
-    fail = false;
+    setFail(false);
     await new Promise((r) => setTimeout(r, 80));
     expect([sent, q.size()]).toEqual([['0xa'], 1]);
   });
