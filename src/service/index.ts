@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { Router } from '../lib/http-kit.js';
 import { TxdeskError } from '../shared/errors.js';
-import { describeIssues } from './http/http-validation.js';
+import { describeIssues } from '../lib/zod-issues.js';
 import { createLogger, type Logger } from '../lib/log.js';
 import { openDatabase, type Db } from '../lib/sqlite.js';
 import { createAccounts, type Accounts } from './accounts/index.js';

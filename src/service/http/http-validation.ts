@@ -1,6 +1,7 @@
-// Turns zod issues into the one-sentence-per-problem 400 messages of SPEC 2, naming the field and what it accepts.
+// Parses JSON request bodies with zod; a failure is a 400 worded by lib/zod-issues.
 import type { z } from 'zod';
 import { TxdeskError } from '../../shared/errors.js';
+import { describeIssues } from '../../lib/zod-issues.js';
 
 /** Parses a JSON body with `schema`; a failure is a 400 whose message names every bad field (at most three). */
 export function parseBody<S extends z.ZodType>(schema: S, body: unknown, what: string): z.output<S> {
@@ -13,39 +14,4 @@ export function parseBody<S extends z.ZodType>(schema: S, body: unknown, what: s
   const parsed = schema.safeParse(body, { reportInput: true });
   if (parsed.success) return parsed.data;
   throw new TxdeskError('INVALID_PARAMETER', describeIssues(parsed.error.issues, 'field'));
-}
-
-/** One sentence per issue; `noun` is "field" for bodies and "query parameter" for query strings. */
-export function describeIssues(issues: readonly z.core.$ZodIssue[], noun: string): string {
-  const sentences: string[] = [];
-  for (const issue of issues.slice(0, 3)) {
-    const name = issue.path.map(String).join('.');
-    if (issue.code === 'unrecognized_keys') {
-      const keys = issue.keys.map((k) => `'${k}'`).join(', ');
-      sentences.push(`Unknown ${noun}${issue.keys.length > 1 ? 's' : ''} ${keys}; remove ${issue.keys.length > 1 ? 'them' : 'it'}.`);
-    } else if (issue.code === 'invalid_type' && issue.input === undefined) {
-      sentences.push(`The ${noun} '${name}' is required.`);
-    } else if (issue.code === 'custom') {
-      // Custom issues from our own transforms already are whole sentences.
-      sentences.push(issue.message);
-    } else {
-      sentences.push(`The ${noun} '${name}' ${phrase(issue)}.`);
-    }
-  }
-  return sentences.join(' ');
-}
-
-/** Our schemas word their messages as predicates ("must be ..."); zod's own defaults (capitalised) are reworded. */
-function phrase(issue: z.core.$ZodIssue): string {
-  if (/^[a-z]/.test(issue.message)) return issue.message;
-  switch (issue.code) {
-    case 'too_small':
-      return issue.origin === 'string' ? `must have at least ${issue.minimum} characters` : `must be at least ${issue.minimum}`;
-    case 'too_big':
-      return issue.origin === 'string' ? `must have at most ${issue.maximum} characters` : `must be at most ${issue.maximum}`;
-    case 'invalid_type':
-      return `must be ${issue.expected === 'int' ? 'a whole number' : `a ${issue.expected}`}`;
-    default:
-      return `is invalid (${issue.message})`;
-  }
 }

@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { ORDER_BY, STANDARDS, type OrderBy, type OrderDirection, type Standard } from '../../shared/listing.js';
 import { TxdeskError } from '../../shared/errors.js';
-import { describeIssues } from '../http/http-validation.js';
+import { describeIssues } from '../../lib/zod-issues.js';
 
 export const DEFAULT_PAGE = 0;
 export const DEFAULT_SIZE = 15;
