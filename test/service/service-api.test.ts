@@ -313,7 +313,7 @@ describe('a service with closed sign-up, short tokens and a tight rate limit', (
   it('refuses sign-up with 403 while accounts made by the operator work', async () => {
     const signup = await call(`${service.url}/users/v1/signup`, { method: 'POST', body: { email: 'c@example.com', password: 'long enough', name: 'C' } });
     expectError(signup, 403, 'FORBIDDEN', /Sign-up is closed/);
-    const { clientId: id } = service.accounts.createAccount({ email: 'c@example.com', password: 'long enough', name: 'C', organization: 'O' });
+    const { clientId: id } = await service.accounts.createAccount({ email: 'c@example.com', password: 'long enough', name: 'C', organization: 'O' });
     const login = await call(`${service.url}/users/v1/login`, { method: 'POST', body: { email: 'c@example.com', password: 'long enough' } });
     expect(login.body.clientId).toBe(id);
   });
@@ -329,8 +329,8 @@ describe('a service with closed sign-up, short tokens and a tight rate limit', (
   });
 
   it('rate-limits each clientId with 429 and Retry-After', async () => {
-    const { clientId: limited } = service.accounts.createAccount({ email: 'd@example.com', password: 'long enough', name: 'D', organization: '' });
-    const { clientId: other } = service.accounts.createAccount({ email: 'e@example.com', password: 'long enough', name: 'E', organization: '' });
+    const { clientId: limited } = await service.accounts.createAccount({ email: 'd@example.com', password: 'long enough', name: 'D', organization: '' });
+    const { clientId: other } = await service.accounts.createAccount({ email: 'e@example.com', password: 'long enough', name: 'E', organization: '' });
     const url = (id: string) => `${service.url}/nft/v1/accounts/${owner}/tokens?clientId=${id}`;
     const statuses: number[] = [];
     let last: Awaited<ReturnType<typeof call>> | undefined;

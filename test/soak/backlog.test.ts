@@ -37,7 +37,7 @@ describe('a reconnect with a 1,000,000-message backlog', () => {
     const t0 = performance.now();
     const db = openDatabase(join(dir.path, 'service.sqlite'));
     const store = createTrackerStore(db);
-    store.subscribe(clientId, 'late', 60_000, Date.now());
+    await store.subscribe(clientId, 'late', 60_000, Date.now());
     for (let done = 0; done < BACKLOG; done += 10_000) {
       const n = Math.min(10_000, BACKLOG - done);
       const messages = Array.from({ length: n }, (_, i) => {
@@ -45,7 +45,7 @@ describe('a reconnect with a 1,000,000-message backlog', () => {
         const txHash = `0x${k.toString(16).padStart(64, '0')}`;
         return { clientId, txHash, type: 'pending' as const, payload: JSON.stringify({ type: 'pending', result: { transactionHash: txHash, confirmation: 1, timeout: 1000 } }) };
       });
-      store.commitRound([], [], messages, Date.now());
+      await store.commitRound([], [], messages, Date.now());
     }
     db.close();
     const fillS = (performance.now() - t0) / 1000;

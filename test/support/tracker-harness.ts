@@ -18,7 +18,7 @@ export interface TrackerStack {
   service: RunningService;
   provider: JsonRpcProvider;
   dataDir: string;
-  newClientId(): string;
+  newClientId(): Promise<string>;
   wallet(i: number): Wallet;
   close(): Promise<void>;
 }
@@ -49,14 +49,14 @@ export async function startTrackerStack(opts: { minAckTimeoutMs?: number; blockT
     service,
     provider,
     dataDir,
-    newClientId() {
+    async newClientId() {
       const n = ++accountSeq;
-      return service.accounts.createAccount({
+      return (await service.accounts.createAccount({
         email: `tracker-${process.pid}-${n}@example.com`,
         password: 'correct horse battery staple',
         name: `Tracker ${n}`,
         organization: 'txdesk tests',
-      }).clientId;
+      })).clientId;
     },
     wallet(i) {
       return new Wallet(DEV_KEYS[i]!, provider);

@@ -69,7 +69,7 @@ describe('a client tracking hashes no node has seen', () => {
     const { engine: e, sent } = start(chain, clock);
     await e.start();
     const hashes = Array.from({ length: 100_000 }, randomHash);
-    for (const h of hashes) e.track('c', h, 1, 1_000);
+    for (const h of hashes) await e.track('c', h, 1, 1_000);
     expect(e.openCount('c')).toBe(100_000);
 
     // The timeout passes: every hash is reported pending once (one receipt lookup each, as before).
@@ -108,8 +108,8 @@ describe('a client tracking hashes no node has seen', () => {
     await e.start();
     const ghost = hash('ghost');
     const real = hash('real');
-    e.track('c', ghost, 1, 5_000);
-    e.track('c', real, 100, 5_000);
+    await e.track('c', ghost, 1, 5_000);
+    await e.track('c', real, 100, 5_000);
     await nextBlock(chain, clock, e, 10_000);
     await waitUntil(() => sent.filter((s) => s.type === 'pending').length === 2, 'both pending');
     await nextBlock(chain, clock, e, 10_000, [real]);

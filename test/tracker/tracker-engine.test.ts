@@ -44,7 +44,7 @@ describe('the chain watcher', () => {
     const tx = hash('tx-a');
     const { engine, sent, db } = start(chain);
     await engine.start();
-    engine.track('c', tx, 4, 60_000);
+    await engine.track('c', tx, 4, 60_000);
     chain.mine('a');
     chain.mine('a', [tx]);
     chain.mine('a');
@@ -70,7 +70,7 @@ describe('the chain watcher', () => {
     const { engine, sent } = start(chain);
     await engine.start();
     chain.down = true;
-    engine.track('c', tx, 0, 60_000);
+    await engine.track('c', tx, 0, 60_000);
     chain.mine('a', [tx]);
     await new Promise((r) => setTimeout(r, 300));
     expect(sent).toEqual([]);
@@ -84,7 +84,7 @@ describe('the chain watcher', () => {
     const tx = hash('tx-c');
     const { engine, sent } = start(chain);
     await engine.start();
-    engine.track('c', tx, 1000, 60_000);
+    await engine.track('c', tx, 1000, 60_000);
     await new Promise((r) => setTimeout(r, 100));
     chain.mine('a', [tx]);
     for (let i = 0; i < 100; i++) chain.mine('a');
@@ -97,7 +97,7 @@ describe('the chain watcher', () => {
     const tx = hash('tx-d');
     const { engine, sent } = start(chain);
     await engine.start();
-    engine.track('c', tx, 2, 200);
+    await engine.track('c', tx, 2, 200);
     await waitUntil(() => sent.find((s) => s.type === 'pending'), 'pending');
     expect(sent).toEqual([{ type: 'pending', blockHash: undefined, blockNumber: undefined, tx }]);
   });
@@ -109,7 +109,7 @@ describe('a chain that goes back without new blocks', () => {
     const tx = hash('tx-e');
     const { engine, sent, db } = start(chain);
     await engine.start();
-    engine.track('c', tx, 5, 60_000);
+    await engine.track('c', tx, 5, 60_000);
     chain.mine('a');
     chain.mine('a', [tx]);
     await waitUntil(() => sent.find((s) => s.type === 'receipt'), 'the receipt');
@@ -128,7 +128,7 @@ describe('a chain that goes back after the window saw the block', () => {
     chain.mine('a');
     chain.mine('a', [tx]);
     await new Promise((r) => setTimeout(r, 300));
-    engine.track('c', tx, 5, 60_000);
+    await engine.track('c', tx, 5, 60_000);
     await waitUntil(() => sent.find((s) => s.type === 'receipt'), 'the receipt');
     chain.rewind(1);
     const stored = () => (db.prepare("SELECT count(*) AS n FROM tracker_message WHERE type = 'receipt'").get() as { n: number }).n;

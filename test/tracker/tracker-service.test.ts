@@ -61,7 +61,7 @@ describe('the upgrade', () => {
   });
 
   it('answers 404 for a platform/network this service does not serve, and for other paths', async () => {
-    const id = stack.newClientId();
+    const id = (await stack.newClientId());
     expect((await upgradeStatus(trackerWsUrl(stack.service.url, id, 'ethereum', 'mainnet'))).status).toBe(404);
     expect((await upgradeStatus(trackerWsUrl(stack.service.url, id, 'bitcoin', 'local'))).status).toBe(404);
     expect((await upgradeStatus(`${stack.service.url.replace('http', 'ws')}/elsewhere?clientId=${id}`)).status).toBe(404);
@@ -70,7 +70,7 @@ describe('the upgrade', () => {
 
 describe('malformed frames', () => {
   it('get JSON-RPC errors and the connection stays open', async () => {
-    const c = await client(stack.newClientId());
+    const c = await client((await stack.newClientId()));
     const cases: { send: string; code: number; match?: RegExp }[] = [
       { send: '{not json', code: -32700 },
       { send: '[]', code: -32600 },
@@ -97,7 +97,7 @@ describe('malformed frames', () => {
   });
 
   it('answers batches in one array and stays silent for notifications', async () => {
-    const c = await client(stack.newClientId());
+    const c = await client((await stack.newClientId()));
     c.sendRaw('{"jsonrpc":"2.0","method":"HEARTBEAT","params":[]}');
     c.sendRaw('[{"jsonrpc":"2.0","id":1,"method":"HEARTBEAT","params":[]},{"jsonrpc":"2.0","id":2,"method":"nope"}]');
     const reply = await c.waitFrame((f) => Array.isArray(f), 'the batch answer');
@@ -111,7 +111,7 @@ describe('malformed frames', () => {
 
 describe('events', () => {
   it('reports pending, then receipt and confirmation with the SPEC 3.2 payloads, in order', async () => {
-    const c = await client(stack.newClientId());
+    const c = await client((await stack.newClientId()));
     expect((await c.request('tracker_subscribe', ['events', 'transaction', null])).result).toBe('events');
     const w = stack.wallet(1);
     const nonce = await w.getNonce('pending');
@@ -149,7 +149,7 @@ describe('events', () => {
   });
 
   it('reads both positional forms, including the flattened [timeout, confirmation] of older clients', async () => {
-    const c = await client(stack.newClientId());
+    const c = await client((await stack.newClientId()));
     await c.request('tracker_subscribe', ['forms', 'transaction', null]);
     const w = stack.wallet(2);
     const nonce = await w.getNonce('pending');
@@ -169,7 +169,7 @@ describe('events', () => {
 
 describe('the end of tracking', () => {
   it('ends silently once the sender’s nonce is used by another transaction at confirmation depth', async () => {
-    const clientId = stack.newClientId();
+    const clientId = (await stack.newClientId());
     const c = await client(clientId);
     await c.request('tracker_subscribe', ['replaced', 'transaction', null]);
     const w = stack.wallet(0);
@@ -190,7 +190,7 @@ describe('the end of tracking', () => {
 
 describe('delivery', () => {
   it('redelivers an un-acked message with the same messageId after ackTimeout, and stops once acked', async () => {
-    const c = await client(stack.newClientId());
+    const c = await client((await stack.newClientId()));
     await c.request('tracker_subscribe', ['redeliver', 'transaction', 400]);
     const tx = await sendTransfer(stack.wallet(3));
     await c.request('track_transaction', [tx.hash, { confirmation: 50, timeout: 60_000 }]);
@@ -204,7 +204,7 @@ describe('delivery', () => {
   });
 
   it('resumes on re-subscribe after a reconnect: un-acked messages come again, acked ones do not', async () => {
-    const clientId = stack.newClientId();
+    const clientId = (await stack.newClientId());
     const c1 = await client(clientId);
     await c1.request('tracker_subscribe', ['resume', 'transaction', 60_000]);
     const w = stack.wallet(4);
@@ -227,8 +227,8 @@ describe('delivery', () => {
   });
 
   it('keeps clientIds apart: no shared messages, and acking another client’s ackId changes nothing', async () => {
-    const alice = await client(stack.newClientId());
-    const bob = await client(stack.newClientId());
+    const alice = await client((await stack.newClientId()));
+    const bob = await client((await stack.newClientId()));
     await alice.request('tracker_subscribe', ['same-name', 'transaction', 400]);
     await bob.request('tracker_subscribe', ['same-name', 'transaction', 400]);
     const tx = await sendTransfer(stack.wallet(5));
@@ -243,7 +243,7 @@ describe('delivery', () => {
   });
 
   it('fans a message out to every subscription of the client, each with its own ackId', async () => {
-    const c = await client(stack.newClientId());
+    const c = await client((await stack.newClientId()));
     await c.request('tracker_subscribe', ['fan-a', 'transaction', null]);
     await c.request('tracker_subscribe', ['fan-b', 'transaction', null]);
     const tx = await sendTransfer(stack.wallet(6));
@@ -259,7 +259,7 @@ describe('delivery', () => {
 
 describe('reorganisations', () => {
   it('withdraws a receipt whose block was reorganised away and reports the new one; the confirmation names the new block', async () => {
-    const c = await client(stack.newClientId());
+    const c = await client((await stack.newClientId()));
     await c.request('tracker_subscribe', ['reorg', 'transaction', null]);
     await manualMining(async () => {
       const tx = await sendTransfer(stack.wallet(7));
@@ -291,7 +291,7 @@ describe('reorganisations', () => {
   });
 
   it('follows a chain that went back (evm_revert) and sends no confirmation for the lost block', async () => {
-    const c = await client(stack.newClientId());
+    const c = await client((await stack.newClientId()));
     await c.request('tracker_subscribe', ['revert', 'transaction', null]);
     await manualMining(async () => {
       const snapshot = await stack.provider.send('evm_snapshot', []);

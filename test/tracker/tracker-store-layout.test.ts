@@ -57,8 +57,8 @@ describe('receipt JSON', () => {
   });
 });
 
-describe('tracker store migration', () => {
-  it('moves trackings of a version-2 database to the tracking-ordered table, keeping every field', () => {
+describe('tracker store migration', async () => {
+  it('moves trackings of a version-2 database to the tracking-ordered table, keeping every field', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'txdesk-tracker-layout-'));
     dirs.push(dir);
     const file = join(dir, 'service.sqlite');
@@ -72,20 +72,20 @@ describe('tracker store migration', () => {
 
     const db = openDatabase(file);
     const store = createTrackerStore(db);
-    const open = store.loadOpenTrackings();
+    const open = await store.loadOpenTrackings();
     // Oldest tracking first: the order the new table keeps.
     expect(open.map((s) => s.txHash)).toEqual(['0x' + '01'.repeat(32), '0x' + 'ff'.repeat(32)]);
     expect(open[0]).toMatchObject({ clientId: 'c1', confirmation: 6, timeoutMs: 10000, trackedAtMs: 100, pendingSent: false, receipt });
     expect(open[1]).toMatchObject({ confirmation: 3, timeoutMs: 5000, pendingSent: true, receipt: null, from: '0x' + '33'.repeat(20), nonce: 4 });
     // Tracking again is still idempotent on (clientId, hash), and an ended one stays ended.
-    expect(store.track('c1', '0x' + '01'.repeat(32), 2, 7000, 999).created).toBe(false);
-    expect(store.track('c2', '0x' + '02'.repeat(32), 2, 7000, 999).state.doneAtMs).toBe(400);
-    expect(store.track('c2', '0x' + '03'.repeat(32), 2, 7000, 999).created).toBe(true);
-    expect(store.pruneDoneTrackings(1000)).toBe(1);
+    expect((await store.track('c1', '0x' + '01'.repeat(32), 2, 7000, 999)).created).toBe(false);
+    expect((await store.track('c2', '0x' + '02'.repeat(32), 2, 7000, 999)).state.doneAtMs).toBe(400);
+    expect((await store.track('c2', '0x' + '03'.repeat(32), 2, 7000, 999)).created).toBe(true);
+    expect(await store.pruneDoneTrackings(1000)).toBe(1);
     db.close();
   });
 
-  it('lets a version-3 database withdraw a receipt reported before the upgrade', () => {
+  it('lets a version-3 database withdraw a receipt reported before the upgrade', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'txdesk-tracker-layout-'));
     dirs.push(dir);
     const file = join(dir, 'service.sqlite');
@@ -104,51 +104,51 @@ describe('tracker store migration', () => {
 
     const db = openDatabase(file);
     const store = createTrackerStore(db);
-    const [state] = store.loadOpenTrackings();
-    const { withdrawn } = store.commitRound([{ ...state!, receipt: null }], [{ clientId: 'c1', txHash: hash }], [], 200);
+    const [state] = await store.loadOpenTrackings();
+    const { withdrawn } = await store.commitRound([{ ...state!, receipt: null }], [{ clientId: 'c1', txHash: hash }], [], 200);
     expect(withdrawn).toEqual([{ clientId: 'c1', subscriptionId: 's1', ackId: 'ack-1' }]);
-    expect(store.loadDeliveries('c1', 's1')).toEqual([]);
+    expect(await store.loadDeliveries('c1', 's1')).toEqual([]);
     expect(db.prepare('SELECT count(*) AS n FROM tracker_message').get()).toEqual({ n: 0 });
     db.close();
   });
 
-  it('withdraws a receipt parked for a client without subscriptions, and forgets a withdrawn receipt once re-mined', () => {
+  it('withdraws a receipt parked for a client without subscriptions, and forgets a withdrawn receipt once re-mined', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'txdesk-tracker-layout-'));
     dirs.push(dir);
     const db = openDatabase(join(dir, 'service.sqlite'));
     const store = createTrackerStore(db);
     const hash = receipt.transactionHash;
     const messages = () => db.prepare('SELECT type, orphan FROM tracker_message ORDER BY seq').all();
-    const { state } = store.track('c9', hash, 6, 10000, 0);
+    const { state } = await store.track('c9', hash, 6, 10000, 0);
     const mined = { ...state, receipt };
-    store.commitRound([mined], [], [{ clientId: 'c9', txHash: hash, type: 'receipt', payload: payloadJson({ type: 'receipt', result: receipt }) }], 1);
+    await store.commitRound([mined], [], [{ clientId: 'c9', txHash: hash, type: 'receipt', payload: payloadJson({ type: 'receipt', result: receipt }) }], 1);
     expect(messages()).toEqual([{ type: 'receipt', orphan: 1 }]);
-    store.commitRound([{ ...mined, receipt: null }], [{ clientId: 'c9', txHash: hash }], [], 2);
+    await store.commitRound([{ ...mined, receipt: null }], [{ clientId: 'c9', txHash: hash }], [], 2);
     expect(messages()).toEqual([]);
     // Mined again: the new receipt is the one a later withdrawal removes.
     const again = { ...receipt, blockHash: '0x' + 'cc'.repeat(32) };
-    store.commitRound([{ ...mined, receipt: again }], [], [{ clientId: 'c9', txHash: hash, type: 'receipt', payload: payloadJson({ type: 'receipt', result: again }) }], 3);
+    await store.commitRound([{ ...mined, receipt: again }], [], [{ clientId: 'c9', txHash: hash, type: 'receipt', payload: payloadJson({ type: 'receipt', result: again }) }], 3);
     expect(messages()).toEqual([{ type: 'receipt', orphan: 1 }]);
-    store.commitRound([{ ...mined, receipt: null }], [{ clientId: 'c9', txHash: hash }], [], 4);
+    await store.commitRound([{ ...mined, receipt: null }], [{ clientId: 'c9', txHash: hash }], [], 4);
     expect(messages()).toEqual([]);
     db.close();
   });
 
-  it('prunes parked messages of clients without a subscription by age, and nothing a subscription waits for', () => {
+  it('prunes parked messages of clients without a subscription by age, and nothing a subscription waits for', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'txdesk-tracker-layout-'));
     dirs.push(dir);
     const db = openDatabase(join(dir, 'service.sqlite'));
     const store = createTrackerStore(db);
-    store.subscribe('subscribed', 's1', 10000, 0);
-    const park = (clientId: string, byte: string, atMs: number) => {
-      const { state } = store.track(clientId, '0x' + byte.repeat(32), 6, 10000, atMs);
-      store.commitRound([{ ...state, pendingSent: true }], [], [{ clientId, txHash: state.txHash, type: 'pending', payload: '{}' }], atMs);
+    await store.subscribe('subscribed', 's1', 10000, 0);
+    const park = async (clientId: string, byte: string, atMs: number) => {
+      const { state } = await store.track(clientId, '0x' + byte.repeat(32), 6, 10000, atMs);
+      await store.commitRound([{ ...state, pendingSent: true }], [], [{ clientId, txHash: state.txHash, type: 'pending', payload: '{}' }], atMs);
     };
-    park('away', 'a1', 1_000);
-    park('away', 'a2', 5_000);
-    park('subscribed', 'b1', 1_000);
+    await park('away', 'a1', 1_000);
+    await park('away', 'a2', 5_000);
+    await park('subscribed', 'b1', 1_000);
     const left = () => db.prepare('SELECT client_id AS c, tx_hash AS t FROM tracker_message ORDER BY seq').all() as { c: string; t: string }[];
-    expect(store.pruneOrphans(2_000)).toBe(1);
+    expect(await store.pruneOrphans(2_000)).toBe(1);
     expect(left().map((r) => [r.c, r.t.slice(2, 4)])).toEqual([
       ['away', 'a2'],
       ['subscribed', 'b1'],

@@ -27,14 +27,14 @@ export function registerAccountRoutes(router: Router, accounts: Accounts, deps: 
     return accounts.login(parseBody(loginSchema, await readJsonBody(req), 'email and password'));
   });
 
-  router.get('/users/v1/me', ({ req }) => {
-    const { id: _id, ...profile } = accounts.authenticate(req.headers.authorization);
+  router.get('/users/v1/me', async ({ req }) => {
+    const { id: _id, ...profile } = await accounts.authenticate(req.headers.authorization);
     return profile;
   });
 
   router.patch('/users/v1/passwd', async ({ req }) => {
     // Authenticate before reading the body, so a caller without a token learns nothing about body rules.
-    accounts.authenticate(req.headers.authorization);
+    await accounts.authenticate(req.headers.authorization);
     throttle(req);
     const input = parseBody(passwdSchema, await readJsonBody(req), 'password and newPassword');
     return accounts.changePassword(req.headers.authorization, input);
@@ -43,10 +43,10 @@ export function registerAccountRoutes(router: Router, accounts: Accounts, deps: 
   // 204 once this token is revoked. Not throttled: it hashes no password, and each token can be revoked only once (a
   // second logout with it is the 401 of any revoked token), so its rows are bounded by the throttled logins.
   router.post('/users/v1/logout', async ({ req, res }) => {
-    accounts.authenticate(req.headers.authorization);
+    await accounts.authenticate(req.headers.authorization);
     const body = await readJsonBody(req);
     if (body !== undefined) parseBody(logoutSchema, body, 'nothing (or {})');
-    accounts.logout(req.headers.authorization);
+    await accounts.logout(req.headers.authorization);
     res.writeHead(204, { 'cache-control': 'no-store' });
     res.end();
   });

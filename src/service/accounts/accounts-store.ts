@@ -1,5 +1,5 @@
-// SQLite storage of service accounts: users, their hashed passwords and clientIds, the token-signing secret, and the
-// session tokens revoked by logout.
+// Storage of service accounts: users, their hashed passwords and clientIds, the token-signing secret, and the session
+// tokens revoked by logout. The interface is async for PostgreSQL (accounts-store-pg.ts); this is the SQLite one.
 import { randomBytes } from 'node:crypto';
 import { migrate, type Db } from '../../lib/sqlite.js';
 
@@ -48,20 +48,23 @@ export interface NewUser {
 }
 
 export interface AccountsStore {
-  byEmail(email: string): UserRow | undefined;
-  byId(id: number): UserRow | undefined;
-  hasClientId(clientId: string): boolean;
-  allClientIds(): string[];
+  byEmail(email: string): Promise<UserRow | undefined>;
+  byId(id: number): Promise<UserRow | undefined>;
+  hasClientId(clientId: string): Promise<boolean>;
+  allClientIds(): Promise<string[]>;
   /** Returns false when the e-mail is taken. */
-  insert(user: NewUser, nowMs: number): boolean;
+  insert(user: NewUser, nowMs: number): Promise<boolean>;
   /** Sets a new hash; with `revokeTokens`, bumps the token generation so older tokens stop working. */
-  setPassword(id: number, passwordHash: string, revokeTokens: boolean): void;
-  /** The HS256 secret, created on first use and kept in the database so tokens survive a restart. */
-  tokenSecret(): Buffer;
-  isRevoked(tokenId: string): boolean;
+  setPassword(id: number, passwordHash: string, revokeTokens: boolean): Promise<void>;
+  /** The HS256 secret, created on first use and kept in the database so tokens survive a restart (and every instance
+   * on one database signs alike). */
+  tokenSecret(): Promise<Buffer>;
+  isRevoked(tokenId: string): Promise<boolean>;
   /** Adds a token to the deny-list until `expiresAt` (epoch seconds), pruning rows already past their expiry. */
-  revoke(tokenId: string, userId: number, expiresAt: number, nowSeconds: number): void;
+  revoke(tokenId: string, userId: number, expiresAt: number, nowSeconds: number): Promise<void>;
 }
+
+export const SECRET_NAME = 'jwt-hs256';
 
 const COLUMNS = `id, email, name, organization, password_hash AS passwordHash, client_id AS clientId, token_generation AS tokenGeneration`;
 
@@ -90,20 +93,20 @@ export function openAccountsStore(db: Db): AccountsStore {
   let secret: Buffer | undefined;
 
   return {
-    byEmail: (email) => byEmail.get(email) as UserRow | undefined,
-    byId: (id) => byId.get(id) as UserRow | undefined,
-    hasClientId: (clientId) => hasClientId.get(clientId) !== undefined,
-    allClientIds: () => allClientIds.all() as string[],
-    insert: (user, nowMs) => insert.run({ ...user, createdAt: nowMs }).changes === 1,
-    setPassword: (id, hash, revoke) => void setPassword.run(hash, revoke ? 1 : 0, id),
-    tokenSecret() {
+    byEmail: async (email) => byEmail.get(email) as UserRow | undefined,
+    byId: async (id) => byId.get(id) as UserRow | undefined,
+    hasClientId: async (clientId) => hasClientId.get(clientId) !== undefined,
+    allClientIds: async () => allClientIds.all() as string[],
+    insert: async (user, nowMs) => insert.run({ ...user, createdAt: nowMs }).changes === 1,
+    setPassword: async (id, hash, revoke) => void setPassword.run(hash, revoke ? 1 : 0, id),
+    async tokenSecret() {
       if (!secret) {
-        putSecret.run('jwt-hs256', randomBytes(32));
-        secret = getSecret.get('jwt-hs256') as Buffer;
+        putSecret.run(SECRET_NAME, randomBytes(32));
+        secret = getSecret.get(SECRET_NAME) as Buffer;
       }
       return secret;
     },
-    isRevoked: (tokenId) => isRevoked.get(tokenId) !== undefined,
-    revoke: (tokenId, userId, expiresAt, nowSeconds) => void revoke(tokenId, userId, expiresAt, nowSeconds),
+    isRevoked: async (tokenId) => isRevoked.get(tokenId) !== undefined,
+    revoke: async (tokenId, userId, expiresAt, nowSeconds) => void revoke(tokenId, userId, expiresAt, nowSeconds),
   };
 }

@@ -1,11 +1,10 @@
 // Accounts of the data service (SPEC 4): sign-up, login, logout, session tokens, password change, and the clientId
 // check that every listing request and tracker connection goes through.
 import { randomBytes } from 'node:crypto';
-import type { Db } from '../../lib/sqlite.js';
 import type { Router } from '../../lib/http-kit.js';
 import { TxdeskError } from '../../shared/errors.js';
 import { getDummyHash, hashPassword, hashPasswordSync, verifyPassword } from './accounts-password.js';
-import { openAccountsStore, type UserRow } from './accounts-store.js';
+import type { AccountsStore, UserRow } from './accounts-store.js';
 import { issueToken, tokenId, verifyToken, type TokenClaims } from './accounts-token.js';
 import { signupSchema, type LoginInput, type PasswdInput, type SignupInput } from './accounts-schemas.js';
 import { registerAccountRoutes } from './accounts-routes.js';
@@ -34,11 +33,19 @@ export interface Session extends Profile {
 }
 
 export interface Accounts {
-  /** Hot path: a Set lookup, falling back to an indexed query for ids created by another process. */
-  isClientId(id: string): boolean;
-  createAccount(input: { email: string; password: string; name: string; organization: string }): { clientId: string };
+  /** Hot path: a Set lookup (answered synchronously), falling back to an indexed query for ids created elsewhere. */
+  isClientId(id: string): boolean | Promise<boolean>;
+  /**
+   * The Set lookup alone, for callers that cannot wait (the listing's admission). Ids created by another instance
+   * reach the Set through a database notification (learnClientId) within milliseconds; a miss also starts a lookup,
+   * so a request that raced the notification is answered right when retried.
+   */
+  isKnownClientId(id: string): boolean;
+  /** Adds a clientId another instance created (from a database notification). */
+  learnClientId(id: string): void;
+  createAccount(input: { email: string; password: string; name: string; organization: string }): Promise<{ clientId: string }>;
   /** Creates the dev account if missing and gives it a fresh random password (only its hash is stored). */
-  ensureDevAccount(): { email: string; password: string; clientId: string };
+  ensureDevAccount(): Promise<{ email: string; password: string; clientId: string }>;
   register(router: Router): void;
   readonly openSignup: boolean;
   /** Throws the 403 of a service without open sign-up. */
@@ -46,12 +53,12 @@ export interface Accounts {
   signup(input: SignupInput): Promise<Session>;
   login(input: LoginInput): Promise<Session>;
   /** Resolves the `Authorization` header to the signed-in user. */
-  authenticate(authorization: string | undefined): Profile & { id: number };
+  authenticate(authorization: string | undefined): Promise<Profile & { id: number }>;
   changePassword(authorization: string | undefined, input: PasswdInput): Promise<Session>;
   /** Revokes the session token in the `Authorization` header, and only that one: what a user expects of `logout` on
    * one machine is that their sessions elsewhere keep working (a password change is the way to end them all). Throws
    * the same 401 as `authenticate` for a token that is already invalid, so logging out twice is a 401. */
-  logout(authorization: string | undefined): void;
+  logout(authorization: string | undefined): Promise<void>;
 }
 
 export const DEV_ACCOUNT = { email: 'dev@txdesk.local', name: 'txdesk developer', organization: 'txdesk dev chain' } as const;
@@ -63,55 +70,62 @@ export function newClientId(): string {
   return randomBytes(16).toString('hex');
 }
 
-export function createAccounts(db: Db, options: AccountsOptions): Accounts {
-  const store = openAccountsStore(db);
+/** The accounts over a store (SQLite or PostgreSQL); reads the clientIds and the signing secret once at start. */
+export async function createAccounts(store: AccountsStore, options: AccountsOptions): Promise<Accounts> {
   const ttl = options.tokenTtlSeconds ?? DEFAULT_TOKEN_TTL_SECONDS;
   const now = options.now ?? Date.now;
   const nowSeconds = () => Math.floor(now() / 1000);
-  const known = new Set(store.allClientIds());
+  const known = new Set(await store.allClientIds());
+  const secret = await store.tokenSecret();
 
   const profile = (u: UserRow): Profile => ({ email: u.email, name: u.name, organization: u.organization, clientId: u.clientId });
   const session = (u: UserRow): Session => ({
     ...profile(u),
-    jwtToken: issueToken(store.tokenSecret(), String(u.id), u.tokenGeneration, nowSeconds(), ttl, randomBytes(12).toString('base64url')),
+    jwtToken: issueToken(secret, String(u.id), u.tokenGeneration, nowSeconds(), ttl, randomBytes(12).toString('base64url')),
   });
 
-  function insertOrConflict(input: SignupInput, passwordHash: string): UserRow {
+  async function insertOrConflict(input: SignupInput, passwordHash: string): Promise<UserRow> {
     const clientId = newClientId();
-    if (!store.insert({ email: input.email, name: input.name, organization: input.organization, passwordHash, clientId }, now())) {
+    if (!await store.insert({ email: input.email, name: input.name, organization: input.organization, passwordHash, clientId }, now())) {
       throw new TxdeskError('CONFLICT', `An account with the e-mail ${input.email} already exists; log in instead, or sign up with another e-mail.`);
     }
     known.add(clientId);
-    return store.byEmail(input.email)!;
+    return (await store.byEmail(input.email))!;
   }
 
   /** The user, claims and revocation key of a valid session token; every way a token can be invalid is a 401. */
-  function verifySession(authorization: string | undefined): { user: UserRow; claims: TokenClaims; tokenId: string } {
+  async function verifySession(authorization: string | undefined): Promise<{ user: UserRow; claims: TokenClaims; tokenId: string }> {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
     if (!match) {
       throw new TxdeskError('UNAUTHORIZED', 'This endpoint needs a session token: send "Authorization: Bearer <jwtToken>" with the token from POST /users/v1/login.');
     }
-    const check = verifyToken(store.tokenSecret(), match[1]!, nowSeconds());
+    const check = verifyToken(secret, match[1]!, nowSeconds());
     if (!check.ok) {
       throw new TxdeskError(
         'UNAUTHORIZED',
         check.reason === 'expired' ? 'The session token has expired; log in again.' : 'The session token is not valid; log in again.',
       );
     }
-    const user = store.byId(Number(check.claims.sub));
+    const user = await store.byId(Number(check.claims.sub));
     if (!user || user.tokenGeneration !== check.claims.gen) {
       throw new TxdeskError('UNAUTHORIZED', 'The session token is no longer valid (the password changed); log in again.');
     }
     const id = tokenId(match[1]!);
-    if (store.isRevoked(id)) {
+    if (await store.isRevoked(id)) {
       throw new TxdeskError('UNAUTHORIZED', 'This session token was revoked by a logout; log in again with `txdesk login` (or POST /users/v1/login).');
     }
     return { user, claims: check.claims, tokenId: id };
   }
 
-  function authenticate(authorization: string | undefined): Profile & { id: number } {
-    const { user } = verifySession(authorization);
+  async function authenticate(authorization: string | undefined): Promise<Profile & { id: number }> {
+    const { user } = await verifySession(authorization);
     return { id: user.id, ...profile(user) };
+  }
+
+  async function lookUp(id: string): Promise<boolean> {
+    if (!(await store.hasClientId(id))) return false;
+    known.add(id);
+    return true;
   }
 
   const accounts: Accounts = {
@@ -120,26 +134,34 @@ export function createAccounts(db: Db, options: AccountsOptions): Accounts {
     isClientId(id) {
       if (known.has(id)) return true;
       if (typeof id !== 'string' || id.length === 0 || id.length > MAX_CLIENT_ID_LENGTH) return false;
-      if (!store.hasClientId(id)) return false;
+      return lookUp(id);
+    },
+
+    isKnownClientId(id) {
+      if (known.has(id)) return true;
+      if (typeof id === 'string' && id.length > 0 && id.length <= MAX_CLIENT_ID_LENGTH) void lookUp(id).catch(() => {});
+      return false;
+    },
+
+    learnClientId(id) {
       known.add(id);
-      return true;
     },
 
-    createAccount(input) {
+    async createAccount(input) {
       const parsed = parseBody(signupSchema, input, 'email, password, name and organization');
-      return { clientId: insertOrConflict(parsed, hashPasswordSync(parsed.password)).clientId };
+      return { clientId: (await insertOrConflict(parsed, hashPasswordSync(parsed.password))).clientId };
     },
 
-    ensureDevAccount() {
+    async ensureDevAccount() {
       const password = randomBytes(12).toString('base64url');
       const hash = hashPasswordSync(password);
-      const existing = store.byEmail(DEV_ACCOUNT.email);
+      const existing = await store.byEmail(DEV_ACCOUNT.email);
       if (existing) {
-        store.setPassword(existing.id, hash, false);
+        await store.setPassword(existing.id, hash, false);
         known.add(existing.clientId);
         return { email: existing.email, password, clientId: existing.clientId };
       }
-      const user = insertOrConflict({ ...DEV_ACCOUNT, password }, hash);
+      const user = await insertOrConflict({ ...DEV_ACCOUNT, password }, hash);
       return { email: user.email, password, clientId: user.clientId };
     },
 
@@ -162,11 +184,11 @@ export function createAccounts(db: Db, options: AccountsOptions): Accounts {
     async signup(input) {
       accounts.assertSignupOpen();
       const hash = await hashPassword(input.password);
-      return session(insertOrConflict(input, hash));
+      return session(await insertOrConflict(input, hash));
     },
 
     async login(input) {
-      const user = store.byEmail(input.email);
+      const user = await store.byEmail(input.email);
       // Unknown e-mails are checked against a dummy hash: the same scrypt work and the same answer as a wrong password.
       const ok = await verifyPassword(input.password, user?.passwordHash ?? getDummyHash());
       if (!user || !ok) throw new TxdeskError('UNAUTHORIZED', 'The e-mail or password is wrong; check both and try again.');
@@ -176,18 +198,18 @@ export function createAccounts(db: Db, options: AccountsOptions): Accounts {
     authenticate,
 
     async changePassword(authorization, input) {
-      const who = authenticate(authorization);
-      const user = store.byId(who.id)!;
+      const who = await authenticate(authorization);
+      const user = (await store.byId(who.id))!;
       if (!(await verifyPassword(input.password, user.passwordHash))) {
         throw new TxdeskError('UNAUTHORIZED', 'The current password is wrong; check it and try again.');
       }
-      store.setPassword(user.id, await hashPassword(input.newPassword), true);
-      return session(store.byId(user.id)!);
+      await store.setPassword(user.id, await hashPassword(input.newPassword), true);
+      return session((await store.byId(user.id))!);
     },
 
-    logout(authorization) {
-      const { user, claims, tokenId: id } = verifySession(authorization);
-      store.revoke(id, user.id, claims.exp, nowSeconds());
+    async logout(authorization) {
+      const { user, claims, tokenId: id } = await verifySession(authorization);
+      await store.revoke(id, user.id, claims.exp, nowSeconds());
     },
   };
   return accounts;

@@ -1,5 +1,6 @@
 // The transaction tracker of the data service (SPEC 3): attaches the WebSocket endpoint to an HTTP server and runs
-// the chain watcher and durable delivery behind it. `startService` calls `attachTracker`; stop() undoes everything.
+// the chain watcher and durable delivery behind it; on a shared database only the watcher leader watches
+// (tracker-watcher-role.ts). `startService` calls `attachTracker`; stop() undoes everything.
 import type { IncomingMessage, Server } from 'node:http';
 import type { TxdeskError } from '../../shared/errors.js';
 import type { Db } from '../../lib/sqlite.js';
@@ -8,11 +9,17 @@ import { MIN_ACK_TIMEOUT_MS } from '../../sdk/tracker-wire.js';
 import { createDeliveryHub } from './tracker-delivery-hub.js';
 import { createTrackerEngine } from './tracker-engine.js';
 import { createNodeRpc } from './tracker-node-rpc.js';
-import { createTrackerStore } from './tracker-store.js';
+import type { SharedDatabase } from '../db/service-database.js';
+import { createTrackerStore, type TrackerStore } from './tracker-store.js';
+import { startLocalWatcher, startSharedWatcher, type WatcherRole } from './tracker-watcher-role.js';
 import { startTrackerWs } from './tracker-ws-server.js';
 
 export interface AttachTrackerOptions {
-  db: Db;
+  /** The SQLite database of a single instance; or `store` (with `shared` for a fleet on PostgreSQL). */
+  db?: Db;
+  store?: TrackerStore;
+  /** Instances sharing one PostgreSQL database: the watcher runs on the one holding the watcher lock. */
+  shared?: SharedDatabase;
   /** JSON-RPC URL of the node (http(s) or ws(s)); new heads come over its WebSocket when it has one. */
   nodeUrl: string;
   platform: string;
@@ -30,25 +37,29 @@ export interface AttachTrackerOptions {
 }
 
 export interface AttachedTracker {
+  /** True while this instance runs the chain watcher (always, without a shared database). */
+  isWatcher(): boolean;
+  store: TrackerStore;
   stop(): Promise<void>;
 }
 
 export async function attachTracker(server: Server, opts: AttachTrackerOptions): Promise<AttachedTracker> {
   const log = opts.log.child('tracker');
   const minAckTimeoutMs = Math.max(1, Math.min(opts.minAckTimeoutMs ?? MIN_ACK_TIMEOUT_MS, MIN_ACK_TIMEOUT_MS));
-  const store = createTrackerStore(opts.db);
-  // The engine hands deliveries to the hub and the hub asks the engine when it is idle: one of them is bound late.
-  let watcherIdle = (): Promise<void> => Promise.resolve();
-  const hub = createDeliveryHub(store, log, { whenWatcherIdle: () => watcherIdle() });
-  const engine = createTrackerEngine({
-    store,
-    rpc: createNodeRpc(opts.nodeUrl, log),
-    log,
-    onDeliveries: (created, withdrawn) => hub.deliver(created, withdrawn),
-    ...(opts.pollMs !== undefined ? { pollMs: opts.pollMs } : {}),
-  });
-  watcherIdle = () => engine.whenIdle();
-  await engine.start();
+  const store = opts.store ?? createTrackerStore(opts.db ?? fail('attachTracker needs a db or a store'));
+  // The engine hands deliveries to the hub and the hub asks the watcher when it is idle: one of them is bound late.
+  let watcher: WatcherRole | null = null;
+  const hub = createDeliveryHub(store, log, { whenWatcherIdle: () => watcher?.whenIdle() ?? Promise.resolve() });
+  const makeEngine = () =>
+    createTrackerEngine({
+      store,
+      rpc: createNodeRpc(opts.nodeUrl, log),
+      log,
+      onDeliveries: (created, withdrawn) => hub.deliver(created, withdrawn),
+      ...(opts.pollMs !== undefined ? { pollMs: opts.pollMs } : {}),
+    });
+  watcher = opts.shared ? startSharedWatcher(makeEngine, store, opts.shared, hub, log.child('watcher')) : await startLocalWatcher(makeEngine);
+  const role = watcher;
   const ws = startTrackerWs({
     server,
     platform: opts.platform,
@@ -57,7 +68,7 @@ export async function attachTracker(server: Server, opts: AttachTrackerOptions):
     ...(opts.checkHost ? { checkHost: opts.checkHost } : {}),
     minAckTimeoutMs,
     store,
-    engine,
+    intake: role.intake,
     hub,
     log,
     ...(opts.maxOpenTrackingsPerClient !== undefined ? { maxOpenTrackingsPerClient: opts.maxOpenTrackingsPerClient } : {}),
@@ -66,13 +77,19 @@ export async function attachTracker(server: Server, opts: AttachTrackerOptions):
   log.info(`tracker ready at /tracker/${opts.platform}/${opts.network}`);
   let stopped: Promise<void> | null = null;
   return {
+    isWatcher: () => role.isLeader(),
+    store,
     stop() {
       stopped ??= (async () => {
         await ws.stop();
-        await engine.stop();
-        hub.stop();
+        await role.stop();
+        await hub.stop();
       })();
       return stopped;
     },
   };
+}
+
+function fail(message: string): never {
+  throw new Error(message);
 }

@@ -1,7 +1,8 @@
 // Connects stored deliveries to live sockets: one outbox per subscription that is bound to a connection right now,
-// redelivery sweeps, and acks (memory at once, SQLite in batches once the watcher is idle). Unbound subscriptions live
-// only in SQLite. A backlog is read in pages as acks make room, so memory stays flat however much waited; a
-// subscription nobody has bound for a week is deleted with its messages.
+// redelivery sweeps, and acks (memory at once, the store in batches once the watcher is idle). Unbound subscriptions
+// live only in the store. A backlog is read in pages as acks make room, so memory stays flat however much waited; a
+// subscription nobody has bound for a week is deleted with its messages. Deliveries stored by another instance (a
+// shared database) arrive through `storedElsewhere`, which reads them from the store like a backlog.
 import type { Logger } from '../../lib/log.js';
 import { DeliveryOutbox, type OutboxEntry } from './tracker-delivery-outbox.js';
 import type { CreatedDeliveries, TrackerStore, WithdrawnDelivery } from './tracker-store.js';
@@ -24,10 +25,14 @@ interface ActiveSub {
   cursor: number;
   /** True when every stored delivery is in memory, so new ones go straight to the outbox. */
   complete: boolean;
+  /** A page read is in flight (the store is async). */
+  reading: boolean;
+  /** Deliveries were stored while a page read was in flight: that read may have missed them, so read again. */
+  readAgain: boolean;
 }
 
 const SWEEP_MS = 50;
-/** Deliveries read from SQLite at a time; the next page is read once the outbox holds fewer than half of this. */
+/** Deliveries read from the store at a time; the next page is read once the outbox holds fewer than half of this. */
 export const OUTBOX_PAGE = 2_000;
 /** A subscription not bound to any connection for this long is deleted with its messages. */
 export const SUBSCRIPTION_IDLE_MS = 7 * 24 * 60 * 60 * 1000;
@@ -62,13 +67,34 @@ export function createDeliveryHub(store: TrackerStore, log: Logger, opts: Delive
   const idleMs = opts.subscriptionIdleMs ?? SUBSCRIPTION_IDLE_MS;
   const keyOf = (clientId: string, subscriptionId: string) => clientId + '\u0000' + subscriptionId;
 
-  /** Reads the next page of stored deliveries into the outbox when it runs low. */
+  /** Reads the next page of stored deliveries into the outbox when it runs low; pumps again when it arrives. */
   function refill(sub: ActiveSub): void {
-    if (sub.complete || sub.outbox.size >= pageSize / 2) return;
-    const page = store.loadDeliveriesPage(sub.clientId, sub.subscriptionId, sub.cursor, pageSize);
-    if (page.length > 0) sub.cursor = page[page.length - 1]!.seq;
-    if (page.length < pageSize) sub.complete = true;
-    sub.outbox.add(page);
+    if (sub.complete || sub.reading || sub.outbox.size >= pageSize / 2) return;
+    sub.reading = true;
+    sub.readAgain = false;
+    const key = keyOf(sub.clientId, sub.subscriptionId);
+    store.loadDeliveriesPage(sub.clientId, sub.subscriptionId, sub.cursor, pageSize).then(
+      (page) => {
+        sub.reading = false;
+        if (active.get(key) !== sub) return;
+        const fresh = page.filter((e) => e.seq > sub.cursor);
+        if (fresh.length > 0) sub.cursor = fresh[fresh.length - 1]!.seq;
+        if (page.length < pageSize && !sub.readAgain) sub.complete = true;
+        sub.outbox.add(fresh);
+        pump(sub);
+      },
+      (e: unknown) => {
+        sub.reading = false;
+        // The sweep pumps again within SWEEP_MS, which retries the read.
+        log.warn(`could not read stored deliveries: ${e instanceof Error ? e.message : String(e)}`);
+      },
+    );
+  }
+
+  /** New deliveries are in the store but not in memory: read them in store order. */
+  function markBehind(sub: ActiveSub): void {
+    sub.complete = false;
+    if (sub.reading) sub.readAgain = true;
   }
 
   function pump(sub: ActiveSub): void {
@@ -93,18 +119,18 @@ export function createDeliveryHub(store: TrackerStore, log: Logger, opts: Delive
     flushScheduled = true;
     const idle = opts.whenWatcherIdle;
     if (!idle) {
-      setImmediate(flushAcks);
+      setImmediate(() => void flushAcks());
       return;
     }
     let timer: NodeJS.Timeout | undefined;
     const cap = new Promise<void>((resolve) => (timer = setTimeout(resolve, ACK_DEFER_MAX_MS)));
     void Promise.race([idle(), cap]).then(() => {
       clearTimeout(timer);
-      setImmediate(flushAcks);
+      setImmediate(() => void flushAcks());
     });
   }
 
-  function flushAcks(): void {
+  async function flushAcks(): Promise<void> {
     if (!flushScheduled) return;
     flushScheduled = false;
     const batch = pendingAcks;
@@ -112,7 +138,7 @@ export function createDeliveryHub(store: TrackerStore, log: Logger, opts: Delive
     pendingAcks = [];
     waiters = [];
     try {
-      if (batch.length > 0) store.ackMany(batch);
+      if (batch.length > 0) await store.ackMany(batch);
     } catch (e) {
       // Not fatal: the messages stay stored and are delivered again, which at-least-once allows.
       log.warn(`could not store ${batch.length} acks: ${e instanceof Error ? e.message : String(e)}`);
@@ -121,22 +147,20 @@ export function createDeliveryHub(store: TrackerStore, log: Logger, opts: Delive
     }
   }
 
-  function touch(subs: readonly ActiveSub[]): void {
-    try {
-      store.touchSubscriptions(subs, now());
-    } catch (e) {
+  function touch(subs: readonly ActiveSub[]): Promise<void> {
+    return store.touchSubscriptions(subs, now()).catch((e: unknown) => {
       log.warn(`could not mark subscriptions as used: ${e instanceof Error ? e.message : String(e)}`);
-    }
+    });
   }
 
   /** Deletes subscriptions unbound for `idleMs`, with their deliveries and the messages no one else waits for. */
-  function pruneIdle(): number {
-    touch([...active.values()]);
+  async function pruneIdle(): Promise<number> {
+    await touch([...active.values()]);
     let deleted = 0;
     try {
-      for (const s of store.idleSubscriptions(now() - idleMs)) {
+      for (const s of await store.idleSubscriptions(now() - idleMs)) {
         if (active.has(keyOf(s.clientId, s.subscriptionId))) continue;
-        store.unsubscribe(s.clientId, s.subscriptionId);
+        await store.unsubscribe(s.clientId, s.subscriptionId);
         deleted++;
       }
     } catch (e) {
@@ -145,7 +169,7 @@ export function createDeliveryHub(store: TrackerStore, log: Logger, opts: Delive
     if (deleted > 0) log.info(`deleted ${deleted} subscription(s) unused for ${Math.round(idleMs / 86_400_000)} days, with their messages`);
     return deleted;
   }
-  const idleTimer = setInterval(pruneIdle, IDLE_CHECK_MS);
+  const idleTimer = setInterval(() => void pruneIdle(), IDLE_CHECK_MS);
   idleTimer.unref();
 
   const sweeper = setInterval(() => {
@@ -172,7 +196,7 @@ export function createDeliveryHub(store: TrackerStore, log: Logger, opts: Delive
         return;
       }
       const outbox = new DeliveryOutbox(ackTimeoutMs);
-      const sub: ActiveSub = { clientId, subscriptionId, idJson: JSON.stringify(subscriptionId), target, outbox, cursor: 0, complete: false };
+      const sub: ActiveSub = { clientId, subscriptionId, idJson: JSON.stringify(subscriptionId), target, outbox, cursor: 0, complete: false, reading: false, readAgain: false };
       active.set(key, sub);
       let set = byClient.get(clientId);
       if (!set) byClient.set(clientId, (set = new Set()));
@@ -198,14 +222,33 @@ export function createDeliveryHub(store: TrackerStore, log: Logger, opts: Delive
         const sub = active.get(keyOf(c.clientId, c.subscriptionId));
         if (!sub) continue;
         touched.add(sub);
-        // Behind a backlog the new ones wait in SQLite for their page, in order; a slow reader stops taking more.
-        if (!sub.complete) continue;
-        if (sub.outbox.size >= pageSize * 2) {
-          sub.complete = false;
+        // Behind a backlog the new ones wait in the store for their page, in order; a slow reader stops taking more.
+        if (!sub.complete || sub.outbox.size >= pageSize * 2) {
+          markBehind(sub);
           continue;
         }
         sub.outbox.add(c.entries);
         sub.cursor = Math.max(sub.cursor, c.entries[c.entries.length - 1]?.seq ?? 0);
+      }
+      for (const sub of touched) pump(sub);
+    },
+
+    /**
+     * Deliveries stored by another instance for these clients (`'all'`: unknown which), and withdrawn ones: bound
+     * subscriptions read what they are missing from the store, in order.
+     */
+    storedElsewhere(clients: readonly string[] | 'all', withdrawn: readonly WithdrawnDelivery[] = []): void {
+      const touched = new Set<ActiveSub>();
+      for (const w of withdrawn) {
+        const sub = active.get(keyOf(w.clientId, w.subscriptionId));
+        if (sub && sub.outbox.remove(w.ackId)) touched.add(sub);
+      }
+      const keys = clients === 'all' ? [...active.keys()] : clients.flatMap((c) => [...(byClient.get(c) ?? [])]);
+      for (const key of keys) {
+        const sub = active.get(key);
+        if (!sub) continue;
+        markBehind(sub);
+        touched.add(sub);
       }
       for (const sub of touched) pump(sub);
     },
@@ -237,10 +280,10 @@ export function createDeliveryHub(store: TrackerStore, log: Logger, opts: Delive
       return { bound: active.size, inFlight, queued };
     },
 
-    stop(): void {
+    async stop(): Promise<void> {
       clearInterval(sweeper);
       clearInterval(idleTimer);
-      flushAcks();
+      await flushAcks();
       active.clear();
       byClient.clear();
     },

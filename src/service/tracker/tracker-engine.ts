@@ -88,6 +88,19 @@ export function createTrackerEngine(opts: TrackerEngineOptions) {
     set.add(key);
   }
 
+  function learn(states: readonly TrackingState[]): void {
+    let any = false;
+    for (const state of states) {
+      if (state.doneAtMs !== null) continue;
+      // A tracking already held keeps what the watcher knows (a newer state than the stored row may be in flight).
+      const held = trackings.get(keyOf(state.clientId, state.txHash));
+      remember(held ? { ...held, confirmation: state.confirmation, timeoutMs: state.timeoutMs } : state);
+      requested.add(state.txHash);
+      any = true;
+    }
+    if (any) kick();
+  }
+
   function kick(): void {
     if (stopped) return;
     if (running) {
@@ -129,8 +142,9 @@ export function createTrackerEngine(opts: TrackerEngineOptions) {
         if (s.from === null && !s.receipt) continue;
         if (!s.receipt || window.isCanonical(s.receipt.blockNumber, s.receipt.blockHash) === undefined) requested.add(s.txHash);
       }
-      store.pruneDoneTrackings(t - DONE_RETENTION_MS);
-      store.pruneOrphans(t - ORPHAN_RETENTION_MS);
+      void Promise.all([store.pruneDoneTrackings(t - DONE_RETENTION_MS), store.pruneOrphans(t - ORPHAN_RETENTION_MS)]).catch((e) =>
+        log.warn(`could not prune old trackings and messages: ${e instanceof Error ? e.message : String(e)}`),
+      );
     }
     let expiring = 0;
     for (const s of trackings.values()) {
@@ -207,6 +221,8 @@ export function createTrackerEngine(opts: TrackerEngineOptions) {
     // Receipts first: each chunk is settled as it arrives, so the first receipts of a large block go out before its
     // last ones are fetched. Standing receipts that need no lookup (confirmation depth, reorg per the window) follow:
     // a confirmation is less urgent than news that a transaction was mined, and would queue ahead of it otherwise.
+    // Chunks are stored one after the other (a store may be async): their messages keep the order they arrived in.
+    let settling: Promise<void> = Promise.resolve();
     await rpc.batch(
       hashes.map((h) => ({ method: 'eth_getTransactionReceipt', params: [h] })),
       (offset, outcomes) => {
@@ -220,11 +236,12 @@ export function createTrackerEngine(opts: TrackerEngineOptions) {
         });
         const affected: TrackingState[] = [];
         for (const h of receipts.keys()) for (const key of byHash.get(h) ?? []) affected.push(trackings.get(key)!);
-        settle(affected, receipts, atHead, nonceUsed, neverShown);
+        settling = settling.then(() => settle(affected, receipts, atHead, nonceUsed, neverShown));
         mark(`chunk(${outcomes.length})`);
       },
     );
-    settle([...trackings.values()].filter((s) => s.receipt && !lookedUp.has(s.txHash)), new Map(), atHead, nonceUsed, neverShown);
+    await settling;
+    await settle([...trackings.values()].filter((s) => s.receipt && !lookedUp.has(s.txHash)), new Map(), atHead, nonceUsed, neverShown);
     mark('standing');
     // A receipt from a block above our head (the node moved on, or the lookup raced a reorg) is looked up again
     // after the next sync, when the window can vouch for its block.
@@ -238,7 +255,7 @@ export function createTrackerEngine(opts: TrackerEngineOptions) {
   }
 
   /** Decides, stores and hands over one group of trackings; `receipts` holds the lookups made for them. */
-  function settle(list: readonly TrackingState[], receipts: Map<string, TrackerReceipt | null>, head: number, nonceUsed: Set<string>, neverShown: Set<string>): void {
+  async function settle(list: readonly TrackingState[], receipts: Map<string, TrackerReceipt | null>, head: number, nonceUsed: Set<string>, neverShown: Set<string>): Promise<void> {
     const t = now();
     const changed: TrackingState[] = [];
     const withdrawals: { clientId: string; txHash: string }[] = [];
@@ -260,7 +277,7 @@ export function createTrackerEngine(opts: TrackerEngineOptions) {
       for (const ev of d.events) messages.push(toMessage(s.clientId, s.txHash, ev));
     }
     if (changed.length === 0) return;
-    const { created, withdrawn } = store.commitRound(changed, withdrawals, messages, t);
+    const { created, withdrawn } = await store.commitRound(changed, withdrawals, messages, t);
     for (const s of changed) remember(s);
     if (created.length > 0 || withdrawn.length > 0) opts.onDeliveries(created, withdrawn);
   }
@@ -305,7 +322,7 @@ export function createTrackerEngine(opts: TrackerEngineOptions) {
         remember(next);
       }
     });
-    if (learned.length > 0) store.commitRound(learned, [], [], now());
+    if (learned.length > 0) await store.commitRound(learned, [], [], now());
   }
 
   /**
@@ -351,7 +368,7 @@ export function createTrackerEngine(opts: TrackerEngineOptions) {
 
   return {
     async start(): Promise<void> {
-      for (const s of store.loadOpenTrackings()) {
+      for (const s of await store.loadOpenTrackings()) {
         remember(s);
         requested.add(s.txHash);
       }
@@ -372,14 +389,15 @@ export function createTrackerEngine(opts: TrackerEngineOptions) {
       await running;
     },
 
-    /** Starts (or re-options) tracking; the options are stored before this returns. */
-    track(clientId: string, txHash: string, confirmation: number, timeoutMs: number): void {
-      const { state } = store.track(clientId, txHash, confirmation, timeoutMs, now());
-      if (state.doneAtMs !== null) return;
-      remember(state);
-      requested.add(txHash);
-      kick();
+    /** Starts (or re-options) tracking; the options are stored before this resolves. */
+    async track(clientId: string, txHash: string, confirmation: number, timeoutMs: number): Promise<void> {
+      const { state } = await store.track(clientId, txHash, confirmation, timeoutMs, now());
+      if (stopped) return;
+      learn([state]);
     },
+
+    /** Trackings stored by another instance (or re-read after a lost notification): watched from now on. */
+    learn,
 
     /** Hashes waiting for the node to show them (memory bookkeeping, bounded by the open trackings). */
     unseenCount(): number {

@@ -1,5 +1,6 @@
-// The tracker's SQLite adapter: tracked transactions, subscriptions, stored messages and their per-subscription
-// deliveries. Thin on purpose: decisions live in tracker-watch-policy.ts and tracker-delivery-outbox.ts.
+// The tracker's store: tracked transactions, subscriptions, stored messages and their per-subscription deliveries.
+// The interface is async for PostgreSQL (tracker-store-pg.ts); this file also holds the SQLite adapter. Thin on
+// purpose: decisions live in tracker-watch-policy.ts and tracker-delivery-outbox.ts.
 import { migrate, type Db } from '../../lib/sqlite.js';
 import type { TrackerEventType } from '../../sdk/tracker-wire.js';
 import type { OutboxEntry } from './tracker-delivery-outbox.js';
@@ -118,7 +119,7 @@ export interface WithdrawnDelivery {
   ackId: string;
 }
 
-interface TrackingRow {
+export interface TrackingRow {
   client_id: string;
   tx_hash: string;
   confirmation: number;
@@ -131,9 +132,53 @@ interface TrackingRow {
   done_at_ms: number | null;
 }
 
-export type TrackerStore = ReturnType<typeof createTrackerStore>;
+export interface TrackingKey {
+  clientId: string;
+  txHash: string;
+}
 
-export function createTrackerStore(db: Db) {
+export interface RoundResult {
+  created: CreatedDeliveries[];
+  withdrawn: WithdrawnDelivery[];
+}
+
+/** One contract, two adapters (SQLite here, PostgreSQL in tracker-store-pg.ts); test/tracker/tracker-store.test.ts runs on both. */
+export interface TrackerStore {
+  /** Registers a hash for a client; tracking again keeps the original start time and takes the new options. */
+  track(clientId: string, txHash: string, confirmation: number, timeoutMs: number, nowMs: number): Promise<{ state: TrackingState; created: boolean }>;
+  countOpenTrackings(clientId: string): Promise<number>;
+  loadOpenTrackings(): Promise<TrackingState[]>;
+  /** The open ones among `keys` (a leader learning what another instance tracked). */
+  loadTrackings(keys: readonly TrackingKey[]): Promise<TrackingState[]>;
+  /**
+   * Persists one watcher round atomically: tracking changes, withdrawn receipts and new messages (fanned out to
+   * every subscription of the client, or parked as orphans until the client subscribes).
+   */
+  commitRound(states: readonly TrackingState[], withdrawals: readonly TrackingKey[], messages: readonly NewMessage[], nowMs: number): Promise<RoundResult>;
+  /**
+   * Creates the subscription, or updates its ackTimeout when it exists (a resume). The first subscription of a
+   * client receives the messages stored while it had none.
+   */
+  subscribe(clientId: string, subscriptionId: string, ackTimeoutMs: number, nowMs: number): Promise<{ created: boolean }>;
+  countSubscriptions(clientId: string): Promise<number>;
+  unsubscribe(clientId: string, subscriptionId: string): Promise<void>;
+  loadDeliveries(clientId: string, subscriptionId: string): Promise<OutboxEntry[]>;
+  /** At most `limit` un-acked deliveries of a subscription after `afterSeq`, in store order (one page of a backlog). */
+  loadDeliveriesPage(clientId: string, subscriptionId: string, afterSeq: number, limit: number): Promise<OutboxEntry[]>;
+  /** Marks subscriptions as in use now (bound ones, and ones just released). */
+  touchSubscriptions(subs: readonly { clientId: string; subscriptionId: string }[], nowMs: number): Promise<void>;
+  /** Up to 1,000 subscriptions last used before `beforeMs`. */
+  idleSubscriptions(beforeMs: number): Promise<{ clientId: string; subscriptionId: string }[]>;
+  /** Deletes acked deliveries (only the caller's own: the key includes clientId) and prunes fully acked messages. */
+  ackMany(acks: readonly { clientId: string; ackId: string }[]): Promise<void>;
+  pruneDoneTrackings(beforeMs: number): Promise<number>;
+  /** Deletes messages parked for clients without a subscription that were stored before `beforeMs`. */
+  pruneOrphans(beforeMs: number): Promise<number>;
+  /** Un-acked deliveries of every subscription: what /health reports as the outbox depth. */
+  outboxDepth(): Promise<number>;
+}
+
+export function createTrackerStore(db: Db): TrackerStore {
   migrate(db, 'tracker', trackerMigrations);
   const q = {
     getTracking: db.prepare('SELECT * FROM tracker_tracking WHERE client_id = ? AND tx_hash = ?'),
@@ -180,6 +225,7 @@ export function createTrackerStore(db: Db) {
     deliveriesOfSeq: db.prepare('SELECT ack_id, subscription_id FROM tracker_delivery WHERE seq = ? AND client_id = ?'),
     deleteOrphan: db.prepare('DELETE FROM tracker_message WHERE seq = ? AND orphan = 1'),
     deleteDelivery: db.prepare('DELETE FROM tracker_delivery WHERE client_id = ? AND ack_id = ?'),
+    outboxDepth: db.prepare('SELECT count(*) AS n FROM tracker_delivery'),
   };
 
   function pruneSeqs(seqs: Iterable<number>): void {
@@ -187,8 +233,7 @@ export function createTrackerStore(db: Db) {
   }
 
   return {
-    /** Registers a hash for a client; tracking again keeps the original start time and takes the new options. */
-    track(clientId: string, txHash: string, confirmation: number, timeoutMs: number, nowMs: number): { state: TrackingState; created: boolean } {
+    async track(clientId, txHash, confirmation, timeoutMs, nowMs) {
       return db.transaction(() => {
         const row = q.getTracking.get(clientId, txHash) as TrackingRow | undefined;
         if (!row) {
@@ -200,24 +245,15 @@ export function createTrackerStore(db: Db) {
       })();
     },
 
-    countOpenTrackings(clientId: string): number {
+    async countOpenTrackings(clientId) {
       return (q.countOpen.get(clientId) as { n: number }).n;
     },
 
-    loadOpenTrackings(): TrackingState[] {
+    async loadOpenTrackings() {
       return (q.openTrackings.all() as TrackingRow[]).map(rowToState);
     },
 
-    /**
-     * Persists one watcher round atomically: tracking changes, withdrawn receipts and new messages (fanned out to
-     * every subscription of the client, or parked as orphans until the client subscribes).
-     */
-    commitRound(
-      states: readonly TrackingState[],
-      withdrawals: readonly { clientId: string; txHash: string }[],
-      messages: readonly NewMessage[],
-      nowMs: number,
-    ): { created: CreatedDeliveries[]; withdrawn: WithdrawnDelivery[] } {
+    async commitRound(states, withdrawals, messages, nowMs) {
       return db.transaction(() => {
         // Withdrawals first: they read the receipt_seq that the tracking rows still hold.
         const withdrawn: WithdrawnDelivery[] = [];
@@ -274,11 +310,7 @@ export function createTrackerStore(db: Db) {
       })();
     },
 
-    /**
-     * Creates the subscription, or updates its ackTimeout when it exists (a resume). The first subscription of a
-     * client receives the messages stored while it had none.
-     */
-    subscribe(clientId: string, subscriptionId: string, ackTimeoutMs: number, nowMs: number): { created: boolean } {
+    async subscribe(clientId, subscriptionId, ackTimeoutMs, nowMs) {
       return db.transaction(() => {
         const existing = q.getSub.get(clientId, subscriptionId);
         if (existing) {
@@ -293,11 +325,11 @@ export function createTrackerStore(db: Db) {
       })();
     },
 
-    countSubscriptions(clientId: string): number {
+    async countSubscriptions(clientId) {
       return (q.countSubs.get(clientId) as { n: number }).n;
     },
 
-    unsubscribe(clientId: string, subscriptionId: string): void {
+    async unsubscribe(clientId, subscriptionId) {
       db.transaction(() => {
         const seqs = (q.deleteSubDeliveries.all(clientId, subscriptionId) as { seq: number }[]).map((r) => r.seq);
         q.deleteSub.run(clientId, subscriptionId);
@@ -305,30 +337,26 @@ export function createTrackerStore(db: Db) {
       })();
     },
 
-    loadDeliveries(clientId: string, subscriptionId: string): OutboxEntry[] {
+    async loadDeliveries(clientId, subscriptionId) {
       const rows = q.deliveriesOf.all(clientId, subscriptionId) as DeliveryRow[];
       return rows.map(toEntry);
     },
 
-    /** At most `limit` un-acked deliveries of a subscription after `afterSeq`, in store order (one page of a backlog). */
-    loadDeliveriesPage(clientId: string, subscriptionId: string, afterSeq: number, limit: number): OutboxEntry[] {
+    async loadDeliveriesPage(clientId, subscriptionId, afterSeq, limit) {
       return (q.deliveriesPage.all(clientId, subscriptionId, afterSeq, limit) as DeliveryRow[]).map(toEntry);
     },
 
-    /** Marks subscriptions as in use now (bound ones, and ones just released). */
-    touchSubscriptions(subs: readonly { clientId: string; subscriptionId: string }[], nowMs: number): void {
+    async touchSubscriptions(subs, nowMs) {
       db.transaction(() => {
         for (const s of subs) q.touchSub.run(nowMs, s.clientId, s.subscriptionId);
       })();
     },
 
-    /** Up to 1,000 subscriptions last used before `beforeMs`. */
-    idleSubscriptions(beforeMs: number): { clientId: string; subscriptionId: string }[] {
+    async idleSubscriptions(beforeMs) {
       return (q.idleSubs.all(beforeMs) as { client_id: string; subscription_id: string }[]).map((r) => ({ clientId: r.client_id, subscriptionId: r.subscription_id }));
     },
 
-    /** Deletes acked deliveries (only the caller's own: the key includes clientId) and prunes fully acked messages. */
-    ackMany(acks: readonly { clientId: string; ackId: string }[]): void {
+    async ackMany(acks) {
       db.transaction(() => {
         const seqs = new Set<number>();
         for (const a of acks) {
@@ -339,18 +367,30 @@ export function createTrackerStore(db: Db) {
       })();
     },
 
-    pruneDoneTrackings(beforeMs: number): number {
+    async pruneDoneTrackings(beforeMs) {
       return q.pruneDone.run(beforeMs).changes;
     },
 
-    /** Deletes messages parked for clients without a subscription that were stored before `beforeMs`. */
-    pruneOrphans(beforeMs: number): number {
+    async pruneOrphans(beforeMs) {
       return q.pruneOrphans.run(beforeMs).changes;
+    },
+
+    async outboxDepth() {
+      return (q.outboxDepth.get() as { n: number }).n;
+    },
+
+    async loadTrackings(keys) {
+      const out: TrackingState[] = [];
+      for (const k of keys) {
+        const row = q.getTracking.get(k.clientId, k.txHash) as TrackingRow | undefined;
+        if (row && row.done_at_ms === null) out.push(rowToState(row));
+      }
+      return out;
     },
   };
 }
 
-interface DeliveryRow {
+export interface DeliveryRow {
   ack_id: string;
   message_id: string;
   seq: number;
@@ -358,9 +398,9 @@ interface DeliveryRow {
   payload: string;
 }
 
-const toEntry = (r: DeliveryRow): OutboxEntry => ({ ackId: r.ack_id, messageId: r.message_id, seq: r.seq, txKey: r.tx_hash, payload: r.payload });
+export const toEntry = (r: DeliveryRow): OutboxEntry => ({ ackId: r.ack_id, messageId: r.message_id, seq: r.seq, txKey: r.tx_hash, payload: r.payload });
 
-function rowToState(r: TrackingRow): TrackingState {
+export function rowToState(r: TrackingRow): TrackingState {
   return {
     clientId: r.client_id,
     txHash: r.tx_hash,

@@ -7,7 +7,6 @@ import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import type { Logger } from '../../lib/log.js';
 import { MAX_FRAME_BYTES, RPC_INTERNAL_ERROR, RPC_INVALID_REQUEST, RPC_LIMIT_EXCEEDED } from '../../sdk/tracker-wire.js';
 import type { DeliveryHub, DeliveryTarget } from './tracker-delivery-hub.js';
-import type { TrackerEngine } from './tracker-engine.js';
 import { errorFrame, parseFrame, resultFrame, type FrameItem, type TrackerCommand } from './tracker-rpc.js';
 import type { TrackerStore } from './tracker-store.js';
 
@@ -20,11 +19,17 @@ export interface TrackerWsOptions {
   checkHost?: (req: IncomingMessage) => { status: number; code: string; message: string } | null;
   minAckTimeoutMs: number;
   store: TrackerStore;
-  engine: TrackerEngine;
+  intake: TrackerIntake;
   hub: DeliveryHub;
   log: Logger;
   maxOpenTrackingsPerClient?: number;
   maxSubscriptionsPerClient?: number;
+}
+
+/** Where track_transaction goes: the local watcher, or the store of a shared database whose leader watches. */
+export interface TrackerIntake {
+  /** Stores the tracking (the watcher picks it up); false, storing nothing, when the client is at `maxOpen`. */
+  track(clientId: string, txHash: string, confirmation: number, timeoutMs: number, maxOpen: number): Promise<boolean>;
 }
 
 /** The socket closes (code 1009) above this; between MAX_FRAME_BYTES and this a frame is answered with -32600. */
@@ -175,15 +180,14 @@ export function startTrackerWs(o: TrackerWsOptions): { stop(): Promise<void> } {
     async function run(c: TrackerCommand, afters: (() => void)[]): Promise<{ result: unknown } | { error: { code: number; message: string } }> {
       switch (c.method) {
         case 'track_transaction':
-          if (!o.engine.isTracked(clientId, c.hash) && o.engine.openCount(clientId) >= maxTracked) {
+          if (!(await o.intake.track(clientId, c.hash, c.confirmation, c.timeout, maxTracked))) {
             return { error: { code: RPC_LIMIT_EXCEEDED, message: `Limit exceeded: at most ${maxTracked} transactions may be tracked at once per clientId; wait for confirmations.` } };
           }
-          o.engine.track(clientId, c.hash, c.confirmation, c.timeout);
           return { result: true };
         case 'tracker_subscribe': {
-          const { created } = o.store.subscribe(clientId, c.subscriptionId, c.ackTimeout, Date.now());
-          if (created && o.store.countSubscriptions(clientId) > maxSubs) {
-            o.store.unsubscribe(clientId, c.subscriptionId);
+          const { created } = await o.store.subscribe(clientId, c.subscriptionId, c.ackTimeout, Date.now());
+          if (created && (await o.store.countSubscriptions(clientId)) > maxSubs) {
+            await o.store.unsubscribe(clientId, c.subscriptionId);
             return { error: { code: RPC_LIMIT_EXCEEDED, message: `Limit exceeded: at most ${maxSubs} subscriptions per clientId; unsubscribe unused ones.` } };
           }
           subs.add(c.subscriptionId);
@@ -196,7 +200,7 @@ export function startTrackerWs(o: TrackerWsOptions): { stop(): Promise<void> } {
         case 'tracker_unsubscribe':
           subs.delete(c.subscriptionId);
           o.hub.unbind(clientId, c.subscriptionId);
-          o.store.unsubscribe(clientId, c.subscriptionId);
+          await o.store.unsubscribe(clientId, c.subscriptionId);
           return { result: true };
         case 'ack':
           await o.hub.ack(clientId, c.ackId);

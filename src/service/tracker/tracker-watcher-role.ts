@@ -1,0 +1,126 @@
+// Who watches receipts: alone (SQLite, one instance), or the one instance of a fleet holding the watcher lock
+// (PostgreSQL). Either way the rest of the tracker sees one intake for track_transaction and one "watcher idle".
+import type { Logger } from '../../lib/log.js';
+import { startLeadership } from '../db/pg-leadership.js';
+import type { SharedDatabase } from '../db/service-database.js';
+import type { DeliveryHub } from './tracker-delivery-hub.js';
+import type { TrackerEngine } from './tracker-engine.js';
+import { DELIVERY_CHANNEL, TRACK_CHANNEL } from './tracker-store-pg.js';
+import type { TrackerStore, TrackingKey, WithdrawnDelivery } from './tracker-store.js';
+import type { TrackerIntake } from './tracker-ws-server.js';
+
+export interface WatcherRole {
+  intake: TrackerIntake;
+  whenIdle(): Promise<void>;
+  /** True while this instance runs the chain watcher. */
+  isLeader(): boolean;
+  stop(): Promise<void>;
+}
+
+/** One instance, its own store: it always watches, and its limits are counted in memory. */
+export async function startLocalWatcher(makeEngine: () => TrackerEngine): Promise<WatcherRole> {
+  const engine = makeEngine();
+  await engine.start();
+  return {
+    intake: {
+      async track(clientId, txHash, confirmation, timeoutMs, maxOpen) {
+        if (!engine.isTracked(clientId, txHash) && engine.openCount(clientId) >= maxOpen) return false;
+        await engine.track(clientId, txHash, confirmation, timeoutMs);
+        return true;
+      },
+    },
+    whenIdle: () => engine.whenIdle(),
+    isLeader: () => true,
+    stop: () => engine.stop(),
+  };
+}
+
+interface DeliveryNotice {
+  i: string;
+  c?: string[];
+  w?: [string, string, string][];
+  all?: boolean;
+}
+
+interface TrackNotice {
+  i: string;
+  k?: [string, string][];
+  all?: boolean;
+}
+
+/**
+ * Many instances, one database: the holder of the watcher lock runs the engine; every instance stores trackings
+ * (the NOTIFY in the same transaction wakes the leader) and reads deliveries that another instance stored when its
+ * notification arrives. Limits are counted in the database, so they hold across the fleet (see docs/deploy.md for
+ * where they are approximate).
+ */
+export function startSharedWatcher(makeEngine: () => TrackerEngine, store: TrackerStore, db: SharedDatabase, hub: DeliveryHub, log: Logger): WatcherRole {
+  let engine: TrackerEngine | null = null;
+
+  const parse = <T>(payload: string): T | null => {
+    try {
+      return JSON.parse(payload) as T;
+    } catch {
+      return null;
+    }
+  };
+
+  db.listener.on(DELIVERY_CHANNEL, (payload) => {
+    const n = parse<DeliveryNotice>(payload);
+    if (!n || n.i === db.instance) return;
+    const withdrawn: WithdrawnDelivery[] = (n.w ?? []).map(([clientId, subscriptionId, ackId]) => ({ clientId, subscriptionId, ackId }));
+    hub.storedElsewhere(n.all ? 'all' : (n.c ?? []), withdrawn);
+  });
+
+  async function relearn(keys: readonly TrackingKey[] | 'all'): Promise<void> {
+    const e = engine;
+    if (!e) return;
+    try {
+      e.learn(keys === 'all' ? await store.loadOpenTrackings() : await store.loadTrackings(keys));
+    } catch (err) {
+      log.warn(`could not read trackings stored by another instance (the next sweep finds them): ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+
+  db.listener.on(TRACK_CHANNEL, (payload) => {
+    const n = parse<TrackNotice>(payload);
+    if (!n || n.i === db.instance) return;
+    void relearn(n.all ? 'all' : (n.k ?? []).map(([clientId, txHash]) => ({ clientId, txHash })));
+  });
+
+  db.listener.onReconnect(() => {
+    hub.storedElsewhere('all');
+    void relearn('all');
+  });
+
+  const leadership = startLeadership(db.url, 'watcher', log, {
+    async onAcquire() {
+      const e = makeEngine();
+      engine = e;
+      // Resumes from the committed state: every open tracking with what was already reported about it.
+      await e.start();
+    },
+    async onLose() {
+      const e = engine;
+      engine = null;
+      await e?.stop();
+    },
+  });
+
+  return {
+    intake: {
+      async track(clientId, txHash, confirmation, timeoutMs, maxOpen) {
+        // Counted in the database: the limit holds across instances (two instances admitting at the same moment can
+        // each let one more through; see docs/deploy.md).
+        if ((await store.countOpenTrackings(clientId)) >= maxOpen && (await store.loadTrackings([{ clientId, txHash }])).length === 0) return false;
+        const e = engine;
+        if (e) await e.track(clientId, txHash, confirmation, timeoutMs);
+        else await store.track(clientId, txHash, confirmation, timeoutMs, Date.now());
+        return true;
+      },
+    },
+    whenIdle: () => engine?.whenIdle() ?? Promise.resolve(),
+    isLeader: () => leadership.isLeader(),
+    stop: () => leadership.stop(),
+  };
+}
