@@ -57,7 +57,7 @@ describe('receipt JSON', () => {
   });
 });
 
-describe('tracker store migration', async () => {
+describe('tracker store migration', () => {
   it('moves trackings of a version-2 database to the tracking-ordered table, keeping every field', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'txdesk-tracker-layout-'));
     dirs.push(dir);
