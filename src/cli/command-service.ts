@@ -16,6 +16,7 @@ import { runLongRunning } from './cli-runner.js';
 import { currentPlace, userDataDir } from './config-store.js';
 import { text } from './ready-info.js';
 import { publicUrlProblem } from '../service/http/service-hosts.js';
+import { databaseUrlProblem } from '../service/db/service-database.js';
 
 export const defaultServicePort = 4000;
 
@@ -36,6 +37,11 @@ const serviceOptions = z.object({
     .trim()
     .refine((v) => publicUrlProblem(v) === null, { error: (i) => publicUrlProblem(String(i.input)) ?? 'invalid' })
     .optional(),
+  database: z
+    .string()
+    .trim()
+    .refine((v) => databaseUrlProblem(v) === null, { error: (i) => databaseUrlProblem(String(i.input)) ?? 'invalid' })
+    .optional(),
 });
 
 export function registerService(program: Command): void {
@@ -55,6 +61,10 @@ export function registerService(program: Command): void {
     .option('--open-signup', 'let anyone create an account with `txdesk signup` (always on with --dev)')
     .option('--congestion <level>', 'with --dev: background load on the dev chain, off, low or high')
     .option('--block-time <s>', 'with --dev: seconds per block of the dev chain')
+    .option(
+      '--database <url>',
+      'postgres://user:password@host:5432/db shared by any number of service instances: accounts and tracker live there (default: $TXDESK_DATABASE_URL, else SQLite in --data-dir)',
+    )
     .option('--public-url <url>', 'the URL clients use (e.g. https://txdesk.example.com behind a proxy): its host is answered besides loopback, and page links use it')
     .action(async (raw: Record<string, unknown>) => {
       const opts = parseOptions(serviceOptions, raw);
@@ -72,6 +82,8 @@ export function registerService(program: Command): void {
       const lagFlag = opts.indexerLag !== undefined ? '--indexer-lag' : '--confirmations';
       if (opts.dev && indexerLag !== undefined) throw usageError(`${lagFlag} applies to a service on --node URL (a dev chain is indexed to its head): drop it, or use --node instead of --dev.`);
       if (opts.dev && opts.publicUrl) throw usageError('--public-url applies to a service on --node URL; the --dev service answers on loopback only.');
+      const database = opts.database ?? databaseFromEnv(env);
+      if (opts.dev && database) throw usageError('--database applies to a service on --node URL; the --dev service keeps its state in SQLite: drop --database (or unset TXDESK_DATABASE_URL).');
       const nodeUrl = opts.dev ? undefined : (opts.node ?? nodeFromEnv(env));
       const json = opts.json === true;
       await runLongRunning({
@@ -90,6 +102,7 @@ export function registerService(program: Command): void {
             port,
             confirmations: indexerLag,
             openSignup: opts.openSignup === true,
+            ...(database ? { database } : {}),
             ...(opts.publicUrl ? { publicUrl: opts.publicUrl } : {}),
             log,
           });
@@ -113,6 +126,14 @@ export function registerService(program: Command): void {
         ],
       });
     });
+}
+
+function databaseFromEnv(env: NodeJS.ProcessEnv): string | undefined {
+  const value = env.TXDESK_DATABASE_URL?.trim();
+  if (!value) return undefined;
+  const problem = databaseUrlProblem(value);
+  if (problem) throw usageError(`TXDESK_DATABASE_URL: ${problem}`);
+  return value;
 }
 
 function nodeFromEnv(env: NodeJS.ProcessEnv): string {

@@ -1,65 +1,40 @@
 // Durability across a crash: the data service runs as its own process (`txdesk service`), is killed with SIGKILL while
 // messages are un-acked, and restarted on the same data dir; the SDK reconnects and every message arrives.
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { JsonRpcProvider, Wallet } from 'ethers';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startAnvil, type RunningAnvil } from '../../src/devchain/index.js';
 import { TransactionTracker, type TrackerError, type TrackerMessage } from '../../src/sdk/index.js';
+import { ensureBuiltCli, killServiceProcesses, startServiceProcess } from '../support/service-process.js';
 import { DEV_KEYS, sendTransfer, waitUntil } from '../support/tracker-harness.js';
 
 let anvil: RunningAnvil;
 let provider: JsonRpcProvider;
 let dataDir: string;
-const children = new Set<ChildProcess>();
 
 beforeAll(async () => {
   // The binary runs the compiled CLI; `npm test` builds first, a bare `vitest run` builds here when needed.
-  if (!existsSync('dist/cli/index.js')) {
-    try {
-      execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], { stdio: 'ignore' });
-    } catch {
-      // tsc exits non-zero on type errors elsewhere but still emits.
-    }
-  }
+  ensureBuiltCli();
   anvil = await startAnvil({ blockTimeSeconds: 1 });
   provider = new JsonRpcProvider(anvil.url, undefined, { staticNetwork: true });
   dataDir = mkdtempSync(join(tmpdir(), 'txdesk-tracker-restart-'));
 });
 
 afterAll(async () => {
-  for (const c of children) c.kill('SIGKILL');
+  killServiceProcesses();
   provider?.destroy();
   await anvil?.stop();
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
 
-/** Starts `txdesk service --json` and resolves with its ready line. */
-async function startServiceProcess(port: number): Promise<{ child: ChildProcess; serviceUrl: string }> {
-  const child = spawn(
-    process.execPath,
-    ['bin/txdesk.js', 'service', '--node', anvil.url, '--port', String(port), '--data-dir', dataDir, '--open-signup', '--json'],
-    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, TXDESK_LOG: 'silent' } },
-  );
-  children.add(child);
-  child.once('exit', () => children.delete(child));
-  let stderr = '';
-  child.stderr!.on('data', (c) => (stderr += c));
-  const line = await new Promise<string>((resolve, reject) => {
-    const rl = createInterface({ input: child.stdout! });
-    rl.once('line', resolve);
-    child.once('exit', (code) => reject(new Error(`txdesk service exited (${code}) before it was ready: ${stderr}`)));
-  });
-  const ready = JSON.parse(line) as { ready: boolean; serviceUrl: string };
-  expect(ready.ready).toBe(true);
-  return { child, serviceUrl: ready.serviceUrl };
+function startService(port: number) {
+  return startServiceProcess({ nodeUrl: anvil.url, dataDir, port });
 }
 
 it('delivers every message after kill -9 and a restart, resuming un-acked ones with their messageIds', async () => {
-  const first = await startServiceProcess(0);
+  const first = await startService(0);
   const port = Number(new URL(first.serviceUrl).port);
   const signup = await fetch(`${first.serviceUrl}/users/v1/signup`, {
     method: 'POST',
@@ -101,7 +76,7 @@ it('delivers every message after kill -9 and a restart, resuming un-acked ones w
   await waitUntil(async () => (await provider.getBlockNumber()) >= head + 4, 'four more blocks');
 
   acking = true;
-  const second = await startServiceProcess(port);
+  const second = await startService(port);
   const confirmed = () => new Set(seen.filter((m) => m.data.type === 'confirmation').map((m) => m.data.result.transactionHash));
   await waitUntil(() => hashes.every((h) => confirmed().has(h)), 'a confirmation for every transaction', 90_000);
 

@@ -1,0 +1,157 @@
+// Three `txdesk service` processes on one PostgreSQL database and one dev chain: one leader per role, a subscriber
+// on one instance receives what a client tracks on another, and a SIGKILL of the watcher leader mid-stream hands the
+// role to another instance (seen in /health) with every message still delivered at least once.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { JsonRpcProvider, Wallet } from 'ethers';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startAnvil, type RunningAnvil } from '../../src/devchain/index.js';
+import { TransactionTracker, type TrackerMessage } from '../../src/sdk/index.js';
+import { createTestDatabase, type TestDatabase } from '../support/postgres-db.js';
+import { ensureBuiltCli, killServiceProcesses, startServiceProcess, type ServiceProcess } from '../support/service-process.js';
+import { DEV_KEYS, sendTransfer, waitUntil } from '../support/tracker-harness.js';
+
+interface Health {
+  roles: string[];
+  store: string;
+  indexLagBlocks: number | null;
+  outboxDepth: number | null;
+}
+
+let anvil: RunningAnvil;
+let provider: JsonRpcProvider;
+let database: TestDatabase;
+const dirs: string[] = [];
+let fleet: ServiceProcess[] = [];
+const trackers: TransactionTracker[] = [];
+
+beforeAll(async () => {
+  ensureBuiltCli();
+  anvil = await startAnvil({ blockTimeSeconds: 1 });
+  provider = new JsonRpcProvider(anvil.url, undefined, { staticNetwork: true });
+  database = await createTestDatabase('fleet');
+  // Started together: they race for the migration lock and for both leaderships.
+  fleet = await Promise.all(
+    [0, 1, 2].map(() => {
+      const dataDir = mkdtempSync(join(tmpdir(), 'txdesk-fleet-'));
+      dirs.push(dataDir);
+      return startServiceProcess({ nodeUrl: anvil.url, dataDir, database: database.url });
+    }),
+  );
+});
+
+afterAll(async () => {
+  await Promise.all(trackers.map((t) => t.close().catch(() => {})));
+  killServiceProcesses();
+  await Promise.all(fleet.map((p) => p.exited));
+  provider?.destroy();
+  await anvil?.stop();
+  await database?.drop();
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+async function health(p: ServiceProcess): Promise<Health> {
+  return (await (await fetch(`${p.serviceUrl}/health`)).json()) as Health;
+}
+
+/** The instances holding `role`, once exactly one of `among` does. */
+async function leaderOf(role: 'watcher-leader' | 'indexer-leader', among: ServiceProcess[], timeoutMs = 30_000): Promise<ServiceProcess> {
+  return waitUntil(async () => {
+    const holders: ServiceProcess[] = [];
+    for (const p of among) if ((await health(p)).roles.includes(role)) holders.push(p);
+    return holders.length === 1 ? holders[0] : undefined;
+  }, `exactly one ${role}`, timeoutMs);
+}
+
+async function signup(p: ServiceProcess, email: string): Promise<string> {
+  const res = await fetch(`${p.serviceUrl}/users/v1/signup`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email, password: 'correct horse battery staple', name: 'Fleet', organization: 'txdesk tests' }),
+  });
+  expect(res.status).toBe(201);
+  return ((await res.json()) as { clientId: string }).clientId;
+}
+
+function tracker(clientId: string, p: ServiceProcess): TransactionTracker {
+  const t = new TransactionTracker(clientId, { platform: 'ethereum', network: 'local', url: p.serviceUrl, initialBackoffMs: 100, maxBackoffMs: 500 });
+  trackers.push(t);
+  return t;
+}
+
+/** Subscribes on `p`, acking everything; returns the messages seen (duplicates included). */
+async function subscriber(clientId: string, p: ServiceProcess, subscriptionId: string): Promise<TrackerMessage[]> {
+  const seen: TrackerMessage[] = [];
+  const sub = tracker(clientId, p).subscribe('transaction', { subscriptionId, ackTimeout: 600_000 });
+  sub.on('message', (m) => {
+    seen.push(m);
+    void m.ack();
+  });
+  await sub.ready;
+  return seen;
+}
+
+const hashesOf = (seen: TrackerMessage[], type: string) => new Set(seen.filter((m) => m.data.type === type).map((m) => m.data.result.transactionHash));
+
+it('runs one leader per role, reports roles, lag and outbox depth, and delivers on B what a client tracks on A', async () => {
+  const watcher = await leaderOf('watcher-leader', fleet);
+  await leaderOf('indexer-leader', fleet);
+  const healths = await Promise.all(fleet.map(health));
+  for (const h of healths) {
+    expect(h.store).toBe('postgres');
+    expect(typeof h.outboxDepth).toBe('number');
+    expect(h.indexLagBlocks === null).toBe(!h.roles.includes('indexer-leader'));
+    if (h.roles.length === 0 || !h.roles.some((r) => r.endsWith('-leader'))) expect(h.roles).toEqual(['follower']);
+  }
+
+  // A and B are the two instances that do not watch: the message crosses the database twice.
+  const [a, b] = fleet.filter((p) => p !== watcher) as [ServiceProcess, ServiceProcess];
+  const clientId = await signup(a, 'fleet-ab@example.com');
+  const seen = await subscriber(clientId, b, 'on-b');
+  const sender = tracker(clientId, a);
+  const wallet = new Wallet(DEV_KEYS[2]!, provider);
+  const nonce = await wallet.getNonce('pending');
+  const hashes: string[] = [];
+  for (let i = 0; i < 5; i++) {
+    const tx = await sendTransfer(wallet, { nonce: nonce + i });
+    hashes.push(tx.hash);
+    await sender.trackTransaction(tx.hash, { timeout: 60_000, confirmation: 1 });
+  }
+  await waitUntil(() => hashes.every((h) => hashesOf(seen, 'confirmation').has(h)), 'receipts and confirmations on B', 60_000);
+  expect(hashesOf(seen, 'receipt')).toEqual(new Set(hashes));
+});
+
+it('survives SIGKILL of the watcher leader mid-stream: another instance takes the role, every message arrives', async () => {
+  const watcher = await leaderOf('watcher-leader', fleet);
+  const [subscribeOn, trackOn] = fleet.filter((p) => p !== watcher) as [ServiceProcess, ServiceProcess];
+  const clientId = await signup(trackOn, 'fleet-kill@example.com');
+  const seen = await subscriber(clientId, subscribeOn, 'survivor');
+  const sender = tracker(clientId, trackOn);
+  const wallet = new Wallet(DEV_KEYS[3]!, provider);
+  let nonce = await wallet.getNonce('pending');
+  const hashes: string[] = [];
+  const sendBatch = async (n: number) => {
+    for (let i = 0; i < n; i++) {
+      const tx = await sendTransfer(wallet, { nonce: nonce++ });
+      hashes.push(tx.hash);
+      await sender.trackTransaction(tx.hash, { timeout: 60_000, confirmation: 2 });
+    }
+  };
+
+  await sendBatch(40);
+  await waitUntil(() => hashesOf(seen, 'receipt').size >= 10, 'the first receipts');
+  watcher.child.kill('SIGKILL');
+  await watcher.exited;
+  // Tracked while the role moves: stored in the database, picked up by whoever leads next.
+  await sendBatch(40);
+
+  const survivors = [subscribeOn, trackOn];
+  const next = await leaderOf('watcher-leader', survivors, 10_000);
+  expect(survivors).toContain(next);
+  await waitUntil(() => hashes.every((h) => hashesOf(seen, 'confirmation').has(h)), 'a receipt and a confirmation for all 80 transactions', 90_000);
+  expect(hashesOf(seen, 'receipt')).toEqual(new Set(hashes));
+  // Everything was acked: nothing waits in the outbox any more.
+  await waitUntil(async () => (await health(next)).outboxDepth === 0, 'an empty outbox');
+  fleet = fleet.filter((p) => p !== watcher);
+});
