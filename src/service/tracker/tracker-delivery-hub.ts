@@ -32,6 +32,8 @@ interface ActiveSub {
 }
 
 const SWEEP_MS = 50;
+/** A page read that failed (the database is away) is tried again after this long. */
+const READ_RETRY_MS = 1_000;
 /** Deliveries read from the store at a time; the next page is read once the outbox holds fewer than half of this. */
 export const OUTBOX_PAGE = 2_000;
 /** A subscription not bound to any connection for this long is deleted with its messages. */
@@ -85,8 +87,8 @@ export function createDeliveryHub(store: TrackerStore, log: Logger, opts: Delive
       },
       (e: unknown) => {
         sub.reading = false;
-        // The sweep pumps again within SWEEP_MS, which retries the read.
-        log.warn(`could not read stored deliveries: ${e instanceof Error ? e.message : String(e)}`);
+        log.warn(`could not read stored deliveries (retrying in ${READ_RETRY_MS} ms): ${e instanceof Error ? e.message : String(e)}`);
+        setTimeout(() => active.get(key) === sub && pump(sub), READ_RETRY_MS).unref();
       },
     );
   }
