@@ -1,50 +1,26 @@
 // Per-clientId limits of two tracker instances on one PostgreSQL database: open trackings and subscriptions are
 // counted in the database, so a client at its limit on one instance is at its limit on the other too.
 import { randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startAnvil, type RunningAnvil } from '../../src/devchain/index.js';
-import { silentLogger } from '../../src/lib/log.js';
 import { RPC_LIMIT_EXCEEDED } from '../../src/sdk/tracker-wire.js';
-import { closeSharedDatabase, openSharedDatabase, type SharedDatabase } from '../../src/service/db/service-database.js';
-import { attachTracker, type AttachedTracker } from '../../src/service/tracker/index.js';
-import { createPgTrackerStore } from '../../src/service/tracker/tracker-store-pg.js';
 import { createTestDatabase, type TestDatabase } from '../support/postgres-db.js';
+import { startTrackerFleet, stopTrackerFleet, type FleetInstance } from '../support/tracker-fleet.js';
 import { RawTrackerClient, waitUntil } from '../support/tracker-harness.js';
 
 let anvil: RunningAnvil;
 let database: TestDatabase;
-const instances: { server: Server; shared: SharedDatabase; tracker: AttachedTracker; base: string }[] = [];
+const instances: FleetInstance[] = [];
 const hash = () => `0x${randomBytes(32).toString('hex')}`;
 
 beforeAll(async () => {
   anvil = await startAnvil({ blockTimeSeconds: 1 });
   database = await createTestDatabase('fleet_limits');
-  for (let i = 0; i < 2; i++) {
-    const shared = await openSharedDatabase(database.url, silentLogger);
-    const server = createServer((_req, res) => res.end());
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    const tracker = await attachTracker(server, {
-      store: await createPgTrackerStore(shared.pool, shared.instance),
-      shared,
-      nodeUrl: anvil.url,
-      platform: 'ethereum',
-      network: 'local',
-      isClientId: async (id) => id === 'a' || id === 'b',
-      log: silentLogger,
-      maxOpenTrackingsPerClient: 3,
-      maxSubscriptionsPerClient: 2,
-    });
-    instances.push({ server, shared, tracker, base: `ws://127.0.0.1:${(server.address() as { port: number }).port}/tracker/ethereum/local` });
-  }
+  instances.push(...(await startTrackerFleet(2, database.url, { nodeUrl: anvil.url, isClientId: async (id) => id === 'a' || id === 'b', maxOpenTrackingsPerClient: 3, maxSubscriptionsPerClient: 2 })));
 });
 
 afterAll(async () => {
-  for (const i of instances) {
-    await i.tracker.stop();
-    await new Promise((r) => i.server.close(r));
-    await closeSharedDatabase(i.shared);
-  }
+  await stopTrackerFleet(instances);
   await anvil?.stop();
   await database?.drop();
 });
