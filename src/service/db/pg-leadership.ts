@@ -39,7 +39,8 @@ export function startLeadership(url: string, role: LockName, log: Logger, hooks:
     await c?.end().catch(() => {});
     if (leader) {
       leader = false;
-      log.warn(`lost the ${role} leadership (${reason}); stopping the ${role} here`);
+      if (stopped) log.info(`handing over the ${role} leadership (${reason})`);
+      else log.warn(`lost the ${role} leadership (${reason}); stopping the ${role} here`);
       await Promise.resolve(hooks.onLose()).catch((e) => log.error(`stopping the ${role} failed: ${e instanceof Error ? e.message : String(e)}`));
     }
   }
