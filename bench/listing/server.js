@@ -27,7 +27,7 @@ try {
   stops.push(() => anvil.stop());
   const s = await startService({ nodeUrl: anvil.url, dataDir, port: 0, rateLimitPerMinute: 0, log: silent });
   stops.push(() => s.stop());
-  service = { url: s.url, clientId: s.accounts.ensureDevAccount().clientId };
+  service = { url: s.url, clientId: (await s.accounts.ensureDevAccount()).clientId };
 } catch (e) {
   process.stderr.write(`bench/listing: the data service could not start (${e?.message ?? e}); measuring the bare handler only\n`);
 }
