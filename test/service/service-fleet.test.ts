@@ -92,6 +92,15 @@ async function subscriber(clientId: string, p: ServiceProcess, subscriptionId: s
   return seen;
 }
 
+/** Per transaction, its receipt arrived before its confirmation (order per transaction holds across instances). */
+function expectReceiptBeforeConfirmation(seen: TrackerMessage[], hashes: string[]): void {
+  for (const h of hashes) {
+    const first = (type: string) => seen.findIndex((m) => m.data.type === type && m.data.result.transactionHash === h);
+    expect(first('receipt')).toBeGreaterThanOrEqual(0);
+    expect(first('receipt')).toBeLessThan(first('confirmation'));
+  }
+}
+
 const hashesOf = (seen: TrackerMessage[], type: string) => new Set(seen.filter((m) => m.data.type === type).map((m) => m.data.result.transactionHash));
 
 it('runs one leader per role, reports roles, lag and outbox depth, and delivers on B what a client tracks on A', async () => {
@@ -120,6 +129,7 @@ it('runs one leader per role, reports roles, lag and outbox depth, and delivers 
   }
   await waitUntil(() => hashes.every((h) => hashesOf(seen, 'confirmation').has(h)), 'receipts and confirmations on B', 60_000);
   expect(hashesOf(seen, 'receipt')).toEqual(new Set(hashes));
+  expectReceiptBeforeConfirmation(seen, hashes);
 });
 
 it('survives SIGKILL of the watcher leader mid-stream: another instance takes the role, every message arrives', async () => {
@@ -151,6 +161,7 @@ it('survives SIGKILL of the watcher leader mid-stream: another instance takes th
   expect(survivors).toContain(next);
   await waitUntil(() => hashes.every((h) => hashesOf(seen, 'confirmation').has(h)), 'a receipt and a confirmation for all 80 transactions', 90_000);
   expect(hashesOf(seen, 'receipt')).toEqual(new Set(hashes));
+  expectReceiptBeforeConfirmation(seen, hashes);
   // Everything was acked: nothing waits in the outbox any more.
   await waitUntil(async () => (await health(next)).outboxDepth === 0, 'an empty outbox');
   fleet = fleet.filter((p) => p !== watcher);
