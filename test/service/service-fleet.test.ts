@@ -9,7 +9,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startAnvil, type RunningAnvil } from '../../src/devchain/index.js';
 import { TransactionTracker, type TrackerMessage } from '../../src/sdk/index.js';
 import { createTestDatabase, type TestDatabase } from '../support/postgres-db.js';
-import { ensureBuiltCli, killServiceProcesses, startServiceProcess, type ServiceProcess } from '../support/service-process.js';
+import { ensureCliBuilt, killServiceProcesses, startServiceProcess, type ServiceProcess } from '../support/service-process.js';
 import { DEV_KEYS, sendTransfer, waitUntil } from '../support/tracker-harness.js';
 
 interface Health {
@@ -27,7 +27,7 @@ let fleet: ServiceProcess[] = [];
 const trackers: TransactionTracker[] = [];
 
 beforeAll(async () => {
-  ensureBuiltCli();
+  ensureCliBuilt();
   anvil = await startAnvil({ blockTimeSeconds: 1 });
   provider = new JsonRpcProvider(anvil.url, undefined, { staticNetwork: true });
   database = await createTestDatabase('fleet');

@@ -7,7 +7,7 @@ import { JsonRpcProvider, Wallet } from 'ethers';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startAnvil, type RunningAnvil } from '../../src/devchain/index.js';
 import { TransactionTracker, type TrackerError, type TrackerMessage } from '../../src/sdk/index.js';
-import { ensureBuiltCli, killServiceProcesses, startServiceProcess } from '../support/service-process.js';
+import { ensureCliBuilt, killServiceProcesses, startServiceProcess } from '../support/service-process.js';
 import { DEV_KEYS, sendTransfer, waitUntil } from '../support/tracker-harness.js';
 
 let anvil: RunningAnvil;
@@ -16,7 +16,7 @@ let dataDir: string;
 
 beforeAll(async () => {
   // The binary runs the compiled CLI; `npm test` builds first, a bare `vitest run` builds here when needed.
-  ensureBuiltCli();
+  ensureCliBuilt();
   anvil = await startAnvil({ blockTimeSeconds: 1 });
   provider = new JsonRpcProvider(anvil.url, undefined, { staticNetwork: true });
   dataDir = mkdtempSync(join(tmpdir(), 'txdesk-tracker-restart-'));
