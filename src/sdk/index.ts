@@ -23,8 +23,11 @@ export * from './tracker-wire.js';
 export interface TransactionTrackerOptions {
   platform: string;
   network: string;
-  /** Base URL of the data service, e.g. http://127.0.0.1:4000 (ws:// and wss:// work too). */
-  url: string;
+  /**
+   * Base URL of the data service, e.g. http://127.0.0.1:4000 (ws:// and wss:// work too), or a list of the URLs of
+   * one fleet's instances (one database): on a lost connection the tracker moves to the next and re-subscribes.
+   */
+  url: string | readonly string[];
   /** A WebSocket constructor to use instead of `ws` (e.g. a browser's). */
   WebSocket?: new (url: string) => WebSocketLike;
   /** Or a factory, for tests and proxies. Wins over `WebSocket`. */
@@ -143,11 +146,11 @@ export class TransactionTracker extends EventEmitter<{ error: [TrackerError]; co
         throw new TrackerError('INVALID_OPTIONS', `options.${key} must be a name like "ethereum" or "local".`, false);
       }
     }
-    const url = trackerUrl(o.url, o.platform, o.network, clientId);
+    const urls = trackerUrls(o.url, o.platform, o.network, clientId);
     this.minAckTimeout = positiveInt(o.minAckTimeout, 'minAckTimeout', MIN_ACK_TIMEOUT_MS);
     const factory: SocketFactory | undefined = o.socketFactory ?? (o.WebSocket ? (u) => new o.WebSocket!(u) : undefined);
     this.connection = new TrackerConnection({
-      url,
+      urls,
       ...(factory ? { socketFactory: factory } : {}),
       requestTimeoutMs: positiveInt(o.requestTimeoutMs, 'requestTimeoutMs', 30_000),
       initialBackoffMs: positiveInt(o.initialBackoffMs, 'initialBackoffMs', 250),
@@ -273,15 +276,25 @@ export class TransactionTracker extends EventEmitter<{ error: [TrackerError]; co
   }
 }
 
-function trackerUrl(base: unknown, platform: string, network: string, clientId: string): string {
+const MAX_URLS = 64;
+
+function trackerUrls(base: unknown, platform: string, network: string, clientId: string): string[] {
+  if (!Array.isArray(base)) return [trackerUrl(base, 'options.url', platform, network, clientId)];
+  if (base.length === 0 || base.length > MAX_URLS) {
+    throw new TrackerError('INVALID_OPTIONS', `options.url must be one URL or a list of 1 to ${MAX_URLS} URLs of the data service.`, false);
+  }
+  return base.map((b, i) => trackerUrl(b, `options.url[${i}]`, platform, network, clientId));
+}
+
+function trackerUrl(base: unknown, name: string, platform: string, network: string, clientId: string): string {
   let u: URL;
   try {
     u = new URL(String(base));
   } catch {
-    throw new TrackerError('INVALID_OPTIONS', 'options.url must be the data service URL, e.g. http://127.0.0.1:4000.', false);
+    throw new TrackerError('INVALID_OPTIONS', `${name} must be the data service URL, e.g. http://127.0.0.1:4000.`, false);
   }
   if (!/^(https?|wss?):$/.test(u.protocol)) {
-    throw new TrackerError('INVALID_OPTIONS', 'options.url must start with http://, https://, ws:// or wss://.', false);
+    throw new TrackerError('INVALID_OPTIONS', `${name} must start with http://, https://, ws:// or wss://.`, false);
   }
   u.protocol = u.protocol === 'https:' || u.protocol === 'wss:' ? 'wss:' : 'ws:';
   u.pathname = `${u.pathname.replace(/\/+$/, '')}/tracker/${platform}/${network}`;

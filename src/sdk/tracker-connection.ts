@@ -1,5 +1,6 @@
 // One self-healing JSON-RPC connection to the tracker: connects, reconnects with capped exponential backoff and
-// jitter, replays unanswered requests, and tells a 401/404 refusal (fatal) from an outage (retried).
+// jitter (moving to the next of several service URLs on every loss), replays unanswered requests, and tells a
+// 401/404 refusal (fatal) from an outage (retried).
 import WebSocket from 'ws';
 import { TrackerError } from './tracker-errors.js';
 
@@ -14,7 +15,8 @@ export interface WebSocketLike {
 export type SocketFactory = (url: string) => WebSocketLike;
 
 export interface ConnectionOptions {
-  url: string;
+  /** One or more tracker URLs of one fleet (same database); a lost or failed connection moves on to the next. */
+  urls: readonly string[];
   socketFactory?: SocketFactory;
   requestTimeoutMs: number;
   initialBackoffMs: number;
@@ -52,11 +54,16 @@ export class TrackerConnection {
   private closedWaiters: (() => void)[] = [];
   private flushScheduled = false;
 
-  /** The URL without its query: the clientId rides in the query and must never reach an error message or a log. */
-  private readonly where: string;
+  /** Which of `o.urls` the current (or next) socket goes to. */
+  private urlIndex = 0;
 
   constructor(private readonly o: ConnectionOptions) {
-    this.where = o.url.replace(/\?.*$/, '');
+    if (o.urls.length === 0) throw new Error('TrackerConnection needs at least one URL');
+  }
+
+  /** The URL being used, without its query: the clientId rides in the query and must never reach an error or a log. */
+  private get where(): string {
+    return withoutQuery(this.o.urls[this.urlIndex]!);
   }
 
   get isOpen(): boolean {
@@ -119,15 +126,16 @@ export class TrackerConnection {
     this.state = 'connecting';
     let socket: WebSocketLike;
     let refusal: TrackerError | null = null;
+    const url = this.o.urls[this.urlIndex]!;
     try {
-      if (this.o.socketFactory) socket = this.o.socketFactory(this.o.url);
+      if (this.o.socketFactory) socket = this.o.socketFactory(url);
       else {
-        const ws = new WebSocket(this.o.url, { handshakeTimeout: 10_000, perMessageDeflate: false });
+        const ws = new WebSocket(url, { handshakeTimeout: 10_000, perMessageDeflate: false });
         ws.on('unexpected-response', (_req, res) => {
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));
           res.on('end', () => {
-            refusal = refusalError(res.statusCode ?? 0, Buffer.concat(chunks).toString('utf8'), this.o.url);
+            refusal = refusalError(res.statusCode ?? 0, Buffer.concat(chunks).toString('utf8'), url);
             ws.terminate();
           });
           res.on('error', () => ws.terminate());
@@ -164,11 +172,13 @@ export class TrackerConnection {
       if (refusal && !refusal.retryable) return this.fail(refusal);
       const wasOpen = this.state === 'open';
       this.state = 'waiting';
-      const delay = backoff(this.attempt++, this.o.initialBackoffMs, this.o.maxBackoffMs);
+      const lost = this.where;
+      const next = nextAttempt(this.attempt++, this.urlIndex, this.o.urls.length);
+      this.urlIndex = next.urlIndex;
+      const delay = backoff(next.round, this.o.initialBackoffMs, this.o.maxBackoffMs);
       const why = refusal ? refusal.message : wasOpen ? 'the connection dropped' : `cannot connect${lastError ? ` (${lastError})` : ''}`;
-      this.o.onError(
-        new TrackerError('UNREACHABLE', `Lost the txdesk tracker at ${this.where}: ${why}; reconnecting in ${Math.round(delay)} ms.`),
-      );
+      const to = this.o.urls.length > 1 ? ` to ${this.where}` : '';
+      this.o.onError(new TrackerError('UNREACHABLE', `Lost the txdesk tracker at ${lost}: ${why}; reconnecting${to} in ${Math.round(delay)} ms.`));
       this.retryTimer = setTimeout(() => {
         this.retryTimer = null;
         this.connect();
@@ -281,6 +291,15 @@ export class TrackerConnection {
   }
 }
 
+/**
+ * Where and how patiently to reconnect after the `attempt`-th loss in a row: always the next URL (a fleet's
+ * instances share one database, so any of them resumes the subscription), and the backoff grows only once every
+ * URL has failed in this streak, so one dead instance costs about `initialBackoffMs`, not a doubling ladder.
+ */
+export function nextAttempt(attempt: number, urlIndex: number, urlCount: number): { urlIndex: number; round: number } {
+  return { urlIndex: (urlIndex + 1) % urlCount, round: Math.floor(attempt / urlCount) };
+}
+
 /** Capped exponential backoff with jitter: attempt 0 waits about `initial`, then doubles up to `max`. */
 export function backoff(attempt: number, initialMs: number, maxMs: number, random: () => number = Math.random): number {
   const base = Math.min(maxMs, initialMs * 2 ** Math.min(attempt, 30));
@@ -294,7 +313,7 @@ function refusalError(status: number, body: string, url: string): TrackerError {
   } catch {
     detail = '';
   }
-  const where = url.replace(/\?.*$/, '');
+  const where = withoutQuery(url);
   if (status === 401) {
     return new TrackerError(
       'UNKNOWN_CLIENT_ID',
@@ -306,4 +325,8 @@ function refusalError(status: number, body: string, url: string): TrackerError {
     return new TrackerError('NOT_FOUND', `${detail || `Nothing is served at ${where}`} Check the platform and network options.`, false);
   }
   return new TrackerError('UNREACHABLE', `the service answered HTTP ${status}${detail ? ` (${detail})` : ''}`);
+}
+
+function withoutQuery(url: string): string {
+  return url.replace(/\?.*$/, '');
 }

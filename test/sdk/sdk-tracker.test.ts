@@ -1,5 +1,5 @@
 // The SDK against a real data service on a real anvil: the happy path, option checks, a bad clientId, an
-// unreachable service, reconnect with re-subscribe, and importing it as `txdesk/tracker` from the build.
+// unreachable service, reconnect with re-subscribe, failover across a list of URLs, and importing it as `txdesk/tracker` from the build.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
@@ -11,6 +11,7 @@ import WebSocket from 'ws';
 import { silentLogger } from '../../src/lib/log.js';
 import { openDatabase } from '../../src/lib/sqlite.js';
 import { TrackerError, TransactionTracker, backoff, type TrackerMessage } from '../../src/sdk/index.js';
+import { nextAttempt } from '../../src/sdk/tracker-connection.js';
 import { attachTracker } from '../../src/service/tracker/index.js';
 import { sendTransfer, startTrackerStack, waitUntil, type TrackerStack } from '../support/tracker-harness.js';
 
@@ -84,6 +85,8 @@ describe('TransactionTracker', () => {
     expect(bad(() => new TransactionTracker('', { platform: 'ethereum', network: 'local', url: stack.service.url })).message).toMatch(/account:describe/);
     expect(bad(() => new TransactionTracker('x', { platform: 'ethereum', network: 'local', url: 'ftp://x' })).code).toBe('INVALID_OPTIONS');
     expect(bad(() => new TransactionTracker('x', { platform: 'eth/../x', network: 'local', url: stack.service.url })).message).toMatch(/platform/);
+    expect(bad(() => new TransactionTracker('x', { platform: 'ethereum', network: 'local', url: [] })).message).toMatch(/list of 1 to 64 URLs/);
+    expect(bad(() => new TransactionTracker('x', { platform: 'ethereum', network: 'local', url: [stack.service.url, 'nope'] })).message).toMatch(/^options\.url\[1\] must be/);
     const t = new TransactionTracker('x', { platform: 'ethereum', network: 'local', url: stack.service.url });
     expect(bad(() => t.subscribe('transaction', { subscriptionId: '42' })).message).toMatch(/subscriptionId/);
     expect(bad(() => t.subscribe('transaction', { subscriptionId: 's', ackTimeout: 500 })).message).toMatch(/ackTimeout must be an integer from 10000 to 600000/);
@@ -199,6 +202,34 @@ describe('a service that lost its data', () => {
       db.close();
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('failover across URLs', () => {
+  it('skips a URL where nothing answers and works through the next one', async () => {
+    const deadUrl = await freePortUrl();
+    const clientId = await stack.newClientId();
+    const t = tracker(clientId, { url: [deadUrl, stack.service.url], initialBackoffMs: 50 });
+    const errors: TrackerError[] = [];
+    t.on('error', (e) => errors.push(e));
+    await t.connect();
+    expect(errors[0]).toMatchObject({ code: 'UNREACHABLE', retryable: true });
+    expect(errors[0]!.message).toContain(`${deadUrl.replace('http', 'ws')}/tracker/ethereum/local: cannot connect`);
+    expect(errors[0]!.message).toContain(`reconnecting to ${stack.service.url.replace('http', 'ws')}/tracker/ethereum/local in`);
+    expect(errors[0]!.message).not.toContain(clientId);
+  });
+
+  it('moves to the next URL on every loss and backs off only once every URL failed in a row', () => {
+    const steps = Array.from({ length: 7 }, (_, attempt) => attempt);
+    let index = 0;
+    const seen = steps.map((attempt) => {
+      const next = nextAttempt(attempt, index, 3);
+      index = next.urlIndex;
+      return [next.urlIndex, next.round];
+    });
+    expect(seen).toEqual([[1, 0], [2, 0], [0, 0], [1, 1], [2, 1], [0, 1], [1, 2]]);
+    // One URL: the plain backoff ladder of before.
+    expect([0, 1, 2].map((a) => nextAttempt(a, 0, 1))).toEqual([0, 1, 2].map((round) => ({ urlIndex: 0, round })));
   });
 });
 

@@ -1,6 +1,7 @@
 // Three `txdesk service` processes on one PostgreSQL database and one dev chain: one leader per role, a subscriber
 // on one instance receives what a client tracks on another, and a SIGKILL of the watcher leader mid-stream hands the
-// role to another instance (seen in /health) with every message still delivered at least once.
+// role to another instance (seen in /health) with every message still delivered at least once; an SDK given every
+// instance's URL moves to another when the one it is connected to is killed.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -101,6 +102,21 @@ function expectReceiptBeforeConfirmation(seen: TrackerMessage[], hashes: string[
   }
 }
 
+/** Sends transfers from `key` in batches, each tracked through `sender` (2 confirmations); `hashes` in order. */
+async function trackedTransfers(sender: TransactionTracker, key: string) {
+  const wallet = new Wallet(key, provider);
+  let nonce = await wallet.getNonce('pending');
+  const hashes: string[] = [];
+  const sendBatch = async (n: number) => {
+    for (let i = 0; i < n; i++) {
+      const tx = await sendTransfer(wallet, { nonce: nonce++ });
+      hashes.push(tx.hash);
+      await sender.trackTransaction(tx.hash, { timeout: 60_000, confirmation: 2 });
+    }
+  };
+  return { hashes, sendBatch };
+}
+
 const hashesOf = (seen: TrackerMessage[], type: string) => new Set(seen.filter((m) => m.data.type === type).map((m) => m.data.result.transactionHash));
 
 it('runs one leader per role, reports roles, lag and outbox depth, and delivers on B what a client tracks on A', async () => {
@@ -138,16 +154,7 @@ it('survives SIGKILL of the watcher leader mid-stream: another instance takes th
   const clientId = await signup(trackOn, 'fleet-kill@example.com');
   const seen = await subscriber(clientId, subscribeOn, 'survivor');
   const sender = tracker(clientId, trackOn);
-  const wallet = new Wallet(DEV_KEYS[3]!, provider);
-  let nonce = await wallet.getNonce('pending');
-  const hashes: string[] = [];
-  const sendBatch = async (n: number) => {
-    for (let i = 0; i < n; i++) {
-      const tx = await sendTransfer(wallet, { nonce: nonce++ });
-      hashes.push(tx.hash);
-      await sender.trackTransaction(tx.hash, { timeout: 60_000, confirmation: 2 });
-    }
-  };
+  const { hashes, sendBatch } = await trackedTransfers(sender, DEV_KEYS[3]!);
 
   // One block of 150 transfers; the leader is killed as soon as the first of its receipts reaches the subscriber,
   // while it is still storing the rest of the block.
@@ -169,4 +176,49 @@ it('survives SIGKILL of the watcher leader mid-stream: another instance takes th
   // Everything was acked: nothing waits in the outbox any more.
   await waitUntil(async () => (await health(next)).outboxDepth === 0, 'an empty outbox');
   fleet = fleet.filter((p) => p !== watcher);
+});
+
+it('survives SIGKILL of the instance an SDK client is connected to: the SDK moves to the next URL, nothing is lost', async () => {
+  // Two instances are left; the client is connected to the one that does not watch, so only the connection moves.
+  const watcher = await leaderOf('watcher-leader', fleet);
+  const connectedTo = fleet.find((p) => p !== watcher)!;
+  const urls = [connectedTo.serviceUrl, watcher.serviceUrl];
+  const clientId = await signup(watcher, 'fleet-failover@example.com');
+  const options = { platform: 'ethereum', network: 'local', url: urls, initialBackoffMs: 100, maxBackoffMs: 500 };
+  const sender = new TransactionTracker(clientId, options);
+  const listener = new TransactionTracker(clientId, options);
+  trackers.push(sender, listener);
+
+  const sent = await trackedTransfers(sender, DEV_KEYS[4]!);
+  const hashes = sent.hashes;
+  // Messages of the first transaction are held un-acked until the kill: they must come again after the move.
+  const seen: TrackerMessage[] = [];
+  const held: TrackerMessage[] = [];
+  let holding = true;
+  const sub = listener.subscribe('transaction', { subscriptionId: 'moves', ackTimeout: 600_000 });
+  sub.on('message', (m) => {
+    seen.push(m);
+    if (holding && m.data.result.transactionHash === hashes[0]) held.push(m);
+    else void m.ack();
+  });
+  await sub.ready;
+
+  const { sendBatch } = sent;
+  await sendBatch(20);
+  await waitUntil(() => held.some((m) => m.data.type === 'receipt'), 'the held receipt of the first transaction');
+  const heldIds = new Set(held.map((m) => m.id));
+
+  connectedTo.child.kill('SIGKILL');
+  await connectedTo.exited;
+  fleet = fleet.filter((p) => p !== connectedTo);
+  holding = false;
+  // Tracked while the SDK moves: queued by the SDK and sent to the next URL once connected.
+  await sendBatch(10);
+
+  await waitUntil(() => hashes.every((h) => hashesOf(seen, 'confirmation').has(h)), 'a receipt and a confirmation for all 30 transactions', 90_000);
+  expect(hashesOf(seen, 'receipt')).toEqual(new Set(hashes));
+  expectReceiptBeforeConfirmation(seen, hashes);
+  // Every message held un-acked on the killed instance was delivered again, with the same id, by the other one.
+  for (const id of heldIds) expect(seen.filter((m) => m.id === id).length).toBeGreaterThanOrEqual(2);
+  await waitUntil(async () => (await health(watcher)).outboxDepth === 0, 'an empty outbox');
 });
