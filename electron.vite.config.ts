@@ -20,21 +20,6 @@ function devCsp(): Plugin {
   };
 }
 
-/**
- * Preload and renderer use only the plain parts of src/shared/desktop-api.ts (channel names, routes, types); its zod
- * schemas are for main. Marking each top-level `z.…` initializer pure lets Rollup drop the unused schemas, and zod
- * with them, from those bundles (the preload shrinks from ~175 kB to a few kB).
- */
-function pureSchemas(): Plugin {
-  return {
-    name: 'txdesk-pure-schemas',
-    transform(code, id) {
-      if (!id.replaceAll('\\', '/').endsWith('/src/shared/desktop-api.ts')) return null;
-      return { code: code.replace(/(=\s*)(z\s*\.)/g, '$1/* @__PURE__ */ $2'), map: null };
-    },
-  };
-}
-
 export default defineConfig({
   main: {
     build: {
@@ -43,7 +28,6 @@ export default defineConfig({
     },
   },
   preload: {
-    plugins: [pureSchemas()],
     build: {
       // A sandboxed preload cannot `require` from node_modules and cannot be ESM: bundle everything, emit CommonJS.
       externalizeDeps: false,
@@ -56,7 +40,7 @@ export default defineConfig({
   },
   renderer: {
     root: resolve('src/renderer'),
-    plugins: [react(), devCsp(), pureSchemas()],
+    plugins: [react(), devCsp()],
     build: {
       minify: true,
       rollupOptions: { input: { index: resolve('src/renderer/index.html') }},

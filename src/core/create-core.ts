@@ -24,6 +24,9 @@ import { createTrackingQueue } from './services/tracking-queue.js';
 import { clientIdGuard } from './services/client-id-guard.js';
 import { systemClock, type Chain, type Clock, type DevchainControl, type SettingsStore, type TrackerFeed, type TxStore } from './ports.js';
 import { createCoreApi, createCoreEvents, type CoreApi } from './services/desktop-api-core.js';
+import { validatedApi } from './services/desktop-api-validated.js';
+import { lateApi } from './services/late-api.js';
+import { readServiceHealth } from './adapters/service/service-health.js';
 import { createKeyManager } from './services/key-manager.js';
 import { createSettingsManager } from './services/settings-manager.js';
 import { startNonceWatchdog, type NonceWatchdog } from './services/nonce-watchdog.js';
@@ -308,7 +311,7 @@ export function createCore(opts: CoreOptions = {}): Core {
     });
     // Runs before the wait above (disposers run newest first): no new message may start once stopping has begun.
     disposers.push(() => feed.stop());
-    api = createCoreApi({
+    api = validatedApi(createCoreApi({
       info,
       status: () => board.get(),
       store,
@@ -320,8 +323,9 @@ export function createCore(opts: CoreOptions = {}): Core {
       events,
       metadataAllowOrigins,
       checkSettings: clientIdGuard({ running: () => settings.get() }),
+      serviceHealth: () => readServiceHealth(net),
       ...(opts.restart ? { restart: opts.restart } : {}),
-    });
+    }));
 
     const recovery = await engine.recover();
     if (recovery.nonces > 0) {
@@ -419,49 +423,4 @@ function pollDevchain(devchain: DevchainControl, api: CoreApi, log: Logger): () 
   }, DEVCHAIN_POLL_MS);
   timer.unref();
   return () => clearInterval(timer);
-}
-
-/** Wraps the started api: calls wait for start-up; listener registration works before it. */
-function lateApi(ready: () => Promise<CoreApi>, events: ReturnType<typeof createCoreEvents>): CoreApi {
-  const call =
-    <K extends keyof CoreApi>(k: K) =>
-    async (...args: unknown[]) =>
-      ((await ready())[k] as (...a: unknown[]) => unknown)(...args);
-  const listen = <T>(set: Set<(v: T) => void>) => (l: (v: T) => void) => {
-    set.add(l);
-    return () => void set.delete(l);
-  };
-  const methods: (keyof DesktopApi)[] = [
-    'getAppInfo',
-    'listTransactions',
-    'getTransaction',
-    'generateTransaction',
-    'cancelTransaction',
-    'speedUpTransaction',
-    'listTokens',
-    'resolveTokenMetadata',
-    'refreshToken',
-    'getSettings',
-    'updateSettings',
-    'signIn',
-    'restart',
-    'getKeyInfo',
-    'generateKey',
-    'importKey',
-    'exportKey',
-    'getDevchainStatus',
-    'setCongestion',
-  ];
-  const api = Object.fromEntries(methods.map((m) => [m, call(m)])) as unknown as CoreApi;
-  api.proxyTokens = call('proxyTokens') as CoreApi['proxyTokens'];
-  // Electron's txdesk-image: scheme calls this before and after start-up alike.
-  api.fetchTokenImage = call('fetchTokenImage') as CoreApi['fetchTokenImage'];
-  api.onTransactionChanged = listen(events.tx);
-  api.onDevchainStatus = listen(events.devchain);
-  api.onAppStatus = listen(events.status);
-  api.emitTransaction = (r) => events.tx.forEach((l) => l(r));
-  api.emitDevchain = (s) => events.devchain.forEach((l) => l(s));
-  api.emitAppStatus = (s) => events.status.forEach((l) => l(s));
-  api.devchainListenerCount = () => events.devchain.size;
-  return api;
 }

@@ -1,5 +1,5 @@
 // The interfaces the core needs from the outside world. Adapters implement them; tests substitute fakes.
-import type { CongestionLevel, DevchainStatus, ReplacementPolicy } from '../shared/desktop-api.js';
+import type { CongestionLevel, DevchainStatus, ReplacementPolicy, SettingsPatch } from '../shared/desktop-api.js';
 import type { NonceProblem, TxEvent, TxRecord } from '../shared/tx-record.js';
 import type { FeeFields, NetworkFees } from './domain/fees.js';
 import type { BroadcastFailure } from './domain/refusal.js';
@@ -126,16 +126,8 @@ export interface TrackerFeed {
 }
 
 /** What the user changed in the app; only these are persisted (environment and embedded values are derived each start). */
-export interface PersistedSettings {
-  clientId?: string | null;
+export interface PersistedSettings extends SettingsPatch {
   signedInAs?: string | null;
-  nodeUrl?: string;
-  serviceUrl?: string;
-  platform?: string;
-  network?: string;
-  policy?: Partial<ReplacementPolicy>;
-  /** Electron: serve the localhost API too. */
-  localApi?: boolean;
 }
 
 /** Headless: a JSON file in the data dir. Electron: electron-store, plugged in by src/main. */

@@ -1,6 +1,7 @@
 // The embedded dev chain: anvil with sample ERC-721 collections, token metadata on loopback, and a congestion simulator.
 import { getAddress, isAddress } from 'ethers';
-import { congestionSchema, type CongestionLevel, type DevchainStatus } from '../shared/desktop-api.js';
+import { type CongestionLevel, type DevchainStatus } from '../shared/desktop-api.js';
+import { congestionSchema } from '../shared/desktop-schemas.js';
 import { createLogger, type Logger } from '../lib/log.js';
 import { DEFAULT_BLOCK_GAS_LIMIT, DEV_CHAIN_ID, startAnvil } from './anvil-process.js';
 import { APP_ACCOUNT_COUNT, TOTAL_ACCOUNT_COUNT, deriveDevAccounts, type DevAccount } from './dev-accounts.js';

@@ -6,9 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createCore } from '../core/create-core.js';
 import { createLogger } from '../lib/log.js';
-import type { CoreApi } from '../core/services/desktop-api-core.js';
 import { tokenImageScheme } from '../shared/desktop-api.js';
-import { deferredApi } from './deferred-api.js';
 import { appProtocolResponse, appSchemePrivileges, APP_SCHEME } from './app-protocol.js';
 import { tokenImageResponse, tokenImageSchemePrivileges } from './image-protocol.js';
 import { registerIpc } from './ipc-handlers.js';
@@ -62,11 +60,12 @@ async function main(): Promise<void> {
       app.quit();
     },
   });
-  const ready: Promise<CoreApi> = core.start().then(() => core.api);
+  // core.api's calls wait for the start to finish: the window opens at once and its first calls resolve when ready.
+  const ready = core.start();
   protocol.handle(APP_SCHEME, (request) => appProtocolResponse(request.url, rendererDir));
-  protocol.handle(tokenImageScheme, (request) => tokenImageResponse((url) => ready.then((api) => api.fetchTokenImage(url)), request.url));
+  protocol.handle(tokenImageScheme, (request) => tokenImageResponse((url) => core.api.fetchTokenImage(url), request.url));
   const target = createAppWindow(outDir);
-  const disposeIpc = registerIpc(deferredApi(ready), target, log);
+  const disposeIpc = registerIpc(core.api, target, log);
 
   ready.catch((e: unknown) => {
     const message = e instanceof Error ? e.message : String(e);

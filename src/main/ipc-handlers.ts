@@ -1,8 +1,9 @@
-// Registers one ipcMain handler per DesktopApi method and forwards core events to the window; returns a disposer.
+// Registers one ipcMain handler per call of the contract table and forwards every event of the table to the window;
+// returns a disposer.
 import { ipcMain, type BrowserWindow, type IpcMainInvokeEvent } from 'electron';
-import { ipcChannel, ipcEvent, type DesktopApi } from '../shared/desktop-api.js';
+import { callMethods, desktopMethods, eventMethods, ipcChannel, ipcEventChannel, type DesktopApi } from '../shared/desktop-api.js';
 import type { Logger } from '../lib/log.js';
-import { invokableMethods, invokeGuarded } from './ipc-guard.js';
+import { invokeGuarded } from './ipc-guard.js';
 
 /** Frames are compared by process and routing id: WebFrameMain wrappers are not guaranteed to be the same object. */
 function isMainFrame(event: IpcMainInvokeEvent, window: BrowserWindow): boolean {
@@ -14,7 +15,7 @@ function isMainFrame(event: IpcMainInvokeEvent, window: BrowserWindow): boolean 
 
 export function registerIpc(api: DesktopApi, target: { window: BrowserWindow; appUrl: string }, log: Logger): () => void {
   const { window, appUrl } = target;
-  for (const method of invokableMethods) {
+  for (const method of callMethods) {
     ipcMain.handle(ipcChannel(method), (event: IpcMainInvokeEvent, ...args: unknown[]) =>
       invokeGuarded(
         api,
@@ -30,17 +31,15 @@ export function registerIpc(api: DesktopApi, target: { window: BrowserWindow; ap
     );
   }
 
-  const send = (channel: string, value: unknown) => {
-    if (!window.isDestroyed()) window.webContents.send(channel, value);
-  };
-  const offTx = api.onTransactionChanged((record) => send(ipcEvent.tx, record));
-  const offDevchain = api.onDevchainStatus((status) => send(ipcEvent.devchain, status));
-  const offStatus = api.onAppStatus((status) => send(ipcEvent.status, status));
+  const offs = eventMethods.map((method) => {
+    const channel = ipcEventChannel(desktopMethods[method].event);
+    return (api[method] as (l: (v: unknown) => void) => () => void)((value) => {
+      if (!window.isDestroyed()) window.webContents.send(channel, value);
+    });
+  });
 
   return () => {
-    offTx();
-    offDevchain();
-    offStatus();
-    for (const method of invokableMethods) ipcMain.removeHandler(ipcChannel(method));
+    offs.forEach((off) => off());
+    for (const method of callMethods) ipcMain.removeHandler(ipcChannel(method));
   };
 }

@@ -1,7 +1,8 @@
-// The one contract between the app's core and the renderer. Electron implements it over IPC (main + preload);
-// the browser build (`txdesk serve`) implements it over HTTP + server-sent events. Renderer code sees only this.
-import { z } from 'zod';
-import { STANDARDS, type TokenPage, type TokenQuery } from './listing.js';
+// The one contract between the app's core and the renderer, as plain types and one table (`desktopMethods`): every
+// method's kind, HTTP route and where its arguments travel. Electron derives its IPC from the table (main + preload),
+// the browser build (`txdesk serve`) its localhost routes and client; the argument schemas are in desktop-schemas.ts,
+// so the preload and renderer bundles carry no validator. Renderer code sees only this.
+import type { TokenPage, TokenQuery } from './listing.js';
 import type { TxRecord, TxRecordWithHistory } from './tx-record.js';
 
 export type Unsubscribe = () => void;
@@ -91,12 +92,56 @@ export interface DevchainStatus {
   congestion: CongestionLevel;
 }
 
+/** The data service as the app sees it now (its GET /health), for the dashboard and the settings. */
+export interface ServiceHealthInfo {
+  url: string;
+  reachable: boolean;
+  /** One sentence when not reachable; null when it answered. */
+  reason: string | null;
+  chainId: number | null;
+  /** Blocks the token index is behind the node's head; null when unknown (an older service, or not reachable). */
+  indexLagBlocks: number | null;
+  /** The answering instance's roles in a fleet (`indexer-leader`, `watcher-leader`, `follower`); [] when unknown. */
+  roles: string[];
+}
+
 /** Metadata of a token's `uri`, when it serves JSON. */
 export interface TokenMetadata {
   name?: string;
   description?: string;
   /** An http(s) or data: URL. */
   image?: string;
+}
+
+/** A settings change: only the fields given change (`policy` fields likewise). */
+export interface SettingsPatch {
+  clientId?: string | null;
+  nodeUrl?: string;
+  serviceUrl?: string;
+  platform?: string;
+  network?: string;
+  policy?: Partial<ReplacementPolicy>;
+  localApi?: boolean;
+}
+
+export interface SignIn {
+  email: string;
+  password: string;
+}
+
+export interface ImportKey {
+  /** 64 hex digits, optionally after 0x. */
+  privateKey: string;
+  replace?: boolean;
+}
+
+export interface GenerateKey {
+  replace?: boolean;
+}
+
+export interface ExportKey {
+  /** At least 8 characters. */
+  passphrase: string;
 }
 
 export interface DesktopApi {
@@ -122,6 +167,8 @@ export interface DesktopApi {
   signIn(credentials: SignIn): Promise<AppSettings>;
   /** Restarts the core so that saved settings in `pendingRestart` take effect. */
   restart(): Promise<void>;
+  /** Asks the data service how it is (reachable, index lag, roles); never fails: unreachable is an answer. */
+  getServiceHealth(): Promise<ServiceHealthInfo>;
 
   getKeyInfo(): Promise<KeyInfo | null>;
   /** Over an existing key only with `replace: true`. */
@@ -139,111 +186,96 @@ export interface DesktopApi {
   onAppStatus(listener: (status: AppStatus) => void): Unsubscribe;
 }
 
-// ---- Input schemas: the one validator for every payload that crosses into the core (IPC and HTTP alike). ----
+// ---- The table: one entry per method. Adding a method is an entry here, its schema in desktop-schemas.ts (the
+// compiler asks for both) and its implementation in the core (core/services/desktop-api-core.ts). ----
 
-export const txHashSchema = z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'a transaction hash is 0x followed by 64 hex digits');
-export const addressSchema = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'an address is 0x followed by 40 hex digits');
-const weiSchema = z.string().regex(/^[0-9]{1,78}$/, 'an amount of wei is a decimal integer');
+/**
+ * Where one argument travels over HTTP: a path parameter (`path:hash`), the whole JSON body (`body`; `body?` when it
+ * may be left out), one field of the body (`body.uris`), or the query string (`query`, a TokenQuery).
+ */
+export type ArgPlace = `path:${string}` | 'body' | 'body?' | `body.${string}` | 'query';
 
-export const policyPatchSchema = z
-  .object({
-    txType: z.enum(['legacy', 'eip1559']),
-    initialFeeWei: weiSchema,
-    bumpPercent: z.number().min(12.5).max(1000),
-    maxFeeWei: weiSchema,
-    maxReplacements: z.number().int().min(0).max(100),
-    timeoutMs: z.number().int().min(1000).max(600_000),
-    confirmations: z.number().int().min(1).max(1000),
-  })
-  .partial()
-  .strict();
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH';
 
-export const settingsPatchSchema = z
-  .object({
-    clientId: z.string().min(1).max(200).nullable(),
-    nodeUrl: z.url({ protocol: /^(https?|wss?)$/ }),
-    serviceUrl: z.url({ protocol: /^https?$/ }),
-    platform: z.string().regex(/^[a-z0-9-]{1,40}$/),
-    network: z.string().regex(/^[a-z0-9-]{1,40}$/),
-    policy: policyPatchSchema,
-    localApi: z.boolean(),
-  })
-  .partial()
-  .strict();
-export type SettingsPatch = z.infer<typeof settingsPatchSchema>;
+export interface CallSpec<Args extends readonly unknown[] = readonly unknown[]> {
+  kind: 'call';
+  route: `${HttpMethod} /${string}`;
+  /** One place per argument, in order (the compiler checks the count against DesktopApi). */
+  args: { readonly [I in keyof Args]: ArgPlace };
+  /** HTTP status of success; 200 unless given. */
+  status?: 200 | 201 | 202;
+  /** The JSON answer of a method that returns nothing (HTTP needs a body). */
+  reply?: Readonly<Record<string, unknown>>;
+}
 
-export const signInSchema = z.object({ email: z.email().max(320), password: z.string().min(1).max(1024) }).strict();
-export type SignIn = z.infer<typeof signInSchema>;
+/** Pushed values: IPC channel `txdesk:event:<event>`, server-sent `event: <event>`. */
+export type AppEvent = 'tx' | 'devchain' | 'status';
 
-export const importKeySchema = z
-  .object({ privateKey: z.string().regex(/^(0x)?[0-9a-fA-F]{64}$/, 'a private key is 64 hex digits, optionally after 0x'), replace: z.boolean().optional() })
-  .strict();
-export type ImportKey = z.infer<typeof importKeySchema>;
+export interface EventSpec {
+  kind: 'event';
+  event: AppEvent;
+}
 
-export const generateKeySchema = z.object({ replace: z.boolean().optional() }).strict();
-export type GenerateKey = z.infer<typeof generateKeySchema>;
+type Fn = (...args: never[]) => unknown;
+export type CallMethod = { [K in keyof DesktopApi]: ReturnType<DesktopApi[K]> extends Promise<unknown> ? K : never }[keyof DesktopApi];
+export type EventMethod = Exclude<keyof DesktopApi, CallMethod>;
+type SpecOf<K extends keyof DesktopApi> = K extends CallMethod ? CallSpec<Parameters<DesktopApi[K] & Fn>> : EventSpec;
+export type DesktopTable = { readonly [K in keyof DesktopApi]: SpecOf<K> };
 
-export const exportKeySchema = z.object({ passphrase: z.string().min(8, 'an export passphrase has at least 8 characters').max(1024) }).strict();
-export type ExportKey = z.infer<typeof exportKeySchema>;
+export const desktopMethods = {
+  getAppInfo: { kind: 'call', route: 'GET /api/app', args: [] },
+  listTransactions: { kind: 'call', route: 'GET /api/tx', args: [] },
+  getTransaction: { kind: 'call', route: 'GET /api/tx/:hash', args: ['path:hash'] },
+  generateTransaction: { kind: 'call', route: 'POST /api/tx', args: [], status: 201 },
+  cancelTransaction: { kind: 'call', route: 'POST /api/tx/:hash/cancel', args: ['path:hash'], status: 202 },
+  speedUpTransaction: { kind: 'call', route: 'POST /api/tx/:hash/speed-up', args: ['path:hash'], status: 202 },
+  onTransactionChanged: { kind: 'event', event: 'tx' },
+  listTokens: { kind: 'call', route: 'GET /nft/v1/accounts/:address/tokens', args: ['path:address', 'query'] },
+  resolveTokenMetadata: { kind: 'call', route: 'POST /api/token-metadata', args: ['body.uris'] },
+  refreshToken: { kind: 'call', route: 'POST /api/tokens/:contract/:id/refresh', args: ['path:contract', 'path:id'], status: 202, reply: { accepted: true } },
+  getSettings: { kind: 'call', route: 'GET /api/settings', args: [] },
+  updateSettings: { kind: 'call', route: 'PATCH /api/settings', args: ['body'] },
+  signIn: { kind: 'call', route: 'POST /api/settings/sign-in', args: ['body'] },
+  restart: { kind: 'call', route: 'POST /api/restart', args: [], status: 202, reply: { restarting: true } },
+  getServiceHealth: { kind: 'call', route: 'GET /api/service-health', args: [] },
+  getKeyInfo: { kind: 'call', route: 'GET /api/key', args: [] },
+  generateKey: { kind: 'call', route: 'POST /api/key/generate', args: ['body?'] },
+  importKey: { kind: 'call', route: 'POST /api/key/import', args: ['body'] },
+  exportKey: { kind: 'call', route: 'POST /api/key/export', args: ['body'] },
+  getDevchainStatus: { kind: 'call', route: 'GET /api/devchain', args: [] },
+  setCongestion: { kind: 'call', route: 'PUT /api/devchain/congestion', args: ['body.level'] },
+  onDevchainStatus: { kind: 'event', event: 'devchain' },
+  onAppStatus: { kind: 'event', event: 'status' },
+} as const satisfies DesktopTable;
 
-/** A token id as the listing API gives it: a decimal integer of at most 78 digits. */
-export const tokenIdSchema = z.string().regex(/^[0-9]{1,78}$/, 'a token id is a decimal integer');
+export const callMethods = (Object.keys(desktopMethods) as (keyof DesktopApi)[]).filter((m): m is CallMethod => desktopMethods[m].kind === 'call');
+export const eventMethods = (Object.keys(desktopMethods) as (keyof DesktopApi)[]).filter((m): m is EventMethod => desktopMethods[m].kind === 'event');
 
-export const congestionSchema = z.enum(congestionLevels);
+/**
+ * The localhost server's routes beyond the methods: one server-sent-events stream for every AppEvent (`event: tx`,
+ * `event: devchain`, `event: status`), and token images through the core (?url=<encoded http(s) URL>), since the page
+ * itself may load images from nowhere else.
+ */
+export const extraRoutes = {
+  events: 'GET /api/events',
+  tokenImage: 'GET /api/token-image',
+} as const;
 
-export const tokenQuerySchema = z
-  .object({
-    page: z.number().int().min(0).max(1_000_000_000),
-    size: z.number().int().min(1).max(200),
-    order_by: z.enum(['transfer_block_number', 'token_id', 'contract_address']),
-    order_direction: z.enum(['asc', 'desc']),
-    contractAddresses: z.array(addressSchema).max(50),
-    standard: z.enum(STANDARDS),
-  })
-  .partial()
-  .strict();
-
-export const tokenMetadataRequestSchema = z.array(z.string().max(2048)).max(200);
-
-/** The `url` of a token image request: the http(s) `image` of token metadata (data: URLs are shown as they are). */
-export const tokenImageUrlSchema = z
-  .string({ error: 'give the image as ?url=<encoded http(s) URL>' })
-  .max(2048, 'an image URL is at most 2048 characters')
-  .pipe(z.url({ protocol: /^https?$/, error: 'an image URL is an absolute http:// or https:// URL' }));
+/** Every route of the app's localhost API by name: the table's calls, then the extra routes. */
+export const appRouteList: readonly { name: CallMethod | keyof typeof extraRoutes; route: string }[] = [
+  ...callMethods.map((name) => ({ name, route: desktopMethods[name].route as string })),
+  ...(Object.keys(extraRoutes) as (keyof typeof extraRoutes)[]).map((name) => ({ name, route: extraRoutes[name] as string })),
+];
 
 /** In Electron the window loads token images from this scheme (`txdesk-image://token/?url=…`), served by main from the core. */
 export const tokenImageScheme = 'txdesk-image';
 
-/**
- * How the browser bridge maps the contract onto the localhost server (`txdesk serve`).
- * Events arrive on one server-sent-events stream: `event: tx` (TxRecord), `event: devchain` (DevchainStatus) and
- * `event: status` (AppStatus).
- */
-export const httpRoutes = {
-  getAppInfo: 'GET /api/app',
-  listTransactions: 'GET /api/tx',
-  getTransaction: 'GET /api/tx/:hash',
-  generateTransaction: 'POST /api/tx',
-  cancelTransaction: 'POST /api/tx/:hash/cancel',
-  speedUpTransaction: 'POST /api/tx/:hash/speed-up',
-  events: 'GET /api/events',
-  listTokens: 'GET /nft/v1/accounts/:address/tokens',
-  resolveTokenMetadata: 'POST /api/token-metadata',
-  refreshToken: 'POST /api/tokens/:contract/:id/refresh',
-  /** Token images through the core (?url=<encoded http(s) URL>): the page itself may load images from nowhere else. */
-  tokenImage: 'GET /api/token-image',
-  getSettings: 'GET /api/settings',
-  updateSettings: 'PATCH /api/settings',
-  signIn: 'POST /api/settings/sign-in',
-  restart: 'POST /api/restart',
-  getKeyInfo: 'GET /api/key',
-  generateKey: 'POST /api/key/generate',
-  importKey: 'POST /api/key/import',
-  exportKey: 'POST /api/key/export',
-  getDevchainStatus: 'GET /api/devchain',
-  setCongestion: 'PUT /api/devchain/congestion',
-} as const;
-
 /** IPC channel names: `txdesk:<method>` for calls, `txdesk:event:<name>` for pushed events. */
-export const ipcChannel = (method: keyof DesktopApi) => `txdesk:${method}` as const;
-export const ipcEvent = { tx: 'txdesk:event:tx', devchain: 'txdesk:event:devchain', status: 'txdesk:event:status' } as const;
+export const ipcChannel = (method: CallMethod) => `txdesk:${method}` as const;
+export const ipcEventChannel = (event: AppEvent) => `txdesk:event:${event}` as const;
+
+/** Splits `GET /api/tx/:hash` into its method and path pattern. */
+export function splitRoute(route: string): { method: HttpMethod; path: string } {
+  const [method, path] = route.split(' ') as [HttpMethod, string];
+  return { method, path };
+}

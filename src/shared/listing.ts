@@ -50,3 +50,15 @@ export interface TokenQuery {
   /** Only tokens of this standard; absent means both. */
   standard?: Standard;
 }
+
+/** The listing API's query string for a TokenQuery: the one place it is built (the core's proxy, the browser client). */
+export function tokenQueryString(query: TokenQuery): URLSearchParams {
+  const qs = new URLSearchParams();
+  if (query.page !== undefined) qs.set('page', String(query.page));
+  if (query.size !== undefined) qs.set('size', String(query.size));
+  if (query.order_by) qs.set('order_by', query.order_by);
+  if (query.order_direction) qs.set('order_direction', query.order_direction);
+  if (query.contractAddresses && query.contractAddresses.length > 0) qs.set('contractAddresses', query.contractAddresses.join(','));
+  if (query.standard) qs.set('standard', query.standard);
+  return qs;
+}

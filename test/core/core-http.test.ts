@@ -10,7 +10,7 @@ import { Wallet } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCore, type Core } from '../../src/core/create-core.js';
 import type { Logger } from '../../src/lib/log.js';
-import { httpRoutes, type AppInfo, type AppSettings, type KeyExport, type KeyInfo } from '../../src/shared/desktop-api.js';
+import { appRouteList, type AppInfo, type AppSettings, type KeyExport, type KeyInfo } from '../../src/shared/desktop-api.js';
 import type { TokenPage } from '../../src/shared/listing.js';
 import type { TxRecord } from '../../src/shared/tx-record.js';
 import { startTestChain, waitFor, type TestChain } from '../support/core-chain.js';
@@ -122,8 +122,8 @@ describe('Host and Origin checks', () => {
 });
 
 describe('the API token', () => {
-  const stateChanging = Object.entries(httpRoutes)
-    .map(([name, spec]) => [name, ...spec.split(' ')] as [string, string, string])
+  const stateChanging = appRouteList
+    .map(({ name, route }) => [name, ...route.split(' ')] as [string, string, string])
     .filter(([, method]) => method !== 'GET');
 
   it('lives in <data dir>/api-token, mode 0600', () => {

@@ -1,6 +1,10 @@
-// The IPC boundary without Electron: sender checks, one schema per method, error envelopes, and the key never echoed.
+// The IPC boundary without Electron, in front of the core's validating face as in the app: sender checks, one schema
+// per method (checked by the core), error envelopes, and the key never echoed.
 import { describe, expect, it, vi } from 'vitest';
-import { invokeGuarded, isTrustedSenderUrl, toIpcError, invokableMethods } from '../../src/main/ipc-guard.js';
+import { validatedApi } from '../../src/core/services/desktop-api-validated.js';
+import { invokeGuarded, isTrustedSenderUrl, toIpcError } from '../../src/main/ipc-guard.js';
+import { callMethods } from '../../src/shared/desktop-api.js';
+import { desktopArgs } from '../../src/shared/desktop-schemas.js';
 import { isAllowedNavigation } from '../../src/main/window-policy.js';
 import { TxdeskError } from '../../src/shared/errors.js';
 import type { DesktopApi } from '../../src/shared/desktop-api.js';
@@ -26,6 +30,7 @@ function fakeApi(overrides: Partial<DesktopApi> = {}): DesktopApi {
     updateSettings: vi.fn(async () => ({}) as never),
     signIn: reject,
     restart: reject,
+    getServiceHealth: reject,
     getKeyInfo: reject,
     generateKey: reject,
     importKey: vi.fn(async () => ({ address: '0x' + '0'.repeat(40), balanceWei: '0', storage: 'memory' as const })),
@@ -82,10 +87,10 @@ describe('sender check', () => {
 });
 
 describe('payload validation', () => {
-  it('covers every invokable method of the contract and no event subscription', () => {
-    expect(invokableMethods).toHaveLength(19);
-    expect(invokableMethods).not.toContain('onTransactionChanged');
-    expect(invokableMethods).not.toContain('onDevchainStatus');
+  it('covers every call of the contract and no event subscription', () => {
+    expect([...callMethods].sort()).toEqual(Object.keys(desktopArgs).sort());
+    expect(callMethods).not.toContain('onTransactionChanged');
+    expect(callMethods).not.toContain('onDevchainStatus');
   });
 
   it.each([
@@ -104,12 +109,15 @@ describe('payload validation', () => {
     ['resolveTokenMetadata', ['http://x']],
   ])('%s(%j) is refused with INVALID_PARAMETER', async (method, args) => {
     const api = fakeApi();
-    const r = await invokeGuarded(api, appUrl, call(method, args));
+    const r = await invokeGuarded(validatedApi(api), appUrl, call(method, args));
     expect(r.ok).toBe(false);
     if (!r.ok) {
       expect(r.error.code).toBe('INVALID_PARAMETER');
-      expect(r.error.message).toMatch(new RegExp(`^The input of ${method} is not valid`));
+      // One sentence per problem, naming the field (or the argument count), ending with a full stop.
+      expect(r.error.message).toMatch(/^(The field '[\w.]+' |Unknown field |\w+ takes \d+ argument).*\.$/);
     }
+    const impl = api[method as keyof DesktopApi];
+    if (vi.isMockFunction(impl)) expect(impl).not.toHaveBeenCalled();
   });
 
   it('refuses unknown methods and prototype names', async () => {
@@ -121,18 +129,19 @@ describe('payload validation', () => {
 
   it('passes parsed arguments to the core and wraps the value', async () => {
     const api = fakeApi();
-    expect(await invokeGuarded(api, appUrl, call('getTransaction', [hash]))).toMatchObject({ ok: true, value: { transactionHash: hash } });
-    expect(await invokeGuarded(api, appUrl, call('setCongestion', ['high']))).toMatchObject({ ok: true, value: { congestion: 'high' } });
-    await invokeGuarded(api, appUrl, call('listTokens', [`0x${'a'.repeat(40)}`, { page: 2, size: 6, contractAddresses: [] }]));
+    const face = validatedApi(api);
+    expect(await invokeGuarded(face, appUrl, call('getTransaction', [hash]))).toMatchObject({ ok: true, value: { transactionHash: hash } });
+    expect(await invokeGuarded(face, appUrl, call('setCongestion', ['high']))).toMatchObject({ ok: true, value: { congestion: 'high' } });
+    await invokeGuarded(face, appUrl, call('listTokens', [`0x${'a'.repeat(40)}`, { page: 2, size: 6, contractAddresses: [] }]));
     expect(api.listTokens).toHaveBeenCalledWith(`0x${'a'.repeat(40)}`, { page: 2, size: 6, contractAddresses: [] });
   });
 
   it('never echoes a private key in a validation error', async () => {
     const bad = `${key}zz`;
-    const r = await invokeGuarded(fakeApi(), appUrl, call('importKey', [{ privateKey: bad }]));
+    const r = await invokeGuarded(validatedApi(fakeApi()), appUrl, call('importKey', [{ privateKey: bad }]));
     expect(r.ok).toBe(false);
     expect(JSON.stringify(r)).not.toContain(key.slice(2));
-    const ok = await invokeGuarded(fakeApi(), appUrl, call('importKey', [{ privateKey: key }]));
+    const ok = await invokeGuarded(validatedApi(fakeApi()), appUrl, call('importKey', [{ privateKey: key }]));
     expect(ok.ok).toBe(true);
     expect(JSON.stringify(ok)).not.toContain(key.slice(2));
   });

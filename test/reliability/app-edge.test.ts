@@ -9,7 +9,7 @@ import { networkInterfaces } from 'node:os';
 import fc from 'fast-check';
 import { Wallet } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { importKeySchema, settingsPatchSchema, signInSchema, tokenMetadataRequestSchema } from '../../src/shared/desktop-api.js';
+import { importKeySchema, settingsPatchSchema, signInSchema, tokenMetadataRequestSchema } from '../../src/shared/desktop-schemas.js';
 import { authHeader } from '../support/core-api-token.js';
 import { isClientError, isErrorEnvelope, rawRequest, type RawAnswer } from '../support/reliability-http.js';
 import { MB, killAllChildren, spawnCore, tempDir, type ChildProc, type CoreInfo } from '../support/reliability-procs.js';

@@ -4,7 +4,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, readEnv } from '../../src/core/config.js';
-import { invokeGuarded, invokableMethods, ipcArgs, isTrustedSenderUrl, toIpcError } from '../../src/main/ipc-guard.js';
+import { validatedApi } from '../../src/core/services/desktop-api-validated.js';
+import { invokeGuarded, isTrustedSenderUrl, toIpcError } from '../../src/main/ipc-guard.js';
+import { callMethods } from '../../src/shared/desktop-api.js';
+import { desktopArgs } from '../../src/shared/desktop-schemas.js';
 import { parseListingParams, readQuery } from '../../src/service/listing/listing-params.js';
 import { parseFrame } from '../../src/service/tracker/tracker-rpc.js';
 import type { DesktopApi } from '../../src/shared/desktop-api.js';
@@ -42,15 +45,17 @@ describe('IPC guard (src/main/ipc-guard.ts)', () => {
   it('random method names and argument lists: never throws, refuses with a known code, or calls the core with args its schema accepts', async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.oneof(fc.constantFrom(...invokableMethods, 'onTransactionChanged', 'constructor', '__proto__', 'toString', 'hasOwnProperty'), fc.string({ maxLength: 40 })),
+        fc.oneof(fc.constantFrom(...callMethods, 'onTransactionChanged', 'constructor', '__proto__', 'toString', 'hasOwnProperty'), fc.string({ maxLength: 40 })),
         fc.array(hostileValue, { maxLength: 4 }),
         async (method, args) => {
           const { api, calls } = recordingApi();
-          const r = await invokeGuarded(api, APP_URL, { method, args, ...appSender });
+          const r = await invokeGuarded(validatedApi(api), APP_URL, { method, args, ...appSender });
           if (r.ok) {
             expect(calls).toHaveLength(1);
-            const schema = ipcArgs[method as keyof typeof ipcArgs];
-            expect(schema.safeParse(args).success).toBe(true);
+            const schema = desktopArgs[method as keyof typeof desktopArgs];
+            const given = [...args];
+            while (given.length > 0 && given[given.length - 1] === undefined) given.pop();
+            expect(schema.safeParse(given).success).toBe(true);
           } else {
             expect(calls).toHaveLength(0);
             expect(['INVALID_PARAMETER', 'NOT_FOUND']).toContain(r.error.code);
@@ -71,7 +76,7 @@ describe('IPC guard (src/main/ipc-guard.ts)', () => {
       ['updateSettings', [{ policy: { bumpPercent: 20, maxReplacements: 3 } }]],
       ['listTokens', ['0x' + '1'.repeat(40), { page: 0, size: 15, order_direction: 'asc' }]],
     ] as const) {
-      const r = await invokeGuarded(api, APP_URL, { method, args: [...args], ...appSender });
+      const r = await invokeGuarded(validatedApi(api), APP_URL, { method, args: [...args], ...appSender });
       expect(r, method).toEqual({ ok: true, value: { ok: true } });
     }
     expect(calls.map((c) => c.method)).toEqual(['importKey', 'setCongestion', 'updateSettings', 'listTokens']);
@@ -81,7 +86,7 @@ describe('IPC guard (src/main/ipc-guard.ts)', () => {
     await fc.assert(
       fc.asyncProperty(fc.stringMatching(/^[0-9a-f]{20,80}$/), fc.constantFrom('', '0x', '0X', ' '), async (hex, prefix) => {
         const { api } = recordingApi();
-        const r = await invokeGuarded(api, APP_URL, { method: 'importKey', args: [{ privateKey: prefix + hex, extra: hex }], ...appSender });
+        const r = await invokeGuarded(validatedApi(api), APP_URL, { method: 'importKey', args: [{ privateKey: prefix + hex, extra: hex }], ...appSender });
         if (!r.ok) expect(r.error.message).not.toContain(hex);
       }),
       { numRuns: 200 },
@@ -97,7 +102,7 @@ describe('IPC guard (src/main/ipc-guard.ts)', () => {
           fc.string({ maxLength: 60 }),
         ),
         fc.boolean(),
-        fc.constantFrom(...invokableMethods),
+        fc.constantFrom(...callMethods),
         async (senderUrl, fromMainFrame, method) => {
           const { api, calls } = recordingApi();
           const r = await invokeGuarded(api, APP_URL, { method, args: [], senderUrl, fromMainFrame });

@@ -1,4 +1,4 @@
-// The browser bridge: requests follow httpRoutes, errors surface as { code, message }, one event stream is shared,
+// The browser bridge: requests follow the contract table, errors surface as { code, message }, one event stream is shared,
 // and a reconnect resyncs what was missed.
 import { describe, expect, it } from 'vitest';
 import { createHttpApi, type EventSourceLike } from '../../src/renderer/src/store/http-api.js';

@@ -1,5 +1,6 @@
 // The URL hash round-trips every view and filter and survives anything typed into it; settings errors land on their
 // field in plain words; fees and ages are written one way.
+import { checkArgs } from '../../src/core/services/desktop-api-validated.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { apiErrorToFields, checkNetwork, plain } from '../../src/renderer/src/features/settings/field-errors.js';
@@ -53,11 +54,20 @@ describe('settings errors point at their field', () => {
   });
 
   it('maps a refusal of the core to the field, without validator text', () => {
-    const r = apiErrorToFields({ code: 'INVALID_PARAMETER', message: 'platform: Invalid string: must match pattern /^[a-z0-9-]{1,40}$/; fix it and retry.' }, ['platform', 'network']);
+    // The core's own sentences, from its validating face.
+    const refusal = (patch: unknown) => {
+      try {
+        checkArgs('updateSettings', [patch]);
+      } catch (e) {
+        return { code: 'INVALID_PARAMETER' as const, message: (e as Error).message };
+      }
+      throw new Error('the core accepted the patch');
+    };
+    const r = apiErrorToFields(refusal({ platform: 'Ethereum!' }), ['platform', 'network']);
     expect(Object.keys(r.fields)).toEqual(['platform']);
     expect(r.fields.platform).toMatch(/lowercase letters, digits and dashes/);
     expect(r.form).toBeNull();
-    const policy = apiErrorToFields({ code: 'INVALID_PARAMETER', message: 'policy.bumpPercent: Too small: expected number to be >=12.5' }, ['bumpPercent']);
+    const policy = apiErrorToFields(refusal({ policy: { bumpPercent: 5 } }), ['bumpPercent']);
     expect(Object.keys(policy.fields)).toEqual(['bumpPercent']);
     const other = apiErrorToFields({ code: 'UPSTREAM_UNAVAILABLE', message: 'The data service could not be reached; retry.' }, ['clientId']);
     expect(other).toEqual({ fields: {}, form: 'The data service could not be reached; retry.' });

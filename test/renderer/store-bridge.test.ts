@@ -43,6 +43,7 @@ function fakeApi() {
     updateSettings: vi.fn(async () => settings),
     signIn: vi.fn(async () => Promise.reject({ code: 'UNAUTHORIZED', message: 'Wrong e-mail or password; try again.' })),
     restart: vi.fn(async () => undefined),
+    getServiceHealth: vi.fn(async () => ({ url: 'http://127.0.0.1:4000', reachable: true, reason: null, chainId: 31337, indexLagBlocks: 0, roles: ['follower'] })),
     getKeyInfo: vi.fn(async () => key),
     generateKey: vi.fn(async () => key),
     importKey: vi.fn(async () => key),

@@ -1,7 +1,7 @@
 // Token-browser bookkeeping: pagination URLs to pages, query building, metadata still to fetch, known collections.
 import { describe, expect, it } from 'vitest';
 import { mergeContracts, missingUris, pageFromUrl, pageNav, toTokenQuery, defaultControls } from '../../src/renderer/src/store/token-logic.js';
-import { tokenSearchParams } from '../../src/renderer/src/store/http-api.js';
+import { tokenQueryString } from '../../src/shared/listing.js';
 import type { Token } from '../../src/shared/listing.js';
 
 const c1 = { address: '0x' + '1'.repeat(40), name: 'Harbor', symbol: 'HBR', totalSupply: 3 };
@@ -29,7 +29,7 @@ describe('query', () => {
   it('omits an empty contract filter and joins a non-empty one', () => {
     expect(toTokenQuery(defaultControls)).toEqual({ page: 0, size: 12, order_by: 'transfer_block_number', order_direction: 'desc' });
     const q = toTokenQuery({ ...defaultControls, contracts: [c1.address, c2.address], orderBy: 'token_id', direction: 'asc', page: 2 });
-    expect(tokenSearchParams(q).toString()).toBe(`page=2&size=12&order_by=token_id&order_direction=asc&contractAddresses=${c1.address}%2C${c2.address}`);
+    expect(tokenQueryString(q).toString()).toBe(`page=2&size=12&order_by=token_id&order_direction=asc&contractAddresses=${c1.address}%2C${c2.address}`);
   });
 });
 

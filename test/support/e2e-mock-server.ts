@@ -1,5 +1,5 @@
-// A fake `txdesk serve` for designing the renderer without a chain: serves out/renderer and answers httpRoutes with
-// made-up records that go pending, get replaced and confirm. Visual iteration only; the e2e tests use the real server.
+// A fake `txdesk serve` for designing the renderer without a chain: serves out/renderer and answers the contract
+// table's routes with made-up records that go pending, get replaced and confirm. Visual iteration only; the e2e tests use the real server.
 // Run: npx esbuild test/support/e2e-mock-server.ts --bundle --platform=node --format=esm --outfile=/tmp/txdesk-mock.mjs
 //      && RENDERER_DIR=out/renderer node /tmp/txdesk-mock.mjs   (then open the printed URL).
 import { createServer, type ServerResponse } from 'node:http';

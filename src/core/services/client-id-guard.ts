@@ -1,6 +1,7 @@
 // A client ID is saved only once the data service it is for accepts it: a typo would otherwise surface later as a
 // tracker that never connects. The service asked is the one the settings will use (the patch's, the saved, the running).
-import { settingsPatchSchema, type AppSettings } from '../../shared/desktop-api.js';
+import { type AppSettings } from '../../shared/desktop-api.js';
+import { settingsPatchSchema } from '../../shared/desktop-schemas.js';
 import { TxdeskError } from '../../shared/errors.js';
 import { checkClientId } from '../startup-checks.js';
 

@@ -1,23 +1,8 @@
-// The core's DesktopApi: one plain object that Electron's IPC handlers call directly and the localhost server wraps
-// thinly, so both transports validate and behave the same. Inputs are parsed with the shared zod schemas.
-import {
-  addressSchema,
-  congestionSchema,
-  exportKeySchema,
-  generateKeySchema,
-  importKeySchema,
-  signInSchema,
-  tokenIdSchema,
-  tokenMetadataRequestSchema,
-  tokenQuerySchema,
-  txHashSchema,
-  type AppInfo,
-  type AppStatus,
-  type DesktopApi,
-  type DevchainStatus,
-} from '../../shared/desktop-api.js';
+// The core's DesktopApi: one plain object that Electron's IPC handlers and the localhost server both call, behind
+// validatedApi (desktop-api-validated.ts), so arguments arrive here already checked and both transports behave the same.
+import type { AppInfo, AppStatus, DesktopApi, DevchainStatus, ServiceHealthInfo } from '../../shared/desktop-api.js';
 import { TxdeskError } from '../../shared/errors.js';
-import type { TokenPage, TokenQuery } from '../../shared/listing.js';
+import { tokenQueryString, type TokenPage } from '../../shared/listing.js';
 import type { TxRecord } from '../../shared/tx-record.js';
 import type { DevchainControl, TxStore } from '../ports.js';
 import type { KeyManager } from './key-manager.js';
@@ -26,7 +11,6 @@ import { fetchTokenPage, requestTokenRefresh } from './token-proxy.js';
 import { createMetadataResolver } from './token-metadata.js';
 import { createTokenImageProxy, type TokenImage } from './token-image.js';
 import type { TxEngine } from './tx-engine.js';
-import { parseInput } from './validate.js';
 import { RateLimitedError } from '../../lib/http-kit.js';
 
 export interface CoreApiDeps {
@@ -47,6 +31,8 @@ export interface CoreApiDeps {
   checkSettings?: (patch: unknown) => Promise<void>;
   /** Restarts the app; called after restart() has answered. Absent: restart() is refused. */
   restart?: () => void;
+  /** The data service's health as the dashboard shows it. */
+  serviceHealth(): Promise<ServiceHealthInfo>;
 }
 
 /** How long restart() waits before restarting, so its 202 leaves first. */
@@ -104,27 +90,18 @@ export function createCoreApi(d: CoreApiDeps): CoreApi {
 
     listTransactions: async () => d.store.list(),
     async getTransaction(hash) {
-      const h = parseInput(txHashSchema, hash, 'hash').toLowerCase();
+      const h = hash.toLowerCase();
       const rec = d.store.get(h);
       if (!rec) throw new TxdeskError('NOT_FOUND', `No transaction ${h} is stored in this app; list them with GET /api/tx.`);
       return { ...rec, history: d.store.history(h) };
     },
     generateTransaction: () => d.engine.generate(),
-    cancelTransaction: async (hash) => d.engine.cancel(parseInput(txHashSchema, hash, 'hash').toLowerCase()),
-    speedUpTransaction: async (hash) => d.engine.speedUp(parseInput(txHashSchema, hash, 'hash').toLowerCase()),
+    cancelTransaction: async (hash) => d.engine.cancel(hash.toLowerCase()),
+    speedUpTransaction: async (hash) => d.engine.speedUp(hash.toLowerCase()),
     onTransactionChanged: (l) => listen(txListeners, l),
 
     async listTokens(owner, query) {
-      const address = parseInput(addressSchema, owner, 'address');
-      const q: TokenQuery = parseInput(tokenQuerySchema, query ?? {}, 'query');
-      const qs = new URLSearchParams();
-      if (q.page !== undefined) qs.set('page', String(q.page));
-      if (q.size !== undefined) qs.set('size', String(q.size));
-      if (q.order_by) qs.set('order_by', q.order_by);
-      if (q.order_direction) qs.set('order_direction', q.order_direction);
-      if (q.contractAddresses?.length) qs.set('contractAddresses', q.contractAddresses.join(','));
-      if (q.standard) qs.set('standard', q.standard);
-      const r = await api.proxyTokens(address, qs, d.appOrigin());
+      const r = await api.proxyTokens(owner, tokenQueryString(query ?? {}), d.appOrigin());
       if (r.status !== 200) {
         const e = (r.body as { error: { code: TxdeskError['code']; message: string } }).error;
         throw new TxdeskError(e.code, e.message, r.status);
@@ -133,12 +110,10 @@ export function createCoreApi(d: CoreApiDeps): CoreApi {
     },
     proxyTokens: (address, query, appOrigin) =>
       fetchTokenPage({ serviceUrl: d.info.serviceUrl, clientId: d.settings.clientId(), address, query, appOrigin }),
-    resolveTokenMetadata: async (uris) => resolveMetadata(parseInput(tokenMetadataRequestSchema, uris, 'uris')),
+    resolveTokenMetadata: async (uris) => resolveMetadata(uris),
     fetchTokenImage,
     async refreshToken(contract, tokenId) {
-      const c = parseInput(addressSchema, contract, 'contract');
-      const id = parseInput(tokenIdSchema, tokenId, 'tokenId');
-      await requestTokenRefresh({ serviceUrl: d.info.serviceUrl, clientId: d.settings.clientId(), contract: c, tokenId: id });
+      await requestTokenRefresh({ serviceUrl: d.info.serviceUrl, clientId: d.settings.clientId(), contract, tokenId });
     },
 
     getSettings: async () => d.settings.get(),
@@ -146,8 +121,7 @@ export function createCoreApi(d: CoreApiDeps): CoreApi {
       await d.checkSettings?.(patch);
       return d.settings.update(patch);
     },
-    async signIn(credentials) {
-      const c = parseInput(signInSchema, credentials, 'credentials');
+    async signIn(c) {
       let res: Response;
       try {
         res = await fetch(`${d.info.serviceUrl}/users/v1/login`, {
@@ -175,25 +149,17 @@ export function createCoreApi(d: CoreApiDeps): CoreApi {
       setTimeout(restart, RESTART_DELAY_MS).unref();
     },
 
+    getServiceHealth: () => d.serviceHealth(),
+
     getKeyInfo: () => d.keys.info(),
-    async generateKey(input) {
-      const { replace } = parseInput(generateKeySchema, input ?? {}, 'input');
-      return d.keys.generate({ replace });
-    },
-    async importKey(input) {
-      const { privateKey, replace } = parseInput(importKeySchema, input, 'privateKey');
-      return d.keys.import(privateKey, { replace });
-    },
-    async exportKey(input) {
-      const { passphrase } = parseInput(exportKeySchema, input, 'passphrase');
-      return d.keys.export(passphrase);
-    },
+    generateKey: async (input) => d.keys.generate({ replace: input?.replace }),
+    importKey: async ({ privateKey, replace }) => d.keys.import(privateKey, { replace }),
+    exportKey: async ({ passphrase }) => d.keys.export(passphrase),
 
     getDevchainStatus: async () => (d.devchain ? d.devchain.status() : null),
     async setCongestion(level) {
-      const l = parseInput(congestionSchema, level, 'level');
       const dev = needDevchain();
-      dev.setCongestion(l);
+      dev.setCongestion(level);
       const s = await dev.status();
       safeEach(devListeners, s);
       return s;

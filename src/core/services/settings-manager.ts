@@ -1,7 +1,8 @@
 // The app's settings: what the user saved (persisted through the SettingsStore port) over what is running now.
 // The replacement policy and (configured mode) the client ID apply at once; node, service, platform and network on
 // the next start.
-import { settingsPatchSchema, type AppSettings, type ReplacementPolicy, type SettingsPatch } from '../../shared/desktop-api.js';
+import { type AppSettings, type ReplacementPolicy, type SettingsPatch } from '../../shared/desktop-api.js';
+import { settingsPatchSchema } from '../../shared/desktop-schemas.js';
 import { TxdeskError } from '../../shared/errors.js';
 import type { PersistedSettings, SettingsStore } from '../ports.js';
 import { parseInput } from './validate.js';

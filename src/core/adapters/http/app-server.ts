@@ -1,11 +1,12 @@
-// The localhost server (port 3000 by default): every route of `httpRoutes` as a thin wrapper around the core's
-// DesktopApi, the SSE stream, the listing proxy and the renderer's static files. Binds 127.0.0.1 only, checks Host and
-// Origin before anything else runs, then the API token on every state-changing request (app-server-auth.ts).
+// The localhost server (port 3000 by default): every call of the contract table (shared/desktop-api.ts) as a thin
+// wrapper around the core's DesktopApi, the SSE stream, the listing proxy and the renderer's static files. Binds
+// 127.0.0.1 only, checks Host and Origin before anything else runs, then the API token on every state-changing request
+// (app-server-auth.ts).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Router, readJsonBody, sendError, sendJson, type Handler, type Method } from '../../../lib/http-kit.js';
+import { Router, readJsonBody, sendError, sendJson, type Handler } from '../../../lib/http-kit.js';
 import type { Logger } from '../../../lib/log.js';
-import { httpRoutes } from '../../../shared/desktop-api.js';
+import { appRouteList, desktopMethods, extraRoutes, splitRoute, type ArgPlace, type CallMethod, type CallSpec } from '../../../shared/desktop-api.js';
 import { TxdeskError } from '../../../shared/errors.js';
 import type { CoreApi } from '../../services/desktop-api-core.js';
 import { tokenImageHeaders } from '../../services/token-image.js';
@@ -35,31 +36,40 @@ export interface AppServer {
 
 const field = (body: unknown, name: string): unknown => (body && typeof body === 'object' ? (body as Record<string, unknown>)[name] : undefined);
 
-function routeHandlers(api: CoreApi, sse: ReturnType<typeof createSseHub>, origin: () => string, auth: AppServerAuth): Record<keyof typeof httpRoutes, Handler> {
+/** One call of the table over HTTP: arguments from the path, the body or one body field; the core checks them. */
+function callHandler(api: CoreApi, method: CallMethod): Handler {
+  const spec: CallSpec = desktopMethods[method];
+  const places = spec.args as readonly ArgPlace[];
+  return async ({ req, res, params }) => {
+    const needsBody = places.some((p) => p.startsWith('body'));
+    const body = !needsBody ? undefined : places.includes('body?') ? await readJsonBody(req).catch(() => undefined) : await readJsonBody(req);
+    const args = places.map((place) => {
+      if (place.startsWith('path:')) return params[place.slice(5)] ?? '';
+      if (place.startsWith('body.')) return field(body, place.slice(5));
+      if (place === 'body' || place === 'body?') return body;
+      throw new Error(`${method}: a ${place} argument needs its own HTTP handler`);
+    });
+    const value = await (api[method] as (...a: unknown[]) => Promise<unknown>)(...args);
+    sendJson(res, spec.status ?? 200, spec.reply ?? value ?? null);
+  };
+}
+
+/** Routes that are more than a call: the listing proxy, the settings check, the event stream and token images. */
+function specialHandlers(api: CoreApi, sse: ReturnType<typeof createSseHub>, origin: () => string, auth: AppServerAuth) {
   return {
-    getAppInfo: () => api.getAppInfo(),
-    listTransactions: () => api.listTransactions(),
-    getTransaction: ({ params }) => api.getTransaction(params.hash ?? ''),
-    async generateTransaction({ res }) {
-      sendJson(res, 201, await api.generateTransaction());
-    },
-    async cancelTransaction({ params, res }) {
-      sendJson(res, 202, await api.cancelTransaction(params.hash ?? ''));
-    },
-    async speedUpTransaction({ params, res }) {
-      sendJson(res, 202, await api.speedUpTransaction(params.hash ?? ''));
-    },
-    events({ res }) {
-      if (!sse.attach(res)) throw new TxdeskError('RATE_LIMITED', 'Too many event streams are open; close some tabs and retry.');
-    },
+    // The service's own query validation and pagination links answer unchanged: the caller's query string goes as is.
     async listTokens({ params, url, res }) {
       const answer = await api.proxyTokens(params.address ?? '', url.searchParams, origin());
       sendJson(res, answer.status, answer.body);
     },
-    resolveTokenMetadata: async ({ req }) => api.resolveTokenMetadata(field(await readJsonBody(req), 'uris') as string[]),
-    async refreshToken({ params, res }) {
-      await api.refreshToken(params.contract ?? '', params.id ?? '');
-      sendJson(res, 202, { accepted: true });
+    async updateSettings({ req, res }) {
+      const body = await readJsonBody(req);
+      const refused = checkSettingsPatch(body, auth);
+      if (refused) throw refused;
+      sendJson(res, 200, await api.updateSettings(body as never));
+    },
+    events({ res }) {
+      if (!sse.attach(res)) throw new TxdeskError('RATE_LIMITED', 'Too many event streams are open; close some tabs and retry.');
     },
     async tokenImage({ req, res, url }) {
       // Only the app's own page (or a tool) may use the proxy: other sites' <img> tags would otherwise turn it into theirs.
@@ -69,25 +79,17 @@ function routeHandlers(api: CoreApi, sse: ReturnType<typeof createSseHub>, origi
       res.writeHead(200, tokenImageHeaders(image));
       res.end(req.method === 'HEAD' ? undefined : image.body);
     },
-    getSettings: () => api.getSettings(),
-    async updateSettings({ req }) {
-      const body = await readJsonBody(req);
-      const refused = checkSettingsPatch(body, auth);
-      if (refused) throw refused;
-      return api.updateSettings(body as never);
-    },
-    signIn: async ({ req }) => api.signIn((await readJsonBody(req)) as never),
-    async restart({ res }) {
-      await api.restart();
-      sendJson(res, 202, { restarting: true });
-    },
-    getKeyInfo: () => api.getKeyInfo(),
-    generateKey: async ({ req }) => api.generateKey(((await readJsonBody(req).catch(() => undefined)) ?? undefined) as never),
-    importKey: async ({ req }) => api.importKey((await readJsonBody(req)) as never),
-    exportKey: async ({ req }) => api.exportKey((await readJsonBody(req)) as never),
-    getDevchainStatus: () => api.getDevchainStatus(),
-    setCongestion: async ({ req }) => api.setCongestion(field(await readJsonBody(req), 'level') as never),
-  };
+  } satisfies Partial<Record<CallMethod | keyof typeof extraRoutes, Handler>>;
+}
+
+/** Every route of the app's localhost API, by name: the table's calls, then the extra routes. */
+export function appRoutes(api: CoreApi, sse: ReturnType<typeof createSseHub>, origin: () => string, auth: AppServerAuth): { name: string; route: string; handler: Handler }[] {
+  const special: Partial<Record<string, Handler>> = specialHandlers(api, sse, origin, auth);
+  return appRouteList.map(({ name, route }) => {
+    const handler = special[name] ?? (name in extraRoutes ? undefined : callHandler(api, name as CallMethod));
+    if (!handler) throw new Error(`the app route ${name} has no handler`);
+    return { name, route, handler };
+  });
 }
 
 export async function startAppServer(o: AppServerOptions): Promise<AppServer> {
@@ -100,13 +102,12 @@ export async function startAppServer(o: AppServerOptions): Promise<AppServer> {
   let port = o.port ?? 3000;
   const origin = () => `http://127.0.0.1:${port}`;
   const router = new Router();
-  const handlers = routeHandlers(o.api, sse, origin, o.auth);
-  for (const [name, spec] of Object.entries(httpRoutes) as [keyof typeof httpRoutes, string][]) {
-    const [method, path] = spec.split(' ') as [Method, string];
-    const refuse: Handler = () => {
-      throw keyRoutesOff('Key management');
-    };
-    router.add(method, path, keyRouteNames.has(name) && !o.auth.keyRoutes ? refuse : handlers[name]);
+  const refuse: Handler = () => {
+    throw keyRoutesOff('Key management');
+  };
+  for (const { name, route, handler } of appRoutes(o.api, sse, origin, o.auth)) {
+    const { method, path } = splitRoute(route);
+    router.add(method, path, keyRouteNames.has(name) && !o.auth.keyRoutes ? refuse : handler);
   }
   const login = createLogin(o.auth, () => port);
   const serveStatic = createStaticHandler(o.rendererDir);

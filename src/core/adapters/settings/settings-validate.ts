@@ -2,7 +2,7 @@
 // PATCH from the UI, field by field: a bad field (hand-edited, corrupted, written by malware) falls back to its
 // default with a warning and never reaches the engine, where a bad fee cap would make every tracker message throw.
 import { z } from 'zod';
-import { policyPatchSchema, settingsPatchSchema } from '../../../shared/desktop-api.js';
+import { policyPatchSchema, settingsPatchSchema } from '../../../shared/desktop-schemas.js';
 import { defaultPolicy } from '../../config.js';
 import type { PersistedSettings } from '../../ports.js';
 

@@ -1,7 +1,21 @@
-// DesktopApi over the localhost server of `txdesk serve`: calls go to `httpRoutes` with fetch, pushed events arrive on
-// one server-sent-events stream. The renderer cannot tell this from the Electron preload.
-import { httpRoutes, type AppStatus, type DesktopApi, type DevchainStatus, type Unsubscribe } from '../../../shared/desktop-api.js';
-import type { TokenQuery } from '../../../shared/listing.js';
+// DesktopApi over the localhost server of `txdesk serve`: every call of the contract table goes to its route with
+// fetch, pushed events arrive on one server-sent-events stream. The renderer cannot tell this from the Electron preload.
+import {
+  callMethods,
+  desktopMethods,
+  eventMethods,
+  extraRoutes,
+  splitRoute,
+  type ArgPlace,
+  type AppEvent,
+  type AppStatus,
+  type CallMethod,
+  type EventMethod,
+  type DesktopApi,
+  type DevchainStatus,
+  type Unsubscribe,
+} from '../../../shared/desktop-api.js';
+import { tokenQueryString, type TokenQuery } from '../../../shared/listing.js';
 import type { TxRecord } from '../../../shared/tx-record.js';
 import { ApiError } from './api-error.js';
 
@@ -34,40 +48,38 @@ export interface HttpApiOptions {
   reopenAfterMs?: number;
 }
 
-/** Routes that answer JSON; `events` is the SSE stream and `tokenImage` is loaded by <img> tags (lib/token-image.ts). */
-type RouteName = Exclude<keyof typeof httpRoutes, 'events' | 'tokenImage'>;
-
-function buildPath(name: RouteName | 'events', params: Record<string, string> = {}): { method: string; path: string } {
-  const [method, pattern] = httpRoutes[name].split(' ') as [string, string];
+/** Method, path (parameters filled in), query string and JSON body of one call, from its table entry. */
+export function callRequest(method: CallMethod, args: readonly unknown[]): { method: string; path: string; query: string; body: unknown } {
+  const { method: verb, path: pattern } = splitRoute(desktopMethods[method].route);
+  const places = desktopMethods[method].args as readonly ArgPlace[];
+  const params: Record<string, string> = {};
+  let query = '';
+  let body: Record<string, unknown> | unknown;
+  places.forEach((place, i) => {
+    const value = args[i];
+    if (place.startsWith('path:')) params[place.slice(5)] = String(value ?? '');
+    else if (place === 'query') query = tokenQueryString((value ?? {}) as TokenQuery).toString();
+    else if (place.startsWith('body.')) body = { ...(body as object | undefined), [place.slice(5)]: value };
+    else body = value;
+  });
   const path = pattern.replace(/:([a-zA-Z]+)/g, (_m, key: string) => encodeURIComponent(params[key] ?? ''));
-  return { method, path };
-}
-
-export function tokenSearchParams(query: TokenQuery): URLSearchParams {
-  const qs = new URLSearchParams();
-  if (query.page !== undefined) qs.set('page', String(query.page));
-  if (query.size !== undefined) qs.set('size', String(query.size));
-  if (query.order_by) qs.set('order_by', query.order_by);
-  if (query.order_direction) qs.set('order_direction', query.order_direction);
-  if (query.contractAddresses && query.contractAddresses.length > 0) qs.set('contractAddresses', query.contractAddresses.join(','));
-  return qs;
+  return { method: verb, path, query, body };
 }
 
 export function createHttpApi(options: HttpApiOptions): HttpBridge {
   const base = options.baseUrl ?? '';
   const doFetch = options.fetch ?? ((input, init) => fetch(input, init));
 
-  async function request<T>(name: RouteName, opts: { params?: Record<string, string>; query?: URLSearchParams; body?: unknown } = {}): Promise<T> {
-    const { method, path } = buildPath(name, opts.params);
-    const qs = opts.query?.toString();
+  async function request<T>(name: CallMethod, args: readonly unknown[]): Promise<T> {
+    const { method, path, query, body: payload } = callRequest(name, args);
     let res: Response;
     try {
-      res = await doFetch(`${base}${path}${qs ? `?${qs}` : ''}`, {
+      res = await doFetch(`${base}${path}${query ? `?${query}` : ''}`, {
         method,
         // The session cookie of the login link authorizes writes; it goes to our own origin only.
         credentials: 'same-origin',
-        headers: opts.body === undefined ? { accept: 'application/json' } : { accept: 'application/json', 'content-type': 'application/json' },
-        body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
+        headers: payload === undefined ? { accept: 'application/json' } : { accept: 'application/json', 'content-type': 'application/json' },
+        body: payload === undefined ? undefined : JSON.stringify(payload),
       });
     } catch {
       throw new ApiError('NETWORK', 'The app server is not reachable; check that `txdesk serve` is still running, then retry.');
@@ -117,8 +129,7 @@ export function createHttpApi(options: HttpApiOptions): HttpBridge {
 
   function ensureSource() {
     if (source) return;
-    const { path } = buildPath('events');
-    const es = options.openEvents(`${base}${path}`);
+    const es = options.openEvents(`${base}${splitRoute(extraRoutes.events).path}`);
     source = es;
     es.addEventListener('tx', (e) => {
       const r = parse(e.data) as TxRecord | null;
@@ -187,34 +198,19 @@ export function createHttpApi(options: HttpApiOptions): HttpBridge {
     };
   }
 
+  const listenersOf: Record<AppEvent, Set<(v: never) => void>> = { tx: txListeners, devchain: devchainListeners, status: statusListeners };
+  const events = Object.fromEntries(
+    eventMethods.map((m) => [m, (listener: (v: never) => void) => subscribe(listenersOf[desktopMethods[m].event], listener)]),
+  ) as unknown as Pick<DesktopApi, EventMethod>;
+  const calls = Object.fromEntries(callMethods.map((m) => [m, (...args: unknown[]) => request(m, args)])) as Pick<DesktopApi, CallMethod>;
   const api: HttpBridge = {
+    ...calls,
     streamState: () => stream,
     onStreamState(listener) {
       streamListeners.add(listener);
       return () => streamListeners.delete(listener);
     },
-    getAppInfo: () => request('getAppInfo'),
-    listTransactions: () => request('listTransactions'),
-    getTransaction: (hash) => request('getTransaction', { params: { hash } }),
-    generateTransaction: () => request('generateTransaction'),
-    cancelTransaction: (hash) => request('cancelTransaction', { params: { hash } }),
-    speedUpTransaction: (hash) => request('speedUpTransaction', { params: { hash } }),
-    onTransactionChanged: (listener) => subscribe(txListeners, listener),
-    listTokens: (owner, query) => request('listTokens', { params: { address: owner }, query: tokenSearchParams(query) }),
-    resolveTokenMetadata: (uris) => request('resolveTokenMetadata', { body: { uris } }),
-    refreshToken: (contract, tokenId) => request('refreshToken', { params: { contract, id: tokenId } }),
-    getSettings: () => request('getSettings'),
-    updateSettings: (patch) => request('updateSettings', { body: patch }),
-    signIn: (credentials) => request('signIn', { body: credentials }),
-    restart: () => request('restart'),
-    getKeyInfo: () => request('getKeyInfo'),
-    generateKey: (input) => request('generateKey', input === undefined ? {} : { body: input }),
-    importKey: (input) => request('importKey', { body: input }),
-    exportKey: (input) => request('exportKey', { body: input }),
-    getDevchainStatus: () => request('getDevchainStatus'),
-    setCongestion: (level) => request('setCongestion', { body: { level } }),
-    onDevchainStatus: (listener) => subscribe(devchainListeners, listener),
-    onAppStatus: (listener) => subscribe(statusListeners, listener),
+    ...events,
   };
   return api;
 }

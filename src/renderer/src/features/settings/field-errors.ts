@@ -1,5 +1,6 @@
 // Errors that point at their field, in plain words: the settings forms check each field before saving, and an error
-// from the core ("platform: Invalid string: must match pattern /…/") is mapped back to its field and a sentence.
+// from the core ("The field 'platform' is invalid (Invalid string: must match pattern /…/).") is mapped back to its
+// field and a sentence.
 import type { ErrorInfo } from '../../store/api-error.js';
 
 /** Field name -> the sentence to show beside it. */
@@ -35,7 +36,7 @@ const coreToForm: Readonly<Record<string, string>> = {
  * sentence with any validator pattern taken out.
  */
 export function apiErrorToFields(error: ErrorInfo, fields: readonly string[]): { fields: FieldErrors; form: string | null } {
-  const m = /^([A-Za-z][\w.]*):\s*(.*)$/s.exec(error.message);
+  const m = /^The field '([A-Za-z][\w.]*)' (.*)$/s.exec(error.message);
   if (m) {
     const field = coreToForm[m[1]!] ?? m[1]!;
     if (fields.includes(field)) return { fields: { [field]: fieldRules[field] ?? plain(m[2]!) }, form: null };

@@ -1,0 +1,116 @@
+// The validators of the desktop contract: one zod schema per argument of every call in desktop-api.ts. The core runs
+// them once, at its face (core/services/desktop-api-validated.ts); IPC and HTTP pass arguments through unchecked.
+import { z } from 'zod';
+import { ADDRESS_PATTERN } from './address.js';
+import {
+  congestionLevels,
+  type CallMethod,
+  type DesktopApi,
+  type ExportKey,
+  type GenerateKey,
+  type ImportKey,
+  type SettingsPatch,
+  type SignIn,
+} from './desktop-api.js';
+import { STANDARDS, type TokenQuery } from './listing.js';
+
+export const txHashSchema = z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'must be a transaction hash: 0x followed by 64 hex digits');
+export const addressSchema = z.string().regex(ADDRESS_PATTERN, 'must be an address: 0x followed by 40 hex digits');
+const weiSchema = z.string().regex(/^[0-9]{1,78}$/, 'must be an amount of wei: a decimal integer');
+
+export const policyPatchSchema = z
+  .object({
+    txType: z.enum(['legacy', 'eip1559']),
+    initialFeeWei: weiSchema,
+    bumpPercent: z.number().min(12.5).max(1000),
+    maxFeeWei: weiSchema,
+    maxReplacements: z.number().int().min(0).max(100),
+    timeoutMs: z.number().int().min(1000).max(600_000),
+    confirmations: z.number().int().min(1).max(1000),
+  })
+  .partial()
+  .strict();
+
+export const settingsPatchSchema = z
+  .object({
+    clientId: z.string().min(1).max(200).nullable(),
+    nodeUrl: z.url({ protocol: /^(https?|wss?)$/ }),
+    serviceUrl: z.url({ protocol: /^https?$/ }),
+    platform: z.string().regex(/^[a-z0-9-]{1,40}$/),
+    network: z.string().regex(/^[a-z0-9-]{1,40}$/),
+    policy: policyPatchSchema,
+    localApi: z.boolean(),
+  })
+  .partial()
+  .strict();
+
+export const signInSchema = z.object({ email: z.email().max(320), password: z.string().min(1).max(1024) }).strict();
+
+export const importKeySchema = z
+  .object({ privateKey: z.string().regex(/^(0x)?[0-9a-fA-F]{64}$/, 'must be a private key: 64 hex digits, optionally after 0x'), replace: z.boolean().optional() })
+  .strict();
+
+export const generateKeySchema = z.object({ replace: z.boolean().optional() }).strict();
+
+export const exportKeySchema = z.object({ passphrase: z.string().min(8, 'must have at least 8 characters').max(1024) }).strict();
+
+/** A token id as the listing API gives it: a decimal integer of at most 78 digits. */
+export const tokenIdSchema = z.string().regex(/^[0-9]{1,78}$/, 'must be a token id: a decimal integer');
+
+export const congestionSchema = z.enum(congestionLevels);
+
+export const tokenQuerySchema = z
+  .object({
+    page: z.number().int().min(0).max(1_000_000_000),
+    size: z.number().int().min(1).max(200),
+    order_by: z.enum(['transfer_block_number', 'token_id', 'contract_address']),
+    order_direction: z.enum(['asc', 'desc']),
+    contractAddresses: z.array(addressSchema).max(50),
+    standard: z.enum(STANDARDS),
+  })
+  .partial()
+  .strict();
+
+export const tokenMetadataRequestSchema = z.array(z.string().max(2048)).max(200);
+
+/** The `url` of a token image request: the http(s) `image` of token metadata (data: URLs are shown as they are). */
+export const tokenImageUrlSchema = z
+  .string({ error: 'give the image as ?url=<encoded http(s) URL>' })
+  .max(2048, 'an image URL is at most 2048 characters')
+  .pipe(z.url({ protocol: /^https?$/, error: 'an image URL is an absolute http:// or https:// URL' }));
+
+/** The arguments of every call, as one tuple schema each; the compiler asks for an entry per call of the table. */
+export const desktopArgs = {
+  getAppInfo: z.tuple([]),
+  listTransactions: z.tuple([]),
+  getTransaction: z.tuple([txHashSchema]),
+  generateTransaction: z.tuple([]),
+  cancelTransaction: z.tuple([txHashSchema]),
+  speedUpTransaction: z.tuple([txHashSchema]),
+  listTokens: z.tuple([addressSchema, tokenQuerySchema.default({})]),
+  resolveTokenMetadata: z.tuple([tokenMetadataRequestSchema]),
+  refreshToken: z.tuple([addressSchema, tokenIdSchema]),
+  getSettings: z.tuple([]),
+  updateSettings: z.tuple([settingsPatchSchema]),
+  signIn: z.tuple([signInSchema]),
+  restart: z.tuple([]),
+  getServiceHealth: z.tuple([]),
+  getKeyInfo: z.tuple([]),
+  generateKey: z.tuple([generateKeySchema.optional()]),
+  importKey: z.tuple([importKeySchema]),
+  exportKey: z.tuple([exportKeySchema]),
+  getDevchainStatus: z.tuple([]),
+  setCongestion: z.tuple([congestionSchema]),
+} as const satisfies { readonly [K in CallMethod]: z.ZodType<Parameters<DesktopApi[K]>> };
+
+// The plain types of desktop-api.ts and what these schemas accept must stay the same: a change to one alone fails here.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const sameTypes: [
+  Same<z.infer<typeof settingsPatchSchema>, SettingsPatch>,
+  Same<z.infer<typeof signInSchema>, SignIn>,
+  Same<z.infer<typeof importKeySchema>, ImportKey>,
+  Same<z.infer<typeof generateKeySchema>, GenerateKey>,
+  Same<z.infer<typeof exportKeySchema>, ExportKey>,
+  Same<z.infer<typeof tokenQuerySchema>, TokenQuery>,
+] = [true, true, true, true, true, true];
+void sameTypes;
