@@ -35,9 +35,10 @@ export function registerServe(program: Command): void {
         json: opts.json === true,
         port,
         start: async (log) => {
-          const { startServe } = await import('../core/serve.js');
+          const [{ startServe }, { startEmbeddedNetwork }] = await Promise.all([import('../core/serve.js'), import('../embedded/index.js')]);
           return startServe({
             port,
+            startEmbedded: startEmbeddedNetwork,
             congestion: opts.congestion,
             blockTimeSeconds: opts.blockTime,
             env: process.env,

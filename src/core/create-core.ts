@@ -1,9 +1,6 @@
 // The one place that wires adapters to services: (options) => { start, stop, api }. Never imports electron:
 // the same core runs in Electron's main process and headless under `txdesk serve`.
-import { createHash } from 'node:crypto';
-import { rmSync } from 'node:fs';
 import { ensureDir } from '../lib/fs-dirs.js';
-import { join } from 'node:path';
 import { createLogger, type Logger } from '../lib/log.js';
 import type { AppInfo, AppStatus, CongestionLevel, DesktopApi, DevchainStatus, ReplacementPolicy } from '../shared/desktop-api.js';
 import { TxdeskError } from '../shared/errors.js';
@@ -20,12 +17,13 @@ import { settleConfiguredNetwork } from './configured-network.js';
 import { createLinkStatus } from './services/link-status.js';
 import { observeChain, watchNode } from './services/node-link.js';
 import { trackerErrorWords } from './services/tracker-words.js';
-import { createTrackingQueue } from './services/tracking-queue.js';
 import { clientIdGuard } from './services/client-id-guard.js';
-import { systemClock, type Chain, type Clock, type DevchainControl, type SettingsStore, type TrackerFeed, type TxStore } from './ports.js';
+import { systemClock, type Chain, type Clock, type DevchainControl, type SettingsStore, type StartEmbedded, type TrackerFeed, type TxStore } from './ports.js';
 import { createCoreApi, createCoreEvents, type CoreApi } from './services/desktop-api-core.js';
 import { validatedApi } from './services/desktop-api-validated.js';
 import { lateApi } from './services/late-api.js';
+import { createClientFeed } from './services/client-feed.js';
+import { appSubscriptionId, prepareTxStoreFile } from './data-files.js';
 import { readServiceHealth } from './adapters/service/service-health.js';
 import { createKeyManager } from './services/key-manager.js';
 import { createSettingsManager } from './services/settings-manager.js';
@@ -47,6 +45,8 @@ export interface CoreOptions {
   blockTimeSeconds?: number;
   /** Port of the embedded data service; a free one unless set. */
   servicePort?: number;
+  /** Starts the embedded network (src/embedded); without it only a configured network works. */
+  startEmbedded?: StartEmbedded;
   /** The localhost server; `false` for none (IPC only). `allowKeyRoutes`: key and node/service URL changes over HTTP. */
   http?: { port?: number; rendererDir: string; allowKeyRoutes?: boolean } | false;
   /** Electron: `http` was chosen by the `localApi` setting, so a changed setting is reported in `pendingRestart`. */
@@ -145,27 +145,20 @@ export function createCore(opts: CoreOptions = {}): Core {
       log.info('no NODE_ENDPOINT/TXDESK_SERVICE_URL: starting the embedded dev chain and data service');
       const ignored = (['CLIENT_ID', 'PLATFORM', 'NETWORK'] as const).filter((n) => env[n]);
       if (ignored.length) log.warn(`${ignored.join(', ')} ignored: they apply only with NODE_ENDPOINT and TXDESK_SERVICE_URL`);
-      const { startDevService } = await import('../service/index.js');
-      const dev = await startDevService({
+      if (!opts.startEmbedded) {
+        throw new ConfigError(['This program has no embedded dev chain: set NODE_ENDPOINT and TXDESK_SERVICE_URL to a node and a txdesk data service.']);
+      }
+      const dev = await opts.startEmbedded({
         port: opts.servicePort ?? 0,
         ...(opts.congestion ? { congestion: opts.congestion } : {}),
         ...(opts.blockTimeSeconds !== undefined ? { blockTimeSeconds: opts.blockTimeSeconds } : {}),
         log: log.child('embedded'),
       });
       disposers.push(() => dev.stop());
-      net = { nodeUrl: dev.devchain.nodeUrl, serviceUrl: dev.service.url, clientId: dev.clientId, platform: dev.service.platform, network: dev.service.network, origin: embeddedOrigin };
-      devchain = {
-        status: () => dev.devchain.status(),
-        setCongestion: (l) => dev.devchain.setCongestion(l),
-        fund: (a, w) => dev.devchain.fund(a, w),
-        // The app's account gets some of every sample standard: Tiles, batch-minted Drops, ERC-1155 Gems.
-        giveTokens: async (a, n) => {
-          await dev.devchain.giveTokens(a, n);
-          await dev.devchain.giveOtherStandards(a);
-        },
-      };
-      devServiceInfo = dev.readyInfo();
-      metadataAllowOrigins.push(new URL(dev.devchain.metadataUrl).origin);
+      net = { nodeUrl: dev.nodeUrl, serviceUrl: dev.serviceUrl, clientId: dev.clientId, platform: dev.platform, network: dev.network, origin: embeddedOrigin };
+      devchain = dev.devchain;
+      devServiceInfo = dev.readyInfo;
+      metadataAllowOrigins.push(dev.metadataOrigin);
     } else {
       const n = config.network!;
       net = { ...n, platform: n.platform ?? 'ethereum', network: n.network ?? 'local' };
@@ -194,15 +187,7 @@ export function createCore(opts: CoreOptions = {}): Core {
     }
     disposers.push(watchNode(chain));
 
-    // One store per chain: a restarted dev chain is a new chain, and its old records could never be reconciled.
-    let dbFile: string;
-    if (embedded) {
-      const dir = join(dataDir, 'embedded');
-      rmSync(dir, { recursive: true, force: true });
-      dbFile = join(dir, 'tx.db');
-    } else {
-      dbFile = join(dataDir, `tx-${chainId}-${genesis.slice(2, 10)}.db`);
-    }
+    const dbFile = prepareTxStoreFile(dataDir, embedded, chainId, genesis);
     const store = openTxStore(dbFile, opts.nativeBinding ? { nativeBinding: opts.nativeBinding } : {});
     disposers.push(() => store.close());
     store.pruneProcessed(new Date(Date.now() - PROCESSED_ID_TTL_MS).toISOString());
@@ -247,7 +232,7 @@ export function createCore(opts: CoreOptions = {}): Core {
       policyChanged: () => void retries?.kick(),
     });
 
-    const subscriptionId = `txdesk-app-${createHash('sha256').update(`${dataDir}|${chainId}|${genesis}`).digest('hex').slice(0, 20)}`;
+    const subscriptionId = appSubscriptionId(dataDir, chainId, genesis);
     const makeFeed = (clientId: string): TrackerFeed =>
       createSdkTrackerFeed({
         serviceUrl: net.serviceUrl,
@@ -265,24 +250,15 @@ export function createCore(opts: CoreOptions = {}): Core {
           queue.flush();
         },
       });
-    let current = makeFeed(net.clientId);
-    const queue = createTrackingQueue({ feed: () => current, isUp: () => board.get().tracker.state === 'connected', log: log.child('tracker') });
+    const client = createClientFeed({ make: makeFeed, clientId: net.clientId, isUp: () => board.get().tracker.state === 'connected', log: log.child('tracker') });
+    const { feed, queue } = client;
     disposers.push(() => queue.stop());
-    // The engine holds this stable facade; a sign-in with another client ID swaps the subscription behind it.
-    const feed: TrackerFeed = {
-      track: (h, o) => queue.track(h, o),
-      start: (onMessage, onError) => current.start(onMessage, onError),
-      stop: () => current.stop(),
-    };
     // Link trouble is logged once per change by the board; while the link is down other errors are expected noise.
     const onTrackerError = (e: Error) => (board.get().tracker.state === 'connected' ? log.warn(`tracker: ${e.message}`) : log.debug?.(`tracker: ${e.message}`));
     async function switchClientId(clientId: string): Promise<void> {
       if (stopped) return;
-      const old = current;
-      current = makeFeed(clientId);
       board.set('tracker', 'connecting', 'Switching the tracker to the new client ID.');
-      await old.stop();
-      await current.start((m) => engine.handleMessage(m), onTrackerError);
+      await client.switchTo(clientId, (m) => engine.handleMessage(m), onTrackerError);
       // Hashes were registered under the old client ID: register every open one under the new one.
       await engine.recover();
       log.info('the tracker now uses the new client ID');

@@ -1,5 +1,6 @@
 // The interfaces the core needs from the outside world. Adapters implement them; tests substitute fakes.
 import type { CongestionLevel, DevchainStatus, ReplacementPolicy, SettingsPatch } from '../shared/desktop-api.js';
+import type { Logger } from '../lib/log.js';
 import type { NonceProblem, TxEvent, TxRecord } from '../shared/tx-record.js';
 import type { FeeFields, NetworkFees } from './domain/fees.js';
 import type { BroadcastFailure } from './domain/refusal.js';
@@ -143,6 +144,28 @@ export interface DevchainControl {
   fund(address: string, wei: bigint): Promise<void>;
   giveTokens(address: string, count: number): Promise<void>;
 }
+
+/** A running embedded network (dev chain + data service), as the core uses it. */
+export interface EmbeddedNetwork {
+  nodeUrl: string;
+  serviceUrl: string;
+  /** The dev account's client ID. */
+  clientId: string;
+  platform: string;
+  network: string;
+  devchain: DevchainControl;
+  /** Origin of the dev chain's metadata server: token metadata may come from there although it is local. */
+  metadataOrigin: string;
+  /** What the embedded service reports about itself (for logs and the ready line). */
+  readyInfo: Record<string, unknown>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the embedded network. The entry points that offer it (`txdesk serve`, Electron main) compose it from
+ * src/embedded and hand it to the core, which then reaches the service only through the SDK and HTTP.
+ */
+export type StartEmbedded = (options: { port: number; congestion?: CongestionLevel; blockTimeSeconds?: number; log: Logger }) => Promise<EmbeddedNetwork>;
 
 export interface Clock {
   now(): number;

@@ -3,12 +3,15 @@ import { fileURLToPath } from 'node:url';
 import { createLogger, type Logger } from '../lib/log.js';
 import type { AppStatus, CongestionLevel, ReplacementPolicy } from '../shared/desktop-api.js';
 import { createCore, type Core } from './create-core.js';
+import type { StartEmbedded } from './ports.js';
 
 export interface ServeOptions {
   /** 3000 unless set; 0 picks a free port. */
   port?: number;
   /** Embedded dev chain only. */
   congestion?: CongestionLevel;
+  /** Starts the embedded network when nothing is configured (the CLI passes src/embedded's). */
+  startEmbedded?: StartEmbedded;
   env?: NodeJS.ProcessEnv;
   dataDir?: string;
   /** The built renderer; `out/renderer` of the package unless set. */
@@ -60,6 +63,7 @@ export async function startServe(opts: ServeOptions = {}): Promise<RunningServe>
       ...(opts.env ? { env: opts.env } : {}),
       ...(opts.dataDir ? { dataDir: opts.dataDir } : {}),
       ...(opts.congestion ? { congestion: opts.congestion } : {}),
+      ...(opts.startEmbedded ? { startEmbedded: opts.startEmbedded } : {}),
       ...(opts.policy ? { policy: opts.policy } : {}),
       ...(opts.blockTimeSeconds !== undefined ? { blockTimeSeconds: opts.blockTimeSeconds } : {}),
       http: { port, rendererDir: opts.rendererDir ?? defaultRendererDir(), allowKeyRoutes: opts.allowKeyRoutes === true },

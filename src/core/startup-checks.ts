@@ -1,7 +1,7 @@
 // Start-up checks that compare the parts of a configured network before anything is sent: the data service's /health
 // against the node's chain id, PLATFORM/NETWORK against what the service serves, CLIENT_ID against the service.
 // A mismatch is a ConfigError naming the variable to change; a service that is down is a state, not an error.
-import { defaultNetwork } from '../service/http/service-node.js';
+import { defaultNetwork } from '../shared/networks.js';
 import { ConfigError, type NetworkConfig, type NetworkSetting } from './config.js';
 
 /** What a txdesk data service says about itself on GET /health. */

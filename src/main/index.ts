@@ -5,6 +5,7 @@ import { app, dialog, protocol } from 'electron';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createCore } from '../core/create-core.js';
+import { startEmbeddedNetwork } from '../embedded/index.js';
 import { createLogger } from '../lib/log.js';
 import { tokenImageScheme } from '../shared/desktop-api.js';
 import { appProtocolResponse, appSchemePrivileges, APP_SCHEME } from './app-protocol.js';
@@ -47,6 +48,8 @@ async function main(): Promise<void> {
   const settingsStore = createElectronSettingsStore(undefined, log.child('settings'));
   const core = createCore({
     env: process.env,
+    // With nothing configured, the dev chain and the data service run inside the app, composed here above the core.
+    startEmbedded: startEmbeddedNetwork,
     settingsStore,
     // The window uses IPC only. Local tools reach the same core on 127.0.0.1:3000 only when the user turned on
     // Settings > localApi (read at start, so a change applies after a restart); key routes stay IPC-only even then.

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServe, type RunningServe } from '../../src/core/serve.js';
+import { startEmbeddedNetwork } from '../../src/embedded/index.js';
 import { silentLogger } from '../../src/lib/log.js';
 import type { DevchainStatus, KeyInfo } from '../../src/shared/desktop-api.js';
 import type { TokenPage } from '../../src/shared/listing.js';
@@ -20,7 +21,7 @@ let auth: { authorization: string };
 
 beforeAll(async () => {
   // TXDESK_KEYCHAIN=off: a test must not leave keys in the keychain of the machine it runs on.
-  serve = await startServe({ port: 0, env: { TXDESK_KEYCHAIN: 'off' }, dataDir: dir, rendererDir: join(dir, 'none'), policy: { timeoutMs: 2_000, confirmations: 1 }, log: silentLogger });
+  serve = await startServe({ port: 0, startEmbedded: startEmbeddedNetwork, env: { TXDESK_KEYCHAIN: 'off' }, dataDir: dir, rendererDir: join(dir, 'none'), policy: { timeoutMs: 2_000, confirmations: 1 }, log: silentLogger });
   app = serve.readyInfo().apiUrl;
   auth = authHeader(serve.readyInfo().apiTokenFile);
 });

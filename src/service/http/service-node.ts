@@ -2,25 +2,10 @@
 import { WebSocketProvider } from 'ethers';
 import { TxdeskError } from '../../shared/errors.js';
 
+export { defaultNetwork } from '../../shared/networks.js';
+
 /** Chain ids of local dev chains (anvil, hardhat, ganache). */
 const DEV_CHAIN_IDS = new Set([31337, 1337]);
-
-const NETWORK_NAMES: Record<number, string> = {
-  1: 'mainnet',
-  11155111: 'sepolia',
-  17000: 'holesky',
-  560048: 'hoodi',
-  10: 'optimism',
-  137: 'polygon',
-  8453: 'base',
-  42161: 'arbitrum',
-  31337: 'local',
-  1337: 'local',
-};
-
-export function defaultNetwork(chainId: number): string {
-  return NETWORK_NAMES[chainId] ?? `chain-${chainId}`;
-}
 
 /** Dev chains do not reorganise on their own, so they are indexed to the head; real chains stay 12 blocks behind. */
 export function defaultConfirmations(chainId: number): number {
