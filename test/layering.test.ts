@@ -68,6 +68,16 @@ describe('layers', () => {
     expect(show(bad)).toEqual([]);
   });
 
+  it('src/core/services orchestrate; file and network I/O lives under src/core/adapters', () => {
+    const io = new Set(['node:fs', 'node:fs/promises', 'node:http', 'node:https', 'node:child_process', 'node:net', 'ws', 'better-sqlite3']);
+    const ioImports = edges.filter((e) => inside(e.from, 'src/core/services') && e.external && io.has(e.to));
+    // node:net is allowed for its pure address helpers (isIPv4/isIPv6), nothing that opens a socket.
+    const allowed = (e: Edge) => e.to === 'node:net' && /import \{ isIPv4, isIPv6 \} from 'node:net'/.test(readFileSync(join(root, e.from), 'utf8'));
+    expect(show(ioImports.filter((e) => !allowed(e)))).toEqual([]);
+    const fetching = sourceFiles(join(src, 'core/services')).filter((f) => /\bfetch\(/.test(readFileSync(f, 'utf8')));
+    expect(fetching.map((f) => relative(root, f))).toEqual([]);
+  });
+
   it('src/service never imports src/core', () => {
     expect(show(edges.filter((e) => inside(e.from, 'src/service') && inside(e.to, 'src/core')))).toEqual([]);
   });

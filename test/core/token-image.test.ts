@@ -3,7 +3,7 @@
 // non-image types and oversize bodies are refused, and bad `url` values are a 400 with one sentence.
 import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTokenImageProxy, tokenImageHeaders } from '../../src/core/services/token-image.js';
+import { createTokenImageProxy, tokenImageHeaders } from '../../src/core/adapters/net/token-image.js';
 import { createLruCache } from '../../src/lib/lru-cache.js';
 import { TxdeskError } from '../../src/shared/errors.js';
 import { startLocalServer, type LocalRoute, type LocalServer } from '../support/core-local-server.js';

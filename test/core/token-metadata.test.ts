@@ -2,7 +2,7 @@
 // allow-listed, redirects are re-checked per hop, and the address policy itself is a table.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isPublicAddress } from '../../src/core/services/public-address.js';
-import { createMetadataResolver } from '../../src/core/services/token-metadata.js';
+import { createMetadataResolver } from '../../src/core/adapters/net/token-metadata.js';
 import { startLocalServer, type LocalRoute, type LocalServer as Local } from '../support/core-local-server.js';
 
 const META = { name: 'Tile #1', description: 'a sample', image: 'https://example.org/1.svg' };

@@ -3,7 +3,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { requestTokenRefresh } from '../../src/core/services/token-proxy.js';
+import { requestTokenRefresh } from '../../src/core/adapters/net/token-proxy.js';
 import { TxdeskError } from '../../src/shared/errors.js';
 
 let server: Server;

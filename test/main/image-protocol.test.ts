@@ -1,7 +1,7 @@
 // Electron's token image scheme handler over the real image proxy and a loopback server: the image with its headers,
 // the JSON error envelope for bad or refused URLs, and nothing but the one host of the scheme.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTokenImageProxy } from '../../src/core/services/token-image.js';
+import { createTokenImageProxy } from '../../src/core/adapters/net/token-image.js';
 import { tokenImageResponse } from '../../src/main/image-protocol.js';
 import { tokenImageScheme } from '../../src/shared/desktop-api.js';
 import { startLocalServer, type LocalServer } from '../support/core-local-server.js';

@@ -7,11 +7,11 @@ import type { TxRecord } from '../../shared/tx-record.js';
 import type { DevchainControl, TxStore } from '../ports.js';
 import type { KeyManager } from './key-manager.js';
 import type { SettingsManager } from './settings-manager.js';
-import { fetchTokenPage, requestTokenRefresh } from './token-proxy.js';
-import { createMetadataResolver } from './token-metadata.js';
-import { createTokenImageProxy, type TokenImage } from './token-image.js';
+import { fetchTokenPage, requestTokenRefresh } from '../adapters/net/token-proxy.js';
+import { createMetadataResolver } from '../adapters/net/token-metadata.js';
+import { createTokenImageProxy, type TokenImage } from '../adapters/net/token-image.js';
+import { signInToService } from '../adapters/service/service-sign-in.js';
 import type { TxEngine } from './tx-engine.js';
-import { RateLimitedError } from '../../lib/http-kit.js';
 
 export interface CoreApiDeps {
   info: Omit<AppInfo, 'address' | 'status'>;
@@ -121,27 +121,7 @@ export function createCoreApi(d: CoreApiDeps): CoreApi {
       await d.checkSettings?.(patch);
       return d.settings.update(patch);
     },
-    async signIn(c) {
-      let res: Response;
-      try {
-        res = await fetch(`${d.info.serviceUrl}/users/v1/login`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify(c),
-          signal: AbortSignal.timeout(15_000),
-        });
-      } catch {
-        throw new TxdeskError('UPSTREAM_UNAVAILABLE', `The data service at ${d.info.serviceUrl} could not be reached; check that it runs, then retry.`);
-      }
-      const body = (await res.json().catch(() => null)) as { clientId?: unknown } | null;
-      if (res.status === 401) throw new TxdeskError('UNAUTHORIZED', 'The e-mail or password is wrong; check them and retry.');
-      if (res.status === 429) {
-        const wait = Math.max(1, Number(res.headers.get('retry-after')) || 60);
-        throw new RateLimitedError(wait, `Too many sign-in attempts; wait ${wait} s, then retry.`);
-      }
-      if (!res.ok || typeof body?.clientId !== 'string') throw new TxdeskError('UPSTREAM_UNAVAILABLE', `The data service answered HTTP ${res.status} to the sign-in; try again later.`);
-      return d.settings.signedIn(c.email, body.clientId);
-    },
+    signIn: async (c) => d.settings.signedIn(c.email, await signInToService(d.info.serviceUrl, c)),
 
     async restart() {
       const restart = d.restart;

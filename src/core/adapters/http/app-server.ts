@@ -9,7 +9,7 @@ import type { Logger } from '../../../lib/log.js';
 import { appRouteList, desktopMethods, extraRoutes, splitRoute, type ArgPlace, type CallMethod, type CallSpec } from '../../../shared/desktop-api.js';
 import { TxdeskError } from '../../../shared/errors.js';
 import type { CoreApi } from '../../services/desktop-api-core.js';
-import { tokenImageHeaders } from '../../services/token-image.js';
+import { tokenImageHeaders } from '../net/token-image.js';
 import { checkSettingsPatch, checkToken, createLogin, keyRouteNames, keyRoutesOff, type AppServerAuth } from './app-server-auth.js';
 import { guardRequest } from './app-server-guard.js';
 import { createSseHub } from './app-server-sse.js';

@@ -2,11 +2,11 @@
 // an `image` URL from (attacker-controlled) token metadata cannot make the window call local ports or other hosts.
 // Same guarded fetch as the metadata (public addresses only, except allow-listed origins), image/* only, bounded in
 // size and time, successes kept in a count- and byte-bounded LRU.
-import { tokenImageUrlSchema } from '../../shared/desktop-schemas.js';
-import { TxdeskError } from '../../shared/errors.js';
-import { createLruCache } from '../../lib/lru-cache.js';
+import { tokenImageUrlSchema } from '../../../shared/desktop-schemas.js';
+import { TxdeskError } from '../../../shared/errors.js';
+import { createLruCache } from '../../../lib/lru-cache.js';
 import { GuardedFetchError, guardedGet, originSet } from './guarded-fetch.js';
-import { parseInput } from './validate.js';
+import { parseInput } from '../../services/validate.js';
 
 export interface TokenImage {
   /** `image/<subtype>`, parameters dropped. */

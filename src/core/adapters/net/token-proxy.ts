@@ -1,7 +1,7 @@
 // The listing proxy: forwards a token query to the data service with the configured clientId and rewrites the
 // pagination URLs to the app's own origin, so callers never see (or need) the clientId; and the token refresh request.
-import { TxdeskError, type ErrorBody } from '../../shared/errors.js';
-import type { TokenPage } from '../../shared/listing.js';
+import { TxdeskError, type ErrorBody } from '../../../shared/errors.js';
+import type { TokenPage } from '../../../shared/listing.js';
 
 export interface UpstreamAnswer {
   status: number;

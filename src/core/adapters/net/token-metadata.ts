@@ -2,7 +2,7 @@
 // description and image; anything unreadable maps to {}. Bounded in time, size and concurrency; cached per run.
 // The URIs come from the chain, so from anyone: requests may only reach public addresses, except the origins the
 // caller allow-lists (the embedded dev chain's loopback metadata server).
-import type { TokenMetadata } from '../../shared/desktop-api.js';
+import type { TokenMetadata } from '../../../shared/desktop-api.js';
 import { guardedGet, originSet } from './guarded-fetch.js';
 
 const MAX_BYTES = 256 * 1024;
