@@ -253,12 +253,14 @@ export const eventMethods = (Object.keys(desktopMethods) as (keyof DesktopApi)[]
 
 /**
  * The localhost server's routes beyond the methods: one server-sent-events stream for every AppEvent (`event: tx`,
- * `event: devchain`, `event: status`), and token images through the core (?url=<encoded http(s) URL>), since the page
- * itself may load images from nowhere else.
+ * `event: devchain`, `event: status`), token images through the core (?url=<encoded http(s) URL>), since the page
+ * itself may load images from nowhere else, and the OpenAPI document.
  */
 export const extraRoutes = {
   events: 'GET /api/events',
   tokenImage: 'GET /api/token-image',
+  /** This API described in OpenAPI 3.1, generated from the table and its schemas. */
+  openApi: 'GET /api/openapi.json',
 } as const;
 
 /** Every route of the app's localhost API by name: the table's calls, then the extra routes. */

@@ -244,6 +244,24 @@ describe('errors and static files', () => {
     }
   });
 
+  it('describes itself in /api/openapi.json, generated from the contract table: every route, no other, each operation once', async () => {
+    const doc = (await json<{ openapi: string; paths: Record<string, Record<string, { operationId: string; parameters?: { name: string; in: string }[] }>> }>('GET', '/api/openapi.json')).body;
+    expect(doc.openapi).toBe('3.1.0');
+    const documented = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`));
+    expect(documented.sort()).toEqual(appRouteList.map(({ route }) => route.replace(/:([a-zA-Z]+)/g, '{$1}')).sort());
+    const ids = Object.values(doc.paths).flatMap((ops) => Object.values(ops).map((o) => o.operationId));
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const [path, ops] of Object.entries(doc.paths)) {
+      const inPath = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
+      for (const op of Object.values(ops)) expect((op.parameters ?? []).filter((p) => p.in === 'path').map((p) => p.name)).toEqual(inPath);
+    }
+    // Every documented GET is served (not the "no API route" 404), and what is not documented is not.
+    for (const route of documented.filter((r) => r.startsWith('GET ') && !r.includes('{') && !r.endsWith('/api/events') && !r.endsWith('/api/token-image'))) {
+      expect((await raw('GET', route.slice(4))).status, route).toBe(200);
+    }
+    expect((await raw('GET', '/api/not-documented')).status).toBe(404);
+  });
+
   it('serves the renderer with content types and a single-page fallback, and nothing outside it', async () => {
     const index = await raw('GET', '/');
     expect(index.status).toBe(200);

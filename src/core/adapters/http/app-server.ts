@@ -11,6 +11,7 @@ import { TxdeskError } from '../../../shared/errors.js';
 import type { CoreApi } from '../../services/desktop-api-core.js';
 import { tokenImageHeaders } from '../net/token-image.js';
 import { checkSettingsPatch, checkToken, createLogin, keyRouteNames, keyRoutesOff, type AppServerAuth } from './app-server-auth.js';
+import { buildAppOpenApi } from './app-openapi.js';
 import { guardRequest } from './app-server-guard.js';
 import { createSseHub } from './app-server-sse.js';
 import { createStaticHandler } from './app-server-static.js';
@@ -71,6 +72,7 @@ function specialHandlers(api: CoreApi, sse: ReturnType<typeof createSseHub>, ori
     events({ res }) {
       if (!sse.attach(res)) throw new TxdeskError('RATE_LIMITED', 'Too many event streams are open; close some tabs and retry.');
     },
+    openApi: () => buildAppOpenApi(origin()),
     async tokenImage({ req, res, url }) {
       // Only the app's own page (or a tool) may use the proxy: other sites' <img> tags would otherwise turn it into theirs.
       const site = req.headers['sec-fetch-site'];
