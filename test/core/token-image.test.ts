@@ -4,7 +4,6 @@
 import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTokenImageProxy, tokenImageHeaders } from '../../src/core/adapters/net/token-image.js';
-import { createLruCache } from '../../src/lib/lru-cache.js';
 import { TxdeskError } from '../../src/shared/errors.js';
 import { startLocalServer, type LocalRoute, type LocalServer } from '../support/core-local-server.js';
 
@@ -141,9 +140,17 @@ describe('token image proxy', () => {
     await proxy(`${a.origin}/img/1.png`);
     expect(a.connections).toBe(before + 4);
   });
+
+  it('keeps the cache within its byte budget: an image larger than the whole budget is never kept', async () => {
+    const proxy = createTokenImageProxy({ allowOrigins: [a.origin], cacheBytes: 1 });
+    const before = a.connections;
+    await proxy(`${a.origin}/img/1.png`);
+    await proxy(`${a.origin}/img/1.png`);
+    expect(a.connections).toBe(before + 2);
+  });
 });
 
-describe('lru cache', () => {
+describe('download limits', () => {
   it('downloads at most maxParallel images at once; the others wait their turn', async () => {
     const held: ServerResponse[] = [];
     let peak = 0;
@@ -169,21 +176,5 @@ describe('lru cache', () => {
     } finally {
       await slow.stop();
     }
-  });
-
-  it('evicts least recently used entries by count and by bytes, and skips values larger than the budget', () => {
-    const c = createLruCache<string>({ maxEntries: 3, maxBytes: 10 });
-    c.set('a', 'A', 4);
-    c.set('b', 'B', 4);
-    expect(c.get('a')).toBe('A'); // a is now newer than b
-    c.set('c', 'C', 4); // 12 bytes: b goes
-    expect([c.get('b'), c.get('a'), c.get('c'), c.bytes, c.count]).toEqual([undefined, 'A', 'C', 8, 2]);
-    c.set('d', 'D', 1);
-    c.set('e', 'E', 1); // four entries: a (least recent) goes
-    expect([c.get('a'), c.count, c.bytes]).toEqual([undefined, 3, 6]);
-    c.set('big', 'X', 11);
-    expect([c.get('big'), c.count]).toEqual([undefined, 3]);
-    c.set('c', 'C2', 2); // replacing an entry recounts its size
-    expect([c.get('c'), c.bytes]).toEqual(['C2', 4]);
   });
 });

@@ -4,7 +4,7 @@
 // size and time, successes kept in a count- and byte-bounded LRU.
 import { tokenImageUrlSchema } from '../../../shared/desktop-schemas.js';
 import { TxdeskError } from '../../../shared/errors.js';
-import { createLruCache } from '../../../lib/lru-cache.js';
+import { LRUCache } from 'lru-cache';
 import { GuardedFetchError, guardedGet, originSet } from './guarded-fetch.js';
 import { parseInput } from '../../services/validate.js';
 
@@ -70,7 +70,8 @@ export function createTokenImageProxy(opts: TokenImageOptions = {}) {
   const allowOrigins = originSet(opts.allowOrigins ?? []);
   const maxBytes = opts.maxBytes ?? 5 * MIB;
   const timeoutMs = opts.timeoutMs ?? 10_000;
-  const cache = createLruCache<TokenImage>({ maxEntries: opts.cacheEntries ?? 256, maxBytes: opts.cacheBytes ?? 64 * MIB });
+  // Bounded by count and by bytes; an image larger than the whole budget is not kept. (lru-cache sizes must be >= 1.)
+  const cache = new LRUCache<string, TokenImage>({ max: opts.cacheEntries ?? 256, maxSize: opts.cacheBytes ?? 64 * MIB, sizeCalculation: (image) => Math.max(1, image.body.length) });
   // Requests for the same URL while one is under way share it (a page of cards often repeats an image).
   const inFlight = new Map<string, Promise<TokenImage>>();
   // At most this many downloads at once: each may hold up to maxBytes, and a page of cards asks for dozens together.
@@ -90,7 +91,7 @@ export function createTokenImageProxy(opts: TokenImageOptions = {}) {
         acceptType: (t) => IMAGE_TYPE.test(t),
       });
       const image = { contentType: r.contentType, body: r.body };
-      cache.set(url, image, image.body.length);
+      cache.set(url, image);
       return image;
     } catch (e) {
       throw toTxdeskError(e, maxBytes);
