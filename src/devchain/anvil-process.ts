@@ -3,7 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { silentLogger, type Logger } from '../lib/log.js';
 import { anvilBinaryPath } from './anvil-binary.js';
-import { rpcCall } from './devchain-rpc.js';
+import { jsonRpcCall } from '../lib/json-rpc.js';
 
 export const DEV_MNEMONIC = 'test test test test test test test test test test test junk';
 export const DEV_CHAIN_ID = 31337;
@@ -136,7 +136,7 @@ export async function startAnvil(opts: StartAnvilOptions = {}): Promise<RunningA
   const url = `http://127.0.0.1:${info.port}`;
   // "Listening on" is printed after the bind; still make sure JSON-RPC answers before anyone uses it.
   for (let i = 0; ; i++) {
-    try { await rpcCall(url, 'eth_chainId', []); break; } catch (e) {
+    try { await jsonRpcCall(url, 'eth_chainId', []); break; } catch (e) {
       if (i > 100 || exited) { killGroup(child, 'SIGKILL'); throw new Error(`anvil does not answer JSON-RPC at ${url}: ${String(e)}`); }
       await sleep(100);
     }

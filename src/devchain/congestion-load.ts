@@ -1,7 +1,7 @@
 // The congestion simulator's I/O side: after every block it holds the base fee low and tops up the load lanes' pool transactions.
 import type { CongestionLevel } from '../shared/desktop-api.js';
 import { silentLogger, type Logger } from '../lib/log.js';
-import { rpcCall } from './devchain-rpc.js';
+import { jsonRpcCall } from '../lib/json-rpc.js';
 import { sendTx } from './devchain-tx.js';
 import { HELD_BASE_FEE_WEI, loadLanes, planTopUp, type Lane } from './congestion-plan.js';
 
@@ -48,7 +48,7 @@ export function startCongestionLoad(opts: CongestionLoadOptions): CongestionLoad
   let failures = 0;
 
   const pendingCounts = async (): Promise<number[]> => {
-    const pool = await rpcCall<TxpoolContent>(opts.url, 'txpool_content', []);
+    const pool = await jsonRpcCall<TxpoolContent>(opts.url, 'txpool_content', []);
     const count = (m: Record<string, Record<string, unknown>> | undefined, who: string) => {
       const entry = Object.entries(m ?? {}).find(([addr]) => addr.toLowerCase() === who);
       return entry ? Object.keys(entry[1]).length : 0;
@@ -57,16 +57,16 @@ export function startCongestionLoad(opts: CongestionLoadOptions): CongestionLoad
   };
 
   const clearLoad = async () => {
-    for (const a of laneAccounts) await rpcCall(opts.url, 'anvil_removePoolTransactions', [a]);
+    for (const a of laneAccounts) await jsonRpcCall(opts.url, 'anvil_removePoolTransactions', [a]);
   };
 
   const round = async () => {
-    const block = Number(BigInt(await rpcCall<string>(opts.url, 'eth_blockNumber', [])));
+    const block = Number(BigInt(await jsonRpcCall<string>(opts.url, 'eth_blockNumber', [])));
     if (block === lastBlock && !levelChanged) return;
     const isNewBlock = block !== lastBlock;
     lastBlock = block;
     // Full blocks would raise the base fee 12.5% a block, and anvil refuses or drops what falls below it (SPEC 1).
-    if (isNewBlock) await rpcCall(opts.url, 'anvil_setNextBlockBaseFeePerGas', [`0x${HELD_BASE_FEE_WEI.toString(16)}`]);
+    if (isNewBlock) await jsonRpcCall(opts.url, 'anvil_setNextBlockBaseFeePerGas', [`0x${HELD_BASE_FEE_WEI.toString(16)}`]);
     if (levelChanged) {
       levelChanged = false;
       await clearLoad();

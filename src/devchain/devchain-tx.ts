@@ -1,5 +1,5 @@
 // Sends transactions from anvil's unlocked dev accounts (eth_sendTransaction: anvil signs and assigns nonces) and waits for receipts.
-import { rpcCall } from './devchain-rpc.js';
+import { jsonRpcCall } from '../lib/json-rpc.js';
 
 /** Fee of the dev chain's own work (deployments, minting): far above the congestion load, so it is never stuck. */
 export const OPS_GAS_PRICE_WEI = 20_000_000_000n;
@@ -24,7 +24,7 @@ interface Receipt {
 const hex = (n: bigint | number) => `0x${n.toString(16)}`;
 
 export async function sendTx(url: string, tx: TxRequest): Promise<string> {
-  return rpcCall<string>(url, 'eth_sendTransaction', [
+  return jsonRpcCall<string>(url, 'eth_sendTransaction', [
     {
       from: tx.from,
       ...(tx.to ? { to: tx.to } : {}),
@@ -48,7 +48,7 @@ export async function waitReceipts(
   for (;;) {
     for (const h of hashes) {
       if (receipts.has(h)) continue;
-      const r = await rpcCall<Receipt | null>(url, 'eth_getTransactionReceipt', [h]);
+      const r = await jsonRpcCall<Receipt | null>(url, 'eth_getTransactionReceipt', [h]);
       if (!r) continue;
       if (r.status !== '0x1') throw new Error(`Dev chain transaction ${h} reverted; the sample contracts may be out of date (run \`npm run contracts\`).`);
       receipts.set(h, r);

@@ -9,7 +9,7 @@ import { startMetadataServer } from './metadata-server.js';
 import { deploySamples, dropsAbi, gemsAbi, GIVE_DROPS, GIVE_GEMS, mintGas, tilesAbi, type SampleCollection, type SampleDeployment } from './sample-deploy.js';
 import { startCongestionLoad, type CongestionLoad } from './congestion-load.js';
 import { HELD_BASE_FEE_WEI } from './congestion-plan.js';
-import { rpcCall } from './devchain-rpc.js';
+import { jsonRpcCall } from '../lib/json-rpc.js';
 import { sendTx, waitReceipts } from './devchain-tx.js';
 import { createProgress } from './devchain-progress.js';
 
@@ -146,8 +146,8 @@ export async function startDevchain(opts: StartDevchainOptions = {}): Promise<De
         const to = checkAddress(address);
         if (typeof wei !== 'bigint' || wei < 0n) throw new Error('fund() takes a non-negative amount of wei as a bigint.');
         return serial(async () => {
-          const balance = BigInt(await rpcCall<string>(url, 'eth_getBalance', [to, 'latest']));
-          await rpcCall(url, 'anvil_setBalance', [to, `0x${(balance + wei).toString(16)}`]);
+          const balance = BigInt(await jsonRpcCall<string>(url, 'eth_getBalance', [to, 'latest']));
+          await jsonRpcCall(url, 'anvil_setBalance', [to, `0x${(balance + wei).toString(16)}`]);
         });
       },
       async giveTokens(address, count) {
@@ -173,7 +173,7 @@ export async function startDevchain(opts: StartDevchainOptions = {}): Promise<De
         });
       },
       async status() {
-        const block = await rpcCall<{ number: string; baseFeePerGas?: string }>(url, 'eth_getBlockByNumber', ['latest', false]);
+        const block = await jsonRpcCall<{ number: string; baseFeePerGas?: string }>(url, 'eth_getBlockByNumber', ['latest', false]);
         return { blockNumber: Number(BigInt(block.number)), baseFeeWei: BigInt(block.baseFeePerGas ?? '0x0').toString(), congestion: load.level };
       },
       readyInfo() {

@@ -1,6 +1,6 @@
 // Deploys the sample collections from account 0, mints to holder accounts and moves some tokens over several blocks.
 import { Interface, getCreateAddress, parseEther } from 'ethers';
-import { rpcCall } from './devchain-rpc.js';
+import { jsonRpcCall } from '../lib/json-rpc.js';
 import { sendTx, waitReceipts, type TxRequest } from './devchain-tx.js';
 import { dollarArtifact, dropsArtifact, gasSinkArtifact, gemsArtifact, pebblesArtifact, tilesArtifact, type Artifact } from './artifacts.js';
 import type { DevAccount } from './dev-accounts.js';
@@ -62,7 +62,7 @@ export async function deploySamples(
   const deployer = accounts[0]!.address;
   const holders = accounts.slice(1, 5).map((a) => a.address);
   if (holders.length < 4) throw new Error('The dev chain needs at least 5 accounts.');
-  const nonce0 = Number(BigInt(await rpcCall<string>(url, 'eth_getTransactionCount', [deployer, 'pending'])));
+  const nonce0 = Number(BigInt(await jsonRpcCall<string>(url, 'eth_getTransactionCount', [deployer, 'pending'])));
   // Lowercase, like every address the data service returns.
   const created = (k: number) => getCreateAddress({ from: deployer, nonce: nonce0 + k }).toLowerCase();
   const tiles = created(0);
@@ -120,9 +120,9 @@ export async function deploySamples(
     for (const tx of txs) hashes.push(await sendTx(url, tx));
     const before = done;
     // Mine right away instead of waiting for the block timer; more blocks only if the gas limit split the batch.
-    await rpcCall(url, 'evm_mine', []);
+    await jsonRpcCall(url, 'evm_mine', []);
     await waitReceipts(url, hashes, {
-      tick: async () => { await rpcCall(url, 'evm_mine', []); },
+      tick: async () => { await jsonRpcCall(url, 'evm_mine', []); },
       onMined: (n) => { done = before + n; progress(label, done, total); },
     });
   };

@@ -2,7 +2,8 @@
 // (never an unhandled socket error that ends the process), and the next call after the node is back reconnects.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createJsonRpcChain, RpcError } from '../../src/core/adapters/chain/chain-jsonrpc.js';
+import { createJsonRpcChain } from '../../src/core/adapters/chain/chain-jsonrpc.js';
+import { RpcError } from '../../src/lib/json-rpc.js';
 import { anvilBinaryPath } from '../../src/devchain/anvil-binary.js';
 import { freePort } from '../support/reliability-procs.js';
 

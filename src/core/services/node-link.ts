@@ -1,6 +1,6 @@
 // The Ethereum node's link state, from the calls the core really makes (any answer, even a refusal, means the node is
 // there; only "could not be reached" means it is not) and a light periodic eth_chainId as a safety net.
-import { RpcError } from '../adapters/chain/chain-jsonrpc.js';
+import { RpcError } from '../../lib/json-rpc.js';
 import { BroadcastError, type Chain } from '../ports.js';
 
 export const NODE_CHECK_MS = 15_000;

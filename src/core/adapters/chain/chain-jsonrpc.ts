@@ -5,39 +5,12 @@ import WebSocket from 'ws';
 import { BroadcastError, type Chain } from '../../ports.js';
 import type { NetworkFees } from '../../domain/fees.js';
 import { classifyRefusal } from '../../domain/refusal.js';
-
-export class RpcError extends Error {
-  constructor(
-    readonly code: number | 'unreachable',
-    message: string,
-  ) {
-    super(message);
-    this.name = 'RpcError';
-  }
-}
+import { RpcError, jsonRpcCall } from '../../../lib/json-rpc.js';
 
 type Send = (method: string, params: unknown[]) => Promise<unknown>;
 
 function httpSender(url: string, timeoutMs: number): Send {
-  let id = 0;
-  return async (method, params) => {
-    let res: Response;
-    try {
-      res = await fetch(url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params }),
-        signal: AbortSignal.timeout(timeoutMs),
-      });
-    } catch (e) {
-      throw new RpcError('unreachable', `The node at ${url} could not be reached (${(e as Error).name}).`);
-    }
-    if (res.status >= 500 || res.status === 429) throw new RpcError('unreachable', `The node at ${url} answered HTTP ${res.status}.`);
-    const body = (await res.json().catch(() => null)) as { result?: unknown; error?: { code: number; message: string } } | null;
-    if (!body) throw new RpcError('unreachable', `The node at ${url} sent a response that is not JSON-RPC.`);
-    if (body.error) throw new RpcError(body.error.code, String(body.error.message));
-    return body.result;
-  };
+  return (method, params) => jsonRpcCall(url, method, params, { timeoutMs });
 }
 
 /**
