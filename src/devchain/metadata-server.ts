@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
 import { Router, sendError } from '../lib/http-kit.js';
+import { ADDRESS_PATTERN } from '../shared/address.js';
 import { TxdeskError } from '../shared/errors.js';
 import { silentLogger, type Logger } from '../lib/log.js';
 import { tokenMetadata, tokenSvg } from './sample-art.js';
@@ -14,7 +15,7 @@ export interface MetadataServer {
   stop(): Promise<void>;
 }
 
-const collectionParam = z.string().regex(/^0x[0-9a-fA-F]{40}$/);
+const collectionParam = z.string().regex(ADDRESS_PATTERN);
 // A decimal id, or the 64 hex digits of the EIP-1155 {id} substitution.
 const fileParam = z.string().regex(/^(0|[1-9][0-9]{0,76}|[0-9a-fA-F]{64})\.(json|svg)$/);
 

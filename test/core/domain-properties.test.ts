@@ -2,7 +2,7 @@
 // anything, at most one attempt of a nonce counts as mined (and then all others are replaced), a confirmation is final.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { applyTrackerMessage, type TrackerMessage } from '../../src/core/domain/transitions.js';
+import { applyTrackerMessage, type TrackerNews } from '../../src/core/domain/transitions.js';
 import type { TxRecord } from '../../src/shared/tx-record.js';
 import { hashOf, rec } from '../support/core-records.js';
 
@@ -15,14 +15,14 @@ const messageArb = fc.oneof(
   fc.record({ type: fc.constant('confirmation' as const), i: fc.constant(WINNER), block: fc.integer({ min: 1, max: 3 }) }),
 );
 
-function toMessage(m: { type: TrackerMessage['type']; i: number; block?: number }): TrackerMessage {
+function toMessage(m: { type: TrackerNews['type']; i: number; block?: number }): TrackerNews {
   const h = hashOf(m.i + 1);
   return m.type === 'pending'
     ? { type: 'pending', result: { transactionHash: h } }
     : { type: m.type, result: { transactionHash: h, blockNumber: m.block, blockHash: `0xb${m.block}` } };
 }
 
-function apply(records: TxRecord[], m: TrackerMessage): { next: TxRecord[]; changed: number } {
+function apply(records: TxRecord[], m: TrackerNews): { next: TxRecord[]; changed: number } {
   const target = records.find((r) => r.transactionHash === m.result.transactionHash)!;
   const t = applyTrackerMessage(target, records.filter((r) => r !== target), m);
   const next = records.map((r) => {

@@ -1,19 +1,19 @@
 // Table-driven tests of record transitions (every message type, duplicates, out-of-order) and nonce bookkeeping.
 import { describe, expect, it } from 'vitest';
-import { applyTrackerMessage, type TrackerMessage } from '../../src/core/domain/transitions.js';
+import { applyTrackerMessage, type TrackerNews } from '../../src/core/domain/transitions.js';
 import { planNextNonce, recoverNonce } from '../../src/core/domain/nonce.js';
 import type { TxRecord, TxStatus } from '../../src/shared/tx-record.js';
 import { hashOf, rec } from '../support/core-records.js';
 
 const receiptIn = (block: number, blockHash = `0xb${block}`): Record<string, unknown> => ({ transactionHash: hashOf(1), blockNumber: block, blockHash, status: 1 });
-const msg = (type: TrackerMessage['type'], result: Record<string, unknown> = { transactionHash: hashOf(1), confirmation: 6, timeout: 10000 }): TrackerMessage => ({ type, result });
+const msg = (type: TrackerNews['type'], result: Record<string, unknown> = { transactionHash: hashOf(1), confirmation: 6, timeout: 10000 }): TrackerNews => ({ type, result });
 
 type Row = {
   name: string;
   status: TxStatus | undefined;
   data?: Record<string, unknown>;
   siblings?: TxRecord[];
-  m: TrackerMessage;
+  m: TrackerNews;
   /** Expected status per hash after the message (only changed ones), or [] for no change. */
   want: [number, TxStatus][];
   stuck?: boolean;
@@ -64,7 +64,7 @@ describe('applyTrackerMessage', () => {
   });
 
   it('applying every permutation of a message sequence twice ends in the same state', () => {
-    const seqs: TrackerMessage[] = [msg('pending'), msg('receipt', receiptIn(5)), msg('confirmation', receiptIn(5))];
+    const seqs: TrackerNews[] = [msg('pending'), msg('receipt', receiptIn(5)), msg('confirmation', receiptIn(5))];
     const perms = [[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]];
     for (const p of perms) {
       let r = rec({ n: 1 });

@@ -6,7 +6,8 @@ import { recordFees, short } from './replacement.js';
 
 export type TrackerMessageType = 'pending' | 'receipt' | 'confirmation';
 
-export interface TrackerMessage {
+/** What one tracker message says (the SDK's message `data`), as the transitions read it. */
+export interface TrackerNews {
   type: TrackerMessageType;
   result: Record<string, unknown>;
 }
@@ -27,7 +28,7 @@ export interface Transition {
 
 const NONE: Transition = { changes: [], stuck: false };
 
-export function applyTrackerMessage(target: TxRecord, sameNonce: readonly TxRecord[], msg: TrackerMessage): Transition {
+export function applyTrackerMessage(target: TxRecord, sameNonce: readonly TxRecord[], msg: TrackerNews): Transition {
   switch (msg.type) {
     case 'pending':
       // A receipt the tracker withdrew (a reorganisation): the nonce is open again, and stuck as any pending one.

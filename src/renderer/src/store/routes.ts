@@ -1,7 +1,7 @@
 // The view and its filters as a URL hash (`#/tokens?owner=0x…&size=6`), so a reload and the Back button keep them.
 // Pure: parse and format; router.ts applies them.
 import type { OrderBy, OrderDirection } from '../../../shared/listing.js';
-import { PAGE_SIZES, defaultControls, isAddress, type TokenControls } from './token-logic.js';
+import { PAGE_SIZES, defaultControls, isAddressInput, type TokenControls } from './token-logic.js';
 
 export type View = 'transactions' | 'tokens' | 'settings';
 
@@ -27,8 +27,8 @@ export function parseRoute(hash: string): Route {
   const tokens: TokenControls = { ...defaultControls };
   if (view === 'tokens') {
     const owner = q.get('owner') ?? '';
-    if (isAddress(owner)) tokens.owner = owner.toLowerCase();
-    const contracts = (q.get('contracts') ?? '').split(',').filter(isAddress).map((c) => c.toLowerCase());
+    if (isAddressInput(owner)) tokens.owner = owner.toLowerCase();
+    const contracts = (q.get('contracts') ?? '').split(',').filter(isAddressInput).map((c) => c.toLowerCase());
     tokens.contracts = [...new Set(contracts)].slice(0, 50);
     const order = q.get('order');
     if (order && (orders as readonly string[]).includes(order)) tokens.orderBy = order as OrderBy;

@@ -1,5 +1,6 @@
 // Token-browser bookkeeping: the query the controls describe, page numbers from the listing's pagination URLs,
 // and which metadata URIs still need fetching. Pure functions.
+import { isAddress } from '../../../shared/address.js';
 import type { OrderBy, OrderDirection, Token, TokenPage, TokenQuery } from '../../../shared/listing.js';
 
 export interface TokenControls {
@@ -84,4 +85,5 @@ export function mergeContracts(known: readonly KnownContract[], tokens: readonly
   return [...byAddress.values()].sort((x, y) => (x.name || x.address).localeCompare(y.name || y.address));
 }
 
-export const isAddress = (s: string) => /^0x[0-9a-fA-F]{40}$/.test(s.trim());
+/** An address as typed into a filter: surrounding spaces are forgiven. */
+export const isAddressInput = (s: string) => isAddress(s.trim());

@@ -1,7 +1,7 @@
 // The token browser's controls: whose tokens, which collections, the order and the page size.
 import { useEffect, useId, useState, type FormEvent } from 'react';
 import type { OrderBy } from '../../../../shared/listing.js';
-import { PAGE_SIZES, isAddress } from '../../store/token-logic.js';
+import { PAGE_SIZES, isAddressInput } from '../../store/token-logic.js';
 import { useApp } from '../../store/use-app.js';
 import { effectiveOwner } from '../../store/slices/tokens-slice.js';
 import type { KnownContract } from '../../store/token-logic.js';
@@ -36,7 +36,7 @@ export function TokenControlsBar() {
   const submitOwner = (e: FormEvent) => {
     e.preventDefault();
     const value = owner.trim();
-    if (value && !isAddress(value)) {
+    if (value && !isAddressInput(value)) {
       setOwnerError('Enter an address: 0x followed by 40 hex digits, or leave it empty for your own.');
       return;
     }
@@ -52,7 +52,7 @@ export function TokenControlsBar() {
   const addContract = (e: FormEvent) => {
     e.preventDefault();
     const value = extra.trim().toLowerCase();
-    if (!isAddress(value)) {
+    if (!isAddressInput(value)) {
       setExtraError('A contract address is 0x followed by 40 hex digits.');
       return;
     }
