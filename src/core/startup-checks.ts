@@ -1,6 +1,7 @@
 // Start-up checks that compare the parts of a configured network before anything is sent: the data service's /health
 // against the node's chain id, PLATFORM/NETWORK against what the service serves, CLIENT_ID against the service.
 // A mismatch is a ConfigError naming the variable to change; a service that is down is a state, not an error.
+import { jsonRpcCall } from '../lib/json-rpc.js';
 import { defaultNetwork } from '../shared/networks.js';
 import { ConfigError, type NetworkConfig, type NetworkSetting } from './config.js';
 
@@ -114,18 +115,8 @@ export function unknownClientIdMessage(net: Pick<NetworkConfig, 'serviceUrl' | '
 }
 
 async function ethChainId(url: string, timeoutMs: number): Promise<number | null> {
-  try {
-    const res = await fetch(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }),
-      signal: AbortSignal.timeout(timeoutMs),
-    });
-    const body = (await res.json()) as { result?: unknown };
-    return typeof body.result === 'string' && /^0x[0-9a-f]+$/i.test(body.result) ? Number(BigInt(body.result)) : null;
-  } catch {
-    return null;
-  }
+  const result = await jsonRpcCall(url, 'eth_chainId', [], { timeoutMs }).catch(() => null);
+  return typeof result === 'string' && /^0x[0-9a-f]+$/i.test(result) ? Number(BigInt(result)) : null;
 }
 
 /** The low-level cause of a failed fetch in a few words (ECONNREFUSED, timed out). */

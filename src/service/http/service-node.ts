@@ -1,5 +1,6 @@
 // What the service learns from its node at start-up (chain id) and the defaults that follow from it.
 import { WebSocketProvider } from 'ethers';
+import { jsonRpcCall } from '../../lib/json-rpc.js';
 import { TxdeskError } from '../../shared/errors.js';
 
 export { defaultNetwork } from '../../shared/networks.js';
@@ -36,19 +37,12 @@ export async function fetchChainId(nodeUrl: string, timeoutMs = 10_000): Promise
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new TxdeskError('BAD_REQUEST', `The node URL must start with http://, https://, ws:// or wss://; got ${JSON.stringify(nodeUrl)}.`);
   }
-  let body: unknown;
+  let result: unknown;
   try {
-    const res = await fetch(nodeUrl, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }),
-      signal: AbortSignal.timeout(timeoutMs),
-    });
-    body = await res.json();
+    result = await jsonRpcCall(nodeUrl, 'eth_chainId', [], { timeoutMs });
   } catch (e) {
     throw unreachable(e instanceof Error ? e.message : String(e));
   }
-  const result = (body as { result?: unknown } | null)?.result;
   if (typeof result !== 'string' || !/^0x[0-9a-f]+$/i.test(result)) throw unreachable('no eth_chainId result');
   return Number(BigInt(result));
 }
