@@ -1,10 +1,13 @@
-// The localhost server (port 3000 by default): every call of the contract table (shared/desktop-api.ts) as a thin
-// wrapper around the core's DesktopApi, the SSE stream, the listing proxy and the renderer's static files. Binds
-// 127.0.0.1 only, checks Host and Origin before anything else runs, then the API token on every state-changing request
-// (app-server-auth.ts).
+// The localhost server (port 3000 by default) on Hono: every call of the contract table (shared/desktop-api.ts) as a
+// thin wrapper around the core's DesktopApi, the SSE stream, the listing proxy and the renderer's static files. Binds
+// 127.0.0.1 only; Host and Origin are checked before anything else runs, then the API token on every state-changing
+// request (app-server-auth.ts), then Hono routes the request.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Router, readJsonBody, sendError, sendJson, type Handler } from '../../../lib/http-kit.js';
+import { getRequestListener } from '@hono/node-server';
+import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
+import { Hono, type Context } from 'hono';
+import { readJsonBody, sendError } from '../../../lib/http-kit.js';
 import type { Logger } from '../../../lib/log.js';
 import { appRouteList, desktopMethods, extraRoutes, splitRoute, type ArgPlace, type CallMethod, type CallSpec } from '../../../shared/desktop-api.js';
 import { TxdeskError } from '../../../shared/errors.js';
@@ -37,54 +40,72 @@ export interface AppServer {
 
 const field = (body: unknown, name: string): unknown => (body && typeof body === 'object' ? (body as Record<string, unknown>)[name] : undefined);
 
+/** The node request and response behind a Hono context (@hono/node-server passes them as bindings). */
+type NodeEnv = { Bindings: { incoming: IncomingMessage; outgoing: ServerResponse } };
+type Handler = (c: Context<NodeEnv>) => Promise<Response> | Response;
+
+/** JSON with the headers every answer of this server carries. */
+function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...headers } });
+}
+
+/** The error envelope as a Response; anything that is not a TxdeskError is a bug: logged, answered with a plain 500. */
+function errorResponse(e: unknown, log: Logger): Response {
+  const err = e instanceof TxdeskError ? e : new TxdeskError('INTERNAL', 'Something went wrong on our side; try again, and report it if it keeps happening.');
+  if (!(e instanceof TxdeskError)) log.error(`internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+  const headers: Record<string, string> = err.code === 'RATE_LIMITED' && 'retryAfterSeconds' in err ? { 'retry-after': String(err.retryAfterSeconds) } : {};
+  return json(err.status, err.toBody(), headers);
+}
+
 /** One call of the table over HTTP: arguments from the path, the body or one body field; the core checks them. */
 function callHandler(api: CoreApi, method: CallMethod): Handler {
   const spec: CallSpec = desktopMethods[method];
   const places = spec.args as readonly ArgPlace[];
-  return async ({ req, res, params }) => {
-    const needsBody = places.some((p) => p.startsWith('body'));
+  const needsBody = places.some((p) => p.startsWith('body'));
+  return async (c) => {
+    const req = c.env.incoming;
     const body = !needsBody ? undefined : places.includes('body?') ? await readJsonBody(req).catch(() => undefined) : await readJsonBody(req);
     const args = places.map((place) => {
-      if (place.startsWith('path:')) return params[place.slice(5)] ?? '';
+      if (place.startsWith('path:')) return c.req.param(place.slice(5)) ?? '';
       if (place.startsWith('body.')) return field(body, place.slice(5));
       if (place === 'body' || place === 'body?') return body;
       throw new Error(`${method}: a ${place} argument needs its own HTTP handler`);
     });
     const value = await (api[method] as (...a: unknown[]) => Promise<unknown>)(...args);
-    sendJson(res, spec.status ?? 200, spec.reply ?? value ?? null);
+    return json(spec.status ?? 200, spec.reply ?? value ?? null);
   };
 }
 
-/** Routes that are more than a call: the listing proxy, the settings check, the event stream and token images. */
+/** Routes that are more than a call: the listing proxy, the settings check, the event stream, images, this API's description. */
 function specialHandlers(api: CoreApi, sse: ReturnType<typeof createSseHub>, origin: () => string, auth: AppServerAuth) {
   return {
     // The service's own query validation and pagination links answer unchanged: the caller's query string goes as is.
-    async listTokens({ params, url, res }) {
-      const answer = await api.proxyTokens(params.address ?? '', url.searchParams, origin());
-      sendJson(res, answer.status, answer.body);
+    async listTokens(c) {
+      const answer = await api.proxyTokens(c.req.param('address') ?? '', new URL(c.req.url).searchParams, origin());
+      return json(answer.status, answer.body);
     },
-    async updateSettings({ req, res }) {
-      const body = await readJsonBody(req);
+    async updateSettings(c) {
+      const body = await readJsonBody(c.env.incoming);
       const refused = checkSettingsPatch(body, auth);
       if (refused) throw refused;
-      sendJson(res, 200, await api.updateSettings(body as never));
+      return json(200, await api.updateSettings(body as never));
     },
-    events({ res }) {
-      if (!sse.attach(res)) throw new TxdeskError('RATE_LIMITED', 'Too many event streams are open; close some tabs and retry.');
+    events(c) {
+      if (!sse.attach(c.env.outgoing)) throw new TxdeskError('RATE_LIMITED', 'Too many event streams are open; close some tabs and retry.');
+      return RESPONSE_ALREADY_SENT;
     },
-    openApi: () => buildAppOpenApi(origin()),
-    async tokenImage({ req, res, url }) {
+    openApi: () => json(200, buildAppOpenApi(origin())),
+    async tokenImage(c) {
       // Only the app's own page (or a tool) may use the proxy: other sites' <img> tags would otherwise turn it into theirs.
-      const site = req.headers['sec-fetch-site'];
+      const site = c.req.header('sec-fetch-site');
       if (site === 'cross-site' || site === 'same-site') throw new TxdeskError('FORBIDDEN', 'Token images are served to the app\'s own page only; open the app at its own address.');
-      const image = await api.fetchTokenImage(url.searchParams.get('url') ?? undefined);
-      res.writeHead(200, tokenImageHeaders(image));
-      res.end(req.method === 'HEAD' ? undefined : image.body);
+      const image = await api.fetchTokenImage(c.req.query('url'));
+      return new Response(c.req.method === 'HEAD' ? null : new Uint8Array(image.body), { status: 200, headers: tokenImageHeaders(image) });
     },
   } satisfies Partial<Record<CallMethod | keyof typeof extraRoutes, Handler>>;
 }
 
-/** Every route of the app's localhost API, by name: the table's calls, then the extra routes. */
+/** Every route of the app's localhost API by name, with its handler: the table's calls, then the extra routes. */
 export function appRoutes(api: CoreApi, sse: ReturnType<typeof createSseHub>, origin: () => string, auth: AppServerAuth): { name: string; route: string; handler: Handler }[] {
   const special: Partial<Record<string, Handler>> = specialHandlers(api, sse, origin, auth);
   return appRouteList.map(({ name, route }) => {
@@ -92,6 +113,35 @@ export function appRoutes(api: CoreApi, sse: ReturnType<typeof createSseHub>, or
     if (!handler) throw new Error(`the app route ${name} has no handler`);
     return { name, route, handler };
   });
+}
+
+/** The Hono app: one route per entry, key routes refused unless opened, 405 and 404 in the envelope, static files last. */
+function honoApp(o: AppServerOptions, sse: ReturnType<typeof createSseHub>, origin: () => string): Hono<NodeEnv> {
+  const app = new Hono<NodeEnv>();
+  const patterns: { method: string; path: RegExp }[] = [];
+  const refuse: Handler = () => {
+    throw keyRoutesOff('Key management');
+  };
+  for (const { name, route, handler } of appRoutes(o.api, sse, origin, o.auth)) {
+    const { method, path } = splitRoute(route);
+    app.on(method, path, keyRouteNames.has(name) && !o.auth.keyRoutes ? refuse : handler);
+    patterns.push({ method, path: new RegExp(`^${path.replace(/:[a-zA-Z]+/g, '[^/]+')}$`) });
+  }
+  const serveStatic = createStaticHandler(o.rendererDir);
+  app.notFound((c) => {
+    const { pathname } = new URL(c.req.url);
+    const method = c.req.method === 'HEAD' ? 'GET' : c.req.method;
+    if (patterns.some((p) => p.path.test(pathname) && p.method !== method)) {
+      throw new TxdeskError('METHOD_NOT_ALLOWED', `Method ${c.req.method} is not allowed on ${pathname}.`);
+    }
+    if (pathname.startsWith('/api/') || pathname.startsWith('/nft/')) {
+      throw new TxdeskError('NOT_FOUND', `There is no API route ${c.req.method} ${pathname}; see docs/app.md for the list.`);
+    }
+    serveStatic(c.env.incoming, c.env.outgoing, pathname);
+    return RESPONSE_ALREADY_SENT;
+  });
+  app.onError((e) => errorResponse(e, o.log));
+  return app;
 }
 
 export async function startAppServer(o: AppServerOptions): Promise<AppServer> {
@@ -103,16 +153,8 @@ export async function startAppServer(o: AppServerOptions): Promise<AppServer> {
   ];
   let port = o.port ?? 3000;
   const origin = () => `http://127.0.0.1:${port}`;
-  const router = new Router();
-  const refuse: Handler = () => {
-    throw keyRoutesOff('Key management');
-  };
-  for (const { name, route, handler } of appRoutes(o.api, sse, origin, o.auth)) {
-    const { method, path } = splitRoute(route);
-    router.add(method, path, keyRouteNames.has(name) && !o.auth.keyRoutes ? refuse : handler);
-  }
+  const listener = getRequestListener(honoApp(o, sse, origin).fetch, { overrideGlobalObjects: false });
   const login = createLogin(o.auth, () => port);
-  const serveStatic = createStaticHandler(o.rendererDir);
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const refused = guardRequest(req.method ?? 'GET', req.headers, port);
@@ -127,13 +169,8 @@ export async function startAppServer(o: AppServerOptions): Promise<AppServer> {
     }
     const unauthorized = checkToken(method, req.headers, o.auth, port);
     if (unauthorized) return sendError(res, unauthorized);
-    const handled = await router.handle(req, res, origin());
-    if (handled) return;
-    const pathname = new URL(req.url ?? '/', origin()).pathname;
-    if (pathname.startsWith('/api/') || pathname.startsWith('/nft/')) {
-      return sendError(res, new TxdeskError('NOT_FOUND', `There is no API route ${req.method} ${pathname}; see docs/app.md for the list.`));
-    }
-    serveStatic(req, res, pathname);
+    if (!url) return sendError(res, new TxdeskError('BAD_REQUEST', 'The request URL could not be parsed; check its encoding.'));
+    await listener(req, res);
   };
 
   const server = createServer((req, res) => {
