@@ -1,85 +1,79 @@
-// GET /api/openapi.json: the app's localhost API described from the contract table and its zod schemas (zod's JSON
-// Schema output), so the document cannot drift from the routes the server registers.
+// Each route of the app's localhost API as an OpenAPI route with its zod schemas, from the contract table: the server
+// registers them in its OpenAPIHono app, which writes GET /api/openapi.json, so the document cannot drift from the
+// routes it serves.
+import type { RouteConfig } from '@hono/zod-openapi';
 import { z } from 'zod';
-import { appRouteList, desktopMethods, extraRoutes, splitRoute, type ArgPlace, type CallMethod, type CallSpec } from '../../../shared/desktop-api.js';
+import { desktopMethods, splitRoute, type ArgPlace, type CallMethod, type CallSpec, type extraRoutes } from '../../../shared/desktop-api.js';
 import { desktopArgs, tokenImageUrlSchema, tokenQuerySchema } from '../../../shared/desktop-schemas.js';
 
-type JsonSchema = Record<string, unknown>;
+const errorSchema = z.object({ error: z.object({ code: z.string(), message: z.string() }) });
+const errorResponse = { description: 'Refused: the message says what to do.', content: { 'application/json': { schema: errorSchema } } };
+const anyJson = (description: string) => ({ description, content: { 'application/json': { schema: z.any() } } });
 
-const jsonSchema = (schema: z.ZodType): JsonSchema => {
-  const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
-  return rest;
+/** The listing query as it travels in a query string: contract addresses comma-separated. */
+const tokenQueryParams = tokenQuerySchema.extend({
+  page: z.coerce.number().int().min(0).optional(),
+  size: z.coerce.number().int().min(1).max(200).optional(),
+  contractAddresses: z.string().optional().describe('contract addresses, comma-separated'),
+});
+
+export const appOpenApiInfo = {
+  title: 'txdesk app (localhost API)',
+  version: '1',
+  description: 'The desktop contract over HTTP (docs/desktop.md). Writes need the bearer token from <data dir>/api-token.',
 };
-
-const errorResponse = { description: 'Refused: `{ error: { code, message } }`, the message says what to do.', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
 
 /** `/api/tx/:hash` -> `/api/tx/{hash}`. */
 export const openApiPath = (path: string) => path.replace(/:([a-zA-Z]+)/g, '{$1}');
 
-function callOperation(method: CallMethod): JsonSchema {
+function callRoute(method: CallMethod): RouteConfig {
   const spec: CallSpec = desktopMethods[method];
+  const { method: verb, path } = splitRoute(spec.route);
   const places = spec.args as readonly ArgPlace[];
   const items = (desktopArgs[method] as unknown as { def: { items: z.ZodType[] } }).def.items;
-  const parameters: JsonSchema[] = [];
-  const bodyFields: Record<string, JsonSchema> = {};
-  let body: { schema: JsonSchema; required: boolean } | null = null;
+  const params: Record<string, z.ZodType> = {};
+  const bodyFields: Record<string, z.ZodType> = {};
+  let body: z.ZodType | null = null;
+  let query: typeof tokenQueryParams | null = null;
   places.forEach((place, i) => {
-    const schema = items[i]!;
-    if (place.startsWith('path:')) parameters.push({ name: place.slice(5), in: 'path', required: true, schema: jsonSchema(schema) });
-    else if (place === 'query') {
-      for (const [name, field] of Object.entries(tokenQuerySchema.shape)) parameters.push({ name, in: 'query', required: false, schema: jsonSchema(field as z.ZodType) });
-    } else if (place.startsWith('body.')) bodyFields[place.slice(5)] = jsonSchema(schema);
-    else body = { schema: jsonSchema(schema), required: place === 'body' };
+    if (place.startsWith('path:')) params[place.slice(5)] = items[i]!;
+    else if (place === 'query') query = tokenQueryParams;
+    else if (place.startsWith('body.')) bodyFields[place.slice(5)] = items[i]!;
+    else body = items[i]!;
   });
-  const fields = Object.keys(bodyFields);
-  if (fields.length) body = { schema: { type: 'object', properties: bodyFields, required: fields, additionalProperties: false }, required: true };
-  const status = String(spec.status ?? 200);
+  if (Object.keys(bodyFields).length) body = z.object(bodyFields).strict();
   return {
+    method: verb.toLowerCase() as RouteConfig['method'],
+    path: openApiPath(path),
     operationId: method,
-    ...(parameters.length ? { parameters } : {}),
-    ...(body ? { requestBody: { required: (body as { required: boolean }).required, content: { 'application/json': { schema: (body as { schema: JsonSchema }).schema } } } } : {}),
-    responses: { [status]: { description: 'Done.', content: { 'application/json': { schema: {} } } }, default: errorResponse },
+    request: {
+      ...(Object.keys(params).length ? { params: z.object(params) } : {}),
+      ...(query ? { query } : {}),
+      ...(body ? { body: { required: !places.includes('body?'), content: { 'application/json': { schema: body } } } } : {}),
+    },
+    responses: { [spec.status ?? 200]: anyJson('Done.'), default: errorResponse },
   };
 }
 
-const extraOperations: Record<keyof typeof extraRoutes, JsonSchema> = {
+const extraRouteDocs: Record<keyof typeof extraRoutes, Omit<RouteConfig, 'method' | 'path'>> = {
   events: {
     operationId: 'events',
     description: 'Server-sent events: `event: tx` (a transaction record), `event: devchain`, `event: status`.',
-    responses: { 200: { description: 'The event stream.', content: { 'text/event-stream': { schema: { type: 'string' } } } }, default: errorResponse },
+    responses: { 200: { description: 'The event stream.', content: { 'text/event-stream': { schema: z.string() } } }, default: errorResponse },
   },
   tokenImage: {
     operationId: 'tokenImage',
-    parameters: [{ name: 'url', in: 'query', required: true, schema: jsonSchema(tokenImageUrlSchema) }],
-    responses: { 200: { description: 'The image, fetched by the core.', content: { 'image/*': { schema: { type: 'string', format: 'binary' } } } }, default: errorResponse },
+    request: { query: z.object({ url: tokenImageUrlSchema }) },
+    responses: { 200: { description: 'The image, fetched by the core.', content: { 'image/*': { schema: z.string() } } }, default: errorResponse },
   },
-  openApi: {
-    operationId: 'openApi',
-    responses: { 200: { description: 'This document.', content: { 'application/json': { schema: { type: 'object' } } } } },
-  },
+  openApi: { operationId: 'openApi', responses: { 200: anyJson('This document.') } },
 };
 
-export function buildAppOpenApi(origin: string): JsonSchema {
-  const paths: Record<string, Record<string, JsonSchema>> = {};
-  for (const { name, route } of appRouteList) {
+/** The OpenAPI route of one entry of the app's route list. */
+export function appRouteDoc(name: string, route: string): RouteConfig {
+  if (name in extraRouteDocs) {
     const { method, path } = splitRoute(route);
-    const operation = name in extraOperations ? extraOperations[name as keyof typeof extraRoutes] : callOperation(name as CallMethod);
-    (paths[openApiPath(path)] ??= {})[method.toLowerCase()] = operation;
+    return { method: method.toLowerCase() as RouteConfig['method'], path: openApiPath(path), ...extraRouteDocs[name as keyof typeof extraRoutes] };
   }
-  return {
-    openapi: '3.1.0',
-    info: {
-      title: 'txdesk app (localhost API)',
-      version: '1',
-      description: 'The desktop contract over HTTP (docs/desktop.md). Writes need the bearer token from <data dir>/api-token.',
-    },
-    servers: [{ url: origin }],
-    paths,
-    components: {
-      schemas: {
-        Error: { type: 'object', properties: { error: { type: 'object', properties: { code: { type: 'string' }, message: { type: 'string' } }, required: ['code', 'message'] } }, required: ['error'] },
-      },
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
-    },
-  };
+  return callRoute(name as CallMethod);
 }

@@ -6,7 +6,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
-import { Hono, type Context } from 'hono';
+import { OpenAPIHono } from '@hono/zod-openapi';
+import type { Context } from 'hono';
 import { readJsonBody, sendError } from '../../../lib/http-kit.js';
 import type { Logger } from '../../../lib/log.js';
 import { appRouteList, desktopMethods, extraRoutes, splitRoute, type ArgPlace, type CallMethod, type CallSpec } from '../../../shared/desktop-api.js';
@@ -14,7 +15,7 @@ import { TxdeskError } from '../../../shared/errors.js';
 import type { CoreApi } from '../../services/desktop-api-core.js';
 import { tokenImageHeaders } from '../net/token-image.js';
 import { checkSettingsPatch, checkToken, createLogin, keyRouteNames, keyRoutesOff, type AppServerAuth } from './app-server-auth.js';
-import { buildAppOpenApi } from './app-openapi.js';
+import { appOpenApiInfo, appRouteDoc } from './app-openapi.js';
 import { guardRequest } from './app-server-guard.js';
 import { createSseHub } from './app-server-sse.js';
 import { createStaticHandler } from './app-server-static.js';
@@ -94,7 +95,6 @@ function specialHandlers(api: CoreApi, sse: ReturnType<typeof createSseHub>, ori
       if (!sse.attach(c.env.outgoing)) throw new TxdeskError('RATE_LIMITED', 'Too many event streams are open; close some tabs and retry.');
       return RESPONSE_ALREADY_SENT;
     },
-    openApi: () => json(200, buildAppOpenApi(origin())),
     async tokenImage(c) {
       // Only the app's own page (or a tool) may use the proxy: other sites' <img> tags would otherwise turn it into theirs.
       const site = c.req.header('sec-fetch-site');
@@ -105,9 +105,21 @@ function specialHandlers(api: CoreApi, sse: ReturnType<typeof createSseHub>, ori
   } satisfies Partial<Record<CallMethod | keyof typeof extraRoutes, Handler>>;
 }
 
+/** The Hono app's own OpenAPI document (every route below registers its schemas) as GET /api/openapi.json. */
+const openApiHandler =
+  (app: OpenAPIHono<NodeEnv>, origin: () => string): Handler =>
+  () =>
+    json(200, app.getOpenAPI31Document({ openapi: '3.1.0', info: appOpenApiInfo, servers: [{ url: origin() }] }));
+
 /** Every route of the app's localhost API by name, with its handler: the table's calls, then the extra routes. */
-export function appRoutes(api: CoreApi, sse: ReturnType<typeof createSseHub>, origin: () => string, auth: AppServerAuth): { name: string; route: string; handler: Handler }[] {
-  const special: Partial<Record<string, Handler>> = specialHandlers(api, sse, origin, auth);
+export function appRoutes(
+  api: CoreApi,
+  sse: ReturnType<typeof createSseHub>,
+  origin: () => string,
+  auth: AppServerAuth,
+  extra: Partial<Record<keyof typeof extraRoutes, Handler>>,
+): { name: string; route: string; handler: Handler }[] {
+  const special: Partial<Record<string, Handler>> = { ...specialHandlers(api, sse, origin, auth), ...extra };
   return appRouteList.map(({ name, route }) => {
     const handler = special[name] ?? (name in extraRoutes ? undefined : callHandler(api, name as CallMethod));
     if (!handler) throw new Error(`the app route ${name} has no handler`);
@@ -115,16 +127,18 @@ export function appRoutes(api: CoreApi, sse: ReturnType<typeof createSseHub>, or
   });
 }
 
-/** The Hono app: one route per entry, key routes refused unless opened, 405 and 404 in the envelope, static files last. */
-function honoApp(o: AppServerOptions, sse: ReturnType<typeof createSseHub>, origin: () => string): Hono<NodeEnv> {
-  const app = new Hono<NodeEnv>();
+/** The Hono app: one route per entry (its handler, and its schemas for the OpenAPI document), key routes refused unless opened, 405 and 404 in the envelope, static files last. */
+function honoApp(o: AppServerOptions, sse: ReturnType<typeof createSseHub>, origin: () => string): OpenAPIHono<NodeEnv> {
+  const app = new OpenAPIHono<NodeEnv>();
   const patterns: { method: string; path: RegExp }[] = [];
   const refuse: Handler = () => {
     throw keyRoutesOff('Key management');
   };
-  for (const { name, route, handler } of appRoutes(o.api, sse, origin, o.auth)) {
+  for (const { name, route, handler } of appRoutes(o.api, sse, origin, o.auth, { openApi: openApiHandler(app, origin) })) {
     const { method, path } = splitRoute(route);
     app.on(method, path, keyRouteNames.has(name) && !o.auth.keyRoutes ? refuse : handler);
+    // Documentation only: arguments are checked once, by the core (a route's own validator would check them twice).
+    app.openAPIRegistry.registerPath(appRouteDoc(name, route));
     patterns.push({ method, path: new RegExp(`^${path.replace(/:[a-zA-Z]+/g, '[^/]+')}$`) });
   }
   const serveStatic = createStaticHandler(o.rendererDir);
