@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { openDatabase } from '../../dist/lib/sqlite.js';
 import { migrateIndex } from '../../dist/service/indexer/indexer-schema.js';
 import { applyBatch } from '../../dist/service/indexer/indexer-apply.js';
-import { createIndexWriter } from '../../dist/service/listing/listing-store-write.js';
+import { createIndexWriter } from '../../dist/service/listing/listing-writer.js';
 
 const ZERO = '0x' + '0'.repeat(40);
 const CONTRACT = '0x' + 'c'.repeat(40);
@@ -16,6 +16,7 @@ export function measureWritePath(n, owners, perRange) {
   const dir = mkdtempSync(join(tmpdir(), 'txdesk-bench-write-'));
   const db = openDatabase(join(dir, 'index.db'));
   try {
+    for (const p of (process.env.PRAGMAS ?? '').split(';').filter(Boolean)) db.pragma(p);
     migrateIndex(db);
     const w = createIndexWriter(db);
     const meta = new Map([[CONTRACT, { name: 'Bench', symbol: 'BEN', totalSupply: null, hasUri: true, standard: 'ERC721' }]]);

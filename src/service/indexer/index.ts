@@ -1,9 +1,7 @@
 // The ERC-721 indexer: follows a node over JSON-RPC, `confirmations` blocks behind its head, into the listing index.
 import type { Logger } from '../../lib/log.js';
 import type { Db } from '../../lib/sqlite.js';
-import { bumpGeneration } from '../listing/listing-store-rank.js';
-import { createIndexWriter, type IndexWriter } from '../listing/listing-store-write.js';
-import { tokenKeys } from '../listing/listing-store-write.js';
+import { bumpGeneration, createIndexWriter, tokenKeys, type IndexWriter } from '../listing/listing-writer.js';
 import { applyBatch, metadataTargets, type Batch, type MissingUri } from './indexer-apply.js';
 import { CONSECUTIVE_CAP } from './indexer-events.js';
 import { readUris } from './indexer-metadata.js';
@@ -95,7 +93,6 @@ export function startIndexer(opts: IndexerOptions): Indexer {
   const policy = opts.rangePolicy ?? DEFAULT_RANGE_POLICY;
   const cap = opts.consecutiveCap ?? CONSECUTIVE_CAP;
   migrateIndex(db);
-  const idKnownStmt = db.prepare('SELECT 1 FROM idx_ids WHERE contract_id = ? AND k_id = ?').pluck();
   const chain: ChainReader = createChainReader(opts.nodeUrl);
   const progress = createProgress(opts.progressOut ?? process.stderr);
   let writer: IndexWriter = createIndexWriter(db, opts.bucketSize);
@@ -156,7 +153,7 @@ export function startIndexer(opts: IndexerOptions): Indexer {
     stats.firstRangeStart ??= from;
     const lookups = {
       contractOf: (a: string) => writer.contract(a),
-      idKnown: (c: { id: number; addr: Buffer }, id: bigint) => idKnownStmt.get(c.id, tokenKeys(c.addr, id).kId) !== undefined,
+      idKnown: (c: { id: number; addr: Buffer }, id: bigint) => writer.idRow(c.id, tokenKeys(c.addr, id).kId) !== undefined,
     };
     const result = prepareRange(chain, lookups, from, to, new Set(pendingSupply), cap);
     result.catch(() => {});
@@ -337,7 +334,7 @@ export function startIndexer(opts: IndexerOptions): Indexer {
       };
     },
     refreshToken(contract, id) {
-      const targets = metadataTargets(db, writer, [{ contract: contract.toLowerCase(), fromId: id, toId: id }]);
+      const targets = metadataTargets(writer, [{ contract: contract.toLowerCase(), fromId: id, toId: id }]);
       if (targets.length === 0 || stopped) return false;
       const block = tip;
       backfillUris(targets, block).catch((e) => log.warn(`refresh of ${contract} token ${id} failed: ${(e as Error).message}`));

@@ -1,7 +1,7 @@
 // Everything one range needs from the node before it can be written: its token logs, metadata of contracts seen
 // for the first time, the uri of minted tokens and ids, and fresh totalSupply values. Pure reads, so it can run ahead.
 import type { Standard } from '../../shared/listing.js';
-import type { ContractRow } from '../listing/listing-store-write.js';
+import type { ContractRow } from '../listing/listing-writer.js';
 import { netMoves, type TransferLog } from './indexer-apply.js';
 import { CONSECUTIVE_CAP, decodeTokenLogs, ZERO_ADDRESS, type MetadataUpdate, type Truncation, type UriEvent } from './indexer-events.js';
 import { readContractMeta, readTotalSupplies, readUris, type ContractMeta } from './indexer-metadata.js';
