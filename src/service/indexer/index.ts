@@ -5,7 +5,7 @@ import { bumpGeneration, createIndexWriter, tokenKeys, type IndexWriter } from '
 import { applyBatch, metadataTargets, type Batch, type MissingUri } from './indexer-apply.js';
 import { CONSECUTIVE_CAP } from './indexer-events.js';
 import { readUris } from './indexer-metadata.js';
-import { prepareRange, type PreparedRange } from './indexer-prepare.js';
+import { prepareRange, type PreparedPart, type PreparedRange } from './indexer-prepare.js';
 import { createProgress, type ProgressOut } from './indexer-progress.js';
 import { DEFAULT_RANGE_POLICY, isRangeRefusal, nextSpan, type RangePolicy } from './indexer-range.js';
 import { checkpointsBelow, commonAncestor, rollbackTo, storedHash } from './indexer-reorg.js';
@@ -33,6 +33,8 @@ export interface IndexerOptions {
   rangePolicy?: RangePolicy;
   /** Tokens indexed per EIP-2309 ConsecutiveTransfer event (default CONSECUTIVE_CAP, 50,000). */
   consecutiveCap?: number;
+  /** Moves per written part of a range read (default PART_MOVES, 10,000); tests use tiny parts. */
+  partMoves?: number;
 }
 
 /** EIP-2309 ranges longer than the cap: how many, and the newest few (reported on /health). */
@@ -75,10 +77,12 @@ export interface Indexer {
 /** Ranges read ahead of the one being written. */
 const READ_AHEAD = 2;
 
+/** A range being read ahead (`parts` resolves once its logs are in), or one part of it (`result`: its metadata too). */
 interface Prepared {
   from: number;
   to: number;
-  result: Promise<PreparedRange>;
+  parts?: Promise<PreparedPart[]>;
+  result?: Promise<PreparedRange>;
 }
 
 export function readIndexedBlock(db: Db): number | null {
@@ -155,9 +159,9 @@ export function startIndexer(opts: IndexerOptions): Indexer {
       contractOf: (a: string) => writer.contract(a),
       idKnown: (c: { id: number; addr: Buffer }, id: bigint) => writer.idRow(c.id, tokenKeys(c.addr, id).kId) !== undefined,
     };
-    const result = prepareRange(chain, lookups, from, to, new Set(pendingSupply), cap);
-    result.catch(() => {});
-    return { from, to, result };
+    const parts = prepareRange(chain, lookups, from, to, new Set(pendingSupply), cap, opts.partMoves);
+    parts.then((ps) => ps.forEach((p) => p.result.catch(() => {})), () => {});
+    return { from, to, parts };
   }
 
   async function step(): Promise<'idle' | 'busy'> {
@@ -179,9 +183,33 @@ export function startIndexer(opts: IndexerOptions): Indexer {
     const from = tip + 1;
     // The range read ahead during earlier steps, when it still fits; otherwise ask now.
     if (ahead[0] && (ahead[0].from !== from || ahead[0].to > target)) ahead = [];
-    const current = ahead.shift() ?? prepare(from, Math.min(target, from + span - 1));
+    let current = ahead.shift() ?? prepare(from, Math.min(target, from + span - 1));
+    let range: PreparedRange;
+    let headers: Awaited<ReturnType<ChainReader['headers']>>;
+    try {
+      const t0 = performance.now();
+      if (current.parts) {
+        // A range read: write its parts one by one, the later ones' metadata is read meanwhile.
+        const parts = await current.parts;
+        current = parts[0]!;
+        ahead.unshift(...parts.slice(1));
+      }
+      const to = current.to;
+      const headersRead = chain.headers(from === to ? [from] : [from, to]);
+      headersRead.catch(() => {});
+      range = await current.result!;
+      headers = await headersRead;
+      timing.waitMs += performance.now() - t0;
+    } catch (e) {
+      if (isRangeRefusal(e) && span > policy.min) {
+        span = nextSpan(span, { kind: 'refused' }, policy);
+        log.info(`node refused ${current.to - from + 1} blocks per eth_getLogs; asking for ${span}`);
+        return 'busy';
+      }
+      throw e;
+    }
     const to = current.to;
-    const [hFrom, hTo] = await chain.headers(from === to ? [from] : [from, to]);
+    const [hFrom, hTo] = headers;
     const toHeader = from === to ? hFrom : hTo;
     if (!hFrom || !toHeader) return 'busy';
     if (tip >= startBlock) {
@@ -191,30 +219,18 @@ export function startIndexer(opts: IndexerOptions): Indexer {
         return 'busy';
       }
     }
-    let range: PreparedRange;
-    try {
-      const t0 = performance.now();
-      range = await current.result;
-      timing.waitMs += performance.now() - t0;
-    } catch (e) {
-      if (isRangeRefusal(e) && span > policy.min) {
-        span = nextSpan(span, { kind: 'refused' }, policy);
-        log.info(`node refused ${to - from + 1} blocks per eth_getLogs; asking for ${span}`);
-        return 'busy';
-      }
-      throw e;
-    }
     timing.logsMs += range.timing.logsMs;
     timing.metadataMs += range.timing.metadataMs;
     // Multi-token logs count by the tokens they move: a range of ConsecutiveTransfer events is as heavy as their tokens.
-    span = nextSpan(span, { kind: 'ok', logs: Math.max(range.rawCount, range.logs.length) }, policy);
+    if (range.rawCount !== null) span = nextSpan(span, { kind: 'ok', logs: range.rawCount }, policy);
     const { logs } = range;
     // A log from another version of a range end means the chain moved under us: read the range again.
     if (range.blocks.some((l) => (l.block === to && l.blockHash !== toHeader.hash) || (l.block === from && l.blockHash !== hFrom.hash))) {
       return 'busy';
     }
     // Keep READ_AHEAD ranges in flight while this one is written: the node works while we do.
-    for (let end = ahead.at(-1)?.to ?? to; ahead.length < READ_AHEAD && end < target; end = ahead.at(-1)!.to) {
+    const reading = () => ahead.filter((a) => a.parts).length;
+    for (let end = ahead.at(-1)?.to ?? to; reading() < READ_AHEAD && end < target; end = ahead.at(-1)!.to) {
       ahead.push(prepare(end + 1, Math.min(target, end + span)));
     }
 
