@@ -20,7 +20,10 @@ export interface IndexerOptions {
   nodeUrl: string;
   confirmations: number;
   log: Logger;
-  /** Blocks asked for by the first eth_getLogs; later ranges adapt to the node (default 2000). */
+  /**
+   * Blocks asked for by the first eth_getLogs; later ranges adapt to the node (default 1: the span doubles while
+   * answers are light, so a catch-up over dense blocks starts writing after a few blocks' logs, not after one huge read).
+   */
   batchSize?: number;
   /** How often to look for a new head when caught up (default 400 ms). */
   pollMs?: number;
@@ -102,7 +105,7 @@ export function startIndexer(opts: IndexerOptions): Indexer {
   let writer: IndexWriter = createIndexWriter(db, opts.bucketSize);
   let tip = readIndexedBlock(db) ?? startBlock - 1;
   let head = -1;
-  let span = Math.max(1, opts.batchSize ?? 2000);
+  let span = Math.max(1, opts.batchSize ?? 1);
   let stopped = false;
   let stepSeq = 0;
   let wake: (() => void) | null = null;

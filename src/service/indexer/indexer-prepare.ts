@@ -74,7 +74,8 @@ export interface PrepareLookups {
 
 /**
  * Reads the logs of [from, to] and the metadata of its new contracts, then returns the range in parts (one part for a
- * small range); each part's uri and totalSupply reads start when the previous part's are done, at the part's last block.
+ * small range). Each part's uri and totalSupply reads (at the part's last block) start when those of the part two
+ * before it are done.
  */
 export async function prepareRange(
   chain: ChainReader,
@@ -118,30 +119,32 @@ export async function prepareRange(
   const partOf = (block: number) => cuts.findIndex((c) => block <= c.to);
   for (const l of logs) if (!firstPart.has(l.contract)) firstPart.set(l.contract, partOf(l.block));
   const seenIds = new Set<string>();
-  let previous: Promise<unknown> = Promise.resolve();
+  // Two parts' reads in flight: part k+1's requests are out before part k is written (a write blocks the event loop),
+  // so the node answers them meanwhile.
+  const done: Promise<unknown>[] = [];
   return cuts.map((cut, k) => {
     const last = k === cuts.length - 1;
     const partLogs = cuts.length === 1 ? logs : logs.filter((l) => l.block >= cut.from && l.block <= cut.to);
-    const result = previous.then(async () => {
+    // What to read is decided now, part by part in order (an ERC-1155 id new to the index is read by its first part).
+    const wanted: { standard: Standard; address: string; id: bigint }[] = [];
+    for (const m of netMoves(partLogs)) {
+      if (m.minted && m.to !== ZERO_ADDRESS && hasUri(m.contract)) wanted.push({ standard: 'ERC721', address: m.contract, id: m.id });
+    }
+    for (const m of partLogs) {
+      if (m.amount === null || m.from !== ZERO_ADDRESS || !hasUri(m.contract)) continue;
+      const key = `${m.contract}:${m.id}`;
+      if (seenIds.has(key)) continue;
+      seenIds.add(key);
+      const c = contractOf(m.contract);
+      if (c && lookups.idKnown(c, m.id)) continue;
+      wanted.push({ standard: 'ERC1155', address: m.contract, id: m.id });
+    }
+    const supplyOf = new Set(k === 0 ? [...refreshSupply].filter((a) => standardOf(a) !== 'ERC1155') : []);
+    for (const l of partLogs) if (l.amount === null && hasSupply(l.contract)) supplyOf.add(l.contract);
+    const result = (done[k - 2] ?? Promise.resolve()).then(async () => {
       const t2 = performance.now();
-      const wanted: { standard: Standard; address: string; id: bigint }[] = [];
-      for (const m of netMoves(partLogs)) {
-        if (m.minted && m.to !== ZERO_ADDRESS && hasUri(m.contract)) wanted.push({ standard: 'ERC721', address: m.contract, id: m.id });
-      }
-      for (const m of partLogs) {
-        if (m.amount === null || m.from !== ZERO_ADDRESS || !hasUri(m.contract)) continue;
-        const key = `${m.contract}:${m.id}`;
-        if (seenIds.has(key)) continue;
-        seenIds.add(key);
-        const c = contractOf(m.contract);
-        if (c && lookups.idKnown(c, m.id)) continue;
-        wanted.push({ standard: 'ERC1155', address: m.contract, id: m.id });
-      }
       const uriList = await readUris(chain, wanted, cut.to);
       const uris = new Map(wanted.map((m, i) => [`${m.address}:${m.id}`, uriList[i]!]));
-
-      const supplyOf = new Set(k === 0 ? [...refreshSupply].filter((a) => standardOf(a) !== 'ERC1155') : []);
-      for (const l of partLogs) if (l.amount === null && hasSupply(l.contract)) supplyOf.add(l.contract);
       const supplyList = [...supplyOf];
       const values = await readTotalSupplies(chain, supplyList, cut.to);
       const supplies = new Map(supplyList.map((a, i) => [a, values[i] ?? null]));
@@ -163,7 +166,7 @@ export async function prepareRange(
       };
       return part;
     });
-    previous = result.catch(() => {});
+    done.push(result.catch(() => {}));
     return { from: cut.from, to: cut.to, result };
   });
 }
