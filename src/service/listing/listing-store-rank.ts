@@ -60,7 +60,7 @@ export interface RankLists {
    * then buckets that grew past 2x bucketSize are cut at keys read from the index and tiny ones fold into a neighbour.
    */
   apply(code: ListCode, scopeId: number, ops: readonly RankOp[]): void;
-  /** Writes the bucket counts `apply` held back (many rows per statement). Call before the transaction ends. */
+  /** Writes the bucket counts `apply` held back, once per bucket. Call before the transaction ends. */
   commit(): void;
   /** Key at ascending rank `rank` (0-based) of a list holding `total` entries; null past the end. */
   keyAt(code: ListCode, scopeId: number, rank: number, total: number): Buffer | null;
@@ -77,6 +77,7 @@ export function createRankLists(db: Db, bucketSize = DEFAULT_BUCKET_SIZE): RankL
     next: db.prepare('SELECT lo, cnt FROM idx_rank WHERE list = ? AND lo > ? ORDER BY lo ASC LIMIT 1'),
     add: db.prepare('UPDATE idx_rank SET cnt = cnt + ? WHERE list = ? AND lo = ?'),
     buckets: db.prepare('SELECT lo, cnt FROM idx_rank WHERE list = ? ORDER BY lo'),
+    upsert: db.prepare('INSERT INTO idx_rank (list, lo, cnt) VALUES (?, ?, ?) ON CONFLICT (list, lo) DO UPDATE SET cnt = excluded.cnt'),
     setCnt: db.prepare('UPDATE idx_rank SET cnt = ? WHERE list = ? AND lo = ?'),
     ins: db.prepare('INSERT INTO idx_rank (list, lo, cnt) VALUES (?, ?, ?)'),
     del: db.prepare('DELETE FROM idx_rank WHERE list = ? AND lo = ?'),
@@ -107,29 +108,9 @@ export function createRankLists(db: Db, bucketSize = DEFAULT_BUCKET_SIZE): RankL
   const KNOWN_MAX = 200_000;
   // Counts moved by apply() and not yet written: bucket -> its list.
   const held = new Map<Bucket, number>();
-  const upserts = new Map<number, Statement<unknown[]>>();
-  const UPSERT_ROWS = 100;
-
-  function upsert(rows: number): Statement<unknown[]> {
-    let st = upserts.get(rows);
-    if (!st) {
-      st = db.prepare(
-        `INSERT INTO idx_rank (list, lo, cnt) VALUES ${Array(rows).fill('(?, ?, ?)').join(', ')} ON CONFLICT (list, lo) DO UPDATE SET cnt = excluded.cnt`,
-      );
-      upserts.set(rows, st);
-    }
-    return st;
-  }
-
   function commit(): void {
-    const entries = [...held];
+    for (const [b, list] of held) stmts.upsert.run(list, b.lo, b.cnt);
     held.clear();
-    for (let i = 0; i < entries.length; i += UPSERT_ROWS) {
-      const part = entries.slice(i, i + UPSERT_ROWS);
-      const args: unknown[] = [];
-      for (const [b, list] of part) args.push(list, b.lo, b.cnt);
-      upsert(part.length).run(...args);
-    }
   }
 
   function bucketsOf(list: number): Bucket[] {
