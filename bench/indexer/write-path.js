@@ -16,7 +16,6 @@ export function measureWritePath(n, owners, perRange) {
   const dir = mkdtempSync(join(tmpdir(), 'txdesk-bench-write-'));
   const db = openDatabase(join(dir, 'index.db'));
   try {
-    for (const p of (process.env.PRAGMAS ?? '').split(';').filter(Boolean)) db.pragma(p);
     migrateIndex(db);
     const w = createIndexWriter(db);
     const meta = new Map([[CONTRACT, { name: 'Bench', symbol: 'BEN', totalSupply: null, hasUri: true, standard: 'ERC721' }]]);
