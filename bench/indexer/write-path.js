@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { openDatabase } from '../../dist/lib/sqlite.js';
 import { migrateIndex } from '../../dist/service/indexer/indexer-schema.js';
 import { applyBatch } from '../../dist/service/indexer/indexer-apply.js';
-import { createIndexWriter } from '../../dist/service/listing/listing-store-write.js';
+import { createIndexWriter } from '../../dist/service/listing/listing-writer.js';
 
 const ZERO = '0x' + '0'.repeat(40);
 const CONTRACT = '0x' + 'c'.repeat(40);

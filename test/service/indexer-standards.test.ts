@@ -93,7 +93,7 @@ afterAll(async () => {
 
 describe('indexer on anvil: EIP-2309, ERC-1155, ERC-4906', () => {
   it('indexes batch mints, moves out of the ranges and ERC-1155 balances like the model replayed from the chain', async () => {
-    indexer = startIndexer({ db, nodeUrl: chain.url, confirmations: 0, log, pollMs: 100, bucketSize: 4, consecutiveCap: CAP });
+    indexer = startIndexer({ db, nodeUrl: chain.url, confirmations: 0, log, pollMs: 100, bucketSize: 4, consecutiveCap: CAP, partMoves: 3 });
     await indexer.caughtUp();
     await expectIndexMatchesChain({ owners: [a, b, c, d, e], sizes: [200] });
     await expectIndexMatchesChain({ owners: [b, c, d], sizes: [1, 3] });

@@ -77,7 +77,7 @@ afterAll(async () => {
 
 describe('indexer on anvil', () => {
   it('indexes ERC-721 transfers so every listing equals the model replayed from the chain', async () => {
-    indexer = startIndexer({ db, nodeUrl: proxy.url, confirmations: 0, log: process.env.TXDESK_TEST_LOG ? createLogger('indexer') : silentLogger, pollMs: 100, bucketSize: 2 });
+    indexer = startIndexer({ db, nodeUrl: proxy.url, confirmations: 0, log: process.env.TXDESK_TEST_LOG ? createLogger('indexer') : silentLogger, pollMs: 100, bucketSize: 2, partMoves: 3 });
     await indexer.caughtUp();
     const head = await rpc<string>(chain.url, 'eth_blockNumber');
     expect(indexer.status().indexedBlock).toBe(Number(head));

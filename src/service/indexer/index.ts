@@ -1,13 +1,11 @@
 // The ERC-721 indexer: follows a node over JSON-RPC, `confirmations` blocks behind its head, into the listing index.
 import type { Logger } from '../../lib/log.js';
 import type { Db } from '../../lib/sqlite.js';
-import { bumpGeneration } from '../listing/listing-store-rank.js';
-import { createIndexWriter, type IndexWriter } from '../listing/listing-store-write.js';
-import { tokenKeys } from '../listing/listing-store-write.js';
+import { bumpGeneration, createIndexWriter, tokenKeys, type IndexWriter } from '../listing/listing-writer.js';
 import { applyBatch, metadataTargets, type Batch, type MissingUri } from './indexer-apply.js';
 import { CONSECUTIVE_CAP } from './indexer-events.js';
 import { readUris } from './indexer-metadata.js';
-import { prepareRange, type PreparedRange } from './indexer-prepare.js';
+import { prepareRange, type PreparedPart, type PreparedRange } from './indexer-prepare.js';
 import { createProgress, type ProgressOut } from './indexer-progress.js';
 import { DEFAULT_RANGE_POLICY, isRangeRefusal, nextSpan, type RangePolicy } from './indexer-range.js';
 import { checkpointsBelow, commonAncestor, rollbackTo, storedHash } from './indexer-reorg.js';
@@ -22,7 +20,10 @@ export interface IndexerOptions {
   nodeUrl: string;
   confirmations: number;
   log: Logger;
-  /** Blocks asked for by the first eth_getLogs; later ranges adapt to the node (default 2000). */
+  /**
+   * Blocks asked for by the first eth_getLogs; later ranges adapt to the node (default 1: the span doubles while
+   * answers are light, so a catch-up over dense blocks starts writing after a few blocks' logs, not after one huge read).
+   */
   batchSize?: number;
   /** How often to look for a new head when caught up (default 400 ms). */
   pollMs?: number;
@@ -35,6 +36,8 @@ export interface IndexerOptions {
   rangePolicy?: RangePolicy;
   /** Tokens indexed per EIP-2309 ConsecutiveTransfer event (default CONSECUTIVE_CAP, 50,000). */
   consecutiveCap?: number;
+  /** Moves per written part of a range read (default PART_MOVES, 10,000); tests use tiny parts. */
+  partMoves?: number;
 }
 
 /** EIP-2309 ranges longer than the cap: how many, and the newest few (reported on /health). */
@@ -77,10 +80,12 @@ export interface Indexer {
 /** Ranges read ahead of the one being written. */
 const READ_AHEAD = 2;
 
+/** A range being read ahead (`parts` resolves once its logs are in), or one part of it (`result`: its metadata too). */
 interface Prepared {
   from: number;
   to: number;
-  result: Promise<PreparedRange>;
+  parts?: Promise<PreparedPart[]>;
+  result?: Promise<PreparedRange>;
 }
 
 export function readIndexedBlock(db: Db): number | null {
@@ -95,13 +100,12 @@ export function startIndexer(opts: IndexerOptions): Indexer {
   const policy = opts.rangePolicy ?? DEFAULT_RANGE_POLICY;
   const cap = opts.consecutiveCap ?? CONSECUTIVE_CAP;
   migrateIndex(db);
-  const idKnownStmt = db.prepare('SELECT 1 FROM idx_ids WHERE contract_id = ? AND k_id = ?').pluck();
   const chain: ChainReader = createChainReader(opts.nodeUrl);
   const progress = createProgress(opts.progressOut ?? process.stderr);
   let writer: IndexWriter = createIndexWriter(db, opts.bucketSize);
   let tip = readIndexedBlock(db) ?? startBlock - 1;
   let head = -1;
-  let span = Math.max(1, opts.batchSize ?? 2000);
+  let span = Math.max(1, opts.batchSize ?? 1);
   let stopped = false;
   let stepSeq = 0;
   let wake: (() => void) | null = null;
@@ -156,11 +160,11 @@ export function startIndexer(opts: IndexerOptions): Indexer {
     stats.firstRangeStart ??= from;
     const lookups = {
       contractOf: (a: string) => writer.contract(a),
-      idKnown: (c: { id: number; addr: Buffer }, id: bigint) => idKnownStmt.get(c.id, tokenKeys(c.addr, id).kId) !== undefined,
+      idKnown: (c: { id: number; addr: Buffer }, id: bigint) => writer.idRow(c.id, tokenKeys(c.addr, id).kId) !== undefined,
     };
-    const result = prepareRange(chain, lookups, from, to, new Set(pendingSupply), cap);
-    result.catch(() => {});
-    return { from, to, result };
+    const parts = prepareRange(chain, lookups, from, to, new Set(pendingSupply), cap, opts.partMoves);
+    parts.then((ps) => ps.forEach((p) => p.result.catch(() => {})), () => {});
+    return { from, to, parts };
   }
 
   async function step(): Promise<'idle' | 'busy'> {
@@ -182,9 +186,33 @@ export function startIndexer(opts: IndexerOptions): Indexer {
     const from = tip + 1;
     // The range read ahead during earlier steps, when it still fits; otherwise ask now.
     if (ahead[0] && (ahead[0].from !== from || ahead[0].to > target)) ahead = [];
-    const current = ahead.shift() ?? prepare(from, Math.min(target, from + span - 1));
+    let current = ahead.shift() ?? prepare(from, Math.min(target, from + span - 1));
+    let range: PreparedRange;
+    let headers: Awaited<ReturnType<ChainReader['headers']>>;
+    try {
+      const t0 = performance.now();
+      if (current.parts) {
+        // A range read: write its parts one by one, the later ones' metadata is read meanwhile.
+        const parts = await current.parts;
+        current = parts[0]!;
+        ahead.unshift(...parts.slice(1));
+      }
+      const to = current.to;
+      const headersRead = chain.headers(from === to ? [from] : [from, to]);
+      headersRead.catch(() => {});
+      range = await current.result!;
+      headers = await headersRead;
+      timing.waitMs += performance.now() - t0;
+    } catch (e) {
+      if (isRangeRefusal(e) && span > policy.min) {
+        span = nextSpan(span, { kind: 'refused' }, policy);
+        log.info(`node refused ${current.to - from + 1} blocks per eth_getLogs; asking for ${span}`);
+        return 'busy';
+      }
+      throw e;
+    }
     const to = current.to;
-    const [hFrom, hTo] = await chain.headers(from === to ? [from] : [from, to]);
+    const [hFrom, hTo] = headers;
     const toHeader = from === to ? hFrom : hTo;
     if (!hFrom || !toHeader) return 'busy';
     if (tip >= startBlock) {
@@ -194,30 +222,18 @@ export function startIndexer(opts: IndexerOptions): Indexer {
         return 'busy';
       }
     }
-    let range: PreparedRange;
-    try {
-      const t0 = performance.now();
-      range = await current.result;
-      timing.waitMs += performance.now() - t0;
-    } catch (e) {
-      if (isRangeRefusal(e) && span > policy.min) {
-        span = nextSpan(span, { kind: 'refused' }, policy);
-        log.info(`node refused ${to - from + 1} blocks per eth_getLogs; asking for ${span}`);
-        return 'busy';
-      }
-      throw e;
-    }
     timing.logsMs += range.timing.logsMs;
     timing.metadataMs += range.timing.metadataMs;
     // Multi-token logs count by the tokens they move: a range of ConsecutiveTransfer events is as heavy as their tokens.
-    span = nextSpan(span, { kind: 'ok', logs: Math.max(range.rawCount, range.logs.length) }, policy);
+    if (range.rawCount !== null) span = nextSpan(span, { kind: 'ok', logs: range.rawCount }, policy);
     const { logs } = range;
     // A log from another version of a range end means the chain moved under us: read the range again.
     if (range.blocks.some((l) => (l.block === to && l.blockHash !== toHeader.hash) || (l.block === from && l.blockHash !== hFrom.hash))) {
       return 'busy';
     }
     // Keep READ_AHEAD ranges in flight while this one is written: the node works while we do.
-    for (let end = ahead.at(-1)?.to ?? to; ahead.length < READ_AHEAD && end < target; end = ahead.at(-1)!.to) {
+    const reading = () => ahead.filter((a) => a.parts).length;
+    for (let end = ahead.at(-1)?.to ?? to; reading() < READ_AHEAD && end < target; end = ahead.at(-1)!.to) {
       ahead.push(prepare(end + 1, Math.min(target, end + span)));
     }
 
@@ -337,7 +353,7 @@ export function startIndexer(opts: IndexerOptions): Indexer {
       };
     },
     refreshToken(contract, id) {
-      const targets = metadataTargets(db, writer, [{ contract: contract.toLowerCase(), fromId: id, toId: id }]);
+      const targets = metadataTargets(writer, [{ contract: contract.toLowerCase(), fromId: id, toId: id }]);
       if (targets.length === 0 || stopped) return false;
       const block = tip;
       backfillUris(targets, block).catch((e) => log.warn(`refresh of ${contract} token ${id} failed: ${(e as Error).message}`));

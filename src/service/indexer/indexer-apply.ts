@@ -1,9 +1,17 @@
 // Turns one range of token moves into index changes in one transaction: ERC-721 ownership, ERC-1155 balances and
 // supplies, URI events, history for rollbacks, checkpoints. Reads nothing from the node (see indexer-prepare.ts).
 import type { Db } from '../../lib/sqlite.js';
-import { addressBytes, holdingIdKey, tokenIdKey, transferKey } from '../listing/listing-store-keys.js';
-import { bumpGeneration } from '../listing/listing-store-rank.js';
-import { tokenKeys, type ContractRow, type IndexWriter, type TokenRow } from '../listing/listing-store-write.js';
+import {
+  addressBytes,
+  bumpGeneration,
+  holdingIdKey,
+  tokenIdKey,
+  tokenKeys,
+  transferKey,
+  type ContractRow,
+  type IndexWriter,
+  type TokenRow,
+} from '../listing/listing-writer.js';
 import { ZERO_ADDRESS, type MetadataUpdate, type TokenMove, type Truncation, type UriEvent } from './indexer-events.js';
 import type { ContractMeta } from './indexer-metadata.js';
 import type { BlockHeader } from './indexer-rpc.js';
@@ -175,11 +183,13 @@ export function applyBatch(db: Db, w: IndexWriter, b: Batch): MissingUri[] {
       const uri = b.uris.get(`${move.contract}:${move.id}`);
       let row = w.token(c.id, kId);
       if (!row) {
-        row = w.createToken(c, move.id, kTr, uri ?? '');
+        row = w.createToken(c, move.id, owner, kTr, uri ?? '');
         if (uri === undefined && c.has_uri === 1 && owner !== null) {
           missing.push({ standard: 'ERC721', rowId: row.id, contractId: c.id, address: move.contract, id: move.id });
         }
-      } else if (uri !== undefined) w.setUri(row.id, uri);
+        continue;
+      }
+      if (uri !== undefined) w.setUri(row.id, uri);
       w.setOwner(row, owner, kTr);
     }
 
@@ -197,11 +207,10 @@ export function applyBatch(db: Db, w: IndexWriter, b: Batch): MissingUri[] {
         continue;
       }
       const ownerId = w.accountId(h.owner);
-      let row = h.row;
+      const row = h.row;
       if (!row) {
         const uri = ids.get(`${h.contract.id}:${h.id}`)?.uri ?? w.idRow(h.contract.id, h.kId)?.uri ?? '';
-        row = w.createToken(h.contract, h.id, h.kTr!, uri, { address: h.owner, balance: h.balance.toString() });
-        w.setOwner(row, ownerId, h.kTr!);
+        w.createToken(h.contract, h.id, ownerId, h.kTr!, uri, { address: h.owner, balance: h.balance.toString() });
       } else {
         w.setBalance(row, h.balance.toString());
         if (h.kTr) w.setOwner(row, ownerId, h.kTr);
@@ -227,7 +236,7 @@ export function applyBatch(db: Db, w: IndexWriter, b: Batch): MissingUri[] {
     for (const t of b.truncated ?? []) {
       putTruncated.run(t.block, t.logIndex, t.contract, t.fromId.toString(), t.toId.toString(), t.indexed);
     }
-    missing.push(...metadataTargets(db, w, b.metadataUpdates ?? []));
+    missing.push(...metadataTargets(w, b.metadataUpdates ?? []));
     for (const [n, hash] of seenBlocks) putBlock.run(n, hash, null);
     for (const h of b.headers) putBlock.run(h.number, h.hash, h.parentHash);
     setTip.run(String(b.to));
@@ -240,25 +249,23 @@ export function applyBatch(db: Db, w: IndexWriter, b: Batch): MissingUri[] {
  * Tokens named by ERC-4906 events that the index holds: ERC-721 tokens (owned or burned) and ERC-1155 ids. A range
  * reads at most METADATA_UPDATE_CAP tokens per event, lowest ids first.
  */
-export function metadataTargets(db: Db, w: IndexWriter, updates: readonly MetadataUpdate[]): MissingUri[] {
+export function metadataTargets(w: IndexWriter, updates: readonly MetadataUpdate[]): MissingUri[] {
   const out: MissingUri[] = [];
   const seen = new Set<string>();
-  const tokensIn = db.prepare('SELECT id, token_id FROM idx_tokens WHERE contract_id = ? AND k_cid >= ? AND k_cid <= ? ORDER BY k_cid LIMIT ?');
-  const idsIn = db.prepare('SELECT k_id FROM idx_ids WHERE contract_id = ? AND k_id >= ? AND k_id <= ? ORDER BY k_id LIMIT ?').pluck();
   for (const u of updates) {
     const c = w.contract(u.contract);
     if (!c) continue;
     const lo = Buffer.concat([tokenIdKey(u.fromId), c.addr]);
     const hi = Buffer.concat([tokenIdKey(u.toId), c.addr]);
     if (c.standard === 'ERC721') {
-      for (const r of tokensIn.all(c.id, lo, hi, METADATA_UPDATE_CAP) as { id: number; token_id: string }[]) {
+      for (const r of w.tokensInIdRange(c.id, lo, hi, METADATA_UPDATE_CAP)) {
         const key = `${c.id}:${r.token_id}`;
         if (seen.has(key)) continue;
         seen.add(key);
         out.push({ standard: 'ERC721', rowId: r.id, contractId: c.id, address: c.address, id: BigInt(r.token_id) });
       }
     } else {
-      for (const k of idsIn.all(c.id, lo, hi, METADATA_UPDATE_CAP) as Buffer[]) {
+      for (const k of w.idKeysInRange(c.id, lo, hi, METADATA_UPDATE_CAP)) {
         const id = BigInt('0x' + (k.subarray(1, 1 + (k[0] ?? 0)).toString('hex') || '0'));
         const key = `${c.id}:${id}`;
         if (seen.has(key)) continue;

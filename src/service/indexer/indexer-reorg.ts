@@ -1,8 +1,6 @@
 // Reorganisations: find the newest checkpoint the node still agrees with, then undo every transfer above it.
 import type { Db } from '../../lib/sqlite.js';
-import { tokenIdFromKey } from '../listing/listing-store-keys.js';
-import { bumpGeneration } from '../listing/listing-store-rank.js';
-import type { ContractRow, IndexWriter, TokenRow } from '../listing/listing-store-write.js';
+import { bumpGeneration, tokenIdFromKey, type ContractRow, type IndexWriter } from '../listing/listing-writer.js';
 import { moveKey } from './indexer-apply.js';
 import type { BlockHeader } from './indexer-rpc.js';
 
@@ -68,12 +66,9 @@ export function rollbackTo(db: Db, w: IndexWriter, ancestor: number): string[] {
       else w.setOwner(token, prev.to_id, moveKey({ block: prev.block, logIndex: prev.log_index, sub: prev.sub }));
     }
     w.flush();
-    const countIds = db.prepare("SELECT count(*) FROM idx_ids WHERE contract_id = ? AND supply != '0'").pluck();
-    for (const cid of erc1155) w.setTotalSupply(cid, String(countIds.get(cid)));
+    for (const cid of erc1155) w.setTotalSupply(cid, String(w.countNonZeroIds(cid)));
     db.prepare('DELETE FROM idx_truncated WHERE block > ?').run(ancestor);
     w.dropContractsAbove(ancestor);
-    // Ids of a dropped contract go with it (no orphan rows in idx_ids).
-    db.prepare('DELETE FROM idx_ids WHERE contract_id NOT IN (SELECT id FROM idx_contracts)').run();
     db.prepare('DELETE FROM idx_blocks WHERE number > ?').run(ancestor);
     bumpGeneration(db);
     db.prepare("INSERT INTO idx_state (key, value) VALUES ('tip', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(
@@ -88,10 +83,7 @@ export function rollbackTo(db: Db, w: IndexWriter, ancestor: number): string[] {
  * forward indexing (balances never below zero; a holding's key is the newest move that gave the owner some).
  */
 function replayId(db: Db, w: IndexWriter, c: ContractRow, kId: Buffer): void {
-  const holders = db
-    .prepare('SELECT * FROM idx_tokens WHERE contract_id = ? AND k_cid > ? AND k_cid < ?')
-    .all(c.id, kId, Buffer.concat([kId, Buffer.alloc(21, 0xff)])) as TokenRow[];
-  for (const t of holders) w.deleteToken(t);
+  for (const t of w.holdingsOfId(c.id, kId)) w.deleteToken(t);
   const history = db
     .prepare('SELECT block, log_index, sub, from_id, to_id, amount FROM idx_transfers WHERE contract_id = ? AND k_id = ? ORDER BY block, log_index, sub')
     .all(c.id, kId) as { block: number; log_index: number; sub: number; from_id: number | null; to_id: number | null; amount: string }[];
@@ -114,11 +106,9 @@ function replayId(db: Db, w: IndexWriter, c: ContractRow, kId: Buffer): void {
   }
   const idRow = w.idRow(c.id, kId);
   w.putId(c.id, kId, { supply: supply.toString(), uri: idRow?.uri ?? '' });
-  const address = db.prepare('SELECT address FROM idx_accounts WHERE id = ?').pluck();
   const id = tokenIdFromKey(kId);
   for (const [ownerId, b] of balances) {
     if (b.balance === 0n) continue;
-    const row = w.createToken(c, id, b.kTr, idRow?.uri ?? '', { address: address.get(ownerId) as string, balance: b.balance.toString() });
-    w.setOwner(row, ownerId, b.kTr);
+    w.createToken(c, id, ownerId, b.kTr, idRow?.uri ?? '', { address: w.accountAddress(ownerId)!, balance: b.balance.toString() });
   }
 }

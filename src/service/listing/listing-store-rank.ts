@@ -60,6 +60,8 @@ export interface RankLists {
    * then buckets that grew past 2x bucketSize are cut at keys read from the index and tiny ones fold into a neighbour.
    */
   apply(code: ListCode, scopeId: number, ops: readonly RankOp[]): void;
+  /** Writes the bucket counts `apply` held back, once per bucket. Call before the transaction ends. */
+  commit(): void;
   /** Key at ascending rank `rank` (0-based) of a list holding `total` entries; null past the end. */
   keyAt(code: ListCode, scopeId: number, rank: number, total: number): Buffer | null;
   /** Sum of bucket counts; tests compare it with the real size of the list. */
@@ -71,12 +73,11 @@ export function createRankLists(db: Db, bucketSize = DEFAULT_BUCKET_SIZE): RankL
   const mergeBelow = Math.max(1, Math.floor(bucketSize / 4));
   const stmts = {
     get: db.prepare('SELECT cnt FROM idx_rank WHERE list = ? AND lo = ?').pluck(),
-    range: db.prepare(
-      "SELECT lo, cnt FROM idx_rank WHERE list = ? AND lo >= coalesce((SELECT max(lo) FROM idx_rank WHERE list = ? AND lo <= ?), x'') AND lo <= ? ORDER BY lo",
-    ),
     prev: db.prepare('SELECT lo, cnt FROM idx_rank WHERE list = ? AND lo < ? ORDER BY lo DESC LIMIT 1'),
     next: db.prepare('SELECT lo, cnt FROM idx_rank WHERE list = ? AND lo > ? ORDER BY lo ASC LIMIT 1'),
     add: db.prepare('UPDATE idx_rank SET cnt = cnt + ? WHERE list = ? AND lo = ?'),
+    buckets: db.prepare('SELECT lo, cnt FROM idx_rank WHERE list = ? ORDER BY lo'),
+    upsert: db.prepare('INSERT INTO idx_rank (list, lo, cnt) VALUES (?, ?, ?) ON CONFLICT (list, lo) DO UPDATE SET cnt = excluded.cnt'),
     setCnt: db.prepare('UPDATE idx_rank SET cnt = ? WHERE list = ? AND lo = ?'),
     ins: db.prepare('INSERT INTO idx_rank (list, lo, cnt) VALUES (?, ?, ?)'),
     del: db.prepare('DELETE FROM idx_rank WHERE list = ? AND lo = ?'),
@@ -100,26 +101,40 @@ export function createRankLists(db: Db, bucketSize = DEFAULT_BUCKET_SIZE): RankL
     return (nth.get(code)!.get(scopeId, from, offset) as Buffer | undefined) ?? null;
   }
 
+  // The writer's copy of the buckets of lists it changed, sorted by lo: a list is read once, then its counts move in
+  // memory. Valid while this writer's transactions commit: the indexer makes a new writer after a failed write or a
+  // rollback, and a list is read again after its buckets were folded or cut in SQL.
+  const known = new Map<number, Bucket[]>();
+  const KNOWN_MAX = 200_000;
+  // Counts moved by apply() and not yet written: bucket -> its list.
+  const held = new Map<Bucket, number>();
+  function commit(): void {
+    for (const [b, list] of held) stmts.upsert.run(list, b.lo, b.cnt);
+    held.clear();
+  }
+
+  function bucketsOf(list: number): Bucket[] {
+    let rows = known.get(list);
+    if (!rows) {
+      rows = stmts.buckets.all(list) as Bucket[];
+      if (known.size >= KNOWN_MAX) known.clear();
+      known.set(list, rows);
+    }
+    return rows;
+  }
+
   /**
-   * Moves counts only, loading just the buckets between the smallest and the largest changed key (one bucket for
-   * most owners) so a batch costs one read and one write per touched bucket. Returns touched buckets with new counts.
+   * Moves counts in the writer's copy of the list's buckets (read once per list, one bucket for most owners).
+   * Returns the buckets whose counts changed; their new counts are written by commit().
    */
-  function addDeltas(list: number, ops: readonly RankOp[]): Map<string, Bucket> {
-    let min = ops[0]!.key;
-    let max = min;
+  function addDeltas(list: number, ops: readonly RankOp[]): Bucket[] {
+    const rows = bucketsOf(list);
+    // An empty list: its first bucket starts at the empty key.
+    if (rows.length === 0) rows.push({ lo: EMPTY, cnt: 0 });
+    const before = rows.length === 1 ? null : rows.map((r) => r.cnt);
+    const start = rows[0]!.cnt;
     for (const op of ops) {
-      if (Buffer.compare(op.key, min) < 0) min = op.key;
-      if (Buffer.compare(op.key, max) > 0) max = op.key;
-    }
-    const rows = stmts.range.all(list, list, min, max) as Bucket[];
-    if (rows.length === 0) {
-      // An empty list: its first bucket starts at the empty key.
-      stmts.ins.run(list, EMPTY, 0);
-      rows.push({ lo: EMPTY, cnt: 0 });
-    }
-    const before = rows.map((r) => r.cnt);
-    for (const op of ops) {
-      // Last bucket whose lo <= key; the loaded range starts at the bucket holding the smallest key.
+      // Last bucket whose lo <= key.
       let lo = 0;
       let hi = rows.length - 1;
       while (lo < hi) {
@@ -129,21 +144,22 @@ export function createRankLists(db: Db, bucketSize = DEFAULT_BUCKET_SIZE): RankL
       }
       rows[lo]!.cnt += op.delta;
     }
-    const touched = new Map<string, Bucket>();
-    rows.forEach((r, i) => {
-      if (r.cnt !== before[i]) {
-        stmts.setCnt.run(r.cnt, list, r.lo);
-        touched.set(hex(r.lo), r);
-      }
-    });
+    const touched = before === null ? (rows[0]!.cnt !== start ? [rows[0]!] : []) : rows.filter((r, i) => r.cnt !== before[i]);
+    for (const b of touched) held.set(b, list);
     return touched;
   }
 
   /** Folds tiny buckets into a neighbour, then cuts big ones into runs of bucketSize read from the final index. */
-  function normalize(code: ListCode, scopeId: number, list: number, touched: Map<string, Bucket>): void {
+  function normalize(code: ListCode, scopeId: number, list: number, touched: readonly Bucket[]): void {
     const big = new Map<string, Bucket>();
-    for (const b of touched.values()) if (b.cnt > split) big.set(hex(b.lo), b);
-    const small = [...touched.values()].filter((b) => b.cnt < mergeBelow).sort((a, b) => Buffer.compare(b.lo, a.lo));
+    for (const b of touched) if (b.cnt > split) big.set(hex(b.lo), b);
+    // A list's only bucket stays however small it is; it goes only when empty.
+    const alone = (known.get(list)?.length ?? 2) === 1;
+    const small = touched.filter((b) => b.cnt < mergeBelow && (!alone || b.cnt <= 0)).sort((a, b) => Buffer.compare(b.lo, a.lo));
+    if (big.size === 0 && small.length === 0) return;
+    // Folding and cutting work in SQL on written counts; the list is read again next time.
+    commit();
+    known.delete(list);
     for (const b of small) {
       // Re-read: an earlier merge in this loop may have changed it.
       const cnt = stmts.get.get(list, b.lo) as number | undefined;
@@ -189,6 +205,8 @@ export function createRankLists(db: Db, bucketSize = DEFAULT_BUCKET_SIZE): RankL
       const list = listId(code, scopeId);
       normalize(code, scopeId, list, addDeltas(list, ops));
     },
+
+    commit,
 
     keyAt(code, scopeId, rank, total) {
       if (rank < 0 || rank >= total) return null;

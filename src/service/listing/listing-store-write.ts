@@ -58,10 +58,18 @@ export interface IndexWriter {
   /** An ERC-721 token by k_id, or an ERC-1155 holding by k_id + owner address (`holdingIdKey`). */
   token(contractId: number, kCid: Buffer): TokenRow | undefined;
   /**
-   * Creates a token row that nobody owns yet (owner_id NULL), so `setOwner` can attach it. For an ERC-1155 holding
-   * `holder` is the owner's address (part of its contract-list key) and `balance` its balance.
+   * Creates a token row owned by `ownerId` (null = burned) as acquired by the transfer `kTr`, in one insert (index
+   * entries are written once, not inserted unowned and moved). For an ERC-1155 holding `holder` is the owner's
+   * address (part of its contract-list key) and `balance` its balance.
    */
-  createToken(contract: ContractRow, id: bigint, kTr: Buffer, uri: string, holder?: { address: string; balance: string }): TokenRow;
+  createToken(
+    contract: ContractRow,
+    id: bigint,
+    ownerId: number | null,
+    kTr: Buffer,
+    uri: string,
+    holder?: { address: string; balance: string },
+  ): TokenRow;
   setBalance(token: TokenRow, balance: string): void;
   idRow(contractId: number, kId: Buffer): IdRow | undefined;
   putId(contractId: number, kId: Buffer, row: IdRow): void;
@@ -82,8 +90,18 @@ export interface IndexWriter {
     toId: number | null,
     amount: string | null,
   ): void;
-  /** Drops contracts first seen above `block` and forgets cached rows. */
+  /** Drops contracts first seen above `block` (and their ids) and forgets cached rows. */
   dropContractsAbove(block: number): void;
+  /** Address of an account row. */
+  accountAddress(id: number): string | undefined;
+  /** Every holding of one ERC-1155 id. */
+  holdingsOfId(contractId: number, kId: Buffer): TokenRow[];
+  /** Ids of the contract with a non-zero supply (an ERC-1155 contract's totalSupply). */
+  countNonZeroIds(contractId: number): number;
+  /** ERC-721 token rows (owned or burned) with k_id in [lo, hi], lowest first, at most `limit`. */
+  tokensInIdRange(contractId: number, lo: Buffer, hi: Buffer, limit: number): { id: number; token_id: string }[];
+  /** ERC-1155 id keys in [lo, hi], lowest first, at most `limit`. */
+  idKeysInRange(contractId: number, lo: Buffer, hi: Buffer, limit: number): Buffer[];
   /**
    * Writes the rank buckets and counters that setOwner/deleteToken changed. Must run inside the same transaction,
    * after the last token change and before anything reads the listing.
@@ -117,7 +135,7 @@ export function createIndexWriter(db: Db, bucketSize = DEFAULT_BUCKET_SIZE): Ind
     ocDropEmpty: db.prepare('DELETE FROM idx_owner_contract WHERE owner_id = ? AND caddr = ? AND n <= 0'),
     tokenGet: db.prepare('SELECT * FROM idx_tokens WHERE contract_id = ? AND k_cid = ?'),
     tokenIns: db.prepare(
-      'INSERT INTO idx_tokens (contract_id, token_id, owner_id, k_tr, k_id, k_ct, k_cid, balance, uri) VALUES (?, ?, NULL, ?, ?, ?, ?, ?, ?)',
+      'INSERT INTO idx_tokens (contract_id, token_id, owner_id, pair_id, k_tr, k_id, k_ct, k_cid, balance, uri) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
     ),
     tokenBalance: db.prepare('UPDATE idx_tokens SET balance = ? WHERE id = ?'),
     idGet: db.prepare('SELECT supply, uri FROM idx_ids WHERE contract_id = ? AND k_id = ?'),
@@ -131,6 +149,12 @@ export function createIndexWriter(db: Db, bucketSize = DEFAULT_BUCKET_SIZE): Ind
     pairIns: db.prepare('INSERT INTO idx_pairs (owner_id, contract_id) VALUES (?, ?)'),
     tokenUri: db.prepare('UPDATE idx_tokens SET uri = ? WHERE id = ?'),
     tokenDel: db.prepare('DELETE FROM idx_tokens WHERE id = ?'),
+    accountAddress: db.prepare('SELECT address FROM idx_accounts WHERE id = ?').pluck(),
+    holdingsOfId: db.prepare('SELECT * FROM idx_tokens WHERE contract_id = ? AND k_cid > ? AND k_cid < ?'),
+    countNonZeroIds: db.prepare("SELECT count(*) FROM idx_ids WHERE contract_id = ? AND supply != '0'").pluck(),
+    tokensIn: db.prepare('SELECT id, token_id FROM idx_tokens WHERE contract_id = ? AND k_cid >= ? AND k_cid <= ? ORDER BY k_cid LIMIT ?'),
+    idsIn: db.prepare('SELECT k_id FROM idx_ids WHERE contract_id = ? AND k_id >= ? AND k_id <= ? ORDER BY k_id LIMIT ?').pluck(),
+    idsOrphaned: db.prepare('DELETE FROM idx_ids WHERE contract_id NOT IN (SELECT id FROM idx_contracts)'),
     transferIns: db.prepare(
       'INSERT OR REPLACE INTO idx_transfers (block, log_index, sub, contract_id, k_id, from_id, to_id, amount) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
     ),
@@ -228,12 +252,16 @@ export function createIndexWriter(db: Db, bucketSize = DEFAULT_BUCKET_SIZE): Ind
     token(contractId, kCid) {
       return s.tokenGet.get(contractId, kCid) as TokenRow | undefined;
     },
-    createToken(contract, id, kTr, uri, holder) {
+    createToken(contract, id, ownerId, kTr, uri, holder) {
       const { kId, kCt } = tokenKeys(contract.addr, id);
       const kCid = holder ? holdingIdKey(kId, addressBytes(holder.address)) : kId;
       const balance = holder?.balance ?? '1';
-      const rowId = Number(s.tokenIns.run(contract.id, id.toString(), kTr, kId, kCt, kCid, balance, uri).lastInsertRowid);
-      return { id: rowId, contract_id: contract.id, token_id: id.toString(), owner_id: null, pair_id: null, k_tr: kTr, k_id: kId, k_ct: kCt, k_cid: kCid, balance, uri };
+      const tokenId = id.toString();
+      const pair = ownerId === null ? null : pairId(ownerId, contract.id);
+      const rowId = Number(s.tokenIns.run(contract.id, tokenId, ownerId, pair, kTr, kId, kCt, kCid, balance, uri).lastInsertRowid);
+      const t: TokenRow = { id: rowId, contract_id: contract.id, token_id: tokenId, owner_id: ownerId, pair_id: pair, k_tr: kTr, k_id: kId, k_ct: kCt, k_cid: kCid, balance, uri };
+      if (ownerId !== null) attach(t, ownerId, contract);
+      return t;
     },
     setBalance(t, balance) {
       if (t.balance === balance) return;
@@ -276,12 +304,30 @@ export function createIndexWriter(db: Db, bucketSize = DEFAULT_BUCKET_SIZE): Ind
     },
     dropContractsAbove(block) {
       s.contractsAbove.run(block);
+      // Ids of a dropped contract go with it (no orphan rows in idx_ids).
+      s.idsOrphaned.run();
       contracts.clear();
       contractsById.clear();
+    },
+    accountAddress(id) {
+      return s.accountAddress.get(id) as string | undefined;
+    },
+    holdingsOfId(contractId, kId) {
+      return s.holdingsOfId.all(contractId, kId, Buffer.concat([kId, Buffer.alloc(21, 0xff)])) as TokenRow[];
+    },
+    countNonZeroIds(contractId) {
+      return s.countNonZeroIds.get(contractId) as number;
+    },
+    tokensInIdRange(contractId, lo, hi, limit) {
+      return s.tokensIn.all(contractId, lo, hi, limit) as { id: number; token_id: string }[];
+    },
+    idKeysInRange(contractId, lo, hi, limit) {
+      return s.idsIn.all(contractId, lo, hi, limit) as Buffer[];
     },
     flush() {
       for (const p of pendingRank.values()) rank.apply(p.code, p.scope, p.ops);
       pendingRank.clear();
+      rank.commit();
       for (const [id, d] of accountDelta) if (d) s.accountAdd.run(d, id);
       accountDelta.clear();
       for (const [id, d] of contractDelta) if (d) s.contractAdd.run(d, id);
