@@ -2,6 +2,7 @@
 // produces one sentence naming the parameter and its allowed values, and the schemas are built once at load.
 import { z } from 'zod';
 import { ORDER_BY, STANDARDS, type OrderBy, type OrderDirection, type Standard } from '../../shared/listing.js';
+import { isAddress } from '../../shared/address.js';
 import { TxdeskError } from '../../shared/errors.js';
 import { describeIssues } from '../../lib/zod-issues.js';
 
@@ -26,12 +27,6 @@ export interface ListingParams {
 
 /** A query string as name -> value, or every value when the name repeats (which validation then refuses). */
 export type RawQuery = Record<string, string | string[]>;
-
-const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
-
-export function isAddress(v: string): boolean {
-  return ADDRESS.test(v);
-}
 
 export function readQuery(search: string): RawQuery {
   const out: RawQuery = {};
@@ -89,7 +84,7 @@ const contractAddresses = param<string[] | undefined>('contractAddresses', undef
   if (entries.length > MAX_CONTRACT_ADDRESSES) {
     return fail(`The query parameter 'contractAddresses' lists ${entries.length} addresses; give at most ${MAX_CONTRACT_ADDRESSES}, separated by commas.`);
   }
-  const bad = entries.find((e) => !ADDRESS.test(e));
+  const bad = entries.find((e) => !isAddress(e));
   if (bad !== undefined) {
     return fail(
       `The query parameter 'contractAddresses' must be comma-separated addresses (0x followed by 40 hex digits); ${bad === '' ? 'it has an empty entry' : `${shown(bad)} is not one`}.`,

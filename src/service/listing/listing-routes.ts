@@ -6,7 +6,8 @@ import { sendJson } from '../../lib/http-kit.js';
 import type { Contract, TokenPage } from '../../shared/listing.js';
 import type { RateLimiter } from '../http/http-rate-limit.js';
 import { findContract, queryTokens } from './listing-store.js';
-import { isAddress, parseListingParams, readQuery, type RawQuery } from './listing-params.js';
+import { isAddress } from '../../shared/address.js';
+import { parseListingParams, readQuery, type RawQuery } from './listing-params.js';
 import { pageLinks } from './listing-urls.js';
 
 export interface ListingDeps {

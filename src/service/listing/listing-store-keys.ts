@@ -1,4 +1,5 @@
 // Byte-sortable keys of the listing index: memcmp order of a key equals the listing order it stands for.
+import { isAddress } from '../../shared/address.js';
 
 /**
  * The ordered lists the index keeps: per owner in the three orders; per contract by transfer and by id
@@ -14,7 +15,7 @@ export function listId(code: ListCode, scopeId: number): number {
 
 /** 20 raw bytes of a 0x-prefixed address. */
 export function addressBytes(address: string): Buffer {
-  if (!/^0x[0-9a-fA-F]{40}$/.test(address)) throw new Error(`not an address: ${address}`);
+  if (!isAddress(address)) throw new Error(`not an address: ${address}`);
   return Buffer.from(address.slice(2), 'hex');
 }
 
