@@ -247,6 +247,8 @@ describe.skipIf(!hasChromium() || !built)('the dashboard tells the truth (Chromi
     expect(message).not.toMatch(/\/\^|regex|Invalid string/);
     expect((await api<{ clientId: string | null }>('/api/settings')).clientId).toBe(saved);
     expect(await card.getByTestId('service-status').textContent()).not.toContain('!!! garbage');
+    // What the data service says about itself (getServiceHealth): the embedded one answers and indexes.
+    await expect.poll(() => card.getByText(/^Data service at http:\/\/127\.0\.0\.1:\d+: answering, (tokens indexed up to date|token index \d+ blocks behind)/).count()).toBe(1);
     await screenshot(page, 'client-id-refused');
     await field.fill(saved ?? '');
   }, 60_000);

@@ -40,6 +40,22 @@ function ConnectionLine({ settings }: { settings: AppSettings }) {
   );
 }
 
+/** What the data service says about itself: reachable, how far its token index is behind, the instance's roles. */
+function ServiceHealthLine() {
+  const health = useApp((s) => s.serviceHealth);
+  const load = useApp((s) => s.loadServiceHealth);
+  useEffect(() => void load(), [load]);
+  if (!health) return null;
+  if (!health.reachable) return <p className="hint service-health">Data service: {health.reason}</p>;
+  const lag = health.indexLagBlocks === null ? null : health.indexLagBlocks === 0 ? 'tokens indexed up to date' : `token index ${health.indexLagBlocks} blocks behind`;
+  return (
+    <p className="hint service-health">
+      Data service at {health.url}: answering{lag ? `, ${lag}` : ''}
+      {health.roles.length > 0 ? ` (this instance: ${health.roles.join(', ')})` : ''}.
+    </p>
+  );
+}
+
 export function ServiceSection({ settings }: { settings: AppSettings }) {
   const save = useApp((s) => s.saveSettings);
   const signIn = useApp((s) => s.signIn);
@@ -66,7 +82,7 @@ export function ServiceSection({ settings }: { settings: AppSettings }) {
     if (error) {
       // The core asked the service: an unknown client ID is refused with a sentence that goes beside the field.
       const mapped = apiErrorToFields(error, ['clientId']);
-      setFieldError(mapped.fields.clientId ? error.message.replace(/^clientId:\s*/, '') : mapped.form ?? undefined);
+      setFieldError(mapped.fields.clientId ? error.message : mapped.form ?? undefined);
       setState({ busy: false, error: { code: error.code, message: 'The client ID was not saved.' }, saved: false });
     } else setState({ busy: false, error: null, saved: true });
   };
@@ -84,6 +100,7 @@ export function ServiceSection({ settings }: { settings: AppSettings }) {
       <div className="status-line" data-testid="service-status">
         <ConnectionLine settings={settings} />
       </div>
+      <ServiceHealthLine />
       <div className="tabs" role="tablist" aria-label="How to connect">
         <button type="button" role="tab" aria-selected={mode === 'client-id'} className={`tab${mode === 'client-id' ? ' is-active' : ''}`} onClick={() => setMode('client-id')}>
           Client ID

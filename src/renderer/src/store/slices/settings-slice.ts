@@ -1,6 +1,6 @@
 // Settings and the signing key: the core's copy of the settings, and what it says about the key (address, balance, storage).
 // The private key itself passes through `importKey` once and is never stored here.
-import type { AppSettings, KeyExport, KeyInfo, SettingsPatch, SignIn } from '../../../../shared/desktop-api.js';
+import type { AppSettings, KeyExport, KeyInfo, ServiceHealthInfo, SettingsPatch, SignIn } from '../../../../shared/desktop-api.js';
 import { errorInfo, type ErrorInfo } from '../api-error.js';
 import type { LoadState, SliceCreator } from './types.js';
 
@@ -14,7 +14,11 @@ export interface SettingsSlice {
   keyInfo: KeyInfo | null;
   keyState: LoadState;
   keyError: ErrorInfo | null;
+  /** The data service as last asked (reachable, index lag, roles); null until asked. */
+  serviceHealth: ServiceHealthInfo | null;
   loadSettings(): Promise<void>;
+  /** Asks the data service how it is; an app that cannot ask keeps the last answer. */
+  loadServiceHealth(): Promise<void>;
   saveSettings(patch: SettingsPatch): Promise<ActionResult>;
   signIn(credentials: SignIn): Promise<ActionResult>;
   loadKey(): Promise<void>;
@@ -42,6 +46,14 @@ export const createSettingsSlice: SliceCreator<SettingsSlice> = (api) => (set, g
     keyInfo: null,
     keyState: 'idle',
     keyError: null,
+    serviceHealth: null,
+    async loadServiceHealth() {
+      try {
+        set({ serviceHealth: await api.getServiceHealth() });
+      } catch {
+        // The answer itself says when the service is down; a failed call leaves the last one shown.
+      }
+    },
     async loadSettings() {
       set({ settingsState: 'loading', settingsError: null });
       try {
