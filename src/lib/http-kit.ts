@@ -142,6 +142,9 @@ export class RateLimitedError extends TxdeskError {
   }
 }
 
+/** How much of a too-large body is read and dropped before the connection is cut. */
+const DRAIN_BYTES = 8 * 1024 * 1024;
+
 /** Reads and parses a JSON request body of at most `limitBytes`. An empty body is `undefined`. */
 export async function readJsonBody(req: IncomingMessage, limitBytes = 64 * 1024): Promise<unknown> {
   const type = req.headers['content-type'];
@@ -149,9 +152,12 @@ export async function readJsonBody(req: IncomingMessage, limitBytes = 64 * 1024)
   let size = 0;
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
-    if (size > limitBytes) throw new TxdeskError('PAYLOAD_TOO_LARGE', `The request body is larger than ${limitBytes} bytes; send less.`);
-    chunks.push(chunk as Buffer);
+    // Past the limit the body is read on and dropped, so the client, still sending, gets to read the 413 (leaving the
+    // loop would destroy the socket under it: a reset instead of an answer). Past the drain bound it is cut off.
+    if (size > limitBytes + DRAIN_BYTES) break;
+    if (size <= limitBytes) chunks.push(chunk as Buffer);
   }
+  if (size > limitBytes) throw new TxdeskError('PAYLOAD_TOO_LARGE', `The request body is larger than ${limitBytes} bytes; send less.`);
   if (size === 0) return undefined;
   if (type && !/^application\/json\b/i.test(type)) {
     throw new TxdeskError('UNSUPPORTED_MEDIA_TYPE', 'The request body must be JSON; send it with Content-Type: application/json.');
