@@ -1,8 +1,8 @@
 // Where the CLI keeps its settings (config.json in the user's config folder) and which service endpoint it talks to.
-import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { ensureDir } from '../lib/fs-dirs.js';
 import { homedir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { z } from 'zod';
 import { CliError, usageError } from './cli-errors.js';
 import { isServiceUrl, normalizeServiceUrl } from './cli-options.js';

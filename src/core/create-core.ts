@@ -2,7 +2,7 @@
 // the same core runs in Electron's main process and headless under `txdesk serve`.
 import { ensureDir } from '../lib/fs-dirs.js';
 import { createLogger, type Logger } from '../lib/log.js';
-import type { AppInfo, AppStatus, CongestionLevel, DesktopApi, DevchainStatus, ReplacementPolicy } from '../shared/desktop-api.js';
+import type { AppInfo, AppStatus, CongestionLevel, DevchainStatus, ReplacementPolicy } from '../shared/desktop-api.js';
 import { TxdeskError } from '../shared/errors.js';
 import { createJsonRpcChain } from './adapters/chain/chain-jsonrpc.js';
 import { startAppServer, type AppServer } from './adapters/http/app-server.js';

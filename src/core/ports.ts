@@ -1,5 +1,5 @@
 // The interfaces the core needs from the outside world. Adapters implement them; tests substitute fakes.
-import type { CongestionLevel, DevchainStatus, ReplacementPolicy, SettingsPatch } from '../shared/desktop-api.js';
+import type { CongestionLevel, DevchainStatus, SettingsPatch } from '../shared/desktop-api.js';
 import type { Logger } from '../lib/log.js';
 import type { NonceProblem, TxEvent, TxRecord } from '../shared/tx-record.js';
 import type { FeeFields, NetworkFees } from './domain/fees.js';

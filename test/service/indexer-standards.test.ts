@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Contract } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { silentLogger, type Logger } from '../../src/lib/log.js';
+import type { Logger } from '../../src/lib/log.js';
 import { openDatabase, type Db } from '../../src/lib/sqlite.js';
 import { findContract, queryTokens, startIndexer, type Indexer } from '../../src/service/indexer/index.js';
 import type { Token } from '../../src/shared/listing.js';

@@ -1,11 +1,9 @@
 // The app's settings: what the user saved (persisted through the SettingsStore port) over what is running now.
 // The replacement policy and (configured mode) the client ID apply at once; node, service, platform and network on
 // the next start.
-import { type AppSettings, type ReplacementPolicy, type SettingsPatch } from '../../shared/desktop-api.js';
-import { settingsPatchSchema } from '../../shared/desktop-schemas.js';
+import type { AppSettings, ReplacementPolicy, SettingsPatch } from '../../shared/desktop-api.js';
 import { TxdeskError } from '../../shared/errors.js';
 import type { PersistedSettings, SettingsStore } from '../ports.js';
-import { parseInput } from './validate.js';
 
 export interface RunningNetwork {
   nodeUrl: string;
@@ -61,8 +59,8 @@ export function createSettingsManager(o: {
     get,
     policy: () => policy,
     clientId: () => liveClientId,
-    update(input: unknown): AppSettings {
-      const patch: SettingsPatch = parseInput(settingsPatchSchema, input, 'settings');
+    /** `patch` is checked already, at the core's face (desktop-api-validated.ts). */
+    update(patch: SettingsPatch): AppSettings {
       const nextPolicy = { ...policy, ...patch.policy };
       if (BigInt(nextPolicy.maxFeeWei) < BigInt(nextPolicy.initialFeeWei)) {
         throw new TxdeskError('INVALID_PARAMETER', 'policy.maxFeeWei must be at least policy.initialFeeWei; raise the cap or lower the first fee.');

@@ -7,7 +7,6 @@ import { inTransaction, type PgClient, type PgPool } from '../db/pg-pool.js';
 import { orderedId } from './tracker-ids.js';
 import { receiptJson } from './tracker-receipt-format.js';
 import { rowToState, toEntry, type CreatedDeliveries, type DeliveryRow, type TrackerStore, type TrackingKey, type TrackingRow, type WithdrawnDelivery } from './tracker-store.js';
-import type { TrackingState } from './tracker-watch-policy.js';
 
 /** A tracking was stored: payload {i: instance, k: [[clientId, txHash], ...]}. The watcher leader listens. */
 export const TRACK_CHANNEL = 'txdesk_tracker_track';

@@ -2,7 +2,6 @@
 // tracker messages already applied (idempotency). Every statement uses bound parameters.
 import { migrate, openDatabase, type Db } from '../../../lib/sqlite.js';
 import type { NonceProblem, TxEvent, TxKind, TxRecord, TxStatus } from '../../../shared/tx-record.js';
-import type { RecordChange } from '../../domain/transitions.js';
 import type { BroadcastState, NewEvent, TxStore } from '../../ports.js';
 
 const MIGRATIONS = [
