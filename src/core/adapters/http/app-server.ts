@@ -112,7 +112,7 @@ const openApiHandler =
     json(200, app.getOpenAPI31Document({ openapi: '3.1.0', info: appOpenApiInfo, servers: [{ url: origin() }] }));
 
 /** Every route of the app's localhost API by name, with its handler: the table's calls, then the extra routes. */
-export function appRoutes(
+function appRoutes(
   api: CoreApi,
   sse: ReturnType<typeof createSseHub>,
   origin: () => string,
@@ -127,7 +127,10 @@ export function appRoutes(
   });
 }
 
-/** The Hono app: one route per entry (its handler, and its schemas for the OpenAPI document), key routes refused unless opened, 405 and 404 in the envelope, static files last. */
+/**
+ * The Hono app: one route per entry (its handler, and its schemas for the OpenAPI document), key routes refused unless
+ * opened, 405 and 404 in the envelope, static files last.
+ */
 function honoApp(o: AppServerOptions, sse: ReturnType<typeof createSseHub>, origin: () => string): OpenAPIHono<NodeEnv> {
   const app = new OpenAPIHono<NodeEnv>();
   const patterns: { method: string; path: RegExp }[] = [];
