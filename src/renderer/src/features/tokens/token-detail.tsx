@@ -1,5 +1,5 @@
 // One token in full: its image and metadata, the collection contract, the owner, the token id, its metadata URI and,
-// where the listing gives it, the block of its last transfer.
+// where the listing gives it, the block of its last transfer; for an ERC-1155 token, the amount held.
 import { useContext } from 'react';
 import type { Token } from '../../../../shared/listing.js';
 import { Hex } from '../../components/hex.js';
@@ -56,10 +56,19 @@ export function TokenDetail({ token, onClose }: { token: Token; onClose: () => v
                 <Hex value={token.owner} head={10} tail={8} copy="owner address" explorer="address" />
               </dd>
             </div>
-            <div>
-              <dt>Transfer block</dt>
-              <dd className={block === null ? 'muted' : 'mono'}>{block === null ? 'not given by the listing' : formatInteger(block)}</dd>
-            </div>
+            {token.contract.standard === 'ERC1155' && token.balance ? (
+              <div>
+                <dt>Held</dt>
+                <dd className="mono">{token.balance}</dd>
+              </div>
+            ) : null}
+            {block === null ? null : (
+              // Only where the service's listing gives it (the SPEC's listing has no such field).
+              <div>
+                <dt>Transfer block</dt>
+                <dd className="mono">{formatInteger(block)}</dd>
+              </div>
+            )}
             <div>
               <dt>Collection supply</dt>
               <dd className="mono">{formatInteger(token.contract.totalSupply)}</dd>
