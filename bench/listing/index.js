@@ -1,5 +1,6 @@
 // bench/listing: p50/p99 latency and requests/s of the token listing on loopback (autocannon, 16 connections) for
-// page 0 and a page deep in the largest owner's list, against a naive OFFSET + COUNT(*) query of the same data.
+// page 0 and a page deep in the largest owner's list, against a naive OFFSET + COUNT(*) query of the same data, and
+// the service (on Hono) against its HTTP front before Hono serving the same listing function.
 //
 // Seeds 1,000,000 holdings over 100,000 owners (the largest holds 50,000) and 1,000 contracts, a fifth of them ERC-1155
 // and a fifth batch-minted ERC-721 (seed.js), straight into the index tables, then serves them from a child process. TXDESK_BENCH_SECONDS sets each run's length (default 5);
@@ -54,6 +55,8 @@ try {
   if (ready.service) {
     const base = `${ready.service.url}/nft/v1/accounts/${owner}/tokens?clientId=${ready.service.clientId}&size=${size}`;
     runs.push(['service page 0', `${base}&page=0`], ['service deep page', `${base}&page=${deepPage}`]);
+    const old = `${ready.oldFrontUrl}/nft/v1/accounts/${owner}/tokens?clientId=${ready.service.clientId}&size=${size}`;
+    runs.push(['front before Hono page 0', `${old}&page=0`], ['front before Hono deep page', `${old}&page=${deepPage}`]);
   }
   runs.push(
     ['index query (bare http) page 0', `${ready.bareUrl}/seek/accounts/${owner}/tokens?size=${size}&page=0`],
@@ -68,6 +71,12 @@ try {
     line(label, results[label]);
   }
   const ratio = (a, b) => (results[a].p99 / results[b].p99).toFixed(2);
+  if (ready.service) {
+    for (const page of ['page 0', 'deep page']) {
+      const [hono, old] = [results[`service ${page}`], results[`front before Hono ${page}`]];
+      console.log(`ratio service (Hono)/front before Hono, ${page}: req/s ${(hono.rps / old.rps).toFixed(2)}, p99 ${(hono.p99 / old.p99).toFixed(2)} (target: req/s >= 0.90)`);
+    }
+  }
   const front = ready.service ? 'service' : 'index query (bare http)';
   console.log(`ratio ${front} deep/page-0 p99: ${ratio(`${front} deep page`, `${front} page 0`)} (target <= 1.5)`);
   console.log(`ratio naive deep/page-0 p99: ${ratio('naive OFFSET+COUNT(*) (bare http) deep page', 'naive OFFSET+COUNT(*) (bare http) page 0')}`);

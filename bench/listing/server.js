@@ -1,10 +1,13 @@
 // Child process of the listing benchmark: serves the seeded index over HTTP so the load generator gets its own core.
-// Two servers: the real data service (startService; listing route with clientId, validation, rate limit off), and a
-// bare node:http handler exposing the index query layer (/seek) next to a naive OFFSET + COUNT(*) query (/naive).
+// Three servers: the real data service (startService; listing route with clientId, validation, rate limit off), the
+// service's HTTP front as it was before Hono around the same listing function (old-front.js, the baseline of the
+// framework's cost), and a bare node:http handler exposing the index query layer (/seek) next to a naive OFFSET +
+// COUNT(*) query (/naive).
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { openDatabase } from '../../dist/lib/sqlite.js';
 import { queryTokens } from '../../dist/service/listing/listing-store.js';
+import { startOldFront } from './old-front.js';
 
 const dataDir = process.argv[2];
 const file = join(dataDir, 'service.sqlite');
@@ -81,9 +84,15 @@ const bare = createServer((req, res) => {
   res.end(body);
 });
 await new Promise((r) => bare.listen(0, '127.0.0.1', r));
+let oldFrontUrl = null;
+if (service) {
+  const oldFront = await startOldFront(db, service.clientId);
+  stops.push(() => oldFront.stop());
+  oldFrontUrl = oldFront.url;
+}
 stops.push(() => new Promise((r) => { bare.closeAllConnections(); bare.close(() => r()); }));
 
-process.stdout.write(JSON.stringify({ ready: true, service, bareUrl: `http://127.0.0.1:${bare.address().port}` }) + '\n');
+process.stdout.write(JSON.stringify({ ready: true, service, oldFrontUrl, bareUrl: `http://127.0.0.1:${bare.address().port}` }) + '\n');
 
 const stop = async () => {
   for (const s of stops.reverse()) await s().catch(() => {});

@@ -1,8 +1,10 @@
 // Loopback HTTP server for the sample tokens' metadata: GET /{collection}/{id}.json and its picture /{collection}/{id}.svg.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { getRequestListener } from '@hono/node-server';
+import { Hono } from 'hono';
 import { z } from 'zod';
-import { Router, sendError } from '../lib/http-kit.js';
+import { errorResponse, json } from '../lib/hono-kit.js';
 import { ADDRESS_PATTERN } from '../shared/address.js';
 import { TxdeskError } from '../shared/errors.js';
 import { silentLogger, type Logger } from '../lib/log.js';
@@ -35,25 +37,24 @@ export async function startMetadataServer(opts: { port?: number; log?: Logger } 
     return { address: address.data.toLowerCase(), name, id, ext };
   };
 
-  const router = new Router()
-    .get('/health', () => ({ ok: true }))
-    .get('/', () => ({ collections: [...collections].map(([address, name]) => ({ address, name })) }))
-    .get('/:collection/:file', ({ params, res }) => {
-      const t = lookup(params.collection ?? '', params.file ?? '');
-      if (t.ext === 'json') return tokenMetadata(t.address, t.name, t.id, `${url}/${t.address}/${t.id}.svg`);
-      const svg = tokenSvg(t.address, t.name, t.id);
-      res.writeHead(200, { 'content-type': 'image/svg+xml', 'content-length': Buffer.byteLength(svg), 'cache-control': 'public, max-age=3600' });
-      res.end(svg);
-      return undefined;
-    });
+  const app = new Hono()
+    .get('/health', () => json(200, { ok: true }))
+    .get('/', () => json(200, { collections: [...collections].map(([address, name]) => ({ address, name })) }))
+    .get('/:collection/:file', (c) => {
+      const t = lookup(c.req.param('collection'), c.req.param('file'));
+      if (t.ext === 'json') return json(200, tokenMetadata(t.address, t.name, t.id, `${url}/${t.address}/${t.id}.svg`));
+      return new Response(tokenSvg(t.address, t.name, t.id), { headers: { 'content-type': 'image/svg+xml', 'cache-control': 'public, max-age=3600' } });
+    })
+    .notFound((c) => {
+      throw new TxdeskError('NOT_FOUND', `Nothing is served at ${new URL(c.req.url).pathname}.`);
+    })
+    .onError((e) => errorResponse(e, (m) => log.error(m)));
+  const listener = getRequestListener(app.fetch);
 
   const server: Server = createServer((req, res) => {
     // Token browsers on other loopback origins fetch these directly.
     res.setHeader('access-control-allow-origin', '*');
-    router.handle(req, res, url).then(
-      (handled) => { if (!handled) sendError(res, new TxdeskError('NOT_FOUND', `Nothing is served at ${req.url}.`)); },
-      (e: unknown) => sendError(res, e, (m) => log.error(m)),
-    );
+    void listener(req, res);
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

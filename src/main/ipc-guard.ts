@@ -1,7 +1,7 @@
 // The IPC boundary as pure functions: who may call (sender frame URL), which method (one of the contract table's
 // calls), and how a failure is reported. Arguments are checked by the core itself, once. No electron import.
 import { desktopMethods, type CallMethod, type DesktopApi } from '../shared/desktop-api.js';
-import type { ErrorCode } from '../shared/errors.js';
+import { ERROR_CODES, type ErrorCode } from '../shared/errors.js';
 import type { IpcResult } from './ipc-result.js';
 
 /** Scheme, host and port: the origin, also for custom schemes such as app:, whose URL.origin is "null" in Node. */
@@ -22,27 +22,13 @@ export function isTrustedSenderUrl(senderUrl: string | undefined, appUrl: string
   return sameOrigin(sender, app);
 }
 
-const knownCodes = new Set<ErrorCode>([
-  'BAD_REQUEST',
-  'INVALID_PARAMETER',
-  'UNAUTHORIZED',
-  'FORBIDDEN',
-  'NOT_FOUND',
-  'METHOD_NOT_ALLOWED',
-  'CONFLICT',
-  'PAYLOAD_TOO_LARGE',
-  'UNSUPPORTED_MEDIA_TYPE',
-  'RATE_LIMITED',
-  'UPSTREAM_UNAVAILABLE',
-  'CHAIN_ERROR',
-  'INTERNAL',
-]);
+const knownCodes = new Set<string>(ERROR_CODES);
 
 /** Maps anything thrown by the core to `{ code, message }`; unknown errors become INTERNAL without their text (it may hold secrets or paths). */
 export function toIpcError(e: unknown): { code: ErrorCode; message: string } {
   if (e && typeof e === 'object' && 'code' in e && 'message' in e) {
     const { code, message } = e as { code: unknown; message: unknown };
-    if (typeof code === 'string' && knownCodes.has(code as ErrorCode) && typeof message === 'string') {
+    if (typeof code === 'string' && knownCodes.has(code) && typeof message === 'string') {
       return { code: code as ErrorCode, message };
     }
   }

@@ -4,7 +4,6 @@
 import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { Router } from '../lib/http-kit.js';
 import { TxdeskError } from '../shared/errors.js';
 import { describeIssues } from '../lib/zod-issues.js';
 import { createLogger, type Logger } from '../lib/log.js';
@@ -19,10 +18,11 @@ import { createPgTrackerStore } from './tracker/tracker-store-pg.js';
 import { createRateLimiter } from './http/http-rate-limit.js';
 import { publicUrlProblem } from './http/service-hosts.js';
 import { closeServer, createServiceServer, listen } from './http/service-server.js';
-import { registerServiceRoutes } from './http/service-routes.js';
+import { createServiceApp } from './http/service-app.js';
+import type { HealthSource } from './http/service-routes.js';
 import { defaultConfirmations, defaultNetwork, fetchChainId } from './http/service-node.js';
 import { migrateIndex, startIndexer } from './indexer/index.js';
-import { registerListingRoutes } from './listing/listing-routes.js';
+import { createListingEndpoints, listingRoutes } from './listing/listing-routes.js';
 import { attachTracker } from './tracker/index.js';
 
 export { startDevService, type DevService, type DevServiceOptions } from './dev-service.js';
@@ -175,8 +175,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
       return out.length > 0 ? out : ['follower'];
     };
 
-    const router = new Router();
-    registerServiceRoutes(router, {
+    const health: HealthSource = {
       chainId,
       platform,
       network,
@@ -194,9 +193,8 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
           outboxDepth,
         };
       },
-    });
-    accounts.register(router);
-    registerListingRoutes(router, {
+    };
+    const listing = createListingEndpoints({
       db,
       isClientId: (id) => accounts.isKnownClientId(id),
       limiter: createRateLimiter(opts.rateLimitPerMinute ?? DEFAULT_RATE_LIMIT_PER_MINUTE),
@@ -208,7 +206,10 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     });
 
     const publicUrl = opts.publicUrl ? new URL(opts.publicUrl).origin : undefined;
-    const http = createServiceServer(router, log, host, publicUrl ? { publicUrl } : {});
+    // The app and the server refer to each other: page links need the listening address, known once it listens.
+    const origin = () => publicUrl ?? http.url();
+    const app = createServiceApp(health, [...accounts.routes(), ...listingRoutes(listing, origin)], origin, log);
+    const http = createServiceServer(app.listener, host, publicUrl ? { publicUrl } : {});
     await listen(http.server, opts.port ?? DEFAULT_SERVICE_PORT, host);
     disposers.push(() => closeServer(http.server));
     const url = http.url();

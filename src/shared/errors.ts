@@ -1,19 +1,21 @@
 // The error envelope every txdesk HTTP API and IPC call returns, and the codes it may carry.
 
-export type ErrorCode =
-  | 'BAD_REQUEST'
-  | 'INVALID_PARAMETER'
-  | 'UNAUTHORIZED'
-  | 'FORBIDDEN'
-  | 'NOT_FOUND'
-  | 'METHOD_NOT_ALLOWED'
-  | 'CONFLICT'
-  | 'PAYLOAD_TOO_LARGE'
-  | 'UNSUPPORTED_MEDIA_TYPE'
-  | 'RATE_LIMITED'
-  | 'UPSTREAM_UNAVAILABLE'
-  | 'CHAIN_ERROR'
-  | 'INTERNAL';
+export const ERROR_CODES = [
+  'BAD_REQUEST',
+  'INVALID_PARAMETER',
+  'UNAUTHORIZED',
+  'FORBIDDEN',
+  'NOT_FOUND',
+  'METHOD_NOT_ALLOWED',
+  'CONFLICT',
+  'PAYLOAD_TOO_LARGE',
+  'UNSUPPORTED_MEDIA_TYPE',
+  'RATE_LIMITED',
+  'UPSTREAM_UNAVAILABLE',
+  'CHAIN_ERROR',
+  'INTERNAL',
+] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];
 
 /** What goes over the wire: `{ error: { code, message } }`. */
 export interface ErrorBody {

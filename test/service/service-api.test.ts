@@ -63,6 +63,7 @@ describe('dev service', () => {
         '/nft/v1/contracts/{address}/tokens',
         '/nft/v1/contracts/{address}/tokens/{id}/refresh',
         '/openapi.json',
+        '/tracker/{platform}/{network}',
         '/users/v1/login',
         '/users/v1/logout',
         '/users/v1/me',
@@ -70,7 +71,36 @@ describe('dev service', () => {
         '/users/v1/signup',
       ].sort(),
     );
-    expect(doc.body.components.schemas.Error).toBeDefined();
+    for (const name of ['Error', 'Contract', 'Token', 'TokenPage', 'Health', 'Profile', 'Session']) expect(doc.body.components.schemas[name], name).toBeDefined();
+    expect(doc.body.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
+  });
+
+  it('documents each route from the schemas it validates with, and serves every documented route', async () => {
+    const doc = (await call(`${base}/openapi.json`)).body;
+    const ops = Object.entries(doc.paths as Record<string, Record<string, any>>).flatMap(([path, byMethod]) =>
+      Object.entries(byMethod).map(([method, op]) => ({ path, method: method.toUpperCase(), op })),
+    );
+    expect(new Set(ops.map((o) => o.op.operationId)).size).toBe(ops.length);
+    for (const { path, method } of ops) {
+      // Every documented route exists: whatever it answers to a bare request, it is never "no such endpoint" or 405.
+      const url = `${base}${path.replace('{address}', owner).replace('{id}', '1').replace('{platform}', 'ethereum').replace('{network}', 'local')}`;
+      const answer = await call(url, { method, headers: { 'content-type': 'application/json' } });
+      expect([404, 405].includes(answer.status) && /no endpoint|not allowed/.test(answer.body?.error?.message ?? ''), `${method} ${path}: ${answer.text}`).toBe(false);
+    }
+    // The listing's parameters come from the validator's own schema: its bounds and names are the ones enforced.
+    const params = doc.paths['/nft/v1/accounts/{address}/tokens'].get.parameters as { name: string; in: string; required?: boolean; schema: any }[];
+    expect(params.map((p) => `${p.in}:${p.name}`).sort()).toEqual(
+      ['path:address', 'query:clientId', 'query:page', 'query:size', 'query:order_by', 'query:order_direction', 'query:contractAddresses', 'query:standard'].sort(),
+    );
+    const size = params.find((p) => p.name === 'size')!.schema;
+    expect(size).toMatchObject({ type: 'integer', minimum: 1, maximum: 200, default: 15 });
+    expect((await tokensOf(owner, '&size=201')).status).toBe(400);
+    expect((await tokensOf(owner, '&size=200')).status).toBe(200);
+    expect(params.find((p) => p.name === 'clientId')!.required).toBe(true);
+    const signup = doc.paths['/users/v1/signup'].post.requestBody.content['application/json'].schema;
+    expect(signup).toMatchObject({ additionalProperties: false, required: expect.arrayContaining(['email', 'password', 'name']) });
+    expect(signup.properties.email).toMatchObject({ format: 'email' });
+    expect(signup.properties.password).toMatchObject({ minLength: 8, maxLength: 1024 });
   });
 });
 

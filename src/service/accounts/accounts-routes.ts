@@ -1,6 +1,8 @@
-// The HTTP face of the accounts (SPEC 4): /users/v1/signup, login, me, passwd and logout.
+// The HTTP face of the accounts (SPEC 4): /users/v1/signup, login, me, passwd and logout, as documented routes.
 import type { IncomingMessage } from 'node:http';
-import { readJsonBody, sendJson, type Router } from '../../lib/http-kit.js';
+import { z } from 'zod';
+import { errorReply, json, jsonReply, type DocumentedRoute } from '../../lib/hono-kit.js';
+import { readJsonBody } from '../../lib/http-kit.js';
 import type { RateLimiter } from '../http/http-rate-limit.js';
 import { parseBody } from '../http/http-validation.js';
 import { loginSchema, logoutSchema, passwdSchema, signupSchema } from './accounts-schemas.js';
@@ -12,42 +14,123 @@ export interface AccountRouteDeps {
   now: () => number;
 }
 
-export function registerAccountRoutes(router: Router, accounts: Accounts, deps: AccountRouteDeps): void {
+const profileReply = z.object({ email: z.string(), name: z.string(), organization: z.string(), clientId: z.string() }).meta({ id: 'Profile' });
+const sessionReply = profileReply.extend({ jwtToken: z.string() }).meta({ id: 'Session' });
+const body = (schema: z.ZodType) => ({ required: true, content: { 'application/json': { schema } } });
+const bearer = [{ bearerAuth: [] }];
+const badRequest = errorReply('A field is invalid; the message names it.');
+const throttled = errorReply('Too many account requests from this address; the Retry-After header says when to retry.');
+
+export function accountRoutes(accounts: Accounts, deps: AccountRouteDeps): DocumentedRoute[] {
   const throttle = (req: IncomingMessage) => deps.limiter.take(req.socket.remoteAddress ?? 'unknown', deps.now());
-
-  router.post('/users/v1/signup', async ({ req, res }) => {
-    accounts.assertSignupOpen();
-    throttle(req);
-    const input = parseBody(signupSchema, await readJsonBody(req), 'email, password, name and organization');
-    sendJson(res, 201, await accounts.signup(input));
-  });
-
-  router.post('/users/v1/login', async ({ req }) => {
-    throttle(req);
-    return accounts.login(parseBody(loginSchema, await readJsonBody(req), 'email and password'));
-  });
-
-  router.get('/users/v1/me', async ({ req }) => {
-    const { id: _id, ...profile } = await accounts.authenticate(req.headers.authorization);
-    return profile;
-  });
-
-  router.patch('/users/v1/passwd', async ({ req }) => {
-    // Authenticate before reading the body, so a caller without a token learns nothing about body rules.
-    await accounts.authenticate(req.headers.authorization);
-    throttle(req);
-    const input = parseBody(passwdSchema, await readJsonBody(req), 'password and newPassword');
-    return accounts.changePassword(req.headers.authorization, input);
-  });
-
-  // 204 once this token is revoked. Not throttled: it hashes no password, and each token can be revoked only once (a
-  // second logout with it is the 401 of any revoked token), so its rows are bounded by the throttled logins.
-  router.post('/users/v1/logout', async ({ req, res }) => {
-    await accounts.authenticate(req.headers.authorization);
-    const body = await readJsonBody(req);
-    if (body !== undefined) parseBody(logoutSchema, body, 'nothing (or {})');
-    await accounts.logout(req.headers.authorization);
-    res.writeHead(204, { 'cache-control': 'no-store' });
-    res.end();
-  });
+  return [
+    {
+      doc: {
+        method: 'post',
+        path: '/users/v1/signup',
+        operationId: 'signup',
+        summary: 'Create an account (only when the service runs with open sign-up)',
+        request: { body: body(signupSchema) },
+        responses: {
+          201: jsonReply('The account, signed in.', sessionReply),
+          400: badRequest,
+          403: errorReply('Sign-up is closed on this service.'),
+          409: errorReply('An account with this e-mail exists.'),
+          429: throttled,
+        },
+      },
+      async handler(c) {
+        accounts.assertSignupOpen();
+        throttle(c.env.incoming);
+        const input = parseBody(signupSchema, await readJsonBody(c.env.incoming), 'email, password, name and organization');
+        return json(201, await accounts.signup(input));
+      },
+    },
+    {
+      doc: {
+        method: 'post',
+        path: '/users/v1/login',
+        operationId: 'login',
+        summary: 'Sign in',
+        request: { body: body(loginSchema) },
+        responses: {
+          200: jsonReply('The account and a session token.', sessionReply),
+          400: badRequest,
+          401: errorReply('Wrong e-mail or password (the answer does not say which).'),
+          429: throttled,
+        },
+      },
+      async handler(c) {
+        throttle(c.env.incoming);
+        return json(200, await accounts.login(parseBody(loginSchema, await readJsonBody(c.env.incoming), 'email and password')));
+      },
+    },
+    {
+      doc: {
+        method: 'get',
+        path: '/users/v1/me',
+        operationId: 'me',
+        summary: 'The signed-in account',
+        security: bearer,
+        responses: { 200: jsonReply('The account.', profileReply), 401: errorReply('Missing, invalid, expired or revoked session token.') },
+      },
+      async handler(c) {
+        const { id: _id, ...profile } = await accounts.authenticate(c.req.header('authorization'));
+        return json(200, profile);
+      },
+    },
+    {
+      doc: {
+        method: 'patch',
+        path: '/users/v1/passwd',
+        operationId: 'passwd',
+        summary: 'Change the password; revokes every older session token',
+        security: bearer,
+        request: { body: body(passwdSchema) },
+        responses: {
+          200: jsonReply('The account and a new session token.', sessionReply),
+          400: badRequest,
+          401: errorReply('Missing/invalid token, or the current password is wrong.'),
+          429: throttled,
+        },
+      },
+      async handler(c) {
+        const authorization = c.req.header('authorization');
+        // Authenticate before reading the body, so a caller without a token learns nothing about body rules.
+        await accounts.authenticate(authorization);
+        throttle(c.env.incoming);
+        const input = parseBody(passwdSchema, await readJsonBody(c.env.incoming), 'password and newPassword');
+        return json(200, await accounts.changePassword(authorization, input));
+      },
+    },
+    {
+      doc: {
+        method: 'post',
+        path: '/users/v1/logout',
+        operationId: 'logout',
+        summary: 'Revoke this session token (only this one: other sessions of the account keep working)',
+        description:
+          'The token in the Authorization header stops working everywhere, also after a restart of the service, with a 401 ' +
+          'that says to log in again. A second logout with the same token, or one with an expired or otherwise invalid ' +
+          'token, is that 401 too. The body is empty or `{}`.',
+        security: bearer,
+        request: { body: { required: false, content: { 'application/json': { schema: logoutSchema } } } },
+        responses: {
+          204: { description: 'The token is revoked.' },
+          400: badRequest,
+          401: errorReply('Missing, invalid, expired or already revoked session token.'),
+        },
+      },
+      // 204 once this token is revoked. Not throttled: it hashes no password, and each token can be revoked only once (a
+      // second logout with it is the 401 of any revoked token), so its rows are bounded by the throttled logins.
+      async handler(c) {
+        const authorization = c.req.header('authorization');
+        await accounts.authenticate(authorization);
+        const sent = await readJsonBody(c.env.incoming);
+        if (sent !== undefined) parseBody(logoutSchema, sent, 'nothing (or {})');
+        await accounts.logout(authorization);
+        return new Response(null, { status: 204, headers: { 'cache-control': 'no-store' } });
+      },
+    },
+  ];
 }

@@ -5,7 +5,8 @@ const email = z
   .string({ error: 'must be a string holding an e-mail address' })
   .trim()
   .toLowerCase()
-  .pipe(z.email({ error: 'must be an e-mail address such as ada@example.com' }).max(320, { error: 'must be at most 320 characters long' }));
+  .pipe(z.email({ error: 'must be an e-mail address such as ada@example.com' }).max(320, { error: 'must be at most 320 characters long' }))
+  .meta({ type: 'string', format: 'email', maxLength: 320 });
 
 const newPassword = z
   .string({ error: 'must be a string of 8 to 1024 characters' })

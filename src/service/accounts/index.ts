@@ -1,13 +1,13 @@
 // Accounts of the data service (SPEC 4): sign-up, login, logout, session tokens, password change, and the clientId
 // check that every listing request and tracker connection goes through.
 import { randomBytes } from 'node:crypto';
-import type { Router } from '../../lib/http-kit.js';
+import type { DocumentedRoute } from '../../lib/hono-kit.js';
 import { TxdeskError } from '../../shared/errors.js';
 import { getDummyHash, hashPassword, hashPasswordSync, verifyPassword } from './accounts-password.js';
 import type { AccountsStore, UserRow } from './accounts-store.js';
 import { issueToken, tokenId, verifyToken, type TokenClaims } from './accounts-token.js';
 import { signupSchema, type LoginInput, type PasswdInput, type SignupInput } from './accounts-schemas.js';
-import { registerAccountRoutes } from './accounts-routes.js';
+import { accountRoutes } from './accounts-routes.js';
 import { parseBody } from '../http/http-validation.js';
 import { createRateLimiter } from '../http/http-rate-limit.js';
 
@@ -46,7 +46,8 @@ export interface Accounts {
   createAccount(input: { email: string; password: string; name: string; organization: string }): Promise<{ clientId: string }>;
   /** Creates the dev account if missing and gives it a fresh random password (only its hash is stored). */
   ensureDevAccount(): Promise<{ email: string; password: string; clientId: string }>;
-  register(router: Router): void;
+  /** The HTTP routes of SPEC 4, with their own per-IP limit on the routes that hash a password. */
+  routes(): DocumentedRoute[];
   readonly openSignup: boolean;
   /** Throws the 403 of a service without open sign-up. */
   assertSignupOpen(): void;
@@ -165,8 +166,8 @@ export async function createAccounts(store: AccountsStore, options: AccountsOpti
       return { email: user.email, password, clientId: user.clientId };
     },
 
-    register(router) {
-      registerAccountRoutes(router, accounts, {
+    routes() {
+      return accountRoutes(accounts, {
         limiter: createRateLimiter(
           options.authRateLimitPerMinute ?? DEFAULT_AUTH_RATE_LIMIT_PER_MINUTE,
           (s) => `Too many account requests from this address; retry after ${s} s.`,

@@ -1,33 +1,71 @@
 // The service's own endpoints: /health, /openapi.json, and a hint for plain HTTP requests to the tracker's WebSocket.
-import type { Router } from '../../lib/http-kit.js';
+import { z } from 'zod';
+import { errorReply, json, jsonReply, type DocumentedRoute } from '../../lib/hono-kit.js';
 import { TxdeskError } from '../../shared/errors.js';
-import { buildOpenApi } from './openapi.js';
 
 export interface HealthSource {
   chainId: number;
   platform: string;
   network: string;
   confirmations: number;
-  /** Indexer position, and anything else it reports (EIP-2309 ranges beyond the cap). */
+  /** Indexer position, roles, outbox depth, and anything else the instance reports. */
   status(): { indexedBlock: number; headBlock: number } & Record<string, unknown>;
 }
 
-export function registerServiceRoutes(router: Router, health: HealthSource): void {
-  router.get('/health', () => ({
-    status: 'ok',
-    chainId: health.chainId,
-    platform: health.platform,
-    network: health.network,
-    /** Blocks the indexer stays behind the head (`--indexer-lag`); `confirmations` is its old name. */
-    indexerLag: health.confirmations,
-    confirmations: health.confirmations,
-    ...health.status(),
-  }));
+const healthReply = z
+  .object({
+    status: z.literal('ok'),
+    chainId: z.int(),
+    platform: z.string(),
+    network: z.string(),
+    indexerLag: z.int().meta({ description: 'Blocks the indexer stays behind the chain head (`txdesk service --indexer-lag`).' }),
+    confirmations: z.int().meta({ description: 'Old name of indexerLag.' }),
+    indexedBlock: z.int(),
+    headBlock: z.int(),
+    truncatedRanges: z
+      .object({ count: z.int(), cap: z.int(), latest: z.array(z.object({}).loose()) })
+      .meta({ description: 'EIP-2309 ConsecutiveTransfer events naming more tokens than the cap: only the first `cap` tokens are indexed.' }),
+    roles: z.array(z.enum(['indexer-leader', 'watcher-leader', 'follower'])).meta({ description: 'What this instance does in a fleet; both leaders when it runs alone.' }),
+    store: z.enum(['sqlite', 'postgres']),
+    indexLagBlocks: z.int().nullable().meta({ description: 'Blocks between the node\'s head and the indexed tip; null on an instance that does not index.' }),
+    outboxDepth: z.int().nullable().meta({ description: 'Un-acked deliveries of every subscription, as last counted (every 2 s).' }),
+  })
+  .meta({ id: 'Health' });
 
-  router.get('/openapi.json', (ctx) => buildOpenApi(ctx.url.origin));
-
-  // A WebSocket upgrade never reaches the router (the tracker handles 'upgrade'); a plain GET here is a client mistake.
-  router.get('/tracker/:platform/:network', () => {
-    throw new TxdeskError('BAD_REQUEST', 'The tracker speaks WebSocket; connect with a WebSocket client (for example the txdesk/tracker SDK).', 426);
-  });
+/** `document` writes the OpenAPI document of the whole service (the app that mounts these routes knows it). */
+export function serviceRoutes(health: HealthSource, document: () => object): DocumentedRoute[] {
+  return [
+    {
+      doc: { method: 'get', path: '/health', operationId: 'health', summary: 'Liveness, roles and indexer progress', responses: { 200: jsonReply('The service is up.', healthReply) } },
+      handler: () =>
+        json(200, {
+          status: 'ok',
+          chainId: health.chainId,
+          platform: health.platform,
+          network: health.network,
+          indexerLag: health.confirmations,
+          confirmations: health.confirmations,
+          ...health.status(),
+        }),
+    },
+    {
+      doc: { method: 'get', path: '/openapi.json', operationId: 'openApi', summary: 'This document', responses: { 200: jsonReply('OpenAPI 3.1 document.', z.object({}).loose()) } },
+      handler: () => json(200, document()),
+    },
+    {
+      doc: {
+        method: 'get',
+        path: '/tracker/{platform}/{network}',
+        operationId: 'tracker',
+        summary: 'The transaction tracker (WebSocket, JSON-RPC 2.0; see docs/api.md)',
+        description: 'Connect with a WebSocket client and `?clientId=…`; a plain HTTP request is refused with 426.',
+        request: { params: z.object({ platform: z.string(), network: z.string() }) },
+        responses: { 426: errorReply('This endpoint speaks WebSocket; connect with a WebSocket client (for example the txdesk/tracker SDK).') },
+      },
+      // A WebSocket upgrade never reaches the routes (the tracker handles 'upgrade'); a plain GET here is a client mistake.
+      handler: () => {
+        throw new TxdeskError('BAD_REQUEST', 'The tracker speaks WebSocket; connect with a WebSocket client (for example the txdesk/tracker SDK).', 426);
+      },
+    },
+  ];
 }

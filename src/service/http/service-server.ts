@@ -1,11 +1,10 @@
-// The data service's node:http server: refuses foreign Host headers, routes every request, answers unknown paths and
-// every failure with the JSON error envelope (never HTML, never a stack trace), and builds URLs from the configured
-// public URL (else its listening address), never from the request's Host.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+// The data service's node:http server: refuses foreign Host headers and unreadable URLs in the JSON error envelope
+// (never HTML, never a stack trace), then hands the request to the Hono app (service-app.ts).
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { sendError, sendJson, type Router } from '../../lib/http-kit.js';
-import type { Logger } from '../../lib/log.js';
+import { sendError } from '../../lib/http-kit.js';
 import { TxdeskError } from '../../shared/errors.js';
+import { noEndpoint } from './service-app.js';
 import { allowedServiceHosts, checkServiceHost, type ServiceAccess } from './service-hosts.js';
 
 export interface ServiceServer {
@@ -16,7 +15,8 @@ export interface ServiceServer {
   checkHost(req: IncomingMessage): TxdeskError | null;
 }
 
-export function createServiceServer(router: Router, log: Logger, bindHost = '127.0.0.1', access: ServiceAccess = {}): ServiceServer {
+/** `app` answers every request that passed the checks (the service's Hono app). */
+export function createServiceServer(app: RequestListener, bindHost = '127.0.0.1', access: ServiceAccess = {}): ServiceServer {
   let url = 'http://127.0.0.1';
   let allowed: Set<string> | null = null;
   const checkHost = (req: IncomingMessage) => {
@@ -24,27 +24,20 @@ export function createServiceServer(router: Router, log: Logger, bindHost = '127
     allowed ??= a ? allowedServiceHosts(a.port, bindHost, access) : null;
     return allowed ? checkServiceHost(req.headers, allowed) : null;
   };
-  const handle = async (req: IncomingMessage, res: ServerResponse) => {
-    const method = req.method ?? 'GET';
+  const handle = (req: IncomingMessage, res: ServerResponse) => {
     const refused = checkHost(req);
     if (refused) return sendError(res, refused);
-    let target: URL;
+    const target = URL.parse(req.url ?? '/', url);
+    if (!target) return sendError(res, new TxdeskError('BAD_REQUEST', 'The request URL could not be parsed; check its encoding.'));
     try {
-      target = new URL(req.url ?? '/', access.publicUrl ?? url);
+      // A path parameter that does not decode names no resource (Hono would pass it on undecoded).
+      decodeURIComponent(target.pathname);
     } catch {
-      sendError(res, new TxdeskError('BAD_REQUEST', 'The request URL could not be parsed; check its encoding.'));
-      return;
+      return sendError(res, noEndpoint(req.method ?? 'GET', target.pathname));
     }
-    try {
-      const found = router.match(method, target.pathname);
-      if (!found) throw new TxdeskError('NOT_FOUND', `There is no endpoint ${method} ${target.pathname.slice(0, 200)}; see /openapi.json for the API.`);
-      const result = await found.handler({ req, res, params: found.params, url: target });
-      if (result !== undefined && !res.headersSent) sendJson(res, 200, result);
-    } catch (e) {
-      sendError(res, e, (m) => log.error(m));
-    }
+    void app(req, res);
   };
-  const server = createServer((req, res) => void handle(req, res));
+  const server = createServer(handle);
   // Malformed HTTP never reaches the handler; answer it in the same envelope instead of Node's bare 400.
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
     if (!socket.writable || err.code === 'ECONNRESET') return socket.destroy();

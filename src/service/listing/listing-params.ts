@@ -44,9 +44,12 @@ function shown(v: string): string {
   return JSON.stringify(v.length > 48 ? `${v.slice(0, 45)}...` : v);
 }
 
-/** A single-valued parameter: refuses repeats, then hands the string to `check`. */
-function param<T>(name: string, fallback: T, check: (v: string, fail: (sentence: string) => never) => T) {
-  return z.union([z.string(), z.array(z.string())]).optional().transform((v, ctx): T => {
+/** What the OpenAPI document says of a parameter (zod cannot describe a transform's input by itself). */
+type ParamDoc = Record<string, unknown> & { description: string };
+
+/** A single-valued parameter: refuses repeats, then hands the string to `check`; `doc` describes it in /openapi.json. */
+function param<T>(name: string, fallback: T, doc: ParamDoc, check: (v: string, fail: (sentence: string) => never) => T) {
+  const schema = z.union([z.string(), z.array(z.string())]).optional().transform((v, ctx): T => {
     if (v === undefined) return fallback;
     // Returns zod's NEVER marker after recording the issue; typed `never` so checks read as `return fail(...)`.
     const fail = (message: string): never => {
@@ -56,53 +59,75 @@ function param<T>(name: string, fallback: T, check: (v: string, fail: (sentence:
     if (Array.isArray(v)) return fail(`The query parameter '${name}' was given ${v.length} times; give it at most once.`);
     return check(v, fail);
   });
+  return schema.meta({ type: 'string', ...doc });
 }
 
-function integer(name: string, min: number, max: number, fallback: number) {
-  return param(name, fallback, (v, fail) => {
+function integer(name: string, min: number, max: number, fallback: number, description: string) {
+  return param(name, fallback, { type: 'integer', minimum: min, maximum: max, default: fallback, description }, (v, fail) => {
     const n = /^\d{1,12}$/.test(v) ? Number(v) : NaN;
     if (!(n >= min && n <= max)) return fail(`The query parameter '${name}' must be a whole number from ${min} to ${max}; got ${shown(v)}.`);
     return n;
   });
 }
 
-const orderBy = param<OrderBy>('order_by', DEFAULT_ORDER_BY, (v, fail) =>
-  (ORDER_BY as readonly string[]).includes(v)
-    ? (v as OrderBy)
-    : fail(`The query parameter 'order_by' must be one of ${ORDER_BY.join(', ')}; got ${shown(v)}.`),
+const orderBy = param<OrderBy>(
+  'order_by',
+  DEFAULT_ORDER_BY,
+  {
+    enum: [...ORDER_BY],
+    default: DEFAULT_ORDER_BY,
+    description:
+      '`transfer_block_number` orders by the transfer that gave the owner the token (block, log index, then the position ' +
+      'inside a ConsecutiveTransfer or TransferBatch log); for ERC-1155 the newest transfer that gave the owner some of the id.',
+  },
+  (v, fail) =>
+    (ORDER_BY as readonly string[]).includes(v)
+      ? (v as OrderBy)
+      : fail(`The query parameter 'order_by' must be one of ${ORDER_BY.join(', ')}; got ${shown(v)}.`),
 );
 
-const direction = param<OrderDirection>('order_direction', DEFAULT_DIRECTION, (v, fail) => {
+const directionDoc = { enum: ['asc', 'desc'], default: DEFAULT_DIRECTION, description: 'Case-insensitive.' };
+const direction = param<OrderDirection>('order_direction', DEFAULT_DIRECTION, directionDoc, (v, fail) => {
   const d = v.toLowerCase();
   return d === 'asc' || d === 'desc' ? d : fail(`The query parameter 'order_direction' must be asc or desc (any case); got ${shown(v)}.`);
 });
 
-const contractAddresses = param<string[] | undefined>('contractAddresses', undefined, (v, fail) => {
-  // An empty value means no filter, the same as leaving the parameter out.
-  if (v.trim() === '') return undefined;
-  const entries = v.split(',').map((s) => s.trim());
-  if (entries.length > MAX_CONTRACT_ADDRESSES) {
-    return fail(`The query parameter 'contractAddresses' lists ${entries.length} addresses; give at most ${MAX_CONTRACT_ADDRESSES}, separated by commas.`);
-  }
-  const bad = entries.find((e) => !isAddress(e));
-  if (bad !== undefined) {
-    return fail(
-      `The query parameter 'contractAddresses' must be comma-separated addresses (0x followed by 40 hex digits); ${bad === '' ? 'it has an empty entry' : `${shown(bad)} is not one`}.`,
-    );
-  }
-  return [...new Set(entries.map((e) => e.toLowerCase()))];
-});
+const contractAddresses = param<string[] | undefined>(
+  'contractAddresses',
+  undefined,
+  { description: `Comma-separated contract addresses to keep, at most ${MAX_CONTRACT_ADDRESSES}; empty or absent means all.` },
+  (v, fail) => {
+    // An empty value means no filter, the same as leaving the parameter out.
+    if (v.trim() === '') return undefined;
+    const entries = v.split(',').map((s) => s.trim());
+    if (entries.length > MAX_CONTRACT_ADDRESSES) {
+      return fail(`The query parameter 'contractAddresses' lists ${entries.length} addresses; give at most ${MAX_CONTRACT_ADDRESSES}, separated by commas.`);
+    }
+    const bad = entries.find((e) => !isAddress(e));
+    if (bad !== undefined) {
+      return fail(
+        `The query parameter 'contractAddresses' must be comma-separated addresses (0x followed by 40 hex digits); ${bad === '' ? 'it has an empty entry' : `${shown(bad)} is not one`}.`,
+      );
+    }
+    return [...new Set(entries.map((e) => e.toLowerCase()))];
+  },
+);
 
-const standard = param<Standard | undefined>('standard', undefined, (v, fail) => {
-  const s = STANDARDS.find((x) => x === v.toUpperCase());
-  return s ?? fail(`The query parameter 'standard' must be ${STANDARDS.join(' or ')} (any case); got ${shown(v)}.`);
-});
+const standard = param<Standard | undefined>(
+  'standard',
+  undefined,
+  { enum: [...STANDARDS], description: 'Only tokens of contracts of this standard (case-insensitive); absent means both.' },
+  (v, fail) => {
+    const s = STANDARDS.find((x) => x === v.toUpperCase());
+    return s ?? fail(`The query parameter 'standard' must be ${STANDARDS.join(' or ')} (any case); got ${shown(v)}.`);
+  },
+);
 
 const common = {
   // clientId is checked (401) before the schema runs; it only has to be a known key here.
   clientId: z.unknown().optional(),
-  page: integer('page', 0, MAX_PAGE, DEFAULT_PAGE),
-  size: integer('size', 1, MAX_SIZE, DEFAULT_SIZE),
+  page: integer('page', 0, MAX_PAGE, DEFAULT_PAGE, 'Zero-based page number.'),
+  size: integer('size', 1, MAX_SIZE, DEFAULT_SIZE, 'Tokens per page.'),
   order_by: orderBy,
   order_direction: direction,
   standard,
@@ -110,6 +135,17 @@ const common = {
 
 const accountTokensQuery = z.object({ ...common, contractAddresses }).strict();
 const contractTokensQuery = z.object(common).strict();
+
+/** The listing queries as /openapi.json shows them: the validators themselves, with clientId shown as required. */
+export const listingQueryDocs = {
+  account: accountTokensQuery.extend({ clientId: clientIdParam() }),
+  contract: contractTokensQuery.extend({ clientId: clientIdParam() }),
+};
+
+/** The clientId query parameter of every listing route, for the document (the handler checks it first, for the 401). */
+export function clientIdParam() {
+  return z.string().meta({ description: 'Your client ID (`txdesk account:describe`).' });
+}
 
 export type ListingKind = 'account' | 'contract';
 

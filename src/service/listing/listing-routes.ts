@@ -1,13 +1,15 @@
-// The token-listing endpoints of SPEC 2: clientId check, rate limit, validation, one index query, prev/next links.
-import type { RequestContext, Router } from '../../lib/http-kit.js';
+// The token-listing endpoints of SPEC 2: clientId check, rate limit, validation, one index query, prev/next links;
+// each as a plain function (the listing's face) and as a documented route of the service's Hono app.
+import { z } from 'zod';
+import { errorReply, json, jsonReply, type DocumentedRoute } from '../../lib/hono-kit.js';
 import type { Db } from '../../lib/sqlite.js';
+import { ADDRESS_PATTERN, isAddress } from '../../shared/address.js';
 import { TxdeskError } from '../../shared/errors.js';
-import { sendJson } from '../../lib/http-kit.js';
 import type { Contract, TokenPage } from '../../shared/listing.js';
 import type { RateLimiter } from '../http/http-rate-limit.js';
+import { clientIdParam, listingQueryDocs, parseListingParams, readQuery, type RawQuery } from './listing-params.js';
+import { contractReply, refreshReply, tokenPageReply } from './listing-replies.js';
 import { findContract, queryTokens } from './listing-store.js';
-import { isAddress } from '../../shared/address.js';
-import { parseListingParams, readQuery, type RawQuery } from './listing-params.js';
 import { pageLinks } from './listing-urls.js';
 
 export interface ListingDeps {
@@ -21,10 +23,19 @@ export interface ListingDeps {
   now?: () => number;
 }
 
+/** The listing's endpoints as functions of the raw path parameters, the query string and the base of page links. */
+export interface ListingEndpoints {
+  accountTokens(address: string, search: string, origin: string): TokenPage;
+  contract(address: string, search: string): Contract;
+  contractTokens(address: string, search: string, origin: string): TokenPage;
+  /** Starts a re-read of the token's uri; the answer is sent with 202. */
+  refresh(address: string, id: string, search: string): z.infer<typeof refreshReply>;
+}
+
 const TOKEN_ID = /^(0|[1-9]\d{0,77})$/;
 const MAX_UINT256 = (1n << 256n) - 1n;
 
-export function registerListingRoutes(router: Router, deps: ListingDeps): void {
+export function createListingEndpoints(deps: ListingDeps): ListingEndpoints {
   const now = deps.now ?? Date.now;
 
   /** 401 before anything else, then the rate limit, so unauthenticated floods never reach validation or the database. */
@@ -38,10 +49,14 @@ export function registerListingRoutes(router: Router, deps: ListingDeps): void {
     limiter.take(id, now());
   }
 
-  function address(ctx: RequestContext, what: string): string {
-    const a = ctx.params.address ?? '';
+  function checkAddress(a: string, what: string): string {
     if (!isAddress(a)) throw new TxdeskError('INVALID_PARAMETER', `The ${what} address in the path must be 0x followed by 40 hex digits; got ${JSON.stringify(a.slice(0, 60))}.`);
     return a.toLowerCase();
+  }
+
+  function onlyClientId(query: RawQuery): void {
+    const unknown = Object.keys(query).filter((k) => k !== 'clientId');
+    if (unknown.length > 0) throw new TxdeskError('INVALID_PARAMETER', `Unknown query parameter '${unknown[0]}'; this endpoint accepts only clientId.`);
   }
 
   function contractOr404(addr: string): Contract {
@@ -50,69 +65,134 @@ export function registerListingRoutes(router: Router, deps: ListingDeps): void {
     return c;
   }
 
-  router.get('/nft/v1/accounts/:address/tokens', (ctx): TokenPage => {
-    const query = readQuery(ctx.url.search);
-    admit(query);
-    const owner = address(ctx, 'account');
-    const p = parseListingParams(query, 'account');
-    const { tokens, totalCount } = queryTokens(deps.db, {
-      owner,
-      ...(p.contracts ? { contracts: p.contracts } : {}),
-      ...(p.standard ? { standard: p.standard } : {}),
-      page: p.page,
-      size: p.size,
-      orderBy: p.orderBy,
-      direction: p.direction,
-    });
-    return { data: tokens, pagination: { totalCount, ...pageLinks(ctx.url.origin, `/nft/v1/accounts/${owner}/tokens`, p, totalCount) } };
-  });
+  return {
+    accountTokens(address, search, origin) {
+      const query = readQuery(search);
+      admit(query);
+      const owner = checkAddress(address, 'account');
+      const p = parseListingParams(query, 'account');
+      const { tokens, totalCount } = queryTokens(deps.db, {
+        owner,
+        ...(p.contracts ? { contracts: p.contracts } : {}),
+        ...(p.standard ? { standard: p.standard } : {}),
+        page: p.page,
+        size: p.size,
+        orderBy: p.orderBy,
+        direction: p.direction,
+      });
+      return { data: tokens, pagination: { totalCount, ...pageLinks(origin, `/nft/v1/accounts/${owner}/tokens`, p, totalCount) } };
+    },
 
-  router.get('/nft/v1/contracts/:address', (ctx): Contract => {
-    const query = readQuery(ctx.url.search);
-    admit(query);
-    const addr = address(ctx, 'contract');
-    const unknown = Object.keys(query).filter((k) => k !== 'clientId');
-    if (unknown.length > 0) {
-      throw new TxdeskError('INVALID_PARAMETER', `Unknown query parameter '${unknown[0]}'; this endpoint accepts only clientId.`);
-    }
-    return contractOr404(addr);
-  });
+    contract(address, search) {
+      const query = readQuery(search);
+      admit(query);
+      const addr = checkAddress(address, 'contract');
+      onlyClientId(query);
+      return contractOr404(addr);
+    },
 
-  router.get('/nft/v1/contracts/:address/tokens', (ctx): TokenPage => {
-    const query = readQuery(ctx.url.search);
-    admit(query);
-    const addr = address(ctx, 'contract');
-    const p = parseListingParams(query, 'contract');
-    contractOr404(addr);
-    const { tokens, totalCount } = queryTokens(deps.db, {
-      contract: addr,
-      page: p.page,
-      size: p.size,
-      orderBy: p.orderBy,
-      direction: p.direction,
-      ...(p.standard ? { standard: p.standard } : {}),
-    });
-    return { data: tokens, pagination: { totalCount, ...pageLinks(ctx.url.origin, `/nft/v1/contracts/${addr}/tokens`, p, totalCount) } };
-  });
+    contractTokens(address, search, origin) {
+      const query = readQuery(search);
+      admit(query);
+      const addr = checkAddress(address, 'contract');
+      const p = parseListingParams(query, 'contract');
+      contractOr404(addr);
+      const { tokens, totalCount } = queryTokens(deps.db, {
+        contract: addr,
+        page: p.page,
+        size: p.size,
+        orderBy: p.orderBy,
+        direction: p.direction,
+        ...(p.standard ? { standard: p.standard } : {}),
+      });
+      return { data: tokens, pagination: { totalCount, ...pageLinks(origin, `/nft/v1/contracts/${addr}/tokens`, p, totalCount) } };
+    },
 
-  // ERC-4906 on demand: answers 202 once the read is started; the new uri is in the listing when it completes.
-  router.post('/nft/v1/contracts/:address/tokens/:id/refresh', (ctx) => {
-    const query = readQuery(ctx.url.search);
-    admit(query, deps.refreshLimiter);
-    const addr = address(ctx, 'contract');
-    const unknown = Object.keys(query).filter((k) => k !== 'clientId');
-    if (unknown.length > 0) {
-      throw new TxdeskError('INVALID_PARAMETER', `Unknown query parameter '${unknown[0]}'; this endpoint accepts only clientId.`);
-    }
-    const raw = ctx.params.id ?? '';
-    if (!TOKEN_ID.test(raw) || BigInt(raw) > MAX_UINT256) {
-      throw new TxdeskError('INVALID_PARAMETER', `The token id in the path must be a decimal number from 0 to 2^256-1; got ${JSON.stringify(raw.slice(0, 80))}.`);
-    }
-    contractOr404(addr);
-    if (!deps.refreshToken(addr, BigInt(raw))) {
-      throw new TxdeskError('NOT_FOUND', `Token ${raw} of ${addr} is not in the index; check the id, or wait until its mint is indexed.`);
-    }
-    sendJson(ctx.res, 202, { status: 'accepted', contract: addr, id: raw });
-    return undefined;
-  });
+    // ERC-4906 on demand: answers once the read is started; the new uri is in the listing when it completes.
+    refresh(address, id, search) {
+      const query = readQuery(search);
+      admit(query, deps.refreshLimiter);
+      const addr = checkAddress(address, 'contract');
+      onlyClientId(query);
+      if (!TOKEN_ID.test(id) || BigInt(id) > MAX_UINT256) {
+        throw new TxdeskError('INVALID_PARAMETER', `The token id in the path must be a decimal number from 0 to 2^256-1; got ${JSON.stringify(id.slice(0, 80))}.`);
+      }
+      contractOr404(addr);
+      if (!deps.refreshToken(addr, BigInt(id))) {
+        throw new TxdeskError('NOT_FOUND', `Token ${id} of ${addr} is not in the index; check the id, or wait until its mint is indexed.`);
+      }
+      return { status: 'accepted', contract: addr, id };
+    },
+  };
+}
+
+/** The query string of a request URL (with its `?`), or "". */
+export const searchOf = (url: string) => {
+  const i = url.indexOf('?');
+  return i < 0 ? '' : url.slice(i);
+};
+
+const pathAddress = (what: string) =>
+  z.object({ address: z.string().regex(ADDRESS_PATTERN).meta({ description: `The ${what} address; compared case-insensitively.` }) });
+const listingErrors = {
+  400: errorReply('A parameter is invalid; the message names it and the allowed values.'),
+  401: errorReply('Missing or unknown clientId.'),
+  429: { ...errorReply('Too many requests for this clientId.'), headers: z.object({ 'Retry-After': z.int().meta({ description: 'Seconds to wait before retrying.' }) }) },
+};
+
+/** The listing's routes: `origin` is the base of page links (the public URL, else the listening address). */
+export function listingRoutes(listing: ListingEndpoints, origin: () => string): DocumentedRoute[] {
+  return [
+    {
+      doc: {
+        method: 'get',
+        path: '/nft/v1/accounts/{address}/tokens',
+        operationId: 'accountTokens',
+        summary: 'Tokens owned by an account',
+        request: { params: pathAddress('account'), query: listingQueryDocs.account },
+        responses: { 200: jsonReply('One page of tokens.', tokenPageReply), ...listingErrors },
+      },
+      handler: (c) => json(200, listing.accountTokens(c.req.param('address') ?? '', searchOf(c.req.url), origin())),
+    },
+    {
+      doc: {
+        method: 'get',
+        path: '/nft/v1/contracts/{address}',
+        operationId: 'contract',
+        summary: 'One indexed ERC-721 or ERC-1155 contract',
+        request: { params: pathAddress('contract'), query: z.object({ clientId: clientIdParam() }) },
+        responses: { 200: jsonReply('The contract.', contractReply), ...listingErrors, 404: errorReply('No contract is indexed at this address.') },
+      },
+      handler: (c) => json(200, listing.contract(c.req.param('address') ?? '', searchOf(c.req.url))),
+    },
+    {
+      doc: {
+        method: 'get',
+        path: '/nft/v1/contracts/{address}/tokens',
+        operationId: 'contractTokens',
+        summary: 'Tokens of one contract',
+        request: { params: pathAddress('contract'), query: listingQueryDocs.contract },
+        responses: { 200: jsonReply('One page of tokens.', tokenPageReply), ...listingErrors, 404: errorReply('No contract is indexed at this address.') },
+      },
+      handler: (c) => json(200, listing.contractTokens(c.req.param('address') ?? '', searchOf(c.req.url), origin())),
+    },
+    {
+      doc: {
+        method: 'post',
+        path: '/nft/v1/contracts/{address}/tokens/{id}/refresh',
+        operationId: 'refreshToken',
+        summary: "Read a token's metadata URI again (ERC-4906 on demand)",
+        description:
+          'Starts a new read of tokenURI(id) (ERC-721) or uri(id) (ERC-1155, all holders) from the indexed block and answers ' +
+          '202 at once; the listing shows the new uri when the read completes (usually within a second). Rate-limited per ' +
+          'clientId separately from the listing (30 per minute by default).',
+        request: {
+          params: pathAddress('contract').extend({ id: z.string().meta({ description: 'Decimal token id.', pattern: '^[0-9]{1,78}$' }) }),
+          query: z.object({ clientId: clientIdParam() }),
+        },
+        responses: { 202: jsonReply('The read was started.', refreshReply), ...listingErrors, 404: errorReply('The contract or the token is not in the index.') },
+      },
+      handler: (c) => json(202, listing.refresh(c.req.param('address') ?? '', c.req.param('id') ?? '', searchOf(c.req.url))),
+    },
+  ];
 }

@@ -3,11 +3,11 @@
 // routes it serves.
 import type { RouteConfig } from '@hono/zod-openapi';
 import { z } from 'zod';
+import { errorReply, openApiPath } from '../../../lib/hono-kit.js';
 import { desktopMethods, splitRoute, type ArgPlace, type CallMethod, type CallSpec, type extraRoutes } from '../../../shared/desktop-api.js';
 import { desktopArgs, tokenImageUrlSchema, tokenQuerySchema } from '../../../shared/desktop-schemas.js';
 
-const errorSchema = z.object({ error: z.object({ code: z.string(), message: z.string() }) });
-const errorResponse = { description: 'Refused: the message says what to do.', content: { 'application/json': { schema: errorSchema } } };
+const errorResponse = errorReply('Refused: the message says what to do.');
 const anyJson = (description: string) => ({ description, content: { 'application/json': { schema: z.any() } } });
 
 /** The listing query as it travels in a query string: contract addresses comma-separated. */
@@ -22,9 +22,6 @@ export const appOpenApiInfo = {
   version: '1',
   description: 'The desktop contract over HTTP (docs/desktop.md). Writes need the bearer token from <data dir>/api-token.',
 };
-
-/** `/api/tx/:hash` -> `/api/tx/{hash}`. */
-export const openApiPath = (path: string) => path.replace(/:([a-zA-Z]+)/g, '{$1}');
 
 function callRoute(method: CallMethod): RouteConfig {
   const spec: CallSpec = desktopMethods[method];

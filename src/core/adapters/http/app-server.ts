@@ -7,10 +7,10 @@ import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { OpenAPIHono } from '@hono/zod-openapi';
-import type { Context } from 'hono';
+import { errorResponse, json, mountRoutes, type NodeEnv, type RouteHandler as Handler } from '../../../lib/hono-kit.js';
 import { readJsonBody, sendError } from '../../../lib/http-kit.js';
 import type { Logger } from '../../../lib/log.js';
-import { appRouteList, desktopMethods, extraRoutes, splitRoute, type ArgPlace, type CallMethod, type CallSpec } from '../../../shared/desktop-api.js';
+import { appRouteList, desktopMethods, extraRoutes, type ArgPlace, type CallMethod, type CallSpec } from '../../../shared/desktop-api.js';
 import { TxdeskError } from '../../../shared/errors.js';
 import type { CoreApi } from '../../services/desktop-api-core.js';
 import { tokenImageHeaders } from '../net/token-image.js';
@@ -40,23 +40,6 @@ export interface AppServer {
 }
 
 const field = (body: unknown, name: string): unknown => (body && typeof body === 'object' ? (body as Record<string, unknown>)[name] : undefined);
-
-/** The node request and response behind a Hono context (@hono/node-server passes them as bindings). */
-type NodeEnv = { Bindings: { incoming: IncomingMessage; outgoing: ServerResponse } };
-type Handler = (c: Context<NodeEnv>) => Promise<Response> | Response;
-
-/** JSON with the headers every answer of this server carries. */
-function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...headers } });
-}
-
-/** The error envelope as a Response; anything that is not a TxdeskError is a bug: logged, answered with a plain 500. */
-function errorResponse(e: unknown, log: Logger): Response {
-  const err = e instanceof TxdeskError ? e : new TxdeskError('INTERNAL', 'Something went wrong on our side; try again, and report it if it keeps happening.');
-  if (!(e instanceof TxdeskError)) log.error(`internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
-  const headers: Record<string, string> = err.code === 'RATE_LIMITED' && 'retryAfterSeconds' in err ? { 'retry-after': String(err.retryAfterSeconds) } : {};
-  return json(err.status, err.toBody(), headers);
-}
 
 /** One call of the table over HTTP: arguments from the path, the body or one body field; the core checks them. */
 function callHandler(api: CoreApi, method: CallMethod): Handler {
@@ -133,22 +116,19 @@ function appRoutes(
  */
 function honoApp(o: AppServerOptions, sse: ReturnType<typeof createSseHub>, origin: () => string): OpenAPIHono<NodeEnv> {
   const app = new OpenAPIHono<NodeEnv>();
-  const patterns: { method: string; path: RegExp }[] = [];
   const refuse: Handler = () => {
     throw keyRoutesOff('Key management');
   };
-  for (const { name, route, handler } of appRoutes(o.api, sse, origin, o.auth, { openApi: openApiHandler(app, origin) })) {
-    const { method, path } = splitRoute(route);
-    app.on(method, path, keyRouteNames.has(name) && !o.auth.keyRoutes ? refuse : handler);
-    // Documentation only: arguments are checked once, by the core (a route's own validator would check them twice).
-    app.openAPIRegistry.registerPath(appRouteDoc(name, route));
-    patterns.push({ method, path: new RegExp(`^${path.replace(/:[a-zA-Z]+/g, '[^/]+')}$`) });
-  }
+  // The descriptions only document: arguments are checked once, by the core (a route's own validator would check twice).
+  const routes = appRoutes(o.api, sse, origin, o.auth, { openApi: openApiHandler(app, origin) }).map(({ name, route, handler }) => ({
+    doc: appRouteDoc(name, route),
+    handler: keyRouteNames.has(name) && !o.auth.keyRoutes ? refuse : handler,
+  }));
+  const servedForOtherMethod = mountRoutes(app, routes);
   const serveStatic = createStaticHandler(o.rendererDir);
   app.notFound((c) => {
     const { pathname } = new URL(c.req.url);
-    const method = c.req.method === 'HEAD' ? 'GET' : c.req.method;
-    if (patterns.some((p) => p.path.test(pathname) && p.method !== method)) {
+    if (servedForOtherMethod(c.req.method, pathname)) {
       throw new TxdeskError('METHOD_NOT_ALLOWED', `Method ${c.req.method} is not allowed on ${pathname}.`);
     }
     if (pathname.startsWith('/api/') || pathname.startsWith('/nft/')) {
@@ -157,7 +137,7 @@ function honoApp(o: AppServerOptions, sse: ReturnType<typeof createSseHub>, orig
     serveStatic(c.env.incoming, c.env.outgoing, pathname);
     return RESPONSE_ALREADY_SENT;
   });
-  app.onError((e) => errorResponse(e, o.log));
+  app.onError((e) => errorResponse(e, (m) => o.log.error(m)));
   return app;
 }
 
@@ -170,7 +150,7 @@ export async function startAppServer(o: AppServerOptions): Promise<AppServer> {
   ];
   let port = o.port ?? 3000;
   const origin = () => `http://127.0.0.1:${port}`;
-  const listener = getRequestListener(honoApp(o, sse, origin).fetch, { overrideGlobalObjects: false });
+  const listener = getRequestListener(honoApp(o, sse, origin).fetch);
   const login = createLogin(o.auth, () => port);
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {

@@ -1,0 +1,43 @@
+// The data service's HTTP API as one Hono app: every route with its OpenAPI description (GET /openapi.json is written
+// from them), 405 and 404 in the error envelope, and the request listener the node server runs.
+import type { RequestListener } from 'node:http';
+import { getRequestListener } from '@hono/node-server';
+import { OpenAPIHono } from '@hono/zod-openapi';
+import { errorResponse, mountRoutes, type DocumentedRoute, type NodeEnv } from '../../lib/hono-kit.js';
+import type { Logger } from '../../lib/log.js';
+import { TxdeskError } from '../../shared/errors.js';
+import { serviceRoutes, type HealthSource } from './service-routes.js';
+
+const info = {
+  title: 'txdesk data service',
+  version: '1.0.0',
+  description:
+    'ERC-721 and ERC-1155 token listing, accounts and client IDs. Every error is `{ "error": { "code", "message" } }`. ' +
+    'The transaction tracker is a WebSocket at /tracker/{platform}/{network}?clientId=… (JSON-RPC 2.0, docs/api.md).',
+};
+
+export interface ServiceApp {
+  listener: RequestListener;
+  /** The OpenAPI 3.1 document of every route, with `origin` as its server. */
+  document(): object;
+}
+
+/** `origin` is the service's public URL, else its listening address: the base of page links and of the document. */
+export function createServiceApp(health: HealthSource, routes: readonly DocumentedRoute[], origin: () => string, log: Logger): ServiceApp {
+  const app = new OpenAPIHono<NodeEnv>();
+  let doc: object | undefined;
+  // Written once, on the first request for it: the routes and the origin are fixed once the server listens.
+  const document = () => (doc ??= app.getOpenAPI31Document({ openapi: '3.1.0', info, servers: [{ url: origin() }] }));
+  const servedForOtherMethod = mountRoutes(app, [...serviceRoutes(health, document), ...routes]);
+  app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
+  app.notFound((c) => {
+    const { pathname } = new URL(c.req.url);
+    if (servedForOtherMethod(c.req.method, pathname)) throw new TxdeskError('METHOD_NOT_ALLOWED', `Method ${c.req.method} is not allowed on ${pathname}.`);
+    throw noEndpoint(c.req.method, pathname);
+  });
+  app.onError((e) => errorResponse(e, (m) => log.error(m)));
+  return { listener: getRequestListener(app.fetch), document };
+}
+
+export const noEndpoint = (method: string, pathname: string) =>
+  new TxdeskError('NOT_FOUND', `There is no endpoint ${method} ${pathname.slice(0, 200)}; see /openapi.json for the API.`);
