@@ -15,7 +15,7 @@ import { startLeaderIndexer, startLocalIndexer } from './db/indexer-leadership.j
 import { closeSharedDatabase, databaseUrlProblem, openSharedDatabase } from './db/service-database.js';
 import { createTrackerStore } from './tracker/tracker-store.js';
 import { createPgTrackerStore } from './tracker/tracker-store-pg.js';
-import { createRateLimiter } from './http/http-rate-limit.js';
+import { createRateLimiter } from '../lib/http-rate-limit.js';
 import { publicUrlProblem } from './http/service-hosts.js';
 import { closeServer, createServiceServer, listen } from './http/service-server.js';
 import { createServiceApp } from './http/service-app.js';

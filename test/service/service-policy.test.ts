@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseListingParams, readQuery } from '../../src/service/listing/listing-params.js';
 import { pageLinks } from '../../src/service/listing/listing-urls.js';
-import { createRateLimiter } from '../../src/service/http/http-rate-limit.js';
+import { createRateLimiter } from '../../src/lib/http-rate-limit.js';
 import { issueToken, verifyToken } from '../../src/service/accounts/accounts-token.js';
 import { hashPassword, verifyPassword } from '../../src/service/accounts/accounts-password.js';
 import { isTxdeskError } from '../../src/shared/errors.js';

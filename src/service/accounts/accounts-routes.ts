@@ -3,8 +3,8 @@ import type { IncomingMessage } from 'node:http';
 import { z } from 'zod';
 import { errorReply, json, jsonReply, type DocumentedRoute } from '../../lib/hono-kit.js';
 import { readJsonBody } from '../../lib/http-kit.js';
-import type { RateLimiter } from '../http/http-rate-limit.js';
-import { parseBody } from '../http/http-validation.js';
+import type { RateLimiter } from '../../lib/http-rate-limit.js';
+import { parseBody } from '../../lib/http-validation.js';
 import { loginSchema, logoutSchema, passwdSchema, signupSchema } from './accounts-schemas.js';
 import type { Accounts } from './index.js';
 

@@ -8,8 +8,8 @@ import type { AccountsStore, UserRow } from './accounts-store.js';
 import { issueToken, tokenId, verifyToken, type TokenClaims } from './accounts-token.js';
 import { signupSchema, type LoginInput, type PasswdInput, type SignupInput } from './accounts-schemas.js';
 import { accountRoutes } from './accounts-routes.js';
-import { parseBody } from '../http/http-validation.js';
-import { createRateLimiter } from '../http/http-rate-limit.js';
+import { parseBody } from '../../lib/http-validation.js';
+import { createRateLimiter } from '../../lib/http-rate-limit.js';
 
 export interface AccountsOptions {
   openSignup: boolean;

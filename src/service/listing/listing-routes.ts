@@ -6,7 +6,7 @@ import type { Db } from '../../lib/sqlite.js';
 import { ADDRESS_PATTERN, isAddress } from '../../shared/address.js';
 import { TxdeskError } from '../../shared/errors.js';
 import type { Contract, TokenPage } from '../../shared/listing.js';
-import type { RateLimiter } from '../http/http-rate-limit.js';
+import type { RateLimiter } from '../../lib/http-rate-limit.js';
 import { clientIdParam, listingQueryDocs, parseListingParams, readQuery, type RawQuery } from './listing-params.js';
 import { contractReply, refreshReply, tokenPageReply } from './listing-replies.js';
 import { findContract, queryTokens } from './listing-store.js';

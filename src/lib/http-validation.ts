@@ -1,7 +1,7 @@
 // Parses JSON request bodies with zod; a failure is a 400 worded by lib/zod-issues.
 import type { z } from 'zod';
-import { TxdeskError } from '../../shared/errors.js';
-import { describeIssues } from '../../lib/zod-issues.js';
+import { TxdeskError } from '../shared/errors.js';
+import { describeIssues } from './zod-issues.js';
 
 /** Parses a JSON body with `schema`; a failure is a 400 whose message names every bad field (at most three). */
 export function parseBody<S extends z.ZodType>(schema: S, body: unknown, what: string): z.output<S> {

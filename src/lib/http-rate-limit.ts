@@ -1,6 +1,5 @@
 // Per-key token buckets (per clientId for listings): each key may burst up to one minute's allowance, refilled evenly.
-import { RateLimitedError } from '../../lib/http-kit.js';
-import { TxdeskError } from '../../shared/errors.js';
+import { RateLimitedError } from './http-kit.js';
 
 export interface RateLimiter {
   /** Takes one token for `key` at `nowMs`; throws a RateLimitedError (429 + Retry-After) when the bucket is empty. */
@@ -10,13 +9,6 @@ export interface RateLimiter {
 interface Bucket {
   tokens: number;
   at: number;
-}
-
-/** A 429 with its own sentence; sendError adds Retry-After for any RATE_LIMITED error carrying `retryAfterSeconds`. */
-class LimitedError extends TxdeskError {
-  constructor(readonly retryAfterSeconds: number, message: string) {
-    super('RATE_LIMITED', message);
-  }
 }
 
 /**
@@ -44,7 +36,7 @@ export function createRateLimiter(perMinute: number, describe?: (retryAfterSecon
         return;
       }
       const retry = Math.max(1, Math.ceil((1 - b.tokens) / perMs / 1000));
-      throw describe ? new LimitedError(retry, describe(retry)) : new RateLimitedError(retry);
+      throw describe ? new RateLimitedError(retry, describe(retry)) : new RateLimitedError(retry);
     },
   };
 }
