@@ -17,13 +17,10 @@ export interface ServiceServer {
 
 /** `app` answers every request that passed the checks (the service's Hono app). */
 export function createServiceServer(app: RequestListener, bindHost = '127.0.0.1', access: ServiceAccess = {}): ServiceServer {
+  // Known once listening (server.address() is a system call: too dear to make per request).
   let url = 'http://127.0.0.1';
   let allowed: Set<string> | null = null;
-  const checkHost = (req: IncomingMessage) => {
-    const a = server.address() as AddressInfo | null;
-    allowed ??= a ? allowedServiceHosts(a.port, bindHost, access) : null;
-    return allowed ? checkServiceHost(req.headers, allowed) : null;
-  };
+  const checkHost = (req: IncomingMessage) => (allowed ? checkServiceHost(req.headers, allowed) : null);
   const handle = (req: IncomingMessage, res: ServerResponse) => {
     const refused = checkHost(req);
     if (refused) return sendError(res, refused);
@@ -38,6 +35,11 @@ export function createServiceServer(app: RequestListener, bindHost = '127.0.0.1'
     void app(req, res);
   };
   const server = createServer(handle);
+  server.on('listening', () => {
+    const a = server.address() as AddressInfo;
+    url = serviceUrl(a.address, a.port);
+    allowed = allowedServiceHosts(a.port, bindHost, access);
+  });
   // Malformed HTTP never reaches the handler; answer it in the same envelope instead of Node's bare 400.
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
     if (!socket.writable || err.code === 'ECONNRESET') return socket.destroy();
@@ -47,11 +49,7 @@ export function createServiceServer(app: RequestListener, bindHost = '127.0.0.1'
   return {
     server,
     checkHost,
-    url: () => {
-      const a = server.address() as AddressInfo | null;
-      if (a) url = serviceUrl(a.address, a.port);
-      return url;
-    },
+    url: () => url,
   };
 }
 
