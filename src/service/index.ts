@@ -12,6 +12,7 @@ import { createAccounts, type Accounts } from './accounts/index.js';
 import { openAccountsStore } from './accounts/accounts-store.js';
 import { CLIENT_ID_CHANNEL, openPgAccountsStore } from './accounts/accounts-store-pg.js';
 import { startLeaderIndexer, startLocalIndexer } from './db/indexer-leadership.js';
+import { shareRateLimits } from './db/pg-rate-limits.js';
 import { closeSharedDatabase, databaseUrlProblem, openSharedDatabase } from './db/service-database.js';
 import { createTrackerStore } from './tracker/tracker-store.js';
 import { createPgTrackerStore } from './tracker/tracker-store-pg.js';
@@ -194,14 +195,23 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
         };
       },
     };
-    const listing = createListingEndpoints({
-      db,
-      isClientId: (id) => accounts.isKnownClientId(id),
-      limiter: createRateLimiter(opts.rateLimitPerMinute ?? DEFAULT_RATE_LIMIT_PER_MINUTE),
-      refreshLimiter: createRateLimiter(
+    const limiters = {
+      listing: createRateLimiter(opts.rateLimitPerMinute ?? DEFAULT_RATE_LIMIT_PER_MINUTE),
+      refresh: createRateLimiter(
         opts.refreshRateLimitPerMinute ?? DEFAULT_REFRESH_RATE_LIMIT_PER_MINUTE,
         (s) => `Too many token refreshes for this clientId; try again in ${s} s.`,
       ),
+    };
+    if (shared) {
+      // Per-clientId limits hold across the fleet (approximately: see docs/deploy.md).
+      const exchange = await shareRateLimits(shared.pool, shared.instance, limiters, log.child('rate-limits'));
+      disposers.push(() => exchange.stop());
+    }
+    const listing = createListingEndpoints({
+      db,
+      isClientId: (id) => accounts.isKnownClientId(id),
+      limiter: limiters.listing,
+      refreshLimiter: limiters.refresh,
       refreshToken: (contract, id) => indexer.refreshToken(contract, id),
     });
 
