@@ -1,10 +1,9 @@
 // Loopback HTTP server for the sample tokens' metadata: GET /{collection}/{id}.json and its picture /{collection}/{id}.svg.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { getRequestListener } from '@hono/node-server';
 import { Hono } from 'hono';
 import { z } from 'zod';
-import { errorResponse, json } from '../lib/hono-kit.js';
+import { errorResponse, json, nodeListener, type NodeEnv } from '../lib/hono-kit.js';
 import { ADDRESS_PATTERN } from '../shared/address.js';
 import { TxdeskError } from '../shared/errors.js';
 import { silentLogger, type Logger } from '../lib/log.js';
@@ -37,19 +36,19 @@ export async function startMetadataServer(opts: { port?: number; log?: Logger } 
     return { address: address.data.toLowerCase(), name, id, ext };
   };
 
-  const app = new Hono()
-    .get('/health', () => json(200, { ok: true }))
-    .get('/', () => json(200, { collections: [...collections].map(([address, name]) => ({ address, name })) }))
+  const app = new Hono<NodeEnv>()
+    .get('/health', (c) => json(c, 200, { ok: true }))
+    .get('/', (c) => json(c, 200, { collections: [...collections].map(([address, name]) => ({ address, name })) }))
     .get('/:collection/:file', (c) => {
       const t = lookup(c.req.param('collection'), c.req.param('file'));
-      if (t.ext === 'json') return json(200, tokenMetadata(t.address, t.name, t.id, `${url}/${t.address}/${t.id}.svg`));
+      if (t.ext === 'json') return json(c, 200, tokenMetadata(t.address, t.name, t.id, `${url}/${t.address}/${t.id}.svg`));
       return new Response(tokenSvg(t.address, t.name, t.id), { headers: { 'content-type': 'image/svg+xml', 'cache-control': 'public, max-age=3600' } });
     })
     .notFound((c) => {
       throw new TxdeskError('NOT_FOUND', `Nothing is served at ${new URL(c.req.url).pathname}.`);
     })
-    .onError((e) => errorResponse(e, (m) => log.error(m)));
-  const listener = getRequestListener(app.fetch);
+    .onError((e, c) => errorResponse(e, c, (m) => log.error(m)));
+  const listener = nodeListener(app, (m) => log.error(m));
 
   const server: Server = createServer((req, res) => {
     // Token browsers on other loopback origins fetch these directly.

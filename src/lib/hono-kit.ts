@@ -1,12 +1,14 @@
 // Hono plumbing shared by the data service and the app's localhost server: the node request behind a context, JSON
 // answers with the error envelope of SPEC 2, and routes that carry their OpenAPI description, mounted in one step so
 // the served routes and the document cannot drift apart.
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import { getRequestListener } from '@hono/node-server';
+import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import type { OpenAPIHono, RouteConfig } from '@hono/zod-openapi';
-import type { Context } from 'hono';
+import type { Context, Hono } from 'hono';
 import { z } from 'zod';
-import { ERROR_CODES } from '../shared/errors.js';
-import { envelopeOf } from './http-kit.js';
+import { ERROR_CODES, TxdeskError } from '../shared/errors.js';
+import { envelopeOf, sendJson } from './http-kit.js';
 
 /** The node request and response behind a Hono context (@hono/node-server passes them as bindings). */
 export type NodeEnv = { Bindings: { incoming: IncomingMessage; outgoing: ServerResponse } };
@@ -18,15 +20,41 @@ export interface DocumentedRoute {
   handler: RouteHandler;
 }
 
-/** JSON with the headers every answer of our servers carries. */
-export function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...headers } });
+/**
+ * Answers with JSON written straight to the node response (with the headers every answer of ours carries). A web
+ * Response would be read back through a stream by @hono/node-server unless it replaced the process's global Response
+ * with its own class, which we do not let it do (the Electron main process shares those globals).
+ */
+export function json(c: Context<NodeEnv>, status: number, body: unknown, headers: Record<string, string> = {}): Response {
+  sendJson(c.env.outgoing, status, body, headers);
+  return RESPONSE_ALREADY_SENT;
 }
 
-/** The error envelope as a Response (see envelopeOf: anything but a TxdeskError is logged and answered with a 500). */
-export function errorResponse(e: unknown, logError: (message: string) => void): Response {
+/** The error envelope (see envelopeOf: anything but a TxdeskError is logged and answered with a 500). */
+export function errorResponse(e: unknown, c: Context<NodeEnv>, logError: (message: string) => void): Response {
   const { status, body, headers } = envelopeOf(e, logError);
-  return json(status, body, headers);
+  if (c.env.outgoing.headersSent) {
+    c.env.outgoing.destroy();
+    return RESPONSE_ALREADY_SENT;
+  }
+  return json(c, status, body, headers);
+}
+
+/**
+ * The node request listener of a Hono app. A request the adapter cannot turn into a web Request (a backslash in the
+ * path, a target that is not a path) gets the 400 envelope instead of its bare 400.
+ */
+export function nodeListener(app: Pick<Hono<NodeEnv>, 'fetch'>, logError: (message: string) => void): RequestListener {
+  return getRequestListener(app.fetch, {
+    overrideGlobalObjects: false,
+    errorHandler: (e) => {
+      const { status, body, headers } = envelopeOf(
+        e instanceof Error && e.name === 'RequestError' ? new TxdeskError('BAD_REQUEST', 'The request URL could not be parsed; check its encoding.') : e,
+        logError,
+      );
+      return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...headers } });
+    },
+  });
 }
 
 /** `/api/tx/:hash` -> `/api/tx/{hash}`. */

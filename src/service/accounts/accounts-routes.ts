@@ -1,5 +1,6 @@
 // The HTTP face of the accounts (SPEC 4): /users/v1/signup, login, me, passwd and logout, as documented routes.
 import type { IncomingMessage } from 'node:http';
+import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { z } from 'zod';
 import { errorReply, json, jsonReply, type DocumentedRoute } from '../../lib/hono-kit.js';
 import { readJsonBody } from '../../lib/http-kit.js';
@@ -43,7 +44,7 @@ export function accountRoutes(accounts: Accounts, deps: AccountRouteDeps): Docum
         accounts.assertSignupOpen();
         throttle(c.env.incoming);
         const input = parseBody(signupSchema, await readJsonBody(c.env.incoming), 'email, password, name and organization');
-        return json(201, await accounts.signup(input));
+        return json(c, 201, await accounts.signup(input));
       },
     },
     {
@@ -62,7 +63,7 @@ export function accountRoutes(accounts: Accounts, deps: AccountRouteDeps): Docum
       },
       async handler(c) {
         throttle(c.env.incoming);
-        return json(200, await accounts.login(parseBody(loginSchema, await readJsonBody(c.env.incoming), 'email and password')));
+        return json(c, 200, await accounts.login(parseBody(loginSchema, await readJsonBody(c.env.incoming), 'email and password')));
       },
     },
     {
@@ -76,7 +77,7 @@ export function accountRoutes(accounts: Accounts, deps: AccountRouteDeps): Docum
       },
       async handler(c) {
         const { id: _id, ...profile } = await accounts.authenticate(c.req.header('authorization'));
-        return json(200, profile);
+        return json(c, 200, profile);
       },
     },
     {
@@ -100,7 +101,7 @@ export function accountRoutes(accounts: Accounts, deps: AccountRouteDeps): Docum
         await accounts.authenticate(authorization);
         throttle(c.env.incoming);
         const input = parseBody(passwdSchema, await readJsonBody(c.env.incoming), 'password and newPassword');
-        return json(200, await accounts.changePassword(authorization, input));
+        return json(c, 200, await accounts.changePassword(authorization, input));
       },
     },
     {
@@ -129,7 +130,8 @@ export function accountRoutes(accounts: Accounts, deps: AccountRouteDeps): Docum
         const sent = await readJsonBody(c.env.incoming);
         if (sent !== undefined) parseBody(logoutSchema, sent, 'nothing (or {})');
         await accounts.logout(authorization);
-        return new Response(null, { status: 204, headers: { 'cache-control': 'no-store' } });
+        c.env.outgoing.writeHead(204, { 'cache-control': 'no-store' }).end();
+        return RESPONSE_ALREADY_SENT;
       },
     },
   ];

@@ -1,9 +1,8 @@
 // The data service's HTTP API as one Hono app: every route with its OpenAPI description (GET /openapi.json is written
 // from them), 405 and 404 in the error envelope, and the request listener the node server runs.
 import type { RequestListener } from 'node:http';
-import { getRequestListener } from '@hono/node-server';
 import { OpenAPIHono } from '@hono/zod-openapi';
-import { errorResponse, mountRoutes, type DocumentedRoute, type NodeEnv } from '../../lib/hono-kit.js';
+import { errorResponse, mountRoutes, nodeListener, type DocumentedRoute, type NodeEnv } from '../../lib/hono-kit.js';
 import type { Logger } from '../../lib/log.js';
 import { TxdeskError } from '../../shared/errors.js';
 import { serviceRoutes, type HealthSource } from './service-routes.js';
@@ -35,8 +34,8 @@ export function createServiceApp(health: HealthSource, routes: readonly Document
     if (servedForOtherMethod(c.req.method, pathname)) throw new TxdeskError('METHOD_NOT_ALLOWED', `Method ${c.req.method} is not allowed on ${pathname}.`);
     throw noEndpoint(c.req.method, pathname);
   });
-  app.onError((e) => errorResponse(e, (m) => log.error(m)));
-  return { listener: getRequestListener(app.fetch), document };
+  app.onError((e, c) => errorResponse(e, c, (m) => log.error(m)));
+  return { listener: nodeListener(app, (m) => log.error(m)), document };
 }
 
 export const noEndpoint = (method: string, pathname: string) =>

@@ -37,8 +37,8 @@ export function serviceRoutes(health: HealthSource, document: () => object): Doc
   return [
     {
       doc: { method: 'get', path: '/health', operationId: 'health', summary: 'Liveness, roles and indexer progress', responses: { 200: jsonReply('The service is up.', healthReply) } },
-      handler: () =>
-        json(200, {
+      handler: (c) =>
+        json(c, 200, {
           status: 'ok',
           chainId: health.chainId,
           platform: health.platform,
@@ -50,7 +50,7 @@ export function serviceRoutes(health: HealthSource, document: () => object): Doc
     },
     {
       doc: { method: 'get', path: '/openapi.json', operationId: 'openApi', summary: 'This document', responses: { 200: jsonReply('OpenAPI 3.1 document.', z.object({}).loose()) } },
-      handler: () => json(200, document()),
+      handler: (c) => json(c, 200, document()),
     },
     {
       doc: {

@@ -152,7 +152,7 @@ export function listingRoutes(listing: ListingEndpoints, origin: () => string): 
         request: { params: pathAddress('account'), query: listingQueryDocs.account },
         responses: { 200: jsonReply('One page of tokens.', tokenPageReply), ...listingErrors },
       },
-      handler: (c) => json(200, listing.accountTokens(c.req.param('address') ?? '', searchOf(c.req.url), origin())),
+      handler: (c) => json(c, 200, listing.accountTokens(c.req.param('address') ?? '', searchOf(c.req.url), origin())),
     },
     {
       doc: {
@@ -163,7 +163,7 @@ export function listingRoutes(listing: ListingEndpoints, origin: () => string): 
         request: { params: pathAddress('contract'), query: z.object({ clientId: clientIdParam() }) },
         responses: { 200: jsonReply('The contract.', contractReply), ...listingErrors, 404: errorReply('No contract is indexed at this address.') },
       },
-      handler: (c) => json(200, listing.contract(c.req.param('address') ?? '', searchOf(c.req.url))),
+      handler: (c) => json(c, 200, listing.contract(c.req.param('address') ?? '', searchOf(c.req.url))),
     },
     {
       doc: {
@@ -174,7 +174,7 @@ export function listingRoutes(listing: ListingEndpoints, origin: () => string): 
         request: { params: pathAddress('contract'), query: listingQueryDocs.contract },
         responses: { 200: jsonReply('One page of tokens.', tokenPageReply), ...listingErrors, 404: errorReply('No contract is indexed at this address.') },
       },
-      handler: (c) => json(200, listing.contractTokens(c.req.param('address') ?? '', searchOf(c.req.url), origin())),
+      handler: (c) => json(c, 200, listing.contractTokens(c.req.param('address') ?? '', searchOf(c.req.url), origin())),
     },
     {
       doc: {
@@ -192,7 +192,7 @@ export function listingRoutes(listing: ListingEndpoints, origin: () => string): 
         },
         responses: { 202: jsonReply('The read was started.', refreshReply), ...listingErrors, 404: errorReply('The contract or the token is not in the index.') },
       },
-      handler: (c) => json(202, listing.refresh(c.req.param('address') ?? '', c.req.param('id') ?? '', searchOf(c.req.url))),
+      handler: (c) => json(c, 202, listing.refresh(c.req.param('address') ?? '', c.req.param('id') ?? '', searchOf(c.req.url))),
     },
   ];
 }

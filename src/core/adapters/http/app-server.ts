@@ -4,10 +4,9 @@
 // request (app-server-auth.ts), then Hono routes the request.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { getRequestListener } from '@hono/node-server';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { OpenAPIHono } from '@hono/zod-openapi';
-import { errorResponse, json, mountRoutes, type NodeEnv, type RouteHandler as Handler } from '../../../lib/hono-kit.js';
+import { errorResponse, json, mountRoutes, nodeListener, type NodeEnv, type RouteHandler as Handler } from '../../../lib/hono-kit.js';
 import { readJsonBody, sendError } from '../../../lib/http-kit.js';
 import type { Logger } from '../../../lib/log.js';
 import { appRouteList, desktopMethods, extraRoutes, type ArgPlace, type CallMethod, type CallSpec } from '../../../shared/desktop-api.js';
@@ -56,7 +55,7 @@ function callHandler(api: CoreApi, method: CallMethod): Handler {
       throw new Error(`${method}: a ${place} argument needs its own HTTP handler`);
     });
     const value = await (api[method] as (...a: unknown[]) => Promise<unknown>)(...args);
-    return json(spec.status ?? 200, spec.reply ?? value ?? null);
+    return json(c, spec.status ?? 200, spec.reply ?? value ?? null);
   };
 }
 
@@ -66,13 +65,13 @@ function specialHandlers(api: CoreApi, sse: ReturnType<typeof createSseHub>, ori
     // The service's own query validation and pagination links answer unchanged: the caller's query string goes as is.
     async listTokens(c) {
       const answer = await api.proxyTokens(c.req.param('address') ?? '', new URL(c.req.url).searchParams, origin());
-      return json(answer.status, answer.body);
+      return json(c, answer.status, answer.body);
     },
     async updateSettings(c) {
       const body = await readJsonBody(c.env.incoming);
       const refused = checkSettingsPatch(body, auth);
       if (refused) throw refused;
-      return json(200, await api.updateSettings(body as never));
+      return json(c, 200, await api.updateSettings(body as never));
     },
     events(c) {
       if (!sse.attach(c.env.outgoing)) throw new TxdeskError('RATE_LIMITED', 'Too many event streams are open; close some tabs and retry.');
@@ -91,8 +90,8 @@ function specialHandlers(api: CoreApi, sse: ReturnType<typeof createSseHub>, ori
 /** The Hono app's own OpenAPI document (every route below registers its schemas) as GET /api/openapi.json. */
 const openApiHandler =
   (app: OpenAPIHono<NodeEnv>, origin: () => string): Handler =>
-  () =>
-    json(200, app.getOpenAPI31Document({ openapi: '3.1.0', info: appOpenApiInfo, servers: [{ url: origin() }] }));
+  (c) =>
+    json(c, 200, app.getOpenAPI31Document({ openapi: '3.1.0', info: appOpenApiInfo, servers: [{ url: origin() }] }));
 
 /** Every route of the app's localhost API by name, with its handler: the table's calls, then the extra routes. */
 function appRoutes(
@@ -137,7 +136,7 @@ function honoApp(o: AppServerOptions, sse: ReturnType<typeof createSseHub>, orig
     serveStatic(c.env.incoming, c.env.outgoing, pathname);
     return RESPONSE_ALREADY_SENT;
   });
-  app.onError((e) => errorResponse(e, (m) => o.log.error(m)));
+  app.onError((e, c) => errorResponse(e, c, (m) => o.log.error(m)));
   return app;
 }
 
@@ -150,7 +149,7 @@ export async function startAppServer(o: AppServerOptions): Promise<AppServer> {
   ];
   let port = o.port ?? 3000;
   const origin = () => `http://127.0.0.1:${port}`;
-  const listener = getRequestListener(honoApp(o, sse, origin).fetch);
+  const listener = nodeListener(honoApp(o, sse, origin), (m) => o.log.error(m));
   const login = createLogin(o.auth, () => port);
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
