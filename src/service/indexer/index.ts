@@ -5,8 +5,9 @@ import { bumpGeneration, createIndexWriter, tokenKeys, type IndexWriter } from '
 import { applyBatch, metadataTargets, type Batch, type MissingUri } from './indexer-apply.js';
 import { CONSECUTIVE_CAP } from './indexer-events.js';
 import { readUris } from './indexer-metadata.js';
-import { prepareRange, type PreparedPart, type PreparedRange } from './indexer-prepare.js';
+import { PART_MOVES, prepareRange, type PreparedPart, type PreparedRange } from './indexer-prepare.js';
 import { createProgress, type ProgressOut } from './indexer-progress.js';
+import { startReadThread, type RangeReader } from './indexer-read-thread.js';
 import { DEFAULT_RANGE_POLICY, isRangeRefusal, nextSpan, type RangePolicy } from './indexer-range.js';
 import { checkpointsBelow, commonAncestor, rollbackTo, storedHash } from './indexer-reorg.js';
 import { createChainReader, type ChainReader } from './indexer-rpc.js';
@@ -38,6 +39,11 @@ export interface IndexerOptions {
   consecutiveCap?: number;
   /** Moves per written part of a range read (default PART_MOVES, 10,000); tests use tiny parts. */
   partMoves?: number;
+  /**
+   * Read ranges in a worker thread (default true; it needs a database file and the compiled worker, else ranges are
+   * read on the calling thread, as with false).
+   */
+  readerThread?: boolean;
 }
 
 /** EIP-2309 ranges longer than the cap: how many, and the newest few (reported on /health). */
@@ -101,6 +107,7 @@ export function startIndexer(opts: IndexerOptions): Indexer {
   const cap = opts.consecutiveCap ?? CONSECUTIVE_CAP;
   migrateIndex(db);
   const chain: ChainReader = createChainReader(opts.nodeUrl);
+  const reader: RangeReader | null = opts.readerThread === false ? null : startReadThread(opts.nodeUrl, db.name, log);
   const progress = createProgress(opts.progressOut ?? process.stderr);
   let writer: IndexWriter = createIndexWriter(db, opts.bucketSize);
   let tip = readIndexedBlock(db) ?? startBlock - 1;
@@ -162,7 +169,9 @@ export function startIndexer(opts: IndexerOptions): Indexer {
       contractOf: (a: string) => writer.contract(a),
       idKnown: (c: { id: number; addr: Buffer }, id: bigint) => writer.idRow(c.id, tokenKeys(c.addr, id).kId) !== undefined,
     };
-    const parts = prepareRange(chain, lookups, from, to, new Set(pendingSupply), cap, opts.partMoves);
+    const parts = reader
+      ? reader.read(from, to, [...pendingSupply], cap, opts.partMoves ?? PART_MOVES)
+      : prepareRange(chain, lookups, from, to, new Set(pendingSupply), cap, opts.partMoves);
     parts.then((ps) => ps.forEach((p) => p.result.catch(() => {})), () => {});
     return { from, to, parts };
   }
@@ -360,7 +369,9 @@ export function startIndexer(opts: IndexerOptions): Indexer {
       return true;
     },
     stats() {
-      return { transfers: stats.transfers, rpc: Object.fromEntries(chain.stats), reorgs: stats.reorgs, firstRangeStart: stats.firstRangeStart, timing: { ...timing } };
+      const rpc = new Map(chain.stats);
+      for (const [method, n] of reader?.stats ?? []) rpc.set(method, (rpc.get(method) ?? 0) + n);
+      return { transfers: stats.transfers, rpc: Object.fromEntries(rpc), reorgs: stats.reorgs, firstRangeStart: stats.firstRangeStart, timing: { ...timing } };
     },
     async stop() {
       if (stopped) return;
@@ -368,6 +379,7 @@ export function startIndexer(opts: IndexerOptions): Indexer {
       wake?.();
       // Requests in flight are aborted, not awaited: a catch-up step may be waiting on megabytes of logs.
       chain.destroy();
+      await reader?.stop();
       await loop;
       progress.done();
       for (const w of waiters.splice(0)) w.reject(new Error('The indexer stopped before it caught up.'));
