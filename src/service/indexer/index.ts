@@ -10,7 +10,7 @@ import { createProgress, type ProgressOut } from './indexer-progress.js';
 import { startReadThread, type RangeReader } from './indexer-read-thread.js';
 import { DEFAULT_RANGE_POLICY, isRangeRefusal, nextSpan, type RangePolicy } from './indexer-range.js';
 import { checkpointsBelow, commonAncestor, rollbackTo, storedHash } from './indexer-reorg.js';
-import { createChainReader, type ChainReader } from './indexer-rpc.js';
+import { createChainReader, type BlockHeader, type ChainReader } from './indexer-rpc.js';
 import { migrateIndex } from './indexer-schema.js';
 
 export { migrateIndex } from './indexer-schema.js';
@@ -86,12 +86,16 @@ export interface Indexer {
 /** Ranges read ahead of the one being written. */
 const READ_AHEAD = 2;
 
-/** A range being read ahead (`parts` resolves once its logs are in), or one part of it (`result`: its metadata too). */
+/**
+ * A range being read ahead (`parts` resolves once its logs are in), or one part of it (`result`: its metadata too;
+ * `headers`: the headers of its ends, read with it so that writing it waits for no round trip).
+ */
 interface Prepared {
   from: number;
   to: number;
-  parts?: Promise<PreparedPart[]>;
+  parts?: Promise<Prepared[]>;
   result?: Promise<PreparedRange>;
+  headers?: Promise<(BlockHeader | null)[]>;
 }
 
 export function readIndexedBlock(db: Db): number | null {
@@ -112,6 +116,9 @@ export function startIndexer(opts: IndexerOptions): Indexer {
   let writer: IndexWriter = createIndexWriter(db, opts.bucketSize);
   let tip = readIndexedBlock(db) ?? startBlock - 1;
   let head = -1;
+  // head - confirmations as last read, and the step that read it (caughtUp waiters are settled by head reads only).
+  let target = -1;
+  let headSeq = 0;
   let span = Math.max(1, opts.batchSize ?? 1);
   let stopped = false;
   let stepSeq = 0;
@@ -160,6 +167,7 @@ export function startIndexer(opts: IndexerOptions): Indexer {
     log.warn(`chain reorganisation detected at block ${tip}; rolled back to block ${ancestor} and re-indexing from there`);
     tip = ancestor;
     ahead = [];
+    target = -1;
   }
 
   /** Starts reading a range; the promise never rejects unhandled (it is consumed later or dropped after a reorg). */
@@ -169,17 +177,31 @@ export function startIndexer(opts: IndexerOptions): Indexer {
       contractOf: (a: string) => writer.contract(a),
       idKnown: (c: { id: number; addr: Buffer }, id: bigint) => writer.idRow(c.id, tokenKeys(c.addr, id).kId) !== undefined,
     };
-    const parts = reader
+    const read = reader
       ? reader.read(from, to, [...pendingSupply], cap, opts.partMoves ?? PART_MOVES)
       : prepareRange(chain, lookups, from, to, new Set(pendingSupply), cap, opts.partMoves);
-    parts.then((ps) => ps.forEach((p) => p.result.catch(() => {})), () => {});
+    const parts = read.then((ps) => ps.map(withHeaders));
+    parts.catch(() => {});
     return { from, to, parts };
+  }
+
+  /** A part and the headers of its ends, asked for as soon as its blocks are known. */
+  function withHeaders(p: PreparedPart): Prepared {
+    p.result.catch(() => {});
+    const headers = chain.headers(p.from === p.to ? [p.from] : [p.from, p.to]);
+    headers.catch(() => {});
+    return { ...p, headers };
   }
 
   async function step(): Promise<'idle' | 'busy'> {
     const seq = ++stepSeq;
-    head = await chain.blockNumber();
-    const target = head - confirmations;
+    // Far behind a head read earlier, go on without asking again: a round trip to a node busy serving the reads
+    // ahead cost 50-300 ms per step. The head is read again once the index reaches the target it gave.
+    if (tip >= target) {
+      head = await chain.blockNumber();
+      target = head - confirmations;
+      headSeq = seq;
+    }
     if (target <= tip) {
       if (tip >= startBlock) {
         const [h] = await chain.headers([tip]);
@@ -189,7 +211,7 @@ export function startIndexer(opts: IndexerOptions): Indexer {
           return 'busy';
         }
       }
-      settle(seq);
+      settle(headSeq);
       return 'idle';
     }
     const from = tip + 1;
@@ -207,8 +229,7 @@ export function startIndexer(opts: IndexerOptions): Indexer {
         ahead.unshift(...parts.slice(1));
       }
       const to = current.to;
-      const headersRead = chain.headers(from === to ? [from] : [from, to]);
-      headersRead.catch(() => {});
+      const headersRead = current.headers ?? chain.headers(from === to ? [from] : [from, to]);
       range = await current.result!;
       headers = await headersRead;
       timing.waitMs += performance.now() - t0;
@@ -223,7 +244,12 @@ export function startIndexer(opts: IndexerOptions): Indexer {
     const to = current.to;
     const [hFrom, hTo] = headers;
     const toHeader = from === to ? hFrom : hTo;
-    if (!hFrom || !toHeader) return 'busy';
+    if (!hFrom || !toHeader) {
+      // The node has no such block any more (a shorter chain): read the head again before anything else.
+      target = -1;
+      ahead = [];
+      return 'busy';
+    }
     if (tip >= startBlock) {
       const stored = storedHash(db, tip);
       if (stored !== null && hFrom.parentHash !== stored) {
@@ -280,7 +306,7 @@ export function startIndexer(opts: IndexerOptions): Indexer {
     stats.transfers += logs.length;
     if (++batches % 100 === 0) pruneCheckpoints();
     progress.update(tip, target, logs.length);
-    if (tip >= target) {
+    if (tip >= target && headSeq === seq) {
       settle(seq);
       return 'idle';
     }
