@@ -10,6 +10,7 @@ import { createProgress, type ProgressOut } from './indexer-progress.js';
 import { startReadThread, type RangeReader } from './indexer-read-thread.js';
 import { DEFAULT_RANGE_POLICY, isRangeRefusal, nextSpan, type RangePolicy } from './indexer-range.js';
 import { checkpointsBelow, commonAncestor, rollbackTo, storedHash } from './indexer-reorg.js';
+import { endsAgree, joinParts, partsToJoin, type ReadyPart } from './indexer-join.js';
 import { createChainReader, type BlockHeader, type ChainReader } from './indexer-rpc.js';
 import { migrateIndex } from './indexer-schema.js';
 
@@ -39,6 +40,8 @@ export interface IndexerOptions {
   consecutiveCap?: number;
   /** Moves per written part of a range read (default PART_MOVES, 10,000); tests use tiny parts. */
   partMoves?: number;
+  /** Moves one write of parts read already holds at most (default JOIN_MOVES, 30,000); 0 writes every part alone. */
+  joinMoves?: number;
   /**
    * Read ranges in a worker thread (default true; it needs a database file and the compiled worker, else ranges are
    * read on the calling thread, as with false).
@@ -96,6 +99,9 @@ interface Prepared {
   parts?: Promise<Prepared[]>;
   result?: Promise<PreparedRange>;
   headers?: Promise<(BlockHeader | null)[]>;
+  /** Set once `parts` has resolved (a range read) or once `result` and `headers` have (a part). */
+  split?: Prepared[];
+  ready?: ReadyPart;
 }
 
 export function readIndexedBlock(db: Db): number | null {
@@ -181,16 +187,29 @@ export function startIndexer(opts: IndexerOptions): Indexer {
       ? reader.read(from, to, [...pendingSupply], cap, opts.partMoves ?? PART_MOVES)
       : prepareRange(chain, lookups, from, to, new Set(pendingSupply), cap, opts.partMoves);
     const parts = read.then((ps) => ps.map(withHeaders));
-    parts.catch(() => {});
-    return { from, to, parts };
+    const prepared: Prepared = { from, to, parts };
+    parts.then((ps) => (prepared.split = ps), () => {});
+    return prepared;
+  }
+
+  /** The parts at the front of `ahead` whose reads are done, in order (range reads with known parts opened up). */
+  function readyParts(): ReadyPart[] {
+    const out: ReadyPart[] = [];
+    for (let i = 0; i < ahead.length; i++) {
+      const a = ahead[i]!;
+      if (a.split) ahead.splice(i--, 1, ...a.split);
+      else if (a.ready) out.push(a.ready);
+      else break;
+    }
+    return out;
   }
 
   /** A part and the headers of its ends, asked for as soon as its blocks are known. */
   function withHeaders(p: PreparedPart): Prepared {
-    p.result.catch(() => {});
     const headers = chain.headers(p.from === p.to ? [p.from] : [p.from, p.to]);
-    headers.catch(() => {});
-    return { ...p, headers };
+    const part: Prepared = { ...p, headers };
+    Promise.all([p.result, headers]).then(([range, h]) => (part.ready = { range, headers: h }), () => {});
+    return part;
   }
 
   async function step(): Promise<'idle' | 'busy'> {
@@ -257,27 +276,34 @@ export function startIndexer(opts: IndexerOptions): Indexer {
         return 'busy';
       }
     }
-    timing.logsMs += range.timing.logsMs;
-    timing.metadataMs += range.timing.metadataMs;
-    // Multi-token logs count by the tokens they move: a range of ConsecutiveTransfer events is as heavy as their tokens.
-    if (range.rawCount !== null) span = nextSpan(span, { kind: 'ok', logs: range.rawCount }, policy);
-    const { logs } = range;
     // A log from another version of a range end means the chain moved under us: read the range again.
-    if (range.blocks.some((l) => (l.block === to && l.blockHash !== toHeader.hash) || (l.block === from && l.blockHash !== hFrom.hash))) {
-      return 'busy';
+    if (!endsAgree({ range, headers })) return 'busy';
+    // Parts read already join this write (one commit, each rank list flushed once), within JOIN_MOVES.
+    const ready = readyParts();
+    const group = [{ range, headers }, ...ready.slice(0, partsToJoin({ range, headers }, ready, opts.joinMoves))];
+    ahead.splice(0, group.length - 1);
+    for (const p of group) {
+      timing.logsMs += p.range.timing.logsMs;
+      timing.metadataMs += p.range.timing.metadataMs;
+      // Multi-token logs count by the tokens they move: a range of ConsecutiveTransfer events is as heavy as their tokens.
+      if (p.range.rawCount !== null) span = nextSpan(span, { kind: 'ok', logs: p.range.rawCount }, policy);
     }
+    const joined = group.length > 1 ? joinParts(group) : { range, headers: from === to ? [hFrom] : [hFrom, toHeader], firstBlocks: undefined };
+    range = joined.range;
+    const { logs } = range;
     // Keep READ_AHEAD ranges in flight while this one is written: the node works while we do.
     const reading = () => ahead.filter((a) => a.parts).length;
-    for (let end = ahead.at(-1)?.to ?? to; reading() < READ_AHEAD && end < target; end = ahead.at(-1)!.to) {
+    for (let end = ahead.at(-1)?.to ?? range.to; reading() < READ_AHEAD && end < target; end = ahead.at(-1)!.to) {
       ahead.push(prepare(end + 1, Math.min(target, end + span)));
     }
 
     const batch: Batch = {
       from,
-      to,
-      headers: from === to ? [hFrom] : [hFrom, toHeader],
+      to: range.to,
+      headers: joined.headers,
       logs,
       newContracts: range.newContracts,
+      ...(joined.firstBlocks ? { firstBlocks: joined.firstBlocks } : {}),
       uris: range.uris,
       supplies: range.supplies,
       uriEvents: range.uriEvents,
@@ -296,13 +322,13 @@ export function startIndexer(opts: IndexerOptions): Indexer {
     }
     timing.writeMs += performance.now() - tWrite;
     for (const a of range.supplies.keys()) pendingSupply.delete(a);
-    tip = to;
+    tip = range.to;
     for (const t of range.truncated) {
       log.warn(
         `ConsecutiveTransfer of ${t.contract} in block ${t.block} names tokens ${t.fromId}..${t.toId}; indexed the first ${t.indexed} (the cap per event)`,
       );
     }
-    if (missing.length > 0) await backfillUris(missing, to);
+    if (missing.length > 0) await backfillUris(missing, tip);
     stats.transfers += logs.length;
     if (++batches % 100 === 0) pruneCheckpoints();
     progress.update(tip, target, logs.length);

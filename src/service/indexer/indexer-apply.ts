@@ -61,6 +61,8 @@ export interface Batch {
   /** Moves in chain order, only of contracts whose standard they match. */
   logs: TransferLog[];
   newContracts: Map<string, ContractMeta>;
+  /** Block each new contract was first seen in, when not its first move here (parts written together, indexer-join.ts). */
+  firstBlocks?: Map<string, number>;
   /** tokenURI (ERC-721) or uri(id) (ERC-1155, `{id}` substituted) per `contract:id` read for new tokens and ids. */
   uris: Map<string, string>;
   supplies: Map<string, string | null>;
@@ -116,7 +118,7 @@ export function applyBatch(db: Db, w: IndexWriter, b: Batch): MissingUri[] {
         symbol: m.symbol,
         totalSupply: m.standard === 'ERC1155' ? '0' : m.totalSupply,
         hasUri: m.hasUri,
-        firstBlock: first?.block ?? b.to,
+        firstBlock: b.firstBlocks?.get(address) ?? first?.block ?? b.to,
         standard: m.standard,
       });
     }
