@@ -69,6 +69,8 @@ export interface IndexerStats {
    * for them with nothing else to do, and writing the index.
    */
   timing: { logsMs: number; metadataMs: number; waitMs: number; writeMs: number };
+  /** Whether ranges are read in a worker thread (see IndexerOptions.readerThread). */
+  readerThread: boolean;
 }
 
 export interface Indexer {
@@ -423,7 +425,7 @@ export function startIndexer(opts: IndexerOptions): Indexer {
     stats() {
       const rpc = new Map(chain.stats);
       for (const [method, n] of reader?.stats ?? []) rpc.set(method, (rpc.get(method) ?? 0) + n);
-      return { transfers: stats.transfers, rpc: Object.fromEntries(rpc), reorgs: stats.reorgs, firstRangeStart: stats.firstRangeStart, timing: { ...timing } };
+      return { transfers: stats.transfers, rpc: Object.fromEntries(rpc), reorgs: stats.reorgs, firstRangeStart: stats.firstRangeStart, timing: { ...timing }, readerThread: reader !== null };
     },
     async stop() {
       if (stopped) return;
