@@ -11,7 +11,7 @@ import { silentLogger } from '../../src/lib/log.js';
 import { openDatabase, type Db } from '../../src/lib/sqlite.js';
 import type * as IndexerModule from '../../src/service/indexer/index.js';
 import { ensureCoreBuilt } from '../support/core-build.js';
-import { rpc, startRpcProxy, startTestChain, type RpcProxy, type TestChain } from '../support/indexer-chain.js';
+import { logSpan, refuseLogRangesOver, rpc, startRpcProxy, startTestChain, type RpcProxy, type TestChain } from '../support/indexer-chain.js';
 import { expectListingsMatch, modelFromChain } from '../support/service-model.js';
 
 const owners = ['0x1111', '0x2222', '0x3333'].map((p) => (p + '0'.repeat(36)).toLowerCase());
@@ -92,11 +92,7 @@ describe('indexer with its reader thread (built code)', () => {
   it('shrinks its range when the node refuses large ones', async () => {
     const db = openDatabase(join(dir, 'refused.db'));
     proxy.requests.length = 0;
-    proxy.refuse = (r) => {
-      if (r.method !== 'eth_getLogs') return null;
-      const p = r.params[0] as { fromBlock: string; toBlock: string };
-      return Number(p.toBlock) - Number(p.fromBlock) + 1 > 3 ? { code: -32005, message: 'query exceeds max block range 3' } : null;
-    };
+    proxy.refuse = refuseLogRangesOver(3);
     const indexer = start(db, { batchSize: 16 });
     try {
       await indexer.caughtUp();
@@ -105,10 +101,7 @@ describe('indexer with its reader thread (built code)', () => {
       proxy.refuse = null;
       await indexer.stop();
     }
-    const spans = proxy.requests.filter((r) => r.method === 'eth_getLogs').map((r) => {
-      const p = r.params[0] as { fromBlock: string; toBlock: string };
-      return Number(p.toBlock) - Number(p.fromBlock) + 1;
-    });
+    const spans = proxy.requests.filter((r) => r.method === 'eth_getLogs').map(logSpan);
     // The first ask covers the whole short chain (more than 3 blocks), refused; the worker's answers then fit.
     expect(spans[0]).toBeGreaterThan(3);
     expect(spans.at(-1)).toBeLessThanOrEqual(3);
