@@ -10,7 +10,7 @@ import { createProgress, type ProgressOut } from './indexer-progress.js';
 import { startReadThread, type RangeReader } from './indexer-read-thread.js';
 import { DEFAULT_RANGE_POLICY, isRangeRefusal, nextSpan, type RangePolicy } from './indexer-range.js';
 import { checkpointsBelow, commonAncestor, rollbackTo, storedHash } from './indexer-reorg.js';
-import { endsAgree, joinParts, partsToJoin, type ReadyPart } from './indexer-join.js';
+import { endsAgree, JOIN_MOVES, joinParts, partsToJoin, type ReadyPart } from './indexer-join.js';
 import { createChainReader, type BlockHeader, type ChainReader } from './indexer-rpc.js';
 import { migrateIndex } from './indexer-schema.js';
 
@@ -194,14 +194,19 @@ export function startIndexer(opts: IndexerOptions): Indexer {
     return prepared;
   }
 
-  /** The parts at the front of `ahead` whose reads are done, in order (range reads with known parts opened up). */
-  function readyParts(): ReadyPart[] {
+  /**
+   * The parts at the front of `ahead` whose reads are done, in order, up to `moves` moves (range reads with known
+   * parts opened up only that far, so the ranges read ahead stay READ_AHEAD however fast the reader is).
+   */
+  function readyParts(moves: number): ReadyPart[] {
     const out: ReadyPart[] = [];
-    for (let i = 0; i < ahead.length; i++) {
+    for (let i = 0; i < ahead.length && moves > 0; i++) {
       const a = ahead[i]!;
       if (a.split) ahead.splice(i--, 1, ...a.split);
-      else if (a.ready) out.push(a.ready);
-      else break;
+      else if (a.ready) {
+        out.push(a.ready);
+        moves -= a.ready.range.logs.length;
+      } else break;
     }
     return out;
   }
@@ -281,8 +286,9 @@ export function startIndexer(opts: IndexerOptions): Indexer {
     // A log from another version of a range end means the chain moved under us: read the range again.
     if (!endsAgree({ range, headers })) return 'busy';
     // Parts read already join this write (one commit, each rank list flushed once), within JOIN_MOVES.
-    const ready = readyParts();
-    const group = [{ range, headers }, ...ready.slice(0, partsToJoin({ range, headers }, ready, opts.joinMoves))];
+    const joinMoves = opts.joinMoves ?? JOIN_MOVES;
+    const ready = readyParts(joinMoves - range.logs.length);
+    const group = [{ range, headers }, ...ready.slice(0, partsToJoin({ range, headers }, ready, joinMoves))];
     ahead.splice(0, group.length - 1);
     for (const p of group) {
       timing.logsMs += p.range.timing.logsMs;
