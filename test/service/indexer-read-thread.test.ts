@@ -10,12 +10,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/lib/log.js';
 import { openDatabase, type Db } from '../../src/lib/sqlite.js';
 import type * as IndexerModule from '../../src/service/indexer/index.js';
+import type * as ReadThreadModule from '../../src/service/indexer/indexer-read-thread.js';
 import { ensureCoreBuilt } from '../support/core-build.js';
 import { logSpan, refuseLogRangesOver, rpc, startRpcProxy, startTestChain, type RpcProxy, type TestChain } from '../support/indexer-chain.js';
 import { expectListingsMatch, modelFromChain } from '../support/service-model.js';
 
 const owners = ['0x1111', '0x2222', '0x3333'].map((p) => (p + '0'.repeat(36)).toLowerCase());
 let built: typeof IndexerModule;
+let builtThread: typeof ReadThreadModule;
 let chain: TestChain;
 let proxy: RpcProxy;
 let dir: string;
@@ -34,7 +36,9 @@ const start = (db: Db, extra: Partial<IndexerModule.IndexerOptions> = {}) =>
 
 beforeAll(async () => {
   ensureCoreBuilt();
-  built = (await import(join(import.meta.dirname, '..', '..', 'dist', 'service', 'indexer', 'index.js'))) as typeof IndexerModule;
+  const dist = join(import.meta.dirname, '..', '..', 'dist', 'service', 'indexer');
+  built = (await import(join(dist, 'index.js'))) as typeof IndexerModule;
+  builtThread = (await import(join(dist, 'indexer-read-thread.js'))) as typeof ReadThreadModule;
   chain = await startTestChain();
   proxy = await startRpcProxy(chain.url);
   dir = mkdtempSync(join(tmpdir(), 'txdesk-indexer-thread-'));
@@ -107,5 +111,20 @@ describe('indexer with its reader thread (built code)', () => {
     expect(spans.at(-1)).toBeLessThanOrEqual(3);
     await expectMatchesChain(db);
     db.close();
+  });
+
+  it('a reader thread that cannot start fails its reads, and after three failures in a row is given up for the main thread', async () => {
+    const warnings: string[] = [];
+    const log = { ...silentLogger, warn: (m: string) => warnings.push(m) };
+    // The worker's own connection needs the database file: a missing one kills the thread as it starts.
+    const reader = builtThread.startReadThread(chain.url, join(dir, 'missing', 'none.db'), log);
+    expect(reader).not.toBeNull();
+    for (let i = 0; i < 3; i++) {
+      expect(reader!.usable).toBe(true);
+      await expect(reader!.read(1, 2, [], 50_000, 10_000)).rejects.toThrow(/reader thread stopped/);
+    }
+    expect(reader!.usable).toBe(false);
+    expect(warnings.at(-1)).toMatch(/reading on the main thread from now on/);
+    await reader!.stop();
   });
 });

@@ -185,7 +185,7 @@ export function startIndexer(opts: IndexerOptions): Indexer {
       contractOf: (a: string) => writer.contract(a),
       idKnown: (c: { id: number; addr: Buffer }, id: bigint) => writer.idRow(c.id, tokenKeys(c.addr, id).kId) !== undefined,
     };
-    const read = reader
+    const read = reader?.usable
       ? reader.read(from, to, [...pendingSupply], cap, opts.partMoves ?? PART_MOVES)
       : prepareRange(chain, lookups, from, to, new Set(pendingSupply), cap, opts.partMoves);
     const parts = read.then((ps) => ps.map(withHeaders));
@@ -431,7 +431,7 @@ export function startIndexer(opts: IndexerOptions): Indexer {
     stats() {
       const rpc = new Map(chain.stats);
       for (const [method, n] of reader?.stats ?? []) rpc.set(method, (rpc.get(method) ?? 0) + n);
-      return { transfers: stats.transfers, rpc: Object.fromEntries(rpc), reorgs: stats.reorgs, firstRangeStart: stats.firstRangeStart, timing: { ...timing }, readerThread: reader !== null };
+      return { transfers: stats.transfers, rpc: Object.fromEntries(rpc), reorgs: stats.reorgs, firstRangeStart: stats.firstRangeStart, timing: { ...timing }, readerThread: reader?.usable ?? false };
     },
     async stop() {
       if (stopped) return;

@@ -48,6 +48,8 @@ export function receiveError(s: SentError): Error {
 }
 
 export interface RangeReader {
+  /** False once the worker failed WORKER_FAILURES times in a row without answering: read on the calling thread then. */
+  readonly usable: boolean;
   read(from: number, to: number, refreshSupply: readonly string[], cap: number, partMoves: number): Promise<PreparedPart[]>;
   /** JSON-RPC requests by method made by the worker (its latest count). */
   readonly stats: Map<string, number>;
@@ -55,6 +57,8 @@ export interface RangeReader {
 }
 
 const WORKER_FILE = new URL('./indexer-read-worker.js', import.meta.url);
+/** Worker failures in a row (no answer in between) after which the reader gives up on the thread. */
+const WORKER_FAILURES = 3;
 
 /**
  * Starts the reader thread, or returns null when it cannot run: an in-memory database (the worker needs its own
@@ -73,6 +77,7 @@ export function startReadThread(nodeUrl: string, dbFile: string, log: Logger): R
   let worker: Worker | null = null;
   let seq = 0;
   let stopped = false;
+  let failures = 0;
 
   const failAll = (e: Error) => {
     for (const p of pending.values()) {
@@ -83,6 +88,7 @@ export function startReadThread(nodeUrl: string, dbFile: string, log: Logger): R
   };
 
   function onReply(m: ReadReply): void {
+    failures = 0;
     const p = pending.get(m.req);
     if (!p) return;
     if (m.type === 'parts') {
@@ -108,7 +114,13 @@ export function startReadThread(nodeUrl: string, dbFile: string, log: Logger): R
     const w = new Worker(WORKER_FILE, { workerData: { nodeUrl, dbFile } satisfies ReadWorkerData });
     w.on('message', onReply);
     w.on('error', (e) => {
-      if (!stopped) log.warn(`indexer reader thread failed (restarting it on the next read): ${e.message}`);
+      if (stopped) return;
+      failures++;
+      log.warn(
+        failures < WORKER_FAILURES
+          ? `indexer reader thread failed (restarting it on the next read): ${e.message}`
+          : `indexer reader thread failed ${failures} times in a row; reading on the main thread from now on: ${e.message}`,
+      );
     });
     w.on('exit', () => {
       if (worker === w) worker = null;
@@ -120,12 +132,22 @@ export function startReadThread(nodeUrl: string, dbFile: string, log: Logger): R
 
   return {
     stats,
+    get usable() {
+      return !stopped && failures < WORKER_FAILURES;
+    },
     read(from, to, refreshSupply, cap, partMoves) {
       if (stopped) return Promise.reject(new Error('The indexer is stopped.'));
       const req = ++seq;
       return new Promise<PreparedPart[]>((resolve, reject) => {
         pending.set(req, { parts: { resolve, reject }, results: [], left: 0 });
-        ensureWorker().postMessage({ req, from, to, refreshSupply: [...refreshSupply], cap, partMoves } satisfies ReadRequest);
+        try {
+          ensureWorker().postMessage({ req, from, to, refreshSupply: [...refreshSupply], cap, partMoves } satisfies ReadRequest);
+        } catch (e) {
+          // The thread cannot start here (e.g. a packaged app that cannot load the file): count it as a failure.
+          failures++;
+          pending.delete(req);
+          reject(e as Error);
+        }
       });
     },
     async stop() {
