@@ -195,6 +195,30 @@ describe('decodeTokenLogs: ERC-721 Transfer', () => {
     expect(out[0]!.contract).toBe('0xabcdef0000000000000000000000000000000001');
     expect(netMoves(out)).toEqual([{ contract: out[0]!.contract, id: 7n, to: out[1]!.to, block: 5, logIndex: 2, sub: 0, minted: true }]);
   });
+
+  it('decodes the same whatever the order and letter case the node answers in (fast-check)', () => {
+    const upper = (h: string) => '0x' + h.slice(2).toUpperCase();
+    fc.assert(
+      fc.property(
+        fc.array(fc.record({ block: fc.nat(5), index: fc.nat(20), from: fc.nat(3), to: fc.nat(3), id: fc.nat(9) }), { maxLength: 30 }),
+        fc.array(fc.boolean(), { minLength: 30, maxLength: 30 }),
+        fc.func(fc.integer()),
+        (moves, caps, rank) => {
+          const logs = moves.map((m) => log([TRANSFER_TOPIC, t(m.from), t(m.to), t(m.id)], m.block, m.index, { data: '0x' }));
+          // Chain order with log indexes made unique per block, then shuffled and partly upper-cased.
+          const sorted = [...logs].sort((a, b) => Number(a.blockNumber) - Number(b.blockNumber) || Number(a.logIndex) - Number(b.logIndex));
+          const seen = new Set<string>();
+          const chain = sorted.filter((l) => !seen.has(l.blockNumber + l.logIndex) && seen.add(l.blockNumber + l.logIndex));
+          const messy = chain
+            .map((l, i) => (caps[i] ? { ...l, topics: l.topics.map(upper), data: '0X' } : l))
+            .map((l, i) => ({ l, k: rank(i) }))
+            .sort((a, b) => a.k - b.k)
+            .map((e) => e.l);
+          expect(decodeTokenLogs(messy)).toEqual(decodeTokenLogs(chain));
+        },
+      ),
+    );
+  });
 });
 
 describe('metadata decoding', () => {

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger, silentLogger } from '../../src/lib/log.js';
 import { openDatabase, type Db } from '../../src/lib/sqlite.js';
 import { findContract, queryTokens, startIndexer, type Indexer } from '../../src/service/indexer/index.js';
-import { rpc, startRpcProxy, startTestChain, type RpcProxy, type TestChain } from '../support/indexer-chain.js';
+import { logSpan, refuseLogRangesOver, rpc, startRpcProxy, startTestChain, type RpcProxy, type TestChain } from '../support/indexer-chain.js';
 import { expectListingsMatch, modelFromChain } from '../support/service-model.js';
 
 const owners = ['0x1111', '0x2222', '0x3333', '0x4444'].map((p) => (p + '0'.repeat(36)).toLowerCase());
@@ -164,23 +164,14 @@ describe('indexer on anvil', () => {
     const fresh = openDatabase(join(dir, 'fresh.db'));
     proxy.requests.length = 0;
     // Like a public RPC: at most 3 blocks per eth_getLogs.
-    proxy.refuse = (r) => {
-      if (r.method !== 'eth_getLogs') return null;
-      const p = r.params[0] as { fromBlock: string; toBlock: string };
-      return Number(p.toBlock) - Number(p.fromBlock) + 1 > 3 ? { code: -32005, message: 'query exceeds max block range 3' } : null;
-    };
+    proxy.refuse = refuseLogRangesOver(3);
     try {
       indexer = startIndexer({ db: fresh, nodeUrl: proxy.url, confirmations: 0, log: silentLogger, pollMs: 100, batchSize: 16 });
       await indexer.caughtUp();
     } finally {
       proxy.refuse = null;
     }
-    const spans = proxy.requests
-      .filter((r) => r.method === 'eth_getLogs')
-      .map((r) => {
-        const p = r.params[0] as { fromBlock: string; toBlock: string };
-        return Number(p.toBlock) - Number(p.fromBlock) + 1;
-      });
+    const spans = proxy.requests.filter((r) => r.method === 'eth_getLogs').map(logSpan);
     expect(spans[0]).toBe(16);
     expect(spans.filter((n) => n > 3).length).toBeGreaterThan(1);
     expect(spans.at(-1)).toBeLessThanOrEqual(3);

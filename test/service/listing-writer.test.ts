@@ -120,6 +120,27 @@ describe('listing writer: a range folded in memory', () => {
   });
 });
 
+describe('listing writer: a mint inserts without a lookup', () => {
+  it('a token minted again after its burn keeps one row and goes to the new owner', () => {
+    const c = CONTRACTS[0]!;
+    const blockHash = '0x' + '1'.repeat(64);
+    const move = (block: number, from: string, to: string): TransferLog => ({ block, logIndex: 0, blockHash, contract: c, from, to, id: 7n });
+    const blocks = [[move(1, ZERO, OWNERS[0]!)], [move(2, OWNERS[0]!, ZERO)], [move(3, ZERO, OWNERS[1]!)]];
+    {
+      // Each block its own range: the re-mint's insert meets the burned row and moves it instead.
+      const db = build(blocks, 2, true);
+      expect(db.prepare('SELECT count(*) FROM idx_tokens').pluck().get()).toBe(1);
+      expect(queryTokens(db, { owner: OWNERS[0]!, page: 0, size: 5, orderBy: 'token_id', direction: 'asc' }).totalCount).toBe(0);
+      const held = queryTokens(db, { owner: OWNERS[1]!, page: 0, size: 5, orderBy: 'token_id', direction: 'asc' });
+      expect(held.tokens.map((t) => [t.id, t.uri])).toEqual([['7', 'uri:7']]);
+      expect(db.prepare('SELECT minted, burned, token_count FROM idx_contracts WHERE address = ?').get(c)).toEqual({ minted: 2, burned: 1, token_count: 1 });
+      expectBucketsExact(db);
+      expect(snapshot(db)).toEqual(snapshot(build(blocks, 2, false)));
+      db.close();
+    }
+  });
+});
+
 describe('splitAtBlocks', () => {
   it.each([
     { moves: [], from: 5, to: 9, max: 2, parts: [[5, 9]] },

@@ -69,6 +69,20 @@ export interface RpcProxy {
   stop(): Promise<void>;
 }
 
+/** A refusal rule for RpcProxy.refuse, like a public RPC: eth_getLogs over more than `max` blocks is refused (-32005). */
+export function refuseLogRangesOver(max: number): NonNullable<RpcProxy['refuse']> {
+  return (r) => {
+    if (r.method !== 'eth_getLogs') return null;
+    return logSpan(r) > max ? { code: -32005, message: `query exceeds max block range ${max}` } : null;
+  };
+}
+
+/** Blocks asked for by a recorded eth_getLogs request. */
+export function logSpan(r: { params: unknown[] }): number {
+  const p = r.params[0] as { fromBlock: string; toBlock: string };
+  return Number(p.toBlock) - Number(p.fromBlock) + 1;
+}
+
 /** A loopback JSON-RPC proxy that records requests (batches included) and can refuse some, like a limited node. */
 export async function startRpcProxy(target: string): Promise<RpcProxy> {
   const proxy: RpcProxy = { url: '', requests: [], refuse: null, stop: async () => {} };

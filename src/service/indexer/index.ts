@@ -5,11 +5,13 @@ import { bumpGeneration, createIndexWriter, tokenKeys, type IndexWriter } from '
 import { applyBatch, metadataTargets, type Batch, type MissingUri } from './indexer-apply.js';
 import { CONSECUTIVE_CAP } from './indexer-events.js';
 import { readUris } from './indexer-metadata.js';
-import { prepareRange, type PreparedPart, type PreparedRange } from './indexer-prepare.js';
+import { PART_MOVES, prepareRange, type PreparedPart, type PreparedRange } from './indexer-prepare.js';
 import { createProgress, type ProgressOut } from './indexer-progress.js';
+import { startReadThread, type RangeReader } from './indexer-read-thread.js';
 import { DEFAULT_RANGE_POLICY, isRangeRefusal, nextSpan, type RangePolicy } from './indexer-range.js';
 import { checkpointsBelow, commonAncestor, rollbackTo, storedHash } from './indexer-reorg.js';
-import { createChainReader, type ChainReader } from './indexer-rpc.js';
+import { endsAgree, JOIN_MOVES, joinParts, partsToJoin, type ReadyPart } from './indexer-join.js';
+import { createChainReader, type BlockHeader, type ChainReader } from './indexer-rpc.js';
 import { migrateIndex } from './indexer-schema.js';
 
 export { migrateIndex } from './indexer-schema.js';
@@ -38,6 +40,13 @@ export interface IndexerOptions {
   consecutiveCap?: number;
   /** Moves per written part of a range read (default PART_MOVES, 10,000); tests use tiny parts. */
   partMoves?: number;
+  /** Moves one write of parts read already holds at most (default JOIN_MOVES, 30,000); 0 writes every part alone. */
+  joinMoves?: number;
+  /**
+   * Read ranges in a worker thread (default true; it needs a database file and the compiled worker, else ranges are
+   * read on the calling thread, as with false).
+   */
+  readerThread?: boolean;
 }
 
 /** EIP-2309 ranges longer than the cap: how many, and the newest few (reported on /health). */
@@ -60,6 +69,8 @@ export interface IndexerStats {
    * for them with nothing else to do, and writing the index.
    */
   timing: { logsMs: number; metadataMs: number; waitMs: number; writeMs: number };
+  /** Whether ranges are read in a worker thread (see IndexerOptions.readerThread). */
+  readerThread: boolean;
 }
 
 export interface Indexer {
@@ -80,12 +91,19 @@ export interface Indexer {
 /** Ranges read ahead of the one being written. */
 const READ_AHEAD = 2;
 
-/** A range being read ahead (`parts` resolves once its logs are in), or one part of it (`result`: its metadata too). */
+/**
+ * A range being read ahead (`parts` resolves once its logs are in), or one part of it (`result`: its metadata too;
+ * `headers`: the headers of its ends, read with it so that writing it waits for no round trip).
+ */
 interface Prepared {
   from: number;
   to: number;
-  parts?: Promise<PreparedPart[]>;
+  parts?: Promise<Prepared[]>;
   result?: Promise<PreparedRange>;
+  headers?: Promise<(BlockHeader | null)[]>;
+  /** Set once `parts` has resolved (a range read) or once `result` and `headers` have (a part). */
+  split?: Prepared[];
+  ready?: ReadyPart;
 }
 
 export function readIndexedBlock(db: Db): number | null {
@@ -101,10 +119,14 @@ export function startIndexer(opts: IndexerOptions): Indexer {
   const cap = opts.consecutiveCap ?? CONSECUTIVE_CAP;
   migrateIndex(db);
   const chain: ChainReader = createChainReader(opts.nodeUrl);
+  const reader: RangeReader | null = opts.readerThread === false ? null : startReadThread(opts.nodeUrl, db.name, log);
   const progress = createProgress(opts.progressOut ?? process.stderr);
   let writer: IndexWriter = createIndexWriter(db, opts.bucketSize);
   let tip = readIndexedBlock(db) ?? startBlock - 1;
   let head = -1;
+  // head - confirmations as last read, and the step that read it (caughtUp waiters are settled by head reads only).
+  let target = -1;
+  let headSeq = 0;
   let span = Math.max(1, opts.batchSize ?? 1);
   let stopped = false;
   let stepSeq = 0;
@@ -153,6 +175,7 @@ export function startIndexer(opts: IndexerOptions): Indexer {
     log.warn(`chain reorganisation detected at block ${tip}; rolled back to block ${ancestor} and re-indexing from there`);
     tip = ancestor;
     ahead = [];
+    target = -1;
   }
 
   /** Starts reading a range; the promise never rejects unhandled (it is consumed later or dropped after a reorg). */
@@ -162,15 +185,49 @@ export function startIndexer(opts: IndexerOptions): Indexer {
       contractOf: (a: string) => writer.contract(a),
       idKnown: (c: { id: number; addr: Buffer }, id: bigint) => writer.idRow(c.id, tokenKeys(c.addr, id).kId) !== undefined,
     };
-    const parts = prepareRange(chain, lookups, from, to, new Set(pendingSupply), cap, opts.partMoves);
-    parts.then((ps) => ps.forEach((p) => p.result.catch(() => {})), () => {});
-    return { from, to, parts };
+    const read = reader?.usable
+      ? reader.read(from, to, [...pendingSupply], cap, opts.partMoves ?? PART_MOVES)
+      : prepareRange(chain, lookups, from, to, new Set(pendingSupply), cap, opts.partMoves);
+    const parts = read.then((ps) => ps.map(withHeaders));
+    const prepared: Prepared = { from, to, parts };
+    parts.then((ps) => (prepared.split = ps), () => {});
+    return prepared;
+  }
+
+  /**
+   * The parts at the front of `ahead` whose reads are done, in order, up to `moves` moves (range reads with known
+   * parts opened up only that far, so the ranges read ahead stay READ_AHEAD however fast the reader is).
+   */
+  function readyParts(moves: number): ReadyPart[] {
+    const out: ReadyPart[] = [];
+    for (let i = 0; i < ahead.length && moves > 0; i++) {
+      const a = ahead[i]!;
+      if (a.split) ahead.splice(i--, 1, ...a.split);
+      else if (a.ready) {
+        out.push(a.ready);
+        moves -= a.ready.range.logs.length;
+      } else break;
+    }
+    return out;
+  }
+
+  /** A part and the headers of its ends, asked for as soon as its blocks are known. */
+  function withHeaders(p: PreparedPart): Prepared {
+    const headers = chain.headers(p.from === p.to ? [p.from] : [p.from, p.to]);
+    const part: Prepared = { ...p, headers };
+    Promise.all([p.result, headers]).then(([range, h]) => (part.ready = { range, headers: h }), () => {});
+    return part;
   }
 
   async function step(): Promise<'idle' | 'busy'> {
     const seq = ++stepSeq;
-    head = await chain.blockNumber();
-    const target = head - confirmations;
+    // Far behind a head read earlier, go on without asking again: a round trip to a node busy serving the reads
+    // ahead cost 50-300 ms per step. The head is read again once the index reaches the target it gave.
+    if (tip >= target) {
+      head = await chain.blockNumber();
+      target = head - confirmations;
+      headSeq = seq;
+    }
     if (target <= tip) {
       if (tip >= startBlock) {
         const [h] = await chain.headers([tip]);
@@ -180,7 +237,7 @@ export function startIndexer(opts: IndexerOptions): Indexer {
           return 'busy';
         }
       }
-      settle(seq);
+      settle(headSeq);
       return 'idle';
     }
     const from = tip + 1;
@@ -198,8 +255,7 @@ export function startIndexer(opts: IndexerOptions): Indexer {
         ahead.unshift(...parts.slice(1));
       }
       const to = current.to;
-      const headersRead = chain.headers(from === to ? [from] : [from, to]);
-      headersRead.catch(() => {});
+      const headersRead = current.headers ?? chain.headers(from === to ? [from] : [from, to]);
       range = await current.result!;
       headers = await headersRead;
       timing.waitMs += performance.now() - t0;
@@ -214,7 +270,12 @@ export function startIndexer(opts: IndexerOptions): Indexer {
     const to = current.to;
     const [hFrom, hTo] = headers;
     const toHeader = from === to ? hFrom : hTo;
-    if (!hFrom || !toHeader) return 'busy';
+    if (!hFrom || !toHeader) {
+      // The node has no such block any more (a shorter chain): read the head again before anything else.
+      target = -1;
+      ahead = [];
+      return 'busy';
+    }
     if (tip >= startBlock) {
       const stored = storedHash(db, tip);
       if (stored !== null && hFrom.parentHash !== stored) {
@@ -222,27 +283,35 @@ export function startIndexer(opts: IndexerOptions): Indexer {
         return 'busy';
       }
     }
-    timing.logsMs += range.timing.logsMs;
-    timing.metadataMs += range.timing.metadataMs;
-    // Multi-token logs count by the tokens they move: a range of ConsecutiveTransfer events is as heavy as their tokens.
-    if (range.rawCount !== null) span = nextSpan(span, { kind: 'ok', logs: range.rawCount }, policy);
-    const { logs } = range;
     // A log from another version of a range end means the chain moved under us: read the range again.
-    if (range.blocks.some((l) => (l.block === to && l.blockHash !== toHeader.hash) || (l.block === from && l.blockHash !== hFrom.hash))) {
-      return 'busy';
+    if (!endsAgree({ range, headers })) return 'busy';
+    // Parts read already join this write (one commit, each rank list flushed once), within JOIN_MOVES.
+    const joinMoves = opts.joinMoves ?? JOIN_MOVES;
+    const ready = readyParts(joinMoves - range.logs.length);
+    const group = [{ range, headers }, ...ready.slice(0, partsToJoin({ range, headers }, ready, joinMoves))];
+    ahead.splice(0, group.length - 1);
+    for (const p of group) {
+      timing.logsMs += p.range.timing.logsMs;
+      timing.metadataMs += p.range.timing.metadataMs;
+      // Multi-token logs count by the tokens they move: a range of ConsecutiveTransfer events is as heavy as their tokens.
+      if (p.range.rawCount !== null) span = nextSpan(span, { kind: 'ok', logs: p.range.rawCount }, policy);
     }
+    const joined = group.length > 1 ? joinParts(group) : { range, headers: from === to ? [hFrom] : [hFrom, toHeader], firstBlocks: undefined };
+    range = joined.range;
+    const { logs } = range;
     // Keep READ_AHEAD ranges in flight while this one is written: the node works while we do.
     const reading = () => ahead.filter((a) => a.parts).length;
-    for (let end = ahead.at(-1)?.to ?? to; reading() < READ_AHEAD && end < target; end = ahead.at(-1)!.to) {
+    for (let end = ahead.at(-1)?.to ?? range.to; reading() < READ_AHEAD && end < target; end = ahead.at(-1)!.to) {
       ahead.push(prepare(end + 1, Math.min(target, end + span)));
     }
 
     const batch: Batch = {
       from,
-      to,
-      headers: from === to ? [hFrom] : [hFrom, toHeader],
+      to: range.to,
+      headers: joined.headers,
       logs,
       newContracts: range.newContracts,
+      ...(joined.firstBlocks ? { firstBlocks: joined.firstBlocks } : {}),
       uris: range.uris,
       supplies: range.supplies,
       uriEvents: range.uriEvents,
@@ -261,17 +330,17 @@ export function startIndexer(opts: IndexerOptions): Indexer {
     }
     timing.writeMs += performance.now() - tWrite;
     for (const a of range.supplies.keys()) pendingSupply.delete(a);
-    tip = to;
+    tip = range.to;
     for (const t of range.truncated) {
       log.warn(
         `ConsecutiveTransfer of ${t.contract} in block ${t.block} names tokens ${t.fromId}..${t.toId}; indexed the first ${t.indexed} (the cap per event)`,
       );
     }
-    if (missing.length > 0) await backfillUris(missing, to);
+    if (missing.length > 0) await backfillUris(missing, tip);
     stats.transfers += logs.length;
     if (++batches % 100 === 0) pruneCheckpoints();
     progress.update(tip, target, logs.length);
-    if (tip >= target) {
+    if (tip >= target && headSeq === seq) {
       settle(seq);
       return 'idle';
     }
@@ -360,7 +429,9 @@ export function startIndexer(opts: IndexerOptions): Indexer {
       return true;
     },
     stats() {
-      return { transfers: stats.transfers, rpc: Object.fromEntries(chain.stats), reorgs: stats.reorgs, firstRangeStart: stats.firstRangeStart, timing: { ...timing } };
+      const rpc = new Map(chain.stats);
+      for (const [method, n] of reader?.stats ?? []) rpc.set(method, (rpc.get(method) ?? 0) + n);
+      return { transfers: stats.transfers, rpc: Object.fromEntries(rpc), reorgs: stats.reorgs, firstRangeStart: stats.firstRangeStart, timing: { ...timing }, readerThread: reader?.usable ?? false };
     },
     async stop() {
       if (stopped) return;
@@ -368,6 +439,7 @@ export function startIndexer(opts: IndexerOptions): Indexer {
       wake?.();
       // Requests in flight are aborted, not awaited: a catch-up step may be waiting on megabytes of logs.
       chain.destroy();
+      await reader?.stop();
       await loop;
       progress.done();
       for (const w of waiters.splice(0)) w.reject(new Error('The indexer stopped before it caught up.'));

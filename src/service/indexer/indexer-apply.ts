@@ -61,6 +61,8 @@ export interface Batch {
   /** Moves in chain order, only of contracts whose standard they match. */
   logs: TransferLog[];
   newContracts: Map<string, ContractMeta>;
+  /** Block each new contract was first seen in, when not its first move here (parts written together, indexer-join.ts). */
+  firstBlocks?: Map<string, number>;
   /** tokenURI (ERC-721) or uri(id) (ERC-1155, `{id}` substituted) per `contract:id` read for new tokens and ids. */
   uris: Map<string, string>;
   supplies: Map<string, string | null>;
@@ -116,7 +118,7 @@ export function applyBatch(db: Db, w: IndexWriter, b: Batch): MissingUri[] {
         symbol: m.symbol,
         totalSupply: m.standard === 'ERC1155' ? '0' : m.totalSupply,
         hasUri: m.hasUri,
-        firstBlock: first?.block ?? b.to,
+        firstBlock: b.firstBlocks?.get(address) ?? first?.block ?? b.to,
         standard: m.standard,
       });
     }
@@ -177,13 +179,15 @@ export function applyBatch(db: Db, w: IndexWriter, b: Batch): MissingUri[] {
 
     for (const move of netMoves(b.logs)) {
       const c = w.contract(move.contract)!;
-      const { kId } = tokenKeys(c.addr, move.id);
+      const keys = tokenKeys(c.addr, move.id);
       const kTr = moveKey(move);
       const owner = move.to === ZERO_ADDRESS ? null : w.accountId(move.to);
       const uri = b.uris.get(`${move.contract}:${move.id}`);
-      let row = w.token(c.id, kId);
-      if (!row) {
-        row = w.createToken(c, move.id, owner, kTr, uri ?? '');
+      // A token minted here is almost never in the index yet: insert it without a lookup first.
+      const created = move.minted ? w.createMinted(c, move.id, owner, kTr, uri ?? '', keys) : undefined;
+      let row = created ?? w.token(c.id, keys.kId);
+      if (created || !row) {
+        row = created ?? w.createToken(c, move.id, owner, kTr, uri ?? '');
         if (uri === undefined && c.has_uri === 1 && owner !== null) {
           missing.push({ standard: 'ERC721', rowId: row.id, contractId: c.id, address: move.contract, id: move.id });
         }

@@ -84,6 +84,22 @@ const word = (data: string, i: number): bigint | null => {
   return BigInt('0x' + data.slice(s, s + 64));
 };
 const addressTopic = (t: string) => '0x' + t.slice(26).toLowerCase();
+/** Topics and data as nodes send them are lowercase already; lowercasing only what is not saves a copy per field. */
+const lower = (h: string) => (/[A-Z]/.test(h) ? h.toLowerCase() : h);
+
+/** Live logs in chain order (block, then log index); nodes answer in that order, so a copy is sorted only when not. */
+function inChainOrder(raw: readonly RawLog[]): { l: RawLog; block: number; logIndex: number }[] {
+  const out: { l: RawLog; block: number; logIndex: number }[] = [];
+  let sorted = true;
+  for (const l of raw) {
+    if (l.removed) continue;
+    const e = { l, block: Number(l.blockNumber), logIndex: Number(l.logIndex) };
+    const prev = out[out.length - 1];
+    if (prev && (e.block < prev.block || (e.block === prev.block && e.logIndex < prev.logIndex))) sorted = false;
+    out.push(e);
+  }
+  return sorted ? out : out.sort((a, b) => a.block - b.block || a.logIndex - b.logIndex);
+}
 
 /** A dynamic uint256[] at byte offset `offset` of `data`, or null when it does not fit. */
 function uintArray(data: string, offset: bigint): bigint[] | null {
@@ -123,15 +139,12 @@ export function substituteId(uri: string, id: bigint): string {
 /** Decodes a range's logs, in chain order. Malformed logs (wrong topic count, short data) are skipped. */
 export function decodeTokenLogs(raw: readonly RawLog[], cap = CONSECUTIVE_CAP): DecodedLogs {
   const out: DecodedLogs = { moves: [], uris: [], metadataUpdates: [], truncated: [], firstKind: new Map(), blocks: [] };
-  const sorted = raw
-    .filter((l) => !l.removed)
-    .map((l) => ({ l, block: Number(l.blockNumber), logIndex: Number(l.logIndex) }))
-    .sort((a, b) => a.block - b.block || a.logIndex - b.logIndex);
-  for (const { l, block, logIndex } of sorted) {
-    const t0 = l.topics[0]?.toLowerCase();
-    const data = (l.data ?? '0x').toLowerCase();
+  for (const { l, block, logIndex } of inChainOrder(raw)) {
+    const t0 = l.topics[0] === undefined ? undefined : lower(l.topics[0]);
+    const data = lower(l.data ?? '0x');
     const contract = l.address.toLowerCase();
-    const base = { block, logIndex, blockHash: l.blockHash, contract };
+    const blockHash = l.blockHash;
+    const base = { block, logIndex, blockHash, contract };
     const kind = (k: Standard) => {
       if (!out.firstKind.has(contract)) out.firstKind.set(contract, k);
     };
@@ -140,7 +153,7 @@ export function decodeTokenLogs(raw: readonly RawLog[], cap = CONSECUTIVE_CAP): 
       // ERC-20 Transfer has 3 topics (the amount is data); only ERC-721 indexes the id.
       if (n !== 4) continue;
       kind('ERC721');
-      out.moves.push({ ...base, sub: 0, from: addressTopic(l.topics[1]!), to: addressTopic(l.topics[2]!), id: BigInt(l.topics[3]!), amount: null });
+      out.moves.push({ block, logIndex, blockHash, contract, sub: 0, from: addressTopic(l.topics[1]!), to: addressTopic(l.topics[2]!), id: BigInt(l.topics[3]!), amount: null });
     } else if (t0 === TOPIC.consecutive) {
       const toId = word(data, 0);
       if (n !== 4 || toId === null) continue;
@@ -185,7 +198,7 @@ export function decodeTokenLogs(raw: readonly RawLog[], cap = CONSECUTIVE_CAP): 
       if (n !== 1 || a === null || b === null || b < a || b > MAX_UINT) continue;
       out.metadataUpdates.push({ contract, fromId: a, toId: b });
     } else continue;
-    out.blocks.push({ block, blockHash: l.blockHash });
+    out.blocks.push({ block, blockHash });
   }
   return out;
 }

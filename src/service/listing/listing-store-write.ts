@@ -70,6 +70,12 @@ export interface IndexWriter {
     uri: string,
     holder?: { address: string; balance: string },
   ): TokenRow;
+  /**
+   * createToken for an ERC-721 token minted by the range being written, without looking it up first (a lookup that
+   * almost always misses): undefined when the index holds it already (minted again after a burn); the caller then
+   * moves the existing row. `keys` are the token's tokenKeys when the caller has them.
+   */
+  createMinted(contract: ContractRow, id: bigint, ownerId: number | null, kTr: Buffer, uri: string, keys?: { kId: Buffer; kCt: Buffer }): TokenRow | undefined;
   setBalance(token: TokenRow, balance: string): void;
   idRow(contractId: number, kId: Buffer): IdRow | undefined;
   putId(contractId: number, kId: Buffer, row: IdRow): void;
@@ -136,6 +142,9 @@ export function createIndexWriter(db: Db, bucketSize = DEFAULT_BUCKET_SIZE): Ind
     tokenGet: db.prepare('SELECT * FROM idx_tokens WHERE contract_id = ? AND k_cid = ?'),
     tokenIns: db.prepare(
       'INSERT INTO idx_tokens (contract_id, token_id, owner_id, pair_id, k_tr, k_id, k_ct, k_cid, balance, uri) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    ),
+    tokenInsNew: db.prepare(
+      'INSERT INTO idx_tokens (contract_id, token_id, owner_id, pair_id, k_tr, k_id, k_ct, k_cid, balance, uri) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (contract_id, k_cid) DO NOTHING',
     ),
     tokenBalance: db.prepare('UPDATE idx_tokens SET balance = ? WHERE id = ?'),
     idGet: db.prepare('SELECT supply, uri FROM idx_ids WHERE contract_id = ? AND k_id = ?'),
@@ -260,6 +269,16 @@ export function createIndexWriter(db: Db, bucketSize = DEFAULT_BUCKET_SIZE): Ind
       const pair = ownerId === null ? null : pairId(ownerId, contract.id);
       const rowId = Number(s.tokenIns.run(contract.id, tokenId, ownerId, pair, kTr, kId, kCt, kCid, balance, uri).lastInsertRowid);
       const t: TokenRow = { id: rowId, contract_id: contract.id, token_id: tokenId, owner_id: ownerId, pair_id: pair, k_tr: kTr, k_id: kId, k_ct: kCt, k_cid: kCid, balance, uri };
+      if (ownerId !== null) attach(t, ownerId, contract);
+      return t;
+    },
+    createMinted(contract, id, ownerId, kTr, uri, keys) {
+      const { kId, kCt } = keys ?? tokenKeys(contract.addr, id);
+      const tokenId = id.toString();
+      const pair = ownerId === null ? null : pairId(ownerId, contract.id);
+      const r = s.tokenInsNew.run(contract.id, tokenId, ownerId, pair, kTr, kId, kCt, kId, '1', uri);
+      if (r.changes === 0) return undefined;
+      const t: TokenRow = { id: Number(r.lastInsertRowid), contract_id: contract.id, token_id: tokenId, owner_id: ownerId, pair_id: pair, k_tr: kTr, k_id: kId, k_ct: kCt, k_cid: kId, balance: '1', uri };
       if (ownerId !== null) attach(t, ownerId, contract);
       return t;
     },

@@ -6,3 +6,4 @@ export type { ContractRow, IdRow, IndexWriter, NewContract, TokenRow } from './l
 export { addressBytes, holdingIdKey, tokenIdFromKey, tokenIdKey, transferKey } from './listing-store-keys.js';
 export { bumpGeneration, DEFAULT_BUCKET_SIZE } from './listing-store-rank.js';
 export { rebuildDerived } from './listing-store-rebuild.js';
+export { createIndexLookups, type IndexLookups } from './listing-store-lookups.js';

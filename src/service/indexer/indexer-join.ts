@@ -1,0 +1,92 @@
+// Joins parts that are read already into one write: during catch-up the reader runs ahead of the writer, and one
+// transaction over several parts commits once and flushes each rank list once, which measured 10-35% faster writes
+// than a transaction per 10,000-move part. Pure: which parts may join, and the joined range.
+import type { PreparedRange } from './indexer-prepare.js';
+import type { BlockHeader } from './indexer-rpc.js';
+
+/** A part whose reads are done: its range and the headers of its ends (null where the node had no such block). */
+export interface ReadyPart {
+  range: PreparedRange;
+  headers: (BlockHeader | null)[];
+}
+
+/** Moves one joined write holds at most (a write blocks the event loop the service's HTTP and tracker share). */
+export const JOIN_MOVES = 30_000;
+
+/** The headers of a part's two ends, or null when the node lacked one. */
+export function endHeaders(p: ReadyPart): { from: BlockHeader; to: BlockHeader } | null {
+  const [a, b] = p.headers;
+  const to = p.range.from === p.range.to ? a : b;
+  return a && to ? { from: a, to } : null;
+}
+
+/** Whether every log at the part's ends carries the hash of its end's header (else the chain moved under the read). */
+export function endsAgree(p: ReadyPart): boolean {
+  const ends = endHeaders(p);
+  if (!ends) return false;
+  const { from, to } = p.range;
+  return !p.range.blocks.some((l) => (l.block === to && l.blockHash !== ends.to.hash) || (l.block === from && l.blockHash !== ends.from.hash));
+}
+
+/**
+ * How many of `next` (ready parts in block order, the first starting right after `first`) join `first`'s write.
+ * A part joins while: the total stays within `maxMoves`, the part before it carries no events that act after the
+ * moves of a range (URI, ERC-4906, truncation records: they must stay last), its headers are there, chain onto the
+ * part before it (parent hash) and agree with its logs. Anything else is left to its own step, which checks it again.
+ */
+export function partsToJoin(first: ReadyPart, next: readonly ReadyPart[], maxMoves = JOIN_MOVES): number {
+  let moves = first.range.logs.length;
+  let prev = first;
+  let n = 0;
+  for (const p of next) {
+    const r = prev.range;
+    if (r.uriEvents.length > 0 || r.metadataUpdates.length > 0 || r.truncated.length > 0) break;
+    if (moves + p.range.logs.length > maxMoves) break;
+    const prevEnds = endHeaders(prev);
+    const ends = endHeaders(p);
+    if (!prevEnds || !ends || p.range.from !== r.to + 1 || ends.from.parentHash !== prevEnds.to.hash || !endsAgree(p)) break;
+    moves += p.range.logs.length;
+    prev = p;
+    n++;
+  }
+  return n;
+}
+
+/**
+ * One range from consecutive joinable parts (partsToJoin), written as one: moves and blocks in order, reads merged
+ * (a later part's value, read at a later block, wins), events of the last part, every part's end headers as
+ * checkpoints, and the block each new contract was first seen in as its own part would have recorded it.
+ */
+export function joinParts(parts: readonly ReadyPart[]): { range: PreparedRange; headers: BlockHeader[]; firstBlocks: Map<string, number> } {
+  const first = parts[0]!.range;
+  const last = parts.at(-1)!.range;
+  const firstBlocks = new Map<string, number>();
+  for (const { range } of parts) {
+    for (const address of range.newContracts.keys()) {
+      if (!firstBlocks.has(address)) firstBlocks.set(address, range.logs.find((l) => l.contract === address)?.block ?? range.to);
+    }
+  }
+  const merge = <K, V>(pick: (r: PreparedRange) => Map<K, V>) => new Map(parts.flatMap((p) => [...pick(p.range)]));
+  const range: PreparedRange = {
+    from: first.from,
+    to: last.to,
+    rawCount: first.rawCount,
+    logs: parts.flatMap((p) => p.range.logs),
+    blocks: parts.flatMap((p) => p.range.blocks),
+    newContracts: merge((r) => r.newContracts),
+    uris: merge((r) => r.uris),
+    supplies: merge((r) => r.supplies),
+    uriEvents: last.uriEvents,
+    metadataUpdates: last.metadataUpdates,
+    truncated: last.truncated,
+    timing: {
+      logsMs: parts.reduce((s, p) => s + p.range.timing.logsMs, 0),
+      metadataMs: parts.reduce((s, p) => s + p.range.timing.metadataMs, 0),
+    },
+  };
+  const headers = parts.flatMap((p) => {
+    const e = endHeaders(p)!;
+    return e.from === e.to ? [e.from] : [e.from, e.to];
+  });
+  return { range, headers, firstBlocks };
+}
