@@ -40,7 +40,7 @@ export interface IndexerOptions {
   consecutiveCap?: number;
   /** Moves per written part of a range read (default PART_MOVES, 10,000); tests use tiny parts. */
   partMoves?: number;
-  /** Moves one write of parts read already holds at most (default JOIN_MOVES, 30,000); 0 writes every part alone. */
+  /** Moves one write of parts read already holds at most (default JOIN_MOVES, 10,000, one full part); 0 writes every part alone. */
   joinMoves?: number;
   /**
    * Read ranges in a worker thread (default true; it needs a database file and the compiled worker, else ranges are
