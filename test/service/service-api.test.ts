@@ -268,18 +268,34 @@ describe('listing input', () => {
     expectError(await call(`${base}/tracker/ethereum/local?clientId=${clientId}`), 426, 'BAD_REQUEST', /WebSocket/);
   });
 
-  it('answers malformed HTTP with the envelope', async () => {
-    const { port } = new URL(base);
-    const raw = await new Promise<string>((resolve, reject) => {
-      const socket = connect(Number(port), '127.0.0.1', () => socket.write('NOT HTTP AT ALL\r\n\r\n'));
+  const rawHttp = (request: string) =>
+    new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(new URL(base).port), '127.0.0.1', () => socket.write(request));
       let text = '';
       socket.on('data', (c) => (text += c));
       socket.on('end', () => resolve(text));
       socket.on('error', reject);
     });
+  const bodyOf = (raw: string) => JSON.parse(raw.slice(raw.indexOf('\r\n\r\n') + 4));
+
+  it('answers malformed HTTP with the envelope', async () => {
+    const raw = await rawHttp('NOT HTTP AT ALL\r\n\r\n');
     expect(raw).toMatch(/^HTTP\/1\.1 400/);
-    expect(JSON.parse(raw.slice(raw.indexOf('\r\n\r\n') + 4))).toEqual({ error: { code: 'BAD_REQUEST', message: expect.stringMatching(/malformed/) } });
+    expect(bodyOf(raw)).toEqual({ error: { code: 'BAD_REQUEST', message: expect.stringMatching(/malformed/) } });
     expect((await tokensOf(owner)).status).toBe(200);
+  });
+
+  it('routes request targets as WHATWG URL reads them: a backslash is a slash, `*` is `/*`, dot segments resolve', async () => {
+    const get = (target: string) => rawHttp(`GET ${target} HTTP/1.1\r\nHost: ${new URL(base).host}\r\nConnection: close\r\n\r\n`);
+    const backslash = await get('/nft/v1/accounts/\\/tokens?');
+    expect(backslash).toMatch(/^HTTP\/1\.1 404/);
+    expect(bodyOf(backslash).error.message).toBe('There is no endpoint GET /nft/v1/accounts///tokens; see /openapi.json for the API.');
+    const star = await get('*');
+    expect(star).toMatch(/^HTTP\/1\.1 404/);
+    expect(bodyOf(star).error.code).toBe('NOT_FOUND');
+    const dots = await get(`/nft/v1/accounts/x/../${owner}/tokens?clientId=${clientId}`);
+    expect(dots).toMatch(/^HTTP\/1\.1 200/);
+    expect(bodyOf(dots).data.length).toBeGreaterThan(0);
   });
 });
 

@@ -32,6 +32,10 @@ export function createServiceServer(app: RequestListener, bindHost = '127.0.0.1'
     } catch {
       return sendError(res, noEndpoint(req.method ?? 'GET', target.pathname));
     }
+    // Routes see the target as WHATWG URL parses it (a backslash is a slash, `*` is `/*`, dot segments resolved), as
+    // every HTTP client and the URLs we hand out do; the Hono adapter would refuse some of these with a bare 400.
+    const normal = target.pathname + target.search;
+    if (req.url !== normal) req.url = normal;
     void app(req, res);
   };
   const server = createServer(handle);
