@@ -11,7 +11,7 @@ import { startAnvil, type RunningAnvil } from '../../src/devchain/index.js';
 import { TransactionTracker, type TrackerMessage } from '../../src/sdk/index.js';
 import { createTestDatabase, type TestDatabase } from '../support/postgres-db.js';
 import { ensureCliBuilt, killServiceProcesses, startServiceProcess, type ServiceProcess } from '../support/service-process.js';
-import { DEV_KEYS, sendTransfer, waitUntil } from '../support/tracker-harness.js';
+import { DEV_KEYS, sendTransfer, signTransfer, waitUntil } from '../support/tracker-harness.js';
 
 interface Health {
   roles: string[];
@@ -29,7 +29,8 @@ const trackers: TransactionTracker[] = [];
 
 beforeAll(async () => {
   ensureCliBuilt();
-  anvil = await startAnvil({ blockTimeSeconds: 1 });
+  // Room for a block of 1,000 transfers (the default limit keeps dev blocks small on purpose).
+  anvil = await startAnvil({ blockTimeSeconds: 1, gasLimit: 30_000_000 });
   provider = new JsonRpcProvider(anvil.url, undefined, { staticNetwork: true });
   database = await createTestDatabase('fleet');
   // Started together: they race for the migration lock and for both leaderships.
@@ -117,6 +118,27 @@ async function trackedTransfers(sender: TransactionTracker, key: string) {
   return { hashes, sendBatch };
 }
 
+/**
+ * `n` transfers from `key` tracked through `sender` (2 confirmations), then broadcast with interval mining paused and
+ * mined as one block; returns their hashes in nonce order.
+ */
+async function oneBlockOfTransfers(sender: TransactionTracker, key: string, n: number): Promise<string[]> {
+  const wallet = new Wallet(key, provider);
+  const first = await wallet.getNonce('pending');
+  const signed = await Promise.all(Array.from({ length: n }, (_, i) => signTransfer(wallet, { nonce: first + i })));
+  await Promise.all(signed.map((t) => sender.trackTransaction(t.hash, { timeout: 120_000, confirmation: 2 })));
+  await provider.send('evm_setIntervalMining', [0]);
+  try {
+    for (let i = 0; i < n; i += 250) await Promise.all(signed.slice(i, i + 250).map((t) => provider.send('eth_sendRawTransaction', [t.raw])));
+    await provider.send('evm_mine', []);
+  } finally {
+    await provider.send('evm_setIntervalMining', [1]);
+  }
+  const mined = new Set((await provider.send('eth_getBlockByNumber', ['latest', false])).transactions as string[]);
+  expect(signed.filter((t) => !mined.has(t.hash)), 'the whole batch in one block').toEqual([]);
+  return signed.map((t) => t.hash);
+}
+
 const hashesOf = (seen: TrackerMessage[], type: string) => new Set(seen.filter((m) => m.data.type === type).map((m) => m.data.result.transactionHash));
 
 it('runs one leader per role, reports roles, lag and outbox depth, and delivers on B what a client tracks on A', async () => {
@@ -154,14 +176,16 @@ it('survives SIGKILL of the watcher leader mid-stream: another instance takes th
   const clientId = await signup(trackOn, 'fleet-kill@example.com');
   const seen = await subscriber(clientId, subscribeOn, 'survivor');
   const sender = tracker(clientId, trackOn);
-  const { hashes, sendBatch } = await trackedTransfers(sender, DEV_KEYS[3]!);
-
-  // One block of 150 transfers; the leader is killed as soon as the first of its receipts reaches the subscriber,
-  // while it is still storing the rest of the block.
-  await sendBatch(150);
-  await waitUntil(() => hashesOf(seen, 'receipt').size >= 1, 'the first receipt');
+  // One block of 1,000 transfers, tracked before they are sent and mined together; the leader is killed as soon as the
+  // first of its receipts reaches the subscriber, while it is still storing the rest of the block.
+  const block = await oneBlockOfTransfers(sender, DEV_KEYS[3]!, 1_000);
+  while (hashesOf(seen, 'receipt').size === 0) await new Promise((r) => setTimeout(r, 5));
+  expect(hashesOf(seen, 'receipt').size, 'killed before the block was delivered').toBeLessThan(1_000);
   watcher.child.kill('SIGKILL');
   await watcher.exited;
+  fleet = fleet.filter((p) => p !== watcher);
+  const { hashes, sendBatch } = await trackedTransfers(sender, DEV_KEYS[3]!);
+  hashes.unshift(...block);
   // Tracked while the role moves: stored in the database, picked up by whoever leads next.
   await sendBatch(30);
 
@@ -170,12 +194,11 @@ it('survives SIGKILL of the watcher leader mid-stream: another instance takes th
   expect(survivors).toContain(next);
   // The indexer role is held by exactly one survivor too (it moved if the killed instance held it).
   await leaderOf('indexer-leader', survivors, 10_000);
-  await waitUntil(() => hashes.every((h) => hashesOf(seen, 'confirmation').has(h)), 'a receipt and a confirmation for all 180 transactions', 90_000);
+  await waitUntil(() => hashes.every((h) => hashesOf(seen, 'confirmation').has(h)), 'a receipt and a confirmation for all 1,030 transactions', 120_000);
   expect(hashesOf(seen, 'receipt')).toEqual(new Set(hashes));
   expectReceiptBeforeConfirmation(seen, hashes);
   // Everything was acked: nothing waits in the outbox any more.
   await waitUntil(async () => (await health(next)).outboxDepth === 0, 'an empty outbox');
-  fleet = fleet.filter((p) => p !== watcher);
 });
 
 it('survives SIGKILL of the instance an SDK client is connected to: the SDK moves to the next URL, nothing is lost', async () => {

@@ -3,7 +3,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { JsonRpcProvider, Wallet, parseUnits, type TransactionRequest } from 'ethers';
+import { JsonRpcProvider, Wallet, keccak256, parseUnits, type TransactionRequest } from 'ethers';
 import WebSocket from 'ws';
 import { deriveDevAccounts } from '../../src/devchain/dev-accounts.js';
 import { startAnvil, type RunningAnvil } from '../../src/devchain/index.js';
@@ -150,14 +150,13 @@ export async function waitUntil<T>(check: () => T | undefined | false | null | P
   }
 }
 
-/** Signs and broadcasts a plain transfer; `nonceOffset` > 0 leaves a gap so it waits in the pool. */
-export async function sendTransfer(wallet: Wallet, opts: { nonce?: number; gwei?: string; to?: string } = {}): Promise<{ hash: string; raw: string; nonce: number }> {
-  const nonce = opts.nonce ?? (await wallet.getNonce('pending'));
+/** Signs (without sending) a plain 1-wei transfer; its hash is known before any node sees it. */
+export async function signTransfer(wallet: Wallet, opts: { nonce: number; gwei?: string; to?: string }): Promise<{ hash: string; raw: string; nonce: number }> {
   const fee = parseUnits(opts.gwei ?? '2', 'gwei');
   const req: TransactionRequest = {
     to: opts.to ?? '0x000000000000000000000000000000000000dEaD',
     value: 1n,
-    nonce,
+    nonce: opts.nonce,
     gasLimit: 21_000n,
     maxFeePerGas: fee * 10n,
     maxPriorityFeePerGas: fee,
@@ -165,6 +164,12 @@ export async function sendTransfer(wallet: Wallet, opts: { nonce?: number; gwei?
     type: 2,
   };
   const raw = await wallet.signTransaction(req);
-  const hash = (await (wallet.provider as JsonRpcProvider).send('eth_sendRawTransaction', [raw])) as string;
-  return { hash: hash.toLowerCase(), raw, nonce };
+  return { hash: keccak256(raw).toLowerCase(), raw, nonce: opts.nonce };
+}
+
+/** Signs and broadcasts a plain transfer; `nonceOffset` > 0 leaves a gap so it waits in the pool. */
+export async function sendTransfer(wallet: Wallet, opts: { nonce?: number; gwei?: string; to?: string } = {}): Promise<{ hash: string; raw: string; nonce: number }> {
+  const signed = await signTransfer(wallet, { ...opts, nonce: opts.nonce ?? (await wallet.getNonce('pending')) });
+  const hash = (await (wallet.provider as JsonRpcProvider).send('eth_sendRawTransaction', [signed.raw])) as string;
+  return { ...signed, hash: hash.toLowerCase() };
 }
