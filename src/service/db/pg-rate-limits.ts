@@ -13,9 +13,18 @@ const MIGRATIONS = [
      instance TEXT NOT NULL,
      slot BIGINT NOT NULL,
      taken INTEGER NOT NULL,
+     updated_at TIMESTAMPTZ NOT NULL DEFAULT now(),
      PRIMARY KEY (slot, scope, key, instance)
-   )`,
+   );
+   CREATE INDEX rate_usage_updated ON rate_usage (updated_at)`,
 ];
+
+/**
+ * Rows are read again from this long before the previous read started (by the database's clock): a row written by a
+ * transaction that began before that read but committed after it carries an earlier updated_at. `seen` makes reading
+ * a row twice harmless.
+ */
+const REREAD_MARGIN = "interval '5 seconds'";
 
 const SLOT_MS = 10_000;
 /** Slots read back: a minute (a full bucket's refill time) plus the current slot. */
@@ -60,6 +69,11 @@ export async function shareRateLimits(
 
   /** Taken here and not yet in the table (kept across a failed exchange, so the others learn it late, not never). */
   const pending = new Map<string, Map<string, number>>();
+  /**
+   * The database's clock when the previous read started; null until one succeeded. The first read takes the whole
+   * window: a starting instance charges its buckets with the others' last minute in full (stricter, never looser).
+   */
+  let lastRead: Date | null = null;
   let rounds = 0;
   let failing = false;
 
@@ -88,15 +102,19 @@ export async function shareRateLimits(
         await pool.query(
           `INSERT INTO rate_usage (scope, key, instance, slot, taken)
            SELECT s, k, $4, $5, n FROM unnest($1::text[], $2::text[], $3::int[]) AS u(s, k, n)
-           ON CONFLICT (slot, scope, key, instance) DO UPDATE SET taken = rate_usage.taken + excluded.taken`,
+           ON CONFLICT (slot, scope, key, instance) DO UPDATE SET taken = rate_usage.taken + excluded.taken, updated_at = now()`,
           [scopes, keys, counts, instance, slot],
         );
         pending.clear();
       }
+      // Only rows changed since the last read: the cost follows the fleet's recent traffic, not all keys of a minute.
+      const started = (await pool.query<{ now: Date }>('SELECT now()')).rows[0]!.now;
       const { rows } = await pool.query<{ scope: string; key: string; instance: string; slot: string; taken: number }>(
-        'SELECT scope, key, instance, slot, taken FROM rate_usage WHERE slot > $1 AND instance <> $2',
-        [slot - WINDOW_SLOTS, instance],
+        `SELECT scope, key, instance, slot, taken FROM rate_usage
+         WHERE slot > $1 AND instance <> $2 AND ($3::timestamptz IS NULL OR updated_at >= $3::timestamptz - ${REREAD_MARGIN})`,
+        [slot - WINDOW_SLOTS, instance, lastRead],
       );
+      lastRead = started;
       const usage = newUsage(
         rows.map((r) => ({ ...r, slot: Number(r.slot) })),
         seen,
