@@ -245,7 +245,13 @@ export function createCore(opts: CoreOptions = {}): Core {
         // A service found down at start-up: start-up does not wait for it.
         ...(serviceDown ? { readyTimeoutMs: 0 } : {}),
         onLink: (state, e) => {
-          if (state === 'unreachable') return board.set('tracker', 'unreachable', e ? trackerErrorWords(e, net) : null);
+          if (state === 'unreachable') {
+            // A plain connection failure says less than the reason already shown (the start-up probe's "Cannot reach
+            // the data service at …"); only a refusal (unknown clientId, network not served) says more.
+            const refusal = e?.code === 'UNKNOWN_CLIENT_ID' || e?.code === 'NOT_FOUND';
+            if (!refusal && board.get().tracker.state === 'unreachable') return;
+            return board.set('tracker', 'unreachable', e ? trackerErrorWords(e, net) : null);
+          }
           board.set('tracker', 'connected');
           queue.flush();
         },
