@@ -285,14 +285,16 @@ describe('listing input', () => {
     expect((await tokensOf(owner)).status).toBe(200);
   });
 
-  it('routes request targets as WHATWG URL reads them: a backslash is a slash, `*` is `/*`, dot segments resolve', async () => {
+  it('routes request targets as WHATWG URL reads them (a backslash is a slash, `*` is `/*`, dot segments resolve), empty segments dropped', async () => {
     const get = (target: string) => rawHttp(`GET ${target} HTTP/1.1\r\nHost: ${new URL(base).host}\r\nConnection: close\r\n\r\n`);
     const backslash = await get('/nft/v1/accounts/\\/tokens?');
     expect(backslash).toMatch(/^HTTP\/1\.1 404/);
-    expect(bodyOf(backslash).error.message).toBe('There is no endpoint GET /nft/v1/accounts///tokens; see /openapi.json for the API.');
+    expect(bodyOf(backslash).error.message).toBe('There is no endpoint GET /nft/v1/accounts/tokens; see /openapi.json for the API.');
     const star = await get('*');
     expect(star).toMatch(/^HTTP\/1\.1 404/);
     expect(bodyOf(star).error.code).toBe('NOT_FOUND');
+    const emptySegments = await get(`//nft/v1/accounts//${owner}/tokens/?clientId=${clientId}`);
+    expect(emptySegments).toMatch(/^HTTP\/1\.1 200/);
     const dots = await get(`/nft/v1/accounts/x/../${owner}/tokens?clientId=${clientId}`);
     expect(dots).toMatch(/^HTTP\/1\.1 200/);
     expect(bodyOf(dots).data.length).toBeGreaterThan(0);
