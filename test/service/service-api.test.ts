@@ -293,7 +293,7 @@ describe('listing input', () => {
     const star = await get('*');
     expect(star).toMatch(/^HTTP\/1\.1 404/);
     expect(bodyOf(star).error.code).toBe('NOT_FOUND');
-    const emptySegments = await get(`//nft/v1/accounts//${owner}/tokens/?clientId=${clientId}`);
+    const emptySegments = await get(`/nft//v1/accounts//${owner}/tokens/?clientId=${clientId}`);
     expect(emptySegments).toMatch(/^HTTP\/1\.1 200/);
     const dots = await get(`/nft/v1/accounts/x/../${owner}/tokens?clientId=${clientId}`);
     expect(dots).toMatch(/^HTTP\/1\.1 200/);

@@ -33,7 +33,7 @@ export function createServiceServer(app: RequestListener, bindHost = '127.0.0.1'
       return sendError(res, noEndpoint(req.method ?? 'GET', target.pathname));
     }
     // Routes see the target as WHATWG URL parses it (a backslash is a slash, `*` is `/*`, dot segments resolved), as
-    // every HTTP client and the URLs we hand out do, and with empty segments dropped (`//health/` is `/health`), as
+    // every HTTP client and the URLs we hand out do, and with empty segments dropped (`/health//` is `/health`), as
     // the service always answered; the Hono adapter would refuse some of these with a bare 400.
     const path = /\/\/|.\/$/.test(target.pathname) ? `/${target.pathname.split('/').filter(Boolean).join('/')}` : target.pathname;
     const normal = path + target.search;
