@@ -18,10 +18,12 @@ async function rpcCall(url, method, params = []) {
   return body.result;
 }
 
-/** Starts the app child (`script` prints one ready JSON line) and resolves with its URL and a way to kill it. */
-async function startApp(script, env, policy) {
+/**
+ * Starts the app child (`script` prints one ready JSON line) and resolves with its URL and a way to kill it. Its
+ * stderr is appended to `log`, which one run shares across restarts.
+ */
+async function startApp(script, env, policy, log) {
   const child = spawn(process.execPath, [script, JSON.stringify(policy)], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  const log = [];
   child.stderr.on('data', (b) => log.push(String(b)));
   const line = await new Promise((resolve, reject) => {
     createInterface({ input: child.stdout }).once('line', resolve);
@@ -61,7 +63,8 @@ export async function runFaultRun(o) {
   const faults = [];
   const sends = [];
   const faultRate = o.faultRate ?? 0.38;
-  let app = await startApp(o.script, o.env, o.policy);
+  const log = [];
+  let app = await startApp(o.script, o.env, o.policy, log);
   let starts = 1;
   const list = async () => (await (await fetch(`${app.url}/api/tx`)).json());
   const openNonces = async () => {
@@ -97,7 +100,8 @@ export async function runFaultRun(o) {
         await o.node.up();
       } else {
         await app.kill('SIGKILL');
-        app = await startApp(o.script, o.env, o.policy);
+        log.push('--- app killed (SIGKILL) and started again ---\n');
+        app = await startApp(o.script, o.env, o.policy, log);
         starts++;
       }
     }
@@ -105,6 +109,8 @@ export async function runFaultRun(o) {
   }
 
   const until = Date.now() + (o.settleTimeoutMs ?? 240_000);
+  // The chain's head while waiting: a failure says whether blocks kept coming.
+  let lastHead = { block: -1, since: Date.now() };
   for (;;) {
     const recs = await list();
     const open = unsettledNonces(recs);
@@ -112,12 +118,27 @@ export async function runFaultRun(o) {
       await app.kill('SIGTERM');
       return { acknowledged, records: recs, faults, sends, starts };
     }
+    const block = await head().catch(() => -1);
+    if (block !== lastHead.block) lastHead = { block, since: Date.now() };
     if (Date.now() > until) {
       await app.kill('SIGTERM');
-      throw new Error(`${open.size} nonce(s) never settled: ${[...open].join(', ')}\n${app.log.join('').slice(-4000)}`);
+      const chain = `head block ${lastHead.block}, unchanged for ${Math.round((Date.now() - lastHead.since) / 1000)} s`;
+      throw new Error(`${open.size} nonce(s) never settled: ${[...open].join(', ')}; ${chain}\n${whyOpen(recs, open, faults, log.join(''))}`);
     }
     await sleep(500);
   }
+}
+
+/**
+ * What a failed run shows: the records of the lowest open nonce (the one the others wait for), the faults that found
+ * it open, what the app logged about it, and the log's tail.
+ */
+function whyOpen(records, open, faults, log) {
+  const lowest = Math.min(...open);
+  const hitBy = faults.filter((f) => f.nonces.includes(lowest)).map((f) => `${f.kind}@${f.block}`);
+  const recs = records.filter((r) => r.nonce === lowest).map((r) => JSON.stringify({ hash: r.transactionHash, status: r.status, gasPrice: r.gasPrice, replaces: r.replaces, replacedBy: r.replacedBy, problem: r.problem }));
+  const lines = log.split('\n').filter((l) => l.includes(`nonce ${lowest}`) || /watchdog|block \d+:/.test(l));
+  return [`records of nonce ${lowest}:`, ...recs, `faults while it was open: ${hitBy.join(' ') || 'none'}`, `log about it:`, ...lines.slice(-40), 'log tail:', log.slice(-2500)].join('\n');
 }
 
 /** The nonces of `records` that no confirmed record settles yet (every nonce settled: an empty set). */

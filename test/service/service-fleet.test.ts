@@ -179,7 +179,11 @@ it('survives SIGKILL of the watcher leader mid-stream: another instance takes th
   // One block of 1,000 transfers, tracked before they are sent and mined together; the leader is killed as soon as the
   // first of its receipts reaches the subscriber, while it is still storing the rest of the block.
   const block = await oneBlockOfTransfers(sender, DEV_KEYS[3]!, 1_000);
-  while (hashesOf(seen, 'receipt').size === 0) await new Promise((r) => setTimeout(r, 5));
+  const firstBy = Date.now() + 60_000;
+  while (hashesOf(seen, 'receipt').size === 0) {
+    if (Date.now() > firstBy) throw new Error('no receipt of the 1,000-transfer block reached the subscriber within 60 s');
+    await new Promise((r) => setTimeout(r, 5));
+  }
   expect(hashesOf(seen, 'receipt').size, 'killed before the block was delivered').toBeLessThan(1_000);
   watcher.child.kill('SIGKILL');
   await watcher.exited;
@@ -194,12 +198,18 @@ it('survives SIGKILL of the watcher leader mid-stream: another instance takes th
   expect(survivors).toContain(next);
   // The indexer role is held by exactly one survivor too (it moved if the killed instance held it).
   await leaderOf('indexer-leader', survivors, 10_000);
-  await waitUntil(() => hashes.every((h) => hashesOf(seen, 'confirmation').has(h)), 'a receipt and a confirmation for all 1,030 transactions', 120_000);
+  await waitUntil(() => hashes.every((h) => hashesOf(seen, 'confirmation').has(h)), 'a receipt and a confirmation for all 1,030 transactions', 120_000).catch(async (e: Error) => {
+    // Say how far it got, so a failure on a slow machine shows which side stalled (chain, watcher or delivery).
+    const head = Number(await provider.send('eth_blockNumber', []));
+    const states = await Promise.all(survivors.map((p) => health(p).catch((x: Error) => x.message)));
+    throw new Error(`${e.message}: ${hashesOf(seen, 'receipt').size} receipts and ${hashesOf(seen, 'confirmation').size} confirmations seen, head block ${head}, survivors ${JSON.stringify(states)}`);
+  });
   expect(hashesOf(seen, 'receipt')).toEqual(new Set(hashes));
   expectReceiptBeforeConfirmation(seen, hashes);
   // Everything was acked: nothing waits in the outbox any more.
   await waitUntil(async () => (await health(next)).outboxDepth === 0, 'an empty outbox');
-});
+  // Its waits add up to more than the default test timeout; each one fails with its own message first.
+}, 300_000);
 
 it('survives SIGKILL of the instance an SDK client is connected to: the SDK moves to the next URL, nothing is lost', async () => {
   // Two instances are left; the client is connected to the one that does not watch, so only the connection moves.
