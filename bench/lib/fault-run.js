@@ -5,6 +5,7 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
+import { stallAwareDeadline } from './poll.js';
 import { prng } from './prng.js';
 
 export const FAULT_KINDS = ['refusal', 'drop', 'drop-all', 'reorg', 'node-restart', 'app-kill'];
@@ -108,7 +109,7 @@ export async function runFaultRun(o) {
     await sleep(50 + rnd() * 600);
   }
 
-  const until = Date.now() + (o.settleTimeoutMs ?? 240_000);
+  const deadline = stallAwareDeadline(o.settleTimeoutMs ?? 240_000);
   // The chain's head while waiting: a failure says whether blocks kept coming.
   let lastHead = { block: -1, since: Date.now() };
   for (;;) {
@@ -120,12 +121,12 @@ export async function runFaultRun(o) {
     }
     const block = await head().catch(() => -1);
     if (block !== lastHead.block) lastHead = { block, since: Date.now() };
-    if (Date.now() > until) {
+    if (deadline.passed()) {
       await app.kill('SIGTERM');
       const chain = `head block ${lastHead.block}, unchanged for ${Math.round((Date.now() - lastHead.since) / 1000)} s`;
       throw new Error(`${open.size} nonce(s) never settled: ${[...open].join(', ')}; ${chain}\n${whyOpen(recs, open, faults, log.join(''))}`);
     }
-    await sleep(500);
+    await deadline.pause(500);
   }
 }
 

@@ -1,5 +1,6 @@
 // Process-tree helpers for tests that must prove a command leaves no child (anvil) behind. Linux /proc only.
 import { readdirSync, readFileSync } from 'node:fs';
+import { pollUntil } from '../../bench/lib/poll.js';
 
 /** Pids of every living descendant of `root`. */
 export function descendants(root: number): number[] {
@@ -45,9 +46,5 @@ export function isAlive(pid: number): boolean {
 }
 
 export async function waitUntil(condition: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await pollUntil(condition, what, timeoutMs, 100);
 }

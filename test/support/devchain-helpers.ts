@@ -4,6 +4,7 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { randomUUID } from 'node:crypto';
 import ts from 'typescript';
+import { pollUntil } from '../../bench/lib/poll.js';
 
 export const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -23,14 +24,8 @@ export async function headBlock(url: string): Promise<number> {
 }
 
 /** Polls `check` until it returns a value other than undefined, null or false; fails after a generous timeout. */
-export async function waitFor<T>(what: string, check: () => Promise<T | undefined | null | false> | T | undefined | null | false, timeoutMs = 60_000, everyMs = 200): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await check();
-    if (v !== undefined && v !== null && v !== false) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
+export function waitFor<T>(what: string, check: () => Promise<T | undefined | null | false> | T | undefined | null | false, timeoutMs = 60_000, everyMs = 200): Promise<T> {
+  return pollUntil(check, what, timeoutMs, everyMs);
 }
 
 /** True while `pid` runs; a zombie (exited, not yet reaped) counts as gone. */

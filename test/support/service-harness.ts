@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { silentLogger } from '../../src/lib/log.js';
 import { startDevService, type DevService, type DevServiceOptions } from '../../src/service/index.js';
+import { pollUntil } from '../../bench/lib/poll.js';
 
 export interface TestDevService extends DevService {
   dataDir: string;
@@ -54,14 +55,8 @@ export async function call<T = any>(
   return { status: res.status, headers: res.headers, body, text };
 }
 
-export async function waitFor<T>(check: () => Promise<T | undefined | false> | T | undefined | false, what: string, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await check();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
+export function waitFor<T>(check: () => Promise<T | undefined | false> | T | undefined | false, what: string, timeoutMs = 60_000): Promise<T> {
+  return pollUntil(check, what, timeoutMs, 200);
 }
 
 /** Waits until the service's index has reached `block`. */

@@ -9,6 +9,7 @@ import { deriveDevAccounts } from '../../src/devchain/dev-accounts.js';
 import { startAnvil, type RunningAnvil } from '../../src/devchain/index.js';
 import { createLogger, silentLogger } from '../../src/lib/log.js';
 import { startService, type RunningService } from '../../src/service/index.js';
+import { pollUntil } from '../../bench/lib/poll.js';
 
 /** The anvil mnemonic's funded accounts (public test keys). */
 export const DEV_KEYS = deriveDevAccounts(20).map((a) => a.privateKey);
@@ -140,14 +141,8 @@ export class RawTrackerClient {
   }
 }
 
-export async function waitUntil<T>(check: () => T | undefined | false | null | Promise<T | undefined | false | null>, what: string, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await check();
-    if (v !== undefined && v !== false && v !== null) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+export function waitUntil<T>(check: () => T | undefined | false | null | Promise<T | undefined | false | null>, what: string, timeoutMs = 60_000): Promise<T> {
+  return pollUntil(check, what, timeoutMs, 50);
 }
 
 /** Signs (without sending) a plain 1-wei transfer; its hash is known before any node sees it. */

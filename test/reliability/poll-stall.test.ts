@@ -1,0 +1,42 @@
+// The tests' polling (bench/lib/poll.js) survives a process that stands still: a child polling with a 5 s budget is
+// stopped (SIGSTOP) for 7 s and still gets the rest of its budget afterwards, saying that it stood still; without
+// the stall-aware deadline its first poll after the pause would fail.
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { expect, it } from 'vitest';
+
+const poll = join(import.meta.dirname, '..', '..', 'bench', 'lib', 'poll.js');
+
+// Polls a condition that becomes true only after 10 polls made after the pause, so it needs time after the pause.
+const CHILD = `
+import { pollUntil } from ${JSON.stringify(poll)};
+let resumed = false;
+let after = 0;
+process.on('SIGCONT', () => (resumed = true));
+console.log('polling');
+try {
+  await pollUntil(() => resumed && ++after >= 10, 'ten polls after the pause', 5_000, 100);
+  console.log('done');
+} catch (e) {
+  console.log(e.message);
+}
+`;
+
+it('does not count time the process stood still against the deadline', async () => {
+  const child = spawn(process.execPath, ['--input-type=module', '-e', CHILD], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (b) => (stderr += String(b)));
+  const lines = createInterface({ input: child.stdout });
+  const out: string[] = [];
+  const polling = new Promise<void>((resolve) => lines.on('line', (l) => (out.push(l), l === 'polling' && resolve())));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  await polling;
+  await new Promise((r) => setTimeout(r, 300));
+  child.kill('SIGSTOP');
+  await new Promise((r) => setTimeout(r, 7_000));
+  child.kill('SIGCONT');
+  await exited;
+  expect(out).toEqual(['polling', 'done']);
+  expect(stderr).toMatch(/stood still for [67] s/);
+}, 60_000);
