@@ -4,6 +4,8 @@ import type { RpcFaults } from './fault-proxy.js';
 
 export type FaultKind = 'refusal' | 'drop' | 'drop-all' | 'reorg' | 'node-restart' | 'app-kill';
 export const FAULT_KINDS: FaultKind[];
+/** The deepest reorganisation a run makes; a run starts once the caller's set-up is deeper than this. */
+export const MAX_REORG_DEPTH: number;
 
 export interface FaultRunOptions {
   seed: number;

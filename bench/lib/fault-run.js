@@ -5,10 +5,12 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { stallAwareDeadline } from './poll.js';
+import { pollUntil, stallAwareDeadline } from './poll.js';
 import { prng } from './prng.js';
 
 export const FAULT_KINDS = ['refusal', 'drop', 'drop-all', 'reorg', 'node-restart', 'app-kill'];
+/** The deepest reorganisation the run makes (anvil_reorg depth 1 to this). */
+export const MAX_REORG_DEPTH = 3;
 const REFUSALS = ['txpool is full', 'exceeds block gas limit', 'insufficient funds for gas * price + value'];
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -60,6 +62,10 @@ export async function runFaultRun(o) {
     return deck.pop();
   };
   const head = async () => Number(BigInt(await rpcCall(o.nodeUrl, 'eth_blockNumber')));
+  // A reorganisation rebuilds state from its fork block: what the caller set up just before (the sender's funds, set
+  // with anvil_setBalance) would vanish with it, and the run would test an empty account. Start below every reorg.
+  const setUpAt = await head();
+  await pollUntil(async () => (await head()) > setUpAt + MAX_REORG_DEPTH, `block ${setUpAt + MAX_REORG_DEPTH + 1} (the set-up below any reorganisation)`, 60_000, 200);
   const acknowledged = new Set();
   const faults = [];
   const sends = [];
@@ -92,7 +98,7 @@ export async function runFaultRun(o) {
         const open = (await list()).filter((r) => !r.status || r.status === 'pending');
         if (open.length) await rpcCall(o.nodeUrl, 'anvil_dropTransaction', [pick(open).transactionHash]);
       } else if (kind === 'drop-all') await rpcCall(o.nodeUrl, 'anvil_dropAllTransactions');
-      else if (kind === 'reorg') await rpcCall(o.nodeUrl, 'anvil_reorg', [1 + Math.floor(rnd() * 3), []]);
+      else if (kind === 'reorg') await rpcCall(o.nodeUrl, 'anvil_reorg', [1 + Math.floor(rnd() * MAX_REORG_DEPTH), []]);
       else if (kind === 'node-restart') {
         // What the app sees of a node restart: connections refused for a while, then a node with an empty pool.
         await o.node.down();
