@@ -15,6 +15,7 @@ import { silentLogger, type Logger } from '../../src/lib/log.js';
 import type { ReplacementPolicy } from '../../src/shared/desktop-api.js';
 import { isTxdeskError } from '../../src/shared/errors.js';
 import type { TxRecord } from '../../src/shared/tx-record.js';
+import { pollUntil } from '../../bench/lib/poll.js';
 
 const GWEI = 1_000_000_000n;
 const wallet = Wallet.createRandom();
@@ -435,11 +436,7 @@ describe('startNonceWatchdog', () => {
 });
 
 async function waitUntil(cond: () => boolean, timeoutMs = 30_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > until) throw new Error('condition not met');
-    await new Promise((r) => setTimeout(r, 10));
-  }
+  await pollUntil(cond, 'the condition', timeoutMs, 10);
 }
 
 describe('faults', () => {

@@ -6,6 +6,7 @@ import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isClientError, isErrorEnvelope, rawRequest, type RawAnswer } from '../support/reliability-http.js';
 import { MB, killAllChildren, spawnService, tempDir, type ChildProc, type MemoryFigures, type ServiceInfo } from '../support/reliability-procs.js';
+import { pollUntil } from '../../bench/lib/poll.js';
 
 /** Runs per property; raise with TXDESK_FUZZ_RUNS for a longer hunt. */
 const RUNS = Number(process.env.TXDESK_FUZZ_RUNS ?? 300);
@@ -361,15 +362,17 @@ function openTracker(clientId: string): Promise<WsClient> {
   });
 }
 
-async function waitFrame(c: WsClient, pred: (f: any) => boolean, what: string, timeoutMs = 30_000): Promise<any> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const f = c.frames.find(pred);
-    if (f !== undefined) return f;
-    if (c.closed) throw new Error(`socket closed (${c.closed.code}) while waiting for ${what}`);
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+function waitFrame(c: WsClient, pred: (f: any) => boolean, what: string, timeoutMs = 30_000): Promise<any> {
+  return pollUntil(
+    () => {
+      const f = c.frames.find(pred);
+      if (f === undefined && c.closed) throw new Error(`socket closed (${c.closed.code}) while waiting for ${what}`);
+      return f === undefined ? undefined : { f };
+    },
+    what,
+    timeoutMs,
+    20,
+  ).then((found) => found.f);
 }
 
 const RPC_CODES = [-32700, -32600, -32601, -32602, -32005];

@@ -8,6 +8,7 @@ import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isErrorEnvelope, rawRequest } from '../support/reliability-http.js';
 import { killAllChildren, spawnService, tempDir, type ChildProc, type ServiceInfo } from '../support/reliability-procs.js';
+import { pollUntil } from '../../bench/lib/poll.js';
 
 let dev: ChildProc<ServiceInfo>;
 let svc: ChildProc<ServiceInfo>;
@@ -61,14 +62,8 @@ function connect(clientId: string): Promise<Client> {
   });
 }
 
-async function until<T>(check: () => T | undefined, what: string, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = check();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+function until<T>(check: () => T | undefined, what: string, timeoutMs = 60_000): Promise<T> {
+  return pollUntil(check, what, timeoutMs, 50);
 }
 
 async function rpc(c: Client, method: string, params: unknown[]): Promise<any> {

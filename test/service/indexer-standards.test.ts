@@ -12,6 +12,7 @@ import { findContract, queryTokens, startIndexer, type Indexer } from '../../src
 import type { Token } from '../../src/shared/listing.js';
 import { rpc, startTestChain, type TestChain } from '../support/indexer-chain.js';
 import { expectListingsMatch, modelFromChain } from '../support/service-model.js';
+import { pollUntil } from '../../bench/lib/poll.js';
 
 const ZERO = '0x' + '0'.repeat(40);
 const [a, b, c, d, e] = ['0x1111', '0x2222', '0x3333', '0x4444', '0x5555'].map((p) => (p + '0'.repeat(36)).toLowerCase()) as [string, string, string, string, string];
@@ -148,11 +149,7 @@ describe('indexer on anvil: EIP-2309, ERC-1155, ERC-4906', () => {
     expect(indexer.refreshToken(addr(multi), 1n)).toBe(true);
     expect(indexer.refreshToken(addr(drop), 999_999n)).toBe(false);
     expect(indexer.refreshToken(b, 1n)).toBe(false);
-    const deadline = Date.now() + 10_000;
-    while (uriOf(a, addr(drop), '18') !== 'ar://quiet' || uriOf(c, addr(multi), '1') !== `ar://base2/${hex64(1n)}`) {
-      if (Date.now() > deadline) throw new Error('the refresh did not land within 10 s');
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await pollUntil(() => uriOf(a, addr(drop), '18') === 'ar://quiet' && uriOf(c, addr(multi), '1') === `ar://base2/${hex64(1n)}`, 'the refreshes to land', 10_000, 50);
     expect(uriOf(b, addr(multi), '1')).toBe(`ar://base2/${hex64(1n)}`);
   });
 

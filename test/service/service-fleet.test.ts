@@ -12,6 +12,7 @@ import { TransactionTracker, type TrackerMessage } from '../../src/sdk/index.js'
 import { createTestDatabase, type TestDatabase } from '../support/postgres-db.js';
 import { ensureCliBuilt, killServiceProcesses, startServiceProcess, type ServiceProcess } from '../support/service-process.js';
 import { DEV_KEYS, sendTransfer, signTransfer, waitUntil } from '../support/tracker-harness.js';
+import { pollUntil } from '../../bench/lib/poll.js';
 
 interface Health {
   roles: string[];
@@ -179,11 +180,7 @@ it('survives SIGKILL of the watcher leader mid-stream: another instance takes th
   // One block of 1,000 transfers, tracked before they are sent and mined together; the leader is killed as soon as the
   // first of its receipts reaches the subscriber, while it is still storing the rest of the block.
   const block = await oneBlockOfTransfers(sender, DEV_KEYS[3]!, 1_000);
-  const firstBy = Date.now() + 60_000;
-  while (hashesOf(seen, 'receipt').size === 0) {
-    if (Date.now() > firstBy) throw new Error('no receipt of the 1,000-transfer block reached the subscriber within 60 s');
-    await new Promise((r) => setTimeout(r, 5));
-  }
+  await pollUntil(() => hashesOf(seen, 'receipt').size > 0, 'the first receipt of the 1,000-transfer block on the subscriber', 60_000, 5);
   expect(hashesOf(seen, 'receipt').size, 'killed before the block was delivered').toBeLessThan(1_000);
   watcher.child.kill('SIGKILL');
   await watcher.exited;

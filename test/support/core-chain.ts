@@ -7,6 +7,7 @@ import { startDevService, type DevService } from '../../src/service/index.js';
 import { silentLogger } from '../../src/lib/log.js';
 import type { CongestionLevel } from '../../src/shared/desktop-api.js';
 import type { TxRecord } from '../../src/shared/tx-record.js';
+import { pollUntil } from '../../bench/lib/poll.js';
 
 export interface TestChain {
   dev: DevService;
@@ -47,14 +48,8 @@ export async function startTestChain(o: { congestion?: CongestionLevel } = {}): 
 }
 
 /** Polls `check` until it returns a value (not undefined), or fails after `timeoutMs` with the last state. */
-export async function waitFor<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 180_000, everyMs = 500): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await check().catch(() => undefined);
-    if (v !== undefined) return v;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
+export function waitFor<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 180_000, everyMs = 500): Promise<T> {
+  return pollUntil(() => check().catch(() => undefined), what, timeoutMs, everyMs);
 }
 
 /**

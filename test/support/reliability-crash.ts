@@ -13,6 +13,7 @@ import type { TxRecord } from '../../src/shared/tx-record.js';
 import { authHeader } from './core-api-token.js';
 import { allConfirmed } from './core-chain.js';
 import { freePort, killAllChildren, spawnCore, spawnService, tempDir, type ChildProc, type CoreInfo, type ServiceInfo } from './reliability-procs.js';
+import { stallAwareDeadline } from '../../bench/lib/poll.js';
 
 export interface CrashOptions {
   target: number;
@@ -138,7 +139,7 @@ export async function runCrashScenario(o: CrashOptions): Promise<CrashFigures> {
     await generator;
 
     // Left alone now: everything open must settle.
-    const settleDeadline = Date.now() + (o.settleTimeoutMs ?? 20 * 60_000);
+    const settleDeadline = stallAwareDeadline(o.settleTimeoutMs ?? 20 * 60_000);
     let final: TxRecord[];
     for (;;) {
       const l = await list();
@@ -148,8 +149,8 @@ export async function runCrashScenario(o: CrashOptions): Promise<CrashFigures> {
           break;
         }
       }
-      if (Date.now() > settleDeadline) throw new Error(`not settled in time; kills ${JSON.stringify(schedule)}\n${core.output().slice(-3000)}`);
-      await sleep(2_000);
+      if (settleDeadline.passed()) throw new Error(`not settled in time; kills ${JSON.stringify(schedule)}\n${core.output().slice(-3000)}`);
+      await settleDeadline.pause(2_000);
     }
     const settledMs = Date.now() - t0;
 
@@ -180,14 +181,14 @@ export async function runCrashScenario(o: CrashOptions): Promise<CrashFigures> {
 
     // Tracker messages: the service's outbox for this client drains (all delivered and acked), and the core applied
     // a receipt and a confirmation for every winner, each once (idempotent under redelivery).
-    const outboxDeadline = Date.now() + 5 * 60_000;
+    const outboxDeadline = stallAwareDeadline(5 * 60_000);
     let outbox: number;
     for (;;) {
       const db = new Database(serviceDb(), { readonly: true, fileMustExist: true });
       outbox = (db.prepare('SELECT count(*) AS n FROM tracker_delivery WHERE client_id = ?').get(coreEnv.CLIENT_ID) as { n: number }).n;
       db.close();
-      if (outbox === 0 || Date.now() > outboxDeadline) break;
-      await sleep(2_000);
+      if (outbox === 0 || outboxDeadline.passed()) break;
+      await outboxDeadline.pause(2_000);
     }
     expect(outbox, 'un-acked tracker deliveries left').toBe(0);
     const cdb = new Database(coreDb(), { readonly: true, fileMustExist: true });
