@@ -216,13 +216,17 @@ describe('faults on the dev chain', { timeout: 240_000 }, () => {
   // Last: the reorganisation rewrites the shared chain's recent blocks.
   it('a receipt withdrawn by a reorg puts the record back to pending in words, and the nonce settles again', async () => {
     const { core: c, address } = await startCore({ confirmations: 4, initialFeeWei: String(5n * GWEI) });
+    // The reorg rebuilds state from the block before the one that mines the transaction: the account's funds
+    // (anvil_setBalance in startCore) must be older than that block, or they vanish with it.
+    const headNow = async () => Number(BigInt(await chain.rpc<string>('eth_blockNumber')));
+    const funded = await headNow();
+    await waitFor('two blocks past the funding', async () => ((await headNow()) >= funded + 2 ? true : undefined));
     const tx = await c.api.generateTransaction();
     const mined = await waitFor('a receipt', async () => {
       const r = await c.api.getTransaction(tx.transactionHash);
       return r.status === 'receipt' ? r : undefined;
     });
-    const head = Number(BigInt(await chain.rpc<string>('eth_blockNumber')));
-    await chain.rpc('anvil_reorg', [head - Number(mined.data.blockNumber) + 1, []]);
+    await chain.rpc('anvil_reorg', [(await headNow()) - Number(mined.data.blockNumber) + 1, []]);
     await waitFor('the reorg in the history', async () => ((await history(c, tx.transactionHash)).history.some((e) => e.kind === 'reorged') ? true : undefined));
     const records = await expectSettled(c, address, 1);
     const h = await history(c, tx.transactionHash);
