@@ -118,21 +118,25 @@ export async function runFaultRun(o) {
   const deadline = stallAwareDeadline(o.settleTimeoutMs ?? 240_000);
   // The chain's head while waiting: a failure says whether blocks kept coming.
   let lastHead = { block: -1, since: Date.now() };
-  for (;;) {
-    const recs = await list();
-    const open = unsettledNonces(recs);
-    if (open.size === 0) {
-      await app.kill('SIGTERM');
-      return { acknowledged, records: recs, faults, sends, starts };
+  try {
+    for (;;) {
+      const recs = await list();
+      const open = unsettledNonces(recs);
+      if (open.size === 0) {
+        await app.kill('SIGTERM');
+        return { acknowledged, records: recs, faults, sends, starts };
+      }
+      const block = await head().catch(() => -1);
+      if (block !== lastHead.block) lastHead = { block, since: Date.now() };
+      if (deadline.passed()) {
+        await app.kill('SIGTERM');
+        const chain = `head block ${lastHead.block}, unchanged for ${Math.round((Date.now() - lastHead.since) / 1000)} s`;
+        throw new Error(`${open.size} nonce(s) never settled: ${[...open].join(', ')}; ${chain}\n${whyOpen(recs, open, faults, log.join(''))}`);
+      }
+      await deadline.pause(500);
     }
-    const block = await head().catch(() => -1);
-    if (block !== lastHead.block) lastHead = { block, since: Date.now() };
-    if (deadline.passed()) {
-      await app.kill('SIGTERM');
-      const chain = `head block ${lastHead.block}, unchanged for ${Math.round((Date.now() - lastHead.since) / 1000)} s`;
-      throw new Error(`${open.size} nonce(s) never settled: ${[...open].join(', ')}; ${chain}\n${whyOpen(recs, open, faults, log.join(''))}`);
-    }
-    await deadline.pause(500);
+  } finally {
+    deadline.stop();
   }
 }
 

@@ -3,9 +3,12 @@
 export const STALL_MS: number;
 
 export interface StallAwareDeadline {
+  /** Whether the deadline, moved by every stall seen so far, has passed. */
   passed(): boolean;
-  /** Waits `ms`; a wait that came back more than STALL_MS late moves the deadline by the excess. */
+  /** Waits `ms`. */
   pause(ms: number): Promise<void>;
+  /** Ends the ticker that watches for stalls. */
+  stop(): void;
 }
 
 export function stallAwareDeadline(timeoutMs: number, onStall?: (ms: number) => void): StallAwareDeadline;

@@ -1,28 +1,38 @@
 // Polling with a deadline that does not count time the machine stood still. A frozen VM or a starved CI runner stops
-// every process at once (the node, the app, the test); when one pause between polls comes back far later than asked,
-// the excess is added to the deadline instead of failing a wait that never had the time it was given. Plain ESM
-// (with poll.d.ts): benchmarks and the test helpers share it.
+// every process at once (the node, the app, the test); the time it stood still is added to the deadline instead of
+// failing a wait that never had the time it was given. Plain ESM (with poll.d.ts): benchmarks and test helpers share it.
 
-/** A pause this much later than asked means the process did not run; smaller delays are ordinary scheduling. */
+/** A gap this much longer than the ticker's period means the process did not run; smaller ones are scheduling. */
 export const STALL_MS = 5_000;
+const TICK_MS = 1_000;
 
 /**
- * A deadline `timeoutMs` from now, moved later by every stall seen in `pause` (reported to `onStall` with its length
- * in ms; by default one line on stderr, so a run that needed it says so).
+ * A deadline `timeoutMs` from now, moved later by every stall: a ticker notes the time every second, and a gap
+ * between two notes (or between the last note and a check) more than STALL_MS longer than that is time the process
+ * stood still, whatever it was waiting on then. Each stall is reported to `onStall` with its length in ms (by default
+ * one line on stderr, so a run that needed it says so). `stop()` ends the ticker; it never keeps a process alive.
  */
 export function stallAwareDeadline(timeoutMs, onStall = reportStall) {
   let until = Date.now() + timeoutMs;
+  let noted = Date.now();
+  const note = () => {
+    const now = Date.now();
+    const stood = now - noted - TICK_MS;
+    noted = now;
+    if (stood > STALL_MS) {
+      until += stood;
+      onStall(stood);
+    }
+  };
+  const ticker = setInterval(note, TICK_MS);
+  ticker.unref();
   return {
-    passed: () => Date.now() > until,
-    async pause(ms) {
-      const start = Date.now();
-      await new Promise((r) => setTimeout(r, ms));
-      const late = Date.now() - start - ms;
-      if (late > STALL_MS) {
-        until += late;
-        onStall(late);
-      }
+    passed() {
+      note();
+      return Date.now() > until;
     },
+    pause: (ms) => new Promise((r) => setTimeout(r, ms)),
+    stop: () => clearInterval(ticker),
   };
 }
 
@@ -36,10 +46,14 @@ function reportStall(ms) {
  */
 export async function pollUntil(check, what, timeoutMs = 60_000, everyMs = 100) {
   const deadline = stallAwareDeadline(timeoutMs);
-  for (;;) {
-    const v = await check();
-    if (v !== undefined && v !== null && v !== false) return v;
-    if (deadline.passed()) throw new Error(`timed out waiting for ${what}`);
-    await deadline.pause(everyMs);
+  try {
+    for (;;) {
+      const v = await check();
+      if (v !== undefined && v !== null && v !== false) return v;
+      if (deadline.passed()) throw new Error(`timed out waiting for ${what}`);
+      await deadline.pause(everyMs);
+    }
+  } finally {
+    deadline.stop();
   }
 }

@@ -1,6 +1,7 @@
 // The tests' polling (bench/lib/poll.js) survives a process that stands still: a child polling with a 5 s budget is
-// stopped (SIGSTOP) for 7 s and still gets the rest of its budget afterwards, saying that it stood still; without
-// the stall-aware deadline its first poll after the pause would fail.
+// stopped (SIGSTOP) for 7 s, once between polls and once in the middle of a slow check, and still gets the rest of
+// its budget afterwards, saying that it stood still; without the stall-aware deadline its first poll after the pause
+// would fail.
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -9,22 +10,33 @@ import { expect, it } from 'vitest';
 const poll = join(import.meta.dirname, '..', '..', 'bench', 'lib', 'poll.js');
 
 // Polls a condition that becomes true only after 10 polls made after the pause, so it needs time after the pause.
+// With SLOW_CHECK, the first check takes 2 s, so the pause hits the check rather than the wait between polls.
 const CHILD = `
 import { pollUntil } from ${JSON.stringify(poll)};
 let resumed = false;
 let after = 0;
+let first = process.env.SLOW_CHECK === '1';
 process.on('SIGCONT', () => (resumed = true));
 console.log('polling');
 try {
-  await pollUntil(() => resumed && ++after >= 10, 'ten polls after the pause', 5_000, 100);
+  await pollUntil(async () => {
+    if (first) {
+      first = false;
+      await new Promise((r) => setTimeout(r, 2_000));
+    }
+    return resumed && ++after >= 10;
+  }, 'ten polls after the pause', 5_000, 100);
   console.log('done');
 } catch (e) {
   console.log(e.message);
 }
 `;
 
-it('does not count time the process stood still against the deadline', async () => {
-  const child = spawn(process.execPath, ['--input-type=module', '-e', CHILD], { stdio: ['ignore', 'pipe', 'pipe'] });
+it.each([
+  ['between polls', '0'],
+  ['in the middle of a slow check', '1'],
+])('does not count time the process stood still (%s) against the deadline', async (_, slowCheck) => {
+  const child = spawn(process.execPath, ['--input-type=module', '-e', CHILD], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, SLOW_CHECK: slowCheck } });
   let stderr = '';
   child.stderr.on('data', (b) => (stderr += String(b)));
   const lines = createInterface({ input: child.stdout });

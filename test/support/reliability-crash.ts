@@ -13,7 +13,7 @@ import type { TxRecord } from '../../src/shared/tx-record.js';
 import { authHeader } from './core-api-token.js';
 import { allConfirmed } from './core-chain.js';
 import { freePort, killAllChildren, spawnCore, spawnService, tempDir, type ChildProc, type CoreInfo, type ServiceInfo } from './reliability-procs.js';
-import { stallAwareDeadline } from '../../bench/lib/poll.js';
+import { pollUntil } from '../../bench/lib/poll.js';
 
 export interface CrashOptions {
   target: number;
@@ -139,19 +139,17 @@ export async function runCrashScenario(o: CrashOptions): Promise<CrashFigures> {
     await generator;
 
     // Left alone now: everything open must settle.
-    const settleDeadline = stallAwareDeadline(o.settleTimeoutMs ?? 20 * 60_000);
-    let final: TxRecord[];
-    for (;;) {
-      const l = await list();
-      if (l) {
-        if (allConfirmed(l) && new Set(l.map((r) => r.nonce)).size >= o.target) {
-          final = l;
-          break;
-        }
-      }
-      if (settleDeadline.passed()) throw new Error(`not settled in time; kills ${JSON.stringify(schedule)}\n${core.output().slice(-3000)}`);
-      await settleDeadline.pause(2_000);
-    }
+    const final = await pollUntil(
+      async () => {
+        const l = await list();
+        return l && allConfirmed(l) && new Set(l.map((r) => r.nonce)).size >= o.target ? l : undefined;
+      },
+      'every nonce settled',
+      o.settleTimeoutMs ?? 20 * 60_000,
+      2_000,
+    ).catch((e: Error) => {
+      throw new Error(`${e.message}; kills ${JSON.stringify(schedule)}\n${core?.output().slice(-3000) ?? ''}`);
+    });
     const settledMs = Date.now() - t0;
 
     // Every acknowledged transaction is stored; no POST had two effects; nonces are contiguous and each mined once.
@@ -181,16 +179,13 @@ export async function runCrashScenario(o: CrashOptions): Promise<CrashFigures> {
 
     // Tracker messages: the service's outbox for this client drains (all delivered and acked), and the core applied
     // a receipt and a confirmation for every winner, each once (idempotent under redelivery).
-    const outboxDeadline = stallAwareDeadline(5 * 60_000);
-    let outbox: number;
-    for (;;) {
+    const unacked = () => {
       const db = new Database(serviceDb(), { readonly: true, fileMustExist: true });
-      outbox = (db.prepare('SELECT count(*) AS n FROM tracker_delivery WHERE client_id = ?').get(coreEnv.CLIENT_ID) as { n: number }).n;
+      const n = (db.prepare('SELECT count(*) AS n FROM tracker_delivery WHERE client_id = ?').get(coreEnv.CLIENT_ID) as { n: number }).n;
       db.close();
-      if (outbox === 0 || outboxDeadline.passed()) break;
-      await outboxDeadline.pause(2_000);
-    }
-    expect(outbox, 'un-acked tracker deliveries left').toBe(0);
+      return n;
+    };
+    await pollUntil(() => unacked() === 0, 'an empty tracker outbox (every delivery acked)', 5 * 60_000, 2_000);
     const cdb = new Database(coreDb(), { readonly: true, fileMustExist: true });
     const processed = (cdb.prepare('SELECT count(*) AS n FROM tracker_processed').get() as { n: number }).n;
     const dupConfirm = cdb.prepare("SELECT hash, count(*) AS n FROM tx_events WHERE kind = 'confirmation' GROUP BY hash HAVING n > 1").all();
