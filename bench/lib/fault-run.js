@@ -133,7 +133,7 @@ export async function runFaultRun(o) {
         const chain = `head block ${lastHead.block}, unchanged for ${Math.round((Date.now() - lastHead.since) / 1000)} s`;
         throw new Error(`${open.size} nonce(s) never settled: ${[...open].join(', ')}; ${chain}\n${whyOpen(recs, open, faults, log.join(''))}`);
       }
-      await deadline.pause(500);
+      await sleep(500);
     }
   } finally {
     deadline.stop();

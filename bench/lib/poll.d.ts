@@ -1,12 +1,8 @@
 // Types for poll.js (polling with a deadline that does not count time the machine stood still).
 
-export const STALL_MS: number;
-
 export interface StallAwareDeadline {
   /** Whether the deadline, moved by every stall seen so far, has passed. */
   passed(): boolean;
-  /** Waits `ms`. */
-  pause(ms: number): Promise<void>;
   /** Ends the ticker that watches for stalls. */
   stop(): void;
 }

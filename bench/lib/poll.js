@@ -3,7 +3,7 @@
 // failing a wait that never had the time it was given. Plain ESM (with poll.d.ts): benchmarks and test helpers share it.
 
 /** A gap this much longer than the ticker's period means the process did not run; smaller ones are scheduling. */
-export const STALL_MS = 5_000;
+const STALL_MS = 5_000;
 const TICK_MS = 1_000;
 
 /**
@@ -31,7 +31,6 @@ export function stallAwareDeadline(timeoutMs, onStall = reportStall) {
       note();
       return Date.now() > until;
     },
-    pause: (ms) => new Promise((r) => setTimeout(r, ms)),
     stop: () => clearInterval(ticker),
   };
 }
@@ -51,7 +50,7 @@ export async function pollUntil(check, what, timeoutMs = 60_000, everyMs = 100) 
       const v = await check();
       if (v !== undefined && v !== null && v !== false) return v;
       if (deadline.passed()) throw new Error(`timed out waiting for ${what}`);
-      await deadline.pause(everyMs);
+      await new Promise((r) => setTimeout(r, everyMs));
     }
   } finally {
     deadline.stop();
