@@ -1,6 +1,6 @@
 // The data service: one HTTP server (listing API, accounts, /health, /openapi.json) plus the tracker's WebSocket on the
 // same port, the ERC-721 indexer behind it, all in one SQLite database under the data dir; or, with `database`,
-// accounts and tracker in a PostgreSQL database that any number of instances share (docs/deploy.md).
+// accounts, token index and tracker in a PostgreSQL database that any number of instances share (docs/deploy.md).
 import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -23,7 +23,9 @@ import { createServiceApp } from './http/service-app.js';
 import type { HealthSource } from './http/service-routes.js';
 import { defaultConfirmations, defaultNetwork, fetchChainId } from './http/service-node.js';
 import { migrateIndex, startIndexer } from './indexer/index.js';
+import { openPgIndexStore } from './indexer/indexer-store-pg.js';
 import { createListingEndpoints, listingRoutes } from './listing/listing-routes.js';
+import { pgListingReads, sqliteListingReads } from './listing/listing-reads.js';
 import { attachTracker } from './tracker/index.js';
 
 export { startDevService, type DevService, type DevServiceOptions } from './dev-service.js';
@@ -38,9 +40,9 @@ export interface ServiceOptions {
   nodeUrl: string;
   dataDir: string;
   /**
-   * postgres:// URL of a database shared by every instance: accounts, sessions, trackings, subscriptions and
-   * messages live there, and one instance (by advisory lock) indexes and one watches receipts. The token index stays
-   * in `dataDir` for now. SQLite in `dataDir` unless set.
+   * postgres:// URL of a database shared by every instance: accounts, sessions, the token index, trackings,
+   * subscriptions and messages live there, and one instance (by advisory lock) indexes and one watches receipts.
+   * SQLite in `dataDir` unless set.
    */
   database?: string;
   /** 4000 unless set; 0 picks a free port. */
@@ -144,7 +146,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     if (shared) disposers.push(() => closeSharedDatabase(shared));
     const db = openDatabase(join(opts.dataDir, 'service.sqlite'));
     disposers.push(() => void db.close());
-    migrateIndex(db);
+    if (!shared) migrateIndex(db);
     const accounts = await createAccounts(shared ? await openPgAccountsStore(shared.pool) : openAccountsStore(db), {
       openSignup: opts.openSignup ?? false,
       ...(opts.tokenTtlSeconds !== undefined ? { tokenTtlSeconds: opts.tokenTtlSeconds } : {}),
@@ -155,13 +157,16 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     const trackerStore = shared ? await createPgTrackerStore(shared.pool, shared.instance) : createTrackerStore(db);
     await shared?.listener.ready();
 
-    const runIndexer = () => startIndexer({ db, nodeUrl: opts.nodeUrl, confirmations, log: log.child('indexer') });
+    // A fleet keeps the index in PostgreSQL: the leader writes it, every instance's listing reads it.
+    const indexStore = shared ? await openPgIndexStore(shared.pool) : null;
+    const runIndexer = () =>
+      startIndexer({ ...(indexStore ? { store: indexStore } : { db }), nodeUrl: opts.nodeUrl, confirmations, log: log.child('indexer') });
     const indexerRole = shared ? startLeaderIndexer(shared.url, runIndexer, log.child('indexer')) : await startLocalIndexer(runIndexer);
     disposers.push(() => indexerRole.stop());
     const indexer = {
       status: () => indexerRole.current()?.status() ?? { indexedBlock: 0, headBlock: 0 },
       truncatedRanges: () => indexerRole.current()?.truncatedRanges() ?? [],
-      refreshToken(contract: string, id: bigint): boolean {
+      refreshToken(contract: string, id: bigint): Promise<boolean> {
         const running = indexerRole.current();
         if (!running) throw new TxdeskError('UPSTREAM_UNAVAILABLE', 'This instance does not index tokens (another one holds the indexer role); send the refresh to the indexing instance, or retry later.');
         return running.refreshToken(contract, id);
@@ -208,7 +213,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
       disposers.push(() => exchange.stop());
     }
     const listing = createListingEndpoints({
-      db,
+      reads: shared ? pgListingReads(shared.pool) : sqliteListingReads(db),
       isClientId: (id) => accounts.isKnownClientId(id),
       limiter: limiters.listing,
       refreshLimiter: limiters.refresh,

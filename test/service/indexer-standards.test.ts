@@ -145,10 +145,10 @@ describe('indexer on anvil: EIP-2309, ERC-1155, ERC-4906', () => {
     const uriOf = (owner: string, contract: string, id: string) =>
       queryTokens(db, { owner, page: 0, size: 200, orderBy: 'token_id', direction: 'asc', contracts: [contract] }).tokens.find((t) => t.id === id)?.uri;
     expect(uriOf(a, addr(drop), '18')).toBe('ar://revealed/18');
-    expect(indexer.refreshToken(addr(drop), 18n)).toBe(true);
-    expect(indexer.refreshToken(addr(multi), 1n)).toBe(true);
-    expect(indexer.refreshToken(addr(drop), 999_999n)).toBe(false);
-    expect(indexer.refreshToken(b, 1n)).toBe(false);
+    expect(await indexer.refreshToken(addr(drop), 18n)).toBe(true);
+    expect(await indexer.refreshToken(addr(multi), 1n)).toBe(true);
+    expect(await indexer.refreshToken(addr(drop), 999_999n)).toBe(false);
+    expect(await indexer.refreshToken(b, 1n)).toBe(false);
     await pollUntil(() => uriOf(a, addr(drop), '18') === 'ar://quiet' && uriOf(c, addr(multi), '1') === `ar://base2/${hex64(1n)}`, 'the refreshes to land', 10_000, 50);
     expect(uriOf(b, addr(multi), '1')).toBe(`ar://base2/${hex64(1n)}`);
   });

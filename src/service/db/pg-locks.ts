@@ -8,5 +8,7 @@ export const LOCKS = {
   indexer: 2,
   /** Held for its whole life by the instance that watches receipts. */
   watcher: 3,
+  /** Taken by each write of the token index (per transaction), so two writers never interleave. */
+  indexWrite: 4,
 } as const;
 export type LockName = keyof typeof LOCKS;

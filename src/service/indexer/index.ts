@@ -1,24 +1,26 @@
 // The ERC-721 indexer: follows a node over JSON-RPC, `confirmations` blocks behind its head, into the listing index.
 import type { Logger } from '../../lib/log.js';
 import type { Db } from '../../lib/sqlite.js';
-import { bumpGeneration, createIndexWriter, tokenKeys, type IndexWriter } from '../listing/listing-writer.js';
-import { applyBatch, metadataTargets, type Batch, type MissingUri } from './indexer-apply.js';
+import type { Batch, MissingUri } from './indexer-apply.js';
 import { CONSECUTIVE_CAP } from './indexer-events.js';
 import { readUris } from './indexer-metadata.js';
 import { PART_MOVES, prepareRange, type PreparedPart, type PreparedRange } from './indexer-prepare.js';
 import { createProgress, type ProgressOut } from './indexer-progress.js';
 import { startReadThread, type RangeReader } from './indexer-read-thread.js';
 import { DEFAULT_RANGE_POLICY, isRangeRefusal, nextSpan, type RangePolicy } from './indexer-range.js';
-import { checkpointsBelow, commonAncestor, rollbackTo, storedHash } from './indexer-reorg.js';
+import { commonAncestor } from './indexer-reorg.js';
 import { endsAgree, JOIN_MOVES, joinParts, partsToJoin, type ReadyPart } from './indexer-join.js';
 import { createChainReader, type BlockHeader, type ChainReader } from './indexer-rpc.js';
-import { migrateIndex } from './indexer-schema.js';
+import { sqliteIndexStore, type IndexStore, type TruncatedRow } from './indexer-store.js';
 
 export { migrateIndex } from './indexer-schema.js';
 export { findContract, queryTokens } from '../listing/listing-store.js';
 
 export interface IndexerOptions {
-  db: Db;
+  /** A SQLite index (the default store), or `store`. */
+  db?: Db;
+  /** Where the index lives when not in `db` (the PostgreSQL store of a fleet, indexer-store-pg.ts). */
+  store?: IndexStore;
   nodeUrl: string;
   confirmations: number;
   log: Logger;
@@ -53,7 +55,7 @@ export interface IndexerOptions {
 export interface TruncatedRanges {
   count: number;
   cap: number;
-  latest: { block: number; contract: string; fromTokenId: string; toTokenId: string; indexed: number }[];
+  latest: TruncatedRow[];
 }
 
 export interface IndexerStats {
@@ -80,10 +82,10 @@ export interface Indexer {
   /** EIP-2309 ranges indexed only up to the cap. */
   truncatedRanges(): TruncatedRanges;
   /**
-   * Reads the uri of one indexed token (ERC-721 tokenURI, ERC-1155 uri(id)) again, in the background. Returns false
+   * Reads the uri of one indexed token (ERC-721 tokenURI, ERC-1155 uri(id)) again, in the background. Resolves false
    * when the index holds no such token, true when the read was started.
    */
-  refreshToken(contract: string, id: bigint): boolean;
+  refreshToken(contract: string, id: bigint): Promise<boolean>;
   stats(): IndexerStats;
   stop(): Promise<void>;
 }
@@ -106,23 +108,22 @@ interface Prepared {
   ready?: ReadyPart;
 }
 
-export function readIndexedBlock(db: Db): number | null {
-  const v = db.prepare("SELECT value FROM idx_state WHERE key = 'tip'").pluck().get() as string | undefined;
-  return v === undefined ? null : Number(v);
-}
-
 export function startIndexer(opts: IndexerOptions): Indexer {
-  const { db, confirmations, log } = opts;
+  const { confirmations, log } = opts;
   const pollMs = opts.pollMs ?? 400;
   const startBlock = opts.startBlock ?? 0;
   const policy = opts.rangePolicy ?? DEFAULT_RANGE_POLICY;
   const cap = opts.consecutiveCap ?? CONSECUTIVE_CAP;
-  migrateIndex(db);
+  if (!opts.store && !opts.db) throw new Error('startIndexer needs a db or a store');
+  const store = opts.store ?? sqliteIndexStore(opts.db!, opts.bucketSize);
   const chain: ChainReader = createChainReader(opts.nodeUrl);
-  const reader: RangeReader | null = opts.readerThread === false ? null : startReadThread(opts.nodeUrl, db.name, log);
+  const reader: RangeReader | null =
+    opts.readerThread === false || store.readerFile === null ? null : startReadThread(opts.nodeUrl, store.readerFile, log);
   const progress = createProgress(opts.progressOut ?? process.stderr);
-  let writer: IndexWriter = createIndexWriter(db, opts.bucketSize);
-  let tip = readIndexedBlock(db) ?? startBlock - 1;
+  // The committed tip is read before the first step and again after a failed write (resync).
+  let tip = startBlock - 1;
+  let resync = true;
+  let truncated: { count: number; latest: TruncatedRow[] } = { count: 0, latest: [] };
   let head = -1;
   // head - confirmations as last read, and the step that read it (caughtUp waiters are settled by head reads only).
   let target = -1;
@@ -141,7 +142,6 @@ export function startIndexer(opts: IndexerOptions): Indexer {
   const stats = { transfers: 0, reorgs: 0, firstRangeStart: null as number | null };
   const timing = { logsMs: 0, metadataMs: 0, waitMs: 0, writeMs: 0 };
 
-  log.info(tip >= startBlock ? `resuming after block ${tip}` : `indexing from block ${startBlock}`);
 
   function settle(seq: number): void {
     for (let i = waiters.length - 1; i >= 0; i--) {
@@ -157,7 +157,7 @@ export function startIndexer(opts: IndexerOptions): Indexer {
     let below = tip;
     let ancestor = startBlock - 1;
     for (;;) {
-      const cps = checkpointsBelow(db, below, 64);
+      const cps = await store.checkpointsBelow(below, 64);
       if (cps.length === 0) break;
       const found = commonAncestor(cps, await chain.headers(cps.map((c) => c.number)));
       if (found !== null) {
@@ -166,11 +166,8 @@ export function startIndexer(opts: IndexerOptions): Indexer {
       }
       below = cps[cps.length - 1]!.number - 1;
     }
-    try {
-      for (const a of rollbackTo(db, writer, ancestor)) pendingSupply.add(a);
-    } finally {
-      writer = createIndexWriter(db, opts.bucketSize);
-    }
+    for (const a of await store.rollback(ancestor, tip)) pendingSupply.add(a);
+    truncated = await store.truncated();
     stats.reorgs++;
     log.warn(`chain reorganisation detected at block ${tip}; rolled back to block ${ancestor} and re-indexing from there`);
     tip = ancestor;
@@ -181,13 +178,9 @@ export function startIndexer(opts: IndexerOptions): Indexer {
   /** Starts reading a range; the promise never rejects unhandled (it is consumed later or dropped after a reorg). */
   function prepare(from: number, to: number): Prepared {
     stats.firstRangeStart ??= from;
-    const lookups = {
-      contractOf: (a: string) => writer.contract(a),
-      idKnown: (c: { id: number; addr: Buffer }, id: bigint) => writer.idRow(c.id, tokenKeys(c.addr, id).kId) !== undefined,
-    };
     const read = reader?.usable
       ? reader.read(from, to, [...pendingSupply], cap, opts.partMoves ?? PART_MOVES)
-      : prepareRange(chain, lookups, from, to, new Set(pendingSupply), cap, opts.partMoves);
+      : prepareRange(chain, store.lookups, from, to, new Set(pendingSupply), cap, opts.partMoves);
     const parts = read.then((ps) => ps.map(withHeaders));
     const prepared: Prepared = { from, to, parts };
     parts.then((ps) => (prepared.split = ps), () => {});
@@ -221,6 +214,13 @@ export function startIndexer(opts: IndexerOptions): Indexer {
 
   async function step(): Promise<'idle' | 'busy'> {
     const seq = ++stepSeq;
+    if (resync) {
+      tip = (await store.tip()) ?? startBlock - 1;
+      truncated = await store.truncated();
+      resync = false;
+      ahead = [];
+      if (stepSeq === 1) log.info(tip >= startBlock ? `resuming after block ${tip}` : `indexing from block ${startBlock}`);
+    }
     // Far behind a head read earlier, go on without asking again: a round trip to a node busy serving the reads
     // ahead cost 50-300 ms per step. The head is read again once the index reaches the target it gave.
     if (tip >= target) {
@@ -231,7 +231,7 @@ export function startIndexer(opts: IndexerOptions): Indexer {
     if (target <= tip) {
       if (tip >= startBlock) {
         const [h] = await chain.headers([tip]);
-        const stored = storedHash(db, tip);
+        const stored = await store.storedHash(tip);
         if (!h || (stored !== null && h.hash !== stored)) {
           await handleReorg();
           return 'busy';
@@ -277,7 +277,7 @@ export function startIndexer(opts: IndexerOptions): Indexer {
       return 'busy';
     }
     if (tip >= startBlock) {
-      const stored = storedHash(db, tip);
+      const stored = await store.storedHash(tip);
       if (stored !== null && hFrom.parentHash !== stored) {
         await handleReorg();
         return 'busy';
@@ -321,16 +321,16 @@ export function startIndexer(opts: IndexerOptions): Indexer {
     const tWrite = performance.now();
     let missing: MissingUri[];
     try {
-      missing = applyBatch(db, writer, batch);
+      missing = await store.apply(batch, tip);
     } catch (e) {
-      // The transaction rolled back; cached rows may name rows that no longer exist.
-      writer = createIndexWriter(db, opts.bucketSize);
-      ahead = [];
+      // Nothing was written: read the committed tip again (another writer may have moved it) and the ranges anew.
+      resync = true;
       throw e;
     }
     timing.writeMs += performance.now() - tWrite;
     for (const a of range.supplies.keys()) pendingSupply.delete(a);
     tip = range.to;
+    if (range.truncated.length > 0) truncated = await store.truncated();
     for (const t of range.truncated) {
       log.warn(
         `ConsecutiveTransfer of ${t.contract} in block ${t.block} names tokens ${t.fromId}..${t.toId}; indexed the first ${t.indexed} (the cap per event)`,
@@ -338,7 +338,7 @@ export function startIndexer(opts: IndexerOptions): Indexer {
     }
     if (missing.length > 0) await backfillUris(missing, tip);
     stats.transfers += logs.length;
-    if (++batches % 100 === 0) pruneCheckpoints();
+    if (++batches % 100 === 0) await store.pruneCheckpoints(tip);
     progress.update(tip, target, logs.length);
     if (tip >= target && headSeq === seq) {
       settle(seq);
@@ -353,24 +353,7 @@ export function startIndexer(opts: IndexerOptions): Indexer {
    */
   async function backfillUris(missing: MissingUri[], block: number): Promise<void> {
     const uris = await readUris(chain, missing, block);
-    db.transaction(() => {
-      missing.forEach((m, i) => {
-        if (m.standard === 'ERC721') writer.setUri(m.rowId, uris[i]!);
-        else {
-          const c = writer.contractById(m.contractId);
-          if (c) writer.setIdUri(c.id, tokenKeys(c.addr, m.id).kId, uris[i]!);
-        }
-      });
-      bumpGeneration(db);
-    })();
-  }
-
-  const truncatedCount = db.prepare('SELECT count(*) FROM idx_truncated').pluck();
-  const truncatedLatest = db.prepare('SELECT block, contract, from_id, to_id, indexed FROM idx_truncated ORDER BY block DESC, log_index DESC LIMIT 5');
-
-  function pruneCheckpoints(): void {
-    // Keep every checkpoint of the last 10,000 blocks and the newest one below, so a rollback always has a floor.
-    db.prepare('DELETE FROM idx_blocks WHERE number < (SELECT max(number) FROM idx_blocks WHERE number < ?)').run(tip - 10_000);
+    await store.writeUris(missing, uris);
   }
 
   const sleep = (ms: number) =>
@@ -414,15 +397,10 @@ export function startIndexer(opts: IndexerOptions): Indexer {
       return { indexedBlock: tip, headBlock: head };
     },
     truncatedRanges() {
-      const rows = truncatedLatest.all() as { block: number; contract: string; from_id: string; to_id: string; indexed: number }[];
-      return {
-        count: truncatedCount.get() as number,
-        cap,
-        latest: rows.map((r) => ({ block: r.block, contract: r.contract, fromTokenId: r.from_id, toTokenId: r.to_id, indexed: r.indexed })),
-      };
+      return { count: truncated.count, cap, latest: truncated.latest };
     },
-    refreshToken(contract, id) {
-      const targets = metadataTargets(writer, [{ contract: contract.toLowerCase(), fromId: id, toId: id }]);
+    async refreshToken(contract, id) {
+      const targets = await store.metadataTargets([{ contract: contract.toLowerCase(), fromId: id, toId: id }]);
       if (targets.length === 0 || stopped) return false;
       const block = tip;
       backfillUris(targets, block).catch((e) => log.warn(`refresh of ${contract} token ${id} failed: ${(e as Error).message}`));

@@ -98,7 +98,22 @@ interface Holding {
   row?: TokenRow;
 }
 
-export function applyBatch(db: Db, w: IndexWriter, b: Batch): MissingUri[] {
+/**
+ * The indexer's own rows a batch writes beside the listing's (checkpoints, tip, truncated ranges, the generation readers
+ * watch), and the transaction both go in. SQLite writes them as it goes (`sqliteSink`); PostgreSQL collects them with
+ * the listing's changes and writes everything in one transaction afterwards (indexer-store-pg.ts).
+ */
+export interface BatchSink {
+  transaction<T>(fn: () => T): T;
+  putBlock(number: number, hash: string, parentHash: string | null): void;
+  setTip(block: number): void;
+  putTruncated(t: Truncation): void;
+  /** Removes checkpoints, history and truncated ranges above `block` (a rollback). */
+  dropAbove(block: number): void;
+  bumpGeneration(): void;
+}
+
+export function sqliteSink(db: Db): BatchSink {
   const putBlock = db.prepare(
     'INSERT INTO idx_blocks (number, hash, parent_hash) VALUES (?, ?, ?) ON CONFLICT (number) DO UPDATE SET hash = excluded.hash, parent_hash = coalesce(excluded.parent_hash, parent_hash)',
   );
@@ -106,7 +121,27 @@ export function applyBatch(db: Db, w: IndexWriter, b: Batch): MissingUri[] {
   const putTruncated = db.prepare(
     'INSERT OR REPLACE INTO idx_truncated (block, log_index, contract, from_id, to_id, indexed) VALUES (?, ?, ?, ?, ?, ?)',
   );
-  return db.transaction(() => {
+  const drops = ['DELETE FROM idx_transfers WHERE block > ?', 'DELETE FROM idx_truncated WHERE block > ?', 'DELETE FROM idx_blocks WHERE number > ?'].map((q) =>
+    db.prepare(q),
+  );
+  return {
+    transaction: (fn) => db.transaction(fn)(),
+    putBlock: (n, hash, parent) => void putBlock.run(n, hash, parent),
+    setTip: (block) => void setTip.run(String(block)),
+    putTruncated: (t) => void putTruncated.run(t.block, t.logIndex, t.contract, t.fromId.toString(), t.toId.toString(), t.indexed),
+    dropAbove: (block) => drops.forEach((d) => d.run(block)),
+    bumpGeneration: () => bumpGeneration(db),
+  };
+}
+
+/** applyBatch on a SQLite index, in one transaction. */
+export function applyBatch(db: Db, w: IndexWriter, b: Batch): MissingUri[] {
+  return applyBatchTo(sqliteSink(db), w, b);
+}
+
+/** Applies one range through the listing's writer and the indexer's sink, inside the sink's transaction. */
+export function applyBatchTo(sink: BatchSink, w: IndexWriter, b: Batch): MissingUri[] {
+  return sink.transaction(() => {
     const missing: MissingUri[] = [];
     for (const [address, m] of b.newContracts) {
       // Read ahead of the previous range's write: that write may have added it since.
@@ -237,16 +272,30 @@ export function applyBatch(db: Db, w: IndexWriter, b: Batch): MissingUri[] {
       const c = w.contract(address);
       if (c && c.standard === 'ERC721') w.setTotalSupply(c.id, supply);
     }
-    for (const t of b.truncated ?? []) {
-      putTruncated.run(t.block, t.logIndex, t.contract, t.fromId.toString(), t.toId.toString(), t.indexed);
-    }
+    for (const t of b.truncated ?? []) sink.putTruncated(t);
     missing.push(...metadataTargets(w, b.metadataUpdates ?? []));
-    for (const [n, hash] of seenBlocks) putBlock.run(n, hash, null);
-    for (const h of b.headers) putBlock.run(h.number, h.hash, h.parentHash);
-    setTip.run(String(b.to));
-    if (b.logs.length > 0 || b.supplies.size > 0 || (b.uriEvents?.length ?? 0) > 0) bumpGeneration(db);
+    for (const [n, hash] of seenBlocks) sink.putBlock(n, hash, null);
+    for (const h of b.headers) sink.putBlock(h.number, h.hash, h.parentHash);
+    sink.setTip(b.to);
+    if (b.logs.length > 0 || b.supplies.size > 0 || (b.uriEvents?.length ?? 0) > 0) sink.bumpGeneration();
     return missing;
-  })();
+  });
+}
+
+/** Stores uris read after a write: an ERC-721 token's own row, or an ERC-1155 id and every holding of it. */
+export function applyUris(w: IndexWriter, missing: readonly MissingUri[], uris: readonly string[]): void {
+  missing.forEach((m, i) => {
+    if (m.standard === 'ERC721') w.setUri(m.rowId, uris[i]!);
+    else {
+      const c = w.contractById(m.contractId);
+      if (c) w.setIdUri(c.id, tokenKeys(c.addr, m.id).kId, uris[i]!);
+    }
+  });
+}
+
+/** Keys of the tokens (k_id) or ids one ERC-4906 event names, inclusive; at most METADATA_UPDATE_CAP are read. */
+export function metadataBounds(u: MetadataUpdate, addr: Buffer): { lo: Buffer; hi: Buffer } {
+  return { lo: Buffer.concat([tokenIdKey(u.fromId), addr]), hi: Buffer.concat([tokenIdKey(u.toId), addr]) };
 }
 
 /**
@@ -259,8 +308,7 @@ export function metadataTargets(w: IndexWriter, updates: readonly MetadataUpdate
   for (const u of updates) {
     const c = w.contract(u.contract);
     if (!c) continue;
-    const lo = Buffer.concat([tokenIdKey(u.fromId), c.addr]);
-    const hi = Buffer.concat([tokenIdKey(u.toId), c.addr]);
+    const { lo, hi } = metadataBounds(u, c.addr);
     if (c.standard === 'ERC721') {
       for (const r of w.tokensInIdRange(c.id, lo, hi, METADATA_UPDATE_CAP)) {
         const key = `${c.id}:${r.token_id}`;

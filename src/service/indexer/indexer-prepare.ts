@@ -5,7 +5,7 @@
 import type { Standard } from '../../shared/listing.js';
 import type { ContractRow } from '../listing/listing-writer.js';
 import { netMoves, type TransferLog } from './indexer-apply.js';
-import { CONSECUTIVE_CAP, decodeTokenLogs, ZERO_ADDRESS, type MetadataUpdate, type Truncation, type UriEvent } from './indexer-events.js';
+import { CONSECUTIVE_CAP, decodeTokenLogs, ZERO_ADDRESS, type MetadataUpdate, type TokenMove, type Truncation, type UriEvent } from './indexer-events.js';
 import { readContractMeta, readTotalSupplies, readUris, type ContractMeta } from './indexer-metadata.js';
 import type { ChainReader } from './indexer-rpc.js';
 
@@ -70,6 +70,8 @@ export interface PrepareLookups {
   contractOf(address: string): ContractRow | undefined;
   /** Whether the index already holds this ERC-1155 id (its uri is known). */
   idKnown(contract: ContractRow, id: bigint): boolean;
+  /** Reads what the two questions above will be asked about a range's moves, when answering needs a round trip. */
+  preload?(moves: readonly TokenMove[]): Promise<void>;
 }
 
 /**
@@ -91,6 +93,7 @@ export async function prepareRange(
   const raw = await chain.transferLogs(from, to);
   const t1 = performance.now();
   const decoded = decodeTokenLogs(raw, cap);
+  await lookups.preload?.(decoded.moves);
 
   const probes = new Map<string, { probeId: bigint; byEvents: Standard }>();
   for (const l of decoded.moves) {

@@ -1,7 +1,7 @@
 // Reorganisations: find the newest checkpoint the node still agrees with, then undo every transfer above it.
 import type { Db } from '../../lib/sqlite.js';
-import { bumpGeneration, tokenIdFromKey, type ContractRow, type IndexWriter } from '../listing/listing-writer.js';
-import { moveKey } from './indexer-apply.js';
+import { tokenIdFromKey, type ContractRow, type IndexWriter } from '../listing/listing-writer.js';
+import { moveKey, sqliteSink, type BatchSink } from './indexer-apply.js';
 import type { BlockHeader } from './indexer-rpc.js';
 
 export interface Checkpoint {
@@ -26,71 +26,103 @@ export function storedHash(db: Db, number: number): string | null {
   return (db.prepare('SELECT hash FROM idx_blocks WHERE number = ?').pluck().get(number) as string | undefined) ?? null;
 }
 
+/** One row of a token's transfer history. */
+export interface HistoryRow {
+  block: number;
+  log_index: number;
+  sub: number;
+  from_id: number | null;
+  to_id: number | null;
+  amount: string | null;
+}
+
+/** What a rollback to `ancestor` must undo, read before anything changes (rollbackWith applies it). */
+export interface RollbackPlan {
+  ancestor: number;
+  /** Mints and burns above the ancestor, per contract. */
+  counts: { contract_id: number; minted: number; burned: number }[];
+  /** ERC-721 tokens moved above the ancestor, with the newest move left at or below it (none: the token goes). */
+  tokens: { contract_id: number; k_id: Buffer; prev: HistoryRow | null }[];
+  /** ERC-1155 ids moved above the ancestor, with their whole history at or below it (replayed). */
+  ids: { contract_id: number; k_id: Buffer; history: HistoryRow[] }[];
+}
+
+/** SQL of the plan's reads, shared by both stores (placeholders `?` are numbered for PostgreSQL by its store). */
+export const ROLLBACK_SQL = {
+  affected:
+    "SELECT DISTINCT t.contract_id, t.k_id, coalesce(c.standard, 'ERC721') AS standard FROM idx_transfers t LEFT JOIN idx_contracts c ON c.id = t.contract_id WHERE t.block > ?",
+  counts:
+    'SELECT contract_id, sum(CASE WHEN from_id IS NULL THEN 1 ELSE 0 END) AS minted, sum(CASE WHEN to_id IS NULL THEN 1 ELSE 0 END) AS burned FROM idx_transfers WHERE block > ? GROUP BY contract_id',
+  last: 'SELECT block, log_index, sub, from_id, to_id, amount FROM idx_transfers WHERE contract_id = ? AND k_id = ? AND block <= ? ORDER BY block DESC, log_index DESC, sub DESC LIMIT 1',
+  history:
+    'SELECT block, log_index, sub, from_id, to_id, amount FROM idx_transfers WHERE contract_id = ? AND k_id = ? AND block <= ? ORDER BY block, log_index, sub',
+};
+
+export function readRollbackPlan(db: Db, ancestor: number): RollbackPlan {
+  const affected = db.prepare(ROLLBACK_SQL.affected).all(ancestor) as { contract_id: number; k_id: Buffer; standard: string }[];
+  const counts = db.prepare(ROLLBACK_SQL.counts).all(ancestor) as RollbackPlan['counts'];
+  const last = db.prepare(ROLLBACK_SQL.last);
+  const history = db.prepare(ROLLBACK_SQL.history);
+  const plan: RollbackPlan = { ancestor, counts, tokens: [], ids: [] };
+  for (const a of affected) {
+    if (a.standard === 'ERC1155') plan.ids.push({ contract_id: a.contract_id, k_id: a.k_id, history: history.all(a.contract_id, a.k_id, ancestor) as HistoryRow[] });
+    else plan.tokens.push({ contract_id: a.contract_id, k_id: a.k_id, prev: (last.get(a.contract_id, a.k_id, ancestor) as HistoryRow | undefined) ?? null });
+  }
+  return plan;
+}
+
 /**
  * Undoes everything above `ancestor` in one transaction: transfers are deleted, each affected token goes back to the
  * owner its latest remaining transfer gave it (or disappears when none remains), mint/burn counters are reduced.
  * Returns the addresses of the contracts whose totalSupply must be read again.
  */
 export function rollbackTo(db: Db, w: IndexWriter, ancestor: number): string[] {
-  return db.transaction(() => {
-    const affected = db
-      .prepare('SELECT DISTINCT contract_id, k_id FROM idx_transfers WHERE block > ?')
-      .all(ancestor) as { contract_id: number; k_id: Buffer }[];
-    const counts = db
-      .prepare(
-        'SELECT contract_id, sum(from_id IS NULL) AS minted, sum(to_id IS NULL) AS burned FROM idx_transfers WHERE block > ? GROUP BY contract_id',
-      )
-      .all(ancestor) as { contract_id: number; minted: number; burned: number }[];
+  const sink = sqliteSink(db);
+  return sink.transaction(() => rollbackWith(sink, w, readRollbackPlan(db, ancestor)));
+}
+
+/** Applies a rollback plan through the listing's writer and the indexer's sink, inside the sink's transaction. */
+export function rollbackWith(sink: BatchSink, w: IndexWriter, plan: RollbackPlan): string[] {
+  return sink.transaction(() => {
     const touched = new Set<string>();
-    for (const c of counts) {
+    for (const c of plan.counts) {
       w.addMintBurn(c.contract_id, -c.minted, -c.burned);
       const row = w.contractById(c.contract_id);
       if (row) touched.add(row.address);
     }
-    db.prepare('DELETE FROM idx_transfers WHERE block > ?').run(ancestor);
-    const last = db.prepare(
-      'SELECT block, log_index, sub, to_id FROM idx_transfers WHERE contract_id = ? AND k_id = ? ORDER BY block DESC, log_index DESC, sub DESC LIMIT 1',
-    );
-    const erc1155 = new Set<number>();
-    for (const a of affected) {
-      const c = w.contractById(a.contract_id);
-      if (c?.standard === 'ERC1155') {
-        replayId(db, w, c, a.k_id);
-        erc1155.add(c.id);
-        continue;
-      }
+    for (const a of plan.tokens) {
       const token = w.token(a.contract_id, a.k_id);
       if (!token) continue;
-      const prev = last.get(a.contract_id, a.k_id) as { block: number; log_index: number; sub: number; to_id: number | null } | undefined;
-      if (!prev) w.deleteToken(token);
-      else w.setOwner(token, prev.to_id, moveKey({ block: prev.block, logIndex: prev.log_index, sub: prev.sub }));
+      if (!a.prev) w.deleteToken(token);
+      else w.setOwner(token, a.prev.to_id, moveKey({ block: a.prev.block, logIndex: a.prev.log_index, sub: a.prev.sub }));
+    }
+    const erc1155 = new Set<number>();
+    for (const a of plan.ids) {
+      const c = w.contractById(a.contract_id);
+      if (!c) continue;
+      replayId(w, c, a.k_id, a.history);
+      erc1155.add(c.id);
     }
     w.flush();
     for (const cid of erc1155) w.setTotalSupply(cid, String(w.countNonZeroIds(cid)));
-    db.prepare('DELETE FROM idx_truncated WHERE block > ?').run(ancestor);
-    w.dropContractsAbove(ancestor);
-    db.prepare('DELETE FROM idx_blocks WHERE number > ?').run(ancestor);
-    bumpGeneration(db);
-    db.prepare("INSERT INTO idx_state (key, value) VALUES ('tip', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(
-      String(ancestor),
-    );
+    sink.dropAbove(plan.ancestor);
+    w.dropContractsAbove(plan.ancestor);
+    sink.bumpGeneration();
+    sink.setTip(plan.ancestor);
     return [...touched].filter((addr) => w.contract(addr) !== undefined);
-  })();
+  });
 }
 
 /**
  * Rebuilds every holding and the supply of one ERC-1155 id by replaying its remaining history, with the rules of
  * forward indexing (balances never below zero; a holding's key is the newest move that gave the owner some).
  */
-function replayId(db: Db, w: IndexWriter, c: ContractRow, kId: Buffer): void {
+function replayId(w: IndexWriter, c: ContractRow, kId: Buffer, history: readonly HistoryRow[]): void {
   for (const t of w.holdingsOfId(c.id, kId)) w.deleteToken(t);
-  const history = db
-    .prepare('SELECT block, log_index, sub, from_id, to_id, amount FROM idx_transfers WHERE contract_id = ? AND k_id = ? ORDER BY block, log_index, sub')
-    .all(c.id, kId) as { block: number; log_index: number; sub: number; from_id: number | null; to_id: number | null; amount: string }[];
   const balances = new Map<number, { balance: bigint; kTr: Buffer }>();
   let supply = 0n;
   for (const h of history) {
-    const amount = BigInt(h.amount);
+    const amount = BigInt(h.amount ?? '0');
     if (h.from_id === null) supply += amount;
     else {
       const b = balances.get(h.from_id);

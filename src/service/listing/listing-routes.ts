@@ -2,34 +2,34 @@
 // each as a plain function (the listing's face) and as a documented route of the service's Hono app.
 import { z } from 'zod';
 import { errorReply, json, jsonReply, type DocumentedRoute } from '../../lib/hono-kit.js';
-import type { Db } from '../../lib/sqlite.js';
 import { ADDRESS_PATTERN, isAddress } from '../../shared/address.js';
 import { TxdeskError } from '../../shared/errors.js';
 import type { Contract, TokenPage } from '../../shared/listing.js';
 import type { RateLimiter } from '../../lib/http-rate-limit.js';
 import { clientIdParam, listingQueryDocs, parseListingParams, readQuery, type RawQuery } from './listing-params.js';
 import { contractReply, refreshReply, tokenPageReply } from './listing-replies.js';
-import { findContract, queryTokens } from './listing-store.js';
+import type { ListingReads } from './listing-reads.js';
 import { pageLinks } from './listing-urls.js';
 
 export interface ListingDeps {
-  db: Db;
+  /** The index: SQLite in the process, or the fleet's PostgreSQL (listing-reads.ts). */
+  reads: ListingReads;
   isClientId(id: string): boolean;
   limiter: RateLimiter;
   /** The refresh endpoint's own limit (refreshes cost the node calls), per clientId. */
   refreshLimiter: RateLimiter;
   /** Re-reads a token's uri in the background; false when the index holds no such token. */
-  refreshToken(contract: string, id: bigint): boolean;
+  refreshToken(contract: string, id: bigint): boolean | Promise<boolean>;
   now?: () => number;
 }
 
 /** The listing's endpoints as functions of the raw path parameters, the query string and the base of page links. */
 export interface ListingEndpoints {
-  accountTokens(address: string, search: string, origin: string): TokenPage;
-  contract(address: string, search: string): Contract;
-  contractTokens(address: string, search: string, origin: string): TokenPage;
+  accountTokens(address: string, search: string, origin: string): Promise<TokenPage>;
+  contract(address: string, search: string): Promise<Contract>;
+  contractTokens(address: string, search: string, origin: string): Promise<TokenPage>;
   /** Starts a re-read of the token's uri; the answer is sent with 202. */
-  refresh(address: string, id: string, search: string): z.infer<typeof refreshReply>;
+  refresh(address: string, id: string, search: string): Promise<z.infer<typeof refreshReply>>;
 }
 
 const TOKEN_ID = /^(0|[1-9]\d{0,77})$/;
@@ -59,19 +59,19 @@ export function createListingEndpoints(deps: ListingDeps): ListingEndpoints {
     if (unknown.length > 0) throw new TxdeskError('INVALID_PARAMETER', `Unknown query parameter '${unknown[0]}'; this endpoint accepts only clientId.`);
   }
 
-  function contractOr404(addr: string): Contract {
-    const c = findContract(deps.db, addr);
+  async function contractOr404(addr: string): Promise<Contract> {
+    const c = await deps.reads.findContract(addr);
     if (!c) throw new TxdeskError('NOT_FOUND', `No ERC-721 or ERC-1155 contract is indexed at ${addr}; check the address and the network this service follows.`);
     return c;
   }
 
   return {
-    accountTokens(address, search, origin) {
+    async accountTokens(address, search, origin) {
       const query = readQuery(search);
       admit(query);
       const owner = checkAddress(address, 'account');
       const p = parseListingParams(query, 'account');
-      const { tokens, totalCount } = queryTokens(deps.db, {
+      const { tokens, totalCount } = await deps.reads.queryTokens({
         owner,
         ...(p.contracts ? { contracts: p.contracts } : {}),
         ...(p.standard ? { standard: p.standard } : {}),
@@ -83,7 +83,7 @@ export function createListingEndpoints(deps: ListingDeps): ListingEndpoints {
       return { data: tokens, pagination: { totalCount, ...pageLinks(origin, `/nft/v1/accounts/${owner}/tokens`, p, totalCount) } };
     },
 
-    contract(address, search) {
+    async contract(address, search) {
       const query = readQuery(search);
       admit(query);
       const addr = checkAddress(address, 'contract');
@@ -91,13 +91,13 @@ export function createListingEndpoints(deps: ListingDeps): ListingEndpoints {
       return contractOr404(addr);
     },
 
-    contractTokens(address, search, origin) {
+    async contractTokens(address, search, origin) {
       const query = readQuery(search);
       admit(query);
       const addr = checkAddress(address, 'contract');
       const p = parseListingParams(query, 'contract');
-      contractOr404(addr);
-      const { tokens, totalCount } = queryTokens(deps.db, {
+      await contractOr404(addr);
+      const { tokens, totalCount } = await deps.reads.queryTokens({
         contract: addr,
         page: p.page,
         size: p.size,
@@ -109,7 +109,7 @@ export function createListingEndpoints(deps: ListingDeps): ListingEndpoints {
     },
 
     // ERC-4906 on demand: answers once the read is started; the new uri is in the listing when it completes.
-    refresh(address, id, search) {
+    async refresh(address, id, search) {
       const query = readQuery(search);
       admit(query, deps.refreshLimiter);
       const addr = checkAddress(address, 'contract');
@@ -117,8 +117,8 @@ export function createListingEndpoints(deps: ListingDeps): ListingEndpoints {
       if (!TOKEN_ID.test(id) || BigInt(id) > MAX_UINT256) {
         throw new TxdeskError('INVALID_PARAMETER', `The token id in the path must be a decimal number from 0 to 2^256-1; got ${JSON.stringify(id.slice(0, 80))}.`);
       }
-      contractOr404(addr);
-      if (!deps.refreshToken(addr, BigInt(id))) {
+      await contractOr404(addr);
+      if (!(await deps.refreshToken(addr, BigInt(id)))) {
         throw new TxdeskError('NOT_FOUND', `Token ${id} of ${addr} is not in the index; check the id, or wait until its mint is indexed.`);
       }
       return { status: 'accepted', contract: addr, id };
@@ -152,7 +152,7 @@ export function listingRoutes(listing: ListingEndpoints, origin: () => string): 
         request: { params: pathAddress('account'), query: listingQueryDocs.account },
         responses: { 200: jsonReply('One page of tokens.', tokenPageReply), ...listingErrors },
       },
-      handler: (c) => json(c, 200, listing.accountTokens(c.req.param('address') ?? '', searchOf(c.req.url), origin())),
+      handler: async (c) => json(c, 200, await listing.accountTokens(c.req.param('address') ?? '', searchOf(c.req.url), origin())),
     },
     {
       doc: {
@@ -163,7 +163,7 @@ export function listingRoutes(listing: ListingEndpoints, origin: () => string): 
         request: { params: pathAddress('contract'), query: z.object({ clientId: clientIdParam() }) },
         responses: { 200: jsonReply('The contract.', contractReply), ...listingErrors, 404: errorReply('No contract is indexed at this address.') },
       },
-      handler: (c) => json(c, 200, listing.contract(c.req.param('address') ?? '', searchOf(c.req.url))),
+      handler: async (c) => json(c, 200, await listing.contract(c.req.param('address') ?? '', searchOf(c.req.url))),
     },
     {
       doc: {
@@ -174,7 +174,7 @@ export function listingRoutes(listing: ListingEndpoints, origin: () => string): 
         request: { params: pathAddress('contract'), query: listingQueryDocs.contract },
         responses: { 200: jsonReply('One page of tokens.', tokenPageReply), ...listingErrors, 404: errorReply('No contract is indexed at this address.') },
       },
-      handler: (c) => json(c, 200, listing.contractTokens(c.req.param('address') ?? '', searchOf(c.req.url), origin())),
+      handler: async (c) => json(c, 200, await listing.contractTokens(c.req.param('address') ?? '', searchOf(c.req.url), origin())),
     },
     {
       doc: {
@@ -192,7 +192,7 @@ export function listingRoutes(listing: ListingEndpoints, origin: () => string): 
         },
         responses: { 202: jsonReply('The read was started.', refreshReply), ...listingErrors, 404: errorReply('The contract or the token is not in the index.') },
       },
-      handler: (c) => json(c, 202, listing.refresh(c.req.param('address') ?? '', c.req.param('id') ?? '', searchOf(c.req.url))),
+      handler: async (c) => json(c, 202, await listing.refresh(c.req.param('address') ?? '', c.req.param('id') ?? '', searchOf(c.req.url))),
     },
   ];
 }

@@ -46,8 +46,8 @@ export interface NewContract {
   standard: Standard;
 }
 
+/** The listing's write interface, synchronous: SQLite writes as it goes, PostgreSQL applies to prefetched rows (listing-store-pg-write.ts). */
 export interface IndexWriter {
-  readonly rank: RankLists;
   /** Row id of an address, created on first use. */
   accountId(address: string): number;
   contract(address: string): ContractRow | undefined;
@@ -120,7 +120,10 @@ export function tokenKeys(contractAddr: Buffer, id: bigint): { kId: Buffer; kCt:
   return { kId: idOrderKey(idKey, contractAddr), kCt: contractOrderKey(contractAddr, idKey) };
 }
 
-export function createIndexWriter(db: Db, bucketSize = DEFAULT_BUCKET_SIZE): IndexWriter {
+/** The SQLite writer also keeps the counted rank buckets its deep pages seek with. */
+export type SqliteIndexWriter = IndexWriter & { readonly rank: RankLists };
+
+export function createIndexWriter(db: Db, bucketSize = DEFAULT_BUCKET_SIZE): SqliteIndexWriter {
   const rank = createRankLists(db, bucketSize);
   const s = {
     accountGet: db.prepare('SELECT id FROM idx_accounts WHERE address = ?').pluck(),

@@ -166,7 +166,10 @@ function reader(db: Db): Reader {
   return r;
 }
 
-export function toContract(c: ContractInfo): Contract {
+/** The columns of a contract row that make the API's contract object (the PostgreSQL reads select the same). */
+export type ContractColumns = Pick<ContractInfo, 'address' | 'name' | 'symbol' | 'total_supply' | 'minted' | 'burned' | 'standard'>;
+
+export function toContract(c: ContractColumns): Contract {
   // ERC-1155 keeps the number of ids with a non-zero supply in total_supply.
   const supply = c.total_supply === null ? c.minted - c.burned : Number(c.total_supply);
   return { address: c.address, name: c.name, symbol: c.symbol, totalSupply: supply, standard: c.standard };

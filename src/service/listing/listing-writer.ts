@@ -2,7 +2,7 @@
 // The feeder never names a listing table; the schema, the writer and the order keys live behind this module.
 export { indexSchemaSteps, LISTING_SCHEMA_STEPS } from './listing-schema.js';
 export { createIndexWriter, tokenKeys } from './listing-store-write.js';
-export type { ContractRow, IdRow, IndexWriter, NewContract, TokenRow } from './listing-store-write.js';
+export type { ContractRow, IdRow, IndexWriter, NewContract, SqliteIndexWriter, TokenRow } from './listing-store-write.js';
 export { addressBytes, holdingIdKey, tokenIdFromKey, tokenIdKey, transferKey } from './listing-store-keys.js';
 export { bumpGeneration, DEFAULT_BUCKET_SIZE } from './listing-store-rank.js';
 export { rebuildDerived } from './listing-store-rebuild.js';

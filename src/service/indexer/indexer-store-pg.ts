@@ -1,0 +1,203 @@
+// The index on a shared PostgreSQL database: each range or rollback loads the rows it touches, is applied in memory
+// through the same code as on SQLite, and is written in one transaction with the new tip. Writes are serialised in
+// this process and, across processes, by a transaction lock plus a check that the committed tip is the one the write
+// was built on: a former leader still writing after losing its role fails instead of writing twice.
+import { LOCK_CLASS, LOCKS } from '../db/pg-locks.js';
+import { inTransaction, type PgClient, type PgPool } from '../db/pg-pool.js';
+import { createOverlayWriter, emptyNeeds, loadOverlay, writeOverlay, type OverlayNeeds } from '../listing/listing-store-pg-write.js';
+import { tokenKeys, type ContractRow } from '../listing/listing-writer.js';
+import { applyBatchTo, applyUris, metadataTargets, type BatchSink } from './indexer-apply.js';
+import type { Truncation } from './indexer-events.js';
+import { addMetadataNeeds, batchNeeds, rollbackNeeds, uriNeeds } from './indexer-needs.js';
+import { ROLLBACK_SQL, rollbackWith, type HistoryRow, type RollbackPlan } from './indexer-reorg.js';
+import { migrateIndexPg } from './indexer-schema-pg.js';
+import type { IndexStore } from './indexer-store.js';
+
+/** `?` placeholders as PostgreSQL's `$1, $2, …`. */
+const numbered = (sql: string) => {
+  let n = 0;
+  return sql.replace(/\?/g, () => `$${++n}`);
+};
+
+/** The indexer's own rows of one write, collected while it is applied and written with the listing's changes. */
+interface Collected {
+  blocks: Map<number, { hash: string; parent: string | null }>;
+  tip: number | null;
+  truncated: Truncation[];
+  dropAbove: number | null;
+  bump: boolean;
+}
+
+function collectingSink(): { sink: BatchSink; collected: Collected } {
+  const collected: Collected = { blocks: new Map(), tip: null, truncated: [], dropAbove: null, bump: false };
+  const sink: BatchSink = {
+    transaction: (fn) => fn(),
+    putBlock(n, hash, parent) {
+      const prev = collected.blocks.get(n);
+      collected.blocks.set(n, { hash, parent: parent ?? prev?.parent ?? null });
+    },
+    setTip: (block) => void (collected.tip = block),
+    putTruncated: (t) => void collected.truncated.push(t),
+    dropAbove: (block) => void (collected.dropAbove = block),
+    bumpGeneration: () => void (collected.bump = true),
+  };
+  return { sink, collected };
+}
+
+async function writeCollected(c: PgClient, x: Collected): Promise<void> {
+  if (x.dropAbove !== null) {
+    for (const sql of ['DELETE FROM idx_transfers WHERE block > $1', 'DELETE FROM idx_truncated WHERE block > $1', 'DELETE FROM idx_blocks WHERE number > $1']) {
+      await c.query(sql, [x.dropAbove]);
+    }
+  }
+  if (x.blocks.size > 0) {
+    const rows = [...x.blocks];
+    await c.query(
+      'INSERT INTO idx_blocks (number, hash, parent_hash) SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[]) ON CONFLICT (number) DO UPDATE SET hash = excluded.hash, parent_hash = coalesce(excluded.parent_hash, idx_blocks.parent_hash)',
+      [rows.map(([n]) => n), rows.map(([, b]) => b.hash), rows.map(([, b]) => b.parent)],
+    );
+  }
+  for (const t of x.truncated) {
+    await c.query(
+      'INSERT INTO idx_truncated (block, log_index, contract, from_id, to_id, indexed) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (block, log_index) DO UPDATE SET contract = excluded.contract, from_id = excluded.from_id, to_id = excluded.to_id, indexed = excluded.indexed',
+      [t.block, t.logIndex, t.contract, t.fromId.toString(), t.toId.toString(), t.indexed],
+    );
+  }
+  if (x.tip !== null) {
+    await c.query("INSERT INTO idx_state (key, value) VALUES ('tip', $1) ON CONFLICT (key) DO UPDATE SET value = excluded.value", [String(x.tip)]);
+  }
+  if (x.bump) await bumpGenerationPg(c);
+}
+
+export async function bumpGenerationPg(c: PgClient): Promise<void> {
+  await c.query("INSERT INTO idx_state (key, value) VALUES ('gen', '1') ON CONFLICT (key) DO UPDATE SET value = (idx_state.value::bigint + 1)::text");
+}
+
+async function readTip(c: PgClient | PgPool): Promise<number | null> {
+  const r = await c.query<{ value: string }>("SELECT value FROM idx_state WHERE key = 'tip'");
+  return r.rows[0] ? Number(r.rows[0].value) : null;
+}
+
+export async function readRollbackPlanPg(pool: PgPool, ancestor: number): Promise<RollbackPlan> {
+  const [affected, counts] = await Promise.all([
+    pool.query<{ contract_id: number; k_id: Buffer; standard: string }>(numbered(ROLLBACK_SQL.affected), [ancestor]),
+    pool.query<{ contract_id: number; minted: string; burned: string }>(numbered(ROLLBACK_SQL.counts), [ancestor]),
+  ]);
+  const plan: RollbackPlan = { ancestor, counts: counts.rows.map((c) => ({ contract_id: c.contract_id, minted: Number(c.minted), burned: Number(c.burned) })), tokens: [], ids: [] };
+  await Promise.all(
+    affected.rows.map(async (a) => {
+      if (a.standard === 'ERC1155') {
+        const h = await pool.query<HistoryRow>(numbered(ROLLBACK_SQL.history), [a.contract_id, a.k_id, ancestor]);
+        plan.ids.push({ contract_id: a.contract_id, k_id: a.k_id, history: h.rows });
+      } else {
+        const h = await pool.query<HistoryRow>(numbered(ROLLBACK_SQL.last), [a.contract_id, a.k_id, ancestor]);
+        plan.tokens.push({ contract_id: a.contract_id, k_id: a.k_id, prev: h.rows[0] ?? null });
+      }
+    }),
+  );
+  return plan;
+}
+
+export async function openPgIndexStore(pool: PgPool): Promise<IndexStore> {
+  await migrateIndexPg(pool);
+  let queue: Promise<unknown> = Promise.resolve();
+  // One write at a time in this process: each loads rows the previous one may change.
+  const serial = <T>(fn: () => Promise<T>): Promise<T> => {
+    const run = queue.then(fn, fn);
+    queue = run.catch(() => {});
+    return run;
+  };
+  // The read-ahead's view: contracts known to the index (never change once added, until a rollback drops them) and
+  // ERC-1155 ids known (their uri is stored).
+  const contracts = new Map<string, ContractRow>();
+  const knownIds = new Set<string>();
+  const idKey = (c: ContractRow, id: bigint) => `${c.id}:${tokenKeys(c.addr, id).kId.toString('hex')}`;
+
+  /** Loads, applies in memory, then writes in one transaction on top of `tip` (undefined: no tip check). */
+  async function write<T>(needs: OverlayNeeds, tip: number | undefined, apply: (w: ReturnType<typeof createOverlayWriter>, sink: BatchSink) => T): Promise<T> {
+    const w = createOverlayWriter(await loadOverlay(pool, needs));
+    const { sink, collected } = collectingSink();
+    const out = apply(w, sink);
+    await inTransaction(pool, async (c) => {
+      await c.query('SELECT pg_advisory_xact_lock($1, $2)', [LOCK_CLASS, LOCKS.indexWrite]);
+      if (tip !== undefined) {
+        const committed = await readTip(c);
+        if (committed !== null && committed !== tip) {
+          throw new Error(`the index is at block ${committed}, not ${tip} as this write assumed: another instance is indexing; this write was dropped`);
+        }
+      }
+      await writeOverlay(c, w.changes());
+      await writeCollected(c, collected);
+    });
+    return out;
+  }
+
+  return {
+    readerFile: null,
+    lookups: {
+      contractOf: (a) => contracts.get(a),
+      idKnown: (c, id) => knownIds.has(idKey(c, id)),
+      async preload(moves) {
+        const addresses = [...new Set(moves.map((m) => m.contract))].filter((a) => !contracts.has(a));
+        if (addresses.length > 0) {
+          const r = await pool.query<ContractRow>('SELECT id, address, addr, has_uri, total_supply, standard FROM idx_contracts WHERE address = ANY($1::text[])', [addresses]);
+          for (const c of r.rows) contracts.set(c.address, c);
+        }
+        const mints = moves.filter((m) => m.amount !== null && contracts.has(m.contract));
+        if (mints.length === 0) return;
+        const cs = mints.map((m) => contracts.get(m.contract)!);
+        const r = await pool.query<{ contract_id: number; k_id: Buffer }>(
+          'SELECT i.contract_id, i.k_id FROM unnest($1::bigint[], $2::bytea[]) AS u(c, k) JOIN idx_ids i ON i.contract_id = u.c AND i.k_id = u.k',
+          [cs.map((c) => c.id), mints.map((m, i) => tokenKeys(cs[i]!.addr, m.id).kId)],
+        );
+        if (knownIds.size > 100_000) knownIds.clear();
+        for (const row of r.rows) knownIds.add(`${row.contract_id}:${row.k_id.toString('hex')}`);
+      },
+    },
+    tip: () => readTip(pool),
+    async storedHash(block) {
+      const r = await pool.query<{ hash: string }>('SELECT hash FROM idx_blocks WHERE number = $1', [block]);
+      return r.rows[0]?.hash ?? null;
+    },
+    async checkpointsBelow(below, limit) {
+      const r = await pool.query<{ number: number; hash: string }>('SELECT number, hash FROM idx_blocks WHERE number <= $1 ORDER BY number DESC LIMIT $2', [below, limit]);
+      return r.rows;
+    },
+    apply: (batch, tip) => serial(() => write(batchNeeds(batch), tip, (w, sink) => applyBatchTo(sink, w, batch))),
+    rollback: (ancestor, tip) =>
+      serial(async () => {
+        const plan = await readRollbackPlanPg(pool, ancestor);
+        contracts.clear();
+        knownIds.clear();
+        return write(rollbackNeeds(plan), tip, (w, sink) => rollbackWith(sink, w, plan));
+      }),
+    writeUris: (missing, uris) =>
+      serial(() =>
+        write(uriNeeds(missing), undefined, (w, sink) => {
+          applyUris(w, missing, uris);
+          sink.bumpGeneration();
+        }),
+      ),
+    metadataTargets: (updates) =>
+      serial(async () => {
+        const needs = emptyNeeds();
+        addMetadataNeeds(needs, updates);
+        return metadataTargets(createOverlayWriter(await loadOverlay(pool, needs)), updates);
+      }),
+    async truncated() {
+      const [count, latest] = await Promise.all([
+        pool.query<{ n: string }>('SELECT count(*) AS n FROM idx_truncated'),
+        pool.query<{ block: number; contract: string; from_id: string; to_id: string; indexed: number }>(
+          'SELECT block, contract, from_id, to_id, indexed FROM idx_truncated ORDER BY block DESC, log_index DESC LIMIT 5',
+        ),
+      ]);
+      return {
+        count: Number(count.rows[0]!.n),
+        latest: latest.rows.map((r) => ({ block: r.block, contract: r.contract, fromTokenId: r.from_id, toTokenId: r.to_id, indexed: r.indexed })),
+      };
+    },
+    async pruneCheckpoints(tip) {
+      await pool.query('DELETE FROM idx_blocks WHERE number < (SELECT max(number) FROM idx_blocks WHERE number < $1)', [tip - 10_000]);
+    },
+  };
+}

@@ -1,0 +1,100 @@
+// Where the indexer keeps the index: the operations its loop needs, on SQLite (here, synchronous underneath) or on
+// PostgreSQL (indexer-store-pg.ts). Both apply ranges and rollbacks through the same functions (indexer-apply.ts,
+// indexer-reorg.ts) and the listing's IndexWriter.
+import type { Db } from '../../lib/sqlite.js';
+import { bumpGeneration, createIndexWriter, tokenKeys, type IndexWriter } from '../listing/listing-writer.js';
+import { applyBatch, applyUris, metadataTargets, type Batch, type MissingUri } from './indexer-apply.js';
+import type { MetadataUpdate } from './indexer-events.js';
+import type { PrepareLookups } from './indexer-prepare.js';
+import { checkpointsBelow, rollbackTo, storedHash, type Checkpoint } from './indexer-reorg.js';
+import { migrateIndex } from './indexer-schema.js';
+
+/** An EIP-2309 range indexed only up to the cap, as /health lists it. */
+export interface TruncatedRow {
+  block: number;
+  contract: string;
+  fromTokenId: string;
+  toTokenId: string;
+  indexed: number;
+}
+
+export interface IndexStore {
+  /** A SQLite file the reader thread may open read-only; null: ranges are read on the indexer's own thread. */
+  readonly readerFile: string | null;
+  /** What the read-ahead asks of the index (is a contract known, is an ERC-1155 id known). */
+  readonly lookups: PrepareLookups;
+  /** The last block indexed, as committed (null: nothing yet). */
+  tip(): Promise<number | null>;
+  storedHash(block: number): Promise<string | null>;
+  /** Checkpoints at or below `below`, newest first. */
+  checkpointsBelow(below: number, limit: number): Promise<Checkpoint[]>;
+  /** Writes one range on top of `tip` (the store refuses when its committed tip is another: a second writer). */
+  apply(batch: Batch, tip: number): Promise<MissingUri[]>;
+  /** Undoes everything above `ancestor`; returns the contracts whose totalSupply must be read again. */
+  rollback(ancestor: number, tip: number): Promise<string[]>;
+  /** Stores uris read after a write (tokens first seen through a transfer, ERC-4906 updates, refreshes). */
+  writeUris(missing: readonly MissingUri[], uris: readonly string[]): Promise<void>;
+  /** Tokens and ids of the index that ERC-4906 events (or a refresh) name. */
+  metadataTargets(updates: readonly MetadataUpdate[]): Promise<MissingUri[]>;
+  truncated(): Promise<{ count: number; latest: TruncatedRow[] }>;
+  /** Keeps every checkpoint of the last 10,000 blocks below `tip` and the newest one below them. */
+  pruneCheckpoints(tip: number): Promise<void>;
+}
+
+export function sqliteIndexStore(db: Db, bucketSize?: number): IndexStore {
+  migrateIndex(db);
+  let writer: IndexWriter = createIndexWriter(db, bucketSize);
+  // After a failed transaction cached rows may name rows that no longer exist: start over with a fresh writer.
+  const guarded = <T>(fn: () => T): T => {
+    try {
+      return fn();
+    } catch (e) {
+      writer = createIndexWriter(db, bucketSize);
+      throw e;
+    }
+  };
+  const tipStmt = db.prepare("SELECT value FROM idx_state WHERE key = 'tip'").pluck();
+  const truncatedCount = db.prepare('SELECT count(*) FROM idx_truncated').pluck();
+  const truncatedLatest = db.prepare('SELECT block, contract, from_id, to_id, indexed FROM idx_truncated ORDER BY block DESC, log_index DESC LIMIT 5');
+  const prune = db.prepare('DELETE FROM idx_blocks WHERE number < (SELECT max(number) FROM idx_blocks WHERE number < ?)');
+  return {
+    readerFile: db.name,
+    lookups: {
+      contractOf: (a) => writer.contract(a),
+      idKnown: (c, id) => writer.idRow(c.id, tokenKeys(c.addr, id).kId) !== undefined,
+    },
+    async tip() {
+      const v = tipStmt.get() as string | undefined;
+      return v === undefined ? null : Number(v);
+    },
+    storedHash: async (block) => storedHash(db, block),
+    checkpointsBelow: async (below, limit) => checkpointsBelow(db, below, limit),
+    apply: async (batch) => guarded(() => applyBatch(db, writer, batch)),
+    async rollback(ancestor) {
+      try {
+        return rollbackTo(db, writer, ancestor);
+      } finally {
+        writer = createIndexWriter(db, bucketSize);
+      }
+    },
+    async writeUris(missing, uris) {
+      guarded(() =>
+        db.transaction(() => {
+          applyUris(writer, missing, uris);
+          bumpGeneration(db);
+        })(),
+      );
+    },
+    metadataTargets: async (updates) => metadataTargets(writer, updates),
+    async truncated() {
+      const rows = truncatedLatest.all() as { block: number; contract: string; from_id: string; to_id: string; indexed: number }[];
+      return {
+        count: truncatedCount.get() as number,
+        latest: rows.map((r) => ({ block: r.block, contract: r.contract, fromTokenId: r.from_id, toTokenId: r.to_id, indexed: r.indexed })),
+      };
+    },
+    async pruneCheckpoints(tip) {
+      prune.run(tip - 10_000);
+    },
+  };
+}
