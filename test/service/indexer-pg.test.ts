@@ -99,3 +99,45 @@ it('indexes the same rows on PostgreSQL as on SQLite, through updates, a refresh
   await expectSameIndex();
   expect(indexers.map((i) => i.stats().reorgs)).toEqual([1, 1]);
 });
+
+it('finishes the same index when the database drops its connections again and again during a catch-up', async () => {
+  const second = await createTestDatabase('indexer-pg-faults');
+  const faulty = openPgPool(second.url);
+  const killer = openPgPool(tdb.url);
+  let killed = 0;
+  let running = true;
+  // Every connection of the indexer's database ended from the server side, as a restart or failover does: ten times,
+  // 200 ms apart, while the index is written.
+  const faults = (async () => {
+    for (let i = 0; i < 10 && running; i++) {
+      const r = await killer.query('SELECT count(pg_terminate_backend(pid)) AS n FROM pg_stat_activity WHERE datname = $1', [new URL(second.url).pathname.slice(1)]);
+      killed += Number(r.rows[0].n);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  })();
+  const indexer = startIndexer({ nodeUrl: chain.url, confirmations: 0, log: silentLogger, pollMs: 50, partMoves: 200, store: await openStoreRetrying(faulty) });
+  try {
+    await indexer.caughtUp();
+    await indexers[0]!.caughtUp();
+  } finally {
+    running = false;
+    await faults;
+    await indexer.stop();
+  }
+  expect(killed).toBeGreaterThan(0);
+  expect(await dumpPg(faulty, { checkpoints: false })).toEqual(dumpSqlite(db, { checkpoints: false }));
+  await faulty.end();
+  await killer.end();
+  await second.drop();
+});
+
+/** The store's migration is itself cut off by the faults now and then: open it again until it goes through. */
+async function openStoreRetrying(p: PgPool) {
+  for (;;) {
+    try {
+      return await openPgIndexStore(p);
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
+}

@@ -17,6 +17,11 @@ export function openPgPool(url: string, max = 10): PgPool {
 /** Runs `fn` in one transaction on one pooled connection: committed when it resolves, rolled back when it throws. */
 export async function inTransaction<T>(pool: PgPool, fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
+  // A connection the server ends while the client is checked out is reported as an 'error' event on the client (the
+  // pool only listens while it is idle); unheard, it would crash the process. The query in flight rejects anyway.
+  let lost: Error | undefined;
+  const onError = (e: Error) => void (lost = e);
+  client.on('error', onError);
   try {
     await client.query('BEGIN');
     const out = await fn(client);
@@ -26,7 +31,9 @@ export async function inTransaction<T>(pool: PgPool, fn: (c: pg.PoolClient) => P
     await client.query('ROLLBACK').catch(() => {});
     throw e;
   } finally {
-    client.release();
+    client.off('error', onError);
+    // A lost connection is closed rather than handed out again.
+    client.release(lost);
   }
 }
 

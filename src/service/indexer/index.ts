@@ -137,6 +137,11 @@ export function startIndexer(opts: IndexerOptions): Indexer {
   let batches = 0;
   const waiters: { seq: number; resolve: () => void; reject: (e: Error) => void }[] = [];
   const pendingSupply = new Set<string>();
+  // Uris to read and store after a write (its tokens first seen through a transfer, ERC-4906 updates). Kept until
+  // stored, so a failed read or write is retried at the next step instead of leaving the uri empty for good.
+  let pendingUris: { missing: MissingUri[]; block: number }[] = [];
+  // /health's truncated ranges, read again after a write changed them (and at the next step if that read failed).
+  let truncatedStale = true;
   // Ranges being read ahead, in order; each starts where the previous one ends.
   let ahead: Prepared[] = [];
   const stats = { transfers: 0, reorgs: 0, firstRangeStart: null as number | null };
@@ -167,7 +172,9 @@ export function startIndexer(opts: IndexerOptions): Indexer {
       below = cps[cps.length - 1]!.number - 1;
     }
     for (const a of await store.rollback(ancestor, tip)) pendingSupply.add(a);
-    truncated = await store.truncated();
+    // Rows they name may be gone (and their ids reused); the re-indexed range reads its uris again.
+    pendingUris = [];
+    truncatedStale = true;
     stats.reorgs++;
     log.warn(`chain reorganisation detected at block ${tip}; rolled back to block ${ancestor} and re-indexing from there`);
     tip = ancestor;
@@ -216,11 +223,12 @@ export function startIndexer(opts: IndexerOptions): Indexer {
     const seq = ++stepSeq;
     if (resync) {
       tip = (await store.tip()) ?? startBlock - 1;
-      truncated = await store.truncated();
       resync = false;
       ahead = [];
       if (stepSeq === 1) log.info(tip >= startBlock ? `resuming after block ${tip}` : `indexing from block ${startBlock}`);
     }
+    await refreshTruncated();
+    await storePendingUris();
     // Far behind a head read earlier, go on without asking again: a round trip to a node busy serving the reads
     // ahead cost 50-300 ms per step. The head is read again once the index reaches the target it gave.
     if (tip >= target) {
@@ -330,14 +338,16 @@ export function startIndexer(opts: IndexerOptions): Indexer {
     timing.writeMs += performance.now() - tWrite;
     for (const a of range.supplies.keys()) pendingSupply.delete(a);
     tip = range.to;
-    if (range.truncated.length > 0) truncated = await store.truncated();
+    if (missing.length > 0) pendingUris.push({ missing, block: tip });
+    if (range.truncated.length > 0) truncatedStale = true;
     for (const t of range.truncated) {
       log.warn(
         `ConsecutiveTransfer of ${t.contract} in block ${t.block} names tokens ${t.fromId}..${t.toId}; indexed the first ${t.indexed} (the cap per event)`,
       );
     }
-    if (missing.length > 0) await backfillUris(missing, tip);
     stats.transfers += logs.length;
+    await refreshTruncated();
+    await storePendingUris();
     if (++batches % 100 === 0) await store.pruneCheckpoints(tip);
     progress.update(tip, target, logs.length);
     if (tip >= target && headSeq === seq) {
@@ -351,6 +361,19 @@ export function startIndexer(opts: IndexerOptions): Indexer {
    * uri of tokens first seen through a plain transfer, or named by an ERC-4906 event or a refresh; written in its own
    * small transaction.
    */
+  async function refreshTruncated(): Promise<void> {
+    if (!truncatedStale) return;
+    truncated = await store.truncated();
+    truncatedStale = false;
+  }
+
+  async function storePendingUris(): Promise<void> {
+    while (pendingUris.length > 0) {
+      await backfillUris(pendingUris[0]!.missing, pendingUris[0]!.block);
+      pendingUris.shift();
+    }
+  }
+
   async function backfillUris(missing: MissingUri[], block: number): Promise<void> {
     const uris = await readUris(chain, missing, block);
     await store.writeUris(missing, uris);
