@@ -8,20 +8,27 @@
 // TXDESK_BENCH_TRANSFERS sets the number of each (default 100,000); TXDESK_BENCH_READER_THREAD=0 reads ranges on the
 // writer's thread instead of the reader thread. Each line says how long the writer sat idle waiting for reads, and the
 // CPU seconds the indexer process and anvil used: on a 2-core box the two share the cores the bare read has to itself.
+// Then the mints and transfers again into a throwaway PostgreSQL (the fleet's store), with the ratio to SQLite;
+// `--sqlite-only` skips that.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ContractFactory, JsonRpcProvider, Wallet } from 'ethers';
 import { startAnvil } from '../../dist/devchain/index.js';
 import { openDatabase } from '../../dist/lib/sqlite.js';
+import { openPgPool } from '../../dist/service/db/pg-pool.js';
 import { startIndexer } from '../../dist/service/indexer/index.js';
+import { openPgIndexStore } from '../../dist/service/indexer/indexer-store-pg.js';
 import { JOIN_MOVES } from '../../dist/service/indexer/indexer-join.js';
 import { compileSolidity } from '../../scripts/solc-compile.js';
+import { startThrowawayPostgres } from '../lib/throwaway-postgres.js';
 import { measureUriReads } from './uri-read.js';
 import { measureWritePath } from './write-path.js';
 
 const N = Number(process.env.TXDESK_BENCH_TRANSFERS ?? 100_000);
 const READER_THREAD = process.env.TXDESK_BENCH_READER_THREAD !== '0';
+/** `--sqlite-only` skips the same catch-ups into a throwaway PostgreSQL. */
+const SQLITE_ONLY = process.argv.includes('--sqlite-only');
 const PER_TX = 10_000;
 const OWNERS = 5_000;
 const KEY = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
@@ -114,11 +121,12 @@ async function emit(contract, method, argsFor) {
   }
 }
 
-async function catchUp(db, label, upTo) {
+/** `index` is `{ db }` (SQLite) or `{ store }` (PostgreSQL). */
+async function catchUp(index, label, upTo) {
   const head = Number(await rpc('eth_blockNumber'));
   const cpu = cpuMeter();
   const t = performance.now();
-  const indexer = startIndexer({ db, nodeUrl: anvil.url, confirmations: upTo === undefined ? 0 : head - upTo, log: silent, pollMs: 200, readerThread: READER_THREAD });
+  const indexer = startIndexer({ ...index, nodeUrl: anvil.url, confirmations: upTo === undefined ? 0 : head - upTo, log: silent, pollMs: 200, readerThread: READER_THREAD });
   await indexer.caughtUp();
   const s = (performance.now() - t) / 1000;
   const used = cpu();
@@ -174,10 +182,26 @@ try {
   await emit(multi, 'batchMint', (start, n) => [start, n, BATCH_PER_LOG, OWNERS]);
 
   const db = openDatabase(join(dir, 'index.db'));
-  const mintRate = await catchUp(db, 'catch-up over mints (tokenURI per token)', midBlock);
-  const moveRate = await catchUp(db, 'resume over transfers of existing tokens', moveBlock);
-  const dropRate = await catchUp(db, `ConsecutiveTransfer mints (${CONSECUTIVE_PER_EVENT} per event)`, dropBlock);
-  const batchRate = await catchUp(db, `ERC-1155 TransferBatch mints (${BATCH_PER_LOG} ids per log)`);
+  const mintRate = await catchUp({ db }, 'catch-up over mints (tokenURI per token)', midBlock);
+  const moveRate = await catchUp({ db }, 'resume over transfers of existing tokens', moveBlock);
+  const dropRate = await catchUp({ db }, `ConsecutiveTransfer mints (${CONSECUTIVE_PER_EVENT} per event)`, dropBlock);
+  const batchRate = await catchUp({ db }, `ERC-1155 TransferBatch mints (${BATCH_PER_LOG} ids per log)`);
+  let pgRates = null;
+  if (!SQLITE_ONLY) {
+    // The same catch-ups into the fleet's store (ranges read on the indexer's thread: the reader thread needs SQLite).
+    const pg = await startThrowawayPostgres('indexer');
+    const pool = openPgPool(pg.url);
+    try {
+      const store = { store: await openPgIndexStore(pool) };
+      pgRates = {
+        mints: await catchUp(store, 'PostgreSQL: catch-up over mints', midBlock),
+        moves: await catchUp(store, 'PostgreSQL: resume over transfers', moveBlock),
+      };
+    } finally {
+      await pool.end();
+      await pg.stop();
+    }
+  }
   const raw = await rawRead(startBlock, 'baseline: eth_getLogs read alone, same blocks', moveBlock);
   const uri = await measureUriReads(anvil.url, (await c.getAddress()).toLowerCase(), N, midBlock);
   console.log(`${'baseline: tokenURI eth_calls alone'.padEnd(44)} plain batches ${Math.round(uri.plain)}/s, packed (indexer) ${Math.round(uri.packed)}/s: ratio ${(uri.packed / uri.plain).toFixed(2)}`);
@@ -189,6 +213,9 @@ try {
   console.log(`ceiling, index writes alone/raw log read: mints ${(write.mints / raw).toFixed(2)}, transfers ${(write.moves / raw).toFixed(2)}`);
   console.log(`ratio to plain transfers: ConsecutiveTransfer tokens ${(dropRate / moveRate).toFixed(2)}, TransferBatch ids ${(batchRate / moveRate).toFixed(2)}`);
   console.log(`ratio indexer/writes alone: mints ${(mintRate / write.mints).toFixed(2)}, transfers ${(moveRate / write.moves).toFixed(2)} (target >= 20,000 transfers/s)`);
+  if (pgRates) {
+    console.log(`ratio PostgreSQL/SQLite catch-up: mints ${(pgRates.mints / mintRate).toFixed(2)}, transfers ${(pgRates.moves / moveRate).toFixed(2)}`);
+  }
   db.close();
 } finally {
   provider.destroy();

@@ -47,7 +47,10 @@ export interface RollbackPlan {
   ids: { contract_id: number; k_id: Buffer; history: HistoryRow[] }[];
 }
 
-/** SQL of the plan's reads, shared by both stores (placeholders `?` are numbered for PostgreSQL by its store). */
+/**
+ * SQL of the plan's reads. `affected` and `counts` serve both stores (PostgreSQL numbers the `?`); PostgreSQL reads
+ * `last` and `history` for all tokens at once instead (indexer-store-pg.ts).
+ */
 export const ROLLBACK_SQL = {
   affected:
     "SELECT DISTINCT t.contract_id, t.k_id, coalesce(c.standard, 'ERC721') AS standard FROM idx_transfers t LEFT JOIN idx_contracts c ON c.id = t.contract_id WHERE t.block > ?",

@@ -78,23 +78,42 @@ async function readTip(c: PgClient | PgPool): Promise<number | null> {
   return r.rows[0] ? Number(r.rows[0].value) : null;
 }
 
+/** The rollback plan of indexer-reorg.ts, read in four queries however many tokens the undone blocks moved. */
 export async function readRollbackPlanPg(pool: PgPool, ancestor: number): Promise<RollbackPlan> {
   const [affected, counts] = await Promise.all([
     pool.query<{ contract_id: number; k_id: Buffer; standard: string }>(numbered(ROLLBACK_SQL.affected), [ancestor]),
     pool.query<{ contract_id: number; minted: string; burned: string }>(numbered(ROLLBACK_SQL.counts), [ancestor]),
   ]);
   const plan: RollbackPlan = { ancestor, counts: counts.rows.map((c) => ({ contract_id: c.contract_id, minted: Number(c.minted), burned: Number(c.burned) })), tokens: [], ids: [] };
-  await Promise.all(
-    affected.rows.map(async (a) => {
-      if (a.standard === 'ERC1155') {
-        const h = await pool.query<HistoryRow>(numbered(ROLLBACK_SQL.history), [a.contract_id, a.k_id, ancestor]);
-        plan.ids.push({ contract_id: a.contract_id, k_id: a.k_id, history: h.rows });
-      } else {
-        const h = await pool.query<HistoryRow>(numbered(ROLLBACK_SQL.last), [a.contract_id, a.k_id, ancestor]);
-        plan.tokens.push({ contract_id: a.contract_id, k_id: a.k_id, prev: h.rows[0] ?? null });
-      }
-    }),
-  );
+  const erc721 = affected.rows.filter((a) => a.standard !== 'ERC1155');
+  const erc1155 = affected.rows.filter((a) => a.standard === 'ERC1155');
+  const keys = (rows: typeof erc721) => [rows.map((a) => a.contract_id), rows.map((a) => a.k_id), ancestor];
+  type Keyed = HistoryRow & { c: number; k: Buffer };
+  const [last, history] = await Promise.all([
+    // Each ERC-721 token's newest move left at or below the ancestor (none: the token goes).
+    pool.query<Keyed>(
+      `SELECT u.c, u.k, t.block, t.log_index, t.sub, t.from_id, t.to_id, t.amount FROM unnest($1::bigint[], $2::bytea[]) AS u(c, k)
+       LEFT JOIN LATERAL (SELECT * FROM idx_transfers x WHERE x.contract_id = u.c AND x.k_id = u.k AND x.block <= $3
+         ORDER BY x.block DESC, x.log_index DESC, x.sub DESC LIMIT 1) t ON true`,
+      keys(erc721),
+    ),
+    // Each ERC-1155 id's whole history at or below it, in chain order.
+    pool.query<Keyed>(
+      `SELECT u.c, u.k, t.block, t.log_index, t.sub, t.from_id, t.to_id, t.amount FROM unnest($1::bigint[], $2::bytea[]) AS u(c, k)
+       JOIN idx_transfers t ON t.contract_id = u.c AND t.k_id = u.k AND t.block <= $3 ORDER BY u.c, u.k, t.block, t.log_index, t.sub`,
+      keys(erc1155),
+    ),
+  ]);
+  const row = (r: Keyed): HistoryRow => ({ block: r.block, log_index: r.log_index, sub: r.sub, from_id: r.from_id, to_id: r.to_id, amount: r.amount });
+  for (const r of last.rows) plan.tokens.push({ contract_id: r.c, k_id: r.k, prev: r.block === null ? null : row(r) });
+  const byId = new Map<string, HistoryRow[]>();
+  for (const r of history.rows) {
+    const key = `${r.c}:${r.k.toString('hex')}`;
+    let list = byId.get(key);
+    if (!list) byId.set(key, (list = []));
+    list.push(row(r));
+  }
+  for (const a of erc1155) plan.ids.push({ contract_id: a.contract_id, k_id: a.k_id, history: byId.get(`${a.contract_id}:${a.k_id.toString('hex')}`) ?? [] });
   return plan;
 }
 
