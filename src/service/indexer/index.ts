@@ -147,7 +147,6 @@ export function startIndexer(opts: IndexerOptions): Indexer {
   const stats = { transfers: 0, reorgs: 0, firstRangeStart: null as number | null };
   const timing = { logsMs: 0, metadataMs: 0, waitMs: 0, writeMs: 0 };
 
-
   function settle(seq: number): void {
     for (let i = waiters.length - 1; i >= 0; i--) {
       if (waiters[i]!.seq < seq) waiters.splice(i, 1)[0]!.resolve();
@@ -357,10 +356,6 @@ export function startIndexer(opts: IndexerOptions): Indexer {
     return 'busy';
   }
 
-  /**
-   * uri of tokens first seen through a plain transfer, or named by an ERC-4906 event or a refresh; written in its own
-   * small transaction.
-   */
   async function refreshTruncated(): Promise<void> {
     if (!truncatedStale) return;
     truncated = await store.truncated();
@@ -374,6 +369,10 @@ export function startIndexer(opts: IndexerOptions): Indexer {
     }
   }
 
+  /**
+   * uri of tokens first seen through a plain transfer, or named by an ERC-4906 event or a refresh; written in its own
+   * small transaction.
+   */
   async function backfillUris(missing: MissingUri[], block: number): Promise<void> {
     const uris = await readUris(chain, missing, block);
     await store.writeUris(missing, uris);
