@@ -121,9 +121,11 @@ export function sqliteSink(db: Db): BatchSink {
   const putTruncated = db.prepare(
     'INSERT OR REPLACE INTO idx_truncated (block, log_index, contract, from_id, to_id, indexed) VALUES (?, ?, ?, ?, ?, ?)',
   );
-  const drops = ['DELETE FROM idx_transfers WHERE block > ?', 'DELETE FROM idx_truncated WHERE block > ?', 'DELETE FROM idx_blocks WHERE number > ?'].map((q) =>
-    db.prepare(q),
-  );
+  const drops = [
+    db.prepare('DELETE FROM idx_transfers WHERE block > ?'),
+    db.prepare('DELETE FROM idx_truncated WHERE block > ?'),
+    db.prepare('DELETE FROM idx_blocks WHERE number > ?'),
+  ];
   return {
     transaction: (fn) => db.transaction(fn)(),
     putBlock: (n, hash, parent) => void putBlock.run(n, hash, parent),
