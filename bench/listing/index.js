@@ -4,7 +4,8 @@
 //
 // Seeds 1,000,000 holdings over 100,000 owners (the largest holds 50,000) and 1,000 contracts, a fifth of them ERC-1155
 // and a fifth batch-minted ERC-721 (seed.js), straight into the index tables, then serves them from a child process. TXDESK_BENCH_SECONDS sets each run's length (default 5);
-// TXDESK_BENCH_LISTING_DIR keeps the seeded database there between runs.
+// TXDESK_BENCH_LISTING_DIR keeps the seeded database there between runs. The index is also copied into a throwaway
+// PostgreSQL and its listing query measured beside SQLite's, with the ratio (`--sqlite-only` skips that).
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -12,6 +13,8 @@ import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { startThrowawayPostgres } from '../lib/throwaway-postgres.js';
+import { copyListingToPg } from './copy-to-pg.js';
 import { SEED, ownerAddress, seedListing } from './seed.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -30,7 +33,14 @@ if (!existsSync(join(dataDir, 'seeded'))) {
   process.stderr.write(`seeded in ${((Date.now() - t) / 1000).toFixed(1)} s\n`);
 }
 
-const child = spawn(process.execPath, [join(here, 'server.js'), dataDir], { stdio: ['pipe', 'pipe', 'inherit'], env: { ...process.env, TXDESK_LOG: 'silent' } });
+const pg = process.argv.includes('--sqlite-only') ? null : await startThrowawayPostgres('listing');
+if (pg) {
+  const t = Date.now();
+  const n = await copyListingToPg(file, pg.url);
+  process.stderr.write(`copied ${n} rows into PostgreSQL in ${((Date.now() - t) / 1000).toFixed(1)} s\n`);
+}
+
+const child = spawn(process.execPath, [join(here, 'server.js'), dataDir, ...(pg ? [pg.url] : [])], { stdio: ['pipe', 'pipe', 'inherit'], env: { ...process.env, TXDESK_LOG: 'silent' } });
 const ready = await new Promise((resolve, reject) => {
   createInterface({ input: child.stdout }).once('line', (l) => resolve(JSON.parse(l)));
   child.once('exit', (code) => reject(new Error(`bench server exited (${code})`)));
@@ -66,6 +76,12 @@ try {
     ['naive OFFSET+COUNT(*) (bare http) page 0', `${ready.bareUrl}/naive/accounts/${owner}/tokens?size=${size}&page=0`],
     ['naive OFFSET+COUNT(*) (bare http) deep page', `${ready.bareUrl}/naive/accounts/${owner}/tokens?size=${size}&page=${deepPage}`],
   );
+  if (pg) {
+    runs.push(
+      ['PostgreSQL index query (bare http) page 0', `${ready.bareUrl}/pg/accounts/${owner}/tokens?size=${size}&page=0`],
+      ['PostgreSQL index query (bare http) deep page', `${ready.bareUrl}/pg/accounts/${owner}/tokens?size=${size}&page=${deepPage}`],
+    );
+  }
   // Warm every server and path first (JIT, page cache, prepared statements), so no figure pays for starting up.
   for (const [, url] of runs) await autocannon({ url, connections: 16, duration: 2 });
   const urls = Object.fromEntries(runs);
@@ -91,11 +107,19 @@ try {
   console.log(`ratio ${front} deep/page-0 p99: ${ratio(`${front} deep page`, `${front} page 0`)} (target <= 1.5)`);
   console.log(`ratio naive deep/page-0 p99: ${ratio('naive OFFSET+COUNT(*) (bare http) deep page', 'naive OFFSET+COUNT(*) (bare http) page 0')}`);
   console.log(`ratio naive/index p99, deep page: ${ratio('naive OFFSET+COUNT(*) (bare http) deep page', 'index query (bare http) deep page')}`);
+  if (pg) {
+    for (const page of ['page 0', 'deep page']) {
+      const [p, q] = [results[`PostgreSQL index query (bare http) ${page}`], results[`index query (bare http) ${page}`]];
+      console.log(`ratio PostgreSQL/SQLite index query, ${page}: p50 ${(p.p50 / q.p50).toFixed(2)}x, p99 ${(p.p99 / q.p99).toFixed(2)}x, req/s ${(p.rps / q.rps).toFixed(2)}`);
+    }
+  }
   console.log(
     `ratio index/naive req/s, deep page: ${(results['index query (bare http) deep page'].rps / results['naive OFFSET+COUNT(*) (bare http) deep page'].rps).toFixed(2)}`,
   );
 } finally {
   child.stdin.end();
   child.kill('SIGTERM');
+  await new Promise((r) => (child.exitCode !== null ? r() : child.once('exit', r)));
+  await pg?.stop();
   if (!keep) rmSync(dataDir, { recursive: true, force: true });
 }

@@ -2,14 +2,18 @@
 // Three servers: the real data service (startService; listing route with clientId, validation, rate limit off), the
 // service's HTTP front as it was before Hono around the same listing function (old-front.js, the baseline of the
 // framework's cost), and a bare node:http handler exposing the index query layer (/seek) next to a naive OFFSET +
-// COUNT(*) query (/naive).
+// COUNT(*) query (/naive), and, given a PostgreSQL URL as the second argument, the PostgreSQL listing query over a
+// copy of the same index (/pg).
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { openDatabase } from '../../dist/lib/sqlite.js';
+import { openPgPool } from '../../dist/service/db/pg-pool.js';
 import { queryTokens } from '../../dist/service/listing/listing-store.js';
+import { queryTokensPg } from '../../dist/service/listing/listing-store-pg.js';
 import { startOldFront } from './old-front.js';
 
 const dataDir = process.argv[2];
+const pgPool = process.argv[3] ? openPgPool(process.argv[3], 16) : null;
 const file = join(dataDir, 'service.sqlite');
 const silent = { info() {}, warn() {}, error() {}, child: () => silent };
 const stops = [];
@@ -66,19 +70,23 @@ function naiveQuery(owner, page, size) {
   };
 }
 
-const bare = createServer((req, res) => {
+const bare = createServer(async (req, res) => {
   const url = new URL(req.url, 'http://x');
-  const m = /^\/(seek|naive)\/accounts\/(0x[0-9a-f]{40})\/tokens$/.exec(url.pathname);
+  const m = /^\/(seek|naive|pg)\/accounts\/(0x[0-9a-f]{40})\/tokens$/.exec(url.pathname);
   if (!m) {
     res.statusCode = 404;
     return res.end();
   }
   const page = Number(url.searchParams.get('page') ?? 0);
   const size = Number(url.searchParams.get('size') ?? 15);
-  const r =
-    m[1] === 'seek'
-      ? queryTokens(db, { owner: m[2], page, size, orderBy: 'transfer_block_number', direction: 'desc' })
-      : naiveQuery(m[2], page, size);
+  const q = { owner: m[2], page, size, orderBy: 'transfer_block_number', direction: 'desc' };
+  let r;
+  try {
+    r = m[1] === 'seek' ? queryTokens(db, q) : m[1] === 'pg' && pgPool ? await queryTokensPg(pgPool, q) : naiveQuery(m[2], page, size);
+  } catch (e) {
+    res.statusCode = 500;
+    return res.end(String(e?.message ?? e));
+  }
   const body = JSON.stringify({ data: r.tokens, pagination: { totalCount: r.totalCount } });
   res.setHeader('content-type', 'application/json');
   res.end(body);
@@ -97,6 +105,7 @@ process.stdout.write(JSON.stringify({ ready: true, service, oldFrontUrl, bareUrl
 const stop = async () => {
   for (const s of stops.reverse()) await s().catch(() => {});
   db.close();
+  await pgPool?.end();
   process.exit(0);
 };
 process.on('SIGTERM', stop);
