@@ -63,7 +63,7 @@ export function registerService(program: Command): void {
     .option('--block-time <s>', 'with --dev: seconds per block of the dev chain')
     .option(
       '--database <url>',
-      'postgres://user:password@host:5432/db shared by any number of service instances: accounts and tracker live there (default: $TXDESK_DATABASE_URL, else SQLite in --data-dir)',
+      'postgres://user:password@host:5432/db shared by any number of service instances: accounts, token index and tracker live there (default: $TXDESK_DATABASE_URL, else SQLite in --data-dir)',
     )
     .option('--public-url <url>', 'the URL clients use (e.g. https://txdesk.example.com behind a proxy): its host is answered besides loopback, and page links use it')
     .action(async (raw: Record<string, unknown>) => {
