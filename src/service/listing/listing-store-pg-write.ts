@@ -150,13 +150,21 @@ export async function loadOverlay(pool: PgPool, needs: OverlayNeeds): Promise<Ov
         .then((r) => r.rows.forEach((i) => o.ids.set(tkey(i.contract_id, i.k_id), { supply: i.supply, uri: i.uri }))),
     );
   }
-  for (const h of needs.holdingsOfIds) {
+  if (needs.holdingsOfIds.length > 0) {
+    const ids = needs.holdingsOfIds;
+    for (const h of ids) o.holdings.set(tkey(h.contract, h.kId), []);
     reads.push(
       pool
-        .query<TokenRow>(`SELECT ${TOKEN_COLUMNS} FROM idx_tokens WHERE contract_id = $1 AND k_cid > $2 AND k_cid < $3`, [h.contract, h.kId, holdersHi(h.kId)])
+        .query<TokenRow & { u_k: Buffer }>(
+          `SELECT u.k AS u_k, t.${TOKEN_COLUMNS.split(', ').join(', t.')} FROM unnest($1::bigint[], $2::bytea[], $3::bytea[]) AS u(c, k, hi)
+           JOIN idx_tokens t ON t.contract_id = u.c AND t.k_cid > u.k AND t.k_cid < u.hi`,
+          [ids.map((h) => h.contract), ids.map((h) => h.kId), ids.map((h) => holdersHi(h.kId))],
+        )
         .then((r) => {
-          o.holdings.set(tkey(h.contract, h.kId), r.rows);
-          for (const t of r.rows) o.tokens.set(tkey(t.contract_id, t.k_cid), t);
+          for (const { u_k, ...t } of r.rows) {
+            o.holdings.get(tkey(t.contract_id, u_k))!.push(t);
+            o.tokens.set(tkey(t.contract_id, t.k_cid), t);
+          }
         }),
     );
   }
