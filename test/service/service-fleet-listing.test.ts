@@ -1,7 +1,7 @@
 // The token index and listing shared through PostgreSQL: three `txdesk service` processes on one database and one
 // dev chain answer the same listing while the index grows, and when the indexing instance is SIGKILLed in the middle
 // of a catch-up another takes the role within 10 s and finishes it; the index then equals one indexed by a single
-// instance on SQLite, row for row.
+// instance on SQLite, row for row. While the database refuses connections every instance answers 502 with a sentence.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -205,4 +205,31 @@ it('hands indexing to another instance within 10 s of a SIGKILL mid-catch-up; th
   }
   const bobs = await sameOnAll(pages(bob).slice(0, 2), 'bob on the two instances left');
   expect(totalOf(bobs[0])).toBe(12 * 5000 + 5 + 1);
+});
+
+it('answers 502 with a sentence while the database refuses connections, and serves again once it is back', async () => {
+  const name = new URL(database.url).pathname.slice(1);
+  const adminUrl = new URL(database.url);
+  adminUrl.pathname = '/postgres';
+  const admin = openPgPool(adminUrl.toString());
+  const path = pages(alice)[0]!;
+  try {
+    // As during maintenance or a restart: the database closes to connections and ends the ones it has.
+    await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS false`);
+    await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [name]);
+    for (const p of fleet) {
+      const res = await fetch(`${p.serviceUrl}${path}&clientId=${clientId}`);
+      expect(res.status).toBe(502);
+      expect(await res.json()).toEqual({ error: { code: 'UPSTREAM_UNAVAILABLE', message: "The service's database is not answering; try again in a few seconds." } });
+      expect((await fetch(`${p.serviceUrl}/health`)).status).toBe(200);
+    }
+  } finally {
+    await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`);
+    await admin.end();
+  }
+  await sameOnAll([path], 'the listing on every instance again');
+  await pollUntil(async () => {
+    for (const p of fleet) if ((await health(p)).roles.includes('indexer-leader')) return true;
+    return undefined;
+  }, 'an indexer leader again', 30_000);
 });

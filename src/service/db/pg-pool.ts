@@ -37,6 +37,22 @@ export async function inTransaction<T>(pool: PgPool, fn: (c: pg.PoolClient) => P
   }
 }
 
+/** Node-level socket errors that mean the database cannot be reached right now. */
+const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+
+/**
+ * Whether an error means the database is not answering (down, restarting, refusing connections), as opposed to a bug
+ * in a query: SQLSTATE class 08 (connection exception), 57P01-57P03 (shut down, crashed, not yet accepting), 53300
+ * (too many connections), a socket error, node-postgres's own words for a lost or refused connection, or a database
+ * closed to connections (ALLOW_CONNECTIONS false, as during maintenance).
+ */
+export function databaseUnreachable(e: unknown): boolean {
+  if (!(e instanceof Error)) return false;
+  const code = (e as { code?: unknown }).code;
+  if (typeof code === 'string' && (code.startsWith('08') || /^57P0[123]$/.test(code) || code === '53300' || UNREACHABLE_CODES.has(code))) return true;
+  return /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error)|is not currently accepting connections/.test(e.message);
+}
+
 /** A URL for logs: the password is replaced. */
 export function redactUrl(url: string): string {
   try {

@@ -5,6 +5,7 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import { errorResponse, mountRoutes, nodeListener, type DocumentedRoute, type NodeEnv } from '../../lib/hono-kit.js';
 import type { Logger } from '../../lib/log.js';
 import { TxdeskError } from '../../shared/errors.js';
+import { databaseUnreachable } from '../db/pg-pool.js';
 import { serviceRoutes, type HealthSource } from './service-routes.js';
 
 const info = {
@@ -34,7 +35,14 @@ export function createServiceApp(health: HealthSource, routes: readonly Document
     if (servedForOtherMethod(c.req.method, pathname)) throw new TxdeskError('METHOD_NOT_ALLOWED', `Method ${c.req.method} is not allowed on ${pathname}.`);
     throw noEndpoint(c.req.method, pathname);
   });
-  app.onError((e, c) => errorResponse(e, c, (m) => log.error(m)));
+  app.onError((e, c) => {
+    if (databaseUnreachable(e)) {
+      // Not a bug: the shared database is down or restarting. Clients may retry; the cause is logged once per request.
+      log.warn(`${c.req.method} ${new URL(c.req.url).pathname}: the database is not answering (${(e as Error).message})`);
+      return errorResponse(new TxdeskError('UPSTREAM_UNAVAILABLE', "The service's database is not answering; try again in a few seconds."), c, (m) => log.error(m));
+    }
+    return errorResponse(e, c, (m) => log.error(m));
+  });
   return { listener: nodeListener(app, (m) => log.error(m)), document };
 }
 

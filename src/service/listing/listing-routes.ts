@@ -138,6 +138,7 @@ const listingErrors = {
   400: errorReply('A parameter is invalid; the message names it and the allowed values.'),
   401: errorReply('Missing or unknown clientId.'),
   429: { ...errorReply('Too many requests for this clientId.'), headers: z.object({ 'Retry-After': z.int().meta({ description: 'Seconds to wait before retrying.' }) }) },
+  502: errorReply('With a shared database: the database is not answering; retry in a few seconds.'),
 };
 
 /** The listing's routes: `origin` is the base of page links (the public URL, else the listening address). */
@@ -190,7 +191,12 @@ export function listingRoutes(listing: ListingEndpoints, origin: () => string): 
           params: pathAddress('contract').extend({ id: z.string().meta({ description: 'Decimal token id.', pattern: '^[0-9]{1,78}$' }) }),
           query: z.object({ clientId: clientIdParam() }),
         },
-        responses: { 202: jsonReply('The read was started.', refreshReply), ...listingErrors, 404: errorReply('The contract or the token is not in the index.') },
+        responses: {
+          202: jsonReply('The read was started.', refreshReply),
+          ...listingErrors,
+          404: errorReply('The contract or the token is not in the index.'),
+          502: errorReply('With a shared database: the database is not answering, or this instance does not index; retry in a few seconds.'),
+        },
       },
       handler: async (c) => json(c, 202, await listing.refresh(c.req.param('address') ?? '', c.req.param('id') ?? '', searchOf(c.req.url))),
     },
