@@ -114,3 +114,68 @@ describe('index store on PostgreSQL', () => {
     expect((await pool.query('SELECT token_count FROM idx_accounts')).rows).toEqual([{ token_count: 1 }]);
   });
 });
+
+describe('index store on PostgreSQL when the connection is lost at COMMIT', () => {
+  let tdb: TestDatabase;
+  let pool: PgPool;
+  // 'after': COMMIT runs, then its answer is lost; 'before': the connection is lost instead of COMMIT.
+  let lose: 'after' | 'before' | null = null;
+
+  /** The pool, with COMMIT's answer lost on demand (the client is otherwise the real one). */
+  function losingPool(real: PgPool): PgPool {
+    const wrap = (client: Awaited<ReturnType<PgPool['connect']>>) =>
+      new Proxy(client, {
+        get(target, key) {
+          if (key !== 'query') return Reflect.get(target, key, target);
+          return (sql: unknown, params?: unknown[]) => {
+            if (sql !== 'COMMIT' || lose === null) return target.query(sql as string, params);
+            const when = lose;
+            lose = null;
+            const lost = new Error('Connection terminated unexpectedly');
+            return when === 'before' ? Promise.reject(lost) : target.query('COMMIT').then(() => Promise.reject(lost));
+          };
+        },
+      });
+    return new Proxy(real, {
+      get(target, key) {
+        if (key === 'connect') return async () => wrap(await target.connect());
+        const v = Reflect.get(target, key, target);
+        return typeof v === 'function' ? v.bind(target) : v;
+      },
+    });
+  }
+
+  beforeAll(async () => {
+    tdb = await createTestDatabase('index-store-commit');
+    pool = openPgPool(tdb.url);
+  });
+  afterAll(async () => {
+    await pool?.end();
+    await tdb?.drop();
+  });
+
+  it('counts a write whose COMMIT landed as written (its uris are still read) and retries one whose COMMIT did not', async () => {
+    const store = await openPgIndexStore(losingPool(pool));
+    const mint = (block: number, id: bigint) => ({ block, logIndex: 0, blockHash: '0x' + block.toString(16).padStart(64, '0'), contract: PLAIN, from: '0x' + '0'.repeat(40), to: OWNERS[0]!, id });
+    const batch = (block: number, known: boolean): Batch => ({
+      from: block,
+      to: block,
+      headers: [],
+      logs: [mint(block, BigInt(block))],
+      newContracts: known ? new Map() : newContracts(() => false, [mint(block, BigInt(block))]),
+      // No uri read with the range: the write lists the token for a read afterwards.
+      uris: new Map(),
+      supplies: new Map(),
+    });
+    lose = 'after';
+    const missing = await store.apply(batch(1, false), 0);
+    expect(missingKeys(missing)).toEqual([`ERC721:${PLAIN}:1`]);
+    expect(await store.tip()).toBe(1);
+
+    lose = 'before';
+    await expect(store.apply(batch(2, true), 1)).rejects.toThrow(/Connection terminated/);
+    expect(await store.tip()).toBe(1);
+    expect(missingKeys(await store.apply(batch(2, true), 1))).toEqual([`ERC721:${PLAIN}:2`]);
+    expect((await pool.query('SELECT token_id FROM idx_tokens ORDER BY token_id')).rows.map((r) => r.token_id)).toEqual(['1', '2']);
+  });
+});

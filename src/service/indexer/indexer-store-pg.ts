@@ -2,6 +2,7 @@
 // through the same code as on SQLite, and is written in one transaction with the new tip. Writes are serialised in
 // this process and, across processes, by a transaction lock plus a check that the committed tip is the one the write
 // was built on: a former leader still writing after losing its role fails instead of writing twice.
+import { randomUUID } from 'node:crypto';
 import { LOCK_CLASS, LOCKS } from '../db/pg-locks.js';
 import { inTransaction, type PgClient, type PgPool } from '../db/pg-pool.js';
 import { createOverlayWriter, emptyNeeds, loadOverlay, writeOverlay, type OverlayNeeds } from '../listing/listing-store-pg-write.js';
@@ -69,6 +70,13 @@ async function writeCollected(c: PgClient, x: Collected): Promise<void> {
   if (x.bump) await bumpGenerationPg(c);
 }
 
+/** A write built on a tip that is no longer the committed one: another instance has indexed since. */
+class StaleTip extends Error {
+  constructor(committed: number, assumed: number) {
+    super(`the index is at block ${committed}, not ${assumed} as this write assumed: another instance is indexing; this write was dropped`);
+  }
+}
+
 export async function bumpGenerationPg(c: PgClient): Promise<void> {
   await c.query("INSERT INTO idx_state (key, value) VALUES ('gen', '1') ON CONFLICT (key) DO UPDATE SET value = (idx_state.value::bigint + 1)::text");
 }
@@ -132,23 +140,41 @@ export async function openPgIndexStore(pool: PgPool): Promise<IndexStore> {
   const knownIds = new Set<string>();
   const idKey = (c: ContractRow, id: bigint) => `${c.id}:${tokenKeys(c.addr, id).kId.toString('hex')}`;
 
-  /** Loads, applies in memory, then writes in one transaction on top of `tip` (undefined: no tip check). */
+  /**
+   * Loads, applies in memory, then writes in one transaction on top of `tip` (undefined: no tip check). Each write
+   * leaves its own mark in idx_state: when the connection is lost around COMMIT, the mark says whether the write
+   * landed (then it succeeded, and the uris it names are still read) or not (then it is retried).
+   */
   async function write<T>(needs: OverlayNeeds, tip: number | undefined, apply: (w: ReturnType<typeof createOverlayWriter>, sink: BatchSink) => T): Promise<T> {
     const w = createOverlayWriter(await loadOverlay(pool, needs));
     const { sink, collected } = collectingSink();
     const out = apply(w, sink);
-    await inTransaction(pool, async (c) => {
-      await c.query('SELECT pg_advisory_xact_lock($1, $2)', [LOCK_CLASS, LOCKS.indexWrite]);
-      if (tip !== undefined) {
-        const committed = await readTip(c);
-        if (committed !== null && committed !== tip) {
-          throw new Error(`the index is at block ${committed}, not ${tip} as this write assumed: another instance is indexing; this write was dropped`);
+    const mark = randomUUID();
+    try {
+      await inTransaction(pool, async (c) => {
+        await c.query('SELECT pg_advisory_xact_lock($1, $2)', [LOCK_CLASS, LOCKS.indexWrite]);
+        if (tip !== undefined) {
+          const committed = await readTip(c);
+          if (committed !== null && committed !== tip) throw new StaleTip(committed, tip);
         }
-      }
-      await writeOverlay(c, w.changes());
-      await writeCollected(c, collected);
-    });
+        await writeOverlay(c, w.changes());
+        await writeCollected(c, collected);
+        await c.query("INSERT INTO idx_state (key, value) VALUES ('last_write', $1) ON CONFLICT (key) DO UPDATE SET value = excluded.value", [mark]);
+      });
+    } catch (e) {
+      if (e instanceof StaleTip || !(await landed(mark))) throw e;
+    }
     return out;
+  }
+
+  /** Whether the write that left `mark` committed; false when that cannot be told now (it is then retried). */
+  async function landed(mark: string): Promise<boolean> {
+    try {
+      const r = await pool.query<{ value: string }>("SELECT value FROM idx_state WHERE key = 'last_write'");
+      return r.rows[0]?.value === mark;
+    } catch {
+      return false;
+    }
   }
 
   return {
