@@ -5,7 +5,8 @@
 //    the connection of an SDK subscriber given [A, C]. Prints the watcher take-over time, and for that subscriber and
 //    for B's the delivery gap (the longest silence around the kill) against the longest silence before it, measured
 //    in the same run (blocks every second set that baseline), the SDK's reconnect time, and how many messages were
-//    lost or delivered again.
+//    lost or delivered again. A also holds the indexer role (it started first): prints when a follower takes that
+//    role and when the shared index moves past the block that was the head at the kill.
 // Needs the build (`npx tsc -p tsconfig.build.json`). Usage: node bench/failover/index.js [--txs 1000]
 import { mkdtempSync, rmSync } from 'node:fs';
 import { spawn } from 'node:child_process';
@@ -92,10 +93,24 @@ const stream = (async () => {
   }
 })();
 await sleep(6_000);
+const indexerWasA = (await health(a)).roles.includes('indexer-leader');
+const headAtKill = await provider.getBlockNumber();
 const killedAt = performance.now();
 a.child.kill('SIGKILL');
-while (!(await health(b)).roles.includes('watcher-leader') && !(await health(c)).roles.includes('watcher-leader')) await sleep(20);
-const takeover = performance.now() - killedAt;
+let takeover = null;
+let indexerTakeover = null;
+let indexResumed = null;
+// Watcher role, indexer role, then the index past the head at the kill, each the first time a survivor shows it.
+while (takeover === null || indexerTakeover === null || indexResumed === null) {
+  for (const h of await Promise.all([health(b), health(c)])) {
+    const now = performance.now() - killedAt;
+    if (takeover === null && h.roles.includes('watcher-leader')) takeover = now;
+    if (indexerTakeover === null && h.roles.includes('indexer-leader')) indexerTakeover = now;
+    if (indexResumed === null && h.roles.includes('indexer-leader') && h.indexedBlock > headAtKill) indexResumed = now;
+  }
+  if (performance.now() - killedAt > 60_000) break;
+  await sleep(20);
+}
 await sleep(8_000);
 streaming = false;
 await stream;
@@ -111,7 +126,11 @@ function longestSilence(entries, from, to) {
   for (let i = 1; i < times.length; i++) longest = Math.max(longest, times[i] - times[i - 1]);
   return longest;
 }
-console.log(`take-over: a follower's /health shows watcher-leader ${takeover.toFixed(0)} ms after SIGKILL of the leader`);
+const ms = (v) => (v === null ? 'not within 60 s' : `${v.toFixed(0)} ms`);
+console.log(`take-over: a follower's /health shows watcher-leader ${ms(takeover)} after SIGKILL of the leader`);
+if (indexerWasA) {
+  console.log(`indexer take-over: a follower's /health shows indexer-leader ${ms(indexerTakeover)} after the SIGKILL; the shared index is past block ${headAtKill} (the head at the kill) ${ms(indexResumed)} after it`);
+}
 console.log(`reconnect: the SDK subscriber of the killed instance was connected to C (and re-subscribing) ${(reconnectedAt - killedAt).toFixed(0)} ms after the SIGKILL`);
 for (const [name, who] of [['a', 'SDK subscriber on the killed instance (fails over to C)'], ['b', 'subscriber on surviving B']]) {
   const before = longestSilence(log[name], killedAt - 5_000, killedAt);
