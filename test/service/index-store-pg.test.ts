@@ -2,6 +2,7 @@
 // updates, uri backfills and rollbacks) go through both IndexStores, and every table must end up the same, compared by
 // natural keys (row ids are each store's own). A write built on a stale tip is refused and leaves nothing behind.
 import fc from 'fast-check';
+import type { PoolClient } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/lib/sqlite.js';
 import { openPgPool, type PgPool } from '../../src/service/db/pg-pool.js';
@@ -123,7 +124,7 @@ describe('index store on PostgreSQL when the connection is lost at COMMIT', () =
 
   /** The pool, with COMMIT's answer lost on demand (the client is otherwise the real one). */
   function losingPool(real: PgPool): PgPool {
-    const wrap = (client: Awaited<ReturnType<PgPool['connect']>>) =>
+    const wrap = (client: PoolClient) =>
       new Proxy(client, {
         get(target, key) {
           if (key !== 'query') return Reflect.get(target, key, target);

@@ -8,7 +8,7 @@ import type { Contract, TokenPage } from '../../shared/listing.js';
 import type { RateLimiter } from '../../lib/http-rate-limit.js';
 import { clientIdParam, listingQueryDocs, parseListingParams, readQuery, type RawQuery } from './listing-params.js';
 import { contractReply, refreshReply, tokenPageReply } from './listing-replies.js';
-import type { ListingReads } from './listing-reads.js';
+import { andThen, type ListingReads, type Maybe } from './listing-reads.js';
 import { pageLinks } from './listing-urls.js';
 
 export interface ListingDeps {
@@ -25,9 +25,9 @@ export interface ListingDeps {
 
 /** The listing's endpoints as functions of the raw path parameters, the query string and the base of page links. */
 export interface ListingEndpoints {
-  accountTokens(address: string, search: string, origin: string): Promise<TokenPage>;
-  contract(address: string, search: string): Promise<Contract>;
-  contractTokens(address: string, search: string, origin: string): Promise<TokenPage>;
+  accountTokens(address: string, search: string, origin: string): Maybe<TokenPage>;
+  contract(address: string, search: string): Maybe<Contract>;
+  contractTokens(address: string, search: string, origin: string): Maybe<TokenPage>;
   /** Starts a re-read of the token's uri; the answer is sent with 202. */
   refresh(address: string, id: string, search: string): Promise<z.infer<typeof refreshReply>>;
 }
@@ -59,19 +59,20 @@ export function createListingEndpoints(deps: ListingDeps): ListingEndpoints {
     if (unknown.length > 0) throw new TxdeskError('INVALID_PARAMETER', `Unknown query parameter '${unknown[0]}'; this endpoint accepts only clientId.`);
   }
 
-  async function contractOr404(addr: string): Promise<Contract> {
-    const c = await deps.reads.findContract(addr);
-    if (!c) throw new TxdeskError('NOT_FOUND', `No ERC-721 or ERC-1155 contract is indexed at ${addr}; check the address and the network this service follows.`);
-    return c;
+  function contractOr404(addr: string): Maybe<Contract> {
+    return andThen(deps.reads.findContract(addr), (c) => {
+      if (!c) throw new TxdeskError('NOT_FOUND', `No ERC-721 or ERC-1155 contract is indexed at ${addr}; check the address and the network this service follows.`);
+      return c;
+    });
   }
 
   return {
-    async accountTokens(address, search, origin) {
+    accountTokens(address, search, origin) {
       const query = readQuery(search);
       admit(query);
       const owner = checkAddress(address, 'account');
       const p = parseListingParams(query, 'account');
-      const { tokens, totalCount } = await deps.reads.queryTokens({
+      const read = deps.reads.queryTokens({
         owner,
         ...(p.contracts ? { contracts: p.contracts } : {}),
         ...(p.standard ? { standard: p.standard } : {}),
@@ -80,10 +81,13 @@ export function createListingEndpoints(deps: ListingDeps): ListingEndpoints {
         orderBy: p.orderBy,
         direction: p.direction,
       });
-      return { data: tokens, pagination: { totalCount, ...pageLinks(origin, `/nft/v1/accounts/${owner}/tokens`, p, totalCount) } };
+      return andThen(read, ({ tokens, totalCount }) => ({
+        data: tokens,
+        pagination: { totalCount, ...pageLinks(origin, `/nft/v1/accounts/${owner}/tokens`, p, totalCount) },
+      }));
     },
 
-    async contract(address, search) {
+    contract(address, search) {
       const query = readQuery(search);
       admit(query);
       const addr = checkAddress(address, 'contract');
@@ -91,21 +95,19 @@ export function createListingEndpoints(deps: ListingDeps): ListingEndpoints {
       return contractOr404(addr);
     },
 
-    async contractTokens(address, search, origin) {
+    contractTokens(address, search, origin) {
       const query = readQuery(search);
       admit(query);
       const addr = checkAddress(address, 'contract');
       const p = parseListingParams(query, 'contract');
-      await contractOr404(addr);
-      const { tokens, totalCount } = await deps.reads.queryTokens({
-        contract: addr,
-        page: p.page,
-        size: p.size,
-        orderBy: p.orderBy,
-        direction: p.direction,
-        ...(p.standard ? { standard: p.standard } : {}),
-      });
-      return { data: tokens, pagination: { totalCount, ...pageLinks(origin, `/nft/v1/contracts/${addr}/tokens`, p, totalCount) } };
+      const q = { contract: addr, page: p.page, size: p.size, orderBy: p.orderBy, direction: p.direction, ...(p.standard ? { standard: p.standard } : {}) };
+      // The contract first (404), then its page; both at once on SQLite.
+      const known = contractOr404(addr);
+      const read = known instanceof Promise ? known.then(() => deps.reads.queryTokens(q)) : deps.reads.queryTokens(q);
+      return andThen(
+        read,
+        ({ tokens, totalCount }) => ({ data: tokens, pagination: { totalCount, ...pageLinks(origin, `/nft/v1/contracts/${addr}/tokens`, p, totalCount) } }),
+      );
     },
 
     // ERC-4906 on demand: answers once the read is started; the new uri is in the listing when it completes.
@@ -153,7 +155,7 @@ export function listingRoutes(listing: ListingEndpoints, origin: () => string): 
         request: { params: pathAddress('account'), query: listingQueryDocs.account },
         responses: { 200: jsonReply('One page of tokens.', tokenPageReply), ...listingErrors },
       },
-      handler: async (c) => json(c, 200, await listing.accountTokens(c.req.param('address') ?? '', searchOf(c.req.url), origin())),
+      handler: (c) => andThen(listing.accountTokens(c.req.param('address') ?? '', searchOf(c.req.url), origin()), (page) => json(c, 200, page)),
     },
     {
       doc: {
@@ -164,7 +166,7 @@ export function listingRoutes(listing: ListingEndpoints, origin: () => string): 
         request: { params: pathAddress('contract'), query: z.object({ clientId: clientIdParam() }) },
         responses: { 200: jsonReply('The contract.', contractReply), ...listingErrors, 404: errorReply('No contract is indexed at this address.') },
       },
-      handler: async (c) => json(c, 200, await listing.contract(c.req.param('address') ?? '', searchOf(c.req.url))),
+      handler: (c) => andThen(listing.contract(c.req.param('address') ?? '', searchOf(c.req.url)), (contract) => json(c, 200, contract)),
     },
     {
       doc: {
@@ -175,7 +177,7 @@ export function listingRoutes(listing: ListingEndpoints, origin: () => string): 
         request: { params: pathAddress('contract'), query: listingQueryDocs.contract },
         responses: { 200: jsonReply('One page of tokens.', tokenPageReply), ...listingErrors, 404: errorReply('No contract is indexed at this address.') },
       },
-      handler: async (c) => json(c, 200, await listing.contractTokens(c.req.param('address') ?? '', searchOf(c.req.url), origin())),
+      handler: (c) => andThen(listing.contractTokens(c.req.param('address') ?? '', searchOf(c.req.url), origin()), (page) => json(c, 200, page)),
     },
     {
       doc: {
