@@ -5,7 +5,8 @@
 // Seeds 1,000,000 holdings over 100,000 owners (the largest holds 50,000) and 1,000 contracts, a fifth of them ERC-1155
 // and a fifth batch-minted ERC-721 (seed.js), straight into the index tables, then serves them from a child process. TXDESK_BENCH_SECONDS sets each run's length (default 5);
 // TXDESK_BENCH_LISTING_DIR keeps the seeded database there between runs. The index is also copied into a throwaway
-// PostgreSQL and its listing query measured beside SQLite's, with the ratio (`--sqlite-only` skips that).
+// PostgreSQL, and the service started on it (`database`) and its bare listing query are measured beside SQLite's in
+// the same run, with the PostgreSQL/SQLite ratios (`--sqlite-only` skips that).
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -37,7 +38,7 @@ const pg = process.argv.includes('--sqlite-only') ? null : await startThrowawayP
 if (pg) {
   const t = Date.now();
   const n = await copyListingToPg(file, pg.url);
-  process.stderr.write(`copied ${n} rows into PostgreSQL in ${((Date.now() - t) / 1000).toFixed(1)} s\n`);
+  console.log(`copied ${n} rows into PostgreSQL (unnest batches, then VACUUM ANALYZE) in ${((Date.now() - t) / 1000).toFixed(1)} s`);
 }
 
 const child = spawn(process.execPath, [join(here, 'server.js'), dataDir, ...(pg ? [pg.url] : [])], { stdio: ['pipe', 'pipe', 'inherit'], env: { ...process.env, TXDESK_LOG: 'silent' } });
@@ -67,6 +68,10 @@ try {
   if (ready.service) {
     const base = `${ready.service.url}/nft/v1/accounts/${owner}/tokens?clientId=${ready.service.clientId}&size=${size}`;
     runs.push(['service page 0', `${base}&page=0`], ['service deep page', `${base}&page=${deepPage}`]);
+    if (ready.pgService) {
+      const onPg = `${ready.pgService.url}/nft/v1/accounts/${owner}/tokens?clientId=${ready.pgService.clientId}&size=${size}`;
+      runs.push(['service on PostgreSQL page 0', `${onPg}&page=0`], ['service on PostgreSQL deep page', `${onPg}&page=${deepPage}`]);
+    }
     const old = `${ready.oldFrontUrl}/nft/v1/accounts/${owner}/tokens?clientId=${ready.service.clientId}&size=${size}`;
     runs.push(['front before Hono page 0', `${old}&page=0`], ['front before Hono deep page', `${old}&page=${deepPage}`]);
   }
@@ -108,9 +113,14 @@ try {
   console.log(`ratio naive deep/page-0 p99: ${ratio('naive OFFSET+COUNT(*) (bare http) deep page', 'naive OFFSET+COUNT(*) (bare http) page 0')}`);
   console.log(`ratio naive/index p99, deep page: ${ratio('naive OFFSET+COUNT(*) (bare http) deep page', 'index query (bare http) deep page')}`);
   if (pg) {
-    for (const page of ['page 0', 'deep page']) {
-      const [p, q] = [results[`PostgreSQL index query (bare http) ${page}`], results[`index query (bare http) ${page}`]];
-      console.log(`ratio PostgreSQL/SQLite index query, ${page}: p50 ${(p.p50 / q.p50).toFixed(2)}x, p99 ${(p.p99 / q.p99).toFixed(2)}x, req/s ${(p.rps / q.rps).toFixed(2)}`);
+    const x = (a, b) => `${(a / b).toFixed(2)}x SQLite`;
+    const pairs = [['index query', 'PostgreSQL index query (bare http)', 'index query (bare http)']];
+    if (ready.pgService) pairs.unshift(['service', 'service on PostgreSQL', 'service']);
+    for (const [what, onPg, onSqlite] of pairs) {
+      for (const page of ['page 0', 'deep page']) {
+        const [p, q] = [results[`${onPg} ${page}`], results[`${onSqlite} ${page}`]];
+        console.log(`ratio PostgreSQL/SQLite ${what}, ${page}: p50 ${x(p.p50, q.p50)}, p99 ${x(p.p99, q.p99)}, req/s ${x(p.rps, q.rps)}`);
+      }
     }
   }
   console.log(

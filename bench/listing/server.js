@@ -2,9 +2,11 @@
 // Three servers: the real data service (startService; listing route with clientId, validation, rate limit off), the
 // service's HTTP front as it was before Hono around the same listing function (old-front.js, the baseline of the
 // framework's cost), and a bare node:http handler exposing the index query layer (/seek) next to a naive OFFSET +
-// COUNT(*) query (/naive), and, given a PostgreSQL URL as the second argument, the PostgreSQL listing query over a
-// copy of the same index (/pg).
+// COUNT(*) query (/naive). Given a PostgreSQL URL (holding a copy of the same index) as the second argument, also the
+// data service started with that `database` on the same anvil, and the PostgreSQL listing query in the bare handler (/pg).
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase } from '../../dist/lib/sqlite.js';
 import { openPgPool } from '../../dist/service/db/pg-pool.js';
@@ -27,6 +29,7 @@ const stops = [];
 }
 
 let service = null;
+let pgService = null;
 try {
   const { startAnvil } = await import('../../dist/devchain/index.js');
   const { startService } = await import('../../dist/service/index.js');
@@ -35,6 +38,18 @@ try {
   const s = await startService({ nodeUrl: anvil.url, dataDir, port: 0, rateLimitPerMinute: 0, log: silent });
   stops.push(() => s.stop());
   service = { url: s.url, clientId: (await s.accounts.ensureDevAccount()).clientId };
+  if (process.argv[3]) {
+    try {
+      // Its own data dir: a service on PostgreSQL still opens a service.sqlite there, which must not be the seeded one.
+      const pgDataDir = mkdtempSync(join(tmpdir(), 'txdesk-bench-listing-pg-'));
+      stops.push(async () => rmSync(pgDataDir, { recursive: true, force: true }));
+      const p = await startService({ nodeUrl: anvil.url, dataDir: pgDataDir, database: process.argv[3], port: 0, rateLimitPerMinute: 0, log: silent });
+      stops.push(() => p.stop());
+      pgService = { url: p.url, clientId: (await p.accounts.ensureDevAccount()).clientId };
+    } catch (e) {
+      process.stderr.write(`bench/listing: the data service on PostgreSQL could not start (${e?.message ?? e}); measuring PostgreSQL in the bare handler only\n`);
+    }
+  }
 } catch (e) {
   process.stderr.write(`bench/listing: the data service could not start (${e?.message ?? e}); measuring the bare handler only\n`);
 }
@@ -100,14 +115,18 @@ if (service) {
 }
 stops.push(() => new Promise((r) => { bare.closeAllConnections(); bare.close(() => r()); }));
 
-process.stdout.write(JSON.stringify({ ready: true, service, oldFrontUrl, bareUrl: `http://127.0.0.1:${bare.address().port}` }) + '\n');
+process.stdout.write(JSON.stringify({ ready: true, service, pgService, oldFrontUrl, bareUrl: `http://127.0.0.1:${bare.address().port}` }) + '\n');
 
-const stop = async () => {
-  for (const s of stops.reverse()) await s().catch(() => {});
-  db.close();
-  await pgPool?.end();
-  process.exit(0);
-};
+// Once: the parent both closes stdin and sends SIGTERM, and a second run would reverse `stops` under the first and
+// exit before it had removed everything.
+let stopping;
+const stop = () =>
+  (stopping ??= (async () => {
+    for (const s of stops.reverse()) await s().catch(() => {});
+    db.close();
+    await pgPool?.end();
+    process.exit(0);
+  })());
 process.on('SIGTERM', stop);
 process.on('SIGINT', stop);
 // Exit with the parent: stdin closes when it goes.
