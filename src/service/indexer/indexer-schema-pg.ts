@@ -3,6 +3,7 @@
 import { migratePg } from '../db/pg-migrate.js';
 import type { PgPool } from '../db/pg-pool.js';
 import { LISTING_PG_SCHEMA_STEPS } from '../listing/listing-schema-pg.js';
+import { indexSchemaSteps } from '../listing/listing-writer.js';
 
 const V1 = `
 CREATE TABLE idx_blocks (number BIGINT PRIMARY KEY, hash TEXT NOT NULL, parent_hash TEXT);
@@ -31,12 +32,7 @@ CREATE TABLE idx_truncated (
 );
 `;
 
-const FEEDER_STEPS: readonly string[] = [V1];
-
-export const INDEX_PG_MIGRATIONS: readonly string[] = Array.from(
-  { length: Math.max(LISTING_PG_SCHEMA_STEPS.length, FEEDER_STEPS.length) },
-  (_, i) => (LISTING_PG_SCHEMA_STEPS[i] ?? '') + (FEEDER_STEPS[i] ?? ''),
-);
+export const INDEX_PG_MIGRATIONS: readonly string[] = indexSchemaSteps([V1], LISTING_PG_SCHEMA_STEPS);
 
 export async function migrateIndexPg(pool: PgPool): Promise<void> {
   await migratePg(pool, 'indexer', INDEX_PG_MIGRATIONS);

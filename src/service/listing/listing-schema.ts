@@ -105,8 +105,11 @@ CREATE TABLE idx_ids (
 /** The listing's part of each version of the index schema, in order (never edit a shipped one; append). */
 export const LISTING_SCHEMA_STEPS: readonly string[] = [V1, V2, V3];
 
-/** One migration list from the listing's steps and the feeder's own steps of the same versions. */
-export function indexSchemaSteps(feederSteps: readonly string[]): string[] {
-  const n = Math.max(LISTING_SCHEMA_STEPS.length, feederSteps.length);
-  return Array.from({ length: n }, (_, i) => (LISTING_SCHEMA_STEPS[i] ?? '') + (feederSteps[i] ?? ''));
+/**
+ * One migration list from the listing's steps and the feeder's own steps of the same versions (`listingSteps`: the
+ * SQLite ones unless given, e.g. PostgreSQL's).
+ */
+export function indexSchemaSteps(feederSteps: readonly string[], listingSteps: readonly string[] = LISTING_SCHEMA_STEPS): string[] {
+  const n = Math.max(listingSteps.length, feederSteps.length);
+  return Array.from({ length: n }, (_, i) => (listingSteps[i] ?? '') + (feederSteps[i] ?? ''));
 }
