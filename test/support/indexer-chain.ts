@@ -66,6 +66,8 @@ export interface RpcProxy {
   requests: { method: string; params: unknown[] }[];
   /** Return a JSON-RPC error object to refuse a request, or null to forward it. */
   refuse: ((req: { method: string; params: unknown[] }) => { code: number; message: string } | null) | null;
+  /** Return a promise to hold a request until it settles (a slow node), or null to forward it at once. */
+  hold: ((req: { method: string; params: unknown[] }) => Promise<void> | null) | null;
   stop(): Promise<void>;
 }
 
@@ -83,20 +85,28 @@ export function logSpan(r: { params: unknown[] }): number {
   return Number(p.toBlock) - Number(p.fromBlock) + 1;
 }
 
-/** A loopback JSON-RPC proxy that records requests (batches included) and can refuse some, like a limited node. */
+/** A loopback JSON-RPC proxy that records requests (batches included) and can refuse or hold some, like a limited node. */
 export async function startRpcProxy(target: string): Promise<RpcProxy> {
-  const proxy: RpcProxy = { url: '', requests: [], refuse: null, stop: async () => {} };
+  const proxy: RpcProxy = { url: '', requests: [], refuse: null, hold: null, stop: async () => {} };
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', async () => {
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
+      let body: unknown;
+      try {
+        body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      } catch {
+        // Not JSON-RPC (say, a WebSocket upgrade for newHeads): this proxy speaks HTTP only.
+        res.statusCode = 400;
+        return void res.end();
+      }
       const list = (Array.isArray(body) ? body : [body]) as { id: number; method: string; params: unknown[] }[];
       const answers = await Promise.all(
         list.map(async (r) => {
           proxy.requests.push({ method: r.method, params: r.params });
           const refusal = proxy.refuse?.(r) ?? null;
           if (refusal) return { jsonrpc: '2.0', id: r.id, error: refusal };
+          await proxy.hold?.(r);
           const up = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(r) });
           return (await up.json()) as unknown;
         }),

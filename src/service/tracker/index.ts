@@ -34,6 +34,8 @@ export interface AttachTrackerOptions {
   pollMs?: number;
   maxOpenTrackingsPerClient?: number;
   maxSubscriptionsPerClient?: number;
+  /** Longest a socket frame waits for the watcher's round to end (default 250 ms; see tracker-ws-server.ts). */
+  frameHoldMaxMs?: number;
 }
 
 export interface AttachedTracker {
@@ -71,6 +73,8 @@ export async function attachTracker(server: Server, opts: AttachTrackerOptions):
     intake: role.intake,
     hub,
     log,
+    watcherRound: () => (role.busy() ? role.whenIdle() : undefined),
+    ...(opts.frameHoldMaxMs !== undefined ? { frameHoldMaxMs: opts.frameHoldMaxMs } : {}),
     ...(opts.maxOpenTrackingsPerClient !== undefined ? { maxOpenTrackingsPerClient: opts.maxOpenTrackingsPerClient } : {}),
     ...(opts.maxSubscriptionsPerClient !== undefined ? { maxSubscriptionsPerClient: opts.maxSubscriptionsPerClient } : {}),
   });

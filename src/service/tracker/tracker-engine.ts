@@ -409,6 +409,11 @@ export function createTrackerEngine(opts: TrackerEngineOptions) {
       return clientId === undefined ? trackings.size : (openByClient.get(clientId) ?? 0);
     },
 
+    /** True while a watcher round runs. */
+    busy(): boolean {
+      return running !== null;
+    },
+
     /** Resolves when no watcher round is running (at once when none is). */
     whenIdle(): Promise<void> {
       return running ? running.then(() => undefined) : Promise.resolve();

@@ -2,6 +2,7 @@
 // HTTP, or over a WebSocket for ws:// node URLs, and a best-effort `newHeads` subscription over the node's WebSocket
 // endpoint (an http:// URL is tried as ws:// on the same port, as anvil serves both), so blocks are seen without polling lag.
 import WebSocket from 'ws';
+import { postJson } from '../../lib/json-post.js';
 import type { Logger } from '../../lib/log.js';
 import { createWsTransport } from './tracker-node-ws.js';
 
@@ -31,7 +32,7 @@ const BATCH_CONCURRENCY = 4;
 
 export function createNodeRpc(nodeUrl: string, log: Logger): NodeRpc {
   const isWs = /^wss?:/i.test(nodeUrl);
-  const httpUrl = nodeUrl;
+  const httpUrl = isWs ? null : new URL(nodeUrl);
   const wsUrl = isWs ? nodeUrl : nodeUrl.replace(/^http/i, 'ws');
   let nextId = 1;
   const closing = new AbortController();
@@ -40,14 +41,7 @@ export function createNodeRpc(nodeUrl: string, log: Logger): NodeRpc {
 
   async function post(body: unknown): Promise<unknown> {
     if (wsTransport) return wsTransport.post(body, 30_000);
-    const res = await fetch(httpUrl, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-      signal: AbortSignal.any([closing.signal, AbortSignal.timeout(30_000)]),
-    });
-    if (!res.ok) throw new Error(`node answered HTTP ${res.status}`);
-    return res.json();
+    return postJson(httpUrl!, JSON.stringify(body), AbortSignal.any([closing.signal, AbortSignal.timeout(30_000)]));
   }
 
   async function runChunk(calls: readonly RpcCall[]): Promise<RpcOutcome[]> {

@@ -12,6 +12,8 @@ import type { TrackerIntake } from './tracker-ws-server.js';
 export interface WatcherRole {
   intake: TrackerIntake;
   whenIdle(): Promise<void>;
+  /** True while this instance's watcher runs a round. */
+  busy(): boolean;
   /** True while this instance runs the chain watcher. */
   isLeader(): boolean;
   stop(): Promise<void>;
@@ -30,6 +32,7 @@ export async function startLocalWatcher(makeEngine: () => TrackerEngine): Promis
       },
     },
     whenIdle: () => engine.whenIdle(),
+    busy: () => engine.busy(),
     isLeader: () => true,
     stop: () => engine.stop(),
   };
@@ -120,6 +123,7 @@ export function startSharedWatcher(makeEngine: () => TrackerEngine, store: Track
       },
     },
     whenIdle: () => engine?.whenIdle() ?? Promise.resolve(),
+    busy: () => engine?.busy() ?? false,
     isLeader: () => leadership.isLeader(),
     stop: () => leadership.stop(),
   };

@@ -24,6 +24,14 @@ export interface TrackerWsOptions {
   log: Logger;
   maxOpenTrackingsPerClient?: number;
   maxSubscriptionsPerClient?: number;
+  /**
+   * While the chain watcher runs a round: a promise of its end, else undefined. Frames arriving during a round are
+   * handled after it (in order, at most `frameHoldMaxMs` later): the block's receipts go out first, and the acks
+   * that stream in meanwhile cost the node's cores nothing until then.
+   */
+  watcherRound?: () => Promise<void> | undefined;
+  /** Longest a frame waits for the watcher's round (default FRAME_HOLD_MAX_MS). */
+  frameHoldMaxMs?: number;
 }
 
 /** Where track_transaction goes: the local watcher, or the store of a shared database whose leader watches. */
@@ -35,6 +43,7 @@ export interface TrackerIntake {
 /** The socket closes (code 1009) above this; between MAX_FRAME_BYTES and this a frame is answered with -32600. */
 const HARD_FRAME_LIMIT = 1024 * 1024;
 const PING_MS = 30_000;
+export const FRAME_HOLD_MAX_MS = 250;
 /** Unsent bytes owed to one client above which we stop reading its frames (see applyBackPressure). */
 const SEND_BUFFER_HIGH_WATER = 4 * 1024 * 1024;
 
@@ -99,6 +108,8 @@ export function startTrackerWs(o: TrackerWsOptions): { stop(): Promise<void> } {
     const raw = (ws as unknown as { _socket?: Socket })._socket;
     let corked = false;
     let paused = false;
+    /** Frames held until the watcher's round ends (null when none are). */
+    let held: string[] | null = null;
     const uncork = () => {
       if (!corked) return;
       corked = false;
@@ -134,13 +145,31 @@ export function startTrackerWs(o: TrackerWsOptions): { stop(): Promise<void> } {
       }
       const text = Array.isArray(data) ? Buffer.concat(data).toString('utf8') : Buffer.from(data as ArrayBuffer).toString('utf8');
       void isBinary;
-      void handleFrame(text);
+      if (held) return void held.push(text);
+      const round = o.watcherRound?.();
+      if (!round) return void handleFrame(text);
+      hold(text, round);
     });
     ws.on('close', () => {
       clearInterval(pinger);
       for (const s of subs) o.hub.unbind(clientId, s, target);
     });
     ws.on('error', () => {});
+
+    /** Holds `first` and what follows it until `round` ends or the hold times out; the socket is not read meanwhile. */
+    function hold(first: string, round: Promise<void>): void {
+      held = [first];
+      ws.pause();
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<void>((r) => (timer = setTimeout(r, o.frameHoldMaxMs ?? FRAME_HOLD_MAX_MS)));
+      void Promise.race([round.catch(() => {}), timeout]).then(() => {
+        clearTimeout(timer);
+        const frames = held ?? [];
+        held = null;
+        if (!paused && ws.readyState === ws.OPEN) ws.resume();
+        for (const f of frames) void handleFrame(f);
+      });
+    }
 
     async function handleFrame(text: string): Promise<void> {
       const frame = parseFrame(text, o.minAckTimeoutMs);
@@ -160,7 +189,7 @@ export function startTrackerWs(o: TrackerWsOptions): { stop(): Promise<void> } {
       ws.pause();
       raw.once('drain', () => {
         paused = false;
-        if (ws.readyState === ws.OPEN) ws.resume();
+        if (!held && ws.readyState === ws.OPEN) ws.resume();
       });
     }
 
