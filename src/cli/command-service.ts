@@ -51,7 +51,7 @@ export function registerService(program: Command): void {
     .option('--dev', 'also run a dev chain, with open sign-up and a dev account')
     .option('--node <url>', 'Ethereum JSON-RPC URL to index, e.g. http://127.0.0.1:8545 (default: $NODE_ENDPOINT; not with --dev)')
     .option('--port <n>', `HTTP port; 0 picks a free one (default ${defaultServicePort})`)
-    .option('--data-dir <dir>', 'where the SQLite database goes (default: $TXDESK_DATA_DIR, else the user data folder)')
+    .option('--data-dir <dir>', 'where the SQLite database goes (default: $TXDESK_DATA_DIR, else the user data folder); not used with --database')
     .option(
       '--indexer-lag <blocks>',
       "blocks the token indexer stays behind the chain head, so short reorgs never reach the listing (default: 0 on dev chains 31337/1337, else 12); not the app's tracker confirmations",
@@ -96,13 +96,14 @@ export function registerService(program: Command): void {
           if (nodeUrl === undefined) {
             return startDevService({ port, dataDir, congestion: opts.congestion, blockTimeSeconds: opts.blockTime, log });
           }
+          if (database && opts.dataDir) log.warn('--data-dir is not used with --database: the instance keeps its state in PostgreSQL and writes no files.');
           const service = await startService({
             nodeUrl,
-            dataDir: dataDir ?? join(userDataDir(currentPlace()), 'service'),
+            // A fleet instance keeps no files; alone, the service's SQLite lives in the data folder.
+            ...(database ? { database } : { dataDir: dataDir ?? join(userDataDir(currentPlace()), 'service') }),
             port,
             confirmations: indexerLag,
             openSignup: opts.openSignup === true,
-            ...(database ? { database } : {}),
             ...(opts.publicUrl ? { publicUrl: opts.publicUrl } : {}),
             log,
           });

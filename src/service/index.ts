@@ -38,7 +38,8 @@ export const DEFAULT_REFRESH_RATE_LIMIT_PER_MINUTE = 30;
 
 export interface ServiceOptions {
   nodeUrl: string;
-  dataDir: string;
+  /** Where `service.sqlite` lives; needed without `database`, unused with it (a fleet instance keeps no files). */
+  dataDir?: string;
   /**
    * postgres:// URL of a database shared by every instance: accounts, sessions, the token index, trackings,
    * subscriptions and messages live there, and one instance (by advisory lock) indexes and one watches receipts.
@@ -84,7 +85,8 @@ export interface RunningService {
   confirmations: number;
   accounts: Accounts;
   server: Server;
-  db: Db;
+  /** The SQLite database of a single instance; null on a fleet instance (its state is all in PostgreSQL). */
+  db: Db | null;
   /** Resolves when the indexer has reached the head (minus confirmations) once. */
   caughtUp(): Promise<void>;
   /** Zeros on an instance that does not index (another instance holds the indexer lock). */
@@ -95,29 +97,34 @@ export interface RunningService {
 }
 
 /** Options come from code (CLI, app core, tests); a bad one is a clear error before anything starts. */
-const optionsSchema = z.looseObject({
-  nodeUrl: z.string().min(1),
-  dataDir: z.string().min(1),
-  database: z
-    .string()
-    .refine((v) => databaseUrlProblem(v) === null, { error: (i) => databaseUrlProblem(String(i.input)) ?? 'invalid' })
-    .optional(),
-  port: z.number().int().min(0).max(65535).optional(),
-  host: z.string().min(1).optional(),
-  publicUrl: z
-    .string()
-    .refine((v) => publicUrlProblem(v) === null, { error: (i) => publicUrlProblem(String(i.input)) ?? 'invalid' })
-    .optional(),
-  confirmations: z.number().int().min(0).max(10_000).optional(),
-  openSignup: z.boolean().optional(),
-  platform: z.string().regex(/^[a-z0-9-]{1,40}$/, { error: 'must be 1 to 40 lowercase letters, digits or dashes' }).optional(),
-  network: z.string().regex(/^[a-z0-9-]{1,40}$/, { error: 'must be 1 to 40 lowercase letters, digits or dashes' }).optional(),
-  minAckTimeoutMs: z.number().int().min(1).optional(),
-  rateLimitPerMinute: z.number().min(0).optional(),
-  refreshRateLimitPerMinute: z.number().min(0).optional(),
-  tokenTtlSeconds: z.number().int().min(1).optional(),
-  authRateLimitPerMinute: z.number().min(0).optional(),
-});
+const optionsSchema = z
+  .looseObject({
+    nodeUrl: z.string().min(1),
+    dataDir: z.string().min(1).optional(),
+    database: z
+      .string()
+      .refine((v) => databaseUrlProblem(v) === null, { error: (i) => databaseUrlProblem(String(i.input)) ?? 'invalid' })
+      .optional(),
+    port: z.number().int().min(0).max(65535).optional(),
+    host: z.string().min(1).optional(),
+    publicUrl: z
+      .string()
+      .refine((v) => publicUrlProblem(v) === null, { error: (i) => publicUrlProblem(String(i.input)) ?? 'invalid' })
+      .optional(),
+    confirmations: z.number().int().min(0).max(10_000).optional(),
+    openSignup: z.boolean().optional(),
+    platform: z.string().regex(/^[a-z0-9-]{1,40}$/, { error: 'must be 1 to 40 lowercase letters, digits or dashes' }).optional(),
+    network: z.string().regex(/^[a-z0-9-]{1,40}$/, { error: 'must be 1 to 40 lowercase letters, digits or dashes' }).optional(),
+    minAckTimeoutMs: z.number().int().min(1).optional(),
+    rateLimitPerMinute: z.number().min(0).optional(),
+    refreshRateLimitPerMinute: z.number().min(0).optional(),
+    tokenTtlSeconds: z.number().int().min(1).optional(),
+    authRateLimitPerMinute: z.number().min(0).optional(),
+  })
+  .refine((o) => o.database !== undefined || o.dataDir !== undefined, {
+    error: "The service option 'dataDir' is required without 'database': the folder where SQLite keeps the service's state.",
+    path: ['dataDir'],
+  });
 
 export async function startService(opts: ServiceOptions): Promise<RunningService> {
   const checked = optionsSchema.safeParse(opts, { reportInput: true });
@@ -144,23 +151,26 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   try {
     const shared = opts.database ? await openSharedDatabase(opts.database, log) : null;
     if (shared) disposers.push(() => closeSharedDatabase(shared));
-    const db = openDatabase(join(opts.dataDir, 'service.sqlite'));
-    disposers.push(() => void db.close());
-    if (!shared) migrateIndex(db);
-    const accounts = await createAccounts(shared ? await openPgAccountsStore(shared.pool) : openAccountsStore(db), {
+    // Alone, the instance keeps its state in SQLite; in a fleet it keeps none of its own (no file is opened).
+    const db = shared ? null : openDatabase(join(opts.dataDir!, 'service.sqlite'));
+    if (db) {
+      disposers.push(() => void db.close());
+      migrateIndex(db);
+    }
+    const accounts = await createAccounts(shared ? await openPgAccountsStore(shared.pool) : openAccountsStore(db!), {
       openSignup: opts.openSignup ?? false,
       ...(opts.tokenTtlSeconds !== undefined ? { tokenTtlSeconds: opts.tokenTtlSeconds } : {}),
       ...(opts.authRateLimitPerMinute !== undefined ? { authRateLimitPerMinute: opts.authRateLimitPerMinute } : {}),
     });
 
     if (shared) shared.listener.on(CLIENT_ID_CHANNEL, (id) => accounts.learnClientId(id));
-    const trackerStore = shared ? await createPgTrackerStore(shared.pool, shared.instance) : createTrackerStore(db);
+    const trackerStore = shared ? await createPgTrackerStore(shared.pool, shared.instance) : createTrackerStore(db!);
     await shared?.listener.ready();
 
     // A fleet keeps the index in PostgreSQL: the leader writes it, every instance's listing reads it.
     const indexStore = shared ? await openPgIndexStore(shared.pool) : null;
     const runIndexer = () =>
-      startIndexer({ ...(indexStore ? { store: indexStore } : { db }), nodeUrl: opts.nodeUrl, confirmations, log: log.child('indexer') });
+      startIndexer({ ...(indexStore ? { store: indexStore } : { db: db! }), nodeUrl: opts.nodeUrl, confirmations, log: log.child('indexer') });
     const indexerRole = shared ? startLeaderIndexer(shared.url, runIndexer, log.child('indexer')) : await startLocalIndexer(runIndexer);
     disposers.push(() => indexerRole.stop());
     const indexer = {
@@ -213,7 +223,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
       disposers.push(() => exchange.stop());
     }
     const listing = createListingEndpoints({
-      reads: shared ? pgListingReads(shared.pool) : sqliteListingReads(db),
+      reads: shared ? pgListingReads(shared.pool) : sqliteListingReads(db!),
       isClientId: (id) => accounts.isKnownClientId(id),
       limiter: limiters.listing,
       refreshLimiter: limiters.refresh,

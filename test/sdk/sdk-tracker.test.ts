@@ -69,7 +69,7 @@ describe('TransactionTracker', () => {
     await sub.ready;
     await sub.unsubscribe();
     expect(sub.isActive).toBe(false);
-    const count = stack.service.db.prepare('SELECT count(*) AS n FROM tracker_subscription WHERE client_id = ?').get(clientId) as { n: number };
+    const count = stack.service.db!.prepare('SELECT count(*) AS n FROM tracker_subscription WHERE client_id = ?').get(clientId) as { n: number };
     expect(count.n).toBe(0);
   });
 

@@ -414,6 +414,9 @@ describe('start-up failures', () => {
       await expect(startService({ nodeUrl: dev.devchain.nodeUrl, dataDir, port: 70000, confirmations: -1, log: silentLogger })).rejects.toThrow(
         "The service option 'port' must be at most 65535. The service option 'confirmations' must be at least 0.",
       );
+      await expect(startService({ nodeUrl: dev.devchain.nodeUrl, port: 0, log: silentLogger })).rejects.toThrow(
+        "The service option 'dataDir' is required without 'database': the folder where SQLite keeps the service's state.",
+      );
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }

@@ -2,7 +2,7 @@
 // on one instance receives what a client tracks on another, and a SIGKILL of the watcher leader mid-stream hands the
 // role to another instance (seen in /health) with every message still delivered at least once; an SDK given every
 // instance's URL moves to another when the one it is connected to is killed.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { JsonRpcProvider, Wallet } from 'ethers';
@@ -142,7 +142,7 @@ async function oneBlockOfTransfers(sender: TransactionTracker, key: string, n: n
 
 const hashesOf = (seen: TrackerMessage[], type: string) => new Set(seen.filter((m) => m.data.type === type).map((m) => m.data.result.transactionHash));
 
-it('runs one leader per role, reports roles, lag and outbox depth, and delivers on B what a client tracks on A', async () => {
+it('runs one leader per role, reports roles, lag and outbox depth, delivers on B what a client tracks on A, and keeps no files', async () => {
   const watcher = await leaderOf('watcher-leader', fleet);
   await leaderOf('indexer-leader', fleet);
   const healths = await Promise.all(fleet.map(health));
@@ -169,6 +169,8 @@ it('runs one leader per role, reports roles, lag and outbox depth, and delivers 
   await waitUntil(() => hashes.every((h) => hashesOf(seen, 'confirmation').has(h)), 'receipts and confirmations on B', 60_000);
   expect(hashesOf(seen, 'receipt')).toEqual(new Set(hashes));
   expectReceiptBeforeConfirmation(seen, hashes);
+  // The instances keep no state of their own: the --data-dir each was given stays empty.
+  for (const d of dirs) expect(readdirSync(d)).toEqual([]);
 });
 
 it('survives SIGKILL of the watcher leader mid-stream: another instance takes the role, every message arrives', async () => {

@@ -182,7 +182,7 @@ describe('the end of tracking', () => {
     await sendTransfer(w, { nonce: nonce + 1, gwei: '4' });
     await sendTransfer(w, { nonce });
     const row = () =>
-      stack.service.db.prepare('SELECT done_at_ms FROM tracker_tracking WHERE client_id = ? AND tx_hash = ?').get(clientId, stuck.hash) as { done_at_ms: number | null };
+      stack.service.db!.prepare('SELECT done_at_ms FROM tracker_tracking WHERE client_id = ? AND tx_hash = ?').get(clientId, stuck.hash) as { done_at_ms: number | null };
     await waitUntil(() => row().done_at_ms !== null, 'the tracking to end');
     expect(c.pushes.filter((p) => p.result.payload.result.transactionHash === stuck.hash).map((p) => p.result.payload.type)).toEqual(['pending']);
   });
