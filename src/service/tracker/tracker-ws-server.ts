@@ -166,7 +166,10 @@ export function startTrackerWs(o: TrackerWsOptions): { stop(): Promise<void> } {
         clearTimeout(timer);
         const frames = held ?? [];
         held = null;
-        if (!paused && ws.readyState === ws.OPEN) ws.resume();
+        // A socket closed meanwhile gets no answers: its frames are dropped unanswered, as a client that reconnects
+        // expects of requests it saw no answer to (the SDK sends them again).
+        if (ws.readyState !== ws.OPEN) return;
+        if (!paused) ws.resume();
         for (const f of frames) void handleFrame(f);
       });
     }
