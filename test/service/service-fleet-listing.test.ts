@@ -17,16 +17,10 @@ import { dumpPg, dumpSqlite } from '../support/index-dump.js';
 import { DEV_KEY } from '../support/indexer-chain.js';
 import { indexerTestArtifacts, type TestContractName } from '../support/indexer-contracts.js';
 import { createTestDatabase, type TestDatabase } from '../support/postgres-db.js';
-import { ensureCliBuilt, killServiceProcesses, startServiceProcess, type ServiceProcess } from '../support/service-process.js';
+import { ensureCliBuilt, killServiceProcesses, serviceHealth, startServiceProcess, type ServiceProcess } from '../support/service-process.js';
 
 const ZERO = '0x' + '0'.repeat(40);
 const [alice, bob] = ['0x1111', '0x2222'].map((p) => (p + '0'.repeat(36)).toLowerCase()) as [string, string];
-
-interface Health {
-  roles: string[];
-  indexedBlock: number;
-  headBlock: number;
-}
 
 let anvil: RunningAnvil;
 let provider: JsonRpcProvider;
@@ -88,10 +82,6 @@ afterAll(async () => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-async function health(p: ServiceProcess): Promise<Health> {
-  return (await (await fetch(`${p.serviceUrl}/health`)).json()) as Health;
-}
-
 async function listing(p: ServiceProcess, path: string): Promise<unknown> {
   const res = await fetch(`${p.serviceUrl}${path}${path.includes('?') ? '&' : '?'}clientId=${clientId}`);
   expect(res.status, `${path} on ${p.serviceUrl}`).toBe(200);
@@ -150,7 +140,7 @@ it('serves the same listing on every instance while the index grows', async () =
 
 it('hands indexing to another instance within 10 s of a SIGKILL mid-catch-up; the index equals a single-instance run', async () => {
   const leader = await pollUntil(async () => {
-    for (const p of fleet) if ((await health(p)).roles.includes('indexer-leader')) return p;
+    for (const p of fleet) if ((await serviceHealth(p)).roles.includes('indexer-leader')) return p;
     return undefined;
   }, 'an indexer leader', 30_000);
   // A backlog of 14 blocks (ranges of 5,000 tokens, then transfers), mined in a burst; the leader dies while it has
@@ -172,7 +162,7 @@ it('hands indexing to another instance within 10 s of a SIGKILL mid-catch-up; th
   const head = first + 13;
   await pollUntil(
     async () => {
-      const h = await health(leader);
+      const h = await serviceHealth(leader);
       return h.indexedBlock >= first && h.indexedBlock < head ? true : undefined;
     },
     `the leader part-way through blocks ${first}-${head}`,
@@ -184,11 +174,11 @@ it('hands indexing to another instance within 10 s of a SIGKILL mid-catch-up; th
   await leader.exited;
   fleet = fleet.filter((p) => p !== leader);
   const next = await pollUntil(async () => {
-    for (const p of fleet) if ((await health(p)).roles.includes('indexer-leader')) return p;
+    for (const p of fleet) if ((await serviceHealth(p)).roles.includes('indexer-leader')) return p;
     return undefined;
   }, 'a new indexer leader', 30_000);
   expect(Date.now() - killedAt, 'take-over time (ms)').toBeLessThan(10_000);
-  await pollUntil(async () => ((await health(next)).indexedBlock >= head ? true : undefined), `the new leader past block ${head}`, 120_000);
+  await pollUntil(async () => ((await serviceHealth(next)).indexedBlock >= head ? true : undefined), `the new leader past block ${head}`, 120_000);
 
   // One instance alone, on SQLite, over the same chain.
   const dir = mkdtempSync(join(tmpdir(), 'txdesk-fleet-single-'));
@@ -229,7 +219,7 @@ it('answers 502 with a sentence while the database refuses connections, and serv
   }
   await sameOnAll([path], 'the listing on every instance again');
   await pollUntil(async () => {
-    for (const p of fleet) if ((await health(p)).roles.includes('indexer-leader')) return true;
+    for (const p of fleet) if ((await serviceHealth(p)).roles.includes('indexer-leader')) return true;
     return undefined;
   }, 'an indexer leader again', 30_000);
 });

@@ -10,16 +10,9 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startAnvil, type RunningAnvil } from '../../src/devchain/index.js';
 import { TransactionTracker, type TrackerMessage } from '../../src/sdk/index.js';
 import { createTestDatabase, type TestDatabase } from '../support/postgres-db.js';
-import { ensureCliBuilt, killServiceProcesses, startServiceProcess, type ServiceProcess } from '../support/service-process.js';
+import { ensureCliBuilt, killServiceProcesses, serviceHealth, startServiceProcess, type ServiceProcess } from '../support/service-process.js';
 import { DEV_KEYS, sendTransfer, signTransfer, waitUntil } from '../support/tracker-harness.js';
 import { pollUntil } from '../../bench/lib/poll.js';
-
-interface Health {
-  roles: string[];
-  store: string;
-  indexLagBlocks: number | null;
-  outboxDepth: number | null;
-}
 
 let anvil: RunningAnvil;
 let provider: JsonRpcProvider;
@@ -54,15 +47,11 @@ afterAll(async () => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-async function health(p: ServiceProcess): Promise<Health> {
-  return (await (await fetch(`${p.serviceUrl}/health`)).json()) as Health;
-}
-
 /** The instances holding `role`, once exactly one of `among` does. */
 async function leaderOf(role: 'watcher-leader' | 'indexer-leader', among: ServiceProcess[], timeoutMs = 30_000): Promise<ServiceProcess> {
   return waitUntil(async () => {
     const holders: ServiceProcess[] = [];
-    for (const p of among) if ((await health(p)).roles.includes(role)) holders.push(p);
+    for (const p of among) if ((await serviceHealth(p)).roles.includes(role)) holders.push(p);
     return holders.length === 1 ? holders[0] : undefined;
   }, `exactly one ${role}`, timeoutMs);
 }
@@ -145,7 +134,7 @@ const hashesOf = (seen: TrackerMessage[], type: string) => new Set(seen.filter((
 it('runs one leader per role, reports roles, lag and outbox depth, delivers on B what a client tracks on A, and keeps no files', async () => {
   const watcher = await leaderOf('watcher-leader', fleet);
   await leaderOf('indexer-leader', fleet);
-  const healths = await Promise.all(fleet.map(health));
+  const healths = await Promise.all(fleet.map(serviceHealth));
   for (const h of healths) {
     expect(h.store).toBe('postgres');
     expect(typeof h.outboxDepth).toBe('number');
@@ -200,13 +189,13 @@ it('survives SIGKILL of the watcher leader mid-stream: another instance takes th
   await waitUntil(() => hashes.every((h) => hashesOf(seen, 'confirmation').has(h)), 'a receipt and a confirmation for all 1,030 transactions', 120_000).catch(async (e: Error) => {
     // Say how far it got, so a failure on a slow machine shows which side stalled (chain, watcher or delivery).
     const head = Number(await provider.send('eth_blockNumber', []));
-    const states = await Promise.all(survivors.map((p) => health(p).catch((x: Error) => x.message)));
+    const states = await Promise.all(survivors.map((p) => serviceHealth(p).catch((x: Error) => x.message)));
     throw new Error(`${e.message}: ${hashesOf(seen, 'receipt').size} receipts and ${hashesOf(seen, 'confirmation').size} confirmations seen, head block ${head}, survivors ${JSON.stringify(states)}`);
   });
   expect(hashesOf(seen, 'receipt')).toEqual(new Set(hashes));
   expectReceiptBeforeConfirmation(seen, hashes);
   // Everything was acked: nothing waits in the outbox any more.
-  await waitUntil(async () => (await health(next)).outboxDepth === 0, 'an empty outbox');
+  await waitUntil(async () => (await serviceHealth(next)).outboxDepth === 0, 'an empty outbox');
 });
 
 it('survives SIGKILL of the instance an SDK client is connected to: the SDK moves to the next URL, nothing is lost', async () => {
@@ -251,5 +240,5 @@ it('survives SIGKILL of the instance an SDK client is connected to: the SDK move
   expectReceiptBeforeConfirmation(seen, hashes);
   // Every message held un-acked on the killed instance was delivered again, with the same id, by the other one.
   for (const id of heldIds) expect(seen.filter((m) => m.id === id).length).toBeGreaterThanOrEqual(2);
-  await waitUntil(async () => (await health(watcher)).outboxDepth === 0, 'an empty outbox');
+  await waitUntil(async () => (await serviceHealth(watcher)).outboxDepth === 0, 'an empty outbox');
 });

@@ -28,6 +28,20 @@ export async function startServiceProcess(opts: { nodeUrl: string; dataDir: stri
   return { child, serviceUrl: String(daemon.ready.serviceUrl), exited };
 }
 
+/** What `/health` reports about an instance, as the fleet tests read it. */
+export interface ServiceHealth {
+  roles: string[];
+  store: string;
+  indexedBlock: number;
+  headBlock: number;
+  indexLagBlocks: number | null;
+  outboxDepth: number | null;
+}
+
+export async function serviceHealth(p: ServiceProcess): Promise<ServiceHealth> {
+  return (await (await fetch(`${p.serviceUrl}/health`)).json()) as ServiceHealth;
+}
+
 /** SIGKILLs every service process still running (for afterAll). */
 export function killServiceProcesses(): void {
   for (const c of children) c.kill('SIGKILL');
