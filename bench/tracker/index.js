@@ -3,7 +3,10 @@
 // eth_getTransactionReceipt per transaction per block, measured in the same run; then the same tracker phase on a
 // service whose store is PostgreSQL (a throwaway one), and each store's receipt p99 as a multiple of the node's own
 // time to serve a block's receipts. Needs `npx tsc -p tsconfig.build.json`.
-// Usage: node bench/tracker/index.js [--txs 10000] [--per-block 1000] [--json] [--trace] [--sqlite-only]
+// Before the measured blocks, --warmup blocks (default 2) of the same shape run through the same service and are reported
+// apart: the first blocks after start measure the JIT compiling the receipt path and the node's cold caches, not the
+// steady state a running service is in.
+// Usage: node bench/tracker/index.js [--txs 10000] [--per-block 1000] [--warmup 2] [--json] [--trace] [--sqlite-only]
 // --trace prints each block's mining time and its last receipt's latency; with TXDESK_TRACKER_TRACE=1 TXDESK_LOG=info
 // the service prints, on the same clock, when it saw the head and when each receipt chunk arrived and was delivered.
 import { spawn } from 'node:child_process';
@@ -33,6 +36,7 @@ const TOTAL = arg('txs', 10_000);
 const PER_BLOCK = arg('per-block', 1_000);
 const SENDERS = 10;
 const BLOCKS = Math.ceil(TOTAL / PER_BLOCK);
+const WARMUP = arg('warmup', 2);
 const log = (m) => process.stderr.write(`[bench:tracker] ${m}\n`);
 
 const pct = (xs, p) => {
@@ -118,6 +122,7 @@ async function mineOne(url) {
   return performance.now();
 }
 
+/** `txs` holds WARMUP blocks' worth of transactions first, mined (lowest nonces) before the measured ones. */
 async function trackerPhase(nodeUrl, serviceUrl, clientId, txs, pids) {
   const tracker = new TransactionTracker(clientId, { platform: 'ethereum', network: 'local', url: serviceUrl });
   const sub = tracker.subscribe('transaction', { subscriptionId: 'bench', ackTimeout: 600_000 });
@@ -132,6 +137,9 @@ async function trackerPhase(nodeUrl, serviceUrl, clientId, txs, pids) {
     early.set(n, [...(early.get(n) ?? []), () => record(Math.max(0, now - blockArrival.get(n)))]);
   };
   const receiptLatency = [];
+  // Blocks below this are warm-up blocks: their latencies are kept apart (set once the first block is about to be mined).
+  let measuredFrom = Infinity;
+  const warmupLast = new Map();
   const confirmationLatency = [];
   const perBlockLatency = new Map();
   let acked = 0;
@@ -153,11 +161,14 @@ async function trackerPhase(nodeUrl, serviceUrl, clientId, txs, pids) {
     const now = performance.now();
     received++;
     firstMessageAt ??= now;
-    if (m.data.type === 'confirmation') {
+    if (m.data.type === 'confirmation' && m.data.result.blockNumber >= measuredFrom) {
       // Due when the next block arrived (confirmation: 1).
       atArrival(m.data.result.blockNumber + 1, now, (ms) => confirmationLatency.push(ms));
     }
-    if (m.data.type === 'receipt') {
+    if (m.data.type === 'receipt' && m.data.result.blockNumber < measuredFrom) {
+      const n = m.data.result.blockNumber;
+      atArrival(n, now, (ms) => warmupLast.set(n, Math.max(ms, warmupLast.get(n) ?? 0)));
+    } else if (m.data.type === 'receipt') {
       const n = m.data.result.blockNumber;
       receiptsSeen.set(n, (receiptsSeen.get(n) ?? 0) + 1);
       if (receiptsSeen.get(n) === PER_BLOCK && cpuBeforeMining.has(n)) {
@@ -183,8 +194,11 @@ async function trackerPhase(nodeUrl, serviceUrl, clientId, txs, pids) {
 
   const bursts = [];
   const expectTotal = txs.length * 2;
-  const cpuStart = cpuAt();
-  for (let b = 0; b <= BLOCKS; b++) {
+  const rounds = Math.ceil(txs.length / PER_BLOCK);
+  measuredFrom = Number.parseInt(await rpc(nodeUrl, 'eth_blockNumber', []), 16) + 1 + WARMUP;
+  let cpuStart = cpuAt();
+  for (let b = 0; b <= rounds; b++) {
+    if (b === WARMUP) cpuStart = cpuAt();
     const before = acked;
     firstMessageAt = null;
     const head = Number.parseInt(await rpc(nodeUrl, 'eth_blockNumber', []), 16);
@@ -194,7 +208,7 @@ async function trackerPhase(nodeUrl, serviceUrl, clientId, txs, pids) {
     for (const settle of early.get(head + 1) ?? []) settle();
     early.delete(head + 1);
     // This block's receipts plus the previous block's confirmations.
-    const expected = Math.min(expectTotal, before + (b < BLOCKS ? PER_BLOCK : 0) + (b > 0 ? PER_BLOCK : 0));
+    const expected = Math.min(expectTotal, before + (b < rounds ? PER_BLOCK : 0) + (b > 0 ? PER_BLOCK : 0));
     const deadline = Date.now() + 60_000;
     // Woken by the ack that completes the round (no polling: the bench must not compete for the cores it measures).
     if (acked < Math.min(expected, expectTotal)) {
@@ -207,11 +221,11 @@ async function trackerPhase(nodeUrl, serviceUrl, clientId, txs, pids) {
       ackWaiter = null;
     }
     if (args.includes('--trace')) log(`block ${head + 1}: mined at ${Math.round(performance.timeOrigin + t0) % 100000}, last receipt +${Math.round(Math.max(...(perBlockLatency.get(head + 1) ?? [0])))} ms, p99 ${Math.round(pct(perBlockLatency.get(head + 1) ?? [], 99))}`);
-    bursts.push({ messages: acked - before, ms: lastAckAt - t0, deliveryMs: firstMessageAt === null ? 0 : lastAckAt - firstMessageAt });
+    if (b >= WARMUP) bursts.push({ messages: acked - before, ms: lastAckAt - t0, deliveryMs: firstMessageAt === null ? 0 : lastAckAt - firstMessageAt });
     await sleep(300);
   }
   const cpuEnd = cpuAt();
-  const perBlockCpu = (k) => (cpuStart[k] === null || cpuEnd[k] === null ? NaN : (cpuEnd[k] - cpuStart[k]) / (BLOCKS + 1));
+  const perBlockCpu = (k) => (cpuStart[k] === null || cpuEnd[k] === null ? NaN : (cpuEnd[k] - cpuStart[k]) / (rounds - WARMUP + 1));
   const blockP99 = [...perBlockLatency.values()].map((l) => pct(l, 99));
   const windowCpu = (k) => receiptWindowCpu.reduce((n, w) => n + w[k], 0) / receiptWindowCpu.length;
   await tracker.close();
@@ -227,6 +241,8 @@ async function trackerPhase(nodeUrl, serviceUrl, clientId, txs, pids) {
     worstBlockP99: Math.max(...blockP99),
     /** Each block's last receipt at the SDK (ms after the block), in block order: how much p99 moves between blocks. */
     blockLast: [...perBlockLatency.values()].map((l) => Math.max(...l)),
+    /** The same for the warm-up blocks, which count nowhere else. */
+    warmupBlockLast: [...warmupLast.values()],
     confirmationP50: pct(confirmationLatency, 50),
     confirmationP99: pct(confirmationLatency, 99),
     /** CPU ms per block round (receipts + the previous block's confirmations, and their acks), by process. */
@@ -305,11 +321,12 @@ async function measureStore(databaseUrl, withBaseline) {
     const nonces = new Array(SENDERS).fill(0);
 
     log('signing');
+    const warm = signTransfers(keys, nonces, WARMUP * PER_BLOCK);
     const first = signTransfers(keys, nonces, TOTAL);
     const second = withBaseline ? signTransfers(keys, nonces, TOTAL) : [];
     log(`broadcasting (tracker phase, ${databaseUrl ? 'PostgreSQL' : 'SQLite'})`);
-    await broadcast(anvil.url, first);
-    const tracker = await trackerPhase(anvil.url, service.serviceUrl, clientId, first, { node: anvil.pid, service: service.child.pid });
+    await broadcast(anvil.url, [...warm, ...first]);
+    const tracker = await trackerPhase(anvil.url, service.serviceUrl, clientId, [...warm, ...first], { node: anvil.pid, service: service.child.pid });
     const floor = await nodeFloor(anvil.url, first);
     let baseline = null;
     if (withBaseline) {
@@ -348,6 +365,7 @@ async function main() {
     targets: { p99Under100ms: tracker.worstBlockP99 <= 100, ackedPerSecondOver5000: tracker.ackedPerSecond >= 5000 },
   };
   console.log(`tracker  receipts ${tracker.receipts}/${TOTAL}: latency p50 ${f(tracker.p50)} ms, p99 ${f(tracker.p99)} ms (worst block p99 ${f(tracker.worstBlockP99)} ms); ${f(tracker.ackedPerSecond)} acked msgs/s while delivering, ${f(tracker.ackedPerSecondFromBlock)}/s counted from block arrival (${tracker.acked} acked)`);
+  console.log(`tracker  warm-up blocks before these (not counted): last receipt at ${tracker.warmupBlockLast.map((ms) => `+${f(ms)} ms`).join(', ') || 'none'}`);
   console.log(`tracker  confirmations: latency p50 ${f(tracker.confirmationP50)} ms, p99 ${f(tracker.confirmationP99)} ms (from the arrival of the block that makes them due)`);
   const c = tracker.cpuPerBlockMs;
   console.log(`cpu      per block round: anvil ${f(c.node)} ms, service ${f(c.service)} ms (tracker and indexer), bench client ${f(c.client)} ms`);
