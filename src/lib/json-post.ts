@@ -8,8 +8,17 @@ const agents = {
   'https:': new https.Agent({ keepAlive: true, maxSockets: 16 }),
 };
 
-/** Resolves with the parsed answer; rejects on a non-2xx status, a body that is not JSON, an abort or a lost socket. */
-export function postJson(url: URL, body: string, signal: AbortSignal): Promise<unknown> {
+/** An answer of any status, its body as text. */
+export interface PostAnswer {
+  status: number;
+  text: string;
+}
+
+/**
+ * POSTs `body` and resolves with the status and the body as text whatever the status (callers that read error pages
+ * need both); rejects on an abort or a lost socket.
+ */
+export function postText(url: URL, body: string, signal: AbortSignal): Promise<PostAnswer> {
   const protocol = url.protocol === 'https:' ? 'https:' : 'http:';
   const request = protocol === 'https:' ? https.request : http.request;
   return new Promise((resolve, reject) => {
@@ -25,18 +34,21 @@ export function postJson(url: URL, body: string, signal: AbortSignal): Promise<u
         const parts: Buffer[] = [];
         res.on('data', (c: Buffer) => parts.push(c));
         res.on('error', reject);
-        res.on('end', () => {
-          const status = res.statusCode ?? 0;
-          if (status < 200 || status >= 300) return reject(new Error(`node answered HTTP ${status}`));
-          try {
-            resolve(JSON.parse(Buffer.concat(parts).toString('utf8')));
-          } catch {
-            reject(new Error(`node answered with a body that is not JSON (HTTP ${status})`));
-          }
-        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(parts).toString('utf8') }));
       },
     );
     req.on('error', reject);
     req.end(body);
   });
+}
+
+/** Resolves with the parsed answer; rejects on a non-2xx status, a body that is not JSON, an abort or a lost socket. */
+export async function postJson(url: URL, body: string, signal: AbortSignal): Promise<unknown> {
+  const { status, text } = await postText(url, body, signal);
+  if (status < 200 || status >= 300) throw new Error(`node answered HTTP ${status}`);
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new Error(`node answered with a body that is not JSON (HTTP ${status})`);
+  }
 }
