@@ -1,6 +1,6 @@
 // The indexer's chain reader over node:http (src/service/indexer/indexer-rpc.ts) against a real loopback server that
 // misbehaves the ways nodes and gateways do: a node that is down, an HTML error page with a status (how gateways refuse
-// oversized eth_getLogs), and many requests in flight on one abort signal.
+// oversized eth_getLogs), a node that never answers, and many requests in flight on one abort signal.
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { createChainReader, RpcAnswerError } from '../../src/service/indexer/indexer-rpc.js';
@@ -38,6 +38,17 @@ it('names the node when it cannot be reached', async () => {
   const reader = createChainReader(`http://127.0.0.1:${port}`);
   await expect(reader.blockNumber()).rejects.toThrow(new RegExp(`^cannot reach the node at http://127\\.0\\.0\\.1:${port}: .*ECONNREFUSED`));
   reader.destroy();
+});
+
+it('gives up on a node that never answers after the request timeout, with a sentence naming it', async () => {
+  const silent = createServer(() => {});
+  await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+  const at = `http://127.0.0.1:${(silent.address() as { port: number }).port}`;
+  const reader = createChainReader(at, { timeoutMs: 200 });
+  await expect(reader.blockNumber()).rejects.toThrow(`the node at ${at} did not answer within 0.2 s; is it overloaded or stuck?`);
+  reader.destroy();
+  silent.closeAllConnections();
+  await new Promise((r) => silent.close(r));
 });
 
 it('turns an HTML error page into an answer error that keeps the status, so a range refusal is recognised', async () => {

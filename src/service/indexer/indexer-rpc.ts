@@ -51,18 +51,32 @@ const CALL_PARALLEL = 4;
 
 type RpcAnswer = { id?: number; result?: string; error?: { code: number; message: string; data?: unknown } };
 
-/** The node's URL, and the signal that aborts every request in flight once the reader is destroyed. */
+/**
+ * The node's URL, the signal that aborts every request in flight once the reader is destroyed, and how long one
+ * request may take before it is given up (the step fails and the indexer retries it with backoff).
+ */
 interface NodeEndpoint {
   url: string;
   target: URL;
   signal: AbortSignal;
+  timeoutMs: number;
 }
 
-/** One POST; a transport failure names the node. */
+/**
+ * How long one request may take by default: a node that stops answering must not hold the indexer for good (fetch()
+ * gave up after 300 s), while a wide eth_getLogs on a busy remote node may take tens of seconds.
+ */
+export const REQUEST_TIMEOUT_MS = 120_000;
+
+/** One POST; a transport failure or a node that does not answer in time names the node. */
 async function post(node: NodeEndpoint, body: unknown): Promise<PostAnswer> {
+  const timeout = AbortSignal.timeout(node.timeoutMs);
   try {
-    return await postText(node.target, JSON.stringify(body), node.signal);
+    return await postText(node.target, JSON.stringify(body), AbortSignal.any([node.signal, timeout]));
   } catch (e) {
+    if (timeout.aborted && !node.signal.aborted) {
+      throw new Error(`the node at ${node.url} did not answer within ${node.timeoutMs / 1000} s; is it overloaded or stuck?`);
+    }
     const cause = (e as { cause?: { message?: string } }).cause?.message ?? (e as Error).message;
     throw new Error(`cannot reach the node at ${node.url}: ${cause}`);
   }
@@ -175,11 +189,11 @@ async function send(node: NodeEndpoint, calls: readonly { method: string; params
   return out;
 }
 
-export function createChainReader(nodeUrl: string): ChainReader {
+export function createChainReader(nodeUrl: string, opts: { timeoutMs?: number } = {}): ChainReader {
   const closing = new AbortController();
   // Every request in flight listens on the one signal (a catch-up has a few dozen).
   setMaxListeners(256, closing.signal);
-  const node: NodeEndpoint = { url: nodeUrl, target: new URL(nodeUrl), signal: closing.signal };
+  const node: NodeEndpoint = { url: nodeUrl, target: new URL(nodeUrl), signal: closing.signal, timeoutMs: opts.timeoutMs ?? REQUEST_TIMEOUT_MS };
   const stats = new Map<string, number>();
   const count = (method: string, n: number) => stats.set(method, (stats.get(method) ?? 0) + n);
   const packing = { failures: 0 };
