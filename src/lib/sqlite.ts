@@ -35,3 +35,34 @@ export function migrate(db: Db, module: string, migrations: readonly string[]): 
     })();
   }
 }
+
+const checkpointHolds = new WeakMap<Db, { count: number; pages: number; changes: number }>();
+const totalChanges = (db: Db) => db.prepare('SELECT total_changes()').pluck().get() as number;
+
+/**
+ * Stops SQLite's automatic WAL checkpoints on this connection until the returned function is called. Otherwise the
+ * commit that crosses the WAL threshold (1,000 pages) also copies the log back into the database file: 20-30 ms
+ * inside whichever write happens to be next, which may be a latency-critical one. The release restores the threshold
+ * and, if anything was written meanwhile, runs the owed checkpoint at once (PASSIVE: it never waits for readers, and
+ * what readers still hold is copied by a later one). Holds nest; the last release does the work, and may throw (a
+ * full disk, say), after the threshold is back.
+ */
+export function deferCheckpoints(db: Db): () => void {
+  let hold = checkpointHolds.get(db);
+  if (!hold) {
+    hold = { count: 0, pages: db.pragma('wal_autocheckpoint', { simple: true }) as number, changes: totalChanges(db) };
+    checkpointHolds.set(db, hold);
+    db.pragma('wal_autocheckpoint = 0');
+  }
+  hold.count++;
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    const h = hold!;
+    if (--h.count > 0) return;
+    checkpointHolds.delete(db);
+    db.pragma(`wal_autocheckpoint = ${h.pages}`);
+    if (h.pages > 0 && totalChanges(db) !== h.changes) db.pragma('wal_checkpoint(PASSIVE)');
+  };
+}

@@ -1,10 +1,10 @@
-// The chain watcher against a scripted chain (no node): deep reorganisations, a node that is down for a while, and a
-// jump of more blocks than one sync fetches. Storage is a real SQLite database in memory.
+// The chain watcher against a scripted chain (no node): deep reorganisations, a node that is down for a while, a
+// jump of more blocks than one sync fetches, and the store's round hooks. Storage is a real SQLite database in memory.
 import { afterEach, describe, expect, it } from 'vitest';
-import { silentLogger } from '../../src/lib/log.js';
+import { silentLogger, type Logger } from '../../src/lib/log.js';
 import { openDatabase } from '../../src/lib/sqlite.js';
 import { createTrackerEngine, type TrackerEngine } from '../../src/service/tracker/tracker-engine.js';
-import { createTrackerStore } from '../../src/service/tracker/tracker-store.js';
+import { createTrackerStore, type TrackerStore } from '../../src/service/tracker/tracker-store.js';
 import { FakeChain, hash } from '../support/tracker-fake-chain.js';
 import { waitUntil } from '../support/tracker-harness.js';
 
@@ -14,16 +14,16 @@ afterEach(async () => {
   engine = null;
 });
 
-function start(chain: FakeChain) {
+function start(chain: FakeChain, wrap: (s: TrackerStore) => TrackerStore = (s) => s, log: Logger = silentLogger) {
   const db = openDatabase(':memory:');
-  const store = createTrackerStore(db);
+  const store = wrap(createTrackerStore(db));
   store.subscribe('c', 's', 60_000, 0);
   const sent: { type: string; blockHash?: string; blockNumber?: number; tx: string }[] = [];
   const withdrawn: string[] = [];
   engine = createTrackerEngine({
     store,
     rpc: chain,
-    log: silentLogger,
+    log,
     pollMs: 20,
     onDeliveries(created, gone) {
       for (const c of created) {
@@ -133,5 +133,61 @@ describe('a chain that goes back after the window saw the block', () => {
     chain.rewind(1);
     const stored = () => (db.prepare("SELECT count(*) AS n FROM tracker_message WHERE type = 'receipt'").get() as { n: number }).n;
     await waitUntil(() => stored() === 0, 'the receipt withdrawn');
+  });
+});
+
+describe("the store's round hooks", () => {
+  /** Counts rounds begun and ended; `failEnd` makes every end throw like a checkpoint on a full disk. */
+  function hooked(failEnd: boolean) {
+    const counts = { begun: 0, ended: 0, open: 0, maxOpen: 0 };
+    const wrap = (store: TrackerStore): TrackerStore => ({
+      ...store,
+      beginRound() {
+        counts.begun++;
+        counts.maxOpen = Math.max(counts.maxOpen, ++counts.open);
+        return () => {
+          counts.open--;
+          counts.ended++;
+          if (failEnd) throw new Error('database or disk is full');
+        };
+      },
+    });
+    return { counts, wrap };
+  }
+
+  it('end every round they begin, also rounds that fail while the node is down, one round at a time', async () => {
+    const chain = new FakeChain();
+    const tx = hash('tx-g');
+    const { counts, wrap } = hooked(false);
+    const { engine, sent } = start(chain, wrap);
+    await engine.start();
+    chain.down = true;
+    await engine.track('c', tx, 0, 60_000);
+    await waitUntil(() => counts.begun >= 3, 'rounds that fail');
+    chain.down = false;
+    chain.mine('a', [tx]);
+    await waitUntil(() => sent.find((s) => s.type === 'confirmation'), 'receipt and confirmation');
+    await engine.whenIdle();
+    expect(counts.ended).toBe(counts.begun);
+    expect(counts.open).toBe(0);
+    expect(counts.maxOpen).toBe(1);
+  });
+
+  it('may throw at the end of a round: the watcher warns once per round and goes on', async () => {
+    const chain = new FakeChain();
+    const tx = hash('tx-h');
+    const warnings: string[] = [];
+    const log: Logger = { ...silentLogger, warn: (m: string) => void warnings.push(m), child: () => log };
+    const { counts, wrap } = hooked(true);
+    const { engine, sent } = start(chain, wrap, log);
+    await engine.start();
+    await engine.track('c', tx, 1, 60_000);
+    chain.mine('a', [tx]);
+    chain.mine('a');
+    await waitUntil(() => sent.find((s) => s.type === 'confirmation'), 'receipt and confirmation despite the failing ends');
+    await engine.whenIdle();
+    expect(sent.map((s) => s.type)).toEqual(['receipt', 'confirmation']);
+    expect(warnings.length).toBe(counts.ended);
+    expect(warnings[0]).toMatch(/could not checkpoint the tracker database after a watcher round .*is the disk full\?\): database or disk is full/);
   });
 });

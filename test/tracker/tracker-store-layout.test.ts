@@ -1,11 +1,11 @@
 // The storage choices made for the watcher's hot path: time-ordered ids, receipts serialized once, the migration of a
-// version-2 database (trackings keyed by hash) to trackings in tracking order, withdrawals through receipt_seq, and
-// the age limit of parked messages.
-import { mkdtempSync, rmSync } from 'node:fs';
+// version-2 database (trackings keyed by hash) to trackings in tracking order, withdrawals through receipt_seq, the
+// age limit of parked messages, and WAL checkpoints put off until a watcher round ends.
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { migrate, openDatabase } from '../../src/lib/sqlite.js';
+import { deferCheckpoints, migrate, openDatabase, type Db } from '../../src/lib/sqlite.js';
 import { orderedId } from '../../src/service/tracker/tracker-ids.js';
 import { parseReceiptJson, payloadJson, receiptJson } from '../../src/service/tracker/tracker-receipt-format.js';
 import { createTrackerStore, trackerMigrations } from '../../src/service/tracker/tracker-store.js';
@@ -153,6 +153,84 @@ describe('tracker store migration', () => {
       ['away', 'a2'],
       ['subscribed', 'b1'],
     ]);
+    db.close();
+  });
+});
+
+describe('WAL checkpoints during a watcher round', () => {
+  /** A database file whose rows only reach the main file through a checkpoint (WAL mode, 4 KiB pages). */
+  function walDatabase(): { db: Db; file: string } {
+    const dir = mkdtempSync(join(tmpdir(), 'txdesk-wal-'));
+    dirs.push(dir);
+    const file = join(dir, 'service.sqlite');
+    const db = openDatabase(file);
+    db.exec('CREATE TABLE filler (id INTEGER PRIMARY KEY, body TEXT NOT NULL)');
+    return { db, file };
+  }
+  /** About 3,000 pages in 60 commits: three times SQLite's automatic checkpoint threshold. */
+  function write(db: Db): void {
+    const insert = db.prepare('INSERT INTO filler (body) VALUES (?)');
+    const commit = db.transaction(() => {
+      for (let i = 0; i < 50; i++) insert.run('x'.repeat(4000));
+    });
+    for (let i = 0; i < 60; i++) commit();
+  }
+  const mainFileBytes = (file: string) => statSync(file).size;
+
+  it('happen inside commits without a hold (the control), only at the release with one, and the threshold comes back', () => {
+    const control = walDatabase();
+    write(control.db);
+    expect(mainFileBytes(control.file)).toBeGreaterThan(4_000_000);
+    control.db.close();
+
+    const { db, file } = walDatabase();
+    const release = deferCheckpoints(db);
+    expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(0);
+    write(db);
+    // Twelve megabytes written, none of it copied back yet.
+    expect(mainFileBytes(file)).toBeLessThan(1_000_000);
+    expect((db.prepare('SELECT count(*) FROM filler').pluck().get() as number)).toBe(3000);
+    release();
+    expect(mainFileBytes(file)).toBeGreaterThan(12_000_000);
+    expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(1000);
+    db.close();
+  });
+
+  it('nest: the last release restores the threshold and checkpoints; a second call of a release changes nothing', () => {
+    const { db, file } = walDatabase();
+    const outer = deferCheckpoints(db);
+    const inner = deferCheckpoints(db);
+    write(db);
+    outer();
+    outer();
+    expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(0);
+    expect(mainFileBytes(file)).toBeLessThan(1_000_000);
+    inner();
+    expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(1000);
+    expect(mainFileBytes(file)).toBeGreaterThan(12_000_000);
+    db.close();
+  });
+
+  it('cost nothing when the round wrote nothing: no checkpoint at the release', () => {
+    const { db, file } = walDatabase();
+    db.pragma('wal_autocheckpoint = 100000');
+    write(db);
+    const before = mainFileBytes(file);
+    expect(before).toBeLessThan(1_000_000);
+    deferCheckpoints(db)();
+    expect(mainFileBytes(file)).toBe(before);
+    expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(100000);
+    db.close();
+  });
+
+  it('are put off by the SQLite tracker store for as long as a round lasts', async () => {
+    const { db, file } = walDatabase();
+    const store = createTrackerStore(db);
+    const end = store.beginRound!();
+    write(db);
+    expect(mainFileBytes(file)).toBeLessThan(1_000_000);
+    end();
+    expect(mainFileBytes(file)).toBeGreaterThan(12_000_000);
     db.close();
   });
 });

@@ -164,11 +164,20 @@ export function createTrackerEngine(opts: TrackerEngineOptions) {
   async function round(): Promise<void> {
     const toCheck = new Set(requested);
     requested.clear();
+    // Per round, not per run of rounds: a busy chain may keep rounds coming back to back, and the store's housekeeping
+    // (SQLite's checkpoints) must still get its turn between them.
+    const endRound = store.beginRound?.();
     try {
       await roundWith(toCheck);
     } catch (e) {
       for (const h of toCheck) requested.add(h);
       throw e;
+    } finally {
+      try {
+        endRound?.();
+      } catch (e) {
+        log.warn(`could not checkpoint the tracker database after a watcher round (SQLite tries again later; is the disk full?): ${e instanceof Error ? e.message : String(e)}`);
+      }
     }
   }
 

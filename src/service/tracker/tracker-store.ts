@@ -1,7 +1,7 @@
 // The tracker's store: tracked transactions, subscriptions, stored messages and their per-subscription deliveries.
 // The interface is async for PostgreSQL (tracker-store-pg.ts); this file also holds the SQLite adapter. Thin on
 // purpose: decisions live in tracker-watch-policy.ts and tracker-delivery-outbox.ts.
-import { migrate, type Db } from '../../lib/sqlite.js';
+import { deferCheckpoints, migrate, type Db } from '../../lib/sqlite.js';
 import type { TrackerEventType } from '../../sdk/tracker-wire.js';
 import type { OutboxEntry } from './tracker-delivery-outbox.js';
 import { orderedId } from './tracker-ids.js';
@@ -176,6 +176,11 @@ export interface TrackerStore {
   pruneOrphans(beforeMs: number): Promise<number>;
   /** Un-acked deliveries of every subscription: what /health reports as the outbox depth. */
   outboxDepth(): Promise<number>;
+  /**
+   * Called as a watcher round starts; the returned function as it ends (and may throw). SQLite puts its WAL
+   * checkpoints off until then, so the block's receipts never wait behind one; PostgreSQL has nothing to put off.
+   */
+  beginRound?(): () => void;
 }
 
 export function createTrackerStore(db: Db): TrackerStore {
@@ -377,6 +382,10 @@ export function createTrackerStore(db: Db): TrackerStore {
 
     async outboxDepth() {
       return (q.outboxDepth.get() as { n: number }).n;
+    },
+
+    beginRound() {
+      return deferCheckpoints(db);
     },
 
     async loadTrackings(keys) {
