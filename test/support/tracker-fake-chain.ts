@@ -1,5 +1,5 @@
 // A scripted chain for the tracker's watcher (no node): blocks and reorganisations at the test's command, an outage
-// switch, and a count of every JSON-RPC call by method (what a tracked hash costs the node).
+// switch, methods it refuses, and a count of every JSON-RPC call by method (what a tracked hash costs the node).
 import type { NodeRpc, RpcCall, RpcOutcome } from '../../src/service/tracker/tracker-node-rpc.js';
 
 export const hex = (n: number) => '0x' + n.toString(16);
@@ -16,6 +16,8 @@ interface FakeBlock {
 export class FakeChain implements NodeRpc {
   blocks: FakeBlock[] = [{ number: 0, hash: hash('genesis'), parentHash: hash('none'), txs: [] }];
   down = false;
+  /** Methods the node refuses (a batch holding one fails as a whole), like a node that is up but failing them. */
+  readonly refuse = new Set<string>();
   /** JSON-RPC calls answered so far, by method. */
   readonly calls = new Map<string, number>();
 
@@ -72,6 +74,7 @@ export class FakeChain implements NodeRpc {
 
   async batch(calls: readonly RpcCall[], onChunk?: (offset: number, outcomes: RpcOutcome[]) => void): Promise<RpcOutcome[]> {
     if (this.down) throw new Error('connect ECONNREFUSED');
+    if (calls.some((c) => this.refuse.has(c.method))) throw new Error('HTTP 503 from the node');
     for (const c of calls) this.count(c.method);
     const out: RpcOutcome[] = calls.map((c) => ({ ok: true, result: this.answer(c) }));
     onChunk?.(0, out);

@@ -155,22 +155,35 @@ describe("the store's round hooks", () => {
     return { counts, wrap };
   }
 
-  it('end every round they begin, also rounds that fail while the node is down, one round at a time', async () => {
+  it('begin only in rounds that look receipts up, end every one they begin (also failed ones), one at a time', async () => {
     const chain = new FakeChain();
     const tx = hash('tx-g');
     const { counts, wrap } = hooked(false);
     const { engine, sent } = start(chain, wrap);
     await engine.start();
-    chain.down = true;
+    // Rounds with nothing to look up leave the store alone.
+    chain.mine('a');
+    await waitUntil(() => (chain.calls.get('eth_getBlockByNumber') ?? 0) >= 3, 'rounds that follow the head');
+    expect(counts.begun).toBe(0);
+    // The node refuses receipts: each round begins, fails at the lookup, and still ends.
+    chain.refuse.add('eth_getTransactionReceipt');
     await engine.track('c', tx, 0, 60_000);
-    await waitUntil(() => counts.begun >= 3, 'rounds that fail');
-    chain.down = false;
+    await waitUntil(() => counts.ended >= 2, 'rounds that fail at the receipt lookup');
+    expect(sent).toEqual([]);
+    chain.refuse.clear();
     chain.mine('a', [tx]);
     await waitUntil(() => sent.find((s) => s.type === 'confirmation'), 'receipt and confirmation');
     await engine.whenIdle();
     expect(counts.ended).toBe(counts.begun);
     expect(counts.open).toBe(0);
     expect(counts.maxOpen).toBe(1);
+    // Done: later blocks have nothing to look up again.
+    const begun = counts.begun;
+    const heads = chain.calls.get('eth_getBlockByNumber') ?? 0;
+    chain.mine('a');
+    chain.mine('a');
+    await waitUntil(() => (chain.calls.get('eth_getBlockByNumber') ?? 0) >= heads + 2, 'rounds after the confirmation');
+    expect(counts.begun).toBe(begun);
   });
 
   it('may throw at the end of a round: the watcher warns once per round and goes on', async () => {

@@ -161,20 +161,24 @@ export function createTrackerEngine(opts: TrackerEngineOptions) {
     if (headDirty || requested.size > 0) kick();
   }
 
+  /** Set while a round holds the store's housekeeping off; called as the round ends. */
+  let endHold: (() => void) | null = null;
+
   async function round(): Promise<void> {
     const toCheck = new Set(requested);
     requested.clear();
-    // Per round, not per run of rounds: a busy chain may keep rounds coming back to back, and the store's housekeeping
-    // (SQLite's checkpoints) must still get its turn between them.
-    const endRound = store.beginRound?.();
     try {
       await roundWith(toCheck);
     } catch (e) {
       for (const h of toCheck) requested.add(h);
       throw e;
     } finally {
+      // Per round, not per run of rounds: a busy chain may keep rounds coming back to back, and the store's
+      // housekeeping (SQLite's checkpoints) must still get its turn between them.
+      const end = endHold;
+      endHold = null;
       try {
-        endRound?.();
+        end?.();
       } catch (e) {
         log.warn(`could not checkpoint the tracker database after a watcher round (SQLite tries again later; is the disk full?): ${e instanceof Error ? e.message : String(e)}`);
       }
@@ -232,6 +236,9 @@ export function createTrackerEngine(opts: TrackerEngineOptions) {
     // a confirmation is less urgent than news that a transaction was mined, and would queue ahead of it otherwise.
     // Chunks are stored one after the other (a store may be async): their messages keep the order they arrived in.
     let settling: Promise<void> = Promise.resolve();
+    // Receipts to store: the store may put its housekeeping off until the round ends (TrackerStore.beginRound). Only
+    // then, so rounds that store nothing (most of them while the indexer catches up) leave SQLite's checkpoints alone.
+    if (hashes.length > 0) endHold ??= store.beginRound?.() ?? null;
     await rpc.batch(
       hashes.map((h) => ({ method: 'eth_getTransactionReceipt', params: [h] })),
       (offset, outcomes) => {
