@@ -177,8 +177,9 @@ export interface TrackerStore {
   /** Un-acked deliveries of every subscription: what /health reports as the outbox depth. */
   outboxDepth(): Promise<number>;
   /**
-   * Called as a watcher round starts; the returned function as it ends (and may throw). SQLite puts its WAL
-   * checkpoints off until then, so the block's receipts never wait behind one; PostgreSQL has nothing to put off.
+   * Called when a watcher round is about to look receipts up; the returned function as the round ends (it may throw).
+   * SQLite puts its WAL checkpoints off until then, so the block's receipts never wait behind one; PostgreSQL has
+   * nothing to put off.
    */
   beginRound?(): () => void;
 }
