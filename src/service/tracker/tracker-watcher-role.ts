@@ -38,6 +38,10 @@ export async function startLocalWatcher(makeEngine: () => TrackerEngine): Promis
   };
 }
 
+/** Backoff of a failed read of trackings another instance stored: first delay and cap. */
+export const RELEARN_FIRST_DELAY_MS = 1_000;
+const RELEARN_MAX_DELAY_MS = 30_000;
+
 interface DeliveryNotice {
   i: string;
   c?: string[];
@@ -75,13 +79,23 @@ export function startSharedWatcher(makeEngine: () => TrackerEngine, store: Track
     hub.storedElsewhere(n.all ? 'all' : (n.c ?? []), withdrawn);
   });
 
-  async function relearn(keys: readonly TrackingKey[] | 'all'): Promise<void> {
+  /**
+   * Reads trackings another instance stored and hands them to this instance's engine. A failed read is tried again
+   * with backoff (the engine's sweep only covers trackings it holds, so nothing else would find them) until it
+   * succeeds or this instance stops leading: a new leader's engine loads every open tracking when it starts.
+   */
+  async function relearn(keys: readonly TrackingKey[] | 'all', attempt = 0): Promise<void> {
     const e = engine;
     if (!e) return;
     try {
       e.learn(keys === 'all' ? await store.loadOpenTrackings() : await store.loadTrackings(keys));
     } catch (err) {
-      log.warn(`could not read trackings stored by another instance (the next sweep finds them): ${err instanceof Error ? err.message : String(err)}`);
+      const delayMs = Math.min(RELEARN_MAX_DELAY_MS, RELEARN_FIRST_DELAY_MS * 2 ** attempt);
+      log.warn(`could not read trackings stored by another instance (trying again in ${Math.round(delayMs / 1000)} s): ${err instanceof Error ? err.message : String(err)}`);
+      const timer = setTimeout(() => {
+        if (engine === e) void relearn(keys, attempt + 1);
+      }, delayMs);
+      timer.unref();
     }
   }
 
