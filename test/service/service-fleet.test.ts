@@ -190,7 +190,19 @@ it('survives SIGKILL of the watcher leader mid-stream: another instance takes th
     // Say how far it got, so a failure on a slow machine shows which side stalled (chain, watcher or delivery).
     const head = Number(await provider.send('eth_blockNumber', []));
     const states = await Promise.all(survivors.map((p) => serviceHealth(p).catch((x: Error) => x.message)));
-    throw new Error(`${e.message}: ${hashesOf(seen, 'receipt').size} receipts and ${hashesOf(seen, 'confirmation').size} confirmations seen, head block ${head}, survivors ${JSON.stringify(states)}`);
+    // For each transaction still missing: what the subscriber saw of it, and whether the chain mined it.
+    const confirmed = hashesOf(seen, 'confirmation');
+    const missing = await Promise.all(
+      hashes
+        .filter((h) => !confirmed.has(h))
+        .slice(0, 5)
+        .map(async (h) => {
+          const mined = (await provider.send('eth_getTransactionReceipt', [h]).catch(() => null)) as { blockNumber?: string } | null;
+          const types = seen.filter((m) => m.data.result.transactionHash === h).map((m) => m.data.type);
+          return `${h} (${hashes.indexOf(h) < block.length ? 'in the killed block' : 'tracked after the kill'}; seen ${types.join(',') || 'nothing'}; ${mined?.blockNumber ? `mined in block ${Number(mined.blockNumber)}` : 'not mined'})`;
+        }),
+    );
+    throw new Error(`${e.message}: ${hashesOf(seen, 'receipt').size} receipts and ${confirmed.size} confirmations seen, head block ${head}, missing ${missing.join('; ')}, survivors ${JSON.stringify(states)}`);
   });
   expect(hashesOf(seen, 'receipt')).toEqual(new Set(hashes));
   expectReceiptBeforeConfirmation(seen, hashes);
