@@ -16,12 +16,20 @@ export function openPgPool(url: string, max = 10): PgPool {
 
 /** Runs `fn` in one transaction on one pooled connection: committed when it resolves, rolled back when it throws. */
 export async function inTransaction<T>(pool: PgPool, fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
   // A connection the server ends while the client is checked out is reported as an 'error' event on the client (the
   // pool only listens while it is idle); unheard, it would crash the process. The query in flight rejects anyway.
   let lost: Error | undefined;
   const onError = (e: Error) => void (lost = e);
-  client.on('error', onError);
+  // The listener goes on in the pool's own callback, not after `await pool.connect()`: a server that ends a
+  // connection just as it opens sends ReadyForQuery and the FATAL error in one packet, and the error is emitted
+  // while a promise's continuation would still be waiting (a clean-clone run crashed on exactly that, 57P01).
+  const client = await new Promise<pg.PoolClient>((resolve, reject) => {
+    pool.connect((err, c) => {
+      if (err || !c) return reject(err ?? new Error('the database pool gave no connection'));
+      c.on('error', onError);
+      resolve(c);
+    });
+  });
   try {
     await client.query('BEGIN');
     const out = await fn(client);
