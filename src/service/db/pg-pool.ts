@@ -22,7 +22,7 @@ export async function inTransaction<T>(pool: PgPool, fn: (c: pg.PoolClient) => P
   const onError = (e: Error) => void (lost = e);
   // The listener goes on in the pool's own callback, not after `await pool.connect()`: a server that ends a
   // connection just as it opens sends ReadyForQuery and the FATAL error in one packet, and the error is emitted
-  // while a promise's continuation would still be waiting (a clean-clone run crashed on exactly that, 57P01).
+  // while a promise's continuation would still be waiting (the likeliest reading of a 57P01 crash in one test run).
   const client = await new Promise<pg.PoolClient>((resolve, reject) => {
     pool.connect((err, c) => {
       if (err || !c) return reject(err ?? new Error('the database pool gave no connection'));
