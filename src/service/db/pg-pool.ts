@@ -16,20 +16,12 @@ export function openPgPool(url: string, max = 10): PgPool {
 
 /** Runs `fn` in one transaction on one pooled connection: committed when it resolves, rolled back when it throws. */
 export async function inTransaction<T>(pool: PgPool, fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
   // A connection the server ends while the client is checked out is reported as an 'error' event on the client (the
   // pool only listens while it is idle); unheard, it would crash the process. The query in flight rejects anyway.
   let lost: Error | undefined;
   const onError = (e: Error) => void (lost = e);
-  // The listener goes on in the pool's own callback, not after `await pool.connect()`: a server that ends a
-  // connection just as it opens sends ReadyForQuery and the FATAL error in one packet, and the error is emitted
-  // while a promise's continuation would still be waiting (the likeliest reading of a 57P01 crash in one test run).
-  const client = await new Promise<pg.PoolClient>((resolve, reject) => {
-    pool.connect((err, c) => {
-      if (err || !c) return reject(err ?? new Error('the database pool gave no connection'));
-      c.on('error', onError);
-      resolve(c);
-    });
-  });
+  client.on('error', onError);
   try {
     await client.query('BEGIN');
     const out = await fn(client);
