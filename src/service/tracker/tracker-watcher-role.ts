@@ -5,6 +5,7 @@ import { startLeadership } from '../db/pg-leadership.js';
 import type { SharedDatabase } from '../db/service-database.js';
 import type { DeliveryHub } from './tracker-delivery-hub.js';
 import type { TrackerEngine } from './tracker-engine.js';
+import { unseenLookupDelayMs } from './tracker-watch-policy.js';
 import { DELIVERY_CHANNEL, TRACK_CHANNEL } from './tracker-store-pg.js';
 import type { TrackerStore, TrackingKey, WithdrawnDelivery } from './tracker-store.js';
 import type { TrackerIntake } from './tracker-ws-server.js';
@@ -39,7 +40,7 @@ export async function startLocalWatcher(makeEngine: () => TrackerEngine): Promis
 }
 
 /** Backoff of a failed read of trackings another instance stored: first delay and cap. */
-export const RELEARN_FIRST_DELAY_MS = 1_000;
+const RELEARN_FIRST_DELAY_MS = 1_000;
 const RELEARN_MAX_DELAY_MS = 30_000;
 
 interface DeliveryNotice {
@@ -90,7 +91,8 @@ export function startSharedWatcher(makeEngine: () => TrackerEngine, store: Track
     try {
       e.learn(keys === 'all' ? await store.loadOpenTrackings() : await store.loadTrackings(keys));
     } catch (err) {
-      const delayMs = Math.min(RELEARN_MAX_DELAY_MS, RELEARN_FIRST_DELAY_MS * 2 ** attempt);
+      // The same capped doubling as the engine's lookups of hashes the node has not shown.
+      const delayMs = unseenLookupDelayMs(attempt + 1, RELEARN_FIRST_DELAY_MS, RELEARN_MAX_DELAY_MS);
       log.warn(`could not read trackings stored by another instance (trying again in ${Math.round(delayMs / 1000)} s): ${err instanceof Error ? err.message : String(err)}`);
       const timer = setTimeout(() => {
         if (engine === e) void relearn(keys, attempt + 1);
