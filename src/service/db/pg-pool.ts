@@ -11,6 +11,12 @@ export function openPgPool(url: string, max = 10): PgPool {
   const pool = new pg.Pool({ connectionString: url, max, application_name: 'txdesk-service' });
   // An idle client whose connection drops emits on the pool; the next query gets a fresh one.
   pool.on('error', () => {});
+  // A checked-out client reports a dropped connection as an 'error' event on itself, and pg-pool stops listening the
+  // moment it hands the client out; an unheard 'error' crashes the process. A new client's ReadyForQuery and a FATAL
+  // (57P01, the server shutting it down) can arrive in one packet, so the error is parsed before the caller of connect()
+  // could attach a listener. This one is attached when the client is created and stays; the query in flight still
+  // rejects, and a client that is no longer queryable is dropped by the pool on release.
+  pool.on('connect', (client) => client.on('error', () => {}));
   return pool;
 }
 
