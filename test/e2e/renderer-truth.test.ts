@@ -327,8 +327,13 @@ describe.skipIf(!hasChromium() || !built)('the dashboard tells the truth (Chromi
     await page.goBack();
     await page.getByRole('heading', { name: 'Tokens', level: 1 }).waitFor();
     // A token card opens its detail: metadata, contract, id, and for an ERC-1155 token the amount held.
-    const firstHeld = await page.locator('.token-card').first().getByTestId('token-balance').count();
-    await page.locator('.token-open').first().click();
+    // One card, named by its contract and id: the listing may re-render (and reorder) between two reads of "the first".
+    const first = page.locator('.token-card').first();
+    const [contractOf, idOf] = [await first.getAttribute('data-contract'), await first.getAttribute('data-token-id')];
+    const card = page.locator(`.token-card[data-contract="${contractOf}"][data-token-id="${idOf}"]`);
+    const firstHeld = await card.getByTestId('token-balance').count();
+    expect(firstHeld).toBe((await card.getAttribute('data-standard')) === 'ERC1155' ? 1 : 0);
+    await card.locator('.token-open').click();
     const detail = page.getByTestId('token-detail');
     await detail.getByText('Contract').waitFor();
     await detail.getByText('Token ID').waitFor();
