@@ -51,6 +51,12 @@ export function createTrackerEngine(opts: TrackerEngineOptions) {
   /** Hashes the node has not shown yet, by tracking key: lookups so far and when the next one is due (memory only). */
   const unseen = new Map<string, { attempts: number; nextAtMs: number }>();
   const byHash = new Map<string, Set<string>>();
+  /**
+   * Keys of the trackings that hold a receipt (mined, waiting for depth). Rounds that only look up new hashes visit
+   * these and the hashes, not every tracking: a client adding hashes one by one to 100,000 open ones would otherwise
+   * pay a scan of all of them per added hash.
+   */
+  const standing = new Set<string>();
   const openByClient = new Map<string, number>();
   /** Hashes whose receipt must be looked up in the next round. */
   const requested = new Set<string>();
@@ -73,6 +79,8 @@ export function createTrackerEngine(opts: TrackerEngineOptions) {
     if (s.doneAtMs !== null || s.from !== null) unseen.delete(key);
     // First sender lookup when `pending` falls due; backoff after that (learnSenders).
     else if (!unseen.has(key)) unseen.set(key, { attempts: 0, nextAtMs: s.trackedAtMs + s.timeoutMs });
+    if (s.doneAtMs !== null || !s.receipt) standing.delete(key);
+    else standing.add(key);
     if (s.doneAtMs !== null) {
       if (had) openByClient.set(s.clientId, (openByClient.get(s.clientId) ?? 1) - 1);
       trackings.delete(key);
@@ -199,9 +207,7 @@ export function createTrackerEngine(opts: TrackerEngineOptions) {
         head = sync.head;
         if (sync.gap) for (const s of trackings.values()) toCheck.add(s.txHash);
         for (const b of sync.blocks) for (const h of b.txs) if (byHash.has(h)) toCheck.add(h);
-        for (const s of trackings.values()) {
-          if (s.receipt && sync.displaced.has(s.receipt.blockHash)) toCheck.add(s.txHash);
-        }
+        for (const s of standingStates()) if (sync.displaced.has(s.receipt!.blockHash)) toCheck.add(s.txHash);
       }
     }
     mark('sync');
@@ -218,8 +224,8 @@ export function createTrackerEngine(opts: TrackerEngineOptions) {
     // So are the ones past the expiry: the node is asked once more before they are given up.
     const dueAt = now();
     await learnSenders(
-      [...trackings.values()]
-        .filter((s) => s.from === null && toCheck.has(s.txHash) && (lookedUpDue(s, dueAt) || s.trackedAtMs + unseenExpiryMs <= dueAt))
+      statesOf(toCheck)
+        .filter((s) => s.from === null && (lookedUpDue(s, dueAt) || s.trackedAtMs + unseenExpiryMs <= dueAt))
         .map((s) => s.txHash),
       neverShown,
     );
@@ -257,17 +263,29 @@ export function createTrackerEngine(opts: TrackerEngineOptions) {
       },
     );
     await settling;
-    await settle([...trackings.values()].filter((s) => s.receipt && !lookedUp.has(s.txHash)), new Map(), atHead, nonceUsed, neverShown);
+    await settle(standingStates().filter((s) => !lookedUp.has(s.txHash)), new Map(), atHead, nonceUsed, neverShown);
     mark('standing');
     // A receipt from a block above our head (the node moved on, or the lookup raced a reorg) is looked up again
     // after the next sync, when the window can vouch for its block.
-    for (const s of trackings.values()) {
-      if (s.receipt && s.receipt.blockNumber > atHead) {
+    for (const s of standingStates()) {
+      if (s.receipt!.blockNumber > atHead) {
         requested.add(s.txHash);
         headDirty = true;
       }
     }
     if (trace && marks.length > 2) log.info(`round head ${head} from ${t0 % 100000}: ${marks.join(' ')}`);
+  }
+
+  /** The open trackings of these hashes. */
+  function statesOf(hashes: Iterable<string>): TrackingState[] {
+    const out: TrackingState[] = [];
+    for (const h of hashes) for (const key of byHash.get(h) ?? []) out.push(trackings.get(key)!);
+    return out;
+  }
+
+  /** The open trackings that hold a receipt, in the order they got it. */
+  function standingStates(): TrackingState[] {
+    return [...standing].map((key) => trackings.get(key)!);
   }
 
   /** Decides, stores and hands over one group of trackings; `receipts` holds the lookups made for them. */
