@@ -1,9 +1,11 @@
-// Thin JSON-RPC adapter the indexer reads the chain through, over kept-alive node:http (lib/json-post.ts): heads and
-// headers (one batch per call), Transfer logs and batched eth_call. No ethers provider: it decoded every answer with a
+// Thin JSON-RPC adapter the indexer reads the chain through, over kept-alive node:http (lib/json-post.ts), or over one
+// WebSocket for a ws:// or wss:// node (lib/json-rpc-ws.ts): heads and headers (one batch per call), Transfer logs and
+// batched eth_call. No ethers provider: it decoded every answer with a
 // JavaScript UTF-8 decoder, which cost the service 10-20 ms per 1,000-transaction block header on the event loop the
 // tracker shares; and no fetch(), whose body decoding cost the reader more CPU than JSON.parse on catch-up.
 import { setMaxListeners } from 'node:events';
-import { postText, type PostAnswer } from '../../lib/json-post.js';
+import { postText } from '../../lib/json-post.js';
+import { createWsTransport, type WsTransport } from '../../lib/json-rpc-ws.js';
 import { chunkCalls, decodeCallBatch, encodeCallBatch, type CallRequest } from './indexer-call-batch.js';
 import { TOKEN_TOPICS } from './indexer-events.js';
 
@@ -58,6 +60,8 @@ type RpcAnswer = { id?: number; result?: string; error?: { code: number; message
 interface NodeEndpoint {
   url: string;
   target: URL;
+  /** Set for a ws:// or wss:// node: every request goes over this socket instead of HTTP. */
+  ws: WsTransport | null;
   signal: AbortSignal;
   timeoutMs: number;
 }
@@ -68,23 +72,37 @@ interface NodeEndpoint {
  */
 export const REQUEST_TIMEOUT_MS = 120_000;
 
-/** One POST; a transport failure or a node that does not answer in time names the node. */
-async function post(node: NodeEndpoint, body: unknown): Promise<PostAnswer> {
-  const timeout = AbortSignal.timeout(node.timeoutMs);
-  try {
-    return await postText(node.target, JSON.stringify(body), AbortSignal.any([node.signal, timeout]));
-  } catch (e) {
-    if (timeout.aborted && !node.signal.aborted) {
-      throw new Error(`the node at ${node.url} did not answer within ${node.timeoutMs / 1000} s; is it overloaded or stuck?`);
+/**
+ * One request (an object or a batch array) and the node's parsed answer, with the HTTP status (200 over a WebSocket).
+ * A transport failure or a node that does not answer in time names the node; an answer that is not JSON (gateways
+ * refuse oversized eth_getLogs with an HTML page) becomes an RpcAnswerError that keeps the status, so range refusals
+ * are recognised.
+ */
+async function exchange(node: NodeEndpoint, body: unknown): Promise<{ status: number; answer: unknown }> {
+  const tooSlow = () => new Error(`the node at ${node.url} did not answer within ${node.timeoutMs / 1000} s; is it overloaded or stuck?`);
+  if (node.ws) {
+    try {
+      return { status: 200, answer: await node.ws.post(body, node.timeoutMs) };
+    } catch (e) {
+      const message = e instanceof Error ? e.message : String(e);
+      throw /^no answer from/.test(message) ? tooSlow() : new Error(`cannot reach the node at ${node.url}: ${message}`);
     }
+  }
+  const timeout = AbortSignal.timeout(node.timeoutMs);
+  let status: number;
+  let text: string;
+  try {
+    ({ status, text } = await postText(node.target, JSON.stringify(body), AbortSignal.any([node.signal, timeout])));
+  } catch (e) {
+    if (timeout.aborted && !node.signal.aborted) throw tooSlow();
     const cause = (e as { cause?: { message?: string } }).cause?.message ?? (e as Error).message;
     throw new Error(`cannot reach the node at ${node.url}: ${cause}`);
   }
-}
-
-async function postJson(node: NodeEndpoint, body: unknown): Promise<{ status: number; answer: unknown }> {
-  const { status, text } = await post(node, body);
-  return { status, answer: JSON.parse(text) };
+  try {
+    return { status, answer: JSON.parse(text) };
+  } catch {
+    throw new RpcAnswerError({ code: status, message: `HTTP ${status}: ${text.slice(0, 200)}` });
+  }
 }
 
 /** Runs `task` for 0..count-1 with at most `limit` in flight: the node serves concurrent requests on several threads. */
@@ -106,7 +124,7 @@ async function callEach(node: NodeEndpoint, requests: readonly CallRequest[], bl
     const start = c * CALL_CHUNK;
     const slice = requests.slice(start, start + CALL_CHUNK);
     const body = slice.map((r, j) => ({ jsonrpc: '2.0', id: start + j, method: 'eth_call', params: [{ to: r.to, data: r.data }, block] }));
-    const { status, answer } = await postJson(node, body);
+    const { status, answer } = await exchange(node, body);
     if (!Array.isArray(answer)) throw new RpcAnswerError((answer as RpcAnswer).error ?? { code: status, message: `HTTP ${status} to a batch of eth_call` });
     for (const a of answer as RpcAnswer[]) {
       if (a.error && !isRevertAnswer(a.error)) throw new RpcAnswerError(a.error);
@@ -139,7 +157,7 @@ async function callPacked(
     let results: (string | undefined)[] | null = null;
     try {
       const call = { data: encodeCallBatch(requests.slice(start, end)) };
-      const { answer } = await postJson(node, { jsonrpc: '2.0', id: 1, method: 'eth_call', params: [call, block] });
+      const { answer } = await exchange(node, { jsonrpc: '2.0', id: 1, method: 'eth_call', params: [call, block] });
       const a = answer as RpcAnswer;
       const data = typeof a.error?.data === 'string' ? a.error.data : a.result;
       results = typeof data === 'string' ? decodeCallBatch(data, end - start) : null;
@@ -169,17 +187,11 @@ export class RpcAnswerError extends Error {
  * oversized eth_getLogs that way; the status is kept so range refusals are recognised), becomes an RpcAnswerError.
  */
 async function send(node: NodeEndpoint, calls: readonly { method: string; params: unknown[] }[]): Promise<unknown[]> {
-  const res = await post(
+  const { status, answer: answers } = await exchange(
     node,
     calls.map((c, id) => ({ jsonrpc: '2.0', id, method: c.method, params: c.params })),
   );
-  let answers: unknown;
-  try {
-    answers = JSON.parse(res.text);
-  } catch {
-    throw new RpcAnswerError({ code: res.status, message: `HTTP ${res.status}: ${res.text.slice(0, 200)}` });
-  }
-  if (!Array.isArray(answers)) throw new RpcAnswerError((answers as RpcAnswer).error ?? { code: res.status, message: `HTTP ${res.status} to a batch` });
+  if (!Array.isArray(answers)) throw new RpcAnswerError((answers as RpcAnswer).error ?? { code: status, message: `HTTP ${status} to a batch` });
   const out: unknown[] = new Array(calls.length);
   for (const a of answers as { id?: number; result?: unknown; error?: { code: number; message: string } }[]) {
     if (a.error) throw new RpcAnswerError(a.error);
@@ -193,7 +205,9 @@ export function createChainReader(nodeUrl: string, opts: { timeoutMs?: number } 
   const closing = new AbortController();
   // Every request in flight listens on the one signal (a catch-up has a few dozen).
   setMaxListeners(256, closing.signal);
-  const node: NodeEndpoint = { url: nodeUrl, target: new URL(nodeUrl), signal: closing.signal, timeoutMs: opts.timeoutMs ?? REQUEST_TIMEOUT_MS };
+  const target = new URL(nodeUrl);
+  const ws = target.protocol === 'ws:' || target.protocol === 'wss:' ? createWsTransport(nodeUrl) : null;
+  const node: NodeEndpoint = { url: nodeUrl, target, ws, signal: closing.signal, timeoutMs: opts.timeoutMs ?? REQUEST_TIMEOUT_MS };
   const stats = new Map<string, number>();
   const count = (method: string, n: number) => stats.set(method, (stats.get(method) ?? 0) + n);
   const packing = { failures: 0 };
@@ -228,6 +242,7 @@ export function createChainReader(nodeUrl: string, opts: { timeoutMs?: number } 
     },
     destroy() {
       closing.abort();
+      ws?.close();
     },
   };
 }

@@ -4,7 +4,7 @@
 import WebSocket from 'ws';
 import { postJson } from '../../lib/json-post.js';
 import type { Logger } from '../../lib/log.js';
-import { createWsTransport } from './tracker-node-ws.js';
+import { createWsTransport } from '../../lib/json-rpc-ws.js';
 
 export interface RpcCall {
   method: string;

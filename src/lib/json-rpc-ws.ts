@@ -1,5 +1,6 @@
 // JSON-RPC requests over one WebSocket, for nodes given as ws:// or wss:// URLs: the same request/batch interface as
-// HTTP, answers matched by id, reconnecting lazily on the next call after a drop.
+// HTTP, reconnecting lazily on the next call after a drop. Every request goes out under an id of the connection's own
+// and its answer comes back under the caller's, so callers that number each batch from 0 can share one socket.
 import WebSocket from 'ws';
 
 interface Waiter {
@@ -16,6 +17,7 @@ export interface WsTransport {
 export function createWsTransport(url: string): WsTransport {
   let socket: Promise<WebSocket> | null = null;
   const waiting = new Map<number, Waiter>();
+  let nextId = 1;
   let closed = false;
 
   const failAll = (e: Error) => {
@@ -28,7 +30,8 @@ export function createWsTransport(url: string): WsTransport {
     socket = new Promise<WebSocket>((resolve, reject) => {
       const ws = new WebSocket(url, { handshakeTimeout: 10_000 });
       ws.once('open', () => resolve(ws));
-      ws.once('error', (e) => reject(new Error(`cannot open ${url}: ${e.message}`)));
+      // Before 'open' an error means the node cannot be reached; after it, 'close' follows and fails what waits.
+      ws.on('error', (e) => reject(new Error(`cannot open ${url}: ${e.message}`)));
       ws.on('message', (data) => {
         let msg: unknown;
         try {
@@ -38,6 +41,10 @@ export function createWsTransport(url: string): WsTransport {
         }
         for (const m of Array.isArray(msg) ? msg : [msg]) {
           const id = (m as { id?: unknown })?.id;
+          // A request the node could not read at all (a refused batch) is answered without an id: which of those in
+          // flight it was is unknown, so all of them fail with the node's words and their callers try again.
+          const error = (m as { error?: { message?: unknown } })?.error;
+          if (id === null && error) failAll(new Error(`the node answered: ${String(error.message ?? 'error')}`));
           if (typeof id !== 'number') continue;
           const w = waiting.get(id);
           if (!w) continue;
@@ -60,9 +67,10 @@ export function createWsTransport(url: string): WsTransport {
     async post(body, timeoutMs) {
       if (closed) throw new Error('the node connection is closed');
       const ws = await open();
-      const items = (Array.isArray(body) ? body : [body]) as { id: number }[];
-      const replies = items.map(
-        (item) =>
+      const items = (Array.isArray(body) ? body : [body]) as { id?: unknown }[];
+      const sent = items.map((item) => ({ ...item, id: nextId++ }));
+      const replies = sent.map(
+        (item, i) =>
           new Promise<unknown>((resolve, reject) => {
             const timer = setTimeout(() => {
               waiting.delete(item.id);
@@ -71,7 +79,7 @@ export function createWsTransport(url: string): WsTransport {
             waiting.set(item.id, {
               resolve: (r) => {
                 clearTimeout(timer);
-                resolve(r);
+                resolve({ ...(r as object), id: items[i]!.id });
               },
               reject: (e) => {
                 clearTimeout(timer);
@@ -80,7 +88,7 @@ export function createWsTransport(url: string): WsTransport {
             });
           }),
       );
-      ws.send(JSON.stringify(body));
+      ws.send(JSON.stringify(Array.isArray(body) ? sent : sent[0]));
       const all = await Promise.all(replies);
       return Array.isArray(body) ? all : all[0];
     },
