@@ -1,8 +1,8 @@
 // Thin JSON-RPC adapter the indexer reads the chain through, over kept-alive node:http (lib/json-post.ts), or over one
 // WebSocket for a ws:// or wss:// node (lib/json-rpc-ws.ts): heads and headers (one batch per call), Transfer logs and
-// batched eth_call. No ethers provider: it decoded every answer with a
-// JavaScript UTF-8 decoder, which cost the service 10-20 ms per 1,000-transaction block header on the event loop the
-// tracker shares; and no fetch(), whose body decoding cost the reader more CPU than JSON.parse on catch-up.
+// batched eth_call. No ethers provider: it decoded every answer with a JavaScript UTF-8 decoder, which cost the service
+// 10-20 ms per 1,000-transaction block header on the event loop the tracker shares; and no fetch(), whose body decoding
+// cost the reader more CPU than JSON.parse on catch-up.
 import { setMaxListeners } from 'node:events';
 import { postText } from '../../lib/json-post.js';
 import { createWsTransport, type WsTransport } from '../../lib/json-rpc-ws.js';
