@@ -32,6 +32,15 @@ export const dirOption = z.string().trim().min(1, 'give a folder path');
 
 /** True for an absolute http(s) URL without credentials, query or fragment. */
 export function isServiceUrl(value: string): boolean {
+  return isUrlOf(value, ['http:', 'https:']);
+}
+
+/** The same for a node, which may also be given by its WebSocket URL (ws:// or wss://). */
+export function isNodeUrl(value: string): boolean {
+  return isUrlOf(value, ['http:', 'https:', 'ws:', 'wss:']);
+}
+
+function isUrlOf(value: string, protocols: readonly string[]): boolean {
   let url: URL;
   try {
     url = new URL(value);
@@ -39,7 +48,7 @@ export function isServiceUrl(value: string): boolean {
     return false;
   }
   return (
-    (url.protocol === 'http:' || url.protocol === 'https:') &&
+    protocols.includes(url.protocol) &&
     url.hostname !== '' &&
     url.username === '' &&
     url.password === '' &&
@@ -59,11 +68,11 @@ export const httpUrlOption = z
   .refine(isServiceUrl, 'give an http:// or https:// URL such as http://127.0.0.1:4000 (no user, query or #fragment)')
   .transform(normalizeServiceUrl);
 
-/** An Ethereum node's JSON-RPC URL (`service --node`): the same rules, with a node's port in the example. */
+/** An Ethereum node's JSON-RPC URL (`service --node`): the same rules, a WebSocket URL too, a node's port in the example. */
 export const nodeUrlOption = z
   .string()
   .trim()
-  .refine(isServiceUrl, "give the node's http:// or https:// JSON-RPC URL such as http://127.0.0.1:8545 (no user, query or #fragment)")
+  .refine(isNodeUrl, "give the node's JSON-RPC URL, http(s):// or ws(s)://, such as http://127.0.0.1:8545 (no user, query or #fragment)")
   .transform(normalizeServiceUrl);
 
 /** `blockTime` -> `--block-time`, the spelling users typed. */

@@ -49,7 +49,7 @@ export function registerService(program: Command): void {
     .command('service')
     .description('run the data service: token listing API, transaction tracker, accounts')
     .option('--dev', 'also run a dev chain, with open sign-up and a dev account')
-    .option('--node <url>', 'Ethereum JSON-RPC URL to index, e.g. http://127.0.0.1:8545 (default: $NODE_ENDPOINT; not with --dev)')
+    .option('--node <url>', 'Ethereum JSON-RPC URL to index and watch, http(s):// or ws(s)://, e.g. http://127.0.0.1:8545 (default: $NODE_ENDPOINT; not with --dev)')
     .option('--port <n>', `HTTP port; 0 picks a free one (default ${defaultServicePort})`)
     .option('--data-dir <dir>', 'where the SQLite database goes (default: $TXDESK_DATA_DIR, else the user data folder); not used with --database')
     .option(
@@ -143,6 +143,6 @@ function nodeFromEnv(env: NodeJS.ProcessEnv): string {
     throw usageError('`txdesk service` needs a chain: pass --node URL (an Ethereum JSON-RPC endpoint), or --dev to run a local dev chain.');
   }
   const parsed = nodeUrlOption.safeParse(value);
-  if (!parsed.success) throw usageError(`NODE_ENDPOINT "${value}" is not a valid http(s) URL: set it to the node's JSON-RPC URL such as http://127.0.0.1:8545, or pass --node URL.`);
+  if (!parsed.success) throw usageError(`NODE_ENDPOINT "${value}" is not a valid node URL: set it to the node's JSON-RPC URL, http(s):// or ws(s)://, such as http://127.0.0.1:8545, or pass --node URL.`);
   return parsed.data;
 }

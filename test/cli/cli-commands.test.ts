@@ -54,7 +54,7 @@ describe('bad command lines: one line, exit code 2', () => {
     [['devchain', '--port', '70000'], 'Invalid --port "70000": give a whole number from 0 to 65535 (0 picks a free port).'],
     [['devchain', '--congestion', 'extreme'], 'Invalid --congestion "extreme": give one of off, low, high.'],
     [['devchain', '--block-time', '0'], 'Invalid --block-time "0": give a number of seconds greater than 0, e.g. 1 or 0.5.'],
-    [['service', '--node', 'localhost:8545'], 'Invalid --node "localhost:8545": give the node\'s http:// or https:// JSON-RPC URL such as http://127.0.0.1:8545 (no user, query or #fragment).'],
+    [['service', '--node', 'localhost:8545'], 'Invalid --node "localhost:8545": give the node\'s JSON-RPC URL, http(s):// or ws(s)://, such as http://127.0.0.1:8545 (no user, query or #fragment).'],
     [['service', '--dev', '--node', 'http://127.0.0.1:8545'], 'Pass either --dev (a dev chain is started) or --node URL, not both.'],
     [['service', '--congestion', 'low', '--node', 'http://127.0.0.1:1'], '--congestion and --block-time apply to the dev chain: add --dev.'],
     [['service', '--confirmations', 'many'], 'Invalid --confirmations "many": give a whole number from 0 to 1000.'],

@@ -8,6 +8,7 @@ import {
   congestionOption,
   flagName,
   httpUrlOption,
+  nodeUrlOption,
   parseOptions,
   portOption,
 } from '../../src/cli/cli-options.js';
@@ -33,6 +34,17 @@ describe('option values', () => {
     'url %j is refused',
     (raw) => expect(httpUrlOption.safeParse(raw).success).toBe(false),
   );
+
+  // A node may be given by its WebSocket URL too (a provider's wss:// endpoint, a node's ws port); a service may not.
+  it.each([
+    ['http://127.0.0.1:8545', 'http://127.0.0.1:8545'],
+    ['ws://127.0.0.1:8546/', 'ws://127.0.0.1:8546'],
+    ['wss://eth.example.com/v2/KEY', 'wss://eth.example.com/v2/KEY'],
+  ])('node url %j -> %j', (raw, url) => expect(nodeUrlOption.parse(raw)).toBe(url));
+  it.each(['localhost:8545', 'ftp://host', 'ws://user:pw@host', 'wss://host/?key=1', 'not a url'])('node url %j is refused', (raw) =>
+    expect(nodeUrlOption.safeParse(raw).success).toBe(false),
+  );
+  it('refuses a WebSocket URL for the service', () => expect(httpUrlOption.safeParse('ws://127.0.0.1:4000').success).toBe(false));
 
   it.each(['off', 'low', 'high'])('congestion %j is accepted', (raw) => expect(congestionOption.parse(raw)).toBe(raw));
   it.each(['medium', 'OFF', ''])('congestion %j is refused', (raw) => expect(congestionOption.safeParse(raw).success).toBe(false));
