@@ -70,8 +70,9 @@ beforeAll(async () => {
     startCliDaemon(['service', '--dev', '--port', '0', '--json'], { env: baseEnv }),
     startSecretService(),
   ]);
+  // The second service reads the same node through its WebSocket URL (anvil serves both on one port).
   closed = await startCliDaemon(
-    ['service', '--node', String(open.ready.nodeUrl), '--port', '0', '--json', '--data-dir', tempDir('txdesk-cli-svc-closed-')],
+    ['service', '--node', String(open.ready.nodeUrl).replace(/^http/, 'ws'), '--port', '0', '--json', '--data-dir', tempDir('txdesk-cli-svc-closed-')],
     { env: baseEnv },
   );
   // startSecretService pointed this process at its bus, so direct keychain reads see what the CLI writes.
@@ -89,11 +90,22 @@ describe('txdesk service --json', () => {
     for (const service of [open, closed]) {
       expect(service.ready).toMatchObject({ ready: true, chainId: 31337, platform: 'ethereum', network: 'local' });
       expect(service.ready.serviceUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-      expect(service.ready.nodeUrl).toBe(open.ready.nodeUrl);
       expect(service.stdoutLines()).toHaveLength(1);
     }
+    expect(closed.ready.nodeUrl).toBe(String(open.ready.nodeUrl).replace(/^http/, 'ws'));
     expect(open.ready.clientId).toMatch(/^[0-9a-f]{32}$/);
     expect(closed.ready.clientId).toBeUndefined();
+  });
+
+  it('indexes to the head through a ws:// node URL as through http://', async () => {
+    const health = async (s: typeof open) => (await (await fetch(`${String(s.ready.serviceUrl)}/health`)).json()) as { indexedBlock: number; headBlock: number };
+    const target = (await health(open)).indexedBlock;
+    expect(target).toBeGreaterThan(0);
+    let seen = -1;
+    for (const deadline = Date.now() + 60_000; Date.now() < deadline && seen < target; await new Promise((r) => setTimeout(r, 200))) {
+      seen = (await health(closed)).indexedBlock;
+    }
+    expect(seen, 'the ws:// service indexes as far as the http:// one').toBeGreaterThanOrEqual(target);
   });
 });
 
