@@ -156,6 +156,10 @@ export async function createPgTrackerStore(pool: PgPool, instance: string): Prom
 
         const created = new Map<string, CreatedDeliveries>();
         const receiptSeqs = new Map<string, number>();
+        const dClient: string[] = [];
+        const dAck: string[] = [];
+        const dSub: string[] = [];
+        const dSeq: number[] = [];
         if (messages.length > 0) {
           const clients = [...new Set(messages.map((m) => m.clientId))];
           const subsOf = new Map<string, string[]>();
@@ -180,10 +184,6 @@ export async function createPgTrackerStore(pool: PgPool, instance: string): Prom
               messages.map((m) => ((subsOf.get(m.clientId)?.length ?? 0) === 0 ? 1 : 0))],
           );
           const seqOf = new Map((inserted.rows as unknown as { seq: number; message_id: string }[]).map((r) => [r.message_id, r.seq]));
-          const dClient: string[] = [];
-          const dAck: string[] = [];
-          const dSub: string[] = [];
-          const dSeq: number[] = [];
           messages.forEach((m, i) => {
             const messageId = ids[i]!;
             const seq = seqOf.get(messageId)!;
@@ -200,24 +200,34 @@ export async function createPgTrackerStore(pool: PgPool, instance: string): Prom
               group.entries.push({ ackId, messageId, seq, txKey: m.txHash, payload: m.payload });
             }
           });
-          if (dAck.length > 0) {
-            await c.query(
-              'INSERT INTO tracker_delivery (client_id, ack_id, subscription_id, seq) SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[])',
-              [dClient, dAck, dSub, dSeq],
-            );
-          }
         }
 
-        if (states.length > 0) {
-          // A standing receipt keeps the seq of the message that reported it (null once withdrawn or ended).
+        const result = { created: [...created.values()], withdrawn };
+        const notice = result.created.length > 0 || withdrawn.length > 0
+          ? deliveryNotice(instance, [...new Set(result.created.map((g) => g.clientId))], withdrawn)
+          : null;
+        if (dAck.length > 0 || states.length > 0 || notice !== null) {
+          // One statement (one round trip) for the deliveries, the tracking rows and the NOTIFY: data-modifying WITH
+          // parts always run, each on its own table. A standing receipt keeps the seq of the message that reported it
+          // (null once withdrawn or ended).
           await c.query(
-            `UPDATE tracker_tracking t SET pending_sent = u.pending_sent, receipt_json = u.receipt_json,
-                    receipt_seq = CASE WHEN u.standing THEN COALESCE(u.new_seq, t.receipt_seq) ELSE NULL END,
-                    tx_from = u.tx_from, tx_nonce = u.tx_nonce, done_at_ms = u.done_at_ms
-               FROM unnest($1::text[], $2::text[], $3::smallint[], $4::text[], $5::bool[], $6::bigint[], $7::text[], $8::bigint[], $9::bigint[])
-                    AS u(client_id, tx_hash, pending_sent, receipt_json, standing, new_seq, tx_from, tx_nonce, done_at_ms)
-              WHERE t.client_id = u.client_id AND t.tx_hash = u.tx_hash`,
+            `WITH deliveries AS (
+               INSERT INTO tracker_delivery (client_id, ack_id, subscription_id, seq)
+               SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[])
+             ), trackings AS (
+               UPDATE tracker_tracking t SET pending_sent = u.pending_sent, receipt_json = u.receipt_json,
+                      receipt_seq = CASE WHEN u.standing THEN COALESCE(u.new_seq, t.receipt_seq) ELSE NULL END,
+                      tx_from = u.tx_from, tx_nonce = u.tx_nonce, done_at_ms = u.done_at_ms
+                 FROM unnest($5::text[], $6::text[], $7::smallint[], $8::text[], $9::bool[], $10::bigint[], $11::text[], $12::bigint[], $13::bigint[])
+                      AS u(client_id, tx_hash, pending_sent, receipt_json, standing, new_seq, tx_from, tx_nonce, done_at_ms)
+                WHERE t.client_id = u.client_id AND t.tx_hash = u.tx_hash
+             )
+             SELECT pg_notify($14, $15::text) WHERE $15::text IS NOT NULL`,
             [
+              dClient,
+              dAck,
+              dSub,
+              dSeq,
               states.map((s) => s.clientId),
               states.map((s) => s.txHash),
               states.map((s) => (s.pendingSent ? 1 : 0)),
@@ -227,13 +237,10 @@ export async function createPgTrackerStore(pool: PgPool, instance: string): Prom
               states.map((s) => s.from),
               states.map((s) => s.nonce),
               states.map((s) => s.doneAtMs),
+              DELIVERY_CHANNEL,
+              notice,
             ],
           );
-        }
-        const result = { created: [...created.values()], withdrawn };
-        if (result.created.length > 0 || withdrawn.length > 0) {
-          const clients = [...new Set(result.created.map((g) => g.clientId))];
-          await c.query('SELECT pg_notify($1, $2)', [DELIVERY_CHANNEL, deliveryNotice(instance, clients, withdrawn)]);
         }
         return result;
       }),
