@@ -14,6 +14,9 @@ export interface WsTransport {
   close(): void;
 }
 
+/** The node did not answer a request within its timeout (the socket itself may be fine). */
+export class RpcTimeoutError extends Error {}
+
 export function createWsTransport(url: string): WsTransport {
   let socket: Promise<WebSocket> | null = null;
   const waiting = new Map<number, Waiter>();
@@ -74,7 +77,7 @@ export function createWsTransport(url: string): WsTransport {
           new Promise<unknown>((resolve, reject) => {
             const timer = setTimeout(() => {
               waiting.delete(item.id);
-              reject(new Error(`no answer from ${url} within ${timeoutMs} ms`));
+              reject(new RpcTimeoutError(`no answer from ${url} within ${timeoutMs} ms`));
             }, timeoutMs);
             waiting.set(item.id, {
               resolve: (r) => {

@@ -5,7 +5,7 @@
 // cost the reader more CPU than JSON.parse on catch-up.
 import { setMaxListeners } from 'node:events';
 import { postText } from '../../lib/json-post.js';
-import { createWsTransport, type WsTransport } from '../../lib/json-rpc-ws.js';
+import { createWsTransport, RpcTimeoutError, type WsTransport } from '../../lib/json-rpc-ws.js';
 import { chunkCalls, decodeCallBatch, encodeCallBatch, type CallRequest } from './indexer-call-batch.js';
 import { TOKEN_TOPICS } from './indexer-events.js';
 
@@ -84,8 +84,7 @@ async function exchange(node: NodeEndpoint, body: unknown): Promise<{ status: nu
     try {
       return { status: 200, answer: await node.ws.post(body, node.timeoutMs) };
     } catch (e) {
-      const message = e instanceof Error ? e.message : String(e);
-      throw /^no answer from/.test(message) ? tooSlow() : new Error(`cannot reach the node at ${node.url}: ${message}`);
+      throw e instanceof RpcTimeoutError ? tooSlow() : new Error(`cannot reach the node at ${node.url}: ${e instanceof Error ? e.message : String(e)}`);
     }
   }
   const timeout = AbortSignal.timeout(node.timeoutMs);

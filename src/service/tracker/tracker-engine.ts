@@ -256,8 +256,7 @@ export function createTrackerEngine(opts: TrackerEngineOptions) {
           // A receipt from a block the window does not know yet is used anyway: the block is canonical per the node.
           receipts.set(hashes[offset + i]!, raw && raw.blockHash ? formatReceipt(raw) : null);
         });
-        const affected: TrackingState[] = [];
-        for (const h of receipts.keys()) for (const key of byHash.get(h) ?? []) affected.push(trackings.get(key)!);
+        const affected = statesOf(receipts.keys());
         settling = settling.then(() => settle(affected, receipts, atHead, nonceUsed, neverShown));
         mark(`chunk(${outcomes.length})`);
       },
