@@ -5,15 +5,21 @@
 pragma solidity ^0.8.20;
 
 contract CallBatch {
-  /// `calls` packs entries of [20-byte target][2-byte calldata length][calldata]. Reverts with
-  /// MAGIC, then per entry a word (bit 255 set when the call failed, low bits the returndata length) and the bytes.
+  /// `calls` packs entries of [20-byte target][2-byte calldata length][calldata]. Reverts with the ABI encoding of
+  /// Error("txdesk-call-batch-v2"), then per entry a word (bit 255 set when the call failed, low bits the returndata
+  /// length) and the bytes. The Error(string) head keeps the node's error message short: nodes decode revert reasons
+  /// into the message, and anvil rendered the old head (plain text, then binary) as text, escaping every zero byte as
+  /// \u0000, which made each answer about four times the size of its data.
   constructor(bytes memory calls) {
     assembly {
       let p := add(calls, 32)
       let end := add(p, mload(calls))
       let out := mload(0x40)
-      mstore(out, 0x74786465736b2d63616c6c2d62617463682d7631000000000000000000000000)
-      let o := add(out, 32)
+      mstore(out, shl(224, 0x08c379a0))
+      mstore(add(out, 4), 0x20)
+      mstore(add(out, 36), 20)
+      mstore(add(out, 68), "txdesk-call-batch-v2")
+      let o := add(out, 100)
       for {} lt(p, end) {} {
         let target := shr(96, mload(p))
         let len := shr(240, mload(add(p, 20)))

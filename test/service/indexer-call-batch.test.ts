@@ -5,7 +5,7 @@ import { AbiCoder, Interface } from 'ethers';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDevchain, type Devchain } from '../../src/devchain/index.js';
-import { chunkCalls, type CallRequest } from '../../src/service/indexer/indexer-call-batch.js';
+import { chunkCalls, decodeCallBatch, encodeCallBatch, type CallRequest } from '../../src/service/indexer/indexer-call-batch.js';
 import { decodeAbiString } from '../../src/service/indexer/indexer-metadata.js';
 import { createChainReader, type ChainReader } from '../../src/service/indexer/indexer-rpc.js';
 
@@ -107,6 +107,25 @@ describe('packed eth_calls on anvil', () => {
     expect(plain.filter((p) => p === null).length).toBeGreaterThan(5);
     expect(plain.filter((p) => p !== null && p.length > 2).length).toBeGreaterThan(20);
     expect(plain).toContain('0x');
+  });
+
+  it('gets a CallBatch answer from the node itself (no fallback), with the node\'s error message kept short', async () => {
+    const erc721 = new Interface(['function tokenURI(uint256) view returns (string)']);
+    const tiles = chain.collections.find((c) => c.kind === 'full')!;
+    const requests = Array.from({ length: 200 }, (_, i): CallRequest => ({ to: tiles.address, data: erc721.encodeFunctionData('tokenURI', [(i % 10) + 1]) }));
+    const block = await reader.blockNumber();
+    const res = await fetch(chain.nodeUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_call', params: [{ data: encodeCallBatch(requests) }, '0x' + block.toString(16)] }),
+    });
+    const body = (await res.json()) as { error: { message: string; data: string } };
+    const decoded = decodeCallBatch(body.error.data, requests.length);
+    expect(decoded).toEqual(await Promise.all(requests.map((r) => plainCall(r, block))));
+    // The revert reason the node shows is the batch's short head, not the whole answer rendered as text (anvil
+    // escaped the old head's answer into a message three times the size of the data).
+    expect(body.error.message.length).toBeLessThan(100);
+    expect(body.error.message).toContain('txdesk-call-batch-v2');
   });
 });
 
