@@ -1,8 +1,10 @@
 // The indexer's chain reader over node:http (src/service/indexer/indexer-rpc.ts) against a real loopback server that
 // misbehaves the ways nodes and gateways do: a node that is down, an HTML error page with a status (how gateways refuse
-// oversized eth_getLogs), a node that never answers, and many requests in flight on one abort signal.
+// oversized eth_getLogs), a node that never answers, and many requests in flight on one abort signal; and the same
+// down and silent nodes behind a ws:// URL, which the reader reaches over one WebSocket.
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
+import { WebSocketServer } from 'ws';
 import { createChainReader, RpcAnswerError } from '../../src/service/indexer/indexer-rpc.js';
 import { isRangeRefusal } from '../../src/service/indexer/indexer-range.js';
 
@@ -70,4 +72,26 @@ it('runs dozens of requests on one abort signal without a listener warning, and 
   for (const e of await Promise.all(inFlight)) expect(String((e as Error).message)).toMatch(/^cannot reach the node at .*abort/i);
   expect(warn.mock.calls.filter(([w]) => String(w).includes('MaxListeners'))).toEqual([]);
   warn.mockRestore();
+});
+
+it('names a ws:// node that cannot be reached, and gives up on one that never answers with the same sentence as over HTTP', async () => {
+  const closed = createServer();
+  await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
+  const port = (closed.address() as { port: number }).port;
+  await new Promise((r) => closed.close(r));
+  const down = createChainReader(`ws://127.0.0.1:${port}`, { timeoutMs: 5_000 });
+  await expect(down.blockNumber()).rejects.toThrow(new RegExp(`^cannot reach the node at ws://127\\.0\\.0\\.1:${port}: `));
+  down.destroy();
+
+  // Accepts the WebSocket and reads every request, answers none.
+  const silent = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+  await new Promise<void>((r) => silent.once('listening', () => r()));
+  let requests = 0;
+  silent.on('connection', (socket) => socket.on('message', () => requests++));
+  const at = `ws://127.0.0.1:${(silent.address() as { port: number }).port}`;
+  const reader = createChainReader(at, { timeoutMs: 200 });
+  await expect(reader.blockNumber()).rejects.toThrow(`the node at ${at} did not answer within 0.2 s; is it overloaded or stuck?`);
+  expect(requests).toBe(1);
+  reader.destroy();
+  await new Promise<void>((r) => silent.close(() => r()));
 });
