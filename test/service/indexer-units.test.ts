@@ -1,5 +1,6 @@
 // Table-driven tests of the indexer's pure parts: range adaptation, refusal detection, page arithmetic, sortable keys,
 // common-ancestor search, log decoding and the progress line.
+import { id as keccakText, Interface } from 'ethers';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { netMoves } from '../../src/service/indexer/indexer-apply.js';
@@ -8,7 +9,7 @@ import { progressLine, createProgress } from '../../src/service/indexer/indexer-
 import { isRangeRefusal, nextSpan, type RangeOutcome } from '../../src/service/indexer/indexer-range.js';
 import { commonAncestor } from '../../src/service/indexer/indexer-reorg.js';
 import { isRevertAnswer, TRANSFER_TOPIC } from '../../src/service/indexer/indexer-rpc.js';
-import { decideStandard, decodeText, decodeUint } from '../../src/service/indexer/indexer-metadata.js';
+import { CALL, decideStandard, decodeTexts, decodeUint } from '../../src/service/indexer/indexer-metadata.js';
 import { ascendingRank, filterPlan, mergeWindow, pageStartRank, planSlices, selectRank } from '../../src/service/listing/listing-cursor.js';
 import { contractOrderKey, contractSlice, idOrderKey, tokenIdFromKey, tokenIdKey, transferKey, transferKeyParts } from '../../src/service/listing/listing-store-keys.js';
 
@@ -228,12 +229,48 @@ describe('metadata decoding', () => {
     ['0x' + '0'.repeat(62) + '20' + '0'.repeat(63) + '3' + '414243' + '0'.repeat(58), 'ABC'],
     ['0x4d4b520000000000000000000000000000000000000000000000000000000000', 'MKR'],
     ['0x1234', ''],
-  ])('text %s -> %j', (data, text) => expect(decodeText(data)).toBe(text));
+  ])('text %s -> %j', async (data, text) => expect(await decodeTexts([data])).toEqual([text]));
   it.each([
     [null, null],
     ['0x', null],
     ['0x' + '0'.repeat(63) + 'a', '10'],
   ])('uint %s -> %s', (data, value) => expect(decodeUint(data)).toBe(value));
+});
+
+describe('constants written out instead of computed with ethers at load', () => {
+  it('event topics are the keccak256 of their signatures', () => {
+    expect(TOPIC).toEqual({
+      transfer: keccakText('Transfer(address,address,uint256)'),
+      consecutive: keccakText('ConsecutiveTransfer(uint256,uint256,address,address)'),
+      single: keccakText('TransferSingle(address,address,address,uint256,uint256)'),
+      batch: keccakText('TransferBatch(address,address,address,uint256[],uint256[])'),
+      uri: keccakText('URI(string,uint256)'),
+      metadataUpdate: keccakText('MetadataUpdate(uint256)'),
+      batchMetadataUpdate: keccakText('BatchMetadataUpdate(uint256,uint256)'),
+    });
+  });
+
+  it('metadata calls are the ABI encoding of their functions', () => {
+    const abi = new Interface([
+      'function name() view returns (string)',
+      'function symbol() view returns (string)',
+      'function totalSupply() view returns (uint256)',
+      'function tokenURI(uint256) view returns (string)',
+      'function supportsInterface(bytes4) view returns (bool)',
+      'function uri(uint256) view returns (string)',
+    ]);
+    expect(CALL.name).toBe(abi.encodeFunctionData('name'));
+    expect(CALL.symbol).toBe(abi.encodeFunctionData('symbol'));
+    expect(CALL.totalSupply).toBe(abi.encodeFunctionData('totalSupply'));
+    expect(CALL.supportsMetadata).toBe(abi.encodeFunctionData('supportsInterface', ['0x5b5e139f']));
+    expect(CALL.supports721).toBe(abi.encodeFunctionData('supportsInterface', ['0x80ac58cd']));
+    expect(CALL.supports1155).toBe(abi.encodeFunctionData('supportsInterface', ['0xd9b67a26']));
+    expect(CALL.supports1155Uri).toBe(abi.encodeFunctionData('supportsInterface', ['0x0e89341c']));
+    for (const id of [0n, 7n, 2n ** 255n + 3n, 2n ** 256n - 1n]) {
+      expect(CALL.tokenURI(id)).toBe(abi.encodeFunctionData('tokenURI', [id]));
+      expect(CALL.uri(id)).toBe(abi.encodeFunctionData('uri', [id]));
+    }
+  });
 });
 
 describe('progress', () => {

@@ -1,19 +1,29 @@
 // Decodes the token events the indexer follows (ERC-721 Transfer, EIP-2309 ConsecutiveTransfer, ERC-1155
 // TransferSingle/TransferBatch/URI, ERC-4906 metadata updates) into one list of single-token moves. Pure.
-import { id as keccakText } from 'ethers';
 import type { Standard } from '../../shared/listing.js';
 import type { RawLog } from './indexer-rpc.js';
 
 export const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
 
+/**
+ * keccak256 of each event's signature, written out (indexer-units.test.ts checks them against the signatures): the
+ * reader thread imports this module, and hashing at load meant loading ethers there, ~200 ms before its first read.
+ */
 export const TOPIC = {
-  transfer: keccakText('Transfer(address,address,uint256)'),
-  consecutive: keccakText('ConsecutiveTransfer(uint256,uint256,address,address)'),
-  single: keccakText('TransferSingle(address,address,address,uint256,uint256)'),
-  batch: keccakText('TransferBatch(address,address,address,uint256[],uint256[])'),
-  uri: keccakText('URI(string,uint256)'),
-  metadataUpdate: keccakText('MetadataUpdate(uint256)'),
-  batchMetadataUpdate: keccakText('BatchMetadataUpdate(uint256,uint256)'),
+  /** Transfer(address,address,uint256) */
+  transfer: '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef',
+  /** ConsecutiveTransfer(uint256,uint256,address,address) */
+  consecutive: '0xdeaa91b6123d068f5821d0fb0678463d1a8a6079fe8af5de3ce5e896dcf9133d',
+  /** TransferSingle(address,address,address,uint256,uint256) */
+  single: '0xc3d58168c5ae7397731d063d5bbf3d657854427343f4c083240f7aacaa2d0f62',
+  /** TransferBatch(address,address,address,uint256[],uint256[]) */
+  batch: '0x4a39dc06d4c0dbc64b70af90fd698a233a518aa5d07e595d983b8c0526c8f7fb',
+  /** URI(string,uint256) */
+  uri: '0x6bb7ff708619ba0610cba295a58592e0451dee2622938c8755667688daf3529b',
+  /** MetadataUpdate(uint256) */
+  metadataUpdate: '0xf8e1a15aba9398e019f0b49df1a4fde98ee17ae345cb5f6b5e2c27f5033e8ce7',
+  /** BatchMetadataUpdate(uint256,uint256) */
+  batchMetadataUpdate: '0x6bd5c950a8d8df17f772f5af37cb3655737899cbf903264b9795592da439661c',
 } as const;
 
 /** Every topic eth_getLogs asks for (one OR filter). */

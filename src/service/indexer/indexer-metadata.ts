@@ -1,38 +1,47 @@
 // Reads what the listing shows about contracts and tokens (name, symbol, totalSupply, tokenURI) in batched eth_calls.
-import { AbiCoder, Interface, decodeBytes32String } from 'ethers';
 import type { Standard } from '../../shared/listing.js';
 import { substituteId } from './indexer-events.js';
 import type { ChainReader } from './indexer-rpc.js';
 
-const erc721 = new Interface([
-  'function name() view returns (string)',
-  'function symbol() view returns (string)',
-  'function totalSupply() view returns (uint256)',
-  'function tokenURI(uint256) view returns (string)',
-  'function supportsInterface(bytes4) view returns (bool)',
-  'function uri(uint256) view returns (string)',
-]);
-const coder = AbiCoder.defaultAbiCoder();
+// Function selectors and calldata written out (indexer-units.test.ts checks them against ethers' encoding): the reader
+// thread imports this module, and ethers, loaded at start only to encode these, delayed its first read by ~200 ms.
+// ethers is loaded on first need instead: to decode a string the fast decoder below leaves to it.
+const SELECTOR = {
+  name: '0x06fdde03',
+  symbol: '0x95d89b41',
+  totalSupply: '0x18160ddd',
+  tokenURI: '0xc87b56dd',
+  supportsInterface: '0x01ffc9a7',
+  uri: '0x0e89341c',
+} as const;
 const ERC721_METADATA = '0x5b5e139f';
 const ERC721_ID = '0x80ac58cd';
 const ERC1155_ID = '0xd9b67a26';
 const ERC1155_METADATA_URI = '0x0e89341c';
 
-const TOKEN_URI = erc721.getFunction('tokenURI')!.selector;
-const tokenUriCall = (id: bigint) => TOKEN_URI + id.toString(16).padStart(64, '0');
-const URI = erc721.getFunction('uri')!.selector;
-const uriCall = (id: bigint) => URI + id.toString(16).padStart(64, '0');
-const supports = (iface: string) => erc721.encodeFunctionData('supportsInterface', [iface]);
+const tokenUriCall = (id: bigint) => SELECTOR.tokenURI + id.toString(16).padStart(64, '0');
+const uriCall = (id: bigint) => SELECTOR.uri + id.toString(16).padStart(64, '0');
+/** supportsInterface(bytes4): a bytes4 argument is left-aligned in its word. */
+const supports = (iface: string) => SELECTOR.supportsInterface + iface.slice(2).padEnd(64, '0');
 
-const CALL = {
-  name: erc721.encodeFunctionData('name'),
-  symbol: erc721.encodeFunctionData('symbol'),
-  totalSupply: erc721.encodeFunctionData('totalSupply'),
+export const CALL = {
+  name: SELECTOR.name,
+  symbol: SELECTOR.symbol,
+  totalSupply: SELECTOR.totalSupply,
   supportsMetadata: supports(ERC721_METADATA),
   supports721: supports(ERC721_ID),
   supports1155: supports(ERC1155_ID),
   supports1155Uri: supports(ERC1155_METADATA_URI),
+  tokenURI: tokenUriCall,
+  uri: uriCall,
 };
+
+type Ethers = typeof import('ethers');
+let ethers: Ethers | null = null;
+/** ethers, imported the first time a string needs its decoder (then kept for the synchronous decoders below). */
+async function loadEthers(): Promise<void> {
+  ethers ??= await import('ethers');
+}
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -62,20 +71,29 @@ export function decodeAbiString(data: string): string | null {
   }
 }
 
-/** A string result, or "" when absent; old contracts return bytes32 for name/symbol. */
-export function decodeText(data: string | null): string {
+/** Whether decodeText or probeOk may need ethers for one of these results (the fast decoder declined it). */
+const needsEthers = (results: readonly (string | null)[]) => results.some((d) => !!d && d !== '0x' && decodeAbiString(d) === null);
+
+/** A string result, or "" when absent; old contracts return bytes32 for name/symbol. Call loadEthers first when needsEthers. */
+function decodeText(data: string | null): string {
   if (!data || data === '0x') return '';
   const fast = decodeAbiString(data);
   if (fast !== null) return fast;
   try {
-    return String(coder.decode(['string'], data)[0]);
+    return String(ethers!.AbiCoder.defaultAbiCoder().decode(['string'], data)[0]);
   } catch {
     try {
-      return data.length === 66 ? decodeBytes32String(data) : '';
+      return data.length === 66 ? ethers!.decodeBytes32String(data) : '';
     } catch {
       return '';
     }
   }
+}
+
+/** Every result as decodeText reads it, loading ethers first when one of them needs it. */
+export async function decodeTexts(results: readonly (string | null)[]): Promise<string[]> {
+  if (needsEthers(results)) await loadEthers();
+  return results.map(decodeText);
 }
 
 /** uint256 as a decimal string, or null when the call is absent or reverted. */
@@ -115,8 +133,9 @@ export function decideStandard(byEvents: Standard, erc721: boolean | null, erc11
 
 function probeOk(probe: string | null): boolean {
   if (!probe || probe === '0x') return false;
+  if (decodeAbiString(probe) !== null) return true;
   try {
-    coder.decode(['string'], probe);
+    ethers!.AbiCoder.defaultAbiCoder().decode(['string'], probe);
     return true;
   } catch {
     return false;
@@ -145,6 +164,7 @@ export async function readContractMeta(
     { to: c.address, data: uriCall(c.probeId) },
   ]);
   const out = await chain.calls(reqs, block);
+  if (needsEthers(out)) await loadEthers();
   return contracts.map((c, i) => {
     const r = (k: number) => out[i * PER + k] ?? null;
     const standard = decideStandard(c.byEvents, answer165(r(5)), answer165(r(6)));
@@ -161,7 +181,7 @@ export async function readIdUris(chain: ChainReader, ids: readonly { address: st
     ids.map((t) => ({ to: t.address, data: uriCall(t.id) })),
     block,
   );
-  return out.map((d, i) => substituteId(decodeText(d), ids[i]!.id));
+  return (await decodeTexts(out)).map((text, i) => substituteId(text, ids[i]!.id));
 }
 
 /** The uri of each token or id, by its standard: tokenURI for ERC-721, uri(id) for ERC-1155. */
@@ -188,7 +208,7 @@ export async function readTokenUris(chain: ChainReader, tokens: readonly { addre
     tokens.map((t) => ({ to: t.address, data: tokenUriCall(t.id) })),
     block,
   );
-  return out.map((d) => decodeText(d));
+  return decodeTexts(out);
 }
 
 export async function readTotalSupplies(chain: ChainReader, addresses: readonly string[], block: number): Promise<(string | null)[]> {
