@@ -4,6 +4,8 @@ import { id as keccakText, Interface } from 'ethers';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { netMoves } from '../../src/service/indexer/indexer-apply.js';
+import { endsAgree } from '../../src/service/indexer/indexer-join.js';
+import type { PreparedRange } from '../../src/service/indexer/indexer-prepare.js';
 import { CONSECUTIVE_CAP, decodeTokenLogs, substituteId, TOPIC } from '../../src/service/indexer/indexer-events.js';
 import { progressLine, createProgress } from '../../src/service/indexer/indexer-progress.js';
 import { isRangeRefusal, nextSpan, type RangeOutcome } from '../../src/service/indexer/indexer-range.js';
@@ -195,6 +197,34 @@ describe('decodeTokenLogs: ERC-721 Transfer', () => {
     ]);
     expect(out[0]!.contract).toBe('0xabcdef0000000000000000000000000000000001');
     expect(netMoves(out)).toEqual([{ contract: out[0]!.contract, id: 7n, to: out[1]!.to, block: 5, logIndex: 2, sub: 0, minted: true }]);
+  });
+
+  it('keeps one (block, hash) entry per run of logs, and a log with another hash at a range end still fails the end check', () => {
+    const other = '0x' + 'c'.repeat(64);
+    const logs = [
+      ...Array.from({ length: 50 }, (_, i) => log([TRANSFER_TOPIC, t(0), t(1), t(i)], 5, i)),
+      ...Array.from({ length: 50 }, (_, i) => log([TRANSFER_TOPIC, t(0), t(1), t(100 + i)], 6, i)),
+    ];
+    const hash = '0x' + 'b'.repeat(64);
+    expect(decodeTokenLogs(logs).blocks).toEqual([
+      { block: 5, blockHash: hash },
+      { block: 6, blockHash: hash },
+    ]);
+    const headers = [
+      { number: 5, hash, parentHash: '0x' + 'a'.repeat(64) },
+      { number: 6, hash, parentHash: hash },
+    ];
+    const part = (blocks: { block: number; blockHash: string }[]) => ({ range: { from: 5, to: 6, blocks } as PreparedRange, headers });
+    expect(endsAgree(part(decodeTokenLogs(logs).blocks))).toBe(true);
+    // One log of block 6 from another version of the block, in the middle of the run.
+    const moved = logs.map((l, i) => (i === 70 ? { ...l, blockHash: other } : l));
+    expect(decodeTokenLogs(moved).blocks).toEqual([
+      { block: 5, blockHash: hash },
+      { block: 6, blockHash: hash },
+      { block: 6, blockHash: other },
+      { block: 6, blockHash: hash },
+    ]);
+    expect(endsAgree(part(decodeTokenLogs(moved).blocks))).toBe(false);
   });
 
   it('decodes the same whatever the order and letter case the node answers in (fast-check)', () => {

@@ -82,7 +82,10 @@ export interface DecodedLogs {
   truncated: Truncation[];
   /** The standard of the first event each contract emitted in the range (ERC-4906 and URI say nothing). */
   firstKind: Map<string, Standard>;
-  /** Block and hash of every decoded log, for the range-end consistency check. */
+  /**
+   * Block and hash of the decoded logs, for the range-end consistency check: one entry per run of logs with the same
+   * block and hash (a part's 10,000 logs of one block are one entry, not 10,000 to copy to the writer's thread).
+   */
   blocks: { block: number; blockHash: string }[];
 }
 
@@ -208,7 +211,8 @@ export function decodeTokenLogs(raw: readonly RawLog[], cap = CONSECUTIVE_CAP): 
       if (n !== 1 || a === null || b === null || b < a || b > MAX_UINT) continue;
       out.metadataUpdates.push({ contract, fromId: a, toId: b });
     } else continue;
-    out.blocks.push({ block, blockHash });
+    const last = out.blocks.at(-1);
+    if (last?.block !== block || last.blockHash !== blockHash) out.blocks.push({ block, blockHash });
   }
   return out;
 }
