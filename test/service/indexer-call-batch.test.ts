@@ -1,12 +1,13 @@
 // The indexer's packed eth_calls and fast string decoding give exactly the answers of the slow paths they replace:
 // ethers' ABI decoder for strings, and one plain eth_call per request on a real anvil.
 import { spawnSync } from 'node:child_process';
-import { AbiCoder, Interface } from 'ethers';
+import { AbiCoder, ContractFactory, Interface, JsonRpcProvider, NonceManager, Wallet, type InterfaceAbi } from 'ethers';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDevchain, type Devchain } from '../../src/devchain/index.js';
 import { chunkCalls, decodeCallBatch, encodeCallBatch, type CallRequest } from '../../src/service/indexer/indexer-call-batch.js';
-import { decodeAbiString } from '../../src/service/indexer/indexer-metadata.js';
+import { decodeAbiString, readContractMeta } from '../../src/service/indexer/indexer-metadata.js';
+import { compileSolidity } from '../../scripts/solc-compile.js';
 import { createChainReader, type ChainReader } from '../../src/service/indexer/indexer-rpc.js';
 
 const coder = AbiCoder.defaultAbiCoder();
@@ -107,6 +108,25 @@ describe('packed eth_calls on anvil', () => {
     expect(plain.filter((p) => p === null).length).toBeGreaterThan(5);
     expect(plain.filter((p) => p !== null && p.length > 2).length).toBeGreaterThan(20);
     expect(plain).toContain('0x');
+  });
+
+  it('reads the metadata of a contract whose name and symbol are bytes32 (old tokens), which only ethers decodes', async () => {
+    const source = `// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.20;
+contract OldToken {
+  bytes32 public name = "Maker";
+  bytes32 public symbol = "MKR";
+  function tokenURI(uint256) external pure returns (string memory) { return "ipfs://old"; }
+}`;
+    const art = compileSolidity({ 'O.sol': source }, { optimizer: { enabled: true, runs: 200 }, evmVersion: 'paris' }).contracts['O.sol']!.OldToken!;
+    const provider = new JsonRpcProvider(chain.nodeUrl, undefined, { staticNetwork: true });
+    const deployer = new NonceManager(new Wallet(chain.accounts[9]!.privateKey, provider));
+    const token = await new ContractFactory(art.abi as InterfaceAbi, art.bytecode, deployer).deploy();
+    await token.waitForDeployment();
+    const block = await reader.blockNumber();
+    const [meta] = await readContractMeta(reader, [{ address: (await token.getAddress()).toLowerCase(), probeId: 1n, byEvents: 'ERC721' }], block);
+    expect(meta).toEqual({ name: 'Maker', symbol: 'MKR', totalSupply: null, hasUri: true, standard: 'ERC721' });
+    provider.destroy();
   });
 
   it('gets a CallBatch answer from the node itself (no fallback), with the node\'s error message kept short', async () => {

@@ -42,6 +42,11 @@ let ethers: Ethers | null = null;
 async function loadEthers(): Promise<void> {
   ethers ??= await import('ethers');
 }
+/** ethers for the slow decoders; a caller that skipped loadEthers is a bug, not an empty string. */
+function loadedEthers(): Ethers {
+  if (!ethers) throw new Error('indexer-metadata: ethers is needed to decode this answer and was not loaded first');
+  return ethers;
+}
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -71,7 +76,7 @@ export function decodeAbiString(data: string): string | null {
   }
 }
 
-/** Whether decodeText or probeOk may need ethers for one of these results (the fast decoder declined it). */
+/** Whether decodeText or probeOk may need ethers for one of these string results (the fast decoder declined it). */
 const needsEthers = (results: readonly (string | null)[]) => results.some((d) => !!d && d !== '0x' && decodeAbiString(d) === null);
 
 /** A string result, or "" when absent; old contracts return bytes32 for name/symbol. Call loadEthers first when needsEthers. */
@@ -79,11 +84,12 @@ function decodeText(data: string | null): string {
   if (!data || data === '0x') return '';
   const fast = decodeAbiString(data);
   if (fast !== null) return fast;
+  const { AbiCoder, decodeBytes32String } = loadedEthers();
   try {
-    return String(ethers!.AbiCoder.defaultAbiCoder().decode(['string'], data)[0]);
+    return String(AbiCoder.defaultAbiCoder().decode(['string'], data)[0]);
   } catch {
     try {
-      return data.length === 66 ? ethers!.decodeBytes32String(data) : '';
+      return data.length === 66 ? decodeBytes32String(data) : '';
     } catch {
       return '';
     }
@@ -134,8 +140,9 @@ export function decideStandard(byEvents: Standard, erc721: boolean | null, erc11
 function probeOk(probe: string | null): boolean {
   if (!probe || probe === '0x') return false;
   if (decodeAbiString(probe) !== null) return true;
+  const { AbiCoder } = loadedEthers();
   try {
-    ethers!.AbiCoder.defaultAbiCoder().decode(['string'], probe);
+    AbiCoder.defaultAbiCoder().decode(['string'], probe);
     return true;
   } catch {
     return false;
@@ -164,7 +171,8 @@ export async function readContractMeta(
     { to: c.address, data: uriCall(c.probeId) },
   ]);
   const out = await chain.calls(reqs, block);
-  if (needsEthers(out)) await loadEthers();
+  // Only the string answers (name, symbol, the tokenURI and uri probes) may need ethers; the others are words.
+  if (needsEthers(contracts.flatMap((_, i) => [0, 1, 4, 8].map((k) => out[i * PER + k] ?? null)))) await loadEthers();
   return contracts.map((c, i) => {
     const r = (k: number) => out[i * PER + k] ?? null;
     const standard = decideStandard(c.byEvents, answer165(r(5)), answer165(r(6)));
