@@ -76,14 +76,11 @@ export function decodeAbiString(data: string): string | null {
   }
 }
 
-/** Whether decodeText or probeOk may need ethers for one of these string results (the fast decoder declined it). */
-const needsEthers = (results: readonly (string | null)[]) => results.some((d) => !!d && d !== '0x' && decodeAbiString(d) === null);
+/** Whether probeOk needs ethers for one of these probe answers (the fast decoder declined it). */
+const needsEthers = (probes: readonly (string | null)[]) => probes.some((d) => !!d && d !== '0x' && decodeAbiString(d) === null);
 
-/** A string result, or "" when absent; old contracts return bytes32 for name/symbol. Call loadEthers first when needsEthers. */
-function decodeText(data: string | null): string {
-  if (!data || data === '0x') return '';
-  const fast = decodeAbiString(data);
-  if (fast !== null) return fast;
+/** A string answer the fast decoder declined: ethers' ABI decoder, else bytes32 (old tokens' name/symbol), else "". */
+function slowText(data: string): string {
   const { AbiCoder, decodeBytes32String } = loadedEthers();
   try {
     return String(AbiCoder.defaultAbiCoder().decode(['string'], data)[0]);
@@ -96,10 +93,14 @@ function decodeText(data: string | null): string {
   }
 }
 
-/** Every result as decodeText reads it, loading ethers first when one of them needs it. */
+/**
+ * String answers as text, "" when absent: each decoded once by hand, ethers loaded only when one of them needs it
+ * (a catch-up decodes 100,000s of tokenURIs here).
+ */
 export async function decodeTexts(results: readonly (string | null)[]): Promise<string[]> {
-  if (needsEthers(results)) await loadEthers();
-  return results.map(decodeText);
+  const fast = results.map((d) => (!d || d === '0x' ? '' : decodeAbiString(d)));
+  if (fast.includes(null)) await loadEthers();
+  return fast.map((text, i) => text ?? slowText(results[i]!));
 }
 
 /** uint256 as a decimal string, or null when the call is absent or reverted. */
@@ -171,14 +172,14 @@ export async function readContractMeta(
     { to: c.address, data: uriCall(c.probeId) },
   ]);
   const out = await chain.calls(reqs, block);
-  // Only the string answers (name, symbol, the tokenURI and uri probes) may need ethers; the others are words.
-  if (needsEthers(contracts.flatMap((_, i) => [0, 1, 4, 8].map((k) => out[i * PER + k] ?? null)))) await loadEthers();
+  const r = (i: number, k: number) => out[i * PER + k] ?? null;
+  const names = await decodeTexts(contracts.flatMap((_, i) => [r(i, 0), r(i, 1)]));
+  if (needsEthers(contracts.flatMap((_, i) => [r(i, 4), r(i, 8)]))) await loadEthers();
   return contracts.map((c, i) => {
-    const r = (k: number) => out[i * PER + k] ?? null;
-    const standard = decideStandard(c.byEvents, answer165(r(5)), answer165(r(6)));
-    const common = { name: decodeText(r(0)), symbol: decodeText(r(1)), standard };
-    if (standard === 'ERC1155') return { ...common, totalSupply: '0', hasUri: decodeBool(r(7)) || probeOk(r(8)) };
-    return { ...common, totalSupply: decodeUint(r(2)), hasUri: decodeBool(r(3)) || probeOk(r(4)) };
+    const standard = decideStandard(c.byEvents, answer165(r(i, 5)), answer165(r(i, 6)));
+    const common = { name: names[2 * i]!, symbol: names[2 * i + 1]!, standard };
+    if (standard === 'ERC1155') return { ...common, totalSupply: '0', hasUri: decodeBool(r(i, 7)) || probeOk(r(i, 8)) };
+    return { ...common, totalSupply: decodeUint(r(i, 2)), hasUri: decodeBool(r(i, 3)) || probeOk(r(i, 4)) };
   });
 }
 
