@@ -217,7 +217,7 @@ try {
   const uri = await measureUriReads(anvil.url, (await c.getAddress()).toLowerCase(), N, midBlock);
   console.log(`${'baseline: tokenURI eth_calls alone'.padEnd(44)} plain batches ${Math.round(uri.plain)}/s, packed (indexer) ${Math.round(uri.packed)}/s: ratio ${(uri.packed / uri.plain).toFixed(2)}`);
   // Ranges of the size the indexer writes at once while catching up (parts read ahead are joined up to JOIN_MOVES).
-  const write = measureWritePath(N, OWNERS, JOIN_MOVES);
+  const write = await measureWritePath(N, OWNERS, JOIN_MOVES);
   console.log(`${'baseline: index writes alone, no node'.padEnd(44)} mints ${Math.round(write.mints)}/s, transfers ${Math.round(write.moves)}/s`);
   console.log(`ratio indexer/raw log read: mints ${(mintRate / raw).toFixed(2)}, transfers ${(moveRate / raw).toFixed(2)} (target >= 0.5)`);
   // The writer alone (no node, nothing else on the box's cores) against the bare read: no overlap can beat this.

@@ -1,36 +1,37 @@
 // The indexer's write path alone (decoded ranges into a file database, no node): the ceiling the node reads sit under.
+// Ranges go through the indexer's own store, told that more follow as a catch-up does (WAL checkpoints held alike).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase } from '../../dist/lib/sqlite.js';
-import { migrateIndex } from '../../dist/service/indexer/indexer-schema.js';
-import { applyBatch } from '../../dist/service/indexer/indexer-apply.js';
-import { createIndexWriter } from '../../dist/service/listing/listing-writer.js';
+import { sqliteIndexStore } from '../../dist/service/indexer/indexer-store.js';
 
 const ZERO = '0x' + '0'.repeat(40);
 const CONTRACT = '0x' + 'c'.repeat(40);
 const owner = (i) => '0x' + (0x100000 + i).toString(16).padStart(40, '0');
 
 /** Same shape as the chain benchmark: `n` mints then `n` transfers over `owners` owners, `perRange` per range. */
-export function measureWritePath(n, owners, perRange) {
+export async function measureWritePath(n, owners, perRange) {
   const dir = mkdtempSync(join(tmpdir(), 'txdesk-bench-write-'));
   const db = openDatabase(join(dir, 'index.db'));
   try {
-    migrateIndex(db);
-    const w = createIndexWriter(db);
+    const store = sqliteIndexStore(db);
     const meta = new Map([[CONTRACT, { name: 'Bench', symbol: 'BEN', totalSupply: null, hasUri: true, standard: 'ERC721' }]]);
-    const run = (firstBlock, make) => {
+    let tip = 0;
+    const run = async (firstBlock, make) => {
       const t = performance.now();
       for (let start = 0, b = firstBlock; start < n; start += perRange, b++) {
         const logs = [];
         for (let i = start; i < Math.min(n, start + perRange); i++) logs.push({ block: b, logIndex: i - start, blockHash: '0x', contract: CONTRACT, id: BigInt(i), ...make(i) });
         const uris = new Map(logs.map((l) => [`${CONTRACT}:${l.id}`, 'ipfs://bench']));
-        applyBatch(db, w, { from: b, to: b, headers: [], logs, newContracts: b === 1 ? meta : new Map(), uris, supplies: new Map() });
+        await store.apply({ from: b, to: b, headers: [], logs, newContracts: b === 1 ? meta : new Map(), uris, supplies: new Map() }, tip);
+        tip = b;
+        store.catchingUp(start + perRange < n);
       }
       return n / ((performance.now() - t) / 1000);
     };
-    const mints = run(1, (i) => ({ from: ZERO, to: owner(i % owners) }));
-    const moves = run(1_000_000, (i) => ({ from: owner(i % owners), to: owner((i + 7) % owners) }));
+    const mints = await run(1, (i) => ({ from: ZERO, to: owner(i % owners) }));
+    const moves = await run(1_000_000, (i) => ({ from: owner(i % owners), to: owner((i + 7) % owners) }));
     return { mints, moves };
   } finally {
     db.close();

@@ -1,5 +1,6 @@
 // POSTs a JSON body over kept-alive node:http(s) connections. The chain watcher sends its receipt batches this way
 // (fetch() spent about 0.8 ms more CPU per 100-receipt batch, on the cores the node needs), and the indexer its reads.
+import { isAscii } from 'node:buffer';
 import http from 'node:http';
 import https from 'node:https';
 
@@ -34,12 +35,20 @@ export function postText(url: URL, body: string, signal: AbortSignal): Promise<P
         const parts: Buffer[] = [];
         res.on('data', (c: Buffer) => parts.push(c));
         res.on('error', reject);
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(parts).toString('utf8') }));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: bodyText(Buffer.concat(parts)) }));
       },
     );
     req.on('error', reject);
     req.end(body);
   });
+}
+
+/**
+ * The body as text. A node's answers are ASCII (hex and numbers): read as latin1 they become the same string without
+ * UTF-8 decoding, 1.4 ms instead of 19 ms for a 6 MB eth_getLogs answer here. Anything else is decoded as UTF-8.
+ */
+export function bodyText(body: Buffer): string {
+  return isAscii(body) ? body.toString('latin1') : body.toString('utf8');
 }
 
 /** Resolves with the parsed answer; rejects on a non-2xx status, a body that is not JSON, an abort or a lost socket. */

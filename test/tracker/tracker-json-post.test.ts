@@ -3,7 +3,7 @@
 // abort) a rejection with a sentence, never a hang.
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { postJson } from '../../src/lib/json-post.js';
+import { bodyText, postJson } from '../../src/lib/json-post.js';
 
 let server: Server;
 let url: URL;
@@ -19,6 +19,13 @@ beforeAll(async () => {
       if (mode === 'busy') return void ((res.statusCode = 503), res.end('busy'));
       if (mode === 'html') return res.end('<html>proxy error</html>');
       if (mode === 'drop') return req.socket.destroy();
+      if (mode === 'utf8') {
+        // A revert reason in UTF-8, its multi-byte characters cut across two writes.
+        const bytes = Buffer.from(JSON.stringify({ error: { message: 'execution reverted: prix trop élevé ✓' } }));
+        const cut = bytes.indexOf(0xc3) + 1;
+        res.write(bytes.subarray(0, cut));
+        return setTimeout(() => res.end(bytes.subarray(cut)), 20);
+      }
       // 'silent': never answers
     });
   });
@@ -51,4 +58,13 @@ it('rejects an error status, a body that is not JSON, a dropped socket and an ab
   await expect(post('silent', AbortSignal.timeout(100))).rejects.toThrow();
   // The connection pool is still usable afterwards.
   expect(await post('echo')).toEqual({ got: JSON.stringify({ mode: 'echo' }).length });
+});
+
+it('decodes UTF-8 answers, even split inside a character, and reads ASCII ones unchanged', async () => {
+  expect(await post('utf8')).toEqual({ error: { message: 'execution reverted: prix trop élevé ✓' } });
+  const ascii = JSON.stringify({ result: [{ data: '0x' + 'ab'.repeat(100), removed: false }] });
+  expect(bodyText(Buffer.from(ascii))).toBe(ascii);
+  expect(bodyText(Buffer.from('{"m":"é"}'))).toBe('{"m":"é"}');
+  // Not latin1: the same bytes read as latin1 would give two characters.
+  expect(Buffer.from('{"m":"é"}').toString('latin1')).not.toBe('{"m":"é"}');
 });

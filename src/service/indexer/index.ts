@@ -339,6 +339,7 @@ export function startIndexer(opts: IndexerOptions): Indexer {
     tip = range.to;
     if (missing.length > 0) pendingUris.push({ missing, block: tip });
     if (range.truncated.length > 0) truncatedStale = true;
+    store.catchingUp?.(tip < target);
     for (const t of range.truncated) {
       log.warn(
         `ConsecutiveTransfer of ${t.contract} in block ${t.block} names tokens ${t.fromId}..${t.toId}; indexed the first ${t.indexed} (the cap per event)`,
@@ -441,6 +442,11 @@ export function startIndexer(opts: IndexerOptions): Indexer {
       chain.destroy();
       await reader?.stop();
       await loop;
+      try {
+        store.catchingUp?.(false);
+      } catch (e) {
+        log.warn(`index checkpoint after stopping failed: ${(e as Error).message}`);
+      }
       progress.done();
       for (const w of waiters.splice(0)) w.reject(new Error('The indexer stopped before it caught up.'));
     },

@@ -1,7 +1,7 @@
 // Where the indexer keeps the index: the operations its loop needs, on SQLite (here, synchronous underneath) or on
 // PostgreSQL (indexer-store-pg.ts). Both apply ranges and rollbacks through the same functions (indexer-apply.ts,
 // indexer-reorg.ts) and the listing's IndexWriter.
-import type { Db } from '../../lib/sqlite.js';
+import { deferCheckpoints, type Db } from '../../lib/sqlite.js';
 import { bumpGeneration, createIndexWriter, tokenKeys, type IndexWriter } from '../listing/listing-writer.js';
 import { applyBatch, applyUris, metadataTargets, type Batch, type MissingUri } from './indexer-apply.js';
 import type { MetadataUpdate } from './indexer-events.js';
@@ -39,9 +39,23 @@ export interface IndexStore {
   truncated(): Promise<{ count: number; latest: TruncatedRow[] }>;
   /** Keeps every checkpoint of the last 10,000 blocks below `tip` and the newest one below them. */
   pruneCheckpoints(tip: number): Promise<void>;
+  /**
+   * Told after each write (once its outcome is recorded) whether more ranges follow at once, and `false` when the
+   * indexer stops. A store may batch housekeeping over a catch-up (SQLite: WAL checkpoints, CHECKPOINT_EVERY_MOVES).
+   */
+  catchingUp?(behind: boolean): void;
 }
 
-export function sqliteIndexStore(db: Db, bucketSize?: number): IndexStore {
+/**
+ * Moves written between WAL checkpoints while catching up. SQLite otherwise checkpoints after nearly every range (each
+ * 10,000-move range writes ~4,000 pages, the threshold is 1,000): it copies the range's pages into the database file
+ * and syncs it, 20-110 ms per range here, and a page dirtied by several ranges is copied once per range. Held over
+ * 50,000 moves the WAL grows to about 80 MB before one checkpoint copies each page once.
+ */
+export const CHECKPOINT_EVERY_MOVES = 50_000;
+
+/** `checkpointEveryMoves`: see CHECKPOINT_EVERY_MOVES (tests use a few). */
+export function sqliteIndexStore(db: Db, bucketSize?: number, checkpointEveryMoves = CHECKPOINT_EVERY_MOVES): IndexStore {
   migrateIndex(db);
   let writer: IndexWriter = createIndexWriter(db, bucketSize);
   // After a failed transaction cached rows may name rows that no longer exist: start over with a fresh writer.
@@ -57,6 +71,16 @@ export function sqliteIndexStore(db: Db, bucketSize?: number): IndexStore {
   const truncatedCount = db.prepare('SELECT count(*) FROM idx_truncated').pluck();
   const truncatedLatest = db.prepare('SELECT block, contract, from_id, to_id, indexed FROM idx_truncated ORDER BY block DESC, log_index DESC LIMIT 5');
   const prune = db.prepare('DELETE FROM idx_blocks WHERE number < (SELECT max(number) FROM idx_blocks WHERE number < ?)');
+  // Checkpoints held while catching up, and the moves written since they were.
+  let held: (() => void) | null = null;
+  let movesHeld = 0;
+  const releaseCheckpoints = () => {
+    const release = held;
+    held = null;
+    // The owed checkpoint runs here, after the write committed: if it fails (a full disk) the writes stay in the WAL
+    // and the error reaches the indexer's loop as a failed step, which goes on from the committed tip.
+    release?.();
+  };
   return {
     readerFile: db.name,
     lookups: {
@@ -69,7 +93,11 @@ export function sqliteIndexStore(db: Db, bucketSize?: number): IndexStore {
     },
     storedHash: async (block) => storedHash(db, block),
     checkpointsBelow: async (below, limit) => checkpointsBelow(db, below, limit),
-    apply: async (batch) => guarded(() => applyBatch(db, writer, batch)),
+    async apply(batch) {
+      const missing = guarded(() => applyBatch(db, writer, batch));
+      movesHeld += batch.logs.length;
+      return missing;
+    },
     async rollback(ancestor) {
       try {
         return rollbackTo(db, writer, ancestor);
@@ -95,6 +123,13 @@ export function sqliteIndexStore(db: Db, bucketSize?: number): IndexStore {
     },
     async pruneCheckpoints(tip) {
       prune.run(tip - 10_000);
+    },
+    catchingUp(behind) {
+      if (!behind || movesHeld >= checkpointEveryMoves) releaseCheckpoints();
+      if (behind && !held) {
+        held = deferCheckpoints(db);
+        movesHeld = 0;
+      }
     },
   };
 }
