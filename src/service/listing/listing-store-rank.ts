@@ -4,9 +4,9 @@
 // (owner, contract) pair's tokens by transfer) is an index range of idx_tokens. idx_rank partitions every list into
 // buckets of `lo` key and entry count; the first bucket starts at the empty key. Rank r is found from the bucket
 // prefix sums (binary search over a cached copy, or a running sum in SQL from the nearer end) and then by stepping at
-// most one bucket (< 2*bucketSize entries) inside the index. Changes are applied per list and per batch: counts move,
-// then buckets above 2*bucketSize are cut at keys read from the index and buckets below bucketSize/4 fold into a
-// neighbour.
+// most one bucket (< 2*bucketSize entries) inside the index. Changes move counts in the writer's copy as they come;
+// once per batch, buckets above 2*bucketSize are cut at keys read from the index, buckets below bucketSize/4 fold
+// into a neighbour, and each changed count is written once.
 import type { Statement } from 'better-sqlite3';
 import type { Db } from '../../lib/sqlite.js';
 import { LIST, listId, type ListCode } from './listing-store-keys.js';
@@ -48,20 +48,18 @@ function listSql(code: ListCode): { nth: string } {
   };
 }
 
-export interface RankOp {
-  key: Buffer;
-  /** +1 when the key joined the list, -1 when it left. */
-  delta: 1 | -1;
-}
-
 export interface RankLists {
   /**
-   * Applies every change of one list at once. Call it after the token rows hold their final keys: counts move first,
-   * then buckets that grew past 2x bucketSize are cut at keys read from the index and tiny ones fold into a neighbour.
+   * Moves one entry into (+1) or out of (-1) a list: the count of the bucket its key falls in moves in the writer's
+   * copy of the list's buckets (read once). Nothing is written until settle().
    */
-  apply(code: ListCode, scopeId: number, ops: readonly RankOp[]): void;
-  /** Writes the bucket counts `apply` held back, once per bucket. Call before the transaction ends. */
-  commit(): void;
+  add(code: ListCode, scopeId: number, key: Buffer, delta: 1 | -1): void;
+  /**
+   * Writes what add() moved, once per bucket: buckets that grew past 2x bucketSize are cut at keys read from the
+   * index, tiny ones fold into a neighbour. Call after the token rows hold their final keys and before the
+   * transaction ends.
+   */
+  settle(): void;
   /** Key at ascending rank `rank` (0-based) of a list holding `total` entries; null past the end. */
   keyAt(code: ListCode, scopeId: number, rank: number, total: number): Buffer | null;
   /** Sum of bucket counts; tests compare it with the real size of the list. */
@@ -93,7 +91,8 @@ export function createRankLists(db: Db, bucketSize = DEFAULT_BUCKET_SIZE): RankL
   const nth = new Map<ListCode, Statement<unknown[]>>();
   for (const code of Object.values(LIST)) nth.set(code, db.prepare(listSql(code).nth).pluck());
 
-  type Bucket = { lo: Buffer; cnt: number };
+  // `was`: the count before the first add() since the last settle() (null: untouched); `list`: the list it belongs to.
+  type Bucket = { lo: Buffer; cnt: number; was: number | null; list: number };
   const EMPTY = Buffer.alloc(0);
   const hex = (b: Buffer) => b.toString('hex');
 
@@ -106,7 +105,10 @@ export function createRankLists(db: Db, bucketSize = DEFAULT_BUCKET_SIZE): RankL
   // rollback, and a list is read again after its buckets were folded or cut in SQL.
   const known = new Map<number, Bucket[]>();
   const KNOWN_MAX = 200_000;
-  // Counts moved by apply() and not yet written: bucket -> its list.
+  // Buckets add() moved since the last settle(), each once. Counts are moved as entries come and go, not collected
+  // as operations first: a 10,000-transfer range makes ~120,000 moves, and objects for them cost more than the moves.
+  const touched: Bucket[] = [];
+  // Counts moved and not yet written: bucket -> its list.
   const held = new Map<Bucket, number>();
   function commit(): void {
     for (const [b, list] of held) stmts.upsert.run(list, b.lo, b.cnt);
@@ -117,41 +119,59 @@ export function createRankLists(db: Db, bucketSize = DEFAULT_BUCKET_SIZE): RankL
     let rows = known.get(list);
     if (!rows) {
       rows = stmts.buckets.all(list) as Bucket[];
-      if (known.size >= KNOWN_MAX) known.clear();
+      for (const r of rows) {
+        r.was = null;
+        r.list = list;
+      }
       known.set(list, rows);
     }
     return rows;
   }
 
-  /**
-   * Moves counts in the writer's copy of the list's buckets (read once per list, one bucket for most owners).
-   * Returns the buckets whose counts changed; their new counts are written by commit().
-   */
-  function addDeltas(list: number, ops: readonly RankOp[]): Bucket[] {
+  function add(code: ListCode, scopeId: number, key: Buffer, delta: 1 | -1): void {
+    const list = listId(code, scopeId);
     const rows = bucketsOf(list);
     // An empty list: its first bucket starts at the empty key.
-    if (rows.length === 0) rows.push({ lo: EMPTY, cnt: 0 });
-    const before = rows.length === 1 ? null : rows.map((r) => r.cnt);
-    const start = rows[0]!.cnt;
-    for (const op of ops) {
-      // Last bucket whose lo <= key.
-      let lo = 0;
-      let hi = rows.length - 1;
-      while (lo < hi) {
-        const mid = (lo + hi + 1) >> 1;
-        if (Buffer.compare(rows[mid]!.lo, op.key) <= 0) lo = mid;
-        else hi = mid - 1;
-      }
-      rows[lo]!.cnt += op.delta;
+    if (rows.length === 0) rows.push({ lo: EMPTY, cnt: 0, was: null, list });
+    // Last bucket whose lo <= key.
+    let lo = 0;
+    let hi = rows.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (Buffer.compare(rows[mid]!.lo, key) <= 0) lo = mid;
+      else hi = mid - 1;
     }
-    const touched = before === null ? (rows[0]!.cnt !== start ? [rows[0]!] : []) : rows.filter((r, i) => r.cnt !== before[i]);
-    for (const b of touched) held.set(b, list);
-    return touched;
+    const b = rows[lo]!;
+    if (b.was === null) {
+      b.was = b.cnt;
+      touched.push(b);
+    }
+    b.cnt += delta;
+  }
+
+  function settle(): void {
+    // Buckets whose count moved on balance, per list (an entry that left and came back moves nothing).
+    const changed = new Map<number, Bucket[]>();
+    for (const b of touched) {
+      if (b.cnt !== b.was) {
+        held.set(b, b.list);
+        const same = changed.get(b.list);
+        if (same) same.push(b);
+        else changed.set(b.list, [b]);
+      }
+      b.was = null;
+    }
+    touched.length = 0;
+    for (const [list, bs] of changed) normalize((list % 8) as ListCode, Math.floor(list / 8), list, bs);
+    commit();
+    // Only between ranges: a list forgotten while it holds unwritten counts would be read again without them.
+    if (known.size >= KNOWN_MAX) known.clear();
   }
 
   /** Folds tiny buckets into a neighbour, then cuts big ones into runs of bucketSize read from the final index. */
   function normalize(code: ListCode, scopeId: number, list: number, touched: readonly Bucket[]): void {
-    const big = new Map<string, Bucket>();
+    // Buckets to cut, by lo (their counts are read again from SQL before cutting).
+    const big = new Map<string, { lo: Buffer; cnt: number }>();
     for (const b of touched) if (b.cnt > split) big.set(hex(b.lo), b);
     // A list's only bucket stays however small it is; it goes only when empty.
     const alone = (known.get(list)?.length ?? 2) === 1;
@@ -200,13 +220,8 @@ export function createRankLists(db: Db, bucketSize = DEFAULT_BUCKET_SIZE): RankL
   }
 
   return {
-    apply(code, scopeId, ops) {
-      if (ops.length === 0) return;
-      const list = listId(code, scopeId);
-      normalize(code, scopeId, list, addDeltas(list, ops));
-    },
-
-    commit,
+    add,
+    settle,
 
     keyAt(code, scopeId, rank, total) {
       if (rank < 0 || rank >= total) return null;

@@ -1,8 +1,8 @@
 // Write side of the listing index: moves tokens between owners keeping rank buckets and counters exact. Caller owns the transaction.
 import type { Db } from '../../lib/sqlite.js';
-import { LIST, addressBytes, contractOrderKey, holdingIdKey, idOrderKey, listId, tokenIdKey, type ListCode } from './listing-store-keys.js';
+import { LIST, addressBytes, contractOrderKey, holdingIdKey, idOrderKey, tokenIdKey } from './listing-store-keys.js';
 import type { Standard } from '../../shared/listing.js';
-import { createRankLists, DEFAULT_BUCKET_SIZE, type RankLists, type RankOp } from './listing-store-rank.js';
+import { createRankLists, DEFAULT_BUCKET_SIZE, type RankLists } from './listing-store-rank.js';
 
 export interface ContractRow {
   id: number;
@@ -200,36 +200,36 @@ export function createIndexWriter(db: Db, bucketSize = DEFAULT_BUCKET_SIZE): Sql
     return contractsById.get(id) ?? cacheContract(s.contractById.get(id) as ContractRow | undefined);
   }
 
-  // Changes wait here until flush(): one bucket pass per list and one counter write per row, whatever the batch size.
-  const pendingRank = new Map<number, { code: ListCode; scope: number; ops: RankOp[] }>();
+  // Counters wait here until flush(): one write per row, whatever the batch size. Bucket counts move in the rank
+  // lists' copy and are written by its settle().
   const accountDelta = new Map<number, number>();
   const contractDelta = new Map<number, number>();
   const ocDelta = new Map<string, { owner: number; contract: ContractRow; n: number }>();
 
-  function rankOp(code: ListCode, scope: number, key: Buffer, delta: 1 | -1): void {
-    const id = listId(code, scope);
-    let p = pendingRank.get(id);
-    if (!p) pendingRank.set(id, (p = { code, scope, ops: [] }));
-    p.ops.push({ key, delta });
-  }
-
-  function move(t: TokenRow, owner: number, contract: ContractRow, delta: 1 | -1): void {
-    rankOp(LIST.OWNER_TR, owner, t.k_tr, delta);
-    rankOp(LIST.OWNER_ID, owner, t.k_id, delta);
-    rankOp(LIST.OWNER_CT, owner, t.k_ct, delta);
-    rankOp(LIST.CONTRACT_TR, t.contract_id, t.k_tr, delta);
-    rankOp(LIST.CONTRACT_ID, t.contract_id, t.k_cid, delta);
-    if (t.pair_id !== null) rankOp(LIST.PAIR_TR, t.pair_id, t.k_tr, delta);
+  /**
+   * Moves a token's entries in or out of its owner's lists (and the contract's). `stays`: the token stays owned, in
+   * the same contract (a transfer, or an ERC-1155 holding's newer acquisition), so its entry in the contract's list by
+   * id (key k_cid, unchanged) and the contract's count do not move at all.
+   */
+  function move(t: TokenRow, owner: number, contract: ContractRow, delta: 1 | -1, stays: boolean): void {
+    rank.add(LIST.OWNER_TR, owner, t.k_tr, delta);
+    rank.add(LIST.OWNER_ID, owner, t.k_id, delta);
+    rank.add(LIST.OWNER_CT, owner, t.k_ct, delta);
+    rank.add(LIST.CONTRACT_TR, t.contract_id, t.k_tr, delta);
+    if (!stays) {
+      rank.add(LIST.CONTRACT_ID, t.contract_id, t.k_cid, delta);
+      contractDelta.set(contract.id, (contractDelta.get(contract.id) ?? 0) + delta);
+    }
+    if (t.pair_id !== null) rank.add(LIST.PAIR_TR, t.pair_id, t.k_tr, delta);
     accountDelta.set(owner, (accountDelta.get(owner) ?? 0) + delta);
-    contractDelta.set(contract.id, (contractDelta.get(contract.id) ?? 0) + delta);
     const key = `${owner}:${contract.id}`;
     const oc = ocDelta.get(key) ?? { owner, contract, n: 0 };
     oc.n += delta;
     ocDelta.set(key, oc);
   }
 
-  const attach = (t: TokenRow, owner: number, contract: ContractRow) => move(t, owner, contract, 1);
-  const detach = (t: TokenRow, owner: number, contract: ContractRow) => move(t, owner, contract, -1);
+  const attach = (t: TokenRow, owner: number, contract: ContractRow, stays = false) => move(t, owner, contract, 1, stays);
+  const detach = (t: TokenRow, owner: number, contract: ContractRow, stays = false) => move(t, owner, contract, -1, stays);
 
   return {
     rank,
@@ -303,13 +303,14 @@ export function createIndexWriter(db: Db, bucketSize = DEFAULT_BUCKET_SIZE): Sql
     setOwner(t, ownerId, kTr) {
       const contract = contractById(t.contract_id);
       if (!contract) throw new Error(`token ${t.id} refers to unknown contract ${t.contract_id}`);
-      if (t.owner_id !== null) detach(t, t.owner_id, contract);
+      const stays = t.owner_id !== null && ownerId !== null;
+      if (t.owner_id !== null) detach(t, t.owner_id, contract, stays);
       const pair = ownerId === null ? null : pairId(ownerId, t.contract_id);
       s.tokenOwner.run(ownerId, pair, kTr, t.id);
       t.owner_id = ownerId;
       t.pair_id = pair;
       t.k_tr = kTr;
-      if (ownerId !== null) attach(t, ownerId, contract);
+      if (ownerId !== null) attach(t, ownerId, contract, stays);
     },
     setUri(tokenRowId, uri) {
       s.tokenUri.run(uri, tokenRowId);
@@ -347,9 +348,7 @@ export function createIndexWriter(db: Db, bucketSize = DEFAULT_BUCKET_SIZE): Sql
       return s.idsIn.all(contractId, lo, hi, limit) as Buffer[];
     },
     flush() {
-      for (const p of pendingRank.values()) rank.apply(p.code, p.scope, p.ops);
-      pendingRank.clear();
-      rank.commit();
+      rank.settle();
       for (const [id, d] of accountDelta) if (d) s.accountAdd.run(d, id);
       accountDelta.clear();
       for (const [id, d] of contractDelta) if (d) s.contractAdd.run(d, id);
