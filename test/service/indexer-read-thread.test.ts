@@ -74,6 +74,8 @@ describe('indexer with its reader thread (built code)', () => {
       await chain.send(beta, 'move', owners[0], 4);
       await indexer.caughtUp();
       expect(indexer.stats().reorgs).toBeGreaterThan(0);
+      // The ranges after the start went through the thread (the first ones may be read here while it boots).
+      expect(indexer.stats().threadReads).toBeGreaterThan(0);
       await expectMatchesChain(db);
     } finally {
       await indexer.stop();
@@ -113,17 +115,39 @@ describe('indexer with its reader thread (built code)', () => {
     db.close();
   });
 
+  it('a warmed thread says when it is ready, reads then, and is not ready once stopped', async () => {
+    const file = join(dir, 'warm.db');
+    const db = openDatabase(file);
+    built.migrateIndex(db);
+    const reader = builtThread.startReadThread(chain.url, file, silentLogger)!;
+    try {
+      expect(reader.ready).toBe(false);
+      reader.warm();
+      const until = Date.now() + 20_000;
+      while (!reader.ready && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+      expect(reader.ready).toBe(true);
+      const parts = await reader.read(1, 3, [], 50_000, 10_000);
+      expect((await parts[0]!.result).logs.length).toBeGreaterThan(0);
+    } finally {
+      await reader.stop();
+      db.close();
+    }
+    expect(reader.ready).toBe(false);
+  });
+
   it('a reader thread that cannot start fails its reads, and after three failures in a row is given up for the main thread', async () => {
     const warnings: string[] = [];
     const log = { ...silentLogger, warn: (m: string) => warnings.push(m) };
     // The worker's own connection needs the database file: a missing one kills the thread as it starts.
     const reader = builtThread.startReadThread(chain.url, join(dir, 'missing', 'none.db'), log);
     expect(reader).not.toBeNull();
+    expect(reader!.ready).toBe(false);
     for (let i = 0; i < 3; i++) {
       expect(reader!.usable).toBe(true);
       await expect(reader!.read(1, 2, [], 50_000, 10_000)).rejects.toThrow(/reader thread stopped/);
     }
     expect(reader!.usable).toBe(false);
+    expect(reader!.ready).toBe(false);
     expect(warnings.at(-1)).toMatch(/reading on the main thread from now on/);
     await reader!.stop();
   });

@@ -73,6 +73,8 @@ export interface IndexerStats {
   timing: { logsMs: number; metadataMs: number; waitMs: number; writeMs: number };
   /** Whether ranges are read in a worker thread (see IndexerOptions.readerThread). */
   readerThread: boolean;
+  /** Ranges read on the reader thread (the first ones of a start are read on the writer's while the thread boots). */
+  threadReads: number;
 }
 
 export interface Indexer {
@@ -119,6 +121,7 @@ export function startIndexer(opts: IndexerOptions): Indexer {
   const chain: ChainReader = createChainReader(opts.nodeUrl);
   const reader: RangeReader | null =
     opts.readerThread === false || store.readerFile === null ? null : startReadThread(opts.nodeUrl, store.readerFile, log);
+  reader?.warm();
   const progress = createProgress(opts.progressOut ?? process.stderr);
   // The committed tip is read before the first step and again after a failed write (resync).
   let tip = startBlock - 1;
@@ -144,7 +147,9 @@ export function startIndexer(opts: IndexerOptions): Indexer {
   let truncatedStale = true;
   // Ranges being read ahead, in order; each starts where the previous one ends.
   let ahead: Prepared[] = [];
-  const stats = { transfers: 0, reorgs: 0, firstRangeStart: null as number | null };
+  // Ranges being read on this thread although there is a reader thread (see prepare).
+  let readingHere = 0;
+  const stats = { transfers: 0, reorgs: 0, firstRangeStart: null as number | null, threadReads: 0 };
   const timing = { logsMs: 0, metadataMs: 0, waitMs: 0, writeMs: 0 };
 
   function settle(seq: number): void {
@@ -184,9 +189,18 @@ export function startIndexer(opts: IndexerOptions): Indexer {
   /** Starts reading a range; the promise never rejects unhandled (it is consumed later or dropped after a reorg). */
   function prepare(from: number, to: number): Prepared {
     stats.firstRangeStart ??= from;
-    const read = reader?.usable
-      ? reader.read(from, to, [...pendingSupply], cap, opts.partMoves ?? PART_MOVES)
-      : prepareRange(chain, store.lookups, from, to, new Set(pendingSupply), cap, opts.partMoves);
+    // On the reader thread; while it boots (150-250 ms after a start) one range at a time is read on this thread,
+    // idle until the first range is in. More would be read here only between writes: they wait for the thread.
+    const here = reader === null || !reader.usable || (!reader.ready && readingHere === 0);
+    const read = here
+      ? prepareRange(chain, store.lookups, from, to, new Set(pendingSupply), cap, opts.partMoves)
+      : reader.read(from, to, [...pendingSupply], cap, opts.partMoves ?? PART_MOVES);
+    if (!here) stats.threadReads++;
+    else if (reader !== null) {
+      readingHere++;
+      const done = () => void readingHere--;
+      read.then((ps) => Promise.allSettled(ps.map((p) => p.result))).then(done, done);
+    }
     const parts = read.then((ps) => ps.map(withHeaders));
     const prepared: Prepared = { from, to, parts };
     parts.then((ps) => (prepared.split = ps), () => {});
@@ -432,7 +446,7 @@ export function startIndexer(opts: IndexerOptions): Indexer {
     stats() {
       const rpc = new Map(chain.stats);
       for (const [method, n] of reader?.stats ?? []) rpc.set(method, (rpc.get(method) ?? 0) + n);
-      return { transfers: stats.transfers, rpc: Object.fromEntries(rpc), reorgs: stats.reorgs, firstRangeStart: stats.firstRangeStart, timing: { ...timing }, readerThread: reader?.usable ?? false };
+      return { transfers: stats.transfers, rpc: Object.fromEntries(rpc), reorgs: stats.reorgs, firstRangeStart: stats.firstRangeStart, timing: { ...timing }, readerThread: reader?.usable ?? false, threadReads: stats.threadReads };
     },
     async stop() {
       if (stopped) return;

@@ -25,8 +25,12 @@ export interface SentError {
   error?: { code: number; message: string };
 }
 
-/** What the worker answers: the parts of a read, then each part's reads in order, or why it failed. */
+/**
+ * What the worker says: that it is ready (once, when its modules are loaded), then per read the parts, each part's
+ * reads in order, or why it failed.
+ */
 export type ReadReply =
+  | { type: 'ready' }
   | { type: 'parts'; req: number; parts: { from: number; to: number }[] }
   | { type: 'part'; req: number; k: number; range: PreparedRange; rpc: [string, number][] }
   | { type: 'failed'; req: number; k: number | null; error: SentError };
@@ -50,6 +54,13 @@ export function receiveError(s: SentError): Error {
 export interface RangeReader {
   /** False once the worker failed WORKER_FAILURES times in a row without answering: read on the calling thread then. */
   readonly usable: boolean;
+  /**
+   * True once the current thread has loaded its modules and can start a read at once (~150-250 ms after it was
+   * started here): until then the writer reads on its own thread, which is idle at the start of a catch-up.
+   */
+  readonly ready: boolean;
+  /** Starts the thread now, so that it boots while the first range is read elsewhere. */
+  warm(): void;
   read(from: number, to: number, refreshSupply: readonly string[], cap: number, partMoves: number): Promise<PreparedPart[]>;
   /** JSON-RPC requests by method made by the worker (its latest count). */
   readonly stats: Map<string, number>;
@@ -78,6 +89,7 @@ export function startReadThread(nodeUrl: string, dbFile: string, log: Logger): R
   let seq = 0;
   let stopped = false;
   let failures = 0;
+  let ready = false;
 
   const failAll = (e: Error) => {
     for (const p of pending.values()) {
@@ -88,6 +100,10 @@ export function startReadThread(nodeUrl: string, dbFile: string, log: Logger): R
   };
 
   function onReply(m: ReadReply): void {
+    if (m.type === 'ready') {
+      ready = true;
+      return;
+    }
     failures = 0;
     const p = pending.get(m.req);
     if (!p) return;
@@ -123,7 +139,10 @@ export function startReadThread(nodeUrl: string, dbFile: string, log: Logger): R
       );
     });
     w.on('exit', () => {
-      if (worker === w) worker = null;
+      if (worker === w) {
+        worker = null;
+        ready = false;
+      }
       failAll(new Error('the indexer reader thread stopped'));
     });
     worker = w;
@@ -134,6 +153,17 @@ export function startReadThread(nodeUrl: string, dbFile: string, log: Logger): R
     stats,
     get usable() {
       return !stopped && failures < WORKER_FAILURES;
+    },
+    get ready() {
+      return ready && worker !== null;
+    },
+    warm() {
+      if (stopped || worker) return;
+      try {
+        ensureWorker();
+      } catch {
+        // A thread that cannot start fails the first read instead, which counts it (see read).
+      }
     },
     read(from, to, refreshSupply, cap, partMoves) {
       if (stopped) return Promise.reject(new Error('The indexer is stopped.'));

@@ -38,3 +38,6 @@ port.on('message', (r: ReadRequest) => {
     (e) => reply({ type: 'failed', req: r.req, k: null, error: sendError(e) }),
   );
 });
+
+// Modules loaded and the handler in place: reads sent now start at once.
+reply({ type: 'ready' });
