@@ -199,6 +199,35 @@ describe('decodeTokenLogs: ERC-721 Transfer', () => {
     expect(netMoves(out)).toEqual([{ contract: out[0]!.contract, id: 7n, to: out[1]!.to, block: 5, logIndex: 2, sub: 0, minted: true }]);
   });
 
+  it('netMoves: the last move of each token, in order of first move, minted if any move minted it (fast-check)', () => {
+    const ZERO = '0x' + '0'.repeat(40);
+    const who = (i: number) => (i === 0 ? ZERO : '0x' + String(i).padStart(40, '0'));
+    const move = fc.record({ c: fc.nat(2), id: fc.nat(4), from: fc.nat(3), to: fc.nat(3), multi: fc.boolean() });
+    fc.assert(
+      fc.property(fc.array(move, { maxLength: 40 }), (ms) => {
+        const logs: Parameters<typeof netMoves>[0] = ms.map((m, i) => ({
+          block: 1 + (i >> 3),
+          logIndex: i,
+          blockHash: '0x',
+          contract: '0xc' + String(m.c).padStart(39, '0'),
+          id: BigInt(m.id),
+          from: who(m.from),
+          to: who(m.to),
+          ...(m.multi ? { sub: 1, amount: 2n } : { sub: i % 3 }),
+        }));
+        // The model: one entry per "contract:id" string, replaced in place (Map order is first insertion).
+        const model = new Map<string, ReturnType<typeof netMoves>[number]>();
+        for (const l of logs) {
+          if (l.amount != null) continue;
+          const key = `${l.contract}:${l.id}`;
+          const minted = (model.get(key)?.minted ?? false) || l.from === ZERO;
+          model.set(key, { contract: l.contract, id: l.id, to: l.to, block: l.block, logIndex: l.logIndex, sub: l.sub ?? 0, minted });
+        }
+        expect(netMoves(logs)).toEqual([...model.values()]);
+      }),
+    );
+  });
+
   it('keeps one (block, hash) entry per run of logs, and a log with another hash at a range end still fails the end check', () => {
     const other = '0x' + 'c'.repeat(64);
     const logs = [

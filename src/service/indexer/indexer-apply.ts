@@ -32,22 +32,29 @@ export interface NetMove {
 }
 
 export function netMoves(logs: readonly TransferLog[]): NetMove[] {
-  const net = new Map<string, NetMove>();
+  // Each token's place in `out` (order of first move), by contract then by id: no "contract:id" string per log.
+  const at = new Map<string, Map<bigint, number>>();
+  const out: NetMove[] = [];
   for (const l of logs) {
     if (l.amount != null) continue;
-    const key = `${l.contract}:${l.id}`;
-    const prev = net.get(key);
-    net.set(key, {
+    let ofContract = at.get(l.contract);
+    if (!ofContract) at.set(l.contract, (ofContract = new Map()));
+    const i = ofContract.get(l.id);
+    const move: NetMove = {
       contract: l.contract,
       id: l.id,
       to: l.to,
       block: l.block,
       logIndex: l.logIndex,
       sub: l.sub ?? 0,
-      minted: (prev?.minted ?? false) || l.from === ZERO_ADDRESS,
-    });
+      minted: (i !== undefined && out[i]!.minted) || l.from === ZERO_ADDRESS,
+    };
+    if (i === undefined) {
+      ofContract.set(l.id, out.length);
+      out.push(move);
+    } else out[i] = move;
   }
-  return [...net.values()];
+  return out;
 }
 
 /** Order key of a move: a plain log keeps the 10-byte key, a position inside a multi-token log adds 4 bytes. */
@@ -219,7 +226,8 @@ export function applyBatchTo(sink: BatchSink, w: IndexWriter, b: Batch): Missing
       const keys = tokenKeys(c.addr, move.id);
       const kTr = moveKey(move);
       const owner = move.to === ZERO_ADDRESS ? null : w.accountId(move.to);
-      const uri = b.uris.get(`${move.contract}:${move.id}`);
+      // (No key is built when the range read no uri: a range of transfers of known tokens.)
+      const uri = b.uris.size > 0 ? b.uris.get(`${move.contract}:${move.id}`) : undefined;
       // A token minted here is almost never in the index yet: insert it without a lookup first.
       const created = move.minted ? w.createMinted(c, move.id, owner, kTr, uri ?? '', keys) : undefined;
       let row = created ?? w.token(c.id, keys.kId);

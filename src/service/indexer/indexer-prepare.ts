@@ -93,6 +93,9 @@ export async function prepareRange(
   const raw = await chain.transferLogs(from, to);
   const t1 = performance.now();
   const decoded = decodeTokenLogs(raw, cap);
+  // Only the count of the node's logs is kept: the parts' reads below must not hold the parsed answer (10,000 logs
+  // are ~150,000 objects) alive until the last part's metadata is in.
+  const rawLength = raw.length;
   await lookups.preload?.(decoded.moves);
 
   const probes = new Map<string, { probeId: bigint; byEvents: Standard }>();
@@ -155,7 +158,7 @@ export async function prepareRange(
       const part: PreparedRange = {
         from: cut.from,
         to: cut.to,
-        rawCount: k === 0 ? Math.max(raw.length, logs.length) : null,
+        rawCount: k === 0 ? Math.max(rawLength, logs.length) : null,
         logs: partLogs,
         blocks: cuts.length === 1 ? decoded.blocks : decoded.blocks.filter((b) => inPart(b.block)),
         newContracts: new Map([...newContracts].filter(([a]) => (firstPart.get(a) ?? 0) === k)),
