@@ -147,8 +147,8 @@ export function startIndexer(opts: IndexerOptions): Indexer {
   let truncatedStale = true;
   // Ranges being read ahead, in order; each starts where the previous one ends.
   let ahead: Prepared[] = [];
-  // Ranges being read on this thread although there is a reader thread (see prepare).
-  let readingHere = 0;
+  // Range reads under way on this thread and on the reader thread, while there is one (see prepare).
+  const reading = { here: 0, thread: 0 };
   const stats = { transfers: 0, reorgs: 0, firstRangeStart: null as number | null, threadReads: 0 };
   const timing = { logsMs: 0, metadataMs: 0, waitMs: 0, writeMs: 0 };
 
@@ -189,16 +189,18 @@ export function startIndexer(opts: IndexerOptions): Indexer {
   /** Starts reading a range; the promise never rejects unhandled (it is consumed later or dropped after a reorg). */
   function prepare(from: number, to: number): Prepared {
     stats.firstRangeStart ??= from;
-    // On the reader thread; while it boots (150-250 ms after a start) one range at a time is read on this thread,
-    // idle until the first range is in. More would be read here only between writes: they wait for the thread.
-    const here = reader === null || !reader.usable || (!reader.ready && readingHere === 0);
+    // On the reader thread. While it boots (150-250 ms after a start), a range is read on this thread, idle then,
+    // if no other read is under way on either: more would be read here only between writes, or compete with the
+    // thread's first read for the cores.
+    const here = reader === null || !reader.usable || (!reader.ready && reading.here === 0 && reading.thread === 0);
     const read = here
       ? prepareRange(chain, store.lookups, from, to, new Set(pendingSupply), cap, opts.partMoves)
       : reader.read(from, to, [...pendingSupply], cap, opts.partMoves ?? PART_MOVES);
     if (!here) stats.threadReads++;
-    else if (reader !== null) {
-      readingHere++;
-      const done = () => void readingHere--;
+    if (reader !== null) {
+      const where = here ? 'here' : 'thread';
+      reading[where]++;
+      const done = () => void reading[where]--;
       read.then((ps) => Promise.allSettled(ps.map((p) => p.result))).then(done, done);
     }
     const parts = read.then((ps) => ps.map(withHeaders));
