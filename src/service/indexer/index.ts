@@ -260,6 +260,8 @@ export function startIndexer(opts: IndexerOptions): Indexer {
           return 'busy';
         }
       }
+      // At the head: a hold left by a step that failed after its write is let go here at the latest.
+      store.catchingUp?.(false);
       settle(headSeq);
       return 'idle';
     }
@@ -355,7 +357,6 @@ export function startIndexer(opts: IndexerOptions): Indexer {
     tip = range.to;
     if (missing.length > 0) pendingUris.push({ missing, block: tip });
     if (range.truncated.length > 0) truncatedStale = true;
-    store.catchingUp?.(tip < target);
     for (const t of range.truncated) {
       log.warn(
         `ConsecutiveTransfer of ${t.contract} in block ${t.block} names tokens ${t.fromId}..${t.toId}; indexed the first ${t.indexed} (the cap per event)`,
@@ -366,6 +367,8 @@ export function startIndexer(opts: IndexerOptions): Indexer {
     await storePendingUris();
     if (++batches % 100 === 0) await store.pruneCheckpoints(tip);
     progress.update(tip, target, logs.length);
+    // Last: a checkpoint that fails here (the write is committed) fails only the rest of this step.
+    store.catchingUp?.(tip < target);
     if (tip >= target && headSeq === seq) {
       settle(seq);
       return 'idle';
