@@ -578,12 +578,18 @@ describe('faults', () => {
     expect(w.store.get(r.transactionHash)!.status).toBe('replaced');
   });
 
-  it('a confirmed nonce undone by a reorg deeper than the confirmations is reopened and its winner sent again', async () => {
+  /** A transaction confirmed at block 2 and swept at head 5: a reorg can now undo it deeper than the confirmations. */
+  async function confirmedAtBlock2(): Promise<TxRecord> {
     const r = await w.engine.generate();
     await w.engine.handleMessage(message('m1', 'confirmation', r.transactionHash, receipt(r.transactionHash, 2)));
     w.minedNonce = 1;
     w.head = 5;
     await w.engine.sweep({ force: true });
+    return r;
+  }
+
+  it('a confirmed nonce undone by a reorg deeper than the confirmations is reopened and replaced at once', async () => {
+    const r = await confirmedAtBlock2();
     expect(w.store.get(r.transactionHash)!.status).toBe('confirmation');
     // The chain went back past block 2: nonce 0 is unused again and the node has no receipt.
     w.minedNonce = 0;
@@ -591,10 +597,27 @@ describe('faults', () => {
     w.sent = [];
     const s = (await w.engine.sweep({ force: true }))!;
     expect(s.reorged).toBe(1);
-    expect(w.store.get(r.transactionHash)!.status).toBe('pending');
+    expect(w.store.history(r.transactionHash).find((e) => e.kind === 'reorged')!.summary).toMatch(/deeper than the 2 confirmations/);
+    // Its tracking ended at the confirmation (a tracker does not report a finished tracking pending again): the nonce
+    // goes on under a new hash, tracked from now, as after a receipt reorganised away.
+    const replacement = w.store.get(r.transactionHash)!.replacedBy!;
+    expect(replacement).not.toBeNull();
+    expect(w.store.get(replacement)).toMatchObject({ attempt: 1, nonce: r.nonce, replaces: r.transactionHash });
+    expect(w.sent).toEqual([w.store.rawOf(replacement)]);
+    expect(w.known.has(replacement)).toBe(true);
+  });
+
+  it('a deep reorg whose replacement the fee cap holds back sends the winner again as signed', async () => {
+    const r = await confirmedAtBlock2();
+    // No bump fits under the cap: the attempt's own fee is the cap.
+    w.policy = { ...w.policy, maxFeeWei: String(BigInt(w.store.get(r.transactionHash)!.gasPrice)) };
+    w.minedNonce = 0;
+    w.known.clear();
+    w.sent = [];
+    await w.engine.sweep({ force: true });
+    expect(w.store.get(r.transactionHash)).toMatchObject({ status: 'pending', replacedBy: null });
     expect(w.sent).toEqual([w.store.rawOf(r.transactionHash)]);
-    expect(kinds(r.transactionHash).slice(-2)).toEqual(['reorged', 'rebroadcast']);
-    expect(w.store.history(r.transactionHash).at(-2)!.summary).toMatch(/deeper than the 2 confirmations/);
+    expect(kinds(r.transactionHash)).toContain('rebroadcast');
   });
 
   it('the fee cap holds from the first attempt: nothing is signed above it', async () => {

@@ -7,6 +7,7 @@ import { applyTrackerMessage, withdrawReceipt } from '../domain/transitions.js';
 import type { TxBroadcasting } from './tx-engine-broadcast.js';
 import type { TxEngineContext } from './tx-engine-context.js';
 import type { TxReconciling } from './tx-engine-reconcile.js';
+import type { TxReplacing } from './tx-engine-replacement.js';
 
 export interface NonceCheckSummary {
   /** Transactions the node no longer knew, sent again exactly as signed. */
@@ -17,7 +18,12 @@ export interface NonceCheckSummary {
   settled: number;
 }
 
-export function createNonceCheck(ctx: TxEngineContext, sending: Pick<TxBroadcasting, 'broadcast' | 'track'>, reconciling: Pick<TxReconciling, 'reconcileNonce'>) {
+export function createNonceCheck(
+  ctx: TxEngineContext,
+  sending: Pick<TxBroadcasting, 'broadcast' | 'track'>,
+  reconciling: Pick<TxReconciling, 'reconcileNonce'>,
+  replacing: Pick<TxReplacing, 'replaceStuck'>,
+) {
   const { d } = ctx;
 
   /** Sends a transaction again exactly as signed and, once the node has it, tracks it again. */
@@ -95,8 +101,12 @@ export function createNonceCheck(ctx: TxEngineContext, sending: Pick<TxBroadcast
 
   /**
    * A confirmed nonce at or above the chain's mined count was undone by a reorganisation deeper than the
-   * confirmations: once the node is past the confirmed block and no longer has its receipt, the nonce is reopened
-   * and its winner sent again exactly as signed (it was valid, and later nonces wait for it).
+   * confirmations: once the node is past the confirmed block and no longer has its receipt, the nonce is reopened and
+   * replaced at once, as a receipt reorganised away is (tx-engine-reconcile.ts). Sending the winner again as signed
+   * is not enough on its own: its tracking ended at its confirmation and the tracker does not open a finished
+   * tracking again, so it would never be reported pending, and at a fee the market has left behind the nonce (and
+   * every later one) would wait for good. When the policy holds the replacement back (it is retried), the winner is
+   * sent again as signed.
    */
   async function reopenDeepReorgs(sender: string, latest: number, head: number): Promise<number> {
     let reopened = 0;
@@ -111,8 +121,9 @@ export function createNonceCheck(ctx: TxEngineContext, sending: Pick<TxBroadcast
         const changes = withdrawReceipt(winner, records.filter((r) => r !== winner), `deeper than the ${d.policy().confirmations} confirmations`, true);
         d.store.transaction(() => ctx.applyChanges(changes));
         ctx.emit(changes.map((c) => c.hash));
-        d.log.warn(`nonce ${nonce} of ${sender}: its confirmed block ${String(winner.data.blockNumber)} was reorganised away; sending ${short(winner.transactionHash)} again`);
-        await resendAsSigned(winner.transactionHash, 'its confirmed block was reorganised away');
+        d.log.warn(`nonce ${nonce} of ${sender}: its confirmed block ${String(winner.data.blockNumber)} was reorganised away; replacing ${short(winner.transactionHash)}`);
+        const why = 'its confirmed block was reorganised away';
+        if (!(await replacing.replaceStuck(sender, nonce, why))) await resendAsSigned(winner.transactionHash, why);
         return 1;
       });
     }

@@ -35,7 +35,7 @@ export function createTxEngine(d: TxEngineDeps) {
     handleMessage: createTrackerMessageHandler(ctx, replacing),
     recover: reconciling.recover,
     retrySkipped: retries.retrySkipped,
-    sweep: createSweep(ctx, retries, createNonceCheck(ctx, sending, reconciling)),
+    sweep: createSweep(ctx, retries, createNonceCheck(ctx, sending, reconciling, replacing)),
     /** Resolves when the work queued so far is done. */
     idle: () => ctx.serial(async () => {}),
     stop() {
