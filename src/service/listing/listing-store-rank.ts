@@ -108,10 +108,10 @@ export function createRankLists(db: Db, bucketSize = DEFAULT_BUCKET_SIZE): RankL
   // Buckets add() moved since the last settle(), each once. Counts are moved as entries come and go, not collected
   // as operations first: a 10,000-transfer range makes ~120,000 moves, and objects for them cost more than the moves.
   const touched: Bucket[] = [];
-  // Counts moved and not yet written: bucket -> its list.
-  const held = new Map<Bucket, number>();
+  // Buckets whose moved counts are not yet written (each knows its list).
+  const held = new Set<Bucket>();
   function commit(): void {
-    for (const [b, list] of held) stmts.upsert.run(list, b.lo, b.cnt);
+    for (const b of held) stmts.upsert.run(b.list, b.lo, b.cnt);
     held.clear();
   }
 
@@ -154,7 +154,7 @@ export function createRankLists(db: Db, bucketSize = DEFAULT_BUCKET_SIZE): RankL
     const changed = new Map<number, Bucket[]>();
     for (const b of touched) {
       if (b.cnt !== b.was) {
-        held.set(b, b.list);
+        held.add(b);
         const same = changed.get(b.list);
         if (same) same.push(b);
         else changed.set(b.list, [b]);
