@@ -133,8 +133,16 @@ export function startSharedWatcher(makeEngine: () => TrackerEngine, store: Track
         // each let one more through; see docs/deploy.md).
         if ((await store.countOpenTrackings(clientId)) >= maxOpen && (await store.loadTrackings([{ clientId, txHash }])).length === 0) return false;
         const e = engine;
-        if (e) await e.track(clientId, txHash, confirmation, timeoutMs);
-        else await store.track(clientId, txHash, confirmation, timeoutMs, Date.now());
+        if (e) {
+          await e.track(clientId, txHash, confirmation, timeoutMs);
+          return true;
+        }
+        const { state } = await store.track(clientId, txHash, confirmation, timeoutMs, Date.now());
+        // This instance may have become the leader while the row was being stored: its engine's first read of the
+        // open trackings can have missed the row, and the notification the row sent is this instance's own (ignored
+        // above). Once the row is stored, an engine that exists learns it here; one that does not exist yet will
+        // read it when it starts.
+        engine?.learn([state]);
         return true;
       },
     },
