@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { netMoves } from '../../src/service/indexer/indexer-apply.js';
 import { endsAgree } from '../../src/service/indexer/indexer-join.js';
-import type { PreparedRange } from '../../src/service/indexer/indexer-prepare.js';
+import { mostInOneBlock, type PreparedRange } from '../../src/service/indexer/indexer-prepare.js';
 import { CONSECUTIVE_CAP, decodeTokenLogs, substituteId, TOPIC } from '../../src/service/indexer/indexer-events.js';
 import { progressLine, createProgress } from '../../src/service/indexer/indexer-progress.js';
 import { isRangeRefusal, nextSpan, type RangeOutcome } from '../../src/service/indexer/indexer-range.js';
@@ -26,12 +26,48 @@ describe('nextSpan', () => {
     [100, { kind: 'ok', logs: 49 }, 200],
     [100, { kind: 'ok', logs: 50 }, 100],
     [100, { kind: 'ok', logs: 200 }, 100],
-    [100, { kind: 'ok', logs: 201 }, 50],
+    [100, { kind: 'ok', logs: 201 }, 49],
     [800, { kind: 'ok', logs: 0 }, 1000],
     [1000, { kind: 'ok', logs: 10 }, 1000],
+    // Far above the target: down to the span that would have held the target at this density.
+    [100, { kind: 'ok', logs: 1000 }, 10],
+    [4, { kind: 'ok', logs: 400 }, 1],
+    // One block holding half the target or more caps the span at the blocks of its size the target holds.
+    [4, { kind: 'ok', logs: 100, densest: 100 }, 1],
+    [4, { kind: 'ok', logs: 60, densest: 50 }, 2],
+    [4, { kind: 'ok', logs: 0, densest: 0 }, 8],
+    [8, { kind: 'ok', logs: 40, densest: 40 }, 16],
+    [8, { kind: 'ok', logs: 49, densest: 49 }, 16],
+    [8, { kind: 'ok', logs: 50, densest: 50 }, 2],
+    [1, { kind: 'ok', logs: 500, densest: 500 }, 1],
   ];
   it.each(rows)('span %i after %j -> %i', (span, outcome, expected) => {
     expect(nextSpan(span, outcome, policy)).toBe(expected);
+  });
+
+  it('never goes below min or above max, and never grows more than twice or past a dense block', () => {
+    const outcome = fc.record({ logs: fc.nat(100_000), densest: fc.nat(100_000) }).filter((o) => o.densest <= o.logs);
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 1000 }), outcome, (span, o) => {
+        const next = nextSpan(span, { kind: 'ok', ...o }, policy);
+        expect(next).toBeGreaterThanOrEqual(policy.min);
+        expect(next).toBeLessThanOrEqual(policy.max);
+        expect(next).toBeLessThanOrEqual(Math.max(policy.min, span * 2));
+        if (o.densest >= policy.targetLogs / 2) expect(next).toBeLessThanOrEqual(Math.max(1, policy.targetLogs / o.densest));
+        if (o.logs > policy.targetLogs * 2) expect(next).toBeLessThanOrEqual(Math.max(policy.min, span / 2));
+      }),
+    );
+  });
+});
+
+describe('mostInOneBlock', () => {
+  it.each([
+    [[], 0],
+    [['0x1'], 1],
+    [['0x1', '0x1', '0x2'], 2],
+    [[3, 1, 3, 2, 3], 3],
+  ] as [(string | number)[], number][])('%j -> %i', (blocks, expected) => {
+    expect(mostInOneBlock(blocks)).toBe(expected);
   });
 });
 

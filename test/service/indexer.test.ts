@@ -182,4 +182,23 @@ describe('indexer on anvil', () => {
     db = fresh;
     await expectIndexMatchesChain([200]);
   });
+
+  it('asks for one block at a time after a read whose densest block alone fills half its target', async () => {
+    await indexer?.stop();
+    indexer = null;
+    db.close();
+    const fresh = openDatabase(join(dir, 'dense.db'));
+    proxy.requests.length = 0;
+    // The first range (16 blocks) holds the block of six mints in one transaction: at 4 logs per read, one block per read.
+    indexer = startIndexer({ db: fresh, nodeUrl: proxy.url, confirmations: 0, log: silentLogger, pollMs: 100, batchSize: 16, rangePolicy: { min: 1, max: 64, targetLogs: 4 } });
+    await indexer.caughtUp();
+    const spans = proxy.requests.filter((r) => r.method === 'eth_getLogs').map(logSpan);
+    expect(spans[0]).toBe(16);
+    // The ranges read ahead while the first is written already follow its answer (halving alone asked for 8).
+    expect(spans.slice(1, 3)).toEqual([1, 1]);
+    await indexer.stop();
+    indexer = null;
+    db = fresh;
+    await expectIndexMatchesChain([200]);
+  });
 });

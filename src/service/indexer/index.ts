@@ -203,6 +203,12 @@ export function startIndexer(opts: IndexerOptions): Indexer {
       const done = () => void reading[where]--;
       read.then((ps) => Promise.allSettled(ps.map((p) => p.result))).then(done, done);
     }
+    // The span follows each read as soon as its logs are counted, not when it is written: by then the ranges read
+    // ahead were already asked for with the old span.
+    read.then((ps) => {
+      const size = ps[0]?.size;
+      if (size) span = nextSpan(span, { kind: 'ok', ...size }, policy);
+    }, () => {});
     const parts = read.then((ps) => ps.map(withHeaders));
     const prepared: Prepared = { from, to, parts };
     parts.then((ps) => (prepared.split = ps), () => {});
@@ -318,8 +324,6 @@ export function startIndexer(opts: IndexerOptions): Indexer {
     for (const p of group) {
       timing.logsMs += p.range.timing.logsMs;
       timing.metadataMs += p.range.timing.metadataMs;
-      // Multi-token logs count by the tokens they move: a range of ConsecutiveTransfer events is as heavy as their tokens.
-      if (p.range.rawCount !== null) span = nextSpan(span, { kind: 'ok', logs: p.range.rawCount }, policy);
     }
     const joined = group.length > 1 ? joinParts(group) : { range, headers: from === to ? [hFrom] : [hFrom, toHeader], firstBlocks: undefined };
     range = joined.range;

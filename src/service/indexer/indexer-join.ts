@@ -74,7 +74,6 @@ export function joinParts(parts: readonly ReadyPart[]): { range: PreparedRange; 
   const range: PreparedRange = {
     from: first.from,
     to: last.to,
-    rawCount: first.rawCount,
     logs: parts.flatMap((p) => p.range.logs),
     blocks: parts.flatMap((p) => p.range.blocks),
     newContracts: merge((r) => r.newContracts),

@@ -8,15 +8,11 @@ import { netMoves, type TransferLog } from './indexer-apply.js';
 import { CONSECUTIVE_CAP, decodeTokenLogs, ZERO_ADDRESS, type MetadataUpdate, type TokenMove, type Truncation, type UriEvent } from './indexer-events.js';
 import { readContractMeta, readTotalSupplies, readUris, type ContractMeta } from './indexer-metadata.js';
 import type { ChainReader } from './indexer-rpc.js';
+import type { RangeSize } from './indexer-range.js';
 
 export interface PreparedRange {
   from: number;
   to: number;
-  /**
-   * For range adaptation, on the first part of a read (null on later parts): the logs the node returned (ERC-20
-   * transfers included) or the moves they carry, whichever is larger (multi-token logs count by their tokens).
-   */
-  rawCount: number | null;
   /** Single-token moves in chain order, of contracts whose standard they match. */
   logs: TransferLog[];
   /** Block and hash of every decoded log, for the range-end check. */
@@ -36,6 +32,12 @@ export interface PreparedRange {
 export interface PreparedPart {
   from: number;
   to: number;
+  /**
+   * On the first part of a read (null on later parts), for range adaptation before any metadata is read: the logs the
+   * node returned (ERC-20 transfers included) or the moves they carry, whichever is larger (multi-token logs count by
+   * their tokens), and the same count for the block holding the most.
+   */
+  size: RangeSize | null;
   result: Promise<PreparedRange>;
 }
 
@@ -64,6 +66,18 @@ export function splitAtBlocks(moves: readonly { block: number }[], from: number,
   }
   parts.push({ from: start, to });
   return parts;
+}
+
+/** The most entries that name the same block. Pure. */
+export function mostInOneBlock(blocks: readonly (string | number)[]): number {
+  const counts = new Map<string | number, number>();
+  let most = 0;
+  for (const b of blocks) {
+    const n = (counts.get(b) ?? 0) + 1;
+    counts.set(b, n);
+    if (n > most) most = n;
+  }
+  return most;
 }
 
 export interface PrepareLookups {
@@ -96,6 +110,7 @@ export async function prepareRange(
   // Only the count of the node's logs is kept: the parts' reads below must not hold the parsed answer (10,000 logs
   // are ~150,000 objects) alive until the last part's metadata is in.
   const rawLength = raw.length;
+  const densest = Math.max(mostInOneBlock(raw.map((l) => l.blockNumber)), mostInOneBlock(decoded.moves.map((m) => m.block)));
   await lookups.preload?.(decoded.moves);
 
   const probes = new Map<string, { probeId: bigint; byEvents: Standard }>();
@@ -158,7 +173,6 @@ export async function prepareRange(
       const part: PreparedRange = {
         from: cut.from,
         to: cut.to,
-        rawCount: k === 0 ? Math.max(rawLength, logs.length) : null,
         logs: partLogs,
         blocks: cuts.length === 1 ? decoded.blocks : decoded.blocks.filter((b) => inPart(b.block)),
         newContracts: new Map([...newContracts].filter(([a]) => (firstPart.get(a) ?? 0) === k)),
@@ -173,6 +187,6 @@ export async function prepareRange(
       return part;
     });
     done.push(result.catch(() => {}));
-    return { from: cut.from, to: cut.to, result };
+    return { from: cut.from, to: cut.to, size: k === 0 ? { logs: Math.max(rawLength, logs.length), densest } : null, result };
   });
 }

@@ -9,14 +9,31 @@ export interface RangePolicy {
 
 export const DEFAULT_RANGE_POLICY: RangePolicy = { min: 1, max: 100_000, targetLogs: 10_000 };
 
-export type RangeOutcome = { kind: 'ok'; logs: number } | { kind: 'refused' };
+/** What one read returned: its logs (multi-token logs by their tokens), and the most of them in any one block. */
+export interface RangeSize {
+  logs: number;
+  /** Unknown (undefined): the span follows the total alone. */
+  densest?: number;
+}
 
+export type RangeOutcome = ({ kind: 'ok' } & RangeSize) | { kind: 'refused' };
+
+/**
+ * The span of the next read. Answers far above the target shrink it to the span that would have held about the
+ * target at their density, answers far below it double it. And a block that alone holds half the target or more caps
+ * the span at the blocks of that size the target holds: a span grown over empty blocks (a catch-up that starts
+ * before a contract's first logs) would otherwise read several such blocks per request, whose answer arrives, and is
+ * parsed, as one piece before anything of it can be written.
+ */
 export function nextSpan(span: number, outcome: RangeOutcome, policy: RangePolicy = DEFAULT_RANGE_POLICY): number {
   const clamp = (n: number) => Math.max(policy.min, Math.min(policy.max, Math.floor(n)));
   if (outcome.kind === 'refused') return clamp(span / 2);
-  if (outcome.logs > policy.targetLogs * 2) return clamp(span / 2);
-  if (outcome.logs < policy.targetLogs / 2) return clamp(span * 2);
-  return clamp(span);
+  const { logs, densest = 0 } = outcome;
+  let next = span;
+  if (logs > policy.targetLogs * 2) next = Math.min(span / 2, (span * policy.targetLogs) / logs);
+  else if (logs < policy.targetLogs / 2) next = span * 2;
+  if (densest >= policy.targetLogs / 2) next = Math.min(next, Math.max(1, policy.targetLogs / densest));
+  return clamp(next);
 }
 
 /**

@@ -31,7 +31,7 @@ export interface SentError {
  */
 export type ReadReply =
   | { type: 'ready' }
-  | { type: 'parts'; req: number; parts: { from: number; to: number }[] }
+  | { type: 'parts'; req: number; parts: Pick<PreparedPart, 'from' | 'to' | 'size'>[] }
   | { type: 'part'; req: number; k: number; range: PreparedRange; rpc: [string, number][] }
   | { type: 'failed'; req: number; k: number | null; error: SentError };
 

@@ -27,7 +27,7 @@ port.on('message', (r: ReadRequest) => {
   };
   prepareRange(chain, lookups, r.from, r.to, new Set(r.refreshSupply), r.cap, r.partMoves).then(
     (parts) => {
-      reply({ type: 'parts', req: r.req, parts: parts.map((p) => ({ from: p.from, to: p.to })) });
+      reply({ type: 'parts', req: r.req, parts: parts.map((p) => ({ from: p.from, to: p.to, size: p.size })) });
       parts.forEach((p, k) =>
         p.result.then(
           (range) => reply({ type: 'part', req: r.req, k, range, rpc: [...chain.stats] }),
