@@ -1,12 +1,15 @@
 // The indexer's write path alone (decoded ranges into a file database, no node): the ceiling the node reads sit under.
-// Ranges go through the indexer's own store, told that more follow as a catch-up does (WAL checkpoints held alike).
+// Ranges go through the indexer's own store, told that more follow as a catch-up does (WAL checkpoints held alike, the
+// owed ones run on their thread).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase } from '../../dist/lib/sqlite.js';
+import { startCheckpointer } from '../../dist/lib/sqlite-checkpointer.js';
 import { sqliteIndexStore } from '../../dist/service/indexer/indexer-store.js';
 
 const ZERO = '0x' + '0'.repeat(40);
+const silent = { info() {}, warn() {}, error() {}, child: () => silent };
 const CONTRACT = '0x' + 'c'.repeat(40);
 const owner = (i) => '0x' + (0x100000 + i).toString(16).padStart(40, '0');
 
@@ -16,6 +19,9 @@ export async function measureWritePath(n, owners, perRange) {
   const db = openDatabase(join(dir, 'index.db'));
   try {
     const store = sqliteIndexStore(db);
+    // As in a catch-up: the owed checkpoints run on their thread (TXDESK_BENCH_CHECKPOINT_THREAD=0: on the writer's).
+    const checkpointer = process.env.TXDESK_BENCH_CHECKPOINT_THREAD === '0' ? null : startCheckpointer(db.name, silent);
+    store.useCheckpointer(checkpointer);
     const meta = new Map([[CONTRACT, { name: 'Bench', symbol: 'BEN', totalSupply: null, hasUri: true, standard: 'ERC721' }]]);
     let tip = 0;
     const run = async (firstBlock, make) => {
@@ -32,6 +38,7 @@ export async function measureWritePath(n, owners, perRange) {
     };
     const mints = await run(1, (i) => ({ from: ZERO, to: owner(i % owners) }));
     const moves = await run(1_000_000, (i) => ({ from: owner(i % owners), to: owner((i + 7) % owners) }));
+    await checkpointer?.stop();
     return { mints, moves };
   } finally {
     db.close();

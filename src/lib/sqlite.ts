@@ -45,9 +45,9 @@ const totalChanges = (db: Db) => db.prepare('SELECT total_changes()').pluck().ge
  * inside whichever write happens to be next, which may be a latency-critical one. The release restores the threshold
  * and, if anything was written meanwhile, runs the owed checkpoint at once (PASSIVE: it never waits for readers, and
  * what readers still hold is copied by a later one). Holds nest; the last release does the work, and may throw (a
- * full disk, say), after the threshold is back.
+ * full disk, say), after the threshold is back. `runOwed` runs the owed checkpoint instead (on another connection).
  */
-export function deferCheckpoints(db: Db): () => void {
+export function deferCheckpoints(db: Db, runOwed?: () => void): () => void {
   let hold = checkpointHolds.get(db);
   if (!hold) {
     hold = { count: 0, pages: db.pragma('wal_autocheckpoint', { simple: true }) as number, changes: totalChanges(db) };
@@ -63,6 +63,6 @@ export function deferCheckpoints(db: Db): () => void {
     if (--h.count > 0) return;
     checkpointHolds.delete(db);
     db.pragma(`wal_autocheckpoint = ${h.pages}`);
-    if (h.pages > 0 && totalChanges(db) !== h.changes) db.pragma('wal_checkpoint(PASSIVE)');
+    if (h.pages > 0 && totalChanges(db) !== h.changes) (runOwed ?? (() => db.pragma('wal_checkpoint(PASSIVE)')))();
   };
 }

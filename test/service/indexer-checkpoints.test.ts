@@ -1,10 +1,16 @@
 // WAL checkpoints while the indexer catches up (indexer-store.ts): held over many ranges, then one checkpoint puts
-// the writes into the database file itself; released when the indexer reaches the head or stops.
+// the writes into the database file itself; released when the indexer reaches the head or stops. With the built code,
+// the owed checkpoints run on their own thread (lib/sqlite-checkpointer.ts), every OWN_CHECKPOINT_EVERY-th on the
+// writer's connection.
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { silentLogger, type Logger } from '../../src/lib/log.js';
 import { openDatabase, type Db } from '../../src/lib/sqlite.js';
+import type * as CheckpointerModule from '../../src/lib/sqlite-checkpointer.js';
+import type * as StoreModule from '../../src/service/indexer/indexer-store.js';
+import { ensureCoreBuilt } from '../support/core-build.js';
 import type { Batch } from '../../src/service/indexer/indexer-apply.js';
 import { sqliteIndexStore, type IndexStore } from '../../src/service/indexer/indexer-store.js';
 
@@ -86,4 +92,72 @@ it('a stop while behind (catchingUp(false)) restores the threshold and checkpoin
   // Told again that it is not behind: nothing held, nothing to do.
   store.catchingUp!(false);
   expect(autoCheckpoint()).toBe(1000);
+});
+
+describe('owed checkpoints on their own thread (built code)', () => {
+  let built: { store: typeof StoreModule; checkpointer: typeof CheckpointerModule };
+  let checkpointer: CheckpointerModule.Checkpointer | null = null;
+
+  beforeEach(async () => {
+    ensureCoreBuilt();
+    const dist = join(import.meta.dirname, '..', '..', 'dist');
+    built = {
+      store: (await import(join(dist, 'service', 'indexer', 'indexer-store.js'))) as typeof StoreModule,
+      checkpointer: (await import(join(dist, 'lib', 'sqlite-checkpointer.js'))) as typeof CheckpointerModule,
+    };
+    store = built.store.sqliteIndexStore(db, undefined, 5);
+  });
+  afterEach(async () => {
+    await checkpointer?.stop();
+    checkpointer = null;
+  });
+
+  it('runs the owed checkpoints on the thread, every OWN_CHECKPOINT_EVERY-th on the writer, and the last one at the head on the thread', async () => {
+    checkpointer = built.checkpointer.startCheckpointer(join(dir, 'index.db'), silentLogger);
+    expect(checkpointer).not.toBeNull();
+    store.useCheckpointer!(checkpointer);
+    const every = built.store.OWN_CHECKPOINT_EVERY;
+    let block = 0;
+    // Two blocks (6 moves) per owed checkpoint, the bound being 5.
+    const owe = async () => {
+      await write(++block, true);
+      await write(++block, true);
+    };
+    await write(++block, true);
+    for (let owed = 1; owed <= every; owed++) {
+      await owe();
+      if (owed === every) {
+        // The writer's own turn: done before the write returned, the thread not asked.
+        expect(tipInFile()).toBe(block);
+        expect(checkpointer!.runs).toBe(every - 1);
+      } else {
+        await checkpointer!.idle();
+        expect(tipInFile(), `owed checkpoint ${owed}`).toBe(block);
+        expect(checkpointer!.runs).toBe(owed);
+      }
+    }
+    await write(++block, false);
+    expect(autoCheckpoint()).toBe(1000);
+    await checkpointer!.idle();
+    expect(checkpointer!.runs).toBe(every);
+    expect(tipInFile()).toBe(block);
+  });
+
+  it('checkpoints on the writer once the thread has failed, and says so once', async () => {
+    const warnings: string[] = [];
+    const log: Logger = { ...silentLogger, warn: (m: string) => void warnings.push(m), child: () => log };
+    // A file the thread cannot open: it fails at start.
+    checkpointer = built.checkpointer.startCheckpointer(join(dir, 'missing', 'index.db'), log);
+    store.useCheckpointer!(checkpointer);
+    const deadline = Date.now() + 10_000;
+    while (checkpointer!.usable && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    expect(checkpointer!.usable).toBe(false);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/^the WAL checkpoint thread failed; the writer checkpoints on its own connection from now on/);
+    await write(1, true);
+    await write(2, true);
+    await write(3, true);
+    expect(tipInFile()).toBe(3);
+    expect(checkpointer!.runs).toBe(0);
+  });
 });

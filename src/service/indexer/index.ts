@@ -1,6 +1,7 @@
 // The ERC-721 indexer: follows a node over JSON-RPC, `confirmations` blocks behind its head, into the listing index.
 import type { Logger } from '../../lib/log.js';
 import type { Db } from '../../lib/sqlite.js';
+import { startCheckpointer } from '../../lib/sqlite-checkpointer.js';
 import type { Batch, MissingUri } from './indexer-apply.js';
 import { CONSECUTIVE_CAP } from './indexer-events.js';
 import { readUris } from './indexer-metadata.js';
@@ -122,6 +123,9 @@ export function startIndexer(opts: IndexerOptions): Indexer {
   const reader: RangeReader | null =
     opts.readerThread === false || store.readerFile === null ? null : startReadThread(opts.nodeUrl, store.readerFile, log);
   reader?.warm();
+  // The checkpoints a catch-up owes run on a thread of their own (indexer-store.ts, OWN_CHECKPOINT_EVERY).
+  const checkpointer = store.useCheckpointer && store.readerFile !== null ? startCheckpointer(store.readerFile, log) : null;
+  store.useCheckpointer?.(checkpointer);
   const progress = createProgress(opts.progressOut ?? process.stderr);
   // The committed tip is read before the first step and again after a failed write (resync).
   let tip = startBlock - 1;
@@ -470,6 +474,9 @@ export function startIndexer(opts: IndexerOptions): Indexer {
       } catch (e) {
         log.warn(`index checkpoint after stopping failed: ${(e as Error).message}`);
       }
+      // The checkpoint owed at the stop runs to its end on its thread before the thread goes.
+      store.useCheckpointer?.(null);
+      await checkpointer?.stop();
       progress.done();
       for (const w of waiters.splice(0)) w.reject(new Error('The indexer stopped before it caught up.'));
     },

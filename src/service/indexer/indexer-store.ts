@@ -2,6 +2,7 @@
 // PostgreSQL (indexer-store-pg.ts). Both apply ranges and rollbacks through the same functions (indexer-apply.ts,
 // indexer-reorg.ts) and the listing's IndexWriter.
 import { deferCheckpoints, type Db } from '../../lib/sqlite.js';
+import type { Checkpointer } from '../../lib/sqlite-checkpointer.js';
 import { bumpGeneration, createIndexWriter, tokenKeys, type IndexWriter } from '../listing/listing-writer.js';
 import { applyBatch, applyUris, metadataTargets, type Batch, type MissingUri } from './indexer-apply.js';
 import type { MetadataUpdate } from './indexer-events.js';
@@ -44,6 +45,11 @@ export interface IndexStore {
    * indexer stops. A store may batch housekeeping over a catch-up (SQLite: WAL checkpoints, CHECKPOINT_EVERY_MOVES).
    */
   catchingUp?(behind: boolean): void;
+  /**
+   * A thread that runs the checkpoints owed after a catch-up's hold on another connection of `readerFile` (null: run
+   * them on the writer's connection, as when the thread cannot run or has failed).
+   */
+  useCheckpointer?(checkpointer: Checkpointer | null): void;
 }
 
 /**
@@ -53,6 +59,15 @@ export interface IndexStore {
  * 50,000 moves the WAL grows to about 80 MB before one checkpoint copies each page once.
  */
 export const CHECKPOINT_EVERY_MOVES = 50_000;
+
+/**
+ * While catching up, every this many owed checkpoints one runs on the writer's own connection. A checkpoint on the
+ * thread copies the log only up to where it stood when it began, and the writer appends meanwhile, so SQLite never
+ * finds the whole log copied and never starts it over: the file would grow by ~80 MB per 50,000 moves for the whole
+ * catch-up. The writer's own checkpoint copies what the thread's left (no write runs beside it), and the next write
+ * starts the log over; the WAL stays under about this many times 80 MB.
+ */
+export const OWN_CHECKPOINT_EVERY = 4;
 
 /** `checkpointEveryMoves`: see CHECKPOINT_EVERY_MOVES (tests use a few). */
 export function sqliteIndexStore(db: Db, bucketSize?: number, checkpointEveryMoves = CHECKPOINT_EVERY_MOVES): IndexStore {
@@ -73,6 +88,13 @@ export function sqliteIndexStore(db: Db, bucketSize?: number, checkpointEveryMov
   const prune = db.prepare('DELETE FROM idx_blocks WHERE number < (SELECT max(number) FROM idx_blocks WHERE number < ?)');
   // Checkpoints held while catching up, and the moves written since they were.
   let held: (() => void) | null = null;
+  let checkpointer: Checkpointer | null = null;
+  // Owed checkpoints while behind, and whether the next one runs on this connection.
+  let owed = 0;
+  let ownTurn = false;
+  // The owed checkpoint copies up to ~80 MB of WAL into the file and syncs it: 150-350 ms of the writer's time per
+  // 50,000 moves when it runs here, so the checkpoint thread runs it (see OWN_CHECKPOINT_EVERY for the exception).
+  const runOwed = () => (checkpointer?.usable && !ownTurn ? checkpointer.request() : db.pragma('wal_checkpoint(PASSIVE)'));
   let movesHeld = 0;
   const releaseCheckpoints = () => {
     const release = held;
@@ -124,10 +146,17 @@ export function sqliteIndexStore(db: Db, bucketSize?: number, checkpointEveryMov
     async pruneCheckpoints(tip) {
       prune.run(tip - 10_000);
     },
+    useCheckpointer(c) {
+      checkpointer = c;
+    },
     catchingUp(behind) {
-      if (!behind || movesHeld >= checkpointEveryMoves) releaseCheckpoints();
+      if (!behind || movesHeld >= checkpointEveryMoves) {
+        // At the head (or a stop) the writer goes idle and the thread's checkpoint can copy the whole log: it runs there.
+        ownTurn = behind && ++owed % OWN_CHECKPOINT_EVERY === 0;
+        releaseCheckpoints();
+      }
       if (behind && !held) {
-        held = deferCheckpoints(db);
+        held = deferCheckpoints(db, runOwed);
         movesHeld = 0;
       }
     },
