@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger, silentLogger } from '../../src/lib/log.js';
 import { openDatabase, type Db } from '../../src/lib/sqlite.js';
 import { findContract, queryTokens, startIndexer, type Indexer } from '../../src/service/indexer/index.js';
+import { sqliteIndexStore, type IndexStore } from '../../src/service/indexer/indexer-store.js';
 import { logSpan, refuseLogRangesOver, rpc, startRpcProxy, startTestChain, type RpcProxy, type TestChain } from '../support/indexer-chain.js';
 import { expectListingsMatch, modelFromChain } from '../support/service-model.js';
 
@@ -179,6 +180,29 @@ describe('indexer on anvil', () => {
     expect(spans.at(-1)).toBeLessThanOrEqual(3);
     await indexer.stop();
     indexer = null;
+    db = fresh;
+    await expectIndexMatchesChain([200]);
+  });
+
+  it('holds checkpoints from the first write of a catch-up that more ranges follow, and lets go at the head', async () => {
+    await indexer?.stop();
+    indexer = null;
+    db.close();
+    const fresh = openDatabase(join(dir, 'held.db'));
+    const base = sqliteIndexStore(fresh);
+    const calls: string[] = [];
+    const store: IndexStore = {
+      ...base,
+      apply: (batch, tip) => (calls.push('apply'), base.apply(batch, tip)),
+      catchingUp: (behind) => (calls.push(`behind ${behind}`), base.catchingUp!(behind)),
+    };
+    indexer = startIndexer({ store, nodeUrl: proxy.url, confirmations: 0, log: silentLogger, pollMs: 100, rangePolicy: { min: 1, max: 1, targetLogs: 4 } });
+    await indexer.caughtUp();
+    await indexer.stop();
+    indexer = null;
+    expect(calls.indexOf('behind true')).toBeLessThan(calls.indexOf('apply'));
+    expect(calls.filter((c) => c === 'apply').length).toBeGreaterThan(2);
+    expect(fresh.pragma('wal_autocheckpoint', { simple: true })).toBe(1000);
     db = fresh;
     await expectIndexMatchesChain([200]);
   });

@@ -351,6 +351,9 @@ export function startIndexer(opts: IndexerOptions): Indexer {
       metadataUpdates: range.metadataUpdates,
       truncated: range.truncated,
     };
+    // More ranges follow this one: checkpoints are held from this write on, not from the next (the first write of a
+    // catch-up otherwise crossed SQLite's threshold and ran a checkpoint inside its commit: ~100 ms, profiled).
+    if (range.to < target) store.catchingUp?.(true);
     const tWrite = performance.now();
     let missing: MissingUri[];
     try {

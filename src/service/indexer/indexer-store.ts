@@ -41,8 +41,9 @@ export interface IndexStore {
   /** Keeps every checkpoint of the last 10,000 blocks below `tip` and the newest one below them. */
   pruneCheckpoints(tip: number): Promise<void>;
   /**
-   * Told after each write (once its outcome is recorded) whether more ranges follow at once, and `false` when the
-   * indexer stops. A store may batch housekeeping over a catch-up (SQLite: WAL checkpoints, CHECKPOINT_EVERY_MOVES).
+   * Told after each write (once its outcome is recorded) whether more ranges follow at once, before a write that more
+   * ranges follow, and `false` when the indexer stops. A store may batch housekeeping over a catch-up (SQLite: WAL
+   * checkpoints, CHECKPOINT_EVERY_MOVES).
    */
   catchingUp?(behind: boolean): void;
   /**
