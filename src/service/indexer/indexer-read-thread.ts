@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { Logger } from '../../lib/log.js';
 import type { PreparedPart, PreparedRange } from './indexer-prepare.js';
+import { fromWire, type WireRange } from './indexer-part-wire.js';
 import { RpcAnswerError } from './indexer-rpc.js';
 
 /** What the writer asks for: one range, as prepareRange's arguments. */
@@ -32,7 +33,7 @@ export interface SentError {
 export type ReadReply =
   | { type: 'ready' }
   | { type: 'parts'; req: number; parts: Pick<PreparedPart, 'from' | 'to' | 'size'>[] }
-  | { type: 'part'; req: number; k: number; range: PreparedRange; rpc: [string, number][] }
+  | { type: 'part'; req: number; k: number; range: WireRange; rpc: [string, number][] }
   | { type: 'failed'; req: number; k: number | null; error: SentError };
 
 export interface ReadWorkerData {
@@ -119,7 +120,7 @@ export function startReadThread(nodeUrl: string, dbFile: string, log: Logger): R
       return;
     }
     if (m.type === 'part') for (const [method, n] of m.rpc) stats.set(method, n);
-    if (m.type === 'part') p.results[m.k]?.resolve(m.range);
+    if (m.type === 'part') p.results[m.k]?.resolve(fromWire(m.range));
     else if (m.k !== null) p.results[m.k]?.reject(receiveError(m.error));
     else p.parts.reject(receiveError(m.error));
     if (m.k === null || --p.left === 0) pending.delete(m.req);

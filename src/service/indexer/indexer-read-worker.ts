@@ -3,6 +3,7 @@
 import Database from 'better-sqlite3';
 import { parentPort, workerData } from 'node:worker_threads';
 import { createIndexLookups, tokenKeys, type ContractRow } from '../listing/listing-writer.js';
+import { toWire } from './indexer-part-wire.js';
 import { prepareRange } from './indexer-prepare.js';
 import { sendError, type ReadReply, type ReadRequest, type ReadWorkerData } from './indexer-read-thread.js';
 import { createChainReader } from './indexer-rpc.js';
@@ -13,7 +14,8 @@ db.pragma('busy_timeout = 5000');
 const index = createIndexLookups(db);
 const chain = createChainReader(nodeUrl);
 const port = parentPort!;
-const reply = (m: ReadReply) => port.postMessage(m);
+// A part's columns are handed over, not copied.
+const reply = (m: ReadReply) => port.postMessage(m, m.type === 'part' ? [m.range.logs.cols.buffer as ArrayBuffer] : []);
 
 port.on('message', (r: ReadRequest) => {
   // One read sees one state of the contracts: prepareRange asks for each contract once per move.
@@ -30,7 +32,7 @@ port.on('message', (r: ReadRequest) => {
       reply({ type: 'parts', req: r.req, parts: parts.map((p) => ({ from: p.from, to: p.to, size: p.size })) });
       parts.forEach((p, k) =>
         p.result.then(
-          (range) => reply({ type: 'part', req: r.req, k, range, rpc: [...chain.stats] }),
+          (range) => reply({ type: 'part', req: r.req, k, range: toWire(range), rpc: [...chain.stats] }),
           (e) => reply({ type: 'failed', req: r.req, k, error: sendError(e) }),
         ),
       );
