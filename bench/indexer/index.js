@@ -8,7 +8,7 @@
 // TXDESK_BENCH_TRANSFERS sets the number of each (default 100,000); TXDESK_BENCH_READER_THREAD=0 reads ranges on the
 // writer's thread instead of the reader thread. Each line says how long the writer sat idle waiting for reads, and the
 // CPU seconds the indexer process and anvil used: on a 2-core box the two share the cores the bare read has to itself.
-// Two ceilings follow the ratios: the write path alone, and that CPU spread perfectly over the cores (no overlap of
+// The bare read runs three times and the fastest is the baseline of every ratio. Two ceilings follow the ratios: the write path alone, and that CPU spread perfectly over the cores (no overlap of
 // reads and writes can beat either).
 // Then the mints and transfers again into a throwaway PostgreSQL (the fleet's store), with the ratio to SQLite;
 // `--sqlite-only` skips that.
@@ -213,7 +213,10 @@ try {
       await pg.stop();
     }
   }
-  const raw = await rawRead(startBlock, 'baseline: eth_getLogs read alone, same blocks', moveBlock);
+  // The bare read three times, the fastest kept: on a shared box one slow read made every ratio look better than it is.
+  const reads = [];
+  for (let i = 1; i <= 3; i++) reads.push(await rawRead(startBlock, `baseline: eth_getLogs read alone, same blocks (${i}/3)`, moveBlock));
+  const raw = Math.max(...reads);
   const uri = await measureUriReads(anvil.url, (await c.getAddress()).toLowerCase(), N, midBlock);
   console.log(`${'baseline: tokenURI eth_calls alone'.padEnd(44)} plain batches ${Math.round(uri.plain)}/s, packed (indexer) ${Math.round(uri.packed)}/s: ratio ${(uri.packed / uri.plain).toFixed(2)}`);
   // Ranges of the size the indexer writes at once while catching up (parts read ahead are joined up to JOIN_MOVES).
