@@ -6,7 +6,7 @@ import type { PoolClient } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/lib/sqlite.js';
 import { openPgPool, type PgPool } from '../../src/service/db/pg-pool.js';
-import type { Batch, MissingUri } from '../../src/service/indexer/indexer-apply.js';
+import { tokenUris, type Batch, type MissingUri } from '../../src/service/indexer/indexer-apply.js';
 import type { MetadataUpdate } from '../../src/service/indexer/indexer-events.js';
 import type { ContractMeta } from '../../src/service/indexer/indexer-metadata.js';
 import { openPgIndexStore } from '../../src/service/indexer/indexer-store-pg.js';
@@ -60,7 +60,8 @@ describe('index store on PostgreSQL', () => {
             for (const s of steps) h.add(s);
             const logs = h.moves.slice(start);
             // Some tokens come without a uri (a transfer seen before its mint was read): the write lists them.
-            const uris = new Map(logs.filter((l) => l.id % 3n !== 0n).map((l) => [`${l.contract}:${l.id}`, uriOf(l.contract, l.id)]));
+            const read = logs.filter((l) => l.id % 3n !== 0n).map((l) => ({ address: l.contract, id: l.id }));
+            const uris = tokenUris(read, read.map((t) => uriOf(t.address, t.id)));
             const metadataUpdates: MetadataUpdate[] = updates[r]! < 6 ? [{ contract: updates[r]! % 2 ? PLAIN : (logs[0]?.contract ?? MULTI), fromId: 0n, toId: BigInt(updates[r]! * 300) }] : [];
             const hash = (n: number) => '0x' + n.toString(16).padStart(64, '0');
             const known = (x: string) => lite.lookups.contractOf(x) !== undefined;

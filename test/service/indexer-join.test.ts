@@ -55,13 +55,13 @@ describe('partsToJoin', () => {
 describe('joinParts', () => {
   it('keeps moves in order, later reads win, events of the last part, every end header, first blocks of new contracts', () => {
     const meta = { name: 'A', symbol: 'A', totalSupply: null, hasUri: true, standard: 'ERC721' as const };
-    const a = part(1, 2, 2, { newContracts: new Map([['0xa', meta]]), uris: new Map([['k', 'old']]), supplies: new Map([['s', '1']]) });
-    const b = part(3, 3, 1, { newContracts: new Map([['0xb', meta]]), uris: new Map([['k', 'new']]), supplies: new Map([['s', '2']]) });
+    const a = part(1, 2, 2, { newContracts: new Map([['0xa', meta]]), uris: new Map([['0xk', new Map([[1n, 'old'], [2n, 'only a']])]]), supplies: new Map([['s', '1']]) });
+    const b = part(3, 3, 1, { newContracts: new Map([['0xb', meta]]), uris: new Map([['0xk', new Map([[1n, 'new']])], ['0xm', new Map([[1n, 'only b']])]]), supplies: new Map([['s', '2']]) });
     const c = part(4, 5, 1, { metadataUpdates: [{ contract: C, fromId: 1n, toId: 2n }] });
     const { range, headers, firstBlocks } = joinParts([a, b, c]);
     expect([range.from, range.to]).toEqual([1, 5]);
     expect(range.logs).toEqual([...a.range.logs, ...b.range.logs, ...c.range.logs]);
-    expect(range.uris.get('k')).toBe('new');
+    expect(range.uris).toEqual(new Map([['0xk', new Map([[1n, 'new'], [2n, 'only a']])], ['0xm', new Map([[1n, 'only b']])]]));
     expect(range.supplies.get('s')).toBe('2');
     expect(range.metadataUpdates).toEqual(c.range.metadataUpdates);
     expect(headers.map((h) => h.number)).toEqual([1, 2, 3, 4, 5]);

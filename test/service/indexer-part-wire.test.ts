@@ -56,7 +56,7 @@ it('crosses a structured copy with its columns handed over, and the range around
         logs,
         blocks: logs.slice(0, 1).map((l) => ({ block: l.block, blockHash: l.blockHash })),
         newContracts: new Map(),
-        uris: new Map([['0xc:1', 'ipfs://x']]),
+        uris: new Map([['0xc', new Map([[1n, 'ipfs://x']])]]),
         supplies: new Map([['0xc', '3']]),
         uriEvents: [],
         metadataUpdates: [],

@@ -4,7 +4,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../../src/lib/sqlite.js';
-import { applyBatch, type TransferLog } from '../../src/service/indexer/indexer-apply.js';
+import { applyBatch, tokenUris, type TransferLog } from '../../src/service/indexer/indexer-apply.js';
 import { rollbackTo } from '../../src/service/indexer/indexer-reorg.js';
 import { migrateIndex } from '../../src/service/indexer/indexer-schema.js';
 import { LIST } from '../../src/service/listing/listing-store-keys.js';
@@ -60,7 +60,7 @@ describe('listing of both standards under random histories and rollbacks', () =>
             const start = h.moves.length;
             for (const s of steps) h.add(s);
             const logs = h.moves.slice(start);
-            const uris = new Map(logs.map((l) => [`${l.contract}:${l.id}`, uriOf(l.contract, l.id)]));
+            const uris = tokenUris(logs.map((l) => ({ address: l.contract, id: l.id })), logs.map((l) => uriOf(l.contract, l.id)));
             applyBatch(db, w, { from: fromBlock, to: h.block, headers: [], logs, newContracts: metas(w, logs), uris, supplies: new Map() });
             h.block++;
             h.logIndex = 0;
@@ -89,7 +89,7 @@ describe('listing of both standards under random histories and rollbacks', () =>
     let w = createIndexWriter(db, 2);
     const hash = '0x' + '2'.repeat(64);
     const mint = (contract: string): TransferLog => ({ block: 5, logIndex: 0, sub: 0, blockHash: hash, contract, from: ZERO, to: OWNERS[0]!, id: 1n, amount: 2n });
-    applyBatch(db, w, { from: 5, to: 5, headers: [], logs: [mint(MULTI)], newContracts: metas(w, [mint(MULTI)]), uris: new Map([[`${MULTI}:1`, 'ipfs://old']]), supplies: new Map() });
+    applyBatch(db, w, { from: 5, to: 5, headers: [], logs: [mint(MULTI)], newContracts: metas(w, [mint(MULTI)]), uris: tokenUris([{ address: MULTI, id: 1n }], ['ipfs://old']), supplies: new Map() });
     rollbackTo(db, w, 4);
     expect(db.prepare('SELECT count(*) FROM idx_ids').pluck().get()).toBe(0);
     w = createIndexWriter(db, 2);
@@ -114,7 +114,7 @@ describe('listing of both standards under random histories and rollbacks', () =>
       { block: 1, logIndex: 2, sub: 0, blockHash: hash, contract: MULTI, from: a, to: ZERO, id: 2n, amount: 5n },
       { block: 1, logIndex: 3, blockHash: hash, contract: PLAIN, from: ZERO, to: a, id: 1n },
     ];
-    const uris = new Map(logs.map((l) => [`${l.contract}:${l.id}`, uriOf(l.contract, l.id)]));
+    const uris = tokenUris(logs.map((l) => ({ address: l.contract, id: l.id })), logs.map((l) => uriOf(l.contract, l.id)));
     applyBatch(db, w, { from: 1, to: 1, headers: [], logs, newContracts: metas(w, logs), uris, supplies: new Map() });
     const page = queryTokens(db, { owner: a, page: 0, size: 10, orderBy: 'token_id', direction: 'asc' });
     expect(page.totalCount).toBe(2);

@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../../src/lib/sqlite.js';
 import { openPgPool, type PgPool } from '../../src/service/db/pg-pool.js';
-import { applyBatch, type TransferLog } from '../../src/service/indexer/indexer-apply.js';
+import { applyBatch, tokenUris, type TransferLog } from '../../src/service/indexer/indexer-apply.js';
 import type { ContractMeta } from '../../src/service/indexer/indexer-metadata.js';
 import { rollbackTo } from '../../src/service/indexer/indexer-reorg.js';
 import { migrateIndex } from '../../src/service/indexer/indexer-schema.js';
@@ -62,7 +62,7 @@ function buildSqlite(ranges: (typeof step extends fc.Arbitrary<infer S> ? S : ne
   const h = new History();
   const apply = (fromBlock: number, start: number) => {
     const logs = h.moves.slice(start);
-    const uris = new Map(logs.map((l) => [`${l.contract}:${l.id}`, uriOf(l.contract, l.id)]));
+    const uris = tokenUris(logs.map((l) => ({ address: l.contract, id: l.id })), logs.map((l) => uriOf(l.contract, l.id)));
     applyBatch(db, w, { from: fromBlock, to: h.block, headers: [], logs, newContracts: newContracts(w, logs), uris, supplies: new Map() });
     h.block++;
     h.logIndex = 0;

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { migrate, openDatabase } from '../../src/lib/sqlite.js';
-import { applyBatch, type TransferLog } from '../../src/service/indexer/indexer-apply.js';
+import { applyBatch, tokenUris, type TransferLog } from '../../src/service/indexer/indexer-apply.js';
 import { rollbackTo } from '../../src/service/indexer/indexer-reorg.js';
 import { INDEX_MIGRATIONS, migrateIndex } from '../../src/service/indexer/indexer-schema.js';
 import { LIST } from '../../src/service/listing/listing-store-keys.js';
@@ -64,7 +64,7 @@ describe('listing store under random histories and rollbacks', () => {
             .filter((c) => !w.contract(c))
             .map((c) => [c, { name: `N${c.slice(-2)}`, symbol: `S${c.slice(-2)}`, totalSupply: c === contracts[0] ? '77' : null, hasUri: true, standard: 'ERC721' }] as const),
         );
-        const uris = new Map(logs.map((l) => [`${l.contract}:${l.id}`, `uri:${l.contract}:${l.id}`]));
+        const uris = tokenUris(logs.map((l) => ({ address: l.contract, id: l.id })), logs.map((l) => `uri:${l.contract}:${l.id}`));
         applyBatch(db, w, { from, to: block - 1, headers: [], logs, newContracts, uris, supplies: new Map() });
         all.push(...logs);
 

@@ -3,7 +3,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../../src/lib/sqlite.js';
-import { applyBatch, type TransferLog } from '../../src/service/indexer/indexer-apply.js';
+import { applyBatch, tokenUris, type TransferLog } from '../../src/service/indexer/indexer-apply.js';
 import { splitAtBlocks } from '../../src/service/indexer/indexer-prepare.js';
 import { migrateIndex } from '../../src/service/indexer/indexer-schema.js';
 import { LIST, type ListCode } from '../../src/service/listing/listing-store-keys.js';
@@ -62,7 +62,7 @@ function build(blocks: TransferLog[][], bucketSize: number, oneByOne: boolean): 
   const ranges = oneByOne ? blocks.map((logs, i) => ({ from: i + 1, to: i + 1, logs })) : [{ from: 1, to: blocks.length, logs: blocks.flat() }];
   for (const r of ranges) {
     const newContracts = new Map([...new Set(r.logs.map((l) => l.contract))].filter((c) => !w.contract(c)).map((c) => [c, meta(c)]));
-    const uris = new Map(r.logs.map((l) => [`${l.contract}:${l.id}`, `uri:${l.id}`]));
+    const uris = tokenUris(r.logs.map((l) => ({ address: l.contract, id: l.id })), r.logs.map((l) => `uri:${l.id}`));
     applyBatch(db, w, { from: r.from, to: r.to, headers: [], logs: r.logs, newContracts, uris, supplies: new Map() });
   }
   return db;

@@ -4,7 +4,7 @@
 // part k is written, so a catch-up whose first range holds every log does not wait for all of its metadata.
 import type { Standard } from '../../shared/listing.js';
 import type { ContractRow } from '../listing/listing-writer.js';
-import { netMoves, type TransferLog } from './indexer-apply.js';
+import { netMoves, tokenUris, type TokenUris, type TransferLog } from './indexer-apply.js';
 import { CONSECUTIVE_CAP, decodeTokenLogs, ZERO_ADDRESS, type MetadataUpdate, type TokenMove, type Truncation, type UriEvent } from './indexer-events.js';
 import { readContractMeta, readTotalSupplies, readUris, type ContractMeta } from './indexer-metadata.js';
 import type { ChainReader } from './indexer-rpc.js';
@@ -18,8 +18,8 @@ export interface PreparedRange {
   /** Block and hash of every decoded log, for the range-end check. */
   blocks: { block: number; blockHash: string }[];
   newContracts: Map<string, ContractMeta>;
-  /** uri by `contract:id` for tokens minted in the range and ERC-1155 ids new to the index (others: backfill). */
-  uris: Map<string, string>;
+  /** uris of tokens minted in the range and ERC-1155 ids new to the index (others: backfill). */
+  uris: TokenUris;
   supplies: Map<string, string | null>;
   uriEvents: UriEvent[];
   metadataUpdates: MetadataUpdate[];
@@ -165,7 +165,7 @@ export async function prepareRange(
     const result = (done[k - 2] ?? Promise.resolve()).then(async () => {
       const t2 = performance.now();
       const uriList = await readUris(chain, wanted, cut.to);
-      const uris = new Map(wanted.map((m, i) => [`${m.address}:${m.id}`, uriList[i]!]));
+      const uris = tokenUris(wanted, uriList);
       const supplyList = [...supplyOf];
       const values = await readTotalSupplies(chain, supplyList, cut.to);
       const supplies = new Map(supplyList.map((a, i) => [a, values[i] ?? null]));
