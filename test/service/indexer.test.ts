@@ -44,6 +44,16 @@ async function expectIndexMatchesChain(sizes = [1, 4, 200]): Promise<void> {
   }
 }
 
+/** Stops the running indexer and starts over on the empty database `name`, the one the listings are checked in from now on. */
+async function freshIndex(name: string): Promise<Db> {
+  await indexer?.stop();
+  indexer = null;
+  db.close();
+  db = openDatabase(join(dir, name));
+  proxy.requests.length = 0;
+  return db;
+}
+
 beforeAll(async () => {
   chain = await startTestChain();
   proxy = await startRpcProxy(chain.url);
@@ -161,11 +171,7 @@ describe('indexer on anvil', () => {
   });
 
   it('shrinks its eth_getLogs range when the node refuses large ranges, and still indexes everything', async () => {
-    await indexer!.stop();
-    indexer = null;
-    db.close();
-    const fresh = openDatabase(join(dir, 'fresh.db'));
-    proxy.requests.length = 0;
+    const fresh = await freshIndex('fresh.db');
     // Like a public RPC: at most 3 blocks per eth_getLogs.
     proxy.refuse = refuseLogRangesOver(3);
     try {
@@ -180,15 +186,11 @@ describe('indexer on anvil', () => {
     expect(spans.at(-1)).toBeLessThanOrEqual(3);
     await indexer.stop();
     indexer = null;
-    db = fresh;
     await expectIndexMatchesChain([200]);
   });
 
   it('holds checkpoints from the first write of a catch-up that more ranges follow, and lets go at the head', async () => {
-    await indexer?.stop();
-    indexer = null;
-    db.close();
-    const fresh = openDatabase(join(dir, 'held.db'));
+    const fresh = await freshIndex('held.db');
     const base = sqliteIndexStore(fresh);
     const calls: string[] = [];
     const store: IndexStore = {
@@ -203,16 +205,11 @@ describe('indexer on anvil', () => {
     expect(calls.indexOf('behind true')).toBeLessThan(calls.indexOf('apply'));
     expect(calls.filter((c) => c === 'apply').length).toBeGreaterThan(2);
     expect(fresh.pragma('wal_autocheckpoint', { simple: true })).toBe(1000);
-    db = fresh;
     await expectIndexMatchesChain([200]);
   });
 
   it('asks for one block at a time after a read whose densest block alone fills half its target', async () => {
-    await indexer?.stop();
-    indexer = null;
-    db.close();
-    const fresh = openDatabase(join(dir, 'dense.db'));
-    proxy.requests.length = 0;
+    const fresh = await freshIndex('dense.db');
     // The first range (16 blocks) holds the block of six mints in one transaction: at 4 logs per read, one block per read.
     indexer = startIndexer({ db: fresh, nodeUrl: proxy.url, confirmations: 0, log: silentLogger, pollMs: 100, batchSize: 16, rangePolicy: { min: 1, max: 64, targetLogs: 4 } });
     await indexer.caughtUp();
@@ -222,7 +219,6 @@ describe('indexer on anvil', () => {
     expect(spans.slice(1, 3)).toEqual([1, 1]);
     await indexer.stop();
     indexer = null;
-    db = fresh;
     await expectIndexMatchesChain([200]);
   });
 });
