@@ -19,7 +19,13 @@ export interface PostAnswer {
  * POSTs `body` and resolves with the status and the body as text whatever the status (callers that read error pages
  * need both); rejects on an abort or a lost socket.
  */
-export function postText(url: URL, body: string, signal: AbortSignal): Promise<PostAnswer> {
+export async function postText(url: URL, body: string, signal: AbortSignal): Promise<PostAnswer> {
+  const { status, bytes } = await postBytes(url, body, signal);
+  return { status, text: bodyText(bytes) };
+}
+
+/** As postText, with the body as the bytes received (a caller that reads them itself skips making a string). */
+export function postBytes(url: URL, body: string, signal: AbortSignal): Promise<{ status: number; bytes: Buffer }> {
   const protocol = url.protocol === 'https:' ? 'https:' : 'http:';
   const request = protocol === 'https:' ? https.request : http.request;
   return new Promise((resolve, reject) => {
@@ -35,7 +41,7 @@ export function postText(url: URL, body: string, signal: AbortSignal): Promise<P
         const parts: Buffer[] = [];
         res.on('data', (c: Buffer) => parts.push(c));
         res.on('error', reject);
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: bodyText(Buffer.concat(parts)) }));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, bytes: parts.length === 1 ? parts[0]! : Buffer.concat(parts) }));
       },
     );
     req.on('error', reject);

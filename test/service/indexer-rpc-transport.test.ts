@@ -55,7 +55,7 @@ it('gives up on a node that never answers after the request timeout, with a sent
 
 it('turns an HTML error page into an answer error that keeps the status, so a range refusal is recognised', async () => {
   const reader = createChainReader(url);
-  const err = await reader.transferLogs(0, 100_000).catch((e: unknown) => e);
+  const err = await reader.tokenLogs(0, 100_000, 50_000).catch((e: unknown) => e);
   expect(err).toBeInstanceOf(RpcAnswerError);
   expect((err as RpcAnswerError).error.code).toBe(413);
   expect((err as Error).message).toMatch(/HTTP 413: <html>/);

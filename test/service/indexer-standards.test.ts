@@ -9,6 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Logger } from '../../src/lib/log.js';
 import { openDatabase, type Db } from '../../src/lib/sqlite.js';
 import { findContract, queryTokens, startIndexer, type Indexer } from '../../src/service/indexer/index.js';
+import { TOKEN_TOPICS } from '../../src/service/indexer/indexer-events.js';
+import { decodeRawLogs, scanTokenLogs } from '../../src/service/indexer/indexer-log-scan.js';
+import type { RawLog } from '../../src/service/indexer/indexer-rpc.js';
 import type { Token } from '../../src/shared/listing.js';
 import { rpc, startTestChain, type TestChain } from '../support/indexer-chain.js';
 import { expectListingsMatch, modelFromChain } from '../support/service-model.js';
@@ -111,6 +114,15 @@ describe('indexer on anvil: EIP-2309, ERC-1155, ERC-4906', () => {
       ['3', '25', `ipfs://m/${hex64(3n)}.json`],
       ['1', '6', `ipfs://m/${hex64(1n)}.json`],
     ]);
+  });
+
+  it("decodes the node's eth_getLogs answer from its bytes exactly as from JSON.parse (every event kind here)", async () => {
+    const head = await rpc<string>(chain.url, 'eth_blockNumber');
+    const body = JSON.stringify([{ jsonrpc: '2.0', id: 0, method: 'eth_getLogs', params: [{ fromBlock: '0x0', toBlock: head, topics: [TOKEN_TOPICS] }] }]);
+    const bytes = Buffer.from(await (await fetch(chain.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body })).arrayBuffer());
+    const json = decodeRawLogs((JSON.parse(bytes.toString()) as { result: RawLog[] }[])[0]!.result, CAP);
+    expect(new Set(json.decoded.moves.map((m) => `${m.amount === null}:${m.sub > 0}`)).size).toBe(4);
+    expect(scanTokenLogs(bytes, CAP)).toEqual(json);
   });
 
   it('follows URI events for every holder of the id', async () => {

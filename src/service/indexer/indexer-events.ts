@@ -149,70 +149,89 @@ export function substituteId(uri: string, id: bigint): string {
   return uri.includes('{id}') ? uri.replaceAll('{id}', id.toString(16).padStart(64, '0')) : uri;
 }
 
+/** An empty decoding, to which logs are added in chain order. */
+export function emptyDecoding(): DecodedLogs {
+  return { moves: [], uris: [], metadataUpdates: [], truncated: [], firstKind: new Map(), blocks: [] };
+}
+
+/** Adds one ERC-721 Transfer (its addresses lowercase); the scanner of the node's bytes calls this for most logs. */
+export function addTransfer(out: DecodedLogs, block: number, logIndex: number, blockHash: string, contract: string, from: string, to: string, id: bigint): void {
+  if (!out.firstKind.has(contract)) out.firstKind.set(contract, 'ERC721');
+  out.moves.push({ block, logIndex, blockHash, contract, sub: 0, from, to, id, amount: null });
+  noteBlock(out, block, blockHash);
+}
+
+function noteBlock(out: DecodedLogs, block: number, blockHash: string): void {
+  const last = out.blocks.at(-1);
+  if (last?.block !== block || last.blockHash !== blockHash) out.blocks.push({ block, blockHash });
+}
+
 /** Decodes a range's logs, in chain order. Malformed logs (wrong topic count, short data) are skipped. */
 export function decodeTokenLogs(raw: readonly RawLog[], cap = CONSECUTIVE_CAP): DecodedLogs {
-  const out: DecodedLogs = { moves: [], uris: [], metadataUpdates: [], truncated: [], firstKind: new Map(), blocks: [] };
-  for (const { l, block, logIndex } of inChainOrder(raw)) {
-    const t0 = l.topics[0] === undefined ? undefined : lower(l.topics[0]);
-    const data = lower(l.data ?? '0x');
-    const contract = l.address.toLowerCase();
-    const blockHash = l.blockHash;
-    const base = { block, logIndex, blockHash, contract };
-    const kind = (k: Standard) => {
-      if (!out.firstKind.has(contract)) out.firstKind.set(contract, k);
-    };
-    const n = l.topics.length;
-    if (t0 === TOPIC.transfer) {
-      // ERC-20 Transfer has 3 topics (the amount is data); only ERC-721 indexes the id.
-      if (n !== 4) continue;
-      kind('ERC721');
-      out.moves.push({ block, logIndex, blockHash, contract, sub: 0, from: addressTopic(l.topics[1]!), to: addressTopic(l.topics[2]!), id: BigInt(l.topics[3]!), amount: null });
-    } else if (t0 === TOPIC.consecutive) {
-      const toId = word(data, 0);
-      if (n !== 4 || toId === null) continue;
-      const fromId = BigInt(l.topics[1]!);
-      if (toId < fromId) continue;
-      kind('ERC721');
-      const count = toId - fromId + 1n;
-      const take = count > BigInt(cap) ? cap : Number(count);
-      if (count > BigInt(cap)) out.truncated.push({ block, logIndex, contract, fromId, toId, indexed: take });
-      const from = addressTopic(l.topics[2]!);
-      const to = addressTopic(l.topics[3]!);
-      for (let i = 0; i < take; i++) out.moves.push({ ...base, sub: i + 1, from, to, id: fromId + BigInt(i), amount: null });
-    } else if (t0 === TOPIC.single) {
-      const id = word(data, 0);
-      const amount = word(data, 1);
-      if (n !== 4 || id === null || amount === null) continue;
-      kind('ERC1155');
-      out.moves.push({ ...base, sub: 0, from: addressTopic(l.topics[2]!), to: addressTopic(l.topics[3]!), id, amount });
-    } else if (t0 === TOPIC.batch) {
-      const o1 = word(data, 0);
-      const o2 = word(data, 1);
-      if (n !== 4 || o1 === null || o2 === null) continue;
-      const ids = uintArray(data, o1);
-      const amounts = uintArray(data, o2);
-      if (!ids || !amounts || ids.length !== amounts.length) continue;
-      kind('ERC1155');
-      const from = addressTopic(l.topics[2]!);
-      const to = addressTopic(l.topics[3]!);
-      ids.forEach((id, i) => out.moves.push({ ...base, sub: i + 1, from, to, id, amount: amounts[i]! }));
-    } else if (t0 === TOPIC.uri) {
-      const value = abiString(data);
-      if (n !== 2 || value === null) continue;
-      const id = BigInt(l.topics[1]!);
-      out.uris.push({ block, logIndex, contract, id, value: substituteId(value, id) });
-    } else if (t0 === TOPIC.metadataUpdate) {
-      const id = word(data, 0);
-      if (n !== 1 || id === null) continue;
-      out.metadataUpdates.push({ contract, fromId: id, toId: id });
-    } else if (t0 === TOPIC.batchMetadataUpdate) {
-      const a = word(data, 0);
-      const b = word(data, 1);
-      if (n !== 1 || a === null || b === null || b < a || b > MAX_UINT) continue;
-      out.metadataUpdates.push({ contract, fromId: a, toId: b });
-    } else continue;
-    const last = out.blocks.at(-1);
-    if (last?.block !== block || last.blockHash !== blockHash) out.blocks.push({ block, blockHash });
-  }
+  const out = emptyDecoding();
+  for (const { l, block, logIndex } of inChainOrder(raw)) addLog(out, l, block, logIndex, cap);
   return out;
+}
+
+/** Adds one live log at its place in chain order (the caller keeps that order). Malformed logs are skipped. */
+export function addLog(out: DecodedLogs, l: RawLog, block: number, logIndex: number, cap = CONSECUTIVE_CAP): void {
+  const t0 = l.topics[0] === undefined ? undefined : lower(l.topics[0]);
+  const data = lower(l.data ?? '0x');
+  const contract = l.address.toLowerCase();
+  const blockHash = l.blockHash;
+  const base = { block, logIndex, blockHash, contract };
+  const kind = (k: Standard) => {
+    if (!out.firstKind.has(contract)) out.firstKind.set(contract, k);
+  };
+  const n = l.topics.length;
+  if (t0 === TOPIC.transfer) {
+    // ERC-20 Transfer has 3 topics (the amount is data); only ERC-721 indexes the id.
+    if (n !== 4) return;
+    addTransfer(out, block, logIndex, blockHash, contract, addressTopic(l.topics[1]!), addressTopic(l.topics[2]!), BigInt(l.topics[3]!));
+    return;
+  } else if (t0 === TOPIC.consecutive) {
+    const toId = word(data, 0);
+    if (n !== 4 || toId === null) return;
+    const fromId = BigInt(l.topics[1]!);
+    if (toId < fromId) return;
+    kind('ERC721');
+    const count = toId - fromId + 1n;
+    const take = count > BigInt(cap) ? cap : Number(count);
+    if (count > BigInt(cap)) out.truncated.push({ block, logIndex, contract, fromId, toId, indexed: take });
+    const from = addressTopic(l.topics[2]!);
+    const to = addressTopic(l.topics[3]!);
+    for (let i = 0; i < take; i++) out.moves.push({ ...base, sub: i + 1, from, to, id: fromId + BigInt(i), amount: null });
+  } else if (t0 === TOPIC.single) {
+    const id = word(data, 0);
+    const amount = word(data, 1);
+    if (n !== 4 || id === null || amount === null) return;
+    kind('ERC1155');
+    out.moves.push({ ...base, sub: 0, from: addressTopic(l.topics[2]!), to: addressTopic(l.topics[3]!), id, amount });
+  } else if (t0 === TOPIC.batch) {
+    const o1 = word(data, 0);
+    const o2 = word(data, 1);
+    if (n !== 4 || o1 === null || o2 === null) return;
+    const ids = uintArray(data, o1);
+    const amounts = uintArray(data, o2);
+    if (!ids || !amounts || ids.length !== amounts.length) return;
+    kind('ERC1155');
+    const from = addressTopic(l.topics[2]!);
+    const to = addressTopic(l.topics[3]!);
+    ids.forEach((id, i) => out.moves.push({ ...base, sub: i + 1, from, to, id, amount: amounts[i]! }));
+  } else if (t0 === TOPIC.uri) {
+    const value = abiString(data);
+    if (n !== 2 || value === null) return;
+    const id = BigInt(l.topics[1]!);
+    out.uris.push({ block, logIndex, contract, id, value: substituteId(value, id) });
+  } else if (t0 === TOPIC.metadataUpdate) {
+    const id = word(data, 0);
+    if (n !== 1 || id === null) return;
+    out.metadataUpdates.push({ contract, fromId: id, toId: id });
+  } else if (t0 === TOPIC.batchMetadataUpdate) {
+    const a = word(data, 0);
+    const b = word(data, 1);
+    if (n !== 1 || a === null || b === null || b < a || b > MAX_UINT) return;
+    out.metadataUpdates.push({ contract, fromId: a, toId: b });
+  } else return;
+  noteBlock(out, block, blockHash);
 }

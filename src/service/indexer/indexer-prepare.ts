@@ -5,8 +5,9 @@
 import type { Standard } from '../../shared/listing.js';
 import type { ContractRow } from '../listing/listing-writer.js';
 import { netMoves, tokenUris, type TokenUris, type TransferLog } from './indexer-apply.js';
-import { CONSECUTIVE_CAP, decodeTokenLogs, ZERO_ADDRESS, type MetadataUpdate, type TokenMove, type Truncation, type UriEvent } from './indexer-events.js';
+import { CONSECUTIVE_CAP, ZERO_ADDRESS, type MetadataUpdate, type TokenMove, type Truncation, type UriEvent } from './indexer-events.js';
 import { readContractMeta, readTotalSupplies, readUris, type ContractMeta } from './indexer-metadata.js';
+import { mostInOneBlock } from './indexer-log-scan.js';
 import type { ChainReader } from './indexer-rpc.js';
 import type { RangeSize } from './indexer-range.js';
 
@@ -68,18 +69,6 @@ export function splitAtBlocks(moves: readonly { block: number }[], from: number,
   return parts;
 }
 
-/** The most entries that name the same block. Pure. */
-export function mostInOneBlock(blocks: readonly (string | number)[]): number {
-  const counts = new Map<string | number, number>();
-  let most = 0;
-  for (const b of blocks) {
-    const n = (counts.get(b) ?? 0) + 1;
-    counts.set(b, n);
-    if (n > most) most = n;
-  }
-  return most;
-}
-
 export interface PrepareLookups {
   contractOf(address: string): ContractRow | undefined;
   /** Whether the index already holds this ERC-1155 id (its uri is known). */
@@ -104,13 +93,9 @@ export async function prepareRange(
 ): Promise<PreparedPart[]> {
   const { contractOf } = lookups;
   const t0 = performance.now();
-  const raw = await chain.transferLogs(from, to);
+  const { decoded, count: rawLength, densest: densestLogs } = await chain.tokenLogs(from, to, cap);
   const t1 = performance.now();
-  const decoded = decodeTokenLogs(raw, cap);
-  // Only the count of the node's logs is kept: the parts' reads below must not hold the parsed answer (10,000 logs
-  // are ~150,000 objects) alive until the last part's metadata is in.
-  const rawLength = raw.length;
-  const densest = Math.max(mostInOneBlock(raw.map((l) => l.blockNumber)), mostInOneBlock(decoded.moves.map((m) => m.block)));
+  const densest = Math.max(densestLogs, mostInOneBlock(decoded.moves.map((m) => m.block)));
   await lookups.preload?.(decoded.moves);
 
   const probes = new Map<string, { probeId: bigint; byEvents: Standard }>();

@@ -4,10 +4,11 @@
 // 10-20 ms per 1,000-transaction block header on the event loop the tracker shares; and no fetch(), whose body decoding
 // cost the reader more CPU than JSON.parse on catch-up.
 import { setMaxListeners } from 'node:events';
-import { postText } from '../../lib/json-post.js';
+import { bodyText, postBytes } from '../../lib/json-post.js';
 import { createWsTransport, RpcTimeoutError, type WsTransport } from '../../lib/json-rpc-ws.js';
 import { chunkCalls, decodeCallBatch, encodeCallBatch, type CallRequest } from './indexer-call-batch.js';
 import { TOKEN_TOPICS } from './indexer-events.js';
+import { decodeRawLogs, scanTokenLogs, type ScannedLogs } from './indexer-log-scan.js';
 
 /** keccak256("Transfer(address,address,uint256)"), shared by ERC-20 and ERC-721; only ERC-721 indexes the id (4 topics). */
 export const TRANSFER_TOPIC = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
@@ -32,8 +33,11 @@ export interface ChainReader {
   blockNumber(): Promise<number>;
   /** Headers of the given blocks in one batch; null where the node has no such block. */
   headers(numbers: readonly number[]): Promise<(BlockHeader | null)[]>;
-  /** Logs of every token event the indexer follows (indexer-events.ts), ERC-20 Transfer included (skipped later). */
-  transferLogs(from: number, to: number): Promise<RawLog[]>;
+  /**
+   * The token events of blocks [from, to], decoded (indexer-events.ts; ConsecutiveTransfer ranges up to `cap`), and
+   * how many logs the node answered with (ERC-20 Transfer shares the topic and counts, then is skipped).
+   */
+  tokenLogs(from: number, to: number, cap: number): Promise<ScannedLogs>;
   /** eth_call results in one batch; null where the call reverted. */
   calls(requests: readonly CallRequest[], block: number): Promise<(string | null)[]>;
   /** Counts of requests by method, for tests and benchmarks. */
@@ -76,9 +80,9 @@ export const REQUEST_TIMEOUT_MS = 120_000;
  * One request (an object or a batch array) and the node's parsed answer, with the HTTP status (200 over a WebSocket).
  * A transport failure or a node that does not answer in time names the node; an answer that is not JSON (gateways
  * refuse oversized eth_getLogs with an HTML page) becomes an RpcAnswerError that keeps the status, so range refusals
- * are recognised.
+ * are recognised. `scan` may read an HTTP answer's bytes first: what it returns (not null) is the answer.
  */
-async function exchange(node: NodeEndpoint, body: unknown): Promise<{ status: number; answer: unknown }> {
+async function exchange(node: NodeEndpoint, body: unknown, scan?: (bytes: Buffer) => unknown): Promise<{ status: number; answer: unknown; scanned?: true }> {
   const tooSlow = () => new Error(`the node at ${node.url} did not answer within ${node.timeoutMs / 1000} s; is it overloaded or stuck?`);
   if (node.ws) {
     try {
@@ -89,14 +93,17 @@ async function exchange(node: NodeEndpoint, body: unknown): Promise<{ status: nu
   }
   const timeout = AbortSignal.timeout(node.timeoutMs);
   let status: number;
-  let text: string;
+  let bytes: Buffer;
   try {
-    ({ status, text } = await postText(node.target, JSON.stringify(body), AbortSignal.any([node.signal, timeout])));
+    ({ status, bytes } = await postBytes(node.target, JSON.stringify(body), AbortSignal.any([node.signal, timeout])));
   } catch (e) {
     if (timeout.aborted && !node.signal.aborted) throw tooSlow();
     const cause = (e as { cause?: { message?: string } }).cause?.message ?? (e as Error).message;
     throw new Error(`cannot reach the node at ${node.url}: ${cause}`);
   }
+  const scanned = status === 200 ? scan?.(bytes) : null;
+  if (scanned != null) return { status, answer: scanned, scanned: true };
+  const text = bodyText(bytes);
   try {
     return { status, answer: JSON.parse(text) };
   } catch {
@@ -190,11 +197,16 @@ async function send(node: NodeEndpoint, calls: readonly { method: string; params
     node,
     calls.map((c, id) => ({ jsonrpc: '2.0', id, method: c.method, params: c.params })),
   );
+  return answersOf(node, calls.length, status, answers);
+}
+
+/** The results of a batch of `count` requests, in order; an error answer becomes an RpcAnswerError. */
+function answersOf(node: NodeEndpoint, count: number, status: number, answers: unknown): unknown[] {
   if (!Array.isArray(answers)) throw new RpcAnswerError((answers as RpcAnswer).error ?? { code: status, message: `HTTP ${status} to a batch` });
-  const out: unknown[] = new Array(calls.length);
+  const out: unknown[] = new Array(count);
   for (const a of answers as { id?: number; result?: unknown; error?: { code: number; message: string } }[]) {
     if (a.error) throw new RpcAnswerError(a.error);
-    if (typeof a.id === 'number' && a.id >= 0 && a.id < calls.length) out[a.id] = a.result ?? null;
+    if (typeof a.id === 'number' && a.id >= 0 && a.id < count) out[a.id] = a.result ?? null;
   }
   if (out.some((r) => r === undefined)) throw new Error(`the node at ${node.url} left requests of a batch unanswered`);
   return out;
@@ -226,11 +238,15 @@ export function createChainReader(nodeUrl: string, opts: { timeoutMs?: number } 
         return block ? { number: Number(block.number), hash: block.hash, parentHash: block.parentHash } : null;
       });
     },
-    async transferLogs(from, to) {
+    async tokenLogs(from, to, cap) {
       count('eth_getLogs', 1);
-      const [logs] = await send(node, [{ method: 'eth_getLogs', params: [{ fromBlock: hex(from), toBlock: hex(to), topics: [TOKEN_TOPICS] }] }]);
+      const request = [{ jsonrpc: '2.0', id: 0, method: 'eth_getLogs', params: [{ fromBlock: hex(from), toBlock: hex(to), topics: [TOKEN_TOPICS] }] }];
+      // Most answers are decoded from the node's bytes; anything else (an error, a WebSocket node) is JSON first.
+      const { status, answer, scanned } = await exchange(node, request, (bytes) => scanTokenLogs(bytes, cap));
+      if (scanned) return answer as ScannedLogs;
+      const [logs] = answersOf(node, 1, status, answer);
       if (!Array.isArray(logs)) throw new Error('eth_getLogs: the node answered without a list of logs');
-      return logs as RawLog[];
+      return decodeRawLogs(logs as RawLog[], cap);
     },
     async calls(requests, block) {
       if (requests.length === 0) return [];
