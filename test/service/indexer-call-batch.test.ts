@@ -5,7 +5,7 @@ import { AbiCoder, ContractFactory, Interface, JsonRpcProvider, NonceManager, Wa
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDevchain, type Devchain } from '../../src/devchain/index.js';
-import { chunkCalls, decodeCallBatch, encodeCallBatch, type CallRequest } from '../../src/service/indexer/indexer-call-batch.js';
+import { chunkCalls, decodeCallBatch, encodeCallBatch, scanCallBatchAnswer, type CallRequest } from '../../src/service/indexer/indexer-call-batch.js';
 import { decodeAbiString, readContractMeta } from '../../src/service/indexer/indexer-metadata.js';
 import { compileSolidity } from '../../scripts/solc-compile.js';
 import { createChainReader, type ChainReader } from '../../src/service/indexer/indexer-rpc.js';
@@ -61,6 +61,46 @@ describe('chunkCalls', () => {
   ];
   it.each(rows)('%s', (_what, calls, max, expected) => {
     expect(chunkCalls(calls, max)).toEqual(expected);
+  });
+});
+
+describe('scanCallBatchAnswer', () => {
+  const head = '0x08c379a0' + AbiCoder.defaultAbiCoder().encode(['string'], ['txdesk-call-batch-v2']).slice(2);
+  const entry = fc.record({ failed: fc.boolean(), data: fc.uint8Array({ maxLength: 70 }) });
+  const batch = (entries: { failed: boolean; data: Uint8Array }[]) =>
+    head + entries.map((e) => (e.failed ? '8' : '0') + e.data.length.toString(16).padStart(63, '0') + Buffer.from(e.data).toString('hex')).join('');
+  /** The JSON path of indexer-rpc.ts: the revert data, else the result, decoded from a string. */
+  const jsonPath = (text: string, count: number) => {
+    const a = JSON.parse(text) as { result?: unknown; error?: { data?: unknown } };
+    const data = typeof a.error?.data === 'string' ? a.error.data : a.result;
+    return typeof data === 'string' ? decodeCallBatch(data, count) : null;
+  };
+
+  it('reads what the JSON path reads, from the revert data or the result, and leaves the bytes as they were (fast-check)', () => {
+    fc.assert(
+      fc.property(fc.array(entry, { maxLength: 8 }), fc.boolean(), fc.constantFrom(undefined, 1), fc.string({ maxLength: 8 }), (entries, reverted, space, note) => {
+        const data = batch(entries);
+        const answer = reverted ? { jsonrpc: '2.0', id: 1, error: { code: 3, message: `execution reverted: ${note}`, data } } : { jsonrpc: '2.0', id: 1, result: data };
+        const text = JSON.stringify(answer, null, space);
+        const bytes = Buffer.from(text);
+        const scanned = scanCallBatchAnswer(bytes, entries.length);
+        // An escape in the message (a quote, a backslash) is left to JSON.parse; anything else is read here.
+        if (text.includes('\\')) expect(scanned === null || scanned.length === entries.length).toBe(true);
+        else expect(scanned).toEqual(jsonPath(text, entries.length));
+        expect(scanned ?? jsonPath(text, entries.length)).toEqual(entries.map((e) => (e.failed ? undefined : '0x' + Buffer.from(e.data).toString('hex'))));
+        expect(bytes.toString()).toBe(text);
+      }),
+    );
+  });
+
+  it.each([
+    ['an answer without the batch head', JSON.stringify({ jsonrpc: '2.0', id: 1, result: '0x' + '00'.repeat(64) })],
+    ['a batch answer (an array)', JSON.stringify([{ jsonrpc: '2.0', id: 1, result: '0x' }])],
+    ['an error without data', JSON.stringify({ jsonrpc: '2.0', id: 1, error: { code: -32000, message: 'out of gas' } })],
+    ['an HTML page', '<html>502 Bad Gateway</html>'],
+    ['a cut answer', JSON.stringify({ jsonrpc: '2.0', id: 1, result: batch([{ failed: false, data: new Uint8Array(40) }]) }).slice(0, 300)],
+  ])('declines %s', (_, text) => {
+    expect(scanCallBatchAnswer(Buffer.from(text), 1)).toBeNull();
   });
 });
 
@@ -139,9 +179,12 @@ contract OldToken {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_call', params: [{ data: encodeCallBatch(requests) }, '0x' + block.toString(16)] }),
     });
-    const body = (await res.json()) as { error: { message: string; data: string } };
+    const bytes = Buffer.from(await res.arrayBuffer());
+    const body = JSON.parse(bytes.toString()) as { error: { message: string; data: string } };
     const decoded = decodeCallBatch(body.error.data, requests.length);
     expect(decoded).toEqual(await Promise.all(requests.map((r) => plainCall(r, block))));
+    // Read from the answer's bytes, the same (the path the reader takes).
+    expect(scanCallBatchAnswer(bytes, requests.length)).toEqual(decoded);
     // The revert reason the node shows is the batch's short head, not the whole answer rendered as text (anvil
     // escaped the old head's answer into a message three times the size of the data).
     expect(body.error.message.length).toBeLessThan(100);

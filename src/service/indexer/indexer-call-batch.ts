@@ -1,5 +1,7 @@
 // Packs many read-only eth_calls into one contract-creating eth_call (see contracts/indexer/CallBatch.sol) and unpacks the answer.
-// Pure: encoding, chunking and decoding only; indexer-rpc.ts sends the chunks and retries failed entries one by one.
+// Pure: encoding, chunking and decoding only (the answer read from its bytes, or from JSON); indexer-rpc.ts sends the
+// chunks and retries failed entries one by one.
+import { JsonBytes, keyTable, OPEN_OBJECT, QUOTE, scanned } from '../../lib/json-bytes.js';
 
 /**
  * Init code of CallBatch (contracts/indexer/CallBatch.sol; solc 0.8.30, optimizer 200 runs, no metadata): checked by
@@ -66,19 +68,76 @@ export function encodeCallBatch(requests: readonly CallRequest[]): string {
  * write under STATICCALL) and must be asked again on its own. Null when the answer is not a CallBatch answer at all.
  */
 export function decodeCallBatch(answer: string, count: number): (string | undefined)[] | null {
-  const h = strip(answer);
-  if (!h.startsWith(HEAD)) return null;
+  return decodeCallBatchBytes(Buffer.from(answer, 'latin1'), 0, answer.length, count);
+}
+
+const HEAD_BYTES = Buffer.from(HEAD, 'latin1');
+/** The value of one hex digit, NaN for any other byte. */
+const digit = (c: number) => (c >= 0x30 && c <= 0x39 ? c - 0x30 : c >= 0x61 && c <= 0x66 ? c - 0x57 : c >= 0x41 && c <= 0x46 ? c - 0x37 : NaN);
+
+/**
+ * decodeCallBatch over hex digits where they lie in a buffer, [start, end) with or without "0x": an answer of 500
+ * tokenURIs is ~130 KB of hex, and a string that size costs more to make than to decode. Each request's data is one
+ * slice: the two digits before it are lent "0x" meanwhile (then given back).
+ */
+export function decodeCallBatchBytes(b: Buffer, start: number, end: number, count: number): (string | undefined)[] | null {
+  if (b[start] === 0x30 && (b[start + 1] === 0x78 || b[start + 1] === 0x58)) start += 2;
+  if (end - start < HEAD_BYTES.length || HEAD_BYTES.compare(b, start, start + HEAD_BYTES.length) !== 0) return null;
   const out: (string | undefined)[] = [];
-  let p = HEAD.length;
+  let p = start + HEAD_BYTES.length;
   for (let i = 0; i < count; i++) {
-    if (p + 64 > h.length) return null;
-    const word = h.slice(p, p + 64);
-    const failed = parseInt(word[0]!, 16) >= 8;
-    const size = parseInt(word.slice(48), 16);
+    if (p + 64 > end) return null;
+    const failed = digit(b[p]!) >= 8;
+    let size = 0;
+    for (let j = p + 48; j < p + 64; j++) size = size * 16 + digit(b[j]!);
+    if (!Number.isSafeInteger(size)) return null;
     p += 64;
-    if (p + size * 2 > h.length) return null;
-    out.push(failed ? undefined : '0x' + h.slice(p, p + size * 2));
+    if (p + size * 2 > end) return null;
+    if (failed) out.push(undefined);
+    else {
+      const x = b[p - 2]!;
+      const y = b[p - 1]!;
+      b[p - 2] = 0x30;
+      b[p - 1] = 0x78;
+      out.push(b.toString('latin1', p - 2, p + size * 2));
+      b[p - 2] = x;
+      b[p - 1] = y;
+    }
     p += size * 2;
   }
-  return p === h.length ? out : null;
+  return p === end ? out : null;
+}
+
+const ANSWER_KEYS = keyTable(['result', 'error', 'data']);
+
+/**
+ * decodeCallBatch of a node's answer to one CallBatch eth_call, read from its bytes: the revert data (`error.data`),
+ * else `result`, as the JSON path reads them. Null for anything else (the caller parses the answer as JSON).
+ */
+export function scanCallBatchAnswer(body: Buffer, count: number): (string | undefined)[] | null {
+  return scanned(() => new CallAnswerScan(body).answer(count));
+}
+
+class CallAnswerScan extends JsonBytes {
+  answer(count: number): (string | undefined)[] | null {
+    let result: [number, number] | null = null;
+    let data: [number, number] | null = null;
+    this.object(() => {
+      const key = this.key(ANSWER_KEYS);
+      if (key === 'error' && this.peek() === OPEN_OBJECT) {
+        this.object(() => {
+          if (this.key(ANSWER_KEYS) === 'data' && this.peek() === QUOTE) {
+            this.string();
+            data = [this.start, this.end];
+          } else this.skipValue();
+        });
+      } else if (key === 'result' && this.peek() === QUOTE) {
+        this.string();
+        result = [this.start, this.end];
+      } else this.skipValue();
+    });
+    this.finish();
+    const hex = data ?? result;
+    return hex && decodeCallBatchBytes(this.b, hex[0], hex[1], count);
+  }
 }

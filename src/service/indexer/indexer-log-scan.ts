@@ -2,6 +2,7 @@
 // JSON.parse then decodeTokenLogs for the answers nodes send, or null for any answer it does not expect (the caller
 // then parses it as JSON). Pure, except that it lends two bytes of the body to each Transfer and gives them back.
 import { addLog, addTransfer, CONSECUTIVE_CAP, decodeTokenLogs, emptyDecoding, TOPIC, type DecodedLogs } from './indexer-events.js';
+import { CLOSE_ARRAY, CLOSE_OBJECT, JsonBytes, keyTable, notScanned, OPEN_ARRAY, OPEN_OBJECT, QUOTE, scanned } from '../../lib/json-bytes.js';
 import type { RawLog } from './indexer-rpc.js';
 
 /** A range's decoded logs, with what range adaptation needs of the node's answer. */
@@ -13,39 +14,12 @@ export interface ScannedLogs {
   densest: number;
 }
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COMMA = 0x2c;
-const COLON = 0x3a;
-const OPEN_ARRAY = 0x5b;
-const CLOSE_ARRAY = 0x5d;
-const OPEN_OBJECT = 0x7b;
-const CLOSE_OBJECT = 0x7d;
 const TRANSFER = Buffer.from(TOPIC.transfer, 'latin1');
 /** Bytes of a 32-byte topic as "0x" and 64 hex digits. */
 const TOPIC_LENGTH = 66;
 
 /** The members the scan reads; any other is skipped. */
-const KEYS = ['result', 'jsonrpc', 'id', 'address', 'topics', 'data', 'blockHash', 'blockNumber', 'logIndex', 'removed'] as const;
-type Key = (typeof KEYS)[number];
-const KEY_BYTES = KEYS.map((k) => Buffer.from(k, 'latin1'));
-
-/** Which of KEYS the bytes [s, e) spell, compared byte by byte (no string made per member). */
-function keyAt(b: Buffer, s: number, e: number): Key | null {
-  next: for (let k = 0; k < KEYS.length; k++) {
-    const key = KEY_BYTES[k]!;
-    if (key.length !== e - s || key[0] !== b[s]) continue;
-    for (let i = 1; i < key.length; i++) if (key[i] !== b[s + i]) continue next;
-    return KEYS[k]!;
-  }
-  return null;
-}
-
-/** Thrown inside the scan for anything unexpected; the scan then answers null. */
-class Unexpected extends Error {}
-const unexpected = () => {
-  throw new Unexpected();
-};
+const KEYS = keyTable(['result', 'jsonrpc', 'id', 'address', 'topics', 'data', 'blockHash', 'blockNumber', 'logIndex', 'removed']);
 
 /**
  * The scan of one answer to a one-request batch (`[{"jsonrpc":"2.0","id":0,"result":[...]}]`, whitespace allowed).
@@ -53,12 +27,7 @@ const unexpected = () => {
  * with an escape, a log out of chain order (the JSON path sorts), or anything else a node does not send for logs.
  */
 export function scanTokenLogs(body: Buffer, cap = CONSECUTIVE_CAP): ScannedLogs | null {
-  try {
-    return new LogScan(body, cap).answer();
-  } catch (e) {
-    if (e instanceof Unexpected) return null;
-    throw e;
-  }
+  return scanned(() => new LogScan(body, cap).answer());
 }
 
 /** The JSON path: logs JSON.parse made of an answer the scan did not take. */
@@ -78,13 +47,7 @@ export function mostInOneBlock(blocks: readonly (string | number)[]): number {
   return most;
 }
 
-class LogScan {
-  private at = 0;
-  /** The contents of the last string read: [start, end). */
-  private start = 0;
-  private end = 0;
-  /** Where the next backslash is (2^32 - 1 for none), once looked up. */
-  private slash = -1;
+class LogScan extends JsonBytes {
   private readonly out = emptyDecoding();
   private count = 0;
   private densest = 0;
@@ -98,31 +61,33 @@ class LogScan {
   private readonly topics: number[] = [];
 
   constructor(
-    private readonly b: Buffer,
+    b: Buffer,
     private readonly cap: number,
-  ) {}
+  ) {
+    super(b);
+  }
 
   answer(): ScannedLogs {
-    this.expect(OPEN_ARRAY);
-    this.expect(OPEN_OBJECT);
     let logs = false;
-    do {
-      const key = this.key();
-      if (key === 'result' && !logs) {
-        this.list(() => this.log());
-        logs = true;
-      } else if (key === 'jsonrpc' || key === 'id') this.skipValue();
-      else unexpected();
-    } while (this.more(CLOSE_OBJECT));
-    this.expect(CLOSE_ARRAY);
-    if (!logs || this.peek() !== -1) unexpected();
+    this.list(() => {
+      if (logs) notScanned();
+      this.object(() => {
+        const key = this.key(KEYS);
+        if (key === 'result' && !logs) {
+          this.list(() => this.log());
+          logs = true;
+        } else if (key === 'jsonrpc' || key === 'id') this.skipValue();
+        else notScanned();
+      });
+    });
+    this.finish();
+    if (!logs) notScanned();
     return { decoded: this.out, count: this.count, densest: this.densest };
   }
 
   /** One log object, added to the decoding unless removed. */
   private log(): void {
     const b = this.b;
-    this.expect(OPEN_OBJECT);
     let address = '';
     let blockHash = '';
     let blockNumber = '';
@@ -133,19 +98,19 @@ class LogScan {
     let topicsSeen = false;
     const topics = this.topics;
     topics.length = 0;
-    do {
-      const key = this.key();
+    if (this.enter(OPEN_OBJECT, CLOSE_OBJECT)) do {
+      const key = this.key(KEYS);
       const c = this.peek();
       if (key === 'topics') {
         topics.length = 0;
-        this.list(() => {
+        if (this.enter(OPEN_ARRAY, CLOSE_ARRAY)) do {
           this.string();
           topics.push(this.start, this.end);
-        });
+        } while (this.more(CLOSE_ARRAY));
         topicsSeen = true;
       } else if (key === 'removed') {
         // true, false or null (JSON.parse's path skips a log whose member is truthy: anything else is not scanned).
-        if (c !== 0x74 && c !== 0x66 && c !== 0x6e) unexpected();
+        if (c !== 0x74 && c !== 0x66 && c !== 0x6e) notScanned();
         removed = c === 0x74;
         this.skipValue();
       } else if (c !== QUOTE) this.skipValue();
@@ -163,12 +128,12 @@ class LogScan {
         }
       }
     } while (this.more(CLOSE_OBJECT));
-    if (!topicsSeen || address === '' || blockHash === '' || blockNumber === '' || logIndex === '') unexpected();
+    if (!topicsSeen || address === '' || blockHash === '' || blockNumber === '' || logIndex === '') notScanned();
     const block = Number(blockNumber);
     const index = Number(logIndex);
-    if (!Number.isSafeInteger(block) || !Number.isSafeInteger(index)) unexpected();
+    if (!Number.isSafeInteger(block) || !Number.isSafeInteger(index)) notScanned();
     // Out of chain order (removed logs included, so that counting runs counts every log of a block): the JSON path sorts.
-    if (block < this.lastBlock || (block === this.lastBlock && index < this.lastLogIndex)) unexpected();
+    if (block < this.lastBlock || (block === this.lastBlock && index < this.lastLogIndex)) notScanned();
     this.counted(block);
     this.lastBlock = block;
     this.lastLogIndex = index;
@@ -222,73 +187,5 @@ class LogScan {
       last.value = this.b.toString('latin1', s, e);
     }
     return last.value;
-  }
-
-  /** A member's key, and the colon after it: one of KEYS, or null for any other. */
-  private key(): Key | null {
-    this.string();
-    const key = keyAt(this.b, this.start, this.end);
-    this.expect(COLON);
-    return key;
-  }
-
-  /** Reads a string: its contents are [start, end). A string with an escape ends the scan (hex never has one). */
-  private string(): void {
-    this.expect(QUOTE);
-    const s = this.at;
-    const e = this.b.indexOf(QUOTE, s);
-    if (e < 0) unexpected();
-    // The next backslash is looked up once, not per string (most answers have none, and each lookup runs to the end).
-    if (this.slash < s) this.slash = this.b.indexOf(BACKSLASH, s) >>> 0;
-    if (this.slash < e) unexpected();
-    this.start = s;
-    this.end = e;
-    this.at = e + 1;
-  }
-
-  /** A member's value the scan does not read: a string, number, true, false or null (not an array or object). */
-  private skipValue(): void {
-    if (this.peek() === QUOTE) return this.string();
-    const b = this.b;
-    const s = this.at;
-    while (this.at < b.length) {
-      const c = b[this.at]!;
-      if (c === COMMA || c === CLOSE_OBJECT || c === CLOSE_ARRAY || c <= 0x20) break;
-      if (c === QUOTE || c === OPEN_ARRAY || c === OPEN_OBJECT) unexpected();
-      this.at++;
-    }
-    if (this.at === s) unexpected();
-  }
-
-  /** An array, each element read by `item`. */
-  private list(item: () => void): void {
-    this.expect(OPEN_ARRAY);
-    if (this.peek() === CLOSE_ARRAY) {
-      this.at++;
-      return;
-    }
-    do item();
-    while (this.more(CLOSE_ARRAY));
-  }
-
-  /** After an element: true past a comma, false past `close`. */
-  private more(close: number): boolean {
-    const c = this.peek();
-    this.at++;
-    if (c === COMMA) return true;
-    if (c !== close) unexpected();
-    return false;
-  }
-
-  private expect(c: number): void {
-    if (this.peek() !== c) unexpected();
-    this.at++;
-  }
-
-  /** The next byte that is not whitespace (-1 at the end). */
-  private peek(): number {
-    const b = this.b;
-    while (this.at < b.length && b[this.at]! <= 0x20) this.at++;
-    return this.at < b.length ? b[this.at]! : -1;
   }
 }

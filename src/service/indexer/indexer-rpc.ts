@@ -6,7 +6,7 @@
 import { setMaxListeners } from 'node:events';
 import { bodyText, postBytes } from '../../lib/json-post.js';
 import { createWsTransport, RpcTimeoutError, type WsTransport } from '../../lib/json-rpc-ws.js';
-import { chunkCalls, decodeCallBatch, encodeCallBatch, type CallRequest } from './indexer-call-batch.js';
+import { chunkCalls, decodeCallBatch, encodeCallBatch, scanCallBatchAnswer, type CallRequest } from './indexer-call-batch.js';
 import { TOKEN_TOPICS } from './indexer-events.js';
 import { decodeRawLogs, scanTokenLogs, type ScannedLogs } from './indexer-log-scan.js';
 
@@ -163,10 +163,15 @@ async function callPacked(
     let results: (string | undefined)[] | null = null;
     try {
       const call = { data: encodeCallBatch(requests.slice(start, end)) };
-      const { answer } = await exchange(node, { jsonrpc: '2.0', id: 1, method: 'eth_call', params: [call, block] });
-      const a = answer as RpcAnswer;
-      const data = typeof a.error?.data === 'string' ? a.error.data : a.result;
-      results = typeof data === 'string' ? decodeCallBatch(data, end - start) : null;
+      const request = { jsonrpc: '2.0', id: 1, method: 'eth_call', params: [call, block] };
+      // Most answers are decoded from the node's bytes; anything else is JSON first.
+      const { answer, scanned } = await exchange(node, request, (bytes) => scanCallBatchAnswer(bytes, end - start));
+      if (scanned) results = answer as (string | undefined)[];
+      else {
+        const a = answer as RpcAnswer;
+        const data = typeof a.error?.data === 'string' ? a.error.data : a.result;
+        results = typeof data === 'string' ? decodeCallBatch(data, end - start) : null;
+      }
     } catch {
       // A gateway may refuse the big body with an HTML page; the plain batch below tells a dead node apart.
     }
