@@ -13,7 +13,7 @@ import { TOKEN_TOPICS } from '../../src/service/indexer/indexer-events.js';
 import { decodeRawLogs, scanTokenLogs } from '../../src/service/indexer/indexer-log-scan.js';
 import type { RawLog } from '../../src/service/indexer/indexer-rpc.js';
 import type { Token } from '../../src/shared/listing.js';
-import { rpc, startTestChain, type TestChain } from '../support/indexer-chain.js';
+import { rpc, startRpcProxy, startTestChain, type TestChain } from '../support/indexer-chain.js';
 import { expectListingsMatch, modelFromChain } from '../support/service-model.js';
 import { pollUntil } from '../../bench/lib/poll.js';
 
@@ -123,6 +123,35 @@ describe('indexer on anvil: EIP-2309, ERC-1155, ERC-4906', () => {
     const json = decodeRawLogs((JSON.parse(bytes.toString()) as { result: RawLog[] }[])[0]!.result, CAP);
     expect(new Set(json.decoded.moves.map((m) => `${m.amount === null}:${m.sub > 0}`)).size).toBe(4);
     expect(scanTokenLogs(bytes, CAP)).toEqual(json);
+  });
+
+  it('indexes the same through a node with other JSON habits: members reversed, spaced, and escaped strings half the time', async () => {
+    // Reversed and spaced answers are scanned from their bytes; those with an escaped string go through JSON.parse.
+    const proxy = await startRpcProxy(chain.url);
+    let answers = 0;
+    const reverse = (_: string, v: unknown) => (v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).reverse()) : v);
+    proxy.format = (answer) => {
+      const reshaped = JSON.parse(JSON.stringify(answer), reverse) as unknown;
+      const noted = (a: unknown) => (a && typeof a === 'object' ? { ...a, note: 'a "quoted" word' } : a);
+      return JSON.stringify(answers++ % 2 ? reshaped : Array.isArray(reshaped) ? reshaped.map(noted) : noted(reshaped), null, 1);
+    };
+    const other = openDatabase(join(dir, 'reshaped.db'));
+    const second = startIndexer({ db: other, nodeUrl: proxy.url, confirmations: 0, log, pollMs: 100, bucketSize: 4, consecutiveCap: CAP, partMoves: 3 });
+    try {
+      await Promise.all([second.caughtUp(), indexer.caughtUp()]);
+      expect(answers).toBeGreaterThan(10);
+      const holdings = (d: Db, owner: string, orderBy: 'token_id' | 'contract_address' | 'transfer_block_number') =>
+        queryTokens(d, { owner, page: 0, size: 500, orderBy, direction: 'asc' }).tokens.map((t) => [t.contract.address, t.id, t.balance]);
+      for (const owner of [a, b, c, d, e]) {
+        for (const order of ['token_id', 'contract_address', 'transfer_block_number'] as const) expect(holdings(other, owner, order)).toEqual(holdings(db, owner, order));
+      }
+      expect(holdings(db, a, 'token_id').length).toBeGreaterThan(100);
+      for (const x of [drop, multi, bareMulti, nft]) expect(findContract(other, addr(x))).toEqual(findContract(db, addr(x)));
+    } finally {
+      await second.stop();
+      other.close();
+      await proxy.stop();
+    }
   });
 
   it('follows URI events for every holder of the id', async () => {

@@ -68,6 +68,8 @@ export interface RpcProxy {
   refuse: ((req: { method: string; params: unknown[] }) => { code: number; message: string } | null) | null;
   /** Return a promise to hold a request until it settles (a slow node), or null to forward it at once. */
   hold: ((req: { method: string; params: unknown[] }) => Promise<void> | null) | null;
+  /** Writes each answer body (a node with other JSON habits); JSON.stringify when null. */
+  format: ((answer: unknown) => string) | null;
   stop(): Promise<void>;
 }
 
@@ -87,7 +89,7 @@ export function logSpan(r: { params: unknown[] }): number {
 
 /** A loopback JSON-RPC proxy that records requests (batches included) and can refuse or hold some, like a limited node. */
 export async function startRpcProxy(target: string): Promise<RpcProxy> {
-  const proxy: RpcProxy = { url: '', requests: [], refuse: null, hold: null, stop: async () => {} };
+  const proxy: RpcProxy = { url: '', requests: [], refuse: null, hold: null, format: null, stop: async () => {} };
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -112,7 +114,8 @@ export async function startRpcProxy(target: string): Promise<RpcProxy> {
         }),
       );
       res.setHeader('content-type', 'application/json');
-      res.end(JSON.stringify(Array.isArray(body) ? answers : answers[0]));
+      const answer = Array.isArray(body) ? answers : answers[0];
+      res.end(proxy.format ? proxy.format(answer) : JSON.stringify(answer));
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
