@@ -1,7 +1,7 @@
 // Packs many read-only eth_calls into one contract-creating eth_call (see contracts/indexer/CallBatch.sol) and unpacks the answer.
 // Pure: encoding, chunking and decoding only (the answer read from its bytes, or from JSON); indexer-rpc.ts sends the
 // chunks and retries failed entries one by one.
-import { JsonBytes, keyTable, OPEN_OBJECT, QUOTE, scanned } from '../../lib/json-bytes.js';
+import { hexWith0x, JsonBytes, keyTable, OPEN_OBJECT, QUOTE, scanned } from '../../lib/json-bytes.js';
 
 /**
  * Init code of CallBatch (contracts/indexer/CallBatch.sol; solc 0.8.30, optimizer 200 runs, no metadata): checked by
@@ -78,7 +78,7 @@ const digit = (c: number) => (c >= 0x30 && c <= 0x39 ? c - 0x30 : c >= 0x61 && c
 /**
  * decodeCallBatch over hex digits where they lie in a buffer, [start, end) with or without "0x": an answer of 500
  * tokenURIs is ~130 KB of hex, and a string that size costs more to make than to decode. Each request's data is one
- * slice: the two digits before it are lent "0x" meanwhile (then given back).
+ * slice (hexWith0x).
  */
 export function decodeCallBatchBytes(b: Buffer, start: number, end: number, count: number): (string | undefined)[] | null {
   if (b[start] === 0x30 && (b[start + 1] === 0x78 || b[start + 1] === 0x58)) start += 2;
@@ -93,16 +93,7 @@ export function decodeCallBatchBytes(b: Buffer, start: number, end: number, coun
     if (!Number.isSafeInteger(size)) return null;
     p += 64;
     if (p + size * 2 > end) return null;
-    if (failed) out.push(undefined);
-    else {
-      const x = b[p - 2]!;
-      const y = b[p - 1]!;
-      b[p - 2] = 0x30;
-      b[p - 1] = 0x78;
-      out.push(b.toString('latin1', p - 2, p + size * 2));
-      b[p - 2] = x;
-      b[p - 1] = y;
-    }
+    out.push(failed ? undefined : hexWith0x(b, p, p + size * 2));
     p += size * 2;
   }
   return p === end ? out : null;
