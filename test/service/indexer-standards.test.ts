@@ -10,6 +10,8 @@ import type { Logger } from '../../src/lib/log.js';
 import { openDatabase, type Db } from '../../src/lib/sqlite.js';
 import { findContract, queryTokens, startIndexer, type Indexer } from '../../src/service/indexer/index.js';
 import { TOKEN_TOPICS } from '../../src/service/indexer/indexer-events.js';
+import { prepareRange } from '../../src/service/indexer/indexer-prepare.js';
+import { createChainReader } from '../../src/service/indexer/indexer-rpc.js';
 import { decodeRawLogs, scanTokenLogs } from '../../src/service/indexer/indexer-log-scan.js';
 import type { RawLog } from '../../src/service/indexer/indexer-rpc.js';
 import type { Token } from '../../src/shared/listing.js';
@@ -123,6 +125,27 @@ describe('indexer on anvil: EIP-2309, ERC-1155, ERC-4906', () => {
     const json = decodeRawLogs((JSON.parse(bytes.toString()) as { result: RawLog[] }[])[0]!.result, CAP);
     expect(new Set(json.decoded.moves.map((m) => `${m.amount === null}:${m.sub > 0}`)).size).toBe(4);
     expect(scanTokenLogs(bytes, CAP)).toEqual(json);
+  });
+
+  it('a range read asks the index about each contract once, however many of its moves the range holds', async () => {
+    const asked = new Map<string, number>();
+    // Every contract new to the index: each one's moves ask about it, and none is found.
+    const lookups = {
+      contractOf: (address: string) => void asked.set(address, (asked.get(address) ?? 0) + 1),
+      idKnown: () => false,
+    };
+    const reader = createChainReader(chain.url);
+    try {
+      const parts = await prepareRange(reader, lookups, 0, Number(await rpc<string>(chain.url, 'eth_blockNumber')), new Set());
+      const moved = (await Promise.all(parts.map((p) => p.result))).flatMap((r) => r.logs);
+      const contracts = new Set(moved.map((m) => m.contract));
+      expect(contracts.size).toBeGreaterThanOrEqual(4);
+      expect(moved.length).toBeGreaterThan(contracts.size * 10);
+      expect([...contracts].every((c) => asked.get(c) === 1)).toBe(true);
+      expect([...asked.values()].every((n) => n === 1)).toBe(true);
+    } finally {
+      reader.destroy();
+    }
   });
 
   it('indexes the same through a node with other JSON habits: members reversed, spaced, and escaped strings half the time', async () => {

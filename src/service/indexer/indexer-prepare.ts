@@ -91,7 +91,13 @@ export async function prepareRange(
   cap = CONSECUTIVE_CAP,
   maxMoves = PART_MOVES,
 ): Promise<PreparedPart[]> {
-  const { contractOf } = lookups;
+  // One read sees one state of the contracts and asks the index about each once: a contract new to the index was
+  // otherwise looked up (and missed) by every one of its moves, ~4 SQL lookups per move (170 ms per 10,000, profiled).
+  const known = new Map<string, ContractRow | undefined>();
+  const contractOf = (address: string): ContractRow | undefined => {
+    if (!known.has(address)) known.set(address, lookups.contractOf(address));
+    return known.get(address);
+  };
   const t0 = performance.now();
   const { decoded, count: rawLength, densest: densestLogs } = await chain.tokenLogs(from, to, cap);
   const t1 = performance.now();

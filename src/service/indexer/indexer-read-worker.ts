@@ -18,13 +18,8 @@ const port = parentPort!;
 const reply = (m: ReadReply) => port.postMessage(m, m.type === 'part' ? [m.range.logs.cols.buffer as ArrayBuffer] : []);
 
 port.on('message', (r: ReadRequest) => {
-  // One read sees one state of the contracts: prepareRange asks for each contract once per move.
-  const contracts = new Map<string, ContractRow | undefined>();
   const lookups = {
-    contractOf(address: string) {
-      if (!contracts.has(address)) contracts.set(address, index.contract(address));
-      return contracts.get(address);
-    },
+    contractOf: (address: string) => index.contract(address),
     idKnown: (c: ContractRow, id: bigint) => index.idKnown(c.id, tokenKeys(c.addr, id).kId),
   };
   prepareRange(chain, lookups, r.from, r.to, new Set(r.refreshSupply), r.cap, r.partMoves).then(
