@@ -10,6 +10,7 @@ import type { PreparedRange } from '../../src/service/indexer/indexer-prepare.js
 import { CONSECUTIVE_CAP, decodeTokenLogs, substituteId, TOPIC } from '../../src/service/indexer/indexer-events.js';
 import { progressLine, createProgress } from '../../src/service/indexer/indexer-progress.js';
 import { isRangeRefusal, nextSpan, type RangeOutcome } from '../../src/service/indexer/indexer-range.js';
+import { readsHere } from '../../src/service/indexer/indexer-read-thread.js';
 import { commonAncestor } from '../../src/service/indexer/indexer-reorg.js';
 import { isRevertAnswer, TRANSFER_TOPIC } from '../../src/service/indexer/indexer-rpc.js';
 import { CALL, decideStandard, decodeTexts, decodeUint } from '../../src/service/indexer/indexer-metadata.js';
@@ -58,6 +59,24 @@ describe('nextSpan', () => {
         if (o.logs > policy.targetLogs * 2) expect(next).toBeLessThanOrEqual(Math.max(policy.min, span / 2));
       }),
     );
+  });
+});
+
+describe('readsHere: where a range is read', () => {
+  const up = { usable: true, ready: true };
+  const booting = { usable: true, ready: false };
+  const gone = { usable: false, ready: false };
+  const none = { here: 0, thread: 0 };
+  it.each([
+    ['no reader thread: here', null, false, none, true],
+    ['a thread given up on: here', gone, false, { here: 1, thread: 0 }, true],
+    ['a thread that is up: there', up, true, none, false],
+    ['a booting thread, the writer idle meanwhile, nothing else read: here', booting, true, none, true],
+    ['a booting thread, a write comes first: there', booting, false, none, false],
+    ['a booting thread, a read under way here: there', booting, true, { here: 1, thread: 0 }, false],
+    ['a booting thread, a read under way there: there', booting, true, { here: 0, thread: 1 }, false],
+  ] as const)('%s', (_, thread, idle, reading, expected) => {
+    expect(readsHere(thread, idle, reading)).toBe(expected);
   });
 });
 

@@ -7,7 +7,7 @@ import { CONSECUTIVE_CAP } from './indexer-events.js';
 import { readUris } from './indexer-metadata.js';
 import { PART_MOVES, prepareRange, type PreparedPart, type PreparedRange } from './indexer-prepare.js';
 import { createProgress, type ProgressOut } from './indexer-progress.js';
-import { startReadThread, type RangeReader } from './indexer-read-thread.js';
+import { readsHere, startReadThread, type RangeReader } from './indexer-read-thread.js';
 import { DEFAULT_RANGE_POLICY, isRangeRefusal, nextSpan, type RangePolicy } from './indexer-range.js';
 import { commonAncestor } from './indexer-reorg.js';
 import { endsAgree, JOIN_MOVES, joinParts, partsToJoin, type ReadyPart } from './indexer-join.js';
@@ -190,16 +190,18 @@ export function startIndexer(opts: IndexerOptions): Indexer {
     target = -1;
   }
 
-  /** Starts reading a range; the promise never rejects unhandled (it is consumed later or dropped after a reorg). */
-  function prepare(from: number, to: number): Prepared {
+  /**
+   * Starts reading a range; the promise never rejects unhandled (it is consumed later or dropped after a reorg).
+   * `idleMeanwhile`: this thread has nothing to do until the range comes (the step waits for it, or writes nothing
+   * before it does).
+   */
+  function prepare(from: number, to: number, idleMeanwhile: boolean): Prepared {
     stats.firstRangeStart ??= from;
-    // On the reader thread. While it boots (150-250 ms after a start), a range is read on this thread, idle then,
-    // if no other read is under way on either: more would be read here only between writes, or compete with the
-    // thread's first read for the cores.
-    const here = reader === null || !reader.usable || (!reader.ready && reading.here === 0 && reading.thread === 0);
-    const read = here
-      ? prepareRange(chain, store.lookups, from, to, new Set(pendingSupply), cap, opts.partMoves)
-      : reader.read(from, to, [...pendingSupply], cap, opts.partMoves ?? PART_MOVES);
+    const thread = readsHere(reader, idleMeanwhile, reading) ? null : reader;
+    const here = thread === null;
+    const read = thread
+      ? thread.read(from, to, [...pendingSupply], cap, opts.partMoves ?? PART_MOVES)
+      : prepareRange(chain, store.lookups, from, to, new Set(pendingSupply), cap, opts.partMoves);
     if (!here) stats.threadReads++;
     if (reader !== null) {
       const where = here ? 'here' : 'thread';
@@ -278,7 +280,7 @@ export function startIndexer(opts: IndexerOptions): Indexer {
     const from = tip + 1;
     // The range read ahead during earlier steps, when it still fits; otherwise ask now.
     if (ahead[0] && (ahead[0].from !== from || ahead[0].to > target)) ahead = [];
-    let current = ahead.shift() ?? prepare(from, Math.min(target, from + span - 1));
+    let current = ahead.shift() ?? prepare(from, Math.min(target, from + span - 1), true);
     let range: PreparedRange;
     let headers: Awaited<ReturnType<ChainReader['headers']>>;
     try {
@@ -335,7 +337,7 @@ export function startIndexer(opts: IndexerOptions): Indexer {
     // Keep READ_AHEAD ranges in flight while this one is written: the node works while we do.
     const reading = () => ahead.filter((a) => a.parts).length;
     for (let end = ahead.at(-1)?.to ?? range.to; reading() < READ_AHEAD && end < target; end = ahead.at(-1)!.to) {
-      ahead.push(prepare(end + 1, Math.min(target, end + span)));
+      ahead.push(prepare(end + 1, Math.min(target, end + span), logs.length === 0));
     }
 
     const batch: Batch = {

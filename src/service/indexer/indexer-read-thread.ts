@@ -68,6 +68,22 @@ export interface RangeReader {
   stop(): Promise<void>;
 }
 
+/**
+ * Pure: whether a range is read on the writer's thread rather than the reader thread. On the reader thread, while
+ * there is a usable one. While it boots (150-250 ms after a start), on the writer's thread if that would idle until
+ * the range comes (`idleMeanwhile`) and no other read is under way on either (more would compete with the thread's
+ * first read for the cores). Not before a write: the answer would wait for the write to end (a transfer catch-up's
+ * second range waited ~250 ms so, traced), where the thread reads it as soon as it is up.
+ */
+export function readsHere(
+  thread: Pick<RangeReader, 'usable' | 'ready'> | null,
+  idleMeanwhile: boolean,
+  reading: { here: number; thread: number },
+): boolean {
+  if (thread === null || !thread.usable) return true;
+  return idleMeanwhile && !thread.ready && reading.here === 0 && reading.thread === 0;
+}
+
 const WORKER_FILE = new URL('./indexer-read-worker.js', import.meta.url);
 /** Worker failures in a row (no answer in between) after which the reader gives up on the thread. */
 const WORKER_FAILURES = 3;
