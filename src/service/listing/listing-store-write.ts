@@ -356,7 +356,8 @@ export function createIndexWriter(db: Db, bucketSize = DEFAULT_BUCKET_SIZE): Sql
       for (const oc of ocDelta.values()) {
         if (!oc.n) continue;
         s.ocAdd.run(oc.owner, oc.contract.addr, oc.contract.id, oc.n);
-        s.ocDropEmpty.run(oc.owner, oc.contract.addr);
+        // Only a fall can empty a pair (counts are never negative): a mint's or a receiver's pair skips the delete.
+        if (oc.n < 0) s.ocDropEmpty.run(oc.owner, oc.contract.addr);
       }
       ocDelta.clear();
     },
