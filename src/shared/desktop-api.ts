@@ -165,6 +165,8 @@ export interface DesktopApi {
   getSettings(): Promise<AppSettings>;
   updateSettings(patch: SettingsPatch): Promise<AppSettings>;
   signIn(credentials: SignIn): Promise<AppSettings>;
+  /** The saved settings after every change, whoever made it (this window, another one, a script on the localhost API). */
+  onSettingsChanged(listener: (settings: AppSettings) => void): Unsubscribe;
   /** Restarts the core so that saved settings in `pendingRestart` take effect. */
   restart(): Promise<void>;
   /** Asks the data service how it is (reachable, index lag, roles); never fails: unreachable is an answer. */
@@ -209,7 +211,7 @@ export interface CallSpec<Args extends readonly unknown[] = readonly unknown[]> 
 }
 
 /** Pushed values: IPC channel `txdesk:event:<event>`, server-sent `event: <event>`. */
-export type AppEvent = 'tx' | 'devchain' | 'status';
+export type AppEvent = 'tx' | 'devchain' | 'status' | 'settings';
 
 export interface EventSpec {
   kind: 'event';
@@ -236,6 +238,7 @@ export const desktopMethods = {
   getSettings: { kind: 'call', route: 'GET /api/settings', args: [] },
   updateSettings: { kind: 'call', route: 'PATCH /api/settings', args: ['body'] },
   signIn: { kind: 'call', route: 'POST /api/settings/sign-in', args: ['body'] },
+  onSettingsChanged: { kind: 'event', event: 'settings' },
   restart: { kind: 'call', route: 'POST /api/restart', args: [], status: 202, reply: { restarting: true } },
   getServiceHealth: { kind: 'call', route: 'GET /api/service-health', args: [] },
   getKeyInfo: { kind: 'call', route: 'GET /api/key', args: [] },
@@ -253,7 +256,7 @@ export const eventMethods = (Object.keys(desktopMethods) as (keyof DesktopApi)[]
 
 /**
  * The localhost server's routes beyond the methods: one server-sent-events stream for every AppEvent (`event: tx`,
- * `event: devchain`, `event: status`), token images through the core (?url=<encoded http(s) URL>), since the page
+ * `event: devchain`, `event: status`, `event: settings`), token images through the core (?url=<encoded http(s) URL>), since the page
  * itself may load images from nowhere else, and the OpenAPI document.
  */
 export const extraRoutes = {

@@ -280,6 +280,17 @@ describe.skipIf(!hasChromium() || !built)('the dashboard tells the truth (Chromi
     await page.getByRole('heading', { name: 'Transactions', level: 1 }).waitFor();
   }, 60_000);
 
+  it('shows settings saved elsewhere (a script on the localhost API) without a reload', async () => {
+    await nav('Settings');
+    const field = page.getByRole('region', { name: 'Replacement policy' }).getByLabel('Replacements per nonce');
+    const before = Number(await field.inputValue());
+    const saved = before === 7 ? 6 : 7;
+    expect((await call('PATCH', '/api/settings', { policy: { maxReplacements: saved } })).status).toBe(200);
+    await expect.poll(() => field.inputValue(), { timeout: 10_000 }).toBe(String(saved));
+    expect((await api<{ policy: { maxReplacements: number } }>('/api/settings')).policy.maxReplacements).toBe(saved);
+    await nav('Transactions');
+  }, 60_000);
+
   it('shows "Reconnecting…" while the event stream is blocked, and polling keeps the list right', async () => {
     await page.route('**/api/events', (route) => route.abort());
     await page.reload();

@@ -156,6 +156,8 @@ describe('Electron main against a real core', () => {
     expect(settings.platform).toBe('ethereum');
     await call('updateSettings', { policy: { maxReplacements: 4 } });
     expect((await call<{ policy: { maxReplacements: number } }>('getSettings')).policy.maxReplacements).toBe(4);
+    const savedPushed = ([c, v]: unknown[]) => c === ipcEventChannel('settings') && (v as { policy: { maxReplacements: number } }).policy.maxReplacements === 4;
+    await waitFor('the saved settings pushed to the window', async () => (sentToPage().some(savedPushed) ? true : undefined));
     await refusal('signIn', 'UNAUTHORIZED', { email: 'nobody@example.com', password: 'wrong password' });
     expect(await call('getServiceHealth')).toMatchObject({ reachable: true, reason: null, chainId: 31337, roles: expect.arrayContaining(['indexer-leader']) });
 
@@ -171,6 +173,6 @@ describe('Electron main against a real core', () => {
 
     // Every call of the table was made here; a method added to the table without a case here fails this.
     expect([...answered].sort()).toEqual([...callMethods].sort());
-    expect(Object.keys(desktopMethods).length).toBe(callMethods.length + 3);
+    expect(Object.keys(desktopMethods).length).toBe(callMethods.length + 4);
   }, 180_000);
 });

@@ -39,6 +39,7 @@ function fakeApi(overrides: Partial<DesktopApi> = {}): DesktopApi {
     setCongestion: vi.fn(async (level) => ({ blockNumber: 1, baseFeeWei: '1', congestion: level })),
     onDevchainStatus: () => () => {},
     onAppStatus: () => () => {},
+    onSettingsChanged: () => () => {},
     ...overrides,
   };
 }

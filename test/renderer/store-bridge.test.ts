@@ -23,6 +23,7 @@ const status: AppStatus = { tracker: linkUp, node: linkUp };
 function fakeApi() {
   let txListener: ((r: TxRecord) => void) | null = null;
   let devListener: ((s: DevchainStatus) => void) | null = null;
+  let settingsListener: ((s: AppSettings) => void) | null = null;
   const pages: TokenPage[] = [
     { data: [{ id: '1', owner: address, uri: 'u1', contract: { address: '0x' + '1'.repeat(40), name: 'A', symbol: 'A', totalSupply: 2 } }], pagination: { totalCount: 2, prevUrl: '', nextUrl: 'http://x/t?page=1&size=1' } },
     { data: [{ id: '2', owner: address, uri: 'u2', contract: { address: '0x' + '2'.repeat(40), name: 'B', symbol: 'B', totalSupply: 2 } }], pagination: { totalCount: 2, prevUrl: 'http://x/t?page=0&size=1', nextUrl: '' } },
@@ -52,8 +53,15 @@ function fakeApi() {
     setCongestion: vi.fn(async (level: DevchainStatus['congestion']) => ({ blockNumber: 11, baseFeeWei: '7', congestion: level })),
     onDevchainStatus: (l: (s: DevchainStatus) => void) => ((devListener = l), () => (devListener = null)),
     onAppStatus: () => () => undefined,
+    onSettingsChanged: (l: (s: AppSettings) => void) => ((settingsListener = l), () => (settingsListener = null)),
   } satisfies DesktopApi;
-  return { api, pushTx: (r: TxRecord) => txListener?.(r), pushDev: (s: DevchainStatus) => devListener?.(s), connected: () => txListener !== null };
+  return {
+    api,
+    pushTx: (r: TxRecord) => txListener?.(r),
+    pushDev: (s: DevchainStatus) => devListener?.(s),
+    pushSettings: (s: AppSettings) => settingsListener?.(s),
+    connected: () => txListener !== null && settingsListener !== null,
+  };
 }
 
 const settle = () => new Promise((r) => setTimeout(r, 0));
@@ -80,6 +88,12 @@ describe('renderer store', () => {
     f.pushDev({ blockNumber: 12, baseFeeWei: '7', congestion: 'off' });
     f.pushDev({ blockNumber: 11, baseFeeWei: '7', congestion: 'off' });
     expect(store.getState().devchain?.blockNumber).toBe(12);
+
+    // Settings saved elsewhere (another window, a script on the localhost API) replace this window's copy.
+    const elsewhere = { ...settings, clientId: 'saved-elsewhere', policy: { ...settings.policy, maxFeeWei: '50000000000' } } as AppSettings;
+    f.pushSettings(elsewhere);
+    expect(store.getState().settings).toEqual(elsewhere);
+    expect(f.api.getSettings).toHaveBeenCalledTimes(1);
     disconnect();
     expect(f.connected()).toBe(false);
   });

@@ -1,6 +1,6 @@
 // The core's DesktopApi: one plain object that Electron's IPC handlers and the localhost server both call, behind
 // validatedApi (desktop-api-validated.ts), so arguments arrive here already checked and both transports behave the same.
-import type { AppInfo, AppStatus, DesktopApi, DevchainStatus, ServiceHealthInfo } from '../../shared/desktop-api.js';
+import type { AppInfo, AppSettings, AppStatus, DesktopApi, DevchainStatus, ServiceHealthInfo } from '../../shared/desktop-api.js';
 import { TxdeskError } from '../../shared/errors.js';
 import { tokenQueryString, type TokenPage } from '../../shared/listing.js';
 import type { TxRecord } from '../../shared/tx-record.js';
@@ -43,10 +43,11 @@ export interface CoreEvents {
   tx: Set<(r: TxRecord) => void>;
   devchain: Set<(s: DevchainStatus) => void>;
   status: Set<(s: AppStatus) => void>;
+  settings: Set<(s: AppSettings) => void>;
 }
 
 export function createCoreEvents(): CoreEvents {
-  return { tx: new Set(), devchain: new Set(), status: new Set() };
+  return { tx: new Set(), devchain: new Set(), status: new Set(), settings: new Set() };
 }
 
 /** The DesktopApi plus what the HTTP layer needs beyond it (the raw listing proxy and event fan-out). */
@@ -79,6 +80,11 @@ export function createCoreApi(d: CoreApiDeps): CoreApi {
         /* a listener's bug must not break the engine */
       }
     }
+  };
+  /** Every window (and script) hears of a saved change, so none shows settings another one replaced. */
+  const settingsChanged = (saved: AppSettings): AppSettings => {
+    safeEach(d.events.settings, saved);
+    return saved;
   };
   const needDevchain = (): DevchainControl => {
     if (!d.devchain) throw new TxdeskError('CONFLICT', 'The app is connected to a configured network; the dev chain controls exist only on the embedded dev chain.');
@@ -119,9 +125,10 @@ export function createCoreApi(d: CoreApiDeps): CoreApi {
     getSettings: async () => d.settings.get(),
     async updateSettings(patch) {
       await d.checkSettings?.(patch);
-      return d.settings.update(patch);
+      return settingsChanged(d.settings.update(patch));
     },
-    signIn: async (c) => d.settings.signedIn(c.email, await signInToService(d.info.serviceUrl, c)),
+    signIn: async (c) => settingsChanged(d.settings.signedIn(c.email, await signInToService(d.info.serviceUrl, c))),
+    onSettingsChanged: (l) => listen(d.events.settings, l),
 
     async restart() {
       const restart = d.restart;

@@ -4,7 +4,7 @@
 import type { RouteConfig } from '@hono/zod-openapi';
 import { z } from 'zod';
 import { errorReply, openApiPath } from '../../../lib/hono-kit.js';
-import { desktopMethods, splitRoute, type ArgPlace, type CallMethod, type CallSpec, type extraRoutes } from '../../../shared/desktop-api.js';
+import { desktopMethods, eventMethods, splitRoute, type ArgPlace, type CallMethod, type CallSpec, type extraRoutes } from '../../../shared/desktop-api.js';
 import { desktopArgs, tokenImageUrlSchema, tokenQuerySchema } from '../../../shared/desktop-schemas.js';
 
 const errorResponse = errorReply('Refused: the message says what to do.');
@@ -55,7 +55,8 @@ function callRoute(method: CallMethod): RouteConfig {
 const extraRouteDocs: Record<keyof typeof extraRoutes, Omit<RouteConfig, 'method' | 'path'>> = {
   events: {
     operationId: 'events',
-    description: 'Server-sent events: `event: tx` (a transaction record), `event: devchain`, `event: status`.',
+    // Derived from the table, so an event added there is listed here.
+    description: `Server-sent events, one per pushed value of the desktop API: ${eventMethods.map((m) => `\`event: ${desktopMethods[m].event}\` (${m})`).join(', ')}.`,
     responses: { 200: { description: 'The event stream.', content: { 'text/event-stream': { schema: z.string() } } }, default: errorResponse },
   },
   tokenImage: {

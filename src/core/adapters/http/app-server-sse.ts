@@ -1,5 +1,7 @@
-// The server-sent-events stream of the browser bridge: `event: tx` per record change, `event: devchain` per block.
+// The server-sent-events stream of the browser bridge: `event: tx` per record change, `event: devchain` per block,
+// `event: status` per link change, `event: settings` per saved settings change.
 import type { ServerResponse } from 'node:http';
+import type { AppEvent } from '../../../shared/desktop-api.js';
 
 const HEARTBEAT_MS = 15_000;
 const MAX_CLIENTS = 64;
@@ -26,7 +28,7 @@ export function createSseHub() {
       res.on('close', () => clients.delete(res));
       return true;
     },
-    send(event: 'tx' | 'devchain' | 'status', data: unknown): void {
+    send(event: AppEvent, data: unknown): void {
       const frame = `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
       for (const c of clients) c.write(frame);
     },

@@ -146,6 +146,7 @@ export async function startAppServer(o: AppServerOptions): Promise<AppServer> {
     o.api.onTransactionChanged((r) => sse.send('tx', r)),
     o.api.onDevchainStatus((s) => sse.send('devchain', s)),
     o.api.onAppStatus((s) => sse.send('status', s)),
+    o.api.onSettingsChanged((s) => sse.send('settings', s)),
   ];
   let port = o.port ?? 3000;
   const origin = () => `http://127.0.0.1:${port}`;

@@ -53,6 +53,7 @@ export function connectBridge(store: AppStore, api: DesktopApi, stream: StreamWa
   const offTx = api.onTransactionChanged(onRecord);
   const offDevchain = api.onDevchainStatus((status) => store.getState().applyDevchainStatus(status));
   const offStatus = api.onAppStatus((status) => store.getState().applyAppStatus(status));
+  const offSettings = api.onSettingsChanged((settings) => store.getState().applySettings(settings));
 
   let poll: ReturnType<typeof setInterval> | null = null;
   const stopPolling = () => {
@@ -94,6 +95,7 @@ export function connectBridge(store: AppStore, api: DesktopApi, stream: StreamWa
     offHistory();
     offDevchain();
     offStatus();
+    offSettings();
     offStream();
   };
 }

@@ -8,6 +8,7 @@ import {
   splitRoute,
   type ArgPlace,
   type AppEvent,
+  type AppSettings,
   type AppStatus,
   type CallMethod,
   type EventMethod,
@@ -105,6 +106,7 @@ export function createHttpApi(options: HttpApiOptions): HttpBridge {
   const txListeners = new Set<(r: TxRecord) => void>();
   const devchainListeners = new Set<(s: DevchainStatus) => void>();
   const statusListeners = new Set<(s: AppStatus) => void>();
+  const settingsListeners = new Set<(s: AppSettings) => void>();
   let source: EventSourceLike | null = null;
   let opened = false;
   let reopenTimer: ReturnType<typeof setTimeout> | null = null;
@@ -119,6 +121,7 @@ export function createHttpApi(options: HttpApiOptions): HttpBridge {
   const emitTx = (r: TxRecord) => txListeners.forEach((l) => l(r));
   const emitDevchain = (s: DevchainStatus) => devchainListeners.forEach((l) => l(s));
   const emitStatus = (s: AppStatus) => statusListeners.forEach((l) => l(s));
+  const emitSettings = (s: AppSettings) => settingsListeners.forEach((l) => l(s));
   const parse = (data: unknown): unknown => {
     try {
       return typeof data === 'string' ? JSON.parse(data) : null;
@@ -142,6 +145,10 @@ export function createHttpApi(options: HttpApiOptions): HttpBridge {
     es.addEventListener('status', (e) => {
       const s = parse(e.data) as AppStatus | null;
       if (s && typeof s.tracker === 'object' && typeof s.node === 'object') emitStatus(s);
+    });
+    es.addEventListener('settings', (e) => {
+      const s = parse(e.data) as AppSettings | null;
+      if (s && typeof s.policy === 'object' && s.policy !== null) emitSettings(s);
     });
     es.addEventListener('open', () => {
       setStream('up');
@@ -198,7 +205,12 @@ export function createHttpApi(options: HttpApiOptions): HttpBridge {
     };
   }
 
-  const listenersOf: Record<AppEvent, Set<(v: never) => void>> = { tx: txListeners, devchain: devchainListeners, status: statusListeners };
+  const listenersOf: Record<AppEvent, Set<(v: never) => void>> = {
+    tx: txListeners,
+    devchain: devchainListeners,
+    status: statusListeners,
+    settings: settingsListeners,
+  };
   const events = Object.fromEntries(
     eventMethods.map((m) => [m, (listener: (v: never) => void) => subscribe(listenersOf[desktopMethods[m].event], listener)]),
   ) as unknown as Pick<DesktopApi, EventMethod>;

@@ -17,6 +17,8 @@ export interface SettingsSlice {
   /** The data service as last asked (reachable, index lag, roles); null until asked. */
   serviceHealth: ServiceHealthInfo | null;
   loadSettings(): Promise<void>;
+  /** The saved settings as the core pushed them after a change (this window's own save, or anyone else's). */
+  applySettings(settings: AppSettings): void;
   /** Asks the data service how it is; an app that cannot ask keeps the last answer. */
   loadServiceHealth(): Promise<void>;
   saveSettings(patch: SettingsPatch): Promise<ActionResult>;
@@ -61,6 +63,9 @@ export const createSettingsSlice: SliceCreator<SettingsSlice> = (api) => (set, g
       } catch (e) {
         set({ settingsState: 'error', settingsError: errorInfo(e) });
       }
+    },
+    applySettings(settings) {
+      set({ settings, settingsState: 'ready', settingsError: null });
     },
     async saveSettings(patch) {
       try {
