@@ -1,5 +1,5 @@
-// The server-sent-events stream of the browser bridge: `event: tx` per record change, `event: devchain` per block,
-// `event: status` per link change, `event: settings` per saved settings change.
+// The server-sent-events stream of the browser bridge: one `event: <AppEvent>` frame per value the desktop API pushes
+// (the events of its table, shared/desktop-api.ts), and a heartbeat.
 import type { ServerResponse } from 'node:http';
 import type { AppEvent } from '../../../shared/desktop-api.js';
 
