@@ -83,22 +83,42 @@ export interface Chain {
   receipt(hash: string): Promise<Record<string, unknown> | null>;
   balance(address: string): Promise<bigint>;
   latestBlock(): Promise<{ number: number; baseFeeWei: bigint | null }>;
+  /**
+   * Any JSON-RPC call, answered as the node answers it (the /rpc endpoint's reads, eth_call and eth_estimateGas). A
+   * node error is an RpcError with the node's code, message and data; no answer is an RpcError `unreachable`.
+   */
+  request(method: string, params: readonly unknown[]): Promise<unknown>;
   close(): Promise<void>;
 }
 
-export interface UnsignedTransfer {
+export interface UnsignedTx {
   chainId: number;
   nonce: number;
-  to: string;
+  /** Null creates a contract from `input`. */
+  to: string | null;
   valueWei: bigint;
+  /** Calldata, 0x-hex. */
+  input: string;
   gasLimit: bigint;
   fees: FeeFields;
+}
+
+/** EIP-712 typed data as eth_signTypedData_v4 carries it (the `EIP712Domain` entry of `types` is optional). */
+export interface TypedData {
+  domain: Record<string, unknown>;
+  types: Record<string, { name: string; type: string }[]>;
+  primaryType: string;
+  message: Record<string, unknown>;
 }
 
 /** Holds the private key in memory and signs; exposes only the address. */
 export interface Signer {
   readonly address: string;
-  sign(tx: UnsignedTransfer): Promise<{ hash: string; raw: string }>;
+  sign(tx: UnsignedTx): Promise<{ hash: string; raw: string }>;
+  /** EIP-191 personal message signature (personal_sign) of the given bytes. */
+  signMessage(message: Uint8Array): Promise<string>;
+  /** EIP-712 signature (eth_signTypedData_v4). */
+  signTypedData(data: TypedData): Promise<string>;
 }
 
 export type KeyStorage = 'keychain' | 'encrypted-file' | 'memory';

@@ -6,6 +6,8 @@ export class RpcError extends Error {
     readonly code: number | 'unreachable',
     message: string,
     readonly method?: string,
+    /** The error's `data` as the node sent it (a revert's encoded reason, say), when it sent one. */
+    readonly data?: unknown,
   ) {
     super(message);
     this.name = 'RpcError';
@@ -27,8 +29,8 @@ export async function jsonRpcCall<T = unknown>(url: string, method: string, para
     throw new RpcError('unreachable', `The node at ${url} could not be reached (${(e as Error).name}).`, method);
   }
   if (res.status >= 500 || res.status === 429) throw new RpcError('unreachable', `The node at ${url} answered HTTP ${res.status}.`, method);
-  const body = (await res.json().catch(() => null)) as { result?: T; error?: { code: number; message: string } } | null;
+  const body = (await res.json().catch(() => null)) as { result?: T; error?: { code: number; message: string; data?: unknown } } | null;
   if (!body || typeof body !== 'object') throw new RpcError('unreachable', `The node at ${url} sent a response that is not JSON-RPC.`, method);
-  if (body.error) throw new RpcError(body.error.code, String(body.error.message), method);
+  if (body.error) throw new RpcError(body.error.code, String(body.error.message), method, body.error.data);
   return body.result as T;
 }

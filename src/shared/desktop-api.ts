@@ -4,6 +4,7 @@
 // so the preload and renderer bundles carry no validator. Renderer code sees only this.
 import type { TokenPage, TokenQuery } from './listing.js';
 import type { TxRecord, TxRecordWithHistory } from './tx-record.js';
+import type { TxRequest } from './tx-request.js';
 
 export type Unsubscribe = () => void;
 
@@ -149,7 +150,13 @@ export interface DesktopApi {
 
   listTransactions(): Promise<TxRecord[]>;
   getTransaction(hash: string): Promise<TxRecordWithHistory>;
-  generateTransaction(): Promise<TxRecord>;
+  /**
+   * Signs `request` at the next nonce (fees from the policy), stores it, sends it and keeps replacing it until it is
+   * mined; without a request, a 0-value transfer to yourself (the example app's demo). Refused before signing when the
+   * call would revert (WOULD_REVERT), the balance cannot cover value plus gas at the fee cap (CONFLICT) or a field is
+   * malformed (INVALID_PARAMETER).
+   */
+  sendTransaction(request?: TxRequest): Promise<TxRecord>;
   /** Signs a 0-value self-transfer at the nonce of `hash` with a bumped fee, now. */
   cancelTransaction(hash: string): Promise<TxRecord>;
   /** Signs a same-nonce replacement of `hash` with a bumped fee, now, without waiting for the tracker timeout. */
@@ -228,7 +235,7 @@ export const desktopMethods = {
   getAppInfo: { kind: 'call', route: 'GET /api/app', args: [] },
   listTransactions: { kind: 'call', route: 'GET /api/tx', args: [] },
   getTransaction: { kind: 'call', route: 'GET /api/tx/:hash', args: ['path:hash'] },
-  generateTransaction: { kind: 'call', route: 'POST /api/tx', args: [], status: 201 },
+  sendTransaction: { kind: 'call', route: 'POST /api/tx', args: ['body?'], status: 201 },
   cancelTransaction: { kind: 'call', route: 'POST /api/tx/:hash/cancel', args: ['path:hash'], status: 202 },
   speedUpTransaction: { kind: 'call', route: 'POST /api/tx/:hash/speed-up', args: ['path:hash'], status: 202 },
   onTransactionChanged: { kind: 'event', event: 'tx' },

@@ -1,5 +1,6 @@
 // The validators of the desktop contract: one zod schema per argument of every call in desktop-api.ts. The core runs
 // them once, at its face (core/services/desktop-api-validated.ts); IPC and HTTP pass arguments through unchecked.
+import { getAddress } from 'ethers';
 import { z } from 'zod';
 import { ADDRESS_PATTERN } from './address.js';
 import {
@@ -13,10 +14,46 @@ import {
   type SignIn,
 } from './desktop-api.js';
 import { STANDARDS, type TokenQuery } from './listing.js';
+import type { TxRequest } from './tx-request.js';
 
 export const txHashSchema = z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'must be a transaction hash: 0x followed by 64 hex digits');
 export const addressSchema = z.string().regex(ADDRESS_PATTERN, 'must be an address: 0x followed by 40 hex digits');
 const weiSchema = z.string().regex(/^[0-9]{1,78}$/, 'must be an amount of wei: a decimal integer');
+
+const UINT256_MAX = (1n << 256n) - 1n;
+/** A quantity as JSON-RPC and people write it: a decimal or 0x-hex string of an unsigned 256-bit integer. */
+const QUANTITY = /^(0x[0-9a-fA-F]{1,64}|[0-9]{1,78})$/;
+const quantitySchema = (field: string, what: string) =>
+  z
+    .string()
+    .regex(QUANTITY, { message: `must be ${what}: a decimal or 0x-hex string`, abort: true })
+    // A refinement's message is a whole sentence (lib/zod-issues.ts), so it names its field itself.
+    .refine((s) => !QUANTITY.test(s) || BigInt(s) <= UINT256_MAX, `The field '${field}' must be ${what} below 2^256.`);
+
+/** An address in lower case or with a valid EIP-55 checksum (mixed case that does not match is a typo). */
+export const checkedAddressSchema = (field: string) => addressSchema.refine((a) => {
+  try {
+    return Boolean(getAddress(a)); // throws on mixed case that is not the checksum
+  } catch {
+    return false;
+  }
+}, `The field '${field}' has a wrong checksum: check the address, or write it in lower case.`);
+
+/** The body of POST /api/tx and the fields of eth_sendTransaction the engine takes (see shared/tx-request.ts). */
+export const txRequestSchema = z
+  .object({
+    to: checkedAddressSchema('to').nullable(),
+    value: quantitySchema('value', 'an amount of wei'),
+    data: z.string().regex(/^0x([0-9a-fA-F]{2})*$/, 'must be 0x-hex bytes: 0x followed by an even number of hex digits').max(2 * 256 * 1024 + 2, 'is larger than 256 KiB'),
+    gas: quantitySchema('gas', 'a gas limit').refine((s) => !QUANTITY.test(s) || BigInt(s) >= 21_000n && BigInt(s) <= 100_000_000n, "The field 'gas' must be a gas limit between 21000 and 100000000."),
+  })
+  .partial()
+  .strict()
+  // {} is the same as no body (the 0-value self-transfer): an example app may send an empty JSON object.
+  .refine((r) => Object.keys(r).length === 0 || (r.to !== undefined && r.to !== null) || (r.data !== undefined && r.data !== '0x'), {
+    path: ['to'],
+    message: "The field 'to' is missing: give a recipient, or data (init code) to create a contract.",
+  });
 
 export const policyPatchSchema = z
   .object({
@@ -84,7 +121,7 @@ export const desktopArgs = {
   getAppInfo: z.tuple([]),
   listTransactions: z.tuple([]),
   getTransaction: z.tuple([txHashSchema]),
-  generateTransaction: z.tuple([]),
+  sendTransaction: z.tuple([txRequestSchema.optional()]),
   cancelTransaction: z.tuple([txHashSchema]),
   speedUpTransaction: z.tuple([txHashSchema]),
   listTokens: z.tuple([addressSchema, tokenQuerySchema.default({})]),
@@ -112,5 +149,6 @@ const sameTypes: [
   Same<z.infer<typeof generateKeySchema>, GenerateKey>,
   Same<z.infer<typeof exportKeySchema>, ExportKey>,
   Same<z.infer<typeof tokenQuerySchema>, TokenQuery>,
-] = [true, true, true, true, true, true];
+  Same<z.infer<typeof txRequestSchema>, TxRequest>,
+] = [true, true, true, true, true, true, true];
 void sameTypes;

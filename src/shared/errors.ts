@@ -8,6 +8,7 @@ export const ERROR_CODES = [
   'NOT_FOUND',
   'METHOD_NOT_ALLOWED',
   'CONFLICT',
+  'WOULD_REVERT',
   'PAYLOAD_TOO_LARGE',
   'UNSUPPORTED_MEDIA_TYPE',
   'RATE_LIMITED',
@@ -59,6 +60,8 @@ export function statusOf(code: ErrorCode): number {
       return 405;
     case 'CONFLICT':
       return 409;
+    case 'WOULD_REVERT':
+      return 422;
     case 'PAYLOAD_TOO_LARGE':
       return 413;
     case 'UNSUPPORTED_MEDIA_TYPE':

@@ -26,6 +26,17 @@ export interface TxRecord {
   /** Decimal wei, EIP-1559 only. */
   maxPriorityFeePerGas?: string;
   txType: 'legacy' | 'eip1559';
+  /**
+   * What the transaction does: recipient (null: a contract creation), value, calldata and gas limit. Every automatic
+   * replacement and speed-up keeps all four (a reprice); a cancel is a 0-value transfer to `from` with 21,000 gas.
+   */
+  to: string | null;
+  /** Decimal wei. */
+  value: string;
+  /** Calldata, 0x-hex ("0x" for a plain transfer). */
+  input: string;
+  /** Decimal. */
+  gasLimit: string;
   /** Absent until the first tracker message. */
   status?: TxStatus;
   /** Copy of `result` of the latest receipt/confirmation message; `{}` before. */

@@ -124,7 +124,7 @@ describe('core under congestion', { timeout: 300_000 }, () => {
       });
     const first = make();
     await first.start();
-    const ours = await first.api.generateTransaction();
+    const ours = await first.api.sendTransaction();
     await first.stop();
 
     // The same key, from another wallet program: nonce 0 again at a fee that beats the load, so it is mined instead.
@@ -140,7 +140,7 @@ describe('core under congestion', { timeout: 300_000 }, () => {
       const rec = await second.api.getTransaction(ours.transactionHash);
       expect(rec.status).toBe('replaced');
       expect(rec.history.at(-1)!.kind).toBe('nonce-used-elsewhere');
-      const next = await second.api.generateTransaction();
+      const next = await second.api.sendTransaction();
       expect(next.nonce).toBe(1);
     } finally {
       await second.stop();

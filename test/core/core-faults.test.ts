@@ -84,7 +84,7 @@ describe('faults on the dev chain', { timeout: 240_000 }, () => {
     const base = BigInt(block.baseFeePerGas);
     const cap = base / 4n;
     const { core: c } = await startCore({ maxFeeWei: String(cap), initialFeeWei: String(cap) });
-    const err = await c.api.generateTransaction().catch((e: unknown) => e);
+    const err = await c.api.sendTransaction().catch((e: unknown) => e);
     expect(isTxdeskError(err, 'CONFLICT')).toBe(true);
     expect((err as { status: number }).status).toBe(409);
     expect((err as Error).message).toMatch(/^The network's price is .+, above your fee cap of .+; raise the cap in Settings or wait for fees to fall, then retry\.$/);
@@ -93,7 +93,7 @@ describe('faults on the dev chain', { timeout: 240_000 }, () => {
 
   it('a replacement refused for funds waits with one sentence and goes out after a top-up; the first attempt stays live', async () => {
     const { core: c, address } = await startCore();
-    const first = await c.api.generateTransaction();
+    const first = await c.api.sendTransaction();
     // Just enough for the first attempt, not for any replacement.
     await chain.rpc('anvil_setBalance', [address, hex((21_000n * BigInt(first.gasPrice) * 105n) / 100n)]);
     const refused = await waitFor('a funds problem', async () => (await c.api.listTransactions()).find((r) => r.problem?.reason === 'funds'));
@@ -110,7 +110,7 @@ describe('faults on the dev chain', { timeout: 240_000 }, () => {
   it('a pool refusal is a problem on the nonce, sent again on new blocks', async () => {
     const { core: c, address } = await startCore();
     node.refuseSends(2, 'txpool is full');
-    const tx = await c.api.generateTransaction();
+    const tx = await c.api.sendTransaction();
     expect(tx.problem).toMatchObject({ reason: 'refused' });
     expect(tx.problem!.summary).toBe("The node's pool is full and turned this transaction away; it is sent again on every new block.");
     await expectSettled(c, address, 1);
@@ -121,9 +121,9 @@ describe('faults on the dev chain', { timeout: 240_000 }, () => {
   it('transactions dropped from the pool (one, then all) come back exactly as signed, with replacements off', async () => {
     const { core: c, address } = await startCore({ maxReplacements: 0, initialFeeWei: String(5n * GWEI) });
     await pauseMining();
-    const one = await c.api.generateTransaction();
+    const one = await c.api.sendTransaction();
     expect(await chain.rpc('anvil_dropTransaction', [one.transactionHash])).toBeTruthy();
-    const three = [await c.api.generateTransaction(), await c.api.generateTransaction(), await c.api.generateTransaction()];
+    const three = [await c.api.sendTransaction(), await c.api.sendTransaction(), await c.api.sendTransaction()];
     await chain.rpc('anvil_dropAllTransactions');
     for (const t of [one, ...three]) expect(await chain.rpc('eth_getTransactionByHash', [t.transactionHash])).toBeNull();
     await resumeMining();
@@ -139,10 +139,10 @@ describe('faults on the dev chain', { timeout: 240_000 }, () => {
   it('a node restart that loses the pool: refused calls say so, and every open nonce is sent again once it is back', async () => {
     const { core: c, address } = await startCore({ maxReplacements: 0, initialFeeWei: String(5n * GWEI) });
     await pauseMining();
-    const sent = [await c.api.generateTransaction(), await c.api.generateTransaction()];
+    const sent = [await c.api.sendTransaction(), await c.api.sendTransaction()];
     await node.down();
     await chain.rpc('anvil_dropAllTransactions');
-    const err = await c.api.generateTransaction().catch((e: unknown) => e);
+    const err = await c.api.sendTransaction().catch((e: unknown) => e);
     expect(isTxdeskError(err, 'UPSTREAM_UNAVAILABLE')).toBe(true);
     await resumeMining();
     await new Promise((r) => setTimeout(r, 3_000));
@@ -156,7 +156,7 @@ describe('faults on the dev chain', { timeout: 240_000 }, () => {
     const policy = { maxReplacements: 0, initialFeeWei: String(5n * GWEI) };
     const first = await startCore(policy, { account });
     await pauseMining();
-    const sent = [await first.core.api.generateTransaction(), await first.core.api.generateTransaction()];
+    const sent = [await first.core.api.sendTransaction(), await first.core.api.sendTransaction()];
     await first.core.stop();
     // The new node never saw them.
     await chain.rpc('anvil_dropAllTransactions');
@@ -182,7 +182,7 @@ describe('faults on the dev chain', { timeout: 240_000 }, () => {
     const { core: c, address } = await startCore();
     await service.down();
     const started = Date.now();
-    const tx = await c.api.generateTransaction();
+    const tx = await c.api.sendTransaction();
     // Not a performance figure: a send that waited for the tracker would hang for its request timeout (10 s).
     expect(Date.now() - started).toBeLessThan(5_000);
     expect(tx.problem).toBeNull();
@@ -195,8 +195,8 @@ describe('faults on the dev chain', { timeout: 240_000 }, () => {
 
   it('cancel and speed-up under congestion: 202 with the new record, mined as such; 409 once mined, 404 unknown', async () => {
     const { core: c, address } = await startCore({ timeoutMs: 120_000 });
-    const a = await c.api.generateTransaction();
-    const b = await c.api.generateTransaction();
+    const a = await c.api.sendTransaction();
+    const b = await c.api.sendTransaction();
     const up = await c.api.speedUpTransaction(a.transactionHash);
     expect(up).toMatchObject({ kind: 'speed-up', nonce: a.nonce, replaces: a.transactionHash, attempt: 1 });
     const cancel = await c.api.cancelTransaction(b.transactionHash);
@@ -221,7 +221,7 @@ describe('faults on the dev chain', { timeout: 240_000 }, () => {
     const headNow = async () => Number(BigInt(await chain.rpc<string>('eth_blockNumber')));
     const funded = await headNow();
     await waitFor('two blocks past the funding', async () => ((await headNow()) >= funded + 2 ? true : undefined));
-    const tx = await c.api.generateTransaction();
+    const tx = await c.api.sendTransaction();
     const mined = await waitFor('a receipt', async () => {
       const r = await c.api.getTransaction(tx.transactionHash);
       return r.status === 'receipt' ? r : undefined;

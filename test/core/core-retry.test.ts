@@ -53,7 +53,7 @@ async function waitForConfirmedNonce(nonce: number): Promise<TxRecord[]> {
 
 describe('retrying skipped replacements on the dev chain', { timeout: 300_000 }, () => {
   it('a cap skip stays one event across retries, and is replaced and mined once the cap is raised', async () => {
-    const tx = await core.api.generateTransaction();
+    const tx = await core.api.sendTransaction();
     expect(tx.nonce).toBe(0);
     const skipped = await waitForSkip(tx.transactionHash, 'cap');
     expect(BigInt(skipped.history.find((e) => e.detail.reason === 'cap')!.detail.neededWei as string)).toBeGreaterThan((15n * GWEI) / 10n);
@@ -81,7 +81,7 @@ describe('retrying skipped replacements on the dev chain', { timeout: 300_000 },
 
   it('a max-replacements skip is not retried until maxReplacements is raised, then it is', async () => {
     await core.api.updateSettings({ policy: { maxReplacements: 0 } });
-    const tx = await core.api.generateTransaction();
+    const tx = await core.api.sendTransaction();
     expect(tx.nonce).toBe(1);
     await waitForSkip(tx.transactionHash, 'max-replacements');
 

@@ -86,6 +86,9 @@ function makeWorld(log: Logger = silentLogger): World {
     receipt: async (h) => world.receipts.get(h) ?? null,
     balance: async () => world.balance,
     latestBlock: async () => ({ number: world.head, baseFeeWei: world.fees.baseFeeWei }),
+    request: async (method) => {
+      throw new Error(`the scripted chain does not answer ${method}`);
+    },
     close: async () => {},
   };
   const feed: TrackerFeed = { track: async (h) => void world.tracked.push(h), start: async () => {}, stop: async () => {} };
@@ -125,31 +128,31 @@ beforeEach(() => {
 
 describe('tx engine', () => {
   it('sends at the planned nonce, stores before sending, and tracks', async () => {
-    const r = await w.engine.generate();
+    const r = await w.engine.send();
     expect(r).toMatchObject({ nonce: 0, gasPrice: String(GWEI), attempt: 0, txType: 'legacy' });
     expect(w.sent).toHaveLength(1);
     expect(w.tracked).toEqual([r.transactionHash]);
     expect(w.store.history(r.transactionHash).map((e) => e.kind)).toEqual(['signed', 'broadcast']);
     // The node has not seen the next ones yet: our own stored nonces count.
     w.pendingNonce = 0;
-    expect((await w.engine.generate()).nonce).toBe(1);
+    expect((await w.engine.send()).nonce).toBe(1);
     w.pendingNonce = 5; // used elsewhere
-    expect((await w.engine.generate()).nonce).toBe(5);
+    expect((await w.engine.send()).nonce).toBe(5);
   });
 
   it('concurrent generate calls never share a nonce', async () => {
-    const recs = await Promise.all(Array.from({ length: 10 }, () => w.engine.generate()));
+    const recs = await Promise.all(Array.from({ length: 10 }, () => w.engine.send()));
     expect(recs.map((r) => r.nonce).sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
   });
 
   it('a refused first broadcast is stored with its problem, keeps its nonce, and is sent again on a new block', async () => {
     w.sendFailures.push('pool-full');
-    const r = await w.engine.generate();
+    const r = await w.engine.send();
     expect(r.problem).toMatchObject({ reason: 'refused' });
     expect(r.problem!.summary).toMatch(/pool is full/);
     expect(w.store.history(r.transactionHash).map((e) => e.kind)).toEqual(['signed', 'broadcast-failed']);
     expect(w.tracked).toEqual([]);
-    expect((await w.engine.generate()).nonce).toBe(1);
+    expect((await w.engine.send()).nonce).toBe(1);
     w.head++;
     const s = (await w.engine.sweep())!;
     expect(s.resent).toBe(1);
@@ -162,7 +165,7 @@ describe('tx engine', () => {
   });
 
   it('pending -> one replacement, even when the message is redelivered or repeated', async () => {
-    const r = await w.engine.generate();
+    const r = await w.engine.send();
     await w.engine.handleMessage(message('m1', 'pending', r.transactionHash));
     await w.engine.handleMessage(message('m1', 'pending', r.transactionHash)); // redelivery, same messageId
     await w.engine.handleMessage(message('m2', 'pending', r.transactionHash)); // a second pending, other id
@@ -189,7 +192,7 @@ describe('tx engine', () => {
   });
 
   it('does not ack (and commits nothing) when the fee lookup fails; the redelivery then works', async () => {
-    const r = await w.engine.generate();
+    const r = await w.engine.send();
     w.feesFail = true;
     await expect(w.engine.handleMessage(message('m1', 'pending', r.transactionHash))).rejects.toThrow('node down');
     expect(acks).toEqual([]);
@@ -202,7 +205,7 @@ describe('tx engine', () => {
   });
 
   it('an underpriced replacement is bumped again at once; a cap stops it with a reason', async () => {
-    const r = await w.engine.generate();
+    const r = await w.engine.send();
     w.sendFailures.push('underpriced');
     await w.engine.handleMessage(message('m1', 'pending', r.transactionHash));
     const fees = w.store.list().map((x) => [x.attempt, x.gasPrice]);
@@ -215,7 +218,7 @@ describe('tx engine', () => {
     const w2 = makeWorld();
     w = w2;
     w.policy = { ...w.policy, maxFeeWei: String(1_100_000_000n) };
-    const r2 = await w.engine.generate();
+    const r2 = await w.engine.send();
     await w.engine.handleMessage(message('c1', 'pending', r2.transactionHash));
     expect(w.store.list()).toHaveLength(1);
     const skipped = w.store.history(r2.transactionHash).find((e) => e.kind === 'replacement-skipped')!;
@@ -224,7 +227,7 @@ describe('tx engine', () => {
   });
 
   it('out of order: a confirmation before the receipt, then stale messages, change nothing after', async () => {
-    const r = await w.engine.generate();
+    const r = await w.engine.send();
     await w.engine.handleMessage(message('c', 'confirmation', r.transactionHash, receipt(r.transactionHash, 3)));
     await w.engine.handleMessage(message('r', 'receipt', r.transactionHash, receipt(r.transactionHash, 3)));
     await w.engine.handleMessage(message('p', 'pending', r.transactionHash));
@@ -242,7 +245,7 @@ describe('tx engine', () => {
   it('recovery: resends what never reached the node, adopts receipts, concedes nonces used elsewhere', async () => {
     // Crash right after the write-ahead insert: three stored, none sent.
     w.sendFailures.push('unreachable', 'unreachable', 'unreachable');
-    for (let i = 0; i < 3; i++) await w.engine.generate().catch(() => undefined);
+    for (let i = 0; i < 3; i++) await w.engine.send().catch(() => undefined);
     const [a, b, c] = w.store.list() as [TxRecord, TxRecord, TxRecord];
     expect([a.nonce, b.nonce, c.nonce]).toEqual([0, 1, 2]);
     w.sent = [];
@@ -268,7 +271,7 @@ describe('retrying skipped replacements', () => {
 
   it('a cap skip waits quietly, records only news, and is replaced once the cap allows', async () => {
     w.policy = { ...w.policy, maxFeeWei: String(1_150_000_000n) };
-    const r = await w.engine.generate();
+    const r = await w.engine.send();
     w.fees = { ...w.fees, gasPriceWei: 1_500_000_000n };
     await w.engine.handleMessage(message('m1', 'pending', r.transactionHash));
     expect(skips(r.transactionHash).map((e) => e.detail)).toEqual([{ reason: 'cap', neededWei: '1500000001', capWei: '1150000000' }]);
@@ -300,7 +303,7 @@ describe('retrying skipped replacements', () => {
 
   it('a max-replacements skip is not asked again until the limit is raised', async () => {
     w.policy = { ...w.policy, maxReplacements: 0 };
-    const r = await w.engine.generate();
+    const r = await w.engine.send();
     await w.engine.handleMessage(message('m1', 'pending', r.transactionHash));
     expect(skips(r.transactionHash).map((e) => e.detail.reason)).toEqual(['max-replacements']);
     w.feesFail = true; // not even asked: a node that is down changes nothing
@@ -315,7 +318,7 @@ describe('retrying skipped replacements', () => {
 
   it('a raised limit with a fee still above the cap records the new reason once', async () => {
     w.policy = { ...w.policy, maxReplacements: 0, maxFeeWei: String(1_100_000_000n) };
-    const r = await w.engine.generate();
+    const r = await w.engine.send();
     await w.engine.handleMessage(message('m1', 'pending', r.transactionHash));
     w.policy = { ...w.policy, maxReplacements: 3 };
     expect(await retry()).toEqual({ waiting: 1, replaced: 0, recorded: 1 });
@@ -324,7 +327,7 @@ describe('retrying skipped replacements', () => {
   });
 
   it('a nonce skipped for a missing key is its problem and is replaced once the key is loaded; a key missing during a retry keeps the nonce waiting', async () => {
-    const a = await w.engine.generate();
+    const a = await w.engine.send();
     w.noKey = true;
     await w.engine.handleMessage(message('m1', 'pending', a.transactionHash));
     expect(skips(a.transactionHash).map((e) => e.detail.reason)).toEqual(['no-key']);
@@ -335,7 +338,7 @@ describe('retrying skipped replacements', () => {
     expect(w.store.get(a.transactionHash)!.problem).toBeNull();
 
     w.policy = { ...w.policy, maxFeeWei: String(1_100_000_000n) };
-    const b = await w.engine.generate();
+    const b = await w.engine.send();
     await w.engine.handleMessage(message('m2', 'pending', b.transactionHash));
     w.policy = { ...w.policy, maxFeeWei: String(5n * GWEI) };
     w.noKey = true;
@@ -347,8 +350,8 @@ describe('retrying skipped replacements', () => {
 
   it('a mined nonce is no longer waiting; a node failure writes nothing and the next try works', async () => {
     w.policy = { ...w.policy, maxFeeWei: String(1_100_000_000n) };
-    const a = await w.engine.generate();
-    const b = await w.engine.generate();
+    const a = await w.engine.send();
+    const b = await w.engine.send();
     await w.engine.handleMessage(message('m1', 'pending', a.transactionHash));
     await w.engine.handleMessage(message('m2', 'pending', b.transactionHash));
     await w.engine.handleMessage(message('m3', 'receipt', a.transactionHash, receipt(a.transactionHash, 4)));
@@ -366,7 +369,7 @@ describe('retrying skipped replacements', () => {
 
   it('after stop nothing is retried', async () => {
     w.policy = { ...w.policy, maxReplacements: 0 };
-    const r = await w.engine.generate();
+    const r = await w.engine.send();
     await w.engine.handleMessage(message('m1', 'pending', r.transactionHash));
     w.policy = { ...w.policy, maxReplacements: 1 };
     w.engine.stop();
@@ -447,7 +450,7 @@ describe('faults', () => {
   };
 
   it('a replacement refused for funds waits with one sentence, and goes out on the first block after a top-up', async () => {
-    const r = await w.engine.generate();
+    const r = await w.engine.send();
     w.balance = 20_000_000_000_000n; // 0.00002 ETH: not enough for 21000 x 1.125 gwei
     w.sendFailures.push('funds');
     await w.engine.handleMessage(message('m1', 'pending', r.transactionHash));
@@ -472,7 +475,7 @@ describe('faults', () => {
   it('a fee below the base fee is signed again at the network price on the next block', async () => {
     w.sendFailures.push('fee-too-low');
     w.failureMessages.push('max fee per gas less than block base fee');
-    const r = await w.engine.generate();
+    const r = await w.engine.send();
     expect(r.problem!.reason).toBe('underpriced');
     w.fees = { ...w.fees, baseFeeWei: 3n * GWEI, gasPriceWei: 3n * GWEI };
     expect((await newBlock()).resent).toBe(1);
@@ -484,7 +487,7 @@ describe('faults', () => {
 
   it('a transaction refused three times for another reason is filled by a cancel', async () => {
     w.sendFailures.push('refused', 'refused', 'refused');
-    const r = await w.engine.generate();
+    const r = await w.engine.send();
     expect(r.problem!.summary).toMatch(/after 3 refusals nonce 0 is filled by a cancel/);
     await newBlock();
     await newBlock();
@@ -499,7 +502,7 @@ describe('faults', () => {
   it('a cancel the fee cap holds back is the problem until the cap allows it, then it fills the nonce', async () => {
     w.policy = { ...w.policy, maxFeeWei: String(GWEI) };
     w.sendFailures.push('refused', 'refused', 'refused');
-    const r = await w.engine.generate();
+    const r = await w.engine.send();
     await newBlock();
     await newBlock();
     await newBlock();
@@ -515,7 +518,7 @@ describe('faults', () => {
 
   it('an unreachable node is a problem on the nonce until a new block finds it again', async () => {
     w.sendFailures.push('unreachable');
-    const r = await w.engine.generate();
+    const r = await w.engine.send();
     expect(r.problem!.reason).toBe('unreachable');
     expect(w.tracked).toEqual([r.transactionHash]);
     await newBlock();
@@ -524,7 +527,7 @@ describe('faults', () => {
   });
 
   it('a transaction the node forgot is sent again exactly as signed every few blocks', async () => {
-    const r = await w.engine.generate();
+    const r = await w.engine.send();
     const raw = w.store.rawOf(r.transactionHash)!;
     w.known.clear();
     w.sent = [];
@@ -535,7 +538,7 @@ describe('faults', () => {
   });
 
   it('a receipt withdrawn by a reorg reopens the nonce, undoes the replaced marks and replaces again', async () => {
-    const r = await w.engine.generate();
+    const r = await w.engine.send();
     await w.engine.handleMessage(message('m1', 'pending', r.transactionHash));
     const second = w.store.get(r.transactionHash)!.replacedBy!;
     await w.engine.handleMessage(message('m2', 'receipt', second, receipt(second, 7)));
@@ -554,7 +557,7 @@ describe('faults', () => {
   });
 
   it('the nonce check confirms at depth and undoes a receipt the node no longer has', async () => {
-    const r = await w.engine.generate();
+    const r = await w.engine.send();
     await w.engine.handleMessage(message('m1', 'receipt', r.transactionHash, receipt(r.transactionHash, 2)));
     // The reorg: the node is past block 2 and nonce 0 is unused again.
     w.head = 5;
@@ -580,7 +583,7 @@ describe('faults', () => {
 
   /** A transaction confirmed at block 2 and swept at head 5: a reorg can now undo it deeper than the confirmations. */
   async function confirmedAtBlock2(): Promise<TxRecord> {
-    const r = await w.engine.generate();
+    const r = await w.engine.send();
     await w.engine.handleMessage(message('m1', 'confirmation', r.transactionHash, receipt(r.transactionHash, 2)));
     w.minedNonce = 1;
     w.head = 5;
@@ -623,7 +626,7 @@ describe('faults', () => {
   it('the fee cap holds from the first attempt: nothing is signed above it', async () => {
     w.policy = { ...w.policy, maxFeeWei: String(2n * GWEI) };
     w.fees = { ...w.fees, baseFeeWei: 3n * GWEI };
-    const err = await w.engine.generate().catch((e: unknown) => e);
+    const err = await w.engine.send().catch((e: unknown) => e);
     expect(isTxdeskError(err, 'CONFLICT')).toBe(true);
     expect((err as Error).message).toBe("The network's price is 3 gwei, above your fee cap of 2 gwei; raise the cap in Settings or wait for fees to fall, then retry.");
     expect(w.store.list()).toEqual([]);
@@ -631,7 +634,7 @@ describe('faults', () => {
   });
 
   it('cancel and speed-up: 202 with the new record, 404 unknown, 409 mined or over the cap', async () => {
-    const a = await w.engine.generate();
+    const a = await w.engine.send();
     const up = await w.engine.speedUp(a.transactionHash);
     expect(up).toMatchObject({ kind: 'speed-up', nonce: 0, attempt: 1, replaces: a.transactionHash });
     expect(BigInt(up.gasPrice)).toBeGreaterThan(BigInt(a.gasPrice));
@@ -642,7 +645,7 @@ describe('faults', () => {
     expect(w.store.get(w.store.get(c.transactionHash)!.replacedBy!)!.kind).toBe('cancel');
     const unknown = await w.engine.cancel('0x' + '7'.repeat(64)).catch((e: unknown) => e);
     expect(isTxdeskError(unknown, 'NOT_FOUND')).toBe(true);
-    const b = await w.engine.generate();
+    const b = await w.engine.send();
     w.policy = { ...w.policy, maxFeeWei: String(GWEI) };
     const capped = await w.engine.speedUp(b.transactionHash).catch((e: unknown) => e);
     expect(isTxdeskError(capped, 'CONFLICT')).toBe(true);
@@ -654,12 +657,12 @@ describe('faults', () => {
   });
 
   it('a slow ack does not hold up the next send', async () => {
-    const r = await w.engine.generate();
+    const r = await w.engine.send();
     let release: () => void = () => {};
     const slow: FeedMessage = { id: 's1', type: 'pending', result: { transactionHash: r.transactionHash }, ack: () => new Promise<void>((res) => (release = res)) };
     const handled = w.engine.handleMessage(slow);
     await w.engine.idle();
-    const next = await w.engine.generate();
+    const next = await w.engine.send();
     expect(next.nonce).toBe(1);
     release();
     await handled;
@@ -671,7 +674,7 @@ describe('operational log', () => {
     const lines: string[] = [];
     const log: Logger = { info: (m) => void lines.push(`info ${m}`), warn: (m) => void lines.push(`warn ${m}`), error: (m) => void lines.push(`error ${m}`), child: () => log };
     w = makeWorld(log);
-    const r = await w.engine.generate();
+    const r = await w.engine.send();
     await w.engine.handleMessage(message('m1', 'pending', r.transactionHash));
     const next = w.store.get(r.transactionHash)!.replacedBy!;
     await w.engine.handleMessage(message('m2', 'confirmation', next, receipt(next, 9)));

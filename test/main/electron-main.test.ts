@@ -126,7 +126,7 @@ describe('Electron main against a real core', () => {
     await refusal('importKey', 'CONFLICT', { privateKey: 'ab'.repeat(32) });
     expect(JSON.parse((await call<{ keystore: string }>('exportKey', { passphrase: 'correct horse battery' })).keystore).address).toBe(info.address.slice(2));
 
-    const tx = await call<TxRecord>('generateTransaction');
+    const tx = await call<TxRecord>('sendTransaction');
     expect((await call<TxRecord[]>('listTransactions')).map((r) => r.transactionHash)).toContain(tx.transactionHash);
     expect(await call('getTransaction', tx.transactionHash)).toMatchObject({ transactionHash: tx.transactionHash, history: expect.any(Array) });
     // Pending on the congested dev chain or already mined: either an attempt or a refusal that says why.

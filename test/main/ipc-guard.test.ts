@@ -19,7 +19,7 @@ function fakeApi(overrides: Partial<DesktopApi> = {}): DesktopApi {
     getAppInfo: reject,
     listTransactions: vi.fn(async () => []),
     getTransaction: vi.fn(async (h: string) => ({ transactionHash: h, history: [] }) as never),
-    generateTransaction: reject,
+    sendTransaction: reject,
     cancelTransaction: reject,
     speedUpTransaction: reject,
     onTransactionChanged: () => () => {},

@@ -44,7 +44,7 @@ describe('createHttpApi', () => {
     const { fetch, calls } = fakeFetch(() => ({ status: 200, body: {} }));
     const api = createHttpApi({ baseUrl: 'http://127.0.0.1:3000', fetch, openEvents: (u) => new FakeEvents(u) });
     await api.getTransaction(hash);
-    await api.generateTransaction();
+    await api.sendTransaction();
     await api.listTokens('0x' + 'a'.repeat(40), { page: 1, size: 6, contractAddresses: ['0x' + 'b'.repeat(40)] });
     await api.updateSettings({ network: 'sepolia' });
     await api.importKey({ privateKey: 'ff'.repeat(32) });

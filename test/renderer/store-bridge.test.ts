@@ -14,7 +14,7 @@ const privateKey = '0x' + '4c'.repeat(32);
 const settings = { clientId: 'c', signedInAs: null, nodeUrl: 'http://n', serviceUrl: 'http://s', platform: 'ethereum', network: 'local', policy: {} } as AppSettings;
 
 function rec(hash: string, p: Partial<TxRecord> = {}): TxRecord {
-  return { transactionHash: hash, from: address, nonce: 0, gasPrice: '1', txType: 'legacy', data: {}, replaces: null, replacedBy: null, attempt: 0, kind: 'generate', problem: null, createdAt: 't0', updatedAt: 't0', ...p };
+  return { transactionHash: hash, from: address, nonce: 0, gasPrice: '1', txType: 'legacy', to: address, value: '0', input: '0x', gasLimit: '21000', data: {}, replaces: null, replacedBy: null, attempt: 0, kind: 'generate', problem: null, createdAt: 't0', updatedAt: 't0', ...p };
 }
 
 const linkUp = { state: 'connected' as const, reason: null, since: 't0' };
@@ -33,7 +33,7 @@ function fakeApi() {
     getAppInfo: vi.fn(async () => ({ mode: 'embedded' as const, chainId: 31337, nodeUrl: 'n', serviceUrl: 's', platform: 'ethereum', network: 'local', address, status })),
     listTransactions: vi.fn(async () => [rec('0x1', { updatedAt: 't1' })]),
     getTransaction: vi.fn(async (h: string) => ({ ...rec(h), history: [{ at: 't', kind: 'signed' as const, summary: 's', detail: {} }] })),
-    generateTransaction: vi.fn(async () => rec('0x9', { nonce: 9 })),
+    sendTransaction: vi.fn(async () => rec('0x9', { nonce: 9 })),
     cancelTransaction: vi.fn(async (h: string) => rec(h, { kind: 'cancel' })),
     speedUpTransaction: vi.fn(async (h: string) => rec(h, { kind: 'speed-up' })),
     onTransactionChanged: (l: (r: TxRecord) => void) => ((txListener = l), () => (txListener = null)),
@@ -135,8 +135,8 @@ describe('renderer store', () => {
     await store.getState().loadTransactions();
     expect(store.getState()).toMatchObject({ txState: 'error', txError: { code: 'UPSTREAM_UNAVAILABLE', message: 'The node is down.' } });
     expect(await store.getState().signIn({ email: 'a@b.co', password: 'x' })).toEqual({ code: 'UNAUTHORIZED', message: 'Wrong e-mail or password; try again.' });
-    f.api.generateTransaction.mockRejectedValueOnce(new Error('boom'));
-    expect(await store.getState().generateTransaction()).toBeNull();
+    f.api.sendTransaction.mockRejectedValueOnce(new Error('boom'));
+    expect(await store.getState().sendTransaction()).toBeNull();
     expect(store.getState().notices.at(-1)).toMatchObject({ tone: 'error', text: 'boom' });
   });
 

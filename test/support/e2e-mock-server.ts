@@ -57,7 +57,7 @@ function update(r: TxRecord, patch: Partial<TxRecord>) {
 }
 function generate(): TxRecord {
   const n = nonce++;
-  const r: TxRecord = { transactionHash: hex(n * 10), from: address, nonce: n, gasPrice: '1000000000', txType: 'legacy', data: {}, replaces: null, replacedBy: null, attempt: 0, kind: 'generate', problem: null, createdAt: now(), updatedAt: now() };
+  const r: TxRecord = { transactionHash: hex(n * 10), from: address, nonce: n, gasPrice: '1000000000', txType: 'legacy', to: address, value: '0', input: '0x', gasLimit: '21000', data: {}, replaces: null, replacedBy: null, attempt: 0, kind: 'generate', problem: null, createdAt: now(), updatedAt: now() };
   txs.push(r);
   event(r.transactionHash, 'signed', 'Signed with nonce ' + n + ' at 1 gwei.');
   event(r.transactionHash, 'broadcast', 'Broadcast to the node.');

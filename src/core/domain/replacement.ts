@@ -2,6 +2,7 @@
 // Pure: the caller passes the records, the network's fees and the policy; a table of cases tests it completely.
 import type { ReplacementPolicy } from '../../shared/desktop-api.js';
 import type { NonceProblemReason, TxKind, TxRecord } from '../../shared/tx-record.js';
+import type { TxPayload } from '../../shared/tx-request.js';
 import { formatGwei, headlineFee, percentIncrease, replacementFees, type FeeFields, type NetworkFees } from './fees.js';
 
 export type SkipReason = 'not-stuck' | 'nonce-mined' | 'superseded' | 'max-replacements' | 'cap' | 'no-key';
@@ -10,8 +11,23 @@ export type ReplacementDecision =
   | { action: 'replace'; fees: FeeFields; attempt: number; summary: string }
   | { action: 'skip'; reason: SkipReason; summary: string; detail: Record<string, unknown> };
 
-/** A plain self-transfer of 0: the gas limit of every transaction, replacement and cancel the engine signs. */
+/** A plain transfer's gas: the limit of a cancel (a 0-value transfer to yourself) and of the no-body demo send. */
 export const SELF_TRANSFER_GAS = 21_000n;
+
+/** A 0-value transfer to `from` with 21,000 gas: what a cancel signs (and what viem and ethers call "cancelled"). */
+export function selfTransfer(from: string): TxPayload {
+  return { to: from, value: '0', input: '0x', gasLimit: SELF_TRANSFER_GAS.toString() };
+}
+
+/** The payload a record was signed with: every automatic replacement and speed-up signs the same one at a new fee. */
+export function payloadOf(r: Pick<TxRecord, 'to' | 'value' | 'input' | 'gasLimit'>): TxPayload {
+  return { to: r.to, value: r.value, input: r.input, gasLimit: r.gasLimit };
+}
+
+/** The most a record may cost its sender at `feeWei` per gas: value plus the whole gas limit at that fee. */
+export function worstCost(p: Pick<TxPayload, 'value' | 'gasLimit'>, feeWei: bigint): bigint {
+  return BigInt(p.value) + BigInt(p.gasLimit) * feeWei;
+}
 
 export function feesOf(r: Pick<TxRecord, 'txType' | 'gasPrice' | 'maxPriorityFeePerGas'>): FeeFields {
   if (r.txType === 'legacy') return { txType: 'legacy', gasPrice: BigInt(r.gasPrice) };

@@ -1,5 +1,6 @@
 // Record transitions for tracker messages: what a pending/receipt/confirmation does to the record and to the
 // other records of the same nonce. Pure and idempotent: a duplicate or late message yields no change.
+import type { TxPayload } from '../../shared/tx-request.js';
 import type { TxEventKind, TxKind, TxRecord, TxStatus } from '../../shared/tx-record.js';
 import type { FeeFields } from './fees.js';
 import { recordFees, short } from './replacement.js';
@@ -116,6 +117,8 @@ export interface NewRecordFacts {
   replaces: string | null;
   attempt: number;
   kind: TxKind;
+  /** What it does; a replacement carries its predecessor's (a reprice), a cancel the self-transfer's. */
+  payload: TxPayload;
 }
 
 /** The record of a transaction just signed: no status until a tracker message or the nonce check gives one. */
@@ -125,6 +128,7 @@ export function newTxRecord(f: NewRecordFacts, now: string): TxRecord {
     from: f.from,
     nonce: f.nonce,
     ...recordFees(f.fees),
+    ...f.payload,
     data: {},
     replaces: f.replaces,
     replacedBy: null,

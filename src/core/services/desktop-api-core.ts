@@ -101,7 +101,7 @@ export function createCoreApi(d: CoreApiDeps): CoreApi {
       if (!rec) throw new TxdeskError('NOT_FOUND', `No transaction ${h} is stored in this app; list them with GET /api/tx.`);
       return { ...rec, history: d.store.history(h) };
     },
-    generateTransaction: () => d.engine.generate(),
+    sendTransaction: (request) => d.engine.send(request),
     cancelTransaction: async (hash) => d.engine.cancel(hash.toLowerCase()),
     speedUpTransaction: async (hash) => d.engine.speedUp(hash.toLowerCase()),
     onTransactionChanged: (l) => listen(txListeners, l),

@@ -35,6 +35,7 @@ export function observeChain(chain: Chain, report: Report): Chain {
     receipt: wrap((h: string) => chain.receipt(h)),
     balance: wrap((a: string) => chain.balance(a)),
     latestBlock: wrap(() => chain.latestBlock()),
+    request: wrap((method: string, params: readonly unknown[]) => chain.request(method, params)),
     close: () => chain.close(),
   };
 }

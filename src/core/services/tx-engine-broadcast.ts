@@ -2,7 +2,7 @@
 // registers sent hashes with the tracker.
 import { formatGwei } from '../domain/fees.js';
 import { REASON_OF_REFUSAL, refusalSummary, sendEndsRefusal, type BroadcastFailure } from '../domain/refusal.js';
-import { kindNoun, SELF_TRANSFER_GAS, short } from '../domain/replacement.js';
+import { kindNoun, short, worstCost } from '../domain/replacement.js';
 import { newestAttempt } from '../domain/replacement-retry.js';
 import { BroadcastError } from '../ports.js';
 import type { TxRecord } from '../../shared/tx-record.js';
@@ -63,7 +63,7 @@ export function createTxBroadcasting(ctx: TxEngineContext, nonceUsed: (from: str
     } else {
       const count = (refusals.get(hash) ?? 0) + 1;
       refusals.set(hash, count);
-      const cost = SELF_TRANSFER_GAS * BigInt(rec.gasPrice);
+      const cost = worstCost(rec, BigInt(rec.gasPrice));
       const balance = outcome === 'funds' ? await d.chain.balance(rec.from).catch(() => null) : null;
       const summary = refusalSummary({ failure: outcome, message, nonce: rec.nonce, from: rec.from, what: kindNoun(rec.kind), costWei: cost, feeWei: BigInt(rec.gasPrice), balanceWei: balance });
       const last = d.store.history(hash).at(-1);

@@ -4,12 +4,25 @@ import type { Logger } from '../../lib/log.js';
 import type { ReplacementPolicy } from '../../shared/desktop-api.js';
 import { TxdeskError } from '../../shared/errors.js';
 import type { NonceProblemReason, TxRecord } from '../../shared/tx-record.js';
-import { formatGwei } from '../domain/fees.js';
+import type { TxPayload } from '../../shared/tx-request.js';
+import { formatGwei, type FeeFields } from '../domain/fees.js';
 import { isMined, kindNoun, short } from '../domain/replacement.js';
 import { newestAttempt } from '../domain/replacement-retry.js';
 import type { RecordChange } from '../domain/transitions.js';
-import type { Chain, Clock, Signer, TrackerFeed, TxStore } from '../ports.js';
+import type { Chain, Clock, Signer, TrackerFeed, TxStore, UnsignedTx } from '../ports.js';
 import { createSerialQueue, type SerialQueue } from './serial-queue.js';
+
+/** The transaction the signer signs: `payload` at `nonce` with `fees`. */
+export function unsignedTx(chainId: number, nonce: number, payload: TxPayload, fees: FeeFields): UnsignedTx {
+  return { chainId, nonce, to: payload.to, valueWei: BigInt(payload.value), input: payload.input, gasLimit: BigInt(payload.gasLimit), fees };
+}
+
+/** A signed transaction and the payload it was signed with, not yet stored. */
+export interface SignedTx {
+  hash: string;
+  raw: string;
+  payload: TxPayload;
+}
 
 export interface TxEngineDeps {
   store: TxStore;

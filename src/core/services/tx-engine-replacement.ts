@@ -3,16 +3,16 @@
 // it underpriced.
 import type { TxKind, TxRecord } from '../../shared/tx-record.js';
 import { formatGwei, headlineFee, type NetworkFees } from '../domain/fees.js';
-import { decideReplacement, kindNoun, PROBLEM_OF_SKIP, replacementBlocker, SELF_TRANSFER_GAS, short, skipProblemSentence, type ReplacementDecision } from '../domain/replacement.js';
+import { decideReplacement, kindNoun, PROBLEM_OF_SKIP, replacementBlocker, payloadOf, short, skipProblemSentence, type ReplacementDecision } from '../domain/replacement.js';
 import { newestAttempt } from '../domain/replacement-retry.js';
 import { newTxRecord } from '../domain/transitions.js';
 import type { TxBroadcasting } from './tx-engine-broadcast.js';
-import type { TxEngineContext } from './tx-engine-context.js';
+import { unsignedTx, type SignedTx, type TxEngineContext } from './tx-engine-context.js';
 
 /** A replacement decision and, when it says replace, the transaction signed for it (nothing written yet). */
 export interface ReplacementPlan {
   decision: ReplacementDecision;
-  signed?: { hash: string; raw: string };
+  signed?: SignedTx;
 }
 
 export interface PlanOptions {
@@ -39,7 +39,9 @@ export function createTxReplacing(ctx: TxEngineContext, sending: Pick<TxBroadcas
     let decision = decideReplacement(prev, others, net, policy);
     if (decision.action === 'skip') return { decision };
     if (opts.beyondLimit) decision = { ...decision, summary: decision.summary.replace(/ of \d+\.$/, ' (outside the replacement limit).') };
-    const signed = await signer.sign({ chainId: d.chainId, nonce: prev.nonce, to: prev.from, valueWei: 0n, gasLimit: SELF_TRANSFER_GAS, fees: decision.fees });
+    // A reprice: the same payload at the new fee, so libraries waiting on the first hash see "repriced".
+    const payload = payloadOf(prev);
+    const signed = { ...(await signer.sign(unsignedTx(d.chainId, prev.nonce, payload, decision.fees))), payload };
     return { decision, signed };
   }
 
@@ -59,7 +61,7 @@ export function createTxReplacing(ctx: TxEngineContext, sending: Pick<TxBroadcas
       }
       return null;
     }
-    const rec = newTxRecord({ hash: signed.hash, from: prev.from, nonce: prev.nonce, fees: decision.fees, replaces: prev.transactionHash, attempt: decision.attempt, kind }, now);
+    const rec = newTxRecord({ hash: signed.hash, from: prev.from, nonce: prev.nonce, fees: decision.fees, replaces: prev.transactionHash, attempt: decision.attempt, kind, payload: signed.payload }, now);
     d.store.clearProblems(prev.from, prev.nonce, now);
     d.store.insert(rec, signed.raw, [
       { kind: 'signed', summary: `Signed as ${kindNoun(kind)} ${decision.attempt} of ${short(prev.transactionHash)} at ${formatGwei(headlineFee(decision.fees))}.`, detail: { nonce: prev.nonce, feeWei: headlineFee(decision.fees).toString(), replaces: prev.transactionHash, kind } },

@@ -3,7 +3,7 @@
 import { TxdeskError } from '../../shared/errors.js';
 import type { NetworkFees } from '../domain/fees.js';
 import { decideRetry, lastRefusalIn, REFUSAL_PROBLEMS, refusalMayBeRetried, refusalSummary, type Refusal } from '../domain/refusal.js';
-import { isMined, kindNoun, SELF_TRANSFER_GAS } from '../domain/replacement.js';
+import { isMined, kindNoun, worstCost } from '../domain/replacement.js';
 import { newestAttempt, skipIsNews, waitingForRetry } from '../domain/replacement-retry.js';
 import type { TxEngineContext } from './tx-engine-context.js';
 import type { TxReplacing } from './tx-engine-replacement.js';
@@ -89,7 +89,7 @@ export function createTxRetries(ctx: TxEngineContext, replacing: Pick<TxReplacin
         const refusal = last ?? { failure: 'unreachable' as const, count: 1 };
         const balance = refusal.failure === 'funds' ? await balanceOf(newest.from) : null;
         const net = refusal.failure === 'fee-too-low' ? await (fees ??= d.chain.fees()) : null;
-        const cost = SELF_TRANSFER_GAS * BigInt(newest.gasPrice);
+        const cost = worstCost(newest, BigInt(newest.gasPrice));
         const action = decideRetry({ failure: refusal.failure, refusals: refusal.count, costWei: cost, balanceWei: balance, feeWei: BigInt(newest.gasPrice), baseFeeWei: net?.baseFeeWei ?? null, isCancel: newest.kind === 'cancel' });
         if (action.action === 'wait') {
           // Keep the sentence current (a partial top-up changes the balance) without adding history.

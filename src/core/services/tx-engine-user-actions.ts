@@ -4,11 +4,15 @@ import { TxdeskError } from '../../shared/errors.js';
 import type { TxRecord } from '../../shared/tx-record.js';
 import { formatGwei, headlineFee, initialFees, percentIncrease, replacementFees, type FeeFields, type NetworkFees } from '../domain/fees.js';
 import { planNextNonce } from '../domain/nonce.js';
-import { feesOf, isMined, SELF_TRANSFER_GAS, short, type ReplacementDecision } from '../domain/replacement.js';
+import { RpcError } from '../../lib/json-rpc.js';
+import type { TxPayload, TxRequest } from '../../shared/tx-request.js';
+import { feesOf, isMined, payloadOf, SELF_TRANSFER_GAS, selfTransfer, short, type ReplacementDecision } from '../domain/replacement.js';
+import { decodeRevert, describeRevert } from '../domain/revert.js';
+import { describeShortfall, fundsShortfall, isRevertAnswer } from '../domain/send-check.js';
 import { newestAttempt } from '../domain/replacement-retry.js';
 import { newTxRecord } from '../domain/transitions.js';
 import type { TxBroadcasting } from './tx-engine-broadcast.js';
-import type { TxEngineContext } from './tx-engine-context.js';
+import { unsignedTx, type TxEngineContext } from './tx-engine-context.js';
 import type { TxReplacing } from './tx-engine-replacement.js';
 
 /** A first attempt only needs the base fee to be no older than about a block; replacements always read fresh fees. */
@@ -29,13 +33,54 @@ export function createTxUserActions(ctx: TxEngineContext, sending: Pick<TxBroadc
   }
 
   /**
-   * POST /api/tx: a self-transfer of 0 at the next nonce, stored before it is sent. A fee cap below the network's
-   * price refuses it before anything is signed. A refusal by the node does not fail the call: the record carries
-   * the problem and is sent again when it can succeed (its nonce is never reused).
+   * What `request` does, settled before anything is signed: the gas limit (estimated when not given), and the checks
+   * that refuse it with nothing stored: a call that would revert (WOULD_REVERT, the decoded reason) and a balance that
+   * cannot cover value plus gas at the fee cap (CONFLICT, how much is missing). Runs outside the serial queue, so many
+   * requests are checked at once.
    */
-  async function generate(): Promise<TxRecord> {
+  async function prepare(from: string, request: TxRequest): Promise<TxPayload> {
+    const to = request.to ? request.to.toLowerCase() : null;
+    const valueWei = BigInt(request.value ?? '0');
+    const input = (request.data ?? '0x').toLowerCase();
+    const call = { from, ...(to ? { to } : {}), value: `0x${valueWei.toString(16)}`, data: input };
+    const given = request.gas !== undefined ? BigInt(request.gas) : null;
+    // eth_estimateGas runs the call as eth_call does, so one of the two says whether it reverts.
+    const [simulated, balance] = await Promise.allSettled([
+      given === null ? d.chain.request('eth_estimateGas', [call]) : d.chain.request('eth_call', [{ ...call, gas: `0x${given.toString(16)}` }, 'latest']),
+      d.chain.balance(from),
+    ]);
+    if (simulated.status === 'rejected') {
+      const e = simulated.reason as RpcError;
+      if (e instanceof RpcError && e.code !== 'unreachable' && isRevertAnswer(e.code, e.message)) {
+        throw new TxdeskError('WOULD_REVERT', describeRevert(decodeRevert(e.data), e.message));
+      }
+    }
+    if (balance.status === 'rejected' || (simulated.status === 'rejected' && (!(simulated.reason instanceof RpcError) || simulated.reason.code === 'unreachable'))) {
+      const why = balance.status === 'rejected' ? (balance.reason as Error).message : (simulated as PromiseRejectedResult).reason.message;
+      d.log.warn(`checking a transaction before signing: ${String(why)}`);
+      throw new TxdeskError('UPSTREAM_UNAVAILABLE', 'The Ethereum node did not answer while checking the transaction; check that it runs and NODE_ENDPOINT points at it, then retry.');
+    }
+    const gasLimit = given ?? (simulated.status === 'fulfilled' ? BigInt(simulated.value as string) : SELF_TRANSFER_GAS);
+    const funds = { from, balanceWei: balance.value, valueWei, gasLimit, capWei: BigInt(d.policy().maxFeeWei) };
+    const missing = fundsShortfall(funds);
+    if (missing !== null) throw new TxdeskError('CONFLICT', describeShortfall(funds, missing));
+    if (simulated.status === 'rejected') {
+      // Not a revert and not the node being away: its own words (e.g. an init code it refuses), as the chain's error.
+      throw new TxdeskError('CHAIN_ERROR', `The node refused to run the call: "${(simulated.reason as Error).message.slice(0, 300)}"; fix the call and send it again.`);
+    }
+    return { to, value: valueWei.toString(), input, gasLimit: gasLimit.toString() };
+  }
+
+  /**
+   * POST /api/tx and /rpc's eth_sendTransaction: `request` (or, without one, a 0-value transfer to yourself) at the
+   * next nonce, stored before it is sent. A fee cap below the network's price refuses it before anything is signed. A
+   * refusal by the node does not fail the call: the record carries the problem and is sent again when it can succeed
+   * (its nonce is never reused).
+   */
+  async function send(request?: TxRequest): Promise<TxRecord> {
     const signer = d.signer();
     if (!signer) throw new TxdeskError('CONFLICT', 'There is no signing key yet; generate or import one in Settings (POST /api/key/generate), then retry.');
+    const payload = request && Object.keys(request).length > 0 ? await prepare(signer.address, request) : selfTransfer(signer.address);
     return ctx.serial(async () => {
       const policy = d.policy();
       const [chainPending, net] = await ctx.chainCall('reading the nonce and fees', () => Promise.all([d.chain.nonceCount(signer.address, 'pending'), recentFees()]));
@@ -51,14 +96,14 @@ export function createTxUserActions(ctx: TxEngineContext, sending: Pick<TxBroadc
             : `The initial fee of ${formatGwei(headlineFee(fees))} is above your fee cap of ${formatGwei(cap)}; lower the initial fee or raise the cap in Settings, then retry.`,
         );
       }
-      const signed = await signer.sign({ chainId: d.chainId, nonce: plan.nonce, to: signer.address, valueWei: 0n, gasLimit: SELF_TRANSFER_GAS, fees });
+      const signed = await signer.sign(unsignedTx(d.chainId, plan.nonce, payload, fees));
       const fee = formatGwei(headlineFee(fees));
-      const record = newTxRecord({ hash: signed.hash, from: signer.address, nonce: plan.nonce, fees, replaces: null, attempt: 0, kind: 'generate' }, ctx.iso());
+      const record = newTxRecord({ hash: signed.hash, from: signer.address, nonce: plan.nonce, fees, replaces: null, attempt: 0, kind: 'generate', payload }, ctx.iso());
       d.store.insert(record, signed.raw, [
         {
           kind: 'signed',
           summary: raisedToBaseFee ? `Signed nonce ${plan.nonce} at ${fee}, raised from ${formatGwei(BigInt(policy.initialFeeWei))} to the base fee.` : `Signed nonce ${plan.nonce} at ${fee}.`,
-          detail: { nonce: plan.nonce, feeWei: headlineFee(fees).toString(), txType: fees.txType },
+          detail: { nonce: plan.nonce, feeWei: headlineFee(fees).toString(), txType: fees.txType, gasLimit: payload.gasLimit },
         },
       ]);
       ctx.emit([record.transactionHash]);
@@ -86,7 +131,9 @@ export function createTxUserActions(ctx: TxEngineContext, sending: Pick<TxBroadc
     if (fee > cap) {
       throw new TxdeskError('CONFLICT', `To ${verb} nonce ${newest.nonce} needs a fee of ${formatGwei(fee)}, above your fee cap of ${formatGwei(cap)}; raise the cap in Settings, then retry.`);
     }
-    const signed = await signer.sign({ chainId: d.chainId, nonce: newest.nonce, to: newest.from, valueWei: 0n, gasLimit: SELF_TRANSFER_GAS, fees });
+    // A speed-up is a reprice (the same payload); a cancel is a 0-value transfer to yourself.
+    const payload = kind === 'cancel' ? selfTransfer(newest.from) : payloadOf(newest);
+    const signed = { ...(await signer.sign(unsignedTx(d.chainId, newest.nonce, payload, fees))), payload };
     const label = kind === 'cancel' ? 'Cancel' : 'Speed-up';
     const decision: ReplacementDecision = { action: 'replace', fees, attempt: newest.attempt + 1, summary: `${label} at ${formatGwei(fee)} (${percentIncrease(BigInt(newest.gasPrice), fee)})` };
     const rec = d.store.transaction(() => replacing.commitReplacement(newest, { decision, signed }, why, kind))!;
@@ -112,7 +159,7 @@ export function createTxUserActions(ctx: TxEngineContext, sending: Pick<TxBroadc
   }
 
   return {
-    generate,
+    send,
     cancel: (hash: string) => userReplace(hash, 'cancel'),
     speedUp: (hash: string) => userReplace(hash, 'speed-up'),
     signUserReplacement,

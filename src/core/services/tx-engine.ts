@@ -29,7 +29,7 @@ export function createTxEngine(d: TxEngineDeps) {
   const retries = createTxRetries(ctx, replacing, users);
 
   return {
-    generate: users.generate,
+    send: users.send,
     cancel: users.cancel,
     speedUp: users.speedUp,
     handleMessage: createTrackerMessageHandler(ctx, replacing),

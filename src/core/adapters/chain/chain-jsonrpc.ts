@@ -54,7 +54,8 @@ function wsSender(url: string, timeoutMs: number): { send: Send; close: () => Pr
             c.fail.delete(fail);
             resolve(r);
           },
-          (e: { error?: { code: number; message: string } }) => fail(e?.error ? new RpcError(e.error.code, e.error.message) : unreachable('the request failed')),
+          (e: { error?: { code: number; message: string; data?: unknown } }) =>
+            fail(e?.error ? new RpcError(e.error.code, e.error.message, method, e.error.data) : unreachable('the request failed')),
         );
       });
     },
@@ -131,6 +132,7 @@ export function createJsonRpcChain(nodeUrl: string, opts: { timeoutMs?: number }
       const b = (await send('eth_getBlockByNumber', ['latest', false])) as { number: string; baseFeePerGas?: string };
       return { number: num(b.number), baseFeeWei: b.baseFeePerGas ? big(b.baseFeePerGas) : null };
     },
+    request: (method, params) => send(method, [...params]),
     close: async () => {
       await ws?.close();
     },

@@ -1,13 +1,13 @@
-// The Signer port on an ethers Wallet: the key stays in this object, only the address and signed bytes leave it.
+// The Signer port on an ethers Wallet: the key stays in this object, only the address, signed bytes and signatures leave it.
 import { Transaction, Wallet } from 'ethers';
-import type { Signer, UnsignedTransfer } from '../../ports.js';
+import type { Signer, TypedData, UnsignedTx } from '../../ports.js';
 
 export function createWalletSigner(privateKey: string): Signer {
   const wallet = new Wallet(privateKey);
   return {
     address: wallet.address.toLowerCase(),
-    async sign(tx: UnsignedTransfer) {
-      const common = { chainId: tx.chainId, nonce: tx.nonce, to: tx.to, value: tx.valueWei, gasLimit: tx.gasLimit };
+    async sign(tx: UnsignedTx) {
+      const common = { chainId: tx.chainId, nonce: tx.nonce, to: tx.to, value: tx.valueWei, data: tx.input, gasLimit: tx.gasLimit };
       const raw = await wallet.signTransaction(
         tx.fees.txType === 'legacy'
           ? { ...common, type: 0, gasPrice: tx.fees.gasPrice }
@@ -15,7 +15,27 @@ export function createWalletSigner(privateKey: string): Signer {
       );
       return { hash: Transaction.from(raw).hash!.toLowerCase(), raw };
     },
+    signMessage: (message) => wallet.signMessage(message),
+    signTypedData({ domain, types, message, primaryType }: TypedData) {
+      // ethers derives EIP712Domain from the domain itself and refuses it among the types; the primary type must be the root.
+      const { EIP712Domain: _domain, ...rest } = types;
+      void _domain;
+      const reachable = ethersTypesFrom(rest, primaryType);
+      return wallet.signTypedData(domain, reachable, message);
+    },
   };
+}
+
+/** The types reachable from `primaryType`: ethers takes the root from the types it is given, so unrelated ones must go. */
+function ethersTypesFrom(types: TypedData['types'], primaryType: string): TypedData['types'] {
+  const out: TypedData['types'] = {};
+  const visit = (name: string) => {
+    if (out[name] || !types[name]) return;
+    out[name] = types[name];
+    for (const f of types[name]) visit(f.type.replace(/(\[\d*\])+$/, ''));
+  };
+  visit(primaryType);
+  return out;
 }
 
 /** The address of a key, without keeping the key. */

@@ -47,7 +47,7 @@ function callHandler(api: CoreApi, method: CallMethod): Handler {
   const needsBody = places.some((p) => p.startsWith('body'));
   return async (c) => {
     const req = c.env.incoming;
-    const body = !needsBody ? undefined : places.includes('body?') ? await readJsonBody(req).catch(() => undefined) : await readJsonBody(req);
+    const body = needsBody ? await readJsonBody(req) : undefined;
     const args = places.map((place) => {
       if (place.startsWith('path:')) return c.req.param(place.slice(5)) ?? '';
       if (place.startsWith('body.')) return field(body, place.slice(5));

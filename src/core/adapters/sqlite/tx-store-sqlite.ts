@@ -39,6 +39,12 @@ const MIGRATIONS = [
    UPDATE txs SET kind = 'replace' WHERE attempt > 0;
    ALTER TABLE txs ADD COLUMN problem TEXT;
    CREATE INDEX txs_problem ON txs (sender, nonce) WHERE problem IS NOT NULL;`,
+  // What each record does (earlier records were all 0-value self-transfers of 21,000 gas).
+  `ALTER TABLE txs ADD COLUMN to_addr TEXT;
+   ALTER TABLE txs ADD COLUMN value TEXT NOT NULL DEFAULT '0';
+   ALTER TABLE txs ADD COLUMN input TEXT NOT NULL DEFAULT '0x';
+   ALTER TABLE txs ADD COLUMN gas_limit TEXT NOT NULL DEFAULT '21000';
+   UPDATE txs SET to_addr = sender;`,
 ];
 
 interface Row {
@@ -55,11 +61,15 @@ interface Row {
   attempt: number;
   kind: TxKind;
   problem: string | null;
+  to_addr: string | null;
+  value: string;
+  input: string;
+  gas_limit: string;
   created_at: string;
   updated_at: string;
 }
 
-const COLS = 'hash, sender, nonce, tx_type, gas_price, max_priority_fee, status, data, replaces, replaced_by, attempt, kind, problem, created_at, updated_at';
+const COLS = 'hash, sender, nonce, tx_type, gas_price, max_priority_fee, status, data, replaces, replaced_by, attempt, kind, problem, to_addr, value, input, gas_limit, created_at, updated_at';
 
 function toRecord(r: Row): TxRecord {
   const rec: TxRecord = {
@@ -68,6 +78,10 @@ function toRecord(r: Row): TxRecord {
     nonce: r.nonce,
     gasPrice: r.gas_price,
     txType: r.tx_type,
+    to: r.to_addr,
+    value: r.value,
+    input: r.input,
+    gasLimit: r.gas_limit,
     data: JSON.parse(r.data) as Record<string, unknown>,
     replaces: r.replaces,
     replacedBy: r.replaced_by,
@@ -112,8 +126,8 @@ export function createSqliteTxStore(db: Db): TxStore {
     raw: db.prepare('SELECT raw FROM txs WHERE hash = ?'),
     rejected: db.prepare("SELECT hash FROM txs WHERE sender = ? AND broadcast = 'rejected'"),
     insert: db.prepare(
-      `INSERT INTO txs (hash, sender, nonce, tx_type, gas_price, max_priority_fee, status, data, replaces, replaced_by, attempt, kind, problem, raw, created_at, updated_at)
-       VALUES (@hash, @sender, @nonce, @tx_type, @gas_price, @max_priority_fee, @status, @data, @replaces, @replaced_by, @attempt, @kind, @problem, @raw, @created_at, @updated_at)`,
+      `INSERT INTO txs (hash, sender, nonce, tx_type, gas_price, max_priority_fee, status, data, replaces, replaced_by, attempt, kind, problem, to_addr, value, input, gas_limit, raw, created_at, updated_at)
+       VALUES (@hash, @sender, @nonce, @tx_type, @gas_price, @max_priority_fee, @status, @data, @replaces, @replaced_by, @attempt, @kind, @problem, @to_addr, @value, @input, @gas_limit, @raw, @created_at, @updated_at)`,
     ),
     withProblems: db.prepare(`SELECT ${COLS} FROM txs WHERE problem IS NOT NULL ORDER BY sender, nonce, id`),
     setProblem: db.prepare('UPDATE txs SET problem = ?, updated_at = ? WHERE hash = ?'),
@@ -170,6 +184,10 @@ export function createSqliteTxStore(db: Db): TxStore {
           attempt: r.attempt,
           kind: r.kind,
           problem: r.problem ? JSON.stringify(r.problem) : null,
+          to_addr: r.to === null ? null : r.to.toLowerCase(),
+          value: r.value,
+          input: r.input.toLowerCase(),
+          gas_limit: r.gasLimit,
           raw,
           created_at: r.createdAt,
           updated_at: r.updatedAt,

@@ -50,7 +50,7 @@ export function TransactionsView() {
   const generating = useApp((s) => s.generating);
   const selectedHash = useApp((s) => s.selectedHash);
   const hasKey = useApp((s) => Boolean(s.info?.address));
-  const generate = useApp((s) => s.generateTransaction);
+  const generate = useApp((s) => s.sendTransaction);
   const select = useApp((s) => s.selectTransaction);
   const reload = useApp((s) => s.loadTransactions);
   const setView = useApp((s) => s.setView);

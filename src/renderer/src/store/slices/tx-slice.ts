@@ -22,7 +22,7 @@ export interface TxSlice {
   loadTransactions(): Promise<void>;
   /** Re-reads the list without a loading state (polling while the event stream is down); failures keep what is shown. */
   refreshTransactions(): Promise<void>;
-  generateTransaction(): Promise<TxRecord | null>;
+  sendTransaction(): Promise<TxRecord | null>;
   /** Cancel or speed up the nonce of `hash`; the new record joins the list. Returns it, or null after a notice. */
   actOnTransaction(hash: string, action: 'cancel' | 'speed-up'): Promise<TxRecord | null>;
   selectTransaction(hash: string | null): void;
@@ -80,10 +80,10 @@ export const createTxSlice: SliceCreator<TxSlice> = (api) => (set, get) => ({
       set({ txState: 'error', txError: errorInfo(e) });
     }
   },
-  async generateTransaction() {
+  async sendTransaction() {
     set({ generating: true });
     try {
-      const record = await api.generateTransaction();
+      const record = await api.sendTransaction();
       set((s) => ({ txs: upsertRecord(s.txs, record), generating: false }));
       // The first transaction opens its own timeline, so there is something to watch at once.
       if (!get().selectedHash) get().selectTransaction(record.transactionHash);
