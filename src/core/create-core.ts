@@ -29,6 +29,7 @@ import { createKeyManager } from './services/key-manager.js';
 import { createSettingsManager } from './services/settings-manager.js';
 import { startNonceWatchdog, type NonceWatchdog } from './services/nonce-watchdog.js';
 import { acquireDataDirLock } from './adapters/data-dir-lock.js';
+import { createApprovals, type Approvals } from './services/approvals.js';
 import { createTxEngine, type RecoverySummary, type TxEngine } from './services/tx-engine.js';
 
 export interface CoreOptions {
@@ -80,6 +81,8 @@ export interface CoreRuntime {
   store: TxStore;
   engine: TxEngine;
   chain: Chain;
+  /** Tool requests waiting for a person (configured networks). */
+  approvals: Approvals;
   /** Embedded mode only: the in-process dev service, for its ready line. */
   devServiceInfo: Record<string, unknown> | null;
   /** The signing account (never the key), or null. */
@@ -293,8 +296,26 @@ export function createCore(opts: CoreOptions = {}): Core {
     });
     // Runs before the wait above (disposers run newest first): no new message may start once stopping has begun.
     disposers.push(() => feed.stop());
+    const approvals = createApprovals({
+      // On the embedded dev chain the funds are play money: tools are signed for at once.
+      required: !embedded,
+      clock: opts.clock ?? systemClock,
+      timeoutMs: () => settings.approvalTimeoutMs(),
+      policy: () => settings.policy(),
+      rules: settings.approvalRules,
+      changed: (waiting) => events.approvals.forEach((l) => {
+        try {
+          l(waiting);
+        } catch {
+          /* a listener's bug must not stop an approval */
+        }
+      }),
+      log: log.child('approvals'),
+    });
+    disposers.push(() => approvals.stop());
     api = validatedApi(createCoreApi({
       info,
+      approvals,
       status: () => board.get(),
       store,
       engine,
@@ -336,7 +357,7 @@ export function createCore(opts: CoreOptions = {}): Core {
     }
 
     inner = api;
-    runtime = { config, info, appUrl, loginUrl, apiTokenFile, recovery, store, engine, chain, devServiceInfo, address: () => keys.signer()?.address ?? null, status: () => board.get() };
+    runtime = { config, info, appUrl, loginUrl, apiTokenFile, recovery, store, engine, chain, approvals, devServiceInfo, address: () => keys.signer()?.address ?? null, status: () => board.get() };
     return runtime;
   }
 

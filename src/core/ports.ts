@@ -5,6 +5,7 @@ import type { NonceProblem, TxEvent, TxRecord } from '../shared/tx-record.js';
 import type { FeeFields, NetworkFees } from './domain/fees.js';
 import type { BroadcastFailure } from './domain/refusal.js';
 import type { RecordChange, TrackerMessageType } from './domain/transitions.js';
+import type { StoredRule } from './domain/approval-rules.js';
 
 export type NewEvent = Omit<TxEvent, 'at'>;
 
@@ -149,6 +150,8 @@ export interface TrackerFeed {
 /** What the user changed in the app; only these are persisted (environment and embedded values are derived each start). */
 export interface PersistedSettings extends SettingsPatch {
   signedInAs?: string | null;
+  /** Standing approval rules (approvals.ts), with the spends of their last 24 hours. */
+  approvalRules?: StoredRule[];
 }
 
 /** Headless: a JSON file in the data dir. Electron: electron-store, plugged in by src/main. */

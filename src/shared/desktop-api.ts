@@ -2,6 +2,7 @@
 // method's kind, HTTP route and where its arguments travel. Electron derives its IPC from the table (main + preload),
 // the browser build (`txdesk serve`) its localhost routes and client; the argument schemas are in desktop-schemas.ts,
 // so the preload and renderer bundles carry no validator. Renderer code sees only this.
+import type { ApprovalDecision, ApprovalRequest, ApprovalRule } from './approvals.js';
 import type { TokenPage, TokenQuery } from './listing.js';
 import type { TxRecord, TxRecordWithHistory } from './tx-record.js';
 import type { TxRequest } from './tx-request.js';
@@ -37,6 +38,8 @@ export interface AppSettings {
   policy: ReplacementPolicy;
   /** Electron only: also serve the localhost API on 127.0.0.1:3000 (off by default; `txdesk serve` always serves it). */
   localApi: boolean;
+  /** How long a tool's request waits for approval on a configured network before it is declined (ms). */
+  approvalTimeoutMs: number;
   /** Names of saved settings that take effect only after a restart (see DesktopApi.restart). */
   pendingRestart: string[];
 }
@@ -123,6 +126,7 @@ export interface SettingsPatch {
   network?: string;
   policy?: Partial<ReplacementPolicy>;
   localApi?: boolean;
+  approvalTimeoutMs?: number;
 }
 
 export interface SignIn {
@@ -179,6 +183,19 @@ export interface DesktopApi {
   /** Asks the data service how it is (reachable, index lag, roles); never fails: unreachable is an answer. */
   getServiceHealth(): Promise<ServiceHealthInfo>;
 
+  /** Requests from local tools waiting for a person (configured networks only; always [] on the dev chain). */
+  listApprovals(): Promise<ApprovalRequest[]>;
+  /**
+   * Approves or declines a waiting request. Over HTTP only from the app's own page (the login cookie), never with the
+   * bearer token alone: a tool must not answer its own request.
+   */
+  decideApproval(id: string, decision: ApprovalDecision): Promise<void>;
+  /** The waiting requests after every change. */
+  onApprovalsChanged(listener: (waiting: ApprovalRequest[]) => void): Unsubscribe;
+  /** The standing rules that let a requester's transactions through without asking, with today's spend. */
+  listApprovalRules(): Promise<ApprovalRule[]>;
+  revokeApprovalRule(id: string): Promise<void>;
+
   getKeyInfo(): Promise<KeyInfo | null>;
   /** Over an existing key only with `replace: true`. */
   generateKey(input?: GenerateKey): Promise<KeyInfo>;
@@ -218,7 +235,7 @@ export interface CallSpec<Args extends readonly unknown[] = readonly unknown[]> 
 }
 
 /** Pushed values: IPC channel `txdesk:event:<event>`, server-sent `event: <event>`. */
-export type AppEvent = 'tx' | 'devchain' | 'status' | 'settings';
+export type AppEvent = 'tx' | 'devchain' | 'status' | 'settings' | 'approvals';
 
 export interface EventSpec {
   kind: 'event';
@@ -248,6 +265,11 @@ export const desktopMethods = {
   onSettingsChanged: { kind: 'event', event: 'settings' },
   restart: { kind: 'call', route: 'POST /api/restart', args: [], status: 202, reply: { restarting: true } },
   getServiceHealth: { kind: 'call', route: 'GET /api/service-health', args: [] },
+  listApprovals: { kind: 'call', route: 'GET /api/approvals', args: [] },
+  decideApproval: { kind: 'call', route: 'POST /api/approvals/:id', args: ['path:id', 'body'], reply: { decided: true } },
+  onApprovalsChanged: { kind: 'event', event: 'approvals' },
+  listApprovalRules: { kind: 'call', route: 'GET /api/approval-rules', args: [] },
+  revokeApprovalRule: { kind: 'call', route: 'POST /api/approval-rules/:id/revoke', args: ['path:id'], reply: { revoked: true } },
   getKeyInfo: { kind: 'call', route: 'GET /api/key', args: [] },
   generateKey: { kind: 'call', route: 'POST /api/key/generate', args: ['body?'] },
   importKey: { kind: 'call', route: 'POST /api/key/import', args: ['body'] },

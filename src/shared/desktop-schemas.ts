@@ -15,6 +15,7 @@ import {
 } from './desktop-api.js';
 import { STANDARDS, type TokenQuery } from './listing.js';
 import type { TxRequest } from './tx-request.js';
+import type { ApprovalDecision } from './approvals.js';
 
 export const txHashSchema = z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'must be a transaction hash: 0x followed by 64 hex digits');
 export const addressSchema = z.string().regex(ADDRESS_PATTERN, 'must be an address: 0x followed by 40 hex digits');
@@ -77,9 +78,13 @@ export const settingsPatchSchema = z
     network: z.string().regex(/^[a-z0-9-]{1,40}$/),
     policy: policyPatchSchema,
     localApi: z.boolean(),
+    approvalTimeoutMs: z.number().int().min(5_000).max(3_600_000),
   })
   .partial()
   .strict();
+
+export const approvalDecisionSchema = z.object({ approve: z.boolean(), allowPerDayWei: weiSchema.optional() }).strict();
+const approvalIdSchema = z.uuid('must be the id of a waiting request (a UUID)');
 
 export const signInSchema = z.object({ email: z.email().max(320), password: z.string().min(1).max(1024) }).strict();
 
@@ -132,6 +137,10 @@ export const desktopArgs = {
   signIn: z.tuple([signInSchema]),
   restart: z.tuple([]),
   getServiceHealth: z.tuple([]),
+  listApprovals: z.tuple([]),
+  decideApproval: z.tuple([approvalIdSchema, approvalDecisionSchema]),
+  listApprovalRules: z.tuple([]),
+  revokeApprovalRule: z.tuple([z.uuid('must be the id of a standing rule (a UUID)')]),
   getKeyInfo: z.tuple([]),
   generateKey: z.tuple([generateKeySchema.optional()]),
   importKey: z.tuple([importKeySchema]),
@@ -150,5 +159,6 @@ const sameTypes: [
   Same<z.infer<typeof exportKeySchema>, ExportKey>,
   Same<z.infer<typeof tokenQuerySchema>, TokenQuery>,
   Same<z.infer<typeof txRequestSchema>, TxRequest>,
-] = [true, true, true, true, true, true, true];
+  Same<z.infer<typeof approvalDecisionSchema>, ApprovalDecision>,
+] = [true, true, true, true, true, true, true, true];
 void sameTypes;

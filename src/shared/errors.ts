@@ -5,6 +5,7 @@ export const ERROR_CODES = [
   'INVALID_PARAMETER',
   'UNAUTHORIZED',
   'FORBIDDEN',
+  'DECLINED',
   'NOT_FOUND',
   'METHOD_NOT_ALLOWED',
   'CONFLICT',
@@ -53,6 +54,7 @@ export function statusOf(code: ErrorCode): number {
     case 'UNAUTHORIZED':
       return 401;
     case 'FORBIDDEN':
+    case 'DECLINED':
       return 403;
     case 'NOT_FOUND':
       return 404;

@@ -54,6 +54,11 @@ function fakeApi() {
     onDevchainStatus: (l: (s: DevchainStatus) => void) => ((devListener = l), () => (devListener = null)),
     onAppStatus: () => () => undefined,
     onSettingsChanged: (l: (s: AppSettings) => void) => ((settingsListener = l), () => (settingsListener = null)),
+    listApprovals: vi.fn(async () => []),
+    decideApproval: vi.fn(async () => undefined),
+    onApprovalsChanged: () => () => undefined,
+    listApprovalRules: vi.fn(async () => []),
+    revokeApprovalRule: vi.fn(async () => undefined),
   } satisfies DesktopApi;
   return {
     api,

@@ -23,6 +23,7 @@ let settings: AppSettings = {
   network: 'local',
   policy: { txType: 'legacy', initialFeeWei: '1000000000', bumpPercent: 27, maxFeeWei: '50000000000', maxReplacements: 5, timeoutMs: 10000, confirmations: 6 },
   localApi: false,
+  approvalTimeoutMs: 120000,
   pendingRestart: [],
 };
 const key: KeyInfo = { address, balanceWei: '9999873000000000000000', storage: 'keychain' };

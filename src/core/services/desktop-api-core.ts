@@ -5,6 +5,8 @@ import { TxdeskError } from '../../shared/errors.js';
 import { tokenQueryString, type TokenPage } from '../../shared/listing.js';
 import type { TxRecord } from '../../shared/tx-record.js';
 import type { DevchainControl, TxStore } from '../ports.js';
+import type { ApprovalRequest } from '../../shared/approvals.js';
+import type { Approvals } from './approvals.js';
 import type { KeyManager } from './key-manager.js';
 import type { SettingsManager } from './settings-manager.js';
 import { fetchTokenPage, requestTokenRefresh } from '../adapters/net/token-proxy.js';
@@ -21,6 +23,7 @@ export interface CoreApiDeps {
   engine: TxEngine;
   keys: KeyManager;
   settings: SettingsManager;
+  approvals: Approvals;
   devchain: DevchainControl | null;
   /** The localhost server's origin once it listens (pagination URLs point there), else null. */
   appOrigin(): string | null;
@@ -44,10 +47,11 @@ export interface CoreEvents {
   devchain: Set<(s: DevchainStatus) => void>;
   status: Set<(s: AppStatus) => void>;
   settings: Set<(s: AppSettings) => void>;
+  approvals: Set<(a: ApprovalRequest[]) => void>;
 }
 
 export function createCoreEvents(): CoreEvents {
-  return { tx: new Set(), devchain: new Set(), status: new Set(), settings: new Set() };
+  return { tx: new Set(), devchain: new Set(), status: new Set(), settings: new Set(), approvals: new Set() };
 }
 
 /** The DesktopApi plus what the HTTP layer needs beyond it (the raw listing proxy and event fan-out). */
@@ -137,6 +141,12 @@ export function createCoreApi(d: CoreApiDeps): CoreApi {
     },
 
     getServiceHealth: () => d.serviceHealth(),
+
+    listApprovals: async () => d.approvals.list(),
+    decideApproval: async (id, decision) => d.approvals.decide(id, decision),
+    onApprovalsChanged: (l) => listen(d.events.approvals, l),
+    listApprovalRules: async () => d.approvals.rules(),
+    revokeApprovalRule: async (id) => d.approvals.revoke(id),
 
     getKeyInfo: () => d.keys.info(),
     generateKey: async (input) => d.keys.generate({ replace: input?.replace }),

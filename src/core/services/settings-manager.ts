@@ -3,6 +3,7 @@
 // the next start.
 import type { AppSettings, ReplacementPolicy, SettingsPatch } from '../../shared/desktop-api.js';
 import { TxdeskError } from '../../shared/errors.js';
+import type { StoredRule } from '../domain/approval-rules.js';
 import type { PersistedSettings, SettingsStore } from '../ports.js';
 
 export interface RunningNetwork {
@@ -14,6 +15,9 @@ export interface RunningNetwork {
   /** Electron: whether the localhost API runs now (the `localApi` setting applies at the next start); unset headless. */
   localApi?: boolean;
 }
+
+/** Two minutes: long enough to read a request and switch windows, short enough that a tool does not hang for long. */
+export const DEFAULT_APPROVAL_TIMEOUT_MS = 120_000;
 
 export function createSettingsManager(o: {
   store: SettingsStore;
@@ -43,6 +47,7 @@ export function createSettingsManager(o: {
       ...network,
       policy: { ...policy },
       localApi: saved.localApi ?? false,
+      approvalTimeoutMs: saved.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS,
       pendingRestart: [
         ...(Object.keys(network) as (keyof typeof network)[]).filter((k) => network[k] !== o.running[k]),
         ...(o.running.localApi !== undefined && (saved.localApi ?? false) !== o.running.localApi ? ['localApi'] : []),
@@ -77,6 +82,9 @@ export function createSettingsManager(o: {
       }
       return get();
     },
+    approvalTimeoutMs: () => saved.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS,
+    /** The standing approval rules, persisted with the settings. */
+    approvalRules: { load: (): StoredRule[] => saved.approvalRules ?? [], save: (rules: StoredRule[]) => persist({ ...saved, approvalRules: rules }) },
     signedIn(email: string, clientId: string): AppSettings {
       persist({ ...saved, clientId, signedInAs: email });
       if (!o.embedded && clientId !== liveClientId) {

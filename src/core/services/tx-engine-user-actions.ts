@@ -75,12 +75,14 @@ export function createTxUserActions(ctx: TxEngineContext, sending: Pick<TxBroadc
    * POST /api/tx and /rpc's eth_sendTransaction: `request` (or, without one, a 0-value transfer to yourself) at the
    * next nonce, stored before it is sent. A fee cap below the network's price refuses it before anything is signed. A
    * refusal by the node does not fail the call: the record carries the problem and is sent again when it can succeed
-   * (its nonce is never reused).
+   * (its nonce is never reused). `beforeSigning` (a tool's request waiting for a person's approval) runs once the
+   * payload is settled and checked, outside the serial queue; a rejection there stops it with nothing stored.
    */
-  async function send(request?: TxRequest): Promise<TxRecord> {
+  async function send(request?: TxRequest, opts: { beforeSigning?: (payload: TxPayload) => Promise<void> } = {}): Promise<TxRecord> {
     const signer = d.signer();
     if (!signer) throw new TxdeskError('CONFLICT', 'There is no signing key yet; generate or import one in Settings (POST /api/key/generate), then retry.');
     const payload = request && Object.keys(request).length > 0 ? await prepare(signer.address, request) : selfTransfer(signer.address);
+    await opts.beforeSigning?.(payload);
     return ctx.serial(async () => {
       const policy = d.policy();
       const [chainPending, net] = await ctx.chainCall('reading the nonce and fees', () => Promise.all([d.chain.nonceCount(signer.address, 'pending'), recentFees()]));

@@ -13,7 +13,7 @@ import { appRouteList, desktopMethods, extraRoutes, type ArgPlace, type CallMeth
 import { TxdeskError } from '../../../shared/errors.js';
 import type { CoreApi } from '../../services/desktop-api-core.js';
 import { tokenImageHeaders } from '../net/token-image.js';
-import { checkSettingsPatch, checkToken, createLogin, keyRouteNames, keyRoutesOff, type AppServerAuth } from './app-server-auth.js';
+import { checkSettingsPatch, checkToken, createLogin, hasSession, keyRouteNames, keyRoutesOff, type AppServerAuth } from './app-server-auth.js';
 import { appOpenApiInfo, appRouteDoc } from './app-openapi.js';
 import { guardRequest } from './app-server-guard.js';
 import { createSseHub } from './app-server-sse.js';
@@ -61,7 +61,16 @@ function callHandler(api: CoreApi, method: CallMethod): Handler {
 
 /** Routes that are more than a call: the listing proxy, the settings check, the event stream, images, this API's description. */
 function specialHandlers(api: CoreApi, sse: ReturnType<typeof createSseHub>, origin: () => string, auth: AppServerAuth) {
+  const port = () => Number(new URL(origin()).port);
   return {
+    // A tool holds the bearer token too: only the app's own page (its login cookie) may answer a request.
+    async decideApproval(c) {
+      if (!hasSession(c.env.incoming.headers, auth, port())) {
+        throw new TxdeskError('FORBIDDEN', "Approve or decline requests in the txdesk window (the app's page); a tool's API token cannot answer them.");
+      }
+      await api.decideApproval(c.req.param('id') ?? '', (await readJsonBody(c.env.incoming)) as never);
+      return json(c, 200, desktopMethods.decideApproval.reply);
+    },
     // The service's own query validation and pagination links answer unchanged: the caller's query string goes as is.
     async listTokens(c) {
       const answer = await api.proxyTokens(c.req.param('address') ?? '', new URL(c.req.url).searchParams, origin());
@@ -147,6 +156,7 @@ export async function startAppServer(o: AppServerOptions): Promise<AppServer> {
     o.api.onDevchainStatus((s) => sse.send('devchain', s)),
     o.api.onAppStatus((s) => sse.send('status', s)),
     o.api.onSettingsChanged((s) => sse.send('settings', s)),
+    o.api.onApprovalsChanged((a) => sse.send('approvals', a)),
   ];
   let port = o.port ?? 3000;
   const origin = () => `http://127.0.0.1:${port}`;

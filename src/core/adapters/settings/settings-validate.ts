@@ -9,6 +9,17 @@ import type { PersistedSettings } from '../../ports.js';
 const fieldSchemas = {
   ...settingsPatchSchema.shape,
   signedInAs: z.email().max(320).nullable(),
+  approvalRules: z
+    .array(
+      z.object({
+        id: z.uuid(),
+        requester: z.object({ kind: z.enum(['token', 'browser']), fingerprint: z.string().regex(/^[0-9a-f]{8}$/), label: z.string().max(200) }),
+        maxPerDayWei: z.string().regex(/^[0-9]{1,78}$/),
+        createdAt: z.iso.datetime(),
+        spends: z.array(z.object({ at: z.iso.datetime(), wei: z.string().regex(/^[0-9]{1,78}$/) })).max(10_000),
+      }),
+    )
+    .max(100),
 } as const;
 
 export interface ValidatedSettings {

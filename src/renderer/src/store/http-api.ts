@@ -17,6 +17,7 @@ import {
   type Unsubscribe,
 } from '../../../shared/desktop-api.js';
 import { tokenQueryString, type TokenQuery } from '../../../shared/listing.js';
+import type { ApprovalRequest } from '../../../shared/approvals.js';
 import type { TxRecord } from '../../../shared/tx-record.js';
 import { ApiError } from './api-error.js';
 
@@ -107,6 +108,7 @@ export function createHttpApi(options: HttpApiOptions): HttpBridge {
   const devchainListeners = new Set<(s: DevchainStatus) => void>();
   const statusListeners = new Set<(s: AppStatus) => void>();
   const settingsListeners = new Set<(s: AppSettings) => void>();
+  const approvalsListeners = new Set<(a: ApprovalRequest[]) => void>();
   let source: EventSourceLike | null = null;
   let opened = false;
   let reopenTimer: ReturnType<typeof setTimeout> | null = null;
@@ -149,6 +151,10 @@ export function createHttpApi(options: HttpApiOptions): HttpBridge {
     es.addEventListener('settings', (e) => {
       const s = parse(e.data) as AppSettings | null;
       if (s && typeof s.policy === 'object' && s.policy !== null) emitSettings(s);
+    });
+    es.addEventListener('approvals', (e) => {
+      const a = parse(e.data) as ApprovalRequest[] | null;
+      if (Array.isArray(a)) approvalsListeners.forEach((l) => l(a));
     });
     es.addEventListener('open', () => {
       setStream('up');
@@ -210,6 +216,7 @@ export function createHttpApi(options: HttpApiOptions): HttpBridge {
     devchain: devchainListeners,
     status: statusListeners,
     settings: settingsListeners,
+    approvals: approvalsListeners,
   };
   const events = Object.fromEntries(
     eventMethods.map((m) => [m, (listener: (v: never) => void) => subscribe(listenersOf[desktopMethods[m].event], listener)]),
