@@ -15,8 +15,11 @@ export interface TxBroadcasting {
   broadcast(hash: string, kind?: 'broadcast' | 'rebroadcast', why?: string): Promise<BroadcastOutcome>;
   /** Registers a hash with the tracker without holding anyone up; a failure is retried in the background. */
   track(hash: string): void;
-  /** Broadcasts a freshly stored transaction and tracks it; a stale nonce triggers reconciliation. */
-  sendStored(record: TxRecord): Promise<BroadcastOutcome>;
+  /**
+   * Broadcasts a freshly stored transaction and tracks it; a stale nonce triggers reconciliation, in the serial queue
+   * when the caller is not already running in it (`inQueue: false`).
+   */
+  sendStored(record: TxRecord, opts?: { inQueue?: boolean }): Promise<BroadcastOutcome>;
   /** Ends the background tracking retries. */
   stop(): void;
 }
@@ -101,10 +104,10 @@ export function createTxBroadcasting(ctx: TxEngineContext, nonceUsed: (from: str
     });
   }
 
-  async function sendStored(record: TxRecord): Promise<BroadcastOutcome> {
+  async function sendStored(record: TxRecord, opts: { inQueue?: boolean } = {}): Promise<BroadcastOutcome> {
     const outcome = await broadcast(record.transactionHash);
     if (outcome === 'sent' || outcome === 'known' || outcome === 'unreachable') track(record.transactionHash);
-    if (outcome === 'nonce-used') await nonceUsed(record.from, record.nonce);
+    if (outcome === 'nonce-used') await (opts.inQueue === false ? ctx.serial(() => nonceUsed(record.from, record.nonce)) : nonceUsed(record.from, record.nonce));
     return outcome;
   }
 

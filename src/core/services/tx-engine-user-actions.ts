@@ -81,11 +81,20 @@ export function createTxUserActions(ctx: TxEngineContext, sending: Pick<TxBroadc
   async function send(request?: TxRequest, opts: { beforeSigning?: (payload: TxPayload) => Promise<void> } = {}): Promise<TxRecord> {
     const signer = d.signer();
     if (!signer) throw new TxdeskError('CONFLICT', 'There is no signing key yet; generate or import one in Settings (POST /api/key/generate), then retry.');
-    const payload = request && Object.keys(request).length > 0 ? await prepare(signer.address, request) : selfTransfer(signer.address);
-    await opts.beforeSigning?.(payload);
-    return ctx.serial(async () => {
+    // The node's pending count and fees are read beside the checks, not in the queue: many sends overlap their reads.
+    const chainFacts = () => ctx.chainCall('reading the nonce and fees', () => Promise.all([d.chain.nonceCount(signer.address, 'pending'), recentFees()]));
+    const [payload, facts] = await Promise.all([request && Object.keys(request).length > 0 ? prepare(signer.address, request) : selfTransfer(signer.address), chainFacts()]);
+    let [chainPending, net] = facts;
+    if (opts.beforeSigning) {
+      const asked = d.clock.now();
+      await opts.beforeSigning(payload);
+      // A person took a while to approve: the node's count and fees are read again.
+      if (d.clock.now() - asked > FEE_CACHE_MS) [chainPending, net] = await chainFacts();
+    }
+    const record = await ctx.serial(async () => {
       const policy = d.policy();
-      const [chainPending, net] = await ctx.chainCall('reading the nonce and fees', () => Promise.all([d.chain.nonceCount(signer.address, 'pending'), recentFees()]));
+      // Our own records cover every nonce signed since the read: only a nonce used elsewhere meanwhile can collide,
+      // and the node's "nonce too low" reconciles it as it always does.
       const plan = planNextNonce(chainPending, d.store.liveNonces(signer.address));
       if (plan.usedElsewhere > 0) d.log.warn(`${plan.usedElsewhere} nonce(s) of ${signer.address} were used outside txdesk; continuing at ${plan.nonce}`);
       const { fees, raisedToBaseFee } = initialFees(policy.txType, BigInt(policy.initialFeeWei), net);
@@ -109,9 +118,11 @@ export function createTxUserActions(ctx: TxEngineContext, sending: Pick<TxBroadc
         },
       ]);
       ctx.emit([record.transactionHash]);
-      await sending.sendStored(record);
-      return d.store.get(record.transactionHash)!;
+      return record;
     });
+    // Stored first, sent after the queue is free: the next send signs while this one travels to the node.
+    await sending.sendStored(record, { inQueue: false });
+    return d.store.get(record.transactionHash)!;
   }
 
   /**
