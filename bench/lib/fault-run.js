@@ -73,7 +73,7 @@ export async function runFaultRun(o) {
   const log = [];
   let app = await startApp(o.script, o.env, o.policy, log);
   let starts = 1;
-  const list = async () => (await (await fetch(`${app.url}/api/tx`)).json());
+  const list = async () => (await (await fetch(`${app.url}/api/tx`, { headers: app.auth })).json());
   const openNonces = async () => {
     const recs = await list().catch(() => []);
     const done = new Set(recs.filter((r) => r.status === 'receipt' || r.status === 'confirmation').map((r) => r.nonce));

@@ -52,7 +52,7 @@ export function registerServe(program: Command): void {
         summary: (info) => [
           `txdesk is ready: open ${text(info.appUrl)} (service ${text(info.serviceUrl)}, node ${text(info.nodeUrl)})`,
           ...linkLines(info.status),
-          `API token for POST/PUT/PATCH/DELETE (Authorization: Bearer …): ${text(info.apiTokenFile)}`,
+          `API token for every request (Authorization: Bearer …; a browser that has lost its login pastes it at /login): ${text(info.apiTokenFile)}`,
           'Press Ctrl-C to stop.',
         ],
       });

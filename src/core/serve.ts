@@ -32,7 +32,7 @@ export interface ServeReadyInfo {
   appUrl: string;
   /** The localhost API's origin, without the login. */
   apiUrl: string;
-  /** The bearer token for POST/PUT/PATCH/DELETE is in this file. */
+  /** The bearer token that every request of the localhost API needs (reads too) is in this file. */
   apiTokenFile: string;
   nodeUrl: string;
   serviceUrl: string;

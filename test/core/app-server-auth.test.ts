@@ -1,12 +1,25 @@
 // The localhost API's locks as plain functions: the token file (created 0600, kept, replaced when it may have leaked),
-// the bearer/cookie check per method, the key-route rule for settings, and the private-key rule.
+// the bearer/cookie check on every method, which paths open without it, the login page, the key-route rule for
+// settings, and the private-key rule.
+import { createHash } from 'node:crypto';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { Wallet } from 'ethers';
 import { afterAll, describe, expect, it } from 'vitest';
-import { checkSettingsPatch, checkToken, isStateChanging, sessionCookieName, sessionCookieValue, type AppServerAuth } from '../../src/core/adapters/http/app-server-auth.js';
+import {
+  checkSettingsPatch,
+  checkToken,
+  isApiPath,
+  isStateChanging,
+  opensWithoutToken,
+  sessionCookieName,
+  sessionCookieValue,
+  type AppServerAuth,
+} from '../../src/core/adapters/http/app-server-auth.js';
+import { loginPageHtml, loginPagePolicy } from '../../src/core/adapters/http/app-server-login-page.js';
+import { appRouteList } from '../../src/shared/desktop-api.js';
 import { ensureApiToken } from '../../src/core/api-token.js';
 import { normalizePrivateKey, privateKeyProblem, SECP256K1_ORDER } from '../../src/core/domain/private-key.js';
 
@@ -43,9 +56,14 @@ describe('checkToken', () => {
   const port = 3000;
   const cookie = `${sessionCookieName(port)}=${sessionCookieValue(auth.token)}`;
   const cases: [string, Record<string, string>, boolean][] = [
-    ['GET', {}, true],
-    ['HEAD', {}, true],
-    ['OPTIONS', {}, true],
+    // Reads need it too: the history and the data service's client ID are not for every local user.
+    ['GET', {}, false],
+    ['HEAD', {}, false],
+    ['OPTIONS', {}, false],
+    ['GET', { authorization: `Bearer ${auth.token}` }, true],
+    ['GET', { cookie }, true],
+    ['HEAD', { cookie }, true],
+    ['GET', { authorization: `Bearer ${auth.token.slice(1)}` }, false],
     ['POST', {}, false],
     ['PUT', {}, false],
     ['PATCH', {}, false],
@@ -73,11 +91,60 @@ describe('checkToken', () => {
 
   it('never accepts a random header or cookie', () => {
     fc.assert(
-      fc.property(fc.constantFrom('POST', 'PUT', 'PATCH', 'DELETE'), fc.string(), fc.string(), (method, a, c) => {
+      fc.property(fc.constantFrom('GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'), fc.string(), fc.string(), (method, a, c) => {
         expect(checkToken(method, { authorization: a, cookie: c }, auth, port)).not.toBeNull();
       }),
     );
     expect(['POST', 'PUT', 'PATCH', 'DELETE', 'GET'].map(isStateChanging)).toEqual([true, true, true, true, false]);
+  });
+});
+
+describe('what opens without the token', () => {
+  it('every route of the API needs it, including the event stream, the listing proxy, the OpenAPI document and /rpc', () => {
+    expect(appRouteList.length).toBeGreaterThan(20);
+    for (const { route } of appRouteList) {
+      const [method, path] = route.split(' ') as [string, string];
+      const concrete = path.replace(/:([a-zA-Z]+)/g, 'x');
+      expect(isApiPath(concrete), route).toBe(true);
+      expect(opensWithoutToken(method, concrete), route).toBe(false);
+      expect(opensWithoutToken('GET', concrete), route).toBe(false);
+    }
+    for (const path of ['/api', '/api/', '/nft', '/rpc', '/api/events', '/api/openapi.json', '/nft/v1/accounts/0xab/tokens']) expect(opensWithoutToken('GET', path), path).toBe(false);
+  });
+
+  it('only reads of the renderer\'s files (its page, assets, icon, client-side routes) open without it', () => {
+    for (const path of ['/', '/index.html', '/assets/index-abc.js', '/favicon.ico', '/transactions/0xabc', '/tokens/assets/app.css', '/apiary', '/nfts']) {
+      expect(opensWithoutToken('GET', path), path).toBe(true);
+      expect(opensWithoutToken('HEAD', path), path).toBe(true);
+      for (const method of ['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']) expect(opensWithoutToken(method, path), `${method} ${path}`).toBe(false);
+    }
+  });
+});
+
+describe('the login page', () => {
+  it('says where the token is (escaped), posts a form to /login, and runs or loads nothing', () => {
+    const html = loginPageHtml('/home/a<b>"c/.txdesk/api-token', 'This login link was already used or is wrong.');
+    expect(html).toContain('/home/a&#60;b&#62;&#34;c/.txdesk/api-token');
+    expect(html).not.toContain('a<b>');
+    expect(html).toContain('This login link was already used or is wrong.');
+    expect(html).toMatch(/<form method="post" action="\/login">/);
+    expect(html).toMatch(/<input id="token" name="token" type="password"/);
+    expect(html).not.toMatch(/<script|\son[a-z]+=|url\(/i);
+    // Whatever it links to is inline or this server: the icon is a data: URL, the form posts to /login.
+    const links = [...html.matchAll(/\s(?:href|src|action)="([^"]*)"/g)].map((m) => m[1]!);
+    expect(links.length).toBeGreaterThanOrEqual(2);
+    for (const link of links) expect(link).toMatch(/^(data:|\/[a-z])/);
+    expect(loginPageHtml('/f', null)).not.toContain('class="problem"');
+  });
+
+  it('has a CSP that allows its own inline style by hash, and nothing else', () => {
+    const style = /<style>([\s\S]*?)<\/style>/.exec(loginPageHtml('/f', null))![1]!;
+    const hash = createHash('sha256').update(style).digest('base64');
+    expect(loginPagePolicy).toContain(`style-src 'sha256-${hash}'`);
+    expect(loginPagePolicy).toMatch(/default-src 'none'/);
+    expect(loginPagePolicy).toMatch(/form-action 'self'/);
+    expect(loginPagePolicy).toMatch(/frame-ancestors 'none'/);
+    expect(loginPagePolicy).not.toMatch(/script-src|unsafe/);
   });
 });
 

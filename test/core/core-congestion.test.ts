@@ -48,7 +48,7 @@ describe('core under congestion', { timeout: 300_000 }, () => {
     expect(new Set(created.map((r) => r.gasPrice))).toEqual(new Set(['1000000000']));
 
     const final = await waitFor('every nonce confirmed', async () => {
-      const list = (await (await fetch(`${appUrl}/api/tx`)).json()) as TxRecord[];
+      const list = (await (await fetch(`${appUrl}/api/tx`, { headers: auth })).json()) as TxRecord[];
       return allConfirmed(list) ? list : undefined;
     });
 
@@ -64,10 +64,10 @@ describe('core under congestion', { timeout: 300_000 }, () => {
     }
     for (const r of replacements) {
       // Replaced because it was stuck (the tracker said pending), and the node accepted the bumped fee.
-      const prevHistory = ((await (await fetch(`${appUrl}/api/tx/${r.replaces}`)).json()) as TxRecordWithHistory).history.map((e) => e.kind);
+      const prevHistory = ((await (await fetch(`${appUrl}/api/tx/${r.replaces}`, { headers: auth })).json()) as TxRecordWithHistory).history.map((e) => e.kind);
       expect(prevHistory.indexOf('pending')).toBeGreaterThan(-1);
       expect(prevHistory.indexOf('replacement-sent')).toBeGreaterThan(prevHistory.indexOf('pending'));
-      const own = ((await (await fetch(`${appUrl}/api/tx/${r.transactionHash}`)).json()) as TxRecordWithHistory).history;
+      const own = ((await (await fetch(`${appUrl}/api/tx/${r.transactionHash}`, { headers: auth })).json()) as TxRecordWithHistory).history;
       if (r.status === 'confirmation') {
         expect(own.map((e) => e.kind)).toContain('broadcast');
         expect(own.map((e) => e.kind)).not.toContain('broadcast-failed');
@@ -81,7 +81,7 @@ describe('core under congestion', { timeout: 300_000 }, () => {
     expect(stuckWinners.length).toBeGreaterThan(0);
     // The history of a replaced original tells the story in order.
     const loser = final.find((r) => r.status === 'replaced' && r.replacedBy)!;
-    const detail = (await (await fetch(`${appUrl}/api/tx/${loser.transactionHash}`)).json()) as TxRecordWithHistory;
+    const detail = (await (await fetch(`${appUrl}/api/tx/${loser.transactionHash}`, { headers: auth })).json()) as TxRecordWithHistory;
     expect(detail.history.map((e) => e.kind)).toEqual(expect.arrayContaining(['signed', 'broadcast', 'pending', 'replacement-sent', 'replaced']));
     // Records arrive oldest first.
     expect(final.map((r) => r.createdAt)).toEqual([...final.map((r) => r.createdAt)].sort());
@@ -89,14 +89,14 @@ describe('core under congestion', { timeout: 300_000 }, () => {
 
   it('does the same with EIP-1559 transactions, bumping both fee fields', async () => {
     await core.api.updateSettings({ policy: { txType: 'eip1559' } });
-    const before = ((await (await fetch(`${appUrl}/api/tx`)).json()) as TxRecord[]).length;
+    const before = ((await (await fetch(`${appUrl}/api/tx`, { headers: auth })).json()) as TxRecord[]).length;
     for (let i = 0; i < 5; i++) {
       const res = await fetch(`${appUrl}/api/tx`, { method: 'POST', headers: auth });
       expect(res.status).toBe(201);
       expect(((await res.json()) as TxRecord).txType).toBe('eip1559');
     }
     const final = await waitFor('every nonce confirmed', async () => {
-      const list = (await (await fetch(`${appUrl}/api/tx`)).json()) as TxRecord[];
+      const list = (await (await fetch(`${appUrl}/api/tx`, { headers: auth })).json()) as TxRecord[];
       return list.length >= before + 5 && allConfirmed(list) ? list : undefined;
     });
     await expectCleanEndState(chain, final, 25);

@@ -89,7 +89,7 @@ describe('core killed with SIGKILL', { timeout: 420_000 }, () => {
     const final = await waitFor(
       'every nonce confirmed after the restarts',
       async () => {
-        const list = (await (await fetch(`${current.url}/api/tx`)).json()) as TxRecord[];
+        const list = (await (await fetch(`${current.url}/api/tx`, { headers: current.auth })).json()) as TxRecord[];
         return allConfirmed(list) ? list : undefined;
       },
       240_000,

@@ -30,7 +30,8 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const get = async <T>(path: string): Promise<T> => (await (await fetch(`${app}${path}`)).json()) as T;
+/** A read, with the API token (reads need it too). */
+const get = async <T>(path: string): Promise<T> => (await (await fetch(`${app}${path}`, { headers: auth })).json()) as T;
 
 describe('embedded default', () => {
   it('prints a ready line with every address but never the key', () => {

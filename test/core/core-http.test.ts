@@ -1,5 +1,6 @@
 // The localhost server of a configured core on a real dev chain and data service: Host/Origin checks (nothing
-// changes when refused), the API token on every state-changing route and the browser login, the error envelope,
+// changes when refused), the API token on every route (reads too) and the browser login (the link, the paste-the-token
+// page and its form), the error envelope,
 // static files, the listing proxy, settings, the key routes (the key never comes back), sign-in, token metadata and
 // the SSE stream.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -13,6 +14,7 @@ import type { Logger } from '../../src/lib/log.js';
 import { appRouteList, type AppInfo, type AppSettings, type KeyExport, type KeyInfo } from '../../src/shared/desktop-api.js';
 import type { TokenPage } from '../../src/shared/listing.js';
 import type { TxRecord } from '../../src/shared/tx-record.js';
+import { sessionCookieValue } from '../../src/core/adapters/http/app-server-auth.js';
 import { startTestChain, waitFor, type TestChain } from '../support/core-chain.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'txdesk-core-http-'));
@@ -159,8 +161,6 @@ describe('the API token', () => {
     expect((await json<TxRecord[]>('GET', '/api/tx')).body.length).toBe(before.tx);
     expect((await json<AppSettings>('GET', '/api/settings')).body).toEqual(before.settings);
     expect((await json<KeyInfo | null>('GET', '/api/key')).body).toBeNull();
-    // Read-only routes stay open to local tools.
-    for (const path of ['/api/app', '/api/tx', '/api/settings', '/api/key', '/api/devchain']) expect((await raw('GET', path, { authorization: '' })).status).toBe(200);
   });
 
   it('lets the browser in once through the printed login link: an HttpOnly, SameSite=Strict cookie, then the clean URL', async () => {
@@ -176,10 +176,17 @@ describe('the API token', () => {
     // The cookie opens state-changing routes like the token does (the renderer's same-origin fetch sends it).
     const put = await raw('PUT', '/api/devchain/congestion', { authorization: '', cookie, origin: app, 'content-type': 'application/json' }, JSON.stringify({ level: 'high' }));
     expect(put.status).toBe(409); // past the token check: this configured core has no dev chain
-    // One time only: the same link without the cookie is refused; with the cookie it just drops the code.
+    // One time only: the same link without the cookie opens the page where the token is pasted (not a JSON error);
+    // with the cookie it just drops the code.
     const again = await raw('GET', `${link.pathname}${link.search}`, { authorization: '' });
     expect(again.status).toBe(401);
-    expect(JSON.parse(again.text).error.message).toContain(tokenFile);
+    expect(again.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(again.headers['set-cookie']).toBeUndefined();
+    expect(again.text).toContain('This login link was already used or is wrong.');
+    expect(again.text).toContain(tokenFile);
+    expect(again.text).toMatch(/<form method="post" action="\/login">/);
+    expect(again.text).not.toContain(token);
+    expect(again.headers['content-security-policy']).toMatch(/default-src 'none'.*form-action 'self'/);
     expect((await raw('GET', `${link.pathname}${link.search}`, { authorization: '', cookie })).status).toBe(302);
     // The token itself always works as a login, for a second browser.
     expect((await raw('GET', `/?login=${token}`, { authorization: '' })).headers['set-cookie']).toBeDefined();
@@ -245,8 +252,18 @@ describe('errors and static files', () => {
   });
 
   it('describes itself in /api/openapi.json, generated from the contract table: every route, no other, each operation once', async () => {
-    const doc = (await json<{ openapi: string; paths: Record<string, Record<string, { operationId: string; parameters?: { name: string; in: string }[] }>> }>('GET', '/api/openapi.json')).body;
+    const doc = (
+      await json<{
+        openapi: string;
+        security: unknown;
+        components: { securitySchemes: unknown };
+        paths: Record<string, Record<string, { operationId: string; parameters?: { name: string; in: string }[] }>>;
+      }>('GET', '/api/openapi.json')
+    ).body;
     expect(doc.openapi).toBe('3.1.0');
+    // Every route needs the token: the document says so for all of them.
+    expect(doc.security).toEqual([{ apiToken: [] }]);
+    expect(doc.components.securitySchemes).toMatchObject({ apiToken: { type: 'http', scheme: 'bearer' } });
     const documented = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`));
     expect(documented.sort()).toEqual(appRouteList.map(({ route }) => route.replace(/:([a-zA-Z]+)/g, '{$1}')).sort());
     const ids = Object.values(doc.paths).flatMap((ops) => Object.values(ops).map((o) => o.operationId));
@@ -382,7 +399,7 @@ describe('settings, sign-in and the key', { timeout: 180_000 }, () => {
 
     // The SSE stream reports the new record and its progress.
     const ctrl = new AbortController();
-    const stream = await fetch(`${app}/api/events`, { signal: ctrl.signal });
+    const stream = await fetch(`${app}/api/events`, { signal: ctrl.signal, headers: { authorization: `Bearer ${token}` } });
     expect(stream.headers.get('content-type')).toMatch(/^text\/event-stream/);
     const created = await json<TxRecord>('POST', '/api/tx');
     expect(created.status).toBe(201);
@@ -467,5 +484,114 @@ describe('settings, sign-in and the key', { timeout: 180_000 }, () => {
     for (const text of responses) expect(text.toLowerCase()).not.toContain(hex);
     for (const line of logLines) expect(line.toLowerCase()).not.toContain(hex);
     expect(readFileSync(join(dir, 'data', 'signing-key.configured.enc.json'), 'utf8').toLowerCase()).not.toContain(hex);
+  });
+});
+
+describe('reads need the token too', () => {
+  const gets = appRouteList.map(({ route }) => route.split(' ') as [string, string]).filter(([method]) => method === 'GET');
+
+  it('answers every GET route, the event stream, the OpenAPI document and the listing proxy 401 without the token or cookie, showing nothing', async () => {
+    const records = (await json<TxRecord[]>('GET', '/api/tx')).body;
+    const settings = (await json<AppSettings>('GET', '/api/settings')).body;
+    const address = (await json<AppInfo>('GET', '/api/app')).body.address!;
+    expect(records.length).toBeGreaterThan(0);
+    expect(settings.clientId).toBeTruthy();
+    const secrets = [settings.clientId!, address.toLowerCase(), ...records.map((r) => r.transactionHash)];
+    const owner = chain.dev.devchain.accounts[1]!.address;
+    const paths = [
+      '/api/settings',
+      '/api/tx',
+      '/api/events',
+      '/api/openapi.json',
+      `/nft/v1/accounts/${owner}/tokens`,
+      `/api/tx/${records[0]!.transactionHash}`,
+      ...gets.map(([, path]) => path.replace(':hash', records[0]!.transactionHash).replace(':address', owner)),
+    ];
+    expect(gets.length).toBeGreaterThanOrEqual(10);
+    for (const path of paths) {
+      const refused: Record<string, string>[] = [
+        { authorization: '' },
+        { authorization: `Bearer ${'x'.repeat(43)}` },
+        { authorization: token },
+        { authorization: '', cookie: `txdesk-session-${port}=${'A'.repeat(43)}` },
+        { authorization: '', cookie: `txdesk-session-${port + 1}=${sessionCookieValue(token)}` },
+      ];
+      for (const headers of refused) {
+        for (const method of ['GET', 'HEAD']) {
+          const r = await raw(method, path, headers);
+          expect(`${method} ${path} ${r.status}`).toBe(`${method} ${path} 401`);
+          expect(r.headers['www-authenticate']).toBe('Bearer realm="txdesk"');
+          if (method === 'HEAD') continue;
+          const e = JSON.parse(r.text) as { error: { code: string; message: string } };
+          expect(Object.keys(e)).toEqual(['error']);
+          expect(e.error.code).toBe('UNAUTHORIZED');
+          expect(e.error.message).toContain(tokenFile);
+          for (const secret of secrets) expect(r.text.toLowerCase()).not.toContain(secret.toLowerCase());
+        }
+      }
+    }
+  });
+
+  it('answers them with the token or the login cookie', async () => {
+    const login = await raw('GET', `/?login=${token}`, { authorization: '' });
+    const cookie = String(login.headers['set-cookie']).split(';')[0]!;
+    const owner = chain.dev.devchain.accounts[1]!.address;
+    for (const path of ['/api/settings', '/api/tx', '/api/openapi.json', `/nft/v1/accounts/${owner}/tokens?size=1`]) {
+      expect((await raw('GET', path)).status, path).toBe(200);
+      expect((await raw('GET', path, { authorization: '', cookie, origin: app })).status, path).toBe(200);
+    }
+    expect((await json<AppSettings>('GET', '/api/settings', undefined, { authorization: '', cookie })).body.clientId).toBeTruthy();
+    const allowed: Record<string, string>[] = [{ authorization: `Bearer ${token}` }, { cookie }];
+    for (const headers of allowed) {
+      const ctrl = new AbortController();
+      const stream = await fetch(`${app}/api/events`, { signal: ctrl.signal, headers });
+      expect(stream.status).toBe(200);
+      expect(stream.headers.get('content-type')).toMatch(/^text\/event-stream/);
+      ctrl.abort();
+    }
+  });
+
+  it('serves the login page and the renderer\'s files without the token, and nothing else', async () => {
+    for (const path of ['/', '/index.html', '/assets/app.js', '/assets/app.css', '/transactions/0xabc', '/login']) {
+      const r = await raw('GET', path, { authorization: '' });
+      expect(`${path} ${r.status}`).toBe(`${path} 200`);
+    }
+    const page = await raw('GET', '/login', { authorization: '' });
+    expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(page.text).toContain(tokenFile);
+    expect(page.text).not.toContain('class="problem"');
+    expect(page.headers['x-frame-options']).toBe('DENY');
+    expect(page.headers['cache-control']).toBe('no-store');
+    // Already signed in: /login goes on to the app.
+    const signedIn = await raw('GET', '/login', { authorization: '', cookie: `txdesk-session-${port}=${sessionCookieValue(token)}` });
+    expect([signedIn.status, signedIn.headers.location]).toEqual([302, '/']);
+    expect((await raw('POST', '/', { authorization: '' })).status).toBe(401);
+    expect((await raw('DELETE', '/login', { authorization: '' })).status).toBe(405);
+  });
+
+  it('takes the pasted token as a form post to /login: the same cookie and a 303 to the app; a wrong one shows the page again', async () => {
+    const form = { authorization: '', 'content-type': 'application/x-www-form-urlencoded', origin: app };
+    const ok = await raw('POST', '/login', form, new URLSearchParams({ token: ` ${token}\n` }).toString());
+    expect([ok.status, ok.headers.location]).toEqual([303, '/']);
+    const setCookie = String(ok.headers['set-cookie']);
+    expect(setCookie).toMatch(new RegExp(`^txdesk-session-${port}=[A-Za-z0-9_-]+; Path=/; HttpOnly; SameSite=Strict`));
+    expect(setCookie).not.toContain(token);
+    expect((await raw('GET', '/api/tx', { authorization: '', cookie: setCookie.split(';')[0]! })).status).toBe(200);
+
+    for (const wrong of ['', 'x'.repeat(43), token.slice(1), `${token}x`]) {
+      const r = await raw('POST', '/login', form, new URLSearchParams({ token: wrong }).toString());
+      expect(r.status).toBe(401);
+      expect(r.headers['set-cookie']).toBeUndefined();
+      expect(r.headers['content-type']).toBe('text/html; charset=utf-8');
+      expect(r.text).toContain(`That is not the token in ${tokenFile}`);
+      expect(r.text).toMatch(/<form method="post" action="\/login">/);
+    }
+    // The login form is refused from another page (its Origin) and in any other shape; the token is never in a URL.
+    const foreign = await raw('POST', '/login', { ...form, origin: 'https://evil.example' }, new URLSearchParams({ token }).toString());
+    expect([foreign.status, foreign.headers['set-cookie']]).toEqual([403, undefined]);
+    const asJson = await raw('POST', '/login', { ...form, 'content-type': 'application/json' }, JSON.stringify({ token }));
+    expect([asJson.status, JSON.parse(asJson.text).error.code]).toEqual([415, 'UNSUPPORTED_MEDIA_TYPE']);
+    const big = await raw('POST', '/login', form, `token=${'x'.repeat(10_000)}`);
+    expect(big.status).toBe(413);
   });
 });

@@ -2,61 +2,43 @@
 // `txdesk service --node …`, a client ID from `txdesk signup`, and `txdesk serve` configured by environment variables,
 // all separate processes. Each misconfiguration people make is one row: the exact line (naming the variable or flag)
 // and the exit code. Then the happy path: send, replace, confirm, restart the app, restart the service.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { anvilBinaryPath } from '../../src/devchain/anvil-binary.js';
 import type { AppInfo } from '../../src/shared/desktop-api.js';
 import type { TxRecord } from '../../src/shared/tx-record.js';
 import { ensureCliBuilt, runCli, startCliDaemon, type CliDaemon } from '../support/cli-binary.js';
 import { authHeader } from '../support/core-api-token.js';
 import { waitFor } from '../support/core-chain.js';
+import { FUNDED_KEY as KEY, SEPOLIA, cleanEnv, rpc, signUpClientId, startAnvil as startAnvilProcess, startDataService } from '../support/real-network.js';
 import { freePort } from '../support/reliability-procs.js';
 
-const SEPOLIA = 11155111;
-/** A funded anvil account (the second dev account); nothing else uses this chain. */
-const KEY = '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d';
 const temps: string[] = [];
 const temp = (prefix: string) => {
   const d = mkdtempSync(join(tmpdir(), prefix));
   temps.push(d);
   return d;
 };
-/** Nothing from the machine running the tests may configure the app: every variable of the app is set per case. */
-const appVars = ['NODE_ENDPOINT', 'TXDESK_SERVICE_URL', 'CLIENT_ID', 'PRIVATE_KEY', 'PLATFORM', 'NETWORK', 'TXDESK_KEY_PASSPHRASE', 'TXDESK_ENDPOINT'];
-const cleanEnv = (): NodeJS.ProcessEnv => {
-  const env: NodeJS.ProcessEnv = { ...process.env, TXDESK_LOG: 'info', TXDESK_KEYCHAIN: 'off' };
-  for (const v of appVars) delete env[v];
-  return env;
-};
-
+/** Every anvil by URL, so the happy path can kill the node and afterAll all of them. */
 const anvils = new Map<string, ChildProcess>();
 async function startAnvil(chainId: number | null, extra: string[] = []): Promise<string> {
-  const port = await freePort();
-  const child = spawn(anvilBinaryPath(), ['--port', String(port), '--silent', ...(chainId ? ['--chain-id', String(chainId)] : []), ...extra], { stdio: 'ignore' });
-  const url = `http://127.0.0.1:${port}`;
+  const { url, child } = await startAnvilProcess(chainId, extra);
   anvils.set(url, child);
-  await until('anvil answers', async () => ((await rpc(url, 'eth_chainId')) ? true : undefined), 30_000, 100);
   return url;
-}
-
-async function rpc(url: string, method: string, params: unknown[] = []): Promise<unknown> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
-  return ((await res.json()) as { result: unknown }).result;
 }
 
 /** `waitFor` with this file's shorter timeout and poll. */
 const until = <T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 60_000, everyMs = 250): Promise<T> => waitFor(what, check, timeoutMs, everyMs);
 
-/** Reads GET /api/events and keeps the tracker state of every `event: status` frame. */
-function watchStatusEvents(base: string) {
+/** Reads GET /api/events (with the API token) and keeps the tracker state of every `event: status` frame. */
+function watchStatusEvents(base: string, auth: { authorization: string }) {
   const ctrl = new AbortController();
   const states: string[] = [];
   let open = false;
   void (async () => {
-    const res = await fetch(`${base}/api/events`, { signal: ctrl.signal });
+    const res = await fetch(`${base}/api/events`, { signal: ctrl.signal, headers: auth });
     open = res.ok;
     const reader = res.body!.getReader();
     const decoder = new TextDecoder();
@@ -88,8 +70,7 @@ let service: CliDaemon;
 let serviceUrl: string;
 let clientId: string;
 
-const startService = () =>
-  startCliDaemon(['service', '--node', sepolia, '--port', String(servicePort), '--data-dir', serviceDir, '--open-signup', '--json'], { env: cleanEnv() });
+const startService = () => startDataService(sepolia, servicePort, serviceDir);
 
 beforeAll(async () => {
   ensureCliBuilt();
@@ -99,11 +80,7 @@ beforeAll(async () => {
   service = await startService();
   serviceUrl = String(service.ready.serviceUrl);
   // Sign-up as a person does it, with the CLI against this service; the client ID comes from account:describe.
-  const cliEnv = { ...cleanEnv(), TXDESK_ENDPOINT: serviceUrl, TXDESK_CONFIG_DIR: join(temp('txdesk-cfg-cli-'), 'config'), DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent' };
-  const signup = await runCli(['signup', '--name', 'Ada', '--organization', 'Engines', '--email', 'ada@example.com', '--password-stdin'], { env: cliEnv, input: 'correct horse battery\n' });
-  expect(signup.code, signup.stderr).toBe(0);
-  const described = await runCli(['account:describe', '--json'], { env: cliEnv });
-  clientId = (JSON.parse(described.stdout) as { clientId: string }).clientId;
+  clientId = await signUpClientId(serviceUrl, temp('txdesk-cfg-cli-'));
 }, 180_000);
 
 afterAll(async () => {
@@ -315,7 +292,7 @@ describe('the happy path: send, replace, confirm, restart the app, restart the s
 
       // Restart the service: the tracker is lost (one line), sending goes on, and it comes back by itself; the
       // changes are pushed on the event stream (`event: status`) as they happen.
-      const pushed = watchStatusEvents(base);
+      const pushed = watchStatusEvents(base, auth);
       await until('the event stream', async () => (pushed.open() ? true : undefined));
       await service.stop();
       await until('the tracker lost', async () => ((await appInfo()).status.tracker.state === 'unreachable' ? true : undefined));

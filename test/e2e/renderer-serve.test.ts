@@ -1,7 +1,8 @@
 // The renderer in Debian's Chromium against the real `txdesk serve` on the congested dev chain: settings survive a
-// reload, a stuck transaction is replaced and its replacement confirmed live, tokens filter and page, and an
-// imported key never comes back to the page. Screenshots of each screen go to test-artifacts/screenshots.
-import { existsSync } from 'node:fs';
+// reload, a stuck transaction is replaced and its replacement confirmed live, tokens filter and page, an imported key
+// never comes back to the page, and a browser without the login cookie gets the page where the token is pasted.
+// Screenshots of each screen go to test-artifacts/screenshots.
+import { existsSync, readFileSync } from 'node:fs';
 import { Wallet } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hasChromium, launchBrowser, screenshot, type E2eBrowser, type Page } from '../support/e2e-browser.js';
@@ -22,7 +23,8 @@ describe.skipIf(!hasChromium() || !built)('renderer against txdesk serve (Chromi
   const requests: string[] = [];
 
   const api = async <T>(path: string): Promise<T> => {
-    const res = await fetch(`${serve.appUrl}${path}`);
+    // Reads need the API token too (the page itself rides on its login cookie).
+    const res = await fetch(`${serve.appUrl}${path}`, { headers: serve.auth });
     expect(res.ok, `${path} answered ${res.status}`).toBe(true);
     return (await res.json()) as T;
   };
@@ -260,6 +262,68 @@ describe.skipIf(!hasChromium() || !built)('renderer against txdesk serve (Chromi
     await card.getByText(email).waitFor();
     expect((await api<{ signedInAs: string | null }>('/api/settings')).signedInAs).toBe(email);
   }, 120_000);
+
+  it('opens the paste-the-token page for a used login link; a wrong token says so, the right one gets the person in', async () => {
+    // A second browser with no cookie (a restarted browser, another profile) opens the link the first one already used.
+    const second = await launchBrowser();
+    try {
+      const p = second.page;
+      p.setDefaultTimeout(60_000);
+      const urls: string[] = [];
+      const errors: string[] = [];
+      p.on('request', (r) => urls.push(r.url()));
+      p.on('pageerror', (e) => errors.push(e.message));
+      // The refused link, the wrong token and the renderer's requests without a cookie are 401 on purpose.
+      p.on('console', (m) => {
+        if (m.type() === 'error' && !/\b401\b/.test(m.text())) errors.push(`${m.text()} (${m.location().url})`);
+      });
+      const tokenFile = String(serve.info.apiTokenFile);
+      const token = readFileSync(tokenFile, 'utf8').trim();
+      const heading = p.getByRole('heading', { name: 'Sign in to txdesk', level: 1 });
+      const submit = () => p.getByRole('button', { name: 'Sign in', exact: true }).click();
+
+      const used = await p.goto(serve.loginUrl);
+      expect(used?.status()).toBe(401);
+      await heading.waitFor();
+      expect(await p.getByRole('alert').textContent()).toBe('This login link was already used or is wrong.');
+      expect(await p.locator('main').textContent()).toContain(tokenFile);
+      // Its own style applies (the CSP allows it by hash) and nothing else is loaded.
+      expect(await p.evaluate('getComputedStyle(document.body).display')).toBe('grid');
+      await screenshot(p, 'login-used-link');
+
+      await p.getByLabel('API token').fill('not-the-token');
+      await submit();
+      await p.waitForURL(`${serve.appUrl}/login`);
+      await heading.waitFor();
+      expect(await p.getByRole('alert').textContent()).toBe(`That is not the token in ${tokenFile}; copy the whole line from that file and try again.`);
+      expect(await second.context.cookies()).toEqual([]);
+      await screenshot(p, 'login-wrong-token');
+
+      await p.getByLabel('API token').fill(token);
+      await submit();
+      await p.waitForURL(`${serve.appUrl}/`);
+      await p.getByRole('heading', { name: 'Transactions', level: 1 }).waitFor();
+      const [cookie] = await second.context.cookies();
+      expect(cookie).toMatchObject({ name: `txdesk-session-${new URL(serve.appUrl).port}`, httpOnly: true, sameSite: 'Strict', path: '/' });
+      expect(cookie!.value).not.toContain(token);
+
+      // The cookie gone (cleared, or from an older token): the page asks for the token again instead of broken screens.
+      await second.context.clearCookies();
+      await p.reload();
+      await p.waitForURL(`${serve.appUrl}/login`);
+      await heading.waitFor();
+      expect(await p.getByRole('alert').count()).toBe(0);
+      await p.getByLabel('API token').fill(token);
+      await submit();
+      await p.getByRole('heading', { name: 'Transactions', level: 1 }).waitFor();
+      expect(p.url()).toBe(`${serve.appUrl}/`);
+
+      expect(urls.filter((u) => u.includes(token))).toEqual([]);
+      expect(errors).toEqual([]);
+    } finally {
+      await second.close();
+    }
+  }, 180_000);
 
   it('raised no page errors, CSP violations or failed loads', () => {
     expect(pageErrors).toEqual([]);

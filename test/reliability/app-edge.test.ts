@@ -282,14 +282,14 @@ describe('DNS rebinding and cross-site requests', () => {
   });
 });
 
-/** Reads an SSE stream for `ms` and returns what arrived. */
+/** Reads an SSE stream (with the API token) for `ms` and returns what arrived. */
 function readEvents(ms: number): Promise<string> {
   return new Promise((resolve) => {
     const sock = connect(port, '127.0.0.1');
     let text = '';
     sock.on('data', (d) => (text += String(d)));
     sock.on('error', () => {});
-    sock.write(`GET /api/events HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\n\r\n`);
+    sock.write(`GET /api/events HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\nauthorization: ${auth.authorization}\r\n\r\n`);
     setTimeout(() => {
       sock.destroy();
       resolve(text);
@@ -365,11 +365,11 @@ describe('floods against the localhost server', () => {
         const batch = await Promise.all(
           Array.from({ length: 25 }, (_, j) => {
             const n = i + j;
-            if (n % 5 === 0) return rawRequest(base, { path: '/api/tx' });
+            if (n % 5 === 0) return rawRequest(base, { path: '/api/tx', headers: auth });
             if (n % 5 === 1) return rawRequest(base, { method: 'PATCH', path: '/api/settings', ...json({ policy: { bumpPercent: 'x'.repeat(5000) } }) });
             if (n % 5 === 2) return rawRequest(base, { method: 'POST', path: '/api/key/import', headers: { 'content-type': 'application/json' }, body: '{"privateKey":' });
             if (n % 5 === 3) return rawRequest(base, { method: 'POST', path: '/api/tx', headers: { origin: 'http://evil.example' } });
-            return rawRequest(base, { path: `/nft/v1/accounts/0x${'1'.repeat(40)}/tokens?size=${n % 300}` });
+            return rawRequest(base, { path: `/nft/v1/accounts/0x${'1'.repeat(40)}/tokens?size=${n % 300}`, headers: auth });
           }),
         );
         for (const a of batch) expect(a.status).toBeLessThan(500);
@@ -408,7 +408,7 @@ describe('floods against the localhost server', () => {
           if (text.includes('\r\n\r\n')) resolve(text.slice(0, 12));
         });
         sock.on('error', () => resolve('error'));
-        sock.write(`GET /api/events HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\n\r\n`);
+        sock.write(`GET /api/events HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\nauthorization: ${auth.authorization}\r\n\r\n`);
       });
     const heads: string[] = [];
     for (let i = 0; i < 80; i++) heads.push(await open());
@@ -421,7 +421,7 @@ describe('floods against the localhost server', () => {
     const again = await new Promise<string>((resolve) => {
       const sock = connect(port, '127.0.0.1');
       sock.once('data', (d) => (resolve(String(d).slice(0, 12)), sock.destroy()));
-      sock.write(`GET /api/events HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\n\r\n`);
+      sock.write(`GET /api/events HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\nauthorization: ${auth.authorization}\r\n\r\n`);
     });
     expect(again).toBe('HTTP/1.1 200');
     expect(core.alive()).toBe(true);

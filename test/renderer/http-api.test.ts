@@ -82,6 +82,29 @@ describe('createHttpApi', () => {
     expect(e).toMatchObject({ code: 'NETWORK' });
   });
 
+  it('hands the page to the login page once when the server refuses the session, but not for a refused sign-in', async () => {
+    const envelope = (message: string) => JSON.stringify({ error: { code: 'UNAUTHORIZED', message } });
+    let tokenCheck = true;
+    const fetch = (async () =>
+      tokenCheck
+        ? new Response(envelope('This request needs the API token: send "Authorization: Bearer <token>" with the token in /d/api-token.'), {
+            status: 401,
+            headers: { 'content-type': 'application/json', 'www-authenticate': 'Bearer realm="txdesk"' },
+          })
+        : new Response(envelope('The e-mail or password is wrong; check them and retry.'), { status: 401, headers: { 'content-type': 'application/json' } })) as typeof globalThis.fetch;
+    let redirects = 0;
+    const api = createHttpApi({ fetch, openEvents: (u) => new FakeEvents(u), onUnauthorized: () => redirects++ });
+    await expect(api.listTransactions()).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
+    await expect(api.getSettings()).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
+    expect(redirects).toBe(1);
+
+    tokenCheck = false;
+    let signInRedirects = 0;
+    const signedIn = createHttpApi({ fetch, openEvents: (u) => new FakeEvents(u), onUnauthorized: () => signInRedirects++ });
+    await expect(signedIn.signIn({ email: 'a@b.c', password: 'wrong' })).rejects.toMatchObject({ code: 'UNAUTHORIZED', message: 'The e-mail or password is wrong; check them and retry.' });
+    expect(signInRedirects).toBe(0);
+  });
+
   it('shares one event stream, closes it with the last subscriber, and resyncs after a reconnect', async () => {
     FakeEvents.all = [];
     const record = { transactionHash: hash, updatedAt: 'x' } as TxRecord;

@@ -12,7 +12,7 @@ export interface ServeProcess {
   appUrl: string;
   /** The printed address with the one-time login: open it first so the page gets its session cookie. */
   loginUrl: string;
-  /** `Authorization` header with the API token, for the test's own state-changing requests. */
+  /** `Authorization` header with the API token, for the test's own requests (reads need it too). */
   auth: { authorization: string };
   info: Record<string, unknown>;
   dataDir: string;

@@ -85,7 +85,7 @@ export async function runCrashScenario(o: CrashOptions): Promise<CrashFigures> {
     };
     const list = async (): Promise<TxRecord[] | null> => {
       try {
-        const r = await fetch(`${core!.info.apiUrl}/api/tx`, { signal: AbortSignal.timeout(10_000) });
+        const r = await fetch(`${core!.info.apiUrl}/api/tx`, { headers: authHeader(String(core!.info.apiTokenFile)), signal: AbortSignal.timeout(10_000) });
         return r.ok ? ((await r.json()) as TxRecord[]) : null;
       } catch {
         return null;

@@ -129,7 +129,7 @@ export interface CoreInfo {
   appUrl: string;
   /** The localhost API's origin. */
   apiUrl: string;
-  /** The API token for state-changing requests is in this file. */
+  /** The API token for every request (reads too) is in this file. */
   apiTokenFile: string;
   nodeUrl: string;
   serviceUrl: string;

@@ -20,7 +20,7 @@ const tokenQueryParams = tokenQuerySchema.extend({
 export const appOpenApiInfo = {
   title: 'txdesk app (localhost API)',
   version: '1',
-  description: 'The desktop contract over HTTP (docs/desktop.md). Writes need the bearer token from <data dir>/api-token.',
+  description: 'The desktop contract over HTTP (docs/desktop.md). Every request, reads too, needs the bearer token from <data dir>/api-token.',
 };
 
 function callRoute(method: CallMethod): RouteConfig {

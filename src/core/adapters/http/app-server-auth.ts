@@ -1,10 +1,12 @@
-// Who may change things through the localhost server: every POST, PUT, PATCH and DELETE carries the data dir's API
-// token (`Authorization: Bearer …`) or the browser session cookie that a one-time login link sets (the way Jupyter
-// lets its page in). Key management (generate, import, export, node and service URLs) is a further door that stays
-// shut unless `txdesk serve --allow-key-routes` opened it. GETs stay open to local tools.
+// Who may use the localhost server: every request (reads too: the history and the data service's client ID are not for
+// every local user) carries the data dir's API token (`Authorization: Bearer …`) or the browser session cookie that a
+// login sets (the way Jupyter lets its page in: the one-time link, or the token pasted into the login page). Only the
+// login page and the renderer's own files answer without. Key management (generate, import, export, node and service
+// URLs) is a further door that stays shut unless `txdesk serve --allow-key-routes` opened it.
 import { createHmac, randomBytes, timingSafeEqual, createHash } from 'node:crypto';
-import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { TxdeskError } from '../../../shared/errors.js';
+import { LOGIN_FIELD, LOGIN_PATH, sendLoginPage } from './app-server-login-page.js';
 
 export interface AppServerAuth {
   token: string;
@@ -58,15 +60,30 @@ export function hasSession(headers: IncomingHttpHeaders, auth: AppServerAuth, po
   return value !== undefined && same(value, sessionCookieValue(auth.token));
 }
 
-/** Null when the request may proceed; otherwise the 401 to send. Only state-changing methods are checked. */
-export function checkToken(method: string, headers: IncomingHttpHeaders, auth: AppServerAuth, port: number): TxdeskError | null {
-  if (!isStateChanging(method)) return null;
+/**
+ * Paths of the API (the table's routes, the event stream, the listing proxy, the OpenAPI document, `/rpc`): never
+ * answered without the token. Everything else a GET asks for is a file of the renderer (or its single-page fallback).
+ */
+export function isApiPath(pathname: string): boolean {
+  return /^\/(api|nft)(\/|$)/.test(pathname) || pathname === '/rpc';
+}
+
+/** True for what answers without the token: the renderer's files (index.html, its assets, the icon), read only. */
+export function opensWithoutToken(method: string, pathname: string): boolean {
+  return (method === 'GET' || method === 'HEAD') && !isApiPath(pathname);
+}
+
+/** Sent with every 401 of the token check, so a client (the renderer) can tell "sign in again" from a refused password. */
+export const unauthorizedHeaders = { 'www-authenticate': 'Bearer realm="txdesk"' } as const;
+
+/** Null when the request may proceed; otherwise the 401 to send. Every method is checked, reads too (`_method` stays for callers). */
+export function checkToken(_method: string, headers: IncomingHttpHeaders, auth: AppServerAuth, port: number): TxdeskError | null {
   if (hasSession(headers, auth, port)) return null;
   const header = headers.authorization;
   if (header === undefined) {
     return new TxdeskError(
       'UNAUTHORIZED',
-      `This request changes something and needs the API token: send "Authorization: Bearer <token>" with the token in ${auth.tokenFile} (in a browser, open the login link txdesk serve printed).`,
+      `This request needs the API token: send "Authorization: Bearer <token>" with the token in ${auth.tokenFile} (in a browser, open ${LOGIN_PATH} on this server and paste it there).`,
     );
   }
   const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
@@ -91,46 +108,72 @@ export function checkSettingsPatch(body: unknown, auth: AppServerAuth): TxdeskEr
   return named.length ? keyRoutesOff(`Changing ${named.join(' and ')}`) : null;
 }
 
+/** The longest login form body read: the token is 43 characters, a form around it far less than this. */
+const FORM_LIMIT_BYTES = 4 * 1024;
+
+/** The `token` field of the login form (`application/x-www-form-urlencoded`, what an HTML form posts). */
+async function readFormToken(req: IncomingMessage): Promise<string> {
+  const type = req.headers['content-type'] ?? '';
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    // Past the limit the rest is read and dropped (up to a bound), so the sender gets to read the 413 instead of a reset.
+    if (size > 16 * FORM_LIMIT_BYTES) break;
+    if (size <= FORM_LIMIT_BYTES) chunks.push(chunk as Buffer);
+  }
+  if (size > FORM_LIMIT_BYTES) throw new TxdeskError('PAYLOAD_TOO_LARGE', `The login form is larger than ${FORM_LIMIT_BYTES} bytes; send only the token field.`);
+  if (!/^application\/x-www-form-urlencoded\b/i.test(type)) {
+    throw new TxdeskError('UNSUPPORTED_MEDIA_TYPE', `Send the login as a form (application/x-www-form-urlencoded) with the field "${LOGIN_FIELD}".`);
+  }
+  return (new URLSearchParams(Buffer.concat(chunks).toString('utf8')).get(LOGIN_FIELD) ?? '').trim();
+}
+
 /**
- * The one-time login of the browser UI: the printed URL carries `?login=<code>`; the first request with it gets the
- * session cookie and a redirect to the clean URL. The code works once; the token itself (`?login=<token>`) always
- * works, for a second browser.
+ * The login of the browser UI. The printed URL carries `?login=<code>`; the first request with it gets the session
+ * cookie and a redirect to the clean URL. The code works once; the token itself (`?login=<token>`) always works. A
+ * spent or wrong link, and `GET /login` (where the renderer sends a browser whose cookie is gone), show the page where
+ * the token is pasted; its form posts to `POST /login` (a form body, never a URL), which sets the same cookie.
  */
 export function createLogin(auth: AppServerAuth, port: () => number) {
   let code: string | null = randomBytes(24).toString('base64url');
   const codeOnce = code;
+  const sessionCookie = () =>
+    `${sessionCookieName(port())}=${sessionCookieValue(auth.token)}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${COOKIE_MAX_AGE_S}`;
+  const redirect = (res: ServerResponse, status: number, location: string, cookie: boolean) => {
+    res.writeHead(status, { location, ...(cookie ? { 'set-cookie': sessionCookie() } : {}), 'cache-control': 'no-store', 'content-length': 0 });
+    res.end();
+  };
   return {
     /** The URL to print, on `origin`. */
     url: (origin: string) => `${origin}/?${LOGIN_PARAM}=${codeOnce}`,
-    /** Handles a GET carrying `?login=`; returns false for any other request. */
-    handle(method: string, url: URL, headers: IncomingHttpHeaders, res: ServerResponse): boolean {
-      if ((method !== 'GET' && method !== 'HEAD') || !url.searchParams.has(LOGIN_PARAM)) return false;
-      const given = url.searchParams.get(LOGIN_PARAM) ?? '';
-      const clean = new URL(url);
-      clean.searchParams.delete(LOGIN_PARAM);
-      const location = `${clean.pathname}${clean.search}`;
-      const fresh = code !== null && same(given, code);
-      if (fresh) code = null;
-      if (fresh || same(given, auth.token)) {
-        res.writeHead(302, {
-          location,
-          'set-cookie': `${sessionCookieName(port())}=${sessionCookieValue(auth.token)}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${COOKIE_MAX_AGE_S}`,
-          'cache-control': 'no-store',
-          'content-length': 0,
-        });
-        res.end();
-        return true;
-      }
-      if (hasSession(headers, auth, port())) {
+    /** Answers the login link, `GET /login` and `POST /login`; returns false for any other request. */
+    async handle(req: IncomingMessage, method: string, url: URL, res: ServerResponse): Promise<boolean> {
+      const read = method === 'GET' || method === 'HEAD';
+      if (read && url.searchParams.has(LOGIN_PARAM)) {
+        const given = url.searchParams.get(LOGIN_PARAM) ?? '';
+        const clean = new URL(url);
+        clean.searchParams.delete(LOGIN_PARAM);
+        const location = `${clean.pathname}${clean.search}`;
+        const fresh = code !== null && same(given, code);
+        if (fresh) code = null;
+        if (fresh || same(given, auth.token)) redirect(res, 302, location, true);
         // Already signed in (a reopened tab of the printed link): just drop the spent code from the address bar.
-        res.writeHead(302, { location, 'cache-control': 'no-store', 'content-length': 0 });
-        res.end();
+        else if (hasSession(req.headers, auth, port())) redirect(res, 302, location, false);
+        else sendLoginPage(res, method, 401, auth.tokenFile, 'This login link was already used or is wrong.');
         return true;
       }
-      throw new TxdeskError(
-        'UNAUTHORIZED',
-        `This login link was already used or is wrong: open the link txdesk serve printed at its last start, or add ?${LOGIN_PARAM}=<the token in ${auth.tokenFile}> to the address.`,
-      );
+      if (url.pathname !== LOGIN_PATH) return false;
+      if (read) {
+        if (hasSession(req.headers, auth, port())) redirect(res, 302, '/', false);
+        else sendLoginPage(res, method, 200, auth.tokenFile, null);
+        return true;
+      }
+      if (method !== 'POST') throw new TxdeskError('METHOD_NOT_ALLOWED', `Method ${method} is not allowed on ${LOGIN_PATH}; open it in a browser.`);
+      // The Host and Origin checks ran before this (a foreign page cannot post here); 303 turns the POST into a GET.
+      if (same(await readFormToken(req), auth.token)) redirect(res, 303, '/', true);
+      else sendLoginPage(res, method, 401, auth.tokenFile, `That is not the token in ${auth.tokenFile}; copy the whole line from that file and try again.`);
+      return true;
     },
   };
 }

@@ -1,19 +1,29 @@
 // The localhost server (port 3000 by default) on Hono: every call of the contract table (shared/desktop-api.ts) as a
 // thin wrapper around the core's DesktopApi, the SSE stream, the listing proxy and the renderer's static files. Binds
-// 127.0.0.1 only; Host and Origin are checked before anything else runs, then the API token on every state-changing
-// request (app-server-auth.ts), then Hono routes the request.
+// 127.0.0.1 only; Host and Origin are checked before anything else runs; the login page and the renderer's files answer
+// without the API token, every other request needs it or the login cookie (app-server-auth.ts); then Hono routes it.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { errorResponse, json, mountRoutes, nodeListener, type NodeEnv, type RouteHandler as Handler } from '../../../lib/hono-kit.js';
-import { readJsonBody, sendError } from '../../../lib/http-kit.js';
+import { readJsonBody, sendError, sendJson } from '../../../lib/http-kit.js';
 import type { Logger } from '../../../lib/log.js';
 import { appRouteList, desktopMethods, extraRoutes, type ArgPlace, type CallMethod, type CallSpec } from '../../../shared/desktop-api.js';
 import { TxdeskError } from '../../../shared/errors.js';
 import type { CoreApi } from '../../services/desktop-api-core.js';
 import { tokenImageHeaders } from '../net/token-image.js';
-import { checkSettingsPatch, checkToken, createLogin, hasSession, keyRouteNames, keyRoutesOff, type AppServerAuth } from './app-server-auth.js';
+import {
+  checkSettingsPatch,
+  checkToken,
+  createLogin,
+  hasSession,
+  keyRouteNames,
+  keyRoutesOff,
+  opensWithoutToken,
+  unauthorizedHeaders,
+  type AppServerAuth,
+} from './app-server-auth.js';
 import { appOpenApiInfo, appRouteDoc } from './app-openapi.js';
 import { guardRequest } from './app-server-guard.js';
 import { createSseHub } from './app-server-sse.js';
@@ -97,10 +107,11 @@ function specialHandlers(api: CoreApi, sse: ReturnType<typeof createSseHub>, ori
 }
 
 /** The Hono app's own OpenAPI document (every route below registers its schemas) as GET /api/openapi.json. */
-const openApiHandler =
-  (app: OpenAPIHono<NodeEnv>, origin: () => string): Handler =>
-  (c) =>
-    json(c, 200, app.getOpenAPI31Document({ openapi: '3.1.0', info: appOpenApiInfo, servers: [{ url: origin() }] }));
+const openApiHandler = (app: OpenAPIHono<NodeEnv>, origin: () => string): Handler => {
+  // Every route needs the token, so the document says so once, for all of them.
+  app.openAPIRegistry.registerComponent('securitySchemes', 'apiToken', { type: 'http', scheme: 'bearer', description: 'The token in <data dir>/api-token.' });
+  return (c) => json(c, 200, app.getOpenAPI31Document({ openapi: '3.1.0', info: appOpenApiInfo, servers: [{ url: origin() }], security: [{ apiToken: [] }] }));
+};
 
 /** Every route of the app's localhost API by name, with its handler: the table's calls, then the extra routes. */
 function appRoutes(
@@ -122,7 +133,7 @@ function appRoutes(
  * The Hono app: one route per entry (its handler, and its schemas for the OpenAPI document), key routes refused unless
  * opened, 405 and 404 in the envelope, static files last.
  */
-function honoApp(o: AppServerOptions, sse: ReturnType<typeof createSseHub>, origin: () => string): OpenAPIHono<NodeEnv> {
+function honoApp(o: AppServerOptions, sse: ReturnType<typeof createSseHub>, origin: () => string, serveStatic: ReturnType<typeof createStaticHandler>): OpenAPIHono<NodeEnv> {
   const app = new OpenAPIHono<NodeEnv>();
   const refuse: Handler = () => {
     throw keyRoutesOff('Key management');
@@ -133,7 +144,6 @@ function honoApp(o: AppServerOptions, sse: ReturnType<typeof createSseHub>, orig
     handler: keyRouteNames.has(name) && !o.auth.keyRoutes ? refuse : handler,
   }));
   const servedForOtherMethod = mountRoutes(app, routes);
-  const serveStatic = createStaticHandler(o.rendererDir);
   app.notFound((c) => {
     const { pathname } = new URL(c.req.url);
     if (servedForOtherMethod(c.req.method, pathname)) {
@@ -160,7 +170,8 @@ export async function startAppServer(o: AppServerOptions): Promise<AppServer> {
   ];
   let port = o.port ?? 3000;
   const origin = () => `http://127.0.0.1:${port}`;
-  const listener = nodeListener(honoApp(o, sse, origin), (m) => o.log.error(m));
+  const serveStatic = createStaticHandler(o.rendererDir);
+  const listener = nodeListener(honoApp(o, sse, origin, serveStatic), (m) => o.log.error(m));
   const login = createLogin(o.auth, () => port);
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
@@ -168,15 +179,23 @@ export async function startAppServer(o: AppServerOptions): Promise<AppServer> {
     if (refused) return sendError(res, refused);
     const method = req.method ?? 'GET';
     const url = URL.parse(req.url ?? '/', origin());
-    if (url && login.handle(method, url, req.headers, res)) return;
-    if (req.method === 'OPTIONS') {
+
+    // JSON-RPC (`POST /rpc`) is dispatched here, before the token check below: it answers a missing or wrong token
+    // itself, as JSON-RPC error 4100 (with checkToken from app-server-auth.ts), not as this API's 401 envelope.
+
+    // The login link, the login page and its form answer without the token: they are how a browser gets its cookie.
+    if (url && (await login.handle(req, method, url, res))) return;
+    if (method === 'OPTIONS') {
       // Same-origin pages never preflight; answer without any Access-Control-* header so no other origin gets a yes.
       res.writeHead(204, { allow: 'GET, HEAD, POST, PUT, PATCH, OPTIONS', 'content-length': 0 });
       return void res.end();
     }
-    const unauthorized = checkToken(method, req.headers, o.auth, port);
-    if (unauthorized) return sendError(res, unauthorized);
     if (!url) return sendError(res, new TxdeskError('BAD_REQUEST', 'The request URL could not be parsed; check its encoding.'));
+    // The renderer's files answer without the token (they hold nothing of the user's); served here, outside Hono, so no
+    // path that reaches the API's routes ever skips the check below.
+    if (opensWithoutToken(method, url.pathname)) return serveStatic(req, res, url.pathname);
+    const unauthorized = checkToken(method, req.headers, o.auth, port);
+    if (unauthorized) return sendJson(res, unauthorized.status, unauthorized.toBody(), unauthorizedHeaders);
     await listener(req, res);
   };
 

@@ -1,5 +1,6 @@
 // DesktopApi over the localhost server of `txdesk serve`: every call of the contract table goes to its route with
 // fetch, pushed events arrive on one server-sent-events stream. The renderer cannot tell this from the Electron preload.
+// Every request rides on the login cookie; when the server no longer accepts it, the page is handed to the login page.
 import {
   callMethods,
   desktopMethods,
@@ -48,6 +49,11 @@ export interface HttpApiOptions {
   openEvents: (url: string) => EventSourceLike;
   /** How long to wait before opening a new stream after the browser gave one up; 3 s by default. */
   reopenAfterMs?: number;
+  /**
+   * Called once when the server refuses the session (its token check's 401, which carries `WWW-Authenticate`; a wrong
+   * sign-in password is a 401 without it): the cookie is missing or no longer good, so the person must sign in again.
+   */
+  onUnauthorized?: () => void;
 }
 
 /** Method, path (parameters filled in), query string and JSON body of one call, from its table entry. */
@@ -71,6 +77,7 @@ export function callRequest(method: CallMethod, args: readonly unknown[]): { met
 export function createHttpApi(options: HttpApiOptions): HttpBridge {
   const base = options.baseUrl ?? '';
   const doFetch = options.fetch ?? ((input, init) => fetch(input, init));
+  let signedOut = false;
 
   async function request<T>(name: CallMethod, args: readonly unknown[]): Promise<T> {
     const { method, path, query, body: payload } = callRequest(name, args);
@@ -96,6 +103,10 @@ export function createHttpApi(options: HttpApiOptions): HttpBridge {
       }
     }
     if (!res.ok) {
+      if (res.status === 401 && res.headers.get('www-authenticate') !== null && !signedOut) {
+        signedOut = true;
+        options.onUnauthorized?.();
+      }
       const err = (body as { error?: { code?: unknown; message?: unknown } } | null)?.error;
       if (err && typeof err.code === 'string' && typeof err.message === 'string') throw new ApiError(err.code as ApiError['code'], err.message);
       throw new ApiError('INTERNAL', `The app server answered ${res.status}; try again.`);
