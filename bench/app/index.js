@@ -3,9 +3,11 @@
 // in the same run. (2) POST /api/tx throughput with the store on disk, against the node's own eth_sendRawTransaction
 // rate and the SQLite store's insert rate on the same machine. (3) The randomized fault run (bench/lib/fault-run.js):
 // blocks from each fault to the settling of the nonces it hit, p50/p99 per fault kind, against send -> mined in a
-// fault-free run of the same app in the same run.
+// fault-free run of the same app in the same run. (4) eth_sendTransaction through /rpc against eth_sendRawTransaction of
+// pre-signed transactions straight to anvil. (5) Under congestion, blocks from an ethers script's send to its receipt
+// through txdesk against the same script sending straight to the node at the same first fee.
 import autocannon from 'autocannon';
-import { Wallet } from 'ethers';
+import { FetchRequest, isError, JsonRpcProvider, Wallet } from 'ethers';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,6 +24,9 @@ const STUCK_TXS = Number(process.env.BENCH_APP_STUCK ?? 12);
 const THROUGHPUT_SECONDS = Number(process.env.BENCH_APP_SECONDS ?? 5);
 const FAULT_TXS = Number(process.env.BENCH_APP_FAULT_TXS ?? 50);
 const FAULT_SEED = Number(process.env.BENCH_APP_FAULT_SEED ?? 7);
+const RPC_CONNECTIONS = 8;
+const TOOL_TXS = Number(process.env.BENCH_APP_TOOL_TXS ?? 12);
+const MINED_WITHIN_BLOCKS = 20;
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const pct = (xs, p) => {
@@ -156,15 +161,103 @@ async function main() {
       for (let i = 0; i < n; i++) {
         const hash = `0x${i.toString(16).padStart(64, '0')}`;
         const now = new Date().toISOString();
-        store.insert({ transactionHash: hash, from: wallet.address.toLowerCase(), nonce: i, gasPrice: '1000000000', txType: 'legacy', data: {}, replaces: null, replacedBy: null, attempt: 0, kind: 'generate', problem: null, createdAt: now, updatedAt: now }, raws[0], [{ kind: 'signed', summary: 'Signed.', detail: {} }]);
+        store.insert({ transactionHash: hash, from: wallet.address.toLowerCase(), nonce: i, gasPrice: '1000000000', txType: 'legacy', to: wallet.address.toLowerCase(), value: '0', input: '0x', gasLimit: '21000', data: {}, replaces: null, replacedBy: null, attempt: 0, kind: 'generate', problem: null, createdAt: now, updatedAt: now }, raws[0], [{ kind: 'signed', summary: 'Signed.', detail: {} }]);
       }
       const storeRate = n / ((performance.now() - t1) / 1000);
       store.close();
       rmSync(dir, { recursive: true, force: true });
       console.log(`baseline  SQLite store insert alone (WAL, on disk):        ${storeRate.toFixed(0)} tx/s  -> the store is ${(storeRate / (ok / THROUGHPUT_SECONDS)).toFixed(0)}x faster than the whole POST`);
     });
+
+    await rpcThroughput(dev);
+    dev.devchain.setCongestion('high');
+    await toolSendToReceipt(dev);
   } finally {
     await dev.stop();
+  }
+}
+
+/** autocannon POSTing one JSON-RPC body per request, each made by `body(i)`; returns requests answered without error per second. */
+async function rpcRate(url, headers, body) {
+  let i = 0;
+  let errors = 0;
+  const result = await autocannon({
+    url,
+    method: 'POST',
+    connections: RPC_CONNECTIONS,
+    duration: THROUGHPUT_SECONDS,
+    requests: [{ setupRequest: (req) => ({ ...req, headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body(i++)) }), onResponse: (status, text) => void (status !== 200 || text.includes('"error"') ? errors++ : 0) }],
+  });
+  return { rate: (result['2xx'] - errors) / THROUGHPUT_SECONDS, errors, p50: result.latency.p50, p99: result.latency.p99 };
+}
+
+/**
+ * (4) eth_sendTransaction through /rpc (checks, approval gate, nonce, signing, write-ahead commit, broadcast, tracking)
+ * against eth_sendRawTransaction of transactions signed beforehand, straight to anvil, at the same concurrency.
+ */
+async function rpcThroughput(dev) {
+  dev.devchain.setCongestion('off');
+  await withCore(dev, { timeoutMs: 60_000, confirmations: 1 }, async (_core, appUrl, wallet, auth) => {
+    const to = Wallet.createRandom().address;
+    const tool = await rpcRate(`${appUrl}/rpc`, auth, (i) => ({ jsonrpc: '2.0', id: i, method: 'eth_sendTransaction', params: [{ from: wallet.address, to, value: '0x1', gas: '0x5208' }] }));
+    const other = Wallet.createRandom();
+    await dev.devchain.fund(other.address, 10n ** 18n);
+    const raws = [];
+    for (let i = 0; i < Math.max(2000, Math.ceil(tool.rate * THROUGHPUT_SECONDS * 4)); i++) {
+      raws.push(await other.signTransaction({ chainId: 31337, nonce: i, to, value: 1n, gasLimit: 21000n, gasPrice: 10n ** 9n, type: 0 }));
+    }
+    const bare = await rpcRate(dev.devchain.nodeUrl, {}, (i) => ({ jsonrpc: '2.0', id: i, method: 'eth_sendRawTransaction', params: [raws[i % raws.length]] }));
+    console.log(`/rpc eth_sendTransaction: ${tool.rate.toFixed(0)} tx/s  p50 ${tool.p50} ms  p99 ${tool.p99} ms  (${tool.errors} errors, ${RPC_CONNECTIONS} connections, ${THROUGHPUT_SECONDS} s)`);
+    console.log(`baseline  anvil eth_sendRawTransaction of pre-signed txs:  ${bare.rate.toFixed(0)} tx/s  p50 ${bare.p50} ms  (${bare.errors} errors)  -> /rpc is ${(tool.rate / bare.rate).toFixed(2)}x of it`);
+  });
+}
+
+/**
+ * (5) Under high congestion, blocks from an ethers script's send to its receipt: through txdesk's /rpc (replaced
+ * until mined), against the same library sending the same call straight to the node at the same 1 gwei first fee
+ * (which may never be mined): how many of N were mined within 20 blocks for each.
+ */
+async function toolSendToReceipt(dev) {
+  const n = TOOL_TXS;
+  const node = new JsonRpcProvider(dev.devchain.nodeUrl, undefined, { staticNetwork: true, pollingInterval: 250 });
+  try {
+    const windowEnds = async (from) => {
+      while ((await node.getBlockNumber()) - from <= MINED_WITHIN_BLOCKS) await sleep(250);
+      return null;
+    };
+    await withCore(dev, { timeoutMs: 2_000, confirmations: 1 }, async (_core, appUrl, _wallet, auth) => {
+      const request = new FetchRequest(`${appUrl}/rpc`);
+      request.setHeader('Authorization', auth.authorization);
+      const viaTxdesk = new JsonRpcProvider(request, undefined, { staticNetwork: true, pollingInterval: 250 });
+      const signer = await viaTxdesk.getSigner();
+      const direct = Wallet.createRandom().connect(node);
+      await dev.devchain.fund(direct.address, 10n ** 18n);
+      const to = Wallet.createRandom().address;
+      const run = async (send) => {
+        const results = await Promise.all(
+          Array.from({ length: n }, async (_, i) => {
+            await sleep(i * 300);
+            const from = await node.getBlockNumber();
+            const tx = await send(i);
+            // The library's own wait(), as docs/app.md tells a tool author: a reprice by txdesk is the call mined.
+            const mined = tx.wait().catch((e) => (isError(e, 'TRANSACTION_REPLACED') && e.reason === 'repriced' ? e.receipt : null));
+            const receipt = await Promise.race([mined, windowEnds(from)]);
+            return receipt && receipt.blockNumber - from <= MINED_WITHIN_BLOCKS ? receipt.blockNumber - from : null;
+          }),
+        );
+        return results.filter((b) => b !== null);
+      };
+      const throughTxdesk = await run(() => signer.sendTransaction({ to, value: 1n }));
+      const startNonce = await node.getTransactionCount(direct.address, 'pending');
+      const straight = await run((i) => direct.sendTransaction({ to, value: 1n, gasPrice: 10n ** 9n, type: 0, nonce: startNonce + i }));
+      const fmtBlocks = (xs) => (xs.length ? `p50 ${pct(xs, 50)} blocks  p99 ${pct(xs, 99)} blocks` : 'none');
+      console.log(`ethers send -> receipt under high congestion, 1 gwei first fee, ${n} txs:`);
+      console.log(`  through txdesk /rpc (replaced when stuck): ${throughTxdesk.length} of ${n} mined within ${MINED_WITHIN_BLOCKS} blocks, ${fmtBlocks(throughTxdesk)}`);
+      console.log(`  straight to the node:                      ${straight.length} of ${n} mined within ${MINED_WITHIN_BLOCKS} blocks, ${fmtBlocks(straight)}`);
+      viaTxdesk.destroy();
+    });
+  } finally {
+    node.destroy();
   }
 }
 

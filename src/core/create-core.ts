@@ -316,6 +316,7 @@ export function createCore(opts: CoreOptions = {}): Core {
     api = validatedApi(createCoreApi({
       info,
       approvals,
+      chain,
       status: () => board.get(),
       store,
       engine,

@@ -293,6 +293,8 @@ export const extraRoutes = {
   tokenImage: 'GET /api/token-image',
   /** This API described in OpenAPI 3.1, generated from the table and its schemas. */
   openApi: 'GET /api/openapi.json',
+  /** Ethereum JSON-RPC 2.0 for local tools (docs/app.md, "JSON-RPC for tools"). */
+  rpc: 'POST /rpc',
 } as const;
 
 /** Every route of the app's localhost API by name: the table's calls, then the extra routes. */

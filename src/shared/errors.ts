@@ -32,6 +32,8 @@ export class TxdeskError extends Error {
     readonly status: number = statusOf(code),
     /** True when trying the same thing again later can succeed. */
     readonly retryable: boolean = code === 'UPSTREAM_UNAVAILABLE' || code === 'RATE_LIMITED',
+    /** Facts for programs beside the sentence (a revert's encoded reason for /rpc); never part of the HTTP body. */
+    readonly data?: unknown,
   ) {
     super(message);
     this.name = 'TxdeskError';

@@ -161,6 +161,12 @@ describe('Electron main against a real core', () => {
     await refusal('signIn', 'UNAUTHORIZED', { email: 'nobody@example.com', password: 'wrong password' });
     expect(await call('getServiceHealth')).toMatchObject({ reachable: true, reason: null, chainId: 31337, roles: expect.arrayContaining(['indexer-leader']) });
 
+    // On the embedded dev chain nothing waits for approval; an answer to nothing waiting is a 404, a rule to revoke too.
+    expect(await call('listApprovals')).toEqual([]);
+    await refusal('decideApproval', 'NOT_FOUND', '6f1c2a1e-2b8c-4c1e-9d55-1f2a3b4c5d6e', { approve: true });
+    expect(await call('listApprovalRules')).toEqual([]);
+    await refusal('revokeApprovalRule', 'NOT_FOUND', '6f1c2a1e-2b8c-4c1e-9d55-1f2a3b4c5d6e');
+
     expect(await call('getDevchainStatus')).toMatchObject({ congestion: expect.any(String) });
     expect(await call('setCongestion', 'off')).toMatchObject({ congestion: 'off' });
     await waitFor('a dev chain status pushed to the window', async () => (sentToPage().some(([c]) => c === ipcEventChannel('devchain')) ? true : undefined));
@@ -173,6 +179,6 @@ describe('Electron main against a real core', () => {
 
     // Every call of the table was made here; a method added to the table without a case here fails this.
     expect([...answered].sort()).toEqual([...callMethods].sort());
-    expect(Object.keys(desktopMethods).length).toBe(callMethods.length + 4);
+    expect(Object.keys(desktopMethods).length).toBe(callMethods.length + 5);
   }, 180_000);
 });

@@ -67,6 +67,7 @@ describe('IPC registration', () => {
       onDevchainStatus: (l: (s: DevchainStatus) => void) => ((pushDev = l), vi.fn()),
       onAppStatus: () => vi.fn(),
       onSettingsChanged: () => vi.fn(),
+      onApprovalsChanged: () => vi.fn(),
     } as unknown as DesktopApi;
     const dispose = registerIpc(api, { window, appUrl }, silentLogger);
     const invoke = (channel: string, frame: { processId: number; routingId: number; url: string }, ...args: unknown[]) =>

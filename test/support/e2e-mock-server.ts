@@ -5,6 +5,7 @@
 import { createServer, type ServerResponse } from 'node:http';
 import { readFileSync, existsSync } from 'node:fs';
 import { join, extname } from 'node:path';
+import type { ApprovalRequest, ApprovalRule } from '../../src/shared/approvals.js';
 import type { AppSettings, DevchainStatus, KeyInfo } from '../../src/shared/desktop-api.js';
 import type { Token } from '../../src/shared/listing.js';
 import type { TxEvent, TxRecord } from '../../src/shared/tx-record.js';
@@ -47,6 +48,21 @@ const tokens: Token[] = Array.from({ length: 23 }, (_, i) => ({
 function now() {
   return new Date().toISOString();
 }
+// Requests from a tool waiting for approval: a token transfer, a sign-in message and an EIP-712 mail.
+const tool = { kind: 'token' as const, fingerprint: '1a2b3c4d', label: 'a tool with the API token …1a2b3c4d' };
+const later = (ms: number) => new Date(Date.now() + ms).toISOString();
+let approvals: ApprovalRequest[] = [
+  {
+    id: '7d0f6a52-1c2b-4e8a-9f3d-2b1c0a9e8d7f', kind: 'transaction', requester: tool, createdAt: now(), expiresAt: later(600_000),
+    transaction: { to: collections[0]!.address, value: '12500000000000000', input: `0xa9059cbb${'0'.repeat(24)}${address.slice(2)}${'0'.repeat(63)}1`, gasLimit: '51234', selector: '0xa9059cbb', functionName: 'transfer(address,uint256)', feeFromWei: '1000000000', feeCapWei: '50000000000', maxCostWei: '15061700000000000' },
+  },
+  { id: '8e1a7b63-2d3c-4f9b-8a4e-3c2d1b0a9f8e', kind: 'message', requester: tool, createdAt: now(), expiresAt: later(600_000), message: { text: 'Sign in to example.org\nNonce: 7c1e', hex: '0x' } },
+  {
+    id: '9f2b8c74-3e4d-4a0c-9b5f-4d3e2c1b0a9f', kind: 'typed-data', requester: tool, createdAt: now(), expiresAt: later(600_000),
+    typedData: { primaryType: 'Mail', domain: { name: 'Ether Mail', version: '1', chainId: 11155111, verifyingContract: collections[1]!.address }, message: { from: { name: 'Cow', wallet: address }, to: { name: 'Bob', wallet: collections[2]!.address }, contents: 'Hello, Bob!' } },
+  },
+];
+let rules: ApprovalRule[] = [{ id: '0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d', requester: tool, maxPerDayWei: '50000000000000000', spentWei: '3061700000000000', createdAt: later(-3_600_000) }];
 function event(hash: string, kind: TxEvent['kind'], summary: string) {
   const list = history.get(hash) ?? [];
   list.push({ at: now(), kind, summary, detail: {} });
@@ -134,6 +150,20 @@ const server = createServer(async (req, res) => {
     const patch = JSON.parse(body) as Partial<AppSettings>;
     settings = { ...settings, ...patch, policy: { ...settings.policy, ...(patch.policy ?? {}) } };
     return json(res, 200, settings);
+  }
+  if (p === '/api/approvals') return json(res, 200, approvals);
+  const decided = /^\/api\/approvals\/([^/]+)$/.exec(p);
+  if (decided && m === 'POST') {
+    if (!approvals.some((a) => a.id === decided[1])) return json(res, 404, { error: { code: 'NOT_FOUND', message: 'No such request is waiting.' } });
+    approvals = approvals.filter((a) => a.id !== decided[1]);
+    push('approvals', approvals);
+    return json(res, 200, { decided: true });
+  }
+  if (p === '/api/approval-rules') return json(res, 200, rules);
+  const revoked = /^\/api\/approval-rules\/([^/]+)\/revoke$/.exec(p);
+  if (revoked && m === 'POST') {
+    rules = rules.filter((r) => r.id !== revoked[1]);
+    return json(res, 200, { revoked: true });
   }
   if (p === '/api/key') return json(res, 200, key);
   if (p === '/api/key/generate' || p === '/api/key/import') return json(res, 200, key);

@@ -4,8 +4,8 @@ import type { AppInfo, AppSettings, AppStatus, DesktopApi, DevchainStatus, Servi
 import { TxdeskError } from '../../shared/errors.js';
 import { tokenQueryString, type TokenPage } from '../../shared/listing.js';
 import type { TxRecord } from '../../shared/tx-record.js';
-import type { DevchainControl, TxStore } from '../ports.js';
-import type { ApprovalRequest } from '../../shared/approvals.js';
+import type { Chain, DevchainControl, TxStore } from '../ports.js';
+import type { ApprovalRequest, Requester } from '../../shared/approvals.js';
 import type { Approvals } from './approvals.js';
 import type { KeyManager } from './key-manager.js';
 import type { SettingsManager } from './settings-manager.js';
@@ -13,6 +13,7 @@ import { fetchTokenPage, requestTokenRefresh } from '../adapters/net/token-proxy
 import { createMetadataResolver } from '../adapters/net/token-metadata.js';
 import { createTokenImageProxy, type TokenImage } from '../adapters/net/token-image.js';
 import { signInToService } from '../adapters/service/service-sign-in.js';
+import { createToolRpc } from './tool-rpc.js';
 import type { TxEngine } from './tx-engine.js';
 
 export interface CoreApiDeps {
@@ -21,6 +22,8 @@ export interface CoreApiDeps {
   status(): AppStatus;
   store: TxStore;
   engine: TxEngine;
+  /** The node, for /rpc's reads. */
+  chain: Chain;
   keys: KeyManager;
   settings: SettingsManager;
   approvals: Approvals;
@@ -60,6 +63,8 @@ export interface CoreApi extends DesktopApi {
   proxyTokens(address: string, query: URLSearchParams, appOrigin: string | null): Promise<{ status: number; body: unknown }>;
   /** A token image (`?url=` of GET /api/token-image, or Electron's image scheme), fetched like the metadata. */
   fetchTokenImage(url: unknown): Promise<TokenImage>;
+  /** One JSON-RPC method of /rpc for a local tool (tool-rpc.ts); throws RpcFailure. */
+  rpc(method: string, params: readonly unknown[], requester: Requester): Promise<unknown>;
   /** Fan-out used by the engine and the dev-chain poller. */
   emitTransaction(record: TxRecord): void;
   emitDevchain(status: DevchainStatus): void;
@@ -90,6 +95,7 @@ export function createCoreApi(d: CoreApiDeps): CoreApi {
     safeEach(d.events.settings, saved);
     return saved;
   };
+  const toolRpc = createToolRpc({ chainId: d.info.chainId, chain: d.chain, store: d.store, signer: () => d.keys.signer(), engine: d.engine, approvals: d.approvals });
   const needDevchain = (): DevchainControl => {
     if (!d.devchain) throw new TxdeskError('CONFLICT', 'The app is connected to a configured network; the dev chain controls exist only on the embedded dev chain.');
     return d.devchain;
@@ -164,6 +170,7 @@ export function createCoreApi(d: CoreApiDeps): CoreApi {
     onDevchainStatus: (l) => listen(devListeners, l),
     onAppStatus: (l) => listen(d.events.status, l),
 
+    rpc: (method, params, requester) => toolRpc.call(method, params, requester),
     emitTransaction: (r) => safeEach(txListeners, r),
     emitDevchain: (s) => safeEach(devListeners, s),
     emitAppStatus: (s) => safeEach(d.events.status, s),

@@ -19,6 +19,7 @@ export function lateApi(ready: () => Promise<CoreApi>, events: CoreEvents): Core
     proxyTokens: call('proxyTokens') as CoreApi['proxyTokens'],
     // Electron's txdesk-image: scheme calls this before and after start-up alike.
     fetchTokenImage: call('fetchTokenImage') as CoreApi['fetchTokenImage'],
+    rpc: call('rpc') as CoreApi['rpc'],
     emitTransaction: (r) => events.tx.forEach((l) => l(r)),
     emitDevchain: (s) => events.devchain.forEach((l) => l(s)),
     emitAppStatus: (s) => events.status.forEach((l) => l(s)),

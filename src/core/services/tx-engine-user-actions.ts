@@ -4,6 +4,7 @@ import { TxdeskError } from '../../shared/errors.js';
 import type { TxRecord } from '../../shared/tx-record.js';
 import { formatGwei, headlineFee, initialFees, percentIncrease, replacementFees, type FeeFields, type NetworkFees } from '../domain/fees.js';
 import { planNextNonce } from '../domain/nonce.js';
+import { getAddress } from 'ethers';
 import { RpcError } from '../../lib/json-rpc.js';
 import type { TxPayload, TxRequest } from '../../shared/tx-request.js';
 import { feesOf, isMined, payloadOf, SELF_TRANSFER_GAS, selfTransfer, short, type ReplacementDecision } from '../domain/replacement.js';
@@ -39,6 +40,9 @@ export function createTxUserActions(ctx: TxEngineContext, sending: Pick<TxBroadc
    * requests are checked at once.
    */
   async function prepare(from: string, request: TxRequest): Promise<TxPayload> {
+    if (request.to && !hasValidChecksum(request.to)) {
+      throw new TxdeskError('INVALID_PARAMETER', "The field 'to' has a wrong checksum: check the address, or write it in lower case.");
+    }
     const to = request.to ? request.to.toLowerCase() : null;
     const valueWei = BigInt(request.value ?? '0');
     const input = (request.data ?? '0x').toLowerCase();
@@ -52,7 +56,7 @@ export function createTxUserActions(ctx: TxEngineContext, sending: Pick<TxBroadc
     if (simulated.status === 'rejected') {
       const e = simulated.reason as RpcError;
       if (e instanceof RpcError && e.code !== 'unreachable' && isRevertAnswer(e.code, e.message)) {
-        throw new TxdeskError('WOULD_REVERT', describeRevert(decodeRevert(e.data), e.message));
+        throw new TxdeskError('WOULD_REVERT', describeRevert(decodeRevert(e.data), e.message), 422, false, typeof e.data === 'string' ? e.data : undefined);
       }
     }
     if (balance.status === 'rejected' || (simulated.status === 'rejected' && (!(simulated.reason instanceof RpcError) || simulated.reason.code === 'unreachable'))) {
@@ -180,3 +184,13 @@ export function createTxUserActions(ctx: TxEngineContext, sending: Pick<TxBroadc
 }
 
 export type TxUserActions = ReturnType<typeof createTxUserActions>;
+
+/** Lower case, upper case, or the exact EIP-55 spelling: mixed case that is not the checksum is a typo. */
+function hasValidChecksum(address: string): boolean {
+  try {
+    getAddress(address); // throws on mixed case that is not the checksum
+    return true;
+  } catch {
+    return false;
+  }
+}

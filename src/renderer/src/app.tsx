@@ -1,8 +1,9 @@
-// The app frame: skip link, sidebar, the current screen, notices; banners when the core is unreachable or the live
-// event stream is down (the list is polled meanwhile).
+// The app frame: skip link, sidebar, the current screen, notices, the dialog for a tool's request waiting for approval;
+// banners when the core is unreachable or the live event stream is down (the list is polled meanwhile).
 import { useEffect, useRef } from 'react';
 import { Notices } from './components/notices.js';
 import { Sidebar } from './components/sidebar.js';
+import { ApprovalDialog } from './features/approvals/approval-dialog.js';
 import { SettingsView } from './features/settings/settings-view.js';
 import { TokensView } from './features/tokens/tokens-view.js';
 import { TransactionsView } from './features/transactions/transactions-view.js';
@@ -57,6 +58,7 @@ export function App() {
         {view === 'transactions' ? <TransactionsView /> : view === 'tokens' ? <TokensView /> : <SettingsView />}
       </main>
       <Notices />
+      <ApprovalDialog />
     </div>
   );
 }

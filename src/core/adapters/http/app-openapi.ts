@@ -65,6 +65,13 @@ const extraRouteDocs: Record<keyof typeof extraRoutes, Omit<RouteConfig, 'method
     responses: { 200: { description: 'The image, fetched by the core.', content: { 'image/*': { schema: z.string() } } }, default: errorResponse },
   },
   openApi: { operationId: 'openApi', responses: { 200: anyJson('This document.') } },
+  rpc: {
+    operationId: 'rpc',
+    description:
+      'Ethereum JSON-RPC 2.0 (one request or a batch) for ethers, viem and scripts: eth_sendTransaction through the engine, personal_sign, eth_signTypedData_v4, eth_accounts, eth_chainId, and the usual reads forwarded to the node. Errors are JSON-RPC errors in a 200: 4100 without the token, 4001 declined, 4200 unsupported, -32602 bad params, 3 would revert.',
+    request: { body: { required: true, content: { 'application/json': { schema: z.any() } } } },
+    responses: { 200: anyJson('The JSON-RPC response (or the array of them for a batch).') },
+  },
 };
 
 /** The OpenAPI route of one entry of the app's route list. */

@@ -9,7 +9,7 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import { errorResponse, json, mountRoutes, nodeListener, type NodeEnv, type RouteHandler as Handler } from '../../../lib/hono-kit.js';
 import { readJsonBody, sendError, sendJson } from '../../../lib/http-kit.js';
 import type { Logger } from '../../../lib/log.js';
-import { appRouteList, desktopMethods, extraRoutes, type ArgPlace, type CallMethod, type CallSpec } from '../../../shared/desktop-api.js';
+import { appRouteList, desktopMethods, extraRoutes, splitRoute, type ArgPlace, type CallMethod, type CallSpec } from '../../../shared/desktop-api.js';
 import { TxdeskError } from '../../../shared/errors.js';
 import type { CoreApi } from '../../services/desktop-api-core.js';
 import { tokenImageHeaders } from '../net/token-image.js';
@@ -27,6 +27,7 @@ import {
 import { appOpenApiInfo, appRouteDoc } from './app-openapi.js';
 import { guardRequest } from './app-server-guard.js';
 import { createSseHub } from './app-server-sse.js';
+import { handleRpc } from './app-server-rpc.js';
 import { createStaticHandler } from './app-server-static.js';
 
 export interface AppServerOptions {
@@ -102,6 +103,10 @@ function specialHandlers(api: CoreApi, sse: ReturnType<typeof createSseHub>, ori
       if (site === 'cross-site' || site === 'same-site') throw new TxdeskError('FORBIDDEN', 'Token images are served to the app\'s own page only; open the app at its own address.');
       const image = await api.fetchTokenImage(c.req.query('url'));
       return new Response(c.req.method === 'HEAD' ? null : new Uint8Array(image.body), { status: 200, headers: tokenImageHeaders(image) });
+    },
+    async rpc(c) {
+      await handleRpc(c.env.incoming, c.env.outgoing, { call: api.rpc, auth, port: port() });
+      return RESPONSE_ALREADY_SENT;
     },
   } satisfies Partial<Record<CallMethod | keyof typeof extraRoutes, Handler>>;
 }
@@ -180,8 +185,9 @@ export async function startAppServer(o: AppServerOptions): Promise<AppServer> {
     const method = req.method ?? 'GET';
     const url = URL.parse(req.url ?? '/', origin());
 
-    // JSON-RPC (`POST /rpc`) is dispatched here, before the token check below: it answers a missing or wrong token
-    // itself, as JSON-RPC error 4100 (with checkToken from app-server-auth.ts), not as this API's 401 envelope.
+    // JSON-RPC (`POST /rpc`) goes to its route before the token check below: it answers a missing or wrong token
+    // itself, as JSON-RPC error 4100 (app-server-rpc.ts), not as this API's 401 envelope.
+    if (url?.pathname === splitRoute(extraRoutes.rpc).path) return listener(req, res);
 
     // The login link, the login page and its form answer without the token: they are how a browser gets its cookie.
     if (url && (await login.handle(req, method, url, res))) return;

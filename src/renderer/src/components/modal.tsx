@@ -1,5 +1,5 @@
 // A modal panel (a token's detail, a confirmation): the browser's <dialog> keeps focus inside and Escape closes it,
-// unless `busy` says an action is under way.
+// unless `busy` says an action is under way or `keepOpen` says only an answer may close it.
 import { useEffect, useId, useRef, type ReactNode } from 'react';
 
 export function Modal({
@@ -10,6 +10,7 @@ export function Modal({
   busy = false,
   closeButton = true,
   wide = false,
+  keepOpen = false,
 }: {
   title: string;
   children: ReactNode;
@@ -19,8 +20,15 @@ export function Modal({
   /** A Close button in the head; confirmations have their own way out instead. */
   closeButton?: boolean;
   wide?: boolean;
+  /**
+   * Never closed by the browser: after a few Escapes without other input in between Chrome closes a dialog whatever
+   * the page says (its cancel event is no longer cancelable); it is shown again at once.
+   */
+  keepOpen?: boolean;
 }) {
   const ref = useRef<HTMLDialogElement>(null);
+  /** Where focus was when Escape was pressed, so a dialog shown again (`keepOpen`) puts it back there. */
+  const focusAtCancel = useRef<Element | null>(null);
   const titleId = useId();
   useEffect(() => {
     const d = ref.current;
@@ -35,7 +43,15 @@ export function Modal({
       data-testid={testId}
       onCancel={(e) => {
         e.preventDefault();
+        focusAtCancel.current = document.activeElement;
         if (!busy) onClose();
+      }}
+      onClose={(e) => {
+        const d = e.currentTarget;
+        if (!keepOpen || d.open || !d.isConnected) return;
+        d.showModal();
+        const last = focusAtCancel.current;
+        if (last instanceof HTMLElement && d.contains(last)) last.focus();
       }}
     >
       <div className="dialog-head">

@@ -1,11 +1,12 @@
-// The one place pushed events enter the store: transaction changes, dev-chain status and link states, from IPC or
-// server-sent events; while the browser's event stream is down the list is polled instead. Also performs the first
-// load of everything the screens show.
+// The one place pushed events enter the store: transaction changes, dev-chain status, link states and requests waiting
+// for approval, from IPC or server-sent events; while the browser's event stream is down the list is polled instead.
+// Also performs the first load of everything the screens show.
 import type { DesktopApi } from '../../../shared/desktop-api.js';
 import type { TxRecord } from '../../../shared/tx-record.js';
 import { chainOf } from './tx-logic.js';
 import type { AppStore } from './index.js';
 import type { StreamWatch } from './http-api.js';
+import { watchTokenSends } from './token-sends-watch.js';
 
 /** Mined transactions spend gas: the balance beside the account is refreshed once per burst of receipts. */
 const BALANCE_REFRESH_MS = 1_500;
@@ -54,6 +55,8 @@ export function connectBridge(store: AppStore, api: DesktopApi, stream: StreamWa
   const offDevchain = api.onDevchainStatus((status) => store.getState().applyDevchainStatus(status));
   const offStatus = api.onAppStatus((status) => store.getState().applyAppStatus(status));
   const offSettings = api.onSettingsChanged((settings) => store.getState().applySettings(settings));
+  const offApprovals = api.onApprovalsChanged((waiting) => store.getState().applyApprovals(waiting));
+  const offSends = watchTokenSends(store, api);
 
   let poll: ReturnType<typeof setInterval> | null = null;
   const stopPolling = () => {
@@ -76,6 +79,9 @@ export function connectBridge(store: AppStore, api: DesktopApi, stream: StreamWa
         void s.refreshKey();
         void s.loadSettings();
       }
+      // Waiting requests are pushed only when they change: one that came before the stream opened, or while it was
+      // away, is read here.
+      if (state === 'up') void store.getState().loadApprovals();
       wasDown = state === 'down' ? true : state === 'up' ? false : wasDown;
     };
     onState(stream.streamState());
@@ -96,6 +102,8 @@ export function connectBridge(store: AppStore, api: DesktopApi, stream: StreamWa
     offDevchain();
     offStatus();
     offSettings();
+    offApprovals();
+    offSends();
     offStream();
   };
 }
@@ -103,6 +111,6 @@ export function connectBridge(store: AppStore, api: DesktopApi, stream: StreamWa
 /** Loads what the first screen needs; the token list waits for the app's address. */
 export async function loadInitial(store: AppStore): Promise<void> {
   const s = store.getState();
-  await Promise.all([s.loadInfo(), s.loadTransactions(), s.loadSettings(), s.loadKey(), s.loadDevchain()]);
+  await Promise.all([s.loadInfo(), s.loadTransactions(), s.loadSettings(), s.loadKey(), s.loadDevchain(), s.loadApprovals()]);
   await store.getState().loadTokens();
 }

@@ -2,7 +2,9 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { DesktopApi } from '../../../shared/desktop-api.js';
 import { createAppSlice } from './slices/app-slice.js';
+import { createApprovalsSlice } from './slices/approvals-slice.js';
 import { createDevchainSlice } from './slices/devchain-slice.js';
+import { createSendSlice } from './slices/send-slice.js';
 import { createSettingsSlice } from './slices/settings-slice.js';
 import { createTokensSlice } from './slices/tokens-slice.js';
 import { createTxSlice } from './slices/tx-slice.js';
@@ -17,5 +19,7 @@ export function createAppStore(api: DesktopApi): AppStore {
   const tokens = createTokensSlice(api);
   const settings = createSettingsSlice(api);
   const devchain = createDevchainSlice(api);
-  return createStore<AppState>()((...a) => ({ ...app(...a), ...tx(...a), ...tokens(...a), ...settings(...a), ...devchain(...a) }));
+  const send = createSendSlice(api);
+  const approvals = createApprovalsSlice(api);
+  return createStore<AppState>()((...a) => ({ ...app(...a), ...tx(...a), ...tokens(...a), ...settings(...a), ...devchain(...a), ...send(...a), ...approvals(...a) }));
 }

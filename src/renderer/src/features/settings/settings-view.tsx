@@ -1,6 +1,7 @@
-// Settings: data-service access, network, signing key and replacement policy, each saved on its own.
+// Settings: data-service access, network, signing key, replacement policy and tool requests, each saved on its own.
 import { ErrorState, LoadingState } from '../../components/states.js';
 import { useApp } from '../../store/use-app.js';
+import { ApprovalsSection } from './approvals-section.js';
 import { KeySection } from './key-section.js';
 import { NetworkSection } from './network-section.js';
 import { PolicySection } from './policy-section.js';
@@ -29,6 +30,7 @@ export function SettingsView() {
           <div className="settings-column">
             <KeySection />
             <PolicySection policy={settings.policy} />
+            <ApprovalsSection settings={settings} />
           </div>
           <div className="settings-column">
             <ServiceSection settings={settings} />

@@ -1,11 +1,13 @@
 // One token: its image and name from metadata, else a generated swatch; collection and id below; the ERC-1155 balance
-// as a badge; a refresh action that asks the data service to read the metadata URI again.
+// as a badge; "being sent" while a transfer of it is under way; a refresh action that asks the data service to read
+// the metadata URI again.
 import { memo, useContext, useState } from 'react';
 import type { TokenMetadata } from '../../../../shared/desktop-api.js';
 import type { Token } from '../../../../shared/listing.js';
 import { seedGradient } from '../../lib/seed-art.js';
 import { tokenImageSrc } from '../../lib/token-image.js';
 import { TransportContext, useApp } from '../../store/use-app.js';
+import { SendingBadge } from './token-sending.js';
 
 const NO_METADATA: TokenMetadata = {};
 
@@ -38,6 +40,7 @@ export const TokenCard = memo(function TokenCard({ token, onOpen }: { token: Tok
         >
           ↻
         </button>
+        <SendingBadge token={token} />
         {meta === null ? <span className="skeleton token-skeleton" aria-hidden="true" /> : null}
         {image ? <img src={image} alt={name} loading="lazy" onError={() => setBroken(true)} /> : null}
         {!image && meta !== null ? (

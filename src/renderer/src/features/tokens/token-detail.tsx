@@ -1,5 +1,6 @@
 // One token in full: its image and metadata, the collection contract, the owner, the token id, its metadata URI and,
-// where the listing gives it, the block of its last transfer; for an ERC-1155 token, the amount held.
+// where the listing gives it, the block of its last transfer; for an ERC-1155 token, the amount held; Send when the
+// signing account holds it, and where it is going while it is being sent.
 import { useContext } from 'react';
 import type { Token } from '../../../../shared/listing.js';
 import { Hex } from '../../components/hex.js';
@@ -8,6 +9,7 @@ import { formatInteger } from '../../lib/format.js';
 import { seedGradient } from '../../lib/seed-art.js';
 import { tokenImageSrc } from '../../lib/token-image.js';
 import { TransportContext, useApp } from '../../store/use-app.js';
+import { SendingFacts, useTokenSend } from './token-sending.js';
 
 /** The listing's transfer block, under whichever name a service version gives it; null when it gives none. */
 function transferBlock(token: Token): number | null {
@@ -17,13 +19,14 @@ function transferBlock(token: Token): number | null {
   return Number.isFinite(n) ? n : null;
 }
 
-export function TokenDetail({ token, onClose }: { token: Token; onClose: () => void }) {
+export function TokenDetail({ token, onClose, onSend }: { token: Token; onClose: () => void; /** Set when the signing account holds the token. */ onSend?: ((token: Token) => void) | undefined }) {
   const meta = useApp((s) => (token.uri ? s.metadata[token.uri] : undefined));
   const transport = useContext(TransportContext);
   const image = tokenImageSrc(meta?.image, transport);
   const collection = token.contract.name || token.contract.symbol || 'Unnamed collection';
   const name = meta?.name || `${token.contract.symbol || collection} #${token.id}`;
   const block = transferBlock(token);
+  const sending = useTokenSend(token);
   return (
     <Modal title={name} onClose={onClose} testId="token-detail" wide>
       <div className="token-detail">
@@ -32,6 +35,16 @@ export function TokenDetail({ token, onClose }: { token: Token; onClose: () => v
         </div>
         <div className="token-detail-body">
           {meta?.description ? <p className="token-description">{meta.description}</p> : meta === null ? <p className="muted">Loading metadata…</p> : null}
+          {sending ? (
+            <SendingFacts send={sending.send} name={sending.name} />
+          ) : onSend ? (
+            <div className="token-send-row">
+              <button type="button" className="btn btn-primary" onClick={() => onSend(token)} data-testid="token-send">
+                Send
+              </button>
+              <span className="muted">to another address{token.contract.standard === 'ERC1155' ? ', some or all of what this account holds' : ''}.</span>
+            </div>
+          ) : null}
           <dl className="facts facts-wide">
             <div>
               <dt>Collection</dt>

@@ -1,4 +1,5 @@
-// The token browser: controls, total count, a grid of token cards, and prev/next through the listing's pagination.
+// The token browser: controls, total count, a grid of token cards, prev/next through the listing's pagination, a
+// token's detail and, for a token the signing account holds, its Send form.
 import { useCallback, useMemo, useState } from 'react';
 import type { Token } from '../../../../shared/listing.js';
 import { EmptyState, ErrorState, LoadingState, Spinner } from '../../components/states.js';
@@ -10,6 +11,7 @@ import { Hex } from '../../components/hex.js';
 import { TokenCard } from './token-card.js';
 import { TokenControlsBar } from './token-controls.js';
 import { TokenDetail } from './token-detail.js';
+import { TokenSendDialog } from '../send/token-send-dialog.js';
 
 export function TokensView() {
   const page = useApp((s) => s.tokenPage);
@@ -24,6 +26,13 @@ export function TokensView() {
   const nav = useMemo(() => (page ? pageNav(page, shown) : null), [page, shown]);
   const [open, setOpen] = useState<Token | null>(null);
   const onOpen = useCallback((t: Token) => setOpen(t), []);
+  const [sending, setSending] = useState<Token | null>(null);
+  // One dialog at a time: Send closes the detail and opens the send form.
+  const onSend = useCallback((t: Token) => {
+    setOpen(null);
+    setSending(t);
+  }, []);
+  const holds = (t: Token) => Boolean(appAddress) && t.owner.toLowerCase() === appAddress!.toLowerCase();
 
   let body;
   if (!owner) {
@@ -86,7 +95,8 @@ export function TokensView() {
           </button>
         </nav>
       ) : null}
-      {open ? <TokenDetail token={open} onClose={() => setOpen(null)} /> : null}
+      {open ? <TokenDetail token={open} onClose={() => setOpen(null)} onSend={holds(open) ? onSend : undefined} /> : null}
+      {sending ? <TokenSendDialog token={sending} onClose={() => setSending(null)} /> : null}
     </div>
   );
 }

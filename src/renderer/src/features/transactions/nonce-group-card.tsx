@@ -1,5 +1,6 @@
 // One nonce: its state in the app's one vocabulary with how long it has been so, what to do when it needs you, speed
-// up and cancel while it is open, and every attempt with its state, fee, block and gas used (rows select the timeline).
+// up and cancel while it is open, what it does (recipient and value, or the call), and every attempt with its state, fee,
+// block and gas used (rows select the timeline).
 import { memo, type KeyboardEvent } from 'react';
 import { formatFee, formatInteger } from '../../lib/format.js';
 import { CopyButton } from '../../components/copy-button.js';
@@ -9,6 +10,8 @@ import { StateBadge } from '../../components/state-badge.js';
 import { attemptState, attemptWord, stateLabel, stateTone, stateWords } from '../../store/nonce-state.js';
 import { receiptFacts, type NonceGroup } from '../../store/tx-logic.js';
 import { NonceActions } from './nonce-actions.js';
+import { payloadRecord } from '../../store/tx-payload.js';
+import { TxWhat } from './tx-what.js';
 
 /** "waiting 3 min", "confirmed 2 min ago": the age that matters for each state. */
 function Age({ group }: { group: NonceGroup }) {
@@ -35,6 +38,8 @@ export const NonceGroupCard = memo(function NonceGroupCard({
 }) {
   const { state } = group;
   const headingId = `nonce-${group.key.replace(/[^a-z0-9]/gi, '-')}`;
+  // Replacements and speed-ups send the same payload; a cancel's 0 ETH to yourself is its row's word, not the nonce's.
+  const payload = payloadRecord(group.attempts);
   return (
     <li className={`group-card edge-${stateTone(state.name)}`} data-nonce={group.nonce} data-state={state.name} aria-labelledby={headingId}>
       <div className="group-head">
@@ -52,6 +57,11 @@ export const NonceGroupCard = memo(function NonceGroupCard({
         </span>
         <NonceActions state={state} nonce={group.nonce} part="buttons" />
       </div>
+      {payload && payload.to !== undefined ? (
+        <p className="group-what" data-testid="tx-what">
+          <TxWhat record={payload} />
+        </p>
+      ) : null}
       <NonceActions state={state} nonce={group.nonce} part="needs-you" />
       <div className="attempt-header" aria-hidden="true">
         <span>Attempt</span>

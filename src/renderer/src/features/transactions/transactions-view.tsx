@@ -1,15 +1,25 @@
-// The transaction dashboard: Generate, live counts, replacement chains grouped by nonce, and the selected transaction.
+// The transaction dashboard: Send (the form in a dialog) and Generate, live counts, replacement chains grouped by nonce,
+// and the selected transaction.
 import { useCallback, useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import { EmptyState, ErrorState, LoadingState, Spinner } from '../../components/states.js';
 import { countGroups, groupByNonce, type HistoryMap } from '../../store/tx-logic.js';
 import { useApp } from '../../store/use-app.js';
 import { NonceGroupCard } from './nonce-group-card.js';
 import { TxDetail } from './tx-detail.js';
+import { SendDialog } from '../send/send-dialog.js';
 
 function PlusIcon() {
   return (
     <svg width="14" height="14" viewBox="0 0 14 14" aria-hidden="true" className="icon">
       <path d="M7 1.5v11M1.5 7h11" stroke="currentColor" strokeWidth="2" strokeLinecap="round" />
+    </svg>
+  );
+}
+
+function SendIcon() {
+  return (
+    <svg width="14" height="14" viewBox="0 0 14 14" aria-hidden="true" className="icon">
+      <path d="M2 7h9.5M7.5 3 11.5 7l-4 4" stroke="currentColor" strokeWidth="2" fill="none" strokeLinecap="round" strokeLinejoin="round" />
     </svg>
   );
 }
@@ -55,6 +65,7 @@ export function TransactionsView() {
   const reload = useApp((s) => s.loadTransactions);
   const setView = useApp((s) => s.setView);
   const details = useApp((s) => s.details);
+  const [sendOpen, setSendOpen] = useState(false);
 
   const histories = useMemo<HistoryMap>(() => Object.fromEntries(Object.entries(details).map(([h, d]) => [h, d.record?.history])), [details]);
   const groups = useMemo(() => groupByNonce(txs, histories), [txs, histories]);
@@ -89,7 +100,7 @@ export function TransactionsView() {
   } else if (groups.length === 0) {
     body = (
       <EmptyState title="No transactions yet" icon="⇄">
-        <p>Generate one to watch it travel: Sending, Waiting, Stuck — replacing when it needs a higher fee, Mined, Confirmed.</p>
+        <p>Send ETH, or generate a 0 ETH transfer to yourself, to watch it travel: Sending, Waiting, Stuck — replacing when it needs a higher fee, Mined, Confirmed.</p>
       </EmptyState>
     );
   } else {
@@ -129,9 +140,20 @@ export function TransactionsView() {
               Create a signing key
             </button>
           ) : null}
-          <button type="button" className="btn btn-primary" onClick={() => void generate()} disabled={generating || !hasKey} data-testid="generate">
+          <button
+            type="button"
+            className="btn btn-secondary"
+            onClick={() => void generate()}
+            disabled={generating || !hasKey}
+            data-testid="generate"
+            title="A 0 ETH transfer to yourself, to watch the app get a transaction mined"
+          >
             {generating ? <Spinner label="Generating" /> : <PlusIcon />}
             Generate transaction
+          </button>
+          <button type="button" className="btn btn-primary" onClick={() => setSendOpen(true)} disabled={!hasKey} data-testid="send">
+            <SendIcon />
+            Send
           </button>
         </div>
       </header>
@@ -151,6 +173,7 @@ export function TransactionsView() {
         </p>
       ) : null}
       {body}
+      {sendOpen ? <SendDialog onClose={() => setSendOpen(false)} /> : null}
     </div>
   );
 }

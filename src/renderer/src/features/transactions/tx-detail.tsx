@@ -10,6 +10,7 @@ import { chainOf, receiptFacts } from '../../store/tx-logic.js';
 import { useApp } from '../../store/use-app.js';
 import { FeeBumpChart } from './fee-bump-chart.js';
 import { TxTimeline } from './tx-timeline.js';
+import { TxWhat } from './tx-what.js';
 
 export function TxDetail({ hash }: { hash: string }) {
   const txs = useApp((s) => s.txs);
@@ -48,6 +49,20 @@ export function TxDetail({ hash }: { hash: string }) {
             <Hex value={record.from} copy="address" explorer="address" />
           </dd>
         </div>
+        {record.to !== undefined ? (
+          <>
+            <div className="span-all">
+              <dt>What it does</dt>
+              <dd>
+                <TxWhat record={record} copy />
+              </dd>
+            </div>
+            <div>
+              <dt>Gas limit</dt>
+              <dd className="mono">{formatInteger(record.gasLimit)}</dd>
+            </div>
+          </>
+        ) : null}
         <div>
           <dt>{record.txType === 'eip1559' ? 'Max fee' : 'Gas price'}</dt>
           <dd className="mono">{formatFee(record.gasPrice)}</dd>

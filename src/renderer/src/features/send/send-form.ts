@@ -1,0 +1,95 @@
+// The Send form's check before anything is sent (recipient, amount in ETH, optional data), every field that needs
+// fixing with a sentence; and the core's refusal put back beside the field it names. Pure.
+import type { TxRequest } from '../../../../shared/tx-request.js';
+import type { ErrorInfo } from '../../store/api-error.js';
+import { hasValidChecksum } from '../../lib/address-checksum.js';
+import { formatWeiAsEther, parseEtherToWei } from '../../lib/eth-amount.js';
+import { normalizeFees } from '../../lib/format.js';
+
+export interface SendForm {
+  to: string;
+  amount: string;
+  data: string;
+}
+
+export type SendField = keyof SendForm;
+export type SendErrors = Partial<Record<SendField, string>>;
+
+export const emptySendForm: SendForm = { to: '', amount: '', data: '' };
+
+/** The largest calldata the core takes (its schema's 256 KiB). */
+const MAX_DATA_BYTES = 256 * 1024;
+const ZERO_ADDRESS = '0x' + '0'.repeat(40);
+
+/** A recipient as typed: one sentence saying what is wrong with it, or null. */
+export function recipientProblem(text: string): string | null {
+  const t = text.trim();
+  if (t === '') return 'Enter the recipient’s address: 0x followed by 40 hex digits.';
+  if (!/^0x/i.test(t)) return 'An address starts with 0x, followed by 40 hex digits.';
+  const body = t.slice(2);
+  if (/[^0-9a-fA-F]/.test(body)) return 'An address holds only hex digits (0–9, a–f) after 0x; check what was pasted.';
+  if (body.length !== 40) return `This address has ${body.length} hex digits after 0x; an address has 40. Check that it is complete.`;
+  if (!hasValidChecksum(t)) return 'The capital letters of this address do not match its checksum, so it probably has a typo; check it, or write it in lower case.';
+  if (t.toLowerCase() === ZERO_ADDRESS) return 'That is the zero address: whatever is sent there is lost for good.';
+  return null;
+}
+
+/** Optional calldata as typed: a sentence, or null when empty or valid 0x-hex bytes. */
+export function dataProblem(text: string): string | null {
+  const t = text.trim();
+  if (t === '' || t === '0x') return null;
+  if (!t.startsWith('0x')) return 'Data is 0x-hex: start it with 0x, or leave it empty for a plain transfer.';
+  const body = t.slice(2);
+  if (/[^0-9a-fA-F]/.test(body)) return 'Data may only hold hex digits (0–9, a–f) after 0x.';
+  if (body.length % 2 === 1) return `Data is whole bytes, an even number of hex digits after 0x; this has ${body.length}.`;
+  if (body.length / 2 > MAX_DATA_BYTES) return 'Data is limited to 256 KiB.';
+  return null;
+}
+
+export type SendCheck = { ok: true; request: TxRequest; valueWei: string } | { ok: false; errors: SendErrors };
+
+/** The form as a request to the core, or every field that needs fixing. `balanceWei`: what the account holds, when known. */
+export function checkSendForm(form: SendForm, balanceWei: string | null): SendCheck {
+  const errors: SendErrors = {};
+  const to = recipientProblem(form.to);
+  if (to) errors.to = to;
+  const data = dataProblem(form.data);
+  if (data) errors.data = data;
+  const hasData = !data && form.data.trim() !== '' && form.data.trim() !== '0x';
+  const amount = parseEtherToWei(form.amount.trim() === '' && hasData ? '0' : form.amount);
+  if (!amount.ok) errors.amount = amount.error;
+  else if (amount.wei === '0' && !hasData && !data) errors.amount = 'Enter an amount above 0, or data to call the recipient with.';
+  else if (balanceWei !== null && BigInt(amount.wei) > BigInt(balanceWei)) errors.amount = `That is more than the ${formatWeiAsEther(balanceWei)} ETH this account holds.`;
+  if (Object.keys(errors).length > 0 || !amount.ok) return { ok: false, errors };
+  // The address goes as typed: lower-casing it would throw away the checksum the core checks again.
+  const request: TxRequest = { to: form.to.trim(), value: amount.wei };
+  if (hasData) request.data = form.data.trim().toLowerCase();
+  return { ok: true, request, valueWei: amount.wei };
+}
+
+/** How the core names the request's fields in "The field 'value' …" sentences, and the form field each one is. */
+const coreFields: Readonly<Record<string, { field: SendField; noun: string }>> = {
+  to: { field: 'to', noun: 'The recipient' },
+  value: { field: 'amount', noun: 'The amount' },
+  data: { field: 'data', noun: 'The data' },
+};
+
+/**
+ * A refusal from the core, shown where it belongs: a malformed field (INVALID_PARAMETER) beside that field, anything
+ * else (a call that would revert, a balance that cannot cover value and gas) as the form's own sentence.
+ */
+export function refusalToSendErrors(error: ErrorInfo): { fields: SendErrors; form: string | null } {
+  const fields: SendErrors = {};
+  const rest: string[] = [];
+  if (error.code === 'INVALID_PARAMETER') {
+    for (const sentence of error.message.split(/(?=The field ')/)) {
+      const m = /^The field '([A-Za-z]+)' (.*)$/s.exec(sentence.trim());
+      const known = m ? coreFields[m[1]!] : undefined;
+      if (m && known) fields[known.field] = `${known.noun} ${m[2]!.trim()}`;
+      else if (sentence.trim()) rest.push(sentence.trim());
+    }
+  } else {
+    rest.push(error.message);
+  }
+  return { fields, form: rest.length > 0 ? normalizeFees(rest.join(' ')) : null };
+}

@@ -1,0 +1,106 @@
+// A SIGKILL of `txdesk serve` right after a tool's eth_sendTransaction answered, on a configured (congested) network
+// where a person approves the request: after the restart the transaction is mined, and the tool's wait(), polling
+// through a fresh provider against the restarted app, gets its receipt (a reprice by txdesk counts as mined).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { FetchRequest, isError, JsonRpcProvider, type TransactionReceipt, type TransactionResponse } from 'ethers';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sessionCookieName, sessionCookieValue } from '../../src/core/adapters/http/app-server-auth.js';
+import type { ApprovalRequest } from '../../src/shared/approvals.js';
+import { ensureCoreBuilt } from '../support/core-build.js';
+import { startTestChain, waitFor, type TestChain } from '../support/core-chain.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'txdesk-rpc-crash-'));
+const fixture = join(import.meta.dirname, '..', 'support', 'core-serve-child.mjs');
+const policy = { timeoutMs: 2_000, confirmations: 1 };
+let chain: TestChain;
+const children = new Set<ChildProcess>();
+
+beforeAll(async () => {
+  ensureCoreBuilt();
+  chain = await startTestChain({ congestion: 'high' });
+});
+
+afterAll(async () => {
+  for (const c of children) c.kill('SIGKILL');
+  await chain?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+interface Child {
+  child: ChildProcess;
+  url: string;
+  token: string;
+}
+
+async function startChild(): Promise<Child> {
+  const child = spawn(process.execPath, [fixture, JSON.stringify(policy)], { env: { ...process.env, ...chain.env, TXDESK_DATA_DIR: dir, TXDESK_LOG: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.add(child);
+  child.on('exit', () => children.delete(child));
+  const log: string[] = [];
+  child.stderr!.on('data', (b: Buffer) => log.push(String(b)));
+  const line = await new Promise<string>((resolve, reject) => {
+    createInterface({ input: child.stdout! }).once('line', resolve);
+    child.once('exit', (code) => reject(new Error(`serve exited (${code}) before ready:\n${log.join('')}`)));
+  });
+  const ready = JSON.parse(line) as { apiUrl: string; apiTokenFile: string };
+  return { child, url: ready.apiUrl, token: readFileSync(ready.apiTokenFile, 'utf8').trim() };
+}
+
+function providerOf(c: Child): JsonRpcProvider {
+  const request = new FetchRequest(`${c.url}/rpc`);
+  request.setHeader('Authorization', `Bearer ${c.token}`);
+  return new JsonRpcProvider(request, undefined, { staticNetwork: true, pollingInterval: 250 });
+}
+
+/** The person: approves every request waiting in the app, through its page's session (the login cookie). */
+async function approveWhatWaits(c: Child, stop: () => boolean): Promise<void> {
+  const port = Number(new URL(c.url).port);
+  const cookie = `${sessionCookieName(port)}=${sessionCookieValue(c.token)}`;
+  while (!stop()) {
+    const waiting = (await (await fetch(`${c.url}/api/approvals`, { headers: { cookie } })).json()) as ApprovalRequest[];
+    for (const w of waiting) {
+      await fetch(`${c.url}/api/approvals/${w.id}`, { method: 'POST', headers: { cookie, 'content-type': 'application/json', origin: c.url }, body: JSON.stringify({ approve: true }) });
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe('txdesk serve killed right after a tool sent', { timeout: 300_000 }, () => {
+  it('mines the transaction after the restart, and the tool waits it out through a fresh provider', async () => {
+    const first = await startChild();
+    const provider = providerOf(first);
+    const startBlock = await provider.getBlockNumber();
+    let answered = false;
+    const person = approveWhatWaits(first, () => answered);
+    const hash = (await provider.send('eth_sendTransaction', [{ from: chain.address, to: '0x' + '3'.repeat(40), value: '0x2a' }])) as string;
+    answered = true;
+    first.child.kill('SIGKILL');
+    provider.destroy();
+    await person.catch(() => undefined);
+    await new Promise((r) => (first.child.exitCode !== null || first.child.signalCode !== null ? r(null) : first.child.once('exit', r)));
+
+    const second = await startChild();
+    const fresh = providerOf(second);
+    try {
+      const tx = await waitFor('the transaction known to the restarted app', async () => (await fresh.getTransaction(hash)) ?? undefined);
+      let receipt: TransactionReceipt;
+      try {
+        receipt = (await (tx.replaceableTransaction(startBlock) as TransactionResponse).wait())!;
+      } catch (e) {
+        if (!isError(e, 'TRANSACTION_REPLACED') || e.reason !== 'repriced') throw e;
+        receipt = e.receipt;
+      }
+      expect(receipt.status).toBe(1);
+      const mined = await fresh.getTransaction(receipt.hash);
+      expect({ nonce: mined!.nonce, to: mined!.to!.toLowerCase(), value: mined!.value }).toEqual({ nonce: tx.nonce, to: '0x' + '3'.repeat(40), value: 42n });
+      expect(BigInt(await chain.rpc<string>('eth_getBalance', ['0x' + '3'.repeat(40), 'latest']))).toBe(42n);
+    } finally {
+      fresh.destroy();
+      second.child.kill('SIGTERM');
+    }
+  });
+});
