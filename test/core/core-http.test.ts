@@ -145,6 +145,7 @@ describe('the API token', () => {
       signIn: { email: chain.dev.devAccount.email, password: chain.dev.devAccount.password },
       setCongestion: { level: 'high' },
       resolveTokenMetadata: { uris: [] },
+      rpc: { jsonrpc: '2.0', id: 1, method: 'eth_accounts', params: [] },
     };
     for (const [name, method, pattern] of stateChanging) {
       const path = pattern.replace(':hash', hash).replace(':contract', chain.address).replace(':id', '1');
@@ -152,6 +153,14 @@ describe('the API token', () => {
       const headers: Record<string, string> = body ? { 'content-type': 'application/json' } : {};
       for (const authorization of ['', `Bearer ${'x'.repeat(43)}`, token, `Basic ${token}`]) {
         const r = await raw(method, path, { ...headers, authorization }, body);
+        if (name === 'rpc') {
+          // JSON-RPC answers in its own shape: error 4100 in a 200, which libraries read (an HTTP 401 they do not).
+          const e = JSON.parse(r.text) as { result?: unknown; error: { code: number; message: string } };
+          expect(`${name} ${authorization.slice(0, 6)} ${r.status} ${e.error.code}`).toBe(`${name} ${authorization.slice(0, 6)} 200 4100`);
+          expect(e.result).toBeUndefined();
+          expect(e.error.message).toContain(tokenFile);
+          continue;
+        }
         expect(`${name} ${authorization.slice(0, 6)} ${r.status}`).toBe(`${name} ${authorization.slice(0, 6)} 401`);
         const e = JSON.parse(r.text) as { error: { code: string; message: string } };
         expect(e.error.code).toBe('UNAUTHORIZED');
