@@ -7,9 +7,11 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ContractFactory, FetchRequest, Interface, JsonRpcProvider, Transaction, verifyMessage, verifyTypedData, Wallet } from 'ethers';
-import { createWalletClient, http, type Hex } from 'viem';
+import { createServer } from 'node:net';
+import { createWalletClient, http, publicActions, type Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pendingTransactionJson } from '../../src/core/services/tool-rpc.js';
+import { createJsonRpcChain } from '../../src/core/adapters/chain/chain-jsonrpc.js';
+import { createToolRpc, pendingTransactionJson } from '../../src/core/services/tool-rpc.js';
 import { startServe, type RunningServe } from '../../src/core/serve.js';
 import { startEmbeddedNetwork } from '../../src/embedded/index.js';
 import { silentLogger } from '../../src/lib/log.js';
@@ -52,9 +54,14 @@ describe('/rpc for tools', { timeout: 120_000 }, () => {
     const signer = await provider.getSigner();
     expect(signer.address.toLowerCase()).toBe(info.address);
     expect(await provider.getBalance(signer.address)).toBeGreaterThan(0n);
-    const client = createWalletClient({ transport: http(url, { fetchOptions: { headers: { authorization: `Bearer ${token}` } } }) });
+    const client = createWalletClient({ transport: http(url, { fetchOptions: { headers: { authorization: `Bearer ${token}` } } }) }).extend(publicActions);
     expect((await client.getAddresses()).map((a) => a.toLowerCase())).toEqual([info.address]);
     expect(await client.getChainId()).toBe(info.chainId);
+    // The reads are the node's: both libraries see the same balance and a block number the node has reached.
+    const [viaEthers, viaViem] = [await provider.getBalance(signer.address, 'earliest'), await client.getBalance({ address: signer.address as Hex, blockTag: 'earliest' })];
+    expect(viaViem).toBe(viaEthers);
+    const blockEthers = await provider.getBlockNumber();
+    expect(Number(await client.getBlockNumber({ cacheTime: 0 }))).toBeGreaterThanOrEqual(blockEthers);
   });
 
   it('signs messages and typed data that recover to the signing account', async () => {
@@ -80,6 +87,19 @@ describe('/rpc for tools', { timeout: 120_000 }, () => {
     expect(receipt.status).toBe(1);
     expect(await provider.getBalance(to)).toBe(12345n);
     expect((await records()).some((r) => r.transactionHash === tx.hash && r.to === to.toLowerCase() && r.value === '12345')).toBe(true);
+  });
+
+  it('sends through the engine: a transfer from viem is mined and waited for', async () => {
+    const info = serve.readyInfo();
+    const client = createWalletClient({ transport: http(url, { fetchOptions: { headers: { authorization: `Bearer ${token}` } } }) }).extend(publicActions);
+    const [account] = (await client.requestAddresses()) as [Hex];
+    const to = Wallet.createRandom().address as Hex;
+    const chain = { id: info.chainId, name: 'txdesk dev chain', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [url] } } };
+    const hash = await client.sendTransaction({ account, chain, to, value: 777n });
+    const receipt = await client.waitForTransactionReceipt({ hash, pollingInterval: 250 });
+    expect(receipt.status).toBe('success');
+    expect(await client.getBalance({ address: to })).toBe(777n);
+    expect((await records()).some((r) => r.transactionHash === hash && r.to === to.toLowerCase() && r.value === '777')).toBe(true);
   });
 
   it('runs a batch in order and answers each id', async () => {
@@ -155,9 +175,30 @@ describe('/rpc for tools', { timeout: 120_000 }, () => {
   });
 
   it("passes the node's own errors through", async () => {
-    const r = await call('eth_getBlockByNumber', ['not-a-block', false]);
-    expect(r.json.error.code).toBeLessThan(0);
-    expect(r.json.error.message.length).toBeGreaterThan(0);
+    const params = ['not-a-block', false];
+    const r = await call('eth_getBlockByNumber', params);
+    const direct = (await (await fetch(serve.readyInfo().nodeUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getBlockByNumber', params }) })).json()) as { error: { code: number; message: string } };
+    expect(direct.error.message.length).toBeGreaterThan(0);
+    expect(r.json.error).toEqual(direct.error);
+  });
+
+  it('says the node could not be reached when it does not answer', async () => {
+    const closed = await new Promise<number>((resolve) => {
+      const server = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = server.address() as { port: number };
+        server.close(() => resolve(port));
+      });
+    });
+    const chain = createJsonRpcChain(`http://127.0.0.1:${closed}`, { timeoutMs: 2_000 });
+    // Reads touch only the node; the other parts are not reached.
+    const unused = () => {
+      throw new Error('not reached');
+    };
+    const rpc = createToolRpc({ chainId: 31337, chain, store: { rawOf: unused }, signer: () => null, engine: { send: unused }, approvals: { gateTransaction: unused, gateMessage: unused, gateTypedData: unused } });
+    const failure = (await rpc.call('eth_blockNumber', [], { kind: 'token', fingerprint: '00000000', label: 'a test' }).catch((e: unknown) => e)) as { code: number; message: string };
+    expect(failure.code).toBe(-32603);
+    expect(failure.message).toMatch(/could not be reached.*Check that the node runs/);
+    await chain.close();
   });
 
   it('answers a stored transaction the node no longer knows from its signed bytes', async () => {
