@@ -16,6 +16,7 @@ import { createCore } from '../../dist/core/create-core.js';
 import { openTxStore } from '../../dist/core/adapters/sqlite/tx-store-sqlite.js';
 import { startDevService } from '../../dist/service/index.js';
 import { silentLogger } from '../../dist/lib/log.js';
+import { sessionCookieName, sessionCookieValue } from '../../dist/core/adapters/http/app-server-auth.js';
 import { startRpcFaults } from '../lib/fault-proxy.js';
 import { blocksToSettle, FAULT_KINDS, runFaultRun } from '../lib/fault-run.js';
 
@@ -24,7 +25,9 @@ const STUCK_TXS = Number(process.env.BENCH_APP_STUCK ?? 12);
 const THROUGHPUT_SECONDS = Number(process.env.BENCH_APP_SECONDS ?? 5);
 const FAULT_TXS = Number(process.env.BENCH_APP_FAULT_TXS ?? 50);
 const FAULT_SEED = Number(process.env.BENCH_APP_FAULT_SEED ?? 7);
+// BENCH_APP_ONLY=rpc measures only what a tool gets from /rpc (parts 4 and 5).
 const RPC_CONNECTIONS = 8;
+const RPC_TXS = Number(process.env.BENCH_APP_RPC_TXS ?? 1500);
 const TOOL_TXS = Number(process.env.BENCH_APP_TOOL_TXS ?? 12);
 const MINED_WITHIN_BLOCKS = 20;
 
@@ -120,6 +123,7 @@ async function main() {
   const dev = await startDevService({ port: 0, congestion: 'high', blockTimeSeconds: BLOCK_TIME_S, log: silentLogger });
   try {
     console.log(`dev chain block time: ${BLOCK_TIME_S * 1000} ms (the floor for "replacement mined" is one block after pending)`);
+    if (process.env.BENCH_APP_ONLY === 'rpc') return await toolFigures(dev);
 
     // Baseline: a transaction priced above the congestion load is mined without any replacement.
     const base = await stuckToMined(dev, { initialFeeWei: String(3n * 10n ** 9n), timeoutMs: 10_000, confirmations: 1 }, 6);
@@ -169,26 +173,40 @@ async function main() {
       console.log(`baseline  SQLite store insert alone (WAL, on disk):        ${storeRate.toFixed(0)} tx/s  -> the store is ${(storeRate / (ok / THROUGHPUT_SECONDS)).toFixed(0)}x faster than the whole POST`);
     });
 
-    await rpcThroughput(dev);
-    dev.devchain.setCongestion('high');
-    await toolSendToReceipt(dev);
+    await toolFigures(dev);
   } finally {
     await dev.stop();
   }
 }
 
-/** autocannon POSTing one JSON-RPC body per request, each made by `body(i)`; returns requests answered without error per second. */
-async function rpcRate(url, headers, body) {
+/**
+ * autocannon POSTing `n` JSON-RPC requests, the i-th body made by `body(i)`, RPC_CONNECTIONS at a time; returns the
+ * requests answered without error per second of the whole run.
+ */
+async function rpcRate(url, headers, n, body, anvilPid) {
   let i = 0;
   let errors = 0;
+  const cpu0 = process.cpuUsage();
+  const anvil0 = cpuMsOf(anvilPid);
+  const t0 = performance.now();
   const result = await autocannon({
     url,
     method: 'POST',
     connections: RPC_CONNECTIONS,
-    duration: THROUGHPUT_SECONDS,
+    amount: n,
     requests: [{ setupRequest: (req) => ({ ...req, headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body(i++)) }), onResponse: (status, text) => void (status !== 200 || text.includes('"error"') ? errors++ : 0) }],
   });
-  return { rate: (result['2xx'] - errors) / THROUGHPUT_SECONDS, errors, p50: result.latency.p50, p99: result.latency.p99 };
+  const seconds = (performance.now() - t0) / 1000;
+  const own = process.cpuUsage(cpu0);
+  // CPU per request: this process (txdesk's core and data service, and autocannon) and anvil, from /proc.
+  const perTx = { self: (own.user + own.system) / 1000 / n, anvil: (cpuMsOf(anvilPid) - anvil0) / n };
+  return { rate: (result['2xx'] - errors) / seconds, errors, p50: result.latency.p50, p99: result.latency.p99, perTx };
+}
+
+/** CPU milliseconds a process has used (user + system), from /proc/<pid>/stat (clock ticks of 10 ms). */
+function cpuMsOf(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 /**
@@ -199,17 +217,44 @@ async function rpcThroughput(dev) {
   dev.devchain.setCongestion('off');
   await withCore(dev, { timeoutMs: 60_000, confirmations: 1 }, async (_core, appUrl, wallet, auth) => {
     const to = Wallet.createRandom().address;
-    const tool = await rpcRate(`${appUrl}/rpc`, auth, (i) => ({ jsonrpc: '2.0', id: i, method: 'eth_sendTransaction', params: [{ from: wallet.address, to, value: '0x1', gas: '0x5208' }] }));
+    // A configured network: the first request is approved with a standing rule, as a person would for a busy tool.
+    await allowTool(appUrl, auth, { from: wallet.address, to, value: '0x1', gas: '0x5208' });
+    const tool = await rpcRate(`${appUrl}/rpc`, auth, RPC_TXS, (i) => ({ jsonrpc: '2.0', id: i, method: 'eth_sendTransaction', params: [{ from: wallet.address, to, value: '0x1', gas: '0x5208' }] }), dev.devchain.anvilPid);
     const other = Wallet.createRandom();
     await dev.devchain.fund(other.address, 10n ** 18n);
     const raws = [];
-    for (let i = 0; i < Math.max(2000, Math.ceil(tool.rate * THROUGHPUT_SECONDS * 4)); i++) {
+    for (let i = 0; i < RPC_TXS; i++) {
       raws.push(await other.signTransaction({ chainId: 31337, nonce: i, to, value: 1n, gasLimit: 21000n, gasPrice: 10n ** 9n, type: 0 }));
     }
-    const bare = await rpcRate(dev.devchain.nodeUrl, {}, (i) => ({ jsonrpc: '2.0', id: i, method: 'eth_sendRawTransaction', params: [raws[i % raws.length]] }));
-    console.log(`/rpc eth_sendTransaction: ${tool.rate.toFixed(0)} tx/s  p50 ${tool.p50} ms  p99 ${tool.p99} ms  (${tool.errors} errors, ${RPC_CONNECTIONS} connections, ${THROUGHPUT_SECONDS} s)`);
-    console.log(`baseline  anvil eth_sendRawTransaction of pre-signed txs:  ${bare.rate.toFixed(0)} tx/s  p50 ${bare.p50} ms  (${bare.errors} errors)  -> /rpc is ${(tool.rate / bare.rate).toFixed(2)}x of it`);
+    const bare = await rpcRate(dev.devchain.nodeUrl, {}, RPC_TXS, (i) => ({ jsonrpc: '2.0', id: i, method: 'eth_sendRawTransaction', params: [raws[i % raws.length]] }), dev.devchain.anvilPid);
+    const cpu = (r) => `CPU per tx: this process ${r.perTx.self.toFixed(2)} ms, anvil ${r.perTx.anvil.toFixed(2)} ms`;
+    console.log(`/rpc eth_sendTransaction: ${tool.rate.toFixed(0)} tx/s  p50 ${tool.p50} ms  p99 ${tool.p99} ms  (${tool.errors} errors, ${RPC_TXS} requests, ${RPC_CONNECTIONS} connections); ${cpu(tool)}`);
+    console.log(`baseline  anvil eth_sendRawTransaction of pre-signed txs:  ${bare.rate.toFixed(0)} tx/s  p50 ${bare.p50} ms  (${bare.errors} errors); ${cpu(bare)}  -> /rpc is ${(tool.rate / bare.rate).toFixed(2)}x of it`);
   });
+}
+
+/** (4) and (5): what a tool gets from /rpc. */
+async function toolFigures(dev) {
+  await rpcThroughput(dev);
+  dev.devchain.setCongestion('high');
+  await toolSendToReceipt(dev);
+}
+
+/** Sends one eth_sendTransaction and approves it through the app page's session with a rule large enough for the run. */
+async function allowTool(appUrl, auth, tx) {
+  const port = Number(new URL(appUrl).port);
+  const cookie = `${sessionCookieName(port)}=${sessionCookieValue(auth.authorization.slice('Bearer '.length))}`;
+  const sent = fetch(`${appUrl}/rpc`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_sendTransaction', params: [tx] }) });
+  for (;;) {
+    const [waiting] = await (await fetch(`${appUrl}/api/approvals`, { headers: { cookie } })).json();
+    if (waiting) {
+      await fetch(`${appUrl}/api/approvals/${waiting.id}`, { method: 'POST', headers: { cookie, origin: appUrl, 'content-type': 'application/json' }, body: JSON.stringify({ approve: true, allowPerDayWei: String(10n ** 30n) }) });
+      break;
+    }
+    await sleep(20);
+  }
+  const answer = await (await sent).json();
+  if (answer.error) throw new Error(`the approved request failed: ${answer.error.message}`);
 }
 
 /**
@@ -225,7 +270,8 @@ async function toolSendToReceipt(dev) {
       while ((await node.getBlockNumber()) - from <= MINED_WITHIN_BLOCKS) await sleep(250);
       return null;
     };
-    await withCore(dev, { timeoutMs: 2_000, confirmations: 1 }, async (_core, appUrl, _wallet, auth) => {
+    await withCore(dev, { timeoutMs: 2_000, confirmations: 1 }, async (_core, appUrl, wallet, auth) => {
+      await allowTool(appUrl, auth, { from: wallet.address, to: wallet.address, value: '0x0' });
       const request = new FetchRequest(`${appUrl}/rpc`);
       request.setHeader('Authorization', auth.authorization);
       const viaTxdesk = new JsonRpcProvider(request, undefined, { staticNetwork: true, pollingInterval: 250 });
@@ -254,14 +300,19 @@ async function toolSendToReceipt(dev) {
       console.log(`ethers send -> receipt under high congestion, 1 gwei first fee, ${n} txs:`);
       console.log(`  through txdesk /rpc (replaced when stuck): ${throughTxdesk.length} of ${n} mined within ${MINED_WITHIN_BLOCKS} blocks, ${fmtBlocks(throughTxdesk)}`);
       console.log(`  straight to the node:                      ${straight.length} of ${n} mined within ${MINED_WITHIN_BLOCKS} blocks, ${fmtBlocks(straight)}`);
+      // Straight sends never mined are still being watched: stop that before the providers go.
+      viaTxdesk.removeAllListeners();
+      node.removeAllListeners();
       viaTxdesk.destroy();
     });
   } finally {
-    node.destroy();
+    // Not destroyed: a poll still in flight would reject inside ethers, unhandled; with no listeners left it ends.
+    node.removeAllListeners();
   }
 }
 
-main().catch((e) => {
+// Exits when done: a library's wait() on a transaction never mined (the straight sends) keeps timers of its own.
+main().then(() => process.exit(0)).catch((e) => {
   console.error(`bench/app could not measure: ${e.stack ?? e.message}`);
   process.exit(1);
 });

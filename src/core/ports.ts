@@ -25,6 +25,11 @@ export interface TxStore {
   byNonce(from: string, nonce: number): TxRecord[];
   /** Nonces of `from` that hold a record: every one is settled by the engine, refused or not, so none is reused. */
   liveNonces(from: string): number[];
+  /**
+   * What the next-nonce plan needs without reading every nonce: the nonces of `from` at or above `atLeast`, and the
+   * highest one (which may be below it), ascending.
+   */
+  noncesFrom(from: string, atLeast: number): number[];
   /** Nonces of `from` with no confirmed record yet, ascending. */
   openNonces(from: string): number[];
   /**

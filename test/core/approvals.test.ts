@@ -87,7 +87,7 @@ describe('approvals', () => {
     w.approvals.stop();
     await declinedWith(past);
     await declinedWith(another);
-    w.advance(24 * 3600 * 1000); // a day later the spends have left the window
+    w.advance(24 * 3600 * 1000 + 120_000); // a day (and the minute they were counted in) later the spends have left the window
     await w.approvals.gateTransaction(payload('0'), tool);
     expect(w.approvals.rules()[0]!.spentWei).toBe(String(cost));
     w.approvals.revoke(w.approvals.rules()[0]!.id);
@@ -118,11 +118,17 @@ describe('approval rules (pure)', () => {
   const rule: StoredRule = { id: 'r', requester: tool, maxPerDayWei: '100', createdAt: '2026-01-01T00:00:00.000Z', spends: [] };
   it('counts spends inside the 24 h window only', () => {
     const t0 = Date.parse('2026-01-02T00:00:00Z');
-    const r = withSpend(withSpend(rule, 60n, t0), 30n, t0 + 1000);
-    expect(spentWithin(r, t0 + 2000)).toBe(90n);
-    expect(ruleAllows(r, 10n, t0 + 2000)).toBe(true);
-    expect(ruleAllows(r, 11n, t0 + 2000)).toBe(false);
-    expect(spentWithin(r, t0 + 24 * 3600 * 1000 + 500)).toBe(30n);
+    const day = 24 * 3600 * 1000;
+    const sameMinute = withSpend(withSpend(rule, 60n, t0), 30n, t0 + 1000);
+    expect(sameMinute.spends).toHaveLength(1); // kept per minute
+    const r = withSpend(sameMinute, 5n, t0 + 61_000);
+    expect(spentWithin(r, t0 + 62_000)).toBe(95n);
+    expect(ruleAllows(r, 5n, t0 + 62_000)).toBe(true);
+    expect(ruleAllows(r, 6n, t0 + 62_000)).toBe(false);
+    // Never early: a spend counts for at least a full day, and leaves within a minute after that.
+    expect(spentWithin(r, t0 + day + 1000)).toBe(95n);
+    expect(spentWithin(r, t0 + day + 60_000)).toBe(5n);
+    expect(spentWithin(r, t0 + day + 121_000)).toBe(0n);
   });
   it('names well-known functions and leaves the rest to their selector', () => {
     expect(calledFunction('0x' + '1'.repeat(40), '0x42842e0e' + '0'.repeat(192))).toEqual({ selector: '0x42842e0e', functionName: 'safeTransferFrom(address,address,uint256)' });

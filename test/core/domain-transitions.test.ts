@@ -1,4 +1,5 @@
 // Table-driven tests of record transitions (every message type, duplicates, out-of-order) and nonce bookkeeping.
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { applyTrackerMessage, type TrackerNews } from '../../src/core/domain/transitions.js';
 import { planNextNonce, recoverNonce } from '../../src/core/domain/nonce.js';
@@ -87,6 +88,15 @@ describe('planNextNonce', () => {
     { chain: 2, ours: [0, 1, 2, 3, 4], want: 5, elsewhere: 0 },
   ])('chain $chain, ours $ours -> $want', ({ chain, ours, want, elsewhere }) => {
     expect(planNextNonce(chain, ours)).toEqual({ nonce: want, usedElsewhere: elsewhere });
+  });
+
+  it('needs only the nonces at or above the chain count and the highest one (what the store reads)', () => {
+    fc.assert(
+      fc.property(fc.nat(60), fc.uniqueArray(fc.nat(60), { maxLength: 40 }), (chain, ours) => {
+        const bounded = [...ours.filter((n) => n >= chain), ...(ours.length ? [Math.max(...ours)] : [])];
+        expect(planNextNonce(chain, bounded)).toEqual(planNextNonce(chain, ours));
+      }),
+    );
   });
 });
 

@@ -31,6 +31,9 @@ describe('sqlite tx store', () => {
     expect(t.history(hashOf(1))).toEqual([{ at: '2026-01-01T00:00:00.000Z', kind: 'signed', summary: 'Signed.', detail: { nonce: 0 } }]);
     expect(t.byNonce(from, 0).map((r) => r.attempt)).toEqual([0, 1]);
     expect(t.liveNonces(from).sort()).toEqual([0, 1]);
+    expect(t.noncesFrom(from, 1)).toEqual([1]);
+    expect(t.noncesFrom(from, 5)).toEqual([1]); // the highest, below the bound
+    expect(t.noncesFrom('0x' + '9'.repeat(40), 0)).toEqual([]);
     expect(t.openNonces(from)).toEqual([0, 1]);
 
     const changed = t.applyChanges(

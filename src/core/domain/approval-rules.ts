@@ -26,9 +26,20 @@ export function ruleAllows(rule: StoredRule, costWei: bigint, nowMs: number): bo
   return spentWithin(rule, nowMs) + costWei <= BigInt(rule.maxPerDayWei);
 }
 
-/** The rule after it let `costWei` through at `nowMs` (older spends dropped). */
+const MINUTE_MS = 60_000;
+
+/**
+ * The rule after it let `costWei` through at `nowMs` (older spends dropped). Spends are kept per minute, so a busy
+ * tool's rule holds at most 1,440 of them; a spend counts until its minute leaves the window (a little late, never
+ * early).
+ */
 export function withSpend(rule: StoredRule, costWei: bigint, nowMs: number): StoredRule {
-  return { ...rule, spends: [...recentSpends(rule, nowMs), { at: new Date(nowMs).toISOString(), wei: costWei.toString() }] };
+  // Stamped with the end of its minute, so it leaves the window late rather than early.
+  const minute = new Date(Math.floor(nowMs / MINUTE_MS) * MINUTE_MS + MINUTE_MS).toISOString();
+  const spends = recentSpends(rule, nowMs);
+  const last = spends.at(-1);
+  if (last?.at === minute) return { ...rule, spends: [...spends.slice(0, -1), { at: minute, wei: (BigInt(last.wei) + costWei).toString() }] };
+  return { ...rule, spends: [...spends, { at: minute, wei: costWei.toString() }] };
 }
 
 /** Selectors a person is likely to meet from tools, by their signature: the token standards' moves and approvals. */

@@ -34,8 +34,24 @@ interface Waiting {
 
 const declined = (why: string) => new TxdeskError('DECLINED', why);
 
+/** A rule's spends are written at most this often (they change with every transaction it lets through). */
+const SPEND_WRITE_MS = 1_000;
+
 export function createApprovals(d: ApprovalsDeps) {
   const waiting = new Map<string, Waiting>();
+  // The rules live here and are written through: at once when a person changes them, within a second for spends
+  // (a crash may forget up to a second of spends, so a tool may exceed its day by that much).
+  let rules = d.rules.load();
+  let spendTimer: NodeJS.Timeout | null = null;
+  const writeRules = () => {
+    if (spendTimer) clearTimeout(spendTimer);
+    spendTimer = null;
+    d.rules.save(rules);
+  };
+  const writeSpendsSoon = () => {
+    spendTimer ??= setTimeout(writeRules, SPEND_WRITE_MS);
+    spendTimer.unref();
+  };
   const iso = (ms: number) => new Date(ms).toISOString();
   const list = () => [...waiting.values()].map((w) => w.request);
 
@@ -72,9 +88,10 @@ export function createApprovals(d: ApprovalsDeps) {
       const policy = d.policy();
       const cap = BigInt(policy.maxFeeWei);
       const maxCost = worstCost(payload, cap);
-      const rule = ruleOf(d.rules.load(), requester);
+      const rule = ruleOf(rules, requester);
       if (rule && ruleAllows(rule, maxCost, d.clock.now())) {
-        d.rules.save(d.rules.load().map((r) => (r.id === rule.id ? withSpend(r, maxCost, d.clock.now()) : r)));
+        rules = rules.map((r) => (r.id === rule.id ? withSpend(r, maxCost, d.clock.now()) : r));
+        writeSpendsSoon();
         d.log.info(`a transaction of at most ${formatEth(maxCost, 'up')} ETH from ${requester.label} went through under its standing rule`);
         return;
       }
@@ -87,8 +104,9 @@ export function createApprovals(d: ApprovalsDeps) {
         const now = d.clock.now();
         const fresh: StoredRule = { id: randomUUID(), requester, maxPerDayWei: decision.allowPerDayWei, createdAt: iso(now), spends: [] };
         // The approved transaction counts against the new rule's day.
-        const others = d.rules.load().filter((r) => !(r.requester.kind === requester.kind && r.requester.fingerprint === requester.fingerprint));
-        d.rules.save([...others, withSpend(fresh, maxCost, now)]);
+        const others = rules.filter((r) => !(r.requester.kind === requester.kind && r.requester.fingerprint === requester.fingerprint));
+        rules = [...others, withSpend(fresh, maxCost, now)];
+        writeRules();
       }
     },
 
@@ -125,17 +143,18 @@ export function createApprovals(d: ApprovalsDeps) {
 
     rules(): ApprovalRule[] {
       const now = d.clock.now();
-      return d.rules.load().map((r) => ({ id: r.id, requester: r.requester, maxPerDayWei: r.maxPerDayWei, spentWei: spentWithin(r, now).toString(), createdAt: r.createdAt }));
+      return rules.map((r) => ({ id: r.id, requester: r.requester, maxPerDayWei: r.maxPerDayWei, spentWei: spentWithin(r, now).toString(), createdAt: r.createdAt }));
     },
 
     revoke(id: string): void {
-      const rules = d.rules.load();
       if (!rules.some((r) => r.id === id)) throw new TxdeskError('NOT_FOUND', `There is no standing rule ${id}; list them with GET /api/approval-rules.`);
-      d.rules.save(rules.filter((r) => r.id !== id));
+      rules = rules.filter((r) => r.id !== id);
+      writeRules();
     },
 
     /** Declines everything still waiting (the app is stopping). */
     stop(): void {
+      if (spendTimer) writeRules();
       for (const w of [...waiting.values()]) w.settle(declined('The txdesk app stopped before the request was answered; ask again once it runs.'));
     },
   };

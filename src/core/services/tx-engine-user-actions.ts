@@ -99,7 +99,8 @@ export function createTxUserActions(ctx: TxEngineContext, sending: Pick<TxBroadc
       const policy = d.policy();
       // Our own records cover every nonce signed since the read: only a nonce used elsewhere meanwhile can collide,
       // and the node's "nonce too low" reconciles it as it always does.
-      const plan = planNextNonce(chainPending, d.store.liveNonces(signer.address));
+      // Only the nonces at or above the node's count (and our highest) matter to the plan: a query, not the whole history.
+      const plan = planNextNonce(chainPending, d.store.noncesFrom(signer.address, chainPending));
       if (plan.usedElsewhere > 0) d.log.warn(`${plan.usedElsewhere} nonce(s) of ${signer.address} were used outside txdesk; continuing at ${plan.nonce}`);
       const { fees, raisedToBaseFee } = initialFees(policy.txType, BigInt(policy.initialFeeWei), net);
       const cap = BigInt(policy.maxFeeWei);

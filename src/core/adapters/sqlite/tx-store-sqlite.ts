@@ -114,6 +114,7 @@ export function createSqliteTxStore(db: Db): TxStore {
     byNonce: db.prepare(`SELECT ${COLS} FROM txs WHERE sender = ? AND nonce = ? ORDER BY attempt, id`),
     history: db.prepare('SELECT at, kind, summary, detail FROM tx_events WHERE hash = ? ORDER BY id'),
     liveNonces: db.prepare('SELECT DISTINCT nonce FROM txs WHERE sender = ?'),
+    noncesFrom: db.prepare('SELECT DISTINCT nonce FROM txs WHERE sender = ? AND nonce >= ? UNION SELECT MAX(nonce) FROM txs WHERE sender = ? ORDER BY 1'),
     openNonces: db.prepare(
       "SELECT DISTINCT nonce FROM txs WHERE sender = ? AND nonce NOT IN (SELECT nonce FROM txs WHERE sender = ? AND status = 'confirmation') ORDER BY nonce",
     ),
@@ -164,6 +165,8 @@ export function createSqliteTxStore(db: Db): TxStore {
       })),
     byNonce: (from, nonce) => (q.byNonce.all(from.toLowerCase(), nonce) as Row[]).map(toRecord),
     liveNonces: (from) => (q.liveNonces.all(from.toLowerCase()) as { nonce: number }[]).map((r) => r.nonce),
+    noncesFrom: (from, atLeast) =>
+      (q.noncesFrom.raw().all(from.toLowerCase(), atLeast, from.toLowerCase()) as [number | null][]).map(([n]) => n).filter((n): n is number => n !== null),
     openNonces: (from) => (q.openNonces.all(from.toLowerCase(), from.toLowerCase()) as { nonce: number }[]).map((r) => r.nonce),
     skippedNonces: () => (q.skippedNonces.all() as { sender: string; nonce: number }[]).map((r) => ({ from: r.sender, nonce: r.nonce })),
     rawOf: (hash) => (q.raw.get(hash.toLowerCase()) as { raw: string } | undefined)?.raw ?? null,
