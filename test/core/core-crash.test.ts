@@ -1,22 +1,19 @@
 // SIGKILL of the app core at random points while transactions are generated, replaced and confirmed; after each
 // restart with the same data dir nothing acknowledged is lost and the run ends in the same clean state.
-import { spawn, type ChildProcess } from 'node:child_process';
 import Database from 'better-sqlite3';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TxRecord } from '../../src/shared/tx-record.js';
 import { authHeader } from '../support/core-api-token.js';
 import { ensureCoreBuilt } from '../support/core-build.js';
 import { allConfirmed, expectCleanEndState, startTestChain, waitFor, type TestChain } from '../support/core-chain.js';
+import { exited, serveChildren, startServeChild, type ServeChild } from '../support/core-serve-process.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'txdesk-core-crash-'));
-const fixture = join(import.meta.dirname, '..', 'support', 'core-serve-child.mjs');
 const policy = { timeoutMs: 2_000, confirmations: 2, maxReplacements: 5 };
 let chain: TestChain;
-const children = new Set<ChildProcess>();
 
 beforeAll(async () => {
   ensureCoreBuilt();
@@ -24,25 +21,13 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const c of children) c.kill('SIGKILL');
+  for (const c of serveChildren) c.kill('SIGKILL');
   await chain?.stop();
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function startChild(): Promise<{ child: ChildProcess; url: string; auth: { authorization: string }; log: string[] }> {
-  const child = spawn(process.execPath, [fixture, JSON.stringify(policy)], {
-    env: { ...process.env, ...chain.env, TXDESK_DATA_DIR: dir, TXDESK_LOG: '' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.add(child);
-  child.on('exit', () => children.delete(child));
-  const log: string[] = [];
-  child.stderr!.on('data', (b: Buffer) => log.push(String(b)));
-  const line = await new Promise<string>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).once('line', resolve);
-    child.once('exit', (code) => reject(new Error(`core exited (${code}) before ready:\n${log.join('')}`)));
-  });
-  const ready = JSON.parse(line) as { apiUrl: string; apiTokenFile: string; address: string };
+async function startChild(): Promise<{ child: ServeChild['child']; url: string; auth: { authorization: string }; log: string[] }> {
+  const { child, ready, log } = await startServeChild(policy, { ...chain.env, TXDESK_DATA_DIR: dir });
   expect(ready.address).toBe(chain.address);
   return { child, url: ready.apiUrl, auth: authHeader(ready.apiTokenFile), log };
 }
@@ -77,7 +62,7 @@ describe('core killed with SIGKILL', { timeout: 420_000 }, () => {
         await sleep(Math.floor(Math.random() * 100));
       }
       clearTimeout(timer);
-      await new Promise((r) => (child.exitCode !== null || child.signalCode !== null ? r(null) : child.once('exit', r)));
+      await exited(child);
       current = await startChild();
     }
     // The last run is left alone: it generates what is missing and settles everything.

@@ -1,23 +1,20 @@
 // A SIGKILL of `txdesk serve` right after a tool's eth_sendTransaction answered, on a configured (congested) network
 // where a person approves the request: after the restart the transaction is mined, and the tool's wait(), polling
 // through a fresh provider against the restarted app, gets its receipt (a reprice by txdesk counts as mined).
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { FetchRequest, isError, JsonRpcProvider, type TransactionReceipt, type TransactionResponse } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sessionCookieName, sessionCookieValue } from '../../src/core/adapters/http/app-server-auth.js';
 import type { ApprovalRequest } from '../../src/shared/approvals.js';
 import { ensureCoreBuilt } from '../support/core-build.js';
 import { startTestChain, waitFor, type TestChain } from '../support/core-chain.js';
+import { exited, serveChildren, startServeChild, type ServeChild } from '../support/core-serve-process.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'txdesk-rpc-crash-'));
-const fixture = join(import.meta.dirname, '..', 'support', 'core-serve-child.mjs');
 const policy = { timeoutMs: 2_000, confirmations: 1 };
 let chain: TestChain;
-const children = new Set<ChildProcess>();
 
 beforeAll(async () => {
   ensureCoreBuilt();
@@ -25,28 +22,19 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const c of children) c.kill('SIGKILL');
+  for (const c of serveChildren) c.kill('SIGKILL');
   await chain?.stop();
   rmSync(dir, { recursive: true, force: true });
 });
 
 interface Child {
-  child: ChildProcess;
+  child: ServeChild['child'];
   url: string;
   token: string;
 }
 
 async function startChild(): Promise<Child> {
-  const child = spawn(process.execPath, [fixture, JSON.stringify(policy)], { env: { ...process.env, ...chain.env, TXDESK_DATA_DIR: dir, TXDESK_LOG: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.add(child);
-  child.on('exit', () => children.delete(child));
-  const log: string[] = [];
-  child.stderr!.on('data', (b: Buffer) => log.push(String(b)));
-  const line = await new Promise<string>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).once('line', resolve);
-    child.once('exit', (code) => reject(new Error(`serve exited (${code}) before ready:\n${log.join('')}`)));
-  });
-  const ready = JSON.parse(line) as { apiUrl: string; apiTokenFile: string };
+  const { child, ready } = await startServeChild(policy, { ...chain.env, TXDESK_DATA_DIR: dir });
   return { child, url: ready.apiUrl, token: readFileSync(ready.apiTokenFile, 'utf8').trim() };
 }
 
@@ -81,7 +69,7 @@ describe('txdesk serve killed right after a tool sent', { timeout: 300_000 }, ()
     first.child.kill('SIGKILL');
     provider.destroy();
     await person.catch(() => undefined);
-    await new Promise((r) => (first.child.exitCode !== null || first.child.signalCode !== null ? r(null) : first.child.once('exit', r)));
+    await exited(first.child);
 
     const second = await startChild();
     const fresh = providerOf(second);

@@ -9,6 +9,7 @@ import { recordsToMap } from '../../src/renderer/src/store/tx-logic.js';
 import type { DesktopApi } from '../../src/shared/desktop-api.js';
 import type { Token, TokenPage } from '../../src/shared/listing.js';
 import type { TxRecord } from '../../src/shared/tx-record.js';
+import { rec as baseRecord } from '../support/core-records.js';
 
 const me = '0x' + 'a1'.repeat(20);
 const bob = '0x' + 'b0'.repeat(20);
@@ -16,26 +17,7 @@ const gems = { address: '0x' + 'c0'.repeat(20), name: 'Gems', symbol: 'GEM', tot
 const tiles = { address: '0x' + 'd0'.repeat(20), name: 'Tiles', symbol: 'TILE', totalSupply: 3, standard: 'ERC721' as const };
 
 function rec(hash: string, p: Partial<TxRecord> = {}): TxRecord {
-  return {
-    transactionHash: hash,
-    from: me,
-    nonce: 4,
-    gasPrice: '1000000000',
-    txType: 'eip1559',
-    to: gems.address,
-    value: '0',
-    input: '0xf242432a',
-    gasLimit: '60000',
-    data: {},
-    replaces: null,
-    replacedBy: null,
-    attempt: 0,
-    kind: 'generate',
-    problem: null,
-    createdAt: 't0',
-    updatedAt: 't0',
-    ...p,
-  };
+  return baseRecord({ transactionHash: hash, from: me, nonce: 4, txType: 'eip1559', to: gems.address, input: '0xf242432a', gasLimit: '60000', createdAt: 't0', updatedAt: 't0', ...p });
 }
 
 const send = (p: Partial<TokenSend> = {}): TokenSend => ({ contract: gems.address, tokenId: '2', owner: me, to: bob, amount: '2', heldBefore: '5', hash: '0x1', label: 'Gems #2', ...p });
