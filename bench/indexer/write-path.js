@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase } from '../../dist/lib/sqlite.js';
 import { startCheckpointer } from '../../dist/lib/sqlite-checkpointer.js';
-import { sqliteIndexStore } from '../../dist/service/indexer/indexer-store.js';
+import { sqliteIndexStore } from '../../dist/service/backend.js';
 
 const ZERO = '0x' + '0'.repeat(40);
 const silent = { info() {}, warn() {}, error() {}, child: () => silent };

@@ -3,7 +3,7 @@
 // PostgreSQL side of the listing benchmark.
 import { openDatabase } from '../../dist/lib/sqlite.js';
 import { openPgPool } from '../../dist/service/db/pg-pool.js';
-import { migrateIndexPg } from '../../dist/service/indexer/indexer-schema-pg.js';
+import { migratePostgresIndex } from '../../dist/service/backend.js';
 
 /** Each listing table with its columns and their PostgreSQL types (the unnest casts), and which rows to leave behind. */
 const TABLES = [
@@ -26,7 +26,7 @@ export async function copyListingToPg(sqliteFile, url) {
   const pool = openPgPool(url);
   let rows = 0;
   try {
-    await migrateIndexPg(pool);
+    await migratePostgresIndex(pool);
     for (const [table, columns, where] of TABLES) {
       const names = Object.keys(columns);
       const casts = names.map((n, i) => `$${i + 1}::${columns[n]}[]`).join(', ');

@@ -2,12 +2,12 @@
 // hand), serving the same listing endpoint function: the baseline that bench/listing compares the Hono service with.
 import { createServer } from 'node:http';
 import { createListingEndpoints } from '../../dist/service/listing/listing-routes.js';
-import { sqliteListingReads } from '../../dist/service/listing/listing-reads.js';
+import { openSqliteListingReads } from '../../dist/service/listing/sqlite/listing-reads-sqlite.js';
 import { allowedServiceHosts, checkServiceHost } from '../../dist/service/http/service-hosts.js';
 
 /** Serves GET /nft/v1/accounts/:address/tokens from `db` on a free loopback port; resolves to its URL and a stop(). */
 export async function startOldFront(db, clientId) {
-  const listing = createListingEndpoints({ reads: sqliteListingReads(db), isClientId: (id) => id === clientId, limiter: { take() {} }, refreshLimiter: { take() {} }, refreshToken: () => false });
+  const listing = createListingEndpoints({ reads: openSqliteListingReads(db), isClientId: (id) => id === clientId, limiter: { take() {} }, refreshLimiter: { take() {} }, refreshToken: () => false });
   const routes = [{ method: 'GET', segments: ['nft', 'v1', 'accounts', ':address', 'tokens'] }];
   let allowed = null;
   let base = '';

@@ -2,10 +2,10 @@
 // a fifth of the contracts are ERC-1155 (ids shared by two owners, balances 1..100), a fifth ERC-721 minted in
 // EIP-2309 ranges (14-byte transfer keys), the rest plain ERC-721.
 import { openDatabase } from '../../dist/lib/sqlite.js';
-import { migrateIndex } from '../../dist/service/indexer/indexer-schema.js';
-import { addressBytes, contractOrderKey, holdingIdKey, idOrderKey, tokenIdKey, transferKey } from '../../dist/service/listing/listing-store-keys.js';
-import { rebuildDerived } from '../../dist/service/listing/listing-store-rebuild.js';
-import { prng } from '../lib/prng.js';
+import { migrateSqliteIndex } from '../../dist/service/backend.js';
+import { addressBytes, contractOrderKey, holdingIdKey, idOrderKey, tokenIdKey, transferKey } from '../../dist/service/listing/listing-keys.js';
+import { rebuildDerived } from '../../dist/service/listing/sqlite/listing-rebuild-sqlite.js';
+import { prng } from '../../test/support/prng.js';
 
 export const SEED = { tokens: 1_000_000, owners: 100_000, contracts: 1_000, largestOwner: 50_000 };
 
@@ -16,7 +16,7 @@ export const contractAddress = (n) => address('c0', (n * 2654435761) % 0xfffffff
 /** Writes the index into `file`; owner 0 holds SEED.largestOwner tokens, the rest are spread at random. */
 export function seedListing(file) {
   const db = openDatabase(file);
-  migrateIndex(db);
+  migrateSqliteIndex(db);
   db.pragma('synchronous = OFF');
   const rnd = prng(42);
   const indexSql = db.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'idx_tokens' AND sql IS NOT NULL").all();

@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase } from '../../dist/lib/sqlite.js';
 import { openPgPool } from '../../dist/service/db/pg-pool.js';
-import { queryTokens } from '../../dist/service/listing/listing-store.js';
-import { queryTokensPg } from '../../dist/service/listing/listing-store-pg.js';
+import { queryTokens } from '../../dist/service/listing/sqlite/listing-reads-sqlite.js';
+import { queryTokensPg } from '../../dist/service/listing/postgres/listing-reads-postgres.js';
 import { startOldFront } from './old-front.js';
 
 const dataDir = process.argv[2];

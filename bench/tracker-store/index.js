@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase } from '../../dist/lib/sqlite.js';
 import { openPgPool } from '../../dist/service/db/pg-pool.js';
-import { createPgTrackerStore } from '../../dist/service/tracker/tracker-store-pg.js';
-import { createTrackerStore } from '../../dist/service/tracker/tracker-store.js';
+import { openPostgresTrackerStore } from '../../dist/service/tracker/postgres/tracker-store-postgres.js';
+import { openSqliteTrackerStore } from '../../dist/service/tracker/sqlite/tracker-store-sqlite.js';
 import { startThrowawayPostgres } from '../lib/throwaway-postgres.js';
 
 const i = process.argv.indexOf('--rounds');
@@ -40,13 +40,13 @@ async function measure(store) {
 const line = (name, r) => `store    ${name}: 1,000 receipts in 10 chunks, median ${r.median.toFixed(1)} ms (min ${r.min.toFixed(1)}, max ${r.max.toFixed(1)}) over ${ROUNDS} blocks`;
 const dir = mkdtempSync(join(tmpdir(), 'txdesk-bench-tracker-store-'));
 const db = openDatabase(join(dir, 'tracker.db'));
-const sqlite = await measure(createTrackerStore(db)).finally(() => db.close());
+const sqlite = await measure(openSqliteTrackerStore(db)).finally(() => db.close());
 rmSync(dir, { recursive: true, force: true });
 console.log(line('SQLite (baseline)', sqlite));
 const pg = await startThrowawayPostgres('tracker_store');
 const pool = openPgPool(pg.url);
 try {
-  const onPg = await measure(await createPgTrackerStore(pool, 'bench'));
+  const onPg = await measure(await openPostgresTrackerStore(pool, 'bench'));
   console.log(`${line('PostgreSQL', onPg)}: ${(onPg.median / sqlite.median).toFixed(2)}x SQLite`);
 } finally {
   await pool.end();

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { silentLogger } from '../../dist/lib/log.js';
 import { openDatabase } from '../../dist/lib/sqlite.js';
 import { createTrackerEngine } from '../../dist/service/tracker/tracker-engine.js';
-import { createTrackerStore } from '../../dist/service/tracker/tracker-store.js';
+import { openSqliteTrackerStore } from '../../dist/service/tracker/sqlite/tracker-store-sqlite.js';
 
 const arg = (name, fallback) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -36,7 +36,7 @@ const scriptedNode = {
 /** Hashes tracked per second, `ADDED` one after the other, with `open` other trackings already held. */
 async function trackRate(open) {
   const db = openDatabase(':memory:');
-  const store = createTrackerStore(db);
+  const store = openSqliteTrackerStore(db);
   // A long timeout: no `pending` falls due, so the rounds do only what a new hash asks for.
   const engine = createTrackerEngine({ store, rpc: scriptedNode, log: silentLogger, onDeliveries() {} });
   await engine.start();

@@ -1,4 +1,4 @@
-// HTTP client of the data service's accounts API (SPEC 4); turns every failure into one line that says what to do.
+// HTTP client of the data service's accounts API (docs/api.md, Accounts); turns every failure into one line that says what to do.
 import { z } from 'zod';
 import { CliError, exitCodes } from './cli-errors.js';
 

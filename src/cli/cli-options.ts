@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { congestionLevels } from '../shared/desktop-api.js';
 import { usageError, type CliError } from './cli-errors.js';
+import { DEFAULT_SERVICE_URL } from '../shared/defaults.js';
 
 const portMessage = 'give a whole number from 0 to 65535 (0 picks a free port)';
 
@@ -65,7 +66,7 @@ export function normalizeServiceUrl(value: string): string {
 export const httpUrlOption = z
   .string()
   .trim()
-  .refine(isServiceUrl, 'give an http:// or https:// URL such as http://127.0.0.1:4000 (no user, query or #fragment)')
+  .refine(isServiceUrl, `give an http:// or https:// URL such as ${DEFAULT_SERVICE_URL} (no user, query or #fragment)`)
   .transform(normalizeServiceUrl);
 
 /** An Ethereum node's JSON-RPC URL (`service --node`): the same rules, a WebSocket URL too, a node's port in the example. */

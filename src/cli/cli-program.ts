@@ -12,6 +12,7 @@ import { registerLogout } from './command-logout.js';
 import { registerServe } from './command-serve.js';
 import { registerService } from './command-service.js';
 import { registerSignup } from './command-signup.js';
+import { DEFAULT_SERVICE_URL } from '../shared/defaults.js';
 
 /** The package version; package.json sits two levels above both src/cli and dist/cli. */
 export function packageVersion(): string {
@@ -38,7 +39,7 @@ export function buildProgram(context: () => CliContext = createCliContext): Comm
   registerKey(program);
   program.addHelpText(
     'after',
-    '\nAccount commands talk to $TXDESK_ENDPOINT, else the endpoint saved with `txdesk config:set endpoint <url>`, else http://127.0.0.1:4000.\nDocs: docs/cli.md',
+    `\nAccount commands talk to $TXDESK_ENDPOINT, else the endpoint saved with \`txdesk config:set endpoint <url>\`, else ${DEFAULT_SERVICE_URL}.\nDocs: docs/cli.md`,
   );
   return program;
 }

@@ -1,4 +1,4 @@
-// `txdesk account:describe`: the logged-in account's e-mail, name, organization and client ID (SPEC 4).
+// `txdesk account:describe`: the logged-in account's e-mail, name, organization and client ID (docs/api.md, Accounts).
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { createAccountsClient } from './accounts-client.js';

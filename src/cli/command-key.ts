@@ -49,7 +49,7 @@ export function registerKey(program: Command): void {
     .option('--passphrase-stdin', 'read the export passphrase from stdin, for scripts')
     .action(async (raw: Record<string, unknown>) => {
       const opts = parseOptions(exportOptions, raw);
-      const [{ readStoredKey }, { exportKeystore }] = await Promise.all([import('../core/services/stored-key.js'), import('../core/services/key-export.js')]);
+      const [{ readStoredKey }, { exportKeystore }] = await Promise.all([import('../core/adapters/vault/vault-stored-key.js'), import('../core/services/key-export.js')]);
       let stored;
       try {
         stored = await readStoredKey({ dataDir: opts.dataDir, scope: opts.scope, env: process.env, log: silentLogger });

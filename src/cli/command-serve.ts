@@ -4,8 +4,8 @@ import { z } from 'zod';
 import { blockTimeOption, congestionOption, dirOption, parseOptions, portOption } from './cli-options.js';
 import { runLongRunning, startExitCode } from './cli-runner.js';
 import { text } from './ready-info.js';
+import { DEFAULT_APP_PORT } from '../shared/defaults.js';
 
-export const defaultServePort = 3000;
 
 const serveOptions = z.object({
   port: portOption.optional(),
@@ -20,7 +20,7 @@ export function registerServe(program: Command): void {
   program
     .command('serve')
     .description('run the app headless: /api/tx, the listing proxy and the web UI on 127.0.0.1')
-    .option('--port <n>', `HTTP port; 0 picks a free one (default ${defaultServePort})`)
+    .option('--port <n>', `HTTP port; 0 picks a free one (default ${DEFAULT_APP_PORT})`)
     .option('--json', 'when ready, print one JSON line (appUrl, serviceUrl, nodeUrl, ...) on stdout')
     .option('--congestion <level>', 'background load on the embedded dev chain: off, low or high')
     .option('--data-dir <dir>', 'where the app keeps its data (default: $TXDESK_DATA_DIR or the app default)')
@@ -28,7 +28,7 @@ export function registerServe(program: Command): void {
     .option('--allow-key-routes', 'also allow key generate/import/export and node/service URL changes over HTTP (with the API token)')
     .action(async (raw: Record<string, unknown>) => {
       const opts = parseOptions(serveOptions, raw);
-      const port = opts.port ?? defaultServePort;
+      const port = opts.port ?? DEFAULT_APP_PORT;
       await runLongRunning({
         what: 'txdesk serve',
         scope: 'serve',

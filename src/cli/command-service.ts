@@ -17,8 +17,8 @@ import { currentPlace, userDataDir } from './config-store.js';
 import { text } from './ready-info.js';
 import { publicUrlProblem } from '../service/http/service-hosts.js';
 import { databaseUrlProblem } from '../service/db/service-database.js';
+import { DEFAULT_SERVICE_PORT } from '../shared/defaults.js';
 
-export const defaultServicePort = 4000;
 
 const serviceOptions = z.object({
   dev: z.boolean().optional(),
@@ -50,7 +50,7 @@ export function registerService(program: Command): void {
     .description('run the data service: token listing API, transaction tracker, accounts')
     .option('--dev', 'also run a dev chain, with open sign-up and a dev account')
     .option('--node <url>', 'Ethereum JSON-RPC URL to index and watch, http(s):// or ws(s)://, e.g. http://127.0.0.1:8545 (default: $NODE_ENDPOINT; not with --dev)')
-    .option('--port <n>', `HTTP port; 0 picks a free one (default ${defaultServicePort})`)
+    .option('--port <n>', `HTTP port; 0 picks a free one (default ${DEFAULT_SERVICE_PORT})`)
     .option('--data-dir <dir>', 'where the SQLite database goes (default: $TXDESK_DATA_DIR, else the user data folder); not used with --database')
     .option(
       '--indexer-lag <blocks>',
@@ -69,7 +69,7 @@ export function registerService(program: Command): void {
     .action(async (raw: Record<string, unknown>) => {
       const opts = parseOptions(serviceOptions, raw);
       const env = process.env;
-      const port = opts.port ?? defaultServicePort;
+      const port = opts.port ?? DEFAULT_SERVICE_PORT;
       const dataDir = opts.dataDir ?? (env.TXDESK_DATA_DIR || undefined);
       if (opts.dev && opts.node) throw usageError('Pass either --dev (a dev chain is started) or --node URL, not both.');
       if (!opts.dev && (opts.congestion || opts.blockTime !== undefined)) {

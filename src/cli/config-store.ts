@@ -6,8 +6,9 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { CliError, usageError } from './cli-errors.js';
 import { isServiceUrl, normalizeServiceUrl } from './cli-options.js';
+import { DEFAULT_SERVICE_URL } from '../shared/defaults.js';
 
-export const defaultEndpoint = 'http://127.0.0.1:4000';
+export const defaultEndpoint = DEFAULT_SERVICE_URL;
 
 /** The parts of the process environment that decide where files go; injectable so tests need no real home. */
 export interface Place {

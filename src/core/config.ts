@@ -5,11 +5,12 @@ import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import type { ReplacementPolicy } from '../shared/desktop-api.js';
 import type { PersistedSettings } from './ports.js';
+import { DEFAULT_SERVICE_URL, MIN_BUMP_PERCENT } from '../shared/defaults.js';
 
 export const defaultPolicy: ReplacementPolicy = {
   txType: 'legacy',
   initialFeeWei: '1000000000',
-  bumpPercent: 12.5,
+  bumpPercent: MIN_BUMP_PERCENT,
   maxFeeWei: '500000000000',
   maxReplacements: 5,
   timeoutMs: 10_000,
@@ -74,7 +75,7 @@ const envSchemas = {
   NODE_ENDPOINT: z.url({ protocol: /^(https?|wss?)$/, error: 'must be an http(s):// or ws(s):// URL of an Ethereum JSON-RPC node, e.g. http://127.0.0.1:8545' }),
   PLATFORM: z.string().regex(slug, 'must be lowercase letters, digits or dashes, e.g. ethereum'),
   NETWORK: z.string().regex(slug, 'must be lowercase letters, digits or dashes, e.g. sepolia or local'),
-  TXDESK_SERVICE_URL: z.url({ protocol: /^https?$/, error: 'must be the http(s):// base URL of a txdesk data service, e.g. http://127.0.0.1:4000' }),
+  TXDESK_SERVICE_URL: z.url({ protocol: /^https?$/, error: `must be the http(s):// base URL of a txdesk data service, e.g. ${DEFAULT_SERVICE_URL}` }),
   TXDESK_DATA_DIR: z.string().min(1, 'must be a directory path'),
   TXDESK_KEY_PASSPHRASE: z.string().min(8, 'must be at least 8 characters long (the value is not shown)'),
   TXDESK_KEYCHAIN: z.enum(['on', 'off'], { error: 'must be on or off' }),

@@ -1,5 +1,5 @@
 // The interfaces the core needs from the outside world. Adapters implement them; tests substitute fakes.
-import type { CongestionLevel, DevchainStatus, SettingsPatch } from '../shared/desktop-api.js';
+import type { CongestionLevel, DevchainStatus, SettingsPatch, SignIn, TokenMetadata } from '../shared/desktop-api.js';
 import type { Logger } from '../lib/log.js';
 import type { NonceProblem, TxEvent, TxRecord } from '../shared/tx-record.js';
 import type { FeeFields, NetworkFees } from './domain/fees.js';
@@ -85,7 +85,7 @@ export interface Chain {
   sendRaw(raw: string): Promise<void>;
   /** Whether the node knows the transaction (in its pool or mined): false once it was dropped or the node restarted. */
   hasTransaction(hash: string): Promise<boolean>;
-  /** The receipt in the tracker's shape (SPEC 3.2), or null when not mined. */
+  /** The receipt in the tracker's shape (docs/tracker-protocol.md §3-4), or null when not mined. */
   receipt(hash: string): Promise<Record<string, unknown> | null>;
   balance(address: string): Promise<bigint>;
   latestBlock(): Promise<{ number: number; baseFeeWei: bigint | null }>;
@@ -125,6 +125,26 @@ export interface Signer {
   signMessage(message: Uint8Array): Promise<string>;
   /** EIP-712 signature (eth_signTypedData_v4). */
   signTypedData(data: TypedData): Promise<string>;
+}
+
+/** A private key as a Signer (the chain adapter's wallet). */
+export type SignerFactory = (privateKey: string) => Signer;
+
+/** What the app fetches over HTTP for the renderer: the data service's listing and sign-in, token metadata and images. */
+export interface WebSources {
+  /** One listing page with the caller's own query; the service's status and body as they came, clientId added. */
+  tokenPage(o: { clientId: string | null; address: string; query: URLSearchParams; appOrigin: string | null }): Promise<{ status: number; body: unknown }>;
+  refreshToken(o: { clientId: string | null; contract: string; tokenId: string }): Promise<void>;
+  /** The account's client ID. */
+  signIn(credentials: SignIn): Promise<string>;
+  metadata(uris: readonly string[]): Promise<Record<string, TokenMetadata>>;
+  image(url: unknown): Promise<TokenImage>;
+}
+
+export interface TokenImage {
+  /** `image/<subtype>`, parameters dropped. */
+  contentType: string;
+  body: Buffer;
 }
 
 export type KeyStorage = 'keychain' | 'encrypted-file' | 'memory';

@@ -4,6 +4,7 @@ import { createLogger, type Logger } from '../lib/log.js';
 import type { AppStatus, CongestionLevel, ReplacementPolicy } from '../shared/desktop-api.js';
 import { createCore, type Core } from './create-core.js';
 import type { StartEmbedded } from './ports.js';
+import { DEFAULT_APP_PORT } from '../shared/defaults.js';
 
 export interface ServeOptions {
   /** 3000 unless set; 0 picks a free port. */
@@ -70,7 +71,7 @@ export async function startServe(opts: ServeOptions = {}): Promise<RunningServe>
       log,
       restart: () => void restart(),
     });
-  let core = makeCore(opts.port ?? 3000);
+  let core = makeCore(opts.port ?? DEFAULT_APP_PORT);
   let rt = await core.start();
   let stopping: Promise<void> | undefined;
   let restarting: Promise<void> | undefined;

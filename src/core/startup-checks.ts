@@ -1,9 +1,11 @@
-// Start-up checks that compare the parts of a configured network before anything is sent: the data service's /health
-// against the node's chain id, PLATFORM/NETWORK against what the service serves, CLIENT_ID against the service.
-// A mismatch is a ConfigError naming the variable to change; a service that is down is a state, not an error.
+// The start-up checks of a configured network, run between reading the node's chain id and opening the tracker: the
+// data service's /health against the node's chain, PLATFORM/NETWORK against what the service serves, CLIENT_ID against
+// the service. A mismatch is a ConfigError naming the variable to change; a service that is down is a state, not an error.
 import { jsonRpcCall } from '../lib/json-rpc.js';
+import type { Logger } from '../lib/log.js';
 import { defaultNetwork } from '../shared/networks.js';
 import { ConfigError, type NetworkConfig, type NetworkSetting } from './config.js';
+import { DEFAULT_SERVICE_PORT, DEFAULT_SERVICE_URL } from '../shared/defaults.js';
 
 /** What a txdesk data service says about itself on GET /health. */
 export interface ServiceHealth {
@@ -17,24 +19,18 @@ export type ServiceProbe = { reachable: true; health: ServiceHealth } | { reacha
 
 const PROBE_TIMEOUT_MS = 5_000;
 
-const envNames: Record<NetworkSetting, string> = {
-  nodeUrl: 'NODE_ENDPOINT',
-  serviceUrl: 'TXDESK_SERVICE_URL',
-  clientId: 'CLIENT_ID',
-  platform: 'PLATFORM',
-  network: 'NETWORK',
-};
-const savedNames: Record<NetworkSetting, string> = {
-  nodeUrl: 'the node URL saved in the app',
-  serviceUrl: 'the service URL saved in the app',
-  clientId: 'the client ID saved in the app',
-  platform: 'the platform saved in the app',
-  network: 'the network saved in the app',
+/** Each setting's environment variable, and its name in the app's settings. */
+const names: Record<NetworkSetting, [env: string, saved: string]> = {
+  nodeUrl: ['NODE_ENDPOINT', 'node URL'],
+  serviceUrl: ['TXDESK_SERVICE_URL', 'service URL'],
+  clientId: ['CLIENT_ID', 'client ID'],
+  platform: ['PLATFORM', 'platform'],
+  network: ['NETWORK', 'network'],
 };
 
 /** How a message names a setting: the environment variable, or the app's saved setting it came from. */
 export function settingName(net: Pick<NetworkConfig, 'origin'>, key: NetworkSetting): string {
-  return net.origin[key] === 'env' ? envNames[key] : savedNames[key];
+  return net.origin[key] === 'env' ? names[key][0] : `the ${names[key][1]} saved in the app`;
 }
 
 /** GET /health of the data service. Unreachable (refused, timeout, 5xx of a proxy) is a state; an answer that is not a
@@ -55,11 +51,11 @@ export async function probeService(net: Pick<NetworkConfig, 'serviceUrl' | 'orig
   const nodeChain = await ethChainId(net.serviceUrl, timeoutMs);
   if (nodeChain !== null) {
     throw new ConfigError([
-      `${name} (${net.serviceUrl}) is an Ethereum node (chain ${nodeChain}), not a txdesk data service: set ${name} to the URL \`txdesk service\` prints (port 4000 by default) and NODE_ENDPOINT to the node.`,
+      `${name} (${net.serviceUrl}) is an Ethereum node (chain ${nodeChain}), not a txdesk data service: set ${name} to the URL \`txdesk service\` prints (port ${DEFAULT_SERVICE_PORT} by default) and NODE_ENDPOINT to the node.`,
     ]);
   }
   throw new ConfigError([
-    `${name} (${net.serviceUrl}) does not answer GET /health like a txdesk data service (HTTP ${res.status}): set it to the URL \`txdesk service\` prints, e.g. http://127.0.0.1:4000.`,
+    `${name} (${net.serviceUrl}) does not answer GET /health like a txdesk data service (HTTP ${res.status}): set it to the URL \`txdesk service\` prints, e.g. ${DEFAULT_SERVICE_URL}.`,
   ]);
 }
 
@@ -124,4 +120,27 @@ export function causeOf(e: unknown): string {
   const err = e as { name?: string; cause?: { code?: string; message?: string } };
   if (err?.name === 'TimeoutError') return 'no answer within 5 s';
   return err?.cause?.code ?? err?.cause?.message ?? (e instanceof Error ? e.message : String(e));
+}
+
+/** The network as it runs: PLATFORM/NETWORK settled. */
+export type SettledNetwork = Omit<NetworkConfig, 'platform' | 'network'> & { platform: string; network: string };
+
+/** Runs the checks in order; `serviceDown` is null when the service answered, else why not (start-up goes on, the
+ * tracker link starts unreachable). */
+export async function settleConfiguredNetwork(net: NetworkConfig, nodeChainId: number, log: Logger): Promise<{ net: SettledNetwork; serviceDown: string | null }> {
+  const probe = await probeService(net);
+  const health = probe.reachable ? probe.health : null;
+  const { platform, network, warnings } = compareParts(net, nodeChainId, health);
+  for (const w of warnings) log.warn(w);
+  let serviceDown = probe.reachable ? null : probe.reason;
+  if (!probe.reachable) {
+    // The outage itself is the tracker link's one log line; only the guess made because of it is said here.
+    const guessed = [net.platform === null ? 'PLATFORM' : '', net.network === null ? 'NETWORK' : ''].filter(Boolean);
+    if (guessed.length) log.warn(`${guessed.join(' and ')} not set and the data service is unreachable: assuming ${platform}/${network} from chain ${nodeChainId}`);
+  } else {
+    const check = await checkClientId(net.serviceUrl, net.clientId);
+    if (check === 'unknown') throw new ConfigError([unknownClientIdMessage(net)]);
+    if (check === 'unreachable') serviceDown = `The data service at ${net.serviceUrl} stopped answering`;
+  }
+  return { net: { ...net, platform, network }, serviceDown };
 }

@@ -7,7 +7,7 @@ import { jsonRpcCall } from '../lib/json-rpc.js';
 
 export const DEV_MNEMONIC = 'test test test test test test test test test test test junk';
 export const DEV_CHAIN_ID = 31337;
-/** Leaves room for ordinary deployments (SPEC 1: >= 5,000,000) while a few load transactions fill a block. */
+/** Leaves room for ordinary deployments (docs/devchain.md: >= 5,000,000) while a few load transactions fill a block. */
 export const DEFAULT_BLOCK_GAS_LIMIT = 6_000_000;
 
 export interface StartAnvilOptions {

@@ -65,7 +65,7 @@ export function startCongestionLoad(opts: CongestionLoadOptions): CongestionLoad
     if (block === lastBlock && !levelChanged) return;
     const isNewBlock = block !== lastBlock;
     lastBlock = block;
-    // Full blocks would raise the base fee 12.5% a block, and anvil refuses or drops what falls below it (SPEC 1).
+    // Full blocks would raise the base fee 12.5% a block, and anvil refuses or drops what falls below it (docs/devchain.md).
     if (isNewBlock) await jsonRpcCall(opts.url, 'anvil_setNextBlockBaseFeePerGas', [`0x${HELD_BASE_FEE_WEI.toString(16)}`]);
     if (levelChanged) {
       levelChanged = false;

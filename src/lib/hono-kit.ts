@@ -1,5 +1,5 @@
 // Hono plumbing shared by the data service and the app's localhost server: the node request behind a context, JSON
-// answers with the error envelope of SPEC 2, and routes that carry their OpenAPI description, mounted in one step so
+// answers with the error envelope of docs/api.md, and routes that carry their OpenAPI description, mounted in one step so
 // the served routes and the document cannot drift apart.
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { getRequestListener } from '@hono/node-server';

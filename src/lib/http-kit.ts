@@ -1,5 +1,5 @@
 // node:http helpers for what runs before (or beside) the Hono apps of the data service and the app's localhost server:
-// the error envelope of SPEC 2 on a bare response, and JSON request bodies read with a size limit.
+// the error envelope of docs/api.md on a bare response, and JSON request bodies read with a size limit.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { TxdeskError, type ErrorBody } from '../shared/errors.js';
 

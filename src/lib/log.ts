@@ -1,4 +1,4 @@
-// Logging to stderr, so stdout stays free for the one JSON ready line of SPEC 8. TXDESK_LOG picks how much:
+// Logging to stderr, so stdout stays free for the one JSON ready line of docs/cli.md. TXDESK_LOG picks how much:
 // `debug`, `info` (the default: what a person watching wants to see), `warn` (problems only) or `silent`.
 
 export interface Logger {

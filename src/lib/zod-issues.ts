@@ -1,4 +1,4 @@
-// The one place zod issues become people's sentences: one per problem, naming the field and what it accepts (SPEC 2).
+// The one place zod issues become people's sentences: one per problem, naming the field and what it accepts (docs/api.md).
 import type { z } from 'zod';
 
 /** One sentence per issue; `noun` is "field" for bodies and "query parameter" for query strings. */

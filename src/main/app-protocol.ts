@@ -4,7 +4,7 @@
 // tests call it directly.
 import { readFile } from 'node:fs/promises';
 import { extname, resolve } from 'node:path';
-import { fileIn, TYPES } from '../core/adapters/http/app-server-static.js';
+import { fileIn, TYPES } from '../core/create-core.js';
 import { contentSecurityPolicy } from './csp.js';
 
 export const APP_SCHEME = 'app';

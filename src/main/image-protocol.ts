@@ -1,8 +1,8 @@
 // Electron's token image scheme (`txdesk-image://token/?url=…`) as a thin adapter over the core's image proxy, the
 // same function behind GET /api/token-image: the app:// window talks IPC and has no localhost origin to load from.
 // No electron import, so tests call it directly.
-import type { TokenImage } from '../core/adapters/net/token-image.js';
-import { tokenImageHeaders } from '../core/adapters/net/token-image.js';
+import { tokenImageHeaders } from '../core/create-core.js';
+import type { TokenImage } from '../core/ports.js';
 import { tokenImageScheme } from '../shared/desktop-api.js';
 import { isTxdeskError, TxdeskError } from '../shared/errors.js';
 

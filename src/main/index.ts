@@ -11,7 +11,7 @@ import { tokenImageScheme } from '../shared/desktop-api.js';
 import { appProtocolResponse, appSchemePrivileges, APP_SCHEME } from './app-protocol.js';
 import { tokenImageResponse, tokenImageSchemePrivileges } from './image-protocol.js';
 import { registerIpc } from './ipc-handlers.js';
-import { desktopHttp } from './local-api.js';
+import { httpFromLocalApiSetting } from './local-api-setting.js';
 import { redirectSqliteBinding } from './native-sqlite.js';
 import { createElectronSettingsStore } from './settings-electron-store.js';
 import { createAppWindow } from './window.js';
@@ -51,9 +51,7 @@ async function main(): Promise<void> {
     // With nothing configured, the dev chain and the data service run inside the app, composed here above the core.
     startEmbedded: startEmbeddedNetwork,
     settingsStore,
-    // The window uses IPC only. Local tools reach the same core on 127.0.0.1:3000 only when the user turned on
-    // Settings > localApi (read at start, so a change applies after a restart); key routes stay IPC-only even then.
-    http: desktopHttp(settingsStore.load(), rendererDir),
+    http: httpFromLocalApiSetting(settingsStore.load(), rendererDir),
     httpFollowsLocalApi: true,
     ...(process.env.TXDESK_SQLITE_BINDING ? { nativeBinding: process.env.TXDESK_SQLITE_BINDING } : {}),
     log,

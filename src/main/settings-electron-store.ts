@@ -1,7 +1,7 @@
 // The core's SettingsStore port on electron-store: settings changed in the desktop app persist in the user's profile.
 // What is read back passes the same field-by-field validation as settings.json: the file is outside our control.
 import Store from 'electron-store';
-import { droppedWarning, validatePersistedSettings } from '../core/adapters/settings/settings-validate.js';
+import { droppedWarning, validatePersistedSettings } from '../core/create-core.js';
 import type { PersistedSettings, SettingsStore } from '../core/ports.js';
 import type { Logger } from '../lib/log.js';
 

@@ -1,4 +1,4 @@
-// txdesk/tracker: the Node client of the transaction tracker (SPEC 3). Track hashes, subscribe, ack messages; the
+// txdesk/tracker: the Node client of the transaction tracker (docs/tracker-protocol.md). Track hashes, subscribe, ack messages; the
 // connection heals itself (backoff, re-subscribe, replay of unanswered requests) and reports trouble as `error`.
 import { EventEmitter } from 'node:events';
 import { TrackerConnection, type SocketFactory, type WebSocketLike } from './tracker-connection.js';

@@ -1,4 +1,4 @@
-// The tracker's wire contract (SPEC 3.1), shared by the SDK and the data service: frame and payload types,
+// The tracker's wire contract (docs/tracker-protocol.md §2), shared by the SDK and the data service: frame and payload types,
 // option ranges, and the pure validators both sides use so a bad option fails the same way on each.
 
 /** Highest `confirmation` count; also the pivot of the flattened `[timeout, confirmation]` rule. */

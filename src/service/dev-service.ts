@@ -1,5 +1,5 @@
 // `txdesk service --dev`: a dev chain, the data service on it with open sign-up, and a dev account whose clientId
-// goes into the ready line (SPEC 8).
+// goes into the ready line (docs/cli.md).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,6 +7,7 @@ import { startDevchain, type Devchain } from '../devchain/index.js';
 import { createLogger, type Logger } from '../lib/log.js';
 import type { CongestionLevel } from '../shared/desktop-api.js';
 import { startService, type RunningService } from './index.js';
+import { DEFAULT_SERVICE_PORT } from '../shared/defaults.js';
 
 const CATCH_UP_BOUND_MS = 60_000;
 
@@ -30,7 +31,7 @@ export interface DevService {
   clientId: string;
   /** The dev account; its password is new at every start and only its hash is stored. */
   devAccount: { email: string; password: string; clientId: string };
-  /** The `--json` ready line of SPEC 8. */
+  /** The `--json` ready line of docs/cli.md. */
   readyInfo(): Record<string, unknown>;
   stop(): Promise<void>;
 }
@@ -61,7 +62,7 @@ export async function startDevService(opts: DevServiceOptions = {}): Promise<Dev
     service = await startService({
       nodeUrl: devchain.nodeUrl,
       dataDir,
-      port: opts.port ?? 4000,
+      port: opts.port ?? DEFAULT_SERVICE_PORT,
       platform: 'ethereum',
       network: 'local',
       openSignup: true,

@@ -2,36 +2,32 @@
 // same port, the ERC-721 indexer behind it, all in one SQLite database under the data dir; or, with `database`,
 // accounts, token index and tracker in a PostgreSQL database that any number of instances share (docs/deploy.md).
 import type { Server } from 'node:http';
-import { join } from 'node:path';
 import { z } from 'zod';
+import { DEFAULT_SERVICE_PORT } from '../shared/defaults.js';
 import { TxdeskError } from '../shared/errors.js';
 import { describeIssues } from '../lib/zod-issues.js';
 import { createLogger, type Logger } from '../lib/log.js';
-import { openDatabase, type Db } from '../lib/sqlite.js';
+import { createShutdown } from '../lib/shutdown.js';
+import type { Db } from '../lib/sqlite.js';
 import { createAccounts, type Accounts } from './accounts/index.js';
-import { openAccountsStore } from './accounts/accounts-store.js';
-import { CLIENT_ID_CHANNEL, openPgAccountsStore } from './accounts/accounts-store-pg.js';
+import { openBackend } from './backend.js';
 import { startLeaderIndexer, startLocalIndexer } from './db/indexer-leadership.js';
 import { shareRateLimits } from './db/pg-rate-limits.js';
-import { closeSharedDatabase, databaseUrlProblem, openSharedDatabase } from './db/service-database.js';
-import { createTrackerStore } from './tracker/tracker-store.js';
-import { createPgTrackerStore } from './tracker/tracker-store-pg.js';
+import { databaseUrlProblem } from './db/service-database.js';
 import { createRateLimiter } from '../lib/http-rate-limit.js';
 import { publicUrlProblem } from './http/service-hosts.js';
 import { closeServer, createServiceServer, listen } from './http/service-server.js';
 import { createServiceApp } from './http/service-app.js';
 import type { HealthSource } from './http/service-routes.js';
 import { defaultConfirmations, defaultNetwork, fetchChainId } from './http/service-node.js';
-import { migrateIndex, startIndexer } from './indexer/index.js';
-import { openPgIndexStore } from './indexer/indexer-store-pg.js';
+import { startIndexer } from './indexer/index.js';
 import { createListingEndpoints, listingRoutes } from './listing/listing-routes.js';
-import { pgListingReads, sqliteListingReads } from './listing/listing-reads.js';
 import { attachTracker } from './tracker/index.js';
 
 export { startDevService, type DevService, type DevServiceOptions } from './dev-service.js';
 export type { Accounts } from './accounts/index.js';
 
-export const DEFAULT_SERVICE_PORT = 4000;
+export { DEFAULT_SERVICE_PORT };
 export const DEFAULT_RATE_LIMIT_PER_MINUTE = 6000;
 /** Token refreshes per clientId and minute: each costs the node an eth_call. */
 export const DEFAULT_REFRESH_RATE_LIMIT_PER_MINUTE = 30;
@@ -136,43 +132,23 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   const confirmations = opts.confirmations ?? defaultConfirmations(chainId);
   const host = opts.host ?? '127.0.0.1';
 
-  // Everything started is pushed here, so a failure half-way and stop() undo exactly what exists, newest first.
-  const disposers: Array<() => Promise<void> | void> = [];
-  const dispose = async () => {
-    for (const d of disposers.splice(0).reverse()) {
-      try {
-        await d();
-      } catch (e) {
-        log.warn(`while stopping: ${e instanceof Error ? e.message : String(e)}`);
-      }
-    }
-  };
+  // Everything started registers its undo here, so a failure half-way and stop() undo exactly what exists, newest first.
+  const shutdown = createShutdown((e) => log.warn(`while stopping: ${e instanceof Error ? e.message : String(e)}`));
 
   try {
-    const shared = opts.database ? await openSharedDatabase(opts.database, log) : null;
-    if (shared) disposers.push(() => closeSharedDatabase(shared));
-    // Alone, the instance keeps its state in SQLite; in a fleet it keeps none of its own (no file is opened).
-    const db = shared ? null : openDatabase(join(opts.dataDir!, 'service.sqlite'));
-    if (db) {
-      disposers.push(() => void db.close());
-      migrateIndex(db);
-    }
-    const accounts = await createAccounts(shared ? await openPgAccountsStore(shared.pool) : openAccountsStore(db!), {
+    const backend = await openBackend({ ...opts, log }, shutdown);
+    const { shared } = backend;
+    const accounts = await createAccounts(backend.accounts, {
       openSignup: opts.openSignup ?? false,
       ...(opts.tokenTtlSeconds !== undefined ? { tokenTtlSeconds: opts.tokenTtlSeconds } : {}),
       ...(opts.authRateLimitPerMinute !== undefined ? { authRateLimitPerMinute: opts.authRateLimitPerMinute } : {}),
     });
+    backend.onClientIdCreated((id) => accounts.learnClientId(id));
 
-    if (shared) shared.listener.on(CLIENT_ID_CHANNEL, (id) => accounts.learnClientId(id));
-    const trackerStore = shared ? await createPgTrackerStore(shared.pool, shared.instance) : createTrackerStore(db!);
-    await shared?.listener.ready();
-
-    // A fleet keeps the index in PostgreSQL: the leader writes it, every instance's listing reads it.
-    const indexStore = shared ? await openPgIndexStore(shared.pool) : null;
-    const runIndexer = () =>
-      startIndexer({ ...(indexStore ? { store: indexStore } : { db: db! }), nodeUrl: opts.nodeUrl, confirmations, log: log.child('indexer') });
+    // In a fleet the leader writes the index and every instance's listing reads it.
+    const runIndexer = () => startIndexer({ store: backend.index, nodeUrl: opts.nodeUrl, confirmations, log: log.child('indexer') });
     const indexerRole = shared ? startLeaderIndexer(shared.url, runIndexer, log.child('indexer')) : await startLocalIndexer(runIndexer);
-    disposers.push(() => indexerRole.stop());
+    shutdown.add(() => indexerRole.stop());
     const indexer = {
       status: () => indexerRole.current()?.status() ?? { indexedBlock: 0, headBlock: 0 },
       truncatedRanges: () => indexerRole.current()?.truncatedRanges() ?? [],
@@ -202,7 +178,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
           ...indexer.status(),
           truncatedRanges: indexer.truncatedRanges(),
           roles: roles(),
-          store: shared ? 'postgres' : 'sqlite',
+          store: backend.kind,
           /** Blocks between the node's head and the indexed tip; null on an instance that does not index. */
           indexLagBlocks: st ? Math.max(0, st.headBlock - st.indexedBlock) : null,
           /** Un-acked deliveries of every subscription, as last counted (every 2 s). */
@@ -220,10 +196,10 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     if (shared) {
       // Per-clientId limits hold across the fleet (approximately: see docs/deploy.md).
       const exchange = await shareRateLimits(shared.pool, shared.instance, limiters, log.child('rate-limits'));
-      disposers.push(() => exchange.stop());
+      shutdown.add(() => exchange.stop());
     }
     const listing = createListingEndpoints({
-      reads: shared ? pgListingReads(shared.pool) : sqliteListingReads(db!),
+      reads: backend.listing,
       isClientId: (id) => accounts.isKnownClientId(id),
       limiter: limiters.listing,
       refreshLimiter: limiters.refresh,
@@ -236,11 +212,11 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     const app = createServiceApp(health, [...accounts.routes(), ...listingRoutes(listing, origin)], origin, log);
     const http = createServiceServer(app.listener, host, publicUrl ? { publicUrl } : {});
     await listen(http.server, opts.port ?? DEFAULT_SERVICE_PORT, host);
-    disposers.push(() => closeServer(http.server));
+    shutdown.add(() => closeServer(http.server));
     const url = http.url();
 
     const tracker = await attachTracker(http.server, {
-      store: trackerStore,
+      store: backend.tracker,
       ...(shared ? { shared } : {}),
       nodeUrl: opts.nodeUrl,
       platform,
@@ -250,20 +226,19 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
       ...(opts.minAckTimeoutMs !== undefined ? { minAckTimeoutMs: opts.minAckTimeoutMs } : {}),
       log,
     });
-    disposers.push(() => tracker.stop());
+    shutdown.add(() => tracker.stop());
     watcherRole = () => tracker.isWatcher();
     const countOutbox = () =>
-      trackerStore.outboxDepth().then(
+      backend.tracker.outboxDepth().then(
         (n) => void (outboxDepth = n),
         () => void (outboxDepth = null),
       );
     await countOutbox();
     const outboxTimer = setInterval(() => void countOutbox(), 2_000);
     outboxTimer.unref();
-    disposers.push(() => clearInterval(outboxTimer));
+    shutdown.add(() => clearInterval(outboxTimer));
 
     log.info(`data service for ${platform}/${network} (chain ${chainId}) on ${url}${publicUrl ? ` (public URL ${publicUrl})` : ''}, indexing ${confirmations} blocks behind the head`);
-    let stopping: Promise<void> | undefined;
     return {
       url,
       nodeUrl: opts.nodeUrl,
@@ -273,14 +248,14 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
       confirmations,
       accounts,
       server: http.server,
-      db,
+      db: backend.db,
       caughtUp: () => indexerRole.caughtUp(),
       indexerStatus: () => indexer.status(),
       roles,
-      stop: () => (stopping ??= dispose()),
+      stop: () => shutdown.run(),
     };
   } catch (e) {
-    await dispose();
+    await shutdown.run();
     throw e;
   }
 }

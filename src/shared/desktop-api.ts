@@ -16,7 +16,7 @@ export interface ReplacementPolicy {
   txType: 'legacy' | 'eip1559';
   /** Fee of a first attempt, decimal wei (the seed's 1 gwei by default). */
   initialFeeWei: string;
-  /** Percent added to the previous fee per replacement; at least 12.5 so nodes accept it. */
+  /** Percent added to the previous fee per replacement; at least MIN_BUMP_PERCENT (shared/defaults.ts) so nodes accept it. */
   bumpPercent: number;
   /** No replacement is sent above this fee, decimal wei. */
   maxFeeWei: string;

@@ -15,6 +15,7 @@ import {
 import { STANDARDS, type TokenQuery } from './listing.js';
 import type { TxRequest } from './tx-request.js';
 import type { ApprovalDecision } from './approvals.js';
+import { MAX_BUMP_PERCENT, MIN_BUMP_PERCENT } from './defaults.js';
 
 export const txHashSchema = z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'must be a transaction hash: 0x followed by 64 hex digits');
 export const addressSchema = z.string().regex(ADDRESS_PATTERN, 'must be an address: 0x followed by 40 hex digits');
@@ -51,7 +52,7 @@ export const policyPatchSchema = z
   .object({
     txType: z.enum(['legacy', 'eip1559']),
     initialFeeWei: weiSchema,
-    bumpPercent: z.number().min(12.5).max(1000),
+    bumpPercent: z.number().min(MIN_BUMP_PERCENT).max(MAX_BUMP_PERCENT),
     maxFeeWei: weiSchema,
     maxReplacements: z.number().int().min(0).max(100),
     timeoutMs: z.number().int().min(1000).max(600_000),

@@ -1,4 +1,4 @@
-// The token-listing contract of SPEC 2, shared by the data service, the app's proxy and the renderer.
+// The token-listing contract of docs/api.md, shared by the data service, the app's proxy and the renderer.
 
 export const ORDER_BY = ['transfer_block_number', 'token_id', 'contract_address'] as const;
 export type OrderBy = (typeof ORDER_BY)[number];

@@ -1,4 +1,4 @@
-// The app's transaction record (SPEC 5) and its event history, as JSON crosses HTTP and IPC.
+// The app's transaction record (docs/app.md) and its event history, as JSON crosses HTTP and IPC.
 
 export type TxStatus = 'pending' | 'receipt' | 'confirmation' | 'replaced';
 

@@ -126,8 +126,9 @@ describe('txdesk devchain --json', () => {
     console.info(`txdesk devchain --json ready after ${Date.now() - started} ms`);
     expect(devchain.ready).toMatchObject({ ready: true, chainId: 31337, congestion: 'off' });
     expect(devchain.ready.nodeUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    expect(Array.isArray(devchain.ready.collections) && devchain.ready.collections.length).toBeGreaterThan(0);
-    expect(Array.isArray(devchain.ready.accounts) && devchain.ready.accounts.length).toBeGreaterThan(0);
+    // The four sample collections (Tiles, Pebbles, Drops, Gems) and the ten app accounts.
+    expect((devchain.ready.collections as { standard: string }[]).map((c) => c.standard)).toEqual(['ERC721', 'ERC721', 'ERC721', 'ERC1155']);
+    expect(devchain.ready.accounts).toHaveLength(10);
 
     const tree = descendants(devchain.child.pid!);
     expect(tree.some((pid) => /anvil/.test(commandLine(pid)))).toBe(true);

@@ -14,6 +14,7 @@ import { silentLogger } from '../../src/lib/log.js';
 import { startService, type RunningService } from '../../src/service/index.js';
 import { ensureCliBuilt, runCli } from '../support/cli-binary.js';
 import { keychainWorks, readKeychain, startSecretService, type SecretService } from '../support/cli-secret-service.js';
+import { keychainSuites } from '../support/required-tools.js';
 import { call } from '../support/service-harness.js';
 
 /** What account:describe says without a session, naming the endpoint it asked (TXDESK_ENDPOINT in these tests). */
@@ -117,7 +118,7 @@ describe('txdesk logout against a running service', () => {
 
 describe('txdesk logout with the service down', () => {
   it.for(['keychain', 'file'] as const)('removes the session from the %s and says in one line the token stays valid', async (where, ctx) => {
-    if (where === 'keychain' && !keychainReady) ctx.skip();
+    if (where === 'keychain' && !keychainSuites(keychainReady)) ctx.skip();
     const dataDir = tempDir('txdesk-logout-svc-');
     let service = await startTestService(dataDir);
     const endpoint = service.url;

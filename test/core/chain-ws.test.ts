@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createJsonRpcChain } from '../../src/core/adapters/chain/chain-jsonrpc.js';
 import { RpcError } from '../../src/lib/json-rpc.js';
 import { anvilBinaryPath } from '../../src/devchain/anvil-binary.js';
+import { pollUntil } from '../support/poll.js';
 import { freePort } from '../support/reliability-procs.js';
 
 let anvil: ChildProcess | null = null;
@@ -20,17 +21,9 @@ const stopAnvil = () =>
 
 afterAll(stopAnvil);
 
-async function eventually<T>(f: () => Promise<T>, ms = 15_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    try {
-      return await f();
-    } catch (e) {
-      if (Date.now() > end) throw e;
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  }
-}
+/** The chain id once the restarted node answers (a refusal until then). */
+const chainIdOnceBack = (chain: { chainId(): Promise<number> }) =>
+  pollUntil(() => chain.chainId().catch(() => undefined), 'the chain id from the restarted node', 15_000, 200);
 
 describe('Chain over ws://', () => {
   it('answers, fails fast as unreachable when the node dies, and reconnects when it is back', async () => {
@@ -44,7 +37,7 @@ describe('Chain over ws://', () => {
       expect((refused as RpcError).message).toMatch(/^The node at ws:\/\/127\.0\.0\.1:\d+ could not be reached \(ECONNREFUSED\)\.$/);
 
       startAnvil(port);
-      expect(await eventually(() => chain.chainId())).toBe(11155111);
+      expect(await chainIdOnceBack(chain)).toBe(11155111);
       expect(await chain.nonceCount('0x0000000000000000000000000000000000000001', 'latest')).toBe(0);
 
       await stopAnvil();
@@ -53,7 +46,7 @@ describe('Chain over ws://', () => {
       expect((lost as RpcError).code).toBe('unreachable');
 
       startAnvil(port);
-      expect(await eventually(() => chain.chainId())).toBe(11155111);
+      expect(await chainIdOnceBack(chain)).toBe(11155111);
     } finally {
       await chain.close();
     }

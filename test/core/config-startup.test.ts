@@ -3,10 +3,10 @@
 // ID guard, and the log levels.
 import { describe, expect, it } from 'vitest';
 import { ConfigError, type NetworkConfig } from '../../src/core/config.js';
-import { keyLoadRefusal, refuseDevchainFlags, startupTrackerRefusal } from '../../src/core/core-startup-rules.js';
+import { keyLoadRefusal, refuseDevchainFlags, startupTrackerRefusal } from '../../src/core/startup-refusals.js';
 import { clientIdGuard } from '../../src/core/services/client-id-guard.js';
 import { createLinkStatus } from '../../src/core/services/link-status.js';
-import { trackerErrorWords } from '../../src/core/services/tracker-words.js';
+import { describeTrackerError } from '../../src/core/services/tracker-error-messages.js';
 import { createTrackingQueue } from '../../src/core/services/tracking-queue.js';
 import { compareParts, type ServiceHealth } from '../../src/core/startup-checks.js';
 import { createLogger, logLevelFromEnv, type Logger } from '../../src/lib/log.js';
@@ -93,7 +93,7 @@ describe("the tracker SDK's errors in the app's words", () => {
       /^The tracker at http:\/\/svc:4000 is unreachable \(cannot connect \(connect ECONNREFUSED 127\.0\.0\.1:4000\)\); retrying with backoff/,
     ],
   ])('%s', (e, words) => {
-    const w = trackerErrorWords(e, tnet);
+    const w = describeTrackerError(e, tnet);
     expect(w).toMatch(words);
     expect(w).not.toMatch(/TransactionTracker|options|reconnecting in/);
   });

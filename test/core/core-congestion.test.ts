@@ -55,7 +55,7 @@ describe('core under congestion', { timeout: 300_000 }, () => {
     await expectCleanEndState(chain, final, 20);
     // Under `high` congestion a 1 gwei transaction waits: replacements happened, and the winners paid the bumped fee.
     const replacements = final.filter((r) => r.attempt > 0);
-    expect(replacements.length).toBeGreaterThan(0);
+    expect(replacements.length).toBeGreaterThan(0); // how many of the 20 waited depends on the load's timing
     for (const r of replacements) {
       const prev = final.find((p) => p.transactionHash === r.replaces)!;
       expect(prev.replacedBy).toBe(r.transactionHash);
@@ -78,7 +78,7 @@ describe('core under congestion', { timeout: 300_000 }, () => {
     }
     const winners = final.filter((r) => r.status === 'confirmation');
     const stuckWinners = winners.filter((r) => r.attempt > 0);
-    expect(stuckWinners.length).toBeGreaterThan(0);
+    expect(stuckWinners.length).toBeGreaterThan(0); // how many depends on the load's timing
     // The history of a replaced original tells the story in order.
     const loser = final.find((r) => r.status === 'replaced' && r.replacedBy)!;
     const detail = (await (await fetch(`${appUrl}/api/tx/${loser.transactionHash}`, { headers: auth })).json()) as TxRecordWithHistory;
@@ -101,7 +101,7 @@ describe('core under congestion', { timeout: 300_000 }, () => {
     });
     await expectCleanEndState(chain, final, 25);
     const bumped = final.filter((r) => r.txType === 'eip1559' && r.attempt > 0);
-    expect(bumped.length).toBeGreaterThan(0);
+    expect(bumped.length).toBeGreaterThan(0); // how many of the 5 waited depends on the load's timing
     for (const r of bumped) {
       const prev = final.find((p) => p.transactionHash === r.replaces)!;
       expect(BigInt(r.gasPrice) * 1000n).toBeGreaterThanOrEqual(BigInt(prev.gasPrice) * 1125n);
@@ -128,7 +128,7 @@ describe('core under congestion', { timeout: 300_000 }, () => {
     await first.stop();
 
     // The same key, from another wallet program: nonce 0 again at a fee that beats the load, so it is mined instead.
-    const provider = new JsonRpcProvider(chain.dev.devchain.nodeUrl, undefined, { staticNetwork: true });
+    const provider = new JsonRpcProvider(chain.dev.devchain.nodeUrl, undefined, { staticNetwork: true, pollingInterval: 200 });
     const foreign = await other.connect(provider).sendTransaction({ to: other.address, value: 1n, nonce: 0, gasPrice: 5n * 10n ** 9n, gasLimit: 21_000n, type: 0 });
     await foreign.wait();
     provider.destroy();

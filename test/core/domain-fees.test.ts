@@ -1,6 +1,7 @@
 // Table-driven tests of the fee arithmetic and the replacement decision.
 import { describe, expect, it } from 'vitest';
 import { bumpWei, formatGwei, initialFees, replacementFees, type FeeFields, type NetworkFees } from '../../src/core/domain/fees.js';
+import { describeReplacement, describeSkip } from '../../src/core/domain/describe.js';
 import { decideReplacement } from '../../src/core/domain/replacement.js';
 import { GWEI, hashOf, policy, rec } from '../support/core-records.js';
 
@@ -113,10 +114,10 @@ describe('decideReplacement', () => {
       if (gasPrice !== undefined) expect(fee).toBe(gasPrice);
       if (attempt !== undefined) expect(d.attempt).toBe(attempt);
       expect(fee).toBeLessThanOrEqual(BigInt(policy(pol).maxFeeWei));
-      expect(d.summary).toMatch(/Replacing at/);
+      expect(describeReplacement(d, tx.transactionHash, 'stuck')).toMatch(/^Replacing at/);
     } else {
       expect(d.reason).toBe(want);
-      expect(d.summary).toMatch(/^Not replaced/);
+      expect(describeSkip(d)).toMatch(/^Not replaced/);
     }
   });
 });

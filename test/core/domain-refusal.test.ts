@@ -3,7 +3,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { planNextNonce, recoverNonce } from '../../src/core/domain/nonce.js';
-import { classifyRefusal, decideRetry, formatEth, REASON_OF_REFUSAL, refusalSummary, REFUSALS_BEFORE_CANCEL, type Refusal } from '../../src/core/domain/refusal.js';
+import { describeRefusal } from '../../src/core/domain/describe.js';
+import { classifyRefusal, decideRetry, formatEth, REASON_OF_REFUSAL, REFUSALS_BEFORE_CANCEL, type Refusal } from '../../src/core/domain/refusal.js';
 import { applyTrackerMessage, withdrawReceipt } from '../../src/core/domain/transitions.js';
 import { hashOf, rec } from '../support/core-records.js';
 
@@ -61,7 +62,7 @@ describe('refusal sentences and retries', () => {
   it('every refusal gets one sentence that says what happens next, and a problem reason', () => {
     fc.assert(
       fc.property(refusalArb, fc.string(), weiArb, weiArb, fc.option(weiArb, { nil: null }), fc.nat(1000), (failure, message, cost, fee, balance, nonce) => {
-        const s = refusalSummary({ failure, message, nonce, from: '0x' + 'a'.repeat(40), what: 'replacement', costWei: cost, feeWei: fee, balanceWei: balance });
+        const s = describeRefusal({ failure, message, nonce, from: '0x' + 'a'.repeat(40), kind: 'replace', costWei: cost, feeWei: fee, balanceWei: balance });
         expect(s).toMatch(/^[A-Z].*\.$/);
         expect(s.split(/\.\s+(?=[A-Z])/)).toHaveLength(1);
         expect(s).toMatch(/again|added|add funds|bumped/);

@@ -116,8 +116,8 @@ describe('newestAttempt', () => {
 
 describe('skipIsNews', () => {
   type Skip = Extract<ReplacementDecision, { action: 'skip' }>;
-  const capSkip = (neededWei: bigint, capWei: bigint): Skip => ({ action: 'skip', reason: 'cap', summary: 'x', detail: { neededWei: String(neededWei), capWei: String(capWei) } });
-  const maxSkip = (attempt: number, maxReplacements: number): Skip => ({ action: 'skip', reason: 'max-replacements', summary: 'x', detail: { attempt, maxReplacements } });
+  const capSkip = (neededWei: bigint, capWei: bigint): Skip => ({ action: 'skip', reason: 'cap', nonce: 1, detail: { neededWei: String(neededWei), capWei: String(capWei) } });
+  const maxSkip = (attempt: number, maxReplacements: number): Skip => ({ action: 'skip', reason: 'max-replacements', nonce: 1, detail: { attempt, maxReplacements } });
   const lastCap = skip('cap', { neededWei: String(2n * GWEI), capWei: String(GWEI) });
   const lastMax = skip('max-replacements', { attempt: 2, maxReplacements: 2 });
   it.each([
@@ -133,7 +133,7 @@ describe('skipIsNews', () => {
     { name: 'identical max-replacements skip', last: lastMax, next: maxSkip(2, 2), want: false },
     { name: 'max-replacements with another limit', last: lastMax, next: maxSkip(2, 1), want: true },
     { name: 'a recorded cap skip without a readable fee', last: skip('cap', { capWei: String(GWEI) }), next: capSkip(2n * GWEI, GWEI), want: true },
-    { name: 'any other reason is news after a cap skip', last: lastCap, next: { action: 'skip', reason: 'nonce-mined', summary: 'x', detail: { minedBy: hashOf(1) } } as Skip, want: true },
+    { name: 'any other reason is news after a cap skip', last: lastCap, next: { action: 'skip', reason: 'nonce-mined', nonce: 1, detail: { minedBy: hashOf(1) } } as Skip, want: true },
   ])('$name -> $want', ({ last, next, want }) => {
     expect(skipIsNews(last, next)).toBe(want);
   });

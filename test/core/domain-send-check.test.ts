@@ -4,7 +4,8 @@ import { AbiCoder, id } from 'ethers';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decodeRevert, describeRevert, PANIC_MEANINGS } from '../../src/core/domain/revert.js';
-import { describeShortfall, fundsShortfall, isRevertAnswer } from '../../src/core/domain/send-check.js';
+import { describeRequestRefusal } from '../../src/core/domain/describe.js';
+import { fundsShortfall, isRevertAnswer } from '../../src/core/domain/send-check.js';
 
 const abi = AbiCoder.defaultAbiCoder();
 const errorData = (message: string) => `0x08c379a0${abi.encode(['string'], [message]).slice(2)}`;
@@ -60,6 +61,6 @@ describe('fundsShortfall', () => {
 
   it('says how much to add', () => {
     const f = { ...base, balanceWei: 10n ** 18n, valueWei: 10n ** 18n };
-    expect(describeShortfall(f, fundsShortfall(f)!)).toContain('add 0.000021 ETH');
+    expect(describeRequestRefusal({ code: 'funds', ...f, missingWei: fundsShortfall(f)! })).toContain('add 0.000021 ETH');
   });
 });

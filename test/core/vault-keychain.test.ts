@@ -7,6 +7,7 @@ import { Wallet } from 'ethers';
 import { selectKeyVault } from '../../src/core/adapters/vault/vault-select.js';
 import { silentLogger } from '../../src/lib/log.js';
 import { ensureSecretService, type SecretService } from '../support/core-keyring.js';
+import { keychainSuites } from '../support/required-tools.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'txdesk-core-vault-'));
 const key = Wallet.createRandom().privateKey;
@@ -22,7 +23,7 @@ afterAll(() => {
 
 describe('vault on a real Secret Service', () => {
   it('stores, reads back and clears the key in the keychain, one entry per data dir', async (ctx) => {
-    if (!ss.available) ctx.skip(); // needs dbus-daemon and gnome-keyring-daemon
+    if (!keychainSuites(ss.available)) ctx.skip();
     const a = await selectKeyVault({ dataDir: join(dir, 'a'), scope: 'configured', passphrase: undefined, log: silentLogger });
     const b = await selectKeyVault({ dataDir: join(dir, 'b'), scope: 'configured', passphrase: undefined, log: silentLogger });
     expect(a?.storage).toBe('keychain');

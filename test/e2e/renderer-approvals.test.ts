@@ -4,7 +4,7 @@
 // signed and mined once approved; declined, or not answered in time, the tool gets 4001; a standing rule given with an
 // approval lets a small transaction through without asking while a larger one still asks; personal_sign and typed
 // data are signed through the dialog. The dialog at 1280x860 lands in test-artifacts/screenshots/approval-1280.png.
-import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,11 +16,10 @@ import { toChecksumAddress } from '../../src/renderer/src/lib/address-checksum.j
 import type { ApprovalRequest, ApprovalRule } from '../../src/shared/approvals.js';
 import type { AppSettings } from '../../src/shared/desktop-api.js';
 import { ensureCliBuilt, startCliDaemon, type CliDaemon } from '../support/cli-binary.js';
-import { hasChromium, launchBrowser, screenshot, type E2eBrowser, type Page } from '../support/e2e-browser.js';
+import { browserSuites, launchBrowser, screenshot, type E2eBrowser, type Page } from '../support/e2e-browser.js';
 import { FUNDED_KEY, SEPOLIA, cleanEnv, signUpClientId, startAnvil, startDataService } from '../support/real-network.js';
 import { freePort } from '../support/reliability-procs.js';
 
-const built = existsSync('out/renderer/index.html');
 /** The account txdesk signs with. */
 const account = new Wallet(FUNDED_KEY).address;
 const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
@@ -35,7 +34,7 @@ function rpcCode(e: unknown): number | undefined {
 /** Settles to the value or the error, so a request can be started now and looked at after the browser answered it. */
 const settled = <T>(p: Promise<T>) => p.then((value) => ({ ok: true as const, value }), (error: unknown) => ({ ok: false as const, error }));
 
-describe.skipIf(!hasChromium() || !built)('approvals on a configured network (Chromium, txdesk serve, ethers on /rpc)', () => {
+describe.skipIf(!browserSuites())('approvals on a configured network (Chromium, txdesk serve, ethers on /rpc)', () => {
   const temps: string[] = [];
   const temp = (prefix: string) => {
     const d = mkdtempSync(join(tmpdir(), prefix));

@@ -3,14 +3,13 @@
 // sample ERC-721 and ERC-1155 token the dev account holds from the token browser (the card says "being sent" until the
 // listing moves it; the recipient owns it in the listing afterwards, read through the app's listing proxy).
 // Screenshots at 1280x860 go to test-artifacts/screenshots/send-*.png (docs/screenshots/ keeps the chosen ones).
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Wallet } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hasChromium, launchBrowser, screenshot, type E2eBrowser, type Page } from '../support/e2e-browser.js';
+import { browserSuites, launchBrowser, screenshot, type E2eBrowser, type Page } from '../support/e2e-browser.js';
 import { startServeProcess, type ServeProcess } from '../support/e2e-serve.js';
 
-const built = existsSync('dist/cli/index.js') && existsSync('out/renderer/index.html');
 const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 interface ListedToken {
@@ -24,7 +23,7 @@ interface Rec {
   nonce: number;
 }
 
-describe.skipIf(!hasChromium() || !built)('Send: ETH and tokens (Chromium, txdesk serve)', () => {
+describe.skipIf(!browserSuites())('Send: ETH and tokens (Chromium, txdesk serve)', () => {
   let serve: ServeProcess;
   let browser: E2eBrowser;
   let page: Page;

@@ -1,14 +1,11 @@
 // The token browser in Debian's Chromium against the real `txdesk serve` on the embedded dev chain: the app's account
 // holds ERC-721 (Tiles), batch-minted ERC-721 (Drops, EIP-2309) and ERC-1155 (Gems) tokens; ERC-1155 cards carry a
 // balance badge; the refresh action on a card asks the data service to read the token's metadata again.
-import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hasChromium, launchBrowser, screenshot, type E2eBrowser, type Page } from '../support/e2e-browser.js';
+import { browserSuites, launchBrowser, screenshot, type E2eBrowser, type Page } from '../support/e2e-browser.js';
 import { startServeProcess, type ServeProcess } from '../support/e2e-serve.js';
 
-const built = existsSync('dist/cli/index.js') && existsSync('out/renderer/index.html');
-
-describe.skipIf(!hasChromium() || !built)('token browser with both standards (Chromium)', () => {
+describe.skipIf(!browserSuites())('token browser with both standards (Chromium)', () => {
   let serve: ServeProcess;
   let browser: E2eBrowser;
   let page: Page;

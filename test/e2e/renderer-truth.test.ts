@@ -5,13 +5,12 @@
 // shows "Reconnecting…" while polling keeps the list right; no view overflows at 1280 or 900 px; axe finds no serious
 // or critical violation; keyboard order and the URL hash behave; "Restart now" restarts the core.
 // Screenshots for the README go to test-artifacts/screenshots/readme-*.png.
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hasChromium, launchBrowser, screenshot, type E2eBrowser, type Page } from '../support/e2e-browser.js';
+import { browserSuites, launchBrowser, screenshot, type E2eBrowser, type Page } from '../support/e2e-browser.js';
 import { startServeProcess, type ServeProcess } from '../support/e2e-serve.js';
 
-const built = existsSync('dist/cli/index.js') && existsSync('out/renderer/index.html');
 const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const sizes = [
   { name: '1280', width: 1280, height: 860 },
@@ -27,7 +26,7 @@ interface Rec {
   attempt: number;
 }
 
-describe.skipIf(!hasChromium() || !built)('the dashboard tells the truth (Chromium, txdesk serve)', () => {
+describe.skipIf(!browserSuites())('the dashboard tells the truth (Chromium, txdesk serve)', () => {
   let serve: ServeProcess;
   let browser: E2eBrowser;
   let page: Page;

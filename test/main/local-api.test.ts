@@ -4,15 +4,15 @@ import { describe, expect, it } from 'vitest';
 import { createMemorySettingsStore } from '../../src/core/adapters/settings/settings-file.js';
 import { defaultPolicy } from '../../src/core/config.js';
 import { createSettingsManager } from '../../src/core/services/settings-manager.js';
-import { desktopHttp } from '../../src/main/local-api.js';
+import { httpFromLocalApiSetting } from '../../src/main/local-api-setting.js';
 
 const running = { nodeUrl: 'http://127.0.0.1:8545', serviceUrl: 'http://127.0.0.1:4000', platform: 'ethereum', network: 'local', clientId: 'c' };
 
 describe('localApi', () => {
   it('serves port 3000 only when turned on, without key routes', () => {
-    expect(desktopHttp({}, '/r')).toBe(false);
-    expect(desktopHttp({ localApi: false }, '/r')).toBe(false);
-    expect(desktopHttp({ localApi: true }, '/r')).toEqual({ port: 3000, rendererDir: '/r', allowKeyRoutes: false });
+    expect(httpFromLocalApiSetting({}, '/r')).toBe(false);
+    expect(httpFromLocalApiSetting({ localApi: false }, '/r')).toBe(false);
+    expect(httpFromLocalApiSetting({ localApi: true }, '/r')).toEqual({ port: 3000, rendererDir: '/r', allowKeyRoutes: false });
   });
 
   it('is off by default and, changed, waits for a restart in the desktop app only', () => {

@@ -6,7 +6,7 @@ import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isClientError, isErrorEnvelope, rawRequest, type RawAnswer } from '../support/reliability-http.js';
 import { MB, killAllChildren, spawnService, tempDir, type ChildProc, type MemoryFigures, type ServiceInfo } from '../support/reliability-procs.js';
-import { pollUntil } from '../../bench/lib/poll.js';
+import { pollUntil } from '../support/poll.js';
 
 /** Runs per property; raise with TXDESK_FUZZ_RUNS for a longer hunt. */
 const RUNS = Number(process.env.TXDESK_FUZZ_RUNS ?? 300);

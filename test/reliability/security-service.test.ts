@@ -8,7 +8,7 @@ import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isErrorEnvelope, rawRequest } from '../support/reliability-http.js';
 import { killAllChildren, spawnService, tempDir, type ChildProc, type ServiceInfo } from '../support/reliability-procs.js';
-import { pollUntil } from '../../bench/lib/poll.js';
+import { pollUntil } from '../support/poll.js';
 
 let dev: ChildProc<ServiceInfo>;
 let svc: ChildProc<ServiceInfo>;

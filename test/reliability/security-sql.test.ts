@@ -23,7 +23,7 @@ export const SQL_ALLOWLIST: { file: string; expressions: RegExp; why: string }[]
     why: 'column and index names come from the constant LIST_SOURCES table, keyed by the constant LIST codes; values are bound (?).',
   },
   {
-    file: 'src/service/listing/listing-store.ts',
+    file: 'src/service/listing/sqlite/listing-reads-sqlite.ts',
     expressions: /^(s\.(key|index|scope)|upTo|from|order|s\.extra\.replace\('owner_id', 't\.owner_id'\))$/,
     why: 'page statements interpolate LIST_SOURCES names and the fixed keywords ASC/DESC, >=, <=, < picked by a ternary on the direction; values are bound.',
   },

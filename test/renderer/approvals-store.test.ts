@@ -3,7 +3,7 @@
 // allowance; a request the core no longer has; standing rules listed and revoked.
 import { describe, expect, it, vi } from 'vitest';
 import { connectBridge, loadInitial } from '../../src/renderer/src/store/bridge.js';
-import type { StreamState } from '../../src/renderer/src/store/http-api.js';
+import type { StreamState } from '../../src/renderer/src/transport/http-api.js';
 import { createAppStore } from '../../src/renderer/src/store/index.js';
 import type { ApprovalRequest, ApprovalRule } from '../../src/shared/approvals.js';
 import { desktopMethods, type AppSettings, type DesktopApi } from '../../src/shared/desktop-api.js';

@@ -1,8 +1,8 @@
 // The browser bridge: requests follow the contract table, errors surface as { code, message }, one event stream is shared,
 // and a reconnect resyncs what was missed.
 import { describe, expect, it } from 'vitest';
-import { createHttpApi, type EventSourceLike } from '../../src/renderer/src/store/http-api.js';
-import { ApiError } from '../../src/renderer/src/store/api-error.js';
+import { createHttpApi, type EventSourceLike } from '../../src/renderer/src/transport/http-api.js';
+import { ApiError } from '../../src/renderer/src/transport/api-error.js';
 import type { TxRecord } from '../../src/shared/tx-record.js';
 
 type Call = { url: string; method: string; body: unknown };

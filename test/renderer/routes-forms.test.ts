@@ -7,7 +7,7 @@ import { apiErrorToFields, checkNetwork, plain } from '../../src/renderer/src/fe
 import { parsePolicyForm } from '../../src/renderer/src/features/settings/policy-form.js';
 import { formatAge, formatFee, formatFullDate, normalizeFees } from '../../src/renderer/src/lib/format.js';
 import { explorerUrl } from '../../src/renderer/src/lib/explorer.js';
-import { defaultRoute, formatRoute, parseRoute, type Route } from '../../src/renderer/src/store/routes.js';
+import { defaultRoute, formatRoute, parseRoute, type Route } from '../../src/renderer/src/routing/routes.js';
 import { PAGE_SIZES } from '../../src/renderer/src/store/token-logic.js';
 
 const hex = (n: number) => fc.array(fc.constantFrom(...'0123456789abcdef'), { minLength: n, maxLength: n }).map((a) => a.join(''));

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { formatWeiAsEther, parseEtherToWei } from '../../src/renderer/src/lib/eth-amount.js';
 import { hasValidChecksum, toChecksumAddress } from '../../src/renderer/src/lib/address-checksum.js';
 import { encodeErc1155SafeTransferFrom, encodeErc721SafeTransferFrom } from '../../src/renderer/src/lib/token-transfer-abi.js';
-import { decodeTokenTransfer } from '../../src/renderer/src/store/tx-payload.js';
+import { decodeTokenTransfer } from '../../src/renderer/src/features/transactions/tx-payload.js';
 
 describe('ETH amount to wei', () => {
   it.each([

@@ -4,7 +4,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { createAppStore } from '../../src/renderer/src/store/index.js';
 import { connectBridge, loadInitial } from '../../src/renderer/src/store/bridge.js';
 import { setConfirmLeave } from '../../src/renderer/src/store/slices/app-slice.js';
-import type { StreamState } from '../../src/renderer/src/store/http-api.js';
+import type { StreamState } from '../../src/renderer/src/transport/http-api.js';
 import type { AppSettings, AppStatus, DesktopApi, DevchainStatus, KeyInfo } from '../../src/shared/desktop-api.js';
 import type { TokenPage } from '../../src/shared/listing.js';
 import type { TxRecord } from '../../src/shared/tx-record.js';

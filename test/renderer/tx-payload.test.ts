@@ -2,7 +2,7 @@
 // transfers decoded), a contract creation, 0 ETH to yourself; and which attempt of a nonce says it.
 import { describe, expect, it } from 'vitest';
 import { encodeErc721SafeTransferFrom } from '../../src/renderer/src/lib/token-transfer-abi.js';
-import { payloadRecord, txAction } from '../../src/renderer/src/store/tx-payload.js';
+import { payloadRecord, txAction } from '../../src/renderer/src/features/transactions/tx-payload.js';
 
 const me = '0x' + 'a1'.repeat(20);
 const bob = '0x' + 'b0'.repeat(20);

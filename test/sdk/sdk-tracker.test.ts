@@ -1,7 +1,7 @@
 // The SDK against a real data service on a real anvil: the happy path, option checks, a bad clientId, an
 // unreachable service, reconnect with re-subscribe, failover across a list of URLs, and importing it as `txdesk/tracker` from the build.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -12,8 +12,10 @@ import { silentLogger } from '../../src/lib/log.js';
 import { openDatabase } from '../../src/lib/sqlite.js';
 import { TrackerError, TransactionTracker, backoff, type TrackerMessage } from '../../src/sdk/index.js';
 import { nextAttempt } from '../../src/sdk/tracker-connection.js';
+import { openSqliteTrackerStore } from '../../src/service/tracker/sqlite/tracker-store-sqlite.js';
 import { attachTracker } from '../../src/service/tracker/index.js';
 import { sendTransfer, startTrackerStack, waitUntil, type TrackerStack } from '../support/tracker-harness.js';
+import { requireBuild } from '../support/required-tools.js';
 
 let stack: TrackerStack;
 const trackers: TransactionTracker[] = [];
@@ -165,7 +167,7 @@ describe('a service that lost its data', () => {
     const db = openDatabase(join(dir, 'b.sqlite'));
     const server = createHttpServer((_q, r) => r.end());
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    const attached = await attachTracker(server, { db, nodeUrl: stack.anvil.url, platform: 'ethereum', network: 'local', isClientId: () => true, log: silentLogger });
+    const attached = await attachTracker(server, { store: openSqliteTrackerStore(db), nodeUrl: stack.anvil.url, platform: 'ethereum', network: 'local', isClientId: () => true, log: silentLogger });
     const baseA = stack.service.url.replace('http://', 'ws://');
     const baseB = `ws://127.0.0.1:${(server.address() as { port: number }).port}`;
     let base = baseA;
@@ -250,7 +252,8 @@ describe('backoff', () => {
 });
 
 describe('the package export', () => {
-  it.skipIf(!existsSync('dist/sdk/index.js'))('imports as txdesk/tracker from the build', () => {
+  it('imports as txdesk/tracker from the build', () => {
+    requireBuild('dist/sdk/index.js');
     const out = execFileSync(process.execPath, ['--input-type=module', '-e', "const m = await import('txdesk/tracker'); console.log(typeof m.TransactionTracker, typeof m.TrackerError)"], {
       encoding: 'utf8',
     });

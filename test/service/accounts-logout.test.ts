@@ -8,7 +8,7 @@ import { startAnvil, type RunningAnvil } from '../../src/devchain/index.js';
 import { silentLogger } from '../../src/lib/log.js';
 import { openDatabase, type Db } from '../../src/lib/sqlite.js';
 import { createAccounts } from '../../src/service/accounts/index.js';
-import { openAccountsStore } from '../../src/service/accounts/accounts-store.js';
+import { openSqliteAccountsStore } from '../../src/service/accounts/sqlite/accounts-store-sqlite.js';
 import { issueToken } from '../../src/service/accounts/accounts-token.js';
 import { startService, type RunningService } from '../../src/service/index.js';
 import { call, tempDir, type Answer } from '../support/service-harness.js';
@@ -113,7 +113,7 @@ describe('the deny-list on a real database with a fake clock', () => {
   const ttl = 60;
   const bearer = (token: string) => `Bearer ${token}`;
   const revokedRows = () => db.prepare('SELECT COUNT(*) FROM accounts_revoked_tokens').pluck().get() as number;
-  const open = () => createAccounts(openAccountsStore(db), { openSignup: true, tokenTtlSeconds: ttl, now: () => clock });
+  const open = () => createAccounts(openSqliteAccountsStore(db), { openSignup: true, tokenTtlSeconds: ttl, now: () => clock });
 
   beforeAll(() => {
     dir = tempDir('txdesk-logout-db-');

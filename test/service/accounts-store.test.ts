@@ -2,8 +2,9 @@
 // two instances: a session issued by one is valid on the other, and a logout on one is seen by the other.
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAccounts } from '../../src/service/accounts/index.js';
-import { openAccountsStore, type AccountsStore } from '../../src/service/accounts/accounts-store.js';
-import { openPgAccountsStore } from '../../src/service/accounts/accounts-store-pg.js';
+import type { AccountsStore } from '../../src/service/accounts/accounts-store.js';
+import { openSqliteAccountsStore } from '../../src/service/accounts/sqlite/accounts-store-sqlite.js';
+import { openPostgresAccountsStore } from '../../src/service/accounts/postgres/accounts-store-postgres.js';
 import { backends, type BackendPlace } from '../support/store-backends.js';
 
 const user = (n: number) => ({ email: `u${n}@example.com`, name: `U${n}`, organization: 'O', passwordHash: `hash${n}`, clientId: `client${n}` });
@@ -16,7 +17,7 @@ describe.each(backends)('accounts store on $name', (backend) => {
   async function open(place?: BackendPlace): Promise<{ store: AccountsStore; place: BackendPlace }> {
     const at = place ?? (await backend.fresh());
     if (!place) places.push(at);
-    return { store: at.sqlite ? openAccountsStore(at.sqlite) : await openPgAccountsStore(at.pool!), place: at };
+    return { store: at.sqlite ? openSqliteAccountsStore(at.sqlite) : await openPostgresAccountsStore(at.pool!), place: at };
   }
 
   it('inserts users once per e-mail and finds them by e-mail, id and clientId', async () => {
@@ -72,7 +73,7 @@ describe('accounts of two instances on one PostgreSQL database', () => {
   it('accepts on one instance the session issued by the other, and honours a logout made on either', async () => {
     const place = await backends[1]!.fresh();
     places.push(place);
-    const [a, b] = await Promise.all([openPgAccountsStore(place.pool!), openPgAccountsStore(place.pool!)]).then((stores) =>
+    const [a, b] = await Promise.all([openPostgresAccountsStore(place.pool!), openPostgresAccountsStore(place.pool!)]).then((stores) =>
       Promise.all(stores.map((s) => createAccounts(s, { openSignup: true }))),
     );
     const session = await a!.signup({ email: 'fleet@example.com', password: 'long enough pw', name: 'F', organization: '' });

@@ -9,8 +9,9 @@ import { openPgPool, type PgPool } from '../../src/service/db/pg-pool.js';
 import { tokenUris, type Batch, type MissingUri } from '../../src/service/indexer/indexer-apply.js';
 import type { MetadataUpdate } from '../../src/service/indexer/indexer-events.js';
 import type { ContractMeta } from '../../src/service/indexer/indexer-metadata.js';
-import { openPgIndexStore } from '../../src/service/indexer/indexer-store-pg.js';
-import { sqliteIndexStore, type IndexStore } from '../../src/service/indexer/indexer-store.js';
+import { postgresIndexStore } from '../../src/service/backend.js';
+import { sqliteIndexStore } from '../../src/service/backend.js';
+import type { IndexStore } from '../../src/service/indexer/indexer-store.js';
 import { dumpPg, dumpSqlite, INDEX_TABLES } from '../support/index-dump.js';
 import { History, MULTI, OWNERS, PLAIN, STANDARD, step, uriOf } from '../support/mixed-history.js';
 import { createTestDatabase, type TestDatabase } from '../support/postgres-db.js';
@@ -35,7 +36,7 @@ describe('index store on PostgreSQL', () => {
   beforeAll(async () => {
     tdb = await createTestDatabase('index-store');
     pool = openPgPool(tdb.url);
-    pg = await openPgIndexStore(pool);
+    pg = await postgresIndexStore(pool);
   });
   afterAll(async () => {
     await pool?.end();
@@ -157,7 +158,7 @@ describe('index store on PostgreSQL when the connection is lost at COMMIT', () =
   });
 
   it('counts a write whose COMMIT landed as written (its uris are still read) and retries one whose COMMIT did not', async () => {
-    const store = await openPgIndexStore(losingPool(pool));
+    const store = await postgresIndexStore(losingPool(pool));
     const mint = (block: number, id: bigint) => ({ block, logIndex: 0, blockHash: '0x' + block.toString(16).padStart(64, '0'), contract: PLAIN, from: '0x' + '0'.repeat(40), to: OWNERS[0]!, id });
     const batch = (block: number, known: boolean): Batch => ({
       from: block,

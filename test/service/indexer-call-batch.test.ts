@@ -159,7 +159,7 @@ contract OldToken {
   function tokenURI(uint256) external pure returns (string memory) { return "ipfs://old"; }
 }`;
     const art = compileSolidity({ 'O.sol': source }, { optimizer: { enabled: true, runs: 200 }, evmVersion: 'paris' }).contracts['O.sol']!.OldToken!;
-    const provider = new JsonRpcProvider(chain.nodeUrl, undefined, { staticNetwork: true });
+    const provider = new JsonRpcProvider(chain.nodeUrl, undefined, { staticNetwork: true, pollingInterval: 200 });
     const deployer = new NonceManager(new Wallet(chain.accounts[9]!.privateKey, provider));
     const token = await new ContractFactory(art.abi as InterfaceAbi, art.bytecode, deployer).deploy();
     await token.waitForDeployment();

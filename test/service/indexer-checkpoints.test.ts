@@ -1,4 +1,4 @@
-// WAL checkpoints while the indexer catches up (indexer-store.ts): held over many ranges, then one checkpoint puts
+// WAL checkpoints while the indexer catches up (indexer/sqlite/indexer-store-sqlite.ts): held over many ranges, then one checkpoint puts
 // the writes into the database file itself; released when the indexer reaches the head or stops. With the built code,
 // the owed checkpoints run on their own thread (lib/sqlite-checkpointer.ts), every OWN_CHECKPOINT_EVERY-th on the
 // writer's connection.
@@ -9,10 +9,13 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { silentLogger, type Logger } from '../../src/lib/log.js';
 import { openDatabase, type Db } from '../../src/lib/sqlite.js';
 import type * as CheckpointerModule from '../../src/lib/sqlite-checkpointer.js';
-import type * as StoreModule from '../../src/service/indexer/indexer-store.js';
+import type * as BackendModule from '../../src/service/backend.js';
+import type * as StoreModule from '../../src/service/indexer/sqlite/indexer-store-sqlite.js';
 import { ensureCoreBuilt } from '../support/core-build.js';
+import { pollUntil } from '../support/poll.js';
 import type { Batch } from '../../src/service/indexer/indexer-apply.js';
-import { sqliteIndexStore, type IndexStore } from '../../src/service/indexer/indexer-store.js';
+import { sqliteIndexStore } from '../../src/service/backend.js';
+import type { IndexStore } from '../../src/service/indexer/indexer-store.js';
 
 const ZERO = '0x' + '0'.repeat(40);
 const CONTRACT = '0x' + 'c'.repeat(40);
@@ -95,17 +98,18 @@ it('a stop while behind (catchingUp(false)) restores the threshold and checkpoin
 });
 
 describe('owed checkpoints on their own thread (built code)', () => {
-  let built: { store: typeof StoreModule; checkpointer: typeof CheckpointerModule };
+  let built: { backend: typeof BackendModule; store: typeof StoreModule; checkpointer: typeof CheckpointerModule };
   let checkpointer: CheckpointerModule.Checkpointer | null = null;
 
   beforeEach(async () => {
     ensureCoreBuilt();
     const dist = join(import.meta.dirname, '..', '..', 'dist');
     built = {
-      store: (await import(join(dist, 'service', 'indexer', 'indexer-store.js'))) as typeof StoreModule,
+      backend: (await import(join(dist, 'service', 'backend.js'))) as typeof BackendModule,
+      store: (await import(join(dist, 'service', 'indexer', 'sqlite', 'indexer-store-sqlite.js'))) as typeof StoreModule,
       checkpointer: (await import(join(dist, 'lib', 'sqlite-checkpointer.js'))) as typeof CheckpointerModule,
     };
-    store = built.store.sqliteIndexStore(db, undefined, 5);
+    store = built.backend.sqliteIndexStore(db, undefined, 5);
   });
   afterEach(async () => {
     await checkpointer?.stop();
@@ -149,9 +153,7 @@ describe('owed checkpoints on their own thread (built code)', () => {
     // A file the thread cannot open: it fails at start.
     checkpointer = built.checkpointer.startCheckpointer(join(dir, 'missing', 'index.db'), log);
     store.useCheckpointer!(checkpointer);
-    const deadline = Date.now() + 10_000;
-    while (checkpointer!.usable && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-    expect(checkpointer!.usable).toBe(false);
+    await pollUntil(() => !checkpointer!.usable, 'the checkpoint thread to fail and say so', 10_000, 20);
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatch(/^the WAL checkpoint thread failed; the writer checkpoints on its own connection from now on/);
     await write(1, true);

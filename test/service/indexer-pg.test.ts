@@ -10,7 +10,7 @@ import { createLogger, silentLogger } from '../../src/lib/log.js';
 import { openDatabase, type Db } from '../../src/lib/sqlite.js';
 import { openPgPool, type PgPool } from '../../src/service/db/pg-pool.js';
 import { startIndexer, type Indexer } from '../../src/service/indexer/index.js';
-import { openPgIndexStore } from '../../src/service/indexer/indexer-store-pg.js';
+import { postgresIndexStore } from '../../src/service/backend.js';
 import { dumpPg, dumpSqlite } from '../support/index-dump.js';
 import { rpc, startTestChain, type TestChain } from '../support/indexer-chain.js';
 import { createTestDatabase, type TestDatabase } from '../support/postgres-db.js';
@@ -70,7 +70,7 @@ async function expectSameIndex(): Promise<void> {
 it('indexes the same rows on PostgreSQL as on SQLite, through updates, a refresh and a reorganisation', async () => {
   const opts = { nodeUrl: chain.url, confirmations: 0, log: silentLogger, pollMs: 100, partMoves: 500 };
   indexers.push(startIndexer({ ...opts, db, ...(process.env.TXDESK_TEST_LOG ? { log: createLogger('indexer-sqlite') } : {}) }));
-  indexers.push(startIndexer({ ...opts, store: await openPgIndexStore(pool), ...(process.env.TXDESK_TEST_LOG ? { log: createLogger('indexer-pg') } : {}) }));
+  indexers.push(startIndexer({ ...opts, store: await postgresIndexStore(pool), ...(process.env.TXDESK_TEST_LOG ? { log: createLogger('indexer-pg') } : {}) }));
   await expectSameIndex();
   const tokens = await pool.query<{ n: string }>('SELECT count(*) AS n FROM idx_tokens WHERE owner_id IS NOT NULL');
   expect(Number(tokens.rows[0]!.n)).toBeGreaterThan(3000);
@@ -135,7 +135,7 @@ it('finishes the same index when the database drops its connections again and ag
 async function openStoreRetrying(p: PgPool) {
   for (;;) {
     try {
-      return await openPgIndexStore(p);
+      return await postgresIndexStore(p);
     } catch {
       await new Promise((resolve) => setTimeout(resolve, 10));
     }

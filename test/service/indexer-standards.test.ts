@@ -8,7 +8,8 @@ import type { Contract } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Logger } from '../../src/lib/log.js';
 import { openDatabase, type Db } from '../../src/lib/sqlite.js';
-import { findContract, queryTokens, startIndexer, type Indexer } from '../../src/service/indexer/index.js';
+import { startIndexer, type Indexer } from '../../src/service/indexer/index.js';
+import { findContract, queryTokens } from '../../src/service/listing/sqlite/listing-reads-sqlite.js';
 import { TOKEN_TOPICS } from '../../src/service/indexer/indexer-events.js';
 import { prepareRange } from '../../src/service/indexer/indexer-prepare.js';
 import { createChainReader } from '../../src/service/indexer/indexer-rpc.js';
@@ -17,7 +18,7 @@ import type { RawLog } from '../../src/service/indexer/indexer-rpc.js';
 import type { Token } from '../../src/shared/listing.js';
 import { rpc, startRpcProxy, startTestChain, type TestChain } from '../support/indexer-chain.js';
 import { expectListingsMatch, modelFromChain } from '../support/service-model.js';
-import { pollUntil } from '../../bench/lib/poll.js';
+import { pollUntil } from '../support/poll.js';
 
 const ZERO = '0x' + '0'.repeat(40);
 const [a, b, c, d, e] = ['0x1111', '0x2222', '0x3333', '0x4444', '0x5555'].map((p) => (p + '0'.repeat(36)).toLowerCase()) as [string, string, string, string, string];

@@ -15,7 +15,7 @@ import { commonAncestor } from '../../src/service/indexer/indexer-reorg.js';
 import { isRevertAnswer, TRANSFER_TOPIC } from '../../src/service/indexer/indexer-rpc.js';
 import { CALL, decideStandard, decodeTexts, decodeUint } from '../../src/service/indexer/indexer-metadata.js';
 import { ascendingRank, filterPlan, mergeWindow, pageStartRank, planSlices, selectRank } from '../../src/service/listing/listing-cursor.js';
-import { contractOrderKey, contractSlice, idOrderKey, tokenIdFromKey, tokenIdKey, transferKey, transferKeyParts } from '../../src/service/listing/listing-store-keys.js';
+import { contractOrderKey, contractSlice, idOrderKey, tokenIdFromKey, tokenIdKey, transferKey, transferKeyParts } from '../../src/service/listing/listing-keys.js';
 
 const policy = { min: 1, max: 1000, targetLogs: 100 };
 

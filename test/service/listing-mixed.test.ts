@@ -4,13 +4,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../../src/lib/sqlite.js';
-import { applyBatch, tokenUris, type TransferLog } from '../../src/service/indexer/indexer-apply.js';
-import { rollbackTo } from '../../src/service/indexer/indexer-reorg.js';
-import { migrateIndex } from '../../src/service/indexer/indexer-schema.js';
-import { LIST } from '../../src/service/listing/listing-store-keys.js';
-import { rebuildDerived } from '../../src/service/listing/listing-store-rebuild.js';
-import { createIndexWriter, type SqliteIndexWriter } from '../../src/service/listing/listing-store-write.js';
-import { findContract, queryTokens } from '../../src/service/listing/listing-store.js';
+import { tokenUris, type TransferLog } from '../../src/service/indexer/indexer-apply.js';
+import { applyBatch, rollbackTo } from '../../src/service/indexer/sqlite/indexer-sink-sqlite.js';
+import { migrateSqliteIndex } from '../../src/service/backend.js';
+import { LIST } from '../../src/service/listing/listing-keys.js';
+import { rebuildDerived } from '../../src/service/listing/sqlite/listing-rebuild-sqlite.js';
+import { createIndexWriter, type SqliteIndexWriter } from '../../src/service/listing/sqlite/listing-writer-sqlite.js';
+import { findContract, queryTokens } from '../../src/service/listing/sqlite/listing-reads-sqlite.js';
 import { History, metas, MULTI, GAME, DROP, PLAIN, OWNERS, STANDARD, step, uriOf, addr, ZERO } from '../support/mixed-history.js';
 import { expectListingsMatch, modelFromTransfers } from '../support/service-model.js';
 
@@ -52,7 +52,7 @@ describe('listing of both standards under random histories and rollbacks', () =>
         fc.array(fc.nat(6), { minLength: 8, maxLength: 8 }),
         (ranges, bucketSize, rollbacks) => {
           const db = openDatabase(':memory:');
-          migrateIndex(db);
+          migrateSqliteIndex(db);
           let w = createIndexWriter(db, bucketSize);
           const h = new History();
           ranges.forEach((steps, r) => {
@@ -85,7 +85,7 @@ describe('listing of both standards under random histories and rollbacks', () =>
 
   it('forgets the ids of a contract a rollback removed; a new contract starts clean', () => {
     const db = openDatabase(':memory:');
-    migrateIndex(db);
+    migrateSqliteIndex(db);
     let w = createIndexWriter(db, 2);
     const hash = '0x' + '2'.repeat(64);
     const mint = (contract: string): TransferLog => ({ block: 5, logIndex: 0, sub: 0, blockHash: hash, contract, from: ZERO, to: OWNERS[0]!, id: 1n, amount: 2n });
@@ -103,7 +103,7 @@ describe('listing of both standards under random histories and rollbacks', () =>
 
   it('keeps ERC-1155 balances per owner, deletes emptied holdings and counts (contract, id) pairs', () => {
     const db = openDatabase(':memory:');
-    migrateIndex(db);
+    migrateSqliteIndex(db);
     const w = createIndexWriter(db, 2);
     const [a, b] = OWNERS as [string, string];
     const hash = '0x' + '1'.repeat(64);

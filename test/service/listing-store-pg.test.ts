@@ -6,14 +6,15 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../../src/lib/sqlite.js';
 import { openPgPool, type PgPool } from '../../src/service/db/pg-pool.js';
-import { applyBatch, tokenUris, type TransferLog } from '../../src/service/indexer/indexer-apply.js';
+import { tokenUris, type TransferLog } from '../../src/service/indexer/indexer-apply.js';
+import { applyBatch, rollbackTo } from '../../src/service/indexer/sqlite/indexer-sink-sqlite.js';
 import type { ContractMeta } from '../../src/service/indexer/indexer-metadata.js';
-import { rollbackTo } from '../../src/service/indexer/indexer-reorg.js';
-import { migrateIndex } from '../../src/service/indexer/indexer-schema.js';
-import { migrateIndexPg } from '../../src/service/indexer/indexer-schema-pg.js';
-import { createIndexWriter, type SqliteIndexWriter } from '../../src/service/listing/listing-store-write.js';
-import { findContractPg, queryTokensPg, type PgQueryOptions } from '../../src/service/listing/listing-store-pg.js';
-import { findContract, queryTokens, type TokenQueryInput, type TokenQueryResult } from '../../src/service/listing/listing-store.js';
+import { migrateSqliteIndex } from '../../src/service/backend.js';
+import { migratePostgresIndex } from '../../src/service/backend.js';
+import { createIndexWriter, type SqliteIndexWriter } from '../../src/service/listing/sqlite/listing-writer-sqlite.js';
+import { findContractPg, queryTokensPg, type PgQueryOptions } from '../../src/service/listing/postgres/listing-reads-postgres.js';
+import { findContract, queryTokens } from '../../src/service/listing/sqlite/listing-reads-sqlite.js';
+import type { TokenQueryInput, TokenQueryResult } from '../../src/service/listing/listing-reads.js';
 import { ORDER_BY, type Standard } from '../../src/shared/listing.js';
 import { addr, DROP, GAME, History, MULTI, OWNERS, PLAIN, STANDARD, step, ZERO } from '../support/mixed-history.js';
 import { createTestDatabase, type TestDatabase } from '../support/postgres-db.js';
@@ -57,7 +58,7 @@ function prefix(h: History): void {
 /** Applies the prefix and `ranges` through the SQLite write path, rolling back some of them. */
 function buildSqlite(ranges: (typeof step extends fc.Arbitrary<infer S> ? S : never)[][], rollbacks: number[]): { db: Db; model: ListingModel } {
   const db = openDatabase(':memory:');
-  migrateIndex(db);
+  migrateSqliteIndex(db);
   let w = createIndexWriter(db, 2);
   const h = new History();
   const apply = (fromBlock: number, start: number) => {
@@ -160,7 +161,7 @@ describe('listing reads on PostgreSQL', () => {
   beforeAll(async () => {
     tdb = await createTestDatabase('listing-pg');
     pool = openPgPool(tdb.url);
-    await migrateIndexPg(pool);
+    await migratePostgresIndex(pool);
   });
   afterAll(async () => {
     await pool?.end();

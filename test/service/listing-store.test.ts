@@ -1,18 +1,21 @@
 // The listing store without a chain: random transfer histories applied through the indexer's write path, rolled back at
 // random, with tiny rank buckets so splits and merges happen all the time; every listing must equal the replayed model.
 import { describe, expect, it } from 'vitest';
-import { prng } from '../../bench/lib/prng.js';
+import { prng } from '../support/prng.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { migrate, openDatabase } from '../../src/lib/sqlite.js';
-import { applyBatch, tokenUris, type TransferLog } from '../../src/service/indexer/indexer-apply.js';
-import { rollbackTo } from '../../src/service/indexer/indexer-reorg.js';
-import { INDEX_MIGRATIONS, migrateIndex } from '../../src/service/indexer/indexer-schema.js';
-import { LIST } from '../../src/service/listing/listing-store-keys.js';
-import { createIndexWriter } from '../../src/service/listing/listing-store-write.js';
-import { rebuildDerived } from '../../src/service/listing/listing-store-rebuild.js';
-import { findContract, queryTokens } from '../../src/service/listing/listing-store.js';
+import { tokenUris, type TransferLog } from '../../src/service/indexer/indexer-apply.js';
+import { applyBatch, rollbackTo } from '../../src/service/indexer/sqlite/indexer-sink-sqlite.js';
+import { migrateSqliteIndex } from '../../src/service/backend.js';
+import { INDEXER_SQLITE_STEPS } from '../../src/service/indexer/sqlite/indexer-schema-sqlite.js';
+import { indexSchemaSteps } from '../../src/service/listing/listing-writer.js';
+import { LISTING_SCHEMA_STEPS } from '../../src/service/listing/sqlite/listing-schema-sqlite.js';
+import { LIST } from '../../src/service/listing/listing-keys.js';
+import { createIndexWriter } from '../../src/service/listing/sqlite/listing-writer-sqlite.js';
+import { rebuildDerived } from '../../src/service/listing/sqlite/listing-rebuild-sqlite.js';
+import { findContract, queryTokens } from '../../src/service/listing/sqlite/listing-reads-sqlite.js';
 import { expectListingsMatch, modelFromTransfers } from '../support/service-model.js';
 
 const ZERO = '0x' + '0'.repeat(40);
@@ -32,7 +35,7 @@ describe('listing store under random histories and rollbacks', () => {
     it(`seed ${seed}, bucket size ${bucketSize}, up to ${perBlock} transfers per block`, () => {
       const rnd = prng(seed);
       const db = openDatabase(':memory:');
-      migrateIndex(db);
+      migrateSqliteIndex(db);
       let w = createIndexWriter(db, bucketSize);
       // Contract addresses out of creation order, ids that collide across contracts and span many byte lengths.
       const contracts = [addr(0xc3), addr(0xa1), addr(0xb2)];
@@ -125,7 +128,7 @@ describe('listing store under random histories and rollbacks', () => {
 
   it('seeks pages of a big owner filtered to several contracts', () => {
     const db = openDatabase(':memory:');
-    migrateIndex(db);
+    migrateSqliteIndex(db);
     const w = createIndexWriter(db, 2);
     const cs = [addr(0xc1), addr(0xc2), addr(0xc3), addr(0xc4)];
     const [big, other] = [addr(0x11), addr(0x22)];
@@ -146,7 +149,7 @@ describe('listing store under random histories and rollbacks', () => {
   it('migrates a version-1 index (pair lists, then holdings) to the same pages', () => {
     const dir = mkdtempSync(join(tmpdir(), 'txdesk-migrate-'));
     const cur = openDatabase(join(dir, 'current.db'));
-    migrateIndex(cur);
+    migrateSqliteIndex(cur);
     const w = createIndexWriter(cur, 2);
     const c = addr(0xc1);
     const owners = [addr(0x11), addr(0x22)];
@@ -158,7 +161,7 @@ describe('listing store under random histories and rollbacks', () => {
     cur.close();
     // A version-1 database with the same content: no pairs, no holdings columns, the old history table.
     const db = openDatabase(join(dir, 'old.db'));
-    migrate(db, 'indexer', INDEX_MIGRATIONS.slice(0, 1));
+    migrate(db, 'indexer', indexSchemaSteps(INDEXER_SQLITE_STEPS, LISTING_SCHEMA_STEPS).slice(0, 1));
     db.exec(`ATTACH '${join(dir, 'current.db')}' AS cur;
       INSERT INTO idx_state SELECT * FROM cur.idx_state;
       INSERT INTO idx_accounts SELECT id, address, token_count FROM cur.idx_accounts;
@@ -168,7 +171,7 @@ describe('listing store under random histories and rollbacks', () => {
       INSERT INTO idx_owner_contract SELECT * FROM cur.idx_owner_contract;
       INSERT INTO idx_transfers SELECT block, log_index, contract_id, k_id, from_id, to_id FROM cur.idx_transfers;
       DETACH cur;`);
-    migrateIndex(db);
+    migrateSqliteIndex(db);
     expectListingsMatch(db, replay(logs, 99), { owners, contracts: [c], filters: [undefined, [c], [c, addr(0xc2)]], sizes: [1, 4] });
     expect(db.prepare('SELECT count(*) FROM idx_transfers').pluck().get()).toBe(30);
     db.close();
@@ -177,7 +180,7 @@ describe('listing store under random histories and rollbacks', () => {
 
   it('answers pages past the end, unknown owners and unknown contracts with empty pages', () => {
     const db = openDatabase(':memory:');
-    migrateIndex(db);
+    migrateSqliteIndex(db);
     expect(queryTokens(db, { owner: addr(1), page: 0, size: 15, orderBy: 'token_id', direction: 'asc' })).toEqual({ tokens: [], totalCount: 0 });
     expect(queryTokens(db, { contract: addr(1), page: 3, size: 15, orderBy: 'token_id', direction: 'asc' })).toEqual({ tokens: [], totalCount: 0 });
     expect(queryTokens(db, { owner: addr(1), page: Number.MAX_SAFE_INTEGER, size: 200, orderBy: 'contract_address', direction: 'desc' }).tokens).toEqual([]);

@@ -3,13 +3,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../../src/lib/sqlite.js';
-import { applyBatch, tokenUris, type TransferLog } from '../../src/service/indexer/indexer-apply.js';
+import { tokenUris, type TransferLog } from '../../src/service/indexer/indexer-apply.js';
+import { applyBatch } from '../../src/service/indexer/sqlite/indexer-sink-sqlite.js';
 import { splitAtBlocks } from '../../src/service/indexer/indexer-prepare.js';
-import { migrateIndex } from '../../src/service/indexer/indexer-schema.js';
-import { LIST, type ListCode } from '../../src/service/listing/listing-store-keys.js';
-import { listSource } from '../../src/service/listing/listing-store-rank.js';
-import { createIndexWriter } from '../../src/service/listing/listing-writer.js';
-import { queryTokens } from '../../src/service/listing/listing-store.js';
+import { migrateSqliteIndex } from '../../src/service/backend.js';
+import { LIST, type ListCode } from '../../src/service/listing/listing-keys.js';
+import { listSource } from '../../src/service/listing/sqlite/listing-rank-sqlite.js';
+import { createIndexWriter } from '../../src/service/listing/sqlite/listing-writer-sqlite.js';
+import { queryTokens } from '../../src/service/listing/sqlite/listing-reads-sqlite.js';
 
 const ZERO = '0x' + '0'.repeat(40);
 const addr = (n: number) => '0x' + n.toString(16).padStart(40, '0');
@@ -56,7 +57,7 @@ const history = fc
 
 function build(blocks: TransferLog[][], bucketSize: number, oneByOne: boolean): Db {
   const db = openDatabase(':memory:');
-  migrateIndex(db);
+  migrateSqliteIndex(db);
   const w = createIndexWriter(db, bucketSize);
   const meta = (c: string) => ({ name: 'N', symbol: 'S', totalSupply: null, hasUri: true, standard: c === ERC1155 ? 'ERC1155' : 'ERC721' }) as const;
   const ranges = oneByOne ? blocks.map((logs, i) => ({ from: i + 1, to: i + 1, logs })) : [{ from: 1, to: blocks.length, logs: blocks.flat() }];

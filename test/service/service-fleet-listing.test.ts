@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ContractFactory, JsonRpcProvider, NonceManager, Wallet, type Contract } from 'ethers';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { pollUntil } from '../../bench/lib/poll.js';
+import { pollUntil } from '../support/poll.js';
 import { startAnvil, type RunningAnvil } from '../../src/devchain/index.js';
 import { silentLogger } from '../../src/lib/log.js';
 import { openDatabase } from '../../src/lib/sqlite.js';
@@ -49,7 +49,7 @@ async function send(c: Contract, method: string, ...args: unknown[]): Promise<{ 
 beforeAll(async () => {
   ensureCliBuilt();
   anvil = await startAnvil({ blockTimeSeconds: 1, gasLimit: 30_000_000 });
-  provider = new JsonRpcProvider(anvil.url, undefined, { staticNetwork: true });
+  provider = new JsonRpcProvider(anvil.url, undefined, { staticNetwork: true, pollingInterval: 200 });
   signer = new NonceManager(new Wallet(DEV_KEY, provider));
   nft = await deploy('TestNft', 'Plain', 'PLN');
   drop = await deploy('TestDrop');

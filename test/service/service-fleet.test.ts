@@ -12,7 +12,7 @@ import { TransactionTracker, type TrackerMessage } from '../../src/sdk/index.js'
 import { createTestDatabase, type TestDatabase } from '../support/postgres-db.js';
 import { ensureCliBuilt, killServiceProcesses, serviceHealth, startServiceProcess, type ServiceProcess } from '../support/service-process.js';
 import { DEV_KEYS, sendTransfer, signTransfer, waitUntil } from '../support/tracker-harness.js';
-import { pollUntil } from '../../bench/lib/poll.js';
+import { pollUntil } from '../support/poll.js';
 
 let anvil: RunningAnvil;
 let provider: JsonRpcProvider;

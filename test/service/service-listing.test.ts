@@ -28,7 +28,8 @@ beforeAll(async () => {
   dev = await startTestDevService({ dataDir });
   base = dev.service.url;
   clientId = dev.clientId;
-  provider = new JsonRpcProvider(dev.devchain.nodeUrl, undefined, { staticNetwork: true });
+  // ethers polls for receipts every 4 s unless told otherwise; blocks come every second here.
+  provider = new JsonRpcProvider(dev.devchain.nodeUrl, undefined, { staticNetwork: true, pollingInterval: 200 });
   const [, a, b] = dev.devchain.accounts;
   alice = a!.address.toLowerCase();
   await dev.devchain.giveTokens(a!.address, 12);
@@ -42,16 +43,17 @@ beforeAll(async () => {
     ...before.filter((t) => t.owner === bob).slice(0, 3).map((t) => [t, b!, alice] as [ModelToken, typeof b & {}, string]),
     ...before.filter((t) => t.owner === alice).slice(0, 1).map((t) => [t, a!, bob] as [ModelToken, typeof a & {}, string]),
   ];
-  let last = head;
   // One nonce counter per sender for all of its moves: a fresh counter per move may read a pending count that lags.
+  // Sent one after another (each nonce in order), mined together.
   const signers = new Map<string, NonceManager>();
+  const sent = [];
   for (const [token, from, to] of moves) {
     const signer = signers.get(from.address) ?? new NonceManager(new Wallet(from.privateKey, provider));
     signers.set(from.address, signer);
-    const tx = await (new Contract(token.contract, ERC721, signer) as any).transferFrom(from.address, to, token.id);
-    const receipt = await tx.wait();
-    last = Math.max(last, receipt.blockNumber);
+    sent.push(await (new Contract(token.contract, ERC721, signer) as any).transferFrom(from.address, to, token.id));
   }
+  const receipts = await Promise.all(sent.map((tx) => tx.wait()));
+  const last = Math.max(head, ...receipts.map((r) => r.blockNumber as number));
   await waitForIndexed(base, last);
   const health = await call(`${base}/health`);
   model = (await modelFromChain(dev.devchain.nodeUrl, health.body.indexedBlock)).tokens;

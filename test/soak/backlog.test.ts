@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDevchain, type Devchain } from '../../src/devchain/index.js';
 import { silentLogger } from '../../src/lib/log.js';
 import { openDatabase } from '../../src/lib/sqlite.js';
-import { createTrackerStore } from '../../src/service/tracker/tracker-store.js';
+import { openSqliteTrackerStore } from '../../src/service/tracker/sqlite/tracker-store-sqlite.js';
 import { MB, killAllChildren, spawnService, tempDir } from '../support/reliability-procs.js';
 
 const BACKLOG = Number(process.env.TXDESK_SOAK_BACKLOG ?? 1_000_000);
@@ -36,7 +36,7 @@ describe('a reconnect with a 1,000,000-message backlog', () => {
 
     const t0 = performance.now();
     const db = openDatabase(join(dir.path, 'service.sqlite'));
-    const store = createTrackerStore(db);
+    const store = openSqliteTrackerStore(db);
     await store.subscribe(clientId, 'late', 60_000, Date.now());
     for (let done = 0; done < BACKLOG; done += 10_000) {
       const n = Math.min(10_000, BACKLOG - done);

@@ -1,6 +1,6 @@
 // Process-tree helpers for tests that must prove a command leaves no child (anvil) behind. Linux /proc only.
 import { readdirSync, readFileSync } from 'node:fs';
-import { pollUntil } from '../../bench/lib/poll.js';
+import { pollUntil } from './poll.js';
 
 /** Pids of every living descendant of `root`. */
 export function descendants(root: number): number[] {

@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Entry } from '@napi-rs/keyring';
+import { pollUntil } from './poll.js';
 
 export interface SecretService {
   /** DBUS_SESSION_BUS_ADDRESS of the private bus. */
@@ -83,12 +84,11 @@ export async function startSecretService(): Promise<SecretService | null> {
     keyring.stdin!.end('txdesk-test'); // the password of the fresh login keyring, which --unlock creates unlocked
     process.env.DBUS_SESSION_BUS_ADDRESS = address;
     // Its output is block-buffered on a pipe, so readiness is probed on the bus instead.
-    for (let i = 0; i < 100; i++) {
+    await pollUntil(() => {
       if (keyring.exitCode !== null) throw new Error('gnome-keyring-daemon exited');
-      if (keychainWorks()) return { address, stop };
-      await new Promise((r) => setTimeout(r, 200));
-    }
-    throw new Error('gnome-keyring-daemon did not answer on the bus within 20 s');
+      return keychainWorks();
+    }, 'gnome-keyring-daemon to answer on the bus', 20_000, 200);
+    return { address, stop };
   } catch {
     await stop();
     return null;

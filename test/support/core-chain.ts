@@ -2,12 +2,12 @@
 // app under test), a funded fresh key, the env that points a core at them, and end-state checks against the chain.
 import { Wallet } from 'ethers';
 import { expect } from 'vitest';
-import { unsettledNonces } from '../../bench/lib/fault-run.js';
+import { unsettledNonces } from './fault-run.js';
 import { startDevService, type DevService } from '../../src/service/index.js';
 import { silentLogger } from '../../src/lib/log.js';
 import type { CongestionLevel } from '../../src/shared/desktop-api.js';
 import type { TxRecord } from '../../src/shared/tx-record.js';
-import { pollUntil } from '../../bench/lib/poll.js';
+import { pollUntil } from './poll.js';
 
 export interface TestChain {
   dev: DevService;

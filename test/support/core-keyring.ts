@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { keychainWorks } from '../../src/core/adapters/vault/vault-keyring.js';
+import { pollUntil } from './poll.js';
 
 export interface SecretService {
   /** False when neither a session keychain nor dbus-daemon + gnome-keyring-daemon are available. */
@@ -32,11 +33,9 @@ export async function ensureSecretService(): Promise<SecretService> {
     const keyring = spawn('sh', ['-c', 'printf pw | exec gnome-keyring-daemon --unlock --components=secrets --foreground'], { env, stdio: 'ignore' });
     children.push(keyring);
     // Wait (out of process) until the daemon owns the Secret Service name, then let the library look.
-    for (let i = 0; i < 200; i++) {
-      const out = execFileSync('dbus-send', ['--session', '--dest=org.freedesktop.DBus', '--print-reply', '/org/freedesktop/DBus', 'org.freedesktop.DBus.NameHasOwner', 'string:org.freedesktop.secrets'], { env, encoding: 'utf8' });
-      if (/boolean true/.test(out)) break;
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    const owned = () => execFileSync('dbus-send', ['--session', '--dest=org.freedesktop.DBus', '--print-reply', '/org/freedesktop/DBus', 'org.freedesktop.DBus.NameHasOwner', 'string:org.freedesktop.secrets'], { env, encoding: 'utf8' });
+    // Still not owned after 10 s: the library's own look below decides.
+    await pollUntil(() => /boolean true/.test(owned()), 'the Secret Service name on the private bus', 10_000, 50).catch(() => undefined);
     process.env.DBUS_SESSION_BUS_ADDRESS = address;
     if (await keychainWorks()) return { available: true, stop };
   } catch {

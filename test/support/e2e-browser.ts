@@ -1,12 +1,13 @@
 // Launches Debian's Chromium through playwright-core for the renderer's browser tests, with a fresh profile and no
-// background network, and saves screenshots under test-artifacts/screenshots.
+// background network, and saves screenshots under test-artifacts/screenshots. `browserSuites()` says whether they run:
+// without Chromium they fail with one sentence unless TXDESK_SKIP_BROWSER=1.
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { mkdirSync, mkdtempSync, rmSync, existsSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { chromiumPath } from './required-tools.js';
 
-export const chromiumPath = process.env.TXDESK_CHROMIUM ?? '/usr/bin/chromium';
-export const hasChromium = () => existsSync(chromiumPath);
+export { browserSuites } from './required-tools.js';
 
 export interface E2eBrowser {
   context: BrowserContext;

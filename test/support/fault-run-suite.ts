@@ -1,4 +1,4 @@
-// The randomized fault run as a test suite (bench/lib/fault-run.js, seeded): transactions sent to a `txdesk serve`
+// The randomized fault run as a test suite (test/support/fault-run.js, seeded): transactions sent to a `txdesk serve`
 // child under congestion, with node refusals, dropped transactions, reorganisations (some deeper than the
 // confirmations), node restarts that lose the pool and SIGKILLs of the app mixed in. Every nonce settles: one
 // confirmed record each, the others replaced, none skipped or reused. Used by the npm test and soak variants.
@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Wallet } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startRpcFaults, type RpcFaults } from '../../bench/lib/fault-proxy.js';
-import { runFaultRun } from '../../bench/lib/fault-run.js';
+import { startRpcFaults, type RpcFaults } from './fault-proxy.js';
+import { runFaultRun } from './fault-run.js';
 import { ensureCoreBuilt } from './core-build.js';
 import { expectCleanEndState, startTestChain, type TestChain } from './core-chain.js';
 

@@ -3,7 +3,7 @@
 import fc from 'fast-check';
 import type { TransferLog } from '../../src/service/indexer/indexer-apply.js';
 import type { ContractMeta } from '../../src/service/indexer/indexer-metadata.js';
-import type { IndexWriter } from '../../src/service/listing/listing-store-write.js';
+import type { IndexWriter } from '../../src/service/listing/listing-writer.js';
 import { modelFromTransfers } from './service-model.js';
 
 export const ZERO = '0x' + '0'.repeat(40);

@@ -13,7 +13,7 @@ import type { TxRecord } from '../../src/shared/tx-record.js';
 import { authHeader } from './core-api-token.js';
 import { allConfirmed } from './core-chain.js';
 import { freePort, killAllChildren, spawnCore, spawnService, tempDir, type ChildProc, type CoreInfo, type ServiceInfo } from './reliability-procs.js';
-import { pollUntil } from '../../bench/lib/poll.js';
+import { pollUntil } from './poll.js';
 
 export interface CrashOptions {
   target: number;

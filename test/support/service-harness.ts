@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { silentLogger } from '../../src/lib/log.js';
 import { startDevService, type DevService, type DevServiceOptions } from '../../src/service/index.js';
-import { pollUntil } from '../../bench/lib/poll.js';
+import { pollUntil } from './poll.js';
 
 export interface TestDevService extends DevService {
   dataDir: string;

@@ -4,7 +4,8 @@
 import { Interface, JsonRpcProvider } from 'ethers';
 import { expect } from 'vitest';
 import type { Db } from '../../src/lib/sqlite.js';
-import { queryTokens, type TokenQueryInput } from '../../src/service/listing/listing-store.js';
+import { queryTokens } from '../../src/service/listing/sqlite/listing-reads-sqlite.js';
+import type { TokenQueryInput } from '../../src/service/listing/listing-reads.js';
 import { ORDER_BY, type OrderBy, type OrderDirection, type Standard, type Token } from '../../src/shared/listing.js';
 
 const ZERO = '0x0000000000000000000000000000000000000000';

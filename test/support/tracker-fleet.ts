@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:http';
 import { silentLogger } from '../../src/lib/log.js';
 import { closeSharedDatabase, openSharedDatabase, type SharedDatabase } from '../../src/service/db/service-database.js';
 import { attachTracker, type AttachTrackerOptions, type AttachedTracker } from '../../src/service/tracker/index.js';
-import { createPgTrackerStore } from '../../src/service/tracker/tracker-store-pg.js';
+import { openPostgresTrackerStore } from '../../src/service/tracker/postgres/tracker-store-postgres.js';
 
 export interface FleetInstance {
   server: Server;
@@ -29,7 +29,7 @@ export async function startTrackerFleet(
       network: 'local',
       log: silentLogger,
       ...opts,
-      store: await createPgTrackerStore(shared.pool, shared.instance),
+      store: await openPostgresTrackerStore(shared.pool, shared.instance),
       shared,
     });
     out.push({ server, shared, tracker, base: `ws://127.0.0.1:${(server.address() as { port: number }).port}/tracker/ethereum/local` });

@@ -9,7 +9,7 @@ import { deriveDevAccounts } from '../../src/devchain/dev-accounts.js';
 import { startAnvil, type RunningAnvil } from '../../src/devchain/index.js';
 import { createLogger, silentLogger } from '../../src/lib/log.js';
 import { startService, type RunningService } from '../../src/service/index.js';
-import { pollUntil } from '../../bench/lib/poll.js';
+import { pollUntil } from './poll.js';
 
 /** The anvil mnemonic's funded accounts (public test keys). */
 export const DEV_KEYS = deriveDevAccounts(20).map((a) => a.privateKey);

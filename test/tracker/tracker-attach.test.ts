@@ -10,6 +10,7 @@ import WebSocket, { WebSocketServer } from 'ws';
 import { startAnvil, type RunningAnvil } from '../../src/devchain/index.js';
 import { silentLogger } from '../../src/lib/log.js';
 import { openDatabase, type Db } from '../../src/lib/sqlite.js';
+import { openSqliteTrackerStore } from '../../src/service/tracker/sqlite/tracker-store-sqlite.js';
 import { attachTracker, type AttachedTracker } from '../../src/service/tracker/index.js';
 import { DEV_KEYS, RawTrackerClient, sendTransfer, waitUntil } from '../support/tracker-harness.js';
 
@@ -32,7 +33,7 @@ beforeAll(async () => {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   base = `ws://127.0.0.1:${(server.address() as { port: number }).port}`;
   tracker = await attachTracker(server, {
-    db,
+    store: openSqliteTrackerStore(db),
     nodeUrl: anvil.url.replace('http://', 'ws://'),
     platform: 'ethereum',
     network: 'local',

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/lib/log.js';
 import { openDatabase } from '../../src/lib/sqlite.js';
 import { createTrackerEngine, MAX_UNSEEN_LOOKUPS_PER_ROUND, type TrackerEngine } from '../../src/service/tracker/tracker-engine.js';
-import { createTrackerStore } from '../../src/service/tracker/tracker-store.js';
+import { openSqliteTrackerStore } from '../../src/service/tracker/sqlite/tracker-store-sqlite.js';
 import { unseenLookupDelayMs } from '../../src/service/tracker/tracker-watch-policy.js';
 import { FakeChain, hash } from '../support/tracker-fake-chain.js';
 import { waitUntil } from '../support/tracker-harness.js';
@@ -29,7 +29,7 @@ const randomHash = () => `0x${randomBytes(32).toString('hex')}`;
 
 function start(chain: FakeChain, clock: { t: number }, o: { unseenExpiryMs?: number } = {}) {
   const db = openDatabase(':memory:');
-  const store = createTrackerStore(db);
+  const store = openSqliteTrackerStore(db);
   store.subscribe('c', 's', 60_000, 0);
   const sent: { type: string; expired?: boolean; tx: string }[] = [];
   engine = createTrackerEngine({

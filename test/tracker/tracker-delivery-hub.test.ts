@@ -7,7 +7,8 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import { createLogger } from '../../src/lib/log.js';
 import { openDatabase, type Db } from '../../src/lib/sqlite.js';
 import { createDeliveryHub, type DeliveryTarget } from '../../src/service/tracker/tracker-delivery-hub.js';
-import { createTrackerStore, type TrackerStore } from '../../src/service/tracker/tracker-store.js';
+import type { TrackerStore } from '../../src/service/tracker/tracker-store.js';
+import { openSqliteTrackerStore } from '../../src/service/tracker/sqlite/tracker-store-sqlite.js';
 
 let dir: string;
 let db: Db;
@@ -18,7 +19,7 @@ const HASH = '0x' + 'ab'.repeat(32);
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'txdesk-hub-'));
   db = openDatabase(join(dir, 'tracker.db'));
-  store = createTrackerStore(db);
+  store = openSqliteTrackerStore(db);
 });
 
 afterEach(() => {

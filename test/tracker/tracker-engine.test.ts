@@ -4,7 +4,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger, type Logger } from '../../src/lib/log.js';
 import { openDatabase } from '../../src/lib/sqlite.js';
 import { createTrackerEngine, type TrackerEngine } from '../../src/service/tracker/tracker-engine.js';
-import { createTrackerStore, type TrackerStore } from '../../src/service/tracker/tracker-store.js';
+import type { TrackerStore } from '../../src/service/tracker/tracker-store.js';
+import { openSqliteTrackerStore } from '../../src/service/tracker/sqlite/tracker-store-sqlite.js';
 import { FakeChain, hash } from '../support/tracker-fake-chain.js';
 import { waitUntil } from '../support/tracker-harness.js';
 
@@ -16,7 +17,7 @@ afterEach(async () => {
 
 function start(chain: FakeChain, wrap: (s: TrackerStore) => TrackerStore = (s) => s, log: Logger = silentLogger) {
   const db = openDatabase(':memory:');
-  const store = wrap(createTrackerStore(db));
+  const store = wrap(openSqliteTrackerStore(db));
   store.subscribe('c', 's', 60_000, 0);
   const sent: { type: string; blockHash?: string; blockNumber?: number; tx: string }[] = [];
   const withdrawn: string[] = [];

@@ -10,7 +10,7 @@ import { LOCK_CLASS, LOCKS } from '../../src/service/db/pg-locks.js';
 import { closeSharedDatabase, openSharedDatabase, type SharedDatabase } from '../../src/service/db/service-database.js';
 import { createDeliveryHub } from '../../src/service/tracker/tracker-delivery-hub.js';
 import { createTrackerEngine } from '../../src/service/tracker/tracker-engine.js';
-import { createPgTrackerStore } from '../../src/service/tracker/tracker-store-pg.js';
+import { openPostgresTrackerStore } from '../../src/service/tracker/postgres/tracker-store-postgres.js';
 import type { TrackerStore } from '../../src/service/tracker/tracker-store.js';
 import { startSharedWatcher, type WatcherRole } from '../../src/service/tracker/tracker-watcher-role.js';
 import { createTestDatabase, type TestDatabase } from '../support/postgres-db.js';
@@ -36,7 +36,7 @@ afterAll(async () => {
 });
 
 it('reads again, with backoff, the trackings of another instance that it failed to read, and reports their receipts', async () => {
-  const real = await createPgTrackerStore(shared.pool, shared.instance);
+  const real = await openPostgresTrackerStore(shared.pool, shared.instance);
   let refusals = 2;
   const store: TrackerStore = {
     ...real,
@@ -56,7 +56,7 @@ it('reads again, with backoff, the trackings of another instance that it failed 
   await store.subscribe('c', 's', 60_000, Date.now());
 
   // Another instance stores the tracking; its notification reaches the leader, whose first two reads fail.
-  const other = await createPgTrackerStore(shared.pool, 'another-instance');
+  const other = await openPostgresTrackerStore(shared.pool, 'another-instance');
   const tx = hash('tx-from-another-instance');
   await other.track('c', tx, 1, 60_000, Date.now());
   chain.mine('a', [tx]);
@@ -75,7 +75,7 @@ it('learns a tracking it stored itself while it became the leader', async () => 
   stops.push(() => holder.end());
   await holder.query('SELECT pg_advisory_lock($1, $2)', [LOCK_CLASS, LOCKS.watcher]);
 
-  const real = await createPgTrackerStore(shared.pool, shared.instance);
+  const real = await openPostgresTrackerStore(shared.pool, shared.instance);
   let releaseTrack!: () => void;
   const trackMayGo = new Promise<void>((r) => (releaseTrack = r));
   let trackStarted!: () => void;

@@ -11,6 +11,7 @@ import { startAnvil, type RunningAnvil } from '../../src/devchain/index.js';
 import { silentLogger } from '../../src/lib/log.js';
 import { openDatabase, type Db } from '../../src/lib/sqlite.js';
 import { RPC_LIMIT_EXCEEDED } from '../../src/sdk/tracker-wire.js';
+import { openSqliteTrackerStore } from '../../src/service/tracker/sqlite/tracker-store-sqlite.js';
 import { attachTracker, type AttachedTracker } from '../../src/service/tracker/index.js';
 import { RawTrackerClient } from '../support/tracker-harness.js';
 
@@ -30,7 +31,7 @@ beforeAll(async () => {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   base = `ws://127.0.0.1:${(server.address() as { port: number }).port}/tracker/ethereum/local`;
   tracker = await attachTracker(server, {
-    db,
+    store: openSqliteTrackerStore(db),
     nodeUrl: anvil.url,
     platform: 'ethereum',
     network: 'local',

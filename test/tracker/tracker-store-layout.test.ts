@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { deferCheckpoints, migrate, openDatabase, type Db } from '../../src/lib/sqlite.js';
 import { orderedId } from '../../src/service/tracker/tracker-ids.js';
 import { parseReceiptJson, payloadJson, receiptJson } from '../../src/service/tracker/tracker-receipt-format.js';
-import { createTrackerStore, trackerMigrations } from '../../src/service/tracker/tracker-store.js';
+import { openSqliteTrackerStore, trackerMigrations } from '../../src/service/tracker/sqlite/tracker-store-sqlite.js';
 import type { TrackerReceipt } from '../../src/sdk/tracker-wire.js';
 
 const dirs: string[] = [];
@@ -71,7 +71,7 @@ describe('tracker store migration', () => {
     old.close();
 
     const db = openDatabase(file);
-    const store = createTrackerStore(db);
+    const store = openSqliteTrackerStore(db);
     const open = await store.loadOpenTrackings();
     // Oldest tracking first: the order the new table keeps.
     expect(open.map((s) => s.txHash)).toEqual(['0x' + '01'.repeat(32), '0x' + 'ff'.repeat(32)]);
@@ -103,7 +103,7 @@ describe('tracker store migration', () => {
     old.close();
 
     const db = openDatabase(file);
-    const store = createTrackerStore(db);
+    const store = openSqliteTrackerStore(db);
     const [state] = await store.loadOpenTrackings();
     const { withdrawn } = await store.commitRound([{ ...state!, receipt: null }], [{ clientId: 'c1', txHash: hash }], [], 200);
     expect(withdrawn).toEqual([{ clientId: 'c1', subscriptionId: 's1', ackId: 'ack-1' }]);
@@ -116,7 +116,7 @@ describe('tracker store migration', () => {
     const dir = mkdtempSync(join(tmpdir(), 'txdesk-tracker-layout-'));
     dirs.push(dir);
     const db = openDatabase(join(dir, 'service.sqlite'));
-    const store = createTrackerStore(db);
+    const store = openSqliteTrackerStore(db);
     const hash = receipt.transactionHash;
     const messages = () => db.prepare('SELECT type, orphan FROM tracker_message ORDER BY seq').all();
     const { state } = await store.track('c9', hash, 6, 10000, 0);
@@ -138,7 +138,7 @@ describe('tracker store migration', () => {
     const dir = mkdtempSync(join(tmpdir(), 'txdesk-tracker-layout-'));
     dirs.push(dir);
     const db = openDatabase(join(dir, 'service.sqlite'));
-    const store = createTrackerStore(db);
+    const store = openSqliteTrackerStore(db);
     await store.subscribe('subscribed', 's1', 10000, 0);
     const park = async (clientId: string, byte: string, atMs: number) => {
       const { state } = await store.track(clientId, '0x' + byte.repeat(32), 6, 10000, atMs);
@@ -225,7 +225,7 @@ describe('WAL checkpoints during a watcher round', () => {
 
   it('are put off by the SQLite tracker store for as long as a round lasts', async () => {
     const { db, file } = walDatabase();
-    const store = createTrackerStore(db);
+    const store = openSqliteTrackerStore(db);
     const end = store.beginRound!();
     write(db);
     expect(mainFileBytes(file)).toBeLessThan(1_000_000);

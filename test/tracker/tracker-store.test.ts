@@ -1,8 +1,9 @@
 // The tracker store contract, run on both adapters (SQLite and PostgreSQL): trackings, fan-out to subscriptions,
 // parked messages, acks, withdrawals, pages, idle subscriptions and pruning behave the same on either.
 import { afterEach, describe, expect, it } from 'vitest';
-import { createTrackerStore, type TrackerStore } from '../../src/service/tracker/tracker-store.js';
-import { createPgTrackerStore } from '../../src/service/tracker/tracker-store-pg.js';
+import type { TrackerStore } from '../../src/service/tracker/tracker-store.js';
+import { openSqliteTrackerStore } from '../../src/service/tracker/sqlite/tracker-store-sqlite.js';
+import { openPostgresTrackerStore } from '../../src/service/tracker/postgres/tracker-store-postgres.js';
 import type { NewMessage } from '../../src/service/tracker/tracker-store.js';
 import { backends, type BackendPlace } from '../support/store-backends.js';
 
@@ -18,7 +19,7 @@ describe.each(backends)('tracker store on $name', (backend) => {
   async function open(): Promise<{ store: TrackerStore; place: BackendPlace }> {
     const place = await backend.fresh();
     places.push(place);
-    const store = place.sqlite ? createTrackerStore(place.sqlite) : await createPgTrackerStore(place.pool!, 'test');
+    const store = place.sqlite ? openSqliteTrackerStore(place.sqlite) : await openPostgresTrackerStore(place.pool!, 'test');
     return { store, place };
   }
 
@@ -138,7 +139,7 @@ describe('tracker store on postgres, shared by instances', () => {
   it('migrates once when several instances start together, and all of them see the same rows', async () => {
     const place = await backends[1]!.fresh();
     places.push(place);
-    const stores = await Promise.all([1, 2, 3].map((i) => createPgTrackerStore(place.pool!, `i${i}`)));
+    const stores = await Promise.all([1, 2, 3].map((i) => openPostgresTrackerStore(place.pool!, `i${i}`)));
     const versions = await place.pool!.query("SELECT version FROM schema_migrations WHERE module = 'tracker'");
     expect(versions.rows).toEqual([{ version: 1 }]);
     await stores[0]!.subscribe('c1', 's', 10_000, 0);
@@ -152,7 +153,7 @@ describe('tracker store on postgres, shared by instances', () => {
   it('never strands a message when a first subscription races a round that would park it', async () => {
     const place = await backends[1]!.fresh();
     places.push(place);
-    const [a, b] = await Promise.all([createPgTrackerStore(place.pool!, 'a'), createPgTrackerStore(place.pool!, 'b')]);
+    const [a, b] = await Promise.all([openPostgresTrackerStore(place.pool!, 'a'), openPostgresTrackerStore(place.pool!, 'b')]);
     for (let i = 0; i < 20; i++) {
       const clientId = `race${i}`;
       await Promise.all([a.commitRound([], [], [msg(clientId, i)], i), b.subscribe(clientId, 's', 10_000, i)]);

@@ -1,4 +1,7 @@
 // Fee arithmetic for first attempts and same-nonce replacements, in bigint wei, with no I/O.
+import { MIN_BUMP_PERCENT } from '../../shared/defaults.js';
+
+export { MIN_BUMP_PERCENT };
 
 export type FeeFields =
   | { txType: 'legacy'; gasPrice: bigint }
@@ -13,9 +16,6 @@ export interface NetworkFees {
   /** `eth_maxPriorityFeePerGas`: the node's suggested tip. */
   priorityFeeWei: bigint;
 }
-
-/** Nodes (geth 10%, anvil/reth/erigon similar) refuse replacements bumped less than this; we never go lower. */
-export const MIN_BUMP_PERCENT = 12.5;
 
 /** `value * (1 + percent/100)`, rounded up, and at least `value + 1` so a zero or tiny fee still rises. */
 export function bumpWei(value: bigint, percent: number): bigint {
@@ -46,7 +46,7 @@ export function initialFees(txType: FeeFields['txType'], initialFeeWei: bigint, 
 
 /**
  * The smallest replacement fee a node accepts and the network would actually pay: every fee field bumped by
- * `bumpPercent` (>= 12.5%, >= +1 wei), and never below the network's current price (legacy: `eth_gasPrice`;
+ * `bumpPercent` (>= MIN_BUMP_PERCENT, >= +1 wei), and never below the network's current price (legacy: `eth_gasPrice`;
  * EIP-1559: tip >= suggested tip, max fee >= base fee + tip). The price floor is the suggestion + 1 wei: in a
  * full, fee-ordered pool equal bids go first-come first-served, and a replacement that only matches the market
  * waits behind everything already queued at that price (measured: ~2.4 blocks instead of ~0.6 on the dev chain).

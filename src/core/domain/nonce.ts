@@ -1,7 +1,7 @@
 // Nonce bookkeeping: the next nonce to sign with, and what start-up recovery does with each nonce still open.
 // Pure: chain facts (nonce counts, receipts) come in as arguments.
 import type { TxRecord } from '../../shared/tx-record.js';
-import { applyTrackerMessage, withdrawReceipt, type RecordChange } from './transitions.js';
+import { applyTrackerMessage, change, withdrawReceipt, type RecordChange } from './transitions.js';
 
 export interface NoncePlan {
   nonce: number;
@@ -29,7 +29,7 @@ export interface NonceFacts {
   nonce: number;
   /** Every record of this sender and nonce. */
   records: readonly TxRecord[];
-  /** Receipt (SPEC 3.2 shape) of each of our hashes that the chain has mined; absent or null = not mined. */
+  /** Receipt (docs/tracker-protocol.md §3 shape) of each of our hashes that the chain has mined; absent or null = not mined. */
   receipts: ReadonlyMap<string, Record<string, unknown> | null>;
   /** `eth_getTransactionCount(sender, 'latest')`: nonces below it are used for good. */
   minedNonceCount: number;
@@ -67,17 +67,7 @@ export function recoverNonce(f: NonceFacts): NonceRecovery {
     return { outcome: 'reorged', changes, rebroadcast: newest?.transactionHash ?? stale.transactionHash, track: [stale.transactionHash, ...(newest && newest !== stale ? [newest.transactionHash] : [])] };
   }
   if (f.nonce < f.minedNonceCount) {
-    const changes: RecordChange[] = f.records
-      .filter((r) => r.status !== 'replaced')
-      .map((r) => ({
-        hash: r.transactionHash,
-        status: 'replaced' as const,
-        event: {
-          kind: 'nonce-used-elsewhere' as const,
-          summary: `Nonce ${f.nonce} was used by a transaction sent outside txdesk; this one can never be mined.`,
-          detail: { nonce: f.nonce, minedNonceCount: f.minedNonceCount },
-        },
-      }));
+    const changes = f.records.filter((r) => r.status !== 'replaced').map((r) => change(r.transactionHash, 'replaced', 'nonce-used-elsewhere', { code: 'nonce-used-elsewhere', nonce: f.nonce }, { nonce: f.nonce, minedNonceCount: f.minedNonceCount }));
     return { outcome: 'used-elsewhere', changes, rebroadcast: null, track: [] };
   }
   const sendable = f.records.filter((r) => !f.rejected.has(r.transactionHash));

@@ -1,7 +1,6 @@
-// Broadcast refusals: what a node's answer to eth_sendRawTransaction means, the one sentence a person can act on, and
-// whether and how to try again. Pure: the node's message, balances and fees come in as arguments.
-import type { NonceProblemReason, TxEvent } from '../../shared/tx-record.js';
-import { formatGwei } from './fees.js';
+// Broadcast refusals: what a node's answer to eth_sendRawTransaction means, the facts of the sentence a person can act
+// on (describe.ts words it), and whether and how to try again. Pure: the node's message, balances and fees come in.
+import type { NonceProblemReason, TxEvent, TxKind } from '../../shared/tx-record.js';
 
 /**
  * Every way a broadcast can end besides "sent". `known` and `nonce-used` are not refusals (as good as sent, and
@@ -110,39 +109,13 @@ export interface RefusalFacts {
   message: string;
   nonce: number;
   from: string;
-  /** What the refused transaction is, for the sentence: "transaction", "replacement", "cancel", "speed-up". */
-  what: string;
+  /** What the refused transaction is: a transaction, a replacement, a cancel or a speed-up. */
+  kind: TxKind;
   /** Gas limit x headline fee (+ value): what the node checks the balance against. */
   costWei: bigint;
   feeWei: bigint;
   /** The sender's balance, when it was read (funds refusals). */
   balanceWei: bigint | null;
-}
-
-/** The one sentence shown on the nonce while the refusal stands. */
-export function refusalSummary(f: RefusalFacts): string {
-  switch (f.failure) {
-    case 'funds':
-      if (f.balanceWei === null) return `The balance of ${f.from} is below the ${formatEth(f.costWei, 'up')} ETH this ${f.what} needs; add funds and it is sent again on the next block.`;
-      // Nodes may also count the account's other pending transactions against the balance.
-      if (f.balanceWei >= f.costWei) return `The node says balance ${formatEth(f.balanceWei)} ETH does not cover this ${f.what}'s ${formatEth(f.costWei, 'up')} ETH with the account's other pending transactions; add funds to ${f.from} and it is sent again on the next block.`;
-      return `Balance ${formatEth(f.balanceWei)} ETH is below the ${formatEth(f.costWei, 'up')} ETH this ${f.what} needs; add funds to ${f.from} and it is sent again on the next block.`;
-    case 'underpriced':
-      return `The node holds another transaction for nonce ${f.nonce} that this ${f.what} at ${formatGwei(f.feeWei)} does not outbid by enough; it is bumped again on the next block.`;
-    case 'fee-too-low':
-      return `The node takes no fee as low as ${formatGwei(f.feeWei)} now ("${clip(f.message)}"); it is signed again at the network's price on the next block.`;
-    case 'pool-full':
-      return `The node's pool is full and turned this ${f.what} away; it is sent again on every new block.`;
-    case 'unreachable':
-      return `The node could not be reached; this ${f.what} is sent again on every new block until it answers.`;
-    case 'refused':
-      return `The node refused this ${f.what} ("${clip(f.message)}"); it is sent again on every new block, and after ${REFUSALS_BEFORE_CANCEL} refusals nonce ${f.nonce} is filled by a cancel.`;
-  }
-}
-
-function clip(s: string): string {
-  const one = s.replace(/\s+/g, ' ').trim();
-  return one.length > 120 ? `${one.slice(0, 119)}…` : one;
 }
 
 export type RetryAction =
@@ -172,17 +145,13 @@ export interface RetryFacts {
 /** What to do on a new block about a nonce whose newest transaction the node refused. */
 export function decideRetry(f: RetryFacts): RetryAction {
   switch (f.failure) {
-    case 'funds':
-      return f.balanceWei !== null && f.balanceWei < f.costWei ? { action: 'wait' } : { action: 'resend' };
-    case 'fee-too-low':
-      return f.baseFeeWei !== null && f.feeWei < f.baseFeeWei ? { action: 'resign' } : { action: 'resend' };
+    case 'funds': return f.balanceWei !== null && f.balanceWei < f.costWei ? { action: 'wait' } : { action: 'resend' };
+    case 'fee-too-low': return f.baseFeeWei !== null && f.feeWei < f.baseFeeWei ? { action: 'resign' } : { action: 'resend' };
+    // underpriced: whatever outbid it may have been mined or dropped since; a resend that is refused again bumps at once.
     case 'underpriced':
-      // Whatever outbid it may have been mined or dropped since; a resend that is refused again bumps at once.
-      return { action: 'resend' };
     case 'pool-full':
     case 'unreachable':
       return { action: 'resend' };
-    case 'refused':
-      return f.refusals >= REFUSALS_BEFORE_CANCEL && !f.isCancel ? { action: 'cancel' } : { action: 'resend' };
+    case 'refused': return f.refusals >= REFUSALS_BEFORE_CANCEL && !f.isCancel ? { action: 'cancel' } : { action: 'resend' };
   }
 }

@@ -2,11 +2,9 @@
 // missing key is asked again when fees fall, the user raises the limits or the key is loaded. Pure: the records, their histories and the policy come in.
 import type { ReplacementPolicy } from '../../shared/desktop-api.js';
 import type { TxEvent, TxRecord } from '../../shared/tx-record.js';
-import { isMined, type ReplacementDecision, type SkipReason } from './replacement.js';
+import { isMined, PROBLEM_OF_SKIP, type RetryableSkipReason, type SkipDecision } from './replacement.js';
 
-/** Skips that a change in fees, settings or the key can undo; the others (mined, superseded, not stuck) are final. */
-export type RetryableSkipReason = Extract<SkipReason, 'cap' | 'max-replacements' | 'no-key'>;
-const RETRYABLE: ReadonlySet<unknown> = new Set<RetryableSkipReason>(['cap', 'max-replacements', 'no-key']);
+const RETRYABLE: ReadonlySet<unknown> = new Set(Object.keys(PROBLEM_OF_SKIP));
 
 export interface WaitingAttempt {
   /** The newest attempt of the nonce: the one a retry replaces. */
@@ -63,7 +61,7 @@ export const NOTABLE_FEE_CHANGE_PERCENT = 10;
  * Whether a retry's skip says something the last recorded skip did not: another reason, another cap, a needed fee
  * at least NOTABLE_FEE_CHANGE_PERCENT away from the recorded one, or (other reasons) any other fact.
  */
-export function skipIsNews(last: TxEvent, next: Extract<ReplacementDecision, { action: 'skip' }>): boolean {
+export function skipIsNews(last: TxEvent, next: SkipDecision): boolean {
   const prev = last.detail;
   if (prev.reason !== next.reason) return true;
   if (next.reason === 'cap') {

@@ -1,15 +1,26 @@
-// The replacement policy: whether a stuck transaction gets a same-nonce replacement, and at which fee.
-// Pure: the caller passes the records, the network's fees and the policy; a table of cases tests it completely.
+// The replacement policy: whether a stuck transaction gets a same-nonce replacement, and at which fee; and whether a
+// person's cancel or speed-up may go out. Pure: the caller passes the records, the network's fees, the policy and the
+// loaded key; the answers are codes and numbers (describe.ts words them), so a table of cases tests it completely.
 import type { ReplacementPolicy } from '../../shared/desktop-api.js';
-import type { NonceProblemReason, TxKind, TxRecord } from '../../shared/tx-record.js';
+import type { NonceProblemReason, TxRecord, TxStatus } from '../../shared/tx-record.js';
 import type { TxPayload } from '../../shared/tx-request.js';
-import { formatGwei, headlineFee, percentIncrease, replacementFees, type FeeFields, type NetworkFees } from './fees.js';
+import { headlineFee, initialFees, replacementFees, type FeeFields, type NetworkFees } from './fees.js';
+import type { RequestRefusal, UserReplacementKind } from './send-check.js';
 
-export type SkipReason = 'not-stuck' | 'nonce-mined' | 'superseded' | 'max-replacements' | 'cap' | 'no-key';
+/**
+ * A replacement to sign: its fees and attempt, the replaced fee (for the percent), and who asked: the policy (within
+ * `maxReplacements`, or beyond it for a transaction no pool took) or a person.
+ */
+export type ReplaceDecision = { action: 'replace'; fees: FeeFields; attempt: number; prevFeeWei: bigint; by: 'policy' | 'beyond-limit' | UserReplacementKind; maxReplacements: number };
 
-export type ReplacementDecision =
-  | { action: 'replace'; fees: FeeFields; attempt: number; summary: string }
-  | { action: 'skip'; reason: SkipReason; summary: string; detail: Record<string, unknown> };
+/** What a `replacement-skipped` event stores beside each reason a stuck transaction is not replaced for. */
+type SkipDetails = { 'not-stuck': { status: TxStatus }; 'nonce-mined': { minedBy: string }; superseded: { newer: string }; 'max-replacements': { attempt: number; maxReplacements: number }; cap: { neededWei: string; capWei: string }; 'no-key': { from: string } };
+export type SkipReason = keyof SkipDetails;
+export type SkipDecision = { [R in SkipReason]: { action: 'skip'; nonce: number; reason: R; detail: SkipDetails[R] } }[SkipReason];
+export type ReplacementDecision = ReplaceDecision | SkipDecision;
+
+/** What the policy is asked with besides the records: the loaded key's address, and whether to ignore the limit. */
+export type ReplacementAsk = { signer: string | null; beyondLimit?: boolean };
 
 /** A plain transfer's gas: the limit of a cancel (a 0-value transfer to yourself) and of the no-body demo send. */
 export const SELF_TRANSFER_GAS = 21_000n;
@@ -49,68 +60,53 @@ export const isMined = (r: Pick<TxRecord, 'status'>): boolean => r.status !== un
  * Checks that need no network data. `tx` is the record that just went `pending`; `sameNonce` is every other
  * record of its sender and nonce. Returns null when a replacement may be sent.
  */
-export function replacementBlocker(tx: TxRecord, sameNonce: readonly TxRecord[], policy: ReplacementPolicy): Extract<ReplacementDecision, { action: 'skip' }> | null {
-  if (tx.status !== undefined && tx.status !== 'pending') {
-    return { action: 'skip', reason: 'not-stuck', summary: `Not replaced: it is already ${tx.status}.`, detail: { status: tx.status } };
-  }
+export function replacementBlocker(tx: TxRecord, sameNonce: readonly TxRecord[], policy: ReplacementPolicy, ask: ReplacementAsk): SkipDecision | null {
+  if (tx.status !== undefined && tx.status !== 'pending') return { action: 'skip', nonce: tx.nonce, reason: 'not-stuck', detail: { status: tx.status } };
   const mined = sameNonce.find(isMined);
-  if (mined) {
-    return { action: 'skip', reason: 'nonce-mined', summary: `Not replaced: nonce ${tx.nonce} was already mined by ${short(mined.transactionHash)}.`, detail: { minedBy: mined.transactionHash } };
-  }
+  if (mined) return { action: 'skip', nonce: tx.nonce, reason: 'nonce-mined', detail: { minedBy: mined.transactionHash } };
   if (tx.replacedBy !== null || sameNonce.some((r) => r.attempt > tx.attempt)) {
-    const newer = tx.replacedBy ?? sameNonce.reduce((a, b) => (b.attempt > a.attempt ? b : a)).transactionHash;
-    return { action: 'skip', reason: 'superseded', summary: `Not replaced again: ${short(newer)} already replaces it.`, detail: { newer } };
+    return { action: 'skip', nonce: tx.nonce, reason: 'superseded', detail: { newer: tx.replacedBy ?? sameNonce.reduce((a, b) => (b.attempt > a.attempt ? b : a)).transactionHash } };
   }
-  if (tx.attempt >= policy.maxReplacements) {
-    return {
-      action: 'skip',
-      reason: 'max-replacements',
-      summary: `Not replaced: nonce ${tx.nonce} already had ${tx.attempt} of at most ${policy.maxReplacements} replacements.`,
-      detail: { attempt: tx.attempt, maxReplacements: policy.maxReplacements },
-    };
-  }
+  if (!ask.beyondLimit && tx.attempt >= policy.maxReplacements) return { action: 'skip', nonce: tx.nonce, reason: 'max-replacements', detail: { attempt: tx.attempt, maxReplacements: policy.maxReplacements } };
+  if (ask.signer !== tx.from) return { action: 'skip', nonce: tx.nonce, reason: 'no-key', detail: { from: tx.from } };
   return null;
 }
 
-/** The full decision for a record that just went `pending`. */
-export function decideReplacement(tx: TxRecord, sameNonce: readonly TxRecord[], net: NetworkFees, policy: ReplacementPolicy): ReplacementDecision {
-  const blocked = replacementBlocker(tx, sameNonce, policy);
+/** The full decision for a record that just went `pending` (by default with its key loaded). */
+export function decideReplacement(tx: TxRecord, sameNonce: readonly TxRecord[], net: NetworkFees, policy: ReplacementPolicy, ask: ReplacementAsk = { signer: tx.from }): ReplacementDecision {
+  const blocked = replacementBlocker(tx, sameNonce, policy, ask);
   if (blocked) return blocked;
-  const prev = feesOf(tx);
-  const next = replacementFees(prev, net, policy.bumpPercent);
+  const next = replacementFees(feesOf(tx), net, policy.bumpPercent);
   const cap = BigInt(policy.maxFeeWei);
-  const fee = headlineFee(next);
-  if (fee > cap) {
-    return {
-      action: 'skip',
-      reason: 'cap',
-      summary: `Not replaced: a fee the network accepts is ${formatGwei(fee)}, above the cap of ${formatGwei(cap)}.`,
-      detail: { neededWei: fee.toString(), capWei: cap.toString() },
-    };
-  }
-  return {
-    action: 'replace',
-    fees: next,
-    attempt: tx.attempt + 1,
-    summary: `Replacing at ${formatGwei(fee)} (${percentIncrease(headlineFee(prev), fee)}), attempt ${tx.attempt + 1} of ${policy.maxReplacements}.`,
-  };
+  if (headlineFee(next) > cap) return { action: 'skip', nonce: tx.nonce, reason: 'cap', detail: { neededWei: headlineFee(next).toString(), capWei: cap.toString() } };
+  return { action: 'replace', fees: next, attempt: tx.attempt + 1, prevFeeWei: BigInt(tx.gasPrice), by: ask.beyondLimit ? 'beyond-limit' : 'policy', maxReplacements: policy.maxReplacements };
 }
 
-export function short(hash: string): string {
-  return `${hash.slice(0, 10)}…`;
+/** Why a person's cancel or speed-up of the nonce of `records` has nothing left to do: it is mined, or used elsewhere. */
+export function settledNonceRefusal(records: readonly TxRecord[], nonce: number, kind: UserReplacementKind): RequestRefusal | null {
+  const mined = records.find(isMined);
+  if (mined) return { code: 'nonce-mined', kind, nonce, minedBy: mined.transactionHash };
+  return records.every((r) => r.status === 'replaced') ? { code: 'nonce-used-elsewhere', kind, nonce } : null;
 }
 
-/** What a record is, in a sentence: "transaction", "replacement", "cancel", "speed-up". */
-export function kindNoun(kind: TxKind): string {
-  return kind === 'generate' ? 'transaction' : kind === 'replace' ? 'replacement' : kind;
+/** Why the loaded key (`signer`, null: none) cannot sign a cancel or speed-up of a transaction `from` sent. */
+export function keyRefusal(signer: string | null, from: string, kind: UserReplacementKind): Extract<RequestRefusal, { code: 'key-not-loaded' }> | null {
+  return signer === from ? null : { code: 'key-not-loaded', kind, from };
 }
 
-/** The skips a change of fees, settings or key can undo, as the nonce's problem; the others are final. */
+/**
+ * The fees of a person's cancel or speed-up of `newest` (or the engine's cancel of a nonce the node keeps refusing):
+ * bumped at the network's price, outside the replacement limit, never above the fee cap.
+ */
+export function decideUserReplacement(newest: TxRecord, kind: UserReplacementKind, net: NetworkFees, policy: ReplacementPolicy): ReplaceDecision | Extract<RequestRefusal, { code: 'bump-above-cap' }> {
+  // A cancel filling a nonce is signed with today's policy: its own transaction may have been refused for its type.
+  const base: FeeFields = kind === 'cancel' && newest.txType !== policy.txType ? initialFees(policy.txType, BigInt(newest.gasPrice), net).fees : feesOf(newest);
+  const fees = replacementFees(base, net, policy.bumpPercent);
+  const capWei = BigInt(policy.maxFeeWei);
+  if (headlineFee(fees) > capWei) return { code: 'bump-above-cap', kind, nonce: newest.nonce, feeWei: headlineFee(fees), capWei };
+  return { action: 'replace', fees, attempt: newest.attempt + 1, prevFeeWei: BigInt(newest.gasPrice), by: kind, maxReplacements: policy.maxReplacements };
+}
+
+/** Skips that a change in fees, settings or the key can undo, as the nonce's problem; the others (mined, superseded, not stuck) are final. */
+export type RetryableSkipReason = Extract<SkipReason, 'cap' | 'max-replacements' | 'no-key'>;
 export const PROBLEM_OF_SKIP: Partial<Record<SkipReason, NonceProblemReason>> = { cap: 'fee-cap', 'max-replacements': 'max-replacements', 'no-key': 'no-key' };
-
-/** The problem sentence of a skip: what keeps the nonce and what the person can do. */
-export function skipProblemSentence(s: Extract<ReplacementDecision, { action: 'skip' }>): string {
-  if (s.reason === 'cap') return `A fee the network accepts is ${formatGwei(BigInt(String(s.detail.neededWei)))}, above your fee cap of ${formatGwei(BigInt(String(s.detail.capWei)))}; raise the cap in Settings or wait for fees to fall.`;
-  if (s.reason === 'max-replacements') return `${s.summary.replace(/^Not replaced: /, '').replace(/\.$/, '')}; raise the limit in Settings to replace it again.`;
-  return s.summary.replace(/^Not replaced: /, '');
-}

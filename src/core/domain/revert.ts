@@ -58,21 +58,16 @@ export function decodeRevert(data: unknown): RevertReason {
   return { kind: 'custom', selector, data: hex };
 }
 
-/** "The call would revert: …; nothing was signed." with the reason in words. */
+/** "The call would revert (…); nothing was signed: …" with the reason in words. */
 export function describeRevert(r: RevertReason, nodeMessage?: string): string {
-  const why = (() => {
-    switch (r.kind) {
-      case 'error':
-        return `the contract says "${r.message}"`;
-      case 'panic': {
-        const meaning = r.code <= 0xffn ? PANIC_MEANINGS[Number(r.code)] : undefined;
-        return `Panic(0x${r.code.toString(16).padStart(2, '0')}): ${meaning ?? 'an unknown panic code'}`;
-      }
-      case 'custom':
-        return `the contract raised the custom error ${r.selector} (look the selector up in its ABI)`;
-      case 'none':
-        return nodeMessage ? `the node says "${nodeMessage}", with no reason given` : 'no reason given';
-    }
-  })();
-  return `The call would revert (${why}); nothing was signed: fix the call or its arguments and send it again.`;
+  return `The call would revert (${revertWhy(r, nodeMessage)}); nothing was signed: fix the call or its arguments and send it again.`;
+}
+
+function revertWhy(r: RevertReason, nodeMessage?: string): string {
+  switch (r.kind) {
+    case 'error': return `the contract says "${r.message}"`;
+    case 'panic': return `Panic(0x${r.code.toString(16).padStart(2, '0')}): ${(r.code <= 0xffn ? PANIC_MEANINGS[Number(r.code)] : undefined) ?? 'an unknown panic code'}`;
+    case 'custom': return `the contract raised the custom error ${r.selector} (look the selector up in its ABI)`;
+    case 'none': return nodeMessage ? `the node says "${nodeMessage}", with no reason given` : 'no reason given';
+  }
 }

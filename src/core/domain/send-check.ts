@@ -1,17 +1,32 @@
-// The checks a new transaction passes before it is signed, as data: does the balance cover the most the policy may
-// make it cost, and is a node's answer to the simulation a revert. Pure; the engine reads the node and the policy.
-import { formatGwei } from './fees.js';
-import { formatEth } from './refusal.js';
+// The checks a request passes before anything is signed, as data: is there a key for it, does the fee cap allow the
+// network's price, does the balance cover the most the policy may make it cost, and is a node's answer to the
+// simulation a revert. Pure; the engine reads the node and the policy, and describe.ts words the refusals.
+import type { ReplacementPolicy } from '../../shared/desktop-api.js';
+import { headlineFee, initialFees, type FeeFields, type NetworkFees } from './fees.js';
+
+export type UserReplacementKind = 'cancel' | 'speed-up';
+
+/** Why a person's send, cancel or speed-up is refused with nothing signed: a code and the numbers of its sentence. */
+export type RequestRefusal =
+  | { code: 'no-key' } | { code: 'price-above-cap' | 'initial-fee-above-cap'; feeWei: bigint; capWei: bigint } | ({ code: 'funds'; missingWei: bigint } & FundsFacts)
+  // A cancel or speed-up.
+  | { code: 'unknown-tx'; hash: string } | { code: 'key-not-loaded'; kind: UserReplacementKind; from: string } | { code: 'nonce-used-elsewhere'; kind: UserReplacementKind; nonce: number }
+  | { code: 'nonce-mined'; kind: UserReplacementKind; nonce: number; minedBy: string } | { code: 'bump-above-cap'; kind: UserReplacementKind; nonce: number; feeWei: bigint; capWei: bigint };
+
+/** A new transaction's fees under `policy`, or the refusal when they are above the fee cap. */
+export function firstAttemptFees(policy: ReplacementPolicy, net: NetworkFees): { fees: FeeFields; raisedFromWei: bigint | null } | RequestRefusal {
+  const { fees, raisedToBaseFee } = initialFees(policy.txType, BigInt(policy.initialFeeWei), net);
+  const capWei = BigInt(policy.maxFeeWei);
+  if (headlineFee(fees) > capWei) return { code: raisedToBaseFee ? 'price-above-cap' : 'initial-fee-above-cap', feeWei: headlineFee(fees), capWei };
+  return { fees, raisedFromWei: raisedToBaseFee ? BigInt(policy.initialFeeWei) : null };
+}
 
 export interface FundsFacts {
   from: string;
   balanceWei: bigint;
   valueWei: bigint;
   gasLimit: bigint;
-  /**
-   * The highest fee per gas the policy may pay for it: the fee cap. Replacements never go above it, and below it they
-   * follow the network's price, which nothing bounds.
-   */
+  /** The fee cap: replacements never go above it, and below it they follow the network's price, which nothing bounds. */
   capWei: bigint;
 }
 
@@ -19,16 +34,6 @@ export interface FundsFacts {
 export function fundsShortfall(f: FundsFacts): bigint | null {
   const need = f.valueWei + f.gasLimit * f.capWei;
   return f.balanceWei >= need ? null : need - f.balanceWei;
-}
-
-/** The 409's sentence: how much is missing and what to do. */
-export function describeShortfall(f: FundsFacts, missingWei: bigint): string {
-  const need = f.valueWei + f.gasLimit * f.capWei;
-  return (
-    `The balance of ${f.from}, ${formatEth(f.balanceWei)} ETH, does not cover the ${formatEth(need, 'up')} ETH this transaction may cost ` +
-    `(${formatEth(f.valueWei, 'up')} ETH value plus ${f.gasLimit} gas at up to the fee cap of ${formatGwei(f.capWei)}): ` +
-    `add ${formatEth(missingWei, 'up')} ETH, send less, or lower the fee cap in Settings.`
-  );
 }
 
 /** Whether a node's error to eth_call / eth_estimateGas says the call reverts (EIP-1474 code 3, or its wording). */

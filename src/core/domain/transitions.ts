@@ -3,7 +3,8 @@
 import type { TxPayload } from '../../shared/tx-request.js';
 import type { TxEventKind, TxKind, TxRecord, TxStatus } from '../../shared/tx-record.js';
 import type { FeeFields } from './fees.js';
-import { recordFees, short } from './replacement.js';
+import { describeNews, type RecordNews } from './describe.js';
+import { recordFees } from './replacement.js';
 
 export type TrackerMessageType = 'pending' | 'receipt' | 'confirmation';
 
@@ -29,6 +30,11 @@ export interface Transition {
 
 const NONE: Transition = { changes: [], stuck: false };
 
+/** A change of one record, its event worded from `news`; `data` replaces the record's when given. */
+export function change(hash: string, status: TxStatus, kind: TxEventKind, news: RecordNews, detail: Record<string, unknown>, data?: Record<string, unknown>): RecordChange {
+  return { hash, status, ...(data ? { data } : {}), event: { kind, summary: describeNews(news), detail } };
+}
+
 export function applyTrackerMessage(target: TxRecord, sameNonce: readonly TxRecord[], msg: TrackerNews): Transition {
   switch (msg.type) {
     case 'pending':
@@ -39,14 +45,10 @@ export function applyTrackerMessage(target: TxRecord, sameNonce: readonly TxReco
       }
       // Only a record nobody has heard of yet can become pending; after a receipt or a replacement it is news from the past.
       if (target.status !== undefined) return NONE;
-      return {
-        changes: [{ hash: target.transactionHash, status: 'pending', event: { kind: 'pending', summary: 'Still not mined when the tracker timeout ran out.', detail: { ...msg.result } } }],
-        stuck: true,
-      };
+      return { changes: [change(target.transactionHash, 'pending', 'pending', { code: 'tracker-timeout' }, { ...msg.result })], stuck: true };
     case 'receipt':
-      return mined(target, sameNonce, msg.result, 'receipt');
     case 'confirmation':
-      return mined(target, sameNonce, msg.result, 'confirmation');
+      return mined(target, sameNonce, msg.result, msg.type);
   }
 }
 
@@ -58,24 +60,14 @@ function mined(target: TxRecord, sameNonce: readonly TxRecord[], result: Record<
   const changes: RecordChange[] = [];
   if (kind === 'receipt' && target.status === 'receipt') {
     if (result.blockHash === target.data.blockHash) return NONE;
-    changes.push({
-      hash: target.transactionHash,
-      status: 'receipt',
-      data: result,
-      event: { kind: 'reorged', summary: `Mined again in block ${String(block)} after a reorganisation.`, detail: { blockNumber: block, blockHash: result.blockHash, previousBlockHash: target.data.blockHash } },
-    });
+    changes.push(change(target.transactionHash, 'receipt', 'reorged', { code: 'mined-again', block }, { blockNumber: block, blockHash: result.blockHash, previousBlockHash: target.data.blockHash }, result));
   } else {
-    const summary = kind === 'receipt' ? `Mined in block ${String(block)}.` : `Confirmed: block ${String(block)} is deep enough.`;
-    changes.push({ hash: target.transactionHash, status: kind, data: result, event: { kind, summary, detail: { blockNumber: block, blockHash: result.blockHash } } });
+    changes.push(change(target.transactionHash, kind, kind, { code: kind === 'receipt' ? 'mined' : 'confirmed', block }, { blockNumber: block, blockHash: result.blockHash }, result));
   }
   // One nonce is mined once: every other attempt of it lost, whatever it believed before.
   for (const other of sameNonce) {
     if (other.transactionHash === target.transactionHash || other.status === 'replaced' || other.status === 'confirmation') continue;
-    changes.push({
-      hash: other.transactionHash,
-      status: 'replaced',
-      event: { kind: 'replaced', summary: `Lost to ${short(target.transactionHash)}, mined in block ${String(block)}.`, detail: { winner: target.transactionHash, blockNumber: block } },
-    });
+    changes.push(change(other.transactionHash, 'replaced', 'replaced', { code: 'lost', winner: target.transactionHash, block }, { winner: target.transactionHash, blockNumber: block }));
   }
   return { changes, stuck: false };
 }
@@ -90,23 +82,10 @@ export function withdrawReceipt(target: TxRecord, sameNonce: readonly TxRecord[]
   const withdrawable = target.status === 'receipt' || (deep && target.status === 'confirmation');
   if (!withdrawable || (!deep && sameNonce.some((r) => r.status === 'confirmation'))) return [];
   const block = target.data.blockNumber;
-  const changes: RecordChange[] = [
-    {
-      hash: target.transactionHash,
-      status: 'pending',
-      data: {},
-      event: { kind: 'reorged', summary: `No longer mined: block ${String(block)} was reorganised away (${why}); back to pending.`, detail: { blockNumber: block, blockHash: target.data.blockHash, withdrawn: true } },
-    },
+  return [
+    change(target.transactionHash, 'pending', 'reorged', { code: 'withdrawn', block, why }, { blockNumber: block, blockHash: target.data.blockHash, withdrawn: true }, {}),
+    ...sameNonce.filter((r) => r.status === 'replaced').map((other) => change(other.transactionHash, 'pending', 'reorged', { code: 'back-in-play', winner: target.transactionHash }, { winner: target.transactionHash, blockNumber: block })),
   ];
-  for (const other of sameNonce) {
-    if (other.status !== 'replaced') continue;
-    changes.push({
-      hash: other.transactionHash,
-      status: 'pending',
-      event: { kind: 'reorged', summary: `Back in play: ${short(target.transactionHash)}, which it lost to, is no longer mined.`, detail: { winner: target.transactionHash, blockNumber: block } },
-    });
-  }
-  return changes;
 }
 
 export interface NewRecordFacts {

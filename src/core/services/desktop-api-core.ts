@@ -4,15 +4,11 @@ import type { AppInfo, AppSettings, AppStatus, DesktopApi, DevchainStatus, Servi
 import { TxdeskError } from '../../shared/errors.js';
 import { tokenQueryString, type TokenPage } from '../../shared/listing.js';
 import type { TxRecord } from '../../shared/tx-record.js';
-import type { Chain, DevchainControl, TxStore } from '../ports.js';
+import type { Chain, DevchainControl, TokenImage, TxStore, WebSources } from '../ports.js';
 import type { ApprovalRequest, Requester } from '../../shared/approvals.js';
 import type { Approvals } from './approvals.js';
 import type { KeyManager } from './key-manager.js';
 import type { SettingsManager } from './settings-manager.js';
-import { fetchTokenPage, requestTokenRefresh } from '../adapters/net/token-proxy.js';
-import { createMetadataResolver } from '../adapters/net/token-metadata.js';
-import { createTokenImageProxy, type TokenImage } from '../adapters/net/token-image.js';
-import { signInToService } from '../adapters/service/service-sign-in.js';
 import { createToolRpc } from './tool-rpc.js';
 import type { TxEngine } from './tx-engine.js';
 
@@ -31,8 +27,8 @@ export interface CoreApiDeps {
   /** The localhost server's origin once it listens (pagination URLs point there), else null. */
   appOrigin(): string | null;
   events: CoreEvents;
-  /** Origins whose token metadata may come from local addresses (the embedded dev chain's server); else none. */
-  metadataAllowOrigins?: readonly string[];
+  /** The data service's listing and sign-in, token metadata and images. */
+  web: WebSources;
   /** Checks a settings patch against the outside world before it is saved (a client ID against its service). */
   checkSettings?: (patch: unknown) => Promise<void>;
   /** Restarts the app; called after restart() has answered. Absent: restart() is refused. */
@@ -72,27 +68,27 @@ export interface CoreApi extends DesktopApi {
   devchainListenerCount(): number;
 }
 
+/** Calls every listener; one listener's bug must not break the caller (the engine, the link tracking, an approval). */
+export function emitToEach<T>(listeners: Set<(v: T) => void>, v: T): void {
+  for (const l of listeners) {
+    try {
+      l(v);
+    } catch {
+      /* the listener's own bug */
+    }
+  }
+}
+
 export function createCoreApi(d: CoreApiDeps): CoreApi {
   const txListeners = d.events.tx;
   const devListeners = d.events.devchain;
-  const resolveMetadata = createMetadataResolver({ allowOrigins: d.metadataAllowOrigins ?? [] });
-  const fetchTokenImage = createTokenImageProxy({ allowOrigins: d.metadataAllowOrigins ?? [] });
   const listen = <T>(set: Set<(v: T) => void>, l: (v: T) => void) => {
     set.add(l);
     return () => void set.delete(l);
   };
-  const safeEach = <T>(set: Set<(v: T) => void>, v: T) => {
-    for (const l of set) {
-      try {
-        l(v);
-      } catch {
-        /* a listener's bug must not break the engine */
-      }
-    }
-  };
   /** Every window (and script) hears of a saved change, so none shows settings another one replaced. */
   const settingsChanged = (saved: AppSettings): AppSettings => {
-    safeEach(d.events.settings, saved);
+    emitToEach(d.events.settings, saved);
     return saved;
   };
   const toolRpc = createToolRpc({ chainId: d.info.chainId, chain: d.chain, store: d.store, signer: () => d.keys.signer(), engine: d.engine, approvals: d.approvals });
@@ -124,20 +120,17 @@ export function createCoreApi(d: CoreApiDeps): CoreApi {
       }
       return r.body as TokenPage;
     },
-    proxyTokens: (address, query, appOrigin) =>
-      fetchTokenPage({ serviceUrl: d.info.serviceUrl, clientId: d.settings.clientId(), address, query, appOrigin }),
-    resolveTokenMetadata: async (uris) => resolveMetadata(uris),
-    fetchTokenImage,
-    async refreshToken(contract, tokenId) {
-      await requestTokenRefresh({ serviceUrl: d.info.serviceUrl, clientId: d.settings.clientId(), contract, tokenId });
-    },
+    proxyTokens: (address, query, appOrigin) => d.web.tokenPage({ clientId: d.settings.clientId(), address, query, appOrigin }),
+    resolveTokenMetadata: (uris) => d.web.metadata(uris),
+    fetchTokenImage: (url) => d.web.image(url),
+    refreshToken: (contract, tokenId) => d.web.refreshToken({ clientId: d.settings.clientId(), contract, tokenId }),
 
     getSettings: async () => d.settings.get(),
     async updateSettings(patch) {
       await d.checkSettings?.(patch);
       return settingsChanged(d.settings.update(patch));
     },
-    signIn: async (c) => settingsChanged(d.settings.signedIn(c.email, await signInToService(d.info.serviceUrl, c))),
+    signIn: async (c) => settingsChanged(d.settings.signedIn(c.email, await d.web.signIn(c))),
     onSettingsChanged: (l) => listen(d.events.settings, l),
 
     async restart() {
@@ -164,16 +157,16 @@ export function createCoreApi(d: CoreApiDeps): CoreApi {
       const dev = needDevchain();
       dev.setCongestion(level);
       const s = await dev.status();
-      safeEach(devListeners, s);
+      emitToEach(devListeners, s);
       return s;
     },
     onDevchainStatus: (l) => listen(devListeners, l),
     onAppStatus: (l) => listen(d.events.status, l),
 
     rpc: (method, params, requester) => toolRpc.call(method, params, requester),
-    emitTransaction: (r) => safeEach(txListeners, r),
-    emitDevchain: (s) => safeEach(devListeners, s),
-    emitAppStatus: (s) => safeEach(d.events.status, s),
+    emitTransaction: (r) => emitToEach(txListeners, r),
+    emitDevchain: (s) => emitToEach(devListeners, s),
+    emitAppStatus: (s) => emitToEach(d.events.status, s),
     devchainListenerCount: () => devListeners.size,
   };
   return api;

@@ -1,5 +1,6 @@
 // The core's face: every call's arguments are checked here, once, against desktop-schemas.ts, whichever transport
-// brought them (IPC, HTTP, a test); a refusal is one INVALID_PARAMETER sentence per problem, naming the field.
+// brought them (IPC, HTTP, a test), and so is any other outside input the core parses (parseInput); a refusal is one
+// INVALID_PARAMETER sentence per problem, naming the field.
 import type { z } from 'zod';
 import { describeIssues } from '../../lib/zod-issues.js';
 import { callMethods, desktopMethods, type ArgPlace, type CallMethod, type DesktopApi } from '../../shared/desktop-api.js';
@@ -35,6 +36,13 @@ export function checkArgs<M extends CallMethod>(method: M, args: readonly unknow
   const parsed = desktopArgs[method].safeParse(args.slice(0, n));
   if (parsed.success) return parsed.data as Parameters<DesktopApi[M]>;
   throw new TxdeskError('INVALID_PARAMETER', describeIssues(namedIssues(method, parsed.error.issues), 'field'));
+}
+
+/** `input` (from HTTP, IPC or a settings file) parsed by `schema`, or INVALID_PARAMETER naming `what` for a bare value. */
+export function parseInput<S extends z.ZodType>(schema: S, input: unknown, what: string): z.infer<S> {
+  const r = schema.safeParse(input);
+  if (r.success) return r.data;
+  throw new TxdeskError('INVALID_PARAMETER', describeIssues(r.error.issues.map((issue) => (issue.path.length ? issue : { ...issue, path: [what] })), 'field'));
 }
 
 /** `api` with every call's arguments checked first; events pass through. */

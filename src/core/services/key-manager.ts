@@ -6,9 +6,8 @@ import { Wallet } from 'ethers';
 import type { Logger } from '../../lib/log.js';
 import type { KeyExport, KeyInfo } from '../../shared/desktop-api.js';
 import { TxdeskError } from '../../shared/errors.js';
-import { createWalletSigner } from '../adapters/chain/chain-signer.js';
 import { normalizePrivateKey, privateKeyProblem } from '../domain/private-key.js';
-import type { Chain, DevchainControl, KeyVault, Signer } from '../ports.js';
+import type { Chain, DevchainControl, KeyVault, Signer, SignerFactory } from '../ports.js';
 import { exportKeystore } from './key-export.js';
 
 /** What a fresh dev-chain key receives: plenty of ETH for fees and a few tokens for the token browser. */
@@ -18,6 +17,7 @@ export const DEV_SAMPLE_TOKENS = 3;
 export interface KeyManagerDeps {
   vault: KeyVault | null;
   envPrivateKey: string | null;
+  signerFor: SignerFactory;
   chain: Chain;
   devchain: DevchainControl | null;
   log: Logger;
@@ -39,7 +39,7 @@ export function createKeyManager(d: KeyManagerDeps) {
   }
 
   async function adopt(privateKey: string, where: KeyInfo['storage']): Promise<void> {
-    signer = createWalletSigner(privateKey);
+    signer = d.signerFor(privateKey);
     storage = where;
     current = privateKey;
   }

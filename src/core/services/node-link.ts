@@ -1,6 +1,7 @@
 // The Ethereum node's link state, from the calls the core really makes (any answer, even a refusal, means the node is
 // there; only "could not be reached" means it is not) and a light periodic eth_chainId as a safety net.
 import { RpcError } from '../../lib/json-rpc.js';
+import { repeatWithoutOverlap } from '../../lib/repeat.js';
 import { BroadcastError, type Chain } from '../ports.js';
 
 export const NODE_CHECK_MS = 15_000;
@@ -45,15 +46,5 @@ export function observeChain(chain: Chain, report: Report): Chain {
  * calls the node (the nonce watchdog usually does every second; this does not depend on it).
  */
 export function watchNode(observed: Chain, everyMs = NODE_CHECK_MS): () => void {
-  let busy = false;
-  const timer = setInterval(() => {
-    if (busy) return;
-    busy = true;
-    observed
-      .chainId()
-      .catch(() => undefined)
-      .finally(() => (busy = false));
-  }, everyMs);
-  timer.unref();
-  return () => clearInterval(timer);
+  return repeatWithoutOverlap(() => observed.chainId(), everyMs);
 }

@@ -1,8 +1,9 @@
 // Sends stored signed transactions and records each outcome (history, nonce problem, refusal count, log), and
 // registers sent hashes with the tracker.
+import { describeNews, describeRefusal, kindNoun, short } from '../domain/describe.js';
 import { formatGwei } from '../domain/fees.js';
-import { REASON_OF_REFUSAL, refusalSummary, sendEndsRefusal, type BroadcastFailure } from '../domain/refusal.js';
-import { kindNoun, short, worstCost } from '../domain/replacement.js';
+import { REASON_OF_REFUSAL, sendEndsRefusal, type BroadcastFailure } from '../domain/refusal.js';
+import { worstCost } from '../domain/replacement.js';
 import { newestAttempt } from '../domain/replacement-retry.js';
 import { BroadcastError } from '../ports.js';
 import type { TxRecord } from '../../shared/tx-record.js';
@@ -48,8 +49,7 @@ export function createTxBroadcasting(ctx: TxEngineContext, nonceUsed: (from: str
     if (outcome === 'sent' || outcome === 'known') {
       const retried = refusals.has(hash);
       refusals.delete(hash);
-      const summary =
-        outcome === 'known' ? 'The node already had it.' : kind === 'rebroadcast' ? `Sent to the node again, exactly as signed: ${why ?? 'after a restart'}.` : retried ? 'Sent to the node; it took it this time.' : 'Sent to the node.';
+      const summary = describeNews(outcome === 'known' ? { code: 'known' } : kind === 'rebroadcast' ? { code: 'sent-again', why } : { code: 'sent', retried });
       d.store.transaction(() => {
         d.store.markBroadcast(hash, 'sent');
         d.store.addEvent(hash, { kind, summary, detail: why ? { why } : {} }, now);
@@ -62,19 +62,19 @@ export function createTxBroadcasting(ctx: TxEngineContext, nonceUsed: (from: str
       if (kind === 'rebroadcast') d.log.info(`sent ${short(hash)} (nonce ${rec.nonce}, ${fee}) again as signed: ${why ?? 'after a restart'}`);
       else if (outcome === 'sent') d.log.info(`sent ${short(hash)} nonce ${rec.nonce} at ${fee} (${kindNoun(rec.kind)})`);
     } else if (outcome === 'nonce-used') {
-      d.store.addEvent(hash, { kind: 'broadcast-failed', summary: 'The node says its nonce is already used.', detail: { failure: outcome, message } }, now);
+      d.store.addEvent(hash, { kind: 'broadcast-failed', summary: describeNews({ code: 'nonce-used' }), detail: { failure: outcome, message } }, now);
     } else {
       const count = (refusals.get(hash) ?? 0) + 1;
       refusals.set(hash, count);
       const cost = worstCost(rec, BigInt(rec.gasPrice));
       const balance = outcome === 'funds' ? await d.chain.balance(rec.from).catch(() => null) : null;
-      const summary = refusalSummary({ failure: outcome, message, nonce: rec.nonce, from: rec.from, what: kindNoun(rec.kind), costWei: cost, feeWei: BigInt(rec.gasPrice), balanceWei: balance });
+      const summary = describeRefusal({ failure: outcome, message, nonce: rec.nonce, from: rec.from, kind: rec.kind, costWei: cost, feeWei: BigInt(rec.gasPrice), balanceWei: balance });
       const last = d.store.history(hash).at(-1);
       const news = !(last?.kind === 'broadcast-failed' && last.summary === summary);
       d.store.transaction(() => {
         if (outcome !== 'unreachable') d.store.markBroadcast(hash, 'rejected');
         // The timeline says why it was sent again (dropped, node restarted) before it says why the node refused it.
-        if (news && kind === 'rebroadcast') d.store.addEvent(hash, { kind, summary: `Sent to the node again, exactly as signed: ${why ?? 'after a restart'}.`, detail: why ? { why } : {} }, now);
+        if (news && kind === 'rebroadcast') d.store.addEvent(hash, { kind, summary: describeNews({ code: 'sent-again', why }), detail: why ? { why } : {} }, now);
         if (news) d.store.addEvent(hash, { kind: 'broadcast-failed', summary, detail: { failure: outcome, message, refusals: count, ...(balance !== null ? { balanceWei: balance.toString(), costWei: cost.toString() } : {}) } }, now);
         const newest = newestAttempt(d.store.byNonce(rec.from, rec.nonce));
         if (newest?.transactionHash === hash || outcome === 'unreachable') {

@@ -1,7 +1,7 @@
 // The periodic nonce check: compares every open nonce with the node, adopting receipts the tracker has not
 // delivered, confirming at depth, undoing receipts reorganised away, and resending what the node no longer knows.
 import type { TxRecord } from '../../shared/tx-record.js';
-import { short } from '../domain/replacement.js';
+import { short } from '../domain/describe.js';
 import { newestAttempt } from '../domain/replacement-retry.js';
 import { applyTrackerMessage, withdrawReceipt } from '../domain/transitions.js';
 import type { TxBroadcasting } from './tx-engine-broadcast.js';

@@ -2,18 +2,16 @@
 // the old record's history (or the skip as the nonce's problem), and sends it, bumping again while the node finds
 // it underpriced.
 import type { TxKind, TxRecord } from '../../shared/tx-record.js';
+import { describeNews, describeReplacement, describeSkip, short } from '../domain/describe.js';
 import { formatGwei, headlineFee, type NetworkFees } from '../domain/fees.js';
-import { decideReplacement, kindNoun, PROBLEM_OF_SKIP, replacementBlocker, payloadOf, short, skipProblemSentence, type ReplacementDecision } from '../domain/replacement.js';
+import { decideReplacement, PROBLEM_OF_SKIP, replacementBlocker, payloadOf, type ReplaceDecision, type SkipDecision } from '../domain/replacement.js';
 import { newestAttempt } from '../domain/replacement-retry.js';
 import { newTxRecord } from '../domain/transitions.js';
 import type { TxBroadcasting } from './tx-engine-broadcast.js';
 import { unsignedTx, type SignedTx, type TxEngineContext } from './tx-engine-context.js';
 
 /** A replacement decision and, when it says replace, the transaction signed for it (nothing written yet). */
-export interface ReplacementPlan {
-  decision: ReplacementDecision;
-  signed?: SignedTx;
-}
+export type ReplacementPlan = { decision: SkipDecision } | { decision: ReplaceDecision; signed: SignedTx };
 
 export interface PlanOptions {
   /** Ignore the replacement limit (a refused transaction never reached a pool). */
@@ -27,21 +25,18 @@ export function createTxReplacing(ctx: TxEngineContext, sending: Pick<TxBroadcas
 
   /** Signs a replacement for `prev` if the policy says so; returns what to commit (nothing is written here). */
   async function planReplacement(prev: TxRecord, others: TxRecord[], opts: PlanOptions = {}): Promise<ReplacementPlan> {
-    const policy = opts.beyondLimit ? { ...d.policy(), maxReplacements: Number.MAX_SAFE_INTEGER } : d.policy();
-    const blocked = replacementBlocker(prev, others, policy);
+    const [policy, signer] = [d.policy(), d.signer()];
+    const ask = { signer: signer?.address ?? null, beyondLimit: opts.beyondLimit };
+    const blocked = replacementBlocker(prev, others, policy, ask);
     if (blocked) return { decision: blocked };
-    const signer = d.signer();
-    if (!signer || signer.address !== prev.from) {
-      return { decision: { action: 'skip', reason: 'no-key', summary: `Not replaced: the signing key of ${prev.from} is not loaded; import it in Settings.`, detail: { from: prev.from } } };
-    }
     // A failure here (node down) propagates: the message is not acked and comes again later.
     const net = await (opts.net ?? (() => d.chain.fees()))();
-    let decision = decideReplacement(prev, others, net, policy);
+    const decision = decideReplacement(prev, others, net, policy, ask);
     if (decision.action === 'skip') return { decision };
-    if (opts.beyondLimit) decision = { ...decision, summary: decision.summary.replace(/ of \d+\.$/, ' (outside the replacement limit).') };
     // A reprice: the same payload at the new fee, so libraries waiting on the first hash see "repriced".
     const payload = payloadOf(prev);
-    const signed = { ...(await signer.sign(unsignedTx(d.chainId, prev.nonce, payload, decision.fees))), payload };
+    // The blocker said no-key unless the loaded key is the sender's.
+    const signed = { ...(await signer!.sign(unsignedTx(d.chainId, prev.nonce, payload, decision.fees))), payload };
     return { decision, signed };
   }
 
@@ -52,22 +47,21 @@ export function createTxReplacing(ctx: TxEngineContext, sending: Pick<TxBroadcas
    */
   function commitReplacement(prev: TxRecord, plan: ReplacementPlan, why: string, kind: TxKind = prev.kind === 'cancel' ? 'cancel' : 'replace'): TxRecord | null {
     const now = ctx.iso();
-    const { decision, signed } = plan;
-    if (decision.action === 'skip' || !signed) {
-      if (decision.action === 'skip') {
-        d.store.addEvent(prev.transactionHash, { kind: 'replacement-skipped', summary: decision.summary, detail: { reason: decision.reason, ...decision.detail } }, now);
-        const problem = PROBLEM_OF_SKIP[decision.reason];
-        if (problem) ctx.setProblem(prev.from, prev.nonce, problem, skipProblemSentence(decision));
-      }
+    if (!('signed' in plan)) {
+      const skip = plan.decision;
+      d.store.addEvent(prev.transactionHash, { kind: 'replacement-skipped', summary: describeSkip(skip), detail: { reason: skip.reason, ...skip.detail } }, now);
+      const problem = PROBLEM_OF_SKIP[skip.reason];
+      if (problem) ctx.setProblem(prev.from, prev.nonce, problem, describeSkip(skip, 'problem'));
       return null;
     }
+    const { decision, signed } = plan;
     const rec = newTxRecord({ hash: signed.hash, from: prev.from, nonce: prev.nonce, fees: decision.fees, replaces: prev.transactionHash, attempt: decision.attempt, kind, payload: signed.payload }, now);
     d.store.clearProblems(prev.from, prev.nonce, now);
     d.store.insert(rec, signed.raw, [
-      { kind: 'signed', summary: `Signed as ${kindNoun(kind)} ${decision.attempt} of ${short(prev.transactionHash)} at ${formatGwei(headlineFee(decision.fees))}.`, detail: { nonce: prev.nonce, feeWei: headlineFee(decision.fees).toString(), replaces: prev.transactionHash, kind } },
+      { kind: 'signed', summary: describeNews({ code: 'signed-replacement', kind, attempt: decision.attempt, replaces: prev.transactionHash, feeWei: headlineFee(decision.fees) }), detail: { nonce: prev.nonce, feeWei: headlineFee(decision.fees).toString(), replaces: prev.transactionHash, kind } },
     ]);
     d.store.linkReplacement(prev.transactionHash, rec.transactionHash, now);
-    d.store.addEvent(prev.transactionHash, { kind: 'replacement-sent', summary: `${decision.summary.replace(/\.$/, '')}: ${short(rec.transactionHash)} (${why}).`, detail: { replacement: rec.transactionHash, feeWei: headlineFee(decision.fees).toString(), attempt: decision.attempt, kind, why } }, now);
+    d.store.addEvent(prev.transactionHash, { kind: 'replacement-sent', summary: describeReplacement(decision, rec.transactionHash, why), detail: { replacement: rec.transactionHash, feeWei: headlineFee(decision.fees).toString(), attempt: decision.attempt, kind, why } }, now);
     d.log.info(`replacing ${short(prev.transactionHash)} (nonce ${prev.nonce}) with ${short(rec.transactionHash)}: ${formatGwei(BigInt(prev.gasPrice))} -> ${formatGwei(headlineFee(decision.fees))}, ${why}`);
     return rec;
   }

@@ -1,13 +1,14 @@
 // The watchdog's retries on each new block: nonces a skipped replacement left stuck (fee cap, replacement limit,
 // missing key) and nonces whose newest transaction a node refused (resend, re-sign at the network's price, or cancel).
-import { TxdeskError } from '../../shared/errors.js';
+import type { NonceProblemReason } from '../../shared/tx-record.js';
+import { describeRefusal, describeRequestRefusal } from '../domain/describe.js';
 import type { NetworkFees } from '../domain/fees.js';
-import { decideRetry, lastRefusalIn, REFUSAL_PROBLEMS, refusalMayBeRetried, refusalSummary, type Refusal } from '../domain/refusal.js';
-import { isMined, kindNoun, worstCost } from '../domain/replacement.js';
+import { decideRetry, lastRefusalIn, REFUSAL_PROBLEMS, refusalMayBeRetried, type Refusal } from '../domain/refusal.js';
+import { isMined, worstCost } from '../domain/replacement.js';
 import { newestAttempt, skipIsNews, waitingForRetry } from '../domain/replacement-retry.js';
 import type { TxEngineContext } from './tx-engine-context.js';
 import type { TxReplacing } from './tx-engine-replacement.js';
-import type { TxUserActions } from './tx-engine-user-actions.js';
+import type { CancelRefusal, TxUserActions } from './tx-engine-user-actions.js';
 
 export interface RetrySummary {
   /** Nonces waiting for a retry that were asked again. */
@@ -19,6 +20,9 @@ export interface RetrySummary {
 }
 
 const WHY_RETRY_NOW = { cap: 'fees came back under the cap', 'max-replacements': 'the replacement limit was raised', 'no-key': 'the signing key is loaded' } as const;
+
+/** A refusal of the engine's own cancel, as the nonce's problem that the next block retries. */
+const PROBLEM_OF_CANCEL_REFUSAL: Record<CancelRefusal['code'], NonceProblemReason> = { 'bump-above-cap': 'fee-cap', 'key-not-loaded': 'no-key' };
 
 export function createTxRetries(ctx: TxEngineContext, replacing: Pick<TxReplacing, 'planReplacement' | 'commitReplacement' | 'sendWithBumps' | 'replaceAndSend'>, users: Pick<TxUserActions, 'signUserReplacement'>) {
   const { d } = ctx;
@@ -93,7 +97,7 @@ export function createTxRetries(ctx: TxEngineContext, replacing: Pick<TxReplacin
         const action = decideRetry({ failure: refusal.failure, refusals: refusal.count, costWei: cost, balanceWei: balance, feeWei: BigInt(newest.gasPrice), baseFeeWei: net?.baseFeeWei ?? null, isCancel: newest.kind === 'cancel' });
         if (action.action === 'wait') {
           // Keep the sentence current (a partial top-up changes the balance) without adding history.
-          const summary = refusalSummary({ failure: 'funds', message: '', nonce: newest.nonce, from: newest.from, what: kindNoun(newest.kind), costWei: cost, feeWei: BigInt(newest.gasPrice), balanceWei: balance });
+          const summary = describeRefusal({ failure: 'funds', message: '', nonce: newest.nonce, from: newest.from, kind: newest.kind, costWei: cost, feeWei: BigInt(newest.gasPrice), balanceWei: balance });
           const h = d.store.transaction(() => ctx.setProblem(newest.from, newest.nonce, 'funds', summary));
           if (h) ctx.emit([h]);
           return 0;
@@ -107,15 +111,14 @@ export function createTxRetries(ctx: TxEngineContext, replacing: Pick<TxReplacin
           await replacing.replaceAndSend(newest, records.filter((r) => r !== newest), 'the node wanted at least the base fee', { beyondLimit: true });
           return 1;
         }
-        try {
-          await replacing.sendWithBumps(await users.signUserReplacement(newest, 'cancel', `the node refused it ${refusal.count} times`));
-        } catch (e) {
-          if (!(e instanceof TxdeskError) || e.code !== 'CONFLICT') throw e;
+        const cancel = await users.signUserReplacement(newest, 'cancel', `the node refused it ${refusal.count} times`);
+        if ('code' in cancel) {
           // Tried again on the next block, like the refusal itself.
-          const h = d.store.transaction(() => ctx.setProblem(newest.from, newest.nonce, /fee cap/.test(e.message) ? 'fee-cap' : 'no-key', e.message));
+          const h = d.store.transaction(() => ctx.setProblem(newest.from, newest.nonce, PROBLEM_OF_CANCEL_REFUSAL[cancel.code], describeRequestRefusal(cancel)));
           if (h) ctx.emit([h]);
           return 0;
         }
+        await replacing.sendWithBumps(cancel);
         return 1;
       });
     }

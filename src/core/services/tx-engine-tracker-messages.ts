@@ -1,7 +1,7 @@
 // The tracker-message path: applies each pending / receipt / confirmation message exactly once, replaces a stuck or
 // reorganised nonce, and acks the message only after its effect is committed.
 import type { TxRecord } from '../../shared/tx-record.js';
-import { short } from '../domain/replacement.js';
+import { short } from '../domain/describe.js';
 import { newestAttempt } from '../domain/replacement-retry.js';
 import { applyTrackerMessage } from '../domain/transitions.js';
 import type { FeedMessage } from '../ports.js';

@@ -5,8 +5,8 @@ import { createRoot } from 'react-dom/client';
 import { App } from './app.js';
 import { connectBridge, loadInitial } from './store/bridge.js';
 import { createAppStore } from './store/index.js';
-import { connectRouter, initialRouteState } from './store/router.js';
-import { selectApi } from './store/select-api.js';
+import { connectRouter, initialRouteState } from './routing/router.js';
+import { selectApi } from './transport/select-api.js';
 import { StoreContext, TransportContext } from './store/use-app.js';
 import './styles.css';
 

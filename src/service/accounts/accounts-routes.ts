@@ -1,4 +1,4 @@
-// The HTTP face of the accounts (SPEC 4): /users/v1/signup, login, me, passwd and logout, as documented routes.
+// The HTTP face of the accounts (docs/api.md, Accounts): /users/v1/signup, login, me, passwd and logout, as documented routes.
 import type { IncomingMessage } from 'node:http';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { z } from 'zod';

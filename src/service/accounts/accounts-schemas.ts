@@ -1,4 +1,4 @@
-// zod schemas of the account request bodies (SPEC 4); unknown fields are refused so typos surface.
+// zod schemas of the account request bodies (docs/api.md, Accounts); unknown fields are refused so typos surface.
 import { z } from 'zod';
 
 const email = z

@@ -1,4 +1,4 @@
-// Accounts of the data service (SPEC 4): sign-up, login, logout, session tokens, password change, and the clientId
+// Accounts of the data service (docs/api.md, Accounts): sign-up, login, logout, session tokens, password change, and the clientId
 // check that every listing request and tracker connection goes through.
 import { randomBytes } from 'node:crypto';
 import type { DocumentedRoute } from '../../lib/hono-kit.js';
@@ -46,7 +46,7 @@ export interface Accounts {
   createAccount(input: { email: string; password: string; name: string; organization: string }): Promise<{ clientId: string }>;
   /** Creates the dev account if missing and gives it a fresh random password (only its hash is stored). */
   ensureDevAccount(): Promise<{ email: string; password: string; clientId: string }>;
-  /** The HTTP routes of SPEC 4, with their own per-IP limit on the routes that hash a password. */
+  /** The HTTP routes of docs/api.md, Accounts, with their own per-IP limit on the routes that hash a password. */
   routes(): DocumentedRoute[];
   readonly openSignup: boolean;
   /** Throws the 403 of a service without open sign-up. */

@@ -1,5 +1,5 @@
 // The token indexer on a shared database: only the instance holding the indexer lock runs it, into the index every
-// instance's listing reads (PostgreSQL, indexer-store-pg.ts). Alone, the indexer just runs.
+// instance's listing reads (PostgreSQL, indexer/postgres/indexer-store-postgres.ts). Alone, the indexer just runs.
 import type { Logger } from '../../lib/log.js';
 import type { Indexer } from '../indexer/index.js';
 import { startLeadership, type Leadership } from './pg-leadership.js';

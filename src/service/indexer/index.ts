@@ -12,15 +12,13 @@ import { DEFAULT_RANGE_POLICY, isRangeRefusal, nextSpan, type RangePolicy } from
 import { commonAncestor } from './indexer-reorg.js';
 import { endsAgree, JOIN_MOVES, joinParts, partsToJoin, type ReadyPart } from './indexer-join.js';
 import { createChainReader, type BlockHeader, type ChainReader } from './indexer-rpc.js';
-import { sqliteIndexStore, type IndexStore, type TruncatedRow } from './indexer-store.js';
-
-export { migrateIndex } from './indexer-schema.js';
-export { findContract, queryTokens } from '../listing/listing-store.js';
+import type { IndexStore, TruncatedRow } from './indexer-store.js';
+import { sqliteIndexStore } from '../backend.js';
 
 export interface IndexerOptions {
   /** A SQLite index (the default store), or `store`. */
   db?: Db;
-  /** Where the index lives when not in `db` (the PostgreSQL store of a fleet, indexer-store-pg.ts). */
+  /** Where the index lives when not in `db` (the PostgreSQL store of a fleet, postgres/indexer-store-postgres.ts). */
   store?: IndexStore;
   nodeUrl: string;
   confirmations: number;

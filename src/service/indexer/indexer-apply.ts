@@ -1,9 +1,7 @@
 // Turns one range of token moves into index changes in one transaction: ERC-721 ownership, ERC-1155 balances and
 // supplies, URI events, history for rollbacks, checkpoints. Reads nothing from the node (see indexer-prepare.ts).
-import type { Db } from '../../lib/sqlite.js';
 import {
   addressBytes,
-  bumpGeneration,
   holdingIdKey,
   tokenIdKey,
   tokenKeys,
@@ -137,8 +135,8 @@ interface Holding {
 
 /**
  * The indexer's own rows a batch writes beside the listing's (checkpoints, tip, truncated ranges, the generation readers
- * watch), and the transaction both go in. SQLite writes them as it goes (`sqliteSink`); PostgreSQL collects them with
- * the listing's changes and writes everything in one transaction afterwards (indexer-store-pg.ts).
+ * watch), and the transaction both go in. SQLite writes them as it goes (sqlite/indexer-sink-sqlite.ts); PostgreSQL collects them with
+ * the listing's changes and writes everything in one transaction afterwards (postgres/indexer-store-postgres.ts).
  */
 export interface BatchSink {
   transaction<T>(fn: () => T): T;
@@ -148,34 +146,6 @@ export interface BatchSink {
   /** Removes checkpoints, history and truncated ranges above `block` (a rollback). */
   dropAbove(block: number): void;
   bumpGeneration(): void;
-}
-
-export function sqliteSink(db: Db): BatchSink {
-  const putBlock = db.prepare(
-    'INSERT INTO idx_blocks (number, hash, parent_hash) VALUES (?, ?, ?) ON CONFLICT (number) DO UPDATE SET hash = excluded.hash, parent_hash = coalesce(excluded.parent_hash, parent_hash)',
-  );
-  const setTip = db.prepare("INSERT INTO idx_state (key, value) VALUES ('tip', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value");
-  const putTruncated = db.prepare(
-    'INSERT OR REPLACE INTO idx_truncated (block, log_index, contract, from_id, to_id, indexed) VALUES (?, ?, ?, ?, ?, ?)',
-  );
-  const drops = [
-    db.prepare('DELETE FROM idx_transfers WHERE block > ?'),
-    db.prepare('DELETE FROM idx_truncated WHERE block > ?'),
-    db.prepare('DELETE FROM idx_blocks WHERE number > ?'),
-  ];
-  return {
-    transaction: (fn) => db.transaction(fn)(),
-    putBlock: (n, hash, parent) => void putBlock.run(n, hash, parent),
-    setTip: (block) => void setTip.run(String(block)),
-    putTruncated: (t) => void putTruncated.run(t.block, t.logIndex, t.contract, t.fromId.toString(), t.toId.toString(), t.indexed),
-    dropAbove: (block) => drops.forEach((d) => d.run(block)),
-    bumpGeneration: () => bumpGeneration(db),
-  };
-}
-
-/** applyBatch on a SQLite index, in one transaction. */
-export function applyBatch(db: Db, w: IndexWriter, b: Batch): MissingUri[] {
-  return applyBatchTo(sqliteSink(db), w, b);
 }
 
 /** Applies one range through the listing's writer and the indexer's sink, inside the sink's transaction. */

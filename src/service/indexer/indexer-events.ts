@@ -2,8 +2,9 @@
 // TransferSingle/TransferBatch/URI, ERC-4906 metadata updates) into one list of single-token moves. Pure.
 import type { Standard } from '../../shared/listing.js';
 import type { RawLog } from './indexer-rpc.js';
+import { ZERO_ADDRESS } from '../../shared/address.js';
 
-export const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
+export { ZERO_ADDRESS };
 
 /**
  * keccak256 of each event's signature, written out (indexer-units.test.ts checks them against the signatures): the

@@ -1,4 +1,4 @@
-// Reads ranges in a worker thread (indexer-read-worker.ts): eth_getLogs, JSON parsing, log decoding and metadata calls
+// Reads ranges in a worker thread (sqlite/indexer-read-worker.ts): eth_getLogs, JSON parsing, log decoding and metadata calls
 // run there, the SQLite writes on the calling thread, so the two use both cores and the requests to the node keep
 // flowing while a write blocks the writer's event loop. The worker answers with the same parts prepareRange returns.
 import { existsSync } from 'node:fs';
@@ -84,7 +84,7 @@ export function readsHere(
   return idleMeanwhile && !thread.ready && reading.here === 0 && reading.thread === 0;
 }
 
-const WORKER_FILE = new URL('./indexer-read-worker.js', import.meta.url);
+const WORKER_FILE = new URL('./sqlite/indexer-read-worker.js', import.meta.url);
 /** Worker failures in a row (no answer in between) after which the reader gives up on the thread. */
 const WORKER_FAILURES = 3;
 

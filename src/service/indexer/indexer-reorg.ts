@@ -1,7 +1,7 @@
 // Reorganisations: find the newest checkpoint the node still agrees with, then undo every transfer above it.
 import type { Db } from '../../lib/sqlite.js';
 import { tokenIdFromKey, type ContractRow, type IndexWriter } from '../listing/listing-writer.js';
-import { moveKey, sqliteSink, type BatchSink } from './indexer-apply.js';
+import { moveKey, type BatchSink } from './indexer-apply.js';
 import type { BlockHeader } from './indexer-rpc.js';
 
 export interface Checkpoint {
@@ -49,7 +49,7 @@ export interface RollbackPlan {
 
 /**
  * SQL of the plan's reads. `affected` and `counts` serve both stores (PostgreSQL numbers the `?`); PostgreSQL reads
- * `last` and `history` for all tokens at once instead (indexer-store-pg.ts).
+ * `last` and `history` for all tokens at once instead (postgres/indexer-store-postgres.ts).
  */
 export const ROLLBACK_SQL = {
   affected:
@@ -72,16 +72,6 @@ export function readRollbackPlan(db: Db, ancestor: number): RollbackPlan {
     else plan.tokens.push({ contract_id: a.contract_id, k_id: a.k_id, prev: (last.get(a.contract_id, a.k_id, ancestor) as HistoryRow | undefined) ?? null });
   }
   return plan;
-}
-
-/**
- * Undoes everything above `ancestor` in one transaction: transfers are deleted, each affected token goes back to the
- * owner its latest remaining transfer gave it (or disappears when none remains), mint/burn counters are reduced.
- * Returns the addresses of the contracts whose totalSupply must be read again.
- */
-export function rollbackTo(db: Db, w: IndexWriter, ancestor: number): string[] {
-  const sink = sqliteSink(db);
-  return sink.transaction(() => rollbackWith(sink, w, readRollbackPlan(db, ancestor)));
 }
 
 /** Applies a rollback plan through the listing's writer and the indexer's sink, inside the sink's transaction. */

@@ -1,4 +1,4 @@
-// Validation of the listing query strings of SPEC 2. zod is the validator of record; each parameter's transform
+// Validation of the listing query strings of docs/api.md. zod is the validator of record; each parameter's transform
 // produces one sentence naming the parameter and its allowed values, and the schemas are built once at load.
 import { z } from 'zod';
 import { ORDER_BY, STANDARDS, type OrderBy, type OrderDirection, type Standard } from '../../shared/listing.js';

@@ -1,10 +1,6 @@
-// What the listing endpoints read from the index, over either store: SQLite in the process (answered at once) or the
-// fleet's shared PostgreSQL (answered by promises).
-import type { Db } from '../../lib/sqlite.js';
-import type { Contract } from '../../shared/listing.js';
-import type { PgPool } from '../db/pg-pool.js';
-import { findContract, queryTokens, type TokenQueryInput, type TokenQueryResult } from './listing-store.js';
-import { findContractPg, queryTokensPg } from './listing-store-pg.js';
+// What the listing endpoints read from the index, whatever the backend: SQLite in the process (answered at once,
+// sqlite/listing-reads-sqlite.ts) or the fleet's shared PostgreSQL (answered by promises, postgres/listing-reads-postgres.ts).
+import type { Contract, OrderBy, OrderDirection, Standard, Token } from '../../shared/listing.js';
 
 /** A value now (SQLite, read in the process) or later (PostgreSQL). */
 export type Maybe<T> = T | Promise<T>;
@@ -19,16 +15,38 @@ export interface ListingReads {
   findContract(address: string): Maybe<Contract | null>;
 }
 
-export function sqliteListingReads(db: Db): ListingReads {
-  return {
-    queryTokens: (q) => queryTokens(db, q),
-    findContract: (address) => findContract(db, address),
-  };
+export interface TokenQueryInput {
+  owner?: string;
+  contract?: string;
+  contracts?: string[];
+  page: number;
+  size: number;
+  orderBy: OrderBy;
+  direction: OrderDirection;
+  /** Only tokens of contracts of this standard. */
+  standard?: Standard;
+  /** How several filtered contracts combine in transfer/token-id order; 'auto' (default) picks the cheaper. For tests. */
+  filterPlan?: 'auto' | 'merge' | 'select';
 }
 
-export function pgListingReads(pool: PgPool): ListingReads {
-  return {
-    queryTokens: (q) => queryTokensPg(pool, q),
-    findContract: (address) => findContractPg(pool, address),
-  };
+export interface TokenQueryResult {
+  tokens: Token[];
+  totalCount: number;
+}
+
+/** The columns of a contract row that make the API's contract object (both backends select the same). */
+export interface ContractColumns {
+  address: string;
+  name: string;
+  symbol: string;
+  total_supply: string | null;
+  minted: number;
+  burned: number;
+  standard: Standard;
+}
+
+export function toContract(c: ContractColumns): Contract {
+  // ERC-1155 keeps the number of ids with a non-zero supply in total_supply.
+  const supply = c.total_supply === null ? c.minted - c.burned : Number(c.total_supply);
+  return { address: c.address, name: c.name, symbol: c.symbol, totalSupply: supply, standard: c.standard };
 }

@@ -1,4 +1,4 @@
-// The token-listing endpoints of SPEC 2: clientId check, rate limit, validation, one index query, prev/next links;
+// The token-listing endpoints of docs/api.md: clientId check, rate limit, validation, one index query, prev/next links;
 // each as a plain function (the listing's face) and as a documented route of the service's Hono app.
 import { z } from 'zod';
 import { errorReply, json, jsonReply, type DocumentedRoute } from '../../lib/hono-kit.js';

@@ -1,4 +1,4 @@
-// prev/next URLs of a listing page (SPEC 2): absolute, from the request's own base URL, never carrying clientId.
+// prev/next URLs of a listing page (docs/api.md): absolute, from the request's own base URL, never carrying clientId.
 import type { ListingParams } from './listing-params.js';
 
 export interface PageLinks {

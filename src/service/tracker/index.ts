@@ -1,23 +1,21 @@
-// The transaction tracker of the data service (SPEC 3): attaches the WebSocket endpoint to an HTTP server and runs
+// The transaction tracker of the data service (docs/tracker-protocol.md): attaches the WebSocket endpoint to an HTTP server and runs
 // the chain watcher and durable delivery behind it; on a shared database only the watcher leader watches
 // (tracker-watcher-role.ts). `startService` calls `attachTracker`; stop() undoes everything.
 import type { IncomingMessage, Server } from 'node:http';
 import type { TxdeskError } from '../../shared/errors.js';
-import type { Db } from '../../lib/sqlite.js';
 import type { Logger } from '../../lib/log.js';
 import { MIN_ACK_TIMEOUT_MS } from '../../sdk/tracker-wire.js';
 import { createDeliveryHub } from './tracker-delivery-hub.js';
 import { createTrackerEngine } from './tracker-engine.js';
 import { createNodeRpc } from './tracker-node-rpc.js';
 import type { SharedDatabase } from '../db/service-database.js';
-import { createTrackerStore, type TrackerStore } from './tracker-store.js';
+import type { TrackerStore } from './tracker-store.js';
 import { startLocalWatcher, startSharedWatcher, type WatcherRole } from './tracker-watcher-role.js';
 import { startTrackerWs } from './tracker-ws-server.js';
 
 export interface AttachTrackerOptions {
-  /** The SQLite database of a single instance; or `store` (with `shared` for a fleet on PostgreSQL). */
-  db?: Db;
-  store?: TrackerStore;
+  /** Where trackings and deliveries live (backend.ts opens it: SQLite alone, PostgreSQL with `shared`). */
+  store: TrackerStore;
   /** Instances sharing one PostgreSQL database: the watcher runs on the one holding the watcher lock. */
   shared?: SharedDatabase;
   /** JSON-RPC URL of the node (http(s) or ws(s)); new heads come over its WebSocket when it has one. */
@@ -48,7 +46,7 @@ export interface AttachedTracker {
 export async function attachTracker(server: Server, opts: AttachTrackerOptions): Promise<AttachedTracker> {
   const log = opts.log.child('tracker');
   const minAckTimeoutMs = Math.max(1, Math.min(opts.minAckTimeoutMs ?? MIN_ACK_TIMEOUT_MS, MIN_ACK_TIMEOUT_MS));
-  const store = opts.store ?? createTrackerStore(opts.db ?? fail('attachTracker needs a db or a store'));
+  const { store } = opts;
   // The engine hands deliveries to the hub and the hub asks the watcher when it is idle: one of them is bound late.
   let watcher: WatcherRole | null = null;
   const hub = createDeliveryHub(store, log, { whenWatcherIdle: () => watcher?.whenIdle() ?? Promise.resolve() });
@@ -92,8 +90,4 @@ export async function attachTracker(server: Server, opts: AttachTrackerOptions):
       return stopped;
     },
   };
-}
-
-function fail(message: string): never {
-  throw new Error(message);
 }

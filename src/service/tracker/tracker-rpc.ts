@@ -1,5 +1,5 @@
 // Pure JSON-RPC 2.0 handling for the tracker socket: turns one text frame into validated commands or error replies
-// (SPEC 3.1). Nothing here does I/O, so every malformed-frame case is a table row in the tests.
+// (docs/tracker-protocol.md §2). Nothing here does I/O, so every malformed-frame case is a table row in the tests.
 import { z } from 'zod';
 import {
   MAX_BATCH_LENGTH,

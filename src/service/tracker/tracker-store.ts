@@ -1,102 +1,16 @@
-// The tracker's store: tracked transactions, subscriptions, stored messages and their per-subscription deliveries.
-// The interface is async for PostgreSQL (tracker-store-pg.ts); this file also holds the SQLite adapter. Thin on
-// purpose: decisions live in tracker-watch-policy.ts and tracker-delivery-outbox.ts.
-import { deferCheckpoints, migrate, type Db } from '../../lib/sqlite.js';
+// What the tracker stores (tracked transactions, subscriptions, stored messages and their per-subscription deliveries),
+// whatever the backend: SQLite in sqlite/, PostgreSQL in postgres/. Thin on purpose: decisions live in
+// tracker-watch-policy.ts and tracker-delivery-outbox.ts.
 import type { TrackerEventType } from '../../sdk/tracker-wire.js';
 import type { OutboxEntry } from './tracker-delivery-outbox.js';
-import { orderedId } from './tracker-ids.js';
-import { parseReceiptJson, receiptJson } from './tracker-receipt-format.js';
 import type { TrackingState } from './tracker-watch-policy.js';
 
-/** Exported for the test that upgrades an older database. */
-export const trackerMigrations: readonly string[] = [
-  `
-  CREATE TABLE tracker_tracking (
-    client_id TEXT NOT NULL,
-    tx_hash TEXT NOT NULL,
-    confirmation INTEGER NOT NULL,
-    timeout_ms INTEGER NOT NULL,
-    tracked_at_ms INTEGER NOT NULL,
-    pending_sent INTEGER NOT NULL DEFAULT 0,
-    receipt_json TEXT,
-    tx_from TEXT,
-    tx_nonce INTEGER,
-    done_at_ms INTEGER,
-    PRIMARY KEY (client_id, tx_hash)
-  ) WITHOUT ROWID;
-  CREATE INDEX tracker_tracking_done ON tracker_tracking (done_at_ms);
-  CREATE TABLE tracker_subscription (
-    client_id TEXT NOT NULL,
-    subscription_id TEXT NOT NULL,
-    ack_timeout_ms INTEGER NOT NULL,
-    created_at_ms INTEGER NOT NULL,
-    PRIMARY KEY (client_id, subscription_id)
-  ) WITHOUT ROWID;
-  CREATE TABLE tracker_message (
-    seq INTEGER PRIMARY KEY AUTOINCREMENT,
-    message_id TEXT NOT NULL UNIQUE,
-    client_id TEXT NOT NULL,
-    tx_hash TEXT NOT NULL,
-    type TEXT NOT NULL,
-    payload TEXT NOT NULL,
-    created_at_ms INTEGER NOT NULL,
-    orphan INTEGER NOT NULL
-  );
-  CREATE INDEX tracker_message_orphan ON tracker_message (client_id, orphan);
-  CREATE TABLE tracker_delivery (
-    client_id TEXT NOT NULL,
-    ack_id TEXT NOT NULL,
-    subscription_id TEXT NOT NULL,
-    seq INTEGER NOT NULL REFERENCES tracker_message (seq) ON DELETE CASCADE,
-    PRIMARY KEY (client_id, ack_id)
-  ) WITHOUT ROWID;
-  CREATE INDEX tracker_delivery_sub ON tracker_delivery (client_id, subscription_id, seq);
-  CREATE INDEX tracker_delivery_seq ON tracker_delivery (seq);
-  `,
-  // Withdrawing a reorganised receipt looks messages up by transaction.
-  `CREATE INDEX tracker_message_tx ON tracker_message (client_id, tx_hash);`,
-  // Trackings in tracking order instead of hash order: a block's receipts land on transactions tracked at about the
-  // same time, so storing them rewrites a few neighbouring pages rather than one random page per transaction.
-  `
-  CREATE TABLE tracker_tracking_by_age (
-    id INTEGER PRIMARY KEY,
-    client_id TEXT NOT NULL,
-    tx_hash TEXT NOT NULL,
-    confirmation INTEGER NOT NULL,
-    timeout_ms INTEGER NOT NULL,
-    tracked_at_ms INTEGER NOT NULL,
-    pending_sent INTEGER NOT NULL DEFAULT 0,
-    receipt_json TEXT,
-    tx_from TEXT,
-    tx_nonce INTEGER,
-    done_at_ms INTEGER,
-    UNIQUE (client_id, tx_hash)
-  );
-  INSERT INTO tracker_tracking_by_age
-    (client_id, tx_hash, confirmation, timeout_ms, tracked_at_ms, pending_sent, receipt_json, tx_from, tx_nonce, done_at_ms)
-    SELECT client_id, tx_hash, confirmation, timeout_ms, tracked_at_ms, pending_sent, receipt_json, tx_from, tx_nonce, done_at_ms
-    FROM tracker_tracking ORDER BY tracked_at_ms;
-  DROP TABLE tracker_tracking;
-  ALTER TABLE tracker_tracking_by_age RENAME TO tracker_tracking;
-  CREATE INDEX tracker_tracking_done ON tracker_tracking (done_at_ms);
-  `,
-  // No index in random order on the hot path: a withdrawal finds the stale receipt message through the tracking row
-  // (receipt_seq) instead of an index on (client_id, tx_hash), whose random keys made every stored and every acked
-  // message rewrite a page of its own (storing a block's receipts took 20% longer with it).
-  `
-  ALTER TABLE tracker_tracking ADD COLUMN receipt_seq INTEGER;
-  UPDATE tracker_tracking SET receipt_seq = (
-    SELECT max(m.seq) FROM tracker_message m
-    WHERE m.client_id = tracker_tracking.client_id AND m.tx_hash = tracker_tracking.tx_hash AND m.type = 'receipt'
-  ) WHERE receipt_json IS NOT NULL AND done_at_ms IS NULL;
-  DROP INDEX tracker_message_tx;
-  `,
-  // When a subscription was last bound or released: one unused for a week is deleted with its messages.
-  `
-  ALTER TABLE tracker_subscription ADD COLUMN last_used_ms INTEGER;
-  UPDATE tracker_subscription SET last_used_ms = created_at_ms;
-  `,
-];
+/** In a fleet, a tracking was stored: payload {i: instance, k: [[clientId, txHash], ...]}. The watcher leader listens. */
+export const TRACK_CHANNEL = 'txdesk_tracker_track';
+/** In a fleet, deliveries were stored or withdrawn: payload {i: instance, c: [clientId, ...], w: [[clientId, subId, ackId], ...]}. */
+export const DELIVERY_CHANNEL = 'txdesk_tracker_delivery';
+/** How many idle subscriptions one idleSubscriptions() call returns at most. */
+export const IDLE_SUBSCRIPTIONS_PER_CALL = 1000;
 
 export interface NewMessage {
   clientId: string;
@@ -119,19 +33,6 @@ export interface WithdrawnDelivery {
   ackId: string;
 }
 
-export interface TrackingRow {
-  client_id: string;
-  tx_hash: string;
-  confirmation: number;
-  timeout_ms: number;
-  tracked_at_ms: number;
-  pending_sent: number;
-  receipt_json: string | null;
-  tx_from: string | null;
-  tx_nonce: number | null;
-  done_at_ms: number | null;
-}
-
 export interface TrackingKey {
   clientId: string;
   txHash: string;
@@ -142,7 +43,7 @@ export interface RoundResult {
   withdrawn: WithdrawnDelivery[];
 }
 
-/** One contract, two adapters (SQLite here, PostgreSQL in tracker-store-pg.ts); test/tracker/tracker-store.test.ts runs on both. */
+/** One contract, two backends; test/tracker/tracker-store.test.ts runs on both. */
 export interface TrackerStore {
   /** Registers a hash for a client; tracking again keeps the original start time and takes the new options. */
   track(clientId: string, txHash: string, confirmation: number, timeoutMs: number, nowMs: number): Promise<{ state: TrackingState; created: boolean }>;
@@ -167,7 +68,7 @@ export interface TrackerStore {
   loadDeliveriesPage(clientId: string, subscriptionId: string, afterSeq: number, limit: number): Promise<OutboxEntry[]>;
   /** Marks subscriptions as in use now (bound ones, and ones just released). */
   touchSubscriptions(subs: readonly { clientId: string; subscriptionId: string }[], nowMs: number): Promise<void>;
-  /** Up to 1,000 subscriptions last used before `beforeMs`. */
+  /** Up to IDLE_SUBSCRIPTIONS_PER_CALL subscriptions last used before `beforeMs`. */
   idleSubscriptions(beforeMs: number): Promise<{ clientId: string; subscriptionId: string }[]>;
   /** Deletes acked deliveries (only the caller's own: the key includes clientId) and prunes fully acked messages. */
   ackMany(acks: readonly { clientId: string; ackId: string }[]): Promise<void>;
@@ -182,245 +83,4 @@ export interface TrackerStore {
    * nothing to put off.
    */
   beginRound?(): () => void;
-}
-
-export function createTrackerStore(db: Db): TrackerStore {
-  migrate(db, 'tracker', trackerMigrations);
-  const q = {
-    getTracking: db.prepare('SELECT * FROM tracker_tracking WHERE client_id = ? AND tx_hash = ?'),
-    insertTracking: db.prepare(
-      'INSERT INTO tracker_tracking (client_id, tx_hash, confirmation, timeout_ms, tracked_at_ms) VALUES (?, ?, ?, ?, ?)',
-    ),
-    updateOptions: db.prepare('UPDATE tracker_tracking SET confirmation = ?, timeout_ms = ? WHERE client_id = ? AND tx_hash = ?'),
-    saveTracking: db.prepare(
-      'UPDATE tracker_tracking SET pending_sent = ?, receipt_json = ?, receipt_seq = ?, tx_from = ?, tx_nonce = ?, done_at_ms = ? WHERE client_id = ? AND tx_hash = ?',
-    ),
-    receiptSeqOf: db.prepare('SELECT receipt_seq FROM tracker_tracking WHERE client_id = ? AND tx_hash = ?').pluck(),
-    openTrackings: db.prepare('SELECT * FROM tracker_tracking WHERE done_at_ms IS NULL'),
-    pruneDone: db.prepare('DELETE FROM tracker_tracking WHERE done_at_ms IS NOT NULL AND done_at_ms < ?'),
-    // A scan, once a minute: the table holds only un-acked and parked messages, and an index would cost every message.
-    pruneOrphans: db.prepare('DELETE FROM tracker_message WHERE orphan = 1 AND created_at_ms < ?'),
-    countOpen: db.prepare('SELECT count(*) AS n FROM tracker_tracking WHERE client_id = ? AND done_at_ms IS NULL'),
-    subsOf: db.prepare('SELECT subscription_id FROM tracker_subscription WHERE client_id = ?'),
-    getSub: db.prepare('SELECT ack_timeout_ms FROM tracker_subscription WHERE client_id = ? AND subscription_id = ?'),
-    countSubs: db.prepare('SELECT count(*) AS n FROM tracker_subscription WHERE client_id = ?'),
-    insertSub: db.prepare('INSERT INTO tracker_subscription (client_id, subscription_id, ack_timeout_ms, created_at_ms, last_used_ms) VALUES (?, ?, ?, ?, ?)'),
-    updateSub: db.prepare('UPDATE tracker_subscription SET ack_timeout_ms = ?, last_used_ms = ? WHERE client_id = ? AND subscription_id = ?'),
-    touchSub: db.prepare('UPDATE tracker_subscription SET last_used_ms = ? WHERE client_id = ? AND subscription_id = ?'),
-    idleSubs: db.prepare('SELECT client_id, subscription_id FROM tracker_subscription WHERE last_used_ms < ? LIMIT 1000'),
-    deleteSub: db.prepare('DELETE FROM tracker_subscription WHERE client_id = ? AND subscription_id = ?'),
-    deleteSubDeliveries: db.prepare('DELETE FROM tracker_delivery WHERE client_id = ? AND subscription_id = ? RETURNING seq'),
-    orphansOf: db.prepare('SELECT seq FROM tracker_message WHERE client_id = ? AND orphan = 1 ORDER BY seq'),
-    clearOrphans: db.prepare('UPDATE tracker_message SET orphan = 0 WHERE client_id = ? AND orphan = 1'),
-    insertMessage: db.prepare(
-      'INSERT INTO tracker_message (message_id, client_id, tx_hash, type, payload, created_at_ms, orphan) VALUES (?, ?, ?, ?, ?, ?, ?)',
-    ),
-    insertDelivery: db.prepare('INSERT INTO tracker_delivery (client_id, ack_id, subscription_id, seq) VALUES (?, ?, ?, ?)'),
-    deliveriesOf: db.prepare(
-      `SELECT d.ack_id, m.message_id, m.seq, m.tx_hash, m.payload FROM tracker_delivery d JOIN tracker_message m ON m.seq = d.seq
-       WHERE d.client_id = ? AND d.subscription_id = ? ORDER BY m.seq`,
-    ),
-    deliveriesPage: db.prepare(
-      `SELECT d.ack_id, m.message_id, m.seq, m.tx_hash, m.payload FROM tracker_delivery d JOIN tracker_message m ON m.seq = d.seq
-       WHERE d.client_id = ? AND d.subscription_id = ? AND d.seq > ? ORDER BY d.seq LIMIT ?`,
-    ),
-    ack: db.prepare('DELETE FROM tracker_delivery WHERE client_id = ? AND ack_id = ? RETURNING seq, subscription_id'),
-    pruneMessage: db.prepare(
-      'DELETE FROM tracker_message WHERE seq = ? AND orphan = 0 AND NOT EXISTS (SELECT 1 FROM tracker_delivery d WHERE d.seq = ?)',
-    ),
-    deliveriesOfSeq: db.prepare('SELECT ack_id, subscription_id FROM tracker_delivery WHERE seq = ? AND client_id = ?'),
-    deleteOrphan: db.prepare('DELETE FROM tracker_message WHERE seq = ? AND orphan = 1'),
-    deleteDelivery: db.prepare('DELETE FROM tracker_delivery WHERE client_id = ? AND ack_id = ?'),
-    outboxDepth: db.prepare('SELECT count(*) AS n FROM tracker_delivery'),
-  };
-
-  function pruneSeqs(seqs: Iterable<number>): void {
-    for (const s of seqs) q.pruneMessage.run(s, s);
-  }
-
-  return {
-    async track(clientId, txHash, confirmation, timeoutMs, nowMs) {
-      return db.transaction(() => {
-        const row = q.getTracking.get(clientId, txHash) as TrackingRow | undefined;
-        if (!row) {
-          q.insertTracking.run(clientId, txHash, confirmation, timeoutMs, nowMs);
-          return { state: rowToState(q.getTracking.get(clientId, txHash) as TrackingRow), created: true };
-        }
-        if (row.done_at_ms === null) q.updateOptions.run(confirmation, timeoutMs, clientId, txHash);
-        return { state: rowToState(q.getTracking.get(clientId, txHash) as TrackingRow), created: false };
-      })();
-    },
-
-    async countOpenTrackings(clientId) {
-      return (q.countOpen.get(clientId) as { n: number }).n;
-    },
-
-    async loadOpenTrackings() {
-      return (q.openTrackings.all() as TrackingRow[]).map(rowToState);
-    },
-
-    async commitRound(states, withdrawals, messages, nowMs) {
-      return db.transaction(() => {
-        // Withdrawals first: they read the receipt_seq that the tracking rows still hold.
-        const withdrawn: WithdrawnDelivery[] = [];
-        for (const w of withdrawals) {
-          const seq = q.receiptSeqOf.get(w.clientId, w.txHash) as number | null | undefined;
-          if (seq === null || seq === undefined) continue;
-          const rows = q.deliveriesOfSeq.all(seq, w.clientId) as { ack_id: string; subscription_id: string }[];
-          for (const r of rows) {
-            q.deleteDelivery.run(w.clientId, r.ack_id);
-            withdrawn.push({ clientId: w.clientId, subscriptionId: r.subscription_id, ackId: r.ack_id });
-          }
-          pruneSeqs([seq]);
-          q.deleteOrphan.run(seq);
-        }
-        const receiptSeqs = new Map<string, number>();
-        const bySub = new Map<string, CreatedDeliveries>();
-        const subsCache = new Map<string, string[]>();
-        for (const m of messages) {
-          let subs = subsCache.get(m.clientId);
-          if (!subs) {
-            subs = (q.subsOf.all(m.clientId) as { subscription_id: string }[]).map((r) => r.subscription_id);
-            subsCache.set(m.clientId, subs);
-          }
-          const messageId = orderedId();
-          const seq = Number(q.insertMessage.run(messageId, m.clientId, m.txHash, m.type, m.payload, nowMs, subs.length === 0 ? 1 : 0).lastInsertRowid);
-          if (m.type === 'receipt') receiptSeqs.set(m.clientId + '\u0000' + m.txHash, seq);
-          for (const sub of subs) {
-            const ackId = orderedId();
-            q.insertDelivery.run(m.clientId, ackId, sub, seq);
-            const key = m.clientId + '\u0000' + sub;
-            let group = bySub.get(key);
-            if (!group) {
-              group = { clientId: m.clientId, subscriptionId: sub, entries: [] };
-              bySub.set(key, group);
-            }
-            group.entries.push({ ackId, messageId, seq, txKey: m.txHash, payload: m.payload });
-          }
-        }
-        for (const s of states) {
-          // A standing receipt keeps the seq of the message that reported it (null once withdrawn or ended).
-          const receiptSeq = s.receipt && s.doneAtMs === null ? (receiptSeqs.get(s.clientId + '\u0000' + s.txHash) ?? q.receiptSeqOf.get(s.clientId, s.txHash) ?? null) : null;
-          q.saveTracking.run(
-            s.pendingSent ? 1 : 0,
-            s.receipt ? receiptJson(s.receipt) : null,
-            receiptSeq,
-            s.from,
-            s.nonce,
-            s.doneAtMs,
-            s.clientId,
-            s.txHash,
-          );
-        }
-        return { created: [...bySub.values()], withdrawn };
-      })();
-    },
-
-    async subscribe(clientId, subscriptionId, ackTimeoutMs, nowMs) {
-      return db.transaction(() => {
-        const existing = q.getSub.get(clientId, subscriptionId);
-        if (existing) {
-          q.updateSub.run(ackTimeoutMs, nowMs, clientId, subscriptionId);
-          return { created: false };
-        }
-        q.insertSub.run(clientId, subscriptionId, ackTimeoutMs, nowMs, nowMs);
-        const orphans = q.orphansOf.all(clientId) as { seq: number }[];
-        for (const o of orphans) q.insertDelivery.run(clientId, orderedId(), subscriptionId, o.seq);
-        q.clearOrphans.run(clientId);
-        return { created: true };
-      })();
-    },
-
-    async countSubscriptions(clientId) {
-      return (q.countSubs.get(clientId) as { n: number }).n;
-    },
-
-    async unsubscribe(clientId, subscriptionId) {
-      db.transaction(() => {
-        const seqs = (q.deleteSubDeliveries.all(clientId, subscriptionId) as { seq: number }[]).map((r) => r.seq);
-        q.deleteSub.run(clientId, subscriptionId);
-        pruneSeqs(new Set(seqs));
-      })();
-    },
-
-    async loadDeliveries(clientId, subscriptionId) {
-      const rows = q.deliveriesOf.all(clientId, subscriptionId) as DeliveryRow[];
-      return rows.map(toEntry);
-    },
-
-    async loadDeliveriesPage(clientId, subscriptionId, afterSeq, limit) {
-      return (q.deliveriesPage.all(clientId, subscriptionId, afterSeq, limit) as DeliveryRow[]).map(toEntry);
-    },
-
-    async touchSubscriptions(subs, nowMs) {
-      db.transaction(() => {
-        for (const s of subs) q.touchSub.run(nowMs, s.clientId, s.subscriptionId);
-      })();
-    },
-
-    async idleSubscriptions(beforeMs) {
-      return (q.idleSubs.all(beforeMs) as { client_id: string; subscription_id: string }[]).map((r) => ({ clientId: r.client_id, subscriptionId: r.subscription_id }));
-    },
-
-    async ackMany(acks) {
-      db.transaction(() => {
-        const seqs = new Set<number>();
-        for (const a of acks) {
-          const row = q.ack.get(a.clientId, a.ackId) as { seq: number } | undefined;
-          if (row) seqs.add(row.seq);
-        }
-        pruneSeqs(seqs);
-      })();
-    },
-
-    async pruneDoneTrackings(beforeMs) {
-      return q.pruneDone.run(beforeMs).changes;
-    },
-
-    async pruneOrphans(beforeMs) {
-      return q.pruneOrphans.run(beforeMs).changes;
-    },
-
-    async outboxDepth() {
-      return (q.outboxDepth.get() as { n: number }).n;
-    },
-
-    beginRound() {
-      return deferCheckpoints(db);
-    },
-
-    async loadTrackings(keys) {
-      const out: TrackingState[] = [];
-      for (const k of keys) {
-        const row = q.getTracking.get(k.clientId, k.txHash) as TrackingRow | undefined;
-        if (row && row.done_at_ms === null) out.push(rowToState(row));
-      }
-      return out;
-    },
-  };
-}
-
-export interface DeliveryRow {
-  ack_id: string;
-  message_id: string;
-  seq: number;
-  tx_hash: string;
-  payload: string;
-}
-
-export const toEntry = (r: DeliveryRow): OutboxEntry => ({ ackId: r.ack_id, messageId: r.message_id, seq: r.seq, txKey: r.tx_hash, payload: r.payload });
-
-export function rowToState(r: TrackingRow): TrackingState {
-  return {
-    clientId: r.client_id,
-    txHash: r.tx_hash,
-    confirmation: r.confirmation,
-    timeoutMs: r.timeout_ms,
-    trackedAtMs: r.tracked_at_ms,
-    pendingSent: r.pending_sent === 1,
-    receipt: r.receipt_json ? parseReceiptJson(r.receipt_json) : null,
-    from: r.tx_from,
-    nonce: r.tx_nonce,
-    doneAtMs: r.done_at_ms,
-  };
 }

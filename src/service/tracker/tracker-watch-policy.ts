@@ -1,4 +1,4 @@
-// The watcher's decisions (SPEC 3.2) as a pure function over plain data: given one tracked transaction and what the
+// The watcher's decisions (docs/tracker-protocol.md §3-4) as a pure function over plain data: given one tracked transaction and what the
 // chain shows now, which messages to emit and what to remember. The I/O around it lives in tracker-engine.ts.
 import type { TrackerPayload, TrackerReceipt } from '../../sdk/tracker-wire.js';
 

@@ -6,8 +6,7 @@ import type { SharedDatabase } from '../db/service-database.js';
 import type { DeliveryHub } from './tracker-delivery-hub.js';
 import type { TrackerEngine } from './tracker-engine.js';
 import { unseenLookupDelayMs } from './tracker-watch-policy.js';
-import { DELIVERY_CHANNEL, TRACK_CHANNEL } from './tracker-store-pg.js';
-import type { TrackerStore, TrackingKey, WithdrawnDelivery } from './tracker-store.js';
+import { DELIVERY_CHANNEL, TRACK_CHANNEL, type TrackerStore, type TrackingKey, type WithdrawnDelivery } from './tracker-store.js';
 import type { TrackerIntake } from './tracker-ws-server.js';
 
 export interface WatcherRole {

@@ -69,7 +69,7 @@ function wsSender(url: string, timeoutMs: number): { send: Send; close: () => Pr
 
 const big = (hex: unknown): bigint => BigInt(hex as string);
 const num = (hex: unknown): number => Number(BigInt(hex as string));
-/** JSON numbers where they are exact, decimal strings above 2^53 (SPEC 3.2). */
+/** JSON numbers where they are exact, decimal strings above 2^53 (docs/tracker-protocol.md §3-4). */
 const safe = (hex: unknown): number | string => {
   const v = BigInt(hex as string);
   return v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v.toString();

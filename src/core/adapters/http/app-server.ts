@@ -29,6 +29,7 @@ import { guardRequest } from './app-server-guard.js';
 import { createSseHub } from './app-server-sse.js';
 import { handleRpc } from './app-server-rpc.js';
 import { createStaticHandler } from './app-server-static.js';
+import { DEFAULT_APP_PORT } from '../../../shared/defaults.js';
 
 export interface AppServerOptions {
   api: CoreApi;
@@ -173,7 +174,7 @@ export async function startAppServer(o: AppServerOptions): Promise<AppServer> {
     o.api.onSettingsChanged((s) => sse.send('settings', s)),
     o.api.onApprovalsChanged((a) => sse.send('approvals', a)),
   ];
-  let port = o.port ?? 3000;
+  let port = o.port ?? DEFAULT_APP_PORT;
   const origin = () => `http://127.0.0.1:${port}`;
   const serveStatic = createStaticHandler(o.rendererDir);
   const listener = nodeListener(honoApp(o, sse, origin, serveStatic), (m) => o.log.error(m));

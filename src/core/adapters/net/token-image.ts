@@ -6,13 +6,11 @@ import { tokenImageUrlSchema } from '../../../shared/desktop-schemas.js';
 import { TxdeskError } from '../../../shared/errors.js';
 import { LRUCache } from 'lru-cache';
 import { GuardedFetchError, guardedGet, originSet } from './guarded-fetch.js';
-import { parseInput } from '../../services/validate.js';
+import { parseInput } from '../../services/desktop-api-validated.js';
 
-export interface TokenImage {
-  /** `image/<subtype>`, parameters dropped. */
-  contentType: string;
-  body: Buffer;
-}
+import type { TokenImage } from '../../ports.js';
+
+export type { TokenImage };
 
 export interface TokenImageOptions {
   /** Origins that may be local addresses (the embedded dev chain's art, TXDESK_METADATA_ORIGINS). */

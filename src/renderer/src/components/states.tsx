@@ -1,6 +1,6 @@
 // Loading, empty and error states used by every screen, so they look and read the same everywhere.
 import type { ReactNode } from 'react';
-import type { ErrorInfo } from '../store/api-error.js';
+import type { ErrorInfo } from '../transport/api-error.js';
 
 export function Spinner({ label = 'Loading' }: { label?: string }) {
   return <span className="spinner" role="status" aria-label={label} />;

@@ -5,7 +5,7 @@ import type { DesktopApi } from '../../../shared/desktop-api.js';
 import type { TxRecord } from '../../../shared/tx-record.js';
 import { chainOf } from './tx-logic.js';
 import type { AppStore } from './index.js';
-import type { StreamWatch } from './http-api.js';
+import type { StreamWatch } from '../transport/http-api.js';
 import { watchTokenSends } from './token-sends-watch.js';
 
 /** Mined transactions spend gas: the balance beside the account is refreshed once per burst of receipts. */

@@ -1,7 +1,7 @@
 // The Send form's check before anything is sent (recipient, amount in ETH, optional data), every field that needs
 // fixing with a sentence; and the core's refusal put back beside the field it names. Pure.
 import type { TxRequest } from '../../../../shared/tx-request.js';
-import type { ErrorInfo } from '../../store/api-error.js';
+import type { ErrorInfo } from '../../transport/api-error.js';
 import { hasValidChecksum } from '../../lib/address-checksum.js';
 import { formatWeiAsEther, parseEtherToWei } from '../../lib/eth-amount.js';
 import { normalizeFees } from '../../lib/format.js';

@@ -3,7 +3,7 @@
 import type { Token } from '../../../../shared/listing.js';
 import type { TxRequest } from '../../../../shared/tx-request.js';
 import { encodeErc1155SafeTransferFrom, encodeErc721SafeTransferFrom } from '../../lib/token-transfer-abi.js';
-import type { ErrorInfo } from '../../store/api-error.js';
+import type { ErrorInfo } from '../../transport/api-error.js';
 import { recipientProblem, refusalToSendErrors } from './send-form.js';
 
 export interface TokenSendForm {

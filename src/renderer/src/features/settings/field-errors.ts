@@ -1,7 +1,8 @@
 // Errors that point at their field, in plain words: the settings forms check each field before saving, and an error
 // from the core ("The field 'platform' is invalid (Invalid string: must match pattern /…/).") is mapped back to its
 // field and a sentence.
-import type { ErrorInfo } from '../../store/api-error.js';
+import type { ErrorInfo } from '../../transport/api-error.js';
+import { MAX_BUMP_PERCENT, MIN_BUMP_PERCENT } from '../../../../shared/defaults.js';
 
 /** Field name -> the sentence to show beside it. */
 export type FieldErrors = Readonly<Record<string, string>>;
@@ -15,7 +16,7 @@ export const fieldRules: Readonly<Record<string, string>> = {
   clientId: 'Paste the client ID exactly as `txdesk account:describe` prints it (at most 200 characters).',
   initialFee: 'The first fee is a positive number of gwei, e.g. 1 or 1.5.',
   maxFee: 'The fee cap is a number of gwei at least as high as the first fee, e.g. 50.',
-  bumpPercent: 'The bump is between 12.5 and 1000 percent; nodes refuse replacements below 12.5.',
+  bumpPercent: `The bump is between ${MIN_BUMP_PERCENT} and ${MAX_BUMP_PERCENT} percent; nodes refuse replacements below ${MIN_BUMP_PERCENT}.`,
   maxReplacements: 'Replacements per nonce is a whole number from 0 to 100.',
   timeoutSeconds: 'The pending timeout is between 1 and 600 seconds.',
   confirmations: 'Confirmations is a whole number from 1 to 1000.',

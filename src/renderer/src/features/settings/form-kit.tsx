@@ -1,7 +1,7 @@
 // Small form building blocks for the settings screens: a labelled field that carries its own error (aria-invalid,
 // aria-describedby), a save bar with its own status, and the card around each form.
 import { useId, type ReactNode } from 'react';
-import type { ErrorInfo } from '../../store/api-error.js';
+import type { ErrorInfo } from '../../transport/api-error.js';
 import { FormError, Spinner } from '../../components/states.js';
 
 /** What a field's control needs: its id, what describes it (hint and error), and whether it is invalid. */

@@ -6,7 +6,7 @@ import type { KeyInfo } from '../../../../shared/desktop-api.js';
 import { formatEther } from '../../lib/format.js';
 import { FullAddress } from '../../components/hex.js';
 import { FormError, Spinner } from '../../components/states.js';
-import type { ErrorInfo } from '../../store/api-error.js';
+import type { ErrorInfo } from '../../transport/api-error.js';
 import { useApp } from '../../store/use-app.js';
 import { Card, Field } from './form-kit.js';
 import { KeyReplaceDialog } from './key-replace-dialog.js';

@@ -2,6 +2,7 @@
 import type { ReplacementPolicy } from '../../../../shared/desktop-api.js';
 import { parseGweiToWei, weiToGweiInput } from '../../lib/format.js';
 import { fieldRules, type FieldErrors } from './field-errors.js';
+import { MAX_BUMP_PERCENT, MIN_BUMP_PERCENT } from '../../../../shared/defaults.js';
 
 export interface PolicyForm {
   txType: ReplacementPolicy['txType'];
@@ -33,7 +34,7 @@ export function parsePolicyForm(f: PolicyForm): { patch: ReplacementPolicy } | {
   const maxFeeWei = parseGweiToWei(f.maxFee);
   if (!maxFeeWei || (initialFeeWei && BigInt(maxFeeWei) < BigInt(initialFeeWei))) e.maxFee = fieldRules.maxFee!;
   const bumpPercent = numberOr(f.bumpPercent);
-  if (!Number.isFinite(bumpPercent) || bumpPercent < 12.5 || bumpPercent > 1000) e.bumpPercent = fieldRules.bumpPercent!;
+  if (!Number.isFinite(bumpPercent) || bumpPercent < MIN_BUMP_PERCENT || bumpPercent > MAX_BUMP_PERCENT) e.bumpPercent = fieldRules.bumpPercent!;
   const maxReplacements = numberOr(f.maxReplacements);
   if (!Number.isInteger(maxReplacements) || maxReplacements < 0 || maxReplacements > 100) e.maxReplacements = fieldRules.maxReplacements!;
   const timeoutMs = Math.round(numberOr(f.timeoutSeconds) * 1000);

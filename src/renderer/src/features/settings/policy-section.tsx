@@ -7,6 +7,7 @@ import { apiErrorToFields, type FieldErrors } from './field-errors.js';
 import { parsePolicyForm, toForm, type PolicyForm } from './policy-form.js';
 import { Card, Field, SaveBar, idleSave, type SaveState } from './form-kit.js';
 import { useDirty } from './use-dirty.js';
+import { MIN_BUMP_PERCENT } from '../../../../shared/defaults.js';
 
 const fieldNames = ['initialFee', 'maxFee', 'bumpPercent', 'maxReplacements', 'timeoutSeconds', 'confirmations'] as const;
 
@@ -65,7 +66,7 @@ export function PolicySection({ policy }: { policy: ReplacementPolicy }) {
             )}
           </Field>
           {input('initialFee', 'First fee (gwei)', 'decimal')}
-          {input('bumpPercent', 'Bump per replacement (%)', 'decimal', 'At least 12.5.')}
+          {input('bumpPercent', 'Bump per replacement (%)', 'decimal', `At least ${MIN_BUMP_PERCENT}.`)}
           {input('maxFee', 'Fee cap (gwei)', 'decimal')}
           {input('maxReplacements', 'Replacements per nonce', 'numeric')}
           {input('timeoutSeconds', 'Pending after (seconds)', 'decimal', 'No block within this time: the transaction is stuck and replaced.')}

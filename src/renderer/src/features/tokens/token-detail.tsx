@@ -76,7 +76,7 @@ export function TokenDetail({ token, onClose, onSend }: { token: Token; onClose:
               </div>
             ) : null}
             {block === null ? null : (
-              // Only where the service's listing gives it (the SPEC's listing has no such field).
+              // Only where the service's listing gives it (the seed's listing (docs/api.md) has no such field).
               <div>
                 <dt>Transfer block</dt>
                 <dd className="mono">{formatInteger(block)}</dd>

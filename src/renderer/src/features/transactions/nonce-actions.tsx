@@ -6,6 +6,7 @@ import { Hex } from '../../components/hex.js';
 import { formatFee, normalizeFees } from '../../lib/format.js';
 import type { NonceState } from '../../store/nonce-state.js';
 import { useApp } from '../../store/use-app.js';
+import { MIN_BUMP_PERCENT } from '../../../../shared/defaults.js';
 
 type Ask = 'cancel' | 'speed-up' | 'raise-cap' | 'raise-limit' | null;
 
@@ -133,7 +134,7 @@ export function NonceActions({ state, nonce, part }: { state: NonceState; nonce:
             </p>
           ) : ask === 'speed-up' ? (
             <p>
-              The app signs the same transaction again with the same nonce and a fee at least {policy ? `${policy.bumpPercent} %` : '12.5 %'} above{' '}
+              The app signs the same transaction again with the same nonce and a fee at least {policy ? `${policy.bumpPercent} %` : `${MIN_BUMP_PERCENT} %`} above{' '}
               {formatFee(state.lead.gasPrice)}, now, without waiting for the timeout{policy ? `; never above the cap of ${formatFee(policy.maxFeeWei)}` : ''}.
             </p>
           ) : ask === 'raise-cap' ? (

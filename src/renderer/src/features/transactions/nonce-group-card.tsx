@@ -10,7 +10,7 @@ import { StateBadge } from '../../components/state-badge.js';
 import { attemptState, attemptWord, stateLabel, stateTone, stateWords } from '../../store/nonce-state.js';
 import { receiptFacts, type NonceGroup } from '../../store/tx-logic.js';
 import { NonceActions } from './nonce-actions.js';
-import { payloadRecord } from '../../store/tx-payload.js';
+import { payloadRecord } from './tx-payload.js';
 import { TxWhat } from './tx-what.js';
 
 /** "waiting 3 min", "confirmed 2 min ago": the age that matters for each state. */

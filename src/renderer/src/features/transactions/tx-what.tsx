@@ -3,7 +3,7 @@
 import type { TxRecord } from '../../../../shared/tx-record.js';
 import { Hex } from '../../components/hex.js';
 import { formatWeiAsEther } from '../../lib/eth-amount.js';
-import { txAction } from '../../store/tx-payload.js';
+import { txAction } from './tx-payload.js';
 
 const eth = (wei: string) => `${formatWeiAsEther(wei)} ETH`;
 const withValue = (wei: string) => (wei !== '0' ? ` with ${eth(wei)}` : '');

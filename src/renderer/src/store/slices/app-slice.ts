@@ -1,12 +1,12 @@
 // App-wide state: what the core says about itself (mode, signing address, link states), whether pushed events arrive,
 // the visible screen, forms with unsaved edits, and transient notices.
 import type { AppInfo, AppStatus } from '../../../../shared/desktop-api.js';
-import { errorInfo, type ErrorInfo } from '../api-error.js';
-import type { StreamState } from '../http-api.js';
-import type { View } from '../routes.js';
+import { errorInfo, type ErrorInfo } from '../../transport/api-error.js';
+import type { StreamState } from '../../transport/http-api.js';
+import type { View } from '../../routing/routes.js';
 import type { LoadState, SliceCreator } from './types.js';
 
-export type { View } from '../routes.js';
+export type { View } from '../../routing/routes.js';
 
 export interface Notice {
   id: number;

@@ -1,7 +1,7 @@
 // Requests from local tools waiting for a person (configured networks): the waiting list as the core last pushed it,
 // the person's answer, and the standing rules that let a tool's transactions through without asking.
 import type { ApprovalDecision, ApprovalRequest, ApprovalRule } from '../../../../shared/approvals.js';
-import { errorInfo, type ErrorInfo } from '../api-error.js';
+import { errorInfo, type ErrorInfo } from '../../transport/api-error.js';
 import type { ActionResult } from './settings-slice.js';
 import type { LoadState, SliceCreator } from './types.js';
 

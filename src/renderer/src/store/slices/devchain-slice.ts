@@ -1,6 +1,6 @@
 // The embedded dev chain: block height, base fee and congestion, pushed by the core as blocks arrive.
 import type { CongestionLevel, DevchainStatus } from '../../../../shared/desktop-api.js';
-import { errorInfo, type ErrorInfo } from '../api-error.js';
+import { errorInfo, type ErrorInfo } from '../../transport/api-error.js';
 import type { SliceCreator } from './types.js';
 
 export interface DevchainSlice {

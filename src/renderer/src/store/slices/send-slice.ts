@@ -3,7 +3,7 @@
 import type { Token } from '../../../../shared/listing.js';
 import type { TxRecord } from '../../../../shared/tx-record.js';
 import type { TxRequest } from '../../../../shared/tx-request.js';
-import { errorInfo, type ErrorInfo } from '../api-error.js';
+import { errorInfo, type ErrorInfo } from '../../transport/api-error.js';
 import { outcomeText, settleTokenSends, tokenSendKey, type ListingView, type TokenSends } from '../token-sends.js';
 import { upsertRecord } from '../tx-logic.js';
 import type { SliceCreator } from './types.js';

@@ -1,7 +1,7 @@
 // Settings and the signing key: the core's copy of the settings, and what it says about the key (address, balance, storage).
 // The private key itself passes through `importKey` once and is never stored here.
 import type { AppSettings, KeyExport, KeyInfo, ServiceHealthInfo, SettingsPatch, SignIn } from '../../../../shared/desktop-api.js';
-import { errorInfo, type ErrorInfo } from '../api-error.js';
+import { errorInfo, type ErrorInfo } from '../../transport/api-error.js';
 import type { LoadState, SliceCreator } from './types.js';
 
 /** Result of a form action: null on success, else the error to show beside the form. */

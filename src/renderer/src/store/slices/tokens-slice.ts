@@ -1,7 +1,7 @@
 // The token browser: the controls, the current page from the listing, collections seen so far, and token metadata.
 import type { TokenMetadata } from '../../../../shared/desktop-api.js';
 import type { Token, TokenPage } from '../../../../shared/listing.js';
-import { errorInfo, type ErrorInfo } from '../api-error.js';
+import { errorInfo, type ErrorInfo } from '../../transport/api-error.js';
 import { defaultControls, mergeContracts, missingUris, toTokenQuery, type KnownContract, type TokenControls } from '../token-logic.js';
 import type { LoadState, SliceCreator } from './types.js';
 

@@ -1,6 +1,6 @@
 // Transactions: the live record map, Generate, cancel and speed-up, and the selected transaction's detail with its history.
 import type { TxRecord, TxRecordWithHistory } from '../../../../shared/tx-record.js';
-import { errorInfo, type ErrorInfo } from '../api-error.js';
+import { errorInfo, type ErrorInfo } from '../../transport/api-error.js';
 import { recordsToMap, upsertRecord, type TxMap } from '../tx-logic.js';
 import type { LoadState, SliceCreator } from './types.js';
 
