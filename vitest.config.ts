@@ -8,17 +8,23 @@ import SlowFirstSequencer from './test/support/slow-first-sequencer.js';
 /** The unit project: files that need nothing but Node. A new test file is an integration test unless listed here. */
 export const UNIT_FILES = [
   'test/layering.test.ts',
-  'test/core/domain-*.test.ts',
-  'test/core/{approvals,config,config-startup,engine,http-guard,settings-validate,app-server-auth}.test.ts',
-  'test/core/{store-sqlite,vault-file,token-image,token-metadata,token-refresh}.test.ts',
+  'test/readme-paths.test.ts',
+  'test/core/domain/*.test.ts',
+  'test/core/adapters/{store-sqlite,vault-file,token-image,token-metadata,settings-validate}.test.ts',
+  'test/core/adapters/http/*.test.ts',
+  'test/core/services/*.test.ts',
+  'test/core/{config,config-startup,token-refresh}.test.ts',
   'test/cli/{cli-accounts-client,cli-config-store,cli-options,cli-prompt-line-edit,cli-session-store}.test.ts',
   'test/main/{csp,electron-checklist,electron-shell,image-protocol,ipc-guard,local-api,native-sqlite,start-script}.test.ts',
   'test/renderer/**/*.test.ts',
   'test/reliability/{fuzz-pure,security-sql}.test.ts',
-  'test/service/{indexer-join,indexer-log-scan,indexer-part-wire,indexer-rpc-transport,indexer-units,json-rpc-ws}.test.ts',
-  'test/service/{listing-mixed,listing-store,listing-writer,service-hosts,service-policy}.test.ts',
-  'test/tracker/{tracker-chain-window,tracker-delivery-hub,tracker-delivery-outbox,tracker-json-post}.test.ts',
-  'test/tracker/{tracker-rpc,tracker-store-layout,tracker-watch-policy}.test.ts',
+  'test/lib/*.test.ts',
+  'test/service/indexer/{indexer-join,indexer-log-scan,indexer-part-wire,indexer-rpc-transport,indexer-units}.test.ts',
+  'test/service/listing/{listing-mixed,listing-store,listing-writer}.test.ts',
+  'test/service/http/*.test.ts',
+  'test/service/service-policy.test.ts',
+  'test/service/tracker/{tracker-chain-window,tracker-delivery-hub,tracker-delivery-outbox,tracker-json-post}.test.ts',
+  'test/service/tracker/{tracker-rpc,tracker-store-layout,tracker-watch-policy}.test.ts',
 ];
 
 export default defineConfig({

@@ -18,7 +18,7 @@ export const SQL_ALLOWLIST: { file: string; expressions: RegExp; why: string }[]
     why: 'deferCheckpoints() puts back the WAL threshold it read from PRAGMA wal_autocheckpoint on the same connection, an integer.',
   },
   {
-    file: 'src/service/listing/listing-store-rank.ts',
+    file: 'src/service/listing/sqlite/listing-rank-sqlite.ts',
     expressions: /^listSql\(code\)\.nth$/,
     why: 'column and index names come from the constant LIST_SOURCES table, keyed by the constant LIST codes; values are bound (?).',
   },
@@ -28,7 +28,7 @@ export const SQL_ALLOWLIST: { file: string; expressions: RegExp; why: string }[]
     why: 'page statements interpolate LIST_SOURCES names and the fixed keywords ASC/DESC, >=, <=, < picked by a ternary on the direction; values are bound.',
   },
   {
-    file: 'src/service/listing/listing-store-rebuild.ts',
+    file: 'src/service/listing/sqlite/listing-rebuild-sqlite.ts',
     expressions: /^(code|s\.(scope|key)|Math\.max\(1, Math\.floor\(bucketSize\)\))$/,
     why: 'the bulk rebuild inlines a LIST code (a constant small integer), LIST_SOURCES names, and the bucket size as Math.max(1, Math.floor(n)), an integer.',
   },

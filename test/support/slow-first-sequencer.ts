@@ -17,10 +17,10 @@ export const SLOWEST_FILES = [
   'test/service/service-listing.test.ts', // 20 s
   'test/reliability/app-edge.test.ts', // 19 s
   'test/e2e/renderer-approvals.test.ts', // 19 s
-  'test/tracker/tracker-service.test.ts', // 15 s
+  'test/service/tracker/tracker-service.test.ts', // 15 s
   'test/devchain/devchain-congestion.test.ts', // 15 s
   'test/core/core-congestion.test.ts', // 14 s
-  'test/tracker/tracker-bounds.test.ts', // 14 s
+  'test/service/tracker/tracker-bounds.test.ts', // 14 s
   'test/core/core-send.test.ts', // 14 s
   'test/e2e/renderer-send.test.ts', // 14 s
   'test/cli/cli-commands.test.ts', // 13 s
@@ -28,7 +28,7 @@ export const SLOWEST_FILES = [
   'test/cli/cli-accounts.test.ts', // 12 s
   'test/core/rpc-libraries.test.ts', // 11 s
   'test/core/core-retry.test.ts', // 11 s
-  'test/service/listing-mixed.test.ts', // 11 s
+  'test/service/listing/listing-mixed.test.ts', // 11 s
   'test/reliability/security-service.test.ts', // 10 s
 ];
 

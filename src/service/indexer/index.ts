@@ -109,6 +109,13 @@ interface Prepared {
   ready?: ReadyPart;
 }
 
+/** A range taken for writing: its last block, what was read, and the headers of its ends. */
+interface Taken {
+  to: number;
+  range: PreparedRange;
+  headers: (BlockHeader | null)[];
+}
+
 export function startIndexer(opts: IndexerOptions): Indexer {
   const { confirmations, log } = opts;
   const pollMs = opts.pollMs ?? 400;
@@ -125,30 +132,34 @@ export function startIndexer(opts: IndexerOptions): Indexer {
   const checkpointer = store.useCheckpointer && store.readerFile !== null ? startCheckpointer(store.readerFile, log) : null;
   store.useCheckpointer?.(checkpointer);
   const progress = createProgress(opts.progressOut ?? process.stderr);
-  // The committed tip is read before the first step and again after a failed write (resync).
-  let tip = startBlock - 1;
-  let resync = true;
-  let truncated: { count: number; latest: TruncatedRow[] } = { count: 0, latest: [] };
-  let head = -1;
-  // head - confirmations as last read, and the step that read it (caughtUp waiters are settled by head reads only).
-  let target = -1;
-  let headSeq = 0;
-  let span = Math.max(1, opts.batchSize ?? 1);
-  let stopped = false;
-  let stepSeq = 0;
   let wake: (() => void) | null = null;
-  let announcedCaughtUp = false;
-  let lastError = '';
-  let batches = 0;
+  // Everything the loop carries from one step to the next, in one record that the phases of a step read and update.
+  const s = {
+    // The committed tip: read before the first step and again after a failed write (resync).
+    tip: startBlock - 1,
+    resync: true,
+    // The head as last read, head - confirmations, and the step that read it (caughtUp waiters settle on head reads).
+    head: -1,
+    target: -1,
+    headSeq: 0,
+    stepSeq: 0,
+    // Blocks per eth_getLogs, following the node's answers (indexer-range.ts).
+    span: Math.max(1, opts.batchSize ?? 1),
+    // Ranges being read ahead, in order; each starts where the previous one ends.
+    ahead: [] as Prepared[],
+    // Uris to read and store after a write (its tokens first seen through a transfer, ERC-4906 updates). Kept until
+    // stored, so a failed read or write is retried at the next step instead of leaving the uri empty for good.
+    pendingUris: [] as { missing: MissingUri[]; block: number }[],
+    // /health's truncated ranges, read again after a write changed them (and at the next step if that read failed).
+    truncated: { count: 0, latest: [] as TruncatedRow[] },
+    truncatedStale: true,
+    batches: 0,
+    announcedCaughtUp: false,
+    lastError: '',
+    stopped: false,
+  };
   const waiters: { seq: number; resolve: () => void; reject: (e: Error) => void }[] = [];
   const pendingSupply = new Set<string>();
-  // Uris to read and store after a write (its tokens first seen through a transfer, ERC-4906 updates). Kept until
-  // stored, so a failed read or write is retried at the next step instead of leaving the uri empty for good.
-  let pendingUris: { missing: MissingUri[]; block: number }[] = [];
-  // /health's truncated ranges, read again after a write changed them (and at the next step if that read failed).
-  let truncatedStale = true;
-  // Ranges being read ahead, in order; each starts where the previous one ends.
-  let ahead: Prepared[] = [];
   // Range reads under way on this thread and on the reader thread, while there is one (see prepare).
   const reading = { here: 0, thread: 0 };
   const stats = { transfers: 0, reorgs: 0, firstRangeStart: null as number | null, threadReads: 0 };
@@ -158,14 +169,14 @@ export function startIndexer(opts: IndexerOptions): Indexer {
     for (let i = waiters.length - 1; i >= 0; i--) {
       if (waiters[i]!.seq < seq) waiters.splice(i, 1)[0]!.resolve();
     }
-    if (!announcedCaughtUp) {
-      announcedCaughtUp = true;
-      log.info(`caught up at block ${tip} (head ${head}, indexing ${confirmations} blocks behind it)`);
+    if (!s.announcedCaughtUp) {
+      s.announcedCaughtUp = true;
+      log.info(`caught up at block ${s.tip} (head ${s.head}, indexing ${confirmations} blocks behind it)`);
     }
   }
 
   async function handleReorg(): Promise<void> {
-    let below = tip;
+    let below = s.tip;
     let ancestor = startBlock - 1;
     for (;;) {
       const cps = await store.checkpointsBelow(below, 64);
@@ -177,15 +188,15 @@ export function startIndexer(opts: IndexerOptions): Indexer {
       }
       below = cps[cps.length - 1]!.number - 1;
     }
-    for (const a of await store.rollback(ancestor, tip)) pendingSupply.add(a);
+    for (const a of await store.rollback(ancestor, s.tip)) pendingSupply.add(a);
     // Rows they name may be gone (and their ids reused); the re-indexed range reads its uris again.
-    pendingUris = [];
-    truncatedStale = true;
+    s.pendingUris = [];
+    s.truncatedStale = true;
     stats.reorgs++;
-    log.warn(`chain reorganisation detected at block ${tip}; rolled back to block ${ancestor} and re-indexing from there`);
-    tip = ancestor;
-    ahead = [];
-    target = -1;
+    log.warn(`chain reorganisation detected at block ${s.tip}; rolled back to block ${ancestor} and re-indexing from there`);
+    s.tip = ancestor;
+    s.ahead = [];
+    s.target = -1;
   }
 
   /**
@@ -211,7 +222,7 @@ export function startIndexer(opts: IndexerOptions): Indexer {
     // ahead were already asked for with the old span.
     read.then((ps) => {
       const size = ps[0]?.size;
-      if (size) span = nextSpan(span, { kind: 'ok', ...size }, policy);
+      if (size) s.span = nextSpan(s.span, { kind: 'ok', ...size }, policy);
     }, () => {});
     const parts = read.then((ps) => ps.map(withHeaders));
     const prepared: Prepared = { from, to, parts };
@@ -225,9 +236,9 @@ export function startIndexer(opts: IndexerOptions): Indexer {
    */
   function readyParts(moves: number): ReadyPart[] {
     const out: ReadyPart[] = [];
-    for (let i = 0; i < ahead.length && moves > 0; i++) {
-      const a = ahead[i]!;
-      if (a.split) ahead.splice(i--, 1, ...a.split);
+    for (let i = 0; i < s.ahead.length && moves > 0; i++) {
+      const a = s.ahead[i]!;
+      if (a.split) s.ahead.splice(i--, 1, ...a.split);
       else if (a.ready) {
         out.push(a.ready);
         moves -= a.ready.range.logs.length;
@@ -244,159 +255,191 @@ export function startIndexer(opts: IndexerOptions): Indexer {
     return part;
   }
 
+  /** One step of the loop, as its phases: each returns what the next needs, or ends the step. */
   async function step(): Promise<'idle' | 'busy'> {
-    const seq = ++stepSeq;
-    if (resync) {
-      tip = (await store.tip()) ?? startBlock - 1;
-      resync = false;
-      ahead = [];
-      if (stepSeq === 1) log.info(tip >= startBlock ? `resuming after block ${tip}` : `indexing from block ${startBlock}`);
-    }
+    const seq = ++s.stepSeq;
+    await beginStep(seq);
+    if (s.target <= s.tip) return atTarget();
+    const from = s.tip + 1;
+    const taken = await takeRange(from);
+    if (taken === 'busy') return 'busy';
+    const ends = await joinsChain(from, taken);
+    if (!ends) return 'busy';
+    const range = await writeRange(gather(from, taken, ends));
+    afterWrite(range);
     await refreshTruncated();
     await storePendingUris();
-    // Far behind a head read earlier, go on without asking again: a round trip to a node busy serving the reads
-    // ahead cost 50-300 ms per step. The head is read again once the index reaches the target it gave.
-    if (tip >= target) {
-      head = await chain.blockNumber();
-      target = head - confirmations;
-      headSeq = seq;
-    }
-    if (target <= tip) {
-      if (tip >= startBlock) {
-        const [h] = await chain.headers([tip]);
-        const stored = await store.storedHash(tip);
-        if (!h || (stored !== null && h.hash !== stored)) {
-          await handleReorg();
-          return 'busy';
-        }
-      }
-      // At the head: a hold left by a step that failed after its write is let go here at the latest.
-      store.catchingUp?.(false);
-      settle(headSeq);
-      return 'idle';
-    }
-    const from = tip + 1;
-    // The range read ahead during earlier steps, when it still fits; otherwise ask now.
-    if (ahead[0] && (ahead[0].from !== from || ahead[0].to > target)) ahead = [];
-    let current = ahead.shift() ?? prepare(from, Math.min(target, from + span - 1), true);
-    let range: PreparedRange;
-    let headers: Awaited<ReturnType<ChainReader['headers']>>;
-    try {
-      const t0 = performance.now();
-      if (current.parts) {
-        // A range read: write its parts one by one, the later ones' metadata is read meanwhile.
-        const parts = await current.parts;
-        current = parts[0]!;
-        ahead.unshift(...parts.slice(1));
-      }
-      const to = current.to;
-      const headersRead = current.headers ?? chain.headers(from === to ? [from] : [from, to]);
-      range = await current.result!;
-      headers = await headersRead;
-      timing.waitMs += performance.now() - t0;
-    } catch (e) {
-      if (isRangeRefusal(e) && span > policy.min) {
-        span = nextSpan(span, { kind: 'refused' }, policy);
-        log.info(`node refused ${current.to - from + 1} blocks per eth_getLogs; asking for ${span}`);
-        return 'busy';
-      }
-      throw e;
-    }
-    const to = current.to;
-    const [hFrom, hTo] = headers;
-    const toHeader = from === to ? hFrom : hTo;
-    if (!hFrom || !toHeader) {
-      // The node has no such block any more (a shorter chain): read the head again before anything else.
-      target = -1;
-      ahead = [];
-      return 'busy';
-    }
-    if (tip >= startBlock) {
-      const stored = await store.storedHash(tip);
-      if (stored !== null && hFrom.parentHash !== stored) {
-        await handleReorg();
-        return 'busy';
-      }
-    }
-    // A log from another version of a range end means the chain moved under us: read the range again.
-    if (!endsAgree({ range, headers })) return 'busy';
-    // Parts read already join this write (one commit, each rank list flushed once), within JOIN_MOVES.
-    const joinMoves = opts.joinMoves ?? JOIN_MOVES;
-    const ready = readyParts(joinMoves - range.logs.length);
-    const group = [{ range, headers }, ...ready.slice(0, partsToJoin({ range, headers }, ready, joinMoves))];
-    ahead.splice(0, group.length - 1);
-    for (const p of group) {
-      timing.logsMs += p.range.timing.logsMs;
-      timing.metadataMs += p.range.timing.metadataMs;
-    }
-    const joined = group.length > 1 ? joinParts(group) : { range, headers: from === to ? [hFrom] : [hFrom, toHeader], firstBlocks: undefined };
-    range = joined.range;
-    const { logs } = range;
-    // Keep READ_AHEAD ranges in flight while this one is written: the node works while we do.
-    const reading = () => ahead.filter((a) => a.parts).length;
-    for (let end = ahead.at(-1)?.to ?? range.to; reading() < READ_AHEAD && end < target; end = ahead.at(-1)!.to) {
-      ahead.push(prepare(end + 1, Math.min(target, end + span), logs.length === 0));
-    }
-
-    const batch: Batch = {
-      from,
-      to: range.to,
-      headers: joined.headers,
-      logs,
-      newContracts: range.newContracts,
-      ...(joined.firstBlocks ? { firstBlocks: joined.firstBlocks } : {}),
-      uris: range.uris,
-      supplies: range.supplies,
-      uriEvents: range.uriEvents,
-      metadataUpdates: range.metadataUpdates,
-      truncated: range.truncated,
-    };
-    // More ranges follow this one: checkpoints are held from this write on, not from the next (the first write of a
-    // catch-up otherwise crossed SQLite's threshold and ran a checkpoint inside its commit: ~100 ms, profiled).
-    if (range.to < target) store.catchingUp?.(true);
-    const tWrite = performance.now();
-    let missing: MissingUri[];
-    try {
-      missing = await store.apply(batch, tip);
-    } catch (e) {
-      // Nothing was written: read the committed tip again (another writer may have moved it) and the ranges anew.
-      resync = true;
-      throw e;
-    }
-    timing.writeMs += performance.now() - tWrite;
-    for (const a of range.supplies.keys()) pendingSupply.delete(a);
-    tip = range.to;
-    if (missing.length > 0) pendingUris.push({ missing, block: tip });
-    if (range.truncated.length > 0) truncatedStale = true;
-    for (const t of range.truncated) {
-      log.warn(
-        `ConsecutiveTransfer of ${t.contract} in block ${t.block} names tokens ${t.fromId}..${t.toId}; indexed the first ${t.indexed} (the cap per event)`,
-      );
-    }
-    stats.transfers += logs.length;
-    await refreshTruncated();
-    await storePendingUris();
-    if (++batches % 100 === 0) await store.pruneCheckpoints(tip);
-    progress.update(tip, target, logs.length);
+    if (++s.batches % 100 === 0) await store.pruneCheckpoints(s.tip);
+    progress.update(s.tip, s.target, range.logs.length);
     // Last: a checkpoint that fails here (the write is committed) fails only the rest of this step.
-    store.catchingUp?.(tip < target);
-    if (tip >= target && headSeq === seq) {
+    store.catchingUp?.(s.tip < s.target);
+    if (s.tip >= s.target && s.headSeq === seq) {
       settle(seq);
       return 'idle';
     }
     return 'busy';
   }
 
+  /** Phase 1: the committed tip after a failed write, the work an earlier step left, and the head when it is due. */
+  async function beginStep(seq: number): Promise<void> {
+    if (s.resync) {
+      s.tip = (await store.tip()) ?? startBlock - 1;
+      s.resync = false;
+      s.ahead = [];
+      if (s.stepSeq === 1) log.info(s.tip >= startBlock ? `resuming after block ${s.tip}` : `indexing from block ${startBlock}`);
+    }
+    await refreshTruncated();
+    await storePendingUris();
+    // Far behind a head read earlier, go on without asking again: a round trip to a node busy serving the reads
+    // ahead cost 50-300 ms per step. The head is read again once the index reaches the target it gave.
+    if (s.tip >= s.target) {
+      s.head = await chain.blockNumber();
+      s.target = s.head - confirmations;
+      s.headSeq = seq;
+    }
+  }
+
+  /** At the target: the stored tip must still be on the chain (else roll back), then the caughtUp waiters settle. */
+  async function atTarget(): Promise<'idle' | 'busy'> {
+    if (s.tip >= startBlock) {
+      const [h] = await chain.headers([s.tip]);
+      const stored = await store.storedHash(s.tip);
+      if (!h || (stored !== null && h.hash !== stored)) {
+        await handleReorg();
+        return 'busy';
+      }
+    }
+    // At the head: a hold left by a step that failed after its write is let go here at the latest.
+    store.catchingUp?.(false);
+    settle(s.headSeq);
+    return 'idle';
+  }
+
+  /** Phase 2: the next range, read ahead by earlier steps when it still fits, else asked for now. */
+  async function takeRange(from: number): Promise<Taken | 'busy'> {
+    if (s.ahead[0] && (s.ahead[0].from !== from || s.ahead[0].to > s.target)) s.ahead = [];
+    let current = s.ahead.shift() ?? prepare(from, Math.min(s.target, from + s.span - 1), true);
+    try {
+      const t0 = performance.now();
+      if (current.parts) {
+        // A range read: write its parts one by one, the later ones' metadata is read meanwhile.
+        const parts = await current.parts;
+        current = parts[0]!;
+        s.ahead.unshift(...parts.slice(1));
+      }
+      const to = current.to;
+      const headersRead = current.headers ?? chain.headers(from === to ? [from] : [from, to]);
+      const range = await current.result!;
+      const headers = await headersRead;
+      timing.waitMs += performance.now() - t0;
+      return { to, range, headers };
+    } catch (e) {
+      if (isRangeRefusal(e) && s.span > policy.min) {
+        s.span = nextSpan(s.span, { kind: 'refused' }, policy);
+        log.info(`node refused ${current.to - from + 1} blocks per eth_getLogs; asking for ${s.span}`);
+        return 'busy';
+      }
+      throw e;
+    }
+  }
+
+  /** Phase 3: the headers of the range's ends, when it joins the stored chain and its logs agree with them. */
+  async function joinsChain(from: number, { to, range, headers }: Taken): Promise<BlockHeader[] | null> {
+    const [hFrom, hTo] = headers;
+    const toHeader = from === to ? hFrom : hTo;
+    if (!hFrom || !toHeader) {
+      // The node has no such block any more (a shorter chain): read the head again before anything else.
+      s.target = -1;
+      s.ahead = [];
+      return null;
+    }
+    if (s.tip >= startBlock) {
+      const stored = await store.storedHash(s.tip);
+      if (stored !== null && hFrom.parentHash !== stored) {
+        await handleReorg();
+        return null;
+      }
+    }
+    // A log from another version of a range end means the chain moved under us: read the range again.
+    if (!endsAgree({ range, headers })) return null;
+    return from === to ? [hFrom] : [hFrom, toHeader];
+  }
+
+  /** Phase 4: the parts already read join this write (within JOIN_MOVES), and READ_AHEAD more ranges are asked for. */
+  function gather(from: number, { range, headers }: Taken, ends: BlockHeader[]): Batch {
+    const joinMoves = opts.joinMoves ?? JOIN_MOVES;
+    const ready = readyParts(joinMoves - range.logs.length);
+    const group = [{ range, headers }, ...ready.slice(0, partsToJoin({ range, headers }, ready, joinMoves))];
+    s.ahead.splice(0, group.length - 1);
+    for (const p of group) {
+      timing.logsMs += p.range.timing.logsMs;
+      timing.metadataMs += p.range.timing.metadataMs;
+    }
+    const joined = group.length > 1 ? joinParts(group) : { range, headers: ends, firstBlocks: undefined };
+    const r = joined.range;
+    // Keep READ_AHEAD ranges in flight while this one is written: the node works while we do.
+    const inFlight = () => s.ahead.filter((a) => a.parts).length;
+    for (let end = s.ahead.at(-1)?.to ?? r.to; inFlight() < READ_AHEAD && end < s.target; end = s.ahead.at(-1)!.to) {
+      s.ahead.push(prepare(end + 1, Math.min(s.target, end + s.span), r.logs.length === 0));
+    }
+    return {
+      from,
+      to: r.to,
+      headers: joined.headers,
+      logs: r.logs,
+      newContracts: r.newContracts,
+      ...(joined.firstBlocks ? { firstBlocks: joined.firstBlocks } : {}),
+      uris: r.uris,
+      supplies: r.supplies,
+      uriEvents: r.uriEvents,
+      metadataUpdates: r.metadataUpdates,
+      truncated: r.truncated,
+    };
+  }
+
+  /** Phase 5: the write, in one transaction; the uris it could not fill are kept for later. */
+  async function writeRange(batch: Batch): Promise<Batch> {
+    // More ranges follow this one: checkpoints are held from this write on, not from the next (the first write of a
+    // catch-up otherwise crossed SQLite's threshold and ran a checkpoint inside its commit: ~100 ms, profiled).
+    if (batch.to < s.target) store.catchingUp?.(true);
+    const tWrite = performance.now();
+    let missing: MissingUri[];
+    try {
+      missing = await store.apply(batch, s.tip);
+    } catch (e) {
+      // Nothing was written: read the committed tip again (another writer may have moved it) and the ranges anew.
+      s.resync = true;
+      throw e;
+    }
+    timing.writeMs += performance.now() - tWrite;
+    s.tip = batch.to;
+    if (missing.length > 0) s.pendingUris.push({ missing, block: s.tip });
+    return batch;
+  }
+
+  /** What a committed write settles: supplies read, truncated ranges reported, transfers counted. */
+  function afterWrite(batch: Batch): void {
+    for (const a of batch.supplies.keys()) pendingSupply.delete(a);
+    const truncated = batch.truncated ?? [];
+    if (truncated.length > 0) s.truncatedStale = true;
+    for (const t of truncated) {
+      log.warn(
+        `ConsecutiveTransfer of ${t.contract} in block ${t.block} names tokens ${t.fromId}..${t.toId}; indexed the first ${t.indexed} (the cap per event)`,
+      );
+    }
+    stats.transfers += batch.logs.length;
+  }
+
   async function refreshTruncated(): Promise<void> {
-    if (!truncatedStale) return;
-    truncated = await store.truncated();
-    truncatedStale = false;
+    if (!s.truncatedStale) return;
+    s.truncated = await store.truncated();
+    s.truncatedStale = false;
   }
 
   async function storePendingUris(): Promise<void> {
-    while (pendingUris.length > 0) {
-      await backfillUris(pendingUris[0]!.missing, pendingUris[0]!.block);
-      pendingUris.shift();
+    while (s.pendingUris.length > 0) {
+      await backfillUris(s.pendingUris[0]!.missing, s.pendingUris[0]!.block);
+      s.pendingUris.shift();
     }
   }
 
@@ -424,18 +467,18 @@ export function startIndexer(opts: IndexerOptions): Indexer {
 
   const loop = (async () => {
     let failures = 0;
-    while (!stopped) {
+    while (!s.stopped) {
       try {
         const r = await step();
         failures = 0;
-        lastError = '';
-        if (r === 'idle' && !stopped) await sleep(pollMs);
+        s.lastError = '';
+        if (r === 'idle' && !s.stopped) await sleep(pollMs);
       } catch (e) {
-        if (stopped) break;
+        if (s.stopped) break;
         failures++;
         const msg = (e as Error)?.message ?? String(e);
-        if (msg !== lastError) log.warn(`indexer step failed (will retry): ${msg.split('\n')[0]}`);
-        lastError = msg;
+        if (msg !== s.lastError) log.warn(`indexer step failed (will retry): ${msg.split('\n')[0]}`);
+        s.lastError = msg;
         await sleep(Math.min(5000, pollMs * 2 ** Math.min(failures, 4)));
       }
     }
@@ -443,19 +486,19 @@ export function startIndexer(opts: IndexerOptions): Indexer {
 
   return {
     caughtUp() {
-      if (stopped) return Promise.reject(new Error('The indexer is stopped.'));
-      return new Promise((resolve, reject) => waiters.push({ seq: stepSeq, resolve, reject }));
+      if (s.stopped) return Promise.reject(new Error('The indexer is stopped.'));
+      return new Promise((resolve, reject) => waiters.push({ seq: s.stepSeq, resolve, reject }));
     },
     status() {
-      return { indexedBlock: tip, headBlock: head };
+      return { indexedBlock: s.tip, headBlock: s.head };
     },
     truncatedRanges() {
-      return { count: truncated.count, cap, latest: truncated.latest };
+      return { count: s.truncated.count, cap, latest: s.truncated.latest };
     },
     async refreshToken(contract, id) {
       const targets = await store.metadataTargets([{ contract: contract.toLowerCase(), fromId: id, toId: id }]);
-      if (targets.length === 0 || stopped) return false;
-      const block = tip;
+      if (targets.length === 0 || s.stopped) return false;
+      const block = s.tip;
       backfillUris(targets, block).catch((e) => log.warn(`refresh of ${contract} token ${id} failed: ${(e as Error).message}`));
       return true;
     },
@@ -465,8 +508,8 @@ export function startIndexer(opts: IndexerOptions): Indexer {
       return { transfers: stats.transfers, rpc: Object.fromEntries(rpc), reorgs: stats.reorgs, firstRangeStart: stats.firstRangeStart, timing: { ...timing }, readerThread: reader?.usable ?? false, threadReads: stats.threadReads };
     },
     async stop() {
-      if (stopped) return;
-      stopped = true;
+      if (s.stopped) return;
+      s.stopped = true;
       wake?.();
       // Requests in flight are aborted, not awaited: a catch-up step may be waiting on megabytes of logs.
       chain.destroy();

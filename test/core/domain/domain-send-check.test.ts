@@ -1,0 +1,66 @@
+// The checks before signing, as data: revert data decoded against ethers' own encoding (every Error string, every
+// panic code, any custom error), the sentences, and the funds shortfall at the fee cap.
+import { AbiCoder, id } from 'ethers';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { decodeRevert, describeRevert, PANIC_MEANINGS } from '../../../src/core/domain/revert.js';
+import { describeRequestRefusal } from '../../../src/core/domain/describe.js';
+import { fundsShortfall, isRevertAnswer } from '../../../src/core/domain/send-check.js';
+
+const abi = AbiCoder.defaultAbiCoder();
+const errorData = (message: string) => `0x08c379a0${abi.encode(['string'], [message]).slice(2)}`;
+const panicData = (code: bigint) => `0x4e487b71${abi.encode(['uint256'], [code]).slice(2)}`;
+
+describe('decodeRevert', () => {
+  it('reads any Error(string) as ethers encodes it', () => {
+    fc.assert(fc.property(fc.string({ unit: 'grapheme', maxLength: 200 }), (m) => {
+        expect(decodeRevert(errorData(m))).toEqual({ kind: 'error', message: m });
+      }));
+  });
+
+  it('reads any Panic(uint256), and names the known codes', () => {
+    fc.assert(fc.property(fc.bigInt({ min: 0n, max: (1n << 256n) - 1n }), (c) => {
+        expect(decodeRevert(panicData(c))).toEqual({ kind: 'panic', code: c });
+      }));
+    for (const [code, meaning] of Object.entries(PANIC_MEANINGS)) expect(describeRevert(decodeRevert(panicData(BigInt(code))))).toContain(meaning);
+    expect(describeRevert({ kind: 'panic', code: 0x99n })).toContain('Panic(0x99): an unknown panic code');
+  });
+
+  it('gives a custom error by its selector, and nothing for no data', () => {
+    const selector = id('NotAllowed(address)').slice(0, 10);
+    const data = `${selector}${abi.encode(['address'], ['0x' + '1'.repeat(40)]).slice(2)}`;
+    expect(decodeRevert(data)).toEqual({ kind: 'custom', selector, data });
+    expect(describeRevert(decodeRevert(data))).toContain(`custom error ${selector}`);
+    for (const none of [undefined, null, '0x', '0x1234', 'nope', 42]) expect(decodeRevert(none)).toEqual({ kind: 'none' });
+    expect(describeRevert({ kind: 'none' }, 'execution reverted')).toContain('"execution reverted"');
+  });
+
+  it('treats a truncated Error(string) as a custom error rather than inventing text', () => {
+    const whole = errorData('hello');
+    expect(decodeRevert(whole.slice(0, whole.length - 64)).kind).toBe('custom');
+  });
+
+  it('tells a revert answer by code 3 or its wording', () => {
+    expect(isRevertAnswer(3, 'anything')).toBe(true);
+    expect(isRevertAnswer(-32000, 'execution reverted: no')).toBe(true);
+    expect(isRevertAnswer(-32000, 'insufficient funds for gas * price + value')).toBe(false);
+  });
+});
+
+describe('fundsShortfall', () => {
+  const base = { from: '0x' + 'a'.repeat(40), gasLimit: 21_000n, capWei: 10n ** 9n };
+  it('is what value plus the gas limit at the cap needs beyond the balance, or null', () => {
+    fc.assert(
+      fc.property(fc.bigInt({ min: 0n, max: 10n ** 24n }), fc.bigInt({ min: 0n, max: 10n ** 24n }), fc.bigInt({ min: 21_000n, max: 30_000_000n }), (balanceWei, valueWei, gasLimit) => {
+        const f = { ...base, balanceWei, valueWei, gasLimit };
+        const need = valueWei + gasLimit * base.capWei;
+        expect(fundsShortfall(f)).toBe(balanceWei >= need ? null : need - balanceWei);
+      }),
+    );
+  });
+
+  it('says how much to add', () => {
+    const f = { ...base, balanceWei: 10n ** 18n, valueWei: 10n ** 18n };
+    expect(describeRequestRefusal({ code: 'funds', ...f, missingWei: fundsShortfall(f)! })).toContain('add 0.000021 ETH');
+  });
+});
