@@ -1,15 +1,15 @@
 // Send on a token you hold: the recipient and, for ERC-1155, how many, checked before sending; the core signs a call of
 // the token contract's safeTransferFrom (no ETH, gas estimated) and refuses one that would revert, with the reason.
-import { useContext, useId, useRef, useState, type FormEvent } from 'react';
+import { useContext } from 'react';
 import type { Token } from '../../../../shared/listing.js';
+import type { TxRequest } from '../../../../shared/tx-request.js';
 import { Modal } from '../../components/modal.js';
-import { Spinner } from '../../components/states.js';
 import { shortHex } from '../../lib/format.js';
 import { seedGradient } from '../../lib/seed-art.js';
 import { tokenImageSrc } from '../../lib/token-image.js';
 import { TransportContext, useApp } from '../../store/use-app.js';
 import { Field } from '../settings/form-kit.js';
-import { FeeNote } from './fee-note.js';
+import { SendFormFooter, useSendForm } from './send-dialog-kit.js';
 import { checkTokenSendForm, heldAmount, isMultiToken, tokenRefusalText, type TokenSendErrors, type TokenSendForm } from './token-send-form.js';
 
 export function TokenSendDialog({ token, onClose }: { token: Token; onClose: () => void }) {
@@ -17,60 +17,28 @@ export function TokenSendDialog({ token, onClose }: { token: Token; onClose: () 
   const transport = useContext(TransportContext);
   const sendToken = useApp((s) => s.sendToken);
   const notify = useApp((s) => s.notify);
-  const [form, setForm] = useState<TokenSendForm>({ to: '', amount: '1' });
-  const [errors, setErrors] = useState<TokenSendErrors>({});
-  const [formError, setFormError] = useState<string | null>(null);
-  const [tried, setTried] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const formRef = useRef<HTMLFormElement>(null);
-  const feeId = useId();
-  const formErrorId = useId();
+  const { form, errors, formError, busy, formRef, ids, update, submit } = useSendForm<TokenSendForm, TokenSendErrors, { request: TxRequest; amount: string }>(
+    { to: '', amount: '1' },
+    (f) => checkTokenSendForm(f, token),
+    ['to', 'amount'],
+  );
   const multi = isMultiToken(token);
   const held = heldAmount(token);
   const collection = token.contract.name || token.contract.symbol || 'Unnamed collection';
   const name = meta?.name || `${token.contract.symbol || collection} #${token.id}`;
   const image = tokenImageSrc(meta?.image, transport);
 
-  const update = (field: keyof TokenSendForm, value: string) => {
-    const next = { ...form, [field]: value };
-    setForm(next);
-    setFormError(null);
-    if (tried) {
-      const check = checkTokenSendForm(next, token);
-      setErrors(check.ok ? {} : check.errors);
-    }
-  };
-
-  const focusFirstInvalid = (found: TokenSendErrors) => {
-    const first = (['to', 'amount'] as const).find((f) => found[f]);
-    if (first) formRef.current?.querySelector<HTMLElement>(`[name="${first}"]`)?.focus();
-  };
-
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
-    setTried(true);
-    const check = checkTokenSendForm(form, token);
-    if (!check.ok) {
-      setErrors(check.errors);
-      focusFirstInvalid(check.errors);
-      return;
-    }
-    setErrors({});
-    setFormError(null);
-    setBusy(true);
+  const send = submit(async (check) => {
     const result = await sendToken(token, check.request, form.to.trim(), check.amount);
-    setBusy(false);
-    if ('error' in result) {
-      setFormError(tokenRefusalText(result.error));
-      return;
-    }
+    if ('error' in result) return { form: tokenRefusalText(result.error) };
     notify('success', `Sending ${multi ? `${check.amount} of ` : ''}${name} to ${shortHex(form.to.trim(), 8, 6)} as nonce ${result.record.nonce}.`);
     onClose();
-  };
+    return null;
+  });
 
   return (
     <Modal title={`Send ${name}`} onClose={onClose} testId="token-send-dialog" busy={busy} closeButton={false}>
-      <form ref={formRef} className="send-form" noValidate onSubmit={(e) => void submit(e)} aria-describedby={formError ? formErrorId : feeId}>
+      <form ref={formRef} className="send-form" noValidate onSubmit={(e) => void send(e)} aria-describedby={formError ? ids.formError : ids.fee}>
         <div className="send-token">
           <div className="send-token-media" style={image ? undefined : { background: seedGradient(`${token.contract.address}:${token.id}`) }} aria-hidden="true">
             {image ? <img src={image} alt="" /> : <span className="token-fallback">#{token.id}</span>}
@@ -93,21 +61,7 @@ export function TokenSendDialog({ token, onClose }: { token: Token; onClose: () 
             )}
           </Field>
         ) : null}
-        <FeeNote id={feeId} />
-        {formError ? (
-          <p id={formErrorId} className="form-error send-refusal" role="alert" data-testid="send-refusal">
-            {formError}
-          </p>
-        ) : null}
-        <div className="dialog-actions">
-          <button type="button" className="btn btn-secondary" onClick={onClose} disabled={busy}>
-            Close
-          </button>
-          <button type="submit" className="btn btn-primary" disabled={busy} data-testid="token-send-submit">
-            {busy ? <Spinner label="Sending" /> : null}
-            Send {multi ? 'tokens' : 'token'}
-          </button>
-        </div>
+        <SendFormFooter ids={ids} formError={formError} busy={busy} onClose={onClose} submitTestId="token-send-submit" label={`Send ${multi ? 'tokens' : 'token'}`} />
       </form>
     </Modal>
   );

@@ -5,14 +5,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Contract } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger, silentLogger } from '../../src/lib/log.js';
-import { openDatabase, type Db } from '../../src/lib/sqlite.js';
-import { startIndexer, type Indexer } from '../../src/service/indexer/index.js';
-import { findContract, queryTokens } from '../../src/service/listing/sqlite/listing-reads-sqlite.js';
-import { sqliteIndexStore } from '../../src/service/backend.js';
-import type { IndexStore } from '../../src/service/indexer/indexer-store.js';
-import { logSpan, refuseLogRangesOver, rpc, startRpcProxy, startTestChain, type RpcProxy, type TestChain } from '../support/indexer-chain.js';
-import { expectListingsMatch, modelFromChain } from '../support/service-model.js';
+import { createLogger, silentLogger } from '../../../src/lib/log.js';
+import { openDatabase, type Db } from '../../../src/lib/sqlite.js';
+import { startIndexer, type Indexer } from '../../../src/service/indexer/index.js';
+import { findContract, queryTokens } from '../../../src/service/listing/sqlite/listing-reads-sqlite.js';
+import { sqliteIndexStore } from '../../../src/service/backend.js';
+import type { IndexStore } from '../../../src/service/indexer/indexer-store.js';
+import { logSpan, refuseLogRangesOver, rpc, startRpcProxy, startTestChain, type RpcProxy, type TestChain } from '../../support/indexer-chain.js';
+import { expectListingsMatch, modelFromChain } from '../../support/service-model.js';
 
 const owners = ['0x1111', '0x2222', '0x3333', '0x4444'].map((p) => (p + '0'.repeat(36)).toLowerCase());
 
