@@ -65,13 +65,8 @@ export function createAccountsClient(baseUrl: string, { timeoutMs = 15_000 }: { 
     } catch (e) {
       return { unreachable: unreachableReason(e, timeoutMs) };
     }
-    const text = await response.text().catch(() => '');
-    let parsed: unknown = undefined;
-    try {
-      parsed = text === '' ? undefined : JSON.parse(text);
-    } catch {
-      parsed = undefined;
-    }
+    // An empty body, or one that is not JSON, is no body.
+    const parsed: unknown = await response.json().catch(() => undefined);
     return {
       status: response.status,
       body: parsed,

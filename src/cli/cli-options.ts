@@ -4,14 +4,16 @@ import { congestionLevels } from '../shared/desktop-api.js';
 import { usageError, type CliError } from './cli-errors.js';
 import { DEFAULT_SERVICE_URL } from '../shared/defaults.js';
 
-const portMessage = 'give a whole number from 0 to 65535 (0 picks a free port)';
+/** A whole number from 0 to `max` (at most `digits` digits), with one `message` for every way to miss it. */
+const wholeNumberOption = (digits: number, max: number, message: string) =>
+  z
+    .string()
+    .trim()
+    .regex(new RegExp(`^\\d{1,${digits}}$`), message)
+    .transform(Number)
+    .pipe(z.number().max(max, message));
 
-export const portOption = z
-  .string()
-  .trim()
-  .regex(/^\d{1,5}$/, portMessage)
-  .transform(Number)
-  .pipe(z.number().max(65535, portMessage));
+export const portOption = wholeNumberOption(5, 65535, 'give a whole number from 0 to 65535 (0 picks a free port)');
 
 export const congestionOption = z.enum(congestionLevels, { error: `give one of ${congestionLevels.join(', ')}` });
 
@@ -22,23 +24,13 @@ export const blockTimeOption = z
   .transform(Number)
   .pipe(z.number().gt(0, 'give a number of seconds greater than 0, e.g. 1 or 0.5').max(3600, 'give at most 3600 seconds'));
 
-export const confirmationsOption = z
-  .string()
-  .trim()
-  .regex(/^\d{1,4}$/, 'give a whole number from 0 to 1000')
-  .transform(Number)
-  .pipe(z.number().max(1000, 'give a whole number from 0 to 1000'));
+export const confirmationsOption = wholeNumberOption(4, 1000, 'give a whole number from 0 to 1000');
 
 export const dirOption = z.string().trim().min(1, 'give a folder path');
 
 /** True for an absolute http(s) URL without credentials, query or fragment. */
 export function isServiceUrl(value: string): boolean {
   return isUrlOf(value, ['http:', 'https:']);
-}
-
-/** The same for a node, which may also be given by its WebSocket URL (ws:// or wss://). */
-export function isNodeUrl(value: string): boolean {
-  return isUrlOf(value, ['http:', 'https:', 'ws:', 'wss:']);
 }
 
 function isUrlOf(value: string, protocols: readonly string[]): boolean {
@@ -73,7 +65,7 @@ export const httpUrlOption = z
 export const nodeUrlOption = z
   .string()
   .trim()
-  .refine(isNodeUrl, "give the node's JSON-RPC URL, http(s):// or ws(s)://, such as http://127.0.0.1:8545 (no user, query or #fragment)")
+  .refine((v) => isUrlOf(v, ['http:', 'https:', 'ws:', 'wss:']), "give the node's JSON-RPC URL, http(s):// or ws(s)://, such as http://127.0.0.1:8545 (no user, query or #fragment)")
   .transform(normalizeServiceUrl);
 
 /** `blockTime` -> `--block-time`, the spelling users typed. */

@@ -26,12 +26,15 @@ export async function runLongRunning<R extends Running>(spec: LongRunningSpec<R>
   let running: R | undefined;
   let stopRequested: NodeJS.Signals | undefined;
 
-  const stopAndExit = async (code: number): Promise<never> => {
-    const timer = setTimeout(() => {
-      log.error(`${spec.what} did not stop within ${stopGraceMs / 1000} s; exiting anyway.`);
+  /** Exits with 1 and `message` unless the process has ended within the grace time. */
+  const exitAfterGrace = (message: string) =>
+    setTimeout(() => {
+      log.error(message);
       process.exit(1);
-    }, stopGraceMs);
-    timer.unref();
+    }, stopGraceMs).unref();
+
+  const stopAndExit = async (code: number): Promise<never> => {
+    exitAfterGrace(`${spec.what} did not stop within ${stopGraceMs / 1000} s; exiting anyway.`);
     try {
       await running?.stop();
     } catch (e) {
@@ -48,15 +51,9 @@ export async function runLongRunning<R extends Running>(spec: LongRunningSpec<R>
     }
     stopRequested = signal;
     log.info(`${signal}: stopping ${spec.what} (send it again to force)`);
-    if (running) {
-      void stopAndExit(0);
-      return;
-    }
+    if (running) return void stopAndExit(0);
     // Still starting: the start path notices stopRequested and stops what it started, unless start-up hangs.
-    setTimeout(() => {
-      log.error(`${spec.what} did not finish starting within ${stopGraceMs / 1000} s of ${signal}; exiting anyway.`);
-      process.exit(1);
-    }, stopGraceMs).unref();
+    exitAfterGrace(`${spec.what} did not finish starting within ${stopGraceMs / 1000} s of ${signal}; exiting anyway.`);
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);

@@ -59,14 +59,11 @@ export const defaultRendererDir = (): string => fileURLToPath(new URL('../../out
 
 export async function startServe(opts: ServeOptions = {}): Promise<RunningServe> {
   const log = opts.log ?? createLogger('serve');
+  const { env, congestion, startEmbedded, policy, blockTimeSeconds } = opts;
   const makeCore = (port: number): Core =>
     createCore({
-      ...(opts.env ? { env: opts.env } : {}),
-      ...(opts.dataDir ? { dataDir: opts.dataDir } : {}),
-      ...(opts.congestion ? { congestion: opts.congestion } : {}),
-      ...(opts.startEmbedded ? { startEmbedded: opts.startEmbedded } : {}),
-      ...(opts.policy ? { policy: opts.policy } : {}),
-      ...(opts.blockTimeSeconds !== undefined ? { blockTimeSeconds: opts.blockTimeSeconds } : {}),
+      env, congestion, startEmbedded, policy, blockTimeSeconds,
+      dataDir: opts.dataDir || undefined,
       http: { port, rendererDir: opts.rendererDir ?? defaultRendererDir(), allowKeyRoutes: opts.allowKeyRoutes === true },
       log,
       restart: () => void restart(),

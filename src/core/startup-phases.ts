@@ -83,14 +83,10 @@ export async function reachChain(c: StartContext, config: CoreConfig) {
   const chain = observeChain(rawChain, (ok, why) =>
     board.set('node', ok ? 'connected' : 'unreachable', ok ? null : `${why} Checking again every 15 s; transactions are stored and sent again when it is back.`),
   );
-  let chainId: number;
-  let genesis: string;
-  try {
-    // Unobserved: a node down at start-up is the one start-up line below, not a link state change as well.
-    [chainId, genesis] = await Promise.all([rawChain.chainId(), rawChain.genesisHash()]);
-  } catch {
+  // Unobserved: a node down at start-up is the one start-up line below, not a link state change as well.
+  const [chainId, genesis] = await Promise.all([rawChain.chainId(), rawChain.genesisHash()]).catch(() => {
     throw new TxdeskError('UPSTREAM_UNAVAILABLE', `The Ethereum node at ${nodeUrl} could not be reached; check NODE_ENDPOINT and that the node runs.`);
-  }
+  });
   const { net, serviceDown } = dev
     ? { net: { nodeUrl, serviceUrl: dev.serviceUrl, clientId: dev.clientId, platform: dev.platform, network: dev.network, origin: embeddedOrigin }, serviceDown: null }
     : await settleConfiguredNetwork(config.network!, chainId, c.log);
@@ -107,12 +103,7 @@ async function startEmbedded({ opts, env, log, shutdown }: StartContext): Promis
   const ignored = (['CLIENT_ID', 'PLATFORM', 'NETWORK'] as const).filter((n) => env[n]);
   if (ignored.length) log.warn(`${ignored.join(', ')} ignored: they apply only with NODE_ENDPOINT and TXDESK_SERVICE_URL`);
   if (!opts.startEmbedded) throw new ConfigError(['This program has no embedded dev chain: set NODE_ENDPOINT and TXDESK_SERVICE_URL to a node and a txdesk data service.']);
-  const dev = await opts.startEmbedded({
-    port: opts.servicePort ?? 0,
-    ...(opts.congestion ? { congestion: opts.congestion } : {}),
-    ...(opts.blockTimeSeconds !== undefined ? { blockTimeSeconds: opts.blockTimeSeconds } : {}),
-    log: log.child('embedded'),
-  });
+  const dev = await opts.startEmbedded({ port: opts.servicePort ?? 0, congestion: opts.congestion, blockTimeSeconds: opts.blockTimeSeconds, log: log.child('embedded') });
   shutdown.add(() => dev.stop());
   return dev;
 }
@@ -130,11 +121,9 @@ export async function openStoreAndKey({ opts, log, shutdown }: StartContext, dat
   const vault = config.envPrivateKey ? null : await selectKeyVault({ dataDir, scope, passphrase, ...(keychainAvailable ? { keychainAvailable } : {}), log: log.child('vault') });
   if (!embedded && !config.envPrivateKey && !vault) throw new ConfigError([noKeyPlace(config.useKeychain)]);
   const keys = createKeyManager({ vault, envPrivateKey: config.envPrivateKey, signerFor: createWalletSigner, chain: reached.chain, devchain: reached.devchain, log: log.child('key') });
-  try {
-    await keys.load(embedded);
-  } catch (e) {
+  await keys.load(embedded).catch((e: unknown) => {
     throw keyLoadRefusal(e);
-  }
+  });
   if (!keys.signer()) log.warn('no signing key yet: generate or import one in the app (txdesk serve: start it with --allow-key-routes for POST /api/key/generate or /api/key/import)');
   return { store, keys };
 }
@@ -152,10 +141,10 @@ export function openTracking({ opts, log, board, shutdown }: StartContext, dataD
         platform: net.platform,
         network: net.network,
         subscriptionId: appSubscriptionId(dataDir, info.chainId, genesis),
-        ...(opts.ackTimeoutMs !== undefined ? { ackTimeout: opts.ackTimeoutMs } : {}),
-        ...(opts.minAckTimeoutMs !== undefined ? { minAckTimeout: opts.minAckTimeoutMs } : {}),
+        ackTimeout: opts.ackTimeoutMs,
+        minAckTimeout: opts.minAckTimeoutMs,
         // A service found down at start-up: start-up does not wait for it.
-        ...(serviceDown ? { readyTimeoutMs: 0 } : {}),
+        readyTimeoutMs: serviceDown ? 0 : undefined,
         onLink: (state, e) => {
           if (state === 'unreachable') {
             // A plain connection failure says less than the reason already shown (the start-up probe's "Cannot reach
@@ -262,11 +251,9 @@ export async function startEngine(
   if (recovery.nonces > 0) {
     log.info(`recovered ${recovery.nonces} open nonce(s): ${recovery.mined} mined, ${recovery.usedElsewhere} used elsewhere, ${recovery.rebroadcast} sent again, ${recovery.tracked} tracked`);
   }
-  try {
-    await tracking.feed.start((m) => engine.handleMessage(m), tracking.onError);
-  } catch (e) {
+  await tracking.feed.start((m) => engine.handleMessage(m), tracking.onError).catch((e: unknown) => {
     throw startupTrackerRefusal(e, net);
-  }
+  });
   watchdog = startNonceWatchdog(engine, log.child('watchdog'));
   // Runs before engine.idle() (registered after it): no retry starts once stopping has begun; one in flight is awaited.
   shutdown.add(() => watchdog?.stop());

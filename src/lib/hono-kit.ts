@@ -8,7 +8,7 @@ import type { OpenAPIHono, RouteConfig } from '@hono/zod-openapi';
 import type { Context, Hono } from 'hono';
 import { z } from 'zod';
 import { ERROR_CODES, TxdeskError } from '../shared/errors.js';
-import { envelopeOf, sendJson } from './http-kit.js';
+import { envelopeOf, sendError, sendJson } from './http-kit.js';
 
 /** The node request and response behind a Hono context (@hono/node-server passes them as bindings). */
 export type NodeEnv = { Bindings: { incoming: IncomingMessage; outgoing: ServerResponse } };
@@ -32,12 +32,8 @@ export function json(c: Context<NodeEnv>, status: number, body: unknown, headers
 
 /** The error envelope (see envelopeOf: anything but a TxdeskError is logged and answered with a 500). */
 export function errorResponse(e: unknown, c: Context<NodeEnv>, logError: (message: string) => void): Response {
-  const { status, body, headers } = envelopeOf(e, logError);
-  if (c.env.outgoing.headersSent) {
-    c.env.outgoing.destroy();
-    return RESPONSE_ALREADY_SENT;
-  }
-  return json(c, status, body, headers);
+  sendError(c.env.outgoing, e, logError);
+  return RESPONSE_ALREADY_SENT;
 }
 
 /**

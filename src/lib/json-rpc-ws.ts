@@ -79,16 +79,11 @@ export function createWsTransport(url: string): WsTransport {
               waiting.delete(item.id);
               reject(new RpcTimeoutError(`no answer from ${url} within ${timeoutMs} ms`));
             }, timeoutMs);
-            waiting.set(item.id, {
-              resolve: (r) => {
-                clearTimeout(timer);
-                resolve({ ...(r as object), id: items[i]!.id });
-              },
-              reject: (e) => {
-                clearTimeout(timer);
-                reject(e);
-              },
-            });
+            const settled = <T>(then: (v: T) => void) => (v: T) => {
+              clearTimeout(timer);
+              then(v);
+            };
+            waiting.set(item.id, { resolve: settled((r) => resolve({ ...(r as object), id: items[i]!.id })), reject: settled(reject) });
           }),
       );
       ws.send(JSON.stringify(Array.isArray(body) ? sent : sent[0]));

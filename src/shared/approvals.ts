@@ -1,5 +1,6 @@
 // What a person approves on a configured network: requests from local tools (over /rpc) waiting for a yes or no in
 // the app, the answer, and the standing rules that let a tool's small transactions through without asking.
+import type { TxPayload } from './tx-request.js';
 
 /** Who asked: a tool holding the API token (`token`, with a fingerprint of it) or the app's own browser session. */
 export interface Requester {
@@ -10,13 +11,8 @@ export interface Requester {
   label: string;
 }
 
-export interface TransactionApproval {
-  /** Null: a contract creation. */
-  to: string | null;
-  /** Decimal wei. */
-  value: string;
-  input: string;
-  gasLimit: string;
+/** The transaction as it will be signed (to, value, input, gas limit), and what it calls. */
+export interface TransactionApproval extends TxPayload {
   /** The called function's 4-byte selector, null for a plain transfer or a creation. */
   selector: string | null;
   /** Its signature when it is a well-known one ("transfer(address,uint256)"), else null. */

@@ -1,4 +1,5 @@
 // The app's transaction record (docs/app.md) and its event history, as JSON crosses HTTP and IPC.
+import type { TxPayload } from './tx-request.js';
 
 export type TxStatus = 'pending' | 'receipt' | 'confirmation' | 'replaced';
 
@@ -16,7 +17,11 @@ export interface NonceProblem {
   since: string;
 }
 
-export interface TxRecord {
+/**
+ * One signed transaction. What it does is its TxPayload (recipient, value, calldata, gas limit): every automatic
+ * replacement and speed-up keeps all four (a reprice); a cancel is a 0-value transfer to `from` with 21,000 gas.
+ */
+export interface TxRecord extends TxPayload {
   transactionHash: string;
   /** Sender address, lowercase hex. */
   from: string;
@@ -26,17 +31,6 @@ export interface TxRecord {
   /** Decimal wei, EIP-1559 only. */
   maxPriorityFeePerGas?: string;
   txType: 'legacy' | 'eip1559';
-  /**
-   * What the transaction does: recipient (null: a contract creation), value, calldata and gas limit. Every automatic
-   * replacement and speed-up keeps all four (a reprice); a cancel is a 0-value transfer to `from` with 21,000 gas.
-   */
-  to: string | null;
-  /** Decimal wei. */
-  value: string;
-  /** Calldata, 0x-hex ("0x" for a plain transfer). */
-  input: string;
-  /** Decimal. */
-  gasLimit: string;
   /** Absent until the first tracker message. */
   status?: TxStatus;
   /** Copy of `result` of the latest receipt/confirmation message; `{}` before. */

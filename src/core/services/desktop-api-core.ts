@@ -80,8 +80,6 @@ export function emitToEach<T>(listeners: Set<(v: T) => void>, v: T): void {
 }
 
 export function createCoreApi(d: CoreApiDeps): CoreApi {
-  const txListeners = d.events.tx;
-  const devListeners = d.events.devchain;
   const listen = <T>(set: Set<(v: T) => void>, l: (v: T) => void) => {
     set.add(l);
     return () => void set.delete(l);
@@ -92,10 +90,6 @@ export function createCoreApi(d: CoreApiDeps): CoreApi {
     return saved;
   };
   const toolRpc = createToolRpc({ chainId: d.info.chainId, chain: d.chain, store: d.store, signer: () => d.keys.signer(), engine: d.engine, approvals: d.approvals });
-  const needDevchain = (): DevchainControl => {
-    if (!d.devchain) throw new TxdeskError('CONFLICT', 'The app is connected to a configured network; the dev chain controls exist only on the embedded dev chain.');
-    return d.devchain;
-  };
 
   const api: CoreApi = {
     getAppInfo: async () => ({ ...d.info, address: d.keys.signer()?.address ?? null, status: d.status() }),
@@ -110,7 +104,7 @@ export function createCoreApi(d: CoreApiDeps): CoreApi {
     sendTransaction: (request) => d.engine.send(request),
     cancelTransaction: async (hash) => d.engine.cancel(hash.toLowerCase()),
     speedUpTransaction: async (hash) => d.engine.speedUp(hash.toLowerCase()),
-    onTransactionChanged: (l) => listen(txListeners, l),
+    onTransactionChanged: (l) => listen(d.events.tx, l),
 
     async listTokens(owner, query) {
       const r = await api.proxyTokens(owner, tokenQueryString(query ?? {}), d.appOrigin());
@@ -154,20 +148,21 @@ export function createCoreApi(d: CoreApiDeps): CoreApi {
 
     getDevchainStatus: async () => (d.devchain ? d.devchain.status() : null),
     async setCongestion(level) {
-      const dev = needDevchain();
+      const dev = d.devchain;
+      if (!dev) throw new TxdeskError('CONFLICT', 'The app is connected to a configured network; the dev chain controls exist only on the embedded dev chain.');
       dev.setCongestion(level);
       const s = await dev.status();
-      emitToEach(devListeners, s);
+      api.emitDevchain(s);
       return s;
     },
-    onDevchainStatus: (l) => listen(devListeners, l),
+    onDevchainStatus: (l) => listen(d.events.devchain, l),
     onAppStatus: (l) => listen(d.events.status, l),
 
     rpc: (method, params, requester) => toolRpc.call(method, params, requester),
-    emitTransaction: (r) => emitToEach(txListeners, r),
-    emitDevchain: (s) => emitToEach(devListeners, s),
+    emitTransaction: (r) => emitToEach(d.events.tx, r),
+    emitDevchain: (s) => emitToEach(d.events.devchain, s),
     emitAppStatus: (s) => emitToEach(d.events.status, s),
-    devchainListenerCount: () => devListeners.size,
+    devchainListenerCount: () => d.events.devchain.size,
   };
   return api;
 }

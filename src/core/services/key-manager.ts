@@ -46,13 +46,10 @@ export function createKeyManager(d: KeyManagerDeps) {
 
   async function info(): Promise<KeyInfo | null> {
     if (!signer || !storage) return null;
-    let balanceWei = '0';
-    try {
-      balanceWei = (await d.chain.balance(signer.address)).toString();
-    } catch {
+    const balance = await d.chain.balance(signer.address).catch(() => {
       throw new TxdeskError('UPSTREAM_UNAVAILABLE', 'The Ethereum node did not answer the balance query; check that it runs, then retry.');
-    }
-    return { address: signer.address, balanceWei, storage };
+    });
+    return { address: signer.address, balanceWei: balance.toString(), storage };
   }
 
   async function replace(privateKey: string, allowReplace: boolean): Promise<KeyInfo> {

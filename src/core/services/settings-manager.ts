@@ -6,15 +6,10 @@ import { TxdeskError } from '../../shared/errors.js';
 import type { StoredRule } from '../domain/approval-rules.js';
 import type { PersistedSettings, SettingsStore } from '../ports.js';
 
-export interface RunningNetwork {
-  nodeUrl: string;
-  serviceUrl: string;
-  platform: string;
-  network: string;
-  clientId: string | null;
+export type RunningNetwork = Pick<AppSettings, 'nodeUrl' | 'serviceUrl' | 'platform' | 'network' | 'clientId'> & {
   /** Electron: whether the localhost API runs now (the `localApi` setting applies at the next start); unset headless. */
   localApi?: boolean;
-}
+};
 
 /** Two minutes: long enough to read a request and switch windows, short enough that a tool does not hang for long. */
 export const DEFAULT_APPROVAL_TIMEOUT_MS = 120_000;

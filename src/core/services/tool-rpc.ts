@@ -81,9 +81,6 @@ export const FORWARDED_METHODS = new Set([
   'net_listening',
 ]);
 
-/** What txdesk answers itself (besides the forwarded reads). */
-export const OWN_METHODS = ['eth_chainId', 'net_version', 'web3_clientVersion', 'eth_accounts', 'eth_requestAccounts', 'eth_sendTransaction', 'eth_getTransactionByHash', 'personal_sign', 'eth_signTypedData_v4'] as const;
-
 const invalid = (message: string) => new RpcFailure(RPC_CODES.invalidParams, message);
 const hex = (n: bigint | number) => `0x${n.toString(16)}`;
 
@@ -260,5 +257,3 @@ export function createToolRpc(d: ToolRpcDeps) {
 
   return { call };
 }
-
-export type ToolRpc = ReturnType<typeof createToolRpc>;

@@ -109,13 +109,6 @@ interface Prepared {
   ready?: ReadyPart;
 }
 
-/** A range taken for writing: its last block, what was read, and the headers of its ends. */
-interface Taken {
-  to: number;
-  range: PreparedRange;
-  headers: (BlockHeader | null)[];
-}
-
 export function startIndexer(opts: IndexerOptions): Indexer {
   const { confirmations, log } = opts;
   const pollMs = opts.pollMs ?? 400;
@@ -316,7 +309,7 @@ export function startIndexer(opts: IndexerOptions): Indexer {
   }
 
   /** Phase 2: the next range, read ahead by earlier steps when it still fits, else asked for now. */
-  async function takeRange(from: number): Promise<Taken | 'busy'> {
+  async function takeRange(from: number): Promise<ReadyPart | 'busy'> {
     if (s.ahead[0] && (s.ahead[0].from !== from || s.ahead[0].to > s.target)) s.ahead = [];
     let current = s.ahead.shift() ?? prepare(from, Math.min(s.target, from + s.span - 1), true);
     try {
@@ -327,12 +320,11 @@ export function startIndexer(opts: IndexerOptions): Indexer {
         current = parts[0]!;
         s.ahead.unshift(...parts.slice(1));
       }
-      const to = current.to;
-      const headersRead = current.headers ?? chain.headers(from === to ? [from] : [from, to]);
+      const headersRead = current.headers ?? chain.headers(from === current.to ? [from] : [from, current.to]);
       const range = await current.result!;
       const headers = await headersRead;
       timing.waitMs += performance.now() - t0;
-      return { to, range, headers };
+      return { range, headers };
     } catch (e) {
       if (isRangeRefusal(e) && s.span > policy.min) {
         s.span = nextSpan(s.span, { kind: 'refused' }, policy);
@@ -344,7 +336,8 @@ export function startIndexer(opts: IndexerOptions): Indexer {
   }
 
   /** Phase 3: the headers of the range's ends, when it joins the stored chain and its logs agree with them. */
-  async function joinsChain(from: number, { to, range, headers }: Taken): Promise<BlockHeader[] | null> {
+  async function joinsChain(from: number, { range, headers }: ReadyPart): Promise<BlockHeader[] | null> {
+    const to = range.to;
     const [hFrom, hTo] = headers;
     const toHeader = from === to ? hFrom : hTo;
     if (!hFrom || !toHeader) {
@@ -366,7 +359,7 @@ export function startIndexer(opts: IndexerOptions): Indexer {
   }
 
   /** Phase 4: the parts already read join this write (within JOIN_MOVES), and READ_AHEAD more ranges are asked for. */
-  function gather(from: number, { range, headers }: Taken, ends: BlockHeader[]): Batch {
+  function gather(from: number, { range, headers }: ReadyPart, ends: BlockHeader[]): Batch {
     const joinMoves = opts.joinMoves ?? JOIN_MOVES;
     const ready = readyParts(joinMoves - range.logs.length);
     const group = [{ range, headers }, ...ready.slice(0, partsToJoin({ range, headers }, ready, joinMoves))];

@@ -37,8 +37,3 @@ function ethersTypesFrom(types: TypedData['types'], primaryType: string): TypedD
   visit(primaryType);
   return out;
 }
-
-/** The address of a key, without keeping the key. */
-export function addressOf(privateKey: string): string {
-  return new Wallet(privateKey).address.toLowerCase();
-}

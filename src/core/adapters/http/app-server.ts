@@ -119,22 +119,6 @@ const openApiHandler = (app: OpenAPIHono<NodeEnv>, origin: () => string): Handle
   return (c) => json(c, 200, app.getOpenAPI31Document({ openapi: '3.1.0', info: appOpenApiInfo, servers: [{ url: origin() }], security: [{ apiToken: [] }] }));
 };
 
-/** Every route of the app's localhost API by name, with its handler: the table's calls, then the extra routes. */
-function appRoutes(
-  api: CoreApi,
-  sse: ReturnType<typeof createSseHub>,
-  origin: () => string,
-  auth: AppServerAuth,
-  extra: Partial<Record<keyof typeof extraRoutes, Handler>>,
-): { name: string; route: string; handler: Handler }[] {
-  const special: Partial<Record<string, Handler>> = { ...specialHandlers(api, sse, origin, auth), ...extra };
-  return appRouteList.map(({ name, route }) => {
-    const handler = special[name] ?? (name in extraRoutes ? undefined : callHandler(api, name as CallMethod));
-    if (!handler) throw new Error(`the app route ${name} has no handler`);
-    return { name, route, handler };
-  });
-}
-
 /**
  * The Hono app: one route per entry (its handler, and its schemas for the OpenAPI document), key routes refused unless
  * opened, 405 and 404 in the envelope, static files last.
@@ -144,11 +128,14 @@ function honoApp(o: AppServerOptions, sse: ReturnType<typeof createSseHub>, orig
   const refuse: Handler = () => {
     throw keyRoutesOff('Key management');
   };
-  // The descriptions only document: arguments are checked once, by the core (a route's own validator would check twice).
-  const routes = appRoutes(o.api, sse, origin, o.auth, { openApi: openApiHandler(app, origin) }).map(({ name, route, handler }) => ({
-    doc: appRouteDoc(name, route),
-    handler: keyRouteNames.has(name) && !o.auth.keyRoutes ? refuse : handler,
-  }));
+  const special: Partial<Record<string, Handler>> = { ...specialHandlers(o.api, sse, origin, o.auth), openApi: openApiHandler(app, origin) };
+  // Every route of the app's localhost API by name, with its handler: the table's calls, then the extra routes. The
+  // descriptions only document: arguments are checked once, by the core (a route's own validator would check twice).
+  const routes = appRouteList.map(({ name, route }) => {
+    const handler = special[name] ?? (name in extraRoutes ? undefined : callHandler(o.api, name as CallMethod));
+    if (!handler) throw new Error(`the app route ${name} has no handler`);
+    return { doc: appRouteDoc(name, route), handler: keyRouteNames.has(name) && !o.auth.keyRoutes ? refuse : handler };
+  });
   const servedForOtherMethod = mountRoutes(app, routes);
   app.notFound((c) => {
     const { pathname } = new URL(c.req.url);

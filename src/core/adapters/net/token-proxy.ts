@@ -28,8 +28,15 @@ function missingClientId(): TxdeskError {
   return new TxdeskError('UNAUTHORIZED', 'No client ID is configured; set CLIENT_ID or sign in under Settings, then retry.');
 }
 
-function unreachable(serviceUrl: string): TxdeskError {
-  return new TxdeskError('UPSTREAM_UNAVAILABLE', `The data service at ${serviceUrl} could not be reached; check that it runs and TXDESK_SERVICE_URL points at it.`);
+/** One request to the data service (15 s at most): its answer and its body as JSON (null when it is not JSON). */
+async function askService(serviceUrl: string, target: string, method: 'GET' | 'POST'): Promise<{ res: Response; body: unknown }> {
+  let res: Response;
+  try {
+    res = await fetch(target, { method, headers: { accept: 'application/json' }, signal: AbortSignal.timeout(15_000) });
+  } catch {
+    throw new TxdeskError('UPSTREAM_UNAVAILABLE', `The data service at ${serviceUrl} could not be reached; check that it runs and TXDESK_SERVICE_URL points at it.`);
+  }
+  return { res, body: (await res.json().catch(() => null)) as unknown };
 }
 
 /** The service's error envelope as it was, or null when the body is not one. */
@@ -47,13 +54,7 @@ export async function requestTokenRefresh(o: { serviceUrl: string; clientId: str
   const target =
     `${o.serviceUrl}/nft/v1/contracts/${encodeURIComponent(o.contract)}/tokens/${encodeURIComponent(o.tokenId)}/refresh` +
     `?clientId=${encodeURIComponent(o.clientId)}`;
-  let res: Response;
-  try {
-    res = await fetch(target, { method: 'POST', headers: { accept: 'application/json' }, signal: AbortSignal.timeout(15_000) });
-  } catch {
-    throw unreachable(o.serviceUrl);
-  }
-  const body = (await res.json().catch(() => null)) as unknown;
+  const { res, body } = await askService(o.serviceUrl, target, 'POST');
   if (res.status === 202) return;
   const err = upstreamError(body);
   if (err) throw new TxdeskError(err.code as TxdeskError['code'], err.message, res.status);
@@ -73,13 +74,7 @@ export async function fetchTokenPage(o: {
   q.delete('clientId');
   q.set('clientId', o.clientId);
   const target = `${o.serviceUrl}/nft/v1/accounts/${encodeURIComponent(o.address)}/tokens?${q.toString()}`;
-  let res: Response;
-  try {
-    res = await fetch(target, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(15_000) });
-  } catch {
-    throw unreachable(o.serviceUrl);
-  }
-  const body = (await res.json().catch(() => null)) as unknown;
+  const { res, body } = await askService(o.serviceUrl, target, 'GET');
   if (!res.ok) {
     const err = upstreamError(body);
     if (err) return { status: res.status, body: { error: err } };
