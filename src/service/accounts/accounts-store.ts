@@ -10,13 +10,7 @@ export interface UserRow {
   tokenGeneration: number;
 }
 
-export interface NewUser {
-  email: string;
-  name: string;
-  organization: string;
-  passwordHash: string;
-  clientId: string;
-}
+export type NewUser = Omit<UserRow, 'id' | 'tokenGeneration'>;
 
 export interface AccountsStore {
   byEmail(email: string): Promise<UserRow | undefined>;

@@ -7,23 +7,16 @@
 // (owner, contract) pair's own list; transfer and token_id order over several contracts either select the page's
 // first key by rank lookups across the per-contract lists or merge their heads, whichever is cheaper (docs/indexer.md).
 import type { Db } from '../../../lib/sqlite.js';
-import type { Contract, OrderDirection, Standard, Token } from '../../../shared/listing.js';
+import type { Contract, OrderDirection, Token } from '../../../shared/listing.js';
 import { ascendingRank, filterPlan, mergeWindow, pageStartRank, planSlices, selectRank, type RankedList } from '../listing-cursor.js';
-import { toContract, type ListingReads, type TokenQueryInput, type TokenQueryResult } from '../listing-reads.js';
+import { toContract, type ContractColumns, type ListingReads, type TokenQueryInput, type TokenQueryResult } from '../listing-reads.js';
 import { LIST, contractSlice, type ListCode } from '../listing-keys.js';
 import { createRankReader, listSource, readGeneration, type RankReader } from './listing-rank-sqlite.js';
 
-interface ContractInfo {
+interface ContractInfo extends ContractColumns {
   id: number;
-  address: string;
   addr: Buffer;
-  name: string;
-  symbol: string;
-  total_supply: string | null;
-  minted: number;
-  burned: number;
   token_count: number;
-  standard: Standard;
 }
 
 interface PageRow {
