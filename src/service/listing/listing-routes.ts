@@ -6,9 +6,9 @@ import { ADDRESS_PATTERN, isAddress } from '../../shared/address.js';
 import { TxdeskError } from '../../shared/errors.js';
 import type { Contract, TokenPage } from '../../shared/listing.js';
 import type { RateLimiter } from '../../lib/http-rate-limit.js';
-import { clientIdParam, listingQueryDocs, parseListingParams, readQuery, type RawQuery } from './listing-params.js';
+import { clientIdParam, listingQueryDocs, parseListingParams, readQuery, type ListingParams, type RawQuery } from './listing-params.js';
 import { contractReply, refreshReply, tokenPageReply } from './listing-replies.js';
-import { andThen, type ListingReads, type Maybe } from './listing-reads.js';
+import { andThen, type ListingReads, type Maybe, type TokenQueryResult } from './listing-reads.js';
 import { pageLinks } from './listing-urls.js';
 
 export interface ListingDeps {
@@ -49,10 +49,17 @@ export function createListingEndpoints(deps: ListingDeps): ListingEndpoints {
     limiter.take(id, now());
   }
 
-  function checkAddress(a: string, what: string): string {
+  /** The query string, admitted, and the path's address, checked and lowercased. */
+  function admitted(search: string, a: string, what: string, limiter?: RateLimiter): [RawQuery, string] {
+    const query = readQuery(search);
+    admit(query, limiter);
     if (!isAddress(a)) throw new TxdeskError('INVALID_PARAMETER', `The ${what} address in the path must be 0x followed by 40 hex digits; got ${JSON.stringify(a.slice(0, 60))}.`);
-    return a.toLowerCase();
+    return [query, a.toLowerCase()];
   }
+
+  /** One page of tokens, with the links to its neighbours under `path`. */
+  const tokenPage = (read: Maybe<TokenQueryResult>, origin: string, path: string, p: ListingParams) =>
+    andThen(read, ({ tokens, totalCount }) => ({ data: tokens, pagination: { totalCount, ...pageLinks(origin, path, p, totalCount) } }));
 
   function onlyClientId(query: RawQuery): void {
     const unknown = Object.keys(query).filter((k) => k !== 'clientId');
@@ -68,9 +75,7 @@ export function createListingEndpoints(deps: ListingDeps): ListingEndpoints {
 
   return {
     accountTokens(address, search, origin) {
-      const query = readQuery(search);
-      admit(query);
-      const owner = checkAddress(address, 'account');
+      const [query, owner] = admitted(search, address, 'account');
       const p = parseListingParams(query, 'account');
       const read = deps.reads.queryTokens({
         owner,
@@ -81,40 +86,28 @@ export function createListingEndpoints(deps: ListingDeps): ListingEndpoints {
         orderBy: p.orderBy,
         direction: p.direction,
       });
-      return andThen(read, ({ tokens, totalCount }) => ({
-        data: tokens,
-        pagination: { totalCount, ...pageLinks(origin, `/nft/v1/accounts/${owner}/tokens`, p, totalCount) },
-      }));
+      return tokenPage(read, origin, `/nft/v1/accounts/${owner}/tokens`, p);
     },
 
     contract(address, search) {
-      const query = readQuery(search);
-      admit(query);
-      const addr = checkAddress(address, 'contract');
+      const [query, addr] = admitted(search, address, 'contract');
       onlyClientId(query);
       return contractOr404(addr);
     },
 
     contractTokens(address, search, origin) {
-      const query = readQuery(search);
-      admit(query);
-      const addr = checkAddress(address, 'contract');
+      const [query, addr] = admitted(search, address, 'contract');
       const p = parseListingParams(query, 'contract');
       const q = { contract: addr, page: p.page, size: p.size, orderBy: p.orderBy, direction: p.direction, ...(p.standard ? { standard: p.standard } : {}) };
       // The contract first (404), then its page; both at once on SQLite.
       const known = contractOr404(addr);
       const read = known instanceof Promise ? known.then(() => deps.reads.queryTokens(q)) : deps.reads.queryTokens(q);
-      return andThen(
-        read,
-        ({ tokens, totalCount }) => ({ data: tokens, pagination: { totalCount, ...pageLinks(origin, `/nft/v1/contracts/${addr}/tokens`, p, totalCount) } }),
-      );
+      return tokenPage(read, origin, `/nft/v1/contracts/${addr}/tokens`, p);
     },
 
     // ERC-4906 on demand: answers once the read is started; the new uri is in the listing when it completes.
     async refresh(address, id, search) {
-      const query = readQuery(search);
-      admit(query, deps.refreshLimiter);
-      const addr = checkAddress(address, 'contract');
+      const [query, addr] = admitted(search, address, 'contract', deps.refreshLimiter);
       onlyClientId(query);
       if (!TOKEN_ID.test(id) || BigInt(id) > MAX_UINT256) {
         throw new TxdeskError('INVALID_PARAMETER', `The token id in the path must be a decimal number from 0 to 2^256-1; got ${JSON.stringify(id.slice(0, 80))}.`);

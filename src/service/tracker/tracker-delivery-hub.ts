@@ -106,6 +106,16 @@ export function createDeliveryHub(store: TrackerStore, log: Logger, opts: Delive
     if (sending.length > 0) sub.target.flush?.();
   }
 
+  /** Takes withdrawn deliveries out of their bound subscriptions' outboxes; returns the subscriptions that lost one. */
+  function withdraw(withdrawn: readonly WithdrawnDelivery[]): Set<ActiveSub> {
+    const touched = new Set<ActiveSub>();
+    for (const w of withdrawn) {
+      const sub = active.get(keyOf(w.clientId, w.subscriptionId));
+      if (sub && sub.outbox.remove(w.ackId)) touched.add(sub);
+    }
+    return touched;
+  }
+
   function unbind(key: string): void {
     const sub = active.get(key);
     if (!sub) return;
@@ -215,11 +225,7 @@ export function createDeliveryHub(store: TrackerStore, log: Logger, opts: Delive
 
     /** New stored messages and withdrawn stale receipts, from the watcher. */
     deliver(created: readonly CreatedDeliveries[], withdrawn: readonly WithdrawnDelivery[]): void {
-      const touched = new Set<ActiveSub>();
-      for (const w of withdrawn) {
-        const sub = active.get(keyOf(w.clientId, w.subscriptionId));
-        if (sub && sub.outbox.remove(w.ackId)) touched.add(sub);
-      }
+      const touched = withdraw(withdrawn);
       for (const c of created) {
         const sub = active.get(keyOf(c.clientId, c.subscriptionId));
         if (!sub) continue;
@@ -240,11 +246,7 @@ export function createDeliveryHub(store: TrackerStore, log: Logger, opts: Delive
      * subscriptions read what they are missing from the store, in order.
      */
     storedElsewhere(clients: readonly string[] | 'all', withdrawn: readonly WithdrawnDelivery[] = []): void {
-      const touched = new Set<ActiveSub>();
-      for (const w of withdrawn) {
-        const sub = active.get(keyOf(w.clientId, w.subscriptionId));
-        if (sub && sub.outbox.remove(w.ackId)) touched.add(sub);
-      }
+      const touched = withdraw(withdrawn);
       const keys = clients === 'all' ? [...active.keys()] : clients.flatMap((c) => [...(byClient.get(c) ?? [])]);
       for (const key of keys) {
         const sub = active.get(key);

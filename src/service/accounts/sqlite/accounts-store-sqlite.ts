@@ -29,7 +29,6 @@ const MIGRATIONS = [
    CREATE INDEX accounts_revoked_tokens_by_expiry ON accounts_revoked_tokens (expires_at);`,
 ];
 
-
 const COLUMNS = `id, email, name, organization, password_hash AS passwordHash, client_id AS clientId, token_generation AS tokenGeneration`;
 
 export function openSqliteAccountsStore(db: Db): AccountsStore {

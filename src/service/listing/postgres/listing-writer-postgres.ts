@@ -6,6 +6,7 @@
 // Only the indexer leader writes (under its lock), so ids of new rows are handed out here from the highest id read at
 // load time; the caller's commit checks that the index tip is still the one the overlay was loaded at, so a stale
 // leader's write fails instead of reusing ids.
+import type { QueryResultRow } from 'pg';
 import type { PgClient, PgPool } from '../../db/pg-pool.js';
 import type { PostgresListingWriter } from '../listing-writer.js';
 import { tokenKeys, type ContractRow, type IdRow, type IndexWriter, type TokenRow } from '../listing-writer.js';
@@ -79,20 +80,6 @@ const TOKEN_COLUMNS = 'id, contract_id, token_id, owner_id, pair_id, k_tr, k_id,
 
 /** Reads what `needs` names: contracts and accounts first (later keys are by their ids), then the rest at once. */
 async function loadOverlay(pool: PgPool, needs: OverlayNeeds): Promise<Overlay> {
-  const o: Overlay = {
-    contracts: new Map(),
-    contractsById: new Map(),
-    accounts: new Map(),
-    accountAddresses: new Map(),
-    tokens: new Map(),
-    ids: new Map(),
-    holdings: new Map(),
-    pairs: new Map(),
-    nonZero: new Map(),
-    tokenRanges: new Map(),
-    idRanges: new Map(),
-    next: { account: 1, contract: 1, token: 1, pair: 1 },
-  };
   const ownerAddresses = needs.pairs.flatMap((p) => (typeof p.owner === 'string' ? [p.owner] : []));
   const [contracts, accounts, max] = await Promise.all([
     pool.query<Contract>(`SELECT ${CONTRACT_COLUMNS} FROM idx_contracts WHERE address = ANY($1::text[]) OR id = ANY($2::bigint[])`, [
@@ -107,110 +94,86 @@ async function loadOverlay(pool: PgPool, needs: OverlayNeeds): Promise<Overlay> 
       'SELECT (SELECT coalesce(max(id), 0) FROM idx_accounts) AS a, (SELECT coalesce(max(id), 0) FROM idx_contracts) AS c, (SELECT coalesce(max(id), 0) FROM idx_tokens) AS t, (SELECT coalesce(max(id), 0) FROM idx_pairs) AS p',
     ),
   ]);
-  for (const c of contracts.rows) {
-    o.contracts.set(c.address, c);
-    o.contractsById.set(c.id, c);
-  }
-  for (const a of accounts.rows) {
-    o.accounts.set(a.address, a.id);
-    o.accountAddresses.set(a.id, a.address);
-  }
   const m = max.rows[0]!;
-  o.next = { account: Number(m.a) + 1, contract: Number(m.c) + 1, token: Number(m.t) + 1, pair: Number(m.p) + 1 };
+  const o: Overlay = {
+    contracts: new Map(contracts.rows.map((c) => [c.address, c])),
+    contractsById: new Map(contracts.rows.map((c) => [c.id, c])),
+    accounts: new Map(accounts.rows.map((a) => [a.address, a.id])),
+    accountAddresses: new Map(accounts.rows.map((a) => [a.id, a.address])),
+    tokens: new Map(), ids: new Map(), holdings: new Map(), pairs: new Map(), nonZero: new Map(), tokenRanges: new Map(), idRanges: new Map(),
+    next: { account: Number(m.a) + 1, contract: Number(m.c) + 1, token: Number(m.t) + 1, pair: Number(m.p) + 1 },
+  };
 
   const cid = (ref: ContractRef) => (typeof ref === 'number' ? ref : o.contracts.get(ref)?.id);
-  // Keys of contracts the index does not hold yet are absent without asking.
-  const tokenKeys = needs.tokens.flatMap((t) => {
-    const c = cid(t.contract);
-    if (c === undefined) return [];
-    o.tokens.set(tkey(c, t.kCid), null);
-    return [{ c, k: t.kCid }];
-  });
-  const idKeys = needs.ids.flatMap((t) => {
-    const c = cid(t.contract);
-    if (c === undefined) return [];
-    o.ids.set(tkey(c, t.kId), null);
-    return [{ c, k: t.kId }];
-  });
+  // Keys of contracts the index does not hold yet are absent without asking; the others are absent until read.
+  const keysOf = (list: { contract: ContractRef; k: Buffer }[], absent: Map<string, unknown>) =>
+    list.flatMap(({ contract, k }) => {
+      const c = cid(contract);
+      if (c === undefined) return [];
+      absent.set(tkey(c, k), null);
+      return [{ c, k }];
+    });
+  const tokenKeys = keysOf(needs.tokens.map((t) => ({ contract: t.contract, k: t.kCid })), o.tokens);
+  const idKeys = keysOf(needs.ids.map((t) => ({ contract: t.contract, k: t.kId })), o.ids);
   const pairKeys = needs.pairs.flatMap((p) => {
     const c = cid(p.contract);
     const owner = typeof p.owner === 'number' ? p.owner : o.accounts.get(p.owner);
     return c === undefined || owner === undefined ? [] : [{ owner, c }];
   });
-  const ranges = needs.ranges.flatMap((r) => {
-    const c = o.contracts.get(r.contract);
-    return c ? [{ ...r, c }] : [];
-  });
   const reads: Promise<void>[] = [];
+  const read = <T extends QueryResultRow>(sql: string, params: unknown[], use: (rows: T[]) => void) => void reads.push(pool.query<T>(sql, params).then((r) => use(r.rows)));
   if (tokenKeys.length > 0) {
-    reads.push(
-      pool
-        .query<TokenRow>(
-          `SELECT t.${TOKEN_COLUMNS.split(', ').join(', t.')} FROM unnest($1::bigint[], $2::bytea[]) AS u(c, k) JOIN idx_tokens t ON t.contract_id = u.c AND t.k_cid = u.k`,
-          [tokenKeys.map((t) => t.c), tokenKeys.map((t) => t.k)],
-        )
-        .then((r) => r.rows.forEach((t) => o.tokens.set(tkey(t.contract_id, t.k_cid), t))),
+    read<TokenRow>(
+      `SELECT t.${TOKEN_COLUMNS.split(', ').join(', t.')} FROM unnest($1::bigint[], $2::bytea[]) AS u(c, k) JOIN idx_tokens t ON t.contract_id = u.c AND t.k_cid = u.k`,
+      [tokenKeys.map((t) => t.c), tokenKeys.map((t) => t.k)],
+      (rows) => rows.forEach((t) => o.tokens.set(tkey(t.contract_id, t.k_cid), t)),
     );
   }
   if (idKeys.length > 0) {
-    reads.push(
-      pool
-        .query<{ contract_id: number; k_id: Buffer; supply: string; uri: string }>(
-          'SELECT i.contract_id, i.k_id, i.supply, i.uri FROM unnest($1::bigint[], $2::bytea[]) AS u(c, k) JOIN idx_ids i ON i.contract_id = u.c AND i.k_id = u.k',
-          [idKeys.map((t) => t.c), idKeys.map((t) => t.k)],
-        )
-        .then((r) => r.rows.forEach((i) => o.ids.set(tkey(i.contract_id, i.k_id), { supply: i.supply, uri: i.uri }))),
+    read<{ contract_id: number; k_id: Buffer; supply: string; uri: string }>(
+      'SELECT i.contract_id, i.k_id, i.supply, i.uri FROM unnest($1::bigint[], $2::bytea[]) AS u(c, k) JOIN idx_ids i ON i.contract_id = u.c AND i.k_id = u.k',
+      [idKeys.map((t) => t.c), idKeys.map((t) => t.k)],
+      (rows) => rows.forEach((i) => o.ids.set(tkey(i.contract_id, i.k_id), { supply: i.supply, uri: i.uri })),
     );
   }
   if (needs.holdingsOfIds.length > 0) {
     const ids = needs.holdingsOfIds;
     for (const h of ids) o.holdings.set(tkey(h.contract, h.kId), []);
-    reads.push(
-      pool
-        .query<TokenRow & { u_k: Buffer }>(
-          `SELECT u.k AS u_k, t.${TOKEN_COLUMNS.split(', ').join(', t.')} FROM unnest($1::bigint[], $2::bytea[], $3::bytea[]) AS u(c, k, hi)
-           JOIN idx_tokens t ON t.contract_id = u.c AND t.k_cid > u.k AND t.k_cid < u.hi`,
-          [ids.map((h) => h.contract), ids.map((h) => h.kId), ids.map((h) => holdingsUpperBound(h.kId))],
-        )
-        .then((r) => {
-          for (const { u_k, ...t } of r.rows) {
-            o.holdings.get(tkey(t.contract_id, u_k))!.push(t);
-            o.tokens.set(tkey(t.contract_id, t.k_cid), t);
-          }
-        }),
+    read<TokenRow & { u_k: Buffer }>(
+      `SELECT u.k AS u_k, t.${TOKEN_COLUMNS.split(', ').join(', t.')} FROM unnest($1::bigint[], $2::bytea[], $3::bytea[]) AS u(c, k, hi)
+       JOIN idx_tokens t ON t.contract_id = u.c AND t.k_cid > u.k AND t.k_cid < u.hi`,
+      [ids.map((h) => h.contract), ids.map((h) => h.kId), ids.map((h) => holdingsUpperBound(h.kId))],
+      (rows) => {
+        for (const { u_k, ...t } of rows) {
+          o.holdings.get(tkey(t.contract_id, u_k))!.push(t);
+          o.tokens.set(tkey(t.contract_id, t.k_cid), t);
+        }
+      },
     );
   }
   if (pairKeys.length > 0) {
-    reads.push(
-      pool
-        .query<{ id: number; owner_id: number; contract_id: number }>(
-          'SELECT p.id, p.owner_id, p.contract_id FROM unnest($1::bigint[], $2::bigint[]) AS u(o, c) JOIN idx_pairs p ON p.owner_id = u.o AND p.contract_id = u.c',
-          [pairKeys.map((p) => p.owner), pairKeys.map((p) => p.c)],
-        )
-        .then((r) => r.rows.forEach((p) => o.pairs.set(`${p.owner_id}:${p.contract_id}`, p.id))),
+    read<{ id: number; owner_id: number; contract_id: number }>(
+      'SELECT p.id, p.owner_id, p.contract_id FROM unnest($1::bigint[], $2::bigint[]) AS u(o, c) JOIN idx_pairs p ON p.owner_id = u.o AND p.contract_id = u.c',
+      [pairKeys.map((p) => p.owner), pairKeys.map((p) => p.c)],
+      (rows) => rows.forEach((p) => o.pairs.set(`${p.owner_id}:${p.contract_id}`, p.id)),
     );
   }
   if (needs.nonZero.size > 0) {
-    reads.push(
-      pool
-        .query<{ contract_id: number; n: number }>(
-          "SELECT c AS contract_id, (SELECT count(*) FROM idx_ids WHERE contract_id = c AND supply <> '0') AS n FROM unnest($1::bigint[]) AS u(c)",
-          [[...needs.nonZero]],
-        )
-        .then((r) => r.rows.forEach((x) => o.nonZero.set(x.contract_id, Number(x.n)))),
+    read<{ contract_id: number; n: number }>(
+      "SELECT c AS contract_id, (SELECT count(*) FROM idx_ids WHERE contract_id = c AND supply <> '0') AS n FROM unnest($1::bigint[]) AS u(c)",
+      [[...needs.nonZero]],
+      (rows) => rows.forEach((x) => o.nonZero.set(x.contract_id, Number(x.n))),
     );
   }
-  for (const r of ranges) {
-    const key = rkey(r.c.id, r.lo, r.hi, r.limit);
-    reads.push(
-      r.c.standard === 'ERC721'
-        ? pool
-            .query<{ id: number; token_id: string; k_cid: Buffer }>('SELECT id, token_id, k_cid FROM idx_tokens WHERE contract_id = $1 AND k_cid >= $2 AND k_cid <= $3 ORDER BY k_cid LIMIT $4', [r.c.id, r.lo, r.hi, r.limit])
-            .then((x) => void o.tokenRanges.set(key, x.rows))
-        : pool
-            .query<{ k_id: Buffer }>('SELECT k_id FROM idx_ids WHERE contract_id = $1 AND k_id >= $2 AND k_id <= $3 ORDER BY k_id LIMIT $4', [r.c.id, r.lo, r.hi, r.limit])
-            .then((x) => void o.idRanges.set(key, x.rows.map((row) => row.k_id))),
-    );
+  for (const r of needs.ranges) {
+    const c = o.contracts.get(r.contract);
+    if (!c) continue;
+    const key = rkey(c.id, r.lo, r.hi, r.limit);
+    if (c.standard === 'ERC721') {
+      read<{ id: number; token_id: string; k_cid: Buffer }>('SELECT id, token_id, k_cid FROM idx_tokens WHERE contract_id = $1 AND k_cid >= $2 AND k_cid <= $3 ORDER BY k_cid LIMIT $4', [c.id, r.lo, r.hi, r.limit], (rows) => o.tokenRanges.set(key, rows));
+    } else {
+      read<{ k_id: Buffer }>('SELECT k_id FROM idx_ids WHERE contract_id = $1 AND k_id >= $2 AND k_id <= $3 ORDER BY k_id LIMIT $4', [c.id, r.lo, r.hi, r.limit], (rows) => o.idRanges.set(key, rows.map((row) => row.k_id)));
+    }
   }
   await Promise.all(reads);
   return o;
@@ -245,22 +208,8 @@ export type OverlayWriter = IndexWriter & { changes(): OverlayChanges };
 /** The IndexWriter over loaded rows: reads come from the overlay, changes are kept for writeOverlay. */
 function createOverlayWriter(o: Overlay): OverlayWriter {
   const ch: OverlayChanges = {
-    newAccounts: [],
-    newContracts: [],
-    newPairs: [],
-    tokens: new Map(),
-    created: new Set(),
-    deleted: new Set(),
-    uris: new Map(),
-    idUris: [],
-    ids: new Map(),
-    totalSupply: new Map(),
-    mintBurn: new Map(),
-    contractCount: new Map(),
-    accountCount: new Map(),
-    ownerContract: new Map(),
-    transfers: [],
-    dropContractsAbove: null,
+    newAccounts: [], newContracts: [], newPairs: [], tokens: new Map(), created: new Set(), deleted: new Set(), uris: new Map(), idUris: [], ids: new Map(),
+    totalSupply: new Map(), mintBurn: new Map(), contractCount: new Map(), accountCount: new Map(), ownerContract: new Map(), transfers: [], dropContractsAbove: null,
   };
   const tokensById = new Map<number, TokenRow>();
   // ERC-1155 holdings by id (their k_cid is the id key plus the holder's address), for uri copies and replays.
@@ -526,14 +475,8 @@ async function writeOverlay(c: PgClient, ch: OverlayChanges): Promise<void> {
     await q(
       `UPDATE idx_contracts c SET total_supply = CASE WHEN u.set_supply THEN u.supply ELSE c.total_supply END, minted = c.minted + u.minted, burned = c.burned + u.burned, token_count = c.token_count + u.n
        FROM unnest($1::bigint[], $2::bool[], $3::text[], $4::bigint[], $5::bigint[], $6::bigint[]) AS u(id, set_supply, supply, minted, burned, n) WHERE c.id = u.id`,
-      [
-        contractIds,
-        contractIds.map((id) => ch.totalSupply.has(id)),
-        contractIds.map((id) => ch.totalSupply.get(id) ?? null),
-        contractIds.map((id) => ch.mintBurn.get(id)?.[0] ?? 0),
-        contractIds.map((id) => ch.mintBurn.get(id)?.[1] ?? 0),
-        contractIds.map((id) => ch.contractCount.get(id) ?? 0),
-      ],
+      [contractIds, contractIds.map((id) => ch.totalSupply.has(id)), contractIds.map((id) => ch.totalSupply.get(id) ?? null),
+        contractIds.map((id) => ch.mintBurn.get(id)?.[0] ?? 0), contractIds.map((id) => ch.mintBurn.get(id)?.[1] ?? 0), contractIds.map((id) => ch.contractCount.get(id) ?? 0)],
     );
   }
   const accounts = [...ch.accountCount].filter(([, d]) => d !== 0);
@@ -563,19 +506,6 @@ async function writeOverlay(c: PgClient, ch: OverlayChanges): Promise<void> {
   }
 }
 
-/** Token rows as the column arrays of TOKEN_COLUMNS, in that order. */
-function columns(rows: readonly TokenRow[]): unknown[][] {
-  return [
-    rows.map((t) => t.id),
-    rows.map((t) => t.contract_id),
-    rows.map((t) => t.token_id),
-    rows.map((t) => t.owner_id),
-    rows.map((t) => t.pair_id),
-    rows.map((t) => t.k_tr),
-    rows.map((t) => t.k_id),
-    rows.map((t) => t.k_ct),
-    rows.map((t) => t.k_cid),
-    rows.map((t) => t.balance),
-    rows.map((t) => t.uri),
-  ];
-}
+/** Token rows as the column arrays of TOKEN_COLUMNS, in that order (the columns are named as TokenRow's fields). */
+const TOKEN_FIELDS = TOKEN_COLUMNS.split(', ') as (keyof TokenRow)[];
+const columns = (rows: readonly TokenRow[]): unknown[][] => TOKEN_FIELDS.map((f) => rows.map((t) => t[f]));

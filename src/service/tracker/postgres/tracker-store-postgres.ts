@@ -5,8 +5,8 @@ import { migratePg } from '../../db/pg-migrate.js';
 import { inTransaction, type PgClient, type PgPool } from '../../db/pg-pool.js';
 import { orderedId } from '../tracker-ids.js';
 import { receiptJson } from '../tracker-receipt-format.js';
-import { DELIVERY_CHANNEL, IDLE_SUBSCRIPTIONS_PER_CALL, TRACK_CHANNEL, type CreatedDeliveries, type TrackerStore, type TrackingKey, type WithdrawnDelivery } from '../tracker-store.js';
-import { rowToState, toEntry, type DeliveryRow, type TrackingRow } from '../tracker-store-rows.js';
+import { DELIVERY_CHANNEL, IDLE_SUBSCRIPTIONS_PER_CALL, TRACK_CHANNEL, type TrackerStore, type TrackingKey, type WithdrawnDelivery } from '../tracker-store.js';
+import { fanOut, rowToState, toEntry, type DeliveryRow, type TrackingRow } from '../tracker-store-rows.js';
 
 /** NOTIFY payloads are limited to 8000 bytes; a longer list is cut and marked `all`, which wakes every bound subscription. */
 const MAX_NOTIFY_BYTES = 7_000;
@@ -81,15 +81,13 @@ async function pruneSeqs(c: PgClient, seqs: Iterable<number>): Promise<void> {
 }
 
 /** One NOTIFY payload under the size limit. */
-export function deliveryNotice(instance: string, clients: readonly string[], withdrawn: readonly WithdrawnDelivery[]): string {
-  const full = JSON.stringify({ i: instance, c: clients, w: withdrawn.map((w) => [w.clientId, w.subscriptionId, w.ackId]) });
+function notice(instance: string, body: object): string {
+  const full = JSON.stringify({ i: instance, ...body });
   return Buffer.byteLength(full) <= MAX_NOTIFY_BYTES ? full : JSON.stringify({ i: instance, all: true });
 }
-
-export function trackNotice(instance: string, keys: readonly TrackingKey[]): string {
-  const full = JSON.stringify({ i: instance, k: keys.map((k) => [k.clientId, k.txHash]) });
-  return Buffer.byteLength(full) <= MAX_NOTIFY_BYTES ? full : JSON.stringify({ i: instance, all: true });
-}
+export const deliveryNotice = (instance: string, clients: readonly string[], withdrawn: readonly WithdrawnDelivery[]): string =>
+  notice(instance, { c: clients, w: withdrawn.map((w) => [w.clientId, w.subscriptionId, w.ackId]) });
+export const trackNotice = (instance: string, keys: readonly TrackingKey[]): string => notice(instance, { k: keys.map((k) => [k.clientId, k.txHash]) });
 
 /** `instance` names this process in its notifications, so it can skip its own. */
 export async function openPostgresTrackerStore(pool: PgPool, instance: string): Promise<TrackerStore> {
@@ -105,10 +103,9 @@ export async function openPostgresTrackerStore(pool: PgPool, instance: string): 
            ON CONFLICT (client_id, tx_hash) DO NOTHING RETURNING *`,
           [clientId, txHash, confirmation, timeoutMs, nowMs],
         );
-        let created = true;
+        const created = ins.rows.length > 0;
         let row = ins.rows[0];
         if (!row) {
-          created = false;
           const upd = await c.query<TrackingRow>(
             'UPDATE tracker_tracking SET confirmation = $1, timeout_ms = $2 WHERE client_id = $3 AND tx_hash = $4 AND done_at_ms IS NULL RETURNING *',
             [confirmation, timeoutMs, clientId, txHash],
@@ -150,12 +147,7 @@ export async function openPostgresTrackerStore(pool: PgPool, instance: string): 
           await c.query('DELETE FROM tracker_message WHERE seq = $1 AND orphan = 1', [seq]);
         }
 
-        const created = new Map<string, CreatedDeliveries>();
-        const receiptSeqs = new Map<string, number>();
-        const dClient: string[] = [];
-        const dAck: string[] = [];
-        const dSub: string[] = [];
-        const dSeq: number[] = [];
+        let fan: ReturnType<typeof fanOut> = { rows: [], created: [], receiptSeqs: new Map() };
         if (messages.length > 0) {
           const clients = [...new Set(messages.map((m) => m.clientId))];
           const subsOf = new Map<string, string[]>();
@@ -169,7 +161,7 @@ export async function openPostgresTrackerStore(pool: PgPool, instance: string): 
           }
           const ids = messages.map(() => orderedId());
           // One statement for the round's messages; WITH ORDINALITY keeps the seqs in the order of `messages`.
-          const inserted = await c.query<{ seq: number; n: number }>(
+          const inserted = await c.query<{ seq: number; message_id: string }>(
             `INSERT INTO tracker_message (message_id, client_id, tx_hash, type, payload, created_at_ms, orphan)
              SELECT u.message_id, u.client_id, u.tx_hash, u.type, u.payload, $6, u.orphan
                FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $7::smallint[])
@@ -179,30 +171,15 @@ export async function openPostgresTrackerStore(pool: PgPool, instance: string): 
             [ids, messages.map((m) => m.clientId), messages.map((m) => m.txHash), messages.map((m) => m.type), messages.map((m) => m.payload), nowMs,
               messages.map((m) => ((subsOf.get(m.clientId)?.length ?? 0) === 0 ? 1 : 0))],
           );
-          const seqOf = new Map((inserted.rows as unknown as { seq: number; message_id: string }[]).map((r) => [r.message_id, r.seq]));
-          messages.forEach((m, i) => {
-            const messageId = ids[i]!;
-            const seq = seqOf.get(messageId)!;
-            if (m.type === 'receipt') receiptSeqs.set(m.clientId + '\u0000' + m.txHash, seq);
-            for (const sub of subsOf.get(m.clientId) ?? []) {
-              const ackId = orderedId();
-              dClient.push(m.clientId);
-              dAck.push(ackId);
-              dSub.push(sub);
-              dSeq.push(seq);
-              const key = m.clientId + '\u0000' + sub;
-              let group = created.get(key);
-              if (!group) created.set(key, (group = { clientId: m.clientId, subscriptionId: sub, entries: [] }));
-              group.entries.push({ ackId, messageId, seq, txKey: m.txHash, payload: m.payload });
-            }
-          });
+          const seqOf = new Map(inserted.rows.map((r) => [r.message_id, r.seq]));
+          fan = fanOut(messages, ids, ids.map((id) => seqOf.get(id)!), subsOf);
         }
 
-        const result = { created: [...created.values()], withdrawn };
+        const result = { created: fan.created, withdrawn };
         const notice = result.created.length > 0 || withdrawn.length > 0
           ? deliveryNotice(instance, [...new Set(result.created.map((g) => g.clientId))], withdrawn)
           : null;
-        if (dAck.length > 0 || states.length > 0 || notice !== null) {
+        if (fan.rows.length > 0 || states.length > 0 || notice !== null) {
           // One statement (one round trip) for the deliveries, the tracking rows and the NOTIFY: data-modifying WITH
           // parts always run, each on its own table. A standing receipt keeps the seq of the message that reported it
           // (null once withdrawn or ended).
@@ -220,16 +197,16 @@ export async function openPostgresTrackerStore(pool: PgPool, instance: string): 
              )
              SELECT pg_notify($14, $15::text) WHERE $15::text IS NOT NULL`,
             [
-              dClient,
-              dAck,
-              dSub,
-              dSeq,
+              fan.rows.map((d) => d.clientId),
+              fan.rows.map((d) => d.ackId),
+              fan.rows.map((d) => d.subscriptionId),
+              fan.rows.map((d) => d.seq),
               states.map((s) => s.clientId),
               states.map((s) => s.txHash),
               states.map((s) => (s.pendingSent ? 1 : 0)),
               states.map((s) => (s.receipt ? receiptJson(s.receipt) : null)),
               states.map((s) => s.receipt !== null && s.doneAtMs === null),
-              states.map((s) => receiptSeqs.get(s.clientId + '\u0000' + s.txHash) ?? null),
+              states.map((s) => fan.receiptSeqs.get(s.clientId + '\u0000' + s.txHash) ?? null),
               states.map((s) => s.from),
               states.map((s) => s.nonce),
               states.map((s) => s.doneAtMs),

@@ -2,8 +2,8 @@
 import { deferCheckpoints, migrate, type Db } from '../../../lib/sqlite.js';
 import { orderedId } from '../tracker-ids.js';
 import { receiptJson } from '../tracker-receipt-format.js';
-import { IDLE_SUBSCRIPTIONS_PER_CALL, type CreatedDeliveries, type TrackerStore, type WithdrawnDelivery } from '../tracker-store.js';
-import { rowToState, toEntry, type DeliveryRow, type TrackingRow } from '../tracker-store-rows.js';
+import { IDLE_SUBSCRIPTIONS_PER_CALL, type TrackerStore, type WithdrawnDelivery } from '../tracker-store.js';
+import { fanOut, rowToState, toEntry, type DeliveryRow, type TrackingRow } from '../tracker-store-rows.js';
 import type { TrackingState } from '../tracker-watch-policy.js';
 
 /** Exported for the test that upgrades an older database. */
@@ -154,22 +154,15 @@ export function openSqliteTrackerStore(db: Db): TrackerStore {
     async track(clientId, txHash, confirmation, timeoutMs, nowMs) {
       return db.transaction(() => {
         const row = q.getTracking.get(clientId, txHash) as TrackingRow | undefined;
-        if (!row) {
-          q.insertTracking.run(clientId, txHash, confirmation, timeoutMs, nowMs);
-          return { state: rowToState(q.getTracking.get(clientId, txHash) as TrackingRow), created: true };
-        }
-        if (row.done_at_ms === null) q.updateOptions.run(confirmation, timeoutMs, clientId, txHash);
-        return { state: rowToState(q.getTracking.get(clientId, txHash) as TrackingRow), created: false };
+        if (!row) q.insertTracking.run(clientId, txHash, confirmation, timeoutMs, nowMs);
+        else if (row.done_at_ms === null) q.updateOptions.run(confirmation, timeoutMs, clientId, txHash);
+        return { state: rowToState(q.getTracking.get(clientId, txHash) as TrackingRow), created: !row };
       })();
     },
 
-    async countOpenTrackings(clientId) {
-      return (q.countOpen.get(clientId) as { n: number }).n;
-    },
+    countOpenTrackings: async (clientId) => (q.countOpen.get(clientId) as { n: number }).n,
 
-    async loadOpenTrackings() {
-      return (q.openTrackings.all() as TrackingRow[]).map(rowToState);
-    },
+    loadOpenTrackings: async () => (q.openTrackings.all() as TrackingRow[]).map(rowToState),
 
     async commitRound(states, withdrawals, messages, nowMs) {
       return db.transaction(() => {
@@ -186,45 +179,22 @@ export function openSqliteTrackerStore(db: Db): TrackerStore {
           pruneSeqs([seq]);
           q.deleteOrphan.run(seq);
         }
-        const receiptSeqs = new Map<string, number>();
-        const bySub = new Map<string, CreatedDeliveries>();
-        const subsCache = new Map<string, string[]>();
+        const subsOf = new Map<string, string[]>();
         for (const m of messages) {
-          let subs = subsCache.get(m.clientId);
-          if (!subs) {
-            subs = (q.subsOf.all(m.clientId) as { subscription_id: string }[]).map((r) => r.subscription_id);
-            subsCache.set(m.clientId, subs);
-          }
-          const messageId = orderedId();
-          const seq = Number(q.insertMessage.run(messageId, m.clientId, m.txHash, m.type, m.payload, nowMs, subs.length === 0 ? 1 : 0).lastInsertRowid);
-          if (m.type === 'receipt') receiptSeqs.set(m.clientId + '\u0000' + m.txHash, seq);
-          for (const sub of subs) {
-            const ackId = orderedId();
-            q.insertDelivery.run(m.clientId, ackId, sub, seq);
-            const key = m.clientId + '\u0000' + sub;
-            let group = bySub.get(key);
-            if (!group) {
-              group = { clientId: m.clientId, subscriptionId: sub, entries: [] };
-              bySub.set(key, group);
-            }
-            group.entries.push({ ackId, messageId, seq, txKey: m.txHash, payload: m.payload });
-          }
+          if (!subsOf.has(m.clientId)) subsOf.set(m.clientId, (q.subsOf.all(m.clientId) as { subscription_id: string }[]).map((r) => r.subscription_id));
         }
+        const ids = messages.map(() => orderedId());
+        const seqs = messages.map((m, i) =>
+          Number(q.insertMessage.run(ids[i], m.clientId, m.txHash, m.type, m.payload, nowMs, subsOf.get(m.clientId)!.length === 0 ? 1 : 0).lastInsertRowid),
+        );
+        const { rows, created, receiptSeqs } = fanOut(messages, ids, seqs, subsOf);
+        for (const d of rows) q.insertDelivery.run(d.clientId, d.ackId, d.subscriptionId, d.seq);
         for (const s of states) {
           // A standing receipt keeps the seq of the message that reported it (null once withdrawn or ended).
           const receiptSeq = s.receipt && s.doneAtMs === null ? (receiptSeqs.get(s.clientId + '\u0000' + s.txHash) ?? q.receiptSeqOf.get(s.clientId, s.txHash) ?? null) : null;
-          q.saveTracking.run(
-            s.pendingSent ? 1 : 0,
-            s.receipt ? receiptJson(s.receipt) : null,
-            receiptSeq,
-            s.from,
-            s.nonce,
-            s.doneAtMs,
-            s.clientId,
-            s.txHash,
-          );
+          q.saveTracking.run(s.pendingSent ? 1 : 0, s.receipt ? receiptJson(s.receipt) : null, receiptSeq, s.from, s.nonce, s.doneAtMs, s.clientId, s.txHash);
         }
-        return { created: [...bySub.values()], withdrawn };
+        return { created, withdrawn };
       })();
     },
 
@@ -243,9 +213,7 @@ export function openSqliteTrackerStore(db: Db): TrackerStore {
       })();
     },
 
-    async countSubscriptions(clientId) {
-      return (q.countSubs.get(clientId) as { n: number }).n;
-    },
+    countSubscriptions: async (clientId) => (q.countSubs.get(clientId) as { n: number }).n,
 
     async unsubscribe(clientId, subscriptionId) {
       db.transaction(() => {
@@ -255,14 +223,9 @@ export function openSqliteTrackerStore(db: Db): TrackerStore {
       })();
     },
 
-    async loadDeliveries(clientId, subscriptionId) {
-      const rows = q.deliveriesOf.all(clientId, subscriptionId) as DeliveryRow[];
-      return rows.map(toEntry);
-    },
+    loadDeliveries: async (clientId, subscriptionId) => (q.deliveriesOf.all(clientId, subscriptionId) as DeliveryRow[]).map(toEntry),
 
-    async loadDeliveriesPage(clientId, subscriptionId, afterSeq, limit) {
-      return (q.deliveriesPage.all(clientId, subscriptionId, afterSeq, limit) as DeliveryRow[]).map(toEntry);
-    },
+    loadDeliveriesPage: async (clientId, subscriptionId, afterSeq, limit) => (q.deliveriesPage.all(clientId, subscriptionId, afterSeq, limit) as DeliveryRow[]).map(toEntry),
 
     async touchSubscriptions(subs, nowMs) {
       db.transaction(() => {
@@ -270,9 +233,8 @@ export function openSqliteTrackerStore(db: Db): TrackerStore {
       })();
     },
 
-    async idleSubscriptions(beforeMs) {
-      return (q.idleSubs.all(beforeMs) as { client_id: string; subscription_id: string }[]).map((r) => ({ clientId: r.client_id, subscriptionId: r.subscription_id }));
-    },
+    idleSubscriptions: async (beforeMs) =>
+      (q.idleSubs.all(beforeMs) as { client_id: string; subscription_id: string }[]).map((r) => ({ clientId: r.client_id, subscriptionId: r.subscription_id })),
 
     async ackMany(acks) {
       db.transaction(() => {
@@ -285,21 +247,13 @@ export function openSqliteTrackerStore(db: Db): TrackerStore {
       })();
     },
 
-    async pruneDoneTrackings(beforeMs) {
-      return q.pruneDone.run(beforeMs).changes;
-    },
+    pruneDoneTrackings: async (beforeMs) => q.pruneDone.run(beforeMs).changes,
 
-    async pruneOrphans(beforeMs) {
-      return q.pruneOrphans.run(beforeMs).changes;
-    },
+    pruneOrphans: async (beforeMs) => q.pruneOrphans.run(beforeMs).changes,
 
-    async outboxDepth() {
-      return (q.outboxDepth.get() as { n: number }).n;
-    },
+    outboxDepth: async () => (q.outboxDepth.get() as { n: number }).n,
 
-    beginRound() {
-      return deferCheckpoints(db);
-    },
+    beginRound: () => deferCheckpoints(db),
 
     async loadTrackings(keys) {
       const out: TrackingState[] = [];
