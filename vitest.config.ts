@@ -24,6 +24,7 @@ export const UNIT_FILES = [
   // run's whole critical path.
   'test/service/listing/{listing-store,listing-writer}.test.ts',
   'test/service/http/*.test.ts',
+  'test/service/network/{node-choice,network-config}.test.ts',
   'test/service/service-policy.test.ts',
   'test/service/tracker/{tracker-chain-window,tracker-delivery-hub,tracker-delivery-outbox,tracker-json-post}.test.ts',
   'test/service/tracker/{tracker-rpc,tracker-store-layout,tracker-watch-policy}.test.ts',

@@ -18,11 +18,15 @@ import { text } from './ready-info.js';
 import { publicUrlProblem } from '../service/http/service-hosts.js';
 import { databaseUrlProblem } from '../service/db/service-database.js';
 import { DEFAULT_SERVICE_PORT } from '../shared/defaults.js';
+import { parseNetworkFlag, readNetworkConfigFile, type NetworkConfig } from '../service/network/network-config.js';
+import { TxdeskError } from '../shared/errors.js';
 
 
 const serviceOptions = z.object({
   dev: z.boolean().optional(),
   node: nodeUrlOption.optional(),
+  network: z.array(z.string()).optional(),
+  config: dirOption.optional(),
   port: portOption.optional(),
   dataDir: dirOption.optional(),
   indexerLag: confirmationsOption.optional(),
@@ -50,6 +54,12 @@ export function registerService(program: Command): void {
     .description('run the data service: token listing API, transaction tracker, accounts')
     .option('--dev', 'also run a dev chain, with open sign-up and a dev account')
     .option('--node <url>', 'Ethereum JSON-RPC URL to index and watch, http(s):// or ws(s)://, e.g. http://127.0.0.1:8545 (default: $NODE_ENDPOINT; not with --dev)')
+    .option(
+      '--network <spec>',
+      'a network to serve, <platform>/<network>=<node url>[,<node url>...] (more URLs: failover), e.g. ethereum/sepolia=https://rpc.example; repeat for more networks, the first is the default',
+      (value: string, all: string[] = []) => [...all, value],
+    )
+    .option('--config <file>', 'a JSON file listing the networks to serve (platform, network, nodeUrls, chainId, indexerLag, startBlock; see docs/deploy.md)')
     .option('--port <n>', `HTTP port; 0 picks a free one (default ${DEFAULT_SERVICE_PORT})`)
     .option('--data-dir <dir>', 'where the SQLite database goes (default: $TXDESK_DATA_DIR, else the user data folder); not used with --database')
     .option(
@@ -71,7 +81,8 @@ export function registerService(program: Command): void {
       const env = process.env;
       const port = opts.port ?? DEFAULT_SERVICE_PORT;
       const dataDir = opts.dataDir ?? (env.TXDESK_DATA_DIR || undefined);
-      if (opts.dev && opts.node) throw usageError('Pass either --dev (a dev chain is started) or --node URL, not both.');
+      const given = [opts.dev && '--dev', opts.node && '--node', opts.network?.length && '--network', opts.config && '--config'].filter(Boolean);
+      if (given.length > 1) throw usageError(`Pass one of --dev (dev chains are started), --node URL, --network (repeatable) or --config FILE; got ${given.join(' and ')}.`);
       if (!opts.dev && (opts.congestion || opts.blockTime !== undefined)) {
         throw usageError('--congestion and --block-time apply to the dev chain: add --dev.');
       }
@@ -84,7 +95,8 @@ export function registerService(program: Command): void {
       if (opts.dev && opts.publicUrl) throw usageError('--public-url applies to a service on --node URL; the --dev service answers on loopback only.');
       const database = opts.database ?? databaseFromEnv(env);
       if (opts.dev && database) throw usageError('--database applies to a service on --node URL; the --dev service keeps its state in SQLite: drop --database (or unset TXDESK_DATABASE_URL).');
-      const nodeUrl = opts.dev ? undefined : (opts.node ?? nodeFromEnv(env));
+      const networks = networksFromFlags(opts.network, opts.config);
+      const nodeUrl = opts.dev || networks ? undefined : (opts.node ?? nodeFromEnv(env));
       const json = opts.json === true;
       await runLongRunning({
         what: 'the data service',
@@ -93,12 +105,12 @@ export function registerService(program: Command): void {
         port,
         start: async (log) => {
           const { startDevService, startService } = await import('../service/index.js');
-          if (nodeUrl === undefined) {
+          if (nodeUrl === undefined && !networks) {
             return startDevService({ port, dataDir, congestion: opts.congestion, blockTimeSeconds: opts.blockTime, log });
           }
           if (database && opts.dataDir) log.warn('--data-dir is not used with --database: the instance keeps its state in PostgreSQL and writes no files.');
           const service = await startService({
-            nodeUrl,
+            ...(networks ? { networks } : { nodeUrl: nodeUrl! }),
             // A fleet instance keeps no files; alone, the service's SQLite lives in the data folder.
             ...(database ? { database } : { dataDir: dataDir ?? join(userDataDir(currentPlace()), 'service') }),
             port,
@@ -116,17 +128,40 @@ export function registerService(program: Command): void {
               platform: service.platform,
               network: service.network,
               indexerLag: service.confirmations,
+              networks: service.networks.map((n) => ({ platform: n.platform, network: n.network, chainId: n.chainId(), state: n.state(), default: n.isDefault })),
             }),
             stop: () => service.stop(),
           };
         },
         summary: (info) => [
           `Data service ready: ${text(info.serviceUrl)} (node ${text(info.nodeUrl)}, chain ID ${text(info.chainId)}, ${text(info.platform)}/${text(info.network)}, indexer ${text(info.indexerLag)} blocks behind the head)`,
+          ...networkLines(info.networks),
           ...(typeof info.clientId === 'string' ? [`Dev account client ID: ${info.clientId}`] : []),
           'Press Ctrl-C to stop.',
         ],
       });
     });
+}
+
+/** The networks of --network flags or a --config file, checked; undefined when neither is given. */
+function networksFromFlags(flags: string[] | undefined, file: string | undefined): NetworkConfig[] | undefined {
+  try {
+    if (file) return readNetworkConfigFile(file);
+    if (!flags?.length) return undefined;
+    const list = flags.map(parseNetworkFlag);
+    const keys = list.map((n) => `${n.platform}/${n.network}`);
+    const twice = keys.find((k, i) => keys.indexOf(k) !== i);
+    if (twice) throw usageError(`--network names ${twice} twice; give each network once (several node URLs go after one = separated by commas).`);
+    return list;
+  } catch (e) {
+    throw e instanceof TxdeskError ? usageError(e.message) : e;
+  }
+}
+
+/** "Also serving ..." when more than one network is served. */
+function networkLines(networks: unknown): string[] {
+  if (!Array.isArray(networks) || networks.length < 2) return [];
+  return [`Networks: ${networks.map((n: { platform: string; network: string; chainId: number | null; state?: string }) => `${n.platform}/${n.network} (chain ${n.chainId ?? '?'}${n.state ? `, ${n.state}` : ''})`).join(', ')}; the first is the default.`];
 }
 
 function databaseFromEnv(env: NodeJS.ProcessEnv): string | undefined {

@@ -7,6 +7,8 @@ import { jsonRpcCall } from '../lib/json-rpc.js';
 
 export const DEV_MNEMONIC = 'test test test test test test test test test test test junk';
 export const DEV_CHAIN_ID = 31337;
+/** The second dev network of `txdesk service --dev` (ethereum/local-2). */
+export const DEV_CHAIN_ID_2 = 31338;
 /** Leaves room for ordinary deployments (docs/devchain.md: >= 5,000,000) while a few load transactions fill a block. */
 export const DEFAULT_BLOCK_GAS_LIMIT = 6_000_000;
 
@@ -20,6 +22,8 @@ export interface StartAnvilOptions {
   baseFeeWei?: bigint;
   /** How many mnemonic accounts anvil funds. */
   accounts?: number;
+  /** DEV_CHAIN_ID unless set (a second dev network needs a chain of its own). */
+  chainId?: number;
   log?: Logger;
 }
 
@@ -64,7 +68,7 @@ export async function startAnvil(opts: StartAnvilOptions = {}): Promise<RunningA
   const args = [
     '--host', '127.0.0.1',
     '--port', String(opts.port ?? 0),
-    '--chain-id', String(DEV_CHAIN_ID),
+    '--chain-id', String(opts.chainId ?? DEV_CHAIN_ID),
     '--order', 'fees',
     '--gas-limit', String(opts.gasLimit ?? DEFAULT_BLOCK_GAS_LIMIT),
     '--block-time', String(opts.blockTimeSeconds || 1),

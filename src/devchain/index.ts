@@ -13,7 +13,7 @@ import { jsonRpcCall } from '../lib/json-rpc.js';
 import { sendTx, waitReceipts } from './devchain-tx.js';
 import { createProgress } from './devchain-progress.js';
 
-export { startAnvil, DEV_CHAIN_ID, DEV_MNEMONIC, DEFAULT_BLOCK_GAS_LIMIT, type RunningAnvil, type StartAnvilOptions } from './anvil-process.js';
+export { startAnvil, DEV_CHAIN_ID, DEV_CHAIN_ID_2, DEV_MNEMONIC, DEFAULT_BLOCK_GAS_LIMIT, type RunningAnvil, type StartAnvilOptions } from './anvil-process.js';
 export { HELD_BASE_FEE_WEI, OUTBID_LOAD_WEI } from './congestion-plan.js';
 export { OPS_GAS_PRICE_WEI } from './devchain-tx.js';
 export type { DevAccount } from './dev-accounts.js';
@@ -26,6 +26,8 @@ export interface StartDevchainOptions {
   /** Seconds per block; default 1. */
   blockTimeSeconds?: number;
   congestion?: CongestionLevel;
+  /** DEV_CHAIN_ID unless set. */
+  chainId?: number;
   log?: Logger;
   /** Deployment progress on stderr; default: when stderr is a TTY. */
   progress?: boolean;
@@ -94,10 +96,12 @@ export async function startDevchain(opts: StartDevchainOptions = {}): Promise<De
       gasLimit: DEFAULT_BLOCK_GAS_LIMIT,
       baseFeeWei: HELD_BASE_FEE_WEI,
       accounts: TOTAL_ACCOUNT_COUNT,
+      ...(opts.chainId !== undefined ? { chainId: opts.chainId } : {}),
       log,
     });
     stops.push(anvil.stop);
     const url = anvil.url;
+    const chainId = opts.chainId ?? DEV_CHAIN_ID;
 
     const all = deriveDevAccounts(TOTAL_ACCOUNT_COUNT);
     const accounts = all.slice(0, APP_ACCOUNT_COUNT);
@@ -134,7 +138,7 @@ export async function startDevchain(opts: StartDevchainOptions = {}): Promise<De
 
     const devchain: Devchain = {
       nodeUrl: url,
-      chainId: DEV_CHAIN_ID,
+      chainId,
       metadataUrl: metadata.url,
       collections: samples.collections,
       erc20: samples.erc20,
@@ -180,7 +184,7 @@ export async function startDevchain(opts: StartDevchainOptions = {}): Promise<De
         return {
           ready: true,
           nodeUrl: url,
-          chainId: DEV_CHAIN_ID,
+          chainId,
           metadataUrl: metadata.url,
           collections: samples.collections,
           erc20: samples.erc20,

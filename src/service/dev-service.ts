@@ -1,9 +1,10 @@
-// `txdesk service --dev`: a dev chain, the data service on it with open sign-up, and a dev account whose clientId
-// goes into the ready line (docs/cli.md).
+// `txdesk service --dev`: two dev chains (ethereum/local, the default, and ethereum/local-2, so several networks are
+// visible with no setup), the data service on both with open sign-up, and a dev account whose clientId goes into the
+// ready line (docs/cli.md).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startDevchain, type Devchain } from '../devchain/index.js';
+import { DEV_CHAIN_ID_2, startDevchain, type Devchain } from '../devchain/index.js';
 import { createLogger, type Logger } from '../lib/log.js';
 import type { CongestionLevel } from '../shared/desktop-api.js';
 import { startService, type RunningService } from './index.js';
@@ -22,12 +23,27 @@ export interface DevServiceOptions {
   blockTimeSeconds?: number;
   rateLimitPerMinute?: number;
   tokenTtlSeconds?: number;
+  /** Also run ethereum/local-2 on a second dev chain (chain 31338); true unless set (tests that need one chain save its start). */
+  secondChain?: boolean;
   log?: Logger;
+}
+
+/** One dev network: its chain and where the service serves it. */
+export interface DevNetwork {
+  platform: string;
+  network: string;
+  chainId: number;
+  nodeUrl: string;
+  isDefault: boolean;
+  devchain: Devchain;
 }
 
 export interface DevService {
   service: RunningService;
+  /** The default network's chain (ethereum/local). */
   devchain: Devchain;
+  /** Every dev network, the default first. */
+  networks: DevNetwork[];
   clientId: string;
   /** The dev account; its password is new at every start and only its hash is stored. */
   devAccount: { email: string; password: string; clientId: string };
@@ -44,35 +60,49 @@ export async function startDevService(opts: DevServiceOptions = {}): Promise<Dev
     if (tempDir) rmSync(tempDir, { recursive: true, force: true });
   };
 
-  let devchain: Devchain;
-  try {
-    devchain = await startDevchain({
+  // The second chain carries the samples too, without background load; both start at once.
+  const started = await Promise.allSettled([
+    startDevchain({
       port: opts.nodePort ?? 0,
       ...(opts.blockTimeSeconds !== undefined ? { blockTimeSeconds: opts.blockTimeSeconds } : {}),
       ...(opts.congestion !== undefined ? { congestion: opts.congestion } : {}),
       log: log.child('devchain'),
-    });
-  } catch (e) {
+    }),
+    ...(opts.secondChain === false
+      ? []
+      : [startDevchain({ chainId: DEV_CHAIN_ID_2, ...(opts.blockTimeSeconds !== undefined ? { blockTimeSeconds: opts.blockTimeSeconds } : {}), progress: false, log: log.child('devchain-2') })]),
+  ]);
+  const chains = started.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+  const stopChains = () => Promise.all(chains.map((c) => c.stop()));
+  const failed = started.find((r) => r.status === 'rejected');
+  if (failed) {
+    await stopChains();
     removeTemp();
-    throw e;
+    throw failed.reason;
   }
+  const devchain = chains[0]!;
+  const networks: DevNetwork[] = chains.map((c, i) => ({
+    platform: 'ethereum',
+    network: i === 0 ? 'local' : 'local-2',
+    chainId: c.chainId,
+    nodeUrl: c.nodeUrl,
+    isDefault: i === 0,
+    devchain: c,
+  }));
 
   let service: RunningService;
   try {
     service = await startService({
-      nodeUrl: devchain.nodeUrl,
+      networks: networks.map((n) => ({ platform: n.platform, network: n.network, nodeUrls: [n.nodeUrl], chainId: n.chainId, indexerLag: 0 })),
       dataDir,
       port: opts.port ?? DEFAULT_SERVICE_PORT,
-      platform: 'ethereum',
-      network: 'local',
       openSignup: true,
-      confirmations: 0,
       ...(opts.rateLimitPerMinute !== undefined ? { rateLimitPerMinute: opts.rateLimitPerMinute } : {}),
       ...(opts.tokenTtlSeconds !== undefined ? { tokenTtlSeconds: opts.tokenTtlSeconds } : {}),
       log,
     });
   } catch (e) {
-    await devchain.stop();
+    await stopChains();
     removeTemp();
     throw e;
   }
@@ -83,12 +113,13 @@ export async function startDevService(opts: DevServiceOptions = {}): Promise<Dev
     // The samples are minted before the service starts; wait until they are listed so the first page is not empty.
     // A dev chain is tiny, so this takes well under a second; past the bound, start anyway and let indexing go on.
     const bound = new Promise<'late'>((resolve) => setTimeout(() => resolve('late'), CATCH_UP_BOUND_MS).unref());
-    if ((await Promise.race([service.caughtUp().then(() => 'done' as const), bound])) === 'late') {
+    const allCaughtUp = Promise.all(service.networks.map((n) => n.caughtUp())).then(() => 'done' as const);
+    if ((await Promise.race([allCaughtUp, bound])) === 'late') {
       log.warn(`the index has not caught up with the dev chain after ${CATCH_UP_BOUND_MS / 1000} s; starting anyway`);
     }
   } catch (e) {
     await service.stop();
-    await devchain.stop();
+    await stopChains();
     removeTemp();
     throw e;
   }
@@ -97,6 +128,7 @@ export async function startDevService(opts: DevServiceOptions = {}): Promise<Dev
   return {
     service,
     devchain,
+    networks,
     clientId: devAccount.clientId,
     devAccount,
     readyInfo: () => ({
@@ -109,11 +141,12 @@ export async function startDevService(opts: DevServiceOptions = {}): Promise<Dev
       indexerLag: service.confirmations,
       clientId: devAccount.clientId,
       metadataUrl: devchain.metadataUrl,
+      networks: networks.map((n) => ({ platform: n.platform, network: n.network, chainId: n.chainId, nodeUrl: n.nodeUrl, default: n.isDefault })),
     }),
     stop: () =>
       (stopping ??= (async () => {
         await service.stop();
-        await devchain.stop();
+        await stopChains();
         removeTemp();
       })()),
   };

@@ -1,6 +1,7 @@
 // The data service: one HTTP server (listing API, accounts, /health, /openapi.json) plus the tracker's WebSocket on the
-// same port, the ERC-721 indexer behind it, all in one SQLite database under the data dir; or, with `database`,
-// accounts, token index and tracker in a PostgreSQL database that any number of instances share (docs/deploy.md).
+// same port, for any number of networks, each with its own indexer and receipt watcher (network/served-network.ts);
+// state in SQLite under the data dir, or, with `database`, in a PostgreSQL database that any number of instances
+// share (docs/deploy.md).
 import type { Server } from 'node:http';
 import { z } from 'zod';
 import { DEFAULT_SERVICE_PORT } from '../shared/defaults.js';
@@ -11,21 +12,25 @@ import { createShutdown } from '../lib/shutdown.js';
 import type { Db } from '../lib/sqlite.js';
 import { createAccounts, type Accounts } from './accounts/index.js';
 import { openBackend } from './backend.js';
-import { startLeaderIndexer, startLocalIndexer } from './db/indexer-leadership.js';
 import { shareRateLimits } from './db/pg-rate-limits.js';
 import { databaseUrlProblem } from './db/service-database.js';
 import { createRateLimiter } from '../lib/http-rate-limit.js';
 import { publicUrlProblem } from './http/service-hosts.js';
 import { closeServer, createServiceServer, listen } from './http/service-server.js';
 import { createServiceApp } from './http/service-app.js';
+import { createServiceMetrics } from './http/service-metrics.js';
 import type { HealthSource } from './http/service-routes.js';
 import { defaultConfirmations, defaultNetwork, fetchChainId } from './http/service-node.js';
-import { startIndexer } from './indexer/index.js';
-import { createListingEndpoints, listingRoutes } from './listing/listing-routes.js';
-import { attachTracker } from './tracker/index.js';
+import { createListingEndpoints, listingRoutes, type ListingEndpoints } from './listing/listing-routes.js';
+import { networkKey, networkListSchema, type NetworkConfig } from './network/network-config.js';
+import { networkRoutes } from './network/network-routes.js';
+import { startServedNetwork, type ServedNetwork } from './network/served-network.js';
+import { routeTrackerUpgrades, type TrackerRoute } from './tracker/tracker-ws-router.js';
 
 export { startDevService, type DevService, type DevServiceOptions } from './dev-service.js';
 export type { Accounts } from './accounts/index.js';
+export type { NetworkConfig } from './network/network-config.js';
+export type { ServedNetwork, NetworkReport } from './network/served-network.js';
 
 export { DEFAULT_SERVICE_PORT };
 export const DEFAULT_RATE_LIMIT_PER_MINUTE = 6000;
@@ -33,7 +38,10 @@ export const DEFAULT_RATE_LIMIT_PER_MINUTE = 6000;
 export const DEFAULT_REFRESH_RATE_LIMIT_PER_MINUTE = 30;
 
 export interface ServiceOptions {
-  nodeUrl: string;
+  /** The one-network short form (`--node`): its network is `platform`/`network`; give this or `networks`. */
+  nodeUrl?: string;
+  /** Every network served (`--network`, `--config`); the first is the default. */
+  networks?: NetworkConfig[];
   /** Where `service.sqlite` lives; needed without `database`, unused with it (a fleet instance keeps no files). */
   dataDir?: string;
   /**
@@ -51,7 +59,7 @@ export interface ServiceOptions {
    * besides loopback, and page links and OpenAPI servers are built from it. The listening address unless set.
    */
   publicUrl?: string;
-  /** Blocks the indexer stays behind the head: 0 on dev chains (31337, 1337), else 12. */
+  /** Blocks the indexer stays behind the head: 0 on dev chains (31337, 1337), else 12; with `networks`, for those that set none. */
   confirmations?: number;
   /** Lets anyone create an account with POST /users/v1/signup; off unless set. */
   openSignup?: boolean;
@@ -67,6 +75,9 @@ export interface ServiceOptions {
   tokenTtlSeconds?: number;
   /** Sign-up/login/passwd requests per client IP per minute; 120 unless set, <= 0 disables. */
   authRateLimitPerMinute?: number;
+  /** Node probing period and timeout per probe (node-watch.ts defaults unless set; tests shorten them). */
+  probeMs?: number;
+  probeTimeoutMs?: number;
   log?: Logger;
 }
 
@@ -74,20 +85,23 @@ export type ServiceRole = 'indexer-leader' | 'watcher-leader' | 'follower';
 
 export interface RunningService {
   url: string;
+  /** The default network's first node, chain id, names and indexer lag. */
   nodeUrl: string;
   chainId: number;
   platform: string;
   network: string;
   confirmations: number;
+  /** Every network served, the default first. */
+  networks: ServedNetwork[];
   accounts: Accounts;
   server: Server;
   /** The SQLite database of a single instance; null on a fleet instance (its state is all in PostgreSQL). */
   db: Db | null;
-  /** Resolves when the indexer has reached the head (minus confirmations) once. */
+  /** Resolves when the default network's indexer has reached the head (minus confirmations) once. */
   caughtUp(): Promise<void>;
-  /** Zeros on an instance that does not index (another instance holds the indexer lock). */
+  /** The default network's; zeros on an instance that does not index it (another instance holds its indexer lock). */
   indexerStatus(): { indexedBlock: number; headBlock: number };
-  /** What this instance does in a fleet; both leaders when it runs alone. */
+  /** What this instance does for the default network in a fleet; both leaders when it runs alone. */
   roles(): ServiceRole[];
   stop(): Promise<void>;
 }
@@ -95,7 +109,8 @@ export interface RunningService {
 /** Options come from code (CLI, app core, tests); a bad one is a clear error before anything starts. */
 const optionsSchema = z
   .looseObject({
-    nodeUrl: z.string().min(1),
+    nodeUrl: z.string().min(1).optional(),
+    networks: networkListSchema.optional(),
     dataDir: z.string().min(1).optional(),
     database: z
       .string()
@@ -117,19 +132,36 @@ const optionsSchema = z
     tokenTtlSeconds: z.number().int().min(1).optional(),
     authRateLimitPerMinute: z.number().min(0).optional(),
   })
+  .refine((o) => (o.nodeUrl === undefined) !== (o.networks === undefined), {
+    error: "Give the service either 'nodeUrl' (one network) or 'networks', not both and not neither.",
+    path: ['networks'],
+  })
   .refine((o) => o.database !== undefined || o.dataDir !== undefined, {
     error: "The service option 'dataDir' is required without 'database': the folder where SQLite keeps the service's state.",
     path: ['dataDir'],
   });
 
+
+/** The one-network short form becomes a list: its chain id is read first (the network's name can follow from it). */
+async function networksOf(opts: ServiceOptions): Promise<NetworkConfig[]> {
+  if (opts.networks) return opts.networks.map((n) => (n.indexerLag === undefined && opts.confirmations !== undefined ? { ...n, indexerLag: opts.confirmations } : n));
+  const chainId = await fetchChainId(opts.nodeUrl!);
+  return [
+    {
+      platform: opts.platform ?? 'ethereum',
+      network: opts.network ?? defaultNetwork(chainId),
+      nodeUrls: [opts.nodeUrl!],
+      chainId,
+      indexerLag: opts.confirmations ?? defaultConfirmations(chainId),
+    },
+  ];
+}
+
 export async function startService(opts: ServiceOptions): Promise<RunningService> {
   const checked = optionsSchema.safeParse(opts, { reportInput: true });
   if (!checked.success) throw new TxdeskError('INVALID_PARAMETER', describeIssues(checked.error.issues, 'service option'));
   const log = opts.log ?? createLogger('service');
-  const chainId = await fetchChainId(opts.nodeUrl);
-  const platform = opts.platform ?? 'ethereum';
-  const network = opts.network ?? defaultNetwork(chainId);
-  const confirmations = opts.confirmations ?? defaultConfirmations(chainId);
+  const configs = await networksOf(opts);
   const host = opts.host ?? '127.0.0.1';
 
   // Everything started registers its undo here, so a failure half-way and stop() undo exactly what exists, newest first.
@@ -145,44 +177,51 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     });
     backend.onClientIdCreated((id) => accounts.learnClientId(id));
 
-    // In a fleet the leader writes the index and every instance's listing reads it.
-    const runIndexer = () => startIndexer({ store: backend.index, nodeUrl: opts.nodeUrl, confirmations, log: log.child('indexer') });
-    const indexerRole = shared ? startLeaderIndexer(shared.url, runIndexer, log.child('indexer')) : await startLocalIndexer(runIndexer);
-    shutdown.add(() => indexerRole.stop());
-    const indexer = {
-      status: () => indexerRole.current()?.status() ?? { indexedBlock: 0, headBlock: 0 },
-      truncatedRanges: () => indexerRole.current()?.truncatedRanges() ?? [],
-      refreshToken(contract: string, id: bigint): Promise<boolean> {
-        const running = indexerRole.current();
-        if (!running) throw new TxdeskError('UPSTREAM_UNAVAILABLE', 'This instance does not index tokens (another one holds the indexer role); send the refresh to the indexing instance, or retry later.');
-        return running.refreshToken(contract, id);
-      },
-    };
-    let outboxDepth: number | null = null;
-    let watcherRole: () => boolean = () => false;
-    const roles = (): ServiceRole[] => {
-      const out: ServiceRole[] = [];
-      if (indexerRole.isLeader()) out.push('indexer-leader');
-      if (watcherRole()) out.push('watcher-leader');
-      return out.length > 0 ? out : ['follower'];
-    };
+    // Each network waits for its first round of node probes; one whose nodes do not answer keeps trying on its own.
+    const networks = await Promise.all(
+      configs.map(async (config, i) => {
+        const served = await startServedNetwork({
+          config,
+          isDefault: i === 0,
+          stores: await backend.openNetwork(networkKey(config), i === 0),
+          isClientId: (id) => accounts.isClientId(id),
+          ...(opts.minAckTimeoutMs !== undefined ? { minAckTimeoutMs: opts.minAckTimeoutMs } : {}),
+          ...(opts.probeMs !== undefined ? { probeMs: opts.probeMs } : {}),
+          ...(opts.probeTimeoutMs !== undefined ? { probeTimeoutMs: opts.probeTimeoutMs } : {}),
+          log,
+        });
+        shutdown.add(() => served.stop());
+        return served;
+      }),
+    );
+    if (networks.every((n) => n.state() !== 'serving')) {
+      throw new TxdeskError('UPSTREAM_UNAVAILABLE', `No network could be started: ${networks.map((n) => `${n.key}: ${n.report().reason}`).join('; ')}`);
+    }
+    const main = networks[0]!;
 
+    const roles = (): ServiceRole[] => {
+      const held = main.roles();
+      return held.length > 0 ? held : ['follower'];
+    };
     const health: HealthSource = {
-      chainId,
-      platform,
-      network,
-      confirmations,
+      get chainId() {
+        return main.chainId() ?? 0;
+      },
+      platform: main.platform,
+      network: main.network,
+      get confirmations() {
+        return main.confirmations() ?? 0;
+      },
       status: () => {
-        const st = indexerRole.current()?.status() ?? null;
+        const r = main.report();
         return {
-          ...indexer.status(),
-          truncatedRanges: indexer.truncatedRanges(),
+          ...main.indexerStatus(),
+          truncatedRanges: main.truncatedRanges(),
           roles: roles(),
           store: backend.kind,
-          /** Blocks between the node's head and the indexed tip; null on an instance that does not index. */
-          indexLagBlocks: st ? Math.max(0, st.headBlock - st.indexedBlock) : null,
-          /** Un-acked deliveries of every subscription, as last counted (every 2 s). */
-          outboxDepth,
+          indexLagBlocks: r.indexLagBlocks,
+          outboxDepth: r.outboxDepth,
+          networks: networks.map((n) => n.report()),
         };
       },
     };
@@ -198,59 +237,64 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
       const exchange = await shareRateLimits(shared.pool, shared.instance, limiters, log.child('rate-limits'));
       shutdown.add(() => exchange.stop());
     }
-    const listing = createListingEndpoints({
-      reads: backend.listing,
-      isClientId: (id) => accounts.isKnownClientId(id),
-      limiter: limiters.listing,
-      refreshLimiter: limiters.refresh,
-      refreshToken: (contract, id) => indexer.refreshToken(contract, id),
-    });
+    // One set of endpoints per network and path: page links keep the path a page was asked for.
+    const endpointsOf = (n: ServedNetwork, pathPrefix: string): ListingEndpoints =>
+      createListingEndpoints({
+        reads: n.stores.listing,
+        isClientId: (id) => accounts.isKnownClientId(id),
+        limiter: limiters.listing,
+        refreshLimiter: limiters.refresh,
+        refreshToken: (contract, id) => n.refreshToken(contract, id),
+        pathPrefix,
+        unavailable: () => n.listingRefusal(),
+      });
+    const seedListing = endpointsOf(main, '/nft/v1');
+    const scopedListing = new Map(networks.map((n) => [n.key, endpointsOf(n, `/nft/v1/${n.key}`)]));
+    const served = networks.map((n) => n.key).join(', ');
+    const pick = (net: { platform: string; network: string } | null): ListingEndpoints => {
+      if (!net) return seedListing;
+      const found = scopedListing.get(networkKey(net));
+      if (!found) throw new TxdeskError('NOT_FOUND', `This service does not serve ${networkKey(net).slice(0, 90)}; it serves ${served} (GET /nft/v1/networks lists them).`);
+      return found;
+    };
 
     const publicUrl = opts.publicUrl ? new URL(opts.publicUrl).origin : undefined;
     // The app and the server refer to each other: page links need the listening address, known once it listens.
     const origin = () => publicUrl ?? http.url();
-    const app = createServiceApp(health, [...accounts.routes(), ...listingRoutes(listing, origin)], origin, log);
+    const metrics = createServiceMetrics({
+      store: backend.kind,
+      networks: () =>
+        networks.map((n) => {
+          const r = n.report();
+          const inUse = r.node.inUse === null ? null : { index: r.node.inUse, url: r.node.nodes[r.node.inUse]?.url ?? '' };
+          return { ...r, receiptsDelivered: n.receiptsDelivered(), nodeErrors: n.errorCounts(), nodeInUse: inUse };
+        }),
+    });
+    const routes = [...accounts.routes(), ...networkRoutes(() => networks.map((n) => n.report())), ...listingRoutes(pick, origin), metrics.route];
+    const app = createServiceApp(health, routes, origin, log, { observe: metrics.observe });
     const http = createServiceServer(app.listener, host, publicUrl ? { publicUrl } : {});
     await listen(http.server, opts.port ?? DEFAULT_SERVICE_PORT, host);
     shutdown.add(() => closeServer(http.server));
     const url = http.url();
+    const trackerRoutes = new Map<string, TrackerRoute>(networks.map((n) => [n.key, n.trackerRoute]));
+    shutdown.add(routeTrackerUpgrades(http.server, trackerRoutes, (req) => http.checkHost(req)));
+    // The trackers' sockets close before the server does (stop() runs once; the earlier registration covers a failed start).
+    shutdown.add(() => Promise.all(networks.map((n) => n.stop())));
 
-    const tracker = await attachTracker(http.server, {
-      store: backend.tracker,
-      ...(shared ? { shared } : {}),
-      nodeUrl: opts.nodeUrl,
-      platform,
-      network,
-      isClientId: (id) => accounts.isClientId(id),
-      checkHost: (req) => http.checkHost(req),
-      ...(opts.minAckTimeoutMs !== undefined ? { minAckTimeoutMs: opts.minAckTimeoutMs } : {}),
-      log,
-    });
-    shutdown.add(() => tracker.stop());
-    watcherRole = () => tracker.isWatcher();
-    const countOutbox = () =>
-      backend.tracker.outboxDepth().then(
-        (n) => void (outboxDepth = n),
-        () => void (outboxDepth = null),
-      );
-    await countOutbox();
-    const outboxTimer = setInterval(() => void countOutbox(), 2_000);
-    outboxTimer.unref();
-    shutdown.add(() => clearInterval(outboxTimer));
-
-    log.info(`data service for ${platform}/${network} (chain ${chainId}) on ${url}${publicUrl ? ` (public URL ${publicUrl})` : ''}, indexing ${confirmations} blocks behind the head`);
+    log.info(`data service for ${served} on ${url}${publicUrl ? ` (public URL ${publicUrl})` : ''}`);
     return {
       url,
-      nodeUrl: opts.nodeUrl,
-      chainId,
-      platform,
-      network,
-      confirmations,
+      nodeUrl: configs[0]!.nodeUrls[0]!,
+      chainId: health.chainId,
+      platform: main.platform,
+      network: main.network,
+      confirmations: health.confirmations,
+      networks,
       accounts,
       server: http.server,
       db: backend.db,
-      caughtUp: () => indexerRole.caughtUp(),
-      indexerStatus: () => indexer.status(),
+      caughtUp: () => main.caughtUp(),
+      indexerStatus: () => main.indexerStatus(),
       roles,
       stop: () => shutdown.run(),
     };

@@ -13,7 +13,7 @@ import { openDatabase } from '../../src/lib/sqlite.js';
 import { TrackerError, TransactionTracker, backoff, type TrackerMessage } from '../../src/sdk/index.js';
 import { nextAttempt } from '../../src/sdk/tracker-connection.js';
 import { openSqliteTrackerStore } from '../../src/service/tracker/sqlite/tracker-store-sqlite.js';
-import { attachTracker } from '../../src/service/tracker/index.js';
+import { attachTrackerOn } from '../support/tracker-on-server.js';
 import { sendTransfer, startTrackerStack, waitUntil, type TrackerStack } from '../support/tracker-harness.js';
 import { requireBuild } from '../support/required-tools.js';
 
@@ -167,7 +167,7 @@ describe('a service that lost its data', () => {
     const db = openDatabase(join(dir, 'b.sqlite'));
     const server = createHttpServer((_q, r) => r.end());
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    const attached = await attachTracker(server, { store: openSqliteTrackerStore(db), nodeUrl: stack.anvil.url, platform: 'ethereum', network: 'local', isClientId: () => true, log: silentLogger });
+    const attached = await attachTrackerOn(server, { store: openSqliteTrackerStore(db), nodeUrl: stack.anvil.url, isClientId: () => true, log: silentLogger });
     const baseA = stack.service.url.replace('http://', 'ws://');
     const baseB = `ws://127.0.0.1:${(server.address() as { port: number }).port}`;
     let base = baseA;

@@ -58,10 +58,16 @@ describe('dev service', () => {
     expect(Object.keys(doc.body.paths).sort()).toEqual(
       [
         '/health',
+        '/metrics',
         '/nft/v1/accounts/{address}/tokens',
         '/nft/v1/contracts/{address}',
         '/nft/v1/contracts/{address}/tokens',
         '/nft/v1/contracts/{address}/tokens/{id}/refresh',
+        '/nft/v1/networks',
+        '/nft/v1/{platform}/{network}/accounts/{address}/tokens',
+        '/nft/v1/{platform}/{network}/contracts/{address}',
+        '/nft/v1/{platform}/{network}/contracts/{address}/tokens',
+        '/nft/v1/{platform}/{network}/contracts/{address}/tokens/{id}/refresh',
         '/openapi.json',
         '/tracker/{platform}/{network}',
         '/users/v1/login',
@@ -71,7 +77,7 @@ describe('dev service', () => {
         '/users/v1/signup',
       ].sort(),
     );
-    for (const name of ['Error', 'Contract', 'Token', 'TokenPage', 'Health', 'Profile', 'Session']) expect(doc.body.components.schemas[name], name).toBeDefined();
+    for (const name of ['Error', 'Contract', 'Token', 'TokenPage', 'Health', 'Profile', 'Session', 'NetworkSummary', 'NetworkHealth']) expect(doc.body.components.schemas[name], name).toBeDefined();
     expect(doc.body.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
   });
 

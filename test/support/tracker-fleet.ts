@@ -3,7 +3,8 @@
 import { createServer, type Server } from 'node:http';
 import { silentLogger } from '../../src/lib/log.js';
 import { closeSharedDatabase, openSharedDatabase, type SharedDatabase } from '../../src/service/db/service-database.js';
-import { attachTracker, type AttachTrackerOptions, type AttachedTracker } from '../../src/service/tracker/index.js';
+import type { AttachedTracker } from '../../src/service/tracker/index.js';
+import { attachTrackerOn, type TrackerOnServerOptions } from './tracker-on-server.js';
 import { openPostgresTrackerStore } from '../../src/service/tracker/postgres/tracker-store-postgres.js';
 
 export interface FleetInstance {
@@ -17,16 +18,14 @@ export interface FleetInstance {
 export async function startTrackerFleet(
   count: number,
   databaseUrl: string,
-  opts: Pick<AttachTrackerOptions, 'nodeUrl' | 'isClientId'> & Partial<AttachTrackerOptions>,
+  opts: Pick<TrackerOnServerOptions, 'nodeUrl' | 'isClientId'> & Partial<TrackerOnServerOptions>,
 ): Promise<FleetInstance[]> {
   const out: FleetInstance[] = [];
   for (let i = 0; i < count; i++) {
     const shared = await openSharedDatabase(databaseUrl, silentLogger);
     const server = createServer((_req, res) => res.end());
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    const tracker = await attachTracker(server, {
-      platform: 'ethereum',
-      network: 'local',
+    const tracker = await attachTrackerOn(server, {
       log: silentLogger,
       ...opts,
       store: await openPostgresTrackerStore(shared.pool, shared.instance),

@@ -146,7 +146,7 @@ export function waitUntil<T>(check: () => T | undefined | false | null | Promise
 }
 
 /** Signs (without sending) a plain 1-wei transfer; its hash is known before any node sees it. */
-export async function signTransfer(wallet: Wallet, opts: { nonce: number; gwei?: string; to?: string }): Promise<{ hash: string; raw: string; nonce: number }> {
+export async function signTransfer(wallet: Wallet, opts: { nonce: number; gwei?: string; to?: string; chainId?: number }): Promise<{ hash: string; raw: string; nonce: number }> {
   const fee = parseUnits(opts.gwei ?? '2', 'gwei');
   const req: TransactionRequest = {
     to: opts.to ?? '0x000000000000000000000000000000000000dEaD',
@@ -155,7 +155,7 @@ export async function signTransfer(wallet: Wallet, opts: { nonce: number; gwei?:
     gasLimit: 21_000n,
     maxFeePerGas: fee * 10n,
     maxPriorityFeePerGas: fee,
-    chainId: 31337n,
+    chainId: BigInt(opts.chainId ?? 31337),
     type: 2,
   };
   const raw = await wallet.signTransaction(req);
@@ -163,7 +163,7 @@ export async function signTransfer(wallet: Wallet, opts: { nonce: number; gwei?:
 }
 
 /** Signs and broadcasts a plain transfer; `nonceOffset` > 0 leaves a gap so it waits in the pool. */
-export async function sendTransfer(wallet: Wallet, opts: { nonce?: number; gwei?: string; to?: string } = {}): Promise<{ hash: string; raw: string; nonce: number }> {
+export async function sendTransfer(wallet: Wallet, opts: { nonce?: number; gwei?: string; to?: string; chainId?: number } = {}): Promise<{ hash: string; raw: string; nonce: number }> {
   const signed = await signTransfer(wallet, { ...opts, nonce: opts.nonce ?? (await wallet.getNonce('pending')) });
   const hash = (await (wallet.provider as JsonRpcProvider).send('eth_sendRawTransaction', [signed.raw])) as string;
   return { ...signed, hash: hash.toLowerCase() };

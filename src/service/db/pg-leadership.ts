@@ -15,6 +15,8 @@ export interface LeadershipHooks {
 export interface LeadershipOptions {
   /** How often a follower tries the lock, and a leader checks its connection (default 2 s). */
   retryMs?: number;
+  /** The network's lock class (networkLockClass); LOCK_CLASS, the default network's, unless set. */
+  lockClass?: number;
 }
 
 export interface Leadership {
@@ -59,7 +61,7 @@ export function startLeadership(url: string, role: LockName, log: Logger, hooks:
         await client.query('SELECT 1');
         return;
       }
-      const r = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS ok', [LOCK_CLASS, LOCKS[role]]);
+      const r = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS ok', [opts.lockClass ?? LOCK_CLASS, LOCKS[role]]);
       if (r.rows[0]?.ok && !stopped) {
         leader = true;
         log.info(`this instance is the ${role} leader`);

@@ -7,8 +7,9 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
 export type PgPool = pg.Pool;
 export type PgClient = pg.PoolClient | pg.Client;
 
-export function openPgPool(url: string, max = 10): PgPool {
-  const pool = new pg.Pool({ connectionString: url, max, application_name: 'txdesk-service' });
+/** `schema`: the only schema its connections see (a network's own; service-database.ts), public unless set. */
+export function openPgPool(url: string, max = 10, schema?: string): PgPool {
+  const pool = new pg.Pool({ connectionString: url, max, application_name: 'txdesk-service', ...(schema ? { options: `-c search_path=${schema}` } : {}) });
   // An idle client whose connection drops emits on the pool; the next query gets a fresh one.
   pool.on('error', () => {});
   // A checked-out client reports a dropped connection as an 'error' event on itself, and pg-pool stops listening the

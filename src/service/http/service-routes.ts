@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { errorReply, json, jsonReply, type DocumentedRoute } from '../../lib/hono-kit.js';
 import { TxdeskError } from '../../shared/errors.js';
+import { networkHealth } from '../network/network-routes.js';
 
 export interface HealthSource {
   chainId: number;
@@ -15,7 +16,7 @@ export interface HealthSource {
 const healthReply = z
   .object({
     status: z.literal('ok'),
-    chainId: z.int(),
+    chainId: z.int().meta({ description: "The default network's (0 until its node has answered)." }),
     platform: z.string(),
     network: z.string(),
     indexerLag: z.int().meta({ description: 'Blocks the indexer stays behind the chain head (`txdesk service --indexer-lag`).' }),
@@ -29,6 +30,7 @@ const healthReply = z
     store: z.enum(['sqlite', 'postgres']),
     indexLagBlocks: z.int().nullable().meta({ description: 'Blocks between the node\'s head and the indexed tip; null on an instance that does not index.' }),
     outboxDepth: z.int().nullable().meta({ description: 'Un-acked deliveries of every subscription, as last counted (every 2 s).' }),
+    networks: z.array(networkHealth).meta({ description: 'Every network served, the default first (the fields above describe the default).' }),
   })
   .meta({ id: 'Health' });
 

@@ -20,6 +20,10 @@ export interface ListingDeps {
   refreshLimiter: RateLimiter;
   /** Re-reads a token's uri in the background; false when the index holds no such token. */
   refreshToken(contract: string, id: bigint): boolean | Promise<boolean>;
+  /** Where the network's listing lives, for page links: /nft/v1 (the default network) or /nft/v1/{platform}/{network}. */
+  pathPrefix?: string;
+  /** The 503 of a network whose node is down (asked after the clientId check); null while it serves. */
+  unavailable?: () => TxdeskError | null;
   now?: () => number;
 }
 
@@ -37,6 +41,7 @@ const MAX_UINT256 = (1n << 256n) - 1n;
 
 export function createListingEndpoints(deps: ListingDeps): ListingEndpoints {
   const now = deps.now ?? Date.now;
+  const prefix = deps.pathPrefix ?? '/nft/v1';
 
   /** 401 before anything else, then the rate limit, so unauthenticated floods never reach validation or the database. */
   function admit(query: RawQuery, limiter: RateLimiter = deps.limiter): void {
@@ -47,6 +52,8 @@ export function createListingEndpoints(deps: ListingDeps): ListingEndpoints {
     }
     if (!deps.isClientId(id)) throw new TxdeskError('UNAUTHORIZED', 'The clientId is not known to this service; check it with `txdesk account:describe`.');
     limiter.take(id, now());
+    const down = deps.unavailable?.();
+    if (down) throw down;
   }
 
   /** The query string, admitted, and the path's address, checked and lowercased. */
@@ -86,7 +93,7 @@ export function createListingEndpoints(deps: ListingDeps): ListingEndpoints {
         orderBy: p.orderBy,
         direction: p.direction,
       });
-      return tokenPage(read, origin, `/nft/v1/accounts/${owner}/tokens`, p);
+      return tokenPage(read, origin, `${prefix}/accounts/${owner}/tokens`, p);
     },
 
     contract(address, search) {
@@ -102,7 +109,7 @@ export function createListingEndpoints(deps: ListingDeps): ListingEndpoints {
       // The contract first (404), then its page; both at once on SQLite.
       const known = contractOr404(addr);
       const read = known instanceof Promise ? known.then(() => deps.reads.queryTokens(q)) : deps.reads.queryTokens(q);
-      return tokenPage(read, origin, `/nft/v1/contracts/${addr}/tokens`, p);
+      return tokenPage(read, origin, `${prefix}/contracts/${addr}/tokens`, p);
     },
 
     // ERC-4906 on demand: answers once the read is started; the new uri is in the listing when it completes.
@@ -136,64 +143,86 @@ const listingErrors = {
   502: errorReply('With a shared database: the database is not answering; retry in a few seconds.'),
 };
 
-/** The listing's routes: `origin` is the base of page links (the public URL, else the listening address). */
-export function listingRoutes(listing: ListingEndpoints, origin: () => string): DocumentedRoute[] {
+/** The listing of one network: `null` asks for the default network (the seed's paths); an unknown one is a 404. */
+export type PickListing = (network: { platform: string; network: string } | null) => ListingEndpoints;
+
+const networkParams = {
+  platform: z.string().meta({ description: 'The platform, e.g. ethereum (GET /nft/v1/networks lists those served).' }),
+  network: z.string().meta({ description: 'The network, e.g. mainnet or local-2.' }),
+};
+
+/**
+ * The listing's routes, each twice: at the seed's path for the default network, and under /nft/v1/{platform}/{network}
+ * for any network served. `origin` is the base of page links (the public URL, else the listening address).
+ */
+export function listingRoutes(pick: PickListing, origin: () => string): DocumentedRoute[] {
+  return [...routesAt(pick, origin, false), ...routesAt(pick, origin, true)];
+}
+
+function routesAt(pick: PickListing, origin: () => string, scoped: boolean): DocumentedRoute[] {
+  type Ctx = Parameters<DocumentedRoute['handler']>[0];
+  const listing = (c: Ctx) => pick(scoped ? { platform: c.req.param('platform') ?? '', network: c.req.param('network') ?? '' } : null);
+  const path = (rest: string) => (scoped ? `/nft/v1/{platform}/{network}${rest}` : `/nft/v1${rest}`);
+  const operationId = (name: string) => (scoped ? `network${name[0]!.toUpperCase()}${name.slice(1)}` : name);
+  const where = scoped ? ' on the network in the path' : ' on the default network';
+  const params = <T extends z.ZodRawShape>(o: z.ZodObject<T>) => (scoped ? o.extend(networkParams) : o);
+  const errors = { ...listingErrors, ...(scoped ? { 404: errorReply('The service does not serve this network (the message lists those it does), or nothing is indexed at this address.') } : {}), 503: errorReply("The network's node is unreachable (or the network is starting); retry later. Other networks are served as usual.") };
   return [
     {
       doc: {
         method: 'get',
-        path: '/nft/v1/accounts/{address}/tokens',
-        operationId: 'accountTokens',
-        summary: 'Tokens owned by an account',
-        request: { params: pathAddress('account'), query: listingQueryDocs.account },
-        responses: { 200: jsonReply('One page of tokens.', tokenPageReply), ...listingErrors },
+        path: path('/accounts/{address}/tokens'),
+        operationId: operationId('accountTokens'),
+        summary: `Tokens owned by an account${where}`,
+        request: { params: params(pathAddress('account')), query: listingQueryDocs.account },
+        responses: { 200: jsonReply('One page of tokens.', tokenPageReply), ...errors },
       },
-      handler: (c) => andThen(listing.accountTokens(c.req.param('address') ?? '', searchOf(c.req.url), origin()), (page) => json(c, 200, page)),
+      handler: (c) => andThen(listing(c).accountTokens(c.req.param('address') ?? '', searchOf(c.req.url), origin()), (page) => json(c, 200, page)),
     },
     {
       doc: {
         method: 'get',
-        path: '/nft/v1/contracts/{address}',
-        operationId: 'contract',
-        summary: 'One indexed ERC-721 or ERC-1155 contract',
-        request: { params: pathAddress('contract'), query: z.object({ clientId: clientIdParam() }) },
-        responses: { 200: jsonReply('The contract.', contractReply), ...listingErrors, 404: errorReply('No contract is indexed at this address.') },
+        path: path('/contracts/{address}'),
+        operationId: operationId('contract'),
+        summary: `One indexed ERC-721 or ERC-1155 contract${where}`,
+        request: { params: params(pathAddress('contract')), query: z.object({ clientId: clientIdParam() }) },
+        responses: { 200: jsonReply('The contract.', contractReply), ...errors, 404: errorReply('No contract is indexed at this address.') },
       },
-      handler: (c) => andThen(listing.contract(c.req.param('address') ?? '', searchOf(c.req.url)), (contract) => json(c, 200, contract)),
+      handler: (c) => andThen(listing(c).contract(c.req.param('address') ?? '', searchOf(c.req.url)), (contract) => json(c, 200, contract)),
     },
     {
       doc: {
         method: 'get',
-        path: '/nft/v1/contracts/{address}/tokens',
-        operationId: 'contractTokens',
-        summary: 'Tokens of one contract',
-        request: { params: pathAddress('contract'), query: listingQueryDocs.contract },
-        responses: { 200: jsonReply('One page of tokens.', tokenPageReply), ...listingErrors, 404: errorReply('No contract is indexed at this address.') },
+        path: path('/contracts/{address}/tokens'),
+        operationId: operationId('contractTokens'),
+        summary: `Tokens of one contract${where}`,
+        request: { params: params(pathAddress('contract')), query: listingQueryDocs.contract },
+        responses: { 200: jsonReply('One page of tokens.', tokenPageReply), ...errors, 404: errorReply('No contract is indexed at this address.') },
       },
-      handler: (c) => andThen(listing.contractTokens(c.req.param('address') ?? '', searchOf(c.req.url), origin()), (page) => json(c, 200, page)),
+      handler: (c) => andThen(listing(c).contractTokens(c.req.param('address') ?? '', searchOf(c.req.url), origin()), (page) => json(c, 200, page)),
     },
     {
       doc: {
         method: 'post',
-        path: '/nft/v1/contracts/{address}/tokens/{id}/refresh',
-        operationId: 'refreshToken',
-        summary: "Read a token's metadata URI again (ERC-4906 on demand)",
+        path: path('/contracts/{address}/tokens/{id}/refresh'),
+        operationId: operationId('refreshToken'),
+        summary: `Read a token's metadata URI again (ERC-4906 on demand)${where}`,
         description:
           'Starts a new read of tokenURI(id) (ERC-721) or uri(id) (ERC-1155, all holders) from the indexed block and answers ' +
           '202 at once; the listing shows the new uri when the read completes (usually within a second). Rate-limited per ' +
           'clientId separately from the listing (30 per minute by default).',
         request: {
-          params: pathAddress('contract').extend({ id: z.string().meta({ description: 'Decimal token id.', pattern: '^[0-9]{1,78}$' }) }),
+          params: params(pathAddress('contract').extend({ id: z.string().meta({ description: 'Decimal token id.', pattern: '^[0-9]{1,78}$' }) })),
           query: z.object({ clientId: clientIdParam() }),
         },
         responses: {
           202: jsonReply('The read was started.', refreshReply),
-          ...listingErrors,
+          ...errors,
           404: errorReply('The contract or the token is not in the index.'),
           502: errorReply('With a shared database: the database is not answering, or this instance does not index; retry in a few seconds.'),
         },
       },
-      handler: async (c) => json(c, 202, await listing.refresh(c.req.param('address') ?? '', c.req.param('id') ?? '', searchOf(c.req.url))),
+      handler: async (c) => json(c, 202, await listing(c).refresh(c.req.param('address') ?? '', c.req.param('id') ?? '', searchOf(c.req.url))),
     },
   ];
 }

@@ -1,8 +1,6 @@
-// The transaction tracker of the data service (docs/tracker-protocol.md): attaches the WebSocket endpoint to an HTTP server and runs
-// the chain watcher and durable delivery behind it; on a shared database only the watcher leader watches
-// (tracker-watcher-role.ts). `startService` calls `attachTracker`; stop() undoes everything.
-import type { IncomingMessage, Server } from 'node:http';
-import type { TxdeskError } from '../../shared/errors.js';
+// The transaction tracker of one network (docs/tracker-protocol.md): its WebSocket endpoint (reached through
+// tracker-ws-router.ts), the chain watcher and durable delivery behind it; on a shared database only the watcher leader
+// watches (tracker-watcher-role.ts). The service starts one per network; stop() undoes everything.
 import type { Logger } from '../../lib/log.js';
 import { MIN_ACK_TIMEOUT_MS } from '../../sdk/tracker-wire.js';
 import { createDeliveryHub } from './tracker-delivery-hub.js';
@@ -12,19 +10,18 @@ import type { SharedDatabase } from '../db/service-database.js';
 import type { TrackerStore } from './tracker-store.js';
 import { startLocalWatcher, startSharedWatcher, type WatcherRole } from './tracker-watcher-role.js';
 import { startTrackerWs } from './tracker-ws-server.js';
+import type { UpgradeHandler } from './tracker-ws-router.js';
 
 export interface AttachTrackerOptions {
   /** Where trackings and deliveries live (backend.ts opens it: SQLite alone, PostgreSQL with `shared`). */
   store: TrackerStore;
   /** Instances sharing one PostgreSQL database: the watcher runs on the one holding the watcher lock. */
   shared?: SharedDatabase;
-  /** JSON-RPC URL of the node (http(s) or ws(s)); new heads come over its WebSocket when it has one. */
-  nodeUrl: string;
-  platform: string;
-  network: string;
+  /** JSON-RPC URL of the node in use (http(s) or ws(s)), read at each (re)start of the watcher; new heads come over its WebSocket when it has one. */
+  nodeUrl: () => string;
+  /** "platform/network", for logs. */
+  label: string;
   isClientId(id: string): boolean | Promise<boolean>;
-  /** The service's Host allow-list, applied to upgrades too; none unless set. */
-  checkHost?: (req: IncomingMessage) => TxdeskError | null;
   /** Lowers the 10000 ms minimum `ackTimeout`, for tests that wait for a redelivery. */
   minAckTimeoutMs?: number;
   log: Logger;
@@ -40,10 +37,16 @@ export interface AttachedTracker {
   /** True while this instance runs the chain watcher (always, without a shared database). */
   isWatcher(): boolean;
   store: TrackerStore;
+  /** Where the router sends this network's upgrades. */
+  upgrade: UpgradeHandler;
+  /** Receipt messages handed to subscribers so far (for /metrics). */
+  delivered(): number;
+  /** Moves the watcher to the node `nodeUrl()` now names (failover); it resumes from the store. */
+  restartWatcher(): Promise<void>;
   stop(): Promise<void>;
 }
 
-export async function attachTracker(server: Server, opts: AttachTrackerOptions): Promise<AttachedTracker> {
+export async function attachTracker(opts: AttachTrackerOptions): Promise<AttachedTracker> {
   const log = opts.log.child('tracker');
   const minAckTimeoutMs = Math.max(1, Math.min(opts.minAckTimeoutMs ?? MIN_ACK_TIMEOUT_MS, MIN_ACK_TIMEOUT_MS));
   const { store } = opts;
@@ -53,7 +56,7 @@ export async function attachTracker(server: Server, opts: AttachTrackerOptions):
   const makeEngine = () =>
     createTrackerEngine({
       store,
-      rpc: createNodeRpc(opts.nodeUrl, log),
+      rpc: createNodeRpc(opts.nodeUrl(), log),
       log,
       onDeliveries: (created, withdrawn) => hub.deliver(created, withdrawn),
       ...(opts.pollMs !== undefined ? { pollMs: opts.pollMs } : {}),
@@ -61,11 +64,7 @@ export async function attachTracker(server: Server, opts: AttachTrackerOptions):
   watcher = opts.shared ? startSharedWatcher(makeEngine, store, opts.shared, hub, log.child('watcher')) : await startLocalWatcher(makeEngine);
   const role = watcher;
   const ws = startTrackerWs({
-    server,
-    platform: opts.platform,
-    network: opts.network,
     isClientId: opts.isClientId,
-    ...(opts.checkHost ? { checkHost: opts.checkHost } : {}),
     minAckTimeoutMs,
     store,
     intake: role.intake,
@@ -76,11 +75,14 @@ export async function attachTracker(server: Server, opts: AttachTrackerOptions):
     ...(opts.maxOpenTrackingsPerClient !== undefined ? { maxOpenTrackingsPerClient: opts.maxOpenTrackingsPerClient } : {}),
     ...(opts.maxSubscriptionsPerClient !== undefined ? { maxSubscriptionsPerClient: opts.maxSubscriptionsPerClient } : {}),
   });
-  log.info(`tracker ready at /tracker/${opts.platform}/${opts.network}`);
+  log.info(`tracker ready at /tracker/${opts.label}`);
   let stopped: Promise<void> | null = null;
   return {
     isWatcher: () => role.isLeader(),
     store,
+    upgrade: ws.upgrade,
+    delivered: () => hub.delivered(),
+    restartWatcher: () => role.restart(),
     stop() {
       stopped ??= (async () => {
         await ws.stop();

@@ -64,6 +64,8 @@ export function createDeliveryHub(store: TrackerStore, log: Logger, opts: Delive
   let pendingAcks: { clientId: string; ackId: string }[] = [];
   let waiters: (() => void)[] = [];
   let flushScheduled = false;
+  /** Messages acked by their subscriber (once each): what /metrics counts as delivered. */
+  let acked = 0;
 
   const pageSize = opts.pageSize ?? OUTBOX_PAGE;
   const idleMs = opts.subscriptionIdleMs ?? SUBSCRIPTION_IDLE_MS;
@@ -262,6 +264,7 @@ export function createDeliveryHub(store: TrackerStore, log: Logger, opts: Delive
       for (const key of byClient.get(clientId) ?? []) {
         const sub = active.get(key)!;
         if (sub.outbox.remove(ackId)) {
+          acked++;
           pump(sub);
           break;
         }
@@ -273,6 +276,9 @@ export function createDeliveryHub(store: TrackerStore, log: Logger, opts: Delive
 
     /** Runs the unused-subscription cleanup now (it also runs every minute); returns how many were deleted. */
     pruneIdle,
+
+    /** Messages their subscribers acked since start. */
+    delivered: () => acked,
 
     stats(): { bound: number; inFlight: number; queued: number } {
       let inFlight = 0;

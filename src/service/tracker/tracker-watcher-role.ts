@@ -16,13 +16,16 @@ export interface WatcherRole {
   busy(): boolean;
   /** True while this instance runs the chain watcher. */
   isLeader(): boolean;
+  /** Replaces a running engine with a new one from makeEngine (a node failover); it resumes from the store. */
+  restart(): Promise<void>;
   stop(): Promise<void>;
 }
 
 /** One instance, its own store: it always watches, and its limits are counted in memory. */
 export async function startLocalWatcher(makeEngine: () => TrackerEngine): Promise<WatcherRole> {
-  const engine = makeEngine();
+  let engine = makeEngine();
   await engine.start();
+  let restarting: Promise<void> = Promise.resolve();
   return {
     intake: {
       async track(clientId, txHash, confirmation, timeoutMs, maxOpen) {
@@ -34,7 +37,13 @@ export async function startLocalWatcher(makeEngine: () => TrackerEngine): Promis
     whenIdle: () => engine.whenIdle(),
     busy: () => engine.busy(),
     isLeader: () => true,
-    stop: () => engine.stop(),
+    restart: () =>
+      (restarting = restarting.then(async () => {
+        await engine.stop();
+        engine = makeEngine();
+        await engine.start();
+      })),
+    stop: () => restarting.then(() => engine.stop()),
   };
 }
 
@@ -72,7 +81,7 @@ export function startSharedWatcher(makeEngine: () => TrackerEngine, store: Track
     }
   };
 
-  db.listener.on(DELIVERY_CHANNEL, (payload) => {
+  db.listener.on(db.channel(DELIVERY_CHANNEL), (payload) => {
     const n = parse<DeliveryNotice>(payload);
     if (!n || n.i === db.instance) return;
     const withdrawn: WithdrawnDelivery[] = (n.w ?? []).map(([clientId, subscriptionId, ackId]) => ({ clientId, subscriptionId, ackId }));
@@ -100,7 +109,7 @@ export function startSharedWatcher(makeEngine: () => TrackerEngine, store: Track
     }
   }
 
-  db.listener.on(TRACK_CHANNEL, (payload) => {
+  db.listener.on(db.channel(TRACK_CHANNEL), (payload) => {
     const n = parse<TrackNotice>(payload);
     if (!n || n.i === db.instance) return;
     void relearn(n.all ? 'all' : (n.k ?? []).map(([clientId, txHash]) => ({ clientId, txHash })));
@@ -123,7 +132,7 @@ export function startSharedWatcher(makeEngine: () => TrackerEngine, store: Track
       engine = null;
       await e?.stop();
     },
-  });
+  }, { lockClass: db.lockClass });
 
   return {
     intake: {
@@ -148,6 +157,15 @@ export function startSharedWatcher(makeEngine: () => TrackerEngine, store: Track
     whenIdle: () => engine?.whenIdle() ?? Promise.resolve(),
     busy: () => engine?.busy() ?? false,
     isLeader: () => leadership.isLeader(),
+    async restart() {
+      const e = engine;
+      if (!e) return;
+      await e.stop();
+      if (engine !== e) return;
+      const next = makeEngine();
+      engine = next;
+      await next.start();
+    },
     stop: () => leadership.stop(),
   };
 }

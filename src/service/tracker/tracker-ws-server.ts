@@ -1,6 +1,6 @@
-// The tracker's WebSocket endpoint: authorises the HTTP upgrade on /tracker/{platform}/{network}?clientId=, then
-// speaks JSON-RPC 2.0 per connection (parsing in tracker-rpc.ts, delivery in tracker-delivery-hub.ts).
-import type { IncomingMessage, Server } from 'node:http';
+// One network's tracker WebSocket: authorises an upgrade the router (tracker-ws-router.ts) sent to it by its clientId,
+// then speaks JSON-RPC 2.0 per connection (parsing in tracker-rpc.ts, delivery in tracker-delivery-hub.ts).
+import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
@@ -9,14 +9,10 @@ import { MAX_FRAME_BYTES, RPC_INTERNAL_ERROR, RPC_INVALID_REQUEST, RPC_LIMIT_EXC
 import type { DeliveryHub, DeliveryTarget } from './tracker-delivery-hub.js';
 import { errorFrame, parseFrame, resultFrame, type FrameItem, type TrackerCommand } from './tracker-rpc.js';
 import type { TrackerStore } from './tracker-store.js';
+import { refuseUpgrade as refuse, type UpgradeHandler } from './tracker-ws-router.js';
 
 export interface TrackerWsOptions {
-  server: Server;
-  platform: string;
-  network: string;
   isClientId(id: string): boolean | Promise<boolean>;
-  /** The service's Host allow-list (DNS rebinding); every Host is answered unless set. */
-  checkHost?: (req: IncomingMessage) => { status: number; code: string; message: string } | null;
   minAckTimeoutMs: number;
   store: TrackerStore;
   intake: TrackerIntake;
@@ -47,40 +43,15 @@ export const FRAME_HOLD_MAX_MS = 250;
 /** Unsent bytes owed to one client above which we stop reading its frames (see applyBackPressure). */
 const SEND_BUFFER_HIGH_WATER = 4 * 1024 * 1024;
 
-export function startTrackerWs(o: TrackerWsOptions): { stop(): Promise<void> } {
+export function startTrackerWs(o: TrackerWsOptions): { upgrade: UpgradeHandler; stop(): Promise<void> } {
   const wss = new WebSocketServer({ noServer: true, maxPayload: HARD_FRAME_LIMIT, perMessageDeflate: false });
   const maxTracked = o.maxOpenTrackingsPerClient ?? 100_000;
   const maxSubs = o.maxSubscriptionsPerClient ?? 100;
-  const prefix = '/tracker/';
 
-  function refuse(socket: Duplex, status: number, code: string, message: string): void {
-    const body = JSON.stringify({ error: { code, message } });
-    const reason = status === 401 ? 'Unauthorized' : status === 403 ? 'Forbidden' : status === 404 ? 'Not Found' : 'Bad Request';
-    socket.end(
-      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-    );
-  }
-
-  async function onUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+  /** `url`: the request's URL, parsed and routed to this network by the router. */
+  async function onUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, url: URL): Promise<void> {
     // Until ws takes the socket over, a reset by the peer must not become an uncaught 'error'.
     socket.on('error', () => socket.destroy());
-    const foreign = o.checkHost?.(req);
-    if (foreign) return refuse(socket, foreign.status, foreign.code, foreign.message);
-    let url: URL;
-    try {
-      url = new URL(req.url ?? '/', 'http://localhost');
-    } catch {
-      return refuse(socket, 400, 'BAD_REQUEST', 'The request URL could not be parsed; check its encoding.');
-    }
-    if (!url.pathname.startsWith(prefix)) {
-      // Another upgrade handler may own this path; answer only when we are the sole listener.
-      if (o.server.listenerCount('upgrade') <= 1) refuse(socket, 404, 'NOT_FOUND', `Nothing is served at ${url.pathname}; the tracker lives at /tracker/${o.platform}/${o.network}.`);
-      return;
-    }
-    const parts = url.pathname.slice(prefix.length).split('/').filter((p) => p.length > 0);
-    if (parts.length !== 2 || parts[0] !== o.platform || parts[1] !== o.network) {
-      return refuse(socket, 404, 'NOT_FOUND', `This service tracks ${o.platform}/${o.network} only; connect to /tracker/${o.platform}/${o.network}.`);
-    }
     const clientId = url.searchParams.get('clientId') ?? '';
     let known = false;
     try {
@@ -243,17 +214,13 @@ export function startTrackerWs(o: TrackerWsOptions): { stop(): Promise<void> } {
     }
   }
 
-  const listener = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-    onUpgrade(req, socket, head).catch((e) => {
-      o.log.error(`tracker upgrade failed: ${e instanceof Error ? e.message : String(e)}`);
-      socket.destroy();
-    });
-  };
-  o.server.on('upgrade', listener);
-
   return {
+    upgrade: (req, socket, head, url) =>
+      onUpgrade(req, socket, head, url).catch((e) => {
+        o.log.error(`tracker upgrade failed: ${e instanceof Error ? e.message : String(e)}`);
+        socket.destroy();
+      }),
     async stop() {
-      o.server.off('upgrade', listener);
       for (const ws of wss.clients) ws.close(1001, 'service stopping');
       await new Promise<void>((resolve) => {
         const t = setTimeout(() => {

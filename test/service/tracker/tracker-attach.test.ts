@@ -11,7 +11,8 @@ import { startAnvil, type RunningAnvil } from '../../../src/devchain/index.js';
 import { silentLogger } from '../../../src/lib/log.js';
 import { openDatabase, type Db } from '../../../src/lib/sqlite.js';
 import { openSqliteTrackerStore } from '../../../src/service/tracker/sqlite/tracker-store-sqlite.js';
-import { attachTracker, type AttachedTracker } from '../../../src/service/tracker/index.js';
+import type { AttachedTracker } from '../../../src/service/tracker/index.js';
+import { attachTrackerOn } from '../../support/tracker-on-server.js';
 import { DEV_KEYS, RawTrackerClient, sendTransfer, waitUntil } from '../../support/tracker-harness.js';
 
 let anvil: RunningAnvil;
@@ -32,11 +33,9 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   base = `ws://127.0.0.1:${(server.address() as { port: number }).port}`;
-  tracker = await attachTracker(server, {
+  tracker = await attachTrackerOn(server, {
     store: openSqliteTrackerStore(db),
     nodeUrl: anvil.url.replace('http://', 'ws://'),
-    platform: 'ethereum',
-    network: 'local',
     isClientId: async (id) => id === 'known-client',
     log: silentLogger,
   });

@@ -10,7 +10,8 @@ import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { silentLogger } from '../../../src/lib/log.js';
 import { openDatabase, type Db } from '../../../src/lib/sqlite.js';
 import { openSqliteTrackerStore } from '../../../src/service/tracker/sqlite/tracker-store-sqlite.js';
-import { attachTracker, type AttachedTracker } from '../../../src/service/tracker/index.js';
+import type { AttachedTracker } from '../../../src/service/tracker/index.js';
+import { attachTrackerOn } from '../../support/tracker-on-server.js';
 import { startRpcProxy, startTestChain, type RpcProxy, type TestChain } from '../../support/indexer-chain.js';
 import { RawTrackerClient, waitUntil } from '../../support/tracker-harness.js';
 
@@ -46,11 +47,9 @@ async function start(frameHoldMaxMs: number): Promise<RawTrackerClient> {
   const db = openDatabase(join(dir, `${randomBytes(4).toString('hex')}.sqlite`));
   const server = createServer((_req, res) => res.end());
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const tracker = await attachTracker(server, {
+  const tracker = await attachTrackerOn(server, {
     store: openSqliteTrackerStore(db),
     nodeUrl: proxy.url,
-    platform: 'ethereum',
-    network: 'local',
     isClientId: (id) => id === 'a',
     log: silentLogger,
     pollMs: 50,

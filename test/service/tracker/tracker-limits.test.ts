@@ -12,7 +12,8 @@ import { silentLogger } from '../../../src/lib/log.js';
 import { openDatabase, type Db } from '../../../src/lib/sqlite.js';
 import { RPC_LIMIT_EXCEEDED } from '../../../src/sdk/tracker-wire.js';
 import { openSqliteTrackerStore } from '../../../src/service/tracker/sqlite/tracker-store-sqlite.js';
-import { attachTracker, type AttachedTracker } from '../../../src/service/tracker/index.js';
+import type { AttachedTracker } from '../../../src/service/tracker/index.js';
+import { attachTrackerOn } from '../../support/tracker-on-server.js';
 import { RawTrackerClient } from '../../support/tracker-harness.js';
 
 let anvil: RunningAnvil;
@@ -30,11 +31,9 @@ beforeAll(async () => {
   server = createServer((_req, res) => res.end());
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   base = `ws://127.0.0.1:${(server.address() as { port: number }).port}/tracker/ethereum/local`;
-  tracker = await attachTracker(server, {
+  tracker = await attachTrackerOn(server, {
     store: openSqliteTrackerStore(db),
     nodeUrl: anvil.url,
-    platform: 'ethereum',
-    network: 'local',
     isClientId: async (id) => id === 'a' || id === 'b',
     log: silentLogger,
     maxOpenTrackingsPerClient: 3,

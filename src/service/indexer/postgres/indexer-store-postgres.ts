@@ -138,7 +138,8 @@ const rollbackIntent = (plan: RollbackPlan): WriteIntent => ({
 });
 
 /** `listing`: the listing's PostgreSQL write side, through which every write goes. */
-export async function openPostgresIndexStore(pool: PgPool, listing: PostgresListingWriter): Promise<IndexStore> {
+/** `lockClass`: the network's (SharedDatabase.lockClass), so writes of two networks' indexes never wait on each other. */
+export async function openPostgresIndexStore(pool: PgPool, listing: PostgresListingWriter, lockClass = LOCK_CLASS): Promise<IndexStore> {
   await migrateIndexPg(pool, listing.schemaSteps);
   let queue: Promise<unknown> = Promise.resolve();
   // One write at a time in this process: each loads rows the previous one may change.
@@ -165,7 +166,7 @@ export async function openPostgresIndexStore(pool: PgPool, listing: PostgresList
     const mark = randomUUID();
     try {
       await inTransaction(pool, async (c) => {
-        await c.query('SELECT pg_advisory_xact_lock($1, $2)', [LOCK_CLASS, LOCKS.indexWrite]);
+        await c.query('SELECT pg_advisory_xact_lock($1, $2)', [lockClass, LOCKS.indexWrite]);
         if (tip !== undefined) {
           const committed = await readTip(c);
           if (committed !== null && committed !== tip) throw new StaleTip(committed, tip);

@@ -90,7 +90,9 @@ export const deliveryNotice = (instance: string, clients: readonly string[], wit
 export const trackNotice = (instance: string, keys: readonly TrackingKey[]): string => notice(instance, { k: keys.map((k) => [k.clientId, k.txHash]) });
 
 /** `instance` names this process in its notifications, so it can skip its own. */
-export async function openPostgresTrackerStore(pool: PgPool, instance: string): Promise<TrackerStore> {
+/** `channel`: a network's NOTIFY channel of each base name (SharedDatabase.channel); the bare names unless set. */
+export async function openPostgresTrackerStore(pool: PgPool, instance: string, channel: (base: string) => string = (base) => base): Promise<TrackerStore> {
+  const [trackChannel, deliveryChannel] = [channel(TRACK_CHANNEL), channel(DELIVERY_CHANNEL)];
   await migratePg(pool, 'tracker', trackerPgMigrations);
   const rows = async <T>(sql: string, params: unknown[] = []) => (await pool.query(sql, params)).rows as T[];
   const count = async (sql: string, params: unknown[] = []) => Number((await pool.query<{ n: number }>(sql, params)).rows[0]!.n);
@@ -112,7 +114,7 @@ export async function openPostgresTrackerStore(pool: PgPool, instance: string): 
           );
           row = upd.rows[0] ?? (await c.query<TrackingRow>('SELECT * FROM tracker_tracking WHERE client_id = $1 AND tx_hash = $2', [clientId, txHash])).rows[0]!;
         }
-        if (row.done_at_ms === null) await c.query('SELECT pg_notify($1, $2)', [TRACK_CHANNEL, trackNotice(instance, [{ clientId, txHash }])]);
+        if (row.done_at_ms === null) await c.query('SELECT pg_notify($1, $2)', [trackChannel, trackNotice(instance, [{ clientId, txHash }])]);
         return { state: rowToState(row), created };
       }),
 
@@ -210,7 +212,7 @@ export async function openPostgresTrackerStore(pool: PgPool, instance: string): 
               states.map((s) => s.from),
               states.map((s) => s.nonce),
               states.map((s) => s.doneAtMs),
-              DELIVERY_CHANNEL,
+              deliveryChannel,
               notice,
             ],
           );

@@ -1,0 +1,62 @@
+// GET /nft/v1/networks: the networks this service serves, with chain id, head, indexed block and state (no node URLs:
+// they can carry API keys). Open to anyone, like /health.
+import { z } from 'zod';
+import { json, jsonReply, type DocumentedRoute } from '../../lib/hono-kit.js';
+import type { NetworkReport } from './served-network.js';
+
+export const NETWORK_STATES = ['starting', 'serving', 'unreachable', 'wrong-chain'] as const;
+
+export const networkSummary = z
+  .object({
+    platform: z.string(),
+    network: z.string(),
+    chainId: z.int().nullable().meta({ description: 'Null until a node of the network has answered (unless configured).' }),
+    default: z.boolean().meta({ description: 'The network of the paths without /{platform}/{network} (the first configured).' }),
+    state: z.enum(NETWORK_STATES).meta({ description: 'serving; starting (no node answered yet); unreachable (no node answers); wrong-chain (stopped: see reason).' }),
+    reason: z.string().meta({ description: 'Why, in one sentence, and which node is in use.' }),
+    headBlock: z.int().nullable(),
+    indexedBlock: z.int().nullable().meta({ description: 'Null on an instance that does not index this network.' }),
+    indexLagBlocks: z.int().nullable(),
+  })
+  .meta({ id: 'NetworkSummary' });
+
+/** A network on /health: its summary, and which node serves it and what this instance does for it. */
+export const networkHealth = networkSummary
+  .extend({
+    indexerLag: z.int().nullable().meta({ description: 'Blocks the indexer stays behind the head.' }),
+    roles: z.array(z.enum(['indexer-leader', 'watcher-leader'])).meta({ description: 'What this instance leads for this network.' }),
+    node: z.object({
+      inUse: z.int().nullable().meta({ description: 'Index of the node in use in the configured list; null while none answers.' }),
+      nodes: z.array(z.object({ url: z.string().meta({ description: 'Scheme, host and port only.' }), head: z.int().nullable(), problem: z.string().nullable() })),
+    }),
+    outboxDepth: z.int().nullable(),
+  })
+  .meta({ id: 'NetworkHealth' });
+
+export const summarize = (r: NetworkReport): z.infer<typeof networkSummary> => ({
+  platform: r.platform,
+  network: r.network,
+  chainId: r.chainId,
+  default: r.default,
+  state: r.state,
+  reason: r.reason,
+  headBlock: r.headBlock,
+  indexedBlock: r.indexedBlock,
+  indexLagBlocks: r.indexLagBlocks,
+});
+
+export function networkRoutes(reports: () => NetworkReport[]): DocumentedRoute[] {
+  return [
+    {
+      doc: {
+        method: 'get',
+        path: '/nft/v1/networks',
+        operationId: 'networks',
+        summary: 'The networks this service serves',
+        description: 'The default network first. No clientId needed.',
+        responses: { 200: jsonReply('Every network served.', z.object({ data: z.array(networkSummary) })) },
+      },
+      handler: (c) => json(c, 200, { data: reports().map(summarize) }),
+    },
+  ];
+}

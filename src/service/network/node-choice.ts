@@ -1,0 +1,165 @@
+// Which of a network's nodes to read from, and why: pure decisions over the latest probe of each node (no clock, no I/O),
+// so node-watch.ts only probes and a table of cases tests every rule. Nodes are numbered from 1 in sentences, as listed.
+
+/** Why a node is not used. refused/timeout/error come from its probe; lagging and wrong-chain are decided here. */
+export type NodeProblem = 'refused' | 'timeout' | 'lagging' | 'wrong-chain' | 'error';
+/** What one probe can find wrong by itself. */
+export type ProbeProblem = Extract<NodeProblem, 'refused' | 'timeout' | 'error'>;
+export const nodeProblems: readonly NodeProblem[] = ['refused', 'timeout', 'lagging', 'wrong-chain', 'error'];
+
+export interface NodeObservation {
+  /** The node's URL as people may see it (node-watch.ts redacts it). */
+  url: string;
+  /** When the latest probe ended (ms); null before the node's first probe has ended. */
+  at: number | null;
+  /** Its head block; null when the probe failed. */
+  head: number | null;
+  /** The chain id it reported since it last (re)connected; null while unknown (a failed probe forgets it). */
+  chainId: number | null;
+  problem: ProbeProblem | null;
+}
+
+export type NetworkState = 'starting' | 'serving' | 'unreachable' | 'wrong-chain';
+
+export interface NodeChoice {
+  /**
+   * Index of the node in use. Null unless `state` is 'serving': when no node can be used, reads must not go to the
+   * last one (it is down, or on the wrong chain) and whoever waits on current() learns it.
+   */
+  inUse: number | null;
+  state: NetworkState;
+  /** One sentence for /health: which node is in use and why, or why none is. */
+  reason: string;
+}
+
+export interface NodeChoiceOptions {
+  /** A node more than this many blocks behind the best usable node's head is lagging. */
+  maxLagBlocks: number;
+  /** The chain every node must be on; null while not yet known (then no node can be used). */
+  expectedChainId: number | null;
+}
+
+export const startingChoice: NodeChoice = { inUse: null, state: 'starting', reason: 'No node has been probed yet.' };
+
+/** Each node's problem now, null for a node that could be used or has not been probed yet. */
+export function problemsOf(nodes: readonly NodeObservation[], o: NodeChoiceOptions): (NodeProblem | null)[] {
+  const best = bestHead(nodes, o);
+  return nodes.map((n) => {
+    if (n.at === null) return null;
+    if (n.problem) return n.problem;
+    if (isWrongChain(n, o)) return 'wrong-chain';
+    if (best !== null && n.head !== null && best - n.head > o.maxLagBlocks) return 'lagging';
+    return null;
+  });
+}
+
+/** The choice after the latest probes: stay on a usable current node, else the first usable one, else say why none. */
+export function chooseNode(prev: NodeChoice, nodes: readonly NodeObservation[], o: NodeChoiceOptions): NodeChoice {
+  const problems = problemsOf(nodes, o);
+  const candidates = nodes.flatMap((n, i) => (isUsable(n, o) && problems[i] === null ? [i] : []));
+  if (prev.state === 'serving' && prev.inUse !== null && candidates.includes(prev.inUse)) return prev;
+  // At start the first usable node waits for every node before it, so the first in the list wins, not the fastest.
+  const waitsForEarlier = candidates.length > 0 && nodes.slice(0, candidates[0]).some((n) => n.at === null);
+  if (candidates.length > 0 && !waitsForEarlier) {
+    const inUse = candidates[0]!;
+    return { inUse, state: 'serving', reason: servingReason(prev, inUse, nodes, problems, o) };
+  }
+  const waitingFor = nodes.flatMap((n, i) => (n.at === null ? [i] : []));
+  if (waitingFor.length > 0) return { inUse: null, state: 'starting', reason: `Waiting for the first answer of ${waitingFor.map((i) => nodeName(nodes, i)).join(', ')}.` };
+  const answered = nodes.filter((n) => !n.problem);
+  const state: NetworkState = answered.length > 0 && answered.every((n) => isWrongChain(n, o)) ? 'wrong-chain' : 'unreachable';
+  const why = nodes.map((_, i) => `${nodeName(nodes, i)} ${problemText(i, nodes, problems, o)}`).join('; ');
+  return { inUse: null, state, reason: `No node can be used: ${why}.` };
+}
+
+/**
+ * The chain a network without a configured one adopts: the first chain id reported in list order, waiting for every
+ * earlier node's first probe so node 1 is preferred; null until then.
+ */
+export function adoptedChainId(nodes: readonly NodeObservation[]): number | null {
+  for (const n of nodes) {
+    if (n.at === null) return null;
+    if (n.chainId !== null) return n.chainId;
+  }
+  return null;
+}
+
+/**
+ * What a failed probe says about the node: no connection (refused, reset, unknown host, closed socket) is `refused`, no
+ * answer in time is `timeout`, anything else (an HTTP 5xx, a JSON-RPC error, a reply that is not JSON-RPC) is `error`.
+ * Reads errors by their shape (src/lib/json-rpc.ts's RpcError, the WS transport's, Node's system errors) so this stays pure.
+ */
+export function classifyProbeError(e: unknown): ProbeProblem {
+  if (!(e instanceof Error)) return 'error';
+  const { name, message } = e;
+  const code = (e as { code?: unknown }).code;
+  const causeCode = (e as { cause?: { code?: unknown } }).cause?.code;
+  if (name === 'TimeoutError' || name === 'AbortError' || code === 'ETIMEDOUT' || causeCode === 'ETIMEDOUT') return 'timeout';
+  if (/\((TimeoutError|AbortError)\)|no answer from .* within \d+ ms|timed out/i.test(message)) return 'timeout';
+  if (code === 'unreachable') return /could not be reached/.test(message) ? 'refused' : 'error';
+  if (typeof code === 'string' && connectionCodes.has(code)) return 'refused';
+  if (typeof causeCode === 'string' && connectionCodes.has(causeCode)) return 'refused';
+  if (/ECONNREFUSED|ECONNRESET|EHOSTUNREACH|ENOTFOUND|cannot open|connection to .* closed|socket hang up/.test(message)) return 'refused';
+  return 'error';
+}
+
+const connectionCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE']);
+
+/** The URL without userinfo, path or query (hosted nodes carry API keys there), for logs and /health. */
+export function redactNodeUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.protocol}//${u.host}`;
+  } catch {
+    return '(a node URL that cannot be parsed)';
+  }
+}
+
+/** "node 2 (http://127.0.0.1:8546)": numbered from 1 as in the configured list, so two nodes on one host differ. */
+export function nodeName(nodes: readonly NodeObservation[], index: number): string {
+  return `node ${index + 1} (${nodes[index]!.url})`;
+}
+
+/** What is wrong with node `i`, as the end of a sentence that starts with its name. */
+export function problemText(i: number, nodes: readonly NodeObservation[], problems: readonly (NodeProblem | null)[], o: NodeChoiceOptions): string {
+  const n = nodes[i]!;
+  switch (problems[i]) {
+    case 'refused':
+      return 'refused the connection';
+    case 'timeout':
+      return 'did not answer in time';
+    case 'error':
+      return 'answered with an error';
+    case 'wrong-chain':
+      return `is on chain ${n.chainId}, not ${o.expectedChainId} as expected`;
+    case 'lagging':
+      return `is ${(bestHead(nodes, o) ?? 0) - (n.head ?? 0)} blocks behind the best node (more than ${o.maxLagBlocks})`;
+    default:
+      if (n.at === null) return 'has not answered yet';
+      return o.expectedChainId === null ? 'answered, but the expected chain is not known yet' : 'answered without a head block';
+  }
+}
+
+function servingReason(prev: NodeChoice, inUse: number, nodes: readonly NodeObservation[], problems: readonly (NodeProblem | null)[], o: NodeChoiceOptions): string {
+  const using = nodeName(nodes, inUse);
+  if (prev.state === 'serving' && prev.inUse !== null && prev.inUse !== inUse) {
+    return `Switched from ${nodeName(nodes, prev.inUse)} to ${using} because ${nodeName(nodes, prev.inUse)} ${problemText(prev.inUse, nodes, problems, o)}.`;
+  }
+  if (inUse === 0) return `Using ${using}, the first in the list.`;
+  const skipped = nodes.slice(0, inUse).map((_, i) => `${nodeName(nodes, i)} ${problemText(i, nodes, problems, o)}`);
+  return `Using ${using} because ${skipped.join(' and ')}.`;
+}
+
+function isWrongChain(n: NodeObservation, o: NodeChoiceOptions): boolean {
+  return n.at !== null && !n.problem && n.chainId !== null && o.expectedChainId !== null && n.chainId !== o.expectedChainId;
+}
+
+function isUsable(n: NodeObservation, o: NodeChoiceOptions): boolean {
+  return n.at !== null && !n.problem && n.head !== null && o.expectedChainId !== null && n.chainId === o.expectedChainId;
+}
+
+/** The highest head among nodes that could be used (the right chain, answering); lag is measured from it. */
+function bestHead(nodes: readonly NodeObservation[], o: NodeChoiceOptions): number | null {
+  const heads = nodes.filter((n) => isUsable(n, o)).map((n) => n.head!);
+  return heads.length > 0 ? Math.max(...heads) : null;
+}

@@ -1,0 +1,235 @@
+// Probes every node of one network on a timer and follows node-choice.ts's decision: which node reads and receipt
+// watching use now, what /health and /metrics say about each node, and one log line per switch or wrong chain.
+import { jsonRpcCall, RpcError } from '../../lib/json-rpc.js';
+import { createWsTransport, type WsTransport } from '../../lib/json-rpc-ws.js';
+import type { Logger } from '../../lib/log.js';
+import {
+  adoptedChainId, chooseNode, classifyProbeError, nodeProblems, problemsOf, redactNodeUrl, startingChoice,
+  type NetworkState, type NodeChoice, type NodeObservation, type NodeProblem,
+} from './node-choice.js';
+
+export interface NodeWatchOptions {
+  urls: string[];
+  /** When absent, the first chain id a node reports (in list order, node 1 first) becomes the expected one. */
+  expectedChainId?: number;
+  /** Pause between the end of one probe of a node and the start of its next; 1000 by default. */
+  probeMs?: number;
+  /** A probe with no answer after this long counts as a timeout; 3000 by default. */
+  timeoutMs?: number;
+  /** 5 by default. */
+  maxLagBlocks?: number;
+  log: Logger;
+  /** The network, e.g. "ethereum/local-2", first in every log line. */
+  label: string;
+}
+
+export interface CurrentNode {
+  url: string;
+  index: number;
+}
+
+export interface NodeWatchReport {
+  state: NetworkState;
+  chainId: number | null;
+  headBlock: number | null;
+  inUse: number | null;
+  reason: string;
+  /** In the configured order; `url` is redacted (no userinfo, path or query, where API keys live). */
+  nodes: { url: string; head: number | null; problem: NodeProblem | null }[];
+}
+
+export interface NodeWatch {
+  /** The node reads and receipt watching use now; null while no node with the right chain answers. */
+  current(): CurrentNode | null;
+  /** For /health and /metrics. */
+  report(): NodeWatchReport;
+  /** Probes that found a node with each problem, since start (for a Prometheus counter). */
+  errorCounts(): Record<NodeProblem, number>;
+  /** Resolves once every node has been probed once (or at stop()). */
+  firstRound(): Promise<void>;
+  /** Resolves with the chain id once a node with the right chain answers; rejects only when stop() comes first. */
+  ready(): Promise<number>;
+  /** Called after current() changes (another node, or null); returns the unsubscribe. */
+  onChange(listener: (current: CurrentNode | null) => void): () => void;
+  /** Clears every timer and connection; idempotent. */
+  stop(): Promise<void>;
+}
+
+export function watchNodes(o: NodeWatchOptions): NodeWatch {
+  const probeMs = o.probeMs ?? 1000;
+  const timeoutMs = o.timeoutMs ?? 3000;
+  const maxLagBlocks = o.maxLagBlocks ?? 5;
+  let expectedChainId = o.expectedChainId ?? null;
+  const nodes: NodeObservation[] = o.urls.map((url) => ({ url: redactNodeUrl(url), at: null, head: null, chainId: null, problem: null }));
+  const transports = o.urls.map(nodeCaller);
+  const timers = new Map<number, NodeJS.Timeout>();
+  const inFlight = new Set<Promise<void>>();
+  const listeners = new Set<(current: CurrentNode | null) => void>();
+  const counts = Object.fromEntries(nodeProblems.map((p) => [p, 0])) as Record<NodeProblem, number>;
+  /** The wrong chain id last logged per node, so a node on the wrong chain is named once per change, not per probe. */
+  const loggedWrongChain = new Map<number, number>();
+  let choice: NodeChoice = startingChoice;
+  let stopped = false;
+  let stopping: Promise<void> | undefined;
+  const stopSignal = deferred<never>();
+  stopSignal.promise.catch(() => {});
+  const first = deferred<void>();
+  const readyChain = deferred<number>();
+  readyChain.promise.catch(() => {}); // nobody need ask for ready(); stop() must not leave an unhandled rejection
+
+  const current = (): CurrentNode | null => (choice.inUse === null ? null : { url: o.urls[choice.inUse]!, index: choice.inUse });
+
+  async function probe(i: number): Promise<NodeObservation> {
+    const prev = nodes[i]!;
+    // The chain id is asked on first contact and after every failure (a reconnect), and again while it is wrong.
+    const checkChain = prev.chainId === null || (expectedChainId !== null && prev.chainId !== expectedChainId);
+    try {
+      const call = (method: string) => Promise.race([withTimeout(transports[i]!.call(method, timeoutMs), timeoutMs), stopSignal.promise]);
+      const [head, chainId] = await Promise.all([call('eth_blockNumber'), checkChain ? call('eth_chainId') : null]);
+      return { ...prev, at: Date.now(), head: hexNumber(head), chainId: checkChain ? hexNumber(chainId) : prev.chainId, problem: null };
+    } catch (e) {
+      transports[i]!.reset(); // the next probe starts a fresh connection: a stopped node's socket may never answer again
+      return { ...prev, at: Date.now(), head: null, chainId: null, problem: classifyProbeError(e) };
+    }
+  }
+
+  function record(i: number, observation: NodeObservation): void {
+    nodes[i] = observation;
+    if (expectedChainId === null) expectedChainId = adoptedChainId(nodes);
+    const prev = choice;
+    choice = chooseNode(prev, nodes, { maxLagBlocks, expectedChainId });
+    const problem = problemsOf(nodes, { maxLagBlocks, expectedChainId })[i];
+    if (problem) counts[problem]++;
+    const stoppedByChain = choice.state === 'wrong-chain' && prev.state !== 'wrong-chain';
+    const namedWrongChain = logWrongChain(i, stoppedByChain);
+    if (choice.state !== prev.state || choice.inUse !== prev.inUse) {
+      // A network stopped by the node just named as on the wrong chain gets that one line, not a second.
+      if (!(stoppedByChain && namedWrongChain)) logChoice(prev);
+      if (choice.inUse !== prev.inUse) notify();
+    }
+    if (choice.state === 'serving' && expectedChainId !== null) readyChain.resolve(expectedChainId);
+    if (nodes.every((n) => n.at !== null)) first.resolve();
+  }
+
+  function logWrongChain(i: number, networkStops: boolean): boolean {
+    const n = nodes[i]!;
+    if (n.problem || n.chainId === null || expectedChainId === null) return false;
+    if (n.chainId === expectedChainId) {
+      loggedWrongChain.delete(i); // fixed: a later change to a wrong chain is news again
+      return false;
+    }
+    if (loggedWrongChain.get(i) === n.chainId) return false;
+    loggedWrongChain.set(i, n.chainId);
+    const consequence = networkStops ? 'this network is stopped until it is fixed' : 'it is not used until it is fixed';
+    o.log.warn(`${o.label}: the node at ${n.url} is on chain ${n.chainId}, not ${expectedChainId} as configured; ${consequence}.`);
+    return true;
+  }
+
+  function logChoice(prev: NodeChoice): void {
+    const line = `${o.label}: ${choice.reason}`;
+    // Reaching a first node at start is news, not a problem; every other change is.
+    if (prev.state === 'starting' && choice.state === 'serving' && choice.inUse === 0) o.log.info(line);
+    else o.log.warn(line);
+  }
+
+  function notify(): void {
+    const now = current();
+    for (const listener of [...listeners]) {
+      try {
+        listener(now);
+      } catch (e) {
+        o.log.error(`${o.label}: a listener for node changes failed: ${e instanceof Error ? e.message : String(e)}`);
+      }
+    }
+  }
+
+  function loop(i: number): void {
+    if (stopped) return;
+    const run = probe(i)
+      .then((observation) => {
+        if (stopped) return;
+        record(i, observation);
+        const timer = setTimeout(() => loop(i), probeMs);
+        timer.unref();
+        timers.set(i, timer);
+      })
+      .catch((e: unknown) => o.log.error(`${o.label}: the node watch of node ${i + 1} stopped: ${e instanceof Error ? e.message : String(e)}`));
+    inFlight.add(run);
+    void run.finally(() => inFlight.delete(run));
+  }
+
+  o.urls.forEach((_, i) => loop(i));
+  if (o.urls.length === 0) first.resolve();
+
+  return {
+    current,
+    report() {
+      const problems = problemsOf(nodes, { maxLagBlocks, expectedChainId });
+      const { state, inUse, reason } = choice;
+      const headBlock = inUse === null ? null : nodes[inUse]!.head;
+      return { state, chainId: expectedChainId, headBlock, inUse, reason, nodes: nodes.map((n, i) => ({ url: n.url, head: n.head, problem: problems[i] ?? null })) };
+    },
+    errorCounts: () => ({ ...counts }),
+    firstRound: () => first.promise,
+    ready: () => readyChain.promise,
+    onChange(listener) {
+      listeners.add(listener);
+      return () => void listeners.delete(listener);
+    },
+    stop() {
+      stopping ??= (async () => {
+        stopped = true;
+        for (const timer of timers.values()) clearTimeout(timer);
+        timers.clear();
+        stopSignal.reject(new Error(`${o.label}: the node watch was stopped.`));
+        readyChain.reject(new Error(`${o.label}: the node watch was stopped before a node of the right chain answered.`));
+        first.resolve();
+        await Promise.allSettled([...inFlight]);
+        for (const t of transports) t.reset();
+        listeners.clear();
+      })();
+      return stopping;
+    },
+  };
+}
+
+/** One node's JSON-RPC: HTTP per call, or one WebSocket kept open until a probe fails (then a fresh one: a reconnect). */
+function nodeCaller(url: string): { call(method: string, timeoutMs: number): Promise<unknown>; reset(): void } {
+  let ws: WsTransport | null = null;
+  return {
+    async call(method, timeoutMs) {
+      if (!/^wss?:/i.test(url)) return jsonRpcCall(url, method, [], { timeoutMs });
+      ws ??= createWsTransport(url);
+      // The WS transport's own timer is a fallback; the probe's deadline reports the timeout first.
+      const reply = (await ws.post({ jsonrpc: '2.0', id: 1, method, params: [] }, timeoutMs + 1000)) as { result?: unknown; error?: { code: number; message: string } };
+      if (reply?.error) throw new RpcError(reply.error.code, String(reply.error.message), method);
+      return reply?.result;
+    },
+    reset() {
+      ws?.close();
+      ws = null;
+    },
+  };
+}
+
+function hexNumber(value: unknown): number {
+  if (typeof value !== 'string' || !/^0x[0-9a-f]+$/i.test(value)) throw new Error(`The node sent ${JSON.stringify(value)} where a hex number belongs.`);
+  return Number(BigInt(value));
+}
+
+/** `call`, or a TimeoutError (classified as `timeout`) after `ms`. */
+function withTimeout<T>(call: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(Object.assign(new Error(`No answer within ${ms} ms.`), { name: 'TimeoutError' })), ms);
+    timer.unref();
+  });
+  return Promise.race([call, late]).finally(() => clearTimeout(timer));
+}
+
+function deferred<T>(): { promise: Promise<T>; resolve(value: T): void; reject(error: Error): void } {
+  let resolve!: (value: T) => void;
+  let reject!: (error: Error) => void;
+  const promise = new Promise<T>((res, rej) => ((resolve = res), (reject = rej)));
+  return { promise, resolve, reject };
+}

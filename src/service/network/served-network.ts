@@ -1,0 +1,240 @@
+// One network the service serves: its nodes (with failover, node-watch.ts), its indexer and receipt watcher (on a
+// fleet each led by one instance, per network), its tracker endpoint and its listing. Indexer and watcher start once
+// a node of the right chain answers, and move to the next node when the watch switches.
+import type { Logger } from '../../lib/log.js';
+import { TxdeskError } from '../../shared/errors.js';
+import type { NetworkStores } from '../backend.js';
+import { startLeaderIndexer, startLocalIndexer, type IndexerRole } from '../db/indexer-leadership.js';
+import { defaultConfirmations } from '../http/service-node.js';
+import { startIndexer, type TruncatedRanges } from '../indexer/index.js';
+import { attachTracker, type AttachedTracker } from '../tracker/index.js';
+import type { TrackerRoute } from '../tracker/tracker-ws-router.js';
+import { identityProblem } from './network-identity.js';
+import { networkKey, type NetworkConfig } from './network-config.js';
+import type { NetworkState, NodeProblem } from './node-choice.js';
+import { watchNodes, type NodeWatch } from './node-watch.js';
+
+export type NetworkRole = 'indexer-leader' | 'watcher-leader';
+
+/** What /health, GET /nft/v1/networks and /metrics say about a network. */
+export interface NetworkReport {
+  platform: string;
+  network: string;
+  default: boolean;
+  chainId: number | null;
+  state: NetworkState;
+  /** Why the network is in its state, and which node it uses (one sentence). */
+  reason: string;
+  headBlock: number | null;
+  indexedBlock: number | null;
+  /** Blocks between the head and the indexed tip; null on an instance that does not index this network. */
+  indexLagBlocks: number | null;
+  indexerLag: number | null;
+  roles: NetworkRole[];
+  node: { inUse: number | null; nodes: { url: string; head: number | null; problem: NodeProblem | null }[] };
+  outboxDepth: number | null;
+}
+
+export interface ServedNetworkOptions {
+  config: NetworkConfig;
+  isDefault: boolean;
+  stores: NetworkStores;
+  isClientId(id: string): boolean | Promise<boolean>;
+  minAckTimeoutMs?: number;
+  /** Node probing period and timeout (node-watch.ts defaults unless set; tests shorten them). */
+  probeMs?: number;
+  probeTimeoutMs?: number;
+  log: Logger;
+}
+
+export interface ServedNetwork {
+  key: string;
+  platform: string;
+  network: string;
+  isDefault: boolean;
+  chainId(): number | null;
+  confirmations(): number | null;
+  state(): NetworkState;
+  report(): NetworkReport;
+  trackerRoute: TrackerRoute;
+  stores: NetworkStores;
+  /** Null while the listing can answer; else the 503 a listing request gets. */
+  listingRefusal(): TxdeskError | null;
+  refreshToken(contract: string, id: bigint): Promise<boolean>;
+  /** Resolves when the indexer has reached the head (minus its lag) once. */
+  caughtUp(): Promise<void>;
+  indexerStatus(): { indexedBlock: number; headBlock: number };
+  truncatedRanges(): TruncatedRanges | [];
+  roles(): NetworkRole[];
+  errorCounts(): Record<NodeProblem, number>;
+  receiptsDelivered(): number;
+  stop(): Promise<void>;
+}
+
+const OUTBOX_COUNT_MS = 2_000;
+
+/** Resolves after the first probe round: with the network serving if a node of its chain answered, else waiting for one. */
+export async function startServedNetwork(o: ServedNetworkOptions): Promise<ServedNetwork> {
+  const { config, stores } = o;
+  const key = networkKey(config);
+  const log = o.log.child(key);
+  const watch: NodeWatch = watchNodes({
+    urls: config.nodeUrls,
+    ...(config.chainId !== undefined ? { expectedChainId: config.chainId } : {}),
+    ...(o.probeMs !== undefined ? { probeMs: o.probeMs } : {}),
+    ...(o.probeTimeoutMs !== undefined ? { timeoutMs: o.probeTimeoutMs } : {}),
+    label: key,
+    log,
+  });
+  let running: { indexer: IndexerRole; tracker: AttachedTracker; confirmations: number; chainId: number } | null = null;
+  let stopReason: string | null = null;
+  let stopped = false;
+  let stopping: Promise<void> | undefined;
+  let nodeInUse: string | null = null;
+  let outboxDepth: number | null = null;
+  // Start, failover restarts and stop run one at a time.
+  let queue: Promise<void> = Promise.resolve();
+  const serially = (job: () => Promise<void>) => (queue = queue.then(job).catch((e) => log.error(`${key}: ${e instanceof Error ? e.message : String(e)}`)));
+  const nodeUrl = () => watch.current()?.url ?? nodeInUse ?? config.nodeUrls[0]!;
+  let whenRunning: () => void = () => {};
+  const runningOnce = new Promise<void>((resolve) => (whenRunning = resolve));
+
+  async function begin(chainId: number): Promise<void> {
+    if (stopped || running || stopReason) return;
+    const problem = identityProblem(await stores.identity.read(), { platform: config.platform, network: config.network, chainId }, stores.where);
+    if (problem) {
+      stopReason = problem;
+      log.error(problem);
+      return;
+    }
+    await stores.identity.write({ platform: config.platform, network: config.network, chainId });
+    const confirmations = config.indexerLag ?? defaultConfirmations(chainId);
+    nodeInUse = nodeUrl();
+    const runIndexer = () =>
+      startIndexer({ store: stores.index, nodeUrl: nodeUrl(), confirmations, ...(config.startBlock !== undefined ? { startBlock: config.startBlock } : {}), log: log.child('indexer') });
+    const indexer = stores.shared ? startLeaderIndexer(stores.shared, runIndexer, log.child('indexer')) : await startLocalIndexer(runIndexer);
+    const tracker = await attachTracker({
+      store: stores.tracker,
+      ...(stores.shared ? { shared: stores.shared } : {}),
+      nodeUrl,
+      label: key,
+      isClientId: o.isClientId,
+      ...(o.minAckTimeoutMs !== undefined ? { minAckTimeoutMs: o.minAckTimeoutMs } : {}),
+      log,
+    });
+    running = { indexer, tracker, confirmations, chainId };
+    log.info(`${key} (chain ${chainId}) is served from ${redactedInUse()}, indexing ${confirmations} blocks behind the head`);
+    whenRunning();
+  }
+
+  /** The node the watch chose is not the one indexer and watcher use: move them (both resume from their stores). */
+  async function follow(): Promise<void> {
+    const next = watch.current();
+    if (!running || stopped || !next || next.url === nodeInUse) return;
+    nodeInUse = next.url;
+    log.warn(`${key}: moving the indexer and the receipt watcher to node ${next.index + 1}`);
+    await running.indexer.restart();
+    await running.tracker.restartWatcher();
+  }
+
+  const redactedInUse = () => {
+    const r = watch.report();
+    return r.inUse === null ? 'no node' : `node ${r.inUse + 1} (${r.nodes[r.inUse]?.url ?? '?'})`;
+  };
+
+  const offChange = watch.onChange((current) => {
+    if (current) serially(async () => (running ? follow() : begin(await watch.ready())));
+  });
+  await watch.firstRound();
+  if (watch.current()) await serially(async () => begin(await watch.ready()));
+
+  const countOutbox = () =>
+    stores.tracker.outboxDepth().then(
+      (n) => void (outboxDepth = n),
+      () => void (outboxDepth = null),
+    );
+  await countOutbox();
+  const outboxTimer = setInterval(() => void countOutbox(), OUTBOX_COUNT_MS);
+  outboxTimer.unref();
+
+  const state = (): NetworkState => {
+    if (stopReason) return 'wrong-chain';
+    const s = watch.report().state;
+    return s === 'serving' && !running ? 'starting' : s;
+  };
+  const roles = (): NetworkRole[] => {
+    const out: NetworkRole[] = [];
+    if (running?.indexer.isLeader()) out.push('indexer-leader');
+    if (running?.tracker.isWatcher()) out.push('watcher-leader');
+    return out;
+  };
+  const reason = (): string => stopReason ?? watch.report().reason;
+  const indexerStatus = () => running?.indexer.current()?.status() ?? { indexedBlock: 0, headBlock: 0 };
+
+  return {
+    key,
+    platform: config.platform,
+    network: config.network,
+    isDefault: o.isDefault,
+    stores,
+    chainId: () => running?.chainId ?? watch.report().chainId ?? config.chainId ?? null,
+    confirmations: () => running?.confirmations ?? config.indexerLag ?? null,
+    state,
+    report() {
+      const r = watch.report();
+      const indexing = running?.indexer.current()?.status() ?? null;
+      return {
+        platform: config.platform,
+        network: config.network,
+        default: o.isDefault,
+        chainId: running?.chainId ?? r.chainId ?? config.chainId ?? null,
+        state: state(),
+        reason: reason(),
+        headBlock: indexing?.headBlock ?? r.headBlock,
+        indexedBlock: indexing?.indexedBlock ?? null,
+        indexLagBlocks: indexing ? Math.max(0, indexing.headBlock - indexing.indexedBlock) : null,
+        indexerLag: running?.confirmations ?? config.indexerLag ?? null,
+        roles: roles(),
+        node: { inUse: r.inUse, nodes: r.nodes },
+        outboxDepth,
+      };
+    },
+    trackerRoute: {
+      handler: () => running?.tracker.upgrade ?? null,
+      waitingReason: reason,
+    },
+    listingRefusal() {
+      const s = state();
+      if (s === 'serving') return null;
+      const what = s === 'starting' ? 'is starting' : s === 'wrong-chain' ? 'is stopped' : 'is unreachable';
+      return new TxdeskError('UPSTREAM_UNAVAILABLE', `The network ${key} ${what} (${reason()}); its listing answers again once its node does. Other networks are served as usual.`, 503);
+    },
+    refreshToken(contract, id) {
+      const indexer = running?.indexer.current();
+      if (!indexer) throw new TxdeskError('UPSTREAM_UNAVAILABLE', `This instance does not index ${key} (another one holds its indexer role); send the refresh to the indexing instance, or retry later.`);
+      return indexer.refreshToken(contract, id);
+    },
+    caughtUp: async () => {
+      await runningOnce;
+      await running!.indexer.caughtUp();
+    },
+    indexerStatus,
+    truncatedRanges: () => running?.indexer.current()?.truncatedRanges() ?? [],
+    roles,
+    errorCounts: () => watch.errorCounts(),
+    receiptsDelivered: () => running?.tracker.delivered() ?? 0,
+    stop: () => (stopping ??= (async () => {
+      stopped = true;
+      offChange();
+      clearInterval(outboxTimer);
+      await watch.stop();
+      await queue;
+      const r = running;
+      running = null;
+      if (r) {
+        await r.tracker.stop();
+        await r.indexer.stop();
+      }
+    })()),
+  };
+}
