@@ -19,8 +19,9 @@ export interface TestChain {
   stop(): Promise<void>;
 }
 
-export async function startTestChain(o: { congestion?: CongestionLevel } = {}): Promise<TestChain> {
-  const dev = await startDevService({ port: 0, congestion: o.congestion ?? 'off', blockTimeSeconds: 1, log: silentLogger });
+/** `secondChain`: also ethereum/local-2 (chain 31338), for tests of switching networks; one chain unless set. */
+export async function startTestChain(o: { congestion?: CongestionLevel; secondChain?: boolean } = {}): Promise<TestChain> {
+  const dev = await startDevService({ port: 0, congestion: o.congestion ?? 'off', blockTimeSeconds: 1, secondChain: o.secondChain ?? false, log: silentLogger });
   const wallet = Wallet.createRandom();
   await dev.devchain.fund(wallet.address, 100n * 10n ** 18n);
   const rpc = async <T>(method: string, params: unknown[] = []): Promise<T> => {
