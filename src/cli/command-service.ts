@@ -26,7 +26,7 @@ const serviceOptions = z.object({
   dev: z.boolean().optional(),
   node: nodeUrlOption.optional(),
   network: z.array(z.string()).optional(),
-  config: dirOption.optional(),
+  config: z.string().trim().min(1, 'give the path of a JSON file').optional(),
   port: portOption.optional(),
   dataDir: dirOption.optional(),
   indexerLag: confirmationsOption.optional(),

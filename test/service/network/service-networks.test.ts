@@ -8,7 +8,7 @@ import { Interface, JsonRpcProvider, Wallet } from 'ethers';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEV_CHAIN_ID, DEV_CHAIN_ID_2, startDevchain, type Devchain } from '../../../src/devchain/index.js';
-import { silentLogger } from '../../../src/lib/log.js';
+import { silentLogger, type Logger } from '../../../src/lib/log.js';
 import { TransactionTracker, type TrackerMessage } from '../../../src/sdk/index.js';
 import { startService, type RunningService } from '../../../src/service/index.js';
 import { startTcpProxy, type TcpProxy } from '../../support/fault-proxy.js';
@@ -177,5 +177,59 @@ describe('one service, two networks', () => {
     const head = Number(await new JsonRpcProvider(chains[1]!.nodeUrl, undefined, { staticNetwork: true }).getBlockNumber());
     await pollUntil(async () => ((await metric('txdesk_indexed_block', net('local-2'))) ?? 0) >= head && (await metric('txdesk_index_lag_blocks', net('local-2'))) === 0, 'local-2 lag back to 0', 20_000);
     expect(await metric('txdesk_network_up', net('local-2'))).toBe(1);
+  });
+
+  it('stops a network whose node is on another chain with one line naming it, and serves the others', async () => {
+    const lines: string[] = [];
+    const log: Logger = { info: () => {}, warn: (m) => void lines.push(m), error: (m) => void lines.push(m), child: () => log };
+    const dir = mkdtempSync(join(tmpdir(), 'txdesk-networks-wrong-'));
+    const mixed = await startService({
+      networks: [
+        { platform: 'ethereum', network: 'local', nodeUrls: [chains[0]!.nodeUrl], chainId: DEV_CHAIN_ID, indexerLag: 0 },
+        // Configured as chain 31337, but its only node is the chain 31338 one.
+        { platform: 'ethereum', network: 'wrong', nodeUrls: [chains[1]!.nodeUrl], chainId: DEV_CHAIN_ID, indexerLag: 0 },
+      ],
+      dataDir: dir,
+      port: 0,
+      probeMs: 200,
+      log,
+    });
+    try {
+      const list = (await (await fetch(`${mixed.url}/nft/v1/networks`)).json()) as any;
+      expect(list.data.map((n: any) => [n.network, n.state])).toEqual([
+        ['local', 'serving'],
+        ['wrong', 'wrong-chain'],
+      ]);
+      await new Promise((r) => setTimeout(r, 1_000));
+      const about = lines.filter((l) => l.includes('ethereum/wrong'));
+      expect(about).toHaveLength(1);
+      expect(about[0]).toContain(`is on chain ${DEV_CHAIN_ID_2}, not ${DEV_CHAIN_ID}`);
+      const own = (await mixed.accounts.createAccount({ email: 'wrong@example.com', password: 'correct horse battery staple', name: 'W', organization: 'txdesk tests' })).clientId;
+      const refused = await fetch(`${mixed.url}/nft/v1/ethereum/wrong/accounts/${'0x' + '2'.repeat(40)}/tokens?clientId=${own}`);
+      expect(refused.status).toBe(503);
+      expect(((await refused.json()) as any).error.message).toMatch(/^The network ethereum\/wrong is stopped \(.*is on chain 31338, not 31337/);
+      expect((await fetch(`${mixed.url}/nft/v1/accounts/${'0x' + '2'.repeat(40)}/tokens?clientId=${own}`)).status).toBe(200);
+    } finally {
+      await mixed.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('stops a network whose stored state belongs to another chain, naming the file', async () => {
+    const lines: string[] = [];
+    const log: Logger = { info: () => {}, warn: (m) => void lines.push(m), error: (m) => void lines.push(m), child: () => log };
+    const dir = mkdtempSync(join(tmpdir(), 'txdesk-networks-identity-'));
+    const once = (nodeUrl: string) =>
+      startService({ networks: [{ platform: 'ethereum', network: 'local', nodeUrls: [nodeUrl], indexerLag: 0 }], dataDir: dir, port: 0, probeMs: 200, log });
+    try {
+      await (await once(chains[0]!.nodeUrl)).stop();
+      // The same data dir, now pointed at the other chain: refused at start, since no network could be served.
+      await expect(once(chains[1]!.nodeUrl)).rejects.toThrow(
+        `No network could be started: ethereum/local: ethereum/local: service.sqlite in ${dir} holds the state of ethereum/local (chain ${DEV_CHAIN_ID}), but this network's node is on chain ${DEV_CHAIN_ID_2}; point the network at a node of chain ${DEV_CHAIN_ID}, or give it a fresh data dir or database.`,
+      );
+      expect(lines.filter((l) => l.includes('holds the state of'))).toHaveLength(1);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
