@@ -8,26 +8,38 @@ export interface IndexerRole {
   /** The running indexer, or null on a follower. */
   current(): Indexer | null;
   isLeader(): boolean;
-  /** Stops a running indexer and starts a new one (a node failover); it resumes from the committed tip. */
+  /** Stops a running (or paused) indexer and starts a new one (a node failover); it resumes from the committed tip. */
   restart(): Promise<void>;
+  /** Stops the indexer, keeping the role, until restart() (no node of the network's chain answers). */
+  pause(): Promise<void>;
   /** Resolves when the indexer (once this instance runs it) has caught up. */
   caughtUp(): Promise<void>;
   stop(): Promise<void>;
 }
 
 export async function startLocalIndexer(start: () => Indexer | Promise<Indexer>): Promise<IndexerRole> {
-  let indexer = await start();
-  let restarting: Promise<void> = Promise.resolve();
+  let indexer: Indexer | null = await start();
+  let queue: Promise<void> = Promise.resolve();
+  const serially = (job: () => Promise<void>) => (queue = queue.then(job));
+  const halt = async () => {
+    const i = indexer;
+    indexer = null;
+    await i?.stop();
+  };
   return {
     current: () => indexer,
     isLeader: () => true,
     restart: () =>
-      (restarting = restarting.then(async () => {
-        await indexer.stop();
+      serially(async () => {
+        await halt();
         indexer = await start();
-      })),
-    caughtUp: () => indexer.caughtUp(),
-    stop: () => restarting.then(() => indexer.stop()),
+      }),
+    pause: () => serially(halt),
+    caughtUp: async () => {
+      await queue;
+      await indexer?.caughtUp();
+    },
+    stop: () => serially(halt),
   };
 }
 
@@ -52,11 +64,16 @@ export function startLeaderIndexer(db: { url: string; lockClass: number }, start
     current: () => indexer,
     isLeader: () => leadership?.isLeader() ?? false,
     async restart() {
+      if (!leadership?.isLeader()) return;
       const i = indexer;
-      if (!i) return;
-      await i.stop();
-      if (indexer !== i) return;
-      indexer = await start();
+      indexer = null;
+      await i?.stop();
+      if (leadership.isLeader()) indexer = await start();
+    },
+    async pause() {
+      const i = indexer;
+      indexer = null;
+      await i?.stop();
     },
     caughtUp: async () => {
       await leading;

@@ -43,6 +43,8 @@ export interface NodeWatch {
   current(): CurrentNode | null;
   /** For /health and /metrics. */
   report(): NodeWatchReport;
+  /** report().state without building the report (asked on every listing request). */
+  state(): NetworkState;
   /** Probes that found a node with each problem, since start (for a Prometheus counter). */
   errorCounts(): Record<NodeProblem, number>;
   /** Resolves once every node has been probed once (or at stop()). */
@@ -81,12 +83,13 @@ export function watchNodes(o: NodeWatchOptions): NodeWatch {
 
   async function probe(i: number): Promise<NodeObservation> {
     const prev = nodes[i]!;
-    // The chain id is asked on first contact and after every failure (a reconnect), and again while it is wrong.
-    const checkChain = prev.chainId === null || (expectedChainId !== null && prev.chainId !== expectedChainId);
+    // The chain id is asked with every head, not only after a failure: a node replaced behind the same address (a
+    // load balancer, a restarted container) need not fail a single probe, and one more cheap call a second is nothing
+    // next to indexing another chain's blocks.
     try {
       const call = (method: string) => Promise.race([withTimeout(transports[i]!.call(method, timeoutMs), timeoutMs), stopSignal.promise]);
-      const [head, chainId] = await Promise.all([call('eth_blockNumber'), checkChain ? call('eth_chainId') : null]);
-      return { ...prev, at: Date.now(), head: hexNumber(head), chainId: checkChain ? hexNumber(chainId) : prev.chainId, problem: null };
+      const [head, chainId] = await Promise.all([call('eth_blockNumber'), call('eth_chainId')]);
+      return { ...prev, at: Date.now(), head: hexNumber(head), chainId: hexNumber(chainId), problem: null };
     } catch (e) {
       transports[i]!.reset(); // the next probe starts a fresh connection: a stopped node's socket may never answer again
       return { ...prev, at: Date.now(), head: null, chainId: null, problem: classifyProbeError(e) };
@@ -163,6 +166,7 @@ export function watchNodes(o: NodeWatchOptions): NodeWatch {
 
   return {
     current,
+    state: () => choice.state,
     report() {
       const problems = problemsOf(nodes, { maxLagBlocks, expectedChainId });
       const { state, inUse, reason } = choice;

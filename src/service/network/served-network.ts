@@ -91,6 +91,7 @@ export async function startServedNetwork(o: ServedNetworkOptions): Promise<Serve
   let stopped = false;
   let stopping: Promise<void> | undefined;
   let nodeInUse: string | null = null;
+  let paused = false;
   let outboxDepth: number | null = null;
   // Start, failover restarts and stop run one at a time.
   let queue: Promise<void> = Promise.resolve();
@@ -127,11 +128,25 @@ export async function startServedNetwork(o: ServedNetworkOptions): Promise<Serve
     whenRunning();
   }
 
-  /** The node the watch chose is not the one indexer and watcher use: move them (both resume from their stores). */
+  /**
+   * The node the watch chose is not the one indexer and watcher use: move them (both resume from their stores). No
+   * node of the chain at all (a node came back on another chain): the indexer pauses, so nothing of another chain is
+   * written, until a node of the right chain answers.
+   */
   async function follow(): Promise<void> {
     const next = watch.current();
-    if (!running || stopped || !next || next.url === nodeInUse) return;
+    if (!running || stopped) return;
+    if (!next) {
+      if (watch.state() === 'wrong-chain' && !paused) {
+        paused = true;
+        log.warn(`${key}: no node of chain ${running.chainId} answers; the indexer pauses until one does`);
+        await running.indexer.pause();
+      }
+      return;
+    }
+    if (next.url === nodeInUse && !paused) return;
     nodeInUse = next.url;
+    paused = false;
     log.warn(`${key}: moving the indexer and the receipt watcher to node ${next.index + 1}`);
     await running.indexer.restart();
     await running.tracker.restartWatcher();
@@ -143,7 +158,7 @@ export async function startServedNetwork(o: ServedNetworkOptions): Promise<Serve
   };
 
   const offChange = watch.onChange((current) => {
-    if (current) serially(async () => (running ? follow() : begin(await watch.ready())));
+    if (current || running) serially(async () => (running ? follow() : begin(await watch.ready())));
   });
   await watch.firstRound();
   if (watch.current()) await serially(async () => begin(await watch.ready()));
@@ -159,7 +174,7 @@ export async function startServedNetwork(o: ServedNetworkOptions): Promise<Serve
 
   const state = (): NetworkState => {
     if (stopReason) return 'wrong-chain';
-    const s = watch.report().state;
+    const s = watch.state();
     return s === 'serving' && !running ? 'starting' : s;
   };
   const roles = (): NetworkRole[] => {

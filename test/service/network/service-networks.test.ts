@@ -232,4 +232,37 @@ describe('one service, two networks', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it('pauses the indexer when its node comes back on another chain, and resumes when the right chain answers again', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'txdesk-networks-swap-'));
+    let node = await startTcpProxy(chains[0]!.nodeUrl);
+    const port = node.port;
+    const one = await startService({ networks: [{ platform: 'ethereum', network: 'local', nodeUrls: [node.url], indexerLag: 0 }], dataDir: dir, port: 0, probeMs: 150, probeTimeoutMs: 1_000, log: silentLogger });
+    const own = (await one.accounts.createAccount({ email: 'swap@example.com', password: 'correct horse battery staple', name: 'S', organization: 'txdesk tests' })).clientId;
+    const owner = Wallet.createRandom().address.toLowerCase();
+    const count = async () => ((await (await fetch(`${one.url}/nft/v1/accounts/${owner}/tokens?clientId=${own}`)).json()) as any).pagination?.totalCount;
+    try {
+      await chains[0]!.giveTokens(owner, 1);
+      await pollUntil(async () => (await count()) === 1, 'the first token', 30_000);
+      // The same address now answers for chain 31338: a node replaced by one of another chain.
+      await node.down(); // cuts the open connections too
+      await node.close();
+      node = await startTcpProxy(chains[1]!.nodeUrl, port);
+      await pollUntil(() => one.networks[0]!.state() === 'wrong-chain', 'the other chain noticed', 10_000);
+      await pollUntil(() => one.networks[0]!.indexerStatus().headBlock === 0, 'the indexer paused', 10_000);
+      await chains[1]!.giveTokens(owner, 2);
+      // Mined while paused, on the wrong chain: never indexed (the count below stays at chain 31337's two).
+
+      await node.down();
+      await node.close();
+      node = await startTcpProxy(chains[0]!.nodeUrl, port);
+      await chains[0]!.giveTokens(owner, 1);
+      await pollUntil(async () => one.networks[0]!.state() === 'serving' && (await count()) === 2, 'indexing on the right chain again', 30_000);
+      expect(await balanceOnChain(chains[0]!, owner)).toBe(2);
+    } finally {
+      await one.stop();
+      await node.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
