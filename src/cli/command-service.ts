@@ -91,10 +91,10 @@ export function registerService(program: Command): void {
       }
       const indexerLag = opts.indexerLag ?? opts.confirmations;
       const lagFlag = opts.indexerLag !== undefined ? '--indexer-lag' : '--confirmations';
-      if (opts.dev && indexerLag !== undefined) throw usageError(`${lagFlag} applies to a service on --node URL (a dev chain is indexed to its head): drop it, or use --node instead of --dev.`);
-      if (opts.dev && opts.publicUrl) throw usageError('--public-url applies to a service on --node URL; the --dev service answers on loopback only.');
+      if (opts.dev && indexerLag !== undefined) throw usageError(`${lagFlag} applies to a service on --node, --network or --config (a dev chain is indexed to its head): drop it, or use one of those instead of --dev.`);
+      if (opts.dev && opts.publicUrl) throw usageError('--public-url applies to a service on --node, --network or --config; the --dev service answers on loopback only.');
       const database = opts.database ?? databaseFromEnv(env);
-      if (opts.dev && database) throw usageError('--database applies to a service on --node URL; the --dev service keeps its state in SQLite: drop --database (or unset TXDESK_DATABASE_URL).');
+      if (opts.dev && database) throw usageError('--database applies to a service on --node, --network or --config; the --dev service keeps its state in SQLite: drop --database (or unset TXDESK_DATABASE_URL).');
       const networks = networksFromFlags(opts.network, opts.config);
       const nodeUrl = opts.dev || networks ? undefined : (opts.node ?? nodeFromEnv(env));
       const json = opts.json === true;

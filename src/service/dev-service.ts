@@ -141,7 +141,7 @@ export async function startDevService(opts: DevServiceOptions = {}): Promise<Dev
       indexerLag: service.confirmations,
       clientId: devAccount.clientId,
       metadataUrl: devchain.metadataUrl,
-      networks: networks.map((n) => ({ platform: n.platform, network: n.network, chainId: n.chainId, nodeUrl: n.nodeUrl, default: n.isDefault })),
+      networks: networks.map((n, i) => ({ platform: n.platform, network: n.network, chainId: n.chainId, nodeUrl: n.nodeUrl, state: service.networks[i]!.state(), default: n.isDefault })),
     }),
     stop: () =>
       (stopping ??= (async () => {

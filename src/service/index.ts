@@ -195,7 +195,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
       }),
     );
     if (networks.every((n) => n.state() !== 'serving')) {
-      throw new TxdeskError('UPSTREAM_UNAVAILABLE', `No network could be started: ${networks.map((n) => `${n.key}: ${n.report().reason}`).join('; ')}`);
+      throw new TxdeskError('UPSTREAM_UNAVAILABLE', `No network could be started: ${networks.map((n) => `${n.key}: ${n.report().reason.replace(/\.$/, '')}`).join('; ')}.`);
     }
     const main = networks[0]!;
 

@@ -205,8 +205,8 @@ describe('each misconfiguration stops start-up with one line naming what to chan
     const env = cleanEnv();
     const table: [string[], string][] = [
       [['service', '--node', sepolia, '--congestion', 'high'], '--congestion and --block-time apply to the dev chain: add --dev.'],
-      [['service', '--dev', '--indexer-lag', '3'], '--indexer-lag applies to a service on --node URL (a dev chain is indexed to its head): drop it, or use --node instead of --dev.'],
-      [['service', '--dev', '--confirmations', '3'], '--confirmations applies to a service on --node URL (a dev chain is indexed to its head): drop it, or use --node instead of --dev.'],
+      [['service', '--dev', '--indexer-lag', '3'], '--indexer-lag applies to a service on --node, --network or --config (a dev chain is indexed to its head): drop it, or use one of those instead of --dev.'],
+      [['service', '--dev', '--confirmations', '3'], '--confirmations applies to a service on --node, --network or --config (a dev chain is indexed to its head): drop it, or use one of those instead of --dev.'],
       [['service', '--node', sepolia, '--indexer-lag', '3', '--confirmations', '4'], '--confirmations is the old name of --indexer-lag: give only --indexer-lag.'],
     ];
     const got = await Promise.all(table.map(([args]) => runCli(args, { env })));

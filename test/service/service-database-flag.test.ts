@@ -23,7 +23,7 @@ describe('txdesk service --database', () => {
     expect(fromEnv.stderr).toContain('TXDESK_DATABASE_URL: "not a url" is not a URL; pass a PostgreSQL URL such as postgres://');
     const dev = await runCli(['service', '--dev', '--database', 'postgres://127.0.0.1:1/txdesk'], { env: env() });
     expect(dev.code).toBe(2);
-    expect(dev.stderr).toContain('--database applies to a service on --node URL; the --dev service keeps its state in SQLite');
+    expect(dev.stderr).toContain('--database applies to a service on --node, --network or --config; the --dev service keeps its state in SQLite');
   });
 
   it('stops with one sentence, the password hidden, when the database does not answer', async () => {

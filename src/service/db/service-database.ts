@@ -1,10 +1,10 @@
 // Where the service keeps its state: SQLite in --data-dir (one instance), or one PostgreSQL database that any number
 // of instances share (`--database postgres://…`). Opens the connections the shared mode needs and names the instance.
 import { createHash, randomBytes } from 'node:crypto';
-import { LOCK_CLASS } from './pg-locks.js';
+import { LOCK_CLASS, LOCKS } from './pg-locks.js';
 import type { Logger } from '../../lib/log.js';
 import { startPgListener, type PgListener } from './pg-listen.js';
-import { openPgPool, redactUrl, type PgPool } from './pg-pool.js';
+import { inTransaction, openPgPool, redactUrl, type PgPool } from './pg-pool.js';
 
 /** What a module needs to take part in a fleet on one PostgreSQL database. */
 export interface SharedDatabase {
@@ -66,7 +66,11 @@ export async function openSharedDatabase(url: string, log: Logger): Promise<Shar
 /** The shared database as one network other than the default sees it: its schema first on a pool of its own. */
 export async function openNetworkDatabase(base: SharedDatabase, key: string): Promise<SharedDatabase> {
   const place = networkPlace(key);
-  await base.pool.query(`CREATE SCHEMA IF NOT EXISTS ${place.schema}`);
+  // Under the migration lock: two instances creating the same schema at once can both fail on the catalog otherwise.
+  await inTransaction(base.pool, async (c) => {
+    await c.query('SELECT pg_advisory_xact_lock($1, $2)', [LOCK_CLASS, LOCKS.migrations]);
+    await c.query(`CREATE SCHEMA IF NOT EXISTS ${place.schema}`);
+  });
   const pool = openPgPool(base.url, 10, place.schema);
   return { ...base, pool, lockClass: place.lockClass, channel: (name) => name + place.suffix };
 }

@@ -166,7 +166,13 @@ function routesAt(pick: PickListing, origin: () => string, scoped: boolean): Doc
   const operationId = (name: string) => (scoped ? `network${name[0]!.toUpperCase()}${name.slice(1)}` : name);
   const where = scoped ? ' on the network in the path' : ' on the default network';
   const params = <T extends z.ZodRawShape>(o: z.ZodObject<T>) => (scoped ? o.extend(networkParams) : o);
-  const errors = { ...listingErrors, ...(scoped ? { 404: errorReply('The service does not serve this network (the message lists those it does), or nothing is indexed at this address.') } : {}), 503: errorReply("The network's node is unreachable (or the network is starting); retry later. Other networks are served as usual.") };
+  const unserved = scoped ? ' Also: the service does not serve the network in the path (the message lists those it does).' : '';
+  const notFound = (what: string) => ({ 404: errorReply(what + unserved) });
+  const errors = {
+    ...listingErrors,
+    ...(scoped ? notFound('The service does not serve the network in the path; the message lists those it does.') : {}),
+    503: errorReply("The network's node is unreachable, the network is starting, or it is stopped (its node or its stored state is on another chain); the message says which. Other networks are served as usual."),
+  };
   return [
     {
       doc: {
@@ -186,7 +192,7 @@ function routesAt(pick: PickListing, origin: () => string, scoped: boolean): Doc
         operationId: operationId('contract'),
         summary: `One indexed ERC-721 or ERC-1155 contract${where}`,
         request: { params: params(pathAddress('contract')), query: z.object({ clientId: clientIdParam() }) },
-        responses: { 200: jsonReply('The contract.', contractReply), ...errors, 404: errorReply('No contract is indexed at this address.') },
+        responses: { 200: jsonReply('The contract.', contractReply), ...errors, ...notFound('No contract is indexed at this address.') },
       },
       handler: (c) => andThen(listing(c).contract(c.req.param('address') ?? '', searchOf(c.req.url)), (contract) => json(c, 200, contract)),
     },
@@ -197,7 +203,7 @@ function routesAt(pick: PickListing, origin: () => string, scoped: boolean): Doc
         operationId: operationId('contractTokens'),
         summary: `Tokens of one contract${where}`,
         request: { params: params(pathAddress('contract')), query: listingQueryDocs.contract },
-        responses: { 200: jsonReply('One page of tokens.', tokenPageReply), ...errors, 404: errorReply('No contract is indexed at this address.') },
+        responses: { 200: jsonReply('One page of tokens.', tokenPageReply), ...errors, ...notFound('No contract is indexed at this address.') },
       },
       handler: (c) => andThen(listing(c).contractTokens(c.req.param('address') ?? '', searchOf(c.req.url), origin()), (page) => json(c, 200, page)),
     },
@@ -218,7 +224,7 @@ function routesAt(pick: PickListing, origin: () => string, scoped: boolean): Doc
         responses: {
           202: jsonReply('The read was started.', refreshReply),
           ...errors,
-          404: errorReply('The contract or the token is not in the index.'),
+          ...notFound('The contract or the token is not in the index.'),
           502: errorReply('With a shared database: the database is not answering, or this instance does not index; retry in a few seconds.'),
         },
       },

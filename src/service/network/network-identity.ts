@@ -11,11 +11,17 @@ export interface NetworkIdentityStore {
   write(id: NetworkIdentity): Promise<void>;
 }
 
-/** Null when `stored` (or nothing yet) fits `actual`; else the sentence that stops the network. */
-export function identityProblem(stored: NetworkIdentity | null, actual: NetworkIdentity, where: string): string | null {
+/**
+ * Null when `stored` (or nothing yet) fits `actual`; else why the network stops: `log` for the operator (it names the
+ * file or schema), `public` for /health and refusals (no paths of the machine).
+ */
+export function identityProblem(stored: NetworkIdentity | null, actual: NetworkIdentity, where: string): { log: string; public: string } | null {
   if (!stored || (stored.chainId === actual.chainId && stored.platform === actual.platform && stored.network === actual.network)) return null;
-  return (
-    `${actual.platform}/${actual.network}: ${where} holds the state of ${stored.platform}/${stored.network} (chain ${stored.chainId}), ` +
-    `but this network's node is on chain ${actual.chainId}; point the network at a node of chain ${stored.chainId}, or give it a fresh data dir or database.`
-  );
+  const held = `${stored.platform}/${stored.network} (chain ${stored.chainId})`;
+  return {
+    log:
+      `${actual.platform}/${actual.network}: ${where} holds the state of ${held}, but this network's node is on chain ${actual.chainId}; ` +
+      `point the network at a node of chain ${stored.chainId}, or give it a fresh data dir or database.`,
+    public: `its stored state belongs to ${held} but its node is on chain ${actual.chainId}; the operator must fix the node URL or the store and restart`,
+  };
 }

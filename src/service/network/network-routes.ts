@@ -1,5 +1,5 @@
-// GET /nft/v1/networks: the networks this service serves, with chain id, head, indexed block and state (no node URLs:
-// they can carry API keys). Open to anyone, like /health.
+// GET /nft/v1/networks: the networks this service serves, with chain id, head, indexed block and state (nodes only as
+// scheme://host:port: paths and user parts of node URLs can carry API keys). Open to anyone, like /health.
 import { z } from 'zod';
 import { json, jsonReply, type DocumentedRoute } from '../../lib/hono-kit.js';
 import type { NetworkReport } from './served-network.js';

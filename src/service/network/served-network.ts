@@ -104,8 +104,8 @@ export async function startServedNetwork(o: ServedNetworkOptions): Promise<Serve
     if (stopped || running || stopReason) return;
     const problem = identityProblem(await stores.identity.read(), { platform: config.platform, network: config.network, chainId }, stores.where);
     if (problem) {
-      stopReason = problem;
-      log.error(problem);
+      stopReason = problem.public;
+      log.error(problem.log);
       return;
     }
     await stores.identity.write({ platform: config.platform, network: config.network, chainId });
@@ -184,6 +184,8 @@ export async function startServedNetwork(o: ServedNetworkOptions): Promise<Serve
     return out;
   };
   const reason = (): string => stopReason ?? watch.report().reason;
+  /** The reason inside another sentence: no capital, no closing period. */
+  const clause = () => reason().replace(/\.$/, '').replace(/^[A-Z](?=[a-z])/, (c) => c.toLowerCase());
   const indexerStatus = () => running?.indexer.current()?.status() ?? { indexedBlock: 0, headBlock: 0 };
 
   return {
@@ -206,8 +208,9 @@ export async function startServedNetwork(o: ServedNetworkOptions): Promise<Serve
         state: state(),
         reason: reason(),
         headBlock: indexing?.headBlock ?? r.headBlock,
-        indexedBlock: indexing?.indexedBlock ?? null,
-        indexLagBlocks: indexing ? Math.max(0, indexing.headBlock - indexing.indexedBlock) : null,
+        // Below 0 until the head reaches the indexer lag on a young chain: nothing is indexed yet.
+        indexedBlock: indexing && indexing.indexedBlock >= 0 ? indexing.indexedBlock : null,
+        indexLagBlocks: indexing ? Math.max(0, indexing.headBlock - Math.max(0, indexing.indexedBlock)) : null,
         indexerLag: running?.confirmations ?? config.indexerLag ?? null,
         roles: roles(),
         node: { inUse: r.inUse, nodes: r.nodes },
@@ -216,13 +219,14 @@ export async function startServedNetwork(o: ServedNetworkOptions): Promise<Serve
     },
     trackerRoute: {
       handler: () => running?.tracker.upgrade ?? null,
-      waitingReason: reason,
+      waitingReason: clause,
     },
     listingRefusal() {
       const s = state();
       if (s === 'serving') return null;
+      const then = stopReason ? 'it stays stopped until the service restarts with that fixed' : 'its listing answers again once its node does';
       const what = s === 'starting' ? 'is starting' : s === 'wrong-chain' ? 'is stopped' : 'is unreachable';
-      return new TxdeskError('UPSTREAM_UNAVAILABLE', `The network ${key} ${what} (${reason()}); its listing answers again once its node does. Other networks are served as usual.`, 503);
+      return new TxdeskError('UPSTREAM_UNAVAILABLE', `The network ${key} ${what} (${clause()}); ${then}. Other networks are served as usual.`, 503);
     },
     refreshToken(contract, id) {
       const indexer = running?.indexer.current();

@@ -9,7 +9,7 @@ export type UpgradeHandler = (req: IncomingMessage, socket: Duplex, head: Buffer
 export interface TrackerRoute {
   /** The network's tracker, or null while it has not started (its node has not answered yet). */
   handler(): UpgradeHandler | null;
-  /** Why it has not started, for the 503. */
+  /** Why it has not started, for the 503 (a clause: no capital, no period). */
   waitingReason(): string;
 }
 
@@ -49,7 +49,7 @@ export function routeTrackerUpgrades(server: Server, routes: ReadonlyMap<string,
     const route = parts.length === 2 ? routes.get(key) : undefined;
     if (!route) return refuseUpgrade(socket, 404, 'NOT_FOUND', `This service does not track ${key || 'that network'}; it tracks ${served()}: connect to /tracker/{platform}/{network} with one of them.`);
     const handler = route.handler();
-    if (!handler) return refuseUpgrade(socket, 503, 'UPSTREAM_UNAVAILABLE', `${key} is not being tracked yet (${route.waitingReason()}); try again shortly.`);
+    if (!handler) return refuseUpgrade(socket, 503, 'UPSTREAM_UNAVAILABLE', `${key} is not being tracked right now (${route.waitingReason()}); try again later.`);
     void handler(req, socket, head, url);
   };
   server.on('upgrade', listener);
