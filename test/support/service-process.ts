@@ -14,9 +14,18 @@ export interface ServiceProcess {
 
 const children = new Set<ChildProcess>();
 
-export async function startServiceProcess(opts: { nodeUrl: string; dataDir: string; port?: number; database?: string; env?: NodeJS.ProcessEnv }): Promise<ServiceProcess> {
-  const args = ['service', '--node', opts.nodeUrl, '--port', String(opts.port ?? 0), '--data-dir', opts.dataDir, '--open-signup', '--json'];
+/**
+ * One network on `nodeUrl` (`--node`), or every one of `networks`, each `<platform>/<network>=<url>[,<url>]` (repeated
+ * `--network`, the first the default); `indexerLag` becomes `--indexer-lag` (a second dev chain, 31338, is not one the
+ * service knows as a dev chain and is indexed 12 blocks behind its head otherwise).
+ */
+export async function startServiceProcess(
+  opts: ({ nodeUrl: string; networks?: undefined } | { nodeUrl?: undefined; networks: string[] }) & { dataDir: string; port?: number; database?: string; indexerLag?: number; env?: NodeJS.ProcessEnv },
+): Promise<ServiceProcess> {
+  const chains = opts.networks ? opts.networks.flatMap((n) => ['--network', n]) : ['--node', opts.nodeUrl!];
+  const args = ['service', ...chains, '--port', String(opts.port ?? 0), '--data-dir', opts.dataDir, '--open-signup', '--json'];
   if (opts.database) args.push('--database', opts.database);
+  if (opts.indexerLag !== undefined) args.push('--indexer-lag', String(opts.indexerLag));
   const daemon = await startCliDaemon(args, { env: { ...process.env, TXDESK_LOG: 'silent', ...opts.env } });
   const child = daemon.child;
   children.add(child);
@@ -36,6 +45,20 @@ export interface ServiceHealth {
   headBlock: number;
   indexLagBlocks: number | null;
   outboxDepth: number | null;
+  /** Every network served, the default first; `roles` above are the default network's. */
+  networks: NetworkHealth[];
+}
+
+/** One network of `/health` (served-network.ts, NetworkReport), as the fleet tests read it. */
+export interface NetworkHealth {
+  platform: string;
+  network: string;
+  chainId: number | null;
+  state: string;
+  roles: ('indexer-leader' | 'watcher-leader')[];
+  indexedBlock: number | null;
+  headBlock: number | null;
+  node: { inUse: number | null; nodes: { url: string; head: number | null; problem: string | null }[] };
 }
 
 export async function serviceHealth(p: ServiceProcess): Promise<ServiceHealth> {
