@@ -5,13 +5,14 @@ import { createShutdown } from '../lib/shutdown.js';
 import type { AppInfo, AppStatus, CongestionLevel, ReplacementPolicy } from '../shared/desktop-api.js';
 import { TxdeskError } from '../shared/errors.js';
 import type { CoreConfig } from './config.js';
+import type { ChainSession } from './chain-session.js';
 import type { Chain, Clock, SettingsStore, StartEmbedded, TxStore } from './ports.js';
 import { apiAfterStart } from './services/desktop-api-after-start.js';
-import { createCoreEvents, emitToEach, type CoreApi } from './services/desktop-api-core.js';
-import { createLinkStatus } from './services/link-status.js';
+import { createCoreEvents, type CoreApi } from './services/desktop-api-core.js';
 import type { Approvals } from './services/approvals.js';
+import type { NetworkSessions } from './services/network-sessions.js';
 import type { RecoverySummary, TxEngine } from './services/tx-engine.js';
-import { lockDataDir, openStoreAndKey, openTracking, reachChain, serve, startEngine, type StartContext } from './startup-phases.js';
+import { lockDataDir, openKey, openNetworks, reachChain, serve, type StartContext } from './startup-phases.js';
 
 // The core's entry for Electron's main process, which reaches the core only through this module: the pieces of the
 // localhost server it serves over its own schemes, and the settings check for its electron-store file.
@@ -57,17 +58,22 @@ export interface CoreOptions {
 
 export interface CoreRuntime {
   config: CoreConfig;
-  info: Omit<AppInfo, 'address' | 'status'>;
+  /** The active network (another one after a switch). */
+  readonly info: Omit<AppInfo, 'address' | 'status'>;
   /** Set when the localhost server listens. */
   appUrl: string | null;
   /** `appUrl` with the browser UI's one-time login, when the server listens. */
   loginUrl: string | null;
   /** The localhost API's token file, when the server listens. */
   apiTokenFile: string | null;
+  /** The start network's recovery. */
   recovery: RecoverySummary;
-  store: TxStore;
-  engine: TxEngine;
-  chain: Chain;
+  /** The active network's store, engine and node. */
+  readonly store: TxStore;
+  readonly engine: TxEngine;
+  readonly chain: Chain;
+  /** Every network the core has open, and the active one. */
+  sessions: NetworkSessions<ChainSession>;
   /** Tool requests waiting for a person (configured networks). */
   approvals: Approvals;
   /** Embedded mode only: the in-process dev service, for its ready line. */
@@ -99,18 +105,46 @@ export function createCore(opts: CoreOptions = {}): Core {
 
   /** The phases of startup-phases.ts, in order. */
   async function boot(): Promise<CoreRuntime> {
-    const c: StartContext = { opts, env, log, events, shutdown, board: createLinkStatus({ log: log.child('link'), emit: (status) => emitToEach(events.status, status) }) };
+    const c: StartContext = { opts, env, log, events, shutdown };
     const { dataDir, settingsStore, config } = lockDataDir(c);
     const reached = await reachChain(c, config);
-    const { store, keys } = await openStoreAndKey(c, dataDir, config, reached);
-    const tracking = openTracking(c, dataDir, reached);
-    // The api tells tools the app's own origin, known once phase 6 listens.
+    // The balance is read on the active network's node, known once phase 4 has opened it.
+    let sessions: NetworkSessions<ChainSession> | null = null;
+    const activeChain = () => {
+      if (!sessions) throw new TxdeskError('CONFLICT', 'The app core has not opened its network yet; retry in a moment.');
+      return sessions.active().chain;
+    };
+    const keys = await openKey({ ...c, config }, dataDir, reached, activeChain);
+    // The api tells tools the app's own origin, known once phase 5 listens.
     let served: Awaited<ReturnType<typeof serve>> | null = null;
-    const { engine, approvals, api, recovery } = await startEngine(c, { config, settingsStore, reached, store, keys, tracking, appOrigin: () => served?.appUrl ?? null });
+    const opened = await openNetworks(c, { dataDir, config, settingsStore, reached, keys, appOrigin: () => served?.appUrl ?? null });
+    sessions = opened.sessions;
+    const { approvals, api, recovery } = opened;
     served = await serve(c, dataDir, api);
     inner = api;
-    const { info, chain, devServiceInfo } = reached;
-    runtime = { config, info, ...served, recovery, store, engine, chain, approvals, devServiceInfo, address: () => keys.signer()?.address ?? null, status: () => c.board.get() };
+    const open = opened.sessions;
+    runtime = {
+      config,
+      get info() {
+        return open.active().info;
+      },
+      ...served,
+      recovery,
+      get store() {
+        return open.active().store;
+      },
+      get engine() {
+        return open.active().engine;
+      },
+      get chain() {
+        return open.active().chain;
+      },
+      sessions: open,
+      approvals,
+      devServiceInfo: reached.devServiceInfo,
+      address: () => keys.signer()?.address ?? null,
+      status: () => open.active().board.get(),
+    };
     return runtime;
   }
 

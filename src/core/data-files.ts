@@ -5,14 +5,17 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
- * The transaction store's file. One store per chain: a restarted dev chain is a new chain, and its old records could
- * never be reconciled, so the embedded one starts empty every time (its folder is removed here).
+ * The transaction store's file. One store per chain (the same address has its own nonces on every chain); the embedded
+ * dev chains keep theirs in one folder that clearEmbeddedStores empties at start-up.
  */
-export function prepareTxStoreFile(dataDir: string, embedded: boolean, chainId: number, genesisHash: string): string {
+export function txStoreFile(dataDir: string, embedded: boolean, chainId: number, genesisHash: string): string {
   if (!embedded) return join(dataDir, `tx-${chainId}-${genesisHash.slice(2, 10)}.db`);
-  const dir = join(dataDir, 'embedded');
-  rmSync(dir, { recursive: true, force: true });
-  return join(dir, 'tx.db');
+  return join(dataDir, 'embedded', `tx-${chainId}.db`);
+}
+
+/** A restarted dev chain is a new chain whose old records could never be reconciled: the embedded stores start empty. */
+export function clearEmbeddedStores(dataDir: string): void {
+  rmSync(join(dataDir, 'embedded'), { recursive: true, force: true });
 }
 
 /** The app's tracker subscription: stable per data folder and chain, so a restart resumes its stored messages. */

@@ -9,6 +9,13 @@ import type { StoredRule } from './domain/approval-rules.js';
 
 export type NewEvent = Omit<TxEvent, 'at'>;
 
+/** A network as the listing paths of the data service name it (the default has no /{platform}/{network}). */
+export interface ListingNetwork {
+  platform: string;
+  network: string;
+  isDefault: boolean;
+}
+
 /** Whether a record's signed bytes reached a node: not yet, accepted (pool or chain), or refused the last time sent. */
 export type BroadcastState = 'unsent' | 'sent' | 'rejected';
 
@@ -132,9 +139,9 @@ export type SignerFactory = (privateKey: string) => Signer;
 
 /** What the app fetches over HTTP for the renderer: the data service's listing and sign-in, token metadata and images. */
 export interface WebSources {
-  /** One listing page with the caller's own query; the service's status and body as they came, clientId added. */
-  tokenPage(o: { clientId: string | null; address: string; query: URLSearchParams; appOrigin: string | null }): Promise<{ status: number; body: unknown }>;
-  refreshToken(o: { clientId: string | null; contract: string; tokenId: string }): Promise<void>;
+  /** One listing page of `network` with the caller's own query; the service's status and body as they came, clientId added. */
+  tokenPage(o: { network: ListingNetwork; clientId: string | null; address: string; query: URLSearchParams; appOrigin: string | null }): Promise<{ status: number; body: unknown }>;
+  refreshToken(o: { network: ListingNetwork; clientId: string | null; contract: string; tokenId: string }): Promise<void>;
   /** The account's client ID. */
   signIn(credentials: SignIn): Promise<string>;
   metadata(uris: readonly string[]): Promise<Record<string, TokenMetadata>>;
@@ -173,7 +180,9 @@ export interface TrackerFeed {
 }
 
 /** What the user changed in the app; only these are persisted (environment and embedded values are derived each start). */
-export interface PersistedSettings extends SettingsPatch {
+export interface PersistedSettings extends Omit<SettingsPatch, 'nodeUrls'> {
+  /** Node URLs of other networks, by `platform/network`. */
+  nodeUrls?: Record<string, string>;
   signedInAs?: string | null;
   /** Standing approval rules (approvals.ts), with the spends of their last 24 hours. */
   approvalRules?: StoredRule[];
@@ -206,7 +215,21 @@ export interface EmbeddedNetwork {
   metadataOrigin: string;
   /** What the embedded service reports about itself (for logs and the ready line). */
   readyInfo: Record<string, unknown>;
+  /** Every dev network the embedded service serves, the default (the fields above) first. */
+  networks: EmbeddedChain[];
   stop(): Promise<void>;
+}
+
+/** One dev chain of the embedded network, and the network the embedded service serves it as. */
+export interface EmbeddedChain {
+  platform: string;
+  network: string;
+  chainId: number;
+  nodeUrl: string;
+  isDefault: boolean;
+  devchain: DevchainControl;
+  /** Origin of this dev chain's metadata server. */
+  metadataOrigin: string;
 }
 
 /**

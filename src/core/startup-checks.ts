@@ -13,6 +13,21 @@ export interface ServiceHealth {
   platform: string;
   network: string;
   confirmations?: number;
+  /** Every network a multi-network service serves, the default first (the fields above describe the default). */
+  networks?: { platform: string; network: string; chainId: number | null; default?: boolean }[];
+}
+
+/**
+ * The network of `health` the configured one means: the one named by PLATFORM/NETWORK, else (none named) the one on
+ * the node's chain, else the default. A service without `networks` serves only its default.
+ */
+export function servedNetworkFor(net: Pick<NetworkConfig, 'platform' | 'network'>, nodeChainId: number, health: ServiceHealth): ServiceHealth & { isDefault: boolean } {
+  const asDefault = { ...health, isDefault: true };
+  const list = health.networks ?? [];
+  const platform = net.platform ?? health.platform;
+  const named = net.network !== null ? list.find((n) => n.platform === platform && n.network === net.network) : list.find((n) => n.platform === platform && n.chainId === nodeChainId);
+  if (!named || (named.platform === health.platform && named.network === health.network)) return asDefault;
+  return { chainId: named.chainId ?? nodeChainId, platform: named.platform, network: named.network, isDefault: named.default === true };
 }
 
 export type ServiceProbe = { reachable: true; health: ServiceHealth } | { reachable: false; reason: string };
@@ -65,8 +80,9 @@ export async function probeService(net: Pick<NetworkConfig, 'serviceUrl' | 'orig
  * A value saved in the app that does not match is not fatal (the app could never start to change it): the service's
  * is used and a warning says so.
  */
-export function compareParts(net: NetworkConfig, nodeChainId: number, health: ServiceHealth | null): { platform: string; network: string; warnings: string[] } {
-  if (!health) return { platform: net.platform ?? 'ethereum', network: net.network ?? defaultNetwork(nodeChainId), warnings: [] };
+export function compareParts(net: NetworkConfig, nodeChainId: number, serviceHealth: ServiceHealth | null): { platform: string; network: string; isDefault: boolean; warnings: string[] } {
+  if (!serviceHealth) return { platform: net.platform ?? 'ethereum', network: net.network ?? defaultNetwork(nodeChainId), isDefault: true, warnings: [] };
+  const health = servedNetworkFor(net, nodeChainId, serviceHealth);
   const served = `${health.platform}/${health.network}`;
   if (health.chainId !== nodeChainId) {
     throw new ConfigError([
@@ -86,7 +102,7 @@ export function compareParts(net: NetworkConfig, nodeChainId: number, health: Se
     }
   }
   if (problems.length) throw new ConfigError(problems);
-  return { platform: health.platform, network: health.network, warnings };
+  return { platform: health.platform, network: health.network, isDefault: health.isDefault, warnings };
 }
 
 export type ClientIdCheck = 'accepted' | 'unknown' | 'unreachable';
@@ -122,15 +138,15 @@ export function causeOf(e: unknown): string {
   return err?.cause?.code ?? err?.cause?.message ?? (e instanceof Error ? e.message : String(e));
 }
 
-/** The network as it runs: PLATFORM/NETWORK settled. */
-export type SettledNetwork = Omit<NetworkConfig, 'platform' | 'network'> & { platform: string; network: string };
+/** The network as it runs: PLATFORM/NETWORK settled, and whether it is the service's default. */
+export type SettledNetwork = Omit<NetworkConfig, 'platform' | 'network'> & { platform: string; network: string; isDefault: boolean };
 
 /** Runs the checks in order; `serviceDown` is null when the service answered, else why not (start-up goes on, the
  * tracker link starts unreachable). */
 export async function settleConfiguredNetwork(net: NetworkConfig, nodeChainId: number, log: Logger): Promise<{ net: SettledNetwork; serviceDown: string | null }> {
   const probe = await probeService(net);
   const health = probe.reachable ? probe.health : null;
-  const { platform, network, warnings } = compareParts(net, nodeChainId, health);
+  const { platform, network, isDefault, warnings } = compareParts(net, nodeChainId, health);
   for (const w of warnings) log.warn(w);
   let serviceDown = probe.reachable ? null : probe.reason;
   if (!probe.reachable) {
@@ -142,5 +158,5 @@ export async function settleConfiguredNetwork(net: NetworkConfig, nodeChainId: n
     if (check === 'unknown') throw new ConfigError([unknownClientIdMessage(net)]);
     if (check === 'unreachable') serviceDown = `The data service at ${net.serviceUrl} stopped answering`;
   }
-  return { net: { ...net, platform, network }, serviceDown };
+  return { net: { ...net, platform, network, isDefault }, serviceDown };
 }

@@ -5,7 +5,7 @@ import { ensureDir } from '../lib/fs-dirs.js';
 import type { Logger } from '../lib/log.js';
 import { repeatWithoutOverlap } from '../lib/repeat.js';
 import type { Shutdown } from '../lib/shutdown.js';
-import type { AppInfo } from '../shared/desktop-api.js';
+import type { NetworkRef } from '../shared/desktop-api.js';
 import { TxdeskError } from '../shared/errors.js';
 import { createJsonRpcChain } from './adapters/chain/chain-jsonrpc.js';
 import { createWalletSigner } from './adapters/chain/chain-signer.js';
@@ -13,29 +13,25 @@ import { acquireDataDirLock } from './adapters/data-dir-lock.js';
 import { startAppServer } from './adapters/http/app-server.js';
 import { webSources } from './adapters/net/web-sources.js';
 import { readServiceHealth } from './adapters/service/service-health.js';
+import { readServedNetworks } from './adapters/service/service-networks.js';
 import { createFileSettingsStore } from './adapters/settings/settings-file.js';
-import { openTxStore } from './adapters/sqlite/tx-store-sqlite.js';
-import { createSdkTrackerFeed } from './adapters/tracker/tracker-feed-sdk.js';
 import { selectKeyVault } from './adapters/vault/vault-select.js';
 import { ensureApiToken } from './api-token.js';
+import { openChainSession, type ChainSession, type SessionTarget } from './chain-session.js';
 import { ConfigError, loadConfig, resolveDataDir, type CoreConfig, type NetworkConfig } from './config.js';
 import type { CoreOptions, CoreRuntime } from './create-core.js';
-import { appSubscriptionId, prepareTxStoreFile } from './data-files.js';
-import { systemClock, type DevchainControl, type EmbeddedNetwork, type SettingsStore, type TxStore } from './ports.js';
+import { clearEmbeddedStores } from './data-files.js';
+import { networkKey, networkList, nodeUrlFor, sameNetwork, switchRefusal, type KnownNetwork } from './domain/networks.js';
+import { systemClock, type Chain, type DevchainControl, type EmbeddedChain, type EmbeddedNetwork, type SettingsStore } from './ports.js';
 import { createApprovals } from './services/approvals.js';
 import { clientIdGuard } from './services/client-id-guard.js';
-import { createClientFeed } from './services/client-feed.js';
-import { createCoreApi, emitToEach, type CoreApi, type CoreEvents } from './services/desktop-api-core.js';
+import { createCoreApi, emitToEach, onChain, type CoreApi, type CoreEvents } from './services/desktop-api-core.js';
 import { validatedApi } from './services/desktop-api-validated.js';
 import { createKeyManager, type KeyManager } from './services/key-manager.js';
-import type { LinkStatusBoard } from './services/link-status.js';
-import { observeChain, watchNode } from './services/node-link.js';
-import { startNonceWatchdog, type NonceWatchdog } from './services/nonce-watchdog.js';
+import { createNetworkSessions, type NetworkSessions } from './services/network-sessions.js';
 import { createSettingsManager } from './services/settings-manager.js';
-import { describeTrackerError } from './services/tracker-error-messages.js';
-import { createTxEngine } from './services/tx-engine.js';
 import { settleConfiguredNetwork } from './startup-checks.js';
-import { keyLoadRefusal, noKeyPlace, refuseDevchainFlags, startupTrackerRefusal } from './startup-refusals.js';
+import { keyLoadRefusal, noKeyPlace, refuseDevchainFlags } from './startup-refusals.js';
 
 /** What every phase may use. */
 export interface StartContext {
@@ -43,15 +39,12 @@ export interface StartContext {
   env: NodeJS.ProcessEnv;
   log: Logger;
   events: CoreEvents;
-  board: LinkStatusBoard;
   shutdown: Shutdown;
 }
 
 const DEVCHAIN_POLL_MS = 1_000;
 /** The embedded network's values are the app's own, none from a variable or a saved setting. */
 const embeddedOrigin: NetworkConfig['origin'] = { nodeUrl: 'env', serviceUrl: 'env', clientId: 'env', platform: 'env', network: 'env' };
-/** Far longer than any redelivery: the tracker drops a message once it is acked. */
-const PROCESSED_ID_TTL_MS = 30 * 24 * 3600 * 1000;
 
 /** Phase 1: makes the data folder and locks it, then reads the saved settings and the configuration. */
 export function lockDataDir({ opts, env, log, shutdown }: StartContext): { dataDir: string; settingsStore: SettingsStore; config: CoreConfig } {
@@ -66,36 +59,46 @@ export function lockDataDir({ opts, env, log, shutdown }: StartContext): { dataD
   const settingsStore = opts.settingsStore ?? createFileSettingsStore(dataDir, log.child('settings'));
   const config = loadConfig({ env, dataDir, saved: settingsStore.load(), ...(opts.policy ? { policy: opts.policy } : {}) });
   refuseDevchainFlags(config.mode === 'embedded', opts);
+  if (config.mode === 'embedded') clearEmbeddedStores(dataDir);
   return { dataDir, settingsStore, config };
 }
 
 export type ReachedChain = Awaited<ReturnType<typeof reachChain>>;
 
-/** Phase 2: starts the embedded network or takes the configured one, reads the node's chain and checks the parts of a
- * configured network against it (startup-checks.ts). */
+/** Phase 2: starts the embedded network or takes the configured one: the data service, the network the app starts on
+ * (a configured one's node read and checked against the service by startup-checks.ts) and the embedded dev chains. */
 export async function reachChain(c: StartContext, config: CoreConfig) {
-  const { board, shutdown } = c;
-  const dev = config.mode === 'embedded' ? await startEmbedded(c) : null;
-  const nodeUrl = dev?.nodeUrl ?? config.network!.nodeUrl;
-  const rawChain = createJsonRpcChain(nodeUrl);
-  shutdown.add(() => rawChain.close());
-  // Every node call the core makes tells the node's link state; a refusal is an answer, only "unreachable" is not.
-  const chain = observeChain(rawChain, (ok, why) =>
-    board.set('node', ok ? 'connected' : 'unreachable', ok ? null : `${why} Checking again every 15 s; transactions are stored and sent again when it is back.`),
-  );
-  // Unobserved: a node down at start-up is the one start-up line below, not a link state change as well.
-  const [chainId, genesis] = await Promise.all([rawChain.chainId(), rawChain.genesisHash()]).catch(() => {
+  const extraOrigins = [...config.metadataOrigins, ...(c.opts.metadataAllowOrigins ?? [])];
+  if (config.mode === 'embedded') {
+    const dev = await startEmbedded(c);
+    const first = dev.networks.find((n) => n.isDefault) ?? dev.networks[0]!;
+    const start: SessionTarget = { platform: first.platform, network: first.network, nodeUrl: first.nodeUrl, isDefault: first.isDefault, chainId: first.chainId, devchain: first.devchain, atStartup: true };
+    return {
+      service: { serviceUrl: dev.serviceUrl, origin: embeddedOrigin },
+      running: { nodeUrl: first.nodeUrl, serviceUrl: dev.serviceUrl, clientId: dev.clientId, platform: first.platform, network: first.network },
+      start,
+      embedded: dev.networks,
+      // Token metadata URIs come from the chain: local addresses only for the dev chains' servers and named origins.
+      metadataAllowOrigins: [...extraOrigins, ...dev.networks.map((n) => n.metadataOrigin)],
+      devServiceInfo: dev.readyInfo,
+    };
+  }
+  const nodeUrl = config.network!.nodeUrl;
+  const raw = createJsonRpcChain(nodeUrl);
+  c.shutdown.add(() => raw.close());
+  const [chainId, genesis] = await Promise.all([raw.chainId(), raw.genesisHash()]).catch(() => {
     throw new TxdeskError('UPSTREAM_UNAVAILABLE', `The Ethereum node at ${nodeUrl} could not be reached; check NODE_ENDPOINT and that the node runs.`);
   });
-  const { net, serviceDown } = dev
-    ? { net: { nodeUrl, serviceUrl: dev.serviceUrl, clientId: dev.clientId, platform: dev.platform, network: dev.network, origin: embeddedOrigin }, serviceDown: null }
-    : await settleConfiguredNetwork(config.network!, chainId, c.log);
-  if (serviceDown) board.set('tracker', 'unreachable', `${serviceDown}; retrying with backoff up to 5 s apart, meanwhile transactions are still sent and their tracking is queued.`);
-  shutdown.add(watchNode(chain));
-  const info: Omit<AppInfo, 'address' | 'status'> = { mode: config.mode, chainId, nodeUrl, serviceUrl: net.serviceUrl, platform: net.platform, network: net.network };
-  // Token metadata URIs come from the chain: local addresses only for the embedded dev chain's server and named origins.
-  const metadataAllowOrigins = [...config.metadataOrigins, ...(c.opts.metadataAllowOrigins ?? []), ...(dev ? [dev.metadataOrigin] : [])];
-  return { net, info, chain, genesis, serviceDown, metadataAllowOrigins, devchain: dev?.devchain ?? null, devServiceInfo: dev?.readyInfo ?? null };
+  const { net, serviceDown } = await settleConfiguredNetwork(config.network!, chainId, c.log);
+  const start: SessionTarget = { platform: net.platform, network: net.network, nodeUrl, isDefault: net.isDefault, chainId, devchain: null, reached: { chain: raw, chainId, genesis }, serviceDown, atStartup: true };
+  return {
+    service: { serviceUrl: net.serviceUrl, origin: net.origin },
+    running: { nodeUrl, serviceUrl: net.serviceUrl, clientId: net.clientId, platform: net.platform, network: net.network },
+    start,
+    embedded: [] as EmbeddedChain[],
+    metadataAllowOrigins: extraOrigins,
+    devServiceInfo: null,
+  };
 }
 
 async function startEmbedded({ opts, env, log, shutdown }: StartContext): Promise<EmbeddedNetwork> {
@@ -108,114 +111,68 @@ async function startEmbedded({ opts, env, log, shutdown }: StartContext): Promis
   return dev;
 }
 
-/** Phase 3: opens this chain's transaction store and loads the signing key. */
-export async function openStoreAndKey({ opts, log, shutdown }: StartContext, dataDir: string, config: CoreConfig, reached: ReachedChain) {
+/** Phase 3: loads the signing key (one address on every chain); on the embedded dev chains a new key is funded on each.
+ * `activeChain` is the node of the network shown, for the balance. */
+export async function openKey({ opts, config, log }: StartContext & { config: CoreConfig }, dataDir: string, reached: ReachedChain, activeChain: () => Pick<Chain, 'balance'>): Promise<KeyManager> {
   const embedded = config.mode === 'embedded';
-  const store = openTxStore(prepareTxStoreFile(dataDir, embedded, reached.info.chainId, reached.genesis), opts.nativeBinding ? { nativeBinding: opts.nativeBinding } : {});
-  shutdown.add(() => store.close());
-  store.pruneProcessed(new Date(Date.now() - PROCESSED_ID_TTL_MS).toISOString());
-
   // With PRIVATE_KEY the key is never stored, so no vault is even probed.
   const keychainAvailable = config.useKeychain ? opts.keychainAvailable : async () => false;
   const [scope, passphrase] = [embedded ? 'embedded' : 'configured', config.keyPassphrase ?? undefined] as const;
   const vault = config.envPrivateKey ? null : await selectKeyVault({ dataDir, scope, passphrase, ...(keychainAvailable ? { keychainAvailable } : {}), log: log.child('vault') });
   if (!embedded && !config.envPrivateKey && !vault) throw new ConfigError([noKeyPlace(config.useKeychain)]);
-  const keys = createKeyManager({ vault, envPrivateKey: config.envPrivateKey, signerFor: createWalletSigner, chain: reached.chain, devchain: reached.devchain, log: log.child('key') });
+  const keys = createKeyManager({
+    vault,
+    envPrivateKey: config.envPrivateKey,
+    signerFor: createWalletSigner,
+    chain: { balance: (address) => activeChain().balance(address) },
+    devchain: everyDevchain(reached.embedded.map((n) => n.devchain)),
+    log: log.child('key'),
+  });
   await keys.load(embedded).catch((e: unknown) => {
     throw keyLoadRefusal(e);
   });
   if (!keys.signer()) log.warn('no signing key yet: generate or import one in the app (txdesk serve: start it with --allow-key-routes for POST /api/key/generate or /api/key/import)');
-  return { store, keys };
+  return keys;
 }
 
-export type Tracking = ReturnType<typeof openTracking>;
-
-/** Phase 4: the tracker subscription of this data folder and chain, behind the client-ID switch and the tracking
- * queue; its link state goes to the board. Phase 5 starts it once recovery has registered the open hashes. */
-export function openTracking({ opts, log, board, shutdown }: StartContext, dataDir: string, { net, info, genesis, serviceDown }: ReachedChain) {
-  const client = createClientFeed({
-    make: (clientId) =>
-      createSdkTrackerFeed({
-        serviceUrl: net.serviceUrl,
-        clientId,
-        platform: net.platform,
-        network: net.network,
-        subscriptionId: appSubscriptionId(dataDir, info.chainId, genesis),
-        ackTimeout: opts.ackTimeoutMs,
-        minAckTimeout: opts.minAckTimeoutMs,
-        // A service found down at start-up: start-up does not wait for it.
-        readyTimeoutMs: serviceDown ? 0 : undefined,
-        onLink: (state, e) => {
-          if (state === 'unreachable') {
-            // A plain connection failure says less than the reason already shown (the start-up probe's "Cannot reach
-            // the data service at …"); only a refusal (unknown clientId, network not served) says more.
-            const refusal = e?.code === 'UNKNOWN_CLIENT_ID' || e?.code === 'NOT_FOUND';
-            if (!refusal && board.get().tracker.state === 'unreachable') return;
-            return board.set('tracker', 'unreachable', e ? describeTrackerError(e, net) : null);
-          }
-          board.set('tracker', 'connected');
-          client.queue.flush();
-        },
-      }),
-    clientId: net.clientId,
-    isUp: () => board.get().tracker.state === 'connected',
-    log: log.child('tracker'),
-  });
-  shutdown.add(() => client.queue.stop());
-  // Link trouble is logged once per change by the board; while the link is down other errors are expected noise.
-  const onError = (e: Error) => (board.get().tracker.state === 'connected' ? log.warn(`tracker: ${e.message}`) : log.debug?.(`tracker: ${e.message}`));
-  return { ...client, onError };
+/** Funding and sample tokens on every dev chain: the key is the same on all of them. */
+function everyDevchain(chains: readonly DevchainControl[]): Pick<DevchainControl, 'fund' | 'giveTokens'> | null {
+  if (chains.length === 0) return null;
+  return {
+    fund: async (address, wei) => void (await Promise.all(chains.map((d) => d.fund(address, wei)))),
+    giveTokens: async (address, count) => void (await Promise.all(chains.map((d) => d.giveTokens(address, count)))),
+  };
 }
 
-/** Phase 5: the settings, the transaction engine and the approvals behind one validated api; then the recovery of open
- * nonces, the tracker subscription, the nonce watchdog and (embedded) the dev chain's status push. */
-export async function startEngine(
-  { opts, log, events, board, shutdown }: StartContext,
-  p: { config: CoreConfig; settingsStore: SettingsStore; reached: ReachedChain; store: TxStore; keys: KeyManager; tracking: Tracking; appOrigin(): string | null },
+/** Phase 4: the settings and the approvals, the start network's chain session (store, tracker, engine, recovery,
+ * watchdog), the switch to other networks, one validated api over all of it and (embedded) the dev chain's status push. */
+export async function openNetworks(
+  c: StartContext,
+  p: { dataDir: string; config: CoreConfig; settingsStore: SettingsStore; reached: ReachedChain; keys: KeyManager; appOrigin(): string | null },
 ) {
-  const { config, reached, store, keys, tracking } = p;
-  const { net, chain, devchain } = reached;
+  const { opts, log, events, shutdown } = c;
+  const { config, reached, keys } = p;
   const embedded = config.mode === 'embedded';
-  let watchdog: NonceWatchdog | null = null;
+  let sessions: NetworkSessions<ChainSession> | null = null;
   const settings = createSettingsManager({
     store: p.settingsStore,
-    running: { ...net, ...(opts.httpFollowsLocalApi ? { localApi: Boolean(opts.http) } : {}) },
+    running: { ...reached.running, ...(opts.httpFollowsLocalApi ? { localApi: Boolean(opts.http) } : {}) },
     policy: config.policy,
     embedded,
     clientIdChanged: (id) => {
-      if (id) void switchClientId(id).catch((e: Error) => log.warn(`switching the tracker to the new client ID failed: ${e.message}`));
+      if (!id || shutdown.isStopping) return;
+      // Every open network's subscription follows, and registers its open hashes under the new client ID.
+      for (const s of sessions?.all() ?? []) {
+        s.switchClientId(id).then(
+          () => log.info(`the tracker of ${networkKey(s)} now uses the new client ID`),
+          (e: Error) => log.warn(`switching the tracker of ${networkKey(s)} to the new client ID failed: ${e.message}`),
+        );
+      }
     },
-    // A raised cap or limit applies at once to nonces skipped under the old one (null until the watchdog runs).
-    policyChanged: () => void watchdog?.kick(),
+    // A raised cap or limit applies at once to nonces skipped under the old one, on every open network.
+    policyChanged: () => sessions?.all().forEach((s) => s.kickWatchdog()),
   });
-  async function switchClientId(clientId: string): Promise<void> {
-    if (shutdown.isStopping) return;
-    board.set('tracker', 'connecting', 'Switching the tracker to the new client ID.');
-    await tracking.switchTo(clientId, (m) => engine.handleMessage(m), tracking.onError);
-    // Hashes were registered under the old client ID: register every open one under the new one.
-    await engine.recover();
-    log.info('the tracker now uses the new client ID');
-  }
-
   const clock = opts.clock ?? systemClock;
-  const engine = createTxEngine({
-    store,
-    chain,
-    feed: tracking.feed,
-    clock,
-    log: log.child('tx'),
-    chainId: reached.info.chainId,
-    signer: () => keys.signer(),
-    policy: () => settings.policy(),
-    changed: (recs) => recs.forEach((r) => api.emitTransaction(r)),
-  });
-  // Runs before the store closes (registered after it): in-flight work (a message half-applied, a broadcast) ends first.
-  shutdown.add(() => {
-    engine.stop();
-    return Promise.race([engine.idle(), new Promise<void>((r) => setTimeout(r, 5_000).unref())]);
-  });
-  // Runs before the engine's wait (registered after it): no new message may start once stopping has begun.
-  shutdown.add(() => tracking.feed.stop());
   const approvals = createApprovals({
     // On the embedded dev chain the funds are play money: tools are signed for at once.
     required: !embedded,
@@ -227,41 +184,104 @@ export async function startEngine(
     log: log.child('approvals'),
   });
   shutdown.add(() => approvals.stop());
+
+  const open = (t: SessionTarget) =>
+    openChainSession(
+      {
+        opts,
+        log,
+        dataDir: p.dataDir,
+        embedded,
+        service: reached.service,
+        clientId: () => settings.clientId() ?? reached.running.clientId,
+        signer: () => keys.signer(),
+        policy: () => settings.policy(),
+        clock,
+        // Every network's changes are pushed, stamped with their chain: a reader keeps only the chain it shows.
+        changed: (s, recs) => recs.forEach((r) => api.emitTransaction(onChain(s.info.chainId)(r))),
+        // The links shown are the active network's.
+        statusChanged: (s, status) => {
+          if (!sessions || sessions.active() === s) api.emitAppStatus(status);
+        },
+      },
+      t,
+      config.mode,
+    );
+  const first = await open(reached.start);
+  shutdown.add(() => first.stop());
+
+  const startKnown: KnownNetwork = { platform: first.platform, network: first.network, chainId: first.info.chainId, nodeUrl: first.info.nodeUrl };
+  const embeddedKnown: KnownNetwork[] = reached.embedded.map((n) => ({ platform: n.platform, network: n.network, chainId: n.chainId, nodeUrl: n.nodeUrl }));
+  const known = (): KnownNetwork[] => [
+    startKnown,
+    ...embeddedKnown,
+    ...Object.entries(settings.nodeUrls()).map(([key, nodeUrl]) => {
+      const [platform = '', network = ''] = key.split('/');
+      return { platform, network, chainId: null, nodeUrl };
+    }),
+  ];
+  const list = async () => {
+    const all = sessions!.all();
+    const served = await readServedNetworks(reached.service.serviceUrl);
+    return networkList({ served, known: known(), opened: all.map((s) => ({ platform: s.platform, network: s.network, chainId: s.info.chainId, openNonces: s.openNonces() })), active: sessions!.active() });
+  };
+  // What the service said about a network when the switch to it was decided: its chain id and whether it is the default.
+  const decided = new Map<string, { chainId: number | null; isDefault: boolean }>();
+  sessions = createNetworkSessions<ChainSession>({
+    first,
+    open: (ref) => {
+      const nodeUrl = nodeUrlFor(ref, { start: startKnown, embedded: embeddedKnown, saved: settings.nodeUrls() });
+      if (!nodeUrl) return Promise.reject(new TxdeskError('CONFLICT', `No node URL is set for ${networkKey(ref)}: add one under Settings → Networks to switch to it.`));
+      const row = decided.get(networkKey(ref)) ?? { chainId: null, isDefault: false };
+      const devchain = reached.embedded.find((n) => sameNetwork(n, ref))?.devchain ?? null;
+      log.info(`opening ${networkKey(ref)} on ${nodeUrl}`);
+      return open({ platform: ref.platform, network: ref.network, nodeUrl, isDefault: row.isDefault, chainId: row.chainId, devchain });
+    },
+    changed: (next, previous) => {
+      const left = previous.openNonces();
+      log.info(`switched to ${networkKey(next)} (chain ${next.info.chainId})${left ? `; ${networkKey(previous)} keeps settling its ${left} open nonce(s)` : ''}`);
+      api.emitAppStatus(next.board.get());
+      void api.getAppInfo().then((info) => api.emitNetwork(info));
+      if (next.devchain) void next.devchain.status().then((s) => api.emitDevchain(s), () => undefined);
+    },
+  });
+  const sessionsReady = sessions;
+  shutdown.add(() => sessionsReady.stop());
+
+  async function switchTo(target: NetworkRef): Promise<void> {
+    if (shutdown.isStopping) throw new TxdeskError('CONFLICT', 'The app is stopping; start it again to switch networks.');
+    if (sameNetwork(sessionsReady.active(), target)) return;
+    if (!sessionsReady.all().some((s) => sameNetwork(s, target))) {
+      const rows = await list();
+      const refusal = switchRefusal(target, rows);
+      if (refusal) throw new TxdeskError(rows.some((n) => sameNetwork(n, target)) ? 'CONFLICT' : 'NOT_FOUND', refusal);
+      const row = rows.find((n) => sameNetwork(n, target))!;
+      decided.set(networkKey(target), { chainId: row.chainId, isDefault: row.isDefault });
+    }
+    await sessionsReady.switchTo(target);
+  }
+
   const api = validatedApi(
     createCoreApi({
-      info: reached.info,
-      approvals,
-      chain,
-      status: () => board.get(),
-      store,
-      engine,
+      active: () => sessionsReady.active(),
+      networks: { list, switchTo },
+      status: () => sessionsReady.active().board.get(),
       keys,
       settings,
-      devchain,
+      approvals,
       appOrigin: p.appOrigin,
       events,
-      web: webSources(reached.info.serviceUrl, reached.metadataAllowOrigins),
+      web: webSources(reached.service.serviceUrl, reached.metadataAllowOrigins),
       checkSettings: clientIdGuard({ running: () => settings.get() }),
-      serviceHealth: () => readServiceHealth(net),
+      serviceHealth: () => readServiceHealth(reached.service),
       ...(opts.restart ? { restart: opts.restart } : {}),
     }),
   );
-
-  const recovery = await engine.recover();
-  if (recovery.nonces > 0) {
-    log.info(`recovered ${recovery.nonces} open nonce(s): ${recovery.mined} mined, ${recovery.usedElsewhere} used elsewhere, ${recovery.rebroadcast} sent again, ${recovery.tracked} tracked`);
-  }
-  await tracking.feed.start((m) => engine.handleMessage(m), tracking.onError).catch((e: unknown) => {
-    throw startupTrackerRefusal(e, net);
-  });
-  watchdog = startNonceWatchdog(engine, log.child('watchdog'));
-  // Runs before engine.idle() (registered after it): no retry starts once stopping has begun; one in flight is awaited.
-  shutdown.add(() => watchdog?.stop());
-  if (devchain) shutdown.add(pollDevchain(devchain, api, log));
-  return { settings, engine, approvals, api, recovery };
+  if (embedded) shutdown.add(pollDevchain(() => sessionsReady.active().devchain, api, log));
+  return { settings, sessions: sessionsReady, approvals, api, recovery: first.recovery };
 }
 
-/** Phase 6: the localhost server (the HTTP API and the renderer as a web page), when the options ask for one. */
+/** Phase 5: the localhost server (the HTTP API and the renderer as a web page), when the options ask for one. */
 export async function serve({ opts, log, shutdown }: StartContext, dataDir: string, api: CoreApi): Promise<Pick<CoreRuntime, 'appUrl' | 'loginUrl' | 'apiTokenFile'>> {
   if (!opts.http) return { appUrl: null, loginUrl: null, apiTokenFile: null };
   const { token, file } = ensureApiToken(dataDir);
@@ -271,11 +291,17 @@ export async function serve({ opts, log, shutdown }: StartContext, dataDir: stri
   return { appUrl: server.url, loginUrl: server.loginUrl, apiTokenFile: file };
 }
 
-/** The block height, base fee and congestion of the embedded chain, pushed on every change. */
-function pollDevchain(devchain: DevchainControl, api: CoreApi, log: Logger): () => void {
+/** The block height, base fee and congestion of the active network's dev chain, pushed on every change. */
+function pollDevchain(devchain: () => DevchainControl | null, api: CoreApi, log: Logger): () => void {
   let last = '';
+  let lastChain: DevchainControl | null = null;
   const poll = async () => {
-    const s = await devchain.status();
+    const dev = devchain();
+    if (!dev) return;
+    // After a switch to another dev chain its status is pushed even at the same height.
+    if (dev !== lastChain) last = '';
+    lastChain = dev;
+    const s = await dev.status();
     const key = `${s.blockNumber}|${s.baseFeeWei}|${s.congestion}`;
     if (key === last) return;
     last = key;

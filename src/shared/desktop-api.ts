@@ -42,6 +42,11 @@ export interface AppSettings {
   approvalTimeoutMs: number;
   /** Names of saved settings that take effect only after a restart (see DesktopApi.restart). */
   pendingRestart: string[];
+  /**
+   * Node URLs of the networks other than the one the app starts on, by `platform/network` (configured mode; the
+   * embedded dev chains bring their own). `nodeUrl` stays the start network's.
+   */
+  nodeUrls: Record<string, string>;
 }
 
 /** The state of one link the core depends on (the data service's tracker, the Ethereum node). */
@@ -58,6 +63,7 @@ export interface AppStatus {
   node: LinkStatus;
 }
 
+/** The app and its active network: the one it shows, signs for and answers /api/tx and /rpc for. */
 export interface AppInfo {
   /** `embedded`: the dev chain and the data service run inside the app. */
   mode: 'embedded' | 'configured';
@@ -109,6 +115,34 @@ export interface ServiceHealthInfo {
   roles: string[];
 }
 
+/** What the data service says about a network it serves (GET /nft/v1/networks); `unknown` when it could not be asked. */
+export type NetworkState = 'starting' | 'serving' | 'unreachable' | 'wrong-chain' | 'unknown';
+
+/** One network the app can show and sign for: what the data service serves, with what the app knows of it. */
+export interface NetworkInfo {
+  platform: string;
+  network: string;
+  /** Null until the service (or the node) has said. */
+  chainId: number | null;
+  /** The service's default network (its paths without /{platform}/{network}). */
+  isDefault: boolean;
+  state: NetworkState;
+  /** The network the app shows, signs for and answers /api/tx and /rpc for now. */
+  active: boolean;
+  /** The node the app uses for it; null when none is known (then it cannot be switched to). */
+  nodeUrl: string | null;
+  /** Null when the app can switch to it; else one sentence saying why not and what to do. */
+  unavailable: string | null;
+  /** Open nonces still watched on it (the app keeps settling them while another network is active); 0 when not opened. */
+  openNonces: number;
+}
+
+/** A network by name, as `switchNetwork` takes it. */
+export interface NetworkRef {
+  platform: string;
+  network: string;
+}
+
 /** Metadata of a token's `uri`, when it serves JSON. */
 export interface TokenMetadata {
   name?: string;
@@ -127,6 +161,8 @@ export interface SettingsPatch {
   policy?: Partial<ReplacementPolicy>;
   localApi?: boolean;
   approvalTimeoutMs?: number;
+  /** Node URL per `platform/network` (null forgets one); used when the app switches to that network. */
+  nodeUrls?: Record<string, string | null>;
 }
 
 export interface SignIn {
@@ -183,6 +219,16 @@ export interface DesktopApi {
   /** Asks the data service how it is (reachable, index lag, roles); never fails: unreachable is an answer. */
   getServiceHealth(): Promise<ServiceHealthInfo>;
 
+  /** Every network the data service serves (and any the app has open), with the active one marked. */
+  listNetworks(): Promise<NetworkInfo[]>;
+  /**
+   * Makes `target` the active network without a restart: the dashboard, /api/tx, the listing proxy and /rpc answer for
+   * it from then on. Transactions still open on the network left keep being watched and settled.
+   */
+  switchNetwork(target: NetworkRef): Promise<AppInfo>;
+  /** The new active network after every switch, whoever asked for it. */
+  onNetworkChanged(listener: (info: AppInfo) => void): Unsubscribe;
+
   /** Requests from local tools waiting for a person (configured networks only; always [] on the dev chain). */
   listApprovals(): Promise<ApprovalRequest[]>;
   /**
@@ -235,7 +281,7 @@ export interface CallSpec<Args extends readonly unknown[] = readonly unknown[]> 
 }
 
 /** Pushed values: IPC channel `txdesk:event:<event>`, server-sent `event: <event>`. */
-export type AppEvent = 'tx' | 'devchain' | 'status' | 'settings' | 'approvals';
+export type AppEvent = 'tx' | 'devchain' | 'status' | 'settings' | 'approvals' | 'network';
 
 export interface EventSpec {
   kind: 'event';
@@ -265,6 +311,9 @@ export const desktopMethods = {
   onSettingsChanged: { kind: 'event', event: 'settings' },
   restart: { kind: 'call', route: 'POST /api/restart', args: [], status: 202, reply: { restarting: true } },
   getServiceHealth: { kind: 'call', route: 'GET /api/service-health', args: [] },
+  listNetworks: { kind: 'call', route: 'GET /api/networks', args: [] },
+  switchNetwork: { kind: 'call', route: 'POST /api/networks/active', args: ['body'] },
+  onNetworkChanged: { kind: 'event', event: 'network' },
   listApprovals: { kind: 'call', route: 'GET /api/approvals', args: [] },
   decideApproval: { kind: 'call', route: 'POST /api/approvals/:id', args: ['path:id', 'body'], reply: { decided: true } },
   onApprovalsChanged: { kind: 'event', event: 'approvals' },

@@ -9,6 +9,7 @@ import {
   type ExportKey,
   type GenerateKey,
   type ImportKey,
+  type NetworkRef,
   type SettingsPatch,
   type SignIn,
 } from './desktop-api.js';
@@ -61,6 +62,10 @@ export const policyPatchSchema = z
   .partial()
   .strict();
 
+const SLUG = /^[a-z0-9-]{1,40}$/;
+/** `platform/network`, the key of a network's node URL. */
+const NETWORK_KEY = /^[a-z0-9-]{1,40}\/[a-z0-9-]{1,40}$/;
+
 export const settingsPatchSchema = z
   .object({
     clientId: z.string().min(1).max(200).nullable(),
@@ -71,9 +76,13 @@ export const settingsPatchSchema = z
     policy: policyPatchSchema,
     localApi: z.boolean(),
     approvalTimeoutMs: z.number().int().min(5_000).max(3_600_000),
+    nodeUrls: z.record(z.string().regex(NETWORK_KEY, 'must be platform/network, e.g. ethereum/sepolia'), z.url({ protocol: /^(https?|wss?)$/ }).nullable()),
   })
   .partial()
   .strict();
+
+/** A network by name: the body of POST /api/networks/active. */
+export const networkRefSchema = z.object({ platform: z.string().regex(SLUG, 'must be lowercase letters, digits or dashes, e.g. ethereum'), network: z.string().regex(SLUG, 'must be lowercase letters, digits or dashes, e.g. local-2') }).strict();
 
 export const approvalDecisionSchema = z.object({ approve: z.boolean(), allowPerDayWei: weiSchema.optional() }).strict();
 const approvalIdSchema = z.uuid('must be the id of a waiting request (a UUID)');
@@ -129,6 +138,8 @@ export const desktopArgs = {
   signIn: z.tuple([signInSchema]),
   restart: z.tuple([]),
   getServiceHealth: z.tuple([]),
+  listNetworks: z.tuple([]),
+  switchNetwork: z.tuple([networkRefSchema]),
   listApprovals: z.tuple([]),
   decideApproval: z.tuple([approvalIdSchema, approvalDecisionSchema]),
   listApprovalRules: z.tuple([]),
@@ -152,5 +163,6 @@ const sameTypes: [
   Same<z.infer<typeof tokenQuerySchema>, TokenQuery>,
   Same<z.infer<typeof txRequestSchema>, TxRequest>,
   Same<z.infer<typeof approvalDecisionSchema>, ApprovalDecision>,
-] = [true, true, true, true, true, true, true, true];
+  Same<z.infer<typeof networkRefSchema>, NetworkRef>,
+] = [true, true, true, true, true, true, true, true, true];
 void sameTypes;

@@ -46,6 +46,8 @@ export interface TxRecord extends TxPayload {
   kind: TxKind;
   /** Set on the newest record of an open nonce while something keeps that nonce from settling; null otherwise. */
   problem: NonceProblem | null;
+  /** The chain the record was signed for; set by the app's API (the store keeps one file per chain). */
+  chainId?: number;
   createdAt: string;
   updatedAt: string;
 }

@@ -8,7 +8,7 @@ import { clientIdGuard } from '../../src/core/services/client-id-guard.js';
 import { createLinkStatus } from '../../src/core/services/link-status.js';
 import { describeTrackerError } from '../../src/core/services/tracker-error-messages.js';
 import { createTrackingQueue } from '../../src/core/services/tracking-queue.js';
-import { compareParts, type ServiceHealth } from '../../src/core/startup-checks.js';
+import { compareParts, servedNetworkFor, type ServiceHealth } from '../../src/core/startup-checks.js';
 import { createLogger, logLevelFromEnv, type Logger } from '../../src/lib/log.js';
 import { TrackerError } from '../../src/sdk/index.js';
 import type { AppSettings } from '../../src/shared/desktop-api.js';
@@ -66,7 +66,8 @@ describe('compareParts: the node, the service and PLATFORM/NETWORK', () => {
       expect(p).toHaveLength(1);
       expect((p as string[])[0]).toMatch(expected);
     } else {
-      expect(compareParts(net(o), chainId, health)).toEqual(expected);
+      // A service with one network: that network is its default.
+      expect(compareParts(net(o), chainId, health)).toEqual({ ...(expected as object), isDefault: true });
     }
   });
 
@@ -74,6 +75,7 @@ describe('compareParts: the node, the service and PLATFORM/NETWORK', () => {
     expect(compareParts(net({ network: 'holesky', origin: { ...env, network: 'saved' } }), 11155111, sepolia)).toEqual({
       platform: 'ethereum',
       network: 'sepolia',
+      isDefault: true,
       warnings: ["the network saved in the app (holesky) does not match the data service at http://svc:4000, which serves ethereum/sepolia: using sepolia; change it in the app's settings."],
     });
   });
@@ -293,5 +295,26 @@ describe('TXDESK_LOG', () => {
       process.stderr.write = orig;
     }
     expect(written.map((l) => l.replace(/^\S+ /, '').trim())).toEqual(['warn [t] w', 'error [t:c] ce', 'debug [t] dd']);
+  });
+});
+
+describe('servedNetworkFor: the configured network on a service that serves several', () => {
+  const multi: ServiceHealth = {
+    chainId: 31337,
+    platform: 'ethereum',
+    network: 'local',
+    networks: [
+      { platform: 'ethereum', network: 'local', chainId: 31337, default: true },
+      { platform: 'ethereum', network: 'local-2', chainId: 31338, default: false },
+    ],
+  };
+  it.each([
+    ['NETWORK names a served network', { platform: null, network: 'local-2' }, 31338, { network: 'local-2', chainId: 31338, isDefault: false }],
+    ['none named: the one on the node\'s chain', { platform: null, network: null }, 31338, { network: 'local-2', chainId: 31338, isDefault: false }],
+    ['none named, no chain matches: the default', { platform: null, network: null }, 5, { network: 'local', chainId: 31337, isDefault: true }],
+    ['a service without `networks`: its default', { platform: null, network: 'local-2' }, 31338, { network: 'local', chainId: 31337, isDefault: true }],
+  ])('%s', (name, net, chainId, expected) => {
+    const health = name.startsWith('a service without') ? { chainId: 31337, platform: 'ethereum', network: 'local' } : multi;
+    expect(servedNetworkFor(net, chainId, health)).toMatchObject(expected);
   });
 });

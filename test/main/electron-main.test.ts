@@ -171,6 +171,14 @@ describe('Electron main against a real core', () => {
     expect(await call('setCongestion', 'off')).toMatchObject({ congestion: 'off' });
     await waitFor('a dev chain status pushed to the window', async () => (sentToPage().some(([c]) => c === ipcEventChannel('devchain')) ? true : undefined));
 
+    // Both embedded networks; a switch answers the new active network and is pushed to the window.
+    expect((await call<{ network: string; active: boolean }[]>('listNetworks')).map((n) => [n.network, n.active])).toEqual([
+      ['local', true],
+      ['local-2', false],
+    ]);
+    expect(await call('switchNetwork', { platform: 'ethereum', network: 'local-2' })).toMatchObject({ network: 'local-2', chainId: 31338 });
+    await waitFor('the switch pushed to the window', async () => (sentToPage().some(([c, v]) => c === ipcEventChannel('network') && (v as { chainId: number }).chainId === 31338) ? true : undefined));
+
     // Validation happens once, in the core, and comes back through IPC as a sentence naming the field.
     expect(await invoke('getTransaction', '0x12')).toMatchObject({ ok: false, error: { code: 'INVALID_PARAMETER', message: expect.stringMatching(/^The field 'hash' /) } });
 
@@ -179,6 +187,6 @@ describe('Electron main against a real core', () => {
 
     // Every call of the table was made here; a method added to the table without a case here fails this.
     expect([...answered].sort()).toEqual([...callMethods].sort());
-    expect(Object.keys(desktopMethods).length).toBe(callMethods.length + 5);
+    expect(Object.keys(desktopMethods).length).toBe(callMethods.length + 6);
   }, 180_000);
 });

@@ -68,6 +68,7 @@ describe('IPC registration', () => {
       onAppStatus: () => vi.fn(),
       onSettingsChanged: () => vi.fn(),
       onApprovalsChanged: () => vi.fn(),
+      onNetworkChanged: () => vi.fn(),
     } as unknown as DesktopApi;
     const dispose = registerIpc(api, { window, appUrl }, silentLogger);
     const invoke = (channel: string, frame: { processId: number; routingId: number; url: string }, ...args: unknown[]) =>

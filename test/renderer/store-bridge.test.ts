@@ -59,6 +59,9 @@ function fakeApi() {
     onApprovalsChanged: () => () => undefined,
     listApprovalRules: vi.fn(async () => []),
     revokeApprovalRule: vi.fn(async () => undefined),
+    listNetworks: vi.fn(async () => []),
+    switchNetwork: vi.fn(async () => Promise.reject({ code: 'NOT_FOUND', message: 'not in this test' })),
+    onNetworkChanged: () => () => undefined,
   } satisfies DesktopApi;
   return {
     api,

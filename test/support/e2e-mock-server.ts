@@ -26,6 +26,7 @@ let settings: AppSettings = {
   localApi: false,
   approvalTimeoutMs: 120000,
   pendingRestart: [],
+  nodeUrls: {},
 };
 const key: KeyInfo = { address, balanceWei: '9999873000000000000000', storage: 'keychain' };
 const devchain: DevchainStatus = { blockNumber: 1204, baseFeeWei: '7', congestion: 'high' };

@@ -23,6 +23,7 @@ export function apiAfterStart(ready: () => Promise<CoreApi>, events: CoreEvents)
     emitTransaction: (r) => events.tx.forEach((l) => l(r)),
     emitDevchain: (s) => events.devchain.forEach((l) => l(s)),
     emitAppStatus: (s) => events.status.forEach((l) => l(s)),
+    emitNetwork: (info) => events.network.forEach((l) => l(info)),
     devchainListenerCount: () => events.devchain.size,
   };
   return { ...calls, ...listeners, ...extras } as CoreApi;

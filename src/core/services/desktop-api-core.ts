@@ -1,29 +1,37 @@
 // The core's DesktopApi: one plain object that Electron's IPC handlers and the localhost server both call, behind
 // validatedApi (desktop-api-validated.ts), so arguments arrive here already checked and both transports behave the same.
-import type { AppInfo, AppSettings, AppStatus, DesktopApi, DevchainStatus, ServiceHealthInfo } from '../../shared/desktop-api.js';
+import type { AppInfo, AppSettings, AppStatus, DesktopApi, DevchainStatus, NetworkInfo, NetworkRef, ServiceHealthInfo } from '../../shared/desktop-api.js';
 import { TxdeskError } from '../../shared/errors.js';
 import { tokenQueryString, type TokenPage } from '../../shared/listing.js';
 import type { TxRecord } from '../../shared/tx-record.js';
-import type { Chain, DevchainControl, TokenImage, TxStore, WebSources } from '../ports.js';
+import type { Chain, DevchainControl, ListingNetwork, TokenImage, TxStore, WebSources } from '../ports.js';
 import type { ApprovalRequest, Requester } from '../../shared/approvals.js';
 import type { Approvals } from './approvals.js';
 import type { KeyManager } from './key-manager.js';
 import type { SettingsManager } from './settings-manager.js';
-import { createToolRpc } from './tool-rpc.js';
+import { createToolRpc, type ToolRpcDeps } from './tool-rpc.js';
 import type { TxEngine } from './tx-engine.js';
 
-export interface CoreApiDeps {
+/** The chain-bound parts of the active network (a chain session): what /api/tx, the listing proxy and /rpc answer for. */
+export interface ActiveNetwork extends ListingNetwork {
   info: Omit<AppInfo, 'address' | 'status'>;
-  /** The tracker's and the node's link state now. */
-  status(): AppStatus;
   store: TxStore;
   engine: TxEngine;
   /** The node, for /rpc's reads. */
   chain: Chain;
+  devchain: DevchainControl | null;
+}
+
+export interface CoreApiDeps {
+  /** The network the app shows now; another one after a switch. */
+  active(): ActiveNetwork;
+  /** Every network the app can name, and the switch between them. */
+  networks: { list(): Promise<NetworkInfo[]>; switchTo(target: NetworkRef): Promise<void> };
+  /** The tracker's and the node's link state now (the active network's). */
+  status(): AppStatus;
   keys: KeyManager;
   settings: SettingsManager;
   approvals: Approvals;
-  devchain: DevchainControl | null;
   /** The localhost server's origin once it listens (pagination URLs point there), else null. */
   appOrigin(): string | null;
   events: CoreEvents;
@@ -47,10 +55,11 @@ export interface CoreEvents {
   status: Set<(s: AppStatus) => void>;
   settings: Set<(s: AppSettings) => void>;
   approvals: Set<(a: ApprovalRequest[]) => void>;
+  network: Set<(info: AppInfo) => void>;
 }
 
 export function createCoreEvents(): CoreEvents {
-  return { tx: new Set(), devchain: new Set(), status: new Set(), settings: new Set(), approvals: new Set() };
+  return { tx: new Set(), devchain: new Set(), status: new Set(), settings: new Set(), approvals: new Set(), network: new Set() };
 }
 
 /** The DesktopApi plus what the HTTP layer needs beyond it (the raw listing proxy and event fan-out). */
@@ -65,8 +74,12 @@ export interface CoreApi extends DesktopApi {
   emitTransaction(record: TxRecord): void;
   emitDevchain(status: DevchainStatus): void;
   emitAppStatus(status: AppStatus): void;
+  emitNetwork(info: AppInfo): void;
   devchainListenerCount(): number;
 }
+
+/** A record as the API gives it: stamped with its chain, so a reader never files one chain's nonce under another's. */
+export const onChain = (chainId: number) => (r: TxRecord): TxRecord => ({ ...r, chainId });
 
 /** Calls every listener; one listener's bug must not break the caller (the engine, the link tracking, an approval). */
 export function emitToEach<T>(listeners: Set<(v: T) => void>, v: T): void {
@@ -89,21 +102,51 @@ export function createCoreApi(d: CoreApiDeps): CoreApi {
     emitToEach(d.events.settings, saved);
     return saved;
   };
-  const toolRpc = createToolRpc({ chainId: d.info.chainId, chain: d.chain, store: d.store, signer: () => d.keys.signer(), engine: d.engine, approvals: d.approvals });
+  // /rpc answers for the active network: one tool endpoint per network, made on first use.
+  const toolRpcs = new WeakMap<ActiveNetwork['engine'], ReturnType<typeof createToolRpc>>();
+  const toolRpc = () => {
+    const a = d.active();
+    let rpc = toolRpcs.get(a.engine);
+    if (!rpc) {
+      const deps: ToolRpcDeps = { chainId: a.info.chainId, chain: a.chain, store: a.store, signer: () => d.keys.signer(), engine: a.engine, approvals: d.approvals };
+      rpc = createToolRpc(deps);
+      toolRpcs.set(a.engine, rpc);
+    }
+    return rpc;
+  };
+  const appInfo = (): AppInfo => ({ ...d.active().info, address: d.keys.signer()?.address ?? null, status: d.status() });
+  /** The active network's engine and a stamp with its chain, taken together so a switch in between cannot mix them. */
+  const onActive = () => {
+    const a = d.active();
+    return { a, stamp: onChain(a.info.chainId) };
+  };
 
   const api: CoreApi = {
-    getAppInfo: async () => ({ ...d.info, address: d.keys.signer()?.address ?? null, status: d.status() }),
+    getAppInfo: async () => appInfo(),
 
-    listTransactions: async () => d.store.list(),
-    async getTransaction(hash) {
-      const h = hash.toLowerCase();
-      const rec = d.store.get(h);
-      if (!rec) throw new TxdeskError('NOT_FOUND', `No transaction ${h} is stored in this app; list them with GET /api/tx.`);
-      return { ...rec, history: d.store.history(h) };
+    async listTransactions() {
+      const { a, stamp } = onActive();
+      return a.store.list().map(stamp);
     },
-    sendTransaction: (request) => d.engine.send(request),
-    cancelTransaction: async (hash) => d.engine.cancel(hash.toLowerCase()),
-    speedUpTransaction: async (hash) => d.engine.speedUp(hash.toLowerCase()),
+    async getTransaction(hash) {
+      const { a, stamp } = onActive();
+      const h = hash.toLowerCase();
+      const rec = a.store.get(h);
+      if (!rec) throw new TxdeskError('NOT_FOUND', `No transaction ${h} is stored for ${a.platform}/${a.network} (chain ${a.info.chainId}); list them with GET /api/tx, or switch to the network it was sent on.`);
+      return { ...stamp(rec), history: a.store.history(h) };
+    },
+    async sendTransaction(request) {
+      const { a, stamp } = onActive();
+      return stamp(await a.engine.send(request));
+    },
+    async cancelTransaction(hash) {
+      const { a, stamp } = onActive();
+      return stamp(await a.engine.cancel(hash.toLowerCase()));
+    },
+    async speedUpTransaction(hash) {
+      const { a, stamp } = onActive();
+      return stamp(await a.engine.speedUp(hash.toLowerCase()));
+    },
     onTransactionChanged: (l) => listen(d.events.tx, l),
 
     async listTokens(owner, query) {
@@ -114,10 +157,10 @@ export function createCoreApi(d: CoreApiDeps): CoreApi {
       }
       return r.body as TokenPage;
     },
-    proxyTokens: (address, query, appOrigin) => d.web.tokenPage({ clientId: d.settings.clientId(), address, query, appOrigin }),
+    proxyTokens: (address, query, appOrigin) => d.web.tokenPage({ network: d.active(), clientId: d.settings.clientId(), address, query, appOrigin }),
     resolveTokenMetadata: (uris) => d.web.metadata(uris),
     fetchTokenImage: (url) => d.web.image(url),
-    refreshToken: (contract, tokenId) => d.web.refreshToken({ clientId: d.settings.clientId(), contract, tokenId }),
+    refreshToken: (contract, tokenId) => d.web.refreshToken({ network: d.active(), clientId: d.settings.clientId(), contract, tokenId }),
 
     getSettings: async () => d.settings.get(),
     async updateSettings(patch) {
@@ -135,6 +178,13 @@ export function createCoreApi(d: CoreApiDeps): CoreApi {
 
     getServiceHealth: () => d.serviceHealth(),
 
+    listNetworks: () => d.networks.list(),
+    async switchNetwork(target) {
+      await d.networks.switchTo(target);
+      return appInfo();
+    },
+    onNetworkChanged: (l) => listen(d.events.network, l),
+
     listApprovals: async () => d.approvals.list(),
     decideApproval: async (id, decision) => d.approvals.decide(id, decision),
     onApprovalsChanged: (l) => listen(d.events.approvals, l),
@@ -146,9 +196,9 @@ export function createCoreApi(d: CoreApiDeps): CoreApi {
     importKey: async ({ privateKey, replace }) => d.keys.import(privateKey, { replace }),
     exportKey: async ({ passphrase }) => d.keys.export(passphrase),
 
-    getDevchainStatus: async () => (d.devchain ? d.devchain.status() : null),
+    getDevchainStatus: async () => d.active().devchain?.status() ?? null,
     async setCongestion(level) {
-      const dev = d.devchain;
+      const dev = d.active().devchain;
       if (!dev) throw new TxdeskError('CONFLICT', 'The app is connected to a configured network; the dev chain controls exist only on the embedded dev chain.');
       dev.setCongestion(level);
       const s = await dev.status();
@@ -158,10 +208,11 @@ export function createCoreApi(d: CoreApiDeps): CoreApi {
     onDevchainStatus: (l) => listen(d.events.devchain, l),
     onAppStatus: (l) => listen(d.events.status, l),
 
-    rpc: (method, params, requester) => toolRpc.call(method, params, requester),
+    rpc: (method, params, requester) => toolRpc().call(method, params, requester),
     emitTransaction: (r) => emitToEach(d.events.tx, r),
     emitDevchain: (s) => emitToEach(d.events.devchain, s),
     emitAppStatus: (s) => emitToEach(d.events.status, s),
+    emitNetwork: (info) => emitToEach(d.events.network, info),
     devchainListenerCount: () => d.events.devchain.size,
   };
   return api;

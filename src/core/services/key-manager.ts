@@ -18,8 +18,10 @@ export interface KeyManagerDeps {
   vault: KeyVault | null;
   envPrivateKey: string | null;
   signerFor: SignerFactory;
-  chain: Chain;
-  devchain: DevchainControl | null;
+  /** The active network's node: the balance shown is on the chain the app shows. */
+  chain: Pick<Chain, 'balance'>;
+  /** Embedded: funds a new key and gives it sample tokens (on every dev chain). */
+  devchain: Pick<DevchainControl, 'fund' | 'giveTokens'> | null;
   log: Logger;
 }
 

@@ -43,6 +43,7 @@ export function createSettingsManager(o: {
       policy: { ...policy },
       localApi: saved.localApi ?? false,
       approvalTimeoutMs: saved.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS,
+      nodeUrls: { ...saved.nodeUrls },
       pendingRestart: [
         ...(Object.keys(network) as (keyof typeof network)[]).filter((k) => network[k] !== o.running[k]),
         ...(o.running.localApi !== undefined && (saved.localApi ?? false) !== o.running.localApi ? ['localApi'] : []),
@@ -59,15 +60,18 @@ export function createSettingsManager(o: {
     get,
     policy: () => policy,
     clientId: () => liveClientId,
+    /** Saved node URLs by `platform/network` (the networks other than the start one). */
+    nodeUrls: (): Record<string, string> => ({ ...saved.nodeUrls }),
     /** `patch` is checked already, at the core's face (desktop-api-validated.ts). */
     update(patch: SettingsPatch): AppSettings {
       const nextPolicy = { ...policy, ...patch.policy };
       if (BigInt(nextPolicy.maxFeeWei) < BigInt(nextPolicy.initialFeeWei)) {
         throw new TxdeskError('INVALID_PARAMETER', 'policy.maxFeeWei must be at least policy.initialFeeWei; raise the cap or lower the first fee.');
       }
-      const { policy: policyPatch, ...rest } = patch;
+      const { policy: policyPatch, nodeUrls: nodeUrlsPatch, ...rest } = patch;
       const next: PersistedSettings = { ...saved, ...rest };
       if (policyPatch) next.policy = { ...saved.policy, ...policyPatch };
+      if (nodeUrlsPatch) next.nodeUrls = mergeNodeUrls(saved.nodeUrls ?? {}, nodeUrlsPatch);
       persist(next);
       policy = nextPolicy;
       if (patch.policy) o.policyChanged?.(policy);
@@ -89,6 +93,16 @@ export function createSettingsManager(o: {
       return get();
     },
   };
+}
+
+/** `patch` over `saved`: a URL sets a network's node, null forgets it. */
+export function mergeNodeUrls(saved: Readonly<Record<string, string>>, patch: Readonly<Record<string, string | null>>): Record<string, string> {
+  const next = { ...saved };
+  for (const [key, url] of Object.entries(patch)) {
+    if (url === null) delete next[key];
+    else next[key] = url;
+  }
+  return next;
 }
 
 export type SettingsManager = ReturnType<typeof createSettingsManager>;

@@ -19,7 +19,7 @@ export interface AppServerAuth {
 /** The routes that manage the key; with `keyRoutes` off they answer 403 whatever the token. */
 export const keyRouteNames = new Set(['generateKey', 'importKey', 'exportKey']);
 /** Settings that decide where the app sends signed transactions and whom it trusts: key-route rules apply. */
-export const keySettingNames = ['nodeUrl', 'serviceUrl'] as const;
+export const keySettingNames = ['nodeUrl', 'serviceUrl', 'nodeUrls'] as const;
 
 /** The query parameter of the login link. */
 export const LOGIN_PARAM = 'login';

@@ -160,6 +160,7 @@ export async function startAppServer(o: AppServerOptions): Promise<AppServer> {
     o.api.onAppStatus((s) => sse.send('status', s)),
     o.api.onSettingsChanged((s) => sse.send('settings', s)),
     o.api.onApprovalsChanged((a) => sse.send('approvals', a)),
+    o.api.onNetworkChanged((i) => sse.send('network', i)),
   ];
   let port = o.port ?? DEFAULT_APP_PORT;
   const origin = () => `http://127.0.0.1:${port}`;

@@ -2,14 +2,23 @@
 // pagination URLs to the app's own origin, so callers never see (or need) the clientId; and the token refresh request.
 import { TxdeskError, type ErrorBody } from '../../../shared/errors.js';
 import type { TokenPage } from '../../../shared/listing.js';
+import type { ListingNetwork } from '../../ports.js';
+
+/** The listing's base path on the service for `network` (null: the default, at /nft/v1 as in the seed). */
+export function listingBase(serviceUrl: string, network: ListingNetwork | null): string {
+  return network && !network.isDefault ? `${serviceUrl}/nft/v1/${encodeURIComponent(network.platform)}/${encodeURIComponent(network.network)}` : `${serviceUrl}/nft/v1`;
+}
 
 export interface UpstreamAnswer {
   status: number;
   body: unknown;
 }
 
-/** `prevUrl`/`nextUrl` of the service, re-based on `appOrigin` (or left on the service) and without clientId. */
-export function rewritePageUrl(url: unknown, serviceUrl: string, appOrigin: string | null): string {
+/**
+ * `prevUrl`/`nextUrl` of the service, re-based on `appOrigin` (or left on the service) and without clientId. On the app
+ * the network prefix goes too: the app's listing proxy answers for its active network at the default network's paths.
+ */
+export function rewritePageUrl(url: unknown, serviceUrl: string, appOrigin: string | null, network: ListingNetwork | null = null): string {
   if (typeof url !== 'string' || url === '') return '';
   let u: URL;
   try {
@@ -20,7 +29,9 @@ export function rewritePageUrl(url: unknown, serviceUrl: string, appOrigin: stri
   u.searchParams.delete('clientId');
   if (!appOrigin) return u.toString();
   const basePath = new URL(serviceUrl).pathname.replace(/\/+$/, '');
-  const path = basePath && u.pathname.startsWith(basePath) ? u.pathname.slice(basePath.length) : u.pathname;
+  let path = basePath && u.pathname.startsWith(basePath) ? u.pathname.slice(basePath.length) : u.pathname;
+  const prefix = network && !network.isDefault ? `/nft/v1/${encodeURIComponent(network.platform)}/${encodeURIComponent(network.network)}/` : null;
+  if (prefix && path.startsWith(prefix)) path = `/nft/v1/${path.slice(prefix.length)}`;
   return `${appOrigin}${path}${u.search}`;
 }
 
@@ -49,10 +60,10 @@ function upstreamError(body: unknown): { code: string; message: string } | null 
  * Asks the data service to read a token's metadata URI again (POST .../tokens/{id}/refresh, 202). The service's own
  * refusals (404 unknown token, 429 with its sentence) come back as TxdeskErrors with the same code and status.
  */
-export async function requestTokenRefresh(o: { serviceUrl: string; clientId: string | null; contract: string; tokenId: string }): Promise<void> {
+export async function requestTokenRefresh(o: { serviceUrl: string; network?: ListingNetwork | null; clientId: string | null; contract: string; tokenId: string }): Promise<void> {
   if (!o.clientId) throw missingClientId();
   const target =
-    `${o.serviceUrl}/nft/v1/contracts/${encodeURIComponent(o.contract)}/tokens/${encodeURIComponent(o.tokenId)}/refresh` +
+    `${listingBase(o.serviceUrl, o.network ?? null)}/contracts/${encodeURIComponent(o.contract)}/tokens/${encodeURIComponent(o.tokenId)}/refresh` +
     `?clientId=${encodeURIComponent(o.clientId)}`;
   const { res, body } = await askService(o.serviceUrl, target, 'POST');
   if (res.status === 202) return;
@@ -63,6 +74,8 @@ export async function requestTokenRefresh(o: { serviceUrl: string; clientId: str
 
 export async function fetchTokenPage(o: {
   serviceUrl: string;
+  /** The network whose listing is asked for; null or absent: the service's default. */
+  network?: ListingNetwork | null;
   clientId: string | null;
   address: string;
   /** The caller's query (page, size, order...), passed on as is so the service's own validation answers. */
@@ -73,7 +86,7 @@ export async function fetchTokenPage(o: {
   const q = new URLSearchParams(o.query);
   q.delete('clientId');
   q.set('clientId', o.clientId);
-  const target = `${o.serviceUrl}/nft/v1/accounts/${encodeURIComponent(o.address)}/tokens?${q.toString()}`;
+  const target = `${listingBase(o.serviceUrl, o.network ?? null)}/accounts/${encodeURIComponent(o.address)}/tokens?${q.toString()}`;
   const { res, body } = await askService(o.serviceUrl, target, 'GET');
   if (!res.ok) {
     const err = upstreamError(body);
@@ -88,8 +101,8 @@ export async function fetchTokenPage(o: {
       data: page.data,
       pagination: {
         totalCount: page.pagination.totalCount,
-        prevUrl: rewritePageUrl(page.pagination.prevUrl, o.serviceUrl, o.appOrigin),
-        nextUrl: rewritePageUrl(page.pagination.nextUrl, o.serviceUrl, o.appOrigin),
+        prevUrl: rewritePageUrl(page.pagination.prevUrl, o.serviceUrl, o.appOrigin, o.network ?? null),
+        nextUrl: rewritePageUrl(page.pagination.nextUrl, o.serviceUrl, o.appOrigin, o.network ?? null),
       },
     } satisfies TokenPage,
   };

@@ -3,7 +3,7 @@
 // Also performs the first load of everything the screens show.
 import type { DesktopApi } from '../../../shared/desktop-api.js';
 import type { TxRecord } from '../../../shared/tx-record.js';
-import { chainOf } from './tx-logic.js';
+import { chainOf, onShownChain } from './tx-logic.js';
 import type { AppStore } from './index.js';
 import type { StreamWatch } from '../transport/http-api.js';
 import { watchTokenSends } from './token-sends-watch.js';
@@ -20,6 +20,8 @@ export function connectBridge(store: AppStore, api: DesktopApi, stream: StreamWa
   const historyTimers = new Map<string, ReturnType<typeof setTimeout>>();
 
   const onRecord = (record: TxRecord) => {
+    // Every open network's changes are pushed; the dashboard shows one chain.
+    if (!onShownChain(record, store.getState().info?.chainId ?? null)) return;
     store.getState().applyTxChange(record);
     if (record.status === 'receipt' && !balanceTimer) {
       balanceTimer = setTimeout(() => {
@@ -56,6 +58,7 @@ export function connectBridge(store: AppStore, api: DesktopApi, stream: StreamWa
   const offStatus = api.onAppStatus((status) => store.getState().applyAppStatus(status));
   const offSettings = api.onSettingsChanged((settings) => store.getState().applySettings(settings));
   const offApprovals = api.onApprovalsChanged((waiting) => store.getState().applyApprovals(waiting));
+  const offNetwork = api.onNetworkChanged((info) => store.getState().applyNetwork(info));
   const offSends = watchTokenSends(store, api);
 
   let poll: ReturnType<typeof setInterval> | null = null;
@@ -103,6 +106,7 @@ export function connectBridge(store: AppStore, api: DesktopApi, stream: StreamWa
     offStatus();
     offSettings();
     offApprovals();
+    offNetwork();
     offSends();
     offStream();
   };

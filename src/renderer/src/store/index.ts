@@ -4,6 +4,7 @@ import type { DesktopApi } from '../../../shared/desktop-api.js';
 import { createAppSlice } from './slices/app-slice.js';
 import { createApprovalsSlice } from './slices/approvals-slice.js';
 import { createDevchainSlice } from './slices/devchain-slice.js';
+import { createNetworkSlice } from './slices/network-slice.js';
 import { createSendSlice } from './slices/send-slice.js';
 import { createSettingsSlice } from './slices/settings-slice.js';
 import { createTokensSlice } from './slices/tokens-slice.js';
@@ -21,5 +22,15 @@ export function createAppStore(api: DesktopApi): AppStore {
   const devchain = createDevchainSlice(api);
   const send = createSendSlice(api);
   const approvals = createApprovalsSlice(api);
-  return createStore<AppState>()((...a) => ({ ...app(...a), ...tx(...a), ...tokens(...a), ...settings(...a), ...devchain(...a), ...send(...a), ...approvals(...a) }));
+  const network = createNetworkSlice(api);
+  return createStore<AppState>()((...a) => ({
+    ...app(...a),
+    ...tx(...a),
+    ...tokens(...a),
+    ...settings(...a),
+    ...devchain(...a),
+    ...send(...a),
+    ...approvals(...a),
+    ...network(...a),
+  }));
 }

@@ -15,6 +15,15 @@ export function upsertRecord(map: TxMap, record: TxRecord): TxMap {
   return { ...map, [record.transactionHash]: record };
 }
 
+/**
+ * Whether a record belongs on the dashboard of chain `shown`: records carry the chain they were signed for, and one
+ * chain's nonce must never be filed under another's (a list or push that left before a network switch lands after it).
+ * A record without a chain (an older core) and a dashboard that does not know its chain yet keep everything.
+ */
+export function onShownChain(record: TxRecord, shown: number | null): boolean {
+  return record.chainId === undefined || shown === null || record.chainId === shown;
+}
+
 export function recordsToMap(records: readonly TxRecord[]): TxMap {
   let map: TxMap = {};
   for (const r of records) map = upsertRecord(map, r);

@@ -9,6 +9,7 @@ import {
   splitRoute,
   type ArgPlace,
   type AppEvent,
+  type AppInfo,
   type AppSettings,
   type AppStatus,
   type CallMethod,
@@ -120,6 +121,7 @@ export function createHttpApi(options: HttpApiOptions): HttpBridge {
   const statusListeners = new Set<(s: AppStatus) => void>();
   const settingsListeners = new Set<(s: AppSettings) => void>();
   const approvalsListeners = new Set<(a: ApprovalRequest[]) => void>();
+  const networkListeners = new Set<(i: AppInfo) => void>();
   let source: EventSourceLike | null = null;
   let opened = false;
   let reopenTimer: ReturnType<typeof setTimeout> | null = null;
@@ -166,6 +168,10 @@ export function createHttpApi(options: HttpApiOptions): HttpBridge {
     es.addEventListener('approvals', (e) => {
       const a = parse(e.data) as ApprovalRequest[] | null;
       if (Array.isArray(a)) approvalsListeners.forEach((l) => l(a));
+    });
+    es.addEventListener('network', (e) => {
+      const i = parse(e.data) as AppInfo | null;
+      if (i && typeof i.chainId === 'number' && typeof i.network === 'string') networkListeners.forEach((l) => l(i));
     });
     es.addEventListener('open', () => {
       setStream('up');
@@ -228,6 +234,7 @@ export function createHttpApi(options: HttpApiOptions): HttpBridge {
     status: statusListeners,
     settings: settingsListeners,
     approvals: approvalsListeners,
+    network: networkListeners,
   };
   const events = Object.fromEntries(
     eventMethods.map((m) => [m, (listener: (v: never) => void) => subscribe(listenersOf[desktopMethods[m].event], listener)]),

@@ -1,5 +1,5 @@
-// The network the app signs for and the data service it talks to. These take effect after a restart: the card says
-// which saved ones wait for it and offers the restart.
+// The network the app starts on and the data service it talks to. These take effect after a restart: the card says
+// which saved ones wait for it and offers the restart (switching between served networks is networks-section.tsx).
 import { useEffect, useState, type FormEvent } from 'react';
 import type { AppSettings, SettingsPatch } from '../../../../shared/desktop-api.js';
 import { Spinner } from '../../components/states.js';
@@ -103,7 +103,11 @@ export function NetworkSection({ settings }: { settings: AppSettings }) {
     <Card
       id="settings-network"
       title="Network"
-      description={embedded ? 'The app runs its own dev chain and data service; change these to use a real network.' : 'The Ethereum node and data service the app uses.'}
+      description={
+        embedded
+          ? 'The app runs its own dev chains and data service; change these to use a real network. Switching between served networks is under Networks, at once.'
+          : 'The Ethereum node, data service and network the app starts on. Switching between served networks is under Networks, at once.'
+      }
     >
       <form onSubmit={(e) => void submit(e)} className="form" noValidate>
         <div className="form-grid">

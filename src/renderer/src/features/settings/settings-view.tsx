@@ -1,9 +1,11 @@
-// Settings: data-service access, network, signing key, replacement policy and tool requests, each saved on its own.
+// Settings: the networks to switch between, data-service access, the start network, signing key, replacement policy
+// and tool requests, each saved on its own.
 import { ErrorState, LoadingState } from '../../components/states.js';
 import { useApp } from '../../store/use-app.js';
 import { ApprovalsSection } from './approvals-section.js';
 import { KeySection } from './key-section.js';
 import { NetworkSection } from './network-section.js';
+import { NetworksSection } from './networks-section.js';
 import { PolicySection } from './policy-section.js';
 import { ServiceSection } from './service-section.js';
 
@@ -33,6 +35,7 @@ export function SettingsView() {
             <ApprovalsSection settings={settings} />
           </div>
           <div className="settings-column">
+            <NetworksSection />
             <ServiceSection settings={settings} />
             <NetworkSection settings={settings} />
           </div>

@@ -12,6 +12,7 @@ import { TokenCard } from './token-card.js';
 import { TokenControlsBar } from './token-controls.js';
 import { TokenDetail } from './token-detail.js';
 import { TokenSendDialog } from '../send/token-send-dialog.js';
+import { NetworkBadge } from '../../components/network-badge.js';
 
 export function TokensView() {
   const page = useApp((s) => s.tokenPage);
@@ -65,7 +66,10 @@ export function TokensView() {
     <div className="view">
       <header className="view-head">
         <div>
-          <h1>Tokens</h1>
+          <div className="view-title">
+            <h1>Tokens</h1>
+            <NetworkBadge />
+          </div>
           <p className="view-sub">
             ERC-721 and ERC-1155 tokens held by {owner ? <Hex value={owner} copy="address" explorer="address" /> : 'an account'}
             {owner && owner === appAddress ? ' (your signing account)' : ''}.

@@ -7,6 +7,7 @@ import { useApp } from '../../store/use-app.js';
 import { NonceGroupCard } from './nonce-group-card.js';
 import { TxDetail } from './tx-detail.js';
 import { SendDialog } from '../send/send-dialog.js';
+import { NetworkBadge } from '../../components/network-badge.js';
 
 function PlusIcon() {
   return (
@@ -128,7 +129,10 @@ export function TransactionsView() {
     <div className="view">
       <header className="view-head">
         <div>
-          <h1>Transactions</h1>
+          <div className="view-title">
+            <h1>Transactions</h1>
+            <NetworkBadge />
+          </div>
           <p className="view-sub">
             Every transaction the app signed, one card per nonce. Stuck ones are replaced with a higher fee automatically; when the app cannot, the card says
             “Stuck — needs you” and what to do.

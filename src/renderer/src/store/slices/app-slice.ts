@@ -4,6 +4,7 @@ import type { AppInfo, AppStatus } from '../../../../shared/desktop-api.js';
 import { errorInfo, type ErrorInfo } from '../../transport/api-error.js';
 import type { StreamState } from '../../transport/http-api.js';
 import type { View } from '../../routing/routes.js';
+import { isOtherNetwork } from './network-slice.js';
 import type { LoadState, SliceCreator } from './types.js';
 
 export type { View } from '../../routing/routes.js';
@@ -60,6 +61,13 @@ export const createAppSlice: SliceCreator<AppSlice> = (api) => (set, get) => ({
     set({ infoState: 'loading', infoError: null });
     try {
       const info = await api.getAppInfo();
+      // Another network than the one shown (switched while the event stream was away, or a restart): follow it fully.
+      const shown = get().info;
+      if (shown && isOtherNetwork(shown, info)) {
+        set({ infoState: 'ready' });
+        get().applyNetwork(info);
+        return;
+      }
       set({ info, infoState: 'ready', ...(info.status ? { appStatus: info.status } : {}) });
     } catch (e) {
       set({ infoState: 'error', infoError: errorInfo(e) });
