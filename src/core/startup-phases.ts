@@ -273,7 +273,7 @@ export async function openNetworks(
       events,
       web: webSources(reached.service.serviceUrl, reached.metadataAllowOrigins),
       checkSettings: clientIdGuard({ running: () => settings.get() }),
-      serviceHealth: () => readServiceHealth(reached.service),
+      serviceHealth: () => readServiceHealth(reached.service, sessionsReady.active()),
       ...(opts.restart ? { restart: opts.restart } : {}),
     }),
   );

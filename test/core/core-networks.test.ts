@@ -106,6 +106,8 @@ describe('two networks in one app', { timeout: 300_000 }, () => {
     expect(final.some((r) => r.attempt > 0 && r.createdAt > switchedAt)).toBe(true);
     expect(final.filter((r) => r.status === 'confirmation')).toHaveLength(1);
     expect((await get<AppInfo>('/api/app')).network).toBe('local-2');
+    // The data service's health as the dashboard shows it: the shown network's entry, not the service's default.
+    expect(await get<{ chainId: number; roles: string[] }>('/api/service-health')).toMatchObject({ reachable: true, chainId: 31338, roles: ['indexer-leader', 'watcher-leader'] });
   });
 
   it('answers the listing for the active network (the key holds sample tokens on both)', async () => {
