@@ -11,7 +11,8 @@
 // The bare read runs three times and the fastest is the baseline of every ratio. Two ceilings follow the ratios: the write path alone, and that CPU spread perfectly over the cores (no overlap of
 // reads and writes can beat either).
 // Then the mints and transfers again into a throwaway PostgreSQL (the fleet's store), with the ratio to SQLite;
-// `--sqlite-only` skips that.
+// `--sqlite-only` skips that. `--networks 2` runs two-networks.js instead: one service catching up over one network
+// against one service catching up over two at once.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,59 +27,18 @@ import { compileSolidity } from '../../scripts/solc-compile.js';
 import { startThrowawayPostgres } from '../lib/throwaway-postgres.js';
 import { measureUriReads } from './uri-read.js';
 import { measureWritePath } from './write-path.js';
+import { BATCH_PER_LOG, CONSECUTIVE_PER_EVENT, KEY, OWNERS, PER_TX, SOURCE, emit as emitHistory } from './history.js';
+
+// `--networks 2`: only the catch-up of one network alone against two networks served at once (two-networks.js).
+if (process.argv.includes('--networks')) {
+  await import('./two-networks.js');
+  process.exit(0);
+}
 
 const N = Number(process.env.TXDESK_BENCH_TRANSFERS ?? 100_000);
 const READER_THREAD = process.env.TXDESK_BENCH_READER_THREAD !== '0';
 /** `--sqlite-only` skips the same catch-ups into a throwaway PostgreSQL. */
 const SQLITE_ONLY = process.argv.includes('--sqlite-only');
-const PER_TX = 10_000;
-const OWNERS = 5_000;
-const KEY = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
-const SOURCE = `
-// SPDX-License-Identifier: MIT
-pragma solidity ^0.8.20;
-contract BenchNft {
-  event Transfer(address indexed from, address indexed to, uint256 indexed tokenId);
-  string public name = "Bench";
-  string public symbol = "BEN";
-  function supportsInterface(bytes4 id) external pure returns (bool) { return id == 0x80ac58cd || id == 0x5b5e139f; }
-  function tokenURI(uint256) external pure returns (string memory) { return "ipfs://bench"; }
-  function owner(uint256 i) internal pure returns (address) { return address(uint160(0x100000 + i)); }
-  function mintRange(uint256 start, uint256 n, uint256 owners) external {
-    for (uint256 i = 0; i < n; i++) emit Transfer(address(0), owner((start + i) % owners), start + i);
-  }
-  function moveRange(uint256 start, uint256 n, uint256 owners, uint256 shift) external {
-    for (uint256 i = 0; i < n; i++) emit Transfer(owner((start + i) % owners), owner((start + i + shift) % owners), start + i);
-  }
-}
-contract BenchDrop {
-  event ConsecutiveTransfer(uint256 indexed fromTokenId, uint256 toTokenId, address indexed fromAddress, address indexed toAddress);
-  string public name = "Drop";
-  function supportsInterface(bytes4 id) external pure returns (bool) { return id == 0x80ac58cd || id == 0x5b5e139f; }
-  function tokenURI(uint256) external pure returns (string memory) { return "ipfs://drop"; }
-  function owner(uint256 i) internal pure returns (address) { return address(uint160(0x100000 + i)); }
-  function mintRanges(uint256 start, uint256 n, uint256 per, uint256 owners) external {
-    for (uint256 s = start; s < start + n; s += per) emit ConsecutiveTransfer(s, s + per - 1, address(0), owner((s / per) % owners));
-  }
-}
-contract BenchMulti {
-  event TransferBatch(address indexed operator, address indexed from, address indexed to, uint256[] ids, uint256[] values);
-  string public name = "Multi";
-  function supportsInterface(bytes4 id) external pure returns (bool) { return id == 0xd9b67a26 || id == 0x0e89341c; }
-  function uri(uint256) external pure returns (string memory) { return "ipfs://multi/{id}"; }
-  function owner(uint256 i) internal pure returns (address) { return address(uint160(0x100000 + i)); }
-  function batchMint(uint256 start, uint256 n, uint256 per, uint256 owners) external {
-    for (uint256 s = start; s < start + n; s += per) {
-      uint256[] memory ids = new uint256[](per);
-      uint256[] memory vs = new uint256[](per);
-      for (uint256 i = 0; i < per; i++) { ids[i] = s + i; vs[i] = 1 + i % 5; }
-      emit TransferBatch(msg.sender, address(0), owner((s / per) % owners), ids, vs);
-    }
-  }
-}`;
-const CONSECUTIVE_PER_EVENT = 5_000;
-const BATCH_PER_LOG = 100;
-
 const split = (t, s) =>
   `(reading logs ${(t.logsMs / 1000).toFixed(1)} s and metadata ${(t.metadataMs / 1000).toFixed(1)} s, overlapped with index writes ${(t.writeMs / 1000).toFixed(1)} s; idle waiting ${(t.waitMs / 1000).toFixed(1)} s = ${Math.round(t.waitMs / 10 / s)}%)`;
 /** CPU seconds (user + system) of a process so far, from /proc (0 where there is none). */
@@ -107,22 +67,7 @@ const dir = mkdtempSync(join(tmpdir(), 'txdesk-bench-indexer-'));
 const provider = new JsonRpcProvider(anvil.url, undefined, { staticNetwork: true, polling: false, cacheTimeout: -1 });
 const rpc = (method, params = []) => provider.send(method, params);
 
-async function emit(contract, method, argsFor) {
-  await rpc('evm_setAutomine', [false]);
-  const wallet = new Wallet(KEY, provider);
-  let nonce = await provider.getTransactionCount(wallet.address);
-  const hashes = [];
-  for (let start = 0; start < N; start += PER_TX) {
-    const n = Math.min(PER_TX, N - start);
-    const tx = await contract.connect(wallet).getFunction(method).send(...argsFor(start, n), { nonce: nonce++, gasLimit: 35_000_000 });
-    hashes.push(tx.hash);
-    await rpc('anvil_mine', ['0x1']);
-  }
-  for (const h of hashes) {
-    const r = await provider.getTransactionReceipt(h);
-    if (!r || r.status !== 1) throw new Error(`bench transaction ${h} failed`);
-  }
-}
+const emit = (contract, method, argsFor) => emitHistory(provider, contract, method, argsFor, N);
 
 /** `index` is `{ db }` (SQLite) or `{ store }` (PostgreSQL). */
 async function catchUp(index, label, upTo) {

@@ -6,7 +6,8 @@
 // and a fifth batch-minted ERC-721 (seed.js), straight into the index tables, then serves them from a child process. TXDESK_BENCH_SECONDS sets each run's length (default 5);
 // TXDESK_BENCH_LISTING_DIR keeps the seeded database there between runs. The index is also copied into a throwaway
 // PostgreSQL, and the service started on it (`database`) and its bare listing query are measured beside SQLite's in
-// the same run, with the PostgreSQL/SQLite ratios (`--sqlite-only` skips that).
+// the same run, with the PostgreSQL/SQLite ratios (`--sqlite-only` skips that). The service's network-scoped path
+// (/nft/v1/{platform}/{network}/accounts/...) is measured against the seed's path in alternating rounds (target p99 <= 1.1x).
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -57,6 +58,23 @@ async function measure(url) {
   return { p50: r.latency.p50, p99: r.latency.p99, rps: r.requests.average };
 }
 
+/**
+ * The same run keeping every response's latency unrounded (autocannon's own percentiles are whole milliseconds, too
+ * coarse for a 1.1x target at a p99 of a few ms).
+ */
+async function measureFine(url) {
+  const latencies = [];
+  const run = autocannon({ url, connections: 16, duration: seconds });
+  run.on('response', (_client, status, _bytes, ms) => {
+    if (status >= 200 && status < 300) latencies.push(ms);
+  });
+  const r = await run;
+  if (r.non2xx || r.errors) throw new Error(`${url}: ${r.non2xx} non-2xx answers, ${r.errors} errors`);
+  latencies.sort((a, b) => a - b);
+  const at = (p) => latencies[Math.min(latencies.length - 1, Math.ceil(p * latencies.length) - 1)];
+  return { p50: at(0.5), p99: at(0.99), rps: r.requests.average };
+}
+
 const ROUNDS = 5;
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const line = (label, m) => console.log(`${label.padEnd(44)} p50 ${m.p50.toFixed(2)} ms  p99 ${m.p99.toFixed(2)} ms  ${Math.round(m.rps)} req/s`);
@@ -68,6 +86,9 @@ try {
   if (ready.service) {
     const base = `${ready.service.url}/nft/v1/accounts/${owner}/tokens?clientId=${ready.service.clientId}&size=${size}`;
     runs.push(['service page 0', `${base}&page=0`], ['service deep page', `${base}&page=${deepPage}`]);
+    // The same listing on the same service and index, asked on the default network's own path.
+    const scoped = `${ready.service.url}/nft/v1/${ready.service.network}/accounts/${owner}/tokens?clientId=${ready.service.clientId}&size=${size}`;
+    runs.push(['service network path page 0', `${scoped}&page=0`], ['service network path deep page', `${scoped}&page=${deepPage}`]);
     if (ready.pgService) {
       const onPg = `${ready.pgService.url}/nft/v1/accounts/${owner}/tokens?clientId=${ready.pgService.clientId}&size=${size}`;
       runs.push(['service on PostgreSQL page 0', `${onPg}&page=0`], ['service on PostgreSQL deep page', `${onPg}&page=${deepPage}`]);
@@ -106,6 +127,30 @@ try {
       }
       const all = ratios.map((r) => r.toFixed(2)).join(', ');
       console.log(`ratio service (Hono)/front before Hono req/s, ${page}: median ${median(ratios).toFixed(2)} of ${ROUNDS} alternating rounds (${all}) (target >= 0.90)`);
+    }
+    // The network path against the seed's path, alternating (each round starts with the one the last ended with).
+    for (const page of ['page 0', 'deep page']) {
+      const p50 = [];
+      const p99 = [];
+      const seen = { seed: [], network: [] };
+      for (let round = 0; round < ROUNDS; round++) {
+        const order = round % 2 === 0 ? ['seed', 'network'] : ['network', 'seed'];
+        const m = {};
+        for (const which of order) m[which] = await measureFine(urls[which === 'seed' ? `service ${page}` : `service network path ${page}`]);
+        seen.seed.push(m.seed);
+        seen.network.push(m.network);
+        p50.push(m.network.p50 / m.seed.p50);
+        p99.push(m.network.p99 / m.seed.p99);
+      }
+      const all = (xs) => xs.map((r) => r.toFixed(2)).join(', ');
+      const ms = (xs, k) => `${median(xs.map((x) => x[k])).toFixed(2)} ms`;
+      console.log(
+        `service network path/seed path, ${page} (unrounded, median of rounds): seed p50 ${ms(seen.seed, 'p50')}, p99 ${ms(seen.seed, 'p99')}, ${Math.round(median(seen.seed.map((x) => x.rps)))} req/s; ` +
+          `network path p50 ${ms(seen.network, 'p50')}, p99 ${ms(seen.network, 'p99')}, ${Math.round(median(seen.network.map((x) => x.rps)))} req/s`,
+      );
+      console.log(
+        `ratio service /nft/v1/${ready.service.network}/accounts/.../tokens over /nft/v1/accounts/.../tokens, ${page}: p99 median ${median(p99).toFixed(2)} of ${ROUNDS} alternating rounds (${all(p99)}) (target <= 1.1); p50 median ${median(p50).toFixed(2)} (${all(p50)})`,
+      );
     }
   }
   const front = ready.service ? 'service' : 'index query (bare http)';

@@ -37,7 +37,8 @@ try {
   stops.push(() => anvil.stop());
   const s = await startService({ nodeUrl: anvil.url, dataDir, port: 0, rateLimitPerMinute: 0, log: silent });
   stops.push(() => s.stop());
-  service = { url: s.url, clientId: (await s.accounts.ensureDevAccount()).clientId };
+  // `network`: the default network's key, for its network-scoped path /nft/v1/{platform}/{network}/accounts/...
+  service = { url: s.url, clientId: (await s.accounts.ensureDevAccount()).clientId, network: `${s.platform}/${s.network}` };
   if (process.argv[3]) {
     try {
       // Its own data dir: a service on PostgreSQL still opens a service.sqlite there, which must not be the seeded one.

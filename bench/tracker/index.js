@@ -10,11 +10,13 @@
 // apart: the first blocks after start measure the JIT compiling the receipt path and the node's cold caches, not the
 // steady state a running service is in.
 // Usage: node bench/tracker/index.js [--txs 10000] [--per-block 1000] [--warmup 2] [--json] [--trace] [--sqlite-only]
+// `--networks 2 [--rounds 2]` runs only twoNetworks() below: the same load on network A of a two-network service, alone
+// and while network B carries it too.
 // --trace prints each block's mining time and its last receipt's latency; with TXDESK_TRACKER_TRACE=1 TXDESK_LOG=info
 // the service prints, on the same clock, when it saw the head and when each receipt chunk arrived and was delivered.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import os, { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -66,7 +68,7 @@ async function rpcBatch(url, calls) {
 }
 
 /** Signs `count` transfers round-robin over the senders, continuing from `nonces`. */
-function signTransfers(keys, nonces, count) {
+function signTransfers(keys, nonces, count, chainId = 31337n) {
   const signers = keys.map((k) => new Wallet(k).signingKey);
   const out = [];
   for (let i = 0; i < count; i++) {
@@ -78,7 +80,7 @@ function signTransfers(keys, nonces, count) {
       gasLimit: 21_000n,
       maxFeePerGas: 200_000_000_000n,
       maxPriorityFeePerGas: 1_000_000_000n,
-      chainId: 31337n,
+      chainId,
       type: 2,
     });
     tx.signature = signers[s].sign(tx.unsignedHash);
@@ -95,11 +97,13 @@ async function broadcast(url, txs) {
   }
 }
 
-async function startServiceProcess(nodeUrl, dataDir, databaseUrl) {
+/** With `secondNodeUrl`, the service serves ethereum/local (the default) at `nodeUrl` and ethereum/local-2 there. */
+async function startServiceProcess(nodeUrl, dataDir, databaseUrl, secondNodeUrl) {
   // TXDESK_BENCH_SERVICE_NODE_ARGS="--cpu-prof" profiles the service process.
   const nodeArgs = (process.env.TXDESK_BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const store = databaseUrl ? ['--database', databaseUrl] : [];
-  const child = spawn(process.execPath, [...nodeArgs, join(root, 'bin/txdesk.js'), 'service', '--node', nodeUrl, '--port', '0', '--data-dir', dataDir, '--open-signup', '--json', ...store], {
+  const nodes = secondNodeUrl ? ['--network', `ethereum/local=${nodeUrl}`, '--network', `ethereum/local-2=${secondNodeUrl}`] : ['--node', nodeUrl];
+  const child = spawn(process.execPath, [...nodeArgs, join(root, 'bin/txdesk.js'), 'service', ...nodes, '--port', '0', '--data-dir', dataDir, '--open-signup', '--json', ...store], {
     stdio: ['ignore', 'pipe', 'inherit'],
     env: { ...process.env, TXDESK_LOG: process.env.TXDESK_LOG ?? 'silent' },
   });
@@ -125,10 +129,13 @@ async function mineOne(url) {
   return performance.now();
 }
 
-/** `txs` holds WARMUP blocks' worth of transactions first, mined (lowest nonces) before the measured ones. */
-async function trackerPhase(nodeUrl, serviceUrl, clientId, txs, pids) {
-  const tracker = new TransactionTracker(clientId, { platform: 'ethereum', network: 'local', url: serviceUrl });
-  const sub = tracker.subscribe('transaction', { subscriptionId: 'bench', ackTimeout: 600_000 });
+/**
+ * `txs` holds WARMUP blocks' worth of transactions first, mined (lowest nonces) before the measured ones. `on` names
+ * the service's network the node belongs to and the subscription (each phase its own).
+ */
+async function trackerPhase(nodeUrl, serviceUrl, clientId, txs, pids, on = { network: 'local', subscriptionId: 'bench' }) {
+  const tracker = new TransactionTracker(clientId, { platform: 'ethereum', network: on.network, url: serviceUrl });
+  const sub = tracker.subscribe('transaction', { subscriptionId: on.subscriptionId, ackTimeout: 600_000 });
   sub.on('error', (e) => log(`sdk error: ${e.message}`));
   await sub.ready;
   const blockArrival = new Map();
@@ -426,6 +433,106 @@ function spreadMs(values) {
   return `${r[0].toFixed(0)} .. ${pct(r, 50).toFixed(0)} (median) .. ${r.at(-1).toFixed(0)} ms`;
 }
 
+/**
+ * `--networks 2`: the tracker phase on network A of one service serving two networks (ethereum/local on chain 31337 and
+ * ethereum/local-2 on chain 31338, each its own anvil), alone and while network B carries the same load at the same
+ * time, in alternating rounds (`--rounds`, default 2). Prints A's receipt latency and acked msgs/s with B loaded over
+ * without, and the CPU per receipt delivered of the service, the anvils and this bench (every network's subscriber).
+ */
+async function twoNetworks() {
+  if (arg('networks', 2) !== 2) {
+    log('--networks takes 2 (network A alone against A and B at once)');
+    process.exit(1);
+  }
+  const rounds = arg('rounds', 2);
+  const f = (x) => (Number.isFinite(x) ? x.toFixed(1) : String(x));
+  const median = (xs) => {
+    const s = [...xs].sort((x, y) => x - y);
+    return (s[Math.floor((s.length - 1) / 2)] + s[Math.ceil((s.length - 1) / 2)]) / 2;
+  };
+  const dataDir = mkdtempSync(join(tmpdir(), 'txdesk-bench-tracker-'));
+  const chains = [];
+  let service;
+  try {
+    for (const [chainId, network] of [[31337, 'local'], [31338, 'local-2']]) {
+      const anvil = await startAnvil({ gasLimit: PER_BLOCK * 21_000, accounts: SENDERS, blockTimeSeconds: 1, chainId });
+      chains.push({ anvil, chainId: BigInt(chainId), network, nonces: new Array(SENDERS).fill(0) });
+      await rpc(anvil.url, 'evm_setIntervalMining', [0]);
+      await rpc(anvil.url, 'evm_setAutomine', [false]);
+    }
+    const [a, b] = chains;
+    service = await startServiceProcess(a.anvil.url, dataDir, null, b.anvil.url);
+    const signup = await fetch(`${service.serviceUrl}/users/v1/signup`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'bench@example.com', password: 'bench password 123', name: 'Bench', organization: 'txdesk' }),
+    });
+    const { clientId } = await signup.json();
+    const keys = deriveDevAccounts(SENDERS).map((x) => x.privateKey);
+    let phases = 0;
+    /** The same load on each chain of `on` at once; CPU ms per receipt delivered over the whole phase, by process. */
+    const phase = async (on) => {
+      phases++;
+      log(`signing and broadcasting (phase ${phases}: ${on.map((c) => c.network).join(' and ')})`);
+      const txs = on.map((c) => signTransfers(keys, c.nonces, WARMUP * PER_BLOCK + TOTAL, c.chainId));
+      await Promise.all(on.map((c, i) => broadcast(c.anvil.url, txs[i])));
+      const before = { service: cpuMs(service.child.pid), nodes: chains.map((c) => cpuMs(c.anvil.pid)), client: process.cpuUsage() };
+      const results = await Promise.all(
+        on.map((c, i) =>
+          trackerPhase(c.anvil.url, service.serviceUrl, clientId, txs[i], { node: c.anvil.pid, service: service.child.pid }, { network: c.network, subscriptionId: `bench-${phases}` }),
+        ),
+      );
+      const client = process.cpuUsage(before.client);
+      results.forEach((r, i) => {
+        if (r.receipts !== TOTAL) throw new Error(`${on[i].network}: ${r.receipts} of ${TOTAL} receipts delivered`);
+      });
+      // Every transaction of the phase, warm-up blocks included, got its receipt and its confirmation.
+      const receipts = txs.reduce((n, t) => n + t.length, 0);
+      const nodes = chains.reduce((n, c, i) => n + cpuMs(c.anvil.pid) - before.nodes[i], 0);
+      return {
+        a: results[0],
+        b: results[1] ?? null,
+        cpu: { service: (cpuMs(service.child.pid) - before.service) / receipts, nodes: nodes / receipts, client: (client.user + client.system) / 1000 / receipts },
+      };
+    };
+    const line = (r) =>
+      `receipt p50 ${f(r.p50)} ms, p99 ${f(r.p99)} ms (${r.p99OverOwnBlock.toFixed(2)}x the node's own time for the block), ${f(r.ackedPerSecond)} acked msgs/s while delivering`;
+    log(`${TOTAL} transactions per network and phase, ${PER_BLOCK} per block, ${rounds} alternating rounds`);
+    const ratios = { p50: [], p99: [], acked: [], overOwn: [], serviceCpu: [], allCpu: [] };
+    for (let round = 1; round <= rounds; round++) {
+      // Odd rounds start with A alone, even rounds with both: drift over the run hits both alike.
+      const order = round % 2 === 1 ? ['alone', 'together'] : ['together', 'alone'];
+      const r = {};
+      for (const what of order) {
+        r[what] = await phase(what === 'alone' ? [a] : [a, b]);
+        const x = r[what];
+        console.log(`round ${round}, ${what === 'alone' ? 'A alone (B idle) ' : 'A while B is loaded'}: A ${line(x.a)}`);
+        if (x.b) console.log(`round ${round}, ${'B at the same time'.padEnd(19)}: B ${line(x.b)}`);
+        console.log(`round ${round}, ${'cpu per receipt'.padEnd(19)}: service ${x.cpu.service.toFixed(3)} ms, anvils ${x.cpu.nodes.toFixed(3)} ms, bench client ${x.cpu.client.toFixed(3)} ms (each with its confirmation; ${os.cpus().length} cores)`);
+      }
+      const sum = (c) => c.service + c.nodes + c.client;
+      ratios.p50.push(r.together.a.p50 / r.alone.a.p50);
+      ratios.p99.push(r.together.a.p99 / r.alone.a.p99);
+      ratios.acked.push(r.together.a.ackedPerSecond / r.alone.a.ackedPerSecond);
+      ratios.overOwn.push(r.together.a.p99OverOwnBlock / r.alone.a.p99OverOwnBlock);
+      ratios.serviceCpu.push(r.together.cpu.service / r.alone.cpu.service);
+      ratios.allCpu.push(sum(r.together.cpu) / sum(r.alone.cpu));
+    }
+    const show = (xs) => `median ${median(xs).toFixed(2)} (rounds ${xs.map((x) => x.toFixed(2)).join(', ')})`;
+    console.log(`ratio    A with B loaded/A alone: receipt p50 ${show(ratios.p50)}, p99 ${show(ratios.p99)} (expected <= ~2.0: B doubles the work on the same 2 shared cores, A gets its share)`);
+    console.log(`ratio    A with B loaded/A alone: acked msgs/s ${show(ratios.acked)} (expected >= ~0.5)`);
+    console.log(`ratio    A with B loaded/A alone: p99 over A's node time for the block ${show(ratios.overOwn)} (the node slows down too; ~1.0 if the service adds no delay of its own)`);
+    console.log(`ratio    cpu per receipt with B loaded/alone: service ${show(ratios.serviceCpu)}, service + anvils + bench client ${show(ratios.allCpu)} (expected ~1.0: B's receipts cost their own CPU and nothing more)`);
+  } finally {
+    if (service) {
+      service.child.kill('SIGTERM');
+      await new Promise((r) => (service.child.exitCode !== null ? r() : service.child.once('exit', r)));
+    }
+    for (const c of chains) await c.anvil.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
 async function main() {
   log(`${TOTAL} transactions, ${PER_BLOCK} per block, ${SENDERS} senders`);
   const f = (x) => (Number.isFinite(x) ? x.toFixed(1) : String(x));
@@ -469,4 +576,4 @@ async function main() {
   if (args.includes('--json')) console.log(JSON.stringify(result));
 }
 
-await main();
+await (args.includes('--networks') ? twoNetworks() : main());
