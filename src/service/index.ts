@@ -141,7 +141,6 @@ const optionsSchema = z
     path: ['dataDir'],
   });
 
-
 /** The one-network short form becomes a list: its chain id is read first (the network's name can follow from it). */
 async function networksOf(opts: ServiceOptions): Promise<NetworkConfig[]> {
   if (opts.networks) return opts.networks.map((n) => (n.indexerLag === undefined && opts.confirmations !== undefined ? { ...n, indexerLag: opts.confirmations } : n));
