@@ -1,9 +1,10 @@
 // GET /metrics: the data service in the Prometheus text format (prom-client): each network's head, index lag, outbox and
 // node, this instance's roles, and HTTP request counts and latencies per route template. docs/deploy.md lists the alerts.
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Registry } from 'prom-client';
 import { z } from 'zod';
 import type { DocumentedRoute } from '../../lib/hono-kit.js';
+import { requestMetrics } from './request-latency.js';
 
 export type NodeProblem = 'refused' | 'timeout' | 'lagging' | 'wrong-chain' | 'error';
 export const nodeProblems: readonly NodeProblem[] = ['refused', 'timeout', 'lagging', 'wrong-chain', 'error'];
@@ -129,14 +130,7 @@ export function createServiceMetrics(source: MetricsSource): ServiceMetrics {
 
   new Gauge({ name: 'txdesk_instance_info', help: "This instance's store (1).", labelNames: ['store'], registers: [registry] }).set({ store: source.store }, 1);
 
-  const requests = new Counter({ name: 'http_requests_total', help: 'HTTP requests answered, by route template.', labelNames: ['method', 'route', 'status'], registers: [registry] });
-  const latency = new Histogram({
-    name: 'http_request_duration_seconds',
-    help: 'Time from the request reaching the app to the answer being sent, by route template.',
-    labelNames: ['method', 'route'],
-    buckets: latencyBuckets,
-    registers: [registry],
-  });
+  const requests = requestMetrics(registry, latencyBuckets);
 
   return {
     route: {
@@ -154,9 +148,6 @@ export function createServiceMetrics(source: MetricsSource): ServiceMetrics {
         return RESPONSE_ALREADY_SENT;
       },
     },
-    observe(method, route, status, seconds) {
-      requests.inc({ method, route, status: String(status) });
-      latency.observe({ method, route }, seconds);
-    },
+    observe: (method, route, status, seconds) => requests.record(method, route, status, seconds),
   };
 }
