@@ -72,6 +72,8 @@ export interface ServedNetwork {
 }
 
 const OUTBOX_COUNT_MS = 2_000;
+/** Wait before trying a failed start or node move again. */
+const RETRY_MS = 2_000;
 
 /** Resolves after the first probe round: with the network serving if a node of its chain answered, else waiting for one. */
 export async function startServedNetwork(o: ServedNetworkOptions): Promise<ServedNetwork> {
@@ -95,7 +97,7 @@ export async function startServedNetwork(o: ServedNetworkOptions): Promise<Serve
   let outboxDepth: number | null = null;
   // Start, failover restarts and stop run one at a time.
   let queue: Promise<void> = Promise.resolve();
-  const serially = (job: () => Promise<void>) => (queue = queue.then(job).catch((e) => log.error(`${key}: ${e instanceof Error ? e.message : String(e)}`)));
+  let retryTimer: NodeJS.Timeout | null = null;
   const nodeUrl = () => watch.current()?.url ?? nodeInUse ?? config.nodeUrls[0]!;
   let whenRunning: () => void = () => {};
   const runningOnce = new Promise<void>((resolve) => (whenRunning = resolve));
@@ -110,19 +112,26 @@ export async function startServedNetwork(o: ServedNetworkOptions): Promise<Serve
     }
     await stores.identity.write({ platform: config.platform, network: config.network, chainId });
     const confirmations = config.indexerLag ?? defaultConfirmations(chainId);
-    nodeInUse = nodeUrl();
+    const url = nodeUrl();
     const runIndexer = () =>
       startIndexer({ store: stores.index, nodeUrl: nodeUrl(), confirmations, ...(config.startBlock !== undefined ? { startBlock: config.startBlock } : {}), log: log.child('indexer') });
     const indexer = stores.shared ? startLeaderIndexer(stores.shared, runIndexer, log.child('indexer')) : await startLocalIndexer(runIndexer);
-    const tracker = await attachTracker({
-      store: stores.tracker,
-      ...(stores.shared ? { shared: stores.shared } : {}),
-      nodeUrl,
-      label: key,
-      isClientId: o.isClientId,
-      ...(o.minAckTimeoutMs !== undefined ? { minAckTimeoutMs: o.minAckTimeoutMs } : {}),
-      log,
-    });
+    let tracker: AttachedTracker;
+    try {
+      tracker = await attachTracker({
+        store: stores.tracker,
+        ...(stores.shared ? { shared: stores.shared } : {}),
+        nodeUrl,
+        label: key,
+        isClientId: o.isClientId,
+        ...(o.minAckTimeoutMs !== undefined ? { minAckTimeoutMs: o.minAckTimeoutMs } : {}),
+        log,
+      });
+    } catch (e) {
+      await indexer.stop(); // the next try starts both again
+      throw e;
+    }
+    nodeInUse = url;
     running = { indexer, tracker, confirmations, chainId };
     log.info(`${key} (chain ${chainId}) is served from ${redactedInUse()}, indexing ${confirmations} blocks behind the head`);
     whenRunning();
@@ -145,11 +154,35 @@ export async function startServedNetwork(o: ServedNetworkOptions): Promise<Serve
       return;
     }
     if (next.url === nodeInUse && !paused) return;
-    nodeInUse = next.url;
-    paused = false;
     log.warn(`${key}: moving the indexer and the receipt watcher to node ${next.index + 1}`);
     await running.indexer.restart();
     await running.tracker.restartWatcher();
+    // Only once both moved: a failed move is tried again (reconcile) instead of being taken for done.
+    nodeInUse = next.url;
+    paused = false;
+  }
+
+  /**
+   * Brings indexer and watcher in line with the node the watch chose: starts them, moves them or pauses the indexer.
+   * A step that fails (the store or the node refusing at that moment) is tried again in RETRY_MS, so a network never
+   * stays unstarted or half-moved with nothing left to wake it.
+   */
+  function reconcile(): Promise<void> {
+    queue = queue.then(async () => {
+      if (stopped) return;
+      try {
+        if (running) await follow();
+        else if (watch.current()) await begin(await watch.ready());
+      } catch (e) {
+        log.error(`${key}: ${e instanceof Error ? e.message : String(e)}; trying again in ${RETRY_MS / 1000} s`);
+        retryTimer ??= setTimeout(() => {
+          retryTimer = null;
+          void reconcile();
+        }, RETRY_MS);
+        retryTimer.unref();
+      }
+    });
+    return queue;
   }
 
   const redactedInUse = () => {
@@ -158,10 +191,10 @@ export async function startServedNetwork(o: ServedNetworkOptions): Promise<Serve
   };
 
   const offChange = watch.onChange((current) => {
-    if (current || running) serially(async () => (running ? follow() : begin(await watch.ready())));
+    if (current || running) void reconcile();
   });
   await watch.firstRound();
-  if (watch.current()) await serially(async () => begin(await watch.ready()));
+  if (watch.current()) await reconcile();
 
   const countOutbox = () =>
     stores.tracker.outboxDepth().then(
@@ -245,6 +278,7 @@ export async function startServedNetwork(o: ServedNetworkOptions): Promise<Serve
     stop: () => (stopping ??= (async () => {
       stopped = true;
       offChange();
+      if (retryTimer) clearTimeout(retryTimer);
       clearInterval(outboxTimer);
       await watch.stop();
       await queue;
