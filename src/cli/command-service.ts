@@ -34,6 +34,7 @@ const serviceOptions = z.object({
   confirmations: confirmationsOption.optional(),
   json: z.boolean().optional(),
   openSignup: z.boolean().optional(),
+  allowPrivateWebhooks: z.boolean().optional(),
   congestion: congestionOption.optional(),
   blockTime: blockTimeOption.optional(),
   publicUrl: z
@@ -69,6 +70,7 @@ export function registerService(program: Command): void {
     .option('--confirmations <blocks>', 'old name of --indexer-lag')
     .option('--json', 'when ready, print one JSON line (serviceUrl, nodeUrl, chainId, ...) on stdout')
     .option('--open-signup', 'let anyone create an account with `txdesk signup` (always on with --dev)')
+    .option('--allow-private-webhooks', 'let webhooks reach loopback, private and link-local addresses (always on with --dev; off for a service strangers use)')
     .option('--congestion <level>', 'with --dev: background load on the dev chain, off, low or high')
     .option('--block-time <s>', 'with --dev: seconds per block of the dev chain')
     .option(
@@ -116,6 +118,7 @@ export function registerService(program: Command): void {
             port,
             confirmations: indexerLag,
             openSignup: opts.openSignup === true,
+            allowPrivateWebhooks: opts.allowPrivateWebhooks === true,
             ...(opts.publicUrl ? { publicUrl: opts.publicUrl } : {}),
             log,
           });

@@ -19,6 +19,7 @@ import {
 export { TrackerError, isTrackerError, type TrackerErrorCode } from './tracker-errors.js';
 export { backoff, type SocketFactory, type WebSocketLike } from './tracker-connection.js';
 export * from './tracker-wire.js';
+export { signWebhook, verifyWebhook, WEBHOOK_SIGNATURE_HEADER, type WebhookVerification } from './webhook-signature.js';
 
 export interface TransactionTrackerOptions {
   platform: string;

@@ -28,6 +28,9 @@ import { LISTING_SCHEMA_STEPS } from './listing/sqlite/listing-schema-sqlite.js'
 import type { TrackerStore } from './tracker/tracker-store.js';
 import { openPostgresTrackerStore } from './tracker/postgres/tracker-store-postgres.js';
 import { openSqliteTrackerStore } from './tracker/sqlite/tracker-store-sqlite.js';
+import { openPostgresWebhookStore } from './webhooks/postgres/webhook-store-postgres.js';
+import { openSqliteWebhookStore } from './webhooks/sqlite/webhook-store-sqlite.js';
+import type { WebhookStore } from './webhooks/webhook-store.js';
 
 /** `database`: postgres:// URL of the database a fleet shares; SQLite in `dataDir` unless set. */
 export type BackendConfig = { database?: string; dataDir?: string; log: Logger };
@@ -51,6 +54,8 @@ export interface NetworkStores {
   /** The fleet's database as this network sees it (its schema, locks and channels); null alone. */
   shared: SharedDatabase | null;
   tracker: TrackerStore;
+  /** Webhooks and their deliveries (rows of the tracker's outbox). */
+  webhooks: WebhookStore;
   /** The index the indexer writes (in a fleet, only the instance holding the network's indexer role does). */
   index: IndexStore;
   listing: ListingReads;
@@ -73,7 +78,8 @@ export async function openBackend(config: BackendConfig, shutdown: Shutdown): Pr
       const ndb = isDefault ? db : openDatabase(join(dataDir, file));
       if (!isDefault) shutdown.add(() => ndb.close());
       const [index, tracker, listing, identity] = [sqliteIndexStore(ndb), openSqliteTrackerStore(ndb), openSqliteListingReads(ndb), openSqliteNetworkIdentity(ndb)];
-      return { db: ndb, shared: null, tracker, index, listing, identity, where: `${file} in ${dataDir}` };
+      const webhooks = openSqliteWebhookStore(ndb);
+      return { db: ndb, shared: null, tracker, webhooks, index, listing, identity, where: `${file} in ${dataDir}` };
     };
     return { kind: 'sqlite', db, shared: null, accounts: openSqliteAccountsStore(db), onClientIdCreated: () => {}, openNetwork };
   }
@@ -86,10 +92,11 @@ export async function openBackend(config: BackendConfig, shutdown: Shutdown): Pr
     const net = isDefault ? shared : await openNetworkDatabase(shared, key);
     if (!isDefault) shutdown.add(() => net.pool.end());
     const tracker = await openPostgresTrackerStore(net.pool, net.instance, net.channel);
+    const webhooks = await openPostgresWebhookStore(net.pool);
     await shared.listener.ready();
     const [index, listing, identity] = [await postgresIndexStore(net.pool, net.lockClass), openPostgresListingReads(net.pool), await openPostgresNetworkIdentity(net.pool)];
     const schema = (await net.pool.query<{ s: string }>('SELECT current_schema() AS s')).rows[0]?.s ?? 'public';
-    return { db: null, shared: net, tracker, index, listing, identity, where: `the schema ${schema} of the database` };
+    return { db: null, shared: net, tracker, webhooks, index, listing, identity, where: `the schema ${schema} of the database` };
   };
   return { kind: 'postgres', db: null, shared, accounts, onClientIdCreated: (f) => void (learn = f), openNetwork };
 }

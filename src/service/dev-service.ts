@@ -97,6 +97,8 @@ export async function startDevService(opts: DevServiceOptions = {}): Promise<Dev
       dataDir,
       port: opts.port ?? DEFAULT_SERVICE_PORT,
       openSignup: true,
+      // A dev receiver runs on this machine.
+      allowPrivateWebhooks: true,
       ...(opts.rateLimitPerMinute !== undefined ? { rateLimitPerMinute: opts.rateLimitPerMinute } : {}),
       ...(opts.tokenTtlSeconds !== undefined ? { tokenTtlSeconds: opts.tokenTtlSeconds } : {}),
       log,

@@ -26,6 +26,8 @@ import { networkKey, networkListSchema, type NetworkConfig } from './network/net
 import { networkRoutes } from './network/network-routes.js';
 import { startServedNetwork, type ServedNetwork } from './network/served-network.js';
 import { routeTrackerUpgrades, type TrackerRoute } from './tracker/tracker-ws-router.js';
+import { startWebhooks, type WebhooksOptions } from './webhooks/index.js';
+import { webhookRoutes } from './webhooks/webhook-routes.js';
 
 export { startDevService, type DevService, type DevServiceOptions } from './dev-service.js';
 export type { Accounts } from './accounts/index.js';
@@ -78,6 +80,13 @@ export interface ServiceOptions {
   /** Node probing period and timeout per probe (node-watch.ts defaults unless set; tests shorten them). */
   probeMs?: number;
   probeTimeoutMs?: number;
+  /** Lets webhooks reach loopback, private and link-local addresses (`--allow-private-webhooks`, on with `--dev`). */
+  allowPrivateWebhooks?: boolean;
+  /** Webhooks per clientId (default 20) and deliveries per second per clientId and network (default 50). */
+  maxWebhooksPerClient?: number;
+  webhookDeliveriesPerSecond?: number;
+  /** Tests shorten the webhooks' backoff, retry window, timeout and polls. */
+  webhookTuning?: Pick<WebhooksOptions, 'backoff' | 'retryWindowMs' | 'timeoutMs' | 'pollMs' | 'activityPollMs' | 'lookup'>;
   log?: Logger;
 }
 
@@ -131,6 +140,9 @@ const optionsSchema = z
     refreshRateLimitPerMinute: z.number().min(0).optional(),
     tokenTtlSeconds: z.number().int().min(1).optional(),
     authRateLimitPerMinute: z.number().min(0).optional(),
+    allowPrivateWebhooks: z.boolean().optional(),
+    maxWebhooksPerClient: z.number().int().min(0).optional(),
+    webhookDeliveriesPerSecond: z.number().min(0).optional(),
   })
   .refine((o) => (o.nodeUrl === undefined) !== (o.networks === undefined), {
     error: "Give the service either 'nodeUrl' (one network) or 'networks', not both and not neither.",
@@ -177,6 +189,8 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     backend.onClientIdCreated((id) => accounts.learnClientId(id));
 
     // Each network waits for its first round of node probes; one whose nodes do not answer keeps trying on its own.
+    // Webhooks start once the networks exist; the tracker's nudges reach them through this late binding.
+    let nudgeWebhooks: (key: string) => void = () => {};
     const networks = await Promise.all(
       configs.map(async (config, i) => {
         const served = await startServedNetwork({
@@ -187,6 +201,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
           ...(opts.minAckTimeoutMs !== undefined ? { minAckTimeoutMs: opts.minAckTimeoutMs } : {}),
           ...(opts.probeMs !== undefined ? { probeMs: opts.probeMs } : {}),
           ...(opts.probeTimeoutMs !== undefined ? { probeTimeoutMs: opts.probeTimeoutMs } : {}),
+          onTrackerStored: () => nudgeWebhooks(networkKey(config)),
           log,
         });
         shutdown.add(() => served.stop());
@@ -197,6 +212,17 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
       throw new TxdeskError('UPSTREAM_UNAVAILABLE', `No network could be started: ${networks.map((n) => `${n.key}: ${n.report().reason.replace(/\.$/, '')}`).join('; ')}.`);
     }
     const main = networks[0]!;
+    const webhooks = startWebhooks({
+      networks: networks.map((n) => ({ key: n.key, platform: n.platform, network: n.network, store: n.stores.webhooks, index: n.stores.index, nodeUrl: () => n.nodeUrl() })),
+      allowPrivate: opts.allowPrivateWebhooks ?? false,
+      alone: shared === null,
+      log: log.child('webhooks'),
+      ...(opts.maxWebhooksPerClient !== undefined ? { maxWebhooksPerClient: opts.maxWebhooksPerClient } : {}),
+      ...(opts.webhookDeliveriesPerSecond !== undefined ? { perClientPerSecond: opts.webhookDeliveriesPerSecond } : {}),
+      ...opts.webhookTuning,
+    });
+    shutdown.add(() => webhooks.stop());
+    nudgeWebhooks = (key) => webhooks.nudge(key);
 
     const roles = (): ServiceRole[] => {
       const held = main.roles();
@@ -269,7 +295,13 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
           return { ...r, receiptsDelivered: n.receiptsDelivered(), nodeErrors: n.errorCounts(), nodeInUse: inUse };
         }),
     });
-    const routes = [...accounts.routes(), ...networkRoutes(() => networks.map((n) => n.report())), ...listingRoutes(pick, origin), metrics.route];
+    const routes = [
+      ...accounts.routes(),
+      ...networkRoutes(() => networks.map((n) => n.report())),
+      ...listingRoutes(pick, origin),
+      ...webhookRoutes({ webhooks, isClientId: (id) => accounts.isKnownClientId(id) }),
+      metrics.route,
+    ];
     const app = createServiceApp(health, routes, origin, log, { observe: metrics.observe });
     const http = createServiceServer(app.listener, host, publicUrl ? { publicUrl } : {});
     await listen(http.server, opts.port ?? DEFAULT_SERVICE_PORT, host);

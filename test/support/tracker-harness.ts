@@ -8,7 +8,7 @@ import WebSocket from 'ws';
 import { deriveDevAccounts } from '../../src/devchain/dev-accounts.js';
 import { startAnvil, type RunningAnvil } from '../../src/devchain/index.js';
 import { createLogger, silentLogger } from '../../src/lib/log.js';
-import { startService, type RunningService } from '../../src/service/index.js';
+import { startService, type RunningService, type ServiceOptions } from '../../src/service/index.js';
 import { pollUntil } from './poll.js';
 
 /** The anvil mnemonic's funded accounts (public test keys). */
@@ -26,7 +26,8 @@ export interface TrackerStack {
 
 let accountSeq = 0;
 
-export async function startTrackerStack(opts: { minAckTimeoutMs?: number; blockTimeSeconds?: number } = {}): Promise<TrackerStack> {
+/** `service`: more service options (webhooks' tuning, say). */
+export async function startTrackerStack(opts: { minAckTimeoutMs?: number; blockTimeSeconds?: number; service?: Partial<ServiceOptions> } = {}): Promise<TrackerStack> {
   const anvil = await startAnvil({ blockTimeSeconds: opts.blockTimeSeconds ?? 1 });
   const dataDir = mkdtempSync(join(tmpdir(), 'txdesk-tracker-test-'));
   let service: RunningService;
@@ -39,6 +40,7 @@ export async function startTrackerStack(opts: { minAckTimeoutMs?: number; blockT
       confirmations: 0,
       minAckTimeoutMs: opts.minAckTimeoutMs ?? 300,
       log: process.env.TXDESK_TEST_LOG ? createLogger('tracker-test') : silentLogger,
+      ...opts.service,
     });
   } catch (e) {
     await anvil.stop();

@@ -6,7 +6,7 @@ import { errorResponse, mountRoutes, nodeListener, type DocumentedRoute, type No
 import type { Logger } from '../../lib/log.js';
 import { TxdeskError } from '../../shared/errors.js';
 import { databaseUnreachable } from '../db/pg-pool.js';
-import { serviceRoutes, type HealthSource } from './service-routes.js';
+import { serviceRoutes, trackerUpgradeHint, type HealthSource } from './service-routes.js';
 
 const info = {
   title: 'txdesk data service',
@@ -36,7 +36,7 @@ export function createServiceApp(health: HealthSource, routes: readonly Document
   let doc: object | undefined;
   // Written once, on the first request for it: the routes and the origin are fixed once the server listens.
   const document = () => (doc ??= app.getOpenAPI31Document({ openapi: '3.1.0', info, servers: [{ url: origin() }] }));
-  const allRoutes = [...serviceRoutes(health, document), ...routes];
+  const allRoutes = [...serviceRoutes(health, document), ...routes, trackerUpgradeHint()];
   const { observe } = options;
   const timed = observe ? timeRequests(allRoutes, observe) : null;
   const servedForOtherMethod = mountRoutes(app, timed?.routes ?? allRoutes);

@@ -54,7 +54,15 @@ export function serviceRoutes(health: HealthSource, document: () => object): Doc
       doc: { method: 'get', path: '/openapi.json', operationId: 'openApi', summary: 'This document', responses: { 200: jsonReply('OpenAPI 3.1 document.', z.object({}).loose()) } },
       handler: (c) => json(c, 200, document()),
     },
-    {
+  ];
+}
+
+/**
+ * A plain GET of a tracker's WebSocket path: mounted after every other route, so that paths under /tracker/ that are
+ * routes of their own (the webhook API, /tracker/v1/webhooks) are not taken for a network's tracker.
+ */
+export function trackerUpgradeHint(): DocumentedRoute {
+  return {
       doc: {
         method: 'get',
         path: '/tracker/{platform}/{network}',
@@ -68,6 +76,5 @@ export function serviceRoutes(health: HealthSource, document: () => object): Doc
       handler: () => {
         throw new TxdeskError('BAD_REQUEST', 'The tracker speaks WebSocket; connect with a WebSocket client (for example the txdesk/tracker SDK).', 426);
       },
-    },
-  ];
+    };
 }

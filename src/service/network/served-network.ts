@@ -44,6 +44,8 @@ export interface ServedNetworkOptions {
   /** Node probing period and timeout (node-watch.ts defaults unless set; tests shorten them). */
   probeMs?: number;
   probeTimeoutMs?: number;
+  /** Told when the tracker stored new deliveries on this instance. */
+  onTrackerStored?: () => void;
   log: Logger;
 }
 
@@ -53,6 +55,8 @@ export interface ServedNetwork {
   network: string;
   isDefault: boolean;
   chainId(): number | null;
+  /** The node in use (the first configured while none answers). */
+  nodeUrl(): string;
   confirmations(): number | null;
   state(): NetworkState;
   report(): NetworkReport;
@@ -125,6 +129,7 @@ export async function startServedNetwork(o: ServedNetworkOptions): Promise<Serve
         label: key,
         isClientId: o.isClientId,
         ...(o.minAckTimeoutMs !== undefined ? { minAckTimeoutMs: o.minAckTimeoutMs } : {}),
+        ...(o.onTrackerStored ? { onStored: o.onTrackerStored } : {}),
         log,
       });
     } catch (e) {
@@ -228,6 +233,7 @@ export async function startServedNetwork(o: ServedNetworkOptions): Promise<Serve
     isDefault: o.isDefault,
     stores,
     chainId: () => running?.chainId ?? watch.report().chainId ?? config.chainId ?? null,
+    nodeUrl,
     confirmations: () => running?.confirmations ?? config.indexerLag ?? null,
     state,
     report() {

@@ -31,6 +31,8 @@ export interface AttachTrackerOptions {
   maxSubscriptionsPerClient?: number;
   /** Longest a socket frame waits for the watcher's round to end (default 250 ms; see tracker-ws-server.ts). */
   frameHoldMaxMs?: number;
+  /** Told when this instance stored new deliveries (webhooks send theirs at once instead of at their next poll). */
+  onStored?: () => void;
 }
 
 export interface AttachedTracker {
@@ -58,7 +60,10 @@ export async function attachTracker(opts: AttachTrackerOptions): Promise<Attache
       store,
       rpc: createNodeRpc(opts.nodeUrl(), log),
       log,
-      onDeliveries: (created, withdrawn) => hub.deliver(created, withdrawn),
+      onDeliveries: (created, withdrawn) => {
+        hub.deliver(created, withdrawn);
+        if (created.length > 0) opts.onStored?.();
+      },
       ...(opts.pollMs !== undefined ? { pollMs: opts.pollMs } : {}),
     });
   watcher = opts.shared ? startSharedWatcher(makeEngine, store, opts.shared, hub, log.child('watcher')) : await startLocalWatcher(makeEngine);

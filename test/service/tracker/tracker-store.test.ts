@@ -3,7 +3,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { TrackerStore } from '../../../src/service/tracker/tracker-store.js';
 import { openSqliteTrackerStore } from '../../../src/service/tracker/sqlite/tracker-store-sqlite.js';
-import { openPostgresTrackerStore } from '../../../src/service/tracker/postgres/tracker-store-postgres.js';
+import { openPostgresTrackerStore, trackerPgMigrations } from '../../../src/service/tracker/postgres/tracker-store-postgres.js';
 import type { NewMessage } from '../../../src/service/tracker/tracker-store.js';
 import { backends, type BackendPlace } from '../../support/store-backends.js';
 
@@ -141,7 +141,7 @@ describe('tracker store on postgres, shared by instances', () => {
     places.push(place);
     const stores = await Promise.all([1, 2, 3].map((i) => openPostgresTrackerStore(place.pool!, `i${i}`)));
     const versions = await place.pool!.query("SELECT version FROM schema_migrations WHERE module = 'tracker'");
-    expect(versions.rows).toEqual([{ version: 1 }]);
+    expect(versions.rows).toEqual([{ version: trackerPgMigrations.length }]);
     await stores[0]!.subscribe('c1', 's', 10_000, 0);
     await stores[1]!.commitRound([], [], [msg('c1', 1)], 1);
     const [entry] = await stores[2]!.loadDeliveries('c1', 's');

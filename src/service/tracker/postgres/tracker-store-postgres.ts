@@ -59,6 +59,12 @@ export const trackerPgMigrations: readonly string[] = [
   CREATE INDEX tracker_delivery_sub ON tracker_delivery (client_id, subscription_id, seq);
   CREATE INDEX tracker_delivery_seq ON tracker_delivery (seq);
   `,
+  // Webhook deliveries (service/webhooks/) are rows of this outbox too; these columns are theirs (NULL on the
+  // WebSocket's): sent and kept for replay, tries, next try, claimed by an instance until, sent again by a replay.
+  `
+  ALTER TABLE tracker_delivery ADD COLUMN sent_at_ms BIGINT, ADD COLUMN attempts INTEGER, ADD COLUMN next_at_ms BIGINT,
+    ADD COLUMN lease_until_ms BIGINT, ADD COLUMN replay SMALLINT;
+  `,
 ];
 
 const DELIVERY_COLUMNS = 'd.ack_id, m.message_id, m.seq, m.tx_hash, m.payload';
@@ -297,7 +303,7 @@ export async function openPostgresTrackerStore(pool: PgPool, instance: string, c
 
     pruneOrphans: async (beforeMs) => (await pool.query('DELETE FROM tracker_message WHERE orphan = 1 AND created_at_ms < $1', [beforeMs])).rowCount ?? 0,
 
-    outboxDepth: () => count('SELECT count(*) AS n FROM tracker_delivery'),
+    outboxDepth: () => count('SELECT count(*) AS n FROM tracker_delivery WHERE sent_at_ms IS NULL'),
   };
 }
 

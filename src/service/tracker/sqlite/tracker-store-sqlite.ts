@@ -94,6 +94,15 @@ export const trackerMigrations: readonly string[] = [
   ALTER TABLE tracker_subscription ADD COLUMN last_used_ms INTEGER;
   UPDATE tracker_subscription SET last_used_ms = created_at_ms;
   `,
+  // Webhook deliveries (service/webhooks/) are rows of this outbox too; these columns are theirs (NULL on the
+  // WebSocket's): sent and kept for replay, tries, next try, claimed by an instance until, sent again by a replay.
+  `
+  ALTER TABLE tracker_delivery ADD COLUMN sent_at_ms INTEGER;
+  ALTER TABLE tracker_delivery ADD COLUMN attempts INTEGER;
+  ALTER TABLE tracker_delivery ADD COLUMN next_at_ms INTEGER;
+  ALTER TABLE tracker_delivery ADD COLUMN lease_until_ms INTEGER;
+  ALTER TABLE tracker_delivery ADD COLUMN replay INTEGER;
+  `,
 ];
 
 export function openSqliteTrackerStore(db: Db): TrackerStore {
@@ -143,7 +152,7 @@ export function openSqliteTrackerStore(db: Db): TrackerStore {
     deliveriesOfSeq: db.prepare('SELECT ack_id, subscription_id FROM tracker_delivery WHERE seq = ? AND client_id = ?'),
     deleteOrphan: db.prepare('DELETE FROM tracker_message WHERE seq = ? AND orphan = 1'),
     deleteDelivery: db.prepare('DELETE FROM tracker_delivery WHERE client_id = ? AND ack_id = ?'),
-    outboxDepth: db.prepare('SELECT count(*) AS n FROM tracker_delivery'),
+    outboxDepth: db.prepare('SELECT count(*) AS n FROM tracker_delivery WHERE sent_at_ms IS NULL'),
   };
 
   function pruneSeqs(seqs: Iterable<number>): void {

@@ -1,0 +1,213 @@
+// Webhooks in the SQLite database of a single instance, beside the tracker's outbox (the contract: ../webhook-store.ts).
+import { migrate, type Db } from '../../../lib/sqlite.js';
+import { orderedId } from '../../tracker/tracker-ids.js';
+import {
+  movesSelect,
+  PATCH_COLUMNS,
+  patchValue,
+  PENDING_SELECT,
+  toMove,
+  toPending,
+  toWebhook,
+  WEBHOOK_COLUMNS,
+  webhookValues,
+  type MoveDbRow,
+  type PendingDbRow,
+  type WebhookDbRow,
+} from '../webhook-store-rows.js';
+import { NEVER_IDLE, webhookSubscriptionId, type WebhookStore } from '../webhook-store.js';
+
+/** Needs the tracker's tables (openSqliteTrackerStore first): a delivery to a webhook is a tracker_delivery row. */
+export const webhookMigrations: readonly string[] = [
+  `
+  CREATE TABLE webhook (
+    id TEXT PRIMARY KEY,
+    client_id TEXT NOT NULL,
+    url TEXT NOT NULL,
+    tracker_messages INTEGER NOT NULL,
+    addresses TEXT NOT NULL,
+    secret TEXT NOT NULL,
+    previous_secret TEXT,
+    previous_secret_until_ms INTEGER,
+    state TEXT NOT NULL,
+    failing_since_ms INTEGER,
+    failures INTEGER NOT NULL,
+    retry_at_ms INTEGER,
+    last_error TEXT,
+    last_attempt_ms INTEGER,
+    last_success_ms INTEGER,
+    activity_block INTEGER,
+    created_at_ms INTEGER NOT NULL
+  );
+  CREATE INDEX webhook_client ON webhook (client_id);
+  `,
+];
+
+export function openSqliteWebhookStore(db: Db): WebhookStore {
+  migrate(db, 'webhooks', webhookMigrations);
+  const q = {
+    insert: db.prepare(`INSERT INTO webhook (${WEBHOOK_COLUMNS}) VALUES (${WEBHOOK_COLUMNS.split(',').map(() => '?').join(', ')})`),
+    get: db.prepare('SELECT * FROM webhook WHERE id = ?'),
+    ofClient: db.prepare('SELECT * FROM webhook WHERE client_id = ? ORDER BY created_at_ms, id'),
+    countOfClient: db.prepare('SELECT count(*) FROM webhook WHERE client_id = ?').pluck(),
+    all: db.prepare('SELECT * FROM webhook ORDER BY created_at_ms, id'),
+    subCount: db.prepare('SELECT count(*) FROM tracker_subscription WHERE client_id = ?').pluck(),
+    insertSub: db.prepare('INSERT OR IGNORE INTO tracker_subscription (client_id, subscription_id, ack_timeout_ms, created_at_ms, last_used_ms) VALUES (?, ?, 0, ?, ?)'),
+    deleteSub: db.prepare('DELETE FROM tracker_subscription WHERE client_id = ? AND subscription_id = ?'),
+    orphansOf: db.prepare('SELECT seq FROM tracker_message WHERE client_id = ? AND orphan = 1 ORDER BY seq').pluck(),
+    clearOrphans: db.prepare('UPDATE tracker_message SET orphan = 0 WHERE client_id = ? AND orphan = 1'),
+    insertDelivery: db.prepare('INSERT INTO tracker_delivery (client_id, ack_id, subscription_id, seq) VALUES (?, ?, ?, ?)'),
+    deleteDeliveries: db.prepare('DELETE FROM tracker_delivery WHERE client_id = ? AND subscription_id = ? RETURNING seq').pluck(),
+    deleteWebhook: db.prepare('DELETE FROM webhook WHERE id = ?'),
+    pruneMessage: db.prepare('DELETE FROM tracker_message WHERE seq = ? AND orphan = 0 AND NOT EXISTS (SELECT 1 FROM tracker_delivery d WHERE d.seq = ?)'),
+    pending: db.prepare(`${PENDING_SELECT} WHERE d.client_id = ? AND d.subscription_id = ? AND d.seq > ? AND d.sent_at_ms IS NULL ORDER BY d.seq LIMIT ?`),
+    countPending: db.prepare('SELECT count(*) FROM tracker_delivery WHERE client_id = ? AND subscription_id = ? AND sent_at_ms IS NULL').pluck(),
+    claim: db.prepare(
+      'UPDATE tracker_delivery SET lease_until_ms = ? WHERE client_id = ? AND ack_id = ? AND sent_at_ms IS NULL AND (lease_until_ms IS NULL OR lease_until_ms <= ?)',
+    ),
+    release: db.prepare('UPDATE tracker_delivery SET lease_until_ms = NULL WHERE lease_until_ms IS NOT NULL'),
+    sent: db.prepare('UPDATE tracker_delivery SET sent_at_ms = ?, lease_until_ms = NULL, attempts = coalesce(attempts, 0) + 1, next_at_ms = NULL WHERE client_id = ? AND ack_id = ?'),
+    webhookOk: db.prepare('UPDATE webhook SET failing_since_ms = NULL, failures = 0, retry_at_ms = NULL, last_error = NULL, last_attempt_ms = ?, last_success_ms = ? WHERE id = ?'),
+    failed: db.prepare('UPDATE tracker_delivery SET lease_until_ms = NULL, attempts = coalesce(attempts, 0) + 1, next_at_ms = ? WHERE client_id = ? AND ack_id = ?'),
+    webhookFailed: db.prepare(
+      `UPDATE webhook SET failing_since_ms = coalesce(failing_since_ms, ?), failures = failures + 1, retry_at_ms = ?, last_error = ?, last_attempt_ms = ?,
+         state = CASE WHEN ? = 1 AND state = 'active' THEN 'failing' ELSE state END WHERE id = ?`,
+    ),
+    replayRange: db.prepare(
+      `UPDATE tracker_delivery SET sent_at_ms = NULL, attempts = 0, next_at_ms = NULL, replay = 1
+        WHERE client_id = ? AND subscription_id = ? AND sent_at_ms IS NOT NULL
+          AND seq IN (SELECT seq FROM tracker_message WHERE client_id = ? AND created_at_ms >= ? AND created_at_ms <= ?)`,
+    ),
+    seqOfMessage: db.prepare('SELECT seq FROM tracker_message WHERE message_id = ? AND client_id = ?').pluck(),
+    replayFrom: db.prepare(
+      'UPDATE tracker_delivery SET sent_at_ms = NULL, attempts = 0, next_at_ms = NULL, replay = 1 WHERE client_id = ? AND subscription_id = ? AND sent_at_ms IS NOT NULL AND seq >= ?',
+    ),
+    pruneSent: db.prepare('DELETE FROM tracker_delivery WHERE sent_at_ms IS NOT NULL AND sent_at_ms < ? RETURNING seq').pluck(),
+    cursorMove: db.prepare('UPDATE webhook SET activity_block = ? WHERE id = ? AND activity_block IS ?'),
+    insertMessage: db.prepare(
+      "INSERT INTO tracker_message (message_id, client_id, tx_hash, type, payload, created_at_ms, orphan) VALUES (?, ?, ?, 'activity', ?, ?, 0)",
+    ),
+  };
+  const pruneSeqs = (seqs: Iterable<number>) => {
+    for (const s of new Set(seqs)) q.pruneMessage.run(s, s);
+  };
+  /** Subscribes the webhook to its client's tracker messages; a client's first subscription takes the parked ones. */
+  const subscribe = (clientId: string, webhookId: string, nowMs: number) => {
+    const first = (q.subCount.get(clientId) as number) === 0;
+    const subId = webhookSubscriptionId(webhookId);
+    q.insertSub.run(clientId, subId, nowMs, NEVER_IDLE);
+    if (!first) return;
+    for (const seq of q.orphansOf.all(clientId) as number[]) q.insertDelivery.run(clientId, orderedId(), subId, seq);
+    q.clearOrphans.run(clientId);
+  };
+
+  return {
+    async create(w) {
+      db.transaction(() => {
+        q.insert.run(...webhookValues(w));
+        if (w.trackerMessages) subscribe(w.clientId, w.id, w.createdAtMs);
+      })();
+    },
+    get: async (id) => {
+      const r = q.get.get(id) as WebhookDbRow | undefined;
+      return r ? toWebhook(r) : null;
+    },
+    listOfClient: async (clientId) => (q.ofClient.all(clientId) as WebhookDbRow[]).map(toWebhook),
+    countOfClient: async (clientId) => q.countOfClient.get(clientId) as number,
+    all: async () => (q.all.all() as WebhookDbRow[]).map(toWebhook),
+
+    async update(id, patch) {
+      return db.transaction(() => {
+        const before = q.get.get(id) as WebhookDbRow | undefined;
+        if (!before) return null;
+        const fields = (Object.keys(patch) as (keyof typeof PATCH_COLUMNS)[]).filter((f) => patch[f] !== undefined);
+        if (fields.length > 0) {
+          const sets = fields.map((f) => `${PATCH_COLUMNS[f]} = ?`);
+          // Resuming a failing webhook starts its retries afresh.
+          if (patch.state === 'active') sets.push('failing_since_ms = NULL', 'failures = 0', 'retry_at_ms = NULL');
+          db.prepare(`UPDATE webhook SET ${sets.join(', ')} WHERE id = ?`).run(...fields.map((f) => patchValue(f, patch[f])), id);
+        }
+        if (patch.trackerMessages === true && before.tracker_messages === 0) subscribe(before.client_id, id, Date.now());
+        if (patch.trackerMessages === false && before.tracker_messages === 1) q.deleteSub.run(before.client_id, webhookSubscriptionId(id));
+        return toWebhook(q.get.get(id) as WebhookDbRow);
+      })();
+    },
+
+    async remove(id) {
+      return db.transaction(() => {
+        const w = q.get.get(id) as WebhookDbRow | undefined;
+        if (!w) return false;
+        const subId = webhookSubscriptionId(id);
+        const seqs = q.deleteDeliveries.all(w.client_id, subId) as number[];
+        q.deleteSub.run(w.client_id, subId);
+        q.deleteWebhook.run(id);
+        pruneSeqs(seqs);
+        return true;
+      })();
+    },
+
+    pending: async (webhookId, clientId, afterSeq, limit) =>
+      (q.pending.all(clientId, webhookSubscriptionId(webhookId), afterSeq, limit) as PendingDbRow[]).map(toPending),
+    countPending: async (webhookId, clientId) => q.countPending.get(clientId, webhookSubscriptionId(webhookId)) as number,
+
+    async claim(clientId, deliveryIds, nowMs, leaseUntilMs) {
+      return db.transaction(() => new Set(deliveryIds.filter((id) => q.claim.run(leaseUntilMs, clientId, id, nowMs).changes === 1)))();
+    },
+
+    async releaseLeases() {
+      q.release.run();
+    },
+
+    async markSent(webhookId, clientId, deliveryId, nowMs) {
+      db.transaction(() => {
+        q.sent.run(nowMs, clientId, deliveryId);
+        q.webhookOk.run(nowMs, nowMs, webhookId);
+      })();
+    },
+
+    async markFailed(webhookId, clientId, deliveryId, f) {
+      db.transaction(() => {
+        q.failed.run(f.nextAtMs, clientId, deliveryId);
+        q.webhookFailed.run(f.nowMs, f.retryAtMs, f.error, f.nowMs, f.failing ? 1 : 0, webhookId);
+      })();
+    },
+
+    async replay(webhookId, clientId, range) {
+      const subId = webhookSubscriptionId(webhookId);
+      if ('fromMessageId' in range) {
+        const seq = q.seqOfMessage.get(range.fromMessageId, clientId) as number | undefined;
+        if (seq === undefined) return null;
+        return q.replayFrom.run(clientId, subId, seq).changes;
+      }
+      return q.replayRange.run(clientId, subId, clientId, range.fromMs, range.toMs).changes;
+    },
+
+    async pruneSent(beforeMs) {
+      return db.transaction(() => {
+        const seqs = q.pruneSent.all(beforeMs) as number[];
+        pruneSeqs(seqs);
+        return seqs.length;
+      })();
+    },
+
+    async movesOf(addresses, fromBlock, toBlock) {
+      // Prepared here: the index's tables are made by the index store, which need not be opened before this one.
+      const ids = db.prepare('SELECT id FROM idx_accounts WHERE address IN (SELECT value FROM json_each(?))').pluck().all(JSON.stringify(addresses)) as number[];
+      if (ids.length === 0) return [];
+      const list = `(${ids.map(Number).join(',')})`;
+      return (db.prepare(movesSelect(list, '?', '?')).all(fromBlock, toBlock) as MoveDbRow[]).map(toMove);
+    },
+
+    async commitActivity(webhookId, fromBlock, toBlock, messages, nowMs) {
+      return db.transaction(() => {
+        if (q.cursorMove.run(toBlock, webhookId, fromBlock).changes !== 1) return false;
+        const subId = webhookSubscriptionId(webhookId);
+        for (const m of messages) {
+          const seq = Number(q.insertMessage.run(orderedId(nowMs), m.clientId, m.txHash, m.payload, nowMs).lastInsertRowid);
+          q.insertDelivery.run(m.clientId, orderedId(nowMs), subId, seq);
+        }
+        return true;
+      })();
+    },
+  };
+}

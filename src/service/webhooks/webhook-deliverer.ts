@@ -1,0 +1,206 @@
+// Sends one network's webhook deliveries: reads what waits in the outbox, claims it (so of a fleet's instances only one
+// sends a delivery), POSTs it signed, and records the answer: a 2xx marks it sent, anything else schedules a retry with
+// backoff and, after the retry window, turns the webhook failing. Every instance runs one per network.
+import { randomBytes } from 'node:crypto';
+import type { Logger } from '../../lib/log.js';
+import { signWebhook, WEBHOOK_SIGNATURE_HEADER } from '../../sdk/webhook-signature.js';
+import type { BackoffPolicy } from './webhook-backoff.js';
+import { afterFailure, chooseDeliveries, signingSecrets, webhookSlots } from './webhook-delivery-policy.js';
+import { postWebhook, type WebhookAttempt } from './webhook-post.js';
+import type { LookupAll } from './webhook-address-guard.js';
+import { SENT_KEPT_MS } from './webhook-store-rows.js';
+import type { PendingDelivery, WebhookRow, WebhookStore } from './webhook-store.js';
+
+export interface WebhookDelivererOptions {
+  store: WebhookStore;
+  platform: string;
+  network: string;
+  /** Lets webhooks reach loopback and private addresses (`--allow-private-webhooks`, on with `--dev`). */
+  allowPrivate: boolean;
+  /** Deliveries per second per clientId, over all its webhooks of this network (on this instance). */
+  perClientPerSecond: number;
+  /** True when no other instance shares the store: claims left by a previous run are released at start. */
+  alone: boolean;
+  log: Logger;
+  backoff?: BackoffPolicy;
+  /** The retry window before a webhook turns failing (24 h unless set; tests shorten it). */
+  retryWindowMs?: number;
+  timeoutMs?: number;
+  pollMs?: number;
+  lookup?: LookupAll;
+  now?: () => number;
+}
+
+export interface WebhookDeliverer {
+  /** Something was stored or changed (a new delivery, a webhook created, patched or replayed): look now. */
+  nudge(): void;
+  /** Sends a `test` message to the webhook now, outside the outbox, and returns the answer. */
+  test(w: WebhookRow): Promise<WebhookAttempt>;
+  /** Deliveries sent (2xx) by this instance since start. */
+  sent(): number;
+  stop(): Promise<void>;
+}
+
+/** A claim outlives the longest try (the timeout) by a margin; after it, another instance may send the delivery. */
+const LEASE_MARGIN_MS = 20_000;
+const PAGE = 200;
+const WEBHOOKS_REFRESH_MS = 1_000;
+/** The floors (see `floor`) are forgotten this often, so a replay asked of another instance is seen here too. */
+const FLOOR_RESET_MS = 30_000;
+const PRUNE_MS = 60_000;
+export const DEFAULT_WEBHOOK_TIMEOUT_MS = 10_000;
+
+export function startWebhookDeliverer(o: WebhookDelivererOptions): WebhookDeliverer {
+  const now = o.now ?? Date.now;
+  const log = o.log.child('webhooks');
+  const timeoutMs = o.timeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS;
+  const inFlight = new Map<string, Set<string>>();
+  /** Per webhook, a seq below which everything was sent when last read: pages start above it. */
+  const floor = new Map<string, number>();
+  const buckets = new Map<string, { tokens: number; at: number }>();
+  let webhooks: WebhookRow[] = [];
+  let webhooksAt = 0;
+  let running = false;
+  let again = false;
+  let stopped = false;
+  let sentCount = 0;
+  const sends = new Set<Promise<void>>();
+
+  /** Takes up to `want` tokens of the client's bucket (one second's worth of burst). */
+  function takeTokens(clientId: string, want: number): number {
+    const t = now();
+    const rate = o.perClientPerSecond;
+    if (!(rate > 0) || rate === Infinity) return want;
+    let b = buckets.get(clientId);
+    if (!b) buckets.set(clientId, (b = { tokens: rate, at: t }));
+    b.tokens = Math.min(rate, b.tokens + ((t - b.at) / 1000) * rate);
+    b.at = t;
+    const n = Math.min(want, Math.floor(b.tokens));
+    b.tokens -= n;
+    return n;
+  }
+
+  const bodyOf = (w: WebhookRow, d: Pick<PendingDelivery, 'deliveryId' | 'messageId' | 'payload'>) =>
+    `{"deliveryId":${JSON.stringify(d.deliveryId)},"messageId":${JSON.stringify(d.messageId)},"webhookId":${JSON.stringify(w.id)},` +
+    `"platform":${JSON.stringify(o.platform)},"network":${JSON.stringify(o.network)},"payload":${d.payload}}`;
+
+  function post(w: WebhookRow, d: Pick<PendingDelivery, 'deliveryId' | 'messageId' | 'payload'>, attempt: number, replay: boolean): Promise<WebhookAttempt> {
+    const body = bodyOf(w, d);
+    const t = now();
+    return postWebhook({
+      url: w.url,
+      body,
+      headers: {
+        [WEBHOOK_SIGNATURE_HEADER]: signWebhook(body, signingSecrets(w, t), Math.floor(t / 1000)),
+        'txdesk-delivery': d.deliveryId,
+        'txdesk-webhook': w.id,
+        'txdesk-attempt': String(attempt),
+        ...(replay ? { 'txdesk-replay': '1' } : {}),
+      },
+      allowPrivate: o.allowPrivate,
+      timeoutMs,
+      ...(o.lookup ? { lookup: o.lookup } : {}),
+    });
+  }
+
+  async function send(w: WebhookRow, d: PendingDelivery): Promise<void> {
+    const attempt = d.attempts + 1;
+    const result = await post(w, d, attempt, d.replay);
+    const t = now();
+    try {
+      if (result.ok) {
+        await o.store.markSent(w.id, w.clientId, d.deliveryId, t);
+        sentCount++;
+      } else {
+        const error = result.error ?? `the receiver answered ${result.status}`;
+        const fresh = (await o.store.get(w.id)) ?? w;
+        const f = afterFailure(fresh, attempt, t, Math.random(), o.backoff, o.retryWindowMs);
+        await o.store.markFailed(w.id, w.clientId, d.deliveryId, { nowMs: t, error, ...f });
+        if (f.failing && fresh.state === 'active') log.warn(`webhook ${w.id} of ${w.clientId} is failing (${error}); its deliveries wait until it is resumed`);
+      }
+    } catch (e) {
+      // The claim runs out and the delivery is tried again: at least once holds, the receiver may see it twice.
+      log.warn(`could not record the answer to delivery ${d.deliveryId}: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
+
+  async function refreshWebhooks(force: boolean): Promise<void> {
+    if (!force && now() - webhooksAt < WEBHOOKS_REFRESH_MS) return;
+    webhooks = await o.store.all();
+    webhooksAt = now();
+  }
+
+  async function tickWebhook(w: WebhookRow): Promise<void> {
+    const mine = inFlight.get(w.id) ?? new Set<string>();
+    inFlight.set(w.id, mine);
+    const t = now();
+    const slots = webhookSlots(w, t, mine.size);
+    if (slots === 0) return;
+    const page = await o.store.pending(w.id, w.clientId, floor.get(w.id) ?? 0, PAGE);
+    if (page.length > 0) floor.set(w.id, page[0]!.seq - 1);
+    const wanted = chooseDeliveries(page, t, mine, slots);
+    const allowed = wanted.slice(0, takeTokens(w.clientId, wanted.length));
+    if (allowed.length === 0) return;
+    const claimed = await o.store.claim(w.clientId, allowed.map((d) => d.deliveryId), t, t + timeoutMs + LEASE_MARGIN_MS);
+    for (const d of allowed) {
+      if (!claimed.has(d.deliveryId)) continue;
+      mine.add(d.deliveryId);
+      const p = send(w, d).finally(() => {
+        mine.delete(d.deliveryId);
+        sends.delete(p);
+        nudge();
+      });
+      sends.add(p);
+    }
+  }
+
+  async function tick(): Promise<void> {
+    if (running) {
+      again = true;
+      return;
+    }
+    running = true;
+    try {
+      do {
+        again = false;
+        await refreshWebhooks(false);
+        for (const w of webhooks) {
+          if (stopped) return;
+          await tickWebhook(w);
+        }
+      } while (again && !stopped);
+    } catch (e) {
+      log.warn(`could not read webhook deliveries (trying again): ${e instanceof Error ? e.message : String(e)}`);
+    } finally {
+      running = false;
+    }
+  }
+
+  function nudge(): void {
+    if (!stopped) void tick();
+  }
+
+  const start = o.alone ? o.store.releaseLeases().catch((e: unknown) => log.warn(`could not release old claims: ${String(e)}`)) : Promise.resolve();
+  void start.then(nudge);
+  const poller = setInterval(nudge, o.pollMs ?? 250);
+  const floorReset = setInterval(() => floor.clear(), FLOOR_RESET_MS);
+  const pruner = setInterval(() => {
+    o.store.pruneSent(now() - SENT_KEPT_MS).catch((e: unknown) => log.warn(`could not prune sent deliveries: ${String(e)}`));
+  }, PRUNE_MS);
+  for (const t of [poller, floorReset, pruner]) t.unref();
+
+  return {
+    nudge() {
+      floor.clear();
+      webhooksAt = 0;
+      nudge();
+    },
+    test: (w) => post(w, { deliveryId: `test-${randomBytes(8).toString('hex')}`, messageId: 'test', payload: '{"type":"test","result":{}}' }, 1, false),
+    sent: () => sentCount,
+    async stop() {
+      stopped = true;
+      for (const t of [poller, floorReset, pruner]) clearInterval(t);
+      await Promise.allSettled([...sends]);
+    },
+  };
+}

@@ -1,0 +1,132 @@
+// The webhook rows as both backends read them, and how they become the deliverer's values.
+import { tokenIdFromKey } from '../listing/listing-keys.js';
+import type { IndexedMove, PendingDelivery, WebhookRow, WebhookState } from './webhook-store.js';
+
+export interface WebhookDbRow {
+  id: string;
+  client_id: string;
+  url: string;
+  tracker_messages: number;
+  addresses: string;
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_until_ms: number | string | null;
+  state: string;
+  failing_since_ms: number | string | null;
+  failures: number;
+  retry_at_ms: number | string | null;
+  last_error: string | null;
+  last_attempt_ms: number | string | null;
+  last_success_ms: number | string | null;
+  activity_block: number | string | null;
+  created_at_ms: number | string;
+}
+
+/** PostgreSQL's BIGINT arrives as a string. */
+const num = (v: number | string | null): number | null => (v === null ? null : Number(v));
+
+export const toWebhook = (r: WebhookDbRow): WebhookRow => ({
+  id: r.id,
+  clientId: r.client_id,
+  url: r.url,
+  trackerMessages: Number(r.tracker_messages) === 1,
+  addresses: JSON.parse(r.addresses) as string[],
+  secret: r.secret,
+  previousSecret: r.previous_secret,
+  previousSecretUntilMs: num(r.previous_secret_until_ms),
+  state: r.state as WebhookState,
+  failingSinceMs: num(r.failing_since_ms),
+  failures: Number(r.failures),
+  retryAtMs: num(r.retry_at_ms),
+  lastError: r.last_error,
+  lastAttemptMs: num(r.last_attempt_ms),
+  lastSuccessMs: num(r.last_success_ms),
+  activityBlock: num(r.activity_block),
+  createdAtMs: Number(r.created_at_ms),
+});
+
+/** The row's values in the column order of WEBHOOK_COLUMNS. */
+export const webhookValues = (w: WebhookRow): unknown[] => [
+  w.id, w.clientId, w.url, w.trackerMessages ? 1 : 0, JSON.stringify(w.addresses), w.secret, w.previousSecret, w.previousSecretUntilMs, w.state,
+  w.failingSinceMs, w.failures, w.retryAtMs, w.lastError, w.lastAttemptMs, w.lastSuccessMs, w.activityBlock, w.createdAtMs,
+];
+export const WEBHOOK_COLUMNS =
+  'id, client_id, url, tracker_messages, addresses, secret, previous_secret, previous_secret_until_ms, state, failing_since_ms, failures, retry_at_ms, last_error, last_attempt_ms, last_success_ms, activity_block, created_at_ms';
+
+/** The columns a patch may change, by field. */
+export const PATCH_COLUMNS = {
+  url: 'url',
+  trackerMessages: 'tracker_messages',
+  addresses: 'addresses',
+  state: 'state',
+  secret: 'secret',
+  previousSecret: 'previous_secret',
+  previousSecretUntilMs: 'previous_secret_until_ms',
+} as const;
+
+export const patchValue = (field: keyof typeof PATCH_COLUMNS, v: unknown): unknown =>
+  field === 'trackerMessages' ? (v ? 1 : 0) : field === 'addresses' ? JSON.stringify(v) : v;
+
+export interface PendingDbRow {
+  ack_id: string;
+  message_id: string;
+  seq: number | string;
+  tx_hash: string;
+  payload: string;
+  created_at_ms: number | string;
+  attempts: number | null;
+  next_at_ms: number | string | null;
+  lease_until_ms: number | string | null;
+  replay: number | null;
+}
+
+export const PENDING_SELECT = `SELECT d.ack_id, m.message_id, m.seq, m.tx_hash, m.payload, m.created_at_ms, d.attempts, d.next_at_ms, d.lease_until_ms, d.replay
+  FROM tracker_delivery d JOIN tracker_message m ON m.seq = d.seq`;
+
+export const toPending = (r: PendingDbRow): PendingDelivery => ({
+  deliveryId: r.ack_id,
+  messageId: r.message_id,
+  seq: Number(r.seq),
+  txHash: r.tx_hash,
+  payload: r.payload,
+  createdAtMs: Number(r.created_at_ms),
+  attempts: r.attempts ?? 0,
+  nextAtMs: num(r.next_at_ms),
+  leaseUntilMs: num(r.lease_until_ms),
+  replay: r.replay === 1,
+});
+
+export interface MoveDbRow {
+  block: number | string;
+  log_index: number;
+  sub: number;
+  contract: string;
+  standard: string;
+  k_id: Buffer;
+  from_addr: string | null;
+  to_addr: string | null;
+  amount: string | null;
+}
+
+/** The index's transfers with their addresses, filtered by the owner ids of the watched addresses ($ids / ?). */
+export const movesSelect = (idList: string, lo: string, hi: string) => `
+  SELECT t.block, t.log_index, t.sub, c.address AS contract, c.standard, t.k_id, fa.address AS from_addr, ta.address AS to_addr, t.amount
+    FROM idx_transfers t JOIN idx_contracts c ON c.id = t.contract_id
+    LEFT JOIN idx_accounts fa ON fa.id = t.from_id LEFT JOIN idx_accounts ta ON ta.id = t.to_id
+   WHERE t.block > ${lo} AND t.block <= ${hi} AND (t.from_id IN ${idList} OR t.to_id IN ${idList})
+   ORDER BY t.block, t.log_index, t.sub`;
+
+export const toMove = (r: MoveDbRow): IndexedMove => ({
+  block: Number(r.block),
+  logIndex: r.log_index,
+  sub: r.sub,
+  contract: r.contract,
+  standard: r.standard === 'ERC1155' ? 'ERC-1155' : 'ERC-721',
+  tokenId: tokenIdFromKey(r.k_id).toString(),
+  from: r.from_addr,
+  to: r.to_addr,
+  amount: r.amount ?? '1',
+});
+
+/** Deliveries kept after they were sent, for replay. */
+export const SENT_KEPT_MS = 7 * 24 * 60 * 60 * 1000;

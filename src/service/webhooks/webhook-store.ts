@@ -1,0 +1,119 @@
+// What webhooks store, whatever the backend (SQLite in sqlite/, PostgreSQL in postgres/): the webhooks of one network
+// and their deliveries, which are rows of the tracker's own outbox (tracker_message + tracker_delivery) under a
+// subscription id no WebSocket client can name. Thin on purpose: when to send and retry is webhook-deliverer.ts.
+
+/** A webhook's subscription id in the tracker's outbox: '/' is outside the WebSocket's subscription-id alphabet. */
+export const webhookSubscriptionId = (webhookId: string): string => `webhook/${webhookId}`;
+/** A webhook's subscription is never idle: its owner deletes it (the tracker prunes subscriptions unused for a week). */
+export const NEVER_IDLE = Number.MAX_SAFE_INTEGER;
+export const isWebhookSubscription = (subscriptionId: string): boolean => subscriptionId.startsWith('webhook/');
+
+export type WebhookState = 'active' | 'failing' | 'paused';
+
+export interface WebhookRow {
+  id: string;
+  clientId: string;
+  url: string;
+  /** The tracker's messages of the client's transactions. */
+  trackerMessages: boolean;
+  /** Lowercase addresses whose ERC-721 / ERC-1155 moves are delivered (empty: none). */
+  addresses: string[];
+  secret: string;
+  /** The secret before the last rotation, still signed with until `previousSecretUntilMs`. */
+  previousSecret: string | null;
+  previousSecretUntilMs: number | null;
+  state: WebhookState;
+  /** First failed attempt since the last success (null while the receiver answers). */
+  failingSinceMs: number | null;
+  /** Failed attempts in a row (the webhook's own backoff grows with them). */
+  failures: number;
+  /** No attempt before this (the webhook's backoff after a failure). */
+  retryAtMs: number | null;
+  lastError: string | null;
+  lastAttemptMs: number | null;
+  lastSuccessMs: number | null;
+  /** The indexed block up to which address activity was turned into deliveries (null: not started yet). */
+  activityBlock: number | null;
+  createdAtMs: number;
+}
+
+/** One delivery waiting to be sent (or in flight), with what it carries. */
+export interface PendingDelivery {
+  deliveryId: string;
+  messageId: string;
+  seq: number;
+  /** The transaction it is about: deliveries of one transaction go out in seq order. */
+  txHash: string;
+  /** `{type, result}` as the WebSocket carries it. */
+  payload: string;
+  createdAtMs: number;
+  attempts: number;
+  nextAtMs: number | null;
+  /** Claimed by an instance until then. */
+  leaseUntilMs: number | null;
+  replay: boolean;
+}
+
+/** A token move of the index, with the addresses as stored (lowercase; null = the zero address). */
+export interface IndexedMove {
+  block: number;
+  logIndex: number;
+  sub: number;
+  contract: string;
+  standard: 'ERC-721' | 'ERC-1155';
+  tokenId: string;
+  from: string | null;
+  to: string | null;
+  /** Decimal; '1' for ERC-721. */
+  amount: string;
+}
+
+export interface NewActivityMessage {
+  webhookId: string;
+  clientId: string;
+  txHash: string;
+  payload: string;
+}
+
+export type WebhookPatch = Partial<Pick<WebhookRow, 'url' | 'trackerMessages' | 'addresses' | 'state' | 'secret' | 'previousSecret' | 'previousSecretUntilMs'>>;
+
+/** One contract, two backends; test/service/webhooks/webhook-store.test.ts runs on both. */
+export interface WebhookStore {
+  create(row: WebhookRow): Promise<void>;
+  get(id: string): Promise<WebhookRow | null>;
+  listOfClient(clientId: string): Promise<WebhookRow[]>;
+  countOfClient(clientId: string): Promise<number>;
+  /** Every webhook of the network (the deliverer's and the activity scanner's view). */
+  all(): Promise<WebhookRow[]>;
+  /** Applies a change the owner asked for; a change of state to 'active' clears the failure streak. */
+  update(id: string, patch: WebhookPatch): Promise<WebhookRow | null>;
+  /** Deletes the webhook with its deliveries (and the messages no one else waits for). */
+  remove(id: string): Promise<boolean>;
+  /** Un-sent deliveries of a webhook above `afterSeq` in store order, at most `limit`. */
+  pending(webhookId: string, clientId: string, afterSeq: number, limit: number): Promise<PendingDelivery[]>;
+  countPending(webhookId: string, clientId: string): Promise<number>;
+  /** Claims deliveries until `leaseUntilMs` unless sent or claimed by someone else meanwhile; returns those claimed. */
+  claim(clientId: string, deliveryIds: readonly string[], nowMs: number, leaseUntilMs: number): Promise<Set<string>>;
+  /** Releases every claim (a single instance starting: claims left by a killed run need not wait out their lease). */
+  releaseLeases(): Promise<void>;
+  /** A 2xx: the delivery is kept as sent (for replay) and the webhook's failure streak ends. */
+  markSent(webhookId: string, clientId: string, deliveryId: string, nowMs: number): Promise<void>;
+  /** Anything else: the delivery waits until `nextAtMs`, the webhook records the failure (and maybe turns failing). */
+  markFailed(
+    webhookId: string,
+    clientId: string,
+    deliveryId: string,
+    f: { nowMs: number; nextAtMs: number; error: string; retryAtMs: number; failing: boolean },
+  ): Promise<void>;
+  /** Sends sent deliveries again: those of messages stored in [fromMs, toMs], or from the message `fromMessageId` on. */
+  replay(webhookId: string, clientId: string, range: { fromMs: number; toMs: number } | { fromMessageId: string }): Promise<number | null>;
+  /** Deletes sent deliveries older than `beforeMs` (kept for replay until then) and the messages they held. */
+  pruneSent(beforeMs: number): Promise<number>;
+  /** The index's moves in (fromBlock, toBlock] into or out of `addresses`, in chain order. */
+  movesOf(addresses: readonly string[], fromBlock: number, toBlock: number): Promise<IndexedMove[]>;
+  /**
+   * Stores activity messages with one delivery each and moves the webhook's cursor, if it still stands at `fromBlock`
+   * (another instance may have moved it): false, storing nothing, when it did not.
+   */
+  commitActivity(webhookId: string, fromBlock: number | null, toBlock: number, messages: readonly NewActivityMessage[], nowMs: number): Promise<boolean>;
+}

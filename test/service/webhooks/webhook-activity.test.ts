@@ -1,0 +1,111 @@
+// Address activity by webhook on a real service and anvil: a mint, a transfer and an ERC-1155 batch into a watched
+// address arrive once each with their fields and transaction hash, after the indexer's lag; a move that a
+// reorganisation within the lag removed never shows.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Wallet, type Contract } from 'ethers';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { silentLogger } from '../../../src/lib/log.js';
+import { startService, type RunningService } from '../../../src/service/index.js';
+import { call, waitForIndexed } from '../../support/service-harness.js';
+import { rpc, startTestChain, type TestChain } from '../../support/indexer-chain.js';
+import { waitUntil } from '../../support/tracker-harness.js';
+import { startWebhookReceiver, type WebhookReceiver } from '../../support/webhook-receiver.js';
+
+const LAG = 3;
+let chain: TestChain;
+let service: RunningService;
+let receiver: WebhookReceiver;
+let dataDir: string;
+let nft: Contract;
+let multi: Contract;
+let clientId: string;
+const watched = Wallet.createRandom().address.toLowerCase();
+const other = Wallet.createRandom().address.toLowerCase();
+
+beforeAll(async () => {
+  chain = await startTestChain();
+  nft = await chain.deploy('TestNft', 'Alpha', 'ALP');
+  multi = await chain.deploy('TestMulti');
+  dataDir = mkdtempSync(join(tmpdir(), 'txdesk-webhook-activity-'));
+  service = await startService({
+    nodeUrl: chain.url,
+    dataDir,
+    port: 0,
+    confirmations: LAG,
+    allowPrivateWebhooks: true,
+    webhookTuning: { activityPollMs: 100 },
+    log: silentLogger,
+  });
+  clientId = (await service.accounts.createAccount({ email: 'activity@example.com', password: 'correct horse battery staple', name: 'A', organization: 'T' })).clientId;
+  receiver = await startWebhookReceiver();
+});
+afterAll(async () => {
+  await receiver?.close();
+  await service?.stop();
+  await chain?.stop();
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+});
+
+const hooks = (rest = '') => `${service.url}/tracker/v1/webhooks${rest}?clientId=${encodeURIComponent(clientId)}`;
+const head = async () => Number(await rpc<string>(chain.url, 'eth_blockNumber'));
+/** Sends a contract call and returns its transaction hash (automine: mined at once). */
+async function sendTx(c: Contract, method: string, ...args: unknown[]): Promise<string> {
+  const tx = await (c.getFunction(method) as (...a: unknown[]) => Promise<{ hash: string; wait(): Promise<unknown> }>)(...args);
+  await tx.wait();
+  return tx.hash.toLowerCase();
+}
+const activity = () => receiver.accepted().map((a) => a.body).filter((b) => b.payload.type === 'activity');
+
+describe('address activity', () => {
+  it('delivers a mint, a transfer and an ERC-1155 batch into the watched address once each, with their fields', async () => {
+    await waitForIndexed(service.url, (await head()) - LAG);
+    const created = await call(hooks(), { method: 'POST', body: { url: receiver.url, trackerMessages: false, addresses: [watched.toUpperCase().replace('0X', '0x')] } });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ trackerMessages: false, addresses: [watched] });
+
+    const mintTx = await sendTx(nft, 'mint', watched, 7);
+    await sendTx(nft, 'mint', other, 8);
+    const moveTx = await sendTx(nft, 'move', watched, 8);
+    const batchTx = await sendTx(multi, 'batch', other, watched, [1, 2], [5, 7]);
+    await sendTx(nft, 'mint', other, 9); // not the watched address: never delivered
+    // Nothing shows before the indexer's lag has passed (automine: each transaction is a block of its own).
+    await new Promise((r) => setTimeout(r, 1_000));
+    const tipNow = await head();
+    expect(activity().every((b) => b.payload.result.blockNumber <= tipNow - LAG)).toBe(true);
+    expect(activity().length).toBeLessThan(4);
+    await chain.mine(LAG);
+    await waitUntil(() => activity().length >= 4, 'four activity messages', 30_000);
+    await new Promise((r) => setTimeout(r, 1_000));
+    const got = activity().map((b) => b.payload.result);
+    expect(got).toHaveLength(4);
+    const nftAddr = (await nft.getAddress()).toLowerCase();
+    const multiAddr = (await multi.getAddress()).toLowerCase();
+    expect(got[0]).toMatchObject({ standard: 'ERC-721', contract: nftAddr, tokenId: '7', from: '0x' + '0'.repeat(40), to: watched, amount: '1', transactionHash: mintTx, addresses: [watched] });
+    expect(got[1]).toMatchObject({ standard: 'ERC-721', contract: nftAddr, tokenId: '8', from: other, to: watched, amount: '1', transactionHash: moveTx });
+    expect(got[2]).toMatchObject({ standard: 'ERC-1155', contract: multiAddr, tokenId: '1', from: other, to: watched, amount: '5', transactionHash: batchTx });
+    expect(got[3]).toMatchObject({ standard: 'ERC-1155', contract: multiAddr, tokenId: '2', amount: '7', transactionHash: batchTx });
+    for (const r of got) {
+      const block = await rpc<{ hash: string }>(chain.url, 'eth_getBlockByNumber', ['0x' + r.blockNumber.toString(16), false]);
+      expect(r.blockHash).toBe(block.hash);
+    }
+  });
+
+  it('never shows a move that a reorganisation within the indexer lag removed', async () => {
+    const before = activity().length;
+    const snapshot = await rpc<string>(chain.url, 'evm_snapshot');
+    await sendTx(nft, 'mint', watched, 100);
+    await chain.mine(LAG - 1); // still within the lag: not indexed yet
+    await rpc(chain.url, 'evm_revert', [snapshot]);
+    chain.signer.reset();
+    const afterTx = await sendTx(nft, 'mint', watched, 101);
+    await chain.mine(LAG + 2);
+    await waitForIndexed(service.url, (await head()) - LAG);
+    await waitUntil(() => activity().length > before, 'the move of the new history');
+    await new Promise((r) => setTimeout(r, 1_000));
+    const fresh = activity().slice(before).map((b) => b.payload.result);
+    expect(fresh.map((r) => r.tokenId)).toEqual(['101']);
+    expect(fresh[0].transactionHash).toBe(afterTx);
+  });
+});

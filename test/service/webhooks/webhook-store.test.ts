@@ -1,0 +1,151 @@
+// The webhook store contract on both backends: webhooks as tracker subscriptions, claims that only one caller wins,
+// sent deliveries kept for replay, failures that turn a webhook failing, activity committed only from its cursor.
+import { afterEach, describe, expect, it } from 'vitest';
+import { openPostgresTrackerStore } from '../../../src/service/tracker/postgres/tracker-store-postgres.js';
+import { openSqliteTrackerStore } from '../../../src/service/tracker/sqlite/tracker-store-sqlite.js';
+import type { NewMessage, TrackerStore } from '../../../src/service/tracker/tracker-store.js';
+import { openPostgresWebhookStore } from '../../../src/service/webhooks/postgres/webhook-store-postgres.js';
+import { openSqliteWebhookStore } from '../../../src/service/webhooks/sqlite/webhook-store-sqlite.js';
+import type { WebhookRow, WebhookStore } from '../../../src/service/webhooks/webhook-store.js';
+import { backends, type BackendPlace } from '../../support/store-backends.js';
+
+const hash = (n: number) => '0x' + n.toString(16).padStart(64, '0');
+const msg = (clientId: string, n: number, type: NewMessage['type'] = 'pending'): NewMessage => ({ clientId, txHash: hash(n), type, payload: `{"type":"${type}","result":{"n":${n}}}` });
+const nOf = (p: string) => (JSON.parse(p) as { result: { n: number } }).result.n;
+
+const webhook = (id: string, clientId: string, over: Partial<WebhookRow> = {}): WebhookRow => ({
+  id,
+  clientId,
+  url: 'https://example.com/hook',
+  trackerMessages: true,
+  addresses: [],
+  secret: 's1',
+  previousSecret: null,
+  previousSecretUntilMs: null,
+  state: 'active',
+  failingSinceMs: null,
+  failures: 0,
+  retryAtMs: null,
+  lastError: null,
+  lastAttemptMs: null,
+  lastSuccessMs: null,
+  activityBlock: 10,
+  createdAtMs: 1_000,
+  ...over,
+});
+
+describe.each(backends)('webhook store on $name', (backend) => {
+  const places: BackendPlace[] = [];
+  afterEach(async () => {
+    for (const p of places.splice(0)) await p.close();
+  });
+  async function open(): Promise<{ tracker: TrackerStore; store: WebhookStore }> {
+    const place = await backend.fresh();
+    places.push(place);
+    if (place.sqlite) return { tracker: openSqliteTrackerStore(place.sqlite), store: openSqliteWebhookStore(place.sqlite) };
+    return { tracker: await openPostgresTrackerStore(place.pool!, 'test'), store: await openPostgresWebhookStore(place.pool!) };
+  }
+
+  it('a webhook with tracker messages is a subscription: it takes parked messages, then every new one, in order', async () => {
+    const { tracker, store } = await open();
+    await tracker.commitRound([], [], [msg('c1', 1), msg('c1', 2, 'receipt')], 5);
+    await store.create(webhook('w1', 'c1'));
+    await store.create(webhook('w2', 'c1', { trackerMessages: false, addresses: ['0x' + 'ab'.repeat(20)] }));
+    const { created } = await tracker.commitRound([], [], [msg('c1', 3), msg('c2', 4)], 6);
+    // The tracker's fan-out reaches the webhook like any subscription (the WebSocket hub ignores it: it is never bound).
+    expect(created.map((g) => g.subscriptionId)).toEqual(['webhook/w1']);
+    const pending = await store.pending('w1', 'c1', 0, 100);
+    expect(pending.map((d) => nOf(d.payload))).toEqual([1, 2, 3]);
+    expect(pending.every((d) => d.attempts === 0 && d.nextAtMs === null && d.leaseUntilMs === null && !d.replay)).toBe(true);
+    expect(await store.pending('w2', 'c1', 0, 100)).toEqual([]);
+    expect(await store.countPending('w1', 'c1')).toBe(3);
+    expect(await store.pending('w1', 'c1', pending[1]!.seq, 100)).toHaveLength(1);
+    // Never idle: the tracker's cleanup of unused subscriptions leaves it alone.
+    expect((await tracker.idleSubscriptions(Date.now() + 365 * 86_400_000)).map((s) => s.subscriptionId)).not.toContain('webhook/w1');
+    expect((await store.listOfClient('c1')).map((w) => w.id)).toEqual(['w1', 'w2']);
+    expect(await store.countOfClient('c1')).toBe(2);
+    expect(await store.get('w2')).toMatchObject({ trackerMessages: false, addresses: ['0x' + 'ab'.repeat(20)], activityBlock: 10 });
+  });
+
+  it('of two claims on one delivery one wins; a claim runs out; sent ones are kept (not outbox depth) until pruned', async () => {
+    const { tracker, store } = await open();
+    await store.create(webhook('w1', 'c1'));
+    await tracker.commitRound([], [], [msg('c1', 1), msg('c1', 2)], 5);
+    const [a, b] = await store.pending('w1', 'c1', 0, 10);
+    const first = await store.claim('c1', [a!.deliveryId, b!.deliveryId], 100, 200);
+    const second = await store.claim('c1', [a!.deliveryId], 150, 250);
+    expect([...first].sort()).toEqual([a!.deliveryId, b!.deliveryId].sort());
+    expect(second.size).toBe(0);
+    expect((await store.claim('c1', [a!.deliveryId], 200, 300)).size).toBe(1); // the first claim ran out at 200
+    await store.markSent('w1', 'c1', a!.deliveryId, 210);
+    expect((await store.claim('c1', [a!.deliveryId], 400, 500)).size).toBe(0); // sent: never claimed again
+    expect((await store.pending('w1', 'c1', 0, 10)).map((d) => d.deliveryId)).toEqual([b!.deliveryId]);
+    expect(await tracker.outboxDepth()).toBe(1);
+    expect(await store.get('w1')).toMatchObject({ lastSuccessMs: 210, failures: 0 });
+    await store.releaseLeases();
+    expect((await store.claim('c1', [b!.deliveryId], 150, 250)).size).toBe(1);
+    expect(await store.pruneSent(211)).toBe(1);
+    expect(await store.replay('w1', 'c1', { fromMs: 0, toMs: 10_000 })).toBe(0);
+  });
+
+  it('a failure schedules the delivery and counts against the webhook until a success; failing is sticky until resumed', async () => {
+    const { tracker, store } = await open();
+    await store.create(webhook('w1', 'c1'));
+    await tracker.commitRound([], [], [msg('c1', 1)], 5);
+    const [d] = await store.pending('w1', 'c1', 0, 10);
+    await store.markFailed('w1', 'c1', d!.deliveryId, { nowMs: 100, nextAtMs: 1_100, error: 'the receiver answered 500', retryAtMs: 600, failing: false });
+    await store.markFailed('w1', 'c1', d!.deliveryId, { nowMs: 2_000, nextAtMs: 4_000, error: 'timeout', retryAtMs: 3_000, failing: true });
+    expect(await store.get('w1')).toMatchObject({ failingSinceMs: 100, failures: 2, retryAtMs: 3_000, lastError: 'timeout', lastAttemptMs: 2_000, state: 'failing' });
+    expect((await store.pending('w1', 'c1', 0, 10))[0]).toMatchObject({ attempts: 2, nextAtMs: 4_000 });
+    expect(await store.update('w1', { state: 'active' })).toMatchObject({ state: 'active', failures: 0, failingSinceMs: null, retryAtMs: null });
+    // A paused webhook does not turn failing (only an active one does).
+    await store.update('w1', { state: 'paused' });
+    await store.markFailed('w1', 'c1', d!.deliveryId, { nowMs: 5_000, nextAtMs: 6_000, error: 'x', retryAtMs: 6_000, failing: true });
+    expect((await store.get('w1'))!.state).toBe('paused');
+  });
+
+  it('replays exactly a range of sent deliveries, or from a message on, with their delivery ids', async () => {
+    const { tracker, store } = await open();
+    await store.create(webhook('w1', 'c1'));
+    for (const [i, at] of [[1, 1_000], [2, 2_000], [3, 3_000], [4, 4_000]] as const) await tracker.commitRound([], [], [msg('c1', i)], at);
+    const all = await store.pending('w1', 'c1', 0, 10);
+    for (const d of all) await store.markSent('w1', 'c1', d.deliveryId, 5_000);
+    expect(await store.replay('w1', 'c1', { fromMs: 2_000, toMs: 3_000 })).toBe(2);
+    const again = await store.pending('w1', 'c1', 0, 10);
+    expect(again.map((d) => nOf(d.payload))).toEqual([2, 3]);
+    expect(again.map((d) => d.deliveryId)).toEqual([all[1]!.deliveryId, all[2]!.deliveryId]);
+    expect(again.every((d) => d.replay && d.attempts === 0)).toBe(true);
+    expect(await store.replay('w1', 'c1', { fromMessageId: all[3]!.messageId })).toBe(1);
+    expect((await store.pending('w1', 'c1', 0, 10)).map((d) => nOf(d.payload))).toEqual([2, 3, 4]);
+    expect(await store.replay('w1', 'c1', { fromMessageId: 'nope' })).toBeNull();
+    expect(await store.replay('w1', 'c2', { fromMessageId: all[0]!.messageId })).toBeNull(); // another client's message
+  });
+
+  it('activity is stored only from the cursor it was read at; removing a webhook takes its deliveries and messages', async () => {
+    const { tracker, store } = await open();
+    await store.create(webhook('w1', 'c1', { trackerMessages: false, addresses: ['0x' + '11'.repeat(20)], activityBlock: null }));
+    const m = (n: number) => ({ webhookId: 'w1', clientId: 'c1', txHash: hash(n), payload: `{"type":"activity","result":{"n":${n}}}` });
+    expect(await store.commitActivity('w1', null, 20, [m(1), m(2)], 50)).toBe(true);
+    expect(await store.commitActivity('w1', null, 25, [m(3)], 60)).toBe(false); // someone moved it meanwhile
+    expect(await store.commitActivity('w1', 20, 30, [m(4)], 70)).toBe(true);
+    expect((await store.pending('w1', 'c1', 0, 10)).map((d) => nOf(d.payload))).toEqual([1, 2, 4]);
+    expect((await store.get('w1'))!.activityBlock).toBe(30);
+    expect(await tracker.outboxDepth()).toBe(3);
+    expect(await store.remove('w1')).toBe(true);
+    expect(await store.remove('w1')).toBe(false);
+    expect(await tracker.outboxDepth()).toBe(0);
+    expect(await store.all()).toEqual([]);
+  });
+
+  it('switching tracker messages off and on removes and restores the subscription; a rotation keeps the old secret', async () => {
+    const { tracker, store } = await open();
+    await store.create(webhook('w1', 'c1'));
+    await store.update('w1', { trackerMessages: false, addresses: ['0x' + '22'.repeat(20)] });
+    expect((await tracker.commitRound([], [], [msg('c1', 1)], 5)).created).toEqual([]);
+    await store.update('w1', { trackerMessages: true });
+    expect((await tracker.commitRound([], [], [msg('c1', 2)], 6)).created.map((g) => g.subscriptionId)).toEqual(['webhook/w1']);
+    const rotated = await store.update('w1', { secret: 's2', previousSecret: 's1', previousSecretUntilMs: 9_000 });
+    expect(rotated).toMatchObject({ secret: 's2', previousSecret: 's1', previousSecretUntilMs: 9_000, addresses: ['0x' + '22'.repeat(20)] });
+    expect(await store.update('nope', { state: 'paused' })).toBeNull();
+  });
+});
