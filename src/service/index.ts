@@ -292,7 +292,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
         networks.map((n) => {
           const r = n.report();
           const inUse = r.node.inUse === null ? null : { index: r.node.inUse, url: r.node.nodes[r.node.inUse]?.url ?? '' };
-          return { ...r, receiptsDelivered: n.receiptsDelivered(), nodeErrors: n.errorCounts(), nodeInUse: inUse };
+          return { ...r, receiptsDelivered: n.receiptsDelivered(), webhookDeliveries: webhooks.counts(n.key), nodeErrors: n.errorCounts(), nodeInUse: inUse };
         }),
     });
     const routes = [

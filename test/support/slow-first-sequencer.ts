@@ -7,6 +7,7 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /** Longest first; a file missing here only starts later. Refresh from a run's JSON report when the order drifts. */
 export const SLOWEST_FILES = [
+  'test/service/webhooks/webhook-outage.test.ts', // 80 s, most of it the minute its receiver is down (a wait, not work)
   'test/service/service-fleet-listing.test.ts', // 52 s
   'test/service/service-fleet-networks.test.ts', // 45-50 s on a busy box
   'test/core/core-faults.test.ts', // 45 s
@@ -19,6 +20,7 @@ export const SLOWEST_FILES = [
   'test/reliability/app-edge.test.ts', // 19 s
   'test/e2e/renderer-approvals.test.ts', // 19 s
   'test/service/tracker/tracker-service.test.ts', // 15 s
+  'test/service/webhooks/webhook-delivery.test.ts', // 12 s
   'test/service/network/service-networks.test.ts', // 15 s
   'test/devchain/devchain-congestion.test.ts', // 15 s
   'test/core/core-congestion.test.ts', // 14 s

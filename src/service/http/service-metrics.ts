@@ -27,6 +27,8 @@ export interface NetworkMetricsSnapshot {
   indexLagBlocks: number | null;
   /** Receipt messages delivered to subscribers since the process started (only grows). */
   receiptsDelivered: number;
+  /** Webhook tries this instance made since the process started, answered 2xx (sent) or not (failed). */
+  webhookDeliveries: { sent: number; failed: number };
   outboxDepth: number | null;
   /** Node failures by kind since the process started (only grow). */
   nodeErrors: Record<NodeProblem, number>;
@@ -126,6 +128,10 @@ export function createServiceMetrics(source: MetricsSource): ServiceMetrics {
     networkRoles.map((role) => [{ role }, s.roles.includes(role) ? 1 : 0]),
   );
   networkCounter('txdesk_receipts_delivered_total', 'Receipt messages delivered to subscribers.', [], (s) => [[none, s.receiptsDelivered]]);
+  networkCounter('txdesk_webhook_deliveries_total', 'Webhook tries by this instance: sent (2xx) or failed (retried later).', ['outcome'], (s) => [
+    [{ outcome: 'sent' }, s.webhookDeliveries.sent],
+    [{ outcome: 'failed' }, s.webhookDeliveries.failed],
+  ]);
   networkCounter('txdesk_node_errors_total', 'Node failures by kind.', ['kind'], (s) => nodeProblems.map((kind) => [{ kind }, s.nodeErrors[kind] ?? 0]));
 
   new Gauge({ name: 'txdesk_instance_info', help: "This instance's store (1).", labelNames: ['store'], registers: [registry] }).set({ store: source.store }, 1);

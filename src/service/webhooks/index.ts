@@ -224,7 +224,7 @@ export function startWebhooks(o: WebhooksOptions) {
       const range = input.fromMessageId !== undefined ? { fromMessageId: input.fromMessageId } : { fromMs: ms(input.from!), toMs: input.to === undefined ? Date.now() : ms(input.to) };
       const n = await r.net.store.replay(w.id, clientId, range);
       if (n === null) throw new TxdeskError('NOT_FOUND', `No message ${JSON.stringify(input.fromMessageId)} is kept for this clientId; sent messages are kept for 7 days.`);
-      r.deliverer.nudge();
+      r.deliverer.replayed();
       return { replayed: n };
     },
 
@@ -233,8 +233,8 @@ export function startWebhooks(o: WebhooksOptions) {
       byKey.get(key)?.deliverer.nudge();
     },
 
-    /** Deliveries sent by this instance per network (for /metrics). */
-    sent: (key: string) => byKey.get(key)?.deliverer.sent() ?? 0,
+    /** Webhook tries by this instance on network `key` (for /metrics). */
+    counts: (key: string) => byKey.get(key)?.deliverer.counts() ?? { sent: 0, failed: 0 },
 
     async stop(): Promise<void> {
       for (const r of runtimes) r.scanner.stop();

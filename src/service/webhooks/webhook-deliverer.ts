@@ -32,12 +32,14 @@ export interface WebhookDelivererOptions {
 }
 
 export interface WebhookDeliverer {
-  /** Something was stored or changed (a new delivery, a webhook created, patched or replayed): look now. */
+  /** Something was stored or changed (a new delivery, a webhook created or patched): look now. */
   nudge(): void;
+  /** Sent deliveries were made due again (below the pages' floors): look from the start now. */
+  replayed(): void;
   /** Sends a `test` message to the webhook now, outside the outbox, and returns the answer. */
   test(w: WebhookRow): Promise<WebhookAttempt>;
-  /** Deliveries sent (2xx) by this instance since start. */
-  sent(): number;
+  /** Tries by this instance since start: answered 2xx (sent) or not (failed). */
+  counts(): { sent: number; failed: number };
   stop(): Promise<void>;
 }
 
@@ -48,6 +50,8 @@ const WEBHOOKS_REFRESH_MS = 1_000;
 /** The floors (see `floor`) are forgotten this often, so a replay asked of another instance is seen here too. */
 const FLOOR_RESET_MS = 30_000;
 const PRUNE_MS = 60_000;
+/** A webhook with nothing waiting is looked at again after this long even without a nudge (another instance stored). */
+const IDLE_RECHECK_MS = 1_000;
 export const DEFAULT_WEBHOOK_TIMEOUT_MS = 10_000;
 
 export function startWebhookDeliverer(o: WebhookDelivererOptions): WebhookDeliverer {
@@ -58,12 +62,15 @@ export function startWebhookDeliverer(o: WebhookDelivererOptions): WebhookDelive
   /** Per webhook, a seq below which everything was sent when last read: pages start above it. */
   const floor = new Map<string, number>();
   const buckets = new Map<string, { tokens: number; at: number }>();
+  /** Webhooks whose last page was empty, and when: polls skip them (one query each saved) until a nudge or a recheck. */
+  const idleSince = new Map<string, number>();
   let webhooks: WebhookRow[] = [];
   let webhooksAt = 0;
   let running = false;
   let again = false;
   let stopped = false;
   let sentCount = 0;
+  let failedCount = 0;
   const sends = new Set<Promise<void>>();
 
   /** Takes up to `want` tokens of the client's bucket (one second's worth of burst). */
@@ -112,10 +119,13 @@ export function startWebhookDeliverer(o: WebhookDelivererOptions): WebhookDelive
         await o.store.markSent(w.id, w.clientId, d.deliveryId, t);
         sentCount++;
       } else {
+        failedCount++;
         const error = result.error ?? `the receiver answered ${result.status}`;
         const fresh = (await o.store.get(w.id)) ?? w;
         const f = afterFailure(fresh, attempt, t, Math.random(), o.backoff, o.retryWindowMs);
         await o.store.markFailed(w.id, w.clientId, d.deliveryId, { nowMs: t, error, ...f });
+        // The webhook's backoff and probe count from its stored row: read the rows again before the next try.
+        webhooksAt = 0;
         if (f.failing && fresh.state === 'active') log.warn(`webhook ${w.id} of ${w.clientId} is failing (${error}); its deliveries wait until it is resumed`);
       }
     } catch (e) {
@@ -136,8 +146,12 @@ export function startWebhookDeliverer(o: WebhookDelivererOptions): WebhookDelive
     const t = now();
     const slots = webhookSlots(w, t, mine.size);
     if (slots === 0) return;
+    const idle = idleSince.get(w.id);
+    if (idle !== undefined && t - idle < IDLE_RECHECK_MS) return;
     const page = await o.store.pending(w.id, w.clientId, floor.get(w.id) ?? 0, PAGE);
     if (page.length > 0) floor.set(w.id, page[0]!.seq - 1);
+    if (page.length === 0 && mine.size === 0) idleSince.set(w.id, t);
+    else idleSince.delete(w.id);
     const wanted = chooseDeliveries(page, t, mine, slots);
     const allowed = wanted.slice(0, takeTokens(w.clientId, wanted.length));
     if (allowed.length === 0) return;
@@ -191,12 +205,17 @@ export function startWebhookDeliverer(o: WebhookDelivererOptions): WebhookDelive
 
   return {
     nudge() {
-      floor.clear();
+      idleSince.clear();
       webhooksAt = 0;
       nudge();
     },
+    replayed() {
+      floor.clear();
+      idleSince.clear();
+      nudge();
+    },
     test: (w) => post(w, { deliveryId: `test-${randomBytes(8).toString('hex')}`, messageId: 'test', payload: '{"type":"test","result":{}}' }, 1, false),
-    sent: () => sentCount,
+    counts: () => ({ sent: sentCount, failed: failedCount }),
     async stop() {
       stopped = true;
       for (const t of [poller, floorReset, pruner]) clearInterval(t);
