@@ -38,6 +38,8 @@ export { DEFAULT_SERVICE_PORT };
 export const DEFAULT_RATE_LIMIT_PER_MINUTE = 6000;
 /** Token refreshes per clientId and minute: each costs the node an eth_call. */
 export const DEFAULT_REFRESH_RATE_LIMIT_PER_MINUTE = 30;
+/** Webhook tests per clientId and minute (per instance): each sends a request to a URL the client chose. */
+export const WEBHOOK_TESTS_PER_MINUTE = 30;
 
 export interface ServiceOptions {
   /** The one-network short form (`--node`): its network is `platform`/`network`; give this or `networks`. */
@@ -299,7 +301,12 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
       ...accounts.routes(),
       ...networkRoutes(() => networks.map((n) => n.report())),
       ...listingRoutes(pick, origin),
-      ...webhookRoutes({ webhooks, isClientId: (id) => accounts.isKnownClientId(id) }),
+      ...webhookRoutes({
+        webhooks,
+        isClientId: (id) => accounts.isKnownClientId(id),
+        limiter: limiters.listing,
+        testLimiter: createRateLimiter(WEBHOOK_TESTS_PER_MINUTE, (s) => `Too many webhook tests for this clientId; try again in ${s} s.`),
+      }),
       metrics.route,
     ];
     const app = createServiceApp(health, routes, origin, log, { observe: metrics.observe });

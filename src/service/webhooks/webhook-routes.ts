@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { errorReply, json, jsonReply, type DocumentedRoute, type NodeEnv } from '../../lib/hono-kit.js';
 import { readJsonBody } from '../../lib/http-kit.js';
+import type { RateLimiter } from '../../lib/http-rate-limit.js';
 import { parseBody } from '../../lib/http-validation.js';
 import { TxdeskError } from '../../shared/errors.js';
 import { readQuery } from '../listing/listing-params.js';
@@ -14,18 +15,25 @@ const body = (schema: z.ZodType) => ({ required: true, content: { 'application/j
 const clientIdQuery = z.object({ clientId: z.string().meta({ description: 'Your clientId (`txdesk account:describe`).' }) });
 const idParams = z.object({ id: z.string() });
 const unauthorized = errorReply('The clientId is missing or unknown.');
+const throttled = errorReply('Too many requests for this clientId; the Retry-After header says when to retry.');
 const notFound = errorReply('No such webhook for this clientId.');
 const invalid = errorReply('A field is invalid, or the URL may not be reached; the message says which and why.');
 
 export interface WebhookRouteDeps {
   webhooks: Webhooks;
   isClientId(id: string): boolean;
+  /** Per clientId, as the listing's requests (429 with Retry-After). */
+  limiter: RateLimiter;
+  /** Per clientId, for `test`: each one makes the service send a request to a URL of the client's choosing. */
+  testLimiter: RateLimiter;
+  now?: () => number;
 }
 
 export function webhookRoutes(deps: WebhookRouteDeps): DocumentedRoute[] {
   const { webhooks } = deps;
-  /** The request's clientId, known to the service, and nothing else in the query. */
-  function clientOf(c: Context<NodeEnv>): string {
+  const now = deps.now ?? Date.now;
+  /** The request's clientId, known to the service and within its rate limit, and nothing else in the query. */
+  function clientOf(c: Context<NodeEnv>, limiter: RateLimiter = deps.limiter): string {
     const query = readQuery(new URL(c.req.url).search);
     const id = query.clientId;
     if (Array.isArray(id)) throw new TxdeskError('INVALID_PARAMETER', "The query parameter 'clientId' was given more than once; give it once.");
@@ -33,6 +41,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): DocumentedRoute[] {
       throw new TxdeskError('UNAUTHORIZED', "The query parameter 'clientId' is required; get one with `txdesk signup` or `txdesk account:describe`.");
     }
     if (!deps.isClientId(id)) throw new TxdeskError('UNAUTHORIZED', 'The clientId is not known to this service; check it with `txdesk account:describe`.');
+    limiter.take(id, now());
     const unknown = Object.keys(query).filter((k) => k !== 'clientId');
     if (unknown.length > 0) throw new TxdeskError('INVALID_PARAMETER', `Unknown query parameter '${unknown[0]}'; this endpoint accepts only clientId.`);
     return id;
@@ -50,7 +59,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): DocumentedRoute[] {
         responses: {
           201: jsonReply('The webhook, with its secret (shown this once).', webhookWithSecret),
           400: invalid,
-          401: unauthorized,
+          401: unauthorized, 429: throttled,
           403: errorReply('The clientId has as many webhooks as it may.'),
           404: errorReply('The network is not served here.'),
         },
@@ -68,7 +77,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): DocumentedRoute[] {
         operationId: 'listWebhooks',
         summary: "The clientId's webhooks, on every network",
         request: { query: clientIdQuery },
-        responses: { 200: jsonReply('Every webhook of the clientId (secrets are never shown again).', z.object({ data: z.array(webhookReply) })), 401: unauthorized },
+        responses: { 200: jsonReply('Every webhook of the clientId (secrets are never shown again).', z.object({ data: z.array(webhookReply) })), 401: unauthorized, 429: throttled },
       },
       handler: async (c) => json(c, 200, { data: await webhooks.list(clientOf(c)) }),
     },
@@ -79,7 +88,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): DocumentedRoute[] {
         operationId: 'getWebhook',
         summary: 'One webhook, with its state and waiting deliveries',
         request: { query: clientIdQuery, params: idParams },
-        responses: { 200: jsonReply('The webhook.', webhookReply), 401: unauthorized, 404: notFound },
+        responses: { 200: jsonReply('The webhook.', webhookReply), 401: unauthorized, 429: throttled, 404: notFound },
       },
       handler: async (c) => json(c, 200, await webhooks.get(clientOf(c), idOf(c))),
     },
@@ -90,7 +99,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): DocumentedRoute[] {
         operationId: 'updateWebhook',
         summary: 'Change URL, what is delivered or state; rotate the secret',
         request: { query: clientIdQuery, params: idParams, body: body(updateWebhookSchema) },
-        responses: { 200: jsonReply('The webhook (with `secret` when rotated).', webhookReply.extend({ secret: z.string().optional() })), 400: invalid, 401: unauthorized, 404: notFound },
+        responses: { 200: jsonReply('The webhook (with `secret` when rotated).', webhookReply.extend({ secret: z.string().optional() })), 400: invalid, 401: unauthorized, 429: throttled, 404: notFound },
       },
       async handler(c) {
         const clientId = clientOf(c);
@@ -105,7 +114,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): DocumentedRoute[] {
         operationId: 'deleteWebhook',
         summary: 'Delete a webhook and what waits for it',
         request: { query: clientIdQuery, params: idParams },
-        responses: { 200: jsonReply('Deleted.', z.object({ deleted: z.literal(true) })), 401: unauthorized, 404: notFound },
+        responses: { 200: jsonReply('Deleted.', z.object({ deleted: z.literal(true) })), 401: unauthorized, 429: throttled, 404: notFound },
       },
       async handler(c) {
         await webhooks.remove(clientOf(c), idOf(c));
@@ -119,9 +128,9 @@ export function webhookRoutes(deps: WebhookRouteDeps): DocumentedRoute[] {
         operationId: 'testWebhook',
         summary: 'Send a signed `test` message now and report the answer',
         request: { query: clientIdQuery, params: idParams },
-        responses: { 200: jsonReply('What the receiver answered (ok: a 2xx).', attemptReply), 401: unauthorized, 404: notFound },
+        responses: { 200: jsonReply('What the receiver answered (ok: a 2xx).', attemptReply), 401: unauthorized, 429: throttled, 404: notFound },
       },
-      handler: async (c) => json(c, 200, await webhooks.test(clientOf(c), idOf(c))),
+      handler: async (c) => json(c, 200, await webhooks.test(clientOf(c, deps.testLimiter), idOf(c))),
     },
     {
       doc: {
@@ -131,7 +140,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): DocumentedRoute[] {
         summary: 'Send sent messages again: a time range, or from a message id on',
         description: 'Replayed deliveries keep their deliveryId and carry `Txdesk-Replay: 1`. Sent deliveries are kept for 7 days.',
         request: { query: clientIdQuery, params: idParams, body: body(replaySchema) },
-        responses: { 200: jsonReply('How many deliveries will be sent again.', z.object({ replayed: z.int() })), 400: invalid, 401: unauthorized, 404: notFound },
+        responses: { 200: jsonReply('How many deliveries will be sent again.', z.object({ replayed: z.int() })), 400: invalid, 401: unauthorized, 429: throttled, 404: notFound },
       },
       async handler(c) {
         const clientId = clientOf(c);
