@@ -7,6 +7,8 @@ import type { NewMessage, TrackerStore } from '../../../src/service/tracker/trac
 import { openPostgresWebhookStore } from '../../../src/service/webhooks/postgres/webhook-store-postgres.js';
 import { openSqliteWebhookStore } from '../../../src/service/webhooks/sqlite/webhook-store-sqlite.js';
 import type { WebhookRow, WebhookStore } from '../../../src/service/webhooks/webhook-store.js';
+import { migratePostgresIndex, migrateSqliteIndex } from '../../../src/service/backend.js';
+import { tokenKeys } from '../../../src/service/listing/listing-writer.js';
 import { backends, type BackendPlace } from '../../support/store-backends.js';
 
 const hash = (n: number) => '0x' + n.toString(16).padStart(64, '0');
@@ -39,9 +41,11 @@ describe.each(backends)('webhook store on $name', (backend) => {
   afterEach(async () => {
     for (const p of places.splice(0)) await p.close();
   });
+  let lastPlace: BackendPlace;
   async function open(): Promise<{ tracker: TrackerStore; store: WebhookStore }> {
     const place = await backend.fresh();
     places.push(place);
+    lastPlace = place;
     if (place.sqlite) return { tracker: openSqliteTrackerStore(place.sqlite), store: openSqliteWebhookStore(place.sqlite) };
     return { tracker: await openPostgresTrackerStore(place.pool!, 'test'), store: await openPostgresWebhookStore(place.pool!) };
   }
@@ -147,5 +151,53 @@ describe.each(backends)('webhook store on $name', (backend) => {
     const rotated = await store.update('w1', { secret: 's2', previousSecret: 's1', previousSecretUntilMs: 9_000 });
     expect(rotated).toMatchObject({ secret: 's2', previousSecret: 's1', previousSecretUntilMs: 9_000, addresses: ['0x' + '22'.repeat(20)] });
     expect(await store.update('nope', { state: 'paused' })).toBeNull();
+  });
+
+  it("reads the index's moves into or out of watched addresses in a block range, in chain order, with their fields", async () => {
+    const { store } = await open();
+    const place = lastPlace;
+    const [a, b, c] = ['0x' + 'aa'.repeat(20), '0x' + 'bb'.repeat(20), '0x' + 'cc'.repeat(20)];
+    const nft = '0x' + '11'.repeat(20);
+    const multi = '0x' + '22'.repeat(20);
+    const kId = (contract: string, id: bigint) => tokenKeys(Buffer.from(contract.slice(2), 'hex'), id).kId;
+    // contract, id, from, to, amount, block, log index, sub
+    const rows: [number, bigint, number | null, number | null, string | null, number, number, number][] = [
+      [1, 7n, null, 1, null, 5, 0, 0], // mint to a
+      [1, 8n, 2, 3, null, 6, 1, 0], // b -> c: not watched
+      [2, 1n, 2, 1, '5', 7, 0, 0], // ERC-1155 batch b -> a, two ids
+      [2, 2n, 2, 1, '7', 7, 0, 1],
+      [1, 7n, 1, 3, null, 9, 0, 0], // a -> c, outside the range asked
+    ];
+    const sql = {
+      accounts: 'INSERT INTO idx_accounts (id, address) VALUES (1, $a), (2, $b), (3, $c)',
+      contracts:
+        "INSERT INTO idx_contracts (id, address, addr, name, symbol, has_uri, first_block, standard) VALUES (1, $n, $na, 'N', 'N', 0, 1, 'ERC721'), (2, $m, $ma, 'M', 'M', 0, 1, 'ERC1155')",
+      transfer: 'INSERT INTO idx_transfers (block, log_index, sub, contract_id, k_id, from_id, to_id, amount) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)',
+    };
+    if (place.sqlite) {
+      const db = place.sqlite;
+      migrateSqliteIndex(db);
+      db.prepare(sql.accounts.replace(/\$(\w+)/g, '@$1')).run({ a, b, c });
+      db.prepare(sql.contracts.replace(/\$(\w+)/g, '@$1')).run({ n: nft, na: Buffer.from(nft.slice(2), 'hex'), m: multi, ma: Buffer.from(multi.slice(2), 'hex') });
+      const ins = db.prepare(sql.transfer.replace(/\$\d/g, '?'));
+      for (const [cid, id, f, t, amount, block, li, sub] of rows) ins.run(block, li, sub, cid, kId(cid === 1 ? nft : multi, id), f, t, amount);
+    } else {
+      const pool = place.pool!;
+      await migratePostgresIndex(pool);
+      await pool.query('INSERT INTO idx_accounts (id, address) VALUES (1, $1), (2, $2), (3, $3)', [a, b, c]);
+      await pool.query(
+        "INSERT INTO idx_contracts (id, address, addr, name, symbol, has_uri, first_block, standard) VALUES (1, $1, $2, 'N', 'N', 0, 1, 'ERC721'), (2, $3, $4, 'M', 'M', 0, 1, 'ERC1155')",
+        [nft, Buffer.from(nft.slice(2), 'hex'), multi, Buffer.from(multi.slice(2), 'hex')],
+      );
+      for (const [cid, id, f, t, amount, block, li, sub] of rows) await pool.query(sql.transfer, [block, li, sub, cid, kId(cid === 1 ? nft : multi, id), f, t, amount]);
+    }
+    expect(await store.movesOf([a], 4, 8)).toEqual([
+      { block: 5, logIndex: 0, sub: 0, contract: nft, standard: 'ERC-721', tokenId: '7', from: null, to: a, amount: '1' },
+      { block: 7, logIndex: 0, sub: 0, contract: multi, standard: 'ERC-1155', tokenId: '1', from: b, to: a, amount: '5' },
+      { block: 7, logIndex: 0, sub: 1, contract: multi, standard: 'ERC-1155', tokenId: '2', from: b, to: a, amount: '7' },
+    ]);
+    expect((await store.movesOf([c, '0x' + 'dd'.repeat(20)], 0, 100)).map((m) => m.block)).toEqual([6, 9]);
+    expect(await store.movesOf(['0x' + 'dd'.repeat(20)], 0, 100)).toEqual([]);
+    expect(await store.movesOf([a], 5, 6)).toEqual([]);
   });
 });
