@@ -28,6 +28,7 @@ export const UNIT_FILES = [
   'test/service/service-policy.test.ts',
   'test/service/tracker/{tracker-chain-window,tracker-delivery-hub,tracker-delivery-outbox,tracker-json-post}.test.ts',
   'test/service/tracker/{tracker-rpc,tracker-store-layout,tracker-watch-policy}.test.ts',
+  'test/service/webhooks/{webhook-address-guard,webhook-backoff,webhook-delivery-policy,webhook-post,webhook-signature}.test.ts',
 ];
 
 export default defineConfig({
