@@ -1,7 +1,7 @@
 // Token metadata fetches against real loopback servers: local addresses are refused unless their origin is
 // allow-listed, redirects are re-checked per hop, and the address policy itself is a table.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isPublicAddress } from '../../../src/core/services/public-address.js';
+import { isPublicAddress } from '../../../src/lib/ip-address.js';
 import { createMetadataResolver } from '../../../src/core/adapters/net/token-metadata.js';
 import { startLocalServer, type LocalRoute, type LocalServer as Local } from '../../support/core-local-server.js';
 
