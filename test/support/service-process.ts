@@ -17,15 +17,17 @@ const children = new Set<ChildProcess>();
 /**
  * One network on `nodeUrl` (`--node`), or every one of `networks`, each `<platform>/<network>=<url>[,<url>]` (repeated
  * `--network`, the first the default); `indexerLag` becomes `--indexer-lag` (a second dev chain, 31338, is not one the
- * service knows as a dev chain and is indexed 12 blocks behind its head otherwise).
+ * service knows as a dev chain and is indexed 12 blocks behind its head otherwise); `extraArgs` are appended as given
+ * (`--allow-private-webhooks`, say).
  */
 export async function startServiceProcess(
-  opts: ({ nodeUrl: string; networks?: undefined } | { nodeUrl?: undefined; networks: string[] }) & { dataDir: string; port?: number; database?: string; indexerLag?: number; env?: NodeJS.ProcessEnv },
+  opts: ({ nodeUrl: string; networks?: undefined } | { nodeUrl?: undefined; networks: string[] }) & { dataDir: string; port?: number; database?: string; indexerLag?: number; extraArgs?: string[]; env?: NodeJS.ProcessEnv },
 ): Promise<ServiceProcess> {
   const chains = opts.networks ? opts.networks.flatMap((n) => ['--network', n]) : ['--node', opts.nodeUrl!];
   const args = ['service', ...chains, '--port', String(opts.port ?? 0), '--data-dir', opts.dataDir, '--open-signup', '--json'];
   if (opts.database) args.push('--database', opts.database);
   if (opts.indexerLag !== undefined) args.push('--indexer-lag', String(opts.indexerLag));
+  if (opts.extraArgs) args.push(...opts.extraArgs);
   const daemon = await startCliDaemon(args, { env: { ...process.env, TXDESK_LOG: 'silent', ...opts.env } });
   const child = daemon.child;
   children.add(child);

@@ -9,6 +9,7 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 export const SLOWEST_FILES = [
   'test/service/webhooks/webhook-outage.test.ts', // 80 s, most of it the minute its receiver is down (a wait, not work)
   'test/service/service-fleet-listing.test.ts', // 52 s
+  'test/service/webhooks/webhook-crash.test.ts', // 40-54 s, 30 s of it a claim's lease running out
   'test/service/service-fleet-networks.test.ts', // 45-50 s on a busy box
   'test/core/core-faults.test.ts', // 45 s
   'test/e2e/renderer-truth.test.ts', // 43 s

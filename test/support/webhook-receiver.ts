@@ -1,9 +1,15 @@
 // A webhook receiver for tests: a real HTTP server on 127.0.0.1 that records every request (time, headers, body) and
-// answers as told: 2xx, an error status, never (a hang), or not at all (stopped, its port kept for the restart).
+// answers as told: 2xx, 2xx after a delay (requests stay in flight), an error status, never (a hang), or not at all
+// (stopped, its port kept for the restart).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export type ReceiverMode = { kind: 'ok' } | { kind: 'status'; status: number } | { kind: 'hang' } | { kind: 'redirect'; location: string };
+export type ReceiverMode =
+  | { kind: 'ok' }
+  | { kind: 'slow'; delayMs: number }
+  | { kind: 'status'; status: number }
+  | { kind: 'hang' }
+  | { kind: 'redirect'; location: string };
 
 export interface ReceivedRequest {
   atMs: number;
@@ -12,6 +18,8 @@ export interface ReceivedRequest {
   body: string;
   /** What the receiver answered (null: it did not). */
   answered: number | null;
+  /** When the request ended: answered, or its connection closed unanswered (null: still open). */
+  doneAtMs: number | null;
 }
 
 export interface WebhookReceiver {
@@ -51,13 +59,28 @@ export async function startWebhookReceiver(path = '/hook'): Promise<WebhookRecei
         req.on('data', (c: Buffer) => chunks.push(c));
         req.on('end', () => {
           const mode = receiver.mode;
-          const entry: ReceivedRequest = { atMs: Date.now(), path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), answered: null };
+          const entry: ReceivedRequest = { atMs: Date.now(), path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), answered: null, doneAtMs: null };
           receiver.requests.push(entry);
+          // A sender that dies mid-request (SIGKILL) closes the connection: the request ends there, unanswered.
+          res.once('close', () => {
+            hanging.delete(res);
+            entry.doneAtMs ??= Date.now();
+          });
+          const answer = (status: number) => {
+            entry.answered = status;
+            entry.doneAtMs = Date.now();
+            res.writeHead(status, mode.kind === 'redirect' ? { location: mode.location } : {});
+            res.end(status < 300 ? 'ok' : 'no');
+          };
           if (mode.kind === 'hang') return void hanging.add(res);
-          const status = mode.kind === 'ok' ? 200 : mode.kind === 'status' ? mode.status : 302;
-          entry.answered = status;
-          res.writeHead(status, mode.kind === 'redirect' ? { location: mode.location } : {});
-          res.end(status < 300 ? 'ok' : 'no');
+          if (mode.kind === 'slow') {
+            hanging.add(res);
+            setTimeout(() => {
+              if (!res.destroyed && !req.socket.destroyed) answer(200);
+            }, mode.delayMs);
+            return;
+          }
+          answer(mode.kind === 'ok' ? 200 : mode.kind === 'status' ? mode.status : 302);
         });
       });
       server.keepAliveTimeout = 1000;
