@@ -2,6 +2,7 @@
 // sends a delivery), POSTs it signed, and records the answer: a 2xx marks it sent, anything else schedules a retry with
 // backoff and, after the retry window, turns the webhook failing. Every instance runs one per network.
 import { randomBytes } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import type { Logger } from '../../lib/log.js';
 import { signWebhook, WEBHOOK_SIGNATURE_HEADER } from '../../sdk/webhook-signature.js';
 import type { BackoffPolicy } from './webhook-backoff.js';
@@ -72,6 +73,10 @@ export function startWebhookDeliverer(o: WebhookDelivererOptions): WebhookDelive
   let sentCount = 0;
   let failedCount = 0;
   const sends = new Set<Promise<void>>();
+  /** Aborts the tries in flight when the deliverer stops, so a slow receiver does not hold the service's shutdown. */
+  const stopping = new AbortController();
+  // Every try in flight listens on it (8 per webhook at most): more than Node's default of 10 listeners is expected.
+  setMaxListeners(0, stopping.signal);
 
   /** Takes up to `want` tokens of the client's bucket (one second's worth of burst). */
   function takeTokens(clientId: string, want: number): number {
@@ -106,6 +111,7 @@ export function startWebhookDeliverer(o: WebhookDelivererOptions): WebhookDelive
       },
       allowPrivate: o.allowPrivate,
       timeoutMs,
+      signal: stopping.signal,
       ...(o.lookup ? { lookup: o.lookup } : {}),
     });
   }
@@ -113,6 +119,8 @@ export function startWebhookDeliverer(o: WebhookDelivererOptions): WebhookDelive
   async function send(w: WebhookRow, d: PendingDelivery): Promise<void> {
     const attempt = d.attempts + 1;
     const result = await post(w, d, attempt, d.replay);
+    // Cut short by a stop: not the receiver's failure. The claim stays until a restart releases it or it runs out.
+    if (stopping.signal.aborted) return;
     const t = now();
     try {
       if (result.ok) {
@@ -134,8 +142,8 @@ export function startWebhookDeliverer(o: WebhookDelivererOptions): WebhookDelive
     }
   }
 
-  async function refreshWebhooks(force: boolean): Promise<void> {
-    if (!force && now() - webhooksAt < WEBHOOKS_REFRESH_MS) return;
+  async function refreshWebhooks(): Promise<void> {
+    if (now() - webhooksAt < WEBHOOKS_REFRESH_MS) return;
     webhooks = await o.store.all();
     webhooksAt = now();
   }
@@ -177,7 +185,7 @@ export function startWebhookDeliverer(o: WebhookDelivererOptions): WebhookDelive
     try {
       do {
         again = false;
-        await refreshWebhooks(false);
+        await refreshWebhooks();
         for (const w of webhooks) {
           if (stopped) return;
           await tickWebhook(w);
@@ -219,6 +227,7 @@ export function startWebhookDeliverer(o: WebhookDelivererOptions): WebhookDelive
     async stop() {
       stopped = true;
       for (const t of [poller, floorReset, pruner]) clearInterval(t);
+      stopping.abort();
       await Promise.allSettled([...sends]);
     },
   };

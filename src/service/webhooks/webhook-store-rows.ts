@@ -1,6 +1,6 @@
 // The webhook rows as both backends read them, and how they become the deliverer's values.
 import { tokenIdFromKey } from '../listing/listing-keys.js';
-import type { IndexedMove, PendingDelivery, WebhookRow, WebhookState } from './webhook-store.js';
+import type { IndexedMove, PendingDelivery, WebhookPatch, WebhookRow, WebhookState } from './webhook-store.js';
 
 export interface WebhookDbRow {
   id: string;
@@ -53,19 +53,26 @@ export const webhookValues = (w: WebhookRow): unknown[] => [
 export const WEBHOOK_COLUMNS =
   'id, client_id, url, tracker_messages, addresses, secret, previous_secret, previous_secret_until_ms, state, failing_since_ms, failures, retry_at_ms, last_error, last_attempt_ms, last_success_ms, activity_block, created_at_ms';
 
-/** The columns a patch may change, by field. */
-export const PATCH_COLUMNS = {
-  url: 'url',
-  trackerMessages: 'tracker_messages',
-  addresses: 'addresses',
-  state: 'state',
-  secret: 'secret',
-  previousSecret: 'previous_secret',
-  previousSecretUntilMs: 'previous_secret_until_ms',
-} as const;
-
-export const patchValue = (field: keyof typeof PATCH_COLUMNS, v: unknown): unknown =>
-  field === 'trackerMessages' ? (v ? 1 : 0) : field === 'addresses' ? JSON.stringify(v) : v;
+/** A patch's values in the order of the UPDATE's placeholders (null: unchanged), then the id. */
+export const patchValues = (id: string, p: WebhookPatch): unknown[] => [
+  p.url ?? null,
+  p.trackerMessages === undefined ? null : p.trackerMessages ? 1 : 0,
+  p.addresses === undefined ? null : JSON.stringify(p.addresses),
+  p.state ?? null,
+  p.secret ?? null,
+  p.previousSecret ?? null,
+  p.previousSecretUntilMs ?? null,
+  id,
+];
+// Every column a patch may change, each kept when its value is null; constant text in both dialects.
+export const WEBHOOK_UPDATE_SQLITE = `UPDATE webhook SET url = coalesce(?, url), tracker_messages = coalesce(?, tracker_messages),
+  addresses = coalesce(?, addresses), state = coalesce(?, state), secret = coalesce(?, secret),
+  previous_secret = coalesce(?, previous_secret), previous_secret_until_ms = coalesce(?, previous_secret_until_ms) WHERE id = ?`;
+export const WEBHOOK_UPDATE_POSTGRES = `UPDATE webhook SET url = coalesce($1, url), tracker_messages = coalesce($2, tracker_messages),
+  addresses = coalesce($3, addresses), state = coalesce($4, state), secret = coalesce($5, secret),
+  previous_secret = coalesce($6, previous_secret), previous_secret_until_ms = coalesce($7, previous_secret_until_ms) WHERE id = $8`;
+/** Resuming a failing webhook starts its retries afresh. */
+export const RESUME_SET = 'failing_since_ms = NULL, failures = 0, retry_at_ms = NULL';
 
 export interface PendingDbRow {
   ack_id: string;
@@ -108,13 +115,19 @@ export interface MoveDbRow {
   amount: string | null;
 }
 
-/** The index's transfers with their addresses, filtered by the owner ids of the watched addresses ($ids / ?). */
-export const movesSelect = (idList: string, lo: string, hi: string) => `
-  SELECT t.block, t.log_index, t.sub, c.address AS contract, c.standard, t.k_id, fa.address AS from_addr, ta.address AS to_addr, t.amount
+// The index's transfers in a block range with their addresses, into or out of the accounts of the watched addresses.
+const MOVES_SELECT = `SELECT t.block, t.log_index, t.sub, c.address AS contract, c.standard, t.k_id, fa.address AS from_addr, ta.address AS to_addr, t.amount
     FROM idx_transfers t JOIN idx_contracts c ON c.id = t.contract_id
-    LEFT JOIN idx_accounts fa ON fa.id = t.from_id LEFT JOIN idx_accounts ta ON ta.id = t.to_id
-   WHERE t.block > ${lo} AND t.block <= ${hi} AND (t.from_id IN ${idList} OR t.to_id IN ${idList})
-   ORDER BY t.block, t.log_index, t.sub`;
+    LEFT JOIN idx_accounts fa ON fa.id = t.from_id LEFT JOIN idx_accounts ta ON ta.id = t.to_id`;
+const MOVES_WATCHED = '(t.from_id IN (SELECT id FROM w) OR t.to_id IN (SELECT id FROM w)) ORDER BY t.block, t.log_index, t.sub';
+/** SQLite's: parameters (JSON array of addresses, from, to), in the order they stand in the text. */
+export const MOVES_SQLITE = `WITH w AS (SELECT id FROM idx_accounts WHERE address IN (SELECT value FROM json_each(?)))
+  ${MOVES_SELECT} WHERE t.block > ? AND t.block <= ? AND ${MOVES_WATCHED}`;
+/** PostgreSQL's: parameters (from, to, text[] of addresses). */
+export const MOVES_POSTGRES = `WITH w AS (SELECT id FROM idx_accounts WHERE address = ANY($3::text[]))
+  ${MOVES_SELECT} WHERE t.block > $1 AND t.block <= $2 AND ${MOVES_WATCHED}`;
+export const WEBHOOK_INSERT_SQLITE = `INSERT INTO webhook (${WEBHOOK_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+export const WEBHOOK_INSERT_POSTGRES = `INSERT INTO webhook (${WEBHOOK_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`;
 
 export const toMove = (r: MoveDbRow): IndexedMove => ({
   block: Number(r.block),

@@ -5,14 +5,15 @@ import { migratePg } from '../../db/pg-migrate.js';
 import { inTransaction, type PgClient, type PgPool } from '../../db/pg-pool.js';
 import { orderedId } from '../../tracker/tracker-ids.js';
 import {
-  movesSelect,
-  PATCH_COLUMNS,
-  patchValue,
+  MOVES_POSTGRES,
+  patchValues,
   PENDING_SELECT,
+  RESUME_SET,
   toMove,
   toPending,
   toWebhook,
-  WEBHOOK_COLUMNS,
+  WEBHOOK_INSERT_POSTGRES,
+  WEBHOOK_UPDATE_POSTGRES,
   webhookValues,
   type MoveDbRow,
   type PendingDbRow,
@@ -81,12 +82,11 @@ async function subscribe(c: PgClient, clientId: string, webhookId: string, nowMs
 export async function openPostgresWebhookStore(pool: PgPool): Promise<WebhookStore> {
   await migratePg(pool, 'webhooks', webhookPgMigrations);
   const rows = async <T>(sql: string, params: unknown[] = []) => (await pool.query(sql, params)).rows as T[];
-  const placeholders = WEBHOOK_COLUMNS.split(',').map((_, i) => `$${i + 1}`).join(', ');
 
   return {
     create: (w) =>
       inTransaction(pool, async (c) => {
-        await c.query(`INSERT INTO webhook (${WEBHOOK_COLUMNS}) VALUES (${placeholders})`, webhookValues(w));
+        await c.query(WEBHOOK_INSERT_POSTGRES, webhookValues(w));
         if (w.trackerMessages) await subscribe(c, w.clientId, w.id, w.createdAtMs);
       }),
     get: async (id) => {
@@ -101,13 +101,8 @@ export async function openPostgresWebhookStore(pool: PgPool): Promise<WebhookSto
       inTransaction(pool, async (c) => {
         const before = (await c.query<WebhookDbRow>('SELECT * FROM webhook WHERE id = $1 FOR UPDATE', [id])).rows[0];
         if (!before) return null;
-        const fields = (Object.keys(patch) as (keyof typeof PATCH_COLUMNS)[]).filter((f) => patch[f] !== undefined);
-        if (fields.length > 0) {
-          const sets = fields.map((f, i) => `${PATCH_COLUMNS[f]} = $${i + 2}`);
-          // Resuming a failing webhook starts its retries afresh.
-          if (patch.state === 'active') sets.push('failing_since_ms = NULL', 'failures = 0', 'retry_at_ms = NULL');
-          await c.query(`UPDATE webhook SET ${sets.join(', ')} WHERE id = $1`, [id, ...fields.map((f) => patchValue(f, patch[f]))]);
-        }
+        await c.query(WEBHOOK_UPDATE_POSTGRES, patchValues(id, patch));
+        if (patch.state === 'active') await c.query(`UPDATE webhook SET ${RESUME_SET} WHERE id = $1`, [id]);
         if (patch.trackerMessages === true && Number(before.tracker_messages) === 0) await subscribe(c, before.client_id, id, Date.now());
         if (patch.trackerMessages === false && Number(before.tracker_messages) === 1) {
           await c.query('DELETE FROM tracker_subscription WHERE client_id = $1 AND subscription_id = $2', [before.client_id, webhookSubscriptionId(id)]);
@@ -195,11 +190,7 @@ export async function openPostgresWebhookStore(pool: PgPool): Promise<WebhookSto
         return gone.rows.length;
       }),
 
-    async movesOf(addresses, fromBlock, toBlock) {
-      const ids = (await rows<{ id: string }>('SELECT id FROM idx_accounts WHERE address = ANY($1::text[])', [[...addresses]])).map((r) => r.id);
-      if (ids.length === 0) return [];
-      return (await rows<MoveDbRow>(movesSelect('(SELECT unnest($3::bigint[]))', '$1', '$2'), [fromBlock, toBlock, ids])).map(toMove);
-    },
+    movesOf: async (addresses, fromBlock, toBlock) => (await rows<MoveDbRow>(MOVES_POSTGRES, [fromBlock, toBlock, [...addresses]])).map(toMove),
 
     commitActivity: (webhookId, fromBlock, toBlock, messages, nowMs) =>
       inTransaction(pool, async (c) => {

@@ -2,14 +2,15 @@
 import { migrate, type Db } from '../../../lib/sqlite.js';
 import { orderedId } from '../../tracker/tracker-ids.js';
 import {
-  movesSelect,
-  PATCH_COLUMNS,
-  patchValue,
+  MOVES_SQLITE,
+  patchValues,
   PENDING_SELECT,
+  RESUME_SET,
   toMove,
   toPending,
   toWebhook,
-  WEBHOOK_COLUMNS,
+  WEBHOOK_INSERT_SQLITE,
+  WEBHOOK_UPDATE_SQLITE,
   webhookValues,
   type MoveDbRow,
   type PendingDbRow,
@@ -46,7 +47,9 @@ export const webhookMigrations: readonly string[] = [
 export function openSqliteWebhookStore(db: Db): WebhookStore {
   migrate(db, 'webhooks', webhookMigrations);
   const q = {
-    insert: db.prepare(`INSERT INTO webhook (${WEBHOOK_COLUMNS}) VALUES (${WEBHOOK_COLUMNS.split(',').map(() => '?').join(', ')})`),
+    insert: db.prepare(WEBHOOK_INSERT_SQLITE),
+    update: db.prepare(WEBHOOK_UPDATE_SQLITE),
+    resume: db.prepare(`UPDATE webhook SET ${RESUME_SET} WHERE id = ?`),
     get: db.prepare('SELECT * FROM webhook WHERE id = ?'),
     ofClient: db.prepare('SELECT * FROM webhook WHERE client_id = ? ORDER BY created_at_ms, id'),
     countOfClient: db.prepare('SELECT count(*) FROM webhook WHERE client_id = ?').pluck(),
@@ -88,6 +91,7 @@ export function openSqliteWebhookStore(db: Db): WebhookStore {
       "INSERT INTO tracker_message (message_id, client_id, tx_hash, type, payload, created_at_ms, orphan) VALUES (?, ?, ?, 'activity', ?, ?, 0)",
     ),
   };
+  let moves: { all(...params: unknown[]): unknown[] } | undefined;
   const pruneSeqs = (seqs: Iterable<number>) => {
     for (const s of new Set(seqs)) q.pruneMessage.run(s, s);
   };
@@ -120,13 +124,8 @@ export function openSqliteWebhookStore(db: Db): WebhookStore {
       return db.transaction(() => {
         const before = q.get.get(id) as WebhookDbRow | undefined;
         if (!before) return null;
-        const fields = (Object.keys(patch) as (keyof typeof PATCH_COLUMNS)[]).filter((f) => patch[f] !== undefined);
-        if (fields.length > 0) {
-          const sets = fields.map((f) => `${PATCH_COLUMNS[f]} = ?`);
-          // Resuming a failing webhook starts its retries afresh.
-          if (patch.state === 'active') sets.push('failing_since_ms = NULL', 'failures = 0', 'retry_at_ms = NULL');
-          db.prepare(`UPDATE webhook SET ${sets.join(', ')} WHERE id = ?`).run(...fields.map((f) => patchValue(f, patch[f])), id);
-        }
+        q.update.run(...patchValues(id, patch));
+        if (patch.state === 'active') q.resume.run(id);
         if (patch.trackerMessages === true && before.tracker_messages === 0) subscribe(before.client_id, id, Date.now());
         if (patch.trackerMessages === false && before.tracker_messages === 1) q.deleteSub.run(before.client_id, webhookSubscriptionId(id));
         return toWebhook(q.get.get(id) as WebhookDbRow);
@@ -191,11 +190,9 @@ export function openSqliteWebhookStore(db: Db): WebhookStore {
     },
 
     async movesOf(addresses, fromBlock, toBlock) {
-      // Prepared here: the index's tables are made by the index store, which need not be opened before this one.
-      const ids = db.prepare('SELECT id FROM idx_accounts WHERE address IN (SELECT value FROM json_each(?))').pluck().all(JSON.stringify(addresses)) as number[];
-      if (ids.length === 0) return [];
-      const list = `(${ids.map(Number).join(',')})`;
-      return (db.prepare(movesSelect(list, '?', '?')).all(fromBlock, toBlock) as MoveDbRow[]).map(toMove);
+      // Prepared at first use: the index's tables are made by the index store, which need not be opened before this one.
+      moves ??= db.prepare(MOVES_SQLITE);
+      return (moves.all(JSON.stringify(addresses), fromBlock, toBlock) as MoveDbRow[]).map(toMove);
     },
 
     async commitActivity(webhookId, fromBlock, toBlock, messages, nowMs) {
