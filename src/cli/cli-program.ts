@@ -12,6 +12,7 @@ import { registerLogout } from './command-logout.js';
 import { registerServe } from './command-serve.js';
 import { registerService } from './command-service.js';
 import { registerSignup } from './command-signup.js';
+import { registerWebhook } from './command-webhook.js';
 import { DEFAULT_SERVICE_URL } from '../shared/defaults.js';
 
 /** The package version; package.json sits two levels above both src/cli and dist/cli. */
@@ -36,6 +37,7 @@ export function buildProgram(context: () => CliContext = createCliContext): Comm
   registerLogout(program, context);
   registerAccountDescribe(program, context);
   registerConfig(program, context);
+  registerWebhook(program, context);
   registerKey(program);
   program.addHelpText(
     'after',

@@ -16,6 +16,7 @@ export const SLOWEST_FILES = [
   'test/core/core-fault-run.test.ts', // 38 s
   'test/reliability/fuzz-service.test.ts', // 34 s
   'test/e2e/renderer-serve.test.ts', // 25 s
+  'test/cli/command-webhook.test.ts', // 25 s
   'test/e2e/config-real-network.test.ts', // 20 s
   'test/service/service-listing.test.ts', // 20 s
   'test/reliability/app-edge.test.ts', // 19 s

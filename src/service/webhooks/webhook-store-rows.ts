@@ -73,6 +73,14 @@ export const WEBHOOK_UPDATE_POSTGRES = `UPDATE webhook SET url = coalesce($1, ur
   previous_secret = coalesce($6, previous_secret), previous_secret_until_ms = coalesce($7, previous_secret_until_ms) WHERE id = $8`;
 /** Resuming a failing webhook starts its retries afresh. */
 export const RESUME_SET = 'failing_since_ms = NULL, failures = 0, retry_at_ms = NULL';
+/** ... and its waiting deliveries' own backoff (parameters: client, subscription). */
+export const RESUME_DELIVERIES_SQLITE = 'UPDATE tracker_delivery SET attempts = 0, next_at_ms = NULL WHERE client_id = ? AND subscription_id = ? AND sent_at_ms IS NULL';
+export const RESUME_DELIVERIES_POSTGRES = 'UPDATE tracker_delivery SET attempts = 0, next_at_ms = NULL WHERE client_id = $1 AND subscription_id = $2 AND sent_at_ms IS NULL';
+/** Tracker messages switched off: the waiting ones go too, address activity stays (parameters: client, subscription, client). */
+export const DROP_TRACKER_DELIVERIES_SQLITE = `DELETE FROM tracker_delivery WHERE client_id = ? AND subscription_id = ? AND sent_at_ms IS NULL
+  AND seq IN (SELECT seq FROM tracker_message WHERE client_id = ? AND type <> 'activity') RETURNING seq`;
+export const DROP_TRACKER_DELIVERIES_POSTGRES = `DELETE FROM tracker_delivery WHERE client_id = $1 AND subscription_id = $2 AND sent_at_ms IS NULL
+  AND seq IN (SELECT seq FROM tracker_message WHERE client_id = $1 AND type <> 'activity') RETURNING seq`;
 
 export interface PendingDbRow {
   ack_id: string;

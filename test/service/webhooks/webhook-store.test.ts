@@ -102,6 +102,8 @@ describe.each(backends)('webhook store on $name', (backend) => {
     expect(await store.get('w1')).toMatchObject({ failingSinceMs: 100, failures: 2, retryAtMs: 3_000, lastError: 'timeout', lastAttemptMs: 2_000, state: 'failing' });
     expect((await store.pending('w1', 'c1', 0, 10))[0]).toMatchObject({ attempts: 2, nextAtMs: 4_000 });
     expect(await store.update('w1', { state: 'active' })).toMatchObject({ state: 'active', failures: 0, failingSinceMs: null, retryAtMs: null });
+    // Resumed: the waiting deliveries' own backoff starts afresh too.
+    expect((await store.pending('w1', 'c1', 0, 10))[0]).toMatchObject({ attempts: 0, nextAtMs: null });
     // A paused webhook does not turn failing (only an active one does).
     await store.update('w1', { state: 'paused' });
     await store.markFailed('w1', 'c1', d!.deliveryId, { nowMs: 5_000, nextAtMs: 6_000, error: 'x', retryAtMs: 6_000, failing: true });
@@ -144,7 +146,12 @@ describe.each(backends)('webhook store on $name', (backend) => {
   it('switching tracker messages off and on removes and restores the subscription; a rotation keeps the old secret', async () => {
     const { tracker, store } = await open();
     await store.create(webhook('w1', 'c1'));
+    await tracker.commitRound([], [], [msg('c1', 9)], 4);
+    await store.commitActivity('w1', 10, 11, [{ webhookId: 'w1', clientId: 'c1', txHash: hash(8), payload: '{"type":"activity","result":{"n":8}}' }], 4);
     await store.update('w1', { trackerMessages: false, addresses: ['0x' + '22'.repeat(20)] });
+    // The tracker's waiting messages go with the switch; address activity stays.
+    expect((await store.pending('w1', 'c1', 0, 10)).map((d) => nOf(d.payload))).toEqual([8]);
+    expect(await tracker.outboxDepth()).toBe(1);
     expect((await tracker.commitRound([], [], [msg('c1', 1)], 5)).created).toEqual([]);
     await store.update('w1', { trackerMessages: true });
     expect((await tracker.commitRound([], [], [msg('c1', 2)], 6)).created.map((g) => g.subscriptionId)).toEqual(['webhook/w1']);

@@ -5,7 +5,9 @@ import { migratePg } from '../../db/pg-migrate.js';
 import { inTransaction, type PgClient, type PgPool } from '../../db/pg-pool.js';
 import { orderedId } from '../../tracker/tracker-ids.js';
 import {
+  DROP_TRACKER_DELIVERIES_POSTGRES,
   MOVES_POSTGRES,
+  RESUME_DELIVERIES_POSTGRES,
   patchValues,
   PENDING_SELECT,
   RESUME_SET,
@@ -101,11 +103,18 @@ export async function openPostgresWebhookStore(pool: PgPool): Promise<WebhookSto
       inTransaction(pool, async (c) => {
         const before = (await c.query<WebhookDbRow>('SELECT * FROM webhook WHERE id = $1 FOR UPDATE', [id])).rows[0];
         if (!before) return null;
+        const subId = webhookSubscriptionId(id);
         await c.query(WEBHOOK_UPDATE_POSTGRES, patchValues(id, patch));
-        if (patch.state === 'active') await c.query(`UPDATE webhook SET ${RESUME_SET} WHERE id = $1`, [id]);
+        if (patch.state === 'active') {
+          await c.query(`UPDATE webhook SET ${RESUME_SET} WHERE id = $1`, [id]);
+          await c.query(RESUME_DELIVERIES_POSTGRES, [before.client_id, subId]);
+        }
         if (patch.trackerMessages === true && Number(before.tracker_messages) === 0) await subscribe(c, before.client_id, id, Date.now());
         if (patch.trackerMessages === false && Number(before.tracker_messages) === 1) {
-          await c.query('DELETE FROM tracker_subscription WHERE client_id = $1 AND subscription_id = $2', [before.client_id, webhookSubscriptionId(id)]);
+          await lockClient(c, before.client_id);
+          await c.query('DELETE FROM tracker_subscription WHERE client_id = $1 AND subscription_id = $2', [before.client_id, subId]);
+          const gone = await c.query<{ seq: string }>(DROP_TRACKER_DELIVERIES_POSTGRES, [before.client_id, subId]);
+          await pruneSeqs(c, gone.rows.map((r) => r.seq));
         }
         return toWebhook((await c.query<WebhookDbRow>('SELECT * FROM webhook WHERE id = $1', [id])).rows[0]!);
       }),

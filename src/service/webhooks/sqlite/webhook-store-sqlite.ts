@@ -2,7 +2,9 @@
 import { migrate, type Db } from '../../../lib/sqlite.js';
 import { orderedId } from '../../tracker/tracker-ids.js';
 import {
+  DROP_TRACKER_DELIVERIES_SQLITE,
   MOVES_SQLITE,
+  RESUME_DELIVERIES_SQLITE,
   patchValues,
   PENDING_SELECT,
   RESUME_SET,
@@ -50,6 +52,8 @@ export function openSqliteWebhookStore(db: Db): WebhookStore {
     insert: db.prepare(WEBHOOK_INSERT_SQLITE),
     update: db.prepare(WEBHOOK_UPDATE_SQLITE),
     resume: db.prepare(`UPDATE webhook SET ${RESUME_SET} WHERE id = ?`),
+    resumeDeliveries: db.prepare(RESUME_DELIVERIES_SQLITE),
+    dropTrackerDeliveries: db.prepare(DROP_TRACKER_DELIVERIES_SQLITE).pluck(),
     get: db.prepare('SELECT * FROM webhook WHERE id = ?'),
     ofClient: db.prepare('SELECT * FROM webhook WHERE client_id = ? ORDER BY created_at_ms, id'),
     countOfClient: db.prepare('SELECT count(*) FROM webhook WHERE client_id = ?').pluck(),
@@ -124,10 +128,17 @@ export function openSqliteWebhookStore(db: Db): WebhookStore {
       return db.transaction(() => {
         const before = q.get.get(id) as WebhookDbRow | undefined;
         if (!before) return null;
+        const subId = webhookSubscriptionId(id);
         q.update.run(...patchValues(id, patch));
-        if (patch.state === 'active') q.resume.run(id);
+        if (patch.state === 'active') {
+          q.resume.run(id);
+          q.resumeDeliveries.run(before.client_id, subId);
+        }
         if (patch.trackerMessages === true && before.tracker_messages === 0) subscribe(before.client_id, id, Date.now());
-        if (patch.trackerMessages === false && before.tracker_messages === 1) q.deleteSub.run(before.client_id, webhookSubscriptionId(id));
+        if (patch.trackerMessages === false && before.tracker_messages === 1) {
+          q.deleteSub.run(before.client_id, subId);
+          pruneSeqs(q.dropTrackerDeliveries.all(before.client_id, subId, before.client_id) as number[]);
+        }
         return toWebhook(q.get.get(id) as WebhookDbRow);
       })();
     },
