@@ -2,8 +2,8 @@
 // resolved and checked on every call and the socket goes to exactly the checked address; redirects are not followed;
 // one deadline covers resolving, connecting and the answer; at most a few KiB of the answer are read. Never throws:
 // every outcome is a WebhookAttempt whose error is one short sentence for the webhook's owner.
-import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import { Agent as HttpAgent, request as httpRequest } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { resolveWebhookAddress, WebhookAddressError, webhookUrlProblem, type LookupAll } from './webhook-address-guard.js';
 
@@ -98,6 +98,37 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal, onAbort: () => F
 }
 
 /**
+ * Kept-alive connections, one pool per checked address (and host name and port): a pooled socket only ever carries
+ * deliveries whose own check resolved to the address it is connected to, so the rebinding check holds, while a burst
+ * to one receiver reuses a few connections instead of opening one per delivery (at hundreds a second those exhaust the
+ * ephemeral ports in TIME_WAIT, and each connect costs the main thread). An idle socket is closed after IDLE_SOCKET_MS,
+ * below the usual servers' keep-alive (5 s for Node and Apache), so a receiver rarely closes one under a request.
+ */
+const MAX_POOLS = 256;
+const IDLE_SOCKET_MS = 2_000;
+const pools = new Map<string, HttpAgent>();
+
+function poolFor(url: URL, address: string): HttpAgent {
+  const key = `${url.protocol}//${url.hostname}:${url.port}@${address}`;
+  let agent = pools.get(key);
+  if (agent) {
+    // Most recently used last, so the oldest pool is the one dropped.
+    pools.delete(key);
+    pools.set(key, agent);
+    return agent;
+  }
+  const options = { keepAlive: true, maxSockets: 16, maxFreeSockets: 8, timeout: IDLE_SOCKET_MS, scheduling: 'lifo' as const };
+  agent = url.protocol === 'https:' ? new HttpsAgent(options) : new HttpAgent(options);
+  pools.set(key, agent);
+  if (pools.size > MAX_POOLS) {
+    const [oldest, dropped] = pools.entries().next().value!;
+    pools.delete(oldest);
+    dropped.destroy();
+  }
+  return agent;
+}
+
+/**
  * Sends the POST and resolves with the answer's status once at most `maxBytes` of its body are read (or it ends, or
  * the deadline comes while reading it: the status is the answer). Rejects with AttemptEnded when no answer came.
  */
@@ -109,27 +140,38 @@ function exchange(
   maxBytes: number,
   signal: AbortSignal,
   onAbort: () => Failure,
+  pooled: boolean,
 ): Promise<number> {
   return new Promise<number>((resolve, reject) => {
     let answered: number | null = null;
     let settled = false;
-    const end = (outcome: { status: number } | { failure: Failure }) => {
+    /** `whole`: the answer was read to its end, so its socket may serve the next delivery. */
+    const end = (outcome: { status: number } | { failure: Failure }, whole = false) => {
       if (settled) return;
       settled = true;
       signal.removeEventListener('abort', stop);
-      // With agent: false the socket is this request's own: destroying it is how a too-long or endless body is cut off.
-      req.destroy();
+      // Anything but a whole answer leaves the socket unusable: destroying it is also how a too-long or endless body is cut off.
+      if (!whole) req.destroy();
       if ('status' in outcome) resolve(outcome.status);
       else reject(new AttemptEnded(outcome.failure));
     };
     const stop = () => end(answered !== null ? { status: answered } : { failure: onAbort() });
-    const afterError = (error: Error) => end(answered !== null ? { status: answered } : { failure: { kind: 'network', error } });
+    const afterError = (error: Error) => {
+      // A kept-alive socket the receiver closed just as this request went out: not the receiver's answer, try anew.
+      if (answered === null && req.reusedSocket && !settled) return void retryFresh();
+      end(answered !== null ? { status: answered } : { failure: { kind: 'network', error } });
+    };
+    const retryFresh = () => {
+      settled = true;
+      signal.removeEventListener('abort', stop);
+      exchange(url, target, headers, body, maxBytes, signal, onAbort, false).then(resolve, reject);
+    };
 
     // url keeps the host name, so TLS sends it as SNI and checks the certificate against it; only the address
-    // lookup is pinned. No agent: a pooled keep-alive socket would carry a later delivery to an address that
-    // delivery's own check never saw, and receivers are many and rarely hit twice a second, so pooling gains little.
+    // lookup is pinned, and the pool is the checked address's own (poolFor).
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
-    const req = send(url, { method: 'POST', headers, agent: false, lookup: pinnedLookup(target.address, target.family) }, (res) => {
+    const agent = pooled ? poolFor(url, target.address) : false;
+    const req = send(url, { method: 'POST', headers, agent, lookup: pinnedLookup(target.address, target.family) }, (res) => {
       answered = res.statusCode ?? 0;
       const status = answered;
       let read = 0;
@@ -138,7 +180,7 @@ function exchange(
         read += chunk.length;
         if (read >= maxBytes) end({ status });
       });
-      res.on('end', () => end({ status }));
+      res.on('end', () => end({ status }, true));
       res.on('error', () => end({ status }));
       res.on('close', () => end({ status }));
     });
@@ -196,7 +238,7 @@ export async function postWebhook(req: WebhookPost): Promise<WebhookAttempt> {
       ended(true),
     );
     if (target.address !== hostname) where = `${url.host} (${target.address})`;
-    const status = await exchange(url, target, requestHeaders(req.headers, req.body), req.body, maxBytes, deadline.signal, ended(false));
+    const status = await exchange(url, target, requestHeaders(req.headers, req.body), req.body, maxBytes, deadline.signal, ended(false), true);
     return result(status, describeAnswer(status));
   } catch (e) {
     if (e instanceof AttemptEnded) return result(null, describeFailure(e.failure, where, timeoutMs));

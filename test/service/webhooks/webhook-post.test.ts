@@ -260,6 +260,40 @@ describe('postWebhook', () => {
     expect(r.connections).toBe(0);
   });
 
+  it('keeps a connection alive for the next delivery to the same checked address, and only for it', async () => {
+    const r = await receiver(answer(200));
+    for (let i = 0; i < 5; i++) expect((await post(`${r.url}/hook`)).ok).toBe(true);
+    expect(r.connections).toBe(1);
+    // The same name checked to another address gets a pool of its own (127.0.0.2 is loopback too on Linux).
+    const server = createServer(answer(200));
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, '0.0.0.0', resolve));
+    const port = (server.address() as AddressInfo).port;
+    const local: string[] = [];
+    server.on('request', (req: IncomingMessage) => local.push(req.socket.localAddress ?? ''));
+    const lookup = countingLookup(['127.0.0.1'], ['127.0.0.2'], ['127.0.0.1']);
+    for (let i = 0; i < 3; i++) expect((await post(`http://localhost:${port}/h`, { lookup })).ok).toBe(true);
+    expect(local.map((a) => a.replace(/^::ffff:/, ''))).toEqual(['127.0.0.1', '127.0.0.2', '127.0.0.1']);
+  });
+
+  it('sends again on a fresh connection when a kept-alive one was closed under the request, without calling it a failure', async () => {
+    const seen = new Map<Socket, number>();
+    const r = await receiver((req, res) => {
+      const n = (seen.get(req.socket) ?? 0) + 1;
+      seen.set(req.socket, n);
+      // The second request on a socket: the receiver drops the connection without answering, as one whose
+      // keep-alive ran out just then does.
+      if (n === 2) return void req.socket.destroy();
+      res.writeHead(200);
+      res.end('ok');
+    });
+    expect((await post(`${r.url}/a`)).ok).toBe(true);
+    const second = await post(`${r.url}/b`);
+    expect(second).toMatchObject({ ok: true, status: 200 });
+    expect(r.requests.map((q) => q.url)).toEqual(['/a', '/b', '/b']);
+    expect(r.connections).toBe(2);
+  });
+
   it('over https connects to the checked address under the host name: SNI carries the name, an untrusted certificate is refused', async () => {
     const names: string[] = [];
     // `.invalid` never resolves (RFC 6761): a connection can only reach the server through the checked address.
