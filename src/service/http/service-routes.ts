@@ -63,18 +63,18 @@ export function serviceRoutes(health: HealthSource, document: () => object): Doc
  */
 export function trackerUpgradeHint(): DocumentedRoute {
   return {
-      doc: {
-        method: 'get',
-        path: '/tracker/{platform}/{network}',
-        operationId: 'tracker',
-        summary: 'The transaction tracker (WebSocket, JSON-RPC 2.0; see docs/api.md)',
-        description: 'Connect with a WebSocket client and `?clientId=…`; a plain HTTP request is refused with 426.',
-        request: { params: z.object({ platform: z.string(), network: z.string() }) },
-        responses: { 426: errorReply('This endpoint speaks WebSocket; connect with a WebSocket client (for example the txdesk/tracker SDK).') },
-      },
-      // A WebSocket upgrade never reaches the routes (the tracker handles 'upgrade'); a plain GET here is a client mistake.
-      handler: () => {
-        throw new TxdeskError('BAD_REQUEST', 'The tracker speaks WebSocket; connect with a WebSocket client (for example the txdesk/tracker SDK).', 426);
-      },
-    };
+    doc: {
+      method: 'get',
+      path: '/tracker/{platform}/{network}',
+      operationId: 'tracker',
+      summary: 'The transaction tracker (WebSocket, JSON-RPC 2.0; see docs/api.md)',
+      description: 'Connect with a WebSocket client and `?clientId=…`; a plain HTTP request is refused with 426.',
+      request: { params: z.object({ platform: z.string(), network: z.string() }) },
+      responses: { 426: errorReply('This endpoint speaks WebSocket; connect with a WebSocket client (for example the txdesk/tracker SDK).') },
+    },
+    // A WebSocket upgrade never reaches the routes (the tracker handles 'upgrade'); a plain GET here is a client mistake.
+    handler: () => {
+      throw new TxdeskError('BAD_REQUEST', 'The tracker speaks WebSocket; connect with a WebSocket client (for example the txdesk/tracker SDK).', 426);
+    },
+  };
 }
