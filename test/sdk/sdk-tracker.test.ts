@@ -254,9 +254,13 @@ describe('backoff', () => {
 describe('the package export', () => {
   it('imports as txdesk/tracker from the build', () => {
     requireBuild('dist/sdk/index.js');
-    const out = execFileSync(process.execPath, ['--input-type=module', '-e', "const m = await import('txdesk/tracker'); console.log(typeof m.TransactionTracker, typeof m.TrackerError)"], {
-      encoding: 'utf8',
-    });
-    expect(out.trim()).toBe('function function');
+    // A webhook receiver's check comes from the same package (docs/webhooks.md).
+    const script = [
+      "const m = await import('txdesk/tracker');",
+      "const header = m.signWebhook('{\"a\":1}', 'whsec_x', Math.floor(Date.now() / 1000));",
+      "console.log(typeof m.TransactionTracker, typeof m.TrackerError, m.verifyWebhook('{\"a\":1}', header, 'whsec_x').ok, m.verifyWebhook('{\"a\":2}', header, 'whsec_x').ok);",
+    ].join(' ');
+    const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+    expect(out.trim()).toBe('function function true false');
   });
 });
