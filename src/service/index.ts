@@ -215,7 +215,15 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     }
     const main = networks[0]!;
     const webhooks = startWebhooks({
-      networks: networks.map((n) => ({ key: n.key, platform: n.platform, network: n.network, store: n.stores.webhooks, index: n.stores.index, nodeUrl: () => n.nodeUrl() })),
+      networks: networks.map((n) => ({
+        key: n.key,
+        platform: n.platform,
+        network: n.network,
+        store: n.stores.webhooks,
+        index: n.stores.index,
+        nodeUrl: () => n.nodeUrl(),
+        activityStart: async () => (await n.stores.index.tip()) ?? Math.max(-1, (n.report().headBlock ?? 0) - (n.confirmations() ?? 0)),
+      })),
       allowPrivate: opts.allowPrivateWebhooks ?? false,
       alone: shared === null,
       log: log.child('webhooks'),

@@ -21,6 +21,11 @@ export interface WebhookNetwork {
   store: WebhookStore;
   index: IndexStore;
   nodeUrl(): string;
+  /**
+   * The block after which address activity counts for a webhook watching from now: the index's tip, or while nothing
+   * is indexed yet, the block the index will reach first (head less the lag; -1 on a chain younger than the lag).
+   */
+  activityStart(): Promise<number>;
 }
 
 export interface WebhooksOptions {
@@ -161,8 +166,8 @@ export function startWebhooks(o: WebhooksOptions) {
         lastError: null,
         lastAttemptMs: null,
         lastSuccessMs: null,
-        // Address activity starts at the index's tip now: moves indexed from here on are delivered.
-        activityBlock: (await r.net.index.tip()) ?? -1,
+        // Address activity starts now: moves in later blocks are delivered.
+        activityBlock: await r.net.activityStart(),
         createdAtMs: now,
       };
       await r.net.store.create(w);
@@ -188,7 +193,11 @@ export function startWebhooks(o: WebhooksOptions) {
       const patch: WebhookPatch = {};
       if (input.url !== undefined) patch.url = input.url;
       if (input.trackerMessages !== undefined) patch.trackerMessages = input.trackerMessages;
-      if (input.addresses !== undefined) patch.addresses = lower(input.addresses);
+      if (input.addresses !== undefined) {
+        patch.addresses = lower(input.addresses);
+        // A webhook that watched nothing starts watching now, not from its creation (its cursor stood still meanwhile).
+        if (w.addresses.length === 0 && patch.addresses.length > 0) patch.activityBlock = await r.net.activityStart();
+      }
       if (input.state !== undefined) patch.state = input.state;
       if ((patch.trackerMessages ?? w.trackerMessages) === false && (patch.addresses ?? w.addresses).length === 0) {
         throw new TxdeskError('INVALID_PARAMETER', 'This webhook would deliver nothing: keep trackerMessages true, or give addresses to watch.');

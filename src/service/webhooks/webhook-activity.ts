@@ -50,6 +50,8 @@ export function startActivityScanner(o: ActivityScannerOptions) {
   const log = o.log.child('webhook-activity');
   let running = false;
   let stopped = false;
+  /** The tip the last scan saw: a lower one means the index rolled back. */
+  let lastTip: number | null = null;
 
   /** Transaction and block hash of each move, by the block's logs of the moves' contracts; null when the node disagrees with the index. */
   async function locate(moves: readonly IndexedMove[]): Promise<Map<string, LogRef> | null> {
@@ -109,12 +111,17 @@ export function startActivityScanner(o: ActivityScannerOptions) {
     const watching = (await o.store.all()).filter((w) => w.addresses.length > 0);
     // Webhooks at the same cursor share one read of the index.
     const groups = new Map<number, WebhookRow[]>();
+    const rolledBack = lastTip !== null && tip < lastTip;
+    lastTip = tip;
     for (const w of watching) {
       const from = w.activityBlock ?? -1;
       if (from > tip) {
-        // The index rolled back below the cursor (a reorganisation deeper than the lag): follow it down.
-        await o.store.commitActivity(w.id, w.activityBlock, tip, [], now());
-        log.warn(`webhook ${w.id}: the index went back to block ${tip}; address activity continues from there`);
+        // Ahead of the index: a webhook made while it catches up waits for it. Unless the index went back (a
+        // reorganisation deeper than the lag): then the cursor follows it down, so the new blocks are read.
+        if (rolledBack) {
+          await o.store.commitActivity(w.id, w.activityBlock, tip, [], now());
+          log.warn(`webhook ${w.id}: the index went back to block ${tip}; address activity continues from there`);
+        }
         continue;
       }
       if (from === tip) continue;

@@ -171,6 +171,10 @@ export function startWebhookDeliverer(o: WebhookDelivererOptions): WebhookDelive
     if (now() - webhooksAt < WEBHOOKS_REFRESH_MS) return;
     webhooks = await o.store.all();
     webhooksAt = now();
+    // Forget what was kept for webhooks deleted meanwhile (their tries in flight finish on their own).
+    const live = new Set(webhooks.map((w) => w.id));
+    for (const map of [pages, floor, idleSince]) for (const id of map.keys()) if (!live.has(id)) map.delete(id);
+    for (const [id, set] of inFlight) if (!live.has(id) && set.size === 0) inFlight.delete(id);
   }
 
   async function tickWebhook(w: WebhookRow): Promise<void> {

@@ -62,15 +62,18 @@ export const patchValues = (id: string, p: WebhookPatch): unknown[] => [
   p.secret ?? null,
   p.previousSecret ?? null,
   p.previousSecretUntilMs ?? null,
+  p.activityBlock ?? null,
   id,
 ];
 // Every column a patch may change, each kept when its value is null; constant text in both dialects.
 export const WEBHOOK_UPDATE_SQLITE = `UPDATE webhook SET url = coalesce(?, url), tracker_messages = coalesce(?, tracker_messages),
   addresses = coalesce(?, addresses), state = coalesce(?, state), secret = coalesce(?, secret),
-  previous_secret = coalesce(?, previous_secret), previous_secret_until_ms = coalesce(?, previous_secret_until_ms) WHERE id = ?`;
+  previous_secret = coalesce(?, previous_secret), previous_secret_until_ms = coalesce(?, previous_secret_until_ms),
+  activity_block = coalesce(?, activity_block) WHERE id = ?`;
 export const WEBHOOK_UPDATE_POSTGRES = `UPDATE webhook SET url = coalesce($1, url), tracker_messages = coalesce($2, tracker_messages),
   addresses = coalesce($3, addresses), state = coalesce($4, state), secret = coalesce($5, secret),
-  previous_secret = coalesce($6, previous_secret), previous_secret_until_ms = coalesce($7, previous_secret_until_ms) WHERE id = $8`;
+  previous_secret = coalesce($6, previous_secret), previous_secret_until_ms = coalesce($7, previous_secret_until_ms),
+  activity_block = coalesce($8, activity_block) WHERE id = $9`;
 /** Resuming a failing webhook starts its retries afresh. */
 export const RESUME_SET = 'failing_since_ms = NULL, failures = 0, retry_at_ms = NULL';
 /** ... and its waiting deliveries' own backoff (parameters: client, subscription). */

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Wallet, type Contract } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { silentLogger } from '../../../src/lib/log.js';
+import { createLogger, silentLogger } from '../../../src/lib/log.js';
 import { startService, type RunningService } from '../../../src/service/index.js';
 import { call, waitForIndexed } from '../../support/service-harness.js';
 import { rpc, startTestChain, type TestChain } from '../../support/indexer-chain.js';
@@ -36,7 +36,7 @@ beforeAll(async () => {
     confirmations: LAG,
     allowPrivateWebhooks: true,
     webhookTuning: { activityPollMs: 100 },
-    log: silentLogger,
+    log: process.env.TXDESK_TEST_LOG ? createLogger('activity-test') : silentLogger,
   });
   clientId = (await service.accounts.createAccount({ email: 'activity@example.com', password: 'correct horse battery staple', name: 'A', organization: 'T' })).clientId;
   receiver = await startWebhookReceiver();
@@ -107,5 +107,21 @@ describe('address activity', () => {
     const fresh = activity().slice(before).map((b) => b.payload.result);
     expect(fresh.map((r) => r.tokenId)).toEqual(['101']);
     expect(fresh[0].transactionHash).toBe(afterTx);
+  });
+
+  it('a webhook given its first addresses later watches them from then on, not from its creation', async () => {
+    const late = Wallet.createRandom().address.toLowerCase();
+    const created = await call(hooks(), { method: 'POST', body: { url: receiver.url } });
+    await sendTx(nft, 'mint', late, 200); // before the webhook watches `late`
+    await chain.mine(LAG);
+    await waitForIndexed(service.url, (await head()) - LAG);
+    const patched = await call(hooks(`/${created.body.id}`), { method: 'PATCH', body: { addresses: [late] } });
+    expect(patched.body.addresses).toEqual([late]);
+    const tx = await sendTx(nft, 'mint', late, 201);
+    await chain.mine(LAG);
+    const mine = () => activity().filter((b) => b.webhookId === created.body.id).map((b) => b.payload.result);
+    await waitUntil(() => mine().length > 0, 'the move after the change');
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect(mine().map((r) => [r.tokenId, r.transactionHash])).toEqual([['201', tx]]);
   });
 });
