@@ -68,6 +68,12 @@ export interface IndexedMove {
   amount: string;
 }
 
+export interface SentDelivery {
+  webhookId: string;
+  clientId: string;
+  deliveryId: string;
+}
+
 export interface NewActivityMessage {
   webhookId: string;
   clientId: string;
@@ -96,8 +102,8 @@ export interface WebhookStore {
   claim(clientId: string, deliveryIds: readonly string[], nowMs: number, leaseUntilMs: number): Promise<Set<string>>;
   /** Releases every claim (a single instance starting: claims left by a killed run need not wait out their lease). */
   releaseLeases(): Promise<void>;
-  /** A 2xx: the delivery is kept as sent (for replay) and the webhook's failure streak ends. */
-  markSent(webhookId: string, clientId: string, deliveryId: string, nowMs: number): Promise<void>;
+  /** 2xx answers, in one transaction: each delivery is kept as sent (for replay) and its webhook's failure streak ends. */
+  markSent(sent: readonly SentDelivery[], nowMs: number): Promise<void>;
   /** Anything else: the delivery waits until `nextAtMs`, the webhook records the failure (and maybe turns failing). */
   markFailed(
     webhookId: string,

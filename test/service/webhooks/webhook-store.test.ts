@@ -81,7 +81,7 @@ describe.each(backends)('webhook store on $name', (backend) => {
     expect([...first].sort()).toEqual([a!.deliveryId, b!.deliveryId].sort());
     expect(second.size).toBe(0);
     expect((await store.claim('c1', [a!.deliveryId], 200, 300)).size).toBe(1); // the first claim ran out at 200
-    await store.markSent('w1', 'c1', a!.deliveryId, 210);
+    await store.markSent([{ webhookId: 'w1', clientId: 'c1', deliveryId: a!.deliveryId }], 210);
     expect((await store.claim('c1', [a!.deliveryId], 400, 500)).size).toBe(0); // sent: never claimed again
     expect((await store.pending('w1', 'c1', 0, 10)).map((d) => d.deliveryId)).toEqual([b!.deliveryId]);
     expect(await tracker.outboxDepth()).toBe(1);
@@ -115,7 +115,7 @@ describe.each(backends)('webhook store on $name', (backend) => {
     await store.create(webhook('w1', 'c1'));
     for (const [i, at] of [[1, 1_000], [2, 2_000], [3, 3_000], [4, 4_000]] as const) await tracker.commitRound([], [], [msg('c1', i)], at);
     const all = await store.pending('w1', 'c1', 0, 10);
-    for (const d of all) await store.markSent('w1', 'c1', d.deliveryId, 5_000);
+    await store.markSent(all.map((d) => ({ webhookId: 'w1', clientId: 'c1', deliveryId: d.deliveryId })), 5_000);
     expect(await store.replay('w1', 'c1', { fromMs: 2_000, toMs: 3_000 })).toBe(2);
     const again = await store.pending('w1', 'c1', 0, 10);
     expect(again.map((d) => nOf(d.payload))).toEqual([2, 3]);

@@ -158,11 +158,16 @@ export async function openPostgresWebhookStore(pool: PgPool): Promise<WebhookSto
       await pool.query('UPDATE tracker_delivery SET lease_until_ms = NULL WHERE lease_until_ms IS NOT NULL');
     },
 
-    async markSent(webhookId, clientId, deliveryId, nowMs) {
+    async markSent(sent, nowMs) {
+      if (sent.length === 0) return;
       await pool.query(
-        `WITH d AS (UPDATE tracker_delivery SET sent_at_ms = $1, lease_until_ms = NULL, attempts = coalesce(attempts, 0) + 1, next_at_ms = NULL WHERE client_id = $2 AND ack_id = $3)
-         UPDATE webhook SET failing_since_ms = NULL, failures = 0, retry_at_ms = NULL, last_error = NULL, last_attempt_ms = $1, last_success_ms = $1 WHERE id = $4`,
-        [nowMs, clientId, deliveryId, webhookId],
+        `WITH d AS (
+           UPDATE tracker_delivery t SET sent_at_ms = $1, lease_until_ms = NULL, attempts = coalesce(t.attempts, 0) + 1, next_at_ms = NULL
+             FROM unnest($2::text[], $3::text[]) AS u(client_id, ack_id) WHERE t.client_id = u.client_id AND t.ack_id = u.ack_id
+         )
+         UPDATE webhook SET failing_since_ms = NULL, failures = 0, retry_at_ms = NULL, last_error = NULL, last_attempt_ms = $1, last_success_ms = $1
+          WHERE id = ANY($4::text[])`,
+        [nowMs, sent.map((d) => d.clientId), sent.map((d) => d.deliveryId), [...new Set(sent.map((d) => d.webhookId))]],
       );
     },
 

@@ -168,10 +168,10 @@ export function openSqliteWebhookStore(db: Db): WebhookStore {
       q.release.run();
     },
 
-    async markSent(webhookId, clientId, deliveryId, nowMs) {
+    async markSent(sent, nowMs) {
       db.transaction(() => {
-        q.sent.run(nowMs, clientId, deliveryId);
-        q.webhookOk.run(nowMs, nowMs, webhookId);
+        for (const d of sent) q.sent.run(nowMs, d.clientId, d.deliveryId);
+        for (const id of new Set(sent.map((d) => d.webhookId))) q.webhookOk.run(nowMs, nowMs, id);
       })();
     },
 
