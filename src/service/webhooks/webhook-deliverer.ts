@@ -218,7 +218,7 @@ export function startWebhookDeliverer(o: WebhookDelivererOptions): WebhookDelive
         .then((sent) => {
           const cached = pages.get(w.id);
           if (!sent) markStale(w.id);
-          else if (cached) cached.rows = cached.rows.filter((r) => r !== d);
+          else if (cached) cached.rows = cached.rows.filter((r) => r.deliveryId !== d.deliveryId);
         })
         .finally(() => {
           mine.delete(d.deliveryId);
