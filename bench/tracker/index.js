@@ -15,87 +15,31 @@
 // --trace prints each block's mining time and its last receipt's latency; with TXDESK_TRACKER_TRACE=1 TXDESK_LOG=info
 // the service prints, on the same clock, when it saw the head and when each receipt chunk arrived and was delivered.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os, { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { startThrowawayPostgres } from '../lib/throwaway-postgres.js';
+import { broadcast, cpuMs, numberArg, pct, rpc, rpcBatch, signTransfers, sleep } from '../lib/chain-load.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 if (!existsSync(join(root, 'dist/sdk/index.js')) || !existsSync(join(root, 'dist/cli/index.js'))) {
   process.stderr.write('bench/tracker needs the build: run `npx tsc -p tsconfig.build.json` (or `npm run build`) first.\n');
   process.exit(1);
 }
-const { Transaction, Wallet } = await import('ethers');
 const { startAnvil } = await import(join(root, 'dist/devchain/index.js'));
 const { deriveDevAccounts } = await import(join(root, 'dist/devchain/dev-accounts.js'));
 const { TransactionTracker } = await import(join(root, 'dist/sdk/index.js'));
 
 const args = process.argv.slice(2);
-const arg = (name, fallback) => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 ? Number(args[i + 1]) : fallback;
-};
+const arg = (name, fallback) => numberArg(args, name, fallback);
 const TOTAL = arg('txs', 10_000);
 const PER_BLOCK = arg('per-block', 1_000);
 const SENDERS = 10;
 const BLOCKS = Math.ceil(TOTAL / PER_BLOCK);
 const WARMUP = arg('warmup', 2);
 const log = (m) => process.stderr.write(`[bench:tracker] ${m}\n`);
-
-const pct = (xs, p) => {
-  if (xs.length === 0) return NaN;
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)];
-};
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-async function rpc(url, method, params) {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
-  const body = await res.json();
-  if (body.error) throw new Error(`${method}: ${body.error.message}`);
-  return body.result;
-}
-
-async function rpcBatch(url, calls) {
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(calls.map((c, i) => ({ jsonrpc: '2.0', id: i, method: c[0], params: c[1] }))),
-  });
-  return res.json();
-}
-
-/** Signs `count` transfers round-robin over the senders, continuing from `nonces`. */
-function signTransfers(keys, nonces, count, chainId = 31337n) {
-  const signers = keys.map((k) => new Wallet(k).signingKey);
-  const out = [];
-  for (let i = 0; i < count; i++) {
-    const s = i % keys.length;
-    const tx = Transaction.from({
-      to: '0x000000000000000000000000000000000000dEaD',
-      value: 1n,
-      nonce: nonces[s]++,
-      gasLimit: 21_000n,
-      maxFeePerGas: 200_000_000_000n,
-      maxPriorityFeePerGas: 1_000_000_000n,
-      chainId,
-      type: 2,
-    });
-    tx.signature = signers[s].sign(tx.unsignedHash);
-    out.push({ raw: tx.serialized, hash: tx.hash.toLowerCase() });
-  }
-  return out;
-}
-
-async function broadcast(url, txs) {
-  for (let i = 0; i < txs.length; i += 500) {
-    const replies = await rpcBatch(url, txs.slice(i, i + 500).map((t) => ['eth_sendRawTransaction', [t.raw]]));
-    const failed = replies.find((r) => r.error);
-    if (failed) throw new Error(`eth_sendRawTransaction: ${failed.error.message}`);
-  }
-}
 
 /** With `secondNodeUrl`, the service serves ethereum/local (the default) at `nodeUrl` and ethereum/local-2 there. */
 async function startServiceProcess(nodeUrl, dataDir, databaseUrl, secondNodeUrl) {
@@ -112,16 +56,6 @@ async function startServiceProcess(nodeUrl, dataDir, databaseUrl, secondNodeUrl)
     child.once('exit', (code) => reject(new Error(`txdesk service exited (${code})`)));
   });
   return { child, serviceUrl: JSON.parse(line).serviceUrl };
-}
-
-/** CPU ms a process has used so far (Linux /proc, USER_HZ 100; null elsewhere), to show who competes for the cores. */
-function cpuMs(pid) {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-  } catch {
-    return null;
-  }
 }
 
 async function mineOne(url) {

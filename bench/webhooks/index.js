@@ -27,12 +27,13 @@
 // --trace prints each block's burst on both channels. TXDESK_BENCH_SERVICE_NODE_ARGS="--cpu-prof
 // --cpu-prof-dir=/tmp/prof" profiles the service process.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os, { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { broadcast, cpuMs, numberArg, pct, rpc, signTransfers, sleep } from '../lib/chain-load.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 for (const f of ['dist/sdk/index.js', 'dist/service/index.js', 'dist/service/webhooks/index.js', 'dist/devchain/index.js']) {
@@ -41,16 +42,12 @@ for (const f of ['dist/sdk/index.js', 'dist/service/index.js', 'dist/service/web
     process.exit(1);
   }
 }
-const { Transaction, Wallet } = await import('ethers');
 const { startAnvil } = await import(join(root, 'dist/devchain/index.js'));
 const { deriveDevAccounts } = await import(join(root, 'dist/devchain/dev-accounts.js'));
 const { TransactionTracker } = await import(join(root, 'dist/sdk/index.js'));
 
 const args = process.argv.slice(2);
-const arg = (name, fallback) => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 ? Number(args[i + 1]) : fallback;
-};
+const arg = (name, fallback) => numberArg(args, name, fallback);
 const ROUNDS = arg('rounds', 3);
 const TXS = arg('txs', 2_000);
 const PER_BLOCK = arg('per-block', 1_000);
@@ -66,73 +63,11 @@ const trace = args.includes('--trace');
 
 /** One clock for this thread and the receiver's worker thread. */
 const now = () => performance.timeOrigin + performance.now();
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const pct = (xs, p) => {
-  if (xs.length === 0) return NaN;
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)];
-};
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length === 0 ? NaN : (s[Math.floor((s.length - 1) / 2)] + s[Math.ceil((s.length - 1) / 2)]) / 2;
 };
 const blockNo = (v) => (typeof v === 'string' ? Number.parseInt(v, v.startsWith('0x') ? 16 : 10) : Number(v));
-
-async function rpc(url, method, params) {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
-  const body = await res.json();
-  if (body.error) throw new Error(`${method}: ${body.error.message}`);
-  return body.result;
-}
-
-async function rpcBatch(url, calls) {
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(calls.map((c, i) => ({ jsonrpc: '2.0', id: i, method: c[0], params: c[1] }))),
-  });
-  return res.json();
-}
-
-/** Signs `count` transfers round-robin over the senders, continuing from `nonces` (bench/tracker's scheme). */
-function signTransfers(keys, nonces, count) {
-  const signers = keys.map((k) => new Wallet(k).signingKey);
-  const out = [];
-  for (let i = 0; i < count; i++) {
-    const s = i % keys.length;
-    const tx = Transaction.from({
-      to: '0x000000000000000000000000000000000000dEaD',
-      value: 1n,
-      nonce: nonces[s]++,
-      gasLimit: 21_000n,
-      maxFeePerGas: 200_000_000_000n,
-      maxPriorityFeePerGas: 1_000_000_000n,
-      chainId: 31337n,
-      type: 2,
-    });
-    tx.signature = signers[s].sign(tx.unsignedHash);
-    out.push({ raw: tx.serialized, hash: tx.hash.toLowerCase() });
-  }
-  return out;
-}
-
-async function broadcast(url, txs) {
-  for (let i = 0; i < txs.length; i += 500) {
-    const replies = await rpcBatch(url, txs.slice(i, i + 500).map((t) => ['eth_sendRawTransaction', [t.raw]]));
-    const failed = replies.find((r) => r.error);
-    if (failed) throw new Error(`eth_sendRawTransaction: ${failed.error.message}`);
-  }
-}
-
-/** CPU ms a process has used so far (Linux /proc, USER_HZ 100; null elsewhere). */
-function cpuMs(pid) {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-  } catch {
-    return null;
-  }
-}
 
 async function startServiceProcess(nodeUrl, dataDir) {
   const nodeArgs = (process.env.TXDESK_BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean);
