@@ -142,6 +142,26 @@ export const listingQueryDocs = {
   contract: contractTokensQuery.extend({ clientId: clientIdParam() }),
 };
 
+/**
+ * The query's clientId, once and known to the service: 401 when missing or unknown, 400 when repeated. The listing's
+ * routes and the webhook API's take their clientId the same way.
+ */
+export function knownClientId(query: RawQuery, isClientId: (id: string) => boolean): string {
+  const id = query.clientId;
+  if (Array.isArray(id)) throw new TxdeskError('INVALID_PARAMETER', "The query parameter 'clientId' was given more than once; give it once.");
+  if (id === undefined || id === '') {
+    throw new TxdeskError('UNAUTHORIZED', "The query parameter 'clientId' is required; get one with `txdesk signup` or `txdesk account:describe`.");
+  }
+  if (!isClientId(id)) throw new TxdeskError('UNAUTHORIZED', 'The clientId is not known to this service; check it with `txdesk account:describe`.');
+  return id;
+}
+
+/** 400 for any query parameter but clientId (routes that take nothing else). */
+export function onlyClientId(query: RawQuery): void {
+  const unknown = Object.keys(query).filter((k) => k !== 'clientId');
+  if (unknown.length > 0) throw new TxdeskError('INVALID_PARAMETER', `Unknown query parameter '${unknown[0]}'; this endpoint accepts only clientId.`);
+}
+
 /** The clientId query parameter of every listing route, for the document (the handler checks it first, for the 401). */
 export function clientIdParam() {
   return z.string().meta({ description: 'Your client ID (`txdesk account:describe`).' });

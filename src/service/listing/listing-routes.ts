@@ -6,7 +6,7 @@ import { ADDRESS_PATTERN, isAddress } from '../../shared/address.js';
 import { TxdeskError } from '../../shared/errors.js';
 import type { Contract, TokenPage } from '../../shared/listing.js';
 import type { RateLimiter } from '../../lib/http-rate-limit.js';
-import { clientIdParam, listingQueryDocs, parseListingParams, readQuery, type ListingParams, type RawQuery } from './listing-params.js';
+import { clientIdParam, knownClientId, listingQueryDocs, onlyClientId, parseListingParams, readQuery, type ListingParams, type RawQuery } from './listing-params.js';
 import { contractReply, refreshReply, tokenPageReply } from './listing-replies.js';
 import { andThen, type ListingReads, type Maybe, type TokenQueryResult } from './listing-reads.js';
 import { pageLinks } from './listing-urls.js';
@@ -45,13 +45,7 @@ export function createListingEndpoints(deps: ListingDeps): ListingEndpoints {
 
   /** 401 before anything else, then the rate limit, so unauthenticated floods never reach validation or the database. */
   function admit(query: RawQuery, limiter: RateLimiter = deps.limiter): void {
-    const id = query.clientId;
-    if (Array.isArray(id)) throw new TxdeskError('INVALID_PARAMETER', "The query parameter 'clientId' was given more than once; give it once.");
-    if (id === undefined || id === '') {
-      throw new TxdeskError('UNAUTHORIZED', "The query parameter 'clientId' is required; get one with `txdesk signup` or `txdesk account:describe`.");
-    }
-    if (!deps.isClientId(id)) throw new TxdeskError('UNAUTHORIZED', 'The clientId is not known to this service; check it with `txdesk account:describe`.');
-    limiter.take(id, now());
+    limiter.take(knownClientId(query, deps.isClientId), now());
     const down = deps.unavailable?.();
     if (down) throw down;
   }
@@ -67,11 +61,6 @@ export function createListingEndpoints(deps: ListingDeps): ListingEndpoints {
   /** One page of tokens, with the links to its neighbours under `path`. */
   const tokenPage = (read: Maybe<TokenQueryResult>, origin: string, path: string, p: ListingParams) =>
     andThen(read, ({ tokens, totalCount }) => ({ data: tokens, pagination: { totalCount, ...pageLinks(origin, path, p, totalCount) } }));
-
-  function onlyClientId(query: RawQuery): void {
-    const unknown = Object.keys(query).filter((k) => k !== 'clientId');
-    if (unknown.length > 0) throw new TxdeskError('INVALID_PARAMETER', `Unknown query parameter '${unknown[0]}'; this endpoint accepts only clientId.`);
-  }
 
   function contractOr404(addr: string): Maybe<Contract> {
     return andThen(deps.reads.findContract(addr), (c) => {

@@ -5,8 +5,7 @@ import { errorReply, json, jsonReply, type DocumentedRoute, type NodeEnv } from 
 import { readJsonBody } from '../../lib/http-kit.js';
 import type { RateLimiter } from '../../lib/http-rate-limit.js';
 import { parseBody } from '../../lib/http-validation.js';
-import { TxdeskError } from '../../shared/errors.js';
-import { readQuery } from '../listing/listing-params.js';
+import { knownClientId, onlyClientId, readQuery } from '../listing/listing-params.js';
 import type { Context } from 'hono';
 import type { Webhooks } from './index.js';
 import { attemptReply, createWebhookSchema, replaySchema, updateWebhookSchema, webhookReply, webhookWithSecret } from './webhook-schemas.js';
@@ -35,15 +34,9 @@ export function webhookRoutes(deps: WebhookRouteDeps): DocumentedRoute[] {
   /** The request's clientId, known to the service and within its rate limit, and nothing else in the query. */
   function clientOf(c: Context<NodeEnv>, limiter: RateLimiter = deps.limiter): string {
     const query = readQuery(new URL(c.req.url).search);
-    const id = query.clientId;
-    if (Array.isArray(id)) throw new TxdeskError('INVALID_PARAMETER', "The query parameter 'clientId' was given more than once; give it once.");
-    if (id === undefined || id === '') {
-      throw new TxdeskError('UNAUTHORIZED', "The query parameter 'clientId' is required; get one with `txdesk signup` or `txdesk account:describe`.");
-    }
-    if (!deps.isClientId(id)) throw new TxdeskError('UNAUTHORIZED', 'The clientId is not known to this service; check it with `txdesk account:describe`.');
+    const id = knownClientId(query, deps.isClientId);
     limiter.take(id, now());
-    const unknown = Object.keys(query).filter((k) => k !== 'clientId');
-    if (unknown.length > 0) throw new TxdeskError('INVALID_PARAMETER', `Unknown query parameter '${unknown[0]}'; this endpoint accepts only clientId.`);
+    onlyClientId(query);
     return id;
   }
   const idOf = (c: Context<NodeEnv>) => c.req.param('id') ?? '';
