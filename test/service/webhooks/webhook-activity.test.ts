@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger, silentLogger } from '../../../src/lib/log.js';
 import { startService, type RunningService } from '../../../src/service/index.js';
 import { call, waitForIndexed } from '../../support/service-harness.js';
-import { rpc, startTestChain, type TestChain } from '../../support/indexer-chain.js';
+import { rpc, startRpcProxy, startTestChain, type TestChain } from '../../support/indexer-chain.js';
 import { waitUntil } from '../../support/tracker-harness.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../../support/webhook-receiver.js';
 
@@ -123,5 +123,38 @@ describe('address activity', () => {
     await waitUntil(() => mine().length > 0, 'the move after the change');
     await new Promise((r) => setTimeout(r, 1_000));
     expect(mine().map((r) => [r.tokenId, r.transactionHash])).toEqual([['201', tx]]);
+  });
+
+  it("waits out a node that refuses the scan's eth_getLogs, then delivers the move once", async () => {
+    // A second service on the same chain, through a proxy that refuses the scan's requests (they name contracts; the
+    // indexer's name topics only) three times, then passes them.
+    const proxy = await startRpcProxy(chain.url);
+    let refusals = 0;
+    proxy.refuse = (req) => {
+      const filter = req.params[0] as { address?: unknown } | undefined;
+      if (req.method !== 'eth_getLogs' || !Array.isArray(filter?.address) || refusals >= 3) return null;
+      refusals++;
+      return { code: -32005, message: 'rate limited' };
+    };
+    const dir = mkdtempSync(join(tmpdir(), 'txdesk-webhook-activity-proxy-'));
+    const second = await startService({ nodeUrl: proxy.url, dataDir: dir, port: 0, confirmations: LAG, allowPrivateWebhooks: true, webhookTuning: { activityPollMs: 100 }, log: silentLogger });
+    try {
+      const id = (await second.accounts.createAccount({ email: 'activity-proxy@example.com', password: 'correct horse battery staple', name: 'A', organization: 'T' })).clientId;
+      await waitForIndexed(second.url, (await head()) - LAG);
+      const watchedHere = Wallet.createRandom().address.toLowerCase();
+      const created = await call(`${second.url}/tracker/v1/webhooks?clientId=${id}`, { method: 'POST', body: { url: receiver.url, trackerMessages: false, addresses: [watchedHere] } });
+      expect(created.status).toBe(201);
+      const tx = await sendTx(nft, 'mint', watchedHere, 300);
+      await chain.mine(LAG);
+      const mine = () => activity().filter((b) => b.webhookId === created.body.id).map((b) => b.payload.result);
+      await waitUntil(() => mine().length > 0, 'the move after the refusals', 30_000);
+      await new Promise((r) => setTimeout(r, 1_000));
+      expect(refusals).toBe(3);
+      expect(mine().map((r) => [r.tokenId, r.transactionHash])).toEqual([['300', tx]]);
+    } finally {
+      await second.stop();
+      await proxy.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
