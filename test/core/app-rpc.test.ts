@@ -194,7 +194,7 @@ describe('/rpc for tools', { timeout: 120_000 }, () => {
     const unused = () => {
       throw new Error('not reached');
     };
-    const rpc = createToolRpc({ chainId: 31337, chain, store: { rawOf: unused }, signer: () => null, engine: { send: unused }, approvals: { gateTransaction: unused, gateMessage: unused, gateTypedData: unused } });
+    const rpc = createToolRpc({ chainId: 31337, chain, store: { get: unused, byNonce: unused, history: unused, rawOf: unused }, signer: () => null, engine: { send: unused }, approvals: { gateTransaction: unused, gateMessage: unused, gateTypedData: unused } });
     const failure = (await rpc.call('eth_blockNumber', [], { kind: 'token', fingerprint: '00000000', label: 'a test' }).catch((e: unknown) => e)) as { code: number; message: string };
     expect(failure.code).toBe(-32603);
     expect(failure.message).toMatch(/could not be reached.*Check that the node runs/);

@@ -18,7 +18,7 @@ const verbOf = (kind: UserReplacementKind): string => (kind === 'cancel' ? 'canc
 /** A timeline event other than a decision or a refusal: what happened to a record, with its sentence's numbers. */
 export type RecordNews =
   // Signing and sending.
-  | { code: 'signed'; nonce: number; feeWei: bigint; raisedFromWei: bigint | null } | { code: 'signed-replacement'; kind: TxKind; attempt: number; replaces: string; feeWei: bigint }
+  | { code: 'signed'; nonce: number; feeWei: bigint; raisedFromWei: bigint | null; given?: boolean } | { code: 'signed-replacement'; kind: TxKind; attempt: number; replaces: string; feeWei: bigint }
   | { code: 'known' | 'nonce-used' } | { code: 'sent'; retried: boolean } | { code: 'sent-again'; why: string | undefined }
   // What the tracker and the chain say.
   | { code: 'tracker-timeout' } | { code: 'mined' | 'confirmed' | 'mined-again'; block: unknown } | { code: 'lost'; winner: string; block: unknown }
@@ -38,7 +38,7 @@ export function describeNews(n: RecordNews): string {
     case 'nonce-used-elsewhere': return `Nonce ${n.nonce} was used by a transaction sent outside txdesk; this one can never be mined.`;
     case 'sent': return n.retried ? 'Sent to the node; it took it this time.' : 'Sent to the node.';
     case 'sent-again': return `Sent to the node again, exactly as signed: ${n.why ?? 'after a restart'}.`;
-    case 'signed': return `Signed nonce ${n.nonce} at ${formatGwei(n.feeWei)}${n.raisedFromWei === null ? '' : `, raised from ${formatGwei(n.raisedFromWei)} to the base fee`}.`;
+    case 'signed': return `Signed nonce ${n.nonce} at ${formatGwei(n.feeWei)}${n.given ? ', the fee the request gave' : ''}${n.raisedFromWei === null ? '' : `, raised from ${formatGwei(n.raisedFromWei)} to the base fee`}.`;
     case 'signed-replacement': return `Signed as ${kindNoun(n.kind)} ${n.attempt} of ${short(n.replaces)} at ${formatGwei(n.feeWei)}.`;
   }
 }
@@ -101,6 +101,7 @@ export function describeRequestRefusal(r: RequestRefusal): string {
     case 'nonce-used-elsewhere': return `Nonce ${r.nonce} was used by a transaction sent outside txdesk; there is nothing left to ${verbOf(r.kind)}.`;
     case 'price-above-cap': return `The network's price is ${formatGwei(r.feeWei)}, above your fee cap of ${formatGwei(r.capWei)}; raise the cap in Settings or wait for fees to fall, then retry.`;
     case 'initial-fee-above-cap': return `The initial fee of ${formatGwei(r.feeWei)} is above your fee cap of ${formatGwei(r.capWei)}; lower the initial fee or raise the cap in Settings, then retry.`;
+    case 'given-fee-above-cap': return `The fee this request gives, ${formatGwei(r.feeWei)}, is above txdesk's fee cap of ${formatGwei(r.capWei)}; give a lower fee, or leave the fee out so txdesk prices it, or raise the cap in Settings.`;
     case 'bump-above-cap': return `To ${verbOf(r.kind)} nonce ${r.nonce} needs a fee of ${formatGwei(r.feeWei)}, above your fee cap of ${formatGwei(r.capWei)}; raise the cap in Settings, then retry.`;
     case 'funds': return `The balance of ${r.from}, ${formatEth(r.balanceWei)} ETH, does not cover the ${formatEth(r.valueWei + r.gasLimit * r.capWei, 'up')} ETH this transaction may cost (${formatEth(r.valueWei, 'up')} ETH value plus ${r.gasLimit} gas at up to the fee cap of ${formatGwei(r.capWei)}): add ${formatEth(r.missingWei, 'up')} ETH, send less, or lower the fee cap in Settings.`;
   }

@@ -44,6 +44,26 @@ export function initialFees(txType: FeeFields['txType'], initialFeeWei: bigint, 
   return { fees: { txType, maxFeePerGas: fee, maxPriorityFeePerGas: initialFeeWei < fee ? initialFeeWei : fee }, raisedToBaseFee };
 }
 
+/** Fees a tool gave with its request (eth_sendTransaction): a gas price, or EIP-1559's max fee, tip, or both. */
+export type GivenFees = { gasPrice: bigint } | { maxFeePerGas?: bigint; maxPriorityFeePerGas?: bigint };
+
+/**
+ * A first attempt at the fees a tool gave, raised only as far as a node requires to accept it (the base fee), as the
+ * policy's own first fee is. A missing EIP-1559 field is filled as ethers and viem fill it: the tip from the node's
+ * suggestion (never above the max fee), the max fee as twice the base fee plus the tip.
+ */
+export function givenFees(given: GivenFees, net: NetworkFees): { fees: FeeFields; raisedToBaseFee: boolean } {
+  const base = net.baseFeeWei ?? 0n;
+  if ('gasPrice' in given) {
+    return { fees: { txType: 'legacy', gasPrice: maxOf(given.gasPrice, base) }, raisedToBaseFee: given.gasPrice < base };
+  }
+  const askedMax = given.maxFeePerGas;
+  const tipAsked = given.maxPriorityFeePerGas ?? (askedMax !== undefined && askedMax < net.priorityFeeWei ? askedMax : net.priorityFeeWei);
+  const maxFee = askedMax ?? 2n * base + tipAsked;
+  const raised = maxOf(maxFee, base);
+  return { fees: { txType: 'eip1559', maxFeePerGas: raised, maxPriorityFeePerGas: tipAsked < raised ? tipAsked : raised }, raisedToBaseFee: raised > maxFee };
+}
+
 /**
  * The smallest replacement fee a node accepts and the network would actually pay: every fee field bumped by
  * `bumpPercent` (>= MIN_BUMP_PERCENT, >= +1 wei), and never below the network's current price (legacy: `eth_gasPrice`;

@@ -2,21 +2,30 @@
 // network's price, does the balance cover the most the policy may make it cost, and is a node's answer to the
 // simulation a revert. Pure; the engine reads the node and the policy, and describe.ts words the refusals.
 import type { ReplacementPolicy } from '../../shared/desktop-api.js';
-import { headlineFee, initialFees, type FeeFields, type NetworkFees } from './fees.js';
+import { givenFees, headlineFee, initialFees, type FeeFields, type GivenFees, type NetworkFees } from './fees.js';
 
 export type UserReplacementKind = 'cancel' | 'speed-up';
 
 /** Why a person's send, cancel or speed-up is refused with nothing signed: a code and the numbers of its sentence. */
 export type RequestRefusal =
-  | { code: 'no-key' } | { code: 'price-above-cap' | 'initial-fee-above-cap'; feeWei: bigint; capWei: bigint } | ({ code: 'funds'; missingWei: bigint } & FundsFacts)
+  | { code: 'no-key' } | { code: 'price-above-cap' | 'initial-fee-above-cap' | 'given-fee-above-cap'; feeWei: bigint; capWei: bigint } | ({ code: 'funds'; missingWei: bigint } & FundsFacts)
   // A cancel or speed-up.
   | { code: 'unknown-tx'; hash: string } | { code: 'key-not-loaded'; kind: UserReplacementKind; from: string } | { code: 'nonce-used-elsewhere'; kind: UserReplacementKind; nonce: number }
   | { code: 'nonce-mined'; kind: UserReplacementKind; nonce: number; minedBy: string } | { code: 'bump-above-cap'; kind: UserReplacementKind; nonce: number; feeWei: bigint; capWei: bigint };
 
-/** A new transaction's fees under `policy`, or the refusal when they are above the fee cap. */
-export function firstAttemptFees(policy: ReplacementPolicy, net: NetworkFees): { fees: FeeFields; raisedFromWei: bigint | null } | RequestRefusal {
-  const { fees, raisedToBaseFee } = initialFees(policy.txType, BigInt(policy.initialFeeWei), net);
+/**
+ * A new transaction's fees under `policy` (or at the fees a tool gave, which replacements then start from), or the
+ * refusal when they are above the fee cap.
+ */
+export function firstAttemptFees(policy: ReplacementPolicy, net: NetworkFees, given?: GivenFees | null): { fees: FeeFields; raisedFromWei: bigint | null } | RequestRefusal {
   const capWei = BigInt(policy.maxFeeWei);
+  if (given) {
+    const { fees, raisedToBaseFee } = givenFees(given, net);
+    const asked = 'gasPrice' in given ? given.gasPrice : given.maxFeePerGas;
+    if (headlineFee(fees) > capWei) return { code: raisedToBaseFee ? 'price-above-cap' : 'given-fee-above-cap', feeWei: headlineFee(fees), capWei };
+    return { fees, raisedFromWei: raisedToBaseFee && asked !== undefined ? asked : null };
+  }
+  const { fees, raisedToBaseFee } = initialFees(policy.txType, BigInt(policy.initialFeeWei), net);
   if (headlineFee(fees) > capWei) return { code: raisedToBaseFee ? 'price-above-cap' : 'initial-fee-above-cap', feeWei: headlineFee(fees), capWei };
   return { fees, raisedFromWei: raisedToBaseFee ? BigInt(policy.initialFeeWei) : null };
 }

@@ -68,7 +68,8 @@ export function createApprovals(d: ApprovalsDeps) {
         clearTimeout(timer);
         d.changed(list());
         if (answer instanceof Error) reject(answer);
-        else if (!answer.approve) reject(declined('The request was declined in the txdesk app.'));
+        // "User denied" as wallets word it: ethers reports a refusal (ACTION_REJECTED) by these words, not by the code.
+        else if (!answer.approve) reject(declined('User denied the request: it was declined in the txdesk app.'));
         else resolve(answer);
       };
       waiting.set(request.id, { request, settle });

@@ -1,8 +1,8 @@
 // The Ethereum JSON-RPC methods local tools call on /rpc, over plain dependencies: the wallet methods (accounts, chain
 // id, eth_sendTransaction through the engine, personal_sign, eth_signTypedData_v4, each behind the approval gate), the
-// read methods forwarded to the node unchanged, and a stored transaction the node no longer knows answered from its
-// signed bytes. Failures are RpcFailure with the EIP-1193 / EIP-1474 code a library understands.
-import { getBytes, isHexString, toUtf8Bytes, Transaction } from 'ethers';
+// read methods forwarded to the node unchanged, and the reads of a hash txdesk handed out, which follow its request
+// (tool-rpc-follow.ts). Failures are RpcFailure with the EIP-1193 / EIP-1474 code a library understands.
+import { getBytes, isHexString, toUtf8Bytes } from 'ethers';
 import { z } from 'zod';
 import { RpcError } from '../../lib/json-rpc.js';
 import { describeIssues } from '../../lib/zod-issues.js';
@@ -10,40 +10,19 @@ import type { Requester } from '../../shared/approvals.js';
 import { txRequestSchema } from '../../shared/desktop-schemas.js';
 import { isTxdeskError } from '../../shared/errors.js';
 import type { TxRequest } from '../../shared/tx-request.js';
+import type { GivenFees } from '../domain/fees.js';
 import type { Chain, Signer, TxStore, TypedData } from '../ports.js';
 import type { Approvals } from './approvals.js';
+import { createRequestFollowing } from './tool-rpc-follow.js';
+import { RPC_CODES, RpcFailure } from './tool-rpc-wire.js';
 import type { TxEngine } from './tx-engine.js';
 
-/** EIP-1193 provider errors and EIP-1474 JSON-RPC errors, by what they mean. */
-export const RPC_CODES = {
-  declined: 4001,
-  unauthorized: 4100,
-  unsupported: 4200,
-  parse: -32700,
-  invalidRequest: -32600,
-  invalidParams: -32602,
-  internal: -32603,
-  /** The -32000 family: the node's or txdesk's refusal of the input (funds, fee cap, no key). */
-  invalidInput: -32000,
-  /** Execution reverted (geth, anvil): `data` holds the revert data, which libraries decode. */
-  reverted: 3,
-} as const;
-
-export class RpcFailure extends Error {
-  constructor(
-    readonly code: number,
-    message: string,
-    readonly data?: unknown,
-  ) {
-    super(message);
-    this.name = 'RpcFailure';
-  }
-}
+export { pendingTransactionJson, RPC_CODES, RpcFailure } from './tool-rpc-wire.js';
 
 export interface ToolRpcDeps {
   chainId: number;
   chain: Pick<Chain, 'request'>;
-  store: Pick<TxStore, 'rawOf'>;
+  store: Pick<TxStore, 'get' | 'byNonce' | 'history' | 'rawOf'>;
   signer(): Signer | null;
   engine: Pick<TxEngine, 'send'>;
   approvals: Pick<Approvals, 'gateTransaction' | 'gateMessage' | 'gateTypedData'>;
@@ -70,7 +49,6 @@ export const FORWARDED_METHODS = new Set([
   'eth_getBlockTransactionCountByHash',
   'eth_getTransactionByBlockNumberAndIndex',
   'eth_getTransactionByBlockHashAndIndex',
-  'eth_getTransactionReceipt',
   'eth_getLogs',
   'eth_newFilter',
   'eth_newBlockFilter',
@@ -83,8 +61,13 @@ export const FORWARDED_METHODS = new Set([
 
 const invalid = (message: string) => new RpcFailure(RPC_CODES.invalidParams, message);
 const hex = (n: bigint | number) => `0x${n.toString(16)}`;
+const quantity = (field: string) => z.string().regex(/^0x[0-9a-fA-F]{1,64}$/, `params[0].${field} must be a 0x-hex quantity of wei.`).optional();
 
-/** eth_sendTransaction's fields as libraries send them; fees, nonce and type are the policy's and are ignored. */
+/**
+ * eth_sendTransaction's fields as libraries send them. The fees, when given, price the first attempt; the nonce and
+ * type are not taken: txdesk gives each request the next nonce of its own queue (tools fill in the node's pending
+ * count, which many requests at once all share), and the fee fields say the type.
+ */
 const sendParamsSchema = z
   .object({
     from: z.string().optional(),
@@ -94,8 +77,25 @@ const sendParamsSchema = z
     input: z.string().optional(),
     gas: z.string().optional(),
     chainId: z.string().optional(),
+    gasPrice: quantity('gasPrice'),
+    maxFeePerGas: quantity('maxFeePerGas'),
+    maxPriorityFeePerGas: quantity('maxPriorityFeePerGas'),
   })
   .loose();
+
+/** The fees a tool gave, or null to let the policy price the request. */
+function givenFeesOf(p: z.infer<typeof sendParamsSchema>): GivenFees | null {
+  const eip1559 = p.maxFeePerGas !== undefined || p.maxPriorityFeePerGas !== undefined;
+  if (p.gasPrice !== undefined && eip1559) throw invalid('params[0] gives both gasPrice and maxFeePerGas/maxPriorityFeePerGas; give one kind of fee, or none to let txdesk price it.');
+  if (p.gasPrice !== undefined) return { gasPrice: BigInt(p.gasPrice) };
+  if (!eip1559) return null;
+  const fees = {
+    ...(p.maxFeePerGas !== undefined ? { maxFeePerGas: BigInt(p.maxFeePerGas) } : {}),
+    ...(p.maxPriorityFeePerGas !== undefined ? { maxPriorityFeePerGas: BigInt(p.maxPriorityFeePerGas) } : {}),
+  };
+  // A tip above the max fee (cast's --gas-price sets only the max fee) pays at most the max fee: givenFees clamps it.
+  return fees;
+}
 
 const typedDataSchema = z.object({
   domain: z.record(z.string(), z.unknown()),
@@ -103,33 +103,6 @@ const typedDataSchema = z.object({
   primaryType: z.string().min(1),
   message: z.record(z.string(), z.unknown()),
 });
-
-/** A stored transaction in the node's JSON shape, not yet in a block (what eth_getTransactionByHash answers). */
-export function pendingTransactionJson(raw: string): Record<string, unknown> {
-  const tx = Transaction.from(raw);
-  const sig = tx.signature!;
-  const legacy = tx.type === 0;
-  return {
-    hash: tx.hash,
-    type: hex(tx.type ?? 0),
-    chainId: hex(tx.chainId),
-    nonce: hex(tx.nonce),
-    from: tx.from!.toLowerCase(),
-    to: tx.to ? tx.to.toLowerCase() : null,
-    value: hex(tx.value),
-    input: tx.data,
-    gas: hex(tx.gasLimit),
-    gasPrice: hex(legacy ? tx.gasPrice! : tx.maxFeePerGas!),
-    ...(legacy ? {} : { maxFeePerGas: hex(tx.maxFeePerGas!), maxPriorityFeePerGas: hex(tx.maxPriorityFeePerGas!), accessList: [] }),
-    blockHash: null,
-    blockNumber: null,
-    transactionIndex: null,
-    r: sig.r,
-    s: sig.s,
-    v: hex(legacy ? sig.networkV ?? BigInt(sig.v) : BigInt(sig.yParity)),
-    ...(legacy ? {} : { yParity: hex(sig.yParity) }),
-  };
-}
 
 /** An engine refusal as the JSON-RPC error a library turns into its own (a revert into CALL_EXCEPTION, say). */
 function rpcFailureOf(e: unknown): RpcFailure {
@@ -156,6 +129,7 @@ function rpcFailureOf(e: unknown): RpcFailure {
 }
 
 export function createToolRpc(d: ToolRpcDeps) {
+  const following = createRequestFollowing(d);
   const account = (): string => {
     const s = d.signer();
     if (!s) throw new RpcFailure(RPC_CODES.invalidInput, 'txdesk has no signing key yet; generate or import one in its Settings, then retry.');
@@ -167,8 +141,12 @@ export function createToolRpc(d: ToolRpcDeps) {
 
   async function sendTransaction(params: readonly unknown[], requester: Requester): Promise<string> {
     const parsed = sendParamsSchema.safeParse(params[0]);
-    if (!parsed.success) throw invalid('params[0] must be a transaction object: {from, to, value, data, gas}.');
+    if (!parsed.success) {
+      const fee = parsed.error.issues.find((i) => i.path.length === 1 && ['gasPrice', 'maxFeePerGas', 'maxPriorityFeePerGas'].includes(String(i.path[0])));
+      throw invalid(fee ? fee.message : 'params[0] must be a transaction object: {from, to, value, data, gas}.');
+    }
     const p = parsed.data;
+    const fees = givenFeesOf(p);
     if (p.from !== undefined) sameAccount(p.from, 'params[0].from');
     if (p.chainId !== undefined && (!isHexString(p.chainId) || BigInt(p.chainId) !== BigInt(d.chainId))) throw invalid(`params[0].chainId must be ${hex(d.chainId)}, the chain txdesk signs for.`);
     if (p.data !== undefined && p.input !== undefined && p.data.toLowerCase() !== p.input.toLowerCase()) throw invalid('params[0].data and params[0].input differ; send one of them.');
@@ -179,7 +157,7 @@ export function createToolRpc(d: ToolRpcDeps) {
     if (p.gas !== undefined) request.gas = p.gas;
     const checked = txRequestSchema.safeParse(request);
     if (!checked.success) throw invalid(describeIssues(checked.error.issues.map((i) => ({ ...i, path: ['params[0]', ...i.path] })), 'field'));
-    const record = await d.engine.send(checked.data as TxRequest, { beforeSigning: (payload) => d.approvals.gateTransaction(payload, requester) });
+    const record = await d.engine.send(checked.data as TxRequest, { beforeSigning: (payload) => d.approvals.gateTransaction(payload, requester), ...(fees ? { fees } : {}) });
     return record.transactionHash;
   }
 
@@ -215,15 +193,6 @@ export function createToolRpc(d: ToolRpcDeps) {
     }
   }
 
-  async function transactionByHash(params: readonly unknown[]): Promise<unknown> {
-    const answer = await d.chain.request('eth_getTransactionByHash', params);
-    if (answer !== null || typeof params[0] !== 'string') return answer;
-    // The node forgot it (a replaced attempt leaves the pool; a restarted node loses it): txdesk still knows it, and
-    // libraries look it up to follow it (ethers after sending, viem to detect replacements).
-    const raw = d.store.rawOf(params[0]);
-    return raw ? pendingTransactionJson(raw) : null;
-  }
-
   /** One method call; throws RpcFailure. */
   async function call(method: string, params: readonly unknown[], requester: Requester): Promise<unknown> {
     try {
@@ -246,7 +215,9 @@ export function createToolRpc(d: ToolRpcDeps) {
         case 'eth_signTypedData_v4':
           return await signTypedData(params, requester);
         case 'eth_getTransactionByHash':
-          return await transactionByHash(params);
+          return await following.transaction(params);
+        case 'eth_getTransactionReceipt':
+          return await following.receipt(params);
       }
       if (FORWARDED_METHODS.has(method)) return await d.chain.request(method, params);
     } catch (e) {

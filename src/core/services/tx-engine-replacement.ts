@@ -6,6 +6,7 @@ import { describeNews, describeReplacement, describeSkip, short } from '../domai
 import { formatGwei, headlineFee, type NetworkFees } from '../domain/fees.js';
 import { decideReplacement, PROBLEM_OF_SKIP, replacementBlocker, payloadOf, type ReplaceDecision, type SkipDecision } from '../domain/replacement.js';
 import { newestAttempt } from '../domain/replacement-retry.js';
+import type { CancelledBy } from '../domain/request-follow.js';
 import { newTxRecord } from '../domain/transitions.js';
 import type { TxBroadcasting } from './tx-engine-broadcast.js';
 import { unsignedTx, type SignedTx, type TxEngineContext } from './tx-engine-context.js';
@@ -43,9 +44,10 @@ export function createTxReplacing(ctx: TxEngineContext, sending: Pick<TxBroadcas
   /**
    * Commits a replacement plan: the new record (write-ahead), the link, and the choice in the old record's history;
    * a skip that a change can undo (cap, limit, key) becomes the nonce's problem. Call inside a store transaction.
-   * A replacement of a cancel is still a cancel: `kind` is the nonce's intent, not who signed.
+   * A replacement of a cancel is still a cancel: `kind` is the nonce's intent, not who signed. A new cancel carries
+   * who asked for it (`cancelledBy`, kept in its `signed` event), which /rpc tells a tool waiting on the nonce.
    */
-  function commitReplacement(prev: TxRecord, plan: ReplacementPlan, why: string, kind: TxKind = prev.kind === 'cancel' ? 'cancel' : 'replace'): TxRecord | null {
+  function commitReplacement(prev: TxRecord, plan: ReplacementPlan, why: string, kind: TxKind = prev.kind === 'cancel' ? 'cancel' : 'replace', cancelledBy?: CancelledBy): TxRecord | null {
     const now = ctx.iso();
     if (!('signed' in plan)) {
       const skip = plan.decision;
@@ -58,7 +60,7 @@ export function createTxReplacing(ctx: TxEngineContext, sending: Pick<TxBroadcas
     const rec = newTxRecord({ hash: signed.hash, from: prev.from, nonce: prev.nonce, fees: decision.fees, replaces: prev.transactionHash, attempt: decision.attempt, kind, payload: signed.payload }, now);
     d.store.clearProblems(prev.from, prev.nonce, now);
     d.store.insert(rec, signed.raw, [
-      { kind: 'signed', summary: describeNews({ code: 'signed-replacement', kind, attempt: decision.attempt, replaces: prev.transactionHash, feeWei: headlineFee(decision.fees) }), detail: { nonce: prev.nonce, feeWei: headlineFee(decision.fees).toString(), replaces: prev.transactionHash, kind } },
+      { kind: 'signed', summary: describeNews({ code: 'signed-replacement', kind, attempt: decision.attempt, replaces: prev.transactionHash, feeWei: headlineFee(decision.fees) }), detail: { nonce: prev.nonce, feeWei: headlineFee(decision.fees).toString(), replaces: prev.transactionHash, kind, ...(cancelledBy ? { cancelledBy } : {}) } },
     ]);
     d.store.linkReplacement(prev.transactionHash, rec.transactionHash, now);
     d.store.addEvent(prev.transactionHash, { kind: 'replacement-sent', summary: describeReplacement(decision, rec.transactionHash, why), detail: { replacement: rec.transactionHash, feeWei: headlineFee(decision.fees).toString(), attempt: decision.attempt, kind, why } }, now);

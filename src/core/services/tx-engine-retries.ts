@@ -111,7 +111,7 @@ export function createTxRetries(ctx: TxEngineContext, replacing: Pick<TxReplacin
           await replacing.replaceAndSend(newest, records.filter((r) => r !== newest), 'the node wanted at least the base fee', { beyondLimit: true });
           return 1;
         }
-        const cancel = await users.signUserReplacement(newest, 'cancel', `the node refused it ${refusal.count} times`);
+        const cancel = await users.signUserReplacement(newest, 'cancel', `the node refused it ${refusal.count} times`, 'txdesk');
         if ('code' in cancel) {
           // Tried again on the next block, like the refusal itself.
           const h = d.store.transaction(() => ctx.setProblem(newest.from, newest.nonce, PROBLEM_OF_CANCEL_REFUSAL[cancel.code], describeRequestRefusal(cancel)));

@@ -3,7 +3,7 @@
 import { TxdeskError } from '../../shared/errors.js';
 import type { TxRecord } from '../../shared/tx-record.js';
 import { describeNews, refuse } from '../domain/describe.js';
-import { headlineFee, type NetworkFees } from '../domain/fees.js';
+import { headlineFee, type GivenFees, type NetworkFees } from '../domain/fees.js';
 import { planNextNonce } from '../domain/nonce.js';
 import { isAddress } from 'ethers';
 import { RpcError } from '../../lib/json-rpc.js';
@@ -12,6 +12,7 @@ import { decideUserReplacement, keyRefusal, payloadOf, SELF_TRANSFER_GAS, selfTr
 import { decodeRevert, describeRevert } from '../domain/revert.js';
 import { firstAttemptFees, fundsShortfall, isRevertAnswer, type RequestRefusal, type UserReplacementKind } from '../domain/send-check.js';
 import { newestAttempt } from '../domain/replacement-retry.js';
+import type { CancelledBy } from '../domain/request-follow.js';
 import { newTxRecord } from '../domain/transitions.js';
 import type { TxBroadcasting } from './tx-engine-broadcast.js';
 import { unsignedTx, type TxEngineContext } from './tx-engine-context.js';
@@ -80,9 +81,10 @@ export function createTxUserActions(ctx: TxEngineContext, sending: Pick<TxBroadc
    * next nonce, stored before it is sent. A fee cap below the network's price refuses it before anything is signed. A
    * refusal by the node does not fail the call: the record carries the problem and is sent again when it can succeed
    * (its nonce is never reused). `beforeSigning` (a tool's request waiting for a person's approval) runs once the
-   * payload is settled and checked, outside the serial queue; a rejection there stops it with nothing stored.
+   * payload is settled and checked, outside the serial queue; a rejection there stops it with nothing stored. `fees`
+   * (a tool's own) price the first attempt instead of the policy; replacements bump from them as from any first fee.
    */
-  async function send(request?: TxRequest, opts: { beforeSigning?: (payload: TxPayload) => Promise<void> } = {}): Promise<TxRecord> {
+  async function send(request?: TxRequest, opts: { beforeSigning?: (payload: TxPayload) => Promise<void>; fees?: GivenFees } = {}): Promise<TxRecord> {
     const signer = d.signer() ?? refuse({ code: 'no-key' });
     // The node's pending count and fees are read beside the checks, not in the queue: many sends overlap their reads.
     const chainFacts = () => ctx.chainCall('reading the nonce and fees', () => Promise.all([d.chain.nonceCount(signer.address, 'pending'), recentFees()]));
@@ -100,12 +102,13 @@ export function createTxUserActions(ctx: TxEngineContext, sending: Pick<TxBroadc
       // Only the nonces at or above the node's count (and our highest) matter to the plan: a query, not the whole history.
       const plan = planNextNonce(chainPending, d.store.noncesFrom(signer.address, chainPending));
       if (plan.usedElsewhere > 0) d.log.warn(`${plan.usedElsewhere} nonce(s) of ${signer.address} were used outside txdesk; continuing at ${plan.nonce}`);
-      const first = firstAttemptFees(d.policy(), net);
+      const first = firstAttemptFees(d.policy(), net, opts.fees);
       const { fees, raisedFromWei } = 'code' in first ? refuse(first) : first;
       const signed = await signer.sign(unsignedTx(d.chainId, plan.nonce, payload, fees));
       const record = newTxRecord({ hash: signed.hash, from: signer.address, nonce: plan.nonce, fees, replaces: null, attempt: 0, kind: 'generate', payload }, ctx.iso());
-      const summary = describeNews({ code: 'signed', nonce: plan.nonce, feeWei: headlineFee(fees), raisedFromWei });
-      d.store.insert(record, signed.raw, [{ kind: 'signed', summary, detail: { nonce: plan.nonce, feeWei: headlineFee(fees).toString(), txType: fees.txType, gasLimit: payload.gasLimit } }]);
+      const given = opts.fees !== undefined;
+      const summary = describeNews({ code: 'signed', nonce: plan.nonce, feeWei: headlineFee(fees), raisedFromWei, given });
+      d.store.insert(record, signed.raw, [{ kind: 'signed', summary, detail: { nonce: plan.nonce, feeWei: headlineFee(fees).toString(), txType: fees.txType, gasLimit: payload.gasLimit, ...(given ? { feeGiven: true } : {}) } }]);
       ctx.emit([record.transactionHash]);
       return record;
     });
@@ -117,9 +120,9 @@ export function createTxUserActions(ctx: TxEngineContext, sending: Pick<TxBroadc
   /**
    * Signs and commits a same-nonce replacement at a bumped fee for a person's cancel or speed-up (or the engine's
    * cancel of a nonce its own transaction cannot fill), or returns why not: its key is not loaded, or the fee cap
-   * forbids the bump. Does not count against the automatic replacement limit.
+   * forbids the bump. Does not count against the automatic replacement limit. `by` says whose cancel it is.
    */
-  async function signUserReplacement(newest: TxRecord, kind: UserReplacementKind, why: string): Promise<TxRecord | CancelRefusal> {
+  async function signUserReplacement(newest: TxRecord, kind: UserReplacementKind, why: string, by: CancelledBy = 'person'): Promise<TxRecord | CancelRefusal> {
     const signer = d.signer();
     const noKey = keyRefusal(signer?.address ?? null, newest.from, kind);
     if (noKey) return noKey;
@@ -130,7 +133,7 @@ export function createTxUserActions(ctx: TxEngineContext, sending: Pick<TxBroadc
     const payload = kind === 'cancel' ? selfTransfer(newest.from) : payloadOf(newest);
     // keyRefusal refused unless the loaded key is the sender's.
     const signed = { ...(await signer!.sign(unsignedTx(d.chainId, newest.nonce, payload, decision.fees))), payload };
-    const rec = d.store.transaction(() => replacing.commitReplacement(newest, { decision, signed }, why, kind))!;
+    const rec = d.store.transaction(() => replacing.commitReplacement(newest, { decision, signed }, why, kind, kind === 'cancel' ? by : undefined))!;
     ctx.emit([newest.transactionHash, rec.transactionHash]);
     return rec;
   }

@@ -63,6 +63,7 @@ const refusals = {
   'nonce-used-elsewhere': fc.record({ code: fc.constant('nonce-used-elsewhere'), kind, nonce }),
   'price-above-cap': fc.record({ code: fc.constant('price-above-cap'), feeWei: wei, capWei: wei }),
   'initial-fee-above-cap': fc.record({ code: fc.constant('initial-fee-above-cap'), feeWei: wei, capWei: wei }),
+  'given-fee-above-cap': fc.record({ code: fc.constant('given-fee-above-cap'), feeWei: wei, capWei: wei }),
   'bump-above-cap': fc.record({ code: fc.constant('bump-above-cap'), kind, nonce, feeWei: wei, capWei: wei }),
   funds: fc.record({ code: fc.constant('funds'), ...funds }),
 } satisfies Arbs<RequestRefusal['code'], RequestRefusal>;

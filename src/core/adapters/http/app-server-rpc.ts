@@ -6,7 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { readJsonBody } from '../../../lib/http-kit.js';
 import type { Requester } from '../../../shared/approvals.js';
 import { isTxdeskError } from '../../../shared/errors.js';
-import { RPC_CODES, RpcFailure } from '../../services/tool-rpc.js';
+import { RPC_CODES, RpcFailure } from '../../services/tool-rpc-wire.js';
 import { checkToken, hasSession, type AppServerAuth } from './app-server-auth.js';
 
 /** Deploy init code and typed data can be large; anything past this is not a tool's request. */
