@@ -6,10 +6,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FetchRequest, isError, JsonRpcProvider, type TransactionReceipt, type TransactionResponse } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sessionCookieName, sessionCookieValue } from '../../src/core/adapters/http/app-server-auth.js';
-import type { ApprovalRequest } from '../../src/shared/approvals.js';
 import { ensureCoreBuilt } from '../support/core-build.js';
 import { startTestChain, waitFor, type TestChain } from '../support/core-chain.js';
+import { answerWhatWaits } from '../support/core-person.js';
 import { exited, serveChildren, startServeChild, type ServeChild } from '../support/core-serve-process.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'txdesk-rpc-crash-'));
@@ -44,26 +43,13 @@ function providerOf(c: Child): JsonRpcProvider {
   return new JsonRpcProvider(request, undefined, { staticNetwork: true, pollingInterval: 250 });
 }
 
-/** The person: approves every request waiting in the app, through its page's session (the login cookie). */
-async function approveWhatWaits(c: Child, stop: () => boolean): Promise<void> {
-  const port = Number(new URL(c.url).port);
-  const cookie = `${sessionCookieName(port)}=${sessionCookieValue(c.token)}`;
-  while (!stop()) {
-    const waiting = (await (await fetch(`${c.url}/api/approvals`, { headers: { cookie } })).json()) as ApprovalRequest[];
-    for (const w of waiting) {
-      await fetch(`${c.url}/api/approvals/${w.id}`, { method: 'POST', headers: { cookie, 'content-type': 'application/json', origin: c.url }, body: JSON.stringify({ approve: true }) });
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 describe('txdesk serve killed right after a tool sent', { timeout: 300_000 }, () => {
   it('mines the transaction after the restart, and the tool waits it out through a fresh provider', async () => {
     const first = await startChild();
     const provider = providerOf(first);
     const startBlock = await provider.getBlockNumber();
     let answered = false;
-    const person = approveWhatWaits(first, () => answered);
+    const person = answerWhatWaits(first.url, first.token, true, () => answered);
     const hash = (await provider.send('eth_sendTransaction', [{ from: chain.address, to: '0x' + '3'.repeat(40), value: '0x2a' }])) as string;
     answered = true;
     first.child.kill('SIGKILL');
