@@ -16,9 +16,12 @@ export interface ServeChild {
 /** Children still running; kill them in afterAll. */
 export const serveChildren = new Set<ChildProcess>();
 
-/** Runs `txdesk serve` with `policy` and `env` (the data dir and network come from it) and waits for its ready line. */
-export async function startServeChild(policy: Record<string, unknown>, env: NodeJS.ProcessEnv): Promise<ServeChild> {
-  const child = spawn(process.execPath, [fixture, JSON.stringify(policy)], { env: { ...process.env, ...env, TXDESK_LOG: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * Runs `txdesk serve` with `policy` and `env` (the data dir and network come from it) and waits for its ready line;
+ * on `port` when given (a restart a tool must find again), else a free one.
+ */
+export async function startServeChild(policy: Record<string, unknown>, env: NodeJS.ProcessEnv, port?: number): Promise<ServeChild> {
+  const child = spawn(process.execPath, [fixture, JSON.stringify(policy), ...(port ? [String(port)] : [])], { env: { ...process.env, ...env, TXDESK_LOG: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
   serveChildren.add(child);
   child.on('exit', () => serveChildren.delete(child));
   const log: string[] = [];
