@@ -138,7 +138,7 @@ function runServe() {
     try {
       const info = JSON.parse(line);
       if (info && info.ready && info.appUrl) {
-        process.stdout.write(`txdesk is running at ${info.appUrl} — open it in your browser. Press Ctrl-C to stop.\n`);
+        process.stdout.write(readyLines(info).join('\n') + '\n');
         return;
       }
     } catch {
@@ -147,6 +147,17 @@ function runServe() {
     process.stdout.write(`${line}\n`);
   });
   child.on('exit', (code, signal) => process.exit(code ?? (signal ? 0 : 1)));
+}
+
+/** What a person needs from `txdesk serve`'s ready line: the page, and where a script finds /rpc and its token (the
+ * token's file, never the token: a terminal's scrollback and a pasted log are not secret). */
+function readyLines(info) {
+  return [
+    `txdesk is running at ${info.appUrl} — open it in your browser.`,
+    `JSON-RPC for tools (ethers, viem, cast; snippets in Settings > Tool requests): ${info.rpcUrl}`,
+    `Its API token (Authorization: Bearer …) is in ${info.apiTokenFile}`,
+    'Press Ctrl-C to stop.',
+  ];
 }
 
 function forwardSignals(child) {

@@ -21,7 +21,7 @@ export function registerServe(program: Command): void {
     .command('serve')
     .description('run the app headless: /api/tx, the listing proxy and the web UI on 127.0.0.1')
     .option('--port <n>', `HTTP port; 0 picks a free one (default ${DEFAULT_APP_PORT})`)
-    .option('--json', 'when ready, print one JSON line (appUrl, serviceUrl, nodeUrl, ...) on stdout')
+    .option('--json', 'when ready, print one JSON line (appUrl, rpcUrl, apiTokenFile, serviceUrl, nodeUrl, ...) on stdout')
     .option('--congestion <level>', 'background load on the embedded dev chain: off, low or high')
     .option('--data-dir <dir>', 'where the app keeps its data (default: $TXDESK_DATA_DIR or the app default)')
     .option('--block-time <s>', 'seconds per block of the embedded dev chain (default 1)')
@@ -52,6 +52,7 @@ export function registerServe(program: Command): void {
         summary: (info) => [
           `txdesk is ready: open ${text(info.appUrl)} (service ${text(info.serviceUrl)}, node ${text(info.nodeUrl)})`,
           ...linkLines(info.status),
+          `JSON-RPC for tools (ethers, viem, cast; snippets in Settings > Tool requests): ${text(info.rpcUrl)}`,
           `API token for every request (Authorization: Bearer …; a browser that has lost its login pastes it at /login): ${text(info.apiTokenFile)}`,
           'Press Ctrl-C to stop.',
         ],

@@ -68,8 +68,8 @@ export interface ChainSession {
   platform: string;
   network: string;
   isDefault: boolean;
-  /** The network as AppInfo describes it (without the address and the link states). */
-  info: Omit<AppInfo, 'address' | 'status'>;
+  /** The network as AppInfo describes it (without the address, the link states and the localhost server's /rpc). */
+  info: Omit<AppInfo, 'address' | 'status' | 'toolRpc'>;
   chain: Chain;
   store: TxStore;
   engine: TxEngine;

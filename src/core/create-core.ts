@@ -59,7 +59,7 @@ export interface CoreOptions {
 export interface CoreRuntime {
   config: CoreConfig;
   /** The active network (another one after a switch). */
-  readonly info: Omit<AppInfo, 'address' | 'status'>;
+  readonly info: Omit<AppInfo, 'address' | 'status' | 'toolRpc'>;
   /** Set when the localhost server listens. */
   appUrl: string | null;
   /** `appUrl` with the browser UI's one-time login, when the server listens. */
@@ -115,9 +115,9 @@ export function createCore(opts: CoreOptions = {}): Core {
       return sessions.active().chain;
     };
     const keys = await openKey({ ...c, config }, dataDir, reached, activeChain);
-    // The api tells tools the app's own origin, known once phase 5 listens.
+    // The api tells tools the app's own origin and token file, known once phase 5 listens.
     let served: Awaited<ReturnType<typeof serve>> | null = null;
-    const opened = await openNetworks(c, { dataDir, config, settingsStore, reached, keys, appOrigin: () => served?.appUrl ?? null });
+    const opened = await openNetworks(c, { dataDir, config, settingsStore, reached, keys, appOrigin: () => served?.appUrl ?? null, apiTokenFile: () => served?.apiTokenFile ?? null });
     sessions = opened.sessions;
     const { approvals, api, recovery } = opened;
     served = await serve(c, dataDir, api);

@@ -1,7 +1,7 @@
 // `txdesk serve`: the app core headless under plain Node, with the localhost server and the renderer as a web page.
 import { fileURLToPath } from 'node:url';
 import { createLogger, type Logger } from '../lib/log.js';
-import type { AppStatus, CongestionLevel, ReplacementPolicy } from '../shared/desktop-api.js';
+import { extraRoutes, splitRoute, type AppStatus, type CongestionLevel, type ReplacementPolicy } from '../shared/desktop-api.js';
 import { createCore, type Core } from './create-core.js';
 import type { StartEmbedded } from './ports.js';
 import { DEFAULT_APP_PORT } from '../shared/defaults.js';
@@ -35,6 +35,8 @@ export interface ServeReadyInfo {
   apiUrl: string;
   /** The bearer token that every request of the localhost API needs (reads too) is in this file. */
   apiTokenFile: string;
+  /** Ethereum JSON-RPC for local tools (ethers, viem, cast), with that token as `Authorization: Bearer <token>`. */
+  rpcUrl: string;
   nodeUrl: string;
   serviceUrl: string;
   chainId: number;
@@ -80,6 +82,7 @@ export async function startServe(opts: ServeOptions = {}): Promise<RunningServe>
       appUrl: rt.loginUrl!,
       apiUrl: rt.appUrl!,
       apiTokenFile: rt.apiTokenFile!,
+      rpcUrl: `${rt.appUrl!}${splitRoute(extraRoutes.rpc).path}`,
       nodeUrl: info.nodeUrl,
       serviceUrl: info.serviceUrl,
       chainId: info.chainId,

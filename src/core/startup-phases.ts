@@ -148,7 +148,7 @@ function everyDevchain(chains: readonly DevchainControl[]): Pick<DevchainControl
  * watchdog), the switch to other networks, one validated api over all of it and (embedded) the dev chain's status push. */
 export async function openNetworks(
   c: StartContext,
-  p: { dataDir: string; config: CoreConfig; settingsStore: SettingsStore; reached: ReachedChain; keys: KeyManager; appOrigin(): string | null },
+  p: { dataDir: string; config: CoreConfig; settingsStore: SettingsStore; reached: ReachedChain; keys: KeyManager; appOrigin(): string | null; apiTokenFile(): string | null },
 ) {
   const { opts, log, events, shutdown } = c;
   const { config, reached, keys } = p;
@@ -270,6 +270,7 @@ export async function openNetworks(
       settings,
       approvals,
       appOrigin: p.appOrigin,
+      apiTokenFile: p.apiTokenFile,
       events,
       web: webSources(reached.service.serviceUrl, reached.metadataAllowOrigins),
       checkSettings: clientIdGuard({ running: () => settings.get() }),

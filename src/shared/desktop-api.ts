@@ -76,6 +76,16 @@ export interface AppInfo {
   address: string | null;
   /** Live state of the tracker and the node; also pushed with onAppStatus. */
   status: AppStatus;
+  /** Where a local tool reaches `/rpc`; null when the app serves no localhost API (the desktop app with localApi off). */
+  toolRpc: ToolRpcAccess | null;
+}
+
+/** How a local tool (ethers, viem, cast) reaches the app's JSON-RPC: the address and where its token is, never the token. */
+export interface ToolRpcAccess {
+  /** `http://127.0.0.1:3000/rpc` */
+  url: string;
+  /** The file that holds the bearer token a tool sends as `Authorization: Bearer <token>`. */
+  apiTokenFile: string;
 }
 
 export interface KeyInfo {

@@ -1,5 +1,6 @@
 // The `txdesk` binary as a user meets it: help and version, option errors, a global-install-like symlink run from
-// another folder, and `txdesk devchain --json` starting and stopping without leaving anvil behind.
+// another folder, `txdesk devchain --json` starting and stopping without leaving anvil behind, and the ready output of
+// `txdesk serve` and `npm start` naming /rpc and the API token's file, never the token.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -7,9 +8,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureCliBuilt, repoRoot, runCli, startCliDaemon, txdeskBin, type CliDaemon } from '../support/cli-binary.js';
 import { commandLine, descendants, isAlive, waitUntil } from '../support/cli-process-tree.js';
+import { requireBuild } from '../support/required-tools.js';
 
 const version = (JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { version: string }).version;
-const commands = ['devchain', 'service', 'serve', 'signup', 'login', 'logout', 'account:describe', 'config:set', 'config:get'];
+const commands = ['devchain', 'service', 'serve', 'signup', 'login', 'logout', 'account:describe', 'account:api-secret', 'config:set', 'config:get'];
 const temps: string[] = [];
 const daemons: CliDaemon[] = [];
 const spawned: ChildProcess[] = [];
@@ -170,7 +172,10 @@ describe('txdesk serve --json and a human summary', () => {
     expect(serve.ready.appUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?login=[A-Za-z0-9_-]+$/);
     expect(serve.ready.apiUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(serve.ready.apiTokenFile).toBe(join(dataDir, 'api-token'));
+    expect(serve.ready.rpcUrl).toBe(`${String(serve.ready.apiUrl)}/rpc`);
     expect(serve.ready.serviceUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    // The ready line says where the token is; the token itself never reaches stdout (a log a person pastes).
+    expect(serve.stdoutLines().join('\n')).not.toContain(readFileSync(join(dataDir, 'api-token'), 'utf8').trim());
 
     // The same chain, now under `txdesk service --node` without --json: a human summary line on stdout instead.
     const service = await startCliDaemon(['service', '--node', String(serve.ready.nodeUrl), '--port', '0', '--data-dir', join(dataDir, 'svc')], {
@@ -185,5 +190,37 @@ describe('txdesk serve --json and a human summary', () => {
     expect(await serve.stop('SIGINT')).toEqual({ code: 0, signal: null });
     await waitUntil(() => tree.every((pid) => !isAlive(pid)), 20_000, 'the serve processes to end');
     expect(serve.stdoutLines()).toHaveLength(1);
+  });
+
+  it.skipIf(process.platform !== 'linux')('`txdesk serve` and `npm start` in the browser name the /rpc URL and the token file, never the token', async () => {
+    // npm start's browser mode runs the built app; `npm test` builds first.
+    requireBuild('out/main/index.js', 'out/preload/index.cjs', 'out/renderer/index.html');
+    const env = { ...process.env, TXDESK_LOG: 'silent', DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent' };
+    const start = async (bin: string | undefined, args: string[]) => {
+      const dataDir = mkdtempSync(join(tmpdir(), 'txdesk-cli-ready-'));
+      temps.push(dataDir);
+      const d = await startCliDaemon([...args, '--port', '0', '--data-dir', dataDir], { env, ...(bin ? { bin } : {}) });
+      daemons.push(d);
+      // The summary is several lines; the last one says how to stop.
+      await waitUntil(() => d.stdoutLines().some((l) => l.startsWith('Press Ctrl-C')), 20_000, 'the whole ready summary');
+      return { d, dataDir, out: d.stdoutLines().join('\n') };
+    };
+    const [serve, npmStart] = await Promise.all([start(undefined, ['serve']), start(join(repoRoot, 'scripts', 'start.js'), ['--serve'])]);
+    for (const { d, dataDir, out } of [serve, npmStart]) {
+      const origin = /open (?:it at )?(http:\/\/127\.0\.0\.1:\d+)\/\?login=|running at (http:\/\/127\.0\.0\.1:\d+)\/\?login=/.exec(out);
+      expect(origin, out).not.toBeNull();
+      const rpcUrl = `${origin![1] ?? origin![2]}/rpc`;
+      expect(out).toContain(`JSON-RPC for tools (ethers, viem, cast; snippets in Settings > Tool requests): ${rpcUrl}\n`);
+      expect(out).toContain(join(dataDir, 'api-token'));
+      expect(out).not.toContain(readFileSync(join(dataDir, 'api-token'), 'utf8').trim());
+      // The token works there: /rpc answers the dev chain's id to it.
+      const token = readFileSync(join(dataDir, 'api-token'), 'utf8').trim();
+      const res = await fetch(rpcUrl, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }) });
+      expect(await res.json()).toMatchObject({ result: '0x7a69' });
+
+      const tree = descendants(d.child.pid!);
+      expect(await d.stop('SIGTERM')).toEqual({ code: 0, signal: null });
+      await waitUntil(() => tree.every((pid) => !isAlive(pid)), 20_000, 'the serve processes to end');
+    }
   });
 });

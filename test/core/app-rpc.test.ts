@@ -83,7 +83,7 @@ describe('/rpc for tools', { timeout: 120_000 }, () => {
     const signer = await provider.getSigner();
     const to = Wallet.createRandom().address;
     const tx = await signer.sendTransaction({ to, value: 12345n });
-    const receipt = (await tx.replaceableTransaction(0).wait())!;
+    const receipt = (await tx.wait())!;
     expect(receipt.status).toBe(1);
     expect(await provider.getBalance(to)).toBe(12345n);
     expect((await records()).some((r) => r.transactionHash === tx.hash && r.to === to.toLowerCase() && r.value === '12345')).toBe(true);
@@ -151,9 +151,8 @@ describe('/rpc for tools', { timeout: 120_000 }, () => {
 
   it('refuses a reverting call with its reason and data (ethers decodes it), and a value above the balance; no record is left', async () => {
     const signer = await provider.getSigner();
-    const fromBlock = await provider.getBlockNumber();
     const deployed = await new ContractFactory(counterArtifact().abi as never, counterArtifact().bytecode, signer).deploy();
-    await deployed.deploymentTransaction()!.replaceableTransaction(fromBlock).wait();
+    await deployed.waitForDeployment();
     const before = (await records()).length;
     const counter = new Interface(counterArtifact().abi as never);
     const reverted = await call('eth_sendTransaction', [{ from: signer.address, to: await deployed.getAddress(), data: counter.encodeFunctionData('failWith', ['no way']) }]);

@@ -376,7 +376,7 @@ describe('settings, sign-in and the key', { timeout: 180_000 }, () => {
     expect(JSON.parse(readFileSync(join(dir, 'data', 'settings.json'), 'utf8'))).toEqual({ policy: { bumpPercent: 20, maxReplacements: 3 } });
   });
 
-  it('checks a new client ID with the service before saving it; restart needs a hook; GET /api/app has the link state', async () => {
+  it('checks a new client ID with the service before saving it; restart needs a hook; GET /api/app has the link state and /rpc', async () => {
     const unknown = await json<{ error: { code: string; message: string } }>('PATCH', '/api/settings', { clientId: 'no-such-client' });
     expect(unknown.status).toBe(400);
     expect(unknown.body.error.message).toMatch(/^The data service at http:\/\/127\.0\.0\.1:\d+ does not know this client ID;/);
@@ -387,6 +387,9 @@ describe('settings, sign-in and the key', { timeout: 180_000 }, () => {
     const info = await json<AppInfo>('GET', '/api/app');
     expect(info.body.status.node.state).toBe('connected');
     expect(info.body.status.tracker.state).toBe('connected');
+    // Where a tool reaches /rpc, for Settings' snippets: the token's file, never the token.
+    expect(info.body.toolRpc).toEqual({ url: `${app}/rpc`, apiTokenFile: tokenFile });
+    expect(JSON.stringify(info.body)).not.toContain(token);
   });
 
   it('signs in against the data service, and refuses a wrong password with 401', async () => {

@@ -1,6 +1,7 @@
 // The renderer in Debian's Chromium against the real `txdesk serve` on the congested dev chain: settings survive a
 // reload, a stuck transaction is replaced and its replacement confirmed live, tokens filter and page, an imported key
-// never comes back to the page, and a browser without the login cookie gets the page where the token is pasted.
+// never comes back to the page, a browser without the login cookie gets the page where the token is pasted, and
+// Settings shows a script the real /rpc URL and token file (never the token).
 // Screenshots of each screen go to test-artifacts/screenshots.
 import { readFileSync } from 'node:fs';
 import { Wallet } from 'ethers';
@@ -79,6 +80,18 @@ describe.skipIf(!browserSuites())('renderer against txdesk serve (Chromium)', ()
     const saved = await api<{ policy: { bumpPercent: number; timeoutMs: number; maxReplacements: number } }>('/api/settings');
     expect(saved.policy).toMatchObject({ bumpPercent: 40, timeoutMs: 4000, maxReplacements: 8 });
     await screenshot(page, 'settings', { tall: true });
+
+    // Tool requests shows a script how to connect: this server's real /rpc and token file, never the token.
+    const snippets = page.getByRole('region', { name: 'Tool requests' }).getByTestId('tool-snippets');
+    await snippets.scrollIntoViewIfNeeded();
+    const code = snippets.getByRole('tabpanel');
+    expect(await code.innerText()).toContain(`new FetchRequest('${serve.appUrl}/rpc')`);
+    await snippets.getByRole('tab', { name: 'ethers v6' }).press('ArrowRight');
+    expect(await snippets.getByRole('tab', { name: 'viem' }).getAttribute('aria-selected')).toBe('true');
+    expect(await code.innerText()).toContain(`http('${serve.appUrl}/rpc'`);
+    expect(await snippets.innerText()).toContain(String(serve.info.apiTokenFile));
+    expect(await page.locator('body').innerText()).not.toContain(serve.auth.authorization.slice('Bearer '.length));
+    await screenshot(page, 'settings-tool-snippet', { tall: true });
 
     // A bad value is refused beside the form, in one sentence, and nothing is saved.
     await again.getByLabel('Bump per replacement (%)').fill('5');

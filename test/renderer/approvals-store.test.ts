@@ -32,7 +32,7 @@ function fakeApi() {
   ) as unknown as DesktopApi;
   const api = {
     ...idle,
-    getAppInfo: vi.fn(async () => ({ mode: 'configured' as const, chainId: 11155111, nodeUrl: 'n', serviceUrl: 's', platform: 'ethereum', network: 'sepolia', address, status: { tracker: { state: 'connected' as const, reason: null, since: 't' }, node: { state: 'connected' as const, reason: null, since: 't' } } })),
+    getAppInfo: vi.fn(async () => ({ mode: 'configured' as const, chainId: 11155111, nodeUrl: 'n', serviceUrl: 's', platform: 'ethereum', network: 'sepolia', address, status: { tracker: { state: 'connected' as const, reason: null, since: 't' }, node: { state: 'connected' as const, reason: null, since: 't' } }, toolRpc: null })),
     listTransactions: vi.fn(async () => []),
     getSettings: vi.fn(async () => ({ policy: {}, approvalTimeoutMs: 120_000 }) as AppSettings),
     listTokens: vi.fn(async () => ({ data: [], pagination: { totalCount: 0, prevUrl: '', nextUrl: '' } })),

@@ -30,7 +30,7 @@ function fakeApi() {
   ];
   const key: KeyInfo = { address, balanceWei: '10', storage: 'keychain' };
   const api = {
-    getAppInfo: vi.fn(async () => ({ mode: 'embedded' as const, chainId: 31337, nodeUrl: 'n', serviceUrl: 's', platform: 'ethereum', network: 'local', address, status })),
+    getAppInfo: vi.fn(async () => ({ mode: 'embedded' as const, chainId: 31337, nodeUrl: 'n', serviceUrl: 's', platform: 'ethereum', network: 'local', address, status, toolRpc: null })),
     listTransactions: vi.fn(async () => [rec('0x1', { updatedAt: 't1' })]),
     getTransaction: vi.fn(async (h: string) => ({ ...rec(h), history: [{ at: 't', kind: 'signed' as const, summary: 's', detail: {} }] })),
     sendTransaction: vi.fn(async () => rec('0x9', { nonce: 9 })),

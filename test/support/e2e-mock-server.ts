@@ -139,7 +139,10 @@ const server = createServer(async (req, res) => {
     req.on('close', () => clients.delete(res));
     return;
   }
-  if (p === '/api/app') return json(res, 200, { mode: 'embedded', chainId: 31337, nodeUrl: settings.nodeUrl, serviceUrl: settings.serviceUrl, platform: 'ethereum', network: 'local', address });
+  if (p === '/api/app') {
+    const toolRpc = { url: `http://${req.headers.host ?? '127.0.0.1'}/rpc`, apiTokenFile: '/home/dev/.config/txdesk/api-token' };
+    return json(res, 200, { mode: 'embedded', chainId: 31337, nodeUrl: settings.nodeUrl, serviceUrl: settings.serviceUrl, platform: 'ethereum', network: 'local', address, toolRpc });
+  }
   if (p === '/api/tx' && m === 'GET') return json(res, 200, txs);
   if (p === '/api/tx' && m === 'POST') return json(res, 201, generate());
   if (p.startsWith('/api/tx/')) {

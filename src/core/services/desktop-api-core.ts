@@ -1,6 +1,6 @@
 // The core's DesktopApi: one plain object that Electron's IPC handlers and the localhost server both call, behind
 // validatedApi (desktop-api-validated.ts), so arguments arrive here already checked and both transports behave the same.
-import type { AppInfo, AppSettings, AppStatus, DesktopApi, DevchainStatus, NetworkInfo, NetworkRef, ServiceHealthInfo } from '../../shared/desktop-api.js';
+import { extraRoutes, splitRoute, type AppInfo, type AppSettings, type AppStatus, type DesktopApi, type DevchainStatus, type NetworkInfo, type NetworkRef, type ServiceHealthInfo, type ToolRpcAccess } from '../../shared/desktop-api.js';
 import { TxdeskError } from '../../shared/errors.js';
 import { tokenQueryString, type TokenPage } from '../../shared/listing.js';
 import type { TxRecord } from '../../shared/tx-record.js';
@@ -14,7 +14,7 @@ import type { TxEngine } from './tx-engine.js';
 
 /** The chain-bound parts of the active network (a chain session): what /api/tx, the listing proxy and /rpc answer for. */
 export interface ActiveNetwork extends ListingNetwork {
-  info: Omit<AppInfo, 'address' | 'status'>;
+  info: Omit<AppInfo, 'address' | 'status' | 'toolRpc'>;
   store: TxStore;
   engine: TxEngine;
   /** The node, for /rpc's reads. */
@@ -34,6 +34,8 @@ export interface CoreApiDeps {
   approvals: Approvals;
   /** The localhost server's origin once it listens (pagination URLs point there), else null. */
   appOrigin(): string | null;
+  /** The localhost API's token file once the server listens, else null: AppInfo tells tools where it is. */
+  apiTokenFile(): string | null;
   events: CoreEvents;
   /** The data service's listing and sign-in, token metadata and images. */
   web: WebSources;
@@ -114,7 +116,12 @@ export function createCoreApi(d: CoreApiDeps): CoreApi {
     }
     return rpc;
   };
-  const appInfo = (): AppInfo => ({ ...d.active().info, address: d.keys.signer()?.address ?? null, status: d.status() });
+  const toolRpcAccess = (): ToolRpcAccess | null => {
+    const origin = d.appOrigin();
+    const apiTokenFile = d.apiTokenFile();
+    return origin && apiTokenFile ? { url: `${origin}${splitRoute(extraRoutes.rpc).path}`, apiTokenFile } : null;
+  };
+  const appInfo = (): AppInfo => ({ ...d.active().info, address: d.keys.signer()?.address ?? null, status: d.status(), toolRpc: toolRpcAccess() });
   /** The active network's engine and a stamp with its chain, taken together so a switch in between cannot mix them. */
   const onActive = () => {
     const a = d.active();

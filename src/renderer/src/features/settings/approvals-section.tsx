@@ -1,9 +1,10 @@
-// Tool requests: how long a local tool's request waits for an answer before it is declined (approvalTimeoutMs), and
-// the standing rules that let a tool's transactions through without asking.
+// Tool requests: how a script connects (snippets to copy), how long a local tool's request waits for an answer before
+// it is declined (approvalTimeoutMs), and the standing rules that let a tool's transactions through without asking.
 import { useEffect, useState, type FormEvent } from 'react';
 import type { AppSettings } from '../../../../shared/desktop-api.js';
 import { useApp } from '../../store/use-app.js';
 import { ApprovalRulesList } from './approval-rules-list.js';
+import { ToolSnippetsPanel } from './tool-snippets-panel.js';
 import { parseTimeoutSeconds, timeoutSecondsText, TIMEOUT_RULE } from './approval-timeout.js';
 import { apiErrorToFields } from './field-errors.js';
 import { Card, Field, SaveBar, idleSave, type SaveState } from './form-kit.js';
@@ -69,6 +70,7 @@ export function ApprovalsSection({ settings }: { settings: AppSettings }) {
         </div>
         <SaveBar state={state} dirty={dirty} />
       </form>
+      <ToolSnippetsPanel />
       <div className="approval-rules-block">
         <h3 className="section-title">Standing rules</h3>
         <p className="hint">Standing rules apply only on a configured network and only to transactions; signatures always ask.</p>
