@@ -200,6 +200,28 @@ describe('/rpc for tools', { timeout: 120_000 }, () => {
     await chain.close();
   });
 
+  it("signs a first attempt at the tool's own fees; refuses a fee above the cap naming it, and two kinds of fee at once", async () => {
+    const signer = await provider.getSigner();
+    const to = Wallet.createRandom().address.toLowerCase();
+    const legacy = await call('eth_sendTransaction', [{ from: signer.address, to, value: '0x1', gasPrice: '0x77359400' }]);
+    const eip1559 = await call('eth_sendTransaction', [{ from: signer.address, to, value: '0x2', maxFeePerGas: '0xb2d05e00', maxPriorityFeePerGas: '0x3b9aca00', nonce: '0x0', type: '0x2' }]);
+    const byHash = new Map((await records()).map((r) => [r.transactionHash, r]));
+    expect(byHash.get(legacy.json.result)).toMatchObject({ txType: 'legacy', gasPrice: '2000000000' });
+    // The nonce a tool gives is not taken: the engine's queue gives the next one.
+    expect(byHash.get(eip1559.json.result)).toMatchObject({ txType: 'eip1559', gasPrice: '3000000000', maxPriorityFeePerGas: '1000000000' });
+    expect(byHash.get(eip1559.json.result)!.nonce).toBe(byHash.get(legacy.json.result)!.nonce + 1);
+
+    const before = (await records()).length;
+    const tooHigh = await call('eth_sendTransaction', [{ from: signer.address, to, value: '0x1', gasPrice: `0x${(10n ** 22n).toString(16)}` }]);
+    expect(tooHigh.json.error.code).toBe(-32000);
+    expect(tooHigh.json.error.message).toMatch(/The fee this request gives, .* is above txdesk's fee cap of \d+ gwei/);
+    const both = await call('eth_sendTransaction', [{ from: signer.address, to, value: '0x1', gasPrice: '0x1', maxFeePerGas: '0x1' }]);
+    expect(both.json.error).toMatchObject({ code: -32602, message: expect.stringMatching(/both gasPrice and maxFeePerGas/) });
+    const malformed = await call('eth_sendTransaction', [{ from: signer.address, to, value: '0x1', maxFeePerGas: '12 gwei' }]);
+    expect(malformed.json.error).toMatchObject({ code: -32602, message: 'params[0].maxFeePerGas must be a 0x-hex quantity of wei.' });
+    expect((await records()).length).toBe(before);
+  });
+
   it('answers a stored transaction the node no longer knows from its signed bytes', async () => {
     const node = serve.readyInfo().nodeUrl;
     const nodeCall = (method: string, params: unknown[]) => fetch(node, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) }).then((r) => r.json() as Promise<{ result: unknown }>);

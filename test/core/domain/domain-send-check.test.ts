@@ -1,11 +1,12 @@
 // The checks before signing, as data: revert data decoded against ethers' own encoding (every Error string, every
-// panic code, any custom error), the sentences, and the funds shortfall at the fee cap.
+// panic code, any custom error), the sentences, the funds shortfall at the fee cap, and a first attempt at the fees a
+// tool gave.
 import { AbiCoder, id } from 'ethers';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decodeRevert, describeRevert, PANIC_MEANINGS } from '../../../src/core/domain/revert.js';
-import { describeRequestRefusal } from '../../../src/core/domain/describe.js';
-import { fundsShortfall, isRevertAnswer } from '../../../src/core/domain/send-check.js';
+import { describeNews, describeRequestRefusal } from '../../../src/core/domain/describe.js';
+import { firstAttemptFees, fundsShortfall, isRevertAnswer } from '../../../src/core/domain/send-check.js';
 
 const abi = AbiCoder.defaultAbiCoder();
 const errorData = (message: string) => `0x08c379a0${abi.encode(['string'], [message]).slice(2)}`;
@@ -64,3 +65,47 @@ describe('fundsShortfall', () => {
     expect(describeRequestRefusal({ code: 'funds', ...f, missingWei: fundsShortfall(f)! })).toContain('add 0.000021 ETH');
   });
 });
+
+describe('firstAttemptFees with the fees a tool gave', () => {
+  const policy = { txType: 'legacy', initialFeeWei: '1000000000', bumpPercent: 12.5, maxFeeWei: '200000000000', maxReplacements: 10, timeoutMs: 10_000, confirmations: 1 } as const;
+  const wei = fc.bigInt({ min: 0n, max: 300_000_000_000n });
+  const net = fc.record({ baseFeeWei: fc.option(wei, { nil: null }), gasPriceWei: wei, priorityFeeWei: wei });
+
+  it('uses them as given, raised only to the base fee, and refuses them above the cap naming it', () => {
+    fc.assert(
+      fc.property(net, fc.oneof(fc.record({ gasPrice: wei }), fc.record({ maxFeePerGas: fc.option(wei, { nil: undefined }), maxPriorityFeePerGas: fc.option(wei, { nil: undefined }) })), (n, given) => {
+        const out = firstAttemptFees(policy, n, given);
+        const base = n.baseFeeWei ?? 0n;
+        if ('code' in out) {
+          expect(out.code === 'given-fee-above-cap' || out.code === 'price-above-cap').toBe(true);
+          expect(out).toMatchObject({ capWei: 200_000_000_000n });
+          expect((out as { feeWei: bigint }).feeWei > 200_000_000_000n).toBe(true);
+          expect(describeRequestRefusal(out)).toMatch(/fee cap of 200 gwei/);
+          return;
+        }
+        const { fees } = out;
+        if ('gasPrice' in given) {
+          expect(fees).toEqual({ txType: 'legacy', gasPrice: given.gasPrice > base ? given.gasPrice : base });
+          return;
+        }
+        expect(fees.txType).toBe('eip1559');
+        if (fees.txType !== 'eip1559') return;
+        // Never below what a node accepts, never a tip above the max fee, and a given max fee kept unless below the base.
+        expect(fees.maxFeePerGas >= base).toBe(true);
+        expect(fees.maxPriorityFeePerGas <= fees.maxFeePerGas).toBe(true);
+        if (given.maxFeePerGas !== undefined) expect(fees.maxFeePerGas).toBe(given.maxFeePerGas > base ? given.maxFeePerGas : base);
+        else expect(fees.maxFeePerGas).toBe(maxOf(2n * base + (given.maxPriorityFeePerGas ?? n.priorityFeeWei), base));
+        if (given.maxPriorityFeePerGas !== undefined && given.maxPriorityFeePerGas <= fees.maxFeePerGas) expect(fees.maxPriorityFeePerGas).toBe(given.maxPriorityFeePerGas);
+      }),
+    );
+  });
+
+  it("without given fees prices as the policy does; the 'signed' sentence says whose fee it was", () => {
+    const n = { baseFeeWei: 100_000_000n, gasPriceWei: 1_100_000_000n, priorityFeeWei: 1_000_000_000n };
+    expect(firstAttemptFees(policy, n)).toEqual({ fees: { txType: 'legacy', gasPrice: 1_000_000_000n }, raisedFromWei: null });
+    expect(firstAttemptFees(policy, n, { gasPrice: 50_000_000n })).toEqual({ fees: { txType: 'legacy', gasPrice: 100_000_000n }, raisedFromWei: 50_000_000n });
+    expect(describeNews({ code: 'signed', nonce: 3, feeWei: 1_500_000_000n, raisedFromWei: null, given: true })).toBe('Signed nonce 3 at 1.5 gwei, the fee the request gave.');
+  });
+});
+
+const maxOf = (a: bigint, b: bigint) => (a > b ? a : b);
