@@ -257,7 +257,7 @@ async function main() {
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ email, password: 'bench password 123', name: 'Bench', organization: 'txdesk' }),
       });
-      const { clientId } = await signup.json();
+      const { clientId, jwtToken } = await signup.json();
       const t = new TransactionTracker(clientId, { platform: 'ethereum', network: 'local', url: service.serviceUrl });
       trackers.push(t);
       const sub = t.subscribe('transaction', { subscriptionId: 'bench', ackTimeout: 600_000 });
@@ -269,12 +269,13 @@ async function main() {
         void m.ack();
         wake();
       });
-      return { clientId, tracker: t };
+      return { clientId, session: jwtToken, tracker: t };
     };
     const main = await client('bench@example.com', arrivals.ws);
+    // Managing webhooks needs a credential of the account (its session here), not the clientId alone.
     const created = await fetch(`${service.serviceUrl}/tracker/v1/webhooks?clientId=${encodeURIComponent(main.clientId)}`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${main.session}` },
       body: JSON.stringify({ url: receiver.url }),
     });
     const hook = await created.json();

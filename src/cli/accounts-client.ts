@@ -13,6 +13,9 @@ export type AccountProfile = z.infer<typeof profileSchema>;
 const loginSchema = profileSchema.extend({ jwtToken: z.string().min(1) });
 export type LoginResult = z.infer<typeof loginSchema>;
 
+const apiSecretSchema = z.object({ apiSecret: z.string().min(1), createdAt: z.string() });
+export type ApiSecretResult = z.infer<typeof apiSecretSchema>;
+
 const errorBodySchema = z.object({ error: z.object({ code: z.string(), message: z.string() }) });
 
 export interface SignupInput {
@@ -31,13 +34,17 @@ export interface AccountsClient {
   signup(input: SignupInput): Promise<LoginResult | null>;
   login(email: string, password: string): Promise<LoginResult>;
   me(token: string): Promise<AccountProfile>;
+  /** Makes the account's API secret (POST /users/v1/api-secret); `rotate` replaces the one it has. */
+  createApiSecret(token: string, rotate: boolean): Promise<ApiSecretResult>;
+  /** Ends the account's API secret; false when it had none. */
+  revokeApiSecret(token: string): Promise<boolean>;
   /** Asks the service to revoke the token (POST /users/v1/logout). Never throws: logout goes on locally whatever happens. */
   logout(token: string): Promise<LogoutOutcome>;
   /** Throws the "cannot reach" error when nothing answers HTTP at the endpoint; any answer will do. */
   assertReachable(): Promise<void>;
 }
 
-type Operation = 'signup' | 'login' | 'me';
+type Operation = 'signup' | 'login' | 'me' | 'api-secret';
 
 interface Answer {
   status: number;
@@ -103,6 +110,12 @@ export function createAccountsClient(baseUrl: string, { timeoutMs = 15_000 }: { 
     async me(token) {
       return expect(profileSchema, await request('GET', '/users/v1/me', undefined, token), 'me');
     },
+    async createApiSecret(token, rotate) {
+      return expect(apiSecretSchema, await request('POST', '/users/v1/api-secret', rotate ? { rotate: true } : {}, token), 'api-secret');
+    },
+    async revokeApiSecret(token) {
+      return expect(z.object({ revoked: z.boolean() }), await request('DELETE', '/users/v1/api-secret', undefined, token), 'api-secret').revoked;
+    },
     async logout(token) {
       const answer = await send('POST', '/users/v1/logout', undefined, token);
       if ('unreachable' in answer) return { kind: 'kept', why: `cannot reach it: ${answer.unreachable}` };
@@ -148,6 +161,12 @@ function failure(baseUrl: string, { status, body, retryAfter, location }: Answer
   }
   if (op === 'signup' && status === 409) {
     return new CliError(`An account with that e-mail already exists on ${baseUrl}: run \`txdesk login\` instead.`);
+  }
+  if (op === 'api-secret' && status === 409) {
+    return new CliError('This account already has an API secret, shown only when it was made: run `txdesk account:api-secret --rotate` to replace it (the old one stops working at once).');
+  }
+  if (op === 'api-secret' && status === 404) {
+    return new CliError(`The txdesk service at ${baseUrl} issues no API secrets (HTTP 404): it predates them, so its webhook API takes the clientId alone; \`txdesk webhook\` works with it as it is.`);
   }
   if (status >= 300 && status < 400) {
     return new CliError(

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { CliError, exitCodes } from './cli-errors.js';
 import { createCliContext, type CliContext } from './cli-context.js';
+import { registerAccountApiSecret } from './command-account-api-secret.js';
 import { registerAccountDescribe } from './command-account-describe.js';
 import { registerConfig } from './command-config.js';
 import { registerDevchain } from './command-devchain.js';
@@ -36,6 +37,7 @@ export function buildProgram(context: () => CliContext = createCliContext): Comm
   registerLogin(program, context);
   registerLogout(program, context);
   registerAccountDescribe(program, context);
+  registerAccountApiSecret(program, context);
   registerConfig(program, context);
   registerWebhook(program, context);
   registerKey(program);

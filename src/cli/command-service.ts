@@ -108,7 +108,9 @@ export function registerService(program: Command): void {
         start: async (log) => {
           const { startDevService, startService } = await import('../service/index.js');
           if (nodeUrl === undefined && !networks) {
-            return startDevService({ port, dataDir, congestion: opts.congestion, blockTimeSeconds: opts.blockTime, log });
+            const dev = await startDevService({ port, dataDir, congestion: opts.congestion, blockTimeSeconds: opts.blockTime, log });
+            // The dev account's API secret goes beside its clientId, so its webhooks can be managed with no login.
+            return { readyInfo: () => ({ ...dev.readyInfo(), apiSecret: dev.devAccount.apiSecret }), stop: () => dev.stop() };
           }
           if (database && opts.dataDir) log.warn('--data-dir is not used with --database: the instance keeps its state in PostgreSQL and writes no files.');
           const service = await startService({
@@ -140,6 +142,7 @@ export function registerService(program: Command): void {
           `Data service ready: ${text(info.serviceUrl)} (node ${text(info.nodeUrl)}, chain ID ${text(info.chainId)}, ${text(info.platform)}/${text(info.network)}, indexer ${text(info.indexerLag)} blocks behind the head)`,
           ...networkLines(info.networks),
           ...(typeof info.clientId === 'string' ? [`Dev account client ID: ${info.clientId}`] : []),
+          ...(typeof info.apiSecret === 'string' ? [`Dev account API secret (manages its webhooks; new at every start): ${info.apiSecret}`] : []),
           'Press Ctrl-C to stop.',
         ],
       });

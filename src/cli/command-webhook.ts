@@ -1,5 +1,6 @@
 // `txdesk webhook add|list|remove|test|replay|update`: the logged-in account's webhooks (docs/webhooks.md), managed
-// through the data service's webhook API with the account's clientId; a refusal is shown as the service's own sentence.
+// through the data service's webhook API with the login session as the credential (nothing to paste); a refusal is
+// shown as the service's own sentence.
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { ADDRESS_PATTERN } from '../shared/address.js';
@@ -57,12 +58,16 @@ const updateOptions = z.object({
   json: z.boolean().optional(),
 });
 
-/** The webhook API of one service, as one clientId. */
+/** The webhook API of one service, as the logged-in account. */
 interface WebhookApi {
   call<T>(method: string, path: string, reply: z.ZodType<T>, body?: unknown): Promise<T>;
 }
 
-/** The endpoint's webhook API with the logged-in account's clientId (asked of the service, as `account:describe` does). */
+/**
+ * The endpoint's webhook API as the logged-in account: the session token is the credential (docs/webhooks.md, "Who
+ * may manage webhooks"). The clientId, asked of the service as `account:describe` does, goes into the query too: a
+ * service that predates the credential knows the account only by it, and a current one checks that both agree.
+ */
 async function openWebhookApi(ctx: CliContext): Promise<WebhookApi> {
   const endpoint = ctx.endpoint();
   const session = ctx.sessions.load(new URL(endpoint.url).origin);
@@ -77,10 +82,10 @@ async function openWebhookApi(ctx: CliContext): Promise<WebhookApi> {
       try {
         response = await fetch(`${base}/tracker/v1/webhooks${path}?clientId=${encodeURIComponent(clientId)}`, {
           method,
-          headers: { accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+          headers: { accept: 'application/json', authorization: `Bearer ${session.token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
           body: body === undefined ? undefined : JSON.stringify(body),
           signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
-          // Not followed: the clientId in the query is not sent on to wherever a redirect points.
+          // Not followed: the session token is not sent on to wherever a redirect points.
           redirect: 'manual',
         });
       } catch (e) {
@@ -111,6 +116,10 @@ function refusal(base: string, response: Response, answer: unknown): CliError {
   if (status >= 300 && status < 400) {
     const location = response.headers.get('location');
     return new CliError(`The server at ${base} redirects${location ? ` to ${location}` : ''}: set the service's own URL with \`txdesk config:set endpoint <url>\`.`);
+  }
+  if (status === 401) {
+    // The session was checked a moment ago (GET /users/v1/me); it ended since, or the service refuses it for webhooks.
+    return new CliError(message && /expired/i.test(message) ? 'Your session has expired: run `txdesk login` again.' : 'Your session is no longer valid: run `txdesk login` again.');
   }
   if (status === 429 && !message) {
     const retryAfter = response.headers.get('retry-after');

@@ -45,8 +45,12 @@ export interface DevService {
   /** Every dev network, the default first. */
   networks: DevNetwork[];
   clientId: string;
-  /** The dev account; its password is new at every start and only its hash is stored. */
-  devAccount: { email: string; password: string; clientId: string };
+  /**
+   * The dev account; its password and its API secret (which manages its webhooks) are new at every start and only
+   * their hashes are stored. `txdesk service --dev` prints the API secret in its ready line; the embedded default
+   * hands the core only the clientId, as the app needs no more.
+   */
+  devAccount: { email: string; password: string; clientId: string; apiSecret: string };
   /** The `--json` ready line of docs/cli.md. */
   readyInfo(): Record<string, unknown>;
   stop(): Promise<void>;
@@ -111,7 +115,8 @@ export async function startDevService(opts: DevServiceOptions = {}): Promise<Dev
 
   let devAccount: DevService['devAccount'];
   try {
-    devAccount = await service.accounts.ensureDevAccount();
+    const account = await service.accounts.ensureDevAccount();
+    devAccount = { ...account, apiSecret: (await service.accounts.replaceApiSecret(account.email)).apiSecret };
     // The samples are minted before the service starts; wait until they are listed so the first page is not empty.
     // A dev chain is tiny, so this takes well under a second; past the bound, start anyway and let indexing go on.
     const bound = new Promise<'late'>((resolve) => setTimeout(() => resolve('late'), CATCH_UP_BOUND_MS).unref());

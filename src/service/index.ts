@@ -311,7 +311,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
       ...listingRoutes(pick, origin),
       ...webhookRoutes({
         webhooks,
-        isClientId: (id) => accounts.isKnownClientId(id),
+        authorize: (authorization) => accounts.authorizeManagement(authorization, 'Managing webhooks'),
         limiter: limiters.listing,
         testLimiter: createRateLimiter(WEBHOOK_TESTS_PER_MINUTE, (s) => `Too many webhook tests for this clientId; try again in ${s} s.`),
       }),

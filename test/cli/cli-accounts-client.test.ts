@@ -26,12 +26,13 @@ afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
 const envelope = (code: string, message: string) => JSON.stringify({ error: { code, message } });
 
-async function failure(op: 'login' | 'me' | 'signup', canned: Canned): Promise<CliError> {
+async function failure(op: 'login' | 'me' | 'signup' | 'api-secret', canned: Canned): Promise<CliError> {
   next = canned;
   const client = createAccountsClient(base);
   try {
     if (op === 'login') await client.login('a@example.com', 'pw');
     else if (op === 'me') await client.me('token');
+    else if (op === 'api-secret') await client.createApiSecret('token', false);
     else await client.signup({ email: 'a@example.com', password: 'pw', name: 'n', organization: 'o' });
   } catch (e) {
     expect(e).toBeInstanceOf(CliError);
@@ -53,6 +54,9 @@ describe('accounts client errors', () => {
     ['me', { status: 200, body: '{"hello":"world"}' }, 1, 'The server at BASE did not answer like a txdesk service: check the endpoint with `txdesk config:get endpoint`.'],
     ['login', { status: 301, body: '', headers: { location: 'https://elsewhere.example/users/v1/login' } }, 1, 'The server at BASE redirects to https://elsewhere.example/users/v1/login: set the service\'s own URL with `txdesk config:set endpoint <url>`.'],
     ['me', { status: 500, body: envelope('INTERNAL', 'Something broke.') }, 1, 'The txdesk service at BASE failed (HTTP 500: Something broke): try again, or check its log.'],
+    ['api-secret', { status: 409, body: envelope('CONFLICT', 'This account already has an API secret.') }, 1, 'This account already has an API secret, shown only when it was made: run `txdesk account:api-secret --rotate` to replace it (the old one stops working at once).'],
+    ['api-secret', { status: 404, body: envelope('NOT_FOUND', 'No endpoint POST /users/v1/api-secret.') }, 1, 'The txdesk service at BASE issues no API secrets (HTTP 404): it predates them, so its webhook API takes the clientId alone; `txdesk webhook` works with it as it is.'],
+    ['api-secret', { status: 401, body: envelope('UNAUTHORIZED', 'The session token has expired; log in again.') }, 1, 'Your session has expired: run `txdesk login` again.'],
   ] as const)('%s answered %j -> exit %i', async (op, canned, exitCode, message) => {
     const error = await failure(op, canned);
     expect(error.message).toBe(message.replace('BASE', base));

@@ -1,7 +1,8 @@
 // `txdesk webhook` end to end: the real binary against a real `txdesk service --dev` (private addresses allowed) and a
 // service on the same dev chain without --allow-private-webhooks, delivering to a real HTTP receiver on 127.0.0.1.
 // The cycle add -> list -> test -> a real delivery (failed, retried, replayed) -> pause -> rotate -> remove, and the
-// service's refusals shown as its own sentence.
+// service's refusals shown as its own sentence. The CLI manages webhooks with its login session alone; a program uses
+// the API secret `txdesk account:api-secret` prints, and the clientId alone is refused.
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -37,6 +38,19 @@ async function newAccount(endpoint: string): Promise<{ env: NodeJS.ProcessEnv; c
 }
 
 const webhook = (args: string[], env: NodeJS.ProcessEnv) => runCli(['webhook', ...args], { env });
+/** The account's API secret, made through the CLI as a user would before giving it to a program. */
+async function apiSecretOf(env: NodeJS.ProcessEnv): Promise<string> {
+  const made = await runCli(['account:api-secret', '--json'], { env });
+  expect(made.code, made.stderr).toBe(0);
+  return JSON.parse(made.stdout).apiSecret as string;
+}
+/** The webhook API as a program calls it, with `credential` in the Authorization header (none: the clientId alone). */
+const api = (endpoint: string, path: string, credential: string | null, init: { method?: string; body?: unknown; query?: string } = {}) =>
+  fetch(`${endpoint}/tracker/v1/webhooks${path}${init.query ?? ''}`, {
+    method: init.method ?? 'GET',
+    headers: { ...(credential ? { authorization: `Bearer ${credential}` } : {}), ...(init.body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
+  });
 const header = (r: { headers: Record<string, string | string[] | undefined> }, name: string) => r.headers[name] as string | undefined;
 
 beforeAll(async () => {
@@ -57,6 +71,7 @@ describe('txdesk webhook', () => {
   it('adds (the secret shown once), lists, tests, delivers, replays, pauses, rotates and removes', async () => {
     const endpoint = String(dev.ready.serviceUrl);
     const { env, clientId } = await newAccount(endpoint);
+    const apiSecret = await apiSecretOf(env);
 
     const added = await webhook(['add', receiver.url], env);
     expect(added.code, added.stderr).toBe(0);
@@ -102,7 +117,7 @@ describe('txdesk webhook', () => {
     // No node knows the hash: with timeout 0 its `pending` falls due at once.
     expect((await ws.request('track_transaction', [hash, 1, 0])).result).toBe(true);
     await ws.close();
-    const get = async () => (await (await fetch(`${endpoint}/tracker/v1/webhooks/${id}?clientId=${clientId}`)).json()) as { lastError: string | null };
+    const get = async () => (await (await api(endpoint, `/${id}`, apiSecret)).json()) as { lastError: string | null };
     await waitUntil(async () => (await get()).lastError !== null, 'the failed try of the pending message recorded');
     const failing = await webhook(['list'], env);
     expect(failing.stdout).toMatch(new RegExp(`\\n${id}\\s+ethereum/local\\s+active\\s+1\\s+\\S+\\s+tracker messages\\s+the receiver answered 500\\n$`));
@@ -177,15 +192,100 @@ describe('txdesk webhook', () => {
   });
 
   it('shows the limit of 20 webhooks per clientId as the service says it', async () => {
-    const { env, clientId } = await newAccount(String(dev.ready.serviceUrl));
+    const { env } = await newAccount(String(dev.ready.serviceUrl));
+    const apiSecret = await apiSecretOf(env);
     for (let i = 0; i < 20; i++) {
-      const r = await fetch(`${String(dev.ready.serviceUrl)}/tracker/v1/webhooks?clientId=${clientId}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: `${receiver.url}/${i}` }) });
+      const r = await api(String(dev.ready.serviceUrl), '', apiSecret, { method: 'POST', body: { url: `${receiver.url}/${i}` } });
       expect(r.status).toBe(201);
     }
     const over = await webhook(['add', receiver.url], env);
     expect(over.stderr).toBe('A clientId may have at most 20 webhooks; remove one you no longer use (`txdesk webhook remove <id>`).\n');
     expect(over.code).toBe(1);
     expect(JSON.parse((await webhook(['list', '--json'], env)).stdout)).toHaveLength(20);
+  });
+
+  it('refuses the clientId alone; the API secret of `txdesk account:api-secret` manages webhooks until rotated or revoked', async () => {
+    const endpoint = String(dev.ready.serviceUrl);
+    const { env, clientId } = await newAccount(endpoint);
+    const added = await webhook(['add', receiver.url, '--json'], env);
+    expect(added.code, added.stderr).toBe(0);
+    const { id } = JSON.parse(added.stdout) as { id: string };
+
+    // Whoever has only the clientId (it is in every listing URL) can neither read nor change the account's webhooks.
+    const needed = "Managing webhooks needs your account's API secret, not only the clientId: send \"Authorization: Bearer <API secret>\" (make one with `txdesk account:api-secret`), or use the txdesk command while logged in.";
+    const attempts: [string, string, unknown][] = [
+      ['GET', '', undefined],
+      ['POST', '', { url: `${receiver.url}/thief` }],
+      ['GET', `/${id}`, undefined],
+      ['PATCH', `/${id}`, { url: `${receiver.url}/thief`, rotateSecret: true }],
+      ['DELETE', `/${id}`, undefined],
+      ['POST', `/${id}/test`, undefined],
+      ['POST', `/${id}/replay`, { from: 0 }],
+    ];
+    for (const [method, path, body] of attempts) {
+      const r = await api(endpoint, path, null, { method, body, query: `?clientId=${clientId}` });
+      expect({ method, path, status: r.status, body: await r.json() }).toEqual({ method, path, status: 401, body: { error: { code: 'UNAUTHORIZED', message: needed } } });
+    }
+    // The listing and the tracker keep taking the clientId alone.
+    expect((await fetch(`${endpoint}/nft/v1/accounts/0x70997970C51812dc3A010C7d01b50e0d17dc79C8/tokens?clientId=${clientId}`)).status).toBe(200);
+    const ws = await RawTrackerClient.connect(trackerWsUrl(endpoint, clientId));
+    expect((await ws.request('track_transaction', [`0x${randomBytes(32).toString('hex')}`, 1, 60_000])).result).toBe(true);
+    await ws.close();
+
+    // The API secret: shown once, then it does what the clientId alone may not, with or without the clientId beside it.
+    const made = await runCli(['account:api-secret'], { env });
+    expect(made.code, made.stderr).toBe(0);
+    const secret = /^API secret: (txdesk_sk_[A-Za-z0-9_-]{43})\n/.exec(made.stdout)?.[1];
+    expect(secret).toBeDefined();
+    expect(made.stdout).toContain('This API secret is shown only this once');
+    const listed = await api(endpoint, '', secret!);
+    expect(listed.status).toBe(200);
+    expect(((await listed.json()) as { data: { id: string }[] }).data.map((w) => w.id)).toEqual([id]);
+    expect((await api(endpoint, `/${id}`, secret!, { query: `?clientId=${clientId}` })).status).toBe(200);
+    const elsewhere = await api(endpoint, `/${id}`, secret!, { query: `?clientId=${dev.ready.clientId}` });
+    expect(elsewhere.status).toBe(403);
+    expect(((await elsewhere.json()) as { error: { message: string } }).error.message).toBe(
+      "The clientId in the query is not this credential's account's: leave clientId out (the credential names the account), or send the API secret of the account it belongs to.",
+    );
+    // Never in a URL: a secret in the query is an unknown parameter.
+    expect((await api(endpoint, '', null, { query: `?apiSecret=${secret}` })).status).toBe(401);
+    expect((await api(endpoint, '', secret!, { query: `?apiSecret=${secret}` })).status).toBe(400);
+
+    const again = await runCli(['account:api-secret'], { env });
+    expect({ stderr: again.stderr, code: again.code }).toEqual({
+      stderr: 'This account already has an API secret, shown only when it was made: run `txdesk account:api-secret --rotate` to replace it (the old one stops working at once).\n',
+      code: 1,
+    });
+    const rotated = await runCli(['account:api-secret', '--rotate', '--json'], { env });
+    expect(rotated.code, rotated.stderr).toBe(0);
+    const next = JSON.parse(rotated.stdout) as { apiSecret: string; createdAt: string };
+    expect(next.apiSecret).toMatch(/^txdesk_sk_/);
+    expect(next.apiSecret).not.toBe(secret);
+    expect(rotated.stderr).toContain('This API secret is shown only this once');
+    const old = await api(endpoint, '', secret!);
+    expect(old.status).toBe(401);
+    expect(((await old.json()) as { error: { message: string } }).error.message).toBe(
+      'This API secret is not valid (it was rotated or revoked, or is mistyped): send the current one, or make a new one with `txdesk account:api-secret --rotate`.',
+    );
+    const patched = await api(endpoint, `/${id}`, next.apiSecret, { method: 'PATCH', body: { state: 'paused' } });
+    expect(((await patched.json()) as { state: string }).state).toBe('paused');
+    // The API secret cannot make or end API secrets: that takes a login.
+    const bySecret = await fetch(`${endpoint}/users/v1/api-secret`, { method: 'POST', headers: { authorization: `Bearer ${next.apiSecret}` } });
+    expect(bySecret.status).toBe(401);
+
+    const revoked = await runCli(['account:api-secret', '--revoke'], { env });
+    expect(revoked.stdout).toBe('Revoked the API secret: programs using it can no longer manage webhooks.\n');
+    expect((await api(endpoint, '', next.apiSecret)).status).toBe(401);
+    expect((await runCli(['account:api-secret', '--revoke', '--json'], { env })).stdout).toBe('{"revoked":false}\n');
+    // The CLI goes on with the login session: nothing to paste.
+    const list = await webhook(['list', '--json'], env);
+    expect(JSON.parse(list.stdout)).toMatchObject([{ id, state: 'paused' }]);
+    expect((await webhook(['remove', id], env)).code).toBe(0);
+
+    // `txdesk service --dev` hands out the dev account's API secret beside its clientId: its webhooks need no login.
+    expect(dev.ready.apiSecret).toMatch(/^txdesk_sk_/);
+    const devHooks = await api(endpoint, '', String(dev.ready.apiSecret), { query: `?clientId=${dev.ready.clientId}` });
+    expect(devHooks.status).toBe(200);
   });
 
   it('refuses URLs the service may not reach, in its own words (no --allow-private-webhooks)', async () => {
@@ -229,5 +329,9 @@ describe('txdesk webhook', () => {
     const loggedOut = await webhook(['list'], { ...env, TXDESK_CONFIG_DIR: join(tempDir('txdesk-webhook-cli-none-'), 'config') });
     expect(loggedOut.stderr).toBe(`Not logged in to ${endpoint} (TXDESK_ENDPOINT): run \`txdesk login\` first.\n`);
     expect(loggedOut.code).toBe(1);
+    const noSecret = await runCli(['account:api-secret'], { env: { ...env, TXDESK_CONFIG_DIR: join(tempDir('txdesk-webhook-cli-none-'), 'config') } });
+    expect({ stderr: noSecret.stderr, code: noSecret.code }).toEqual({ stderr: `Not logged in to ${endpoint} (TXDESK_ENDPOINT): run \`txdesk login\` first.\n`, code: 1 });
+    const both = await runCli(['account:api-secret', '--rotate', '--revoke'], { env });
+    expect({ stderr: both.stderr, code: both.code }).toEqual({ stderr: '--rotate and --revoke contradict each other: give one of them.\n', code: 2 });
   });
 });

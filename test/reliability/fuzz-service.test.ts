@@ -274,7 +274,7 @@ const accountBody = fc.oneof(
 );
 
 describe('accounts API under random bodies', () => {
-  it('sign-up, login, passwd and me answer random JSON, wrong types and garbage with a 4xx envelope (or a real success), never 5xx', async () => {
+  it('sign-up, login, passwd, me, api-secret and the webhook API answer random JSON, wrong types and garbage with a 4xx envelope (or a real success), never 5xx', async () => {
     const base = acc.info.serviceUrl;
     const statuses: Record<string, number> = {};
     const routes = [
@@ -282,13 +282,17 @@ describe('accounts API under random bodies', () => {
       { method: 'POST', path: '/users/v1/login' },
       { method: 'PATCH', path: '/users/v1/passwd' },
       { method: 'GET', path: '/users/v1/me' },
+      { method: 'POST', path: '/users/v1/api-secret' },
+      { method: 'DELETE', path: '/users/v1/api-secret' },
+      { method: 'POST', path: '/tracker/v1/webhooks' },
+      { method: 'GET', path: '/tracker/v1/webhooks' },
     ];
     await fc.assert(
       fc.asyncProperty(
         fc.constantFrom(...routes),
         fc.oneof(accountBody.map((b) => JSON.stringify(b) ?? ''), fc.string({ unit: 'binary', maxLength: 200 }), fc.constantFrom('{', '{"email":', '\u0000', '[]', 'null')),
         fc.constantFrom('application/json', 'application/json; charset=utf-8', 'text/plain', 'application/x-www-form-urlencoded', undefined),
-        fc.oneof(fc.constant(undefined), fc.constantFrom('Bearer ', 'Bearer x', 'Basic abc', 'Bearer ' + 'a'.repeat(5000), 'Bearer a.b.c'), fc.string({ maxLength: 40 }).map((s) => `Bearer ${s}`)),
+        fc.oneof(fc.constant(undefined), fc.constantFrom('Bearer ', 'Bearer x', 'Basic abc', 'Bearer ' + 'a'.repeat(5000), 'Bearer a.b.c', 'Bearer txdesk_sk_x', `Bearer txdesk_sk_${'A'.repeat(43)}`), fc.string({ maxLength: 40 }).map((s) => `Bearer ${s}`)),
         async (route, body, type, authorization) => {
           const headers: Record<string, string> = {};
           if (type) headers['content-type'] = type;

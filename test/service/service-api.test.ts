@@ -74,6 +74,7 @@ describe('dev service', () => {
         '/tracker/v1/webhooks/{id}/replay',
         '/tracker/v1/webhooks/{id}/test',
         '/tracker/{platform}/{network}',
+        '/users/v1/api-secret',
         '/users/v1/login',
         '/users/v1/logout',
         '/users/v1/me',
@@ -83,6 +84,16 @@ describe('dev service', () => {
     );
     for (const name of ['Error', 'Contract', 'Token', 'TokenPage', 'Health', 'Profile', 'Session', 'NetworkSummary', 'NetworkHealth']) expect(doc.body.components.schemas[name], name).toBeDefined();
     expect(doc.body.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(doc.body.components.securitySchemes.apiSecret).toMatchObject({ type: 'http', scheme: 'bearer' });
+    // Every webhook operation takes the API secret or a session token; the clientId is no credential there.
+    const webhookOps = Object.entries(doc.body.paths as Record<string, Record<string, any>>)
+      .filter(([path]) => path.startsWith('/tracker/v1/webhooks'))
+      .flatMap(([, byMethod]) => Object.values(byMethod));
+    expect(webhookOps).toHaveLength(7);
+    for (const op of webhookOps) {
+      expect(op.security, op.operationId).toEqual([{ apiSecret: [] }, { bearerAuth: [] }]);
+      expect(op.parameters.find((p: { name: string }) => p.name === 'clientId').required ?? false, op.operationId).toBe(false);
+    }
   });
 
   it('documents each route from the schemas it validates with, and serves every documented route', async () => {

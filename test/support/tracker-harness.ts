@@ -20,6 +20,8 @@ export interface TrackerStack {
   provider: JsonRpcProvider;
   dataDir: string;
   newClientId(): Promise<string>;
+  /** A new account's clientId and its API secret (what webhook management needs). */
+  newAccount(): Promise<{ clientId: string; apiSecret: string }>;
   wallet(i: number): Wallet;
   close(): Promise<void>;
 }
@@ -47,19 +49,21 @@ export async function startTrackerStack(opts: { minAckTimeoutMs?: number; blockT
     throw e;
   }
   const provider = new JsonRpcProvider(anvil.url, undefined, { staticNetwork: true, cacheTimeout: -1 });
+  const createAccount = async () => {
+    const n = ++accountSeq;
+    const email = `tracker-${process.pid}-${n}@example.com`;
+    const { clientId } = await service.accounts.createAccount({ email, password: 'correct horse battery staple', name: `Tracker ${n}`, organization: 'txdesk tests' });
+    return { email, clientId };
+  };
   return {
     anvil,
     service,
     provider,
     dataDir,
-    async newClientId() {
-      const n = ++accountSeq;
-      return (await service.accounts.createAccount({
-        email: `tracker-${process.pid}-${n}@example.com`,
-        password: 'correct horse battery staple',
-        name: `Tracker ${n}`,
-        organization: 'txdesk tests',
-      })).clientId;
+    newClientId: async () => (await createAccount()).clientId,
+    async newAccount() {
+      const { email, clientId } = await createAccount();
+      return { clientId, apiSecret: (await service.accounts.replaceApiSecret(email)).apiSecret };
     },
     wallet(i) {
       return new Wallet(DEV_KEYS[i]!, provider);

@@ -1,4 +1,5 @@
-// The HTTP face of the accounts (docs/api.md, Accounts): /users/v1/signup, login, me, passwd and logout, as documented routes.
+// The HTTP face of the accounts (docs/api.md, Accounts): /users/v1/signup, login, me, passwd, logout and api-secret, as
+// documented routes.
 import type { IncomingMessage } from 'node:http';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { z } from 'zod';
@@ -6,7 +7,7 @@ import { errorReply, json, jsonReply, type DocumentedRoute } from '../../lib/hon
 import { readJsonBody } from '../../lib/http-kit.js';
 import type { RateLimiter } from '../../lib/http-rate-limit.js';
 import { parseBody } from '../../lib/http-validation.js';
-import { loginSchema, logoutSchema, passwdSchema, signupSchema } from './accounts-schemas.js';
+import { apiSecretSchema, loginSchema, logoutSchema, passwdSchema, signupSchema } from './accounts-schemas.js';
 import type { Accounts } from './index.js';
 
 export interface AccountRouteDeps {
@@ -17,6 +18,12 @@ export interface AccountRouteDeps {
 
 const profileReply = z.object({ email: z.string(), name: z.string(), organization: z.string(), clientId: z.string() }).meta({ id: 'Profile' });
 const sessionReply = profileReply.extend({ jwtToken: z.string() }).meta({ id: 'Session' });
+const apiSecretReply = z
+  .object({
+    apiSecret: z.string().meta({ description: 'Shown this once: send it as `Authorization: Bearer <apiSecret>` to manage webhooks.' }),
+    createdAt: z.string(),
+  })
+  .meta({ id: 'ApiSecret' });
 const body = (schema: z.ZodType) => ({ required: true, content: { 'application/json': { schema } } });
 const bearer = [{ bearerAuth: [] }];
 const badRequest = errorReply('A field is invalid; the message names it.');
@@ -133,6 +140,47 @@ export function accountRoutes(accounts: Accounts, deps: AccountRouteDeps): Docum
         c.env.outgoing.writeHead(204, { 'cache-control': 'no-store' }).end();
         return RESPONSE_ALREADY_SENT;
       },
+    },
+    {
+      doc: {
+        method: 'post',
+        path: '/users/v1/api-secret',
+        operationId: 'createApiSecret',
+        summary: "Make the account's API secret (for programs managing webhooks), or replace it with rotate",
+        description:
+          'Answers the secret once; only its SHA-256 is kept. An account has at most one: while it has one, this is a 409 ' +
+          'unless the body says `{"rotate":true}`, which replaces it (the old one stops working at once). Needs a session ' +
+          'token, not the API secret. A password change or logout leaves the API secret as it is.',
+        security: bearer,
+        request: { body: { required: false, content: { 'application/json': { schema: apiSecretSchema } } } },
+        responses: {
+          201: jsonReply('The new API secret (shown this once).', apiSecretReply),
+          400: badRequest,
+          401: errorReply('Missing, invalid, expired or revoked session token.'),
+          409: errorReply('The account has an API secret and the body did not say rotate.'),
+        },
+      },
+      async handler(c) {
+        const authorization = c.req.header('authorization');
+        await accounts.authenticate(authorization);
+        const sent = await readJsonBody(c.env.incoming);
+        const input = sent === undefined ? {} : parseBody(apiSecretSchema, sent, 'nothing, or {"rotate": true}');
+        return json(c, 201, await accounts.issueApiSecret(authorization, input));
+      },
+    },
+    {
+      doc: {
+        method: 'delete',
+        path: '/users/v1/api-secret',
+        operationId: 'revokeApiSecret',
+        summary: "End the account's API secret: programs using it can no longer manage webhooks",
+        security: bearer,
+        responses: {
+          200: jsonReply('Whether there was one to end.', z.object({ revoked: z.boolean() })),
+          401: errorReply('Missing, invalid, expired or revoked session token.'),
+        },
+      },
+      handler: async (c) => json(c, 200, await accounts.revokeApiSecret(c.req.header('authorization'))),
     },
   ];
 }

@@ -39,3 +39,9 @@ export type PasswdInput = z.infer<typeof passwdSchema>;
 
 /** Logout takes no input; a body, when sent, must be `{}`, so a client that thinks it can pass options learns it cannot. */
 export const logoutSchema = z.object({}).strict();
+
+/** Making the account's API secret: `rotate` must be said out loud to replace one that exists, since programs use it. */
+export const apiSecretSchema = z
+  .object({ rotate: z.boolean({ error: 'must be true or false' }).optional().meta({ description: 'Replace the API secret the account has; the old one stops working at once.' }) })
+  .strict();
+export type ApiSecretInput = z.infer<typeof apiSecretSchema>;

@@ -1,5 +1,6 @@
 // What storing service accounts means (users, their hashed passwords and clientIds, the token-signing secret, the
-// session tokens revoked by logout), whatever the backend: SQLite in sqlite/, PostgreSQL in postgres/.
+// session tokens revoked by logout, the hashes of their API secrets), whatever the backend: SQLite in sqlite/,
+// PostgreSQL in postgres/.
 export interface UserRow {
   id: number;
   email: string;
@@ -27,6 +28,15 @@ export interface AccountsStore {
   isRevoked(tokenId: string): Promise<boolean>;
   /** Adds a token to the deny-list until `expiresAt` (epoch seconds), pruning rows already past their expiry. */
   revoke(tokenId: string, userId: number, expiresAt: number, nowSeconds: number): Promise<void>;
+  /** The user whose API secret hashes to `secretHash` (accounts-api-secret.ts), if any. */
+  byApiSecretHash(secretHash: string): Promise<UserRow | undefined>;
+  /** When the user's API secret was made (ms), or undefined when the user has none. */
+  apiSecretCreatedAt(userId: number): Promise<number | undefined>;
+  /** Keeps the hash of the user's new API secret. With `replace` false it changes nothing and answers false when the
+   * user has one already; with `replace` true the old one stops working in the same write. */
+  putApiSecret(userId: number, secretHash: string, nowMs: number, replace: boolean): Promise<boolean>;
+  /** Removes the user's API secret; false when there was none. */
+  deleteApiSecret(userId: number): Promise<boolean>;
 }
 
 export const SECRET_NAME = 'jwt-hs256';

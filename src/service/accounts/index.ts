@@ -1,12 +1,14 @@
-// Accounts of the data service (docs/api.md, Accounts): sign-up, login, logout, session tokens, password change, and the clientId
-// check that every listing request and tracker connection goes through.
+// Accounts of the data service (docs/api.md, Accounts): sign-up, login, logout, session tokens, password change, the
+// clientId check that every listing request and tracker connection goes through, and the API secret (or session) that
+// webhook management needs instead (docs/webhooks.md, "Who may manage webhooks").
 import { randomBytes } from 'node:crypto';
 import type { DocumentedRoute } from '../../lib/hono-kit.js';
 import { TxdeskError } from '../../shared/errors.js';
 import { getDummyHash, hashPassword, hashPasswordSync, verifyPassword } from './accounts-password.js';
 import type { AccountsStore, UserRow } from './accounts-store.js';
+import { apiSecretHash, isApiSecretShaped, isWellFormedApiSecret, newApiSecret } from './accounts-api-secret.js';
 import { issueToken, tokenId, verifyToken, type TokenClaims } from './accounts-token.js';
-import { signupSchema, type LoginInput, type PasswdInput, type SignupInput } from './accounts-schemas.js';
+import { signupSchema, type ApiSecretInput, type LoginInput, type PasswdInput, type SignupInput } from './accounts-schemas.js';
 import { accountRoutes } from './accounts-routes.js';
 import { parseBody } from '../../lib/http-validation.js';
 import { createRateLimiter } from '../../lib/http-rate-limit.js';
@@ -30,6 +32,19 @@ export interface Profile {
 
 export interface Session extends Profile {
   jwtToken: string;
+}
+
+/** A new API secret: the secret itself is in this answer only, never stored or shown again. */
+export interface ApiSecretIssued {
+  apiSecret: string;
+  createdAt: string;
+}
+
+/** The account a management request acts for, and which credential said so. */
+export interface Manager {
+  id: number;
+  clientId: string;
+  via: 'api-secret' | 'session';
 }
 
 export interface Accounts {
@@ -60,6 +75,19 @@ export interface Accounts {
    * one machine is that their sessions elsewhere keep working (a password change is the way to end them all). Throws
    * the same 401 as `authenticate` for a token that is already invalid, so logging out twice is a 401. */
   logout(authorization: string | undefined): Promise<void>;
+  /**
+   * The account that requests state changes or another party's data (webhook management), from the `Authorization:
+   * Bearer` header: the account's API secret, or a session token (what `txdesk` sends). Never the clientId alone,
+   * which the listing puts in URLs. `what` opens the 401's sentence ("Managing webhooks").
+   */
+  authorizeManagement(authorization: string | undefined, what: string): Promise<Manager>;
+  /** Makes the signed-in account's API secret; 409 when it has one and `rotate` is not set (programs may be using it). */
+  issueApiSecret(authorization: string | undefined, input: ApiSecretInput): Promise<ApiSecretIssued>;
+  /** Ends the signed-in account's API secret; `revoked` is false when it had none. */
+  revokeApiSecret(authorization: string | undefined): Promise<{ revoked: boolean }>;
+  /** For code (the dev account, an operator's script, tests): a new API secret for the account of `email`, ending the
+   * one it had. */
+  replaceApiSecret(email: string): Promise<ApiSecretIssued>;
 }
 
 export const DEV_ACCOUNT = { email: 'dev@txdesk.local', name: 'txdesk developer', organization: 'txdesk dev chain' } as const;
@@ -96,11 +124,15 @@ export async function createAccounts(store: AccountsStore, options: AccountsOpti
 
   /** The user, claims and revocation key of a valid session token; every way a token can be invalid is a 401. */
   async function verifySession(authorization: string | undefined): Promise<{ user: UserRow; claims: TokenClaims; tokenId: string }> {
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
-    if (!match) {
+    const token = bearerOf(authorization);
+    if (token === undefined) {
       throw new TxdeskError('UNAUTHORIZED', 'This endpoint needs a session token: send "Authorization: Bearer <jwtToken>" with the token from POST /users/v1/login.');
     }
-    const check = verifyToken(secret, match[1]!, nowSeconds());
+    if (isApiSecretShaped(token)) {
+      // The API secret is for programs managing webhooks; it must not make, replace or end credentials itself.
+      throw new TxdeskError('UNAUTHORIZED', 'This endpoint needs a session token, not the API secret: log in with `txdesk login` (or POST /users/v1/login) and send its jwtToken.');
+    }
+    const check = verifyToken(secret, token, nowSeconds());
     if (!check.ok) {
       throw new TxdeskError(
         'UNAUTHORIZED',
@@ -111,7 +143,7 @@ export async function createAccounts(store: AccountsStore, options: AccountsOpti
     if (!user || user.tokenGeneration !== check.claims.gen) {
       throw new TxdeskError('UNAUTHORIZED', 'The session token is no longer valid (the password changed); log in again.');
     }
-    const id = tokenId(match[1]!);
+    const id = tokenId(token);
     if (await store.isRevoked(id)) {
       throw new TxdeskError('UNAUTHORIZED', 'This session token was revoked by a logout; log in again with `txdesk login` (or POST /users/v1/login).');
     }
@@ -121,6 +153,19 @@ export async function createAccounts(store: AccountsStore, options: AccountsOpti
   async function authenticate(authorization: string | undefined): Promise<Profile & { id: number }> {
     const { user } = await verifySession(authorization);
     return { id: user.id, ...profile(user) };
+  }
+
+  async function apiSecretFor(user: UserRow, replace: boolean): Promise<ApiSecretIssued> {
+    const apiSecret = newApiSecret();
+    const made = now();
+    if (!(await store.putApiSecret(user.id, apiSecretHash(apiSecret), made, replace))) {
+      const since = await store.apiSecretCreatedAt(user.id);
+      throw new TxdeskError(
+        'CONFLICT',
+        `This account already has an API secret${since === undefined ? '' : ` (made ${new Date(since).toISOString()})`}, which is shown only when made: send {"rotate":true} to replace it (the old one stops working at once), or \`txdesk account:api-secret --rotate\`.`,
+      );
+    }
+    return { apiSecret, createdAt: new Date(made).toISOString() };
   }
 
   async function lookUp(id: string): Promise<boolean> {
@@ -212,6 +257,47 @@ export async function createAccounts(store: AccountsStore, options: AccountsOpti
       const { user, claims, tokenId: id } = await verifySession(authorization);
       await store.revoke(id, user.id, claims.exp, nowSeconds());
     },
+
+    async authorizeManagement(authorization, what) {
+      const token = bearerOf(authorization);
+      // No credential, or something that is neither kind (a clientId sent as the bearer, say): say what is needed.
+      if (token === undefined || (!isApiSecretShaped(token) && token.split('.').length !== 3)) {
+        throw new TxdeskError(
+          'UNAUTHORIZED',
+          `${what} needs your account's API secret, not only the clientId: send "Authorization: Bearer <API secret>" (make one with \`txdesk account:api-secret\`), or use the txdesk command while logged in.`,
+        );
+      }
+      if (!isApiSecretShaped(token)) {
+        const { user } = await verifySession(authorization);
+        return { id: user.id, clientId: user.clientId, via: 'session' };
+      }
+      const user = isWellFormedApiSecret(token) ? await store.byApiSecretHash(apiSecretHash(token)) : undefined;
+      if (!user) {
+        throw new TxdeskError('UNAUTHORIZED', 'This API secret is not valid (it was rotated or revoked, or is mistyped): send the current one, or make a new one with `txdesk account:api-secret --rotate`.');
+      }
+      return { id: user.id, clientId: user.clientId, via: 'api-secret' };
+    },
+
+    async issueApiSecret(authorization, input) {
+      const { user } = await verifySession(authorization);
+      return apiSecretFor(user, input.rotate === true);
+    },
+
+    async revokeApiSecret(authorization) {
+      const { user } = await verifySession(authorization);
+      return { revoked: await store.deleteApiSecret(user.id) };
+    },
+
+    async replaceApiSecret(email) {
+      const user = await store.byEmail(email.trim().toLowerCase());
+      if (!user) throw new TxdeskError('NOT_FOUND', `No account has the e-mail ${email}; create it first.`);
+      return apiSecretFor(user, true);
+    },
   };
   return accounts;
+}
+
+/** The credential of an `Authorization: Bearer <credential>` header, or undefined when there is no such header. */
+function bearerOf(authorization: string | undefined): string | undefined {
+  return /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1];
 }

@@ -40,7 +40,12 @@ export function createServiceApp(health: HealthSource, routes: readonly Document
   const { observe } = options;
   const timed = observe ? timeRequests(allRoutes, observe) : null;
   const servedForOtherMethod = mountRoutes(app, timed?.routes ?? allRoutes);
-  app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
+  app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'A session token: the jwtToken of POST /users/v1/login.' });
+  app.openAPIRegistry.registerComponent('securitySchemes', 'apiSecret', {
+    type: 'http',
+    scheme: 'bearer',
+    description: "The account's API secret (txdesk_sk_…, POST /users/v1/api-secret): the long-lived credential of programs that manage webhooks.",
+  });
   app.notFound((c) => {
     const { pathname } = new URL(c.req.url);
     if (servedForOtherMethod(c.req.method, pathname)) throw new TxdeskError('METHOD_NOT_ALLOWED', `Method ${c.req.method} is not allowed on ${pathname}.`);

@@ -141,10 +141,10 @@ describe('the deny-list on a real database with a fake clock', () => {
   });
 
   it('migrates a database from before logout, whose tokens (without jti) still work and can be revoked', async () => {
-    // Back to accounts schema version 1, as a service from before this change left it.
-    db.exec("DROP TABLE accounts_revoked_tokens; UPDATE schema_migrations SET version = 1 WHERE module = 'accounts'");
+    // Back to accounts schema version 1, as a service from before this change left it (and so before API secrets).
+    db.exec("DROP TABLE accounts_api_secrets; DROP TABLE accounts_revoked_tokens; UPDATE schema_migrations SET version = 1 WHERE module = 'accounts'");
     const accounts = await open();
-    expect(db.prepare("SELECT version FROM schema_migrations WHERE module = 'accounts'").pluck().get()).toBe(2);
+    expect(db.prepare("SELECT version FROM schema_migrations WHERE module = 'accounts'").pluck().get()).toBe(3);
 
     const user = await accounts.authenticate(bearer((await accounts.login({ email: 'linus@example.com', password })).jwtToken));
     const secret = db.prepare("SELECT value FROM accounts_secrets WHERE name = 'jwt-hs256'").pluck().get() as Buffer;

@@ -62,6 +62,29 @@ describe.each(backends)('accounts store on $name', (backend) => {
     expect(await store.isRevoked('tok-a')).toBe(false);
     expect(await store.isRevoked('tok-b')).toBe(true);
   });
+
+  it('keeps at most one API secret hash per user, replaced only when asked, seen by every store on the database', async () => {
+    const { store, place } = await open();
+    await store.insert(user(1), 0);
+    await store.insert(user(2), 0);
+    const [u1, u2] = [(await store.byEmail('u1@example.com'))!, (await store.byEmail('u2@example.com'))!];
+    expect(await store.apiSecretCreatedAt(u1.id)).toBeUndefined();
+    expect(await store.putApiSecret(u1.id, 'hash-a', 1_000, false)).toBe(true);
+    expect(await store.putApiSecret(u1.id, 'hash-b', 2_000, false)).toBe(false);
+    expect(await store.byApiSecretHash('hash-a')).toEqual(u1);
+    expect(await store.byApiSecretHash('hash-b')).toBeUndefined();
+    expect(await store.apiSecretCreatedAt(u1.id)).toBe(1_000);
+    expect(await store.putApiSecret(u2.id, 'hash-c', 1_500, false)).toBe(true);
+    const { store: second } = await open(place);
+    expect(await second.putApiSecret(u1.id, 'hash-b', 2_000, true)).toBe(true);
+    expect(await store.byApiSecretHash('hash-a')).toBeUndefined();
+    expect(await store.byApiSecretHash('hash-b')).toEqual(u1);
+    expect(await store.apiSecretCreatedAt(u1.id)).toBe(2_000);
+    expect(await store.deleteApiSecret(u1.id)).toBe(true);
+    expect(await store.deleteApiSecret(u1.id)).toBe(false);
+    expect(await second.byApiSecretHash('hash-b')).toBeUndefined();
+    expect(await second.byApiSecretHash('hash-c')).toEqual(u2);
+  });
 });
 
 describe('accounts of two instances on one PostgreSQL database', () => {

@@ -20,7 +20,7 @@ let receiver: WebhookReceiver;
 let dataDir: string;
 let nft: Contract;
 let multi: Contract;
-let clientId: string;
+let apiSecret: string;
 const watched = Wallet.createRandom().address.toLowerCase();
 const other = Wallet.createRandom().address.toLowerCase();
 
@@ -38,7 +38,8 @@ beforeAll(async () => {
     webhookTuning: { activityPollMs: 100 },
     log: process.env.TXDESK_TEST_LOG ? createLogger('activity-test') : silentLogger,
   });
-  clientId = (await service.accounts.createAccount({ email: 'activity@example.com', password: 'correct horse battery staple', name: 'A', organization: 'T' })).clientId;
+  await service.accounts.createAccount({ email: 'activity@example.com', password: 'correct horse battery staple', name: 'A', organization: 'T' });
+  apiSecret = (await service.accounts.replaceApiSecret('activity@example.com')).apiSecret;
   receiver = await startWebhookReceiver();
 });
 afterAll(async () => {
@@ -48,7 +49,8 @@ afterAll(async () => {
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
 
-const hooks = (rest = '') => `${service.url}/tracker/v1/webhooks${rest}?clientId=${encodeURIComponent(clientId)}`;
+/** The webhook API as a program of the account calls it: its API secret in the Authorization header. */
+const hooks = (rest = '', init: Parameters<typeof call>[1] = {}) => call(`${service.url}/tracker/v1/webhooks${rest}`, { ...init, token: apiSecret });
 const head = async () => Number(await rpc<string>(chain.url, 'eth_blockNumber'));
 /** Sends a contract call and returns its transaction hash (automine: mined at once). */
 async function sendTx(c: Contract, method: string, ...args: unknown[]): Promise<string> {
@@ -61,7 +63,7 @@ const activity = () => receiver.accepted().map((a) => a.body).filter((b) => b.pa
 describe('address activity', () => {
   it('delivers a mint, a transfer and an ERC-1155 batch into the watched address once each, with their fields', async () => {
     await waitForIndexed(service.url, (await head()) - LAG);
-    const created = await call(hooks(), { method: 'POST', body: { url: receiver.url, trackerMessages: false, addresses: [watched.toUpperCase().replace('0X', '0x')] } });
+    const created = await hooks('', { method: 'POST', body: { url: receiver.url, trackerMessages: false, addresses: [watched.toUpperCase().replace('0X', '0x')] } });
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ trackerMessages: false, addresses: [watched] });
 
@@ -111,11 +113,11 @@ describe('address activity', () => {
 
   it('a webhook given its first addresses later watches them from then on, not from its creation', async () => {
     const late = Wallet.createRandom().address.toLowerCase();
-    const created = await call(hooks(), { method: 'POST', body: { url: receiver.url } });
+    const created = await hooks('', { method: 'POST', body: { url: receiver.url } });
     await sendTx(nft, 'mint', late, 200); // before the webhook watches `late`
     await chain.mine(LAG);
     await waitForIndexed(service.url, (await head()) - LAG);
-    const patched = await call(hooks(`/${created.body.id}`), { method: 'PATCH', body: { addresses: [late] } });
+    const patched = await hooks(`/${created.body.id}`, { method: 'PATCH', body: { addresses: [late] } });
     expect(patched.body.addresses).toEqual([late]);
     const tx = await sendTx(nft, 'mint', late, 201);
     await chain.mine(LAG);
@@ -140,9 +142,11 @@ describe('address activity', () => {
     const second = await startService({ nodeUrl: proxy.url, dataDir: dir, port: 0, confirmations: LAG, allowPrivateWebhooks: true, webhookTuning: { activityPollMs: 100 }, log: silentLogger });
     try {
       const id = (await second.accounts.createAccount({ email: 'activity-proxy@example.com', password: 'correct horse battery staple', name: 'A', organization: 'T' })).clientId;
+      const token = (await second.accounts.replaceApiSecret('activity-proxy@example.com')).apiSecret;
       await waitForIndexed(second.url, (await head()) - LAG);
       const watchedHere = Wallet.createRandom().address.toLowerCase();
-      const created = await call(`${second.url}/tracker/v1/webhooks?clientId=${id}`, { method: 'POST', body: { url: receiver.url, trackerMessages: false, addresses: [watchedHere] } });
+      // A URL written before the API secret, with the clientId in it: still accepted beside the secret.
+      const created = await call(`${second.url}/tracker/v1/webhooks?clientId=${id}`, { method: 'POST', token, body: { url: receiver.url, trackerMessages: false, addresses: [watchedHere] } });
       expect(created.status).toBe(201);
       const tx = await sendTx(nft, 'mint', watchedHere, 300);
       await chain.mine(LAG);

@@ -67,16 +67,27 @@ async function slowReceiver(delayMs: number): Promise<WebhookReceiver> {
   return r;
 }
 
-async function signup(p: ServiceProcess, email: string): Promise<string> {
+interface Account {
+  clientId: string;
+  apiSecret: string;
+}
+
+/** A new account on `p` and its API secret, made with the sign-up's session as a person would. */
+async function signup(p: ServiceProcess, email: string): Promise<Account> {
   const res = await call(`${p.serviceUrl}/users/v1/signup`, {
     method: 'POST',
     body: { email, password: 'correct horse battery staple', name: 'Webhook crash', organization: 'txdesk tests' },
   });
   expect(res.status).toBe(201);
-  return (res.body as { clientId: string }).clientId;
+  const { clientId, jwtToken } = res.body as { clientId: string; jwtToken: string };
+  const made = await call(`${p.serviceUrl}/users/v1/api-secret`, { method: 'POST', token: jwtToken });
+  expect(made.status).toBe(201);
+  return { clientId, apiSecret: (made.body as { apiSecret: string }).apiSecret };
 }
 
-const hooks = (p: ServiceProcess, clientId: string, rest = '') => `${p.serviceUrl}/tracker/v1/webhooks${rest}?clientId=${encodeURIComponent(clientId)}`;
+/** The webhook API of `p` as a program of the account calls it: its API secret in the Authorization header. */
+const hooks = (p: ServiceProcess, account: Account, rest = '', init: Parameters<typeof call>[1] = {}) =>
+  call(`${p.serviceUrl}/tracker/v1/webhooks${rest}`, { ...init, token: account.apiSecret });
 
 /** Tracks `n` signed transfers from `key` through `p`'s WebSocket, then broadcasts them all; returns their hashes. */
 async function trackAndSend(p: ServiceProcess, clientId: string, key: string, n: number): Promise<string[]> {
@@ -141,8 +152,8 @@ async function killMidFlight(victim: ServiceProcess, receiver: WebhookReceiver, 
  * delivery id per message (a message seen twice was a retry of the same delivery); per transaction, the receipt
  * accepted before the confirmation was first sent; no delivery id in flight twice at once; nothing left pending.
  */
-async function expectNothingLost(p: ServiceProcess, clientId: string, receiver: WebhookReceiver, id: string, hashes: string[]): Promise<Delivery[]> {
-  await waitUntil(async () => (await call(hooks(p, clientId, `/${id}`))).body.pending === 0, 'no delivery left pending', 30_000);
+async function expectNothingLost(p: ServiceProcess, account: Account, receiver: WebhookReceiver, id: string, hashes: string[]): Promise<Delivery[]> {
+  await waitUntil(async () => (await hooks(p, account, `/${id}`)).body.pending === 0, 'no delivery left pending', 30_000);
   const all = requestsOf(receiver, id);
   expect(open(all)).toEqual([]);
 
@@ -173,7 +184,7 @@ async function expectNothingLost(p: ServiceProcess, clientId: string, receiver: 
       expect(tries[i]!.req.atMs, `delivery ${deliveryId}: a try before the previous one ended`).toBeGreaterThanOrEqual(tries[i - 1]!.req.doneAtMs!);
     }
   }
-  expect((await call(hooks(p, clientId, `/${id}`))).body).toMatchObject({ state: 'active', pending: 0 });
+  expect((await hooks(p, account, `/${id}`)).body).toMatchObject({ state: 'active', pending: 0 });
   return all;
 }
 
@@ -182,11 +193,11 @@ describe('SIGKILL while webhook deliveries are in flight', () => {
     const receiver = await slowReceiver(300);
     const dir = dataDir();
     const first = await service({ dataDir: dir });
-    const clientId = await signup(first, 'webhook-crash-sqlite@example.com');
-    const created = await call(hooks(first, clientId), { method: 'POST', body: { url: receiver.url } });
+    const account = await signup(first, 'webhook-crash-sqlite@example.com');
+    const created = await hooks(first, account, '', { method: 'POST', body: { url: receiver.url } });
     expect(created.status).toBe(201);
     const { id } = created.body as { id: string };
-    const hashes = await trackAndSend(first, clientId, DEV_KEYS[3]!, TRANSACTIONS);
+    const hashes = await trackAndSend(first, account.clientId, DEV_KEYS[3]!, TRANSACTIONS);
 
     const cut = await killMidFlight(first, receiver, id, (ds) => accepted(ds).length >= 10 && open(ds).length >= 3);
     expect(cut.length, 'requests cut by the kill').toBeGreaterThan(0);
@@ -194,7 +205,7 @@ describe('SIGKILL while webhook deliveries are in flight', () => {
 
     const second = await service({ dataDir: dir });
     await waitUntil(() => allAccepted(receiver, id, hashes), 'every receipt and confirmation accepted after the restart', 90_000);
-    const all = await expectNothingLost(second, clientId, receiver, id, hashes);
+    const all = await expectNothingLost(second, account, receiver, id, hashes);
     // What the kill cut was sent again, under the same delivery id, and accepted.
     for (const c of cut) expect(accepted(all).some((d) => d.deliveryId === c.deliveryId && d.req.atMs > c.req.atMs), `cut delivery ${c.deliveryId} sent again`).toBe(true);
   }, 180_000);
@@ -212,11 +223,11 @@ describe('SIGKILL while webhook deliveries are in flight', () => {
       const receiver = await slowReceiver(500);
       // Started together: they race for the migration lock and the leaderships.
       const [victim, survivor] = await Promise.all([0, 1].map(() => service({ dataDir: dataDir(), database: database.url })));
-      const clientId = await signup(victim!, 'webhook-crash-fleet@example.com');
-      const created = await call(hooks(victim!, clientId), { method: 'POST', body: { url: receiver.url } });
+      const account = await signup(victim!, 'webhook-crash-fleet@example.com');
+      const created = await hooks(victim!, account, '', { method: 'POST', body: { url: receiver.url } });
       expect(created.status).toBe(201);
       const { id } = created.body as { id: string };
-      const hashes = await trackAndSend(survivor!, clientId, DEV_KEYS[4]!, TRANSACTIONS);
+      const hashes = await trackAndSend(survivor!, account.clientId, DEV_KEYS[4]!, TRANSACTIONS);
 
       // More requests open than one instance may have in flight to a webhook: both instances deliver at this moment,
       // so the kill cuts some of the victim's.
@@ -225,7 +236,7 @@ describe('SIGKILL while webhook deliveries are in flight', () => {
       expect(cut.length, 'requests cut by the kill').toBeGreaterThan(0);
 
       await waitUntil(() => allAccepted(receiver, id, hashes), 'every receipt and confirmation accepted by way of the survivor', LEASE_MS + 60_000);
-      const all = await expectNothingLost(survivor!, clientId, receiver, id, hashes);
+      const all = await expectNothingLost(survivor!, account, receiver, id, hashes);
       // A cut delivery was claimed by the victim: the survivor sent it again, same delivery id, only once the claim's
       // lease ran out (claimed just before the cut request reached the receiver; 2 s of slack for the clocks' reads).
       for (const c of cut) {

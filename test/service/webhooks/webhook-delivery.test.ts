@@ -18,20 +18,22 @@ afterAll(async () => {
   await stack?.close();
 });
 
-const hooks = (clientId: string, rest = '') => `${stack.service.url}/tracker/v1/webhooks${rest}?clientId=${encodeURIComponent(clientId)}`;
+/** The webhook API as a program of the account calls it: its API secret in the Authorization header. */
+const hooks = (account: { apiSecret: string }, rest = '', init: Parameters<typeof call>[1] = {}) =>
+  call(`${stack.service.url}/tracker/v1/webhooks${rest}`, { ...init, token: account.apiSecret });
 const RANK = { pending: 0, receipt: 1, confirmation: 2 } as Record<string, number>;
 
 describe('webhook deliveries', () => {
   it('delivers every message of 200 tracked transactions, signed, in order per transaction, as the WebSocket carries them', async () => {
-    const clientId = await stack.newClientId();
-    const created = await call(hooks(clientId), { method: 'POST', body: { url: receiver.url } });
+    const account = await stack.newAccount();
+    const created = await hooks(account, '', { method: 'POST', body: { url: receiver.url } });
     expect(created.status).toBe(201);
     const { id, secret } = created.body as { id: string; secret: string };
     expect(secret).toMatch(/^whsec_/);
-    expect((await call(hooks(clientId, `/${id}`))).body).not.toHaveProperty('secret');
+    expect((await hooks(account, `/${id}`)).body).not.toHaveProperty('secret');
 
     // A WebSocket subscription of the same client gets the same messages: the two are compared below.
-    const ws = await RawTrackerClient.connect(trackerWsUrl(stack.service.url, clientId));
+    const ws = await RawTrackerClient.connect(trackerWsUrl(stack.service.url, account.clientId));
     await ws.request('tracker_subscribe', ['ws', 'transaction', 60_000]);
     // Acked as they come: the WebSocket sends a transaction's next message only after its previous one is acked.
     ws.ws.on('message', (data) => {
@@ -83,7 +85,7 @@ describe('webhook deliveries', () => {
     expect(accepted.every((a) => a.body.platform === 'ethereum' && a.body.network === 'local')).toBe(true);
     await ws.close();
 
-    const listed = await call(hooks(clientId));
+    const listed = await hooks(account);
     expect(listed.body.data).toEqual([expect.objectContaining({ id, state: 'active', pending: 0, lastError: null, url: receiver.url })]);
 
     // Replay: from a message on sends exactly that message and the later ones again, with their delivery ids.
@@ -91,7 +93,7 @@ describe('webhook deliveries', () => {
     const from = ordered[ordered.length - 50]!.body.messageId as string;
     const expected = new Set(ordered.slice(-50).map((a) => a.body.deliveryId));
     const seen = receiver.requests.length;
-    const replay = await call(hooks(clientId, `/${id}/replay`), { method: 'POST', body: { fromMessageId: from } });
+    const replay = await hooks(account, `/${id}/replay`, { method: 'POST', body: { fromMessageId: from } });
     expect(replay.body).toEqual({ replayed: 50 });
     await waitUntil(() => receiver.requests.length - seen >= 50, 'the 50 replayed deliveries');
     await new Promise((r) => setTimeout(r, 500));
@@ -100,7 +102,7 @@ describe('webhook deliveries', () => {
     expect(replayed).toHaveLength(50);
     expect(replayed.every((r) => r.headers['txdesk-replay'] === '1')).toBe(true);
     // A time range in the future holds nothing.
-    expect((await call(hooks(clientId, `/${id}/replay`), { method: 'POST', body: { from: Date.now() + 60_000 } })).body).toEqual({ replayed: 0 });
+    expect((await hooks(account, `/${id}/replay`, { method: 'POST', body: { from: Date.now() + 60_000 } })).body).toEqual({ replayed: 0 });
   });
 
   it('does not follow a redirect: the delivery fails with a sentence and the target is never asked', async () => {
@@ -108,9 +110,9 @@ describe('webhook deliveries', () => {
     const redirecting = await startWebhookReceiver();
     redirecting.mode = { kind: 'redirect', location: target.url };
     try {
-      const clientId = await stack.newClientId();
-      const { id } = (await call(hooks(clientId), { method: 'POST', body: { url: redirecting.url } })).body as { id: string };
-      const tested = await call(hooks(clientId, `/${id}/test`), { method: 'POST' });
+      const account = await stack.newAccount();
+      const { id } = (await hooks(account, '', { method: 'POST', body: { url: redirecting.url } })).body as { id: string };
+      const tested = await hooks(account, `/${id}/test`, { method: 'POST' });
       expect(tested.body).toMatchObject({ ok: false, status: 302 });
       expect(tested.body.error).toMatch(/redirect/i);
       expect(redirecting.requests).toHaveLength(1);
@@ -122,22 +124,23 @@ describe('webhook deliveries', () => {
   });
 
   it('answers mistakes with one sentence and the right status', async () => {
-    const clientId = await stack.newClientId();
+    const account = await stack.newAccount();
     expect((await call(`${stack.service.url}/tracker/v1/webhooks`)).status).toBe(401);
-    expect((await call(hooks('nope'))).status).toBe(401);
-    const bad = await call(hooks(clientId), { method: 'POST', body: { url: 'ftp://example.com/x' } });
+    expect((await call(`${stack.service.url}/tracker/v1/webhooks?clientId=${account.clientId}`)).status).toBe(401);
+    expect((await hooks({ apiSecret: 'nope' })).status).toBe(401);
+    const bad = await hooks(account, '', { method: 'POST', body: { url: 'ftp://example.com/x' } });
     expect(bad.status).toBe(400);
     expect(bad.body.error.message).toMatch(/https/);
-    const nothing = await call(hooks(clientId), { method: 'POST', body: { url: receiver.url, trackerMessages: false } });
+    const nothing = await hooks(account, '', { method: 'POST', body: { url: receiver.url, trackerMessages: false } });
     expect(nothing.status).toBe(400);
     expect(nothing.body.error.message).toMatch(/deliver nothing/);
-    expect((await call(hooks(clientId), { method: 'POST', body: { url: receiver.url, network: 'nowhere' } })).status).toBe(404);
-    const other = await stack.newClientId();
-    const { id } = (await call(hooks(other), { method: 'POST', body: { url: receiver.url } })).body as { id: string };
-    expect((await call(hooks(clientId, `/${id}`))).status).toBe(404);
-    expect((await call(hooks(clientId, `/${id}`), { method: 'DELETE' })).status).toBe(404);
-    expect((await call(hooks(other, `/${id}`), { method: 'PATCH', body: { state: 'nope' } })).status).toBe(400);
-    expect((await call(hooks(other, `/${id}/replay`), { method: 'POST', body: {} })).status).toBe(400);
-    expect((await call(hooks(other, `/${id}`), { method: 'DELETE' })).body).toEqual({ deleted: true });
+    expect((await hooks(account, '', { method: 'POST', body: { url: receiver.url, network: 'nowhere' } })).status).toBe(404);
+    const other = await stack.newAccount();
+    const { id } = (await hooks(other, '', { method: 'POST', body: { url: receiver.url } })).body as { id: string };
+    expect((await hooks(account, `/${id}`)).status).toBe(404);
+    expect((await hooks(account, `/${id}`, { method: 'DELETE' })).status).toBe(404);
+    expect((await hooks(other, `/${id}`, { method: 'PATCH', body: { state: 'nope' } })).status).toBe(400);
+    expect((await hooks(other, `/${id}/replay`, { method: 'POST', body: {} })).status).toBe(400);
+    expect((await hooks(other, `/${id}`, { method: 'DELETE' })).body).toEqual({ deleted: true });
   });
 });

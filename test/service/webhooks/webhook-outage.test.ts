@@ -7,7 +7,9 @@ import { RawTrackerClient, sendTransfer, startTrackerStack, trackerWsUrl, waitUn
 import { startWebhookReceiver, type WebhookReceiver } from '../../support/webhook-receiver.js';
 
 const BACKOFF = { baseMs: 200, capMs: 3_000 };
-const hooks = (stack: TrackerStack, clientId: string, rest = '') => `${stack.service.url}/tracker/v1/webhooks${rest}?clientId=${encodeURIComponent(clientId)}`;
+/** The webhook API as a program of the account calls it: its API secret in the Authorization header. */
+const hooks = (stack: TrackerStack, account: { apiSecret: string }, rest = '', init: Parameters<typeof call>[1] = {}) =>
+  call(`${stack.service.url}/tracker/v1/webhooks${rest}`, { ...init, token: account.apiSecret });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Tracks `n` transfers (confirmation 1) and sends them; returns their hashes. */
@@ -37,22 +39,22 @@ describe('a receiver that fails, then comes back', () => {
   });
 
   it('gets every message after 500s, timeouts and a minute down, with backoff between tries and no message twice', async () => {
-    const clientId = await stack.newClientId();
-    const { id } = (await call(hooks(stack, clientId), { method: 'POST', body: { url: receiver.url } })).body as { id: string };
+    const account = await stack.newAccount();
+    const { id } = (await hooks(stack, account, '', { method: 'POST', body: { url: receiver.url } })).body as { id: string };
     receiver.mode = { kind: 'status', status: 500 };
-    const hashes = await trackTransfers(stack, clientId, 5);
+    const hashes = await trackTransfers(stack, account.clientId, 5);
     await waitUntil(() => receiver.requests.length >= 6, 'a few tries answered 500');
-    const during = (await call(hooks(stack, clientId, `/${id}`))).body;
+    const during = (await hooks(stack, account, `/${id}`)).body;
     expect(during).toMatchObject({ state: 'active', lastError: expect.stringMatching(/500/) });
     expect(during.failingSince).not.toBeNull();
     receiver.mode = { kind: 'hang' };
     const hangFrom = receiver.requests.length;
     await waitUntil(() => receiver.requests.length >= hangFrom + 2, 'tries that time out');
-    await waitUntil(async () => /within|time/i.test((await call(hooks(stack, clientId, `/${id}`))).body.lastError ?? ''), 'a timeout as the last error');
+    await waitUntil(async () => /within|time/i.test((await hooks(stack, account, `/${id}`)).body.lastError ?? ''), 'a timeout as the last error');
     await receiver.down();
     const downAt = Date.now();
     await sleep(60_000);
-    expect((await call(hooks(stack, clientId, `/${id}`))).body).toMatchObject({ state: 'active', pending: expect.any(Number) });
+    expect((await hooks(stack, account, `/${id}`)).body).toMatchObject({ state: 'active', pending: expect.any(Number) });
     receiver.mode = { kind: 'ok' };
     await receiver.start();
 
@@ -82,7 +84,7 @@ describe('a receiver that fails, then comes back', () => {
     expect(first.length).toBeGreaterThanOrEqual(4);
     const gaps = first.slice(1).map((t, i) => t.at - first[i]!.at);
     expect(Math.max(...gaps)).toBeGreaterThan(BACKOFF.baseMs * 2);
-    const after = (await call(hooks(stack, clientId, `/${id}`))).body;
+    const after = (await hooks(stack, account, `/${id}`)).body;
     expect(after).toMatchObject({ state: 'active', pending: 0, failingSince: null, lastError: null });
   }, 150_000);
 });
@@ -100,17 +102,17 @@ describe('a receiver that fails for the whole retry window', () => {
   });
 
   it('turns the webhook failing; its deliveries wait, and go out once it is set active again', async () => {
-    const clientId = await stack.newClientId();
-    const { id } = (await call(hooks(stack, clientId), { method: 'POST', body: { url: receiver.url } })).body as { id: string };
+    const account = await stack.newAccount();
+    const { id } = (await hooks(stack, account, '', { method: 'POST', body: { url: receiver.url } })).body as { id: string };
     receiver.mode = { kind: 'status', status: 503 };
-    const [hash] = await trackTransfers(stack, clientId, 1);
-    await waitUntil(async () => (await call(hooks(stack, clientId, `/${id}`))).body.state === 'failing', 'the webhook to turn failing', 30_000);
+    const [hash] = await trackTransfers(stack, account.clientId, 1);
+    await waitUntil(async () => (await hooks(stack, account, `/${id}`)).body.state === 'failing', 'the webhook to turn failing', 30_000);
     receiver.mode = { kind: 'ok' };
     const quiet = receiver.requests.length;
     await sleep(BACKOFF.capMs + 1_000);
     expect(receiver.requests.length).toBe(quiet); // failing: nothing is tried
-    expect((await call(hooks(stack, clientId, `/${id}`))).body).toMatchObject({ state: 'failing', pending: expect.any(Number) });
-    const resumed = await call(hooks(stack, clientId, `/${id}`), { method: 'PATCH', body: { state: 'active' } });
+    expect((await hooks(stack, account, `/${id}`)).body).toMatchObject({ state: 'failing', pending: expect.any(Number) });
+    const resumed = await hooks(stack, account, `/${id}`, { method: 'PATCH', body: { state: 'active' } });
     expect(resumed.body).toMatchObject({ state: 'active', failingSince: null });
     await waitUntil(() => receiver.accepted().filter((a) => a.body.payload.result.transactionHash === hash).length >= 2, 'the held messages');
   }, 60_000);

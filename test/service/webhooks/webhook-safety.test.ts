@@ -29,7 +29,9 @@ afterAll(async () => {
   await stack?.close();
 });
 
-const hooks = (clientId: string, rest = '') => `${stack.service.url}/tracker/v1/webhooks${rest}?clientId=${encodeURIComponent(clientId)}`;
+/** The webhook API as a program of the account calls it: its API secret in the Authorization header. */
+const hooks = (account: { apiSecret: string }, rest = '', init: Parameters<typeof call>[1] = {}) =>
+  call(`${stack.service.url}/tracker/v1/webhooks${rest}`, { ...init, token: account.apiSecret });
 
 describe('webhook URLs a stranger may not use', () => {
   it.each([
@@ -46,48 +48,48 @@ describe('webhook URLs a stranger may not use', () => {
     ['a hostname that does not resolve', 'https://nowhere.test/hook'],
     ['plain http to a public host', 'http://public.test/hook'],
   ])('refuses %s', async (_what, url) => {
-    const clientId = await stack.newClientId();
-    const r = await call(hooks(clientId), { method: 'POST', body: { url } });
+    const account = await stack.newAccount();
+    const r = await hooks(account, '', { method: 'POST', body: { url } });
     expect(r.status).toBe(400);
     expect(r.body.error.code).toBe('INVALID_PARAMETER');
     expect(r.body.error.message.length).toBeGreaterThan(20);
-    expect((await call(hooks(clientId))).body.data).toEqual([]);
+    expect((await hooks(account)).body.data).toEqual([]);
   });
 
   it('accepts a public https host, and refuses it at delivery when it resolves to loopback by then (no connection made)', async () => {
-    const clientId = await stack.newClientId();
-    expect((await call(hooks(clientId), { method: 'POST', body: { url: 'https://public.test/hook' } })).status).toBe(201);
+    const account = await stack.newAccount();
+    expect((await hooks(account, '', { method: 'POST', body: { url: 'https://public.test/hook' } })).status).toBe(201);
     rebindCalls = 0;
-    const created = await call(hooks(clientId), { method: 'POST', body: { url: `https://rebind.test:${receiver.port}/hook` } });
+    const created = await hooks(account, '', { method: 'POST', body: { url: `https://rebind.test:${receiver.port}/hook` } });
     expect(created.status).toBe(201);
-    const tested = await call(hooks(clientId, `/${created.body.id}/test`), { method: 'POST' });
+    const tested = await hooks(account, `/${created.body.id}/test`, { method: 'POST' });
     expect(tested.body).toMatchObject({ ok: false, status: null });
     expect(tested.body.error).toMatch(/127\.0\.0\.1|loopback/);
     expect(receiver.requests).toHaveLength(0);
   });
 
   it('limits webhooks per clientId, with a sentence saying what to do', async () => {
-    const clientId = await stack.newClientId();
-    for (let i = 0; i < 3; i++) expect((await call(hooks(clientId), { method: 'POST', body: { url: `https://public.test/h${i}` } })).status).toBe(201);
-    const fourth = await call(hooks(clientId), { method: 'POST', body: { url: 'https://public.test/h4' } });
+    const account = await stack.newAccount();
+    for (let i = 0; i < 3; i++) expect((await hooks(account, '', { method: 'POST', body: { url: `https://public.test/h${i}` } })).status).toBe(201);
+    const fourth = await hooks(account, '', { method: 'POST', body: { url: 'https://public.test/h4' } });
     expect(fourth.status).toBe(403);
     expect(fourth.body.error.message).toMatch(/at most 3 webhooks/);
-    const id = (await call(hooks(clientId))).body.data[0].id;
-    await call(hooks(clientId, `/${id}`), { method: 'DELETE' });
-    expect((await call(hooks(clientId), { method: 'POST', body: { url: 'https://public.test/h5' } })).status).toBe(201);
+    const id = (await hooks(account)).body.data[0].id;
+    await hooks(account, `/${id}`, { method: 'DELETE' });
+    expect((await hooks(account, '', { method: 'POST', body: { url: 'https://public.test/h5' } })).status).toBe(201);
   });
 
   it('records a delivery refused at send time as a failure of the webhook', async () => {
-    const clientId = await stack.newClientId();
+    const account = await stack.newAccount();
     rebindCalls = 0;
-    const { id } = (await call(hooks(clientId), { method: 'POST', body: { url: `https://rebind.test:${receiver.port}/hook` } })).body;
+    const { id } = (await hooks(account, '', { method: 'POST', body: { url: `https://rebind.test:${receiver.port}/hook` } })).body;
     const ws = await import('../../support/tracker-harness.js');
-    const client = await ws.RawTrackerClient.connect(ws.trackerWsUrl(stack.service.url, clientId));
+    const client = await ws.RawTrackerClient.connect(ws.trackerWsUrl(stack.service.url, account.clientId));
     const sent = await ws.sendTransfer(stack.wallet(6));
     await client.request('track_transaction', [sent.hash, 0, 60_000]);
     await client.close();
     const failed = await waitUntil(async () => {
-      const w = (await call(hooks(clientId, `/${id}`))).body;
+      const w = (await hooks(account, `/${id}`)).body;
       return w.lastError ? w : null;
     }, 'a refused delivery');
     expect(failed.lastError).toMatch(/127\.0\.0\.1|loopback/);

@@ -23,6 +23,12 @@ const MIGRATIONS = [
      expires_at BIGINT NOT NULL
    );
    CREATE INDEX accounts_revoked_tokens_by_expiry ON accounts_revoked_tokens (expires_at);`,
+  // The API secret that manages webhooks, as on SQLite (migration 3 there): its SHA-256, at most one per account.
+  `CREATE TABLE accounts_api_secrets (
+     user_id BIGINT PRIMARY KEY REFERENCES accounts_users(id) ON DELETE CASCADE,
+     secret_hash TEXT NOT NULL UNIQUE,
+     created_at BIGINT NOT NULL
+   );`,
 ];
 
 const COLUMNS = `id, email, name, organization, password_hash AS "passwordHash", client_id AS "clientId", token_generation AS "tokenGeneration"`;
@@ -64,5 +70,13 @@ export async function openPostgresAccountsStore(pool: PgPool): Promise<AccountsS
         await c.query('DELETE FROM accounts_revoked_tokens WHERE expires_at <= $1', [nowSeconds]);
         await c.query('INSERT INTO accounts_revoked_tokens (token_id, user_id, expires_at) VALUES ($1, $2, $3) ON CONFLICT (token_id) DO NOTHING', [tokenId, userId, expiresAt]);
       }),
+    byApiSecretHash: (hash) => one(`SELECT ${COLUMNS} FROM accounts_users WHERE id = (SELECT user_id FROM accounts_api_secrets WHERE secret_hash = $1)`, [hash]),
+    apiSecretCreatedAt: async (userId) => (await pool.query<{ created_at: number }>('SELECT created_at FROM accounts_api_secrets WHERE user_id = $1', [userId])).rows[0]?.created_at,
+    putApiSecret: async (userId, hash, nowMs, replace) => {
+      const onConflict = replace ? 'DO UPDATE SET secret_hash = excluded.secret_hash, created_at = excluded.created_at' : 'DO NOTHING';
+      const r = await pool.query(`INSERT INTO accounts_api_secrets (user_id, secret_hash, created_at) VALUES ($1, $2, $3) ON CONFLICT (user_id) ${onConflict}`, [userId, hash, nowMs]);
+      return r.rowCount === 1;
+    },
+    deleteApiSecret: async (userId) => (await pool.query('DELETE FROM accounts_api_secrets WHERE user_id = $1', [userId])).rowCount === 1,
   };
 }

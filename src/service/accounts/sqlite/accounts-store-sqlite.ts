@@ -27,6 +27,13 @@ const MIGRATIONS = [
      expires_at INTEGER NOT NULL
    ) WITHOUT ROWID;
    CREATE INDEX accounts_revoked_tokens_by_expiry ON accounts_revoked_tokens (expires_at);`,
+  // The API secret that manages webhooks (docs/webhooks.md): at most one per account, kept as its SHA-256 (the secret
+  // is shown once, when made). Looked up by hash on every management request, hence the unique index on it.
+  `CREATE TABLE accounts_api_secrets (
+     user_id INTEGER PRIMARY KEY REFERENCES accounts_users(id) ON DELETE CASCADE,
+     secret_hash TEXT NOT NULL UNIQUE,
+     created_at INTEGER NOT NULL
+   );`,
 ];
 
 const COLUMNS = `id, email, name, organization, password_hash AS passwordHash, client_id AS clientId, token_generation AS tokenGeneration`;
@@ -53,6 +60,14 @@ export function openSqliteAccountsStore(db: Db): AccountsStore {
     pruneRevoked.run(nowSeconds);
     insertRevoked.run(tokenId, userId, expiresAt);
   });
+  const byApiSecretHash = db.prepare(`SELECT ${COLUMNS} FROM accounts_users WHERE id = (SELECT user_id FROM accounts_api_secrets WHERE secret_hash = ?)`);
+  const apiSecretCreatedAt = db.prepare('SELECT created_at FROM accounts_api_secrets WHERE user_id = ?').pluck();
+  const addApiSecret = db.prepare('INSERT INTO accounts_api_secrets (user_id, secret_hash, created_at) VALUES (?, ?, ?) ON CONFLICT(user_id) DO NOTHING');
+  const replaceApiSecret = db.prepare(
+    `INSERT INTO accounts_api_secrets (user_id, secret_hash, created_at) VALUES (?, ?, ?)
+     ON CONFLICT(user_id) DO UPDATE SET secret_hash = excluded.secret_hash, created_at = excluded.created_at`,
+  );
+  const deleteApiSecret = db.prepare('DELETE FROM accounts_api_secrets WHERE user_id = ?');
   let secret: Buffer | undefined;
 
   return {
@@ -71,5 +86,9 @@ export function openSqliteAccountsStore(db: Db): AccountsStore {
     },
     isRevoked: async (tokenId) => isRevoked.get(tokenId) !== undefined,
     revoke: async (tokenId, userId, expiresAt, nowSeconds) => void revoke(tokenId, userId, expiresAt, nowSeconds),
+    byApiSecretHash: async (hash) => byApiSecretHash.get(hash) as UserRow | undefined,
+    apiSecretCreatedAt: async (userId) => apiSecretCreatedAt.get(userId) as number | undefined,
+    putApiSecret: async (userId, hash, nowMs, replace) => (replace ? replaceApiSecret : addApiSecret).run(userId, hash, nowMs).changes === 1,
+    deleteApiSecret: async (userId) => deleteApiSecret.run(userId).changes === 1,
   };
 }
