@@ -7,7 +7,10 @@ import type { ReplacementPolicy } from '../shared/desktop-api.js';
 import type { PersistedSettings } from './ports.js';
 import { DEFAULT_SERVICE_URL, MIN_BUMP_PERCENT } from '../shared/defaults.js';
 
+/** The policy's defaults: the seed preset's numbers; loadConfig makes `pricing` the market on a configured network. */
 export const defaultPolicy: ReplacementPolicy = {
+  pricing: 'seed',
+  speed: 'normal',
   txType: 'legacy',
   initialFeeWei: '1000000000',
   bumpPercent: MIN_BUMP_PERCENT,
@@ -123,7 +126,9 @@ export function loadConfig(opts: { env: NodeJS.ProcessEnv; dataDir?: string; sav
   const nodeUrl = e.NODE_ENDPOINT ?? opts.saved.nodeUrl;
   const serviceUrl = e.TXDESK_SERVICE_URL ?? opts.saved.serviceUrl;
   const clientId = e.CLIENT_ID ?? opts.saved.clientId ?? undefined;
-  const policy = { ...defaultPolicy, ...opts.saved.policy, ...opts.policy };
+  // The dev chain keeps the seed's example (1 gwei, +12.5 % every 10 s), so the demo still shows replacement.
+  const pricing: ReplacementPolicy['pricing'] = nodeUrl || serviceUrl ? 'market' : 'seed';
+  const policy = { ...defaultPolicy, pricing, ...opts.saved.policy, ...opts.policy };
   const base = {
     dataDir: resolveDataDir(opts.dataDir, opts.env),
     envPrivateKey: e.PRIVATE_KEY ? (e.PRIVATE_KEY.startsWith('0x') ? e.PRIVATE_KEY : `0x${e.PRIVATE_KEY}`) : null,

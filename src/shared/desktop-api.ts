@@ -5,16 +5,30 @@
 import type { ApprovalDecision, ApprovalRequest, ApprovalRule } from './approvals.js';
 import type { TokenPage, TokenQuery } from './listing.js';
 import type { TxRecord, TxRecordWithHistory } from './tx-record.js';
-import type { TxRequest } from './tx-request.js';
+import type { Speed, TxRequest } from './tx-request.js';
 
 export type Unsubscribe = () => void;
 
-export const congestionLevels = ['off', 'low', 'high'] as const;
+export const congestionLevels = ['off', 'low', 'high', 'market'] as const;
 export type CongestionLevel = (typeof congestionLevels)[number];
+/** The phases of `market` congestion, in the order they cycle (src/devchain/congestion-market.ts). */
+export const marketPhases = ['calm', 'rush', 'spike'] as const;
+export type MarketPhase = (typeof marketPhases)[number];
+
+/**
+ * How fees are set: `market` prices a first attempt from recent blocks (eth_feeHistory) at a speed and replaces a
+ * transaction when blocks go by that included higher tips (the default on configured networks); `seed` is the seed's
+ * example, a first attempt at `initialFeeWei` replaced +`bumpPercent` every `timeoutMs` (the dev chain's default).
+ */
+export type FeePricing = 'market' | 'seed';
 
 export interface ReplacementPolicy {
+  pricing: FeePricing;
+  /** The market policy's speed for a request that names none. */
+  speed: Speed;
+  /** The seed preset's transaction type (the market policy uses EIP-1559 where the chain has a base fee). */
   txType: 'legacy' | 'eip1559';
-  /** Fee of a first attempt, decimal wei (the seed's 1 gwei by default). */
+  /** Seed preset: fee of a first attempt, decimal wei (the seed's 1 gwei by default). */
   initialFeeWei: string;
   /** Percent added to the previous fee per replacement; at least MIN_BUMP_PERCENT (shared/defaults.ts) so nodes accept it. */
   bumpPercent: number;
@@ -110,6 +124,8 @@ export interface DevchainStatus {
   /** Decimal wei. */
   baseFeeWei: string;
   congestion: CongestionLevel;
+  /** Under `market` only: the phase block `blockNumber` belongs to (calm, rush or spike). */
+  marketPhase?: MarketPhase;
 }
 
 /** The data service as the app sees it now (its GET /health), for the dashboard and the settings. */

@@ -14,7 +14,7 @@ import {
   type SignIn,
 } from './desktop-api.js';
 import { STANDARDS, type TokenQuery } from './listing.js';
-import type { TxRequest } from './tx-request.js';
+import { SPEEDS, type Speed, type TxRequest } from './tx-request.js';
 import type { ApprovalDecision } from './approvals.js';
 import { MAX_BUMP_PERCENT, MIN_BUMP_PERCENT } from './defaults.js';
 
@@ -32,6 +32,8 @@ const quantitySchema = (field: string, what: string) =>
     // A refinement's message is a whole sentence (lib/zod-issues.ts), so it names its field itself.
     .refine((s) => !QUANTITY.test(s) || BigInt(s) <= UINT256_MAX, `The field '${field}' must be ${what} below 2^256.`);
 
+export const speedSchema = z.enum(SPEEDS as [Speed, ...Speed[]], { message: "must be 'slow', 'normal' or 'fast'" });
+
 /** The body of POST /api/tx and the fields of eth_sendTransaction the engine takes (see shared/tx-request.ts). */
 export const txRequestSchema = z
   .object({
@@ -40,6 +42,7 @@ export const txRequestSchema = z
     value: quantitySchema('value', 'an amount of wei'),
     data: z.string().regex(/^0x([0-9a-fA-F]{2})*$/, 'must be 0x-hex bytes: 0x followed by an even number of hex digits').max(2 * 256 * 1024 + 2, 'is larger than 256 KiB'),
     gas: quantitySchema('gas', 'a gas limit').refine((s) => !QUANTITY.test(s) || BigInt(s) >= 21_000n && BigInt(s) <= 100_000_000n, "The field 'gas' must be a gas limit between 21000 and 100000000."),
+    speed: speedSchema,
   })
   .partial()
   .strict()
@@ -51,6 +54,8 @@ export const txRequestSchema = z
 
 export const policyPatchSchema = z
   .object({
+    pricing: z.enum(['market', 'seed']),
+    speed: speedSchema,
     txType: z.enum(['legacy', 'eip1559']),
     initialFeeWei: weiSchema,
     bumpPercent: z.number().min(MIN_BUMP_PERCENT).max(MAX_BUMP_PERCENT),

@@ -1,5 +1,9 @@
-// What a person or a local tool asks the engine to send: what to call and with how much, never how to price it (the
-// replacement policy sets every fee). POST /api/tx takes it as its body, /rpc's eth_sendTransaction maps onto it.
+// What a person or a local tool asks the engine to send: what to call and with how much, and how fast (the fee policy
+// prices it). POST /api/tx takes it as its body, /rpc's eth_sendTransaction maps onto it.
+
+/** How soon a request wants to be mined, under the market fee policy: the tip recent blocks included at the 10th, 50th or 90th percentile. */
+export type Speed = 'slow' | 'normal' | 'fast';
+export const SPEEDS: readonly Speed[] = ['slow', 'normal', 'fast'];
 
 export interface TxRequest {
   /** The recipient, checksummed or lower case; absent or null creates a contract from `data`. */
@@ -10,6 +14,8 @@ export interface TxRequest {
   data?: string;
   /** Gas limit, a decimal or 0x-hex string; estimated by the node when absent. */
   gas?: string;
+  /** The market policy's speed for this request; the policy's own `speed` when absent (the seed preset ignores it). */
+  speed?: Speed;
 }
 
 /** A request with every field settled: what the engine signs and every replacement of it keeps. */

@@ -85,7 +85,7 @@ describe('loadConfig', () => {
     const c = loadConfig({ env: { CLIENT_ID: 'env' }, saved, dataDir: '/d', policy: { timeoutMs: 2000 } });
     expect(c.network?.clientId).toBe('env');
     expect(c.network?.origin).toEqual({ nodeUrl: 'saved', serviceUrl: 'saved', clientId: 'env', platform: 'env', network: 'saved' });
-    expect(c.policy).toEqual({ ...defaultPolicy, bumpPercent: 30, timeoutMs: 2000 });
+    expect(c.policy).toEqual({ ...defaultPolicy, pricing: 'market', bumpPercent: 30, timeoutMs: 2000 });
   });
 
   it('data dir: explicit, then TXDESK_DATA_DIR, then ~/.txdesk', () => {

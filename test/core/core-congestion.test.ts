@@ -21,7 +21,7 @@ beforeAll(async () => {
   core = createCore({
     env: chain.env,
     dataDir: dir,
-    policy: { timeoutMs: 2_000, confirmations: 2, maxReplacements: 5 },
+    policy: { pricing: 'seed', timeoutMs: 2_000, confirmations: 2, maxReplacements: 5 },
     http: { port: 0, rendererDir: join(dir, 'no-renderer') },
     log: silentLogger,
   });
@@ -118,7 +118,7 @@ describe('core under congestion', { timeout: 300_000 }, () => {
       createCore({
         env: { ...chain.env, PRIVATE_KEY: other.privateKey },
         dataDir: otherDir,
-        policy: { timeoutMs: 600_000, confirmations: 1 }, // no replacement: the stuck one just waits
+        policy: { pricing: 'seed', timeoutMs: 600_000, confirmations: 1 }, // no replacement: the stuck one just waits
         http: false,
         log: silentLogger,
       });

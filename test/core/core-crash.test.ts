@@ -12,7 +12,7 @@ import { allConfirmed, expectCleanEndState, startTestChain, waitFor, type TestCh
 import { exited, serveChildren, startServeChild, type ServeChild } from '../support/core-serve-process.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'txdesk-core-crash-'));
-const policy = { timeoutMs: 2_000, confirmations: 2, maxReplacements: 5 };
+const policy = { pricing: 'seed', timeoutMs: 2_000, confirmations: 2, maxReplacements: 5 };
 let chain: TestChain;
 
 beforeAll(async () => {

@@ -53,7 +53,7 @@ async function startCore(
   core = createCore({
     env: { ...chain.env, NODE_ENDPOINT: o.nodeUrl ?? node.url, TXDESK_SERVICE_URL: service.url, PRIVATE_KEY: account.privateKey },
     dataDir,
-    policy: { timeoutMs: 2_000, confirmations: 2, ...policy },
+    policy: { pricing: 'seed', timeoutMs: 2_000, confirmations: 2, ...policy },
     http: false,
     log: silentLogger,
   });

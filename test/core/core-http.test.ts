@@ -69,7 +69,7 @@ beforeAll(async () => {
     // The dev chain's metadata server is on 127.0.0.1: a configured core fetches local metadata only from named origins.
     env: { ...env, TXDESK_KEY_PASSPHRASE: 'a test passphrase', TXDESK_METADATA_ORIGINS: new URL(chain.dev.devchain.metadataUrl).origin },
     dataDir: join(dir, 'data'),
-    policy: { timeoutMs: 2_000, confirmations: 1 },
+    policy: { pricing: 'seed', timeoutMs: 2_000, confirmations: 1 },
     http: { port: 0, rendererDir, allowKeyRoutes: true },
     keychainAvailable: async () => false,
     log: capture,

@@ -20,7 +20,7 @@ beforeAll(async () => {
   core = createCore({
     env: chain.env,
     dataDir: dir,
-    policy: { timeoutMs: 2_000, confirmations: 2, maxFeeWei: String((15n * GWEI) / 10n) },
+    policy: { pricing: 'seed', timeoutMs: 2_000, confirmations: 2, maxFeeWei: String((15n * GWEI) / 10n) },
     http: false,
     log: silentLogger,
   });

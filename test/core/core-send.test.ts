@@ -35,7 +35,7 @@ beforeAll(async () => {
   chain = await startTestChain({ congestion: 'high' });
   const rendererDir = join(dir, 'renderer');
   mkdirSync(rendererDir);
-  core = createCore({ env: chain.env, dataDir: join(dir, 'data'), policy: { timeoutMs: 2_000, confirmations: 1, maxFeeWei: String(50n * GWEI) }, http: { port: 0, rendererDir }, log: silentLogger });
+  core = createCore({ env: chain.env, dataDir: join(dir, 'data'), policy: { pricing: 'seed', timeoutMs: 2_000, confirmations: 1, maxFeeWei: String(50n * GWEI) }, http: { port: 0, rendererDir }, log: silentLogger });
   const rt = await core.start();
   app = rt.appUrl!;
   auth = authHeader(rt.apiTokenFile!);

@@ -31,7 +31,7 @@ let person: Promise<void>;
 
 beforeAll(async () => {
   chain = await startTestChain({ congestion: 'high' });
-  serve = await startServe({ port: 0, env: { ...chain.env, TXDESK_KEYCHAIN: 'off' }, dataDir: dir, rendererDir: join(dir, 'none'), policy: { timeoutMs: 2_000, confirmations: 1 }, log: silentLogger });
+  serve = await startServe({ port: 0, env: { ...chain.env, TXDESK_KEYCHAIN: 'off' }, dataDir: dir, rendererDir: join(dir, 'none'), policy: { pricing: 'seed', timeoutMs: 2_000, confirmations: 1 }, log: silentLogger });
   apiUrl = serve.readyInfo().apiUrl;
   rpcUrl = `${apiUrl}/rpc`;
   token = readFileSync(serve.readyInfo().apiTokenFile, 'utf8').trim();

@@ -75,10 +75,10 @@ describe('settings errors point at their field', () => {
   });
 
   it('marks every invalid policy field at once', () => {
-    const r = parsePolicyForm({ txType: 'legacy', initialFee: '0', bumpPercent: '5', maxFee: 'x', maxReplacements: '1.5', timeoutSeconds: '0', confirmations: '0' });
+    const r = parsePolicyForm({ pricing: 'seed', speed: 'normal', txType: 'legacy', initialFee: '0', bumpPercent: '5', maxFee: 'x', maxReplacements: '1.5', timeoutSeconds: '0', confirmations: '0' });
     expect('errors' in r && Object.keys(r.errors).sort()).toEqual(['bumpPercent', 'confirmations', 'initialFee', 'maxFee', 'maxReplacements', 'timeoutSeconds']);
-    const ok = parsePolicyForm({ txType: 'eip1559', initialFee: '1', bumpPercent: '12.5', maxFee: '50', maxReplacements: '3', timeoutSeconds: '10', confirmations: '2' });
-    expect(ok).toEqual({ patch: { txType: 'eip1559', initialFeeWei: '1000000000', bumpPercent: 12.5, maxFeeWei: '50000000000', maxReplacements: 3, timeoutMs: 10000, confirmations: 2 } });
+    const ok = parsePolicyForm({ pricing: 'market', speed: 'fast', txType: 'eip1559', initialFee: '1', bumpPercent: '12.5', maxFee: '50', maxReplacements: '3', timeoutSeconds: '10', confirmations: '2' });
+    expect(ok).toEqual({ patch: { pricing: 'market', speed: 'fast', txType: 'eip1559', initialFeeWei: '1000000000', bumpPercent: 12.5, maxFeeWei: '50000000000', maxReplacements: 3, timeoutMs: 10000, confirmations: 2 } });
   });
 });
 

@@ -34,6 +34,8 @@ export function rec(over: Partial<TxRecord> & { n?: number } = {}): TxRecord {
 
 export function policy(over: Partial<ReplacementPolicy> = {}): ReplacementPolicy {
   return {
+    pricing: 'seed',
+    speed: 'normal',
     txType: 'legacy',
     initialFeeWei: String(GWEI),
     bumpPercent: 12.5,

@@ -22,7 +22,7 @@ let settings: AppSettings = {
   serviceUrl: 'http://127.0.0.1:4000',
   platform: 'ethereum',
   network: 'local',
-  policy: { txType: 'legacy', initialFeeWei: '1000000000', bumpPercent: 27, maxFeeWei: '50000000000', maxReplacements: 5, timeoutMs: 10000, confirmations: 6 },
+  policy: { pricing: 'seed', speed: 'normal', txType: 'legacy', initialFeeWei: '1000000000', bumpPercent: 27, maxFeeWei: '50000000000', maxReplacements: 5, timeoutMs: 10000, confirmations: 6 },
   localApi: false,
   approvalTimeoutMs: 120000,
   pendingRestart: [],

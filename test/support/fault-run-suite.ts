@@ -45,7 +45,7 @@ export function faultRunSuite(txs: number, seeds: number[]): void {
           node,
           env: { ...process.env, ...chain.env, NODE_ENDPOINT: node.url, PRIVATE_KEY: wallet.privateKey, TXDESK_DATA_DIR: join(dir, `seed-${SEED}`), TXDESK_LOG: '' },
           script,
-          policy: { timeoutMs: 2_000, confirmations: 2 },
+          policy: { pricing: 'seed', timeoutMs: 2_000, confirmations: 2 },
         });
         const kinds = new Set(run.faults.map((f) => f.kind));
         for (const k of ['refusal', 'drop', 'drop-all', 'reorg', 'node-restart', 'app-kill']) expect(kinds, `the run includes a ${k}`).toContain(k);

@@ -39,7 +39,7 @@ export interface CrashFigures {
   killSchedule: { victim: string; atMs: number; acknowledged: number }[];
 }
 
-const policy = { timeoutMs: 2_000, confirmations: 2, maxReplacements: 5 };
+const policy = { pricing: 'seed', timeoutMs: 2_000, confirmations: 2, maxReplacements: 5 };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function integrity(file: string): string {

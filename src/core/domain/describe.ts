@@ -3,6 +3,7 @@
 // edits a sentence once it is made. Pure.
 import { TxdeskError } from '../../shared/errors.js';
 import type { TxKind } from '../../shared/tx-record.js';
+import type { StuckVerdict } from './market-fees.js';
 import { formatGwei, headlineFee, percentIncrease } from './fees.js';
 import { formatEth, REFUSALS_BEFORE_CANCEL, type RefusalFacts } from './refusal.js';
 import type { ReplaceDecision, SkipDecision } from './replacement.js';
@@ -32,9 +33,9 @@ export function describeNews(n: RecordNews): string {
     case 'mined': return `Mined in block ${String(n.block)}.`;
     case 'confirmed': return `Confirmed: block ${String(n.block)} is deep enough.`;
     case 'mined-again': return `Mined again in block ${String(n.block)} after a reorganisation.`;
-    case 'lost': return `Lost to ${short(n.winner)}, mined in block ${String(n.block)}.`;
+    case 'lost': return `Replaced: ${short(n.winner)}, with the same nonce, was mined instead in block ${String(n.block)}.`;
     case 'withdrawn': return `No longer mined: block ${String(n.block)} was reorganised away (${n.why}); back to pending.`;
-    case 'back-in-play': return `Back in play: ${short(n.winner)}, which it lost to, is no longer mined.`;
+    case 'back-in-play': return `Back in play: ${short(n.winner)}, which was mined instead of it, is no longer mined.`;
     case 'nonce-used-elsewhere': return `Nonce ${n.nonce} was used by a transaction sent outside txdesk; this one can never be mined.`;
     case 'sent': return n.retried ? 'Sent to the node; it took it this time.' : 'Sent to the node.';
     case 'sent-again': return `Sent to the node again, exactly as signed: ${n.why ?? 'after a restart'}.`;
@@ -67,6 +68,13 @@ export function describeReplacement(d: ReplaceDecision, replacement: string, why
   const limit = d.by === 'policy' ? `of ${d.maxReplacements}` : '(outside the replacement limit)';
   const what = d.by === 'cancel' ? `Cancel ${at}` : d.by === 'speed-up' ? `Speed-up ${at}` : `Replacing ${at}, attempt ${d.attempt} ${limit}`;
   return `${what}: ${short(replacement)} (${why}).`;
+}
+
+/** Why the market policy calls a transaction stuck, in the market's terms (the `why` of its replacement). */
+export function describeStuck(v: Extract<StuckVerdict, { stuck: true }>): string {
+  const blocks = v.blocks === 1 ? 'the last block' : `the last ${v.blocks} blocks`;
+  if (v.reason === 'base-fee-above-max') return `the base fee, ${formatGwei(v.baseFeeWei)}, passed its max fee of ${formatGwei(v.maxFeeWei)}`;
+  return `${blocks} included tips of ${formatGwei(v.includedTipWei)} and more; this one offers ${formatGwei(v.offeredTipWei)}`;
 }
 
 /** The one sentence shown on the nonce (and in the history) while a node's refusal stands. */
@@ -103,8 +111,22 @@ export function describeRequestRefusal(r: RequestRefusal): string {
     case 'initial-fee-above-cap': return `The initial fee of ${formatGwei(r.feeWei)} is above your fee cap of ${formatGwei(r.capWei)}; lower the initial fee or raise the cap in Settings, then retry.`;
     case 'given-fee-above-cap': return `The fee this request gives, ${formatGwei(r.feeWei)}, is above txdesk's fee cap of ${formatGwei(r.capWei)}; give a lower fee, or leave the fee out so txdesk prices it, or raise the cap in Settings.`;
     case 'bump-above-cap': return `To ${verbOf(r.kind)} nonce ${r.nonce} needs a fee of ${formatGwei(r.feeWei)}, above your fee cap of ${formatGwei(r.capWei)}; raise the cap in Settings, then retry.`;
-    case 'funds': return `The balance of ${r.from}, ${formatEth(r.balanceWei)} ETH, does not cover the ${formatEth(r.valueWei + r.gasLimit * r.capWei, 'up')} ETH this transaction may cost (${formatEth(r.valueWei, 'up')} ETH value plus ${r.gasLimit} gas at up to the fee cap of ${formatGwei(r.capWei)}): add ${formatEth(r.missingWei, 'up')} ETH, send less, or lower the fee cap in Settings.`;
+    case 'funds': {
+      const costWei = r.valueWei + r.gasLimit * r.capWei;
+      const [balance, cost, value] = sameGrid(r.balanceWei > costWei ? r.balanceWei : costWei, [r.balanceWei, 'down'], [costWei, 'up'], [r.valueWei, 'down']);
+      return `The balance of ${r.from}, ${balance} ETH, does not cover the ${cost} ETH this transaction may cost (${value} ETH value plus ${r.gasLimit} gas at up to the fee cap of ${formatGwei(r.capWei)}): add ${formatEth(r.missingWei, 'up')} ETH, send less, or lower the fee cap in Settings.`;
+    }
   }
+}
+
+/**
+ * Amounts one sentence compares, in ETH to the same last decimal (six significant digits of `largest`): the value and
+ * the balance round the same way, so a value equal to the balance reads equal and never larger, and the cost rounds
+ * up, so it always reads above the balance it exceeds.
+ */
+function sameGrid(largest: bigint, ...amounts: [bigint, 'up' | 'down'][]): string[] {
+  const dropped = Math.max(0, largest.toString().length - 6);
+  return amounts.map(([wei, direction]) => formatEth(wei, direction, wei.toString().length - dropped));
 }
 
 /** Throws a refused request as the API's error: NOT_FOUND or CONFLICT, with its sentence. */

@@ -5,6 +5,7 @@ import type { ReplacementPolicy } from '../../shared/desktop-api.js';
 import type { NonceProblemReason, TxRecord, TxStatus } from '../../shared/tx-record.js';
 import type { TxPayload } from '../../shared/tx-request.js';
 import { headlineFee, initialFees, replacementFees, type FeeFields, type NetworkFees } from './fees.js';
+import { marketReplacementFees, type MarketQuote } from './market-fees.js';
 import type { RequestRefusal, UserReplacementKind } from './send-check.js';
 
 /**
@@ -72,11 +73,13 @@ export function replacementBlocker(tx: TxRecord, sameNonce: readonly TxRecord[],
   return null;
 }
 
-/** The full decision for a record that just went `pending` (by default with its key loaded). */
-export function decideReplacement(tx: TxRecord, sameNonce: readonly TxRecord[], net: NetworkFees, policy: ReplacementPolicy, ask: ReplacementAsk = { signer: tx.from }): ReplacementDecision {
+/** The full decision for a record that is stuck (by default with its key loaded); `market` under the market policy. */
+export function decideReplacement(tx: TxRecord, sameNonce: readonly TxRecord[], net: NetworkFees, policy: ReplacementPolicy, ask: ReplacementAsk = { signer: tx.from }, market?: MarketQuote): ReplacementDecision {
   const blocked = replacementBlocker(tx, sameNonce, policy, ask);
   if (blocked) return blocked;
-  const next = replacementFees(feesOf(tx), net, policy.bumpPercent);
+  // The market policy goes straight to the market's price for the request's speed (at least the node's bump); the
+  // seed preset steps up by the bump from the previous fee.
+  const next = market ? marketReplacementFees(feesOf(tx), market, net, policy.bumpPercent) : replacementFees(feesOf(tx), net, policy.bumpPercent);
   const cap = BigInt(policy.maxFeeWei);
   if (headlineFee(next) > cap) return { action: 'skip', nonce: tx.nonce, reason: 'cap', detail: { neededWei: headlineFee(next).toString(), capWei: cap.toString() } };
   return { action: 'replace', fees: next, attempt: tx.attempt + 1, prevFeeWei: BigInt(tx.gasPrice), by: ask.beyondLimit ? 'beyond-limit' : 'policy', maxReplacements: policy.maxReplacements };

@@ -3,6 +3,14 @@
 // simulation a revert. Pure; the engine reads the node and the policy, and describe.ts words the refusals.
 import type { ReplacementPolicy } from '../../shared/desktop-api.js';
 import { givenFees, headlineFee, initialFees, type FeeFields, type GivenFees, type NetworkFees } from './fees.js';
+import { marketFees, type MarketQuote } from './market-fees.js';
+
+/** `fees` with the max fee held to the cap (a market max fee's headroom may pass it; the tip never above the max). */
+function capFees(fees: FeeFields, capWei: bigint): FeeFields {
+  if (fees.txType === 'legacy') return fees.gasPrice > capWei ? { txType: 'legacy', gasPrice: capWei } : fees;
+  const maxFee = fees.maxFeePerGas > capWei ? capWei : fees.maxFeePerGas;
+  return { txType: 'eip1559', maxFeePerGas: maxFee, maxPriorityFeePerGas: fees.maxPriorityFeePerGas < maxFee ? fees.maxPriorityFeePerGas : maxFee };
+}
 
 export type UserReplacementKind = 'cancel' | 'speed-up';
 
@@ -17,8 +25,15 @@ export type RequestRefusal =
  * A new transaction's fees under `policy` (or at the fees a tool gave, which replacements then start from), or the
  * refusal when they are above the fee cap.
  */
-export function firstAttemptFees(policy: ReplacementPolicy, net: NetworkFees, given?: GivenFees | null): { fees: FeeFields; raisedFromWei: bigint | null } | RequestRefusal {
+export function firstAttemptFees(policy: ReplacementPolicy, net: NetworkFees, given?: GivenFees | null, market?: MarketQuote | null): { fees: FeeFields; raisedFromWei: bigint | null } | RequestRefusal {
   const capWei = BigInt(policy.maxFeeWei);
+  if (!given && market && policy.pricing === 'market') {
+    const fees = marketFees(market, net);
+    // The max fee's headroom is room, not price: only what a block would charge (base fee + tip) must fit the cap.
+    const price = market.baseFeeWei === null ? headlineFee(fees) : market.baseFeeWei + market.tipWei;
+    if (price > capWei) return { code: 'price-above-cap', feeWei: price, capWei };
+    return { fees: capFees(fees, capWei), raisedFromWei: null };
+  }
   if (given) {
     const { fees, raisedToBaseFee } = givenFees(given, net);
     const asked = 'gasPrice' in given ? given.gasPrice : given.maxFeePerGas;

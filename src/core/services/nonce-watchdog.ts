@@ -32,6 +32,7 @@ export function startNonceWatchdog(engine: Pick<TxEngine, 'sweep'>, log: Logger,
         const did = [
           s.replaced && `${s.replaced} skipped replacement(s) sent`,
           s.resent && `${s.resent} refused transaction(s) tried again`,
+          s.repriced && `${s.repriced} outbid transaction(s) repriced to the market`,
           s.rebroadcast && `${s.rebroadcast} dropped transaction(s) sent again`,
           s.reorged && `${s.reorged} reorganised receipt(s) undone`,
         ].filter(Boolean);

@@ -80,6 +80,8 @@ const sendParamsSchema = z
     gasPrice: quantity('gasPrice'),
     maxFeePerGas: quantity('maxFeePerGas'),
     maxPriorityFeePerGas: quantity('maxPriorityFeePerGas'),
+    /** txdesk's own: the market policy's speed for this request ('slow', 'normal', 'fast'); else the app's setting. */
+    speed: z.string().optional(),
   })
   .loose();
 
@@ -155,6 +157,7 @@ export function createToolRpc(d: ToolRpcDeps) {
     if (p.value !== undefined) request.value = p.value;
     if ((p.data ?? p.input) !== undefined) request.data = p.data ?? p.input;
     if (p.gas !== undefined) request.gas = p.gas;
+    if (p.speed !== undefined) request.speed = p.speed;
     const checked = txRequestSchema.safeParse(request);
     if (!checked.success) throw invalid(describeIssues(checked.error.issues.map((i) => ({ ...i, path: ['params[0]', ...i.path] })), 'field'));
     const record = await d.engine.send(checked.data as TxRequest, { beforeSigning: (payload) => d.approvals.gateTransaction(payload, requester), ...(fees ? { fees } : {}) });

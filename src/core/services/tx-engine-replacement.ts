@@ -10,6 +10,7 @@ import type { CancelledBy } from '../domain/request-follow.js';
 import { newTxRecord } from '../domain/transitions.js';
 import type { TxBroadcasting } from './tx-engine-broadcast.js';
 import { unsignedTx, type SignedTx, type TxEngineContext } from './tx-engine-context.js';
+import { readMarket, speedOf } from './tx-engine-market.js';
 
 /** A replacement decision and, when it says replace, the transaction signed for it (nothing written yet). */
 export type ReplacementPlan = { decision: SkipDecision } | { decision: ReplaceDecision; signed: SignedTx };
@@ -32,7 +33,8 @@ export function createTxReplacing(ctx: TxEngineContext, sending: Pick<TxBroadcas
     if (blocked) return { decision: blocked };
     // A failure here (node down) propagates: the message is not acked and comes again later.
     const net = await (opts.net ?? (() => d.chain.fees()))();
-    const decision = decideReplacement(prev, others, net, policy, ask);
+    const market = policy.pricing === 'market' ? await readMarket(d, speedOf(d, prev), net) : undefined;
+    const decision = decideReplacement(prev, others, net, policy, ask, market);
     if (decision.action === 'skip') return { decision };
     // A reprice: the same payload at the new fee, so libraries waiting on the first hash see "repriced".
     const payload = payloadOf(prev);

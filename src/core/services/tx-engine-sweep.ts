@@ -1,6 +1,7 @@
-// One round of the nonce watchdog (nonce-watchdog.ts schedules the rounds): the retries on every new block, and the
-// nonce check every NONCE_CHECK_EVERY_BLOCKS blocks.
+// One round of the nonce watchdog (nonce-watchdog.ts schedules the rounds): the retries and the market policy's stuck
+// check on every new block, and the nonce check every NONCE_CHECK_EVERY_BLOCKS blocks.
 import type { TxEngineContext } from './tx-engine-context.js';
+import type { MarketWatch } from './tx-engine-market.js';
 import type { NonceCheck, NonceCheckSummary } from './tx-engine-nonce-check.js';
 import type { RetrySummary, TxRetries } from './tx-engine-retries.js';
 
@@ -12,9 +13,11 @@ export interface SweepSummary extends RetrySummary, NonceCheckSummary {
   block: number;
   /** Refused transactions sent again (same bytes), signed again, or filled by a cancel. */
   resent: number;
+  /** Transactions the market policy found outbid and replaced. */
+  repriced: number;
 }
 
-export function createSweep(ctx: TxEngineContext, retries: Pick<TxRetries, 'retrySkipped' | 'retryRefused'>, nonceCheck: Pick<NonceCheck, 'checkNonces'>) {
+export function createSweep(ctx: TxEngineContext, retries: Pick<TxRetries, 'retrySkipped' | 'retryRefused'>, nonceCheck: Pick<NonceCheck, 'checkNonces'>, market: Pick<MarketWatch, 'checkStuck'>) {
   let lastSweptBlock = -1;
   let lastNonceCheck = -1;
 
@@ -29,11 +32,12 @@ export function createSweep(ctx: TxEngineContext, retries: Pick<TxRetries, 'retr
     lastSweptBlock = head;
     const skipped = await retries.retrySkipped();
     const resent = await retries.retryRefused();
+    const repriced = await market.checkStuck(head);
     let checked: NonceCheckSummary = { rebroadcast: 0, reorged: 0, settled: 0 };
     if (opts.force || head < lastNonceCheck || head - lastNonceCheck >= NONCE_CHECK_EVERY_BLOCKS) {
       lastNonceCheck = head;
       checked = await nonceCheck.checkNonces(head);
     }
-    return { block: head, ...skipped, resent, ...checked };
+    return { block: head, ...skipped, resent, repriced, ...checked };
   };
 }

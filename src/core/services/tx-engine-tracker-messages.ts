@@ -31,7 +31,10 @@ export function createTrackerMessageHandler(ctx: TxEngineContext, replacing: Pic
         return c ? { ...r, status: c.status } : r;
       };
       const target = reorged ? newestAttempt([rec, ...others].map(after))! : rec;
-      const plan = t.stuck ? await replacing.planReplacement({ ...target, status: 'pending' }, [rec, ...others].map(after).filter((r) => r.transactionHash !== target.transactionHash)) : null;
+      // Under the market policy the tracker's timeout is a clock, not a verdict: the block check (tx-engine-market.ts)
+      // replaces a transaction once the blocks say it is outbid. A withdrawn receipt is replaced either way.
+      const replaceNow = t.stuck && (reorged || d.policy().pricing !== 'market');
+      const plan = replaceNow ? await replacing.planReplacement({ ...target, status: 'pending' }, [rec, ...others].map(after).filter((r) => r.transactionHash !== target.transactionHash)) : null;
       const why = reorged ? 'its receipt was reorganised away' : `not mined within the ${Math.round(d.policy().timeoutMs / 1000)} s timeout`;
       const replacement = d.store.transaction(() => {
         ctx.applyChanges(t.changes);

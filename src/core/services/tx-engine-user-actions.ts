@@ -4,6 +4,7 @@ import { TxdeskError } from '../../shared/errors.js';
 import type { TxRecord } from '../../shared/tx-record.js';
 import { describeNews, refuse } from '../domain/describe.js';
 import { headlineFee, type GivenFees, type NetworkFees } from '../domain/fees.js';
+import { HISTORY_BLOCKS, marketQuote, type FeeHistory, type MarketQuote } from '../domain/market-fees.js';
 import { planNextNonce } from '../domain/nonce.js';
 import { isAddress } from 'ethers';
 import { RpcError } from '../../lib/json-rpc.js';
@@ -16,6 +17,7 @@ import type { CancelledBy } from '../domain/request-follow.js';
 import { newTxRecord } from '../domain/transitions.js';
 import type { TxBroadcasting } from './tx-engine-broadcast.js';
 import { unsignedTx, type TxEngineContext } from './tx-engine-context.js';
+import { readFeeHistory } from './tx-engine-market.js';
 import type { TxReplacing } from './tx-engine-replacement.js';
 
 /** Why signUserReplacement signs nothing: both may change by the next block. */
@@ -27,6 +29,20 @@ const FEE_CACHE_MS = 1_000;
 export function createTxUserActions(ctx: TxEngineContext, sending: Pick<TxBroadcasting, 'sendStored'>, replacing: Pick<TxReplacing, 'commitReplacement' | 'sendWithBumps'>) {
   const { d } = ctx;
 
+  /** Whether a request without fees of its own is priced from the market (else the seed preset's first fee). */
+  const pricedByMarket = () => d.policy().pricing === 'market';
+  let historyCache: { at: number; history: Promise<FeeHistory> } | null = null;
+  /** The market's recent blocks, read at most once a second (many sends at once share one reading). */
+  function recentHistory(): Promise<FeeHistory> {
+    const now = d.clock.now();
+    if (!historyCache || now - historyCache.at > FEE_CACHE_MS) {
+      const history = readFeeHistory(d, HISTORY_BLOCKS);
+      historyCache = { at: now, history };
+      history.catch(() => (historyCache = null));
+    }
+    return historyCache.history;
+  }
+
   let feeCache: { at: number; fees: Promise<NetworkFees> } | null = null;
   function recentFees(): Promise<NetworkFees> {
     const now = d.clock.now();
@@ -37,6 +53,10 @@ export function createTxUserActions(ctx: TxEngineContext, sending: Pick<TxBroadc
     }
     return feeCache.fees;
   }
+
+  /** The market a first attempt was priced from, kept in its `signed` event: the speed, and what it saw. */
+  const marketDetail = (market: MarketQuote | null, given: boolean) =>
+    market && !given ? { speed: market.speed, marketBaseFeeWei: market.baseFeeWei?.toString() ?? null, marketTipWei: market.tipWei.toString() } : {};
 
   /**
    * What `request` does, settled before anything is signed: the gas limit (estimated when not given), and the checks
@@ -87,28 +107,30 @@ export function createTxUserActions(ctx: TxEngineContext, sending: Pick<TxBroadc
   async function send(request?: TxRequest, opts: { beforeSigning?: (payload: TxPayload) => Promise<void>; fees?: GivenFees } = {}): Promise<TxRecord> {
     const signer = d.signer() ?? refuse({ code: 'no-key' });
     // The node's pending count and fees are read beside the checks, not in the queue: many sends overlap their reads.
-    const chainFacts = () => ctx.chainCall('reading the nonce and fees', () => Promise.all([d.chain.nonceCount(signer.address, 'pending'), recentFees()]));
+    const chainFacts = () => ctx.chainCall('reading the nonce and fees', () => Promise.all([d.chain.nonceCount(signer.address, 'pending'), recentFees(), pricedByMarket() ? recentHistory() : null]));
     const [payload, facts] = await Promise.all([request && Object.keys(request).length > 0 ? prepare(signer.address, request) : selfTransfer(signer.address), chainFacts()]);
-    let [chainPending, net] = facts;
+    let [chainPending, net, history] = facts;
     if (opts.beforeSigning) {
       const asked = d.clock.now();
       await opts.beforeSigning(payload);
       // A person took a while to approve: the node's count and fees are read again.
-      if (d.clock.now() - asked > FEE_CACHE_MS) [chainPending, net] = await chainFacts();
+      if (d.clock.now() - asked > FEE_CACHE_MS) [chainPending, net, history] = await chainFacts();
     }
+    const speed = request?.speed ?? d.policy().speed;
+    const market = history ? marketQuote(history, net, speed) : null;
     const record = await ctx.serial(async () => {
       // Our own records cover every nonce signed since the read: only a nonce used elsewhere meanwhile can collide,
       // and the node's "nonce too low" reconciles it as it always does.
       // Only the nonces at or above the node's count (and our highest) matter to the plan: a query, not the whole history.
       const plan = planNextNonce(chainPending, d.store.noncesFrom(signer.address, chainPending));
       if (plan.usedElsewhere > 0) d.log.warn(`${plan.usedElsewhere} nonce(s) of ${signer.address} were used outside txdesk; continuing at ${plan.nonce}`);
-      const first = firstAttemptFees(d.policy(), net, opts.fees);
+      const first = firstAttemptFees(d.policy(), net, opts.fees, market);
       const { fees, raisedFromWei } = 'code' in first ? refuse(first) : first;
       const signed = await signer.sign(unsignedTx(d.chainId, plan.nonce, payload, fees));
       const record = newTxRecord({ hash: signed.hash, from: signer.address, nonce: plan.nonce, fees, replaces: null, attempt: 0, kind: 'generate', payload }, ctx.iso());
       const given = opts.fees !== undefined;
       const summary = describeNews({ code: 'signed', nonce: plan.nonce, feeWei: headlineFee(fees), raisedFromWei, given });
-      d.store.insert(record, signed.raw, [{ kind: 'signed', summary, detail: { nonce: plan.nonce, feeWei: headlineFee(fees).toString(), txType: fees.txType, gasLimit: payload.gasLimit, ...(given ? { feeGiven: true } : {}) } }]);
+      d.store.insert(record, signed.raw, [{ kind: 'signed', summary, detail: { nonce: plan.nonce, feeWei: headlineFee(fees).toString(), txType: fees.txType, gasLimit: payload.gasLimit, ...(given ? { feeGiven: true } : {}), ...marketDetail(market, given) } }]);
       ctx.emit([record.transactionHash]);
       return record;
     });

@@ -6,6 +6,7 @@
 import { createTxBroadcasting } from './tx-engine-broadcast.js';
 import { createTxEngineContext, type TxEngineDeps } from './tx-engine-context.js';
 import { createNonceCheck } from './tx-engine-nonce-check.js';
+import { createMarketWatch } from './tx-engine-market.js';
 import { createTxReconciling } from './tx-engine-reconcile.js';
 import { createTxReplacing } from './tx-engine-replacement.js';
 import { createTxRetries } from './tx-engine-retries.js';
@@ -35,7 +36,7 @@ export function createTxEngine(d: TxEngineDeps) {
     handleMessage: createTrackerMessageHandler(ctx, replacing),
     recover: reconciling.recover,
     retrySkipped: retries.retrySkipped,
-    sweep: createSweep(ctx, retries, createNonceCheck(ctx, sending, reconciling, replacing)),
+    sweep: createSweep(ctx, retries, createNonceCheck(ctx, sending, reconciling, replacing), createMarketWatch(ctx, replacing)),
     /** Resolves when the work queued so far is done. */
     idle: () => ctx.serial(async () => {}),
     stop() {

@@ -128,3 +128,37 @@ describe('every code has one sentence', () => {
     if (code !== 'UNREACHABLE') expect(describeTrackerError(e, net, 'starting')).not.toMatch(/restart/);
   });
 });
+
+describe('the words of a few sentences people misread', () => {
+  const ETH = 10n ** 18n;
+  const from = '0x' + 'a1'.repeat(20);
+  /** The ETH figures of a funds refusal, in order: balance, cost, value, missing. */
+  const figures = (s: string) => [...s.matchAll(/([\d.]+) ETH/g)].map((m) => Number(m[1]));
+
+  it('a value equal to the balance reads equal to it, never larger, and the cost reads above it', () => {
+    // What sending "the whole balance" looks like after some gas was spent: 18 significant digits.
+    const balanceWei = 99n * ETH + 999_968_499_999_999_999n;
+    const capWei = 500_000_000_000n;
+    const s = describeRequestRefusal({ code: 'funds', from, balanceWei, valueWei: balanceWei, gasLimit: 21_000n, capWei, missingWei: 21_000n * capWei });
+    const [balance, cost, value] = figures(s);
+    expect(s).toContain('The balance of 0xa1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1, 99.999 ETH, does not cover the 100.011 ETH this transaction may cost (99.999 ETH value');
+    expect(value).toBe(balance);
+    expect(cost).toBeGreaterThan(balance!);
+  });
+
+  it('for any amounts: the value never reads above a balance it does not exceed, the cost always above the balance', () => {
+    fc.assert(fc.property(wei, wei, fc.bigInt({ min: 21_000n, max: 30_000_000n }), fc.bigInt({ min: 1n, max: 10n ** 12n }), (balanceWei, valueWei, gasLimit, capWei) => {
+        const costWei = valueWei + gasLimit * capWei;
+        fc.pre(costWei > balanceWei);
+        const [balance, cost, value] = figures(describeRequestRefusal({ code: 'funds', from, balanceWei, valueWei, gasLimit, capWei, missingWei: costWei - balanceWei }));
+        expect(cost).toBeGreaterThan(balance!);
+        if (valueWei <= balanceWei) expect(value).toBeLessThanOrEqual(balance!);
+      }));
+  });
+
+  it('an attempt another one beat was replaced, not lost', () => {
+    const winner = '0x' + 'b2'.repeat(32);
+    expect(describeNews({ code: 'lost', winner, block: 12 })).toBe('Replaced: 0xb2b2b2b2…, with the same nonce, was mined instead in block 12.');
+    expect(describeNews({ code: 'back-in-play', winner })).not.toMatch(/lost/i);
+  });
+});

@@ -67,7 +67,7 @@ describe('fundsShortfall', () => {
 });
 
 describe('firstAttemptFees with the fees a tool gave', () => {
-  const policy = { txType: 'legacy', initialFeeWei: '1000000000', bumpPercent: 12.5, maxFeeWei: '200000000000', maxReplacements: 10, timeoutMs: 10_000, confirmations: 1 } as const;
+  const policy = { pricing: 'seed', speed: 'normal', txType: 'legacy', initialFeeWei: '1000000000', bumpPercent: 12.5, maxFeeWei: '200000000000', maxReplacements: 10, timeoutMs: 10_000, confirmations: 1 } as const;
   const wei = fc.bigInt({ min: 0n, max: 300_000_000_000n });
   const net = fc.record({ baseFeeWei: fc.option(wei, { nil: null }), gasPriceWei: wei, priorityFeeWei: wei });
 

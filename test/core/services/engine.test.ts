@@ -384,7 +384,7 @@ describe('startNonceWatchdog', () => {
     const log: Logger = { info: (m) => void lines.push(`info ${m}`), warn: (m) => void lines.push(`warn ${m}`), error: (m) => void lines.push(`error ${m}`), child: () => log };
     return { log, lines };
   };
-  const ok: SweepSummary = { block: 1, waiting: 0, replaced: 0, recorded: 0, resent: 0, rebroadcast: 0, reorged: 0, settled: 0 };
+  const ok: SweepSummary = { block: 1, waiting: 0, replaced: 0, recorded: 0, resent: 0, repriced: 0, rebroadcast: 0, reorged: 0, settled: 0 };
 
   it('logs a failure once per distinct message and recovers', async () => {
     const outcomes: (Error | SweepSummary)[] = [new Error('node down'), new Error('node down'), new Error('node down'), new Error('timeout'), new Error('timeout'), ok, new Error('node down'), { ...ok, rebroadcast: 2 }];

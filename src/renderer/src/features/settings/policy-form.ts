@@ -5,6 +5,8 @@ import { fieldRules, type FieldErrors } from './field-errors.js';
 import { MAX_BUMP_PERCENT, MIN_BUMP_PERCENT } from '../../../../shared/defaults.js';
 
 export interface PolicyForm {
+  pricing: ReplacementPolicy['pricing'];
+  speed: ReplacementPolicy['speed'];
   txType: ReplacementPolicy['txType'];
   initialFee: string;
   bumpPercent: string;
@@ -15,6 +17,8 @@ export interface PolicyForm {
 }
 
 export const toForm = (p: ReplacementPolicy): PolicyForm => ({
+  pricing: p.pricing,
+  speed: p.speed,
   txType: p.txType,
   initialFee: weiToGweiInput(p.initialFeeWei),
   bumpPercent: String(p.bumpPercent),
@@ -42,5 +46,5 @@ export function parsePolicyForm(f: PolicyForm): { patch: ReplacementPolicy } | {
   const confirmations = numberOr(f.confirmations);
   if (!Number.isInteger(confirmations) || confirmations < 1 || confirmations > 1000) e.confirmations = fieldRules.confirmations!;
   if (Object.keys(e).length > 0 || !initialFeeWei || !maxFeeWei) return { errors: e };
-  return { patch: { txType: f.txType, initialFeeWei, bumpPercent, maxFeeWei, maxReplacements, timeoutMs, confirmations } };
+  return { patch: { pricing: f.pricing, speed: f.speed, txType: f.txType, initialFeeWei, bumpPercent, maxFeeWei, maxReplacements, timeoutMs, confirmations } };
 }

@@ -57,6 +57,23 @@ export function PolicySection({ policy }: { policy: ReplacementPolicy }) {
     <Card id="settings-policy" title="Replacement policy" description="When a transaction is still pending after the timeout, it is re-sent with the same nonce and a higher fee.">
       <form onSubmit={(e) => void submit(e)} className="form" noValidate>
         <div className="form-grid">
+          <Field label="Pricing" hint={form.pricing === 'market' ? 'From recent blocks; replaced when blocks go by that included higher tips.' : "The seed's example: the first fee below, replaced after the timeout."}>
+            {(p) => (
+              <select {...p} className="input" name="pricing" value={form.pricing} onChange={(e) => setForm((f) => ({ ...f, pricing: e.target.value === 'seed' ? 'seed' : 'market' }))}>
+                <option value="market">Market (recent blocks)</option>
+                <option value="seed">Seed preset (fixed first fee, timeout)</option>
+              </select>
+            )}
+          </Field>
+          <Field label="Speed" hint="The tip recent blocks included: 10th, 50th or 90th percentile (market pricing).">
+            {(p) => (
+              <select {...p} className="input" name="speed" value={form.speed} onChange={(e) => setForm((f) => ({ ...f, speed: e.target.value === 'slow' || e.target.value === 'fast' ? e.target.value : 'normal' }))}>
+                <option value="slow">Slow</option>
+                <option value="normal">Normal</option>
+                <option value="fast">Fast</option>
+              </select>
+            )}
+          </Field>
           <Field label="Transaction type">
             {(p) => (
               <select {...p} className="input" name="txType" value={form.txType} onChange={(e) => setForm((f) => ({ ...f, txType: e.target.value === 'eip1559' ? 'eip1559' : 'legacy' }))}>
@@ -69,7 +86,7 @@ export function PolicySection({ policy }: { policy: ReplacementPolicy }) {
           {input('bumpPercent', 'Bump per replacement (%)', 'decimal', `At least ${MIN_BUMP_PERCENT}.`)}
           {input('maxFee', 'Fee cap (gwei)', 'decimal')}
           {input('maxReplacements', 'Replacements per nonce', 'numeric')}
-          {input('timeoutSeconds', 'Pending after (seconds)', 'decimal', 'No block within this time: the transaction is stuck and replaced.')}
+          {input('timeoutSeconds', 'Pending after (seconds)', 'decimal', 'Not mined (included in a block) within this time: the transaction counts as stuck and is replaced with a higher fee.')}
           {input('confirmations', 'Confirmations', 'numeric')}
         </div>
         <SaveBar state={state} dirty={dirty} />

@@ -1,0 +1,80 @@
+// The market fee policy's reads and its stuck check: the market's price for a speed (eth_feeHistory of recent blocks),
+// the speed a request asked for, and, on each new block, the replacement of an open nonce's newest attempt once blocks
+// went by that included higher tips than it offers (or the base fee passed its max fee).
+import type { TxRecord } from '../../shared/tx-record.js';
+import type { Speed } from '../../shared/tx-request.js';
+import { describeStuck } from '../domain/describe.js';
+import type { NetworkFees } from '../domain/fees.js';
+import { HISTORY_BLOCKS, marketQuote, marketStuck, parseFeeHistory, REWARD_PERCENTILES, type FeeHistory, type MarketQuote } from '../domain/market-fees.js';
+import { feesOf, isMined } from '../domain/replacement.js';
+import { newestAttempt } from '../domain/replacement-retry.js';
+import type { TxEngineContext, TxEngineDeps } from './tx-engine-context.js';
+import type { TxReplacing } from './tx-engine-replacement.js';
+
+/** A window wider than this is read as its newest blocks: older blocks say little of the price now. */
+const MAX_WINDOW_BLOCKS = 20;
+
+/** The node's fee history of the `blocks` newest blocks (eth_feeHistory with the speeds' percentiles). */
+export async function readFeeHistory(d: Pick<TxEngineDeps, 'chain'>, blocks: number): Promise<FeeHistory> {
+  return parseFeeHistory(await d.chain.request('eth_feeHistory', [`0x${blocks.toString(16)}`, 'latest', [...REWARD_PERCENTILES]]));
+}
+
+/** The market's price for `speed` now. */
+export async function readMarket(d: Pick<TxEngineDeps, 'chain'>, speed: Speed, net: NetworkFees): Promise<MarketQuote> {
+  return marketQuote(await readFeeHistory(d, HISTORY_BLOCKS), net, speed);
+}
+
+/** The speed the request of `rec`'s nonce asked for (kept in its first attempt's `signed` event), else the policy's. */
+export function speedOf(d: Pick<TxEngineDeps, 'store' | 'policy'>, rec: TxRecord): Speed {
+  const first = d.store.byNonce(rec.from, rec.nonce).find((r) => r.attempt === 0) ?? rec;
+  const asked = d.store.history(first.transactionHash).find((e) => e.kind === 'signed')?.detail.speed;
+  return asked === 'slow' || asked === 'normal' || asked === 'fast' ? asked : d.policy().speed;
+}
+
+export function createMarketWatch(ctx: TxEngineContext, replacing: Pick<TxReplacing, 'replaceAndSend'>) {
+  const { d } = ctx;
+  /** The head block when each attempt was last seen waiting, from its broadcast (memory: a restart starts counting again). */
+  const since = new Map<string, number>();
+
+  /**
+   * One look at every open nonce under the market policy: the newest attempt of each is judged over the blocks mined
+   * since it was sent, and replaced at the market's price for its speed when it is stuck. Returns how many went out.
+   */
+  async function checkStuck(head: number): Promise<number> {
+    if (d.policy().pricing !== 'market') return 0;
+    const windows = new Map<number, Promise<FeeHistory>>();
+    let replaced = 0;
+    for (const sender of d.store.senders()) {
+      for (const nonce of d.store.openNonces(sender)) {
+        const records = d.store.byNonce(sender, nonce);
+        const newest = newestAttempt(records);
+        if (!newest || records.some(isMined) || d.store.broadcastOf(newest.transactionHash) !== 'sent') continue;
+        const from = since.get(newest.transactionHash);
+        if (from === undefined || from > head) {
+          since.set(newest.transactionHash, head);
+          continue;
+        }
+        const blocks = Math.min(head - from, MAX_WINDOW_BLOCKS);
+        if (blocks < 1) continue;
+        let window = windows.get(blocks);
+        if (!window) windows.set(blocks, (window = readFeeHistory(d, blocks)));
+        const verdict = marketStuck(feesOf(newest), await window);
+        if (!verdict.stuck) continue;
+        const went = await ctx.serial(async () => {
+          // Judged outside the queue: the nonce may have moved on meanwhile.
+          const now = d.store.byNonce(sender, nonce);
+          const still = newestAttempt(now);
+          if (!still || still.transactionHash !== newest.transactionHash || now.some(isMined)) return false;
+          return replacing.replaceAndSend(still, now.filter((r) => r !== still), describeStuck(verdict));
+        });
+        if (went) replaced += 1;
+      }
+    }
+    for (const hash of since.keys()) if (d.store.get(hash)?.replacedBy || isMined(d.store.get(hash) ?? {})) since.delete(hash);
+    return replaced;
+  }
+
+  return { checkStuck };
+}
+
+export type MarketWatch = ReturnType<typeof createMarketWatch>;
