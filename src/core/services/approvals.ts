@@ -84,7 +84,7 @@ export function createApprovals(d: ApprovalsDeps) {
     required: d.required,
 
     /** Resolves when `payload` may be signed: at once on the dev chain or within a rule, else after a yes. */
-    async gateTransaction(payload: TxPayload, requester: Requester): Promise<void> {
+    async gateTransaction(payload: TxPayload, requester: Requester, firstFeeWei?: bigint | null): Promise<void> {
       if (!d.required) return;
       const policy = d.policy();
       const cap = BigInt(policy.maxFeeWei);
@@ -99,7 +99,7 @@ export function createApprovals(d: ApprovalsDeps) {
       const decision = await ask({
         kind: 'transaction',
         requester,
-        transaction: { ...payload, ...calledFunction(payload.to, payload.input), feeFromWei: policy.initialFeeWei, feeCapWei: policy.maxFeeWei, maxCostWei: maxCost.toString() },
+        transaction: { ...payload, ...calledFunction(payload.to, payload.input), feeFromWei: (firstFeeWei ?? BigInt(policy.initialFeeWei)).toString(), feeCapWei: policy.maxFeeWei, maxCostWei: maxCost.toString() },
       });
       if (decision.allowPerDayWei !== undefined) {
         const now = d.clock.now();

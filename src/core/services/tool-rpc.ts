@@ -160,7 +160,7 @@ export function createToolRpc(d: ToolRpcDeps) {
     if (p.speed !== undefined) request.speed = p.speed;
     const checked = txRequestSchema.safeParse(request);
     if (!checked.success) throw invalid(describeIssues(checked.error.issues.map((i) => ({ ...i, path: ['params[0]', ...i.path] })), 'field'));
-    const record = await d.engine.send(checked.data as TxRequest, { beforeSigning: (payload) => d.approvals.gateTransaction(payload, requester), ...(fees ? { fees } : {}) });
+    const record = await d.engine.send(checked.data as TxRequest, { beforeSigning: (payload, firstFeeWei) => d.approvals.gateTransaction(payload, requester, firstFeeWei), ...(fees ? { fees } : {}) });
     return record.transactionHash;
   }
 

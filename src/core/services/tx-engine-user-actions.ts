@@ -104,7 +104,7 @@ export function createTxUserActions(ctx: TxEngineContext, sending: Pick<TxBroadc
    * payload is settled and checked, outside the serial queue; a rejection there stops it with nothing stored. `fees`
    * (a tool's own) price the first attempt instead of the policy; replacements bump from them as from any first fee.
    */
-  async function send(request?: TxRequest, opts: { beforeSigning?: (payload: TxPayload) => Promise<void>; fees?: GivenFees } = {}): Promise<TxRecord> {
+  async function send(request?: TxRequest, opts: { beforeSigning?: (payload: TxPayload, firstFeeWei: bigint | null) => Promise<void>; fees?: GivenFees } = {}): Promise<TxRecord> {
     const signer = d.signer() ?? refuse({ code: 'no-key' });
     // The node's pending count and fees are read beside the checks, not in the queue: many sends overlap their reads.
     const chainFacts = () => ctx.chainCall('reading the nonce and fees', () => Promise.all([d.chain.nonceCount(signer.address, 'pending'), recentFees(), pricedByMarket() ? recentHistory() : null]));
@@ -112,7 +112,9 @@ export function createTxUserActions(ctx: TxEngineContext, sending: Pick<TxBroadc
     let [chainPending, net, history] = facts;
     if (opts.beforeSigning) {
       const asked = d.clock.now();
-      await opts.beforeSigning(payload);
+      // The person sees the fee the first attempt would pay now (the policy's, the market's or the tool's).
+      const preview = firstAttemptFees(d.policy(), net, opts.fees, history ? marketQuote(history, net, request?.speed ?? d.policy().speed) : null);
+      await opts.beforeSigning(payload, 'code' in preview ? null : headlineFee(preview.fees));
       // A person took a while to approve: the node's count and fees are read again.
       if (d.clock.now() - asked > FEE_CACHE_MS) [chainPending, net, history] = await chainFacts();
     }
