@@ -1,13 +1,16 @@
 // A button that puts a hash or an address on the clipboard and says so for a moment.
 import { useEffect, useState } from 'react';
 
-export function CopyButton({ value, label, tabbable = true }: { value: string; /** What is copied, e.g. "transaction hash". */ label: string; tabbable?: boolean }) {
+/** Puts `value` on the clipboard on `copy()`; `state` says for a moment whether the clipboard took it (idle again when `value` changes). */
+export function useCopy(value: string): { state: 'idle' | 'copied' | 'failed'; copy: () => Promise<void> } {
   const [state, setState] = useState<'idle' | 'copied' | 'failed'>('idle');
   useEffect(() => {
     if (state === 'idle') return;
     const t = setTimeout(() => setState('idle'), 1_600);
     return () => clearTimeout(t);
   }, [state]);
+  // Another value is shown: the last one's "Copied" no longer describes it.
+  useEffect(() => setState('idle'), [value]);
   const copy = async () => {
     try {
       await navigator.clipboard.writeText(value);
@@ -16,6 +19,11 @@ export function CopyButton({ value, label, tabbable = true }: { value: string; /
       setState('failed');
     }
   };
+  return { state, copy };
+}
+
+export function CopyButton({ value, label, tabbable = true }: { value: string; /** What is copied, e.g. "transaction hash". */ label: string; tabbable?: boolean }) {
+  const { state, copy } = useCopy(value);
   return (
     <button
       type="button"

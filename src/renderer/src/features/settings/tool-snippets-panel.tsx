@@ -1,6 +1,7 @@
 // Settings > Tool requests: how a script reaches this app's /rpc, as a snippet to copy for ethers v6, viem or cast,
 // filled with the app's URL, chain and token file (the token stays in its file; the page never holds it).
-import { useEffect, useId, useRef, useState, type KeyboardEvent } from 'react';
+import { useId, useRef, useState, type KeyboardEvent } from 'react';
+import { useCopy } from '../../components/copy-button.js';
 import { snippetToolNames, snippetTools, toolSnippet, type SnippetTool } from '../../lib/tool-snippets.js';
 import { useApp } from '../../store/use-app.js';
 
@@ -89,22 +90,7 @@ export function ToolSnippetsPanel() {
 
 /** A labelled Copy button that says, for a moment, whether the clipboard took the text. */
 function CopySnippet({ text, what }: { text: string; what: string }) {
-  const [state, setState] = useState<'idle' | 'copied' | 'failed'>('idle');
-  useEffect(() => {
-    if (state === 'idle') return;
-    const t = setTimeout(() => setState('idle'), 1_600);
-    return () => clearTimeout(t);
-  }, [state]);
-  // Another snippet is shown: the last one's "Copied" no longer describes it.
-  useEffect(() => setState('idle'), [text]);
-  const copy = async () => {
-    try {
-      await navigator.clipboard.writeText(text);
-      setState('copied');
-    } catch {
-      setState('failed');
-    }
-  };
+  const { state, copy } = useCopy(text);
   return (
     <div className="tool-snippets-copy">
       <span className={state === 'failed' ? 'field-error' : 'saved'} role="status">
