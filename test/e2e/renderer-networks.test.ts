@@ -1,5 +1,6 @@
 // Networks, in Debian's Chromium against the real `txdesk serve` on the embedded default (ethereum/local and
-// ethereum/local-2): Settings lists both, one click switches without a restart, a transaction is sent on each and both
+// ethereum/local-2): Settings lists both, one click switches without a restart (in Settings or from the header's
+// network chip), Settings > Network and the congestion control follow the switch, a transaction is sent on each and both
 // settle (the one left open on local keeps being watched while local-2 is shown), and what the dashboard renders is
 // recorded on every DOM change: a nonce of one chain is never shown under the other chain's header.
 // Screenshots go to test-artifacts/screenshots/networks-*.png.
@@ -109,6 +110,17 @@ describe.skipIf(!browserSuites())('Networks: switch in Settings, send on each (C
 
     // Switched while local's transaction still waits for its confirmations.
     await switchTo('local-2');
+    // Settings > Network follows: the active network's name and node, not the first network's.
+    const active = page.getByTestId('active-network');
+    await expect.poll(() => active.getByTestId('active-network-name').textContent()).toBe('ethereum/local-2 · chain 31338');
+    const local2 = await api<{ nodeUrl: string; network: string }>('/api/app');
+    expect(local2.network).toBe('local-2');
+    expect(await active.getByTestId('active-node-url').textContent()).toBe(local2.nodeUrl);
+    expect(await active.textContent()).toMatch(/Starts on ethereum\/local \(/);
+    // The dev chain panel sets the congestion of the chain shown, and says each has its own.
+    expect(await page.locator('#congestion-label').textContent()).toBe('Congestion · chain 31338');
+    expect(await page.locator('#congestion-hint').textContent()).toMatch(/Per chain: each dev chain keeps its own level\./);
+    await page.locator('#settings-network').scrollIntoViewIfNeeded();
     await screenshot(page, 'networks-settings-switched');
     await nav('Transactions');
     await expect.poll(() => badge().textContent()).toBe('ethereum/local-2 · chain 31338');
@@ -129,9 +141,16 @@ describe.skipIf(!browserSuites())('Networks: switch in Settings, send on each (C
     await screenshot(page, 'networks-tokens-local-2');
   });
 
-  it("settles local's transaction in the background, and shows it again after switching back", async () => {
-    await switchTo('local');
+  it("settles local's transaction in the background, and shows it again after switching back from the header's chip", async () => {
     await nav('Transactions');
+    // The chip in the header is the switcher: it lists the networks, one click switches.
+    await badge().click();
+    const menu = page.getByTestId('network-menu');
+    await menu.locator('.network-menu-row[data-network="ethereum/local"]').waitFor();
+    expect(await badge().getAttribute('aria-expanded')).toBe('true');
+    await screenshot(page, 'networks-switcher-open');
+    await menu.getByRole('button', { name: 'Switch to ethereum/local' }).click();
+    await menu.waitFor({ state: 'detached' });
     await expect.poll(() => badge().textContent()).toBe('ethereum/local · chain 31337');
     await expect.poll(() => cardState(0), { timeout: 120_000 }).toBe('confirmed');
     expect(await page.locator('.group-card').count()).toBe(1);

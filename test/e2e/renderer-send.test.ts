@@ -1,7 +1,9 @@
 // Send, in Debian's Chromium against the real `txdesk serve` on the embedded dev chain: ETH from the Send form (checked
-// before sending, a refusal of the core shown inline, the recipient's balance rises by the amount once mined), and a
-// sample ERC-721 and ERC-1155 token the dev account holds from the token browser (the card says "being sent" until the
-// listing moves it; the recipient owns it in the listing afterwards, read through the app's listing proxy).
+// before sending, amounts written as the sidebar writes them, Max leaving room for the fee at the cap, the button naming
+// a sum only while it can be sent, a refusal of the core shown inline, the recipient's balance rises by the amount once
+// mined), and a sample ERC-721 and ERC-1155 token the dev account holds from the token browser (the card says "being
+// sent" until the listing moves it; the recipient owns it in the listing afterwards, read through the app's listing
+// proxy).
 // Screenshots at 1280x860 go to test-artifacts/screenshots/send-*.png (docs/screenshots/ keeps the chosen ones).
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -123,10 +125,37 @@ describe.skipIf(!browserSuites())('Send: ETH and tokens (Chromium, txdesk serve)
     expect(await refusal.getAttribute('role')).toBe('alert');
     expect((await api<Rec[]>('/api/tx')).length).toBe(before);
 
-    // Now a real one.
+    // Amounts: the hint says the balance as the sidebar does; the button names a sum only while it can be sent; Max
+    // fills in the balance less 21,000 gas at the fee cap, exactly, and the form takes it.
     await dialog.getByLabel('Recipient').fill(recipient);
-    await dialog.getByLabel('Amount (ETH)').fill('0.125');
     await dialog.getByLabel('Data (optional)').fill('');
+    const sidebarBalance = (await page.locator('.account-balance').textContent())!;
+    expect(sidebarBalance).toMatch(/^[\d,]+(\.\d{1,4})? ETH$/);
+    const amountHint = async () => {
+      const described = (await dialog.getByLabel('Amount (ETH)').getAttribute('aria-describedby'))!.split(' ');
+      return (await Promise.all(described.map((id) => page.locator(`[id="${id}"]`).textContent()))).join(' ');
+    };
+    expect(await amountHint()).toContain(`This account holds ${sidebarBalance}`);
+    await dialog.getByLabel('Amount (ETH)').fill('1000000');
+    expect(await dialog.getByTestId('send-submit').textContent()).toBe('Send');
+    await dialog.getByLabel('Amount (ETH)').fill('0.000000000000000001');
+    expect(await dialog.getByTestId('send-submit').textContent()).toBe('Send 1 wei');
+    const { balanceWei } = await api<{ balanceWei: string }>('/api/key');
+    const { policy } = await api<{ policy: { maxFeeWei: string } }>('/api/settings');
+    await dialog.getByTestId('send-max').click();
+    const maxWei = BigInt(balanceWei) - 21_000n * BigInt(policy.maxFeeWei);
+    const [whole = '0', frac = ''] = (await dialog.getByLabel('Amount (ETH)').inputValue()).split('.');
+    expect(BigInt(whole) * 10n ** 18n + BigInt(frac.padEnd(18, '0'))).toBe(maxWei);
+    expect(await dialog.getByTestId('send-submit').textContent()).toMatch(/^Send [\d,.]+ ETH$/);
+    await screenshot(page, 'send-max-1280');
+    // The whole balance leaves nothing for the fee: the form says so before anything is sent.
+    await dialog.getByLabel('Amount (ETH)').fill(`${BigInt(balanceWei) / 10n ** 18n}.${(BigInt(balanceWei) % 10n ** 18n).toString().padStart(18, '0')}`);
+    expect(await dialog.getByTestId('send-submit').textContent()).toBe('Send');
+    await dialog.getByTestId('send-submit').click();
+    expect(await amountHint()).toMatch(/That leaves too little for the fee: 21,000 gas at up to the fee cap of [\d.]+ gwei may cost [\d.]+ ETH, so at most [\d,.]+ ETH can be sent/);
+
+    // Now a real one.
+    await dialog.getByLabel('Amount (ETH)').fill('0.125');
     expect(await dialog.getByTestId('send-submit').textContent()).toBe('Send 0.125 ETH');
     await page.evaluate('document.activeElement.blur()');
     await screenshot(page, 'send-1280');

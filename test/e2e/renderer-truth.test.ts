@@ -146,6 +146,8 @@ describe.skipIf(!browserSuites())('the dashboard tells the truth (Chromium, txde
     // The core replaces the nonce once the cap allows; the replacement outbids the load and is mined.
     const settled = page.locator(`.group-card[data-nonce="${nonce}"]`);
     await expect.poll(() => settled.getAttribute('data-state'), { timeout: 180_000 }).toMatch(/^(mined|confirmed)$/);
+    // The card says how it got there, from the records' fees: replaced above the load, the rise from the 1 gwei first fee.
+    expect(await settled.getByTestId('nonce-story').textContent()).toMatch(/^(Mined|Confirmed) after \d+ replacements? \(\+\d+(\.\d)?%\)\.$/);
     const records = (await api<Rec[]>('/api/tx')).filter((r) => r.nonce === nonce);
     expect(records.length).toBeGreaterThanOrEqual(2);
     expect(records.some((r) => r.status === 'receipt' || r.status === 'confirmation')).toBe(true);

@@ -2,7 +2,7 @@
 // the balance), the requests they build, and the core's refusals put back beside their field.
 import { Interface, getAddress } from 'ethers';
 import { describe, expect, it } from 'vitest';
-import { checkSendForm, dataProblem, recipientProblem, refusalToSendErrors } from '../../src/renderer/src/features/send/send-form.js';
+import { checkSendForm, dataProblem, maxSendableWei, recipientProblem, refusalToSendErrors, sendButtonLabel } from '../../src/renderer/src/features/send/send-form.js';
 import { checkTokenSendForm, tokenRefusalText } from '../../src/renderer/src/features/send/token-send-form.js';
 import type { Token } from '../../src/shared/listing.js';
 
@@ -37,7 +37,7 @@ describe('data', () => {
 });
 
 describe('the ETH Send form', () => {
-  const balance = (2n * ETH).toString();
+  const balance = { balanceWei: (2n * ETH).toString() };
 
   it('builds the request with the amount in wei, the address as typed and no data for a plain transfer', () => {
     expect(checkSendForm({ to: ` ${bobChecksummed} `, amount: '0.5', data: '' }, balance)).toEqual({
@@ -68,7 +68,55 @@ describe('the ETH Send form', () => {
     const much = checkSendForm({ to: bob, amount: '2.000000000000000001', data: '' }, balance);
     expect(!much.ok && much.errors.amount).toBe('That is more than the 2 ETH this account holds.');
     // Without a known balance the core decides (it counts the gas too).
-    expect(checkSendForm({ to: bob, amount: '5', data: '' }, null).ok).toBe(true);
+    expect(checkSendForm({ to: bob, amount: '5', data: '' }, { balanceWei: null }).ok).toBe(true);
+  });
+});
+
+describe('room for the fee: Max, the check and the button', () => {
+  const GWEI = 10n ** 9n;
+  const cap = (500n * GWEI).toString();
+  /** 21,000 gas at the 500 gwei cap: the most a plain transfer's fee can cost. */
+  const fee = 21_000n * 500n * GWEI;
+  // What a balance looks like after some gas was spent: every one of its 18 decimals set.
+  const balanceWei = 99n * ETH + 999_968_499_999_999_999n;
+  const funds = { balanceWei: balanceWei.toString(), feeCapWei: cap };
+  const form = (amount: string, data = '') => ({ to: bob, amount, data });
+
+  it('Max is the balance less 21,000 gas at the fee cap, and is accepted as it is', () => {
+    expect(maxSendableWei(funds)).toBe((balanceWei - fee).toString());
+    const max = checkSendForm(form('99.989468499999999999'), funds);
+    expect(max.ok && max.valueWei).toBe((balanceWei - fee).toString());
+    expect(maxSendableWei({ balanceWei: (fee - 1n).toString(), feeCapWei: cap })).toBeNull();
+    expect(maxSendableWei({ balanceWei: null, feeCapWei: cap })).toBeNull();
+    expect(maxSendableWei({ balanceWei: funds.balanceWei, feeCapWei: null })).toBeNull();
+  });
+
+  it('the whole balance leaves nothing for the fee: it says so, and what can be sent, never a figure above the balance', () => {
+    const all = checkSendForm(form('99.999968499999999999'), funds);
+    expect(!all.ok && all.errors.amount).toBe(
+      'That leaves too little for the fee: 21,000 gas at up to the fee cap of 500 gwei may cost 0.0105 ETH, so at most 99.9894 ETH can be sent (Max fills it in).',
+    );
+    const more = checkSendForm(form('100'), funds);
+    expect(!more.ok && more.errors.amount).toBe('That is more than the 99.9999 ETH this account holds.');
+    const dust = checkSendForm(form('0.001'), { balanceWei: (10n ** 15n).toString(), feeCapWei: cap });
+    expect(!dust.ok && dust.errors.amount).toBe('The 0.001 ETH this account holds does not cover the fee: 21,000 gas at up to the fee cap of 500 gwei may cost 0.0105 ETH.');
+  });
+
+  it("leaves a call's fee to the core, which knows its gas", () => {
+    expect(checkSendForm(form('99.999968499999999999', '0xa9059cbb'), funds).ok).toBe(true);
+  });
+
+  it('the button names the sum only while it can be sent', () => {
+    expect(sendButtonLabel(form('0.125'), funds)).toBe('Send 0.125 ETH');
+    expect(sendButtonLabel(form('0.000000000000000001'), funds)).toBe('Send 1 wei');
+    expect(sendButtonLabel(form('0.000005'), funds)).toBe('Send 5,000 gwei');
+    expect(sendButtonLabel(form('1000000'), funds)).toBe('Send');
+    expect(sendButtonLabel(form('99.999968499999999999'), funds)).toBe('Send');
+    expect(sendButtonLabel(form('1,5'), funds)).toBe('Send');
+    expect(sendButtonLabel(form(''), funds)).toBe('Send');
+    expect(sendButtonLabel(form('', '0xa9059cbb'), funds)).toBe('Send');
+    // A balance not known yet: the core decides, and the sum is what was typed.
+    expect(sendButtonLabel(form('1000000'), { balanceWei: null })).toBe('Send 1,000,000 ETH');
   });
 });
 

@@ -1,7 +1,7 @@
 // Renderer bookkeeping of transaction records, as tables of cases: merging, grouping by nonce, counts, fee figures.
 import { describe, expect, it } from 'vitest';
 import { bumpPercent, chainOf, countGroups, groupByNonce, receiptFacts, recordsToMap, upsertRecord } from '../../src/renderer/src/store/tx-logic.js';
-import { formatEther, formatGwei, parseGweiToWei, shortHex, weiToGweiInput } from '../../src/renderer/src/lib/format.js';
+import { formatEthAmount, formatGwei, parseGweiToWei, shortHex, weiToGweiInput } from '../../src/renderer/src/lib/format.js';
 import type { TxRecord } from '../../src/shared/tx-record.js';
 import { rec as baseRec } from '../support/core-records.js';
 
@@ -100,7 +100,7 @@ describe('figures', () => {
   });
 
   it('formats ether and hex', () => {
-    expect(formatEther('9999873000000000000000')).toBe('9,999.873');
+    expect(formatEthAmount('9999873000000000000000')).toBe('9,999.873 ETH');
     expect(shortHex(`0x${'ab'.repeat(20)}`)).toBe('0xabab…abab');
   });
 });

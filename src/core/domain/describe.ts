@@ -33,7 +33,7 @@ export function describeNews(n: RecordNews): string {
     case 'mined': return `Mined in block ${String(n.block)}.`;
     case 'confirmed': return `Confirmed: block ${String(n.block)} is deep enough.`;
     case 'mined-again': return `Mined again in block ${String(n.block)} after a reorganisation.`;
-    case 'lost': return `Replaced: ${short(n.winner)}, with the same nonce, was mined instead in block ${String(n.block)}.`;
+    case 'lost': return `Another attempt of this nonce, ${short(n.winner)}, was mined instead in block ${String(n.block)}.`;
     case 'withdrawn': return `No longer mined: block ${String(n.block)} was reorganised away (${n.why}); back to pending.`;
     case 'back-in-play': return `Back in play: ${short(n.winner)}, which was mined instead of it, is no longer mined.`;
     case 'nonce-used-elsewhere': return `Nonce ${n.nonce} was used by a transaction sent outside txdesk; this one can never be mined.`;

@@ -158,7 +158,7 @@ describe('the words of a few sentences people misread', () => {
 
   it('an attempt another one beat was replaced, not lost', () => {
     const winner = '0x' + 'b2'.repeat(32);
-    expect(describeNews({ code: 'lost', winner, block: 12 })).toBe('Replaced: 0xb2b2b2b2…, with the same nonce, was mined instead in block 12.');
+    expect(describeNews({ code: 'lost', winner, block: 12 })).toBe('Another attempt of this nonce, 0xb2b2b2b2…, was mined instead in block 12.');
     expect(describeNews({ code: 'back-in-play', winner })).not.toMatch(/lost/i);
   });
 });

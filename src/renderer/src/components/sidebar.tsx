@@ -1,6 +1,6 @@
 // The left rail: product mark, navigation between the screens, the dev chain panel and the signing account.
 import { DevchainPanel } from '../features/devchain/devchain-panel.js';
-import { formatEther } from '../lib/format.js';
+import { formatEthAmount } from '../lib/format.js';
 import type { View } from '../store/slices/app-slice.js';
 import { useApp } from '../store/use-app.js';
 import { Hex } from './hex.js';
@@ -25,7 +25,7 @@ function AccountChip() {
       <span className="account-text">
         <span className="account-label">{address ? 'Signing account' : 'No signing key'}</span>
         {address ? <Hex value={address} /> : <span className="account-hint">Create one in Settings</span>}
-        {key ? <span className="account-balance">{formatEther(key.balanceWei)} ETH</span> : null}
+        {key ? <span className="account-balance">{formatEthAmount(key.balanceWei)}</span> : null}
         <span className="sr-only">, open the settings</span>
       </span>
     </button>

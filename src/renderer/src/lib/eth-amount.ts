@@ -41,3 +41,8 @@ export function formatWeiAsEther(wei: string | bigint): string {
   const frac = (abs % WEI_PER_ETH).toString().padStart(DECIMALS, '0').replace(/0+$/, '');
   return `${negative ? '-' : ''}${whole}${frac ? `.${frac}` : ''}`;
 }
+
+/** Decimal wei -> the ETH text an amount field holds and parseEtherToWei reads back exactly (no thousands separators). */
+export function weiToEtherInput(wei: string | bigint): string {
+  return formatWeiAsEther(wei).replace(/,/g, '');
+}

@@ -35,9 +35,38 @@ export function formatGwei(wei: string | number | bigint | null | undefined, max
   return v === null ? '—' : formatUnits(v, GWEI, maxDecimals);
 }
 
-export function formatEther(wei: string | number | bigint | null | undefined, maxDecimals = 4): string {
+/** From this amount (0.00001 ETH) up an amount reads in ETH; below it, in gwei, so it is not a row of zeros. */
+const ETH_FROM_WEI = 10_000_000_000_000n;
+/** Below this an amount reads in wei, as fees do (formatFee). */
+const GWEI_FROM_WEI = 100_000n;
+
+/** `value` in `unit` with at most `decimals` decimals, rounded toward zero, trailing zeros dropped. */
+function truncUnits(value: bigint, unit: bigint, decimals: number): string {
+  const whole = value / unit;
+  const digits = unit.toString().length - 1;
+  const frac = (value % unit).toString().padStart(digits, '0').slice(0, decimals).replace(/0+$/, '');
+  return `${whole.toLocaleString('en-US')}${frac ? `.${frac}` : ''}`;
+}
+
+/**
+ * Every ETH amount the app shows (the balance in the sidebar and Settings, the Send form's hint and button, what a
+ * nonce sends), one way and with its unit: from 0.00001 ETH in ETH, below that in gwei, below 100,000 wei in wei, so
+ * no amount reads as a row of zeros ("1 wei", "5,000 gwei", "0.125 ETH"). `short` keeps four significant decimals
+ * and rounds toward zero, so a balance never looks larger than it is (99.98949 ETH reads "99.9894 ETH");
+ * `exact` keeps every digit, for an amount about to be sent or that was sent.
+ */
+export function formatEthAmount(wei: string | number | bigint | null | undefined, precision: 'short' | 'exact' = 'short'): string {
   const v = toBigInt(wei);
-  return v === null ? '—' : formatUnits(v, ETHER, maxDecimals);
+  if (v === null) return '—';
+  const sign = v < 0n ? '-' : '';
+  const abs = v < 0n ? -v : v;
+  if (abs === 0n) return '0 ETH';
+  if (abs < GWEI_FROM_WEI) return `${sign}${abs.toLocaleString('en-US')} wei`;
+  if (abs < ETH_FROM_WEI) return `${sign}${truncUnits(abs, GWEI, precision === 'exact' ? 9 : 4)} gwei`;
+  if (precision === 'exact') return `${sign}${truncUnits(abs, ETHER, 18)} ETH`;
+  // Four significant decimals: after the zeros that lead a fraction below 1 (0.0123456 -> "0.01234").
+  const leadingZeros = abs < ETHER ? 18 - abs.toString().length : 0;
+  return `${sign}${truncUnits(abs, ETHER, leadingZeros + 4)} ETH`;
 }
 
 /** Wei as a float of gwei, for charts only (precision is irrelevant there). */

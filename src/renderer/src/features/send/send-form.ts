@@ -1,10 +1,11 @@
 // The Send form's check before anything is sent (recipient, amount in ETH, optional data), every field that needs
-// fixing with a sentence; and the core's refusal put back beside the field it names. Pure.
+// fixing with a sentence; the most a transfer can send with room for the fee (Max) and what the button says; and the
+// core's refusal put back beside the field it names. Pure.
 import type { TxRequest } from '../../../../shared/tx-request.js';
 import type { ErrorInfo } from '../../transport/api-error.js';
 import { hasValidChecksum } from '../../lib/address-checksum.js';
-import { formatWeiAsEther, parseEtherToWei } from '../../lib/eth-amount.js';
-import { normalizeFees } from '../../lib/format.js';
+import { parseEtherToWei } from '../../lib/eth-amount.js';
+import { formatEthAmount, formatFee, normalizeFees } from '../../lib/format.js';
 
 export interface SendForm {
   to: string;
@@ -48,23 +49,80 @@ export function dataProblem(text: string): string | null {
 
 export type SendCheck = { ok: true; request: TxRequest; valueWei: string } | { ok: false; errors: SendErrors };
 
-/** The form as a request to the core, or every field that needs fixing. `balanceWei`: what the account holds, when known. */
-export function checkSendForm(form: SendForm, balanceWei: string | null): SendCheck {
+/** What the account can pay with, when known: its balance and the policy's fee cap (decimal wei). */
+export interface SendFunds {
+  balanceWei: string | null;
+  feeCapWei?: string | null;
+}
+
+/** The gas of a plain transfer. A call's gas is estimated by the core when it is sent, so the form cannot count it. */
+export const TRANSFER_GAS = 21_000n;
+
+/** The most the fee of a plain transfer can cost: its gas at the fee cap (the core refuses a send the balance cannot cover so). */
+export function transferFeeCapWei(feeCapWei: string): bigint {
+  return TRANSFER_GAS * BigInt(feeCapWei);
+}
+
+/**
+ * Max: the balance less the fee at its worst (21,000 gas at the fee cap), so what is filled in is never refused for the
+ * fee; decimal wei. Null when the balance or the cap is unknown, or the fee would take it all.
+ */
+export function maxSendableWei(funds: SendFunds): string | null {
+  if (funds.balanceWei === null || !funds.feeCapWei) return null;
+  const rest = BigInt(funds.balanceWei) - transferFeeCapWei(funds.feeCapWei);
+  return rest > 0n ? rest.toString() : null;
+}
+
+const hasCalldata = (form: SendForm): boolean => dataProblem(form.data) === null && form.data.trim() !== '' && form.data.trim() !== '0x';
+
+/** The amount as decimal wei, or the sentence that says what is wrong with it (given the funds, when known). */
+function checkAmount(form: SendForm, funds: SendFunds): { wei: string } | { error: string } {
+  const hasData = hasCalldata(form);
+  const amount = parseEtherToWei(form.amount.trim() === '' && hasData ? '0' : form.amount);
+  if (!amount.ok) return { error: amount.error };
+  if (amount.wei === '0' && !hasData && dataProblem(form.data) === null) return { error: 'Enter an amount above 0, or data to call the recipient with.' };
+  const { balanceWei, feeCapWei } = funds;
+  if (balanceWei === null) return { wei: amount.wei };
+  const value = BigInt(amount.wei);
+  const balance = BigInt(balanceWei);
+  // The balance is written rounded toward zero, so an amount above it also reads above it.
+  if (value > balance) return { error: `That is more than the ${formatEthAmount(balanceWei)} this account holds.` };
+  // Only a plain transfer's fee is known here; the core counts a call's estimated gas when it is sent.
+  if (feeCapWei && !hasData && value + transferFeeCapWei(feeCapWei) > balance) {
+    const fee = `21,000 gas at up to the fee cap of ${formatFee(feeCapWei)} may cost ${formatEthAmount(transferFeeCapWei(feeCapWei), 'exact')}`;
+    const max = maxSendableWei(funds);
+    return {
+      error: max
+        ? `That leaves too little for the fee: ${fee}, so at most ${formatEthAmount(max)} can be sent (Max fills it in).`
+        : `The ${formatEthAmount(balanceWei)} this account holds does not cover the fee: ${fee}.`,
+    };
+  }
+  return { wei: amount.wei };
+}
+
+/** The form as a request to the core, or every field that needs fixing, given what the account can pay with. */
+export function checkSendForm(form: SendForm, funds: SendFunds): SendCheck {
   const errors: SendErrors = {};
   const to = recipientProblem(form.to);
   if (to) errors.to = to;
   const data = dataProblem(form.data);
   if (data) errors.data = data;
-  const hasData = !data && form.data.trim() !== '' && form.data.trim() !== '0x';
-  const amount = parseEtherToWei(form.amount.trim() === '' && hasData ? '0' : form.amount);
-  if (!amount.ok) errors.amount = amount.error;
-  else if (amount.wei === '0' && !hasData && !data) errors.amount = 'Enter an amount above 0, or data to call the recipient with.';
-  else if (balanceWei !== null && BigInt(amount.wei) > BigInt(balanceWei)) errors.amount = `That is more than the ${formatWeiAsEther(balanceWei)} ETH this account holds.`;
-  if (Object.keys(errors).length > 0 || !amount.ok) return { ok: false, errors };
+  const amount = checkAmount(form, funds);
+  if ('error' in amount) errors.amount = amount.error;
+  if (Object.keys(errors).length > 0 || 'error' in amount) return { ok: false, errors };
   // The address goes as typed: lower-casing it would throw away the checksum the core checks again.
   const request: TxRequest = { to: form.to.trim(), value: amount.wei };
-  if (hasData) request.data = form.data.trim().toLowerCase();
+  if (hasCalldata(form)) request.data = form.data.trim().toLowerCase();
   return { ok: true, request, valueWei: amount.wei };
+}
+
+/**
+ * The submit button's words: the sum ("Send 0.125 ETH") once the amount is one that can be sent, so the last look
+ * before sending is at it; plain "Send" while the amount is missing, malformed or more than the account can send.
+ */
+export function sendButtonLabel(form: SendForm, funds: SendFunds): string {
+  const amount = checkAmount(form, funds);
+  return 'wei' in amount && amount.wei !== '0' ? `Send ${formatEthAmount(amount.wei, 'exact')}` : 'Send';
 }
 
 /** How the core names the request's fields in "The field 'value' …" sentences, and the form field each one is. */

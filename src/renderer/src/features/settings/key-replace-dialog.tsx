@@ -5,7 +5,7 @@ import type { KeyInfo } from '../../../../shared/desktop-api.js';
 import { ConfirmDialog } from '../../components/confirm-dialog.js';
 import { FullAddress } from '../../components/hex.js';
 import { Spinner } from '../../components/states.js';
-import { formatEther } from '../../lib/format.js';
+import { formatEthAmount } from '../../lib/format.js';
 import { groupByNonce } from '../../store/tx-logic.js';
 import { useApp } from '../../store/use-app.js';
 
@@ -74,7 +74,7 @@ export function KeyReplaceDialog({ current, action, busy, onConfirm, onCancel }:
         <div>
           <dt>Balance</dt>
           <dd className={`mono${hasFunds ? ' text-danger' : ''}`} data-testid="replace-balance">
-            {formatEther(current.balanceWei)} ETH
+            {formatEthAmount(current.balanceWei)}
           </dd>
         </div>
         <div>
@@ -130,7 +130,7 @@ export function KeyReplaceDialog({ current, action, busy, onConfirm, onCancel }:
       {!exported ? (
         <label className="check" htmlFor={ids.ack}>
           <input id={ids.ack} type="checkbox" checked={accepted} onChange={(e) => setAccepted(e.target.checked)} />
-          <span>I have a copy of this key, or I accept losing it and its {formatEther(current.balanceWei)} ETH.</span>
+          <span>I have a copy of this key, or I accept losing it and its {formatEthAmount(current.balanceWei)}.</span>
         </label>
       ) : null}
     </ConfirmDialog>

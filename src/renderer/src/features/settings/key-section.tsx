@@ -3,7 +3,7 @@
 // that names what is lost and offers the export first.
 import { useState, type FormEvent } from 'react';
 import type { KeyInfo } from '../../../../shared/desktop-api.js';
-import { formatEther } from '../../lib/format.js';
+import { formatEthAmount } from '../../lib/format.js';
 import { FullAddress } from '../../components/hex.js';
 import { FormError, Spinner } from '../../components/states.js';
 import type { ErrorInfo } from '../../transport/api-error.js';
@@ -77,7 +77,7 @@ export function KeySection() {
             <div>
               <dt>Balance</dt>
               <dd className="mono" data-testid="key-balance">
-                {formatEther(key.balanceWei)} ETH
+                {formatEthAmount(key.balanceWei)}
               </dd>
             </div>
             <div>

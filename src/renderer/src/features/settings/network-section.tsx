@@ -1,8 +1,10 @@
-// The network the app starts on and the data service it talks to. These take effect after a restart: the card says
-// which saved ones wait for it and offers the restart (switching between served networks is networks-section.tsx).
+// The network the app shows now (its name and node, which follow a switch) and the one it starts on with the data
+// service it talks to. The start values take effect after a restart: the card says which saved ones wait for it and
+// offers the restart (switching between served networks is networks-section.tsx).
 import { useEffect, useState, type FormEvent } from 'react';
 import type { AppSettings, SettingsPatch } from '../../../../shared/desktop-api.js';
 import { Spinner } from '../../components/states.js';
+import { networkLabel } from '../../lib/network-words.js';
 import { useApp } from '../../store/use-app.js';
 import { apiErrorToFields, checkNetwork, type FieldErrors } from './field-errors.js';
 import { Card, Field, SaveBar, idleSave, type SaveState } from './form-kit.js';
@@ -44,6 +46,39 @@ export function PendingRestart({ names }: { names: readonly string[] }) {
           {error}
         </p>
       ) : null}
+    </div>
+  );
+}
+
+/**
+ * The active network from AppInfo, which the core pushes again after every switch (onNetworkChanged): the saved
+ * settings below name the start network only, so without this the card kept saying the first network after a switch.
+ */
+function ActiveNetwork({ settings }: { settings: AppSettings }) {
+  const info = useApp((s) => s.info);
+  if (!info) return null;
+  const switched = info.platform !== settings.platform || info.network !== settings.network;
+  return (
+    <div className="network-now" data-testid="active-network" data-network={`${info.platform}/${info.network}`}>
+      <dl className="facts facts-wide">
+        <div>
+          <dt>Shown and signed for now</dt>
+          <dd className="mono" data-testid="active-network-name">
+            {networkLabel(info)}
+          </dd>
+        </div>
+        <div>
+          <dt>Its node</dt>
+          <dd className="mono" data-testid="active-node-url">
+            {info.nodeUrl}
+          </dd>
+        </div>
+        <div>
+          <dt>Its data service</dt>
+          <dd className="mono">{info.serviceUrl}</dd>
+        </div>
+      </dl>
+      <h3 className="section-title">{switched ? `Starts on ${settings.platform}/${settings.network} (switched since, under Networks)` : 'Starts on'}</h3>
     </div>
   );
 }
@@ -105,10 +140,11 @@ export function NetworkSection({ settings }: { settings: AppSettings }) {
       title="Network"
       description={
         embedded
-          ? 'The app runs its own dev chains and data service; change these to use a real network. Switching between served networks is under Networks, at once.'
-          : 'The Ethereum node, data service and network the app starts on. Switching between served networks is under Networks, at once.'
+          ? 'The network shown now, and what the app starts on: its own dev chains and data service; change these to use a real network. Switching between served networks is under Networks, at once.'
+          : 'The network shown now, and the Ethereum node, data service and network the app starts on. Switching between served networks is under Networks, at once.'
       }
     >
+      <ActiveNetwork settings={settings} />
       <form onSubmit={(e) => void submit(e)} className="form" noValidate>
         <div className="form-grid">
           {input('nodeUrl')}

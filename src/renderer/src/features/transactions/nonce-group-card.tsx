@@ -1,6 +1,6 @@
-// One nonce: its state in the app's one vocabulary with how long it has been so, what to do when it needs you, speed
-// up and cancel while it is open, what it does (recipient and value, or the call), and every attempt with its state, fee,
-// block and gas used (rows select the timeline).
+// One nonce: its state in the app's one vocabulary with how long it has been so, how it got there ("Mined after 1
+// replacement (+80%)"), what to do when it needs you, speed up and cancel while it is open, what it does (recipient and
+// value, or the call), and every attempt with its state, fee, block and gas used (rows select the timeline).
 import { memo, type KeyboardEvent } from 'react';
 import { formatFee, formatInteger } from '../../lib/format.js';
 import { CopyButton } from '../../components/copy-button.js';
@@ -10,6 +10,7 @@ import { StateBadge } from '../../components/state-badge.js';
 import { attemptState, attemptWord, stateLabel, stateTone, stateWords } from '../../store/nonce-state.js';
 import { receiptFacts, type NonceGroup } from '../../store/tx-logic.js';
 import { NonceActions } from './nonce-actions.js';
+import { nonceStory } from './nonce-story.js';
 import { payloadRecord } from './tx-payload.js';
 import { TxWhat } from './tx-what.js';
 
@@ -40,6 +41,7 @@ export const NonceGroupCard = memo(function NonceGroupCard({
   const headingId = `nonce-${group.key.replace(/[^a-z0-9]/gi, '-')}`;
   // Replacements and speed-ups send the same payload; a cancel's 0 ETH to yourself is its row's word, not the nonce's.
   const payload = payloadRecord(group.attempts);
+  const story = nonceStory(group.attempts, state);
   return (
     <li className={`group-card edge-${stateTone(state.name)}`} data-nonce={group.nonce} data-state={state.name} aria-labelledby={headingId}>
       <div className="group-head">
@@ -57,6 +59,11 @@ export const NonceGroupCard = memo(function NonceGroupCard({
         </span>
         <NonceActions state={state} nonce={group.nonce} part="buttons" />
       </div>
+      {story ? (
+        <p className={`group-story tone-${stateTone(state.name)}`} data-testid="nonce-story">
+          {story}
+        </p>
+      ) : null}
       {payload && payload.to !== undefined ? (
         <p className="group-what" data-testid="tx-what">
           <TxWhat record={payload} />

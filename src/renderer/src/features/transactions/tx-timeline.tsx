@@ -24,7 +24,8 @@ export const eventWords: Record<TxEventKind, string> = {
   signed: 'Signed',
   broadcast: 'Sent to the node',
   'broadcast-failed': 'Node refusal',
-  pending: 'Stuck: no block before the timeout',
+  // Blocks keep coming while a transaction waits: what it lacked is a place in one (outbid), not a block.
+  pending: 'Stuck: not mined within the timeout',
   receipt: 'Mined',
   confirmation: 'Confirmed',
   replaced: 'Replaced',

@@ -2,10 +2,11 @@
 // token 3 to 0x…", "contract creation", "0 ETH to yourself". Cards show their nonce's, the detail its attempt's.
 import type { TxRecord } from '../../../../shared/tx-record.js';
 import { Hex } from '../../components/hex.js';
-import { formatWeiAsEther } from '../../lib/eth-amount.js';
+import { formatEthAmount } from '../../lib/format.js';
 import { txAction } from './tx-payload.js';
 
-const eth = (wei: string) => `${formatWeiAsEther(wei)} ETH`;
+// Every digit (it is what was sent), in the unit that keeps it short: "0.125 ETH", "1 wei".
+const eth = (wei: string) => formatEthAmount(wei, 'exact');
 const withValue = (wei: string) => (wei !== '0' ? ` with ${eth(wei)}` : '');
 
 export function TxWhat({ record, copy = false }: { record: TxRecord; /** Copy buttons beside addresses (the detail has room). */ copy?: boolean }) {
