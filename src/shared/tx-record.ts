@@ -1,10 +1,21 @@
 // The app's transaction record (docs/app.md) and its event history, as JSON crosses HTTP and IPC.
-import type { TxPayload } from './tx-request.js';
+import type { Speed, TxPayload } from './tx-request.js';
 
 export type TxStatus = 'pending' | 'receipt' | 'confirmation' | 'replaced';
 
 /** Why a record was signed: a generated transaction, an automatic replacement, or the user's cancel / speed-up. */
 export type TxKind = 'generate' | 'replace' | 'cancel' | 'speed-up';
+
+/**
+ * How a record's fee was chosen: by the market policy (with the speed and what recent blocks showed when it was
+ * signed), by the seed preset's first fee and bumps, by the request itself (a tool's own fee), or by a person's cancel
+ * or speed-up bump.
+ */
+export type PricedBy =
+  | { by: 'market'; speed: Speed; baseFeeWei: string | null; tipWei: string }
+  | { by: 'seed' }
+  | { by: 'request' }
+  | { by: 'bump' };
 
 /** Why an open nonce is not moving forward on its own. */
 export type NonceProblemReason = 'fee-cap' | 'max-replacements' | 'funds' | 'underpriced' | 'refused' | 'unreachable' | 'no-key';
@@ -46,6 +57,8 @@ export interface TxRecord extends TxPayload {
   kind: TxKind;
   /** Set on the newest record of an open nonce while something keeps that nonce from settling; null otherwise. */
   problem: NonceProblem | null;
+  /** How its fee was chosen; absent on records signed before txdesk kept it. */
+  pricedBy?: PricedBy;
   /** The chain the record was signed for; set by the app's API (the store keeps one file per chain). */
   chainId?: number;
   createdAt: string;

@@ -54,6 +54,8 @@ describe('the market fee policy on a congested configured network', { timeout: 3
       expect(first.txType).toBe('eip1559');
       const signed = (await api<TxRecordWithHistory>('GET', `/api/tx/${first.transactionHash}`)).history.find((e) => e.kind === 'signed')!;
       expect(signed.detail).toMatchObject({ speed: expect.stringMatching(/slow|normal|fast/), marketTipWei: expect.stringMatching(/^\d+$/) });
+      expect(first.pricedBy).toMatchObject({ by: 'market', speed: signed.detail.speed, tipWei: signed.detail.marketTipWei });
+      expect(typeof mined.data.effectiveGasPrice).toBe('string');
     }
     const tips = await Promise.all(sent.map(async (r) => BigInt((await api<TxRecordWithHistory>('GET', `/api/tx/${r.transactionHash}`)).maxPriorityFeePerGas!)));
     expect(tips[0]! <= tips[1]! && tips[1]! <= tips[2]!).toBe(true);
@@ -67,6 +69,8 @@ describe('the market fee policy on a congested configured network', { timeout: 3
     const mined = await minedOf(firstRec.nonce);
     expect(mined.transactionHash).not.toBe(first);
     expect(mined.attempt).toBe(1);
+    expect(firstRec.pricedBy).toEqual({ by: 'request' });
+    expect(mined.pricedBy).toMatchObject({ by: 'market', speed: 'normal' });
     const history = (await api<TxRecordWithHistory>('GET', `/api/tx/${first}`)).history;
     const sentEvent = history.find((e) => e.kind === 'replacement-sent')!;
     expect(sentEvent.summary).toMatch(/included tips of .* and more; this one offers/);

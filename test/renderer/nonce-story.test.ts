@@ -1,7 +1,7 @@
 // The line a nonce card says under its badge, from the records' facts (status, attempt, kind, gasPrice), never from a
 // sentence: "Stuck" with the replacement's fee while it is on its way, "Mined after 1 replacement (+80%)" once settled.
 import { describe, expect, it } from 'vitest';
-import { feeIncrease, nonceStory } from '../../src/renderer/src/features/transactions/nonce-story.js';
+import { feeIncrease, feeLine, nonceStory } from '../../src/renderer/src/features/transactions/nonce-story.js';
 import { nonceState } from '../../src/renderer/src/store/nonce-state.js';
 import type { NonceProblem, TxRecord } from '../../src/shared/tx-record.js';
 import { rec } from '../support/core-records.js';
@@ -48,4 +48,18 @@ describe('feeIncrease', () => {
     ['0', '1', null],
     ['x', '1', null],
   ])('%s -> %s: %s', (a, b, out) => expect(feeIncrease(a, b)).toBe(out));
+});
+
+describe('feeLine', () => {
+  it('says what the attempt offers, how it was priced with the market at the time, and what it paid once mined', () => {
+    const market = rec({ attempt: 0, txType: 'eip1559', gasPrice: '2300000000', maxPriorityFeePerGas: '1700000000', pricedBy: { by: 'market', speed: 'normal', baseFeeWei: '100000000', tipWei: '1700000000' } });
+    expect(feeLine([market], market)).toBe('Offers up to 2.3 gwei, tip 1.7 gwei (market, normal: recent blocks tipped 1.7 gwei over a 0.1 gwei base fee)');
+    const mined = { ...market, status: 'receipt' as const, data: { effectiveGasPrice: '1800000000' } };
+    expect(feeLine([mined], mined)).toBe('Offers up to 2.3 gwei, tip 1.7 gwei (market, normal: recent blocks tipped 1.7 gwei over a 0.1 gwei base fee) · paid 1.8 gwei per gas');
+    const seed = rec({ attempt: 1, gasPrice: '1125000000', pricedBy: { by: 'seed' } });
+    expect(feeLine([seed], seed)).toBe('Offers 1.125 gwei (seed preset)');
+    const old = rec({ attempt: 0, gasPrice: '1000000000' });
+    expect(feeLine([old], old)).toBe('Offers 1 gwei');
+    expect(feeLine([], old)).toBeNull();
+  });
 });

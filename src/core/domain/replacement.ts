@@ -2,7 +2,7 @@
 // person's cancel or speed-up may go out. Pure: the caller passes the records, the network's fees, the policy and the
 // loaded key; the answers are codes and numbers (describe.ts words them), so a table of cases tests it completely.
 import type { ReplacementPolicy } from '../../shared/desktop-api.js';
-import type { NonceProblemReason, TxRecord, TxStatus } from '../../shared/tx-record.js';
+import type { NonceProblemReason, PricedBy, TxRecord, TxStatus } from '../../shared/tx-record.js';
 import type { TxPayload } from '../../shared/tx-request.js';
 import { headlineFee, initialFees, replacementFees, type FeeFields, type NetworkFees } from './fees.js';
 import { marketReplacementFees, type MarketQuote } from './market-fees.js';
@@ -12,7 +12,7 @@ import type { RequestRefusal, UserReplacementKind } from './send-check.js';
  * A replacement to sign: its fees and attempt, the replaced fee (for the percent), and who asked: the policy (within
  * `maxReplacements`, or beyond it for a transaction no pool took) or a person.
  */
-export type ReplaceDecision = { action: 'replace'; fees: FeeFields; attempt: number; prevFeeWei: bigint; by: 'policy' | 'beyond-limit' | UserReplacementKind; maxReplacements: number };
+export type ReplaceDecision = { action: 'replace'; fees: FeeFields; attempt: number; prevFeeWei: bigint; by: 'policy' | 'beyond-limit' | UserReplacementKind; maxReplacements: number; market?: MarketQuote };
 
 /** What a `replacement-skipped` event stores beside each reason a stuck transaction is not replaced for. */
 type SkipDetails = { 'not-stuck': { status: TxStatus }; 'nonce-mined': { minedBy: string }; superseded: { newer: string }; 'max-replacements': { attempt: number; maxReplacements: number }; cap: { neededWei: string; capWei: string }; 'no-key': { from: string } };
@@ -39,6 +39,17 @@ export function payloadOf(r: Pick<TxRecord, 'to' | 'value' | 'input' | 'gasLimit
 /** The most a record may cost its sender at `feeWei` per gas: value plus the whole gas limit at that fee. */
 export function worstCost(p: Pick<TxPayload, 'value' | 'gasLimit'>, feeWei: bigint): bigint {
   return BigInt(p.value) + BigInt(p.gasLimit) * feeWei;
+}
+
+/** How a replacement's fee was chosen: the market's quote it went to, a person's bump, or the seed preset's step. */
+export function replacementPricedBy(d: ReplaceDecision): PricedBy {
+  if (d.market) return marketPricedBy(d.market);
+  return d.by === 'cancel' || d.by === 'speed-up' ? { by: 'bump' } : { by: 'seed' };
+}
+
+/** A market quote as a record keeps it. */
+export function marketPricedBy(q: MarketQuote): PricedBy {
+  return { by: 'market', speed: q.speed, baseFeeWei: q.baseFeeWei?.toString() ?? null, tipWei: q.tipWei.toString() };
 }
 
 export function feesOf(r: Pick<TxRecord, 'txType' | 'gasPrice' | 'maxPriorityFeePerGas'>): FeeFields {
@@ -82,7 +93,7 @@ export function decideReplacement(tx: TxRecord, sameNonce: readonly TxRecord[], 
   const next = market ? marketReplacementFees(feesOf(tx), market, net, policy.bumpPercent) : replacementFees(feesOf(tx), net, policy.bumpPercent);
   const cap = BigInt(policy.maxFeeWei);
   if (headlineFee(next) > cap) return { action: 'skip', nonce: tx.nonce, reason: 'cap', detail: { neededWei: headlineFee(next).toString(), capWei: cap.toString() } };
-  return { action: 'replace', fees: next, attempt: tx.attempt + 1, prevFeeWei: BigInt(tx.gasPrice), by: ask.beyondLimit ? 'beyond-limit' : 'policy', maxReplacements: policy.maxReplacements };
+  return { action: 'replace', fees: next, attempt: tx.attempt + 1, prevFeeWei: BigInt(tx.gasPrice), by: ask.beyondLimit ? 'beyond-limit' : 'policy', maxReplacements: policy.maxReplacements, ...(market ? { market } : {}) };
 }
 
 /** Why a person's cancel or speed-up of the nonce of `records` has nothing left to do: it is mined, or used elsewhere. */

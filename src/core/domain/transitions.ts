@@ -1,7 +1,7 @@
 // Record transitions for tracker messages: what a pending/receipt/confirmation does to the record and to the
 // other records of the same nonce. Pure and idempotent: a duplicate or late message yields no change.
 import type { TxPayload } from '../../shared/tx-request.js';
-import type { TxEventKind, TxKind, TxRecord, TxStatus } from '../../shared/tx-record.js';
+import type { PricedBy, TxEventKind, TxKind, TxRecord, TxStatus } from '../../shared/tx-record.js';
 import type { FeeFields } from './fees.js';
 import { describeNews, type RecordNews } from './describe.js';
 import { recordFees } from './replacement.js';
@@ -98,6 +98,8 @@ export interface NewRecordFacts {
   kind: TxKind;
   /** What it does; a replacement carries its predecessor's (a reprice), a cancel the self-transfer's. */
   payload: TxPayload;
+  /** How its fee was chosen. */
+  pricedBy?: PricedBy;
 }
 
 /** The record of a transaction just signed: no status until a tracker message or the nonce check gives one. */
@@ -114,6 +116,7 @@ export function newTxRecord(f: NewRecordFacts, now: string): TxRecord {
     attempt: f.attempt,
     kind: f.kind,
     problem: null,
+    ...(f.pricedBy ? { pricedBy: f.pricedBy } : {}),
     createdAt: now,
     updatedAt: now,
   };

@@ -4,7 +4,7 @@
 import type { TxKind, TxRecord } from '../../shared/tx-record.js';
 import { describeNews, describeReplacement, describeSkip, short } from '../domain/describe.js';
 import { formatGwei, headlineFee, type NetworkFees } from '../domain/fees.js';
-import { decideReplacement, PROBLEM_OF_SKIP, replacementBlocker, payloadOf, type ReplaceDecision, type SkipDecision } from '../domain/replacement.js';
+import { decideReplacement, PROBLEM_OF_SKIP, replacementBlocker, replacementPricedBy, payloadOf, type ReplaceDecision, type SkipDecision } from '../domain/replacement.js';
 import { newestAttempt } from '../domain/replacement-retry.js';
 import type { CancelledBy } from '../domain/request-follow.js';
 import { newTxRecord } from '../domain/transitions.js';
@@ -59,7 +59,7 @@ export function createTxReplacing(ctx: TxEngineContext, sending: Pick<TxBroadcas
       return null;
     }
     const { decision, signed } = plan;
-    const rec = newTxRecord({ hash: signed.hash, from: prev.from, nonce: prev.nonce, fees: decision.fees, replaces: prev.transactionHash, attempt: decision.attempt, kind, payload: signed.payload }, now);
+    const rec = newTxRecord({ hash: signed.hash, from: prev.from, nonce: prev.nonce, fees: decision.fees, replaces: prev.transactionHash, attempt: decision.attempt, kind, payload: signed.payload, pricedBy: replacementPricedBy(decision) }, now);
     d.store.clearProblems(prev.from, prev.nonce, now);
     d.store.insert(rec, signed.raw, [
       { kind: 'signed', summary: describeNews({ code: 'signed-replacement', kind, attempt: decision.attempt, replaces: prev.transactionHash, feeWei: headlineFee(decision.fees) }), detail: { nonce: prev.nonce, feeWei: headlineFee(decision.fees).toString(), replaces: prev.transactionHash, kind, ...(cancelledBy ? { cancelledBy } : {}) } },

@@ -1,7 +1,7 @@
 // The TxStore on better-sqlite3: records with their signed bytes (for re-broadcast), event history, and the ids of
 // tracker messages already applied (idempotency). Every statement uses bound parameters.
 import { migrate, openDatabase, type Db } from '../../../lib/sqlite.js';
-import type { NonceProblem, TxEvent, TxKind, TxRecord, TxStatus } from '../../../shared/tx-record.js';
+import type { NonceProblem, PricedBy, TxEvent, TxKind, TxRecord, TxStatus } from '../../../shared/tx-record.js';
 import type { BroadcastState, NewEvent, TxStore } from '../../ports.js';
 
 const MIGRATIONS = [
@@ -45,6 +45,8 @@ const MIGRATIONS = [
    ALTER TABLE txs ADD COLUMN input TEXT NOT NULL DEFAULT '0x';
    ALTER TABLE txs ADD COLUMN gas_limit TEXT NOT NULL DEFAULT '21000';
    UPDATE txs SET to_addr = sender;`,
+  // How each record's fee was chosen (JSON PricedBy; NULL for records from before).
+  `ALTER TABLE txs ADD COLUMN priced_by TEXT;`,
 ];
 
 interface Row {
@@ -65,11 +67,12 @@ interface Row {
   value: string;
   input: string;
   gas_limit: string;
+  priced_by: string | null;
   created_at: string;
   updated_at: string;
 }
 
-const COLS = 'hash, sender, nonce, tx_type, gas_price, max_priority_fee, status, data, replaces, replaced_by, attempt, kind, problem, to_addr, value, input, gas_limit, created_at, updated_at';
+const COLS = 'hash, sender, nonce, tx_type, gas_price, max_priority_fee, status, data, replaces, replaced_by, attempt, kind, problem, to_addr, value, input, gas_limit, priced_by, created_at, updated_at';
 
 function toRecord(r: Row): TxRecord {
   const rec: TxRecord = {
@@ -93,6 +96,7 @@ function toRecord(r: Row): TxRecord {
   };
   if (r.max_priority_fee !== null) rec.maxPriorityFeePerGas = r.max_priority_fee;
   if (r.status !== null) rec.status = r.status;
+  if (r.priced_by !== null) rec.pricedBy = JSON.parse(r.priced_by) as PricedBy;
   return rec;
 }
 
@@ -127,8 +131,8 @@ export function createSqliteTxStore(db: Db): TxStore {
     raw: db.prepare('SELECT raw FROM txs WHERE hash = ?'),
     rejected: db.prepare("SELECT hash FROM txs WHERE sender = ? AND broadcast = 'rejected'"),
     insert: db.prepare(
-      `INSERT INTO txs (hash, sender, nonce, tx_type, gas_price, max_priority_fee, status, data, replaces, replaced_by, attempt, kind, problem, to_addr, value, input, gas_limit, raw, created_at, updated_at)
-       VALUES (@hash, @sender, @nonce, @tx_type, @gas_price, @max_priority_fee, @status, @data, @replaces, @replaced_by, @attempt, @kind, @problem, @to_addr, @value, @input, @gas_limit, @raw, @created_at, @updated_at)`,
+      `INSERT INTO txs (hash, sender, nonce, tx_type, gas_price, max_priority_fee, status, data, replaces, replaced_by, attempt, kind, problem, to_addr, value, input, gas_limit, priced_by, raw, created_at, updated_at)
+       VALUES (@hash, @sender, @nonce, @tx_type, @gas_price, @max_priority_fee, @status, @data, @replaces, @replaced_by, @attempt, @kind, @problem, @to_addr, @value, @input, @gas_limit, @priced_by, @raw, @created_at, @updated_at)`,
     ),
     withProblems: db.prepare(`SELECT ${COLS} FROM txs WHERE problem IS NOT NULL ORDER BY sender, nonce, id`),
     setProblem: db.prepare('UPDATE txs SET problem = ?, updated_at = ? WHERE hash = ?'),
@@ -191,6 +195,7 @@ export function createSqliteTxStore(db: Db): TxStore {
           value: r.value,
           input: r.input.toLowerCase(),
           gas_limit: r.gasLimit,
+          priced_by: r.pricedBy ? JSON.stringify(r.pricedBy) : null,
           raw,
           created_at: r.createdAt,
           updated_at: r.updatedAt,

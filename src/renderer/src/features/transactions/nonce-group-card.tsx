@@ -10,7 +10,7 @@ import { StateBadge } from '../../components/state-badge.js';
 import { attemptState, attemptWord, stateLabel, stateTone, stateWords } from '../../store/nonce-state.js';
 import { receiptFacts, type NonceGroup } from '../../store/tx-logic.js';
 import { NonceActions } from './nonce-actions.js';
-import { nonceStory } from './nonce-story.js';
+import { feeLine, nonceStory } from './nonce-story.js';
 import { payloadRecord } from './tx-payload.js';
 import { TxWhat } from './tx-what.js';
 
@@ -42,6 +42,7 @@ export const NonceGroupCard = memo(function NonceGroupCard({
   // Replacements and speed-ups send the same payload; a cancel's 0 ETH to yourself is its row's word, not the nonce's.
   const payload = payloadRecord(group.attempts);
   const story = nonceStory(group.attempts, state);
+  const fee = feeLine(group.attempts, state.lead);
   return (
     <li className={`group-card edge-${stateTone(state.name)}`} data-nonce={group.nonce} data-state={state.name} aria-labelledby={headingId}>
       <div className="group-head">
@@ -62,6 +63,11 @@ export const NonceGroupCard = memo(function NonceGroupCard({
       {story ? (
         <p className={`group-story tone-${stateTone(state.name)}`} data-testid="nonce-story">
           {story}
+        </p>
+      ) : null}
+      {fee ? (
+        <p className="group-fee muted" data-testid="fee-line">
+          {fee}
         </p>
       ) : null}
       {payload && payload.to !== undefined ? (

@@ -58,3 +58,31 @@ export function nonceStory(attempts: readonly TxRecord[], state: NonceState): st
       return null;
   }
 }
+
+/** How the fee was chosen, in a few words, from the record's `pricedBy` (facts kept when it was signed). */
+function pricedWords(r: TxRecord): string | null {
+  const p = r.pricedBy;
+  if (!p) return null;
+  switch (p.by) {
+    case 'market':
+      return `market, ${p.speed}: recent blocks tipped ${formatFee(p.tipWei)}${p.baseFeeWei === null ? '' : ` over a ${formatFee(p.baseFeeWei)} base fee`}`;
+    case 'seed':
+      return 'seed preset';
+    case 'request':
+      return 'the fee the request gave';
+    case 'bump':
+      return "a person's bump";
+  }
+}
+
+/**
+ * The card's fee line for the attempt that counts (the mined one, else the newest): what it offers, how that was
+ * priced and the market at the time, and, once mined, what it paid per gas (the receipt's effective gas price).
+ */
+export function feeLine(attempts: readonly TxRecord[], lead: TxRecord): string | null {
+  if (attempts.length === 0) return null;
+  const offer = lead.txType === 'eip1559' ? `Offers up to ${formatFee(lead.gasPrice)}, tip ${formatFee(lead.maxPriorityFeePerGas)}` : `Offers ${formatFee(lead.gasPrice)}`;
+  const priced = pricedWords(lead);
+  const paid = typeof lead.data.effectiveGasPrice === 'string' ? `paid ${formatFee(lead.data.effectiveGasPrice)} per gas` : null;
+  return [offer + (priced ? ` (${priced})` : ''), paid].filter(Boolean).join(' · ');
+}
