@@ -18,8 +18,9 @@ export const pct = (xs, p) => {
   return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)];
 };
 
-export async function rpc(url, method, params) {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+/** One JSON-RPC call; `headers` are added to the request (a bearer token, say). */
+export async function rpc(url, method, params, headers = {}) {
+  const res = await fetch(url, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
   const body = await res.json();
   if (body.error) throw new Error(`${method}: ${body.error.message}`);
   return body.result;

@@ -11,6 +11,7 @@ import type { KeyManager } from './key-manager.js';
 import type { SettingsManager } from './settings-manager.js';
 import { createToolRpc, type ToolRpcDeps } from './tool-rpc.js';
 import type { TxEngine } from './tx-engine.js';
+import type { InTurn } from './tx-engine-user-actions.js';
 
 /** The chain-bound parts of the active network (a chain session): what /api/tx, the listing proxy and /rpc answer for. */
 export interface ActiveNetwork extends ListingNetwork {
@@ -71,7 +72,7 @@ export interface CoreApi extends DesktopApi {
   /** A token image (`?url=` of GET /api/token-image, or Electron's image scheme), fetched like the metadata. */
   fetchTokenImage(url: unknown): Promise<TokenImage>;
   /** One JSON-RPC method of /rpc for a local tool (tool-rpc.ts); throws RpcFailure. */
-  rpc(method: string, params: readonly unknown[], requester: Requester): Promise<unknown>;
+  rpc(method: string, params: readonly unknown[], requester: Requester, inTurn?: InTurn): Promise<unknown>;
   /** Fan-out used by the engine and the dev-chain poller. */
   emitTransaction(record: TxRecord): void;
   emitDevchain(status: DevchainStatus): void;
@@ -215,7 +216,7 @@ export function createCoreApi(d: CoreApiDeps): CoreApi {
     onDevchainStatus: (l) => listen(d.events.devchain, l),
     onAppStatus: (l) => listen(d.events.status, l),
 
-    rpc: (method, params, requester) => toolRpc().call(method, params, requester),
+    rpc: (method, params, requester, inTurn) => toolRpc().call(method, params, requester, inTurn),
     emitTransaction: (r) => emitToEach(d.events.tx, r),
     emitDevchain: (s) => emitToEach(d.events.devchain, s),
     emitAppStatus: (s) => emitToEach(d.events.status, s),

@@ -44,11 +44,11 @@ export function createRequestFollowing(d: RequestFollowingDeps) {
   const receiptOf = (hash: string) => d.chain.request('eth_getTransactionReceipt', [hash]) as Promise<Receipt>;
 
   /**
-   * Where a record's nonce stands on the chain, or null while nothing of it is mined. The count is read before the
-   * receipts, so an attempt mined in between is seen as mined, never as a stranger's use of the nonce.
+   * Where a record's nonce stands on the chain, given the sender's mined `count`, or null while nothing of it is
+   * mined. The count is read before the receipts, so an attempt mined in between is seen as mined, never as a
+   * stranger's use of the nonce.
    */
-  async function follow(rec: TxRecord): Promise<{ answer: FollowAnswer; receipts: Map<string, Receipt> } | null> {
-    const count = Number(await d.chain.request('eth_getTransactionCount', [rec.from, 'latest']));
+  async function follow(rec: TxRecord, count: number): Promise<{ answer: FollowAnswer; receipts: Map<string, Receipt> } | null> {
     if (!(count > rec.nonce)) return null;
     const attempts = d.store.byNonce(rec.from, rec.nonce);
     const receipts = new Map(await Promise.all(attempts.map(async (r) => [r.transactionHash, await receiptOf(r.transactionHash)] as const)));
@@ -59,14 +59,16 @@ export function createRequestFollowing(d: RequestFollowingDeps) {
   }
 
   const ours = (hash: unknown): TxRecord | null => (typeof hash === 'string' ? d.store.get(hash) : null);
+  const minedCount = async (rec: TxRecord) => Number(await d.chain.request('eth_getTransactionCount', [rec.from, 'latest']));
 
   /** eth_getTransactionReceipt. */
   async function receipt(params: readonly unknown[]): Promise<unknown> {
     const rec = ours(params[0]);
     if (!rec) return d.chain.request('eth_getTransactionReceipt', params);
-    const own = await receiptOf(rec.transactionHash);
+    // Asked together, so the node client sends them as one batch: one round trip whether or not it has to follow.
+    const [own, count] = await Promise.all([receiptOf(rec.transactionHash), minedCount(rec)]);
     if (own !== null) return own;
-    const followed = await follow(rec);
+    const followed = await follow(rec, count);
     if (!followed) return null;
     const { answer, receipts } = followed;
     switch (answer.answer) {
@@ -81,10 +83,11 @@ export function createRequestFollowing(d: RequestFollowingDeps) {
 
   /** eth_getTransactionByHash; a stored attempt the node forgot is answered from its signed bytes, not yet in a block. */
   async function transaction(params: readonly unknown[]): Promise<unknown> {
-    const answer = (await d.chain.request('eth_getTransactionByHash', params)) as Record<string, unknown> | null;
     const rec = ours(params[0]);
-    if (!rec || (answer !== null && answer.blockNumber != null)) return answer;
-    const followed = await follow(rec);
+    if (!rec) return d.chain.request('eth_getTransactionByHash', params);
+    const [answer, count] = (await Promise.all([d.chain.request('eth_getTransactionByHash', [rec.transactionHash]), minedCount(rec)])) as [Record<string, unknown> | null, number];
+    if (answer !== null && answer.blockNumber != null) return answer;
+    const followed = await follow(rec, count);
     if (followed?.answer.answer === 'attempt') {
       const hash = followed.answer.hash;
       const mined = await d.chain.request('eth_getTransactionByHash', [hash]);

@@ -16,6 +16,7 @@ import type { Approvals } from './approvals.js';
 import { createRequestFollowing } from './tool-rpc-follow.js';
 import { RPC_CODES, RpcFailure } from './tool-rpc-wire.js';
 import type { TxEngine } from './tx-engine.js';
+import type { InTurn } from './tx-engine-user-actions.js';
 
 export { pendingTransactionJson, RPC_CODES, RpcFailure } from './tool-rpc-wire.js';
 
@@ -141,7 +142,7 @@ export function createToolRpc(d: ToolRpcDeps) {
     if (typeof given !== 'string' || given.toLowerCase() !== account()) throw invalid(`${field} must be the signing account ${account()} (see eth_accounts).`);
   };
 
-  async function sendTransaction(params: readonly unknown[], requester: Requester): Promise<string> {
+  async function sendTransaction(params: readonly unknown[], requester: Requester, inTurn?: InTurn): Promise<string> {
     const parsed = sendParamsSchema.safeParse(params[0]);
     if (!parsed.success) {
       const fee = parsed.error.issues.find((i) => i.path.length === 1 && ['gasPrice', 'maxFeePerGas', 'maxPriorityFeePerGas'].includes(String(i.path[0])));
@@ -160,7 +161,7 @@ export function createToolRpc(d: ToolRpcDeps) {
     if (p.speed !== undefined) request.speed = p.speed;
     const checked = txRequestSchema.safeParse(request);
     if (!checked.success) throw invalid(describeIssues(checked.error.issues.map((i) => ({ ...i, path: ['params[0]', ...i.path] })), 'field'));
-    const record = await d.engine.send(checked.data as TxRequest, { beforeSigning: (payload, firstFeeWei) => d.approvals.gateTransaction(payload, requester, firstFeeWei), ...(fees ? { fees } : {}) });
+    const record = await d.engine.send(checked.data as TxRequest, { beforeSigning: (payload, firstFeeWei) => d.approvals.gateTransaction(payload, requester, firstFeeWei), ...(fees ? { fees } : {}), ...(inTurn ? { inTurn } : {}) });
     return record.transactionHash;
   }
 
@@ -196,8 +197,8 @@ export function createToolRpc(d: ToolRpcDeps) {
     }
   }
 
-  /** One method call; throws RpcFailure. */
-  async function call(method: string, params: readonly unknown[], requester: Requester): Promise<unknown> {
+  /** One method call; throws RpcFailure. `inTurn` keeps an eth_sendTransaction of a batch in the batch's nonce order. */
+  async function call(method: string, params: readonly unknown[], requester: Requester, inTurn?: InTurn): Promise<unknown> {
     try {
       switch (method) {
         case 'eth_chainId':
@@ -212,7 +213,7 @@ export function createToolRpc(d: ToolRpcDeps) {
           return s ? [s.address] : [];
         }
         case 'eth_sendTransaction':
-          return await sendTransaction(params, requester);
+          return await sendTransaction(params, requester, inTurn);
         case 'personal_sign':
           return await personalSign(params, requester);
         case 'eth_signTypedData_v4':

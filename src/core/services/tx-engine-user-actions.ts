@@ -1,7 +1,7 @@
 // What a person asks of the engine: a new transaction at the next nonce, and a cancel or speed-up of one already
 // sent (a same-nonce replacement at a bumped fee, outside the automatic replacement limit).
 import { TxdeskError } from '../../shared/errors.js';
-import type { TxRecord } from '../../shared/tx-record.js';
+import type { PricedBy, TxRecord } from '../../shared/tx-record.js';
 import { describeNews, refuse } from '../domain/describe.js';
 import { headlineFee, type GivenFees, type NetworkFees } from '../domain/fees.js';
 import { HISTORY_BLOCKS, marketQuote, type FeeHistory, type MarketQuote } from '../domain/market-fees.js';
@@ -9,7 +9,7 @@ import { planNextNonce } from '../domain/nonce.js';
 import { isAddress } from 'ethers';
 import { RpcError } from '../../lib/json-rpc.js';
 import type { TxPayload, TxRequest } from '../../shared/tx-request.js';
-import { decideUserReplacement, keyRefusal, payloadOf, SELF_TRANSFER_GAS, selfTransfer, settledNonceRefusal } from '../domain/replacement.js';
+import { decideUserReplacement, keyRefusal, marketPricedBy, payloadOf, SELF_TRANSFER_GAS, selfTransfer, settledNonceRefusal } from '../domain/replacement.js';
 import { decodeRevert, describeRevert } from '../domain/revert.js';
 import { firstAttemptFees, fundsShortfall, isRevertAnswer, type RequestRefusal, type UserReplacementKind } from '../domain/send-check.js';
 import { newestAttempt } from '../domain/replacement-retry.js';
@@ -22,6 +22,11 @@ import type { TxReplacing } from './tx-engine-replacement.js';
 
 /** Why signUserReplacement signs nothing: both may change by the next block. */
 export type CancelRefusal = Extract<RequestRefusal, { code: 'key-not-loaded' | 'bump-above-cap' }>;
+
+/** Runs `enter` (the step that takes the nonce) when it is this transaction's turn, and returns what it returns. */
+export type InTurn = <T>(enter: () => Promise<T>) => Promise<T>;
+/** No batch to keep in order: the nonce is taken as soon as the serial queue allows. */
+const atOnce: InTurn = (enter) => enter();
 
 /** A first attempt only needs the base fee to be no older than about a block; replacements always read fresh fees. */
 const FEE_CACHE_MS = 1_000;
@@ -103,8 +108,10 @@ export function createTxUserActions(ctx: TxEngineContext, sending: Pick<TxBroadc
    * (its nonce is never reused). `beforeSigning` (a tool's request waiting for a person's approval) runs once the
    * payload is settled and checked, outside the serial queue; a rejection there stops it with nothing stored. `fees`
    * (a tool's own) price the first attempt instead of the policy; replacements bump from them as from any first fee.
+   * `inTurn` (a transaction of a tool's batch) holds the nonce step until the transactions before it took theirs, so a
+   * batch's nonces follow its order while the checks and broadcasts of its transactions overlap.
    */
-  async function send(request?: TxRequest, opts: { beforeSigning?: (payload: TxPayload, firstFeeWei: bigint | null) => Promise<void>; fees?: GivenFees } = {}): Promise<TxRecord> {
+  async function send(request?: TxRequest, opts: { beforeSigning?: (payload: TxPayload, firstFeeWei: bigint | null) => Promise<void>; fees?: GivenFees; inTurn?: InTurn } = {}): Promise<TxRecord> {
     const signer = d.signer() ?? refuse({ code: 'no-key' });
     // The node's pending count and fees are read beside the checks, not in the queue: many sends overlap their reads.
     const chainFacts = () => ctx.chainCall('reading the nonce and fees', () => Promise.all([d.chain.nonceCount(signer.address, 'pending'), recentFees(), pricedByMarket() ? recentHistory() : null]));
@@ -120,7 +127,7 @@ export function createTxUserActions(ctx: TxEngineContext, sending: Pick<TxBroadc
     }
     const speed = request?.speed ?? d.policy().speed;
     const market = history ? marketQuote(history, net, speed) : null;
-    const record = await ctx.serial(async () => {
+    const record = await (opts.inTurn ?? atOnce)(() => ctx.serial(async () => {
       // Our own records cover every nonce signed since the read: only a nonce used elsewhere meanwhile can collide,
       // and the node's "nonce too low" reconciles it as it always does.
       // Only the nonces at or above the node's count (and our highest) matter to the plan: a query, not the whole history.
@@ -129,13 +136,14 @@ export function createTxUserActions(ctx: TxEngineContext, sending: Pick<TxBroadc
       const first = firstAttemptFees(d.policy(), net, opts.fees, market);
       const { fees, raisedFromWei } = 'code' in first ? refuse(first) : first;
       const signed = await signer.sign(unsignedTx(d.chainId, plan.nonce, payload, fees));
-      const record = newTxRecord({ hash: signed.hash, from: signer.address, nonce: plan.nonce, fees, replaces: null, attempt: 0, kind: 'generate', payload }, ctx.iso());
       const given = opts.fees !== undefined;
+      const pricedBy: PricedBy = given ? { by: 'request' } : market && d.policy().pricing === 'market' ? marketPricedBy(market) : { by: 'seed' };
+      const record = newTxRecord({ hash: signed.hash, from: signer.address, nonce: plan.nonce, fees, replaces: null, attempt: 0, kind: 'generate', payload, pricedBy }, ctx.iso());
       const summary = describeNews({ code: 'signed', nonce: plan.nonce, feeWei: headlineFee(fees), raisedFromWei, given });
       d.store.insert(record, signed.raw, [{ kind: 'signed', summary, detail: { nonce: plan.nonce, feeWei: headlineFee(fees).toString(), txType: fees.txType, gasLimit: payload.gasLimit, ...(given ? { feeGiven: true } : {}), ...marketDetail(market, given) } }]);
       ctx.emit([record.transactionHash]);
       return record;
-    });
+    }));
     // Stored first, sent after the queue is free: the next send signs while this one travels to the node.
     await sending.sendStored(record, { inQueue: false });
     return d.store.get(record.transactionHash)!;

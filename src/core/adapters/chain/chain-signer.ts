@@ -1,5 +1,5 @@
 // The Signer port on an ethers Wallet: the key stays in this object, only the address, signed bytes and signatures leave it.
-import { Transaction, Wallet } from 'ethers';
+import { keccak256, Transaction, Wallet } from 'ethers';
 import type { Signer, TypedData, UnsignedTx } from '../../ports.js';
 
 export function createWalletSigner(privateKey: string): Signer {
@@ -7,13 +7,17 @@ export function createWalletSigner(privateKey: string): Signer {
   return {
     address: wallet.address.toLowerCase(),
     async sign(tx: UnsignedTx) {
+      // The transaction is built, signed and serialized once: Wallet.signTransaction would serialize it to bytes that
+      // had to be parsed back for the hash, on the engine's serial queue.
       const common = { chainId: tx.chainId, nonce: tx.nonce, to: tx.to, value: tx.valueWei, data: tx.input, gasLimit: tx.gasLimit };
-      const raw = await wallet.signTransaction(
+      const unsigned = Transaction.from(
         tx.fees.txType === 'legacy'
           ? { ...common, type: 0, gasPrice: tx.fees.gasPrice }
           : { ...common, type: 2, maxFeePerGas: tx.fees.maxFeePerGas, maxPriorityFeePerGas: tx.fees.maxPriorityFeePerGas },
       );
-      return { hash: Transaction.from(raw).hash!.toLowerCase(), raw };
+      unsigned.signature = wallet.signingKey.sign(unsigned.unsignedHash);
+      const raw = unsigned.serialized;
+      return { hash: keccak256(raw), raw };
     },
     signMessage: (message) => wallet.signMessage(message),
     signTypedData({ domain, types, message, primaryType }: TypedData) {
