@@ -15,6 +15,7 @@ export const UNIT_FILES = [
   'test/core/services/*.test.ts',
   'test/core/{config,config-startup,token-refresh}.test.ts',
   'test/cli/{cli-accounts-client,cli-config-store,cli-options,cli-prompt-line-edit,cli-session-store}.test.ts',
+  'test/devchain/devchain-market-plan.test.ts',
   'test/main/{csp,electron-checklist,electron-shell,image-protocol,ipc-guard,local-api,native-sqlite,start-script}.test.ts',
   'test/renderer/**/*.test.ts',
   'test/reliability/{fuzz-pure,security-sql}.test.ts',
@@ -24,11 +25,11 @@ export const UNIT_FILES = [
   // run's whole critical path.
   'test/service/listing/{listing-store,listing-writer}.test.ts',
   'test/service/http/*.test.ts',
-  'test/service/network/{node-choice,network-config}.test.ts',
+  'test/service/network/{node-choice,node-budget,node-throttle,network-config}.test.ts',
   'test/service/service-policy.test.ts',
   'test/service/tracker/{tracker-chain-window,tracker-delivery-hub,tracker-delivery-outbox,tracker-json-post}.test.ts',
   'test/service/tracker/{tracker-rpc,tracker-store-layout,tracker-watch-policy}.test.ts',
-  'test/service/webhooks/{webhook-address-guard,webhook-backoff,webhook-delivery-policy,webhook-post,webhook-signature}.test.ts',
+  'test/service/webhooks/{webhook-activity-reorg,webhook-address-guard,webhook-backoff,webhook-delivery-policy,webhook-post,webhook-signature}.test.ts',
 ];
 
 export default defineConfig({

@@ -17,6 +17,9 @@ export const portOption = wholeNumberOption(5, 65535, 'give a whole number from 
 
 export const congestionOption = z.enum(congestionLevels, { error: `give one of ${congestionLevels.join(', ')}` });
 
+/** The seed of `--congestion market`'s load: mulberry32 takes 32 bits. */
+export const seedOption = wholeNumberOption(10, 2 ** 32 - 1, 'give a whole number from 0 to 4294967295');
+
 export const blockTimeOption = z
   .string()
   .trim()

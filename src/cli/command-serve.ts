@@ -22,7 +22,7 @@ export function registerServe(program: Command): void {
     .description('run the app headless: /api/tx, the listing proxy and the web UI on 127.0.0.1')
     .option('--port <n>', `HTTP port; 0 picks a free one (default ${DEFAULT_APP_PORT})`)
     .option('--json', 'when ready, print one JSON line (appUrl, rpcUrl, apiTokenFile, serviceUrl, nodeUrl, ...) on stdout')
-    .option('--congestion <level>', 'background load on the embedded dev chain: off, low or high')
+    .option('--congestion <level>', 'background load on the embedded dev chain: off, low, high or market (seed: $TXDESK_DEVCHAIN_SEED)')
     .option('--data-dir <dir>', 'where the app keeps its data (default: $TXDESK_DATA_DIR or the app default)')
     .option('--block-time <s>', 'seconds per block of the embedded dev chain (default 1)')
     .option('--allow-key-routes', 'also allow key generate/import/export and node/service URL changes over HTTP (with the API token)')

@@ -4,6 +4,14 @@ import { jsonRpcCall } from '../lib/json-rpc.js';
 /** Fee of the dev chain's own work (deployments, minting): far above the congestion load, so it is never stuck. */
 export const OPS_GAS_PRICE_WEI = 20_000_000_000n;
 
+/**
+ * Gas price of work sent later (giveTokens) when the head block's base fee is `baseFeeWei`: 20 gwei over twice the
+ * base fee, so it stays above the base fee through several full blocks and above a `market` spike's tips (5-20 gwei).
+ */
+export function opsGasPriceWei(baseFeeWei: bigint): bigint {
+  return OPS_GAS_PRICE_WEI + 2n * baseFeeWei;
+}
+
 export interface TxRequest {
   from: string;
   to?: string;

@@ -9,16 +9,34 @@ import { startMetadataServer } from './metadata-server.js';
 import { deploySamples, dropsAbi, gemsAbi, GIVE_DROPS, GIVE_GEMS, mintGas, tilesAbi, type SampleCollection, type SampleDeployment } from './sample-deploy.js';
 import { startCongestionLoad, type CongestionLoad } from './congestion-load.js';
 import { HELD_BASE_FEE_WEI } from './congestion-plan.js';
+import { DEFAULT_MARKET_SCHEDULE, checkSchedule, marketSeed, phaseAt, type MarketSchedule } from './congestion-market.js';
 import { jsonRpcCall } from '../lib/json-rpc.js';
-import { sendTx, waitReceipts } from './devchain-tx.js';
+import { opsGasPriceWei, sendTx, waitReceipts } from './devchain-tx.js';
 import { createProgress } from './devchain-progress.js';
 
 export { startAnvil, DEV_CHAIN_ID, DEV_CHAIN_ID_2, DEV_MNEMONIC, DEFAULT_BLOCK_GAS_LIMIT, type RunningAnvil, type StartAnvilOptions } from './anvil-process.js';
 export { HELD_BASE_FEE_WEI, OUTBID_LOAD_WEI } from './congestion-plan.js';
+export {
+  DEFAULT_MARKET_SCHEDULE,
+  DEFAULT_MARKET_SEED,
+  MARKET_ACCOUNT_COUNT,
+  MARKET_LOAD_LIFETIME_BLOCKS,
+  MARKET_PROFILES,
+  MARKET_START_BASE_FEE_WEI,
+  MARKET_TX_GAS,
+  marketAccountIndex,
+  marketBids,
+  marketDemand,
+  nextBaseFee,
+  phaseAt,
+  type MarketBid,
+  type MarketSchedule,
+  type MarketUser,
+} from './congestion-market.js';
 export { OPS_GAS_PRICE_WEI } from './devchain-tx.js';
 export type { DevAccount } from './dev-accounts.js';
 export type { SampleCollection } from './sample-deploy.js';
-export type { CongestionLevel } from '../shared/desktop-api.js';
+export type { CongestionLevel, MarketPhase } from '../shared/desktop-api.js';
 
 export interface StartDevchainOptions {
   /** anvil's port; 0 or absent = a free port. */
@@ -26,6 +44,10 @@ export interface StartDevchainOptions {
   /** Seconds per block; default 1. */
   blockTimeSeconds?: number;
   congestion?: CongestionLevel;
+  /** Seed of the `market` load: a whole number below 2^32; else $TXDESK_DEVCHAIN_SEED, else DEFAULT_MARKET_SEED. */
+  seed?: number;
+  /** Blocks per phase of the `market` load; DEFAULT_MARKET_SCHEDULE unless set (tests use short phases). */
+  marketSchedule?: MarketSchedule;
   /** DEV_CHAIN_ID unless set. */
   chainId?: number;
   log?: Logger;
@@ -42,6 +64,8 @@ export interface DevchainReadyInfo {
   erc20: SampleDeployment['erc20'];
   accounts: string[];
   congestion: CongestionLevel;
+  /** What the `market` load is drawn from, whatever the level now: phaseAt(block, schedule) is a block's phase. */
+  market: { seed: number; schedule: MarketSchedule };
 }
 
 export interface Devchain {
@@ -57,6 +81,8 @@ export interface Devchain {
   anvilPid: number;
   readonly congestion: CongestionLevel;
   setCongestion(level: CongestionLevel): void;
+  /** The seed and schedule of the `market` load (the same whatever the level now). */
+  readonly market: { seed: number; schedule: MarketSchedule };
   /** Adds `wei` to the balance of `address` (anvil_setBalance: instant, no transaction). */
   fund(address: string, wei: bigint): Promise<void>;
   /** Mints `count` new tokens of the full collection (Txdesk Tiles) to `address`; resolves once they are mined. */
@@ -66,7 +92,7 @@ export interface Devchain {
    * GIVE_GEMS of Txdesk Gems (ERC-1155) in one TransferBatch.
    */
   giveOtherStandards(address: string): Promise<void>;
-  /** Head block, its base fee and the congestion level, for a dev chain panel. */
+  /** Head block, its base fee and the congestion level (with the block's phase under `market`), for a dev chain panel. */
   status(): Promise<DevchainStatus>;
   readyInfo(): DevchainReadyInfo;
   stop(): Promise<void>;
@@ -75,6 +101,7 @@ export interface Devchain {
 export async function startDevchain(opts: StartDevchainOptions = {}): Promise<Devchain> {
   const log = opts.log ?? createLogger('devchain');
   const initial = congestionSchema.parse(opts.congestion ?? 'off');
+  const market = { seed: marketSeed(opts.seed, process.env.TXDESK_DEVCHAIN_SEED), schedule: checkSchedule(opts.marketSchedule ?? DEFAULT_MARKET_SCHEDULE) };
   const progress = createProgress(opts.progress ?? process.stderr.isTTY === true);
   const stops: (() => Promise<void>)[] = [];
   let stopping: Promise<void> | undefined;
@@ -116,6 +143,8 @@ export async function startDevchain(opts: StartDevchainOptions = {}): Promise<De
       loadAccounts: all.slice(APP_ACCOUNT_COUNT).map((a) => a.address),
       blockGasLimit: DEFAULT_BLOCK_GAS_LIMIT,
       level: initial,
+      seed: market.seed,
+      schedule: market.schedule,
       log,
     });
     stops.push(load.stop);
@@ -135,6 +164,8 @@ export async function startDevchain(opts: StartDevchainOptions = {}): Promise<De
       if (typeof address !== 'string' || !isAddress(address)) throw new Error(`"${String(address)}" is not an address: pass 0x followed by 40 hex digits.`);
       return getAddress(address);
     };
+    // The dev chain's own work outbids any load, `market` spikes included, so tokens arrive in the next block.
+    const opsGasPrice = async () => opsGasPriceWei(BigInt((await jsonRpcCall<{ baseFeePerGas?: string }>(url, 'eth_getBlockByNumber', ['latest', false])).baseFeePerGas ?? '0x0'));
 
     const devchain: Devchain = {
       nodeUrl: url,
@@ -146,6 +177,7 @@ export async function startDevchain(opts: StartDevchainOptions = {}): Promise<De
       anvilPid: anvil.pid,
       get congestion() { return load.level; },
       setCongestion(level) { load.setLevel(congestionSchema.parse(level)); },
+      market,
       async fund(address, wei) {
         const to = checkAddress(address);
         if (typeof wei !== 'bigint' || wei < 0n) throw new Error('fund() takes a non-negative amount of wei as a bigint.');
@@ -159,9 +191,10 @@ export async function startDevchain(opts: StartDevchainOptions = {}): Promise<De
         if (!Number.isInteger(count) || count < 1 || count > 1000) throw new Error('giveTokens() takes a whole number of tokens from 1 to 1000.');
         return serial(async () => {
           const hashes: string[] = [];
+          const gasPrice = await opsGasPrice();
           for (let left = count; left > 0; left -= 50) {
             const n = Math.min(50, left);
-            hashes.push(await sendTx(url, { from: deployer, to: full.address, data: tilesAbi.encodeFunctionData('mint', [to, n]), gas: mintGas(n) }));
+            hashes.push(await sendTx(url, { from: deployer, to: full.address, data: tilesAbi.encodeFunctionData('mint', [to, n]), gas: mintGas(n), gasPrice }));
           }
           await waitReceipts(url, hashes, { timeoutMs: 120_000 });
         });
@@ -169,16 +202,24 @@ export async function startDevchain(opts: StartDevchainOptions = {}): Promise<De
       async giveOtherStandards(address) {
         const to = checkAddress(address);
         return serial(async () => {
+          const gasPrice = await opsGasPrice();
           const hashes = [
-            await sendTx(url, { from: deployer, to: drops.address, data: dropsAbi.encodeFunctionData('mintConsecutive', [to, GIVE_DROPS]), gas: 150_000 }),
-            await sendTx(url, { from: deployer, to: gems.address, data: gemsAbi.encodeFunctionData('mintBatch', [to, GIVE_GEMS.ids, GIVE_GEMS.amounts]), gas: 250_000 }),
+            await sendTx(url, { from: deployer, to: drops.address, data: dropsAbi.encodeFunctionData('mintConsecutive', [to, GIVE_DROPS]), gas: 150_000, gasPrice }),
+            await sendTx(url, { from: deployer, to: gems.address, data: gemsAbi.encodeFunctionData('mintBatch', [to, GIVE_GEMS.ids, GIVE_GEMS.amounts]), gas: 250_000, gasPrice }),
           ];
           await waitReceipts(url, hashes, { timeoutMs: 120_000 });
         });
       },
       async status() {
         const block = await jsonRpcCall<{ number: string; baseFeePerGas?: string }>(url, 'eth_getBlockByNumber', ['latest', false]);
-        return { blockNumber: Number(BigInt(block.number)), baseFeeWei: BigInt(block.baseFeePerGas ?? '0x0').toString(), congestion: load.level };
+        const blockNumber = Number(BigInt(block.number));
+        const congestion = load.level;
+        return {
+          blockNumber,
+          baseFeeWei: BigInt(block.baseFeePerGas ?? '0x0').toString(),
+          congestion,
+          ...(congestion === 'market' ? { marketPhase: phaseAt(blockNumber, market.schedule) } : {}),
+        };
       },
       readyInfo() {
         return {
@@ -190,6 +231,7 @@ export async function startDevchain(opts: StartDevchainOptions = {}): Promise<De
           erc20: samples.erc20,
           accounts: accounts.map((a) => a.address),
           congestion: load.level,
+          market,
         };
       },
       stop: stopAll,

@@ -54,7 +54,8 @@ describe('help and version', () => {
 describe('bad command lines: one line, exit code 2', () => {
   it.each([
     [['devchain', '--port', '70000'], 'Invalid --port "70000": give a whole number from 0 to 65535 (0 picks a free port).'],
-    [['devchain', '--congestion', 'extreme'], 'Invalid --congestion "extreme": give one of off, low, high.'],
+    [['devchain', '--congestion', 'extreme'], 'Invalid --congestion "extreme": give one of off, low, high, market.'],
+    [['devchain', '--seed', '-1'], 'Invalid --seed "-1": give a whole number from 0 to 4294967295.'],
     [['devchain', '--block-time', '0'], 'Invalid --block-time "0": give a number of seconds greater than 0, e.g. 1 or 0.5.'],
     [['service', '--node', 'localhost:8545'], 'Invalid --node "localhost:8545": give the node\'s JSON-RPC URL, http(s):// or ws(s)://, such as http://127.0.0.1:8545 (no user, query or #fragment).'],
     [['service', '--dev', '--node', 'http://127.0.0.1:8545'], 'Pass one of --dev (dev chains are started), --node URL, --network (repeatable) or --config FILE; got --dev and --node.'],

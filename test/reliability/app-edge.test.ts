@@ -67,7 +67,7 @@ const json = (body: unknown) => ({ headers: { 'content-type': 'application/json'
 
 const hostile = fc.oneof(
   fc.jsonValue({ maxDepth: 3 }),
-  fc.constantFrom(null, true, 0, -1, 1e308, '', [], {}, 'x'.repeat(5000), '0x', 'high', 'low', 'off', 'OFF'),
+  fc.constantFrom(null, true, 0, -1, 1e308, '', [], {}, 'x'.repeat(5000), '0x', 'high', 'low', 'off', 'market', 'OFF'),
   fc.string({ unit: 'binary', maxLength: 80 }),
 );
 const settingsBody = fc.oneof(
@@ -128,7 +128,7 @@ const writeRoutes: WriteRoute[] = [
     method: 'PUT',
     path: '/api/devchain/congestion',
     body: fc.oneof(fc.record({ level: hostile }, { requiredKeys: [] }), hostile),
-    valid: (b) => ((b as { level?: unknown } | null)?.level === 'off' ? true : ['low', 'high'].includes((b as { level?: unknown } | null)?.level as string) ? undefined : false),
+    valid: (b) => ((b as { level?: unknown } | null)?.level === 'off' ? true : ['low', 'high', 'market'].includes((b as { level?: unknown } | null)?.level as string) ? undefined : false),
   },
   {
     method: 'POST',
@@ -151,7 +151,7 @@ describe('localhost API under random bodies', () => {
         fc.boolean(),
         async ([route, body], type, garbage) => {
           // Never switch the dev chain to real load, and never replace the key under watch with a random one.
-          if (route.path === '/api/devchain/congestion' && ['low', 'high'].includes((body as { level?: unknown } | null)?.level as string)) body = { level: 'off' };
+          if (route.path === '/api/devchain/congestion' && ['low', 'high', 'market'].includes((body as { level?: unknown } | null)?.level as string)) body = { level: 'off' };
           if (route.path === '/api/key/import' && importKeySchema.safeParse(body).success) body = { privateKey: 'not a key' };
           const text = garbage ? JSON.stringify(body)?.slice(0, -1) ?? '{' : (JSON.stringify(body) ?? '');
           const headers: Record<string, string> = type ? { 'content-type': type } : {};

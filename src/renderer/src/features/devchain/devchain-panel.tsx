@@ -1,17 +1,21 @@
 // The dev chain panel: block height and base fee as they arrive, and the congestion control that makes cheap
-// transactions wait so replacements can be watched.
+// transactions wait so replacements can be watched, on the chain shown (each dev chain has its own).
 import { useEffect, useState } from 'react';
 import { congestionLevels, type CongestionLevel } from '../../../../shared/desktop-api.js';
 import { formatFee, formatInteger } from '../../lib/format.js';
 import { Spinner } from '../../components/states.js';
 import { useApp } from '../../store/use-app.js';
 
-const levelLabel: Record<CongestionLevel, string> = { off: 'Off', low: 'Low', high: 'High' };
+const levelLabel: Record<CongestionLevel, string> = { off: 'Off', low: 'Low', high: 'High', market: 'Market' };
 const levelHint: Record<CongestionLevel, string> = {
   off: 'Blocks have room: a 1 gwei transaction is mined in the next block.',
   low: 'Some competition: cheap transactions may wait a block or two.',
   high: 'Blocks are full of better-paying load: cheap transactions wait until replaced.',
+  market: 'A fee market: the base fee moves by EIP-1559 as calm, rush and spike phases of load come and go.',
 };
+
+/** Each dev chain runs its own load: a level set here stays with this chain when the app switches to another. */
+const perChain = 'Per chain: each dev chain keeps its own level.';
 
 /** The dev chain mines a block a second; this long without news means the app lost its connection. */
 const STALE_AFTER_MS = 6_000;
@@ -34,6 +38,7 @@ export function DevchainPanel() {
   const setCongestion = useApp((s) => s.setCongestion);
   const reload = useApp((s) => s.loadDevchain);
   const stale = useStale(useApp((s) => s.devchainSeenAt));
+  const chainId = useApp((s) => s.info?.chainId ?? null);
 
   if (state === 'absent') return null;
   return (
@@ -80,7 +85,7 @@ export function DevchainPanel() {
             </div>
           </dl>
           <p id="congestion-label" className="control-label">
-            Congestion
+            Congestion{chainId !== null ? ` · chain ${chainId}` : ''}
           </p>
           <div className="segmented" role="group" aria-labelledby="congestion-label" aria-describedby="congestion-hint">
             {congestionLevels.map((level) => (
@@ -98,6 +103,7 @@ export function DevchainPanel() {
           </div>
           <p id="congestion-hint" className="hint">
             {levelHint[status.congestion]}
+            {status.marketPhase ? <span data-testid="market-phase"> Now: {status.marketPhase}.</span> : null} {perChain}
           </p>
         </>
       )}
