@@ -168,6 +168,9 @@ export function startWebhooks(o: WebhooksOptions) {
         lastSuccessMs: null,
         // Address activity starts now: moves in later blocks are delivered.
         activityBlock: await r.net.activityStart(),
+        // The index's hash there is taken at the first scan.
+        activityHash: null,
+        activityMarks: [],
         createdAtMs: now,
       };
       await r.net.store.create(w);

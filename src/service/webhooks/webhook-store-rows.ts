@@ -1,5 +1,6 @@
 // The webhook rows as both backends read them, and how they become the deliverer's values.
 import { tokenIdFromKey } from '../listing/listing-keys.js';
+import type { ActivityMark } from './webhook-activity-reorg.js';
 import type { IndexedMove, PendingDelivery, WebhookPatch, WebhookRow, WebhookState } from './webhook-store.js';
 
 export interface WebhookDbRow {
@@ -19,8 +20,15 @@ export interface WebhookDbRow {
   last_attempt_ms: number | string | null;
   last_success_ms: number | string | null;
   activity_block: number | string | null;
+  activity_hash: string | null;
+  /** JSON `[[block, hash], …]`, newest first (null: none). */
+  activity_marks: string | null;
   created_at_ms: number | string;
 }
+
+/** The cursor's marks as stored: compact pairs, as the row is rewritten at every step of the scan. */
+export const marksJson = (marks: readonly ActivityMark[]): string => JSON.stringify(marks.map((m) => [m.block, m.hash]));
+const parseMarks = (v: string | null): ActivityMark[] => (v === null ? [] : (JSON.parse(v) as [number, string][]).map(([block, hash]) => ({ block, hash })));
 
 /** PostgreSQL's BIGINT arrives as a string. */
 const num = (v: number | string | null): number | null => (v === null ? null : Number(v));
@@ -42,6 +50,8 @@ export const toWebhook = (r: WebhookDbRow): WebhookRow => ({
   lastAttemptMs: num(r.last_attempt_ms),
   lastSuccessMs: num(r.last_success_ms),
   activityBlock: num(r.activity_block),
+  activityHash: r.activity_hash,
+  activityMarks: parseMarks(r.activity_marks),
   createdAtMs: Number(r.created_at_ms),
 });
 
@@ -49,9 +59,10 @@ export const toWebhook = (r: WebhookDbRow): WebhookRow => ({
 export const webhookValues = (w: WebhookRow): unknown[] => [
   w.id, w.clientId, w.url, w.trackerMessages ? 1 : 0, JSON.stringify(w.addresses), w.secret, w.previousSecret, w.previousSecretUntilMs, w.state,
   w.failingSinceMs, w.failures, w.retryAtMs, w.lastError, w.lastAttemptMs, w.lastSuccessMs, w.activityBlock, w.createdAtMs,
+  w.activityHash, marksJson(w.activityMarks),
 ];
 export const WEBHOOK_COLUMNS =
-  'id, client_id, url, tracker_messages, addresses, secret, previous_secret, previous_secret_until_ms, state, failing_since_ms, failures, retry_at_ms, last_error, last_attempt_ms, last_success_ms, activity_block, created_at_ms';
+  'id, client_id, url, tracker_messages, addresses, secret, previous_secret, previous_secret_until_ms, state, failing_since_ms, failures, retry_at_ms, last_error, last_attempt_ms, last_success_ms, activity_block, created_at_ms, activity_hash, activity_marks';
 
 /** A patch's values in the order of the UPDATE's placeholders (null: unchanged), then the id. */
 export const patchValues = (id: string, p: WebhookPatch): unknown[] => [
@@ -124,12 +135,14 @@ export interface MoveDbRow {
   from_addr: string | null;
   to_addr: string | null;
   amount: string | null;
+  block_hash: string | null;
 }
 
 // The index's transfers in a block range with their addresses, into or out of the accounts of the watched addresses.
-const MOVES_SELECT = `SELECT t.block, t.log_index, t.sub, c.address AS contract, c.standard, t.k_id, fa.address AS from_addr, ta.address AS to_addr, t.amount
+const MOVES_SELECT = `SELECT t.block, t.log_index, t.sub, c.address AS contract, c.standard, t.k_id, fa.address AS from_addr, ta.address AS to_addr, t.amount,
+    b.hash AS block_hash
     FROM idx_transfers t JOIN idx_contracts c ON c.id = t.contract_id
-    LEFT JOIN idx_accounts fa ON fa.id = t.from_id LEFT JOIN idx_accounts ta ON ta.id = t.to_id`;
+    LEFT JOIN idx_accounts fa ON fa.id = t.from_id LEFT JOIN idx_accounts ta ON ta.id = t.to_id LEFT JOIN idx_blocks b ON b.number = t.block`;
 const MOVES_WATCHED = '(t.from_id IN (SELECT id FROM w) OR t.to_id IN (SELECT id FROM w)) ORDER BY t.block, t.log_index, t.sub';
 /** SQLite's: parameters (JSON array of addresses, from, to), in the order they stand in the text. */
 export const MOVES_SQLITE = `WITH w AS (SELECT id FROM idx_accounts WHERE address IN (SELECT value FROM json_each(?)))
@@ -137,8 +150,31 @@ export const MOVES_SQLITE = `WITH w AS (SELECT id FROM idx_accounts WHERE addres
 /** PostgreSQL's: parameters (from, to, text[] of addresses). */
 export const MOVES_POSTGRES = `WITH w AS (SELECT id FROM idx_accounts WHERE address = ANY($3::text[]))
   ${MOVES_SELECT} WHERE t.block > $1 AND t.block <= $2 AND ${MOVES_WATCHED}`;
-export const WEBHOOK_INSERT_SQLITE = `INSERT INTO webhook (${WEBHOOK_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
-export const WEBHOOK_INSERT_POSTGRES = `INSERT INTO webhook (${WEBHOOK_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`;
+// What one step of the activity scan reads of the index besides its moves (ActivitySpan), the same text in both dialects
+// but for the placeholders: the tip, a block's stored hash, and the first stored block in a range.
+export const INDEX_TIP_SQL = "SELECT value FROM idx_state WHERE key = 'tip'";
+export const BLOCK_HASH_SQLITE = 'SELECT hash FROM idx_blocks WHERE number = ?';
+export const BLOCK_HASH_POSTGRES = 'SELECT hash FROM idx_blocks WHERE number = $1';
+export const FIRST_STORED_SQLITE = 'SELECT number, hash FROM idx_blocks WHERE number >= ? AND number <= ? ORDER BY number LIMIT 1';
+export const FIRST_STORED_POSTGRES = 'SELECT number, hash FROM idx_blocks WHERE number >= $1 AND number <= $2 ORDER BY number LIMIT 1';
+
+/**
+ * The blocks a step from `from` may end at (ActivitySpan.to): the first stored one in [target, upTo], else `target`.
+ * Every block with a move has a stored hash, so a step that ends above `from + step` reads no more moves than one
+ * that ends there. Null: the tip is not above `from`, nothing to read.
+ */
+export function stepEnds(tip: number, from: number, step: number): { target: number; upTo: number } | null {
+  const target = Math.min(tip, from + step);
+  return target <= from ? null : { target, upTo: Math.min(tip, target + step) };
+}
+
+/** A webhook's kept activity messages of blocks above a block (parameters: client, subscription, block), in store order. */
+export const ACTIVITY_ABOVE_SQLITE = `SELECT m.tx_hash, m.payload FROM tracker_delivery d JOIN tracker_message m ON m.seq = d.seq
+  WHERE d.client_id = ? AND d.subscription_id = ? AND m.type = 'activity' AND json_extract(m.payload, '$.result.blockNumber') > ? ORDER BY m.seq`;
+export const ACTIVITY_ABOVE_POSTGRES = `SELECT m.tx_hash, m.payload FROM tracker_delivery d JOIN tracker_message m ON m.seq = d.seq
+  WHERE d.client_id = $1 AND d.subscription_id = $2 AND m.type = 'activity' AND (m.payload::jsonb #>> '{result,blockNumber}')::bigint > $3 ORDER BY m.seq`;
+export const WEBHOOK_INSERT_SQLITE = `INSERT INTO webhook (${WEBHOOK_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+export const WEBHOOK_INSERT_POSTGRES = `INSERT INTO webhook (${WEBHOOK_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)`;
 
 export const toMove = (r: MoveDbRow): IndexedMove => ({
   block: Number(r.block),
@@ -150,6 +186,7 @@ export const toMove = (r: MoveDbRow): IndexedMove => ({
   from: r.from_addr,
   to: r.to_addr,
   amount: r.amount ?? '1',
+  blockHash: r.block_hash,
 });
 
 /** Deliveries kept after they were sent, for replay. */

@@ -1,6 +1,7 @@
 // What webhooks store, whatever the backend (SQLite in sqlite/, PostgreSQL in postgres/): the webhooks of one network
 // and their deliveries, which are rows of the tracker's own outbox (tracker_message + tracker_delivery) under a
 // subscription id no WebSocket client can name. Thin on purpose: when to send and retry is webhook-deliverer.ts.
+import type { ActivityMark } from './webhook-activity-reorg.js';
 
 /** A webhook's subscription id in the tracker's outbox: '/' is outside the WebSocket's subscription-id alphabet. */
 export const webhookSubscriptionId = (webhookId: string): string => `webhook/${webhookId}`;
@@ -34,6 +35,14 @@ export interface WebhookRow {
   lastSuccessMs: number | null;
   /** The indexed block up to which address activity was turned into deliveries (null: not started yet). */
   activityBlock: number | null;
+  /**
+   * The index's hash of that block when the cursor stopped there: a rollback below it shows as the index holding
+   * another hash there, or none. Null: not known yet (a new cursor, or one from before hashes were kept); the next scan
+   * takes the index's.
+   */
+  activityHash: string | null;
+  /** Earlier positions of the cursor, newest first, thinned (webhook-activity-reorg.ts): where a rollback resumes. */
+  activityMarks: ActivityMark[];
   createdAtMs: number;
 }
 
@@ -66,12 +75,42 @@ export interface IndexedMove {
   to: string | null;
   /** Decimal; '1' for ERC-721. */
   amount: string;
+  /** The index's hash of the move's block, read with the move (null: none stored, as below its checkpoint window). */
+  blockHash: string | null;
 }
 
 export interface SentDelivery {
   webhookId: string;
   clientId: string;
   deliveryId: string;
+}
+
+/** Where the activity cursor stands, as compared and set by commitActivity. */
+export interface ActivityCursor {
+  block: number | null;
+  hash: string | null;
+}
+
+/** What one step of the address-activity scan reads of the index, all at one moment of it. */
+export interface ActivitySpan {
+  /** The index's tip (null: nothing indexed yet). */
+  tip: number | null;
+  /** The index's hash of the block the step starts after (null: none stored, or above the tip). */
+  fromHash: string | null;
+  /**
+   * Where the step ends: the first block from min(tip, from + step) on, at most one more step up, whose hash the index
+   * stores (so the cursor can keep it), else min(tip, from + step). `from` itself when the tip is not above it.
+   */
+  to: number;
+  toHash: string | null;
+  /** The moves in (from, to] into or out of the addresses asked for, in chain order. */
+  moves: IndexedMove[];
+}
+
+/** One activity message of a webhook still kept (a sent one for 7 days), as stored. */
+export interface KeptActivity {
+  txHash: string;
+  payload: string;
 }
 
 export interface NewActivityMessage {
@@ -91,7 +130,10 @@ export interface WebhookStore {
   countOfClient(clientId: string): Promise<number>;
   /** Every webhook of the network (the deliverer's and the activity scanner's view). */
   all(): Promise<WebhookRow[]>;
-  /** Applies a change the owner asked for; a change of state to 'active' clears the failure streak. */
+  /**
+   * Applies a change the owner asked for; a change of state to 'active' clears the failure streak; a new
+   * `activityBlock` starts the cursor afresh there (its hash unknown, no marks).
+   */
   update(id: string, patch: WebhookPatch): Promise<WebhookRow | null>;
   /** Deletes the webhook with its deliveries (and the messages no one else waits for). */
   remove(id: string): Promise<boolean>;
@@ -115,11 +157,19 @@ export interface WebhookStore {
   replay(webhookId: string, clientId: string, range: { fromMs: number; toMs: number } | { fromMessageId: string }): Promise<number | null>;
   /** Deletes sent deliveries older than `beforeMs` (kept for replay until then) and the messages they held. */
   pruneSent(beforeMs: number): Promise<number>;
-  /** The index's moves in (fromBlock, toBlock] into or out of `addresses`, in chain order. */
-  movesOf(addresses: readonly string[], fromBlock: number, toBlock: number): Promise<IndexedMove[]>;
+  /** One step of the scan from `fromBlock`, at most `stepBlocks` on (see ActivitySpan), read in one snapshot of the index. */
+  readActivity(addresses: readonly string[], fromBlock: number, stepBlocks: number): Promise<ActivitySpan>;
+  /** The webhook's kept activity messages (moves and withdrawals) of blocks above `block`, in the order they were stored. */
+  activityAbove(webhookId: string, clientId: string, block: number): Promise<KeptActivity[]>;
   /**
-   * Stores activity messages with one delivery each and moves the webhook's cursor, if it still stands at `fromBlock`
-   * (another instance may have moved it): false, storing nothing, when it did not.
+   * Stores activity messages with one delivery each and moves the webhook's cursor to `to` with its marks, if it still
+   * stands at `from`, block and hash (another instance may have moved it): false, storing nothing, when it did not.
    */
-  commitActivity(webhookId: string, fromBlock: number | null, toBlock: number, messages: readonly NewActivityMessage[], nowMs: number): Promise<boolean>;
+  commitActivity(
+    webhookId: string,
+    from: ActivityCursor,
+    to: ActivityCursor & { marks: readonly ActivityMark[] },
+    messages: readonly NewActivityMessage[],
+    nowMs: number,
+  ): Promise<boolean>;
 }

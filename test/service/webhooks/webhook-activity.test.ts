@@ -1,13 +1,15 @@
 // Address activity by webhook on a real service and anvil: a mint, a transfer and an ERC-1155 batch into a watched
 // address arrive once each with their fields and transaction hash, after the indexer's lag; a move that a
-// reorganisation within the lag removed never shows.
+// reorganisation within the lag removed never shows; after one deeper than the lag, on SQLite and on PostgreSQL, the
+// delivered moves of the dropped blocks come again as `removed` and the new chain's moves arrive, each once.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Wallet, type Contract } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger, silentLogger } from '../../../src/lib/log.js';
-import { startService, type RunningService } from '../../../src/service/index.js';
+import { startService, type RunningService, type ServiceOptions } from '../../../src/service/index.js';
+import { createTestDatabase } from '../../support/postgres-db.js';
 import { call, waitForIndexed } from '../../support/service-harness.js';
 import { rpc, startRpcProxy, startTestChain, type TestChain } from '../../support/indexer-chain.js';
 import { waitUntil } from '../../support/tracker-harness.js';
@@ -160,5 +162,65 @@ describe('address activity', () => {
       await proxy.stop();
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  describe.each(['sqlite', 'postgres'] as const)('a reorganisation deeper than the lag, on %s', (backend) => {
+    it('withdraws the delivered moves of the dropped blocks (`removed`), then delivers the new chain\'s moves, each once', async () => {
+      // A service of its own that scans every 3 s: the chain is reorganised and re-indexed past the webhook's cursor
+      // between two scans, so the index's tip is never seen going down; only the cursor's block hash tells.
+      const dir = mkdtempSync(join(tmpdir(), 'txdesk-webhook-activity-reorg-'));
+      const database = backend === 'postgres' ? await createTestDatabase('webhook-reorg') : null;
+      const where: Pick<ServiceOptions, 'dataDir' | 'database'> = database ? { database: database.url } : { dataDir: dir };
+      const slow = await startService({ nodeUrl: chain.url, ...where, port: 0, confirmations: LAG, allowPrivateWebhooks: true, webhookTuning: { activityPollMs: 3_000 }, log: silentLogger });
+      try {
+        const email = `activity-reorg-${backend}@example.com`;
+        await slow.accounts.createAccount({ email, password: 'correct horse battery staple', name: 'A', organization: 'T' });
+        const token = (await slow.accounts.replaceApiSecret(email)).apiSecret;
+        await chain.mine(LAG + 1); // an indexed tip to start from, whatever ran before
+        await waitForIndexed(slow.url, (await head()) - LAG);
+        const deep = Wallet.createRandom().address.toLowerCase();
+        const created = await call(`${slow.url}/tracker/v1/webhooks`, { method: 'POST', token, body: { url: receiver.url, trackerMessages: false, addresses: [deep] } });
+        expect(created.status).toBe(201);
+        const mine = () => activity().filter((b) => b.webhookId === created.body.id);
+        await new Promise((r) => setTimeout(r, 3_500)); // its first scan takes the index's hash of where it starts
+
+        const ids = backend === 'sqlite' ? ['500', '501', '502'] : ['600', '601', '602']; // the same chain for both
+        const snapshot = await rpc<string>(chain.url, 'evm_snapshot');
+        const droppedTxs = [await sendTx(nft, 'mint', deep, ids[0]), await sendTx(nft, 'mint', deep, ids[1])];
+        await chain.mine(LAG + 2);
+        await waitUntil(() => mine().length >= 2, 'the moves of the chain about to be dropped', 30_000);
+        // Right after the scan that delivered them: back below both blocks (deeper than the lag), and a longer chain
+        // with another move, indexed before the next scan.
+        const oldHead = await head();
+        await rpc(chain.url, 'evm_revert', [snapshot]);
+        chain.signer.reset();
+        const newTx = await sendTx(nft, 'mint', deep, ids[2]);
+        await chain.mine(oldHead - (await head()) + 3);
+        await waitForIndexed(slow.url, (await head()) - LAG);
+        await waitUntil(() => mine().length >= 5, 'two withdrawals and the move of the new chain', 30_000);
+        await new Promise((r) => setTimeout(r, 3_500)); // another scan: nothing more comes
+
+        const got = mine();
+        expect(new Set(got.map((b) => b.deliveryId)).size).toBe(got.length);
+        expect(got.map((b) => `${b.payload.result.tokenId}${b.payload.result.removed ? ' removed' : ''}`).sort()).toEqual([ids[0], `${ids[0]} removed`, ids[1], `${ids[1]} removed`, ids[2]]);
+        const canonicalHash = async (n: number) => (await rpc<{ hash: string } | null>(chain.url, 'eth_getBlockByNumber', ['0x' + n.toString(16), false]))?.hash;
+        for (const [i, tokenId] of ids.slice(0, 2).entries()) {
+          const [move, withdrawal] = got.filter((b) => b.payload.result.tokenId === tokenId).map((b) => b.payload.result);
+          // The same fields plus `removed`, after the move (in order per transaction), naming a block no longer the chain's.
+          expect(move).toMatchObject({ transactionHash: droppedTxs[i], to: deep });
+          expect(move.removed).toBeUndefined();
+          expect(withdrawal).toEqual({ ...move, removed: true });
+          expect(await canonicalHash(move.blockNumber)).not.toBe(move.blockHash);
+        }
+        const fresh = got.find((b) => b.payload.result.tokenId === ids[2])!.payload.result;
+        expect(fresh).toMatchObject({ transactionHash: newTx, to: deep });
+        expect(fresh.removed).toBeUndefined();
+        expect(await canonicalHash(fresh.blockNumber)).toBe(fresh.blockHash);
+      } finally {
+        await slow.stop();
+        await database?.drop();
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
   });
 });

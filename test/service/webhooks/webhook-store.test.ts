@@ -1,11 +1,14 @@
 // The webhook store contract on both backends: webhooks as tracker subscriptions, claims that only one caller wins,
-// sent deliveries kept for replay, failures that turn a webhook failing, activity committed only from its cursor.
+// sent deliveries kept for replay, failures that turn a webhook failing, activity committed only from its cursor (block
+// and hash), the index read for one scan step, and the cursor's hash added to webhooks stored before it existed.
 import { afterEach, describe, expect, it } from 'vitest';
 import { openPostgresTrackerStore } from '../../../src/service/tracker/postgres/tracker-store-postgres.js';
 import { openSqliteTrackerStore } from '../../../src/service/tracker/sqlite/tracker-store-sqlite.js';
 import type { NewMessage, TrackerStore } from '../../../src/service/tracker/tracker-store.js';
-import { openPostgresWebhookStore } from '../../../src/service/webhooks/postgres/webhook-store-postgres.js';
-import { openSqliteWebhookStore } from '../../../src/service/webhooks/sqlite/webhook-store-sqlite.js';
+import { migrate } from '../../../src/lib/sqlite.js';
+import { migratePg } from '../../../src/service/db/pg-migrate.js';
+import { openPostgresWebhookStore, webhookPgMigrations } from '../../../src/service/webhooks/postgres/webhook-store-postgres.js';
+import { openSqliteWebhookStore, webhookMigrations } from '../../../src/service/webhooks/sqlite/webhook-store-sqlite.js';
 import type { WebhookRow, WebhookStore } from '../../../src/service/webhooks/webhook-store.js';
 import { migratePostgresIndex, migrateSqliteIndex } from '../../../src/service/backend.js';
 import { tokenKeys } from '../../../src/service/listing/listing-writer.js';
@@ -32,6 +35,8 @@ const webhook = (id: string, clientId: string, over: Partial<WebhookRow> = {}): 
   lastAttemptMs: null,
   lastSuccessMs: null,
   activityBlock: 10,
+  activityHash: null,
+  activityMarks: [],
   createdAtMs: 1_000,
   ...over,
 });
@@ -131,12 +136,18 @@ describe.each(backends)('webhook store on $name', (backend) => {
     const { tracker, store } = await open();
     await store.create(webhook('w1', 'c1', { trackerMessages: false, addresses: ['0x' + '11'.repeat(20)], activityBlock: null }));
     const m = (n: number) => ({ webhookId: 'w1', clientId: 'c1', txHash: hash(n), payload: `{"type":"activity","result":{"n":${n}}}` });
-    expect(await store.commitActivity('w1', null, 20, [m(1), m(2)], 50)).toBe(true);
-    expect(await store.commitActivity('w1', null, 25, [m(3)], 60)).toBe(false); // someone moved it meanwhile
-    expect(await store.commitActivity('w1', 20, 30, [m(4)], 70)).toBe(true);
+    const at = (block: number | null, h: string | null, marks: { block: number; hash: string }[] = []) => ({ block, hash: h, marks });
+    expect(await store.commitActivity('w1', at(null, null), at(20, hash(20)), [m(1), m(2)], 50)).toBe(true);
+    expect(await store.commitActivity('w1', at(null, null), at(25, hash(25)), [m(3)], 60)).toBe(false); // someone moved it meanwhile
+    // The same block with another hash is another cursor (a rollback set it back and the chain went on differently).
+    expect(await store.commitActivity('w1', at(20, hash(99)), at(30, hash(30)), [m(3)], 60)).toBe(false);
+    expect(await store.commitActivity('w1', at(20, hash(20)), at(30, hash(30), [{ block: 20, hash: hash(20) }]), [m(4)], 70)).toBe(true);
     expect((await store.pending('w1', 'c1', 0, 10)).map((d) => nOf(d.payload))).toEqual([1, 2, 4]);
-    expect((await store.get('w1'))!.activityBlock).toBe(30);
+    expect(await store.get('w1')).toMatchObject({ activityBlock: 30, activityHash: hash(30), activityMarks: [{ block: 20, hash: hash(20) }] });
     expect(await tracker.outboxDepth()).toBe(3);
+    // A cursor the owner set anew (addresses given to a webhook that watched none) starts with no hash and no marks.
+    expect(await store.update('w1', { activityBlock: 40 })).toMatchObject({ activityBlock: 40, activityHash: null, activityMarks: [] });
+    expect(await store.update('w1', { state: 'paused' })).toMatchObject({ activityBlock: 40, activityHash: null });
     expect(await store.remove('w1')).toBe(true);
     expect(await store.remove('w1')).toBe(false);
     expect(await tracker.outboxDepth()).toBe(0);
@@ -147,7 +158,7 @@ describe.each(backends)('webhook store on $name', (backend) => {
     const { tracker, store } = await open();
     await store.create(webhook('w1', 'c1'));
     await tracker.commitRound([], [], [msg('c1', 9)], 4);
-    await store.commitActivity('w1', 10, 11, [{ webhookId: 'w1', clientId: 'c1', txHash: hash(8), payload: '{"type":"activity","result":{"n":8}}' }], 4);
+    await store.commitActivity('w1', { block: 10, hash: null }, { block: 11, hash: null, marks: [] }, [{ webhookId: 'w1', clientId: 'c1', txHash: hash(8), payload: '{"type":"activity","result":{"n":8}}' }], 4);
     await store.update('w1', { trackerMessages: false, addresses: ['0x' + '22'.repeat(20)] });
     // The tracker's waiting messages go with the switch; address activity stays.
     expect((await store.pending('w1', 'c1', 0, 10)).map((d) => nOf(d.payload))).toEqual([8]);
@@ -160,27 +171,34 @@ describe.each(backends)('webhook store on $name', (backend) => {
     expect(await store.update('nope', { state: 'paused' })).toBeNull();
   });
 
-  it("reads the index's moves into or out of watched addresses in a block range, in chain order, with their fields", async () => {
+  it("reads one scan step of the index at once: its tip, the hashes at both ends and the moves into or out of watched addresses", async () => {
     const { store } = await open();
     const place = lastPlace;
     const [a, b, c] = ['0x' + 'aa'.repeat(20), '0x' + 'bb'.repeat(20), '0x' + 'cc'.repeat(20)];
+    const dd = '0x' + 'dd'.repeat(20);
     const nft = '0x' + '11'.repeat(20);
     const multi = '0x' + '22'.repeat(20);
     const kId = (contract: string, id: bigint) => tokenKeys(Buffer.from(contract.slice(2), 'hex'), id).kId;
+    const bh = (n: number) => '0x' + (0xb000 + n).toString(16).padStart(64, '0');
     // contract, id, from, to, amount, block, log index, sub
     const rows: [number, bigint, number | null, number | null, string | null, number, number, number][] = [
       [1, 7n, null, 1, null, 5, 0, 0], // mint to a
       [1, 8n, 2, 3, null, 6, 1, 0], // b -> c: not watched
       [2, 1n, 2, 1, '5', 7, 0, 0], // ERC-1155 batch b -> a, two ids
       [2, 2n, 2, 1, '7', 7, 0, 1],
-      [1, 7n, 1, 3, null, 9, 0, 0], // a -> c, outside the range asked
+      [1, 7n, 1, 3, null, 9, 0, 0], // a -> c
     ];
+    // The index keeps the hash of every block with a move and of each range's ends; its tip is 12.
+    const stored = [5, 6, 7, 9, 12];
     const sql = {
       accounts: 'INSERT INTO idx_accounts (id, address) VALUES (1, $a), (2, $b), (3, $c)',
       contracts:
         "INSERT INTO idx_contracts (id, address, addr, name, symbol, has_uri, first_block, standard) VALUES (1, $n, $na, 'N', 'N', 0, 1, 'ERC721'), (2, $m, $ma, 'M', 'M', 0, 1, 'ERC1155')",
       transfer: 'INSERT INTO idx_transfers (block, log_index, sub, contract_id, k_id, from_id, to_id, amount) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)',
+      block: 'INSERT INTO idx_blocks (number, hash, parent_hash) VALUES ($1, $2, NULL)',
+      tip: "INSERT INTO idx_state (key, value) VALUES ('tip', $1)",
     };
+    let setTip: () => Promise<void>;
     if (place.sqlite) {
       const db = place.sqlite;
       migrateSqliteIndex(db);
@@ -188,6 +206,8 @@ describe.each(backends)('webhook store on $name', (backend) => {
       db.prepare(sql.contracts.replace(/\$(\w+)/g, '@$1')).run({ n: nft, na: Buffer.from(nft.slice(2), 'hex'), m: multi, ma: Buffer.from(multi.slice(2), 'hex') });
       const ins = db.prepare(sql.transfer.replace(/\$\d/g, '?'));
       for (const [cid, id, f, t, amount, block, li, sub] of rows) ins.run(block, li, sub, cid, kId(cid === 1 ? nft : multi, id), f, t, amount);
+      for (const n of stored) db.prepare(sql.block.replace(/\$\d/g, '?')).run(n, bh(n));
+      setTip = async () => void db.prepare(sql.tip.replace('$1', '?')).run('12');
     } else {
       const pool = place.pool!;
       await migratePostgresIndex(pool);
@@ -197,14 +217,79 @@ describe.each(backends)('webhook store on $name', (backend) => {
         [nft, Buffer.from(nft.slice(2), 'hex'), multi, Buffer.from(multi.slice(2), 'hex')],
       );
       for (const [cid, id, f, t, amount, block, li, sub] of rows) await pool.query(sql.transfer, [block, li, sub, cid, kId(cid === 1 ? nft : multi, id), f, t, amount]);
+      for (const n of stored) await pool.query(sql.block, [n, bh(n)]);
+      setTip = async () => void (await pool.query(sql.tip, ['12']));
     }
-    expect(await store.movesOf([a], 4, 8)).toEqual([
-      { block: 5, logIndex: 0, sub: 0, contract: nft, standard: 'ERC-721', tokenId: '7', from: null, to: a, amount: '1' },
-      { block: 7, logIndex: 0, sub: 0, contract: multi, standard: 'ERC-1155', tokenId: '1', from: b, to: a, amount: '5' },
-      { block: 7, logIndex: 0, sub: 1, contract: multi, standard: 'ERC-1155', tokenId: '2', from: b, to: a, amount: '7' },
+    // Nothing indexed yet: no tip, nothing to read.
+    expect(await store.readActivity([a], 4, 3)).toEqual({ tip: null, fromHash: null, to: 4, toHash: null, moves: [] });
+    await setTip();
+    const mint = { block: 5, logIndex: 0, sub: 0, contract: nft, standard: 'ERC-721', tokenId: '7', from: null, to: a, amount: '1', blockHash: bh(5) };
+    const batch = [
+      { block: 7, logIndex: 0, sub: 0, contract: multi, standard: 'ERC-1155', tokenId: '1', from: b, to: a, amount: '5', blockHash: bh(7) },
+      { block: 7, logIndex: 0, sub: 1, contract: multi, standard: 'ERC-1155', tokenId: '2', from: b, to: a, amount: '7', blockHash: bh(7) },
+    ];
+    const away = { block: 9, logIndex: 0, sub: 0, contract: nft, standard: 'ERC-721', tokenId: '7', from: a, to: c, amount: '1', blockHash: bh(9) };
+    expect(await store.readActivity([a], 4, 3)).toEqual({ tip: 12, fromHash: null, to: 7, toHash: bh(7), moves: [mint, ...batch] });
+    // Block 8 has no stored hash: the step goes on to 9, the next block that has one (no move lies between).
+    expect(await store.readActivity([a], 4, 4)).toEqual({ tip: 12, fromHash: null, to: 9, toHash: bh(9), moves: [mint, ...batch, away] });
+    // None within another step: it ends at the step, its hash unknown.
+    expect(await store.readActivity([a], 9, 1)).toEqual({ tip: 12, fromHash: bh(9), to: 10, toHash: null, moves: [] });
+    expect(await store.readActivity([c, dd], 0, 100)).toMatchObject({ to: 12, toHash: bh(12), moves: [{ block: 6 }, { block: 9 }] });
+    expect((await store.readActivity([dd], 0, 100)).moves).toEqual([]);
+    // At the tip, or above it (a webhook made while the index catches up, or the index rolled back under it).
+    expect(await store.readActivity([a], 12, 5)).toEqual({ tip: 12, fromHash: bh(12), to: 12, toHash: bh(12), moves: [] });
+    expect(await store.readActivity([a], 15, 5)).toEqual({ tip: 12, fromHash: null, to: 15, toHash: null, moves: [] });
+  });
+
+  it("keeps a webhook's activity messages above a block, sent or waiting, withdrawals too, for a rollback to read", async () => {
+    const { tracker, store } = await open();
+    await store.create(webhook('w1', 'c1', { addresses: ['0x' + '11'.repeat(20)] }));
+    await store.create(webhook('w2', 'c1', { trackerMessages: false, addresses: ['0x' + '11'.repeat(20)] }));
+    const act = (webhookId: string, n: number, block: number, removed = false) => ({
+      webhookId,
+      clientId: 'c1',
+      txHash: hash(n),
+      payload: JSON.stringify({ type: 'activity', result: { n, blockNumber: block, ...(removed ? { removed: true } : {}) } }),
+    });
+    await store.commitActivity('w1', { block: 10, hash: null }, { block: 20, hash: hash(20), marks: [] }, [act('w1', 1, 12), act('w1', 2, 15), act('w1', 3, 20)], 5);
+    await store.commitActivity('w2', { block: 10, hash: null }, { block: 20, hash: hash(20), marks: [] }, [act('w2', 4, 15)], 5);
+    await tracker.commitRound([], [], [msg('c1', 5, 'receipt')], 6); // a tracker message: not activity
+    await store.commitActivity('w1', { block: 20, hash: hash(20) }, { block: 14, hash: hash(14), marks: [] }, [act('w1', 2, 15, true), act('w1', 3, 20, true)], 7);
+    const [first] = await store.pending('w1', 'c1', 0, 1);
+    await store.markSent([{ webhookId: 'w1', clientId: 'c1', deliveryId: first!.deliveryId }], 8);
+    const above = await store.activityAbove('w1', 'c1', 12);
+    expect(above.map((k) => [k.txHash, JSON.parse(k.payload).result])).toEqual([
+      [hash(2), { n: 2, blockNumber: 15 }],
+      [hash(3), { n: 3, blockNumber: 20 }],
+      [hash(2), { n: 2, blockNumber: 15, removed: true }],
+      [hash(3), { n: 3, blockNumber: 20, removed: true }],
     ]);
-    expect((await store.movesOf([c, '0x' + 'dd'.repeat(20)], 0, 100)).map((m) => m.block)).toEqual([6, 9]);
-    expect(await store.movesOf(['0x' + 'dd'.repeat(20)], 0, 100)).toEqual([]);
-    expect(await store.movesOf([a], 5, 6)).toEqual([]);
+    expect((await store.activityAbove('w1', 'c1', 11)).map((k) => JSON.parse(k.payload).result.n)).toEqual([1, 2, 3, 2, 3]); // the sent one too
+    expect((await store.activityAbove('w2', 'c1', -1)).map((k) => JSON.parse(k.payload).result.n)).toEqual([4]);
+    expect(await store.activityAbove('w1', 'c1', 20)).toEqual([]);
+  });
+
+  it('a webhook stored before the cursor kept a hash reads with none and goes on from its block', async () => {
+    const place = await backend.fresh();
+    places.push(place);
+    const v1 = [
+      'INSERT INTO webhook (id, client_id, url, tracker_messages, addresses, secret, state, failures, activity_block, created_at_ms)',
+      `VALUES ('old', 'c1', 'https://example.com/hook', 0, '["0x${'11'.repeat(20)}"]', 's', 'active', 0, 33, 1000)`,
+    ].join(' ');
+    let store: WebhookStore;
+    if (place.sqlite) {
+      openSqliteTrackerStore(place.sqlite);
+      migrate(place.sqlite, 'webhooks', webhookMigrations.slice(0, 1));
+      place.sqlite.exec(v1);
+      store = openSqliteWebhookStore(place.sqlite);
+    } else {
+      await openPostgresTrackerStore(place.pool!, 'test');
+      await migratePg(place.pool!, 'webhooks', webhookPgMigrations.slice(0, 1));
+      await place.pool!.query(v1);
+      store = await openPostgresWebhookStore(place.pool!);
+    }
+    expect(await store.get('old')).toMatchObject({ activityBlock: 33, activityHash: null, activityMarks: [] });
+    expect(await store.commitActivity('old', { block: 33, hash: null }, { block: 40, hash: hash(40), marks: [{ block: 33, hash: hash(33) }] }, [], 5)).toBe(true);
+    expect(await store.get('old')).toMatchObject({ activityBlock: 40, activityHash: hash(40), activityMarks: [{ block: 33, hash: hash(33) }] });
   });
 });

@@ -5,12 +5,18 @@ import { migratePg } from '../../db/pg-migrate.js';
 import { inTransaction, type PgClient, type PgPool } from '../../db/pg-pool.js';
 import { orderedId } from '../../tracker/tracker-ids.js';
 import {
+  ACTIVITY_ABOVE_POSTGRES,
+  BLOCK_HASH_POSTGRES,
   DROP_TRACKER_DELIVERIES_POSTGRES,
+  FIRST_STORED_POSTGRES,
+  INDEX_TIP_SQL,
+  marksJson,
   MOVES_POSTGRES,
   RESUME_DELIVERIES_POSTGRES,
   patchValues,
   PENDING_SELECT,
   RESUME_SET,
+  stepEnds,
   toMove,
   toPending,
   toWebhook,
@@ -21,7 +27,7 @@ import {
   type PendingDbRow,
   type WebhookDbRow,
 } from '../webhook-store-rows.js';
-import { NEVER_IDLE, webhookSubscriptionId, type WebhookStore } from '../webhook-store.js';
+import { NEVER_IDLE, webhookSubscriptionId, type ActivitySpan, type WebhookStore } from '../webhook-store.js';
 
 export const webhookPgMigrations: readonly string[] = [
   `
@@ -46,6 +52,8 @@ export const webhookPgMigrations: readonly string[] = [
   );
   CREATE INDEX webhook_client ON webhook (client_id);
   `,
+  // The activity cursor keeps the index's hash of its block and its earlier positions (reorganisations: webhook-activity-reorg.ts).
+  'ALTER TABLE webhook ADD COLUMN activity_hash TEXT, ADD COLUMN activity_marks TEXT',
 ];
 
 /** The tracker's per-client lock (tracker-store-postgres.ts): parked messages go to exactly one first subscription. */
@@ -105,6 +113,7 @@ export async function openPostgresWebhookStore(pool: PgPool): Promise<WebhookSto
         if (!before) return null;
         const subId = webhookSubscriptionId(id);
         await c.query(WEBHOOK_UPDATE_POSTGRES, patchValues(id, patch));
+        if (patch.activityBlock !== undefined) await c.query('UPDATE webhook SET activity_hash = NULL, activity_marks = NULL WHERE id = $1', [id]);
         if (patch.state === 'active') {
           await c.query(`UPDATE webhook SET ${RESUME_SET} WHERE id = $1`, [id]);
           await c.query(RESUME_DELIVERIES_POSTGRES, [before.client_id, subId]);
@@ -204,11 +213,32 @@ export async function openPostgresWebhookStore(pool: PgPool): Promise<WebhookSto
         return gone.rows.length;
       }),
 
-    movesOf: async (addresses, fromBlock, toBlock) => (await rows<MoveDbRow>(MOVES_POSTGRES, [fromBlock, toBlock, [...addresses]])).map(toMove),
+    readActivity: (addresses, fromBlock, stepBlocks) =>
+      inTransaction(pool, async (c): Promise<ActivitySpan> => {
+        // One snapshot of the index for every read: another instance may commit a range or a rollback between them.
+        await c.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
+        const tipText = (await c.query<{ value: string }>(INDEX_TIP_SQL)).rows[0]?.value;
+        if (tipText === undefined) return { tip: null, fromHash: null, to: fromBlock, toHash: null, moves: [] };
+        const tip = Number(tipText);
+        const hashOf = async (block: number) => (block > tip ? null : ((await c.query<{ hash: string }>(BLOCK_HASH_POSTGRES, [block])).rows[0]?.hash ?? null));
+        const fromHash = await hashOf(fromBlock);
+        const ends = stepEnds(tip, fromBlock, stepBlocks);
+        if (!ends) return { tip, fromHash, to: fromBlock, toHash: fromHash, moves: [] };
+        const stored = (await c.query<{ number: string; hash: string }>(FIRST_STORED_POSTGRES, [ends.target, ends.upTo])).rows[0];
+        const to = stored ? Number(stored.number) : ends.target;
+        const moves = (await c.query<MoveDbRow>(MOVES_POSTGRES, [fromBlock, to, [...addresses]])).rows.map(toMove);
+        return { tip, fromHash, to, toHash: stored ? stored.hash : await hashOf(to), moves };
+      }),
 
-    commitActivity: (webhookId, fromBlock, toBlock, messages, nowMs) =>
+    activityAbove: async (webhookId, clientId, block) =>
+      (await rows<{ tx_hash: string; payload: string }>(ACTIVITY_ABOVE_POSTGRES, [clientId, webhookSubscriptionId(webhookId), block])).map((r) => ({ txHash: r.tx_hash, payload: r.payload })),
+
+    commitActivity: (webhookId, from, to, messages, nowMs) =>
       inTransaction(pool, async (c) => {
-        const moved = await c.query('UPDATE webhook SET activity_block = $1 WHERE id = $2 AND activity_block IS NOT DISTINCT FROM $3', [toBlock, webhookId, fromBlock]);
+        const moved = await c.query(
+          'UPDATE webhook SET activity_block = $1, activity_hash = $2, activity_marks = $3 WHERE id = $4 AND activity_block IS NOT DISTINCT FROM $5 AND activity_hash IS NOT DISTINCT FROM $6',
+          [to.block, to.hash, marksJson(to.marks), webhookId, from.block, from.hash],
+        );
         if (moved.rowCount !== 1) return false;
         if (messages.length === 0) return true;
         const subId = webhookSubscriptionId(webhookId);

@@ -1,13 +1,20 @@
 // Webhooks in the SQLite database of a single instance, beside the tracker's outbox (the contract: ../webhook-store.ts).
+import type { Statement } from 'better-sqlite3';
 import { migrate, type Db } from '../../../lib/sqlite.js';
 import { orderedId } from '../../tracker/tracker-ids.js';
 import {
+  ACTIVITY_ABOVE_SQLITE,
+  BLOCK_HASH_SQLITE,
   DROP_TRACKER_DELIVERIES_SQLITE,
+  FIRST_STORED_SQLITE,
+  INDEX_TIP_SQL,
+  marksJson,
   MOVES_SQLITE,
   RESUME_DELIVERIES_SQLITE,
   patchValues,
   PENDING_SELECT,
   RESUME_SET,
+  stepEnds,
   toMove,
   toPending,
   toWebhook,
@@ -18,7 +25,7 @@ import {
   type PendingDbRow,
   type WebhookDbRow,
 } from '../webhook-store-rows.js';
-import { NEVER_IDLE, webhookSubscriptionId, type WebhookStore } from '../webhook-store.js';
+import { NEVER_IDLE, webhookSubscriptionId, type ActivitySpan, type WebhookStore } from '../webhook-store.js';
 
 /** Needs the tracker's tables (openSqliteTrackerStore first): a delivery to a webhook is a tracker_delivery row. */
 export const webhookMigrations: readonly string[] = [
@@ -43,6 +50,11 @@ export const webhookMigrations: readonly string[] = [
     created_at_ms INTEGER NOT NULL
   );
   CREATE INDEX webhook_client ON webhook (client_id);
+  `,
+  // The activity cursor keeps the index's hash of its block and its earlier positions (reorganisations: webhook-activity-reorg.ts).
+  `
+  ALTER TABLE webhook ADD COLUMN activity_hash TEXT;
+  ALTER TABLE webhook ADD COLUMN activity_marks TEXT;
   `,
 ];
 
@@ -90,12 +102,15 @@ export function openSqliteWebhookStore(db: Db): WebhookStore {
       'UPDATE tracker_delivery SET sent_at_ms = NULL, attempts = 0, next_at_ms = NULL, replay = 1 WHERE client_id = ? AND subscription_id = ? AND sent_at_ms IS NOT NULL AND seq >= ?',
     ),
     pruneSent: db.prepare('DELETE FROM tracker_delivery WHERE sent_at_ms IS NOT NULL AND sent_at_ms < ? RETURNING seq').pluck(),
-    cursorMove: db.prepare('UPDATE webhook SET activity_block = ? WHERE id = ? AND activity_block IS ?'),
+    cursorMove: db.prepare('UPDATE webhook SET activity_block = ?, activity_hash = ?, activity_marks = ? WHERE id = ? AND activity_block IS ? AND activity_hash IS ?'),
+    cursorRestart: db.prepare('UPDATE webhook SET activity_hash = NULL, activity_marks = NULL WHERE id = ?'),
+    activityAbove: db.prepare(ACTIVITY_ABOVE_SQLITE),
     insertMessage: db.prepare(
       "INSERT INTO tracker_message (message_id, client_id, tx_hash, type, payload, created_at_ms, orphan) VALUES (?, ?, ?, 'activity', ?, ?, 0)",
     ),
   };
-  let moves: { all(...params: unknown[]): unknown[] } | undefined;
+  // Prepared at first use: the index's tables are made by the index store, which need not be opened before this one.
+  let indexReads: Record<'tip' | 'hash' | 'firstStored' | 'moves', Statement<unknown[]>> | undefined;
   const pruneSeqs = (seqs: Iterable<number>) => {
     for (const s of new Set(seqs)) q.pruneMessage.run(s, s);
   };
@@ -130,6 +145,7 @@ export function openSqliteWebhookStore(db: Db): WebhookStore {
         if (!before) return null;
         const subId = webhookSubscriptionId(id);
         q.update.run(...patchValues(id, patch));
+        if (patch.activityBlock !== undefined) q.cursorRestart.run(id);
         if (patch.state === 'active') {
           q.resume.run(id);
           q.resumeDeliveries.run(before.client_id, subId);
@@ -200,15 +216,36 @@ export function openSqliteWebhookStore(db: Db): WebhookStore {
       })();
     },
 
-    async movesOf(addresses, fromBlock, toBlock) {
-      // Prepared at first use: the index's tables are made by the index store, which need not be opened before this one.
-      moves ??= db.prepare(MOVES_SQLITE);
-      return (moves.all(JSON.stringify(addresses), fromBlock, toBlock) as MoveDbRow[]).map(toMove);
+    async readActivity(addresses, fromBlock, stepBlocks) {
+      indexReads ??= {
+        tip: db.prepare(INDEX_TIP_SQL).pluck(),
+        hash: db.prepare(BLOCK_HASH_SQLITE).pluck(),
+        firstStored: db.prepare(FIRST_STORED_SQLITE),
+        moves: db.prepare(MOVES_SQLITE),
+      };
+      const r = indexReads;
+      // One read transaction: the index's writer commits between statements otherwise.
+      return db.transaction((): ActivitySpan => {
+        const tipText = r.tip.get() as string | undefined;
+        if (tipText === undefined) return { tip: null, fromHash: null, to: fromBlock, toHash: null, moves: [] };
+        const tip = Number(tipText);
+        const hashOf = (block: number) => (block > tip ? null : ((r.hash.get(block) as string | undefined) ?? null));
+        const fromHash = hashOf(fromBlock);
+        const ends = stepEnds(tip, fromBlock, stepBlocks);
+        if (!ends) return { tip, fromHash, to: fromBlock, toHash: fromHash, moves: [] };
+        const stored = r.firstStored.get(ends.target, ends.upTo) as { number: number; hash: string } | undefined;
+        const to = stored?.number ?? ends.target;
+        const moves = (r.moves.all(JSON.stringify(addresses), fromBlock, to) as MoveDbRow[]).map(toMove);
+        return { tip, fromHash, to, toHash: stored?.hash ?? hashOf(to), moves };
+      })();
     },
 
-    async commitActivity(webhookId, fromBlock, toBlock, messages, nowMs) {
+    activityAbove: async (webhookId, clientId, block) =>
+      (q.activityAbove.all(clientId, webhookSubscriptionId(webhookId), block) as { tx_hash: string; payload: string }[]).map((r) => ({ txHash: r.tx_hash, payload: r.payload })),
+
+    async commitActivity(webhookId, from, to, messages, nowMs) {
       return db.transaction(() => {
-        if (q.cursorMove.run(toBlock, webhookId, fromBlock).changes !== 1) return false;
+        if (q.cursorMove.run(to.block, to.hash, marksJson(to.marks), webhookId, from.block, from.hash).changes !== 1) return false;
         const subId = webhookSubscriptionId(webhookId);
         for (const m of messages) {
           const seq = Number(q.insertMessage.run(orderedId(nowMs), m.clientId, m.txHash, m.payload, nowMs).lastInsertRowid);
