@@ -4,9 +4,12 @@
 import type { Speed } from '../../shared/tx-request.js';
 import { bumpWei, type FeeFields, type NetworkFees } from './fees.js';
 
-/** The reward percentiles asked of eth_feeHistory, one per speed: what the cheaper, middle and dearer included paid. */
-export const REWARD_PERCENTILES = [10, 50, 90] as const;
-const PERCENTILE_OF: Record<Speed, number> = { slow: 0, normal: 1, fast: 2 };
+/**
+ * The reward percentiles asked of eth_feeHistory: the 1st (about the least a block included), then one per speed:
+ * what the cheaper, middle and dearer included paid. Indexes below are into this list.
+ */
+export const REWARD_PERCENTILES = [1, 10, 50, 90] as const;
+const PERCENTILE_OF: Record<Speed, number> = { slow: 1, normal: 2, fast: 3 };
 /** Blocks of history a first attempt is priced from. */
 export const HISTORY_BLOCKS = 10;
 /**
@@ -60,14 +63,30 @@ function median(xs: readonly bigint[]): bigint {
 /** Blocks that carried transactions: an empty block's zero tips say nothing of the price. */
 const busyBlocks = (h: FeeHistory): number[] => h.gasUsedRatio.map((r, i) => (r > 0 && h.rewards[i] ? i : -1)).filter((i) => i >= 0);
 
+/** Blocks that carried transactions the quote looks at, newest last: few, so a market that moved is followed soon. */
+export const RECENT_BUSY_BLOCKS = 4;
+/** A block this full had no room for more: its tips were a contest, not a formality. */
+export const FULL_RATIO = 0.9;
+/** Percentile per speed when recent blocks had room: any tip they included was enough, so slow and normal bid the least. */
+const ROOMY_PERCENTILE_OF: Record<Speed, number> = { slow: 0, normal: 0, fast: 2 };
+
 /**
- * The market for `speed`: the median, over the recent blocks that carried transactions, of the tip each included at
- * the speed's percentile; with no such block, the node's suggested tip. The base fee is the next block's.
+ * The market for `speed`, from the last RECENT_BUSY_BLOCKS blocks that carried transactions: the median of the tip
+ * each included at the speed's percentile when most of them were full (a contest), or at a lower one when they had
+ * room (slow and normal the 1st, fast the 50th: the low end got in). After a full block the tip is at least what
+ * that newest block included at the percentile, so a rising market is followed at once. With no busy block, the
+ * node's suggested tip. The base fee is the next block's.
  */
 export function marketQuote(h: FeeHistory, net: NetworkFees, speed: Speed): MarketQuote {
-  const busy = busyBlocks(h);
-  const tip = busy.length > 0 ? median(busy.map((i) => h.rewards[i]![PERCENTILE_OF[speed]] ?? 0n)) : net.priorityFeeWei;
-  return { speed, baseFeeWei: h.baseFees ? h.baseFees.at(-1)! : net.baseFeeWei, tipWei: tip };
+  const baseFeeWei = h.baseFees ? h.baseFees.at(-1)! : net.baseFeeWei;
+  const recent = busyBlocks(h).slice(-RECENT_BUSY_BLOCKS);
+  if (recent.length === 0) return { speed, baseFeeWei, tipWei: net.priorityFeeWei };
+  const full = (i: number) => h.gasUsedRatio[i]! >= FULL_RATIO;
+  const column = recent.filter(full).length * 2 > recent.length ? PERCENTILE_OF[speed] : ROOMY_PERCENTILE_OF[speed];
+  const at = (i: number) => h.rewards[i]![column] ?? 0n;
+  const newest = recent.at(-1)!;
+  const tip = median(recent.map(at));
+  return { speed, baseFeeWei, tipWei: full(newest) && at(newest) > tip ? at(newest) : tip };
 }
 
 /** `base` after `blocks` blocks of the steepest rise EIP-1559 allows (+12.5 % each), rounded up. */
@@ -106,8 +125,8 @@ export type StuckVerdict =
 
 /**
  * Whether a transaction with `fees` is stuck, judged over `h`: the blocks mined since it was sent (none of which
- * included it). Stuck when the next base fee is above its max fee, or when at least STUCK_AFTER_BLOCKS blocks went by
- * that carried transactions and the least tip each of them included (their lowest percentile) is, at its lowest, above
+ * included it). Stuck when the next base fee is above its max fee, or when at least STUCK_AFTER_BLOCKS full blocks
+ * (FULL_RATIO) went by and the least tip each of them included (their 1st percentile) is, at its lowest, above
  * what it offers at the next base fee. A block with room for it would have taken it at any tip, so only full blocks'
  * tips count; blocks with room and no sign of it leave it to the node check (dropped or not propagated).
  */
@@ -117,9 +136,9 @@ export function marketStuck(fees: FeeFields, h: FeeHistory): StuckVerdict {
   const offered = effectiveTip(fees, next);
   if (offered === null) return { stuck: true, reason: 'base-fee-above-max', blocks, baseFeeWei: next, maxFeeWei: fees.txType === 'legacy' ? fees.gasPrice : fees.maxFeePerGas };
   if (blocks < STUCK_AFTER_BLOCKS) return { stuck: false, blocks };
-  const busy = busyBlocks(h);
-  if (busy.length < STUCK_AFTER_BLOCKS) return { stuck: false, blocks };
-  const included = busy.map((i) => h.rewards[i]![0] ?? 0n).reduce((a, b) => (b < a ? b : a));
+  const full = busyBlocks(h).filter((i) => h.gasUsedRatio[i]! >= FULL_RATIO);
+  if (full.length < STUCK_AFTER_BLOCKS) return { stuck: false, blocks };
+  const included = full.map((i) => h.rewards[i]![0] ?? 0n).reduce((a, b) => (b < a ? b : a));
   return offered < included ? { stuck: true, reason: 'outbid', blocks, includedTipWei: included, offeredTipWei: offered } : { stuck: false, blocks };
 }
 
