@@ -4,7 +4,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DEV_CHAIN_ID_2, startDevchain, type Devchain } from '../devchain/index.js';
+import { DEV_CHAIN_ID_2, startDevchain, type Devchain, type MarketSchedule } from '../devchain/index.js';
 import { createLogger, type Logger } from '../lib/log.js';
 import type { CongestionLevel } from '../shared/desktop-api.js';
 import { startService, type RunningService } from './index.js';
@@ -20,6 +20,8 @@ export interface DevServiceOptions {
   /** Kept after stop; a temporary directory (removed by stop) unless set. */
   dataDir?: string;
   congestion?: CongestionLevel;
+  /** Blocks per phase of the `market` load (tests use short phases); the dev chain's default unless set. */
+  marketSchedule?: MarketSchedule;
   blockTimeSeconds?: number;
   rateLimitPerMinute?: number;
   tokenTtlSeconds?: number;
@@ -70,6 +72,7 @@ export async function startDevService(opts: DevServiceOptions = {}): Promise<Dev
       port: opts.nodePort ?? 0,
       ...(opts.blockTimeSeconds !== undefined ? { blockTimeSeconds: opts.blockTimeSeconds } : {}),
       ...(opts.congestion !== undefined ? { congestion: opts.congestion } : {}),
+      ...(opts.marketSchedule !== undefined ? { marketSchedule: opts.marketSchedule } : {}),
       log: log.child('devchain'),
     }),
     ...(opts.secondChain === false

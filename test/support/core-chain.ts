@@ -6,6 +6,7 @@ import { unsettledNonces } from './fault-run.js';
 import { startDevService, type DevService } from '../../src/service/index.js';
 import { silentLogger } from '../../src/lib/log.js';
 import type { CongestionLevel } from '../../src/shared/desktop-api.js';
+import type { MarketSchedule } from '../../src/devchain/index.js';
 import type { TxRecord } from '../../src/shared/tx-record.js';
 import { pollUntil } from './poll.js';
 
@@ -20,8 +21,8 @@ export interface TestChain {
 }
 
 /** `secondChain`: also ethereum/local-2 (chain 31338), for tests of switching networks; one chain unless set. */
-export async function startTestChain(o: { congestion?: CongestionLevel; secondChain?: boolean } = {}): Promise<TestChain> {
-  const dev = await startDevService({ port: 0, congestion: o.congestion ?? 'off', blockTimeSeconds: 1, secondChain: o.secondChain ?? false, log: silentLogger });
+export async function startTestChain(o: { congestion?: CongestionLevel; secondChain?: boolean; marketSchedule?: MarketSchedule } = {}): Promise<TestChain> {
+  const dev = await startDevService({ port: 0, congestion: o.congestion ?? 'off', blockTimeSeconds: 1, secondChain: o.secondChain ?? false, ...(o.marketSchedule ? { marketSchedule: o.marketSchedule } : {}), log: silentLogger });
   const wallet = Wallet.createRandom();
   await dev.devchain.fund(wallet.address, 100n * 10n ** 18n);
   const rpc = async <T>(method: string, params: unknown[] = []): Promise<T> => {

@@ -51,7 +51,7 @@ describe('the market price of a first attempt', () => {
           return;
         }
         const contested = busy.filter((b) => b.r >= FULL_RATIO).length * 2 > busy.length;
-        const index = contested ? { slow: 1, normal: 2, fast: 3 }[s] : { slow: 0, normal: 0, fast: 2 }[s];
+        const index = contested ? { slow: 0, normal: 1, fast: 2 }[s] : { slow: 0, normal: 0, fast: 1 }[s];
         const column = busy.map((b) => b.tips[index]!);
         const sorted = [...column].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
         const med = sorted[Math.floor((sorted.length - 1) / 2)]!;

@@ -65,7 +65,7 @@ export function PolicySection({ policy }: { policy: ReplacementPolicy }) {
               </select>
             )}
           </Field>
-          <Field label="Speed" hint="The tip recent blocks included: 10th, 50th or 90th percentile (market pricing).">
+          <Field label="Speed" hint="The tip recent full blocks included: their 1st, 10th or 50th percentile (market pricing).">
             {(p) => (
               <select {...p} className="input" name="speed" value={form.speed} onChange={(e) => setForm((f) => ({ ...f, speed: e.target.value === 'slow' || e.target.value === 'fast' ? e.target.value : 'normal' }))}>
                 <option value="slow">Slow</option>
