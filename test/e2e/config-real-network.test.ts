@@ -268,7 +268,9 @@ describe('the happy path: send, replace, confirm, restart the app, restart the s
         `The data service at ${serviceUrl} does not know this client ID; copy the ClientId that \`txdesk account:describe\` shows for an account on that service, or sign in instead.`,
       );
       expect((await patch({ clientId })).status).toBe(200);
-      expect((await patch({ policy: { timeoutMs: 1_000, confirmations: 1 } })).status).toBe(200);
+      // The seed preset: a chain that mines no block gives the market policy nothing to judge, while the seed's
+      // timeout replaces a transaction the tracker reports pending.
+      expect((await patch({ policy: { pricing: 'seed', timeoutMs: 1_000, confirmations: 1 } })).status).toBe(200);
 
       // Send: the chain does not mine, so the tracker reports it pending and the app replaces it.
       const first = await api<TxRecord>('/api/tx', { method: 'POST' });
