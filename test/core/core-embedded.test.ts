@@ -43,7 +43,8 @@ describe('embedded default', () => {
     expect(info.nodeUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(info.serviceUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(info.address).toMatch(/^0x[0-9a-f]{40}$/);
-    expect(Object.keys(info).sort()).toEqual(['address', 'apiTokenFile', 'apiUrl', 'appUrl', 'chainId', 'mode', 'network', 'nodeUrl', 'platform', 'ready', 'serviceUrl', 'status']);
+    expect(info.rpcUrl).toBe(`${info.apiUrl}/rpc`);
+    expect(Object.keys(info).sort()).toEqual(['address', 'apiTokenFile', 'apiUrl', 'appUrl', 'chainId', 'mode', 'network', 'nodeUrl', 'platform', 'ready', 'rpcUrl', 'serviceUrl', 'status']);
     expect(info.status.node.state).toBe('connected');
     expect(info.status.tracker.state).toMatch(/^(connecting|connected)$/);
   });
