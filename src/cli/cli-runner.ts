@@ -13,7 +13,8 @@ export interface LongRunningSpec<R extends Running = Running> {
   scope: string;
   json: boolean;
   port: number;
-  start(log: Logger): Promise<R>;
+  /** `signal` aborts at the first SIGINT/SIGTERM during start-up: a start that waits (for a node, say) gives up then. */
+  start(log: Logger, signal: AbortSignal): Promise<R>;
   /** The human summary printed on stdout when ready without --json. */
   summary(info: Record<string, unknown>, running: R): string[];
 }
@@ -25,6 +26,7 @@ export async function runLongRunning<R extends Running>(spec: LongRunningSpec<R>
   const log = createLogger(spec.scope);
   let running: R | undefined;
   let stopRequested: NodeJS.Signals | undefined;
+  const starting = new AbortController();
 
   /** Exits with 1 and `message` unless the process has ended within the grace time. */
   const exitAfterGrace = (message: string) =>
@@ -53,13 +55,14 @@ export async function runLongRunning<R extends Running>(spec: LongRunningSpec<R>
     log.info(`${signal}: stopping ${spec.what} (send it again to force)`);
     if (running) return void stopAndExit(0);
     // Still starting: the start path notices stopRequested and stops what it started, unless start-up hangs.
+    starting.abort(new Error(`${signal} during start-up`));
     exitAfterGrace(`${spec.what} did not finish starting within ${stopGraceMs / 1000} s of ${signal}; exiting anyway.`);
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
 
   try {
-    running = await spec.start(log);
+    running = await spec.start(log, starting.signal);
   } catch (e) {
     if (stopRequested) process.exit(0);
     process.stderr.write(`${startFailure(spec, e)}\n`, () => process.exit(startExitCode(e)));

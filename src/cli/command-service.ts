@@ -71,7 +71,7 @@ export function registerService(program: Command): void {
     .option('--json', 'when ready, print one JSON line (serviceUrl, nodeUrl, chainId, ...) on stdout')
     .option('--open-signup', 'let anyone create an account with `txdesk signup` (always on with --dev)')
     .option('--allow-private-webhooks', 'let webhooks reach loopback, private and link-local addresses (always on with --dev; off for a service strangers use)')
-    .option('--congestion <level>', 'with --dev: background load on the dev chain, off, low or high')
+    .option('--congestion <level>', 'with --dev: background load on the dev chain, off, low, high or market')
     .option('--block-time <s>', 'with --dev: seconds per block of the dev chain')
     .option(
       '--database <url>',
@@ -105,7 +105,7 @@ export function registerService(program: Command): void {
         scope: 'service',
         json,
         port,
-        start: async (log) => {
+        start: async (log, signal) => {
           const { startDevService, startService } = await import('../service/index.js');
           if (nodeUrl === undefined && !networks) {
             const dev = await startDevService({ port, dataDir, congestion: opts.congestion, blockTimeSeconds: opts.blockTime, log });
@@ -122,6 +122,8 @@ export function registerService(program: Command): void {
             openSignup: opts.openSignup === true,
             allowPrivateWebhooks: opts.allowPrivateWebhooks === true,
             ...(opts.publicUrl ? { publicUrl: opts.publicUrl } : {}),
+            // Ctrl-C while the service waits for its node ends the wait.
+            signal,
             log,
           });
           return {

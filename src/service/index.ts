@@ -20,7 +20,7 @@ import { closeServer, createServiceServer, listen } from './http/service-server.
 import { createServiceApp } from './http/service-app.js';
 import { createServiceMetrics } from './http/service-metrics.js';
 import type { HealthSource } from './http/service-routes.js';
-import { defaultConfirmations, defaultNetwork, fetchChainId } from './http/service-node.js';
+import { defaultConfirmations, defaultNetwork, waitForChainId } from './http/service-node.js';
 import { createListingEndpoints, listingRoutes, type ListingEndpoints } from './listing/listing-routes.js';
 import { networkKey, networkListSchema, type NetworkConfig } from './network/network-config.js';
 import { networkRoutes } from './network/network-routes.js';
@@ -89,6 +89,11 @@ export interface ServiceOptions {
   webhookDeliveriesPerSecond?: number;
   /** Tests shorten the webhooks' backoff, retry window, timeout and polls. */
   webhookTuning?: Pick<WebhooksOptions, 'backoff' | 'retryWindowMs' | 'timeoutMs' | 'pollMs' | 'activityPollMs' | 'lookup'>;
+  /**
+   * Ends a start that is still waiting for its node (`nodeUrl` whose chain id is not known yet): the start rejects
+   * with the signal's reason. The CLI aborts it on Ctrl-C.
+   */
+  signal?: AbortSignal;
   log?: Logger;
 }
 
@@ -155,10 +160,13 @@ const optionsSchema = z
     path: ['dataDir'],
   });
 
-/** The one-network short form becomes a list: its chain id is read first (the network's name can follow from it). */
-async function networksOf(opts: ServiceOptions): Promise<NetworkConfig[]> {
+/**
+ * The one-network short form becomes a list: its chain id is read first (the network's name can follow from it),
+ * waited for while the node does not give it (down, or pushing back), since a node that is away is no reason to exit.
+ */
+async function networksOf(opts: ServiceOptions, log: Logger): Promise<NetworkConfig[]> {
   if (opts.networks) return opts.networks.map((n) => (n.indexerLag === undefined && opts.confirmations !== undefined ? { ...n, indexerLag: opts.confirmations } : n));
-  const chainId = await fetchChainId(opts.nodeUrl!);
+  const chainId = await waitForChainId(opts.nodeUrl!, log, opts.signal);
   return [
     {
       platform: opts.platform ?? 'ethereum',
@@ -174,7 +182,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   const checked = optionsSchema.safeParse(opts, { reportInput: true });
   if (!checked.success) throw new TxdeskError('INVALID_PARAMETER', describeIssues(checked.error.issues, 'service option'));
   const log = opts.log ?? createLogger('service');
-  const configs = await networksOf(opts);
+  const configs = await networksOf(opts, log);
   const host = opts.host ?? '127.0.0.1';
 
   // Everything started registers its undo here, so a failure half-way and stop() undo exactly what exists, newest first.
@@ -210,8 +218,14 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
         return served;
       }),
     );
-    if (networks.every((n) => n.state() !== 'serving')) {
+    // A network whose nodes are away or pushing back starts by itself once one answers, and its listing answers from
+    // what it has indexed meanwhile: no reason to exit. A wrong chain everywhere is: waiting does not fix a configuration.
+    if (networks.every((n) => n.state() === 'wrong-chain')) {
       throw new TxdeskError('UPSTREAM_UNAVAILABLE', `No network could be started: ${networks.map((n) => `${n.key}: ${n.report().reason.replace(/\.$/, '')}`).join('; ')}.`);
+    }
+    // (A network stopped for a wrong chain has had its line from the node watch.)
+    for (const n of networks.filter((x) => x.state() === 'starting' || x.state() === 'unreachable')) {
+      log.warn(`${n.key} is not served yet (${n.report().reason.replace(/\.$/, '')}); it starts by itself when a node of its chain answers, and its listing answers from what is indexed meanwhile.`);
     }
     const main = networks[0]!;
     const webhooks = startWebhooks({
@@ -282,6 +296,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
         refreshToken: (contract, id) => n.refreshToken(contract, id),
         pathPrefix,
         unavailable: () => n.listingRefusal(),
+        indexHeaders: () => n.listingHeaders(),
       });
     const seedListing = endpointsOf(main, '/nft/v1');
     const scopedListing = new Map(networks.map((n) => [n.key, endpointsOf(n, `/nft/v1/${n.key}`)]));
@@ -302,7 +317,8 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
         networks.map((n) => {
           const r = n.report();
           const inUse = r.node.inUse === null ? null : { index: r.node.inUse, url: r.node.nodes[r.node.inUse]?.url ?? '' };
-          return { ...r, receiptsDelivered: n.receiptsDelivered(), webhookDeliveries: webhooks.counts(n.key), nodeErrors: n.errorCounts(), nodeInUse: inUse };
+          const nodeBudgets = r.node.nodes.map((x, index) => ({ index, url: x.url, requestsPerSecond: x.requestsPerSecond, backPressure: x.backPressure }));
+          return { ...r, receiptsDelivered: n.receiptsDelivered(), webhookDeliveries: webhooks.counts(n.key), nodeErrors: n.errorCounts(), nodeInUse: inUse, nodeBudgets };
         }),
     });
     const routes = [

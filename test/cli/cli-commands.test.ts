@@ -3,6 +3,7 @@
 // `txdesk serve` and `npm start` naming /rpc and the API token's file, never the token.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -92,12 +93,45 @@ describe('a long-running command that cannot start', () => {
   it('says why in one line and exits 1', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'txdesk-cli-nostart-'));
     temps.push(dataDir);
-    const r = await runCli(['service', '--node', 'http://127.0.0.1:9', '--port', '0', '--json', '--data-dir', dataDir], {
-      env: { ...process.env, TXDESK_LOG: 'silent' },
+    // A port in use. (A node that does not answer is no such reason: it is waited for, below.)
+    const taken = createServer();
+    await new Promise<void>((r) => taken.listen(0, '127.0.0.1', () => r()));
+    const port = (taken.address() as AddressInfo).port;
+    try {
+      const r = await runCli(['service', '--network', 'ethereum/away=http://127.0.0.1:9', '--port', String(port), '--json', '--data-dir', dataDir], {
+        env: { ...process.env, TXDESK_LOG: 'silent' },
+      });
+      expect(r.stderr).toBe(`Could not start the data service: Port ${port} on 127.0.0.1 is already in use; pick another with --port (0 picks a free one).\n`);
+      expect(r.stdout).toBe('');
+      expect(r.code).toBe(1);
+    } finally {
+      taken.close();
+    }
+  });
+
+  it('waits for a node that does not answer, saying so once per try, and Ctrl-C ends the wait with exit 0', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'txdesk-cli-wait-'));
+    temps.push(dataDir);
+    const child = spawn(process.execPath, [txdeskBin, 'service', '--node', 'http://127.0.0.1:9', '--port', '0', '--json', '--data-dir', dataDir], {
+      env: { ...process.env, TXDESK_LOG: 'warn' },
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
-    expect(r.stderr).toMatch(/^Could not start the data service: .*http:\/\/127\.0\.0\.1:9.*\n$/);
-    expect(r.stdout).toBe('');
-    expect(r.code).toBe(1);
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+    try {
+      await waitUntil(() => (stderr.match(/the service waits for it and tries again/g) ?? []).length >= 2, 30_000, 'two tries of the node');
+      expect(stderr).toContain('Cannot read the chain id from the node at http://127.0.0.1:9 (');
+      const t0 = Date.now();
+      child.kill('SIGINT');
+      expect(await exited).toBe(0);
+      expect(Date.now() - t0).toBeLessThan(5_000);
+      expect(stdout).toBe('');
+    } finally {
+      child.kill('SIGKILL');
+    }
   });
 });
 

@@ -3,7 +3,7 @@
 import { rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { silentLogger } from '../../src/lib/log.js';
+import { silentLogger, type Logger } from '../../src/lib/log.js';
 import { startService, type RunningService } from '../../src/service/index.js';
 import { call, startTestDevService, tempDir, waitFor, type TestDevService } from '../support/service-harness.js';
 
@@ -427,10 +427,23 @@ describe('a service with closed sign-up, short tokens and a tight rate limit', (
 });
 
 describe('start-up failures', () => {
-  it('names an unreachable node and bad options', async () => {
+  it('waits for an unreachable node (saying so, until stopped), and names bad options', async () => {
     const dataDir = tempDir();
     try {
-      await expect(startService({ nodeUrl: 'http://127.0.0.1:9', dataDir, port: 0, log: silentLogger })).rejects.toThrow(/Cannot read the chain id from the node at http:\/\/127\.0\.0\.1:9/);
+      // A node that is away is waited for, not a reason to fail the start: each try is one line, and the caller's
+      // signal (the CLI's Ctrl-C) ends the wait.
+      const lines: string[] = [];
+      const log: Logger = { ...silentLogger, warn: (m) => void lines.push(m), child: () => log };
+      const stop = new AbortController();
+      const waiting = startService({ nodeUrl: 'http://127.0.0.1:9/v2/KEY', dataDir, port: 0, log, signal: stop.signal });
+      await waitFor(() => lines.length >= 2, 'two tries of the node', 10_000);
+      stop.abort(new Error('stopped while waiting'));
+      await expect(waiting).rejects.toThrow('stopped while waiting');
+      expect(lines[0]).toMatch(
+        /^Cannot read the chain id from the node at http:\/\/127\.0\.0\.1:9 \(.*\); check that the node runs and the URL is right; the service waits for it and tries again in 1 s \(Ctrl-C stops\)\.$/,
+      );
+      expect(lines[1]).toMatch(/tries again in 2 s/);
+      expect(lines.join('\n')).not.toContain('KEY');
       await expect(startService({ nodeUrl: 'not a url', dataDir, port: 0, log: silentLogger })).rejects.toThrow(/is not a URL/);
       await expect(startService({ nodeUrl: dev.devchain.nodeUrl, dataDir, port: 70000, confirmations: -1, log: silentLogger })).rejects.toThrow(
         "The service option 'port' must be at most 65535. The service option 'confirmations' must be at least 0.",

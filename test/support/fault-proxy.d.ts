@@ -16,6 +16,20 @@ export interface RpcFaults {
   refuseSends(count: number, message: string): void;
   /** How many sends were refused so far. */
   refused(): number;
+  /**
+   * From now on, answers a random `share` of requests (seeded) with back-pressure instead of forwarding them: HTTP 429
+   * with `Retry-After: retryAfterS` (default 1), or (`as: 'rpc-error'`) HTTP 200 with Alchemy's "exceeded its ...
+   * capacity" JSON-RPC error and no header. `null` turns it off.
+   */
+  pushBack(o: { share: number; retryAfterS?: number; as?: 'http-429' | 'rpc-error'; seed?: number } | null): void;
+  /** Requests answered with back-pressure so far. */
+  pushedBack(): number;
+  /** HTTP requests received so far (a batch is one). */
+  requests(): number;
+  /** eth_getLogs over more than `blocks` blocks is refused as providers do (-32005 "query exceeds max block range"); null lifts it. */
+  limitLogRange(blocks: number | null): void;
+  /** eth_getLogs calls refused for their range so far. */
+  logRangeRefusals(): number;
   /** The node goes away (connections refused) until `up()`. */
   down(): Promise<void>;
   up(): Promise<void>;

@@ -1,8 +1,11 @@
 // Fault injection between the app and what it talks to, on real loopback sockets: a TCP proxy that can go down and
 // come back on the same port (a node or data service restart, a dead link), and on top of it for JSON-RPC a refusal
-// of the next eth_sendRawTransaction calls with a node's own words ("txpool is full").
+// of the next eth_sendRawTransaction calls with a node's own words ("txpool is full"), a hosted provider's
+// back-pressure (a share of requests answered HTTP 429 with Retry-After, or with an "exceeded its capacity" error), and
+// a provider's limit on eth_getLogs ranges.
 import { createServer as createHttpServer } from 'node:http';
 import { connect, createServer } from 'node:net';
+import { prng } from './prng.js';
 
 /** A TCP proxy to `target` (http(s)://host:port); `url` is the same URL pointing at the proxy. */
 export async function startTcpProxy(target, listenPort = 0) {
@@ -50,28 +53,68 @@ export async function startTcpProxy(target, listenPort = 0) {
   };
 }
 
-/** A JSON-RPC proxy to `nodeUrl` that can refuse sends and go down (behind a TCP proxy for the down/up part). */
+/** A JSON-RPC proxy to `nodeUrl` that can refuse sends, push back, limit log ranges and go down (behind a TCP proxy for the down/up part). */
 export async function startRpcFaults(nodeUrl) {
   const refusals = [];
   let refused = 0;
+  /** { share, retryAfterS, as, random } while back-pressure is on. */
+  let pushBack = null;
+  let pushedBack = 0;
+  let requests = 0;
+  /** The widest eth_getLogs range answered; wider ones get a provider's range refusal. */
+  let maxLogBlocks = Infinity;
+  let logRefusals = 0;
+  const answer = (res, status, headers, body) => {
+    res.writeHead(status, { 'content-type': 'application/json', ...headers });
+    res.end(typeof body === 'string' ? body : JSON.stringify(body));
+  };
+  const forward = (body) => fetch(nodeUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body }).then(async (r) => ({ status: r.status, text: await r.text() }));
+  const logSpan = (call) => {
+    const p = call.params?.[0];
+    return call.method === 'eth_getLogs' && p?.fromBlock && p?.toBlock ? Number(p.toBlock) - Number(p.fromBlock) + 1 : 0;
+  };
   const http = createHttpServer((req, res) => {
     const chunks = [];
     req.on('data', (c) => chunks.push(c));
     req.on('end', () => {
+      requests++;
       const body = Buffer.concat(chunks).toString();
-      const call = JSON.parse(body);
-      const refusal = call.method === 'eth_sendRawTransaction' ? refusals.shift() : undefined;
+      let parsed;
+      try {
+        parsed = JSON.parse(body);
+      } catch {
+        // Not JSON-RPC (a WebSocket upgrade for newHeads, say): this proxy speaks HTTP only.
+        res.statusCode = 400;
+        return void res.end();
+      }
+      const calls = Array.isArray(parsed) ? parsed : [parsed];
+      if (pushBack && pushBack.random() < pushBack.share) {
+        pushedBack++;
+        const error = { code: 429, message: 'Your app has exceeded its compute units per second capacity. Please retry after a moment.' };
+        // Like Alchemy: HTTP 429 with Retry-After, or HTTP 200 with the same words as the JSON-RPC error (no header).
+        if (pushBack.as === 'rpc-error') return answer(res, 200, {}, Array.isArray(parsed) ? calls.map((c) => ({ jsonrpc: '2.0', id: c.id, error })) : { jsonrpc: '2.0', id: parsed.id, error });
+        return answer(res, 429, { 'retry-after': String(pushBack.retryAfterS) }, { jsonrpc: '2.0', id: Array.isArray(parsed) ? null : parsed.id, error });
+      }
+      const refusal = !Array.isArray(parsed) && parsed.method === 'eth_sendRawTransaction' ? refusals.shift() : undefined;
       if (refusal !== undefined) {
         refused++;
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ jsonrpc: '2.0', id: call.id, error: { code: -32003, message: refusal } }));
+        return answer(res, 200, {}, { jsonrpc: '2.0', id: parsed.id, error: { code: -32003, message: refusal } });
+      }
+      const tooWide = calls.map((c) => logSpan(c) > maxLogBlocks);
+      if (tooWide.some(Boolean)) {
+        // A provider's range refusal (-32005), per call; the other calls of a batch are answered one by one.
+        logRefusals += tooWide.filter(Boolean).length;
+        Promise.all(
+          calls.map((c, i) =>
+            tooWide[i] ? { jsonrpc: '2.0', id: c.id, error: { code: -32005, message: `query exceeds max block range ${maxLogBlocks}` } } : forward(JSON.stringify(c)).then((r) => JSON.parse(r.text)),
+          ),
+        )
+          .then((answers) => answer(res, 200, {}, Array.isArray(parsed) ? answers : answers[0]))
+          .catch(() => res.destroy());
         return;
       }
-      fetch(nodeUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
-        .then(async (r) => {
-          res.writeHead(r.status, { 'content-type': 'application/json' });
-          res.end(await r.text());
-        })
+      forward(body)
+        .then((r) => answer(res, r.status, {}, r.text))
         .catch(() => res.destroy());
     });
   });
@@ -83,6 +126,15 @@ export async function startRpcFaults(nodeUrl) {
       for (let i = 0; i < count; i++) refusals.push(message);
     },
     refused: () => refused,
+    pushBack(o) {
+      pushBack = o ? { share: o.share, retryAfterS: o.retryAfterS ?? 1, as: o.as ?? 'http-429', random: prng(o.seed ?? 1) } : null;
+    },
+    pushedBack: () => pushedBack,
+    requests: () => requests,
+    limitLogRange(blocks) {
+      maxLogBlocks = blocks ?? Infinity;
+    },
+    logRangeRefusals: () => logRefusals,
     down: () => tcp.down(),
     up: () => tcp.up(),
     async close() {

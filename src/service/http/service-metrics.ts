@@ -6,8 +6,8 @@ import { z } from 'zod';
 import type { DocumentedRoute } from '../../lib/hono-kit.js';
 import { requestMetrics } from './request-latency.js';
 
-export type NodeProblem = 'refused' | 'timeout' | 'lagging' | 'wrong-chain' | 'error';
-export const nodeProblems: readonly NodeProblem[] = ['refused', 'timeout', 'lagging', 'wrong-chain', 'error'];
+export type NodeProblem = 'refused' | 'timeout' | 'lagging' | 'wrong-chain' | 'error' | 'rate-limited';
+export const nodeProblems: readonly NodeProblem[] = ['refused', 'timeout', 'lagging', 'wrong-chain', 'error', 'rate-limited'];
 
 export type NetworkState = 'starting' | 'serving' | 'unreachable' | 'wrong-chain';
 export const networkStates: readonly NetworkState[] = ['starting', 'serving', 'unreachable', 'wrong-chain'];
@@ -25,6 +25,8 @@ export interface NetworkMetricsSnapshot {
   indexedBlock: number | null;
   /** head - indexed, null when this instance does not index it */
   indexLagBlocks: number | null;
+  /** Newest head seen minus the index the listing answers from, on every instance; null while unknown. */
+  indexedBehindBlocks: number | null;
   /** Receipt messages delivered to subscribers since the process started (only grows). */
   receiptsDelivered: number;
   /** Webhook tries this instance made since the process started, answered 2xx (sent) or not (failed). */
@@ -34,6 +36,8 @@ export interface NetworkMetricsSnapshot {
   nodeErrors: Record<NodeProblem, number>;
   /** The node answering for this network; `url` is already redacted. */
   nodeInUse: { index: number; url: string } | null;
+  /** Every node of the network (redacted url), with its request budget (null: not limited) and back-pressure answers so far. */
+  nodeBudgets: { index: number; url: string; requestsPerSecond: number | null; backPressure: number }[];
   /** What THIS instance leads for this network. */
   roles: NetworkRole[];
 }
@@ -118,6 +122,10 @@ export function createServiceMetrics(source: MetricsSource): ServiceMetrics {
   networkGauge('txdesk_head_block', "The node's head block.", [], (s) => [[none, s.headBlock]]);
   networkGauge('txdesk_indexed_block', 'The last block indexed (absent on an instance that does not index the network).', [], (s) => [[none, s.indexedBlock]]);
   networkGauge('txdesk_index_lag_blocks', 'Head block minus indexed block (absent on an instance that does not index the network).', [], (s) => [[none, s.indexLagBlocks]]);
+  networkGauge('txdesk_indexed_behind_blocks', "Newest head seen minus the index the listing answers from (every instance; grows while the node is away).", [], (s) => [[none, s.indexedBehindBlocks]]);
+  networkGauge('txdesk_node_request_budget', 'Requests per second allowed to a node after its back-pressure (absent while not limited).', ['index', 'url'], (s) =>
+    s.nodeBudgets.map((n) => [{ index: String(n.index), url: n.url }, n.requestsPerSecond]),
+  );
   networkGauge('txdesk_outbox_depth', 'Un-acked receipt deliveries of every subscription, as last counted.', [], (s) => [[none, s.outboxDepth]]);
   networkGauge('txdesk_node_in_use', 'The node answering for the network (1; url redacted).', ['index', 'url'], (s) =>
     s.nodeInUse ? [[{ index: String(s.nodeInUse.index), url: s.nodeInUse.url }, 1]] : [],
@@ -133,6 +141,9 @@ export function createServiceMetrics(source: MetricsSource): ServiceMetrics {
     [{ outcome: 'failed' }, s.webhookDeliveries.failed],
   ]);
   networkCounter('txdesk_node_errors_total', 'Node failures by kind.', ['kind'], (s) => nodeProblems.map((kind) => [{ kind }, s.nodeErrors[kind] ?? 0]));
+  networkCounter('txdesk_node_back_pressure_total', 'Back-pressure answers (HTTP 429, capacity errors) from each node: slowed down for, not failures.', ['index', 'url'], (s) =>
+    s.nodeBudgets.map((n) => [{ index: String(n.index), url: n.url }, n.backPressure]),
+  );
 
   new Gauge({ name: 'txdesk_instance_info', help: "This instance's store (1).", labelNames: ['store'], registers: [registry] }).set({ store: source.store }, 1);
 

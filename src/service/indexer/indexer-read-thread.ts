@@ -8,6 +8,7 @@ import type { Logger } from '../../lib/log.js';
 import type { PreparedPart, PreparedRange } from './indexer-prepare.js';
 import { fromWire, type WireRange } from './indexer-part-wire.js';
 import { RpcAnswerError } from './indexer-rpc.js';
+import { nodeThrottle } from '../network/node-throttle.js';
 
 /** What the writer asks for: one range, as prepareRange's arguments. */
 export interface ReadRequest {
@@ -39,6 +40,8 @@ export type ReadReply =
 export interface ReadWorkerData {
   nodeUrl: string;
   dbFile: string;
+  /** The node's request budget (node-throttle.ts), shared: the reader's requests and the main thread's count as one. */
+  throttleMemory: SharedArrayBuffer;
 }
 
 export function sendError(e: unknown): SentError {
@@ -144,7 +147,7 @@ export function startReadThread(nodeUrl: string, dbFile: string, log: Logger): R
 
   function ensureWorker(): Worker {
     if (worker) return worker;
-    const w = new Worker(WORKER_FILE, { workerData: { nodeUrl, dbFile } satisfies ReadWorkerData });
+    const w = new Worker(WORKER_FILE, { workerData: { nodeUrl, dbFile, throttleMemory: nodeThrottle(nodeUrl).memory } satisfies ReadWorkerData });
     w.on('message', onReply);
     w.on('error', (e) => {
       if (stopped) return;

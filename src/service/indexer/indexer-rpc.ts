@@ -2,10 +2,13 @@
 // WebSocket for a ws:// or wss:// node (lib/json-rpc-ws.ts): heads and headers (one batch per call), Transfer logs and
 // batched eth_call. No ethers provider: it decoded every answer with a JavaScript UTF-8 decoder, which cost the service
 // 10-20 ms per 1,000-transaction block header on the event loop the tracker shares; and no fetch(), whose body decoding
-// cost the reader more CPU than JSON.parse on catch-up.
+// cost the reader more CPU than JSON.parse on catch-up. Every request goes through the node's budget
+// (network/node-throttle.ts): back-pressure is waited out and asked again, not reported as a failed read.
 import { setMaxListeners } from 'node:events';
 import { bodyText, postBytes } from '../../lib/json-post.js';
 import { createWsTransport, RpcTimeoutError, type WsTransport } from '../../lib/json-rpc-ws.js';
+import { backPressureIn } from '../network/node-budget.js';
+import { NodeBackPressure, nodeThrottle, throttled, type NodeThrottle } from '../network/node-throttle.js';
 import { chunkCalls, decodeCallBatch, encodeCallBatch, scanCallBatchAnswer, type CallRequest } from './indexer-call-batch.js';
 import { TOKEN_TOPICS } from './indexer-events.js';
 import { decodeRawLogs, scanTokenLogs, type ScannedLogs } from './indexer-log-scan.js';
@@ -68,6 +71,8 @@ interface NodeEndpoint {
   ws: WsTransport | null;
   signal: AbortSignal;
   timeoutMs: number;
+  /** The node's request budget, shared with everything else in the process that talks to it. */
+  throttle: NodeThrottle;
 }
 
 /**
@@ -82,33 +87,50 @@ export const REQUEST_TIMEOUT_MS = 120_000;
  * refuse oversized eth_getLogs with an HTML page) becomes an RpcAnswerError that keeps the status, so range refusals
  * are recognised. `scan` may read an HTTP answer's bytes first: what it returns (not null) is the answer.
  */
-async function exchange(node: NodeEndpoint, body: unknown, scan?: (bytes: Buffer) => unknown): Promise<{ status: number; answer: unknown; scanned?: true }> {
+function exchange(node: NodeEndpoint, body: unknown, scan?: (bytes: Buffer) => unknown): Promise<{ status: number; answer: unknown; scanned?: true }> {
+  return throttled(node.throttle, () => exchangeOnce(node, body, scan), node.signal);
+}
+
+/** One try of exchange(); back-pressure in the answer is thrown as NodeBackPressure, for throttled() to wait out. */
+async function exchangeOnce(node: NodeEndpoint, body: unknown, scan?: (bytes: Buffer) => unknown): Promise<{ status: number; answer: unknown; scanned?: true }> {
   const tooSlow = () => new Error(`the node at ${node.url} did not answer within ${node.timeoutMs / 1000} s; is it overloaded or stuck?`);
   if (node.ws) {
+    let answer: unknown;
     try {
-      return { status: 200, answer: await node.ws.post(body, node.timeoutMs) };
+      answer = await node.ws.post(body, node.timeoutMs);
     } catch (e) {
       throw e instanceof RpcTimeoutError ? tooSlow() : new Error(`cannot reach the node at ${node.url}: ${e instanceof Error ? e.message : String(e)}`);
     }
+    const pushBack = backPressureIn(200, null, answer, Date.now());
+    if (pushBack) throw new NodeBackPressure(node.url, pushBack.retryAfterMs);
+    return { status: 200, answer };
   }
   const timeout = AbortSignal.timeout(node.timeoutMs);
   let status: number;
   let bytes: Buffer;
+  let retryAfter: string | undefined;
   try {
-    ({ status, bytes } = await postBytes(node.target, JSON.stringify(body), AbortSignal.any([node.signal, timeout])));
+    let headers;
+    ({ status, bytes, headers } = await postBytes(node.target, JSON.stringify(body), AbortSignal.any([node.signal, timeout])));
+    retryAfter = headers['retry-after'];
   } catch (e) {
     if (timeout.aborted && !node.signal.aborted) throw tooSlow();
     const cause = (e as { cause?: { message?: string } }).cause?.message ?? (e as Error).message;
     throw new Error(`cannot reach the node at ${node.url}: ${cause}`);
   }
+  if (status === 429) throw new NodeBackPressure(node.url, backPressureIn(status, retryAfter, null, Date.now())!.retryAfterMs);
   const scanned = status === 200 ? scan?.(bytes) : null;
   if (scanned != null) return { status, answer: scanned, scanned: true };
   const text = bodyText(bytes);
+  let answer: unknown;
   try {
-    return { status, answer: JSON.parse(text) };
+    answer = JSON.parse(text);
   } catch {
     throw new RpcAnswerError({ code: status, message: `HTTP ${status}: ${text.slice(0, 200)}` });
   }
+  const pushBack = backPressureIn(status, retryAfter, answer, Date.now());
+  if (pushBack) throw new NodeBackPressure(node.url, pushBack.retryAfterMs);
+  return { status, answer };
 }
 
 /** Runs `task` for 0..count-1 with at most `limit` in flight: the node serves concurrent requests on several threads. */
@@ -223,7 +245,7 @@ export function createChainReader(nodeUrl: string, opts: { timeoutMs?: number } 
   setMaxListeners(256, closing.signal);
   const target = new URL(nodeUrl);
   const ws = target.protocol === 'ws:' || target.protocol === 'wss:' ? createWsTransport(nodeUrl) : null;
-  const node: NodeEndpoint = { url: nodeUrl, target, ws, signal: closing.signal, timeoutMs: opts.timeoutMs ?? REQUEST_TIMEOUT_MS };
+  const node: NodeEndpoint = { url: nodeUrl, target, ws, signal: closing.signal, timeoutMs: opts.timeoutMs ?? REQUEST_TIMEOUT_MS, throttle: nodeThrottle(nodeUrl) };
   const stats = new Map<string, number>();
   const count = (method: string, n: number) => stats.set(method, (stats.get(method) ?? 0) + n);
   const packing = { failures: 0 };

@@ -22,8 +22,10 @@ export interface ListingDeps {
   refreshToken(contract: string, id: bigint): boolean | Promise<boolean>;
   /** Where the network's listing lives, for page links: /nft/v1 (the default network) or /nft/v1/{platform}/{network}. */
   pathPrefix?: string;
-  /** The 503 of a network whose node is down (asked after the clientId check); null while it serves. */
+  /** The 503 of a network that has nothing indexed and no node, or is stopped (asked after the clientId check); null while it answers. */
   unavailable?: () => TxdeskError | null;
+  /** Headers every answer carries about the index it was read from (served-network.ts: state, indexed block, blocks behind). */
+  indexHeaders?: () => Record<string, string>;
   now?: () => number;
 }
 
@@ -34,6 +36,8 @@ export interface ListingEndpoints {
   contractTokens(address: string, search: string, origin: string): Maybe<TokenPage>;
   /** Starts a re-read of the token's uri; the answer is sent with 202. */
   refresh(address: string, id: string, search: string): Promise<z.infer<typeof refreshReply>>;
+  /** The headers of an answer, taken before its read, so the index read holds at least the block they name. */
+  headers(): Record<string, string>;
 }
 
 const TOKEN_ID = /^(0|[1-9]\d{0,77})$/;
@@ -114,6 +118,8 @@ export function createListingEndpoints(deps: ListingDeps): ListingEndpoints {
       }
       return { status: 'accepted', contract: addr, id };
     },
+
+    headers: () => deps.indexHeaders?.() ?? {},
   };
 }
 
@@ -125,6 +131,18 @@ export const searchOf = (url: string) => {
 
 const pathAddress = (what: string) =>
   z.object({ address: z.string().regex(ADDRESS_PATTERN).meta({ description: `The ${what} address; compared case-insensitively.` }) });
+/** The headers of every answer about the index, as documented in /openapi.json. */
+const indexHeaderDocs = z.object({
+  'Txdesk-Network-State': z.enum(['starting', 'serving', 'unreachable', 'wrong-chain']).meta({
+    description: "The network's state: anything but serving means the answer comes from the index while no node can be used.",
+  }),
+  'Txdesk-Indexed-Block': z.int().optional().meta({ description: 'The last block of the index this answer was read from.' }),
+  'Txdesk-Indexed-Behind': z.int().optional().meta({
+    description: "Blocks between the newest head seen from the network's nodes and that block (a lower bound while no node answers).",
+  }),
+});
+const withIndexHeaders = (reply: ReturnType<typeof jsonReply>) => ({ ...reply, headers: indexHeaderDocs });
+
 const listingErrors = {
   400: errorReply('A parameter is invalid; the message names it and the allowed values.'),
   401: errorReply('Missing or unknown clientId.'),
@@ -160,7 +178,9 @@ function routesAt(pick: PickListing, origin: () => string, scoped: boolean): Doc
   const errors = {
     ...listingErrors,
     ...(scoped ? notFound('The service does not serve the network in the path; the message lists those it does.') : {}),
-    503: errorReply("The network's node is unreachable, the network is starting, or it is stopped (its node or its stored state is on another chain); the message says which. Other networks are served as usual."),
+    503: errorReply(
+      "Nothing of the network is indexed yet and no node can be used (starting, unreachable, or on another chain), or the network is stopped because its stored state belongs to another chain; the message says which. Other networks are served as usual.",
+    ),
   };
   return [
     {
@@ -170,9 +190,13 @@ function routesAt(pick: PickListing, origin: () => string, scoped: boolean): Doc
         operationId: operationId('accountTokens'),
         summary: `Tokens owned by an account${where}`,
         request: { params: params(pathAddress('account')), query: listingQueryDocs.account },
-        responses: { 200: jsonReply('One page of tokens.', tokenPageReply), ...errors },
+        responses: { 200: withIndexHeaders(jsonReply('One page of tokens.', tokenPageReply)), ...errors },
       },
-      handler: (c) => andThen(listing(c).accountTokens(c.req.param('address') ?? '', searchOf(c.req.url), origin()), (page) => json(c, 200, page)),
+      handler: (c) => {
+        const l = listing(c);
+        const headers = l.headers();
+        return andThen(l.accountTokens(c.req.param('address') ?? '', searchOf(c.req.url), origin()), (page) => json(c, 200, page, headers));
+      },
     },
     {
       doc: {
@@ -181,9 +205,13 @@ function routesAt(pick: PickListing, origin: () => string, scoped: boolean): Doc
         operationId: operationId('contract'),
         summary: `One indexed ERC-721 or ERC-1155 contract${where}`,
         request: { params: params(pathAddress('contract')), query: z.object({ clientId: clientIdParam() }) },
-        responses: { 200: jsonReply('The contract.', contractReply), ...errors, ...notFound('No contract is indexed at this address.') },
+        responses: { 200: withIndexHeaders(jsonReply('The contract.', contractReply)), ...errors, ...notFound('No contract is indexed at this address.') },
       },
-      handler: (c) => andThen(listing(c).contract(c.req.param('address') ?? '', searchOf(c.req.url)), (contract) => json(c, 200, contract)),
+      handler: (c) => {
+        const l = listing(c);
+        const headers = l.headers();
+        return andThen(l.contract(c.req.param('address') ?? '', searchOf(c.req.url)), (contract) => json(c, 200, contract, headers));
+      },
     },
     {
       doc: {
@@ -192,9 +220,13 @@ function routesAt(pick: PickListing, origin: () => string, scoped: boolean): Doc
         operationId: operationId('contractTokens'),
         summary: `Tokens of one contract${where}`,
         request: { params: params(pathAddress('contract')), query: listingQueryDocs.contract },
-        responses: { 200: jsonReply('One page of tokens.', tokenPageReply), ...errors, ...notFound('No contract is indexed at this address.') },
+        responses: { 200: withIndexHeaders(jsonReply('One page of tokens.', tokenPageReply)), ...errors, ...notFound('No contract is indexed at this address.') },
       },
-      handler: (c) => andThen(listing(c).contractTokens(c.req.param('address') ?? '', searchOf(c.req.url), origin()), (page) => json(c, 200, page)),
+      handler: (c) => {
+        const l = listing(c);
+        const headers = l.headers();
+        return andThen(l.contractTokens(c.req.param('address') ?? '', searchOf(c.req.url), origin()), (page) => json(c, 200, page, headers));
+      },
     },
     {
       doc: {

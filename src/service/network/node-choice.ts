@@ -1,11 +1,17 @@
 // Which of a network's nodes to read from, and why: pure decisions over the latest probe of each node (no clock, no I/O),
 // so node-watch.ts only probes and a table of cases tests every rule. Nodes are numbered from 1 in sentences, as listed.
+// A node that pushes back (HTTP 429, a capacity error) is slowed down, not failed: it stays in use with the head it
+// last reported, and counts as `rate-limited` only once its back-pressure has lasted the limit (node-budget.ts).
+import { BACK_PRESSURE_LIMIT_MS } from './node-budget.js';
 
-/** Why a node is not used. refused/timeout/error come from its probe; lagging and wrong-chain are decided here. */
-export type NodeProblem = 'refused' | 'timeout' | 'lagging' | 'wrong-chain' | 'error';
+/**
+ * Why a node is not used. refused/timeout/error come from its probe; lagging, wrong-chain and rate-limited (back-pressure
+ * and no answer for BACK_PRESSURE_LIMIT_MS) are decided here.
+ */
+export type NodeProblem = 'refused' | 'timeout' | 'lagging' | 'wrong-chain' | 'error' | 'rate-limited';
 /** What one probe can find wrong by itself. */
 export type ProbeProblem = Extract<NodeProblem, 'refused' | 'timeout' | 'error'>;
-export const nodeProblems: readonly NodeProblem[] = ['refused', 'timeout', 'lagging', 'wrong-chain', 'error'];
+export const nodeProblems: readonly NodeProblem[] = ['refused', 'timeout', 'lagging', 'wrong-chain', 'error', 'rate-limited'];
 
 export interface NodeObservation {
   /** The node's URL as people may see it (node-watch.ts redacts it). */
@@ -17,6 +23,11 @@ export interface NodeObservation {
   /** The chain id it reported since it last (re)connected; null while unknown (a failed probe forgets it). */
   chainId: number | null;
   problem: ProbeProblem | null;
+  /**
+   * Since when (ms) the node has answered nothing but back-pressure; absent or null while it answers. A throttled
+   * probe keeps the head and chain id of the node's last answer (its problem is null: pushing back is not failing).
+   */
+  throttledSince?: number | null;
 }
 
 export type NetworkState = 'starting' | 'serving' | 'unreachable' | 'wrong-chain';
@@ -37,6 +48,8 @@ export interface NodeChoiceOptions {
   maxLagBlocks: number;
   /** The chain every node must be on; null while not yet known (then no node can be used). */
   expectedChainId: number | null;
+  /** Back-pressure lasting this long (ms, from throttledSince to the probe) makes a node rate-limited; BACK_PRESSURE_LIMIT_MS by default. */
+  backPressureLimitMs?: number;
 }
 
 export const startingChoice: NodeChoice = { inUse: null, state: 'starting', reason: 'No node has been probed yet.' };
@@ -47,8 +60,10 @@ export function problemsOf(nodes: readonly NodeObservation[], o: NodeChoiceOptio
   return nodes.map((n) => {
     if (n.at === null) return null;
     if (n.problem) return n.problem;
+    if (isRateLimited(n, o)) return 'rate-limited';
     if (isWrongChain(n, o)) return 'wrong-chain';
-    if (best !== null && n.head !== null && best - n.head > o.maxLagBlocks) return 'lagging';
+    // A throttled node's head is as old as its last answer: not a sign that it lags.
+    if (best !== null && n.head !== null && !isThrottled(n) && best - n.head > o.maxLagBlocks) return 'lagging';
     return null;
   });
 }
@@ -58,14 +73,20 @@ export function chooseNode(prev: NodeChoice, nodes: readonly NodeObservation[], 
   const problems = problemsOf(nodes, o);
   const candidates = nodes.flatMap((n, i) => (isUsable(n, o) && problems[i] === null ? [i] : []));
   if (prev.state === 'serving' && prev.inUse !== null && candidates.includes(prev.inUse)) return prev;
-  // At start the first usable node waits for every node before it, so the first in the list wins, not the fastest.
-  const waitsForEarlier = candidates.length > 0 && nodes.slice(0, candidates[0]).some((n) => n.at === null);
+  // At start the first usable node waits for every node before it, so the first in the list wins, not the fastest. A
+  // node that has only pushed back since the start has not answered yet either (until its back-pressure is failing).
+  const starting = prev.state === 'starting';
+  const notYet = (n: NodeObservation, i: number) => n.at === null || (starting && n.head === null && isThrottled(n) && problems[i] === null);
+  const waitsForEarlier = candidates.length > 0 && nodes.slice(0, candidates[0]).some(notYet);
   if (candidates.length > 0 && !waitsForEarlier) {
     const inUse = candidates[0]!;
     return { inUse, state: 'serving', reason: servingReason(prev, inUse, nodes, problems, o) };
   }
-  const waitingFor = nodes.flatMap((n, i) => (n.at === null ? [i] : []));
-  if (waitingFor.length > 0) return { inUse: null, state: 'starting', reason: `Waiting for the first answer of ${waitingFor.map((i) => nodeName(nodes, i)).join(', ')}.` };
+  const waitingFor = nodes.flatMap((n, i) => (notYet(n, i) ? [i] : []));
+  if (waitingFor.length > 0) {
+    const who = waitingFor.map((i) => `${nodeName(nodes, i)}${nodes[i]!.at === null ? '' : ', which asks to slow down (HTTP 429)'}`);
+    return { inUse: null, state: 'starting', reason: `Waiting for the first answer of ${who.join('; ')}.` };
+  }
   const answered = nodes.filter((n) => !n.problem);
   const state: NetworkState = answered.length > 0 && answered.every((n) => isWrongChain(n, o)) ? 'wrong-chain' : 'unreachable';
   const why = nodes.map((_, i) => `${nodeName(nodes, i)} ${problemText(i, nodes, problems, o)}`).join('; ');
@@ -76,10 +97,12 @@ export function chooseNode(prev: NodeChoice, nodes: readonly NodeObservation[], 
  * The chain a network without a configured one adopts: the first chain id reported in list order, waiting for every
  * earlier node's first probe so node 1 is preferred; null until then.
  */
-export function adoptedChainId(nodes: readonly NodeObservation[]): number | null {
+export function adoptedChainId(nodes: readonly NodeObservation[], backPressureLimitMs = BACK_PRESSURE_LIMIT_MS): number | null {
   for (const n of nodes) {
     if (n.at === null) return null;
     if (n.chainId !== null) return n.chainId;
+    // Throttled before it ever answered: still node 1's turn, until its back-pressure counts as failing.
+    if (isThrottled(n) && !isRateLimited(n, { backPressureLimitMs })) return null;
   }
   return null;
 }
@@ -134,8 +157,11 @@ export function problemText(i: number, nodes: readonly NodeObservation[], proble
       return `is on chain ${n.chainId}, not ${o.expectedChainId} as expected`;
     case 'lagging':
       return `is ${(bestHead(nodes, o) ?? 0) - (n.head ?? 0)} blocks behind the best node (more than ${o.maxLagBlocks})`;
+    case 'rate-limited':
+      return `has asked to slow down (HTTP 429 or a capacity error) for ${Math.round(((n.at ?? 0) - (n.throttledSince ?? 0)) / 1000)} s without answering`;
     default:
       if (n.at === null) return 'has not answered yet';
+      if (isThrottled(n) && n.head === null) return 'asks to slow down (HTTP 429 or a capacity error) and has not answered yet';
       return o.expectedChainId === null ? 'answered, but the expected chain is not known yet' : 'answered without a head block';
   }
 }
@@ -150,12 +176,19 @@ function servingReason(prev: NodeChoice, inUse: number, nodes: readonly NodeObse
   return `Using ${using} because ${skipped.join(' and ')}.`;
 }
 
+const isThrottled = (n: NodeObservation): boolean => n.throttledSince != null;
+
+/** Back-pressure for the limit or longer, as of the node's latest probe. */
+function isRateLimited(n: NodeObservation, o: Pick<NodeChoiceOptions, 'backPressureLimitMs'>): boolean {
+  return n.at !== null && n.throttledSince != null && n.at - n.throttledSince >= (o.backPressureLimitMs ?? BACK_PRESSURE_LIMIT_MS);
+}
+
 function isWrongChain(n: NodeObservation, o: NodeChoiceOptions): boolean {
   return n.at !== null && !n.problem && n.chainId !== null && o.expectedChainId !== null && n.chainId !== o.expectedChainId;
 }
 
 function isUsable(n: NodeObservation, o: NodeChoiceOptions): boolean {
-  return n.at !== null && !n.problem && n.head !== null && o.expectedChainId !== null && n.chainId === o.expectedChainId;
+  return n.at !== null && !n.problem && !isRateLimited(n, o) && n.head !== null && o.expectedChainId !== null && n.chainId === o.expectedChainId;
 }
 
 /** The highest head among nodes that could be used (the right chain, answering); lag is measured from it. */

@@ -1,12 +1,18 @@
 // Probes every node of one network on a timer and follows node-choice.ts's decision: which node reads and receipt
-// watching use now, what /health and /metrics say about each node, and one log line per switch or wrong chain.
-import { jsonRpcCall, RpcError } from '../../lib/json-rpc.js';
+// watching use now, what /health and /metrics say about each node, and one log line per switch or wrong chain. Probes
+// count against each node's request budget (node-throttle.ts) and honour its pause: a node that asked for quiet is not
+// probed until the pause ends, and is reported as throttled meanwhile, not as failing; a paced node is probed less
+// often, so that probes take at most a quarter of its budget.
+import { RpcError } from '../../lib/json-rpc.js';
 import { createWsTransport, type WsTransport } from '../../lib/json-rpc-ws.js';
 import type { Logger } from '../../lib/log.js';
+import { BACK_PRESSURE_LIMIT_MS, backPressureIn, probeGapMs } from './node-budget.js';
+import { callNode } from './node-call.js';
 import {
   adoptedChainId, chooseNode, classifyProbeError, nodeProblems, problemsOf, redactNodeUrl, startingChoice,
   type NetworkState, type NodeChoice, type NodeObservation, type NodeProblem,
 } from './node-choice.js';
+import { NodeBackPressure, nodeThrottle, type NodeThrottle } from './node-throttle.js';
 
 export interface NodeWatchOptions {
   urls: string[];
@@ -18,6 +24,8 @@ export interface NodeWatchOptions {
   timeoutMs?: number;
   /** 5 by default. */
   maxLagBlocks?: number;
+  /** Back-pressure this long with no answer makes a node rate-limited; BACK_PRESSURE_LIMIT_MS (60 s) by default. */
+  backPressureLimitMs?: number;
   log: Logger;
   /** The network, e.g. "ethereum/local-2", first in every log line. */
   label: string;
@@ -35,7 +43,21 @@ export interface NodeWatchReport {
   inUse: number | null;
   reason: string;
   /** In the configured order; `url` is redacted (no userinfo, path or query, where API keys live). */
-  nodes: { url: string; head: number | null; problem: NodeProblem | null }[];
+  nodes: NodeReport[];
+  /** The highest head a node of the expected chain has reported, and when it last did (ms); null before any. */
+  lastHead: { block: number; at: number } | null;
+}
+
+export interface NodeReport {
+  url: string;
+  head: number | null;
+  problem: NodeProblem | null;
+  /** Requests per second the node's budget allows; null while the node has not pushed back (or has recovered). */
+  requestsPerSecond: number | null;
+  /** Since when (ms) the node has answered nothing but back-pressure; null while it answers. */
+  throttledSince: number | null;
+  /** Back-pressure answers from this node since the process started. */
+  backPressure: number;
 }
 
 export interface NodeWatch {
@@ -45,6 +67,8 @@ export interface NodeWatch {
   report(): NodeWatchReport;
   /** report().state without building the report (asked on every listing request). */
   state(): NetworkState;
+  /** report().lastHead without building the report (asked on every listing request). */
+  lastHead(): { block: number; at: number } | null;
   /** Probes that found a node with each problem, since start (for a Prometheus counter). */
   errorCounts(): Record<NodeProblem, number>;
   /** Resolves once every node has been probed once (or at stop()). */
@@ -57,13 +81,22 @@ export interface NodeWatch {
   stop(): Promise<void>;
 }
 
+/** At most one line a minute per node about its back-pressure: 429s every few seconds are pacing, not news. */
+const BACK_PRESSURE_LOG_MS = 60_000;
+
 export function watchNodes(o: NodeWatchOptions): NodeWatch {
   const probeMs = o.probeMs ?? 1000;
   const timeoutMs = o.timeoutMs ?? 3000;
   const maxLagBlocks = o.maxLagBlocks ?? 5;
+  const backPressureLimitMs = o.backPressureLimitMs ?? BACK_PRESSURE_LIMIT_MS;
   let expectedChainId = o.expectedChainId ?? null;
-  const nodes: NodeObservation[] = o.urls.map((url) => ({ url: redactNodeUrl(url), at: null, head: null, chainId: null, problem: null }));
+  const nodes: NodeObservation[] = o.urls.map((url) => ({ url: redactNodeUrl(url), at: null, head: null, chainId: null, problem: null, throttledSince: null }));
   const transports = o.urls.map(nodeCaller);
+  const throttles = o.urls.map((url) => nodeThrottle(url));
+  const choiceOptions = () => ({ maxLagBlocks, expectedChainId, backPressureLimitMs });
+  let lastHead: { block: number; at: number } | null = null;
+  /** The back-pressure count last logged per node, and when: a node that pushes back is named at most once a minute. */
+  const backPressureLogged = o.urls.map(() => ({ at: -Infinity, refusals: 0 }));
   const timers = new Map<number, NodeJS.Timeout>();
   const inFlight = new Set<Promise<void>>();
   const listeners = new Set<(current: CurrentNode | null) => void>();
@@ -81,28 +114,56 @@ export function watchNodes(o: NodeWatchOptions): NodeWatch {
 
   const current = (): CurrentNode | null => (choice.inUse === null ? null : { url: o.urls[choice.inUse]!, index: choice.inUse });
 
-  async function probe(i: number): Promise<NodeObservation> {
+  /** One probe of node `i`; `skipped` when the node's pause left no request to send. */
+  async function probe(i: number): Promise<{ observation: NodeObservation; skipped: boolean }> {
     const prev = nodes[i]!;
+    const throttle = throttles[i]!;
+    // Paused by the node (its Retry-After, met by any request of this process): no probe until the pause ends.
+    if (throttle.pausedForMs() > 0) return { observation: throttledObservation(prev, throttle), skipped: true };
+    return { observation: await probeNow(i, prev, throttle), skipped: false };
+  }
+
+  async function probeNow(i: number, prev: NodeObservation, throttle: NodeThrottle): Promise<NodeObservation> {
     // The chain id is asked with every head, not only after a failure: a node replaced behind the same address (a
     // load balancer, a restarted container) need not fail a single probe, and one more cheap call a second is nothing
-    // next to indexing another chain's blocks.
+    // next to indexing another chain's blocks. Probes do not wait for the budget (they would queue behind a catch-up's
+    // reads and time out), but they count against it.
     try {
-      const call = (method: string) => Promise.race([withTimeout(transports[i]!.call(method, timeoutMs), timeoutMs), stopSignal.promise]);
+      const call = (method: string) => {
+        throttle.startNow();
+        return Promise.race([withTimeout(transports[i]!.call(method, timeoutMs), timeoutMs), stopSignal.promise]);
+      };
       const [head, chainId] = await Promise.all([call('eth_blockNumber'), call('eth_chainId')]);
-      return { ...prev, at: Date.now(), head: hexNumber(head), chainId: hexNumber(chainId), problem: null };
+      throttle.record({ kind: 'answered' });
+      return { ...prev, at: Date.now(), head: hexNumber(head), chainId: hexNumber(chainId), problem: null, throttledSince: null };
     } catch (e) {
+      if (e instanceof NodeBackPressure) {
+        throttle.record({ kind: 'refused', retryAfterMs: e.retryAfterMs });
+        return throttledObservation(prev, throttle);
+      }
       transports[i]!.reset(); // the next probe starts a fresh connection: a stopped node's socket may never answer again
-      return { ...prev, at: Date.now(), head: null, chainId: null, problem: classifyProbeError(e) };
+      return { ...prev, at: Date.now(), head: null, chainId: null, problem: classifyProbeError(e), throttledSince: null };
     }
+  }
+
+  /** The node asks to slow down: it keeps what it last answered (head, chain), and how long it has pushed back. */
+  function throttledObservation(prev: NodeObservation, throttle: NodeThrottle): NodeObservation {
+    const at = Date.now();
+    // Since its first refusal with no answer after it; a node that answered another request since is throttled from now.
+    return { ...prev, at, problem: null, throttledSince: throttle.report().pressedSince ?? at };
   }
 
   function record(i: number, observation: NodeObservation): void {
     nodes[i] = observation;
-    if (expectedChainId === null) expectedChainId = adoptedChainId(nodes);
+    if (expectedChainId === null) expectedChainId = adoptedChainId(nodes, backPressureLimitMs);
+    if (observation.throttledSince == null && observation.head !== null && observation.chainId === expectedChainId && observation.head >= (lastHead?.block ?? -1)) {
+      lastHead = { block: observation.head, at: observation.at ?? Date.now() };
+    }
     const prev = choice;
-    choice = chooseNode(prev, nodes, { maxLagBlocks, expectedChainId });
-    const problem = problemsOf(nodes, { maxLagBlocks, expectedChainId })[i];
+    choice = chooseNode(prev, nodes, choiceOptions());
+    const problem = problemsOf(nodes, choiceOptions())[i];
     if (problem) counts[problem]++;
+    logBackPressure(i);
     const stoppedByChain = choice.state === 'wrong-chain' && prev.state !== 'wrong-chain';
     const namedWrongChain = logWrongChain(i, stoppedByChain);
     if (choice.state !== prev.state || choice.inUse !== prev.inUse) {
@@ -128,6 +189,17 @@ export function watchNodes(o: NodeWatchOptions): NodeWatch {
     return true;
   }
 
+  function logBackPressure(i: number): void {
+    const t = throttles[i]!.report();
+    const said = backPressureLogged[i]!;
+    const now = Date.now();
+    if (t.refusals <= said.refusals || now - said.at < BACK_PRESSURE_LOG_MS) return;
+    const times = `${t.refusals - said.refusals}${said.refusals > 0 ? ' more' : ''} time${t.refusals - said.refusals === 1 ? '' : 's'}`;
+    const pace = t.requestsPerSecond === null ? 'no longer needs pacing' : `is paced at ${t.requestsPerSecond} requests per second`;
+    o.log.info(`${o.label}: node ${i + 1} (${nodes[i]!.url}) asked to slow down ${times} (HTTP 429 or a capacity error); it ${pace}, and each refused request is asked again after its pause.`);
+    backPressureLogged[i] = { at: now, refusals: t.refusals };
+  }
+
   function logChoice(prev: NodeChoice): void {
     const line = `${o.label}: ${choice.reason}`;
     // Reaching a first node at start is news, not a problem; every other change is.
@@ -149,10 +221,14 @@ export function watchNodes(o: NodeWatchOptions): NodeWatch {
   function loop(i: number): void {
     if (stopped) return;
     const run = probe(i)
-      .then((observation) => {
+      .then(({ observation, skipped }) => {
         if (stopped) return;
         record(i, observation);
-        const timer = setTimeout(() => loop(i), probeMs);
+        // A probe skipped for the node's pause goes as soon as the pause ends: with reads waiting on a paced node, the
+        // next refusal would start another pause before the usual gap is over, and the node would never be probed.
+        const throttle = throttles[i]!;
+        const paused = throttle.pausedForMs();
+        const timer = setTimeout(() => loop(i), skipped ? paused : Math.max(paused, probeGapMs(probeMs, throttle.report().requestsPerSecond)));
         timer.unref();
         timers.set(i, timer);
       })
@@ -167,11 +243,16 @@ export function watchNodes(o: NodeWatchOptions): NodeWatch {
   return {
     current,
     state: () => choice.state,
+    lastHead: () => lastHead,
     report() {
-      const problems = problemsOf(nodes, { maxLagBlocks, expectedChainId });
+      const problems = problemsOf(nodes, choiceOptions());
       const { state, inUse, reason } = choice;
       const headBlock = inUse === null ? null : nodes[inUse]!.head;
-      return { state, chainId: expectedChainId, headBlock, inUse, reason, nodes: nodes.map((n, i) => ({ url: n.url, head: n.head, problem: problems[i] ?? null })) };
+      const each = nodes.map((n, i): NodeReport => {
+        const t = throttles[i]!.report();
+        return { url: n.url, head: n.head, problem: problems[i] ?? null, requestsPerSecond: t.requestsPerSecond, throttledSince: n.throttledSince ?? null, backPressure: t.refusals };
+      });
+      return { state, chainId: expectedChainId, headBlock, inUse, reason, nodes: each, lastHead };
     },
     errorCounts: () => ({ ...counts }),
     firstRound: () => first.promise,
@@ -202,10 +283,12 @@ function nodeCaller(url: string): { call(method: string, timeoutMs: number): Pro
   let ws: WsTransport | null = null;
   return {
     async call(method, timeoutMs) {
-      if (!/^wss?:/i.test(url)) return jsonRpcCall(url, method, [], { timeoutMs });
+      if (!/^wss?:/i.test(url)) return callNode(url, method, [], { timeoutMs });
       ws ??= createWsTransport(url);
       // The WS transport's own timer is a fallback; the probe's deadline reports the timeout first.
       const reply = (await ws.post({ jsonrpc: '2.0', id: 1, method, params: [] }, timeoutMs + 1000)) as { result?: unknown; error?: { code: number; message: string } };
+      const pushBack = backPressureIn(200, null, reply, Date.now());
+      if (pushBack) throw new NodeBackPressure(url, pushBack.retryAfterMs);
       if (reply?.error) throw new RpcError(reply.error.code, String(reply.error.message), method);
       return reply?.result;
     },

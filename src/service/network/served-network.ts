@@ -1,6 +1,7 @@
 // One network the service serves: its nodes (with failover, node-watch.ts), its indexer and receipt watcher (on a
 // fleet each led by one instance, per network), its tracker endpoint and its listing. Indexer and watcher start once
-// a node of the right chain answers, and move to the next node when the watch switches.
+// a node of the right chain answers, and move to the next node when the watch switches. The listing answers from the
+// index whenever it holds something of this network's chain, node or no node, and says how far behind it may be.
 import type { Logger } from '../../lib/log.js';
 import { TxdeskError } from '../../shared/errors.js';
 import type { NetworkStores } from '../backend.js';
@@ -9,7 +10,7 @@ import { defaultConfirmations } from '../http/service-node.js';
 import { startIndexer, type TruncatedRanges } from '../indexer/index.js';
 import { attachTracker, type AttachedTracker } from '../tracker/index.js';
 import type { TrackerRoute } from '../tracker/tracker-ws-router.js';
-import { identityProblem } from './network-identity.js';
+import { identityProblem, type NetworkIdentity } from './network-identity.js';
 import { networkKey, type NetworkConfig } from './network-config.js';
 import type { NetworkState, NodeProblem } from './node-choice.js';
 import { watchNodes, type NodeWatch } from './node-watch.js';
@@ -31,8 +32,28 @@ export interface NetworkReport {
   indexLagBlocks: number | null;
   indexerLag: number | null;
   roles: NetworkRole[];
-  node: { inUse: number | null; nodes: { url: string; head: number | null; problem: NodeProblem | null }[] };
+  /**
+   * Blocks between the highest head seen from a node of this chain and the index the listing answers from (on every
+   * instance, followers included); a lower bound while no node answers. Null while either is unknown.
+   */
+  indexedBehindBlocks: number | null;
+  /** When a node of this chain last reported that head (ISO 8601); null before any did. */
+  headSeenAt: string | null;
+  node: { inUse: number | null; nodes: NodeHealth[] };
   outboxDepth: number | null;
+}
+
+/** One node on /health: its head and problem, and its request budget (node-budget.ts). */
+export interface NodeHealth {
+  url: string;
+  head: number | null;
+  problem: NodeProblem | null;
+  /** Requests per second the service allows itself; null while the node has not pushed back (or has recovered). */
+  requestsPerSecond: number | null;
+  /** Since when the node has answered nothing but back-pressure (ISO 8601); null while it answers. */
+  throttledSince: string | null;
+  /** Back-pressure answers (HTTP 429, capacity errors) from this node to this process since it started. */
+  backPressure: number;
 }
 
 export interface ServedNetworkOptions {
@@ -62,8 +83,10 @@ export interface ServedNetwork {
   report(): NetworkReport;
   trackerRoute: TrackerRoute;
   stores: NetworkStores;
-  /** Null while the listing can answer; else the 503 a listing request gets. */
+  /** Null while the listing can answer; else the 503 a listing request gets (only when nothing is indexed, or a stop). */
   listingRefusal(): TxdeskError | null;
+  /** What a listing answer says about the index it was read from: the network's state, the block, how far behind. */
+  listingHeaders(): Record<string, string>;
   refreshToken(contract: string, id: bigint): Promise<boolean>;
   /** Resolves when the indexer has reached the head (minus its lag) once. */
   caughtUp(): Promise<void>;
@@ -78,6 +101,23 @@ export interface ServedNetwork {
 const OUTBOX_COUNT_MS = 2_000;
 /** Wait before trying a failed start or node move again. */
 const RETRY_MS = 2_000;
+
+/** A read of the store that may fail (a database restarting): undefined then, so the caller keeps what it knew. */
+async function readQuietly<T>(read: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await read();
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether a store's chain stamp lets its index be served for `config` before a node confirms the chain. */
+function storeFits(stamp: NetworkIdentity | null | undefined, config: NetworkConfig): boolean {
+  if (stamp === undefined) return false;
+  // No stamp: a store from before the stamp existed, or an empty one (then nothing is indexed anyway).
+  if (stamp === null) return true;
+  return stamp.platform === config.platform && stamp.network === config.network && (config.chainId === undefined || stamp.chainId === config.chainId);
+}
 
 /** Resolves after the first probe round: with the network serving if a node of its chain answered, else waiting for one. */
 export async function startServedNetwork(o: ServedNetworkOptions): Promise<ServedNetwork> {
@@ -103,6 +143,10 @@ export async function startServedNetwork(o: ServedNetworkOptions): Promise<Serve
   let queue: Promise<void> = Promise.resolve();
   let retryTimer: NodeJS.Timeout | null = null;
   const nodeUrl = () => watch.current()?.url ?? nodeInUse ?? config.nodeUrls[0]!;
+  // What the store holds, for a listing that answers while no indexer runs here (no node yet, or a fleet follower):
+  // whether its stamp fits this network (read once, here; a started network has checked it itself) and its tip.
+  let storedFits = storeFits(await readQuietly(() => stores.identity.read()), config);
+  let storedTip: number | null = (await readQuietly(() => stores.index.tip())) ?? null;
   let whenRunning: () => void = () => {};
   const runningOnce = new Promise<void>((resolve) => (whenRunning = resolve));
 
@@ -115,6 +159,7 @@ export async function startServedNetwork(o: ServedNetworkOptions): Promise<Serve
       return;
     }
     await stores.identity.write({ platform: config.platform, network: config.network, chainId });
+    storedFits = true;
     const confirmations = config.indexerLag ?? defaultConfirmations(chainId);
     const url = nodeUrl();
     const runIndexer = () =>
@@ -202,10 +247,13 @@ export async function startServedNetwork(o: ServedNetworkOptions): Promise<Serve
   if (watch.current()) await reconcile();
 
   const countOutbox = () =>
-    stores.tracker.outboxDepth().then(
-      (n) => void (outboxDepth = n),
-      () => void (outboxDepth = null),
-    );
+    Promise.all([
+      stores.tracker.outboxDepth().then(
+        (n) => void (outboxDepth = n),
+        () => void (outboxDepth = null),
+      ),
+      readQuietly(() => stores.index.tip()).then((tip) => void (tip !== undefined && (storedTip = tip))),
+    ]);
   await countOutbox();
   const outboxTimer = setInterval(() => void countOutbox(), OUTBOX_COUNT_MS);
   outboxTimer.unref();
@@ -225,6 +273,20 @@ export async function startServedNetwork(o: ServedNetworkOptions): Promise<Serve
   /** The reason inside another sentence: no capital, no closing period. */
   const clause = () => reason().replace(/\.$/, '').replace(/^[A-Z](?=[a-z])/, (c) => c.toLowerCase());
   const indexerStatus = () => running?.indexer.current()?.status() ?? { indexedBlock: 0, headBlock: 0 };
+  /** The last block of the index the listing reads: the indexer's own tip where it runs here, else the store's. */
+  const indexedBlock = (): number | null => {
+    const live = running?.indexer.current()?.status().indexedBlock;
+    return live !== undefined && live >= (config.startBlock ?? 0) ? live : storedTip;
+  };
+  /** The highest head seen from a node of this chain (the probes', or the indexer's own read). */
+  const knownHead = (): number | null => {
+    const seen = [watch.lastHead()?.block, running?.indexer.current()?.status().headBlock].filter((h): h is number => typeof h === 'number' && h > 0);
+    return seen.length > 0 ? Math.max(...seen) : null;
+  };
+  const behind = (indexed: number | null): number | null => {
+    const head = knownHead();
+    return indexed === null || head === null ? null : Math.max(0, head - indexed);
+  };
 
   return {
     key,
@@ -252,7 +314,19 @@ export async function startServedNetwork(o: ServedNetworkOptions): Promise<Serve
         indexLagBlocks: indexing ? Math.max(0, indexing.headBlock - Math.max(0, indexing.indexedBlock)) : null,
         indexerLag: running?.confirmations ?? config.indexerLag ?? null,
         roles: roles(),
-        node: { inUse: r.inUse, nodes: r.nodes },
+        indexedBehindBlocks: behind(indexedBlock()),
+        headSeenAt: r.lastHead ? new Date(r.lastHead.at).toISOString() : null,
+        node: {
+          inUse: r.inUse,
+          nodes: r.nodes.map((n) => ({
+            url: n.url,
+            head: n.head,
+            problem: n.problem,
+            requestsPerSecond: n.requestsPerSecond,
+            throttledSince: n.throttledSince === null ? null : new Date(n.throttledSince).toISOString(),
+            backPressure: n.backPressure,
+          })),
+        },
         outboxDepth,
       };
     },
@@ -263,9 +337,20 @@ export async function startServedNetwork(o: ServedNetworkOptions): Promise<Serve
     listingRefusal() {
       const s = state();
       if (s === 'serving') return null;
+      // The node is away, throttled past the limit or not yet confirmed: what is indexed is still this chain's.
+      if (!stopReason && (running !== null || storedFits) && indexedBlock() !== null) return null;
       const then = stopReason ? 'it stays stopped until the service restarts with that fixed' : 'its listing answers again once its node does';
       const what = s === 'starting' ? 'is starting' : s === 'wrong-chain' ? 'is stopped' : 'is unreachable';
       return new TxdeskError('UPSTREAM_UNAVAILABLE', `The network ${key} ${what} (${clause()}); ${then}. Other networks are served as usual.`, 503);
+    },
+    listingHeaders() {
+      const indexed = indexedBlock();
+      const lag = behind(indexed);
+      return {
+        'Txdesk-Network-State': state(),
+        ...(indexed !== null ? { 'Txdesk-Indexed-Block': String(indexed) } : {}),
+        ...(lag !== null ? { 'Txdesk-Indexed-Behind': String(lag) } : {}),
+      };
     },
     refreshToken(contract, id) {
       const indexer = running?.indexer.current();

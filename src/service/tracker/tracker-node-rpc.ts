@@ -1,10 +1,14 @@
 // JSON-RPC to the Ethereum node for the chain watcher: batched calls (receipts for many hashes in one request) over
 // HTTP, or over a WebSocket for ws:// node URLs, and a best-effort `newHeads` subscription over the node's WebSocket
 // endpoint (an http:// URL is tried as ws:// on the same port, as anvil serves both), so blocks are seen without polling lag.
+// Requests go through the node's budget (network/node-throttle.ts): the watcher and the webhooks' activity scan, which
+// reads through this client too, wait out a node's back-pressure instead of failing their round.
 import WebSocket from 'ws';
-import { postJson } from '../../lib/json-post.js';
+import { postText } from '../../lib/json-post.js';
 import type { Logger } from '../../lib/log.js';
 import { createWsTransport } from '../../lib/json-rpc-ws.js';
+import { backPressureIn } from '../network/node-budget.js';
+import { NodeBackPressure, nodeThrottle, throttled } from '../network/node-throttle.js';
 
 export interface RpcCall {
   method: string;
@@ -39,9 +43,31 @@ export function createNodeRpc(nodeUrl: string, log: Logger): NodeRpc {
 
   const wsTransport = isWs ? createWsTransport(nodeUrl) : null;
 
-  async function post(body: unknown): Promise<unknown> {
-    if (wsTransport) return wsTransport.post(body, 30_000);
-    return postJson(httpUrl!, JSON.stringify(body), AbortSignal.any([closing.signal, AbortSignal.timeout(30_000)]));
+  const throttle = nodeThrottle(nodeUrl);
+
+  /** One request and its parsed answer, once the budget allows it; back-pressure is waited out and asked again. */
+  function post(body: unknown): Promise<unknown> {
+    return throttled(throttle, () => postOnce(body), closing.signal);
+  }
+
+  async function postOnce(body: unknown): Promise<unknown> {
+    if (wsTransport) return withoutBackPressure(200, undefined, await wsTransport.post(body, 30_000));
+    const { status, text, headers } = await postText(httpUrl!, JSON.stringify(body), AbortSignal.any([closing.signal, AbortSignal.timeout(30_000)]));
+    if (status === 429) return withoutBackPressure(status, headers['retry-after'], null);
+    if (status < 200 || status >= 300) throw new Error(`node answered HTTP ${status}`);
+    try {
+      return withoutBackPressure(status, headers['retry-after'], JSON.parse(text));
+    } catch (e) {
+      if (e instanceof NodeBackPressure) throw e;
+      throw new Error(`node answered with a body that is not JSON (HTTP ${status})`);
+    }
+  }
+
+  /** The answer, or NodeBackPressure when it is the node asking us to slow down. */
+  function withoutBackPressure(status: number, retryAfter: string | undefined, answer: unknown): unknown {
+    const pushBack = backPressureIn(status, retryAfter, answer, Date.now());
+    if (pushBack) throw new NodeBackPressure(nodeUrl, pushBack.retryAfterMs);
+    return answer;
   }
 
   async function runChunk(calls: readonly RpcCall[]): Promise<RpcOutcome[]> {

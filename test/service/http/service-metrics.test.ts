@@ -17,11 +17,17 @@ const mainnet: NetworkMetricsSnapshot = {
   headBlock: 120,
   indexedBlock: 100,
   indexLagBlocks: 20,
+  indexedBehindBlocks: 20,
   receiptsDelivered: 7,
   webhookDeliveries: { sent: 11, failed: 2 },
   outboxDepth: 3,
-  nodeErrors: { refused: 0, timeout: 2, lagging: 0, 'wrong-chain': 0, error: 1 },
+  nodeErrors: { refused: 0, timeout: 2, lagging: 0, 'wrong-chain': 0, error: 1, 'rate-limited': 0 },
   nodeInUse: { index: 1, url: 'https://node-b.example/v3/***' },
+  // Node 1 pushed back (HTTP 429) and is paced at 4.5 requests per second; node 2 never did.
+  nodeBudgets: [
+    { index: 0, url: 'https://node-a.example', requestsPerSecond: 4.5, backPressure: 9 },
+    { index: 1, url: 'https://node-b.example/v3/***', requestsPerSecond: null, backPressure: 0 },
+  ],
   roles: ['indexer-leader', 'watcher-leader'],
 };
 // A network this instance serves but does not index, whose node is down.
@@ -33,11 +39,14 @@ const sepolia: NetworkMetricsSnapshot = {
   headBlock: null,
   indexedBlock: null,
   indexLagBlocks: null,
+  // Not indexed here, but the listing answers from the shared index, 30 blocks behind the last head seen.
+  indexedBehindBlocks: 30,
   receiptsDelivered: 0,
   webhookDeliveries: { sent: 0, failed: 0 },
   outboxDepth: null,
-  nodeErrors: { refused: 4, timeout: 0, lagging: 0, 'wrong-chain': 0, error: 0 },
+  nodeErrors: { refused: 4, timeout: 0, lagging: 0, 'wrong-chain': 0, error: 0, 'rate-limited': 2 },
   nodeInUse: null,
+  nodeBudgets: [{ index: 0, url: 'https://sepolia.example', requestsPerSecond: 1, backPressure: 130 }],
   roles: [],
 };
 
@@ -120,6 +129,16 @@ describe('GET /metrics', () => {
       ['txdesk_node_errors_total', { ...net('mainnet'), kind: 'error' }, 1],
       ['txdesk_node_errors_total', { ...net('sepolia'), kind: 'refused' }, 4],
       ['txdesk_node_errors_total', { ...net('sepolia'), kind: 'lagging' }, 0],
+      ['txdesk_node_errors_total', { ...net('sepolia'), kind: 'rate-limited' }, 2],
+      ['txdesk_indexed_behind_blocks', net('mainnet'), 20],
+      ['txdesk_indexed_behind_blocks', net('sepolia'), 30],
+      ['txdesk_node_request_budget', { ...net('mainnet'), index: '0', url: 'https://node-a.example' }, 4.5],
+      // Not limited: no sample, rather than a 0 that reads as "no requests allowed".
+      ['txdesk_node_request_budget', { ...net('mainnet'), index: '1' }, undefined],
+      ['txdesk_node_request_budget', { ...net('sepolia'), index: '0' }, 1],
+      ['txdesk_node_back_pressure_total', { ...net('mainnet'), index: '0' }, 9],
+      ['txdesk_node_back_pressure_total', { ...net('mainnet'), index: '1' }, 0],
+      ['txdesk_node_back_pressure_total', { ...net('sepolia'), index: '0' }, 130],
       ['txdesk_instance_role', { ...net('mainnet'), role: 'indexer-leader' }, 1],
       ['txdesk_instance_role', { ...net('mainnet'), role: 'watcher-leader' }, 1],
       ['txdesk_instance_role', { ...net('sepolia'), role: 'indexer-leader' }, 0],
@@ -128,6 +147,7 @@ describe('GET /metrics', () => {
     expect(rows.map(([name, labels]) => [name, labels, valueOf(families, name, labels)])).toEqual(rows);
     expect(family(families, 'txdesk_receipts_delivered_total').type).toBe('COUNTER');
     expect(family(families, 'txdesk_node_errors_total').type).toBe('COUNTER');
+    expect(family(families, 'txdesk_node_back_pressure_total').type).toBe('COUNTER');
     expect(family(families, 'txdesk_index_lag_blocks').type).toBe('GAUGE');
   });
 

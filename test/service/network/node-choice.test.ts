@@ -168,6 +168,97 @@ describe('chooseNode, by example', () => {
   });
 });
 
+describe('a node that pushes back (HTTP 429, a capacity error)', () => {
+  const LIMIT = 60_000;
+  const limited: NodeChoiceOptions = { ...opts, backPressureLimitMs: LIMIT };
+  /** A node that answered (head, chain) and has only pushed back for `forMs` since, as of its latest probe at t = 1,000,000. */
+  const throttled = (url: string, head: number | null, forMs: number, chainId: number | null = EXPECTED): NodeObservation => ({
+    url,
+    at: 1_000_000,
+    head,
+    chainId,
+    problem: null,
+    throttledSince: 1_000_000 - forMs,
+  });
+  const anyNode = (url: string) =>
+    fc.oneof(
+      observation(url),
+      fc.record({ head: fc.option(fc.integer({ min: 0, max: 30 })), forMs: fc.integer({ min: 0, max: 2 * LIMIT }), chainId: fc.constantFrom(1, 2) }).map((r) =>
+        throttled(url, r.head, r.forMs, r.head === null ? null : r.chainId),
+      ),
+    );
+  const withThrottled = fc
+    .integer({ min: 1, max: 4 })
+    .chain((n) => fc.tuple(...Array.from({ length: n }, (_, i) => anyNode(`http://n${i}`))))
+    .chain((nodes) => fc.record({ nodes: fc.constant(nodes), prev: prevArb(nodes.length) }));
+
+  it('counts it as failing (rate-limited) exactly when its back-pressure has lasted the limit, and never as lagging', () =>
+    fc.assert(
+      fc.property(withThrottled, ({ nodes }) => {
+        const problems = problemsOf(nodes, limited);
+        nodes.forEach((n, i) => {
+          if (n.throttledSince == null) return expect(problems[i]).not.toBe('rate-limited');
+          expect(problems[i] === 'rate-limited').toBe(n.at! - n.throttledSince >= LIMIT);
+          expect(problems[i]).not.toBe('lagging');
+        });
+      }),
+      { numRuns: 2000 },
+    ));
+
+  it('never uses a rate-limited node, and keeps the node in use while its back-pressure is under the limit', () =>
+    fc.assert(
+      fc.property(withThrottled, ({ nodes, prev }) => {
+        const next = chooseNode(prev, nodes, limited);
+        if (next.inUse !== null) expect(problemsOf(nodes, limited)[next.inUse]).toBeNull();
+        if (prev.state !== 'serving' || prev.inUse === null) return;
+        const n = nodes[prev.inUse]!;
+        if (n.throttledSince != null && n.at! - n.throttledSince < LIMIT && n.head !== null && n.chainId === EXPECTED) expect(next).toBe(prev);
+      }),
+      { numRuns: 2000 },
+    ));
+
+  it('gives one sentence as the reason', () =>
+    fc.assert(
+      fc.property(withThrottled, ({ nodes, prev }) => {
+        const next = chooseNode(prev, nodes, limited);
+        expect(next.reason).toMatch(/^[A-Z].*\.$/);
+      }),
+      { numRuns: 1000 },
+    ));
+
+  it('stays on node 1 through 59 s of back-pressure, and leaves it at 60 s, saying why', () => {
+    const ahead = healthy('http://b', 40);
+    expect(chooseNode(serving(0), [throttled('http://a', 30, 59_000), ahead], limited)).toEqual(serving(0));
+    expect(chooseNode(serving(0), [throttled('http://a', 30, 60_000), ahead], limited)).toEqual({
+      inUse: 1,
+      state: 'serving',
+      reason: 'Switched from node 1 (http://a) to node 2 (http://b) because node 1 (http://a) has asked to slow down (HTTP 429 or a capacity error) for 60 s without answering.',
+    });
+  });
+
+  it('makes a network with one node unreachable only after the limit', () => {
+    expect(chooseNode(serving(0), [throttled('http://a', 30, 30_000)], limited)).toEqual(serving(0));
+    expect(chooseNode(serving(0), [throttled('http://a', 30, 61_000)], limited)).toEqual({
+      inUse: null,
+      state: 'unreachable',
+      reason: 'No node can be used: node 1 (http://a) has asked to slow down (HTTP 429 or a capacity error) for 61 s without answering.',
+    });
+  });
+
+  it('waits at start for node 1 that pushed back before it ever answered, then moves on to node 2 after the limit', () => {
+    const early = chooseNode(startingChoice, [throttled('http://a', null, 2_000, null), healthy('http://b', 10)], limited);
+    expect(early).toEqual({ inUse: null, state: 'starting', reason: 'Waiting for the first answer of node 1 (http://a), which asks to slow down (HTTP 429).' });
+    expect(adoptedChainId([throttled('http://a', null, 2_000, null), healthy('http://b', 10, 7)], LIMIT)).toBeNull();
+    const late = chooseNode(early, [throttled('http://a', null, LIMIT, null), healthy('http://b', 10)], limited);
+    expect(late.inUse).toBe(1);
+    expect(adoptedChainId([throttled('http://a', null, LIMIT, null), healthy('http://b', 10, 7)], LIMIT)).toBe(7);
+  });
+
+  it('does not take the old head of a throttled node for lag', () => {
+    expect(problemsOf([throttled('http://a', 10, 5_000), healthy('http://b', 40)], limited)).toEqual([null, null]);
+  });
+});
+
 describe('adoptedChainId', () => {
   it('prefers node 1: waits for its first probe, then takes the first chain reported in order', () => {
     expect(adoptedChainId([unprobed('a'), healthy('b', 1, 7)])).toBeNull();

@@ -1,14 +1,17 @@
 // The node watch against real anvil nodes: failover when a node dies, stalls or lags, no flapping back, a wrong chain
-// that stops the network with one line, and recovery from every node being down.
+// that stops the network with one line, recovery from every node being down, and a node that pushes back (HTTP 429)
+// kept in use, its Retry-After honoured, until its back-pressure has lasted the limit.
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEV_CHAIN_ID, DEV_CHAIN_ID_2, startAnvil, type RunningAnvil, type StartAnvilOptions } from '../../../src/devchain/anvil-process.js';
 import { jsonRpcCall } from '../../../src/lib/json-rpc.js';
 import type { Logger } from '../../../src/lib/log.js';
 import { redactNodeUrl } from '../../../src/service/network/node-choice.js';
 import { watchNodes, type CurrentNode, type NodeWatch, type NodeWatchOptions } from '../../../src/service/network/node-watch.js';
+import { startRpcFaults, type RpcFaults } from '../../support/fault-proxy.js';
 import { pollUntil } from '../../support/poll.js';
 
 const anvils: RunningAnvil[] = [];
+const proxies: RpcFaults[] = [];
 const stopped = new Set<number>();
 const watches: NodeWatch[] = [];
 
@@ -16,6 +19,7 @@ afterEach(async () => {
   for (const pid of stopped) resume(pid);
   stopped.clear();
   await Promise.all(watches.splice(0).map((w) => w.stop()));
+  await Promise.all(proxies.splice(0).map((p) => p.close()));
   await Promise.all(anvils.splice(0).map((a) => a.stop()));
 });
 
@@ -156,6 +160,49 @@ describe('node watch (real anvil)', () => {
     await pollUntil(() => w.report().state === 'serving', 'the network to serve again', 10_000);
     expect(w.current()).toEqual({ url: b.url, index: 1 });
     expect(w.lines.some((l) => l === `warn ethereum/test: Using node 2 (${b.url}) because node 1 (${a.url}) refused the connection.`)).toBe(true);
+  });
+
+  it('keeps a node that pushes back in use, probes it only after its Retry-After, and fails it only after the limit', async () => {
+    const faults = await startRpcFaults((await anvil()).url);
+    proxies.push(faults);
+    const w = watch([faults.url], { backPressureLimitMs: 3_000 });
+    await w.ready();
+    faults.pushBack({ share: 1, retryAfterS: 1 });
+    const first = await pollUntil(() => (faults.pushedBack() > 0 ? Date.now() : null), 'a first 429', 10_000);
+    const requests = faults.requests();
+    // Probes every 100 ms would send ~16 requests in 800 ms; paused by Retry-After: 1, at most the probe's other call.
+    await new Promise((r) => setTimeout(r, 800));
+    expect(faults.requests() - requests).toBeLessThanOrEqual(1);
+    expect(w.report()).toMatchObject({ state: 'serving', inUse: 0 });
+    expect(w.report().nodes[0]!.problem).toBeNull();
+    // Halved from the probes' recent rate (two calls per probe).
+    expect(w.report().nodes[0]!.requestsPerSecond).toBeGreaterThanOrEqual(1);
+    expect(w.report().nodes[0]!.throttledSince).toBeGreaterThanOrEqual(first - 1_000);
+    expect(w.current()).not.toBeNull();
+
+    await pollUntil(() => w.report().state === 'unreachable', 'the node counted as failing after the limit', 15_000);
+    expect(Date.now() - first).toBeGreaterThanOrEqual(2_900);
+    expect(w.report().nodes[0]!.problem).toBe('rate-limited');
+    expect(w.report().reason).toMatch(/^No node can be used: node 1 \(.*\) has asked to slow down \(HTTP 429 or a capacity error\) for \d+ s without answering\.$/);
+    expect(w.errorCounts()['rate-limited']).toBeGreaterThan(0);
+    expect(w.errorCounts().error).toBe(0);
+
+    faults.pushBack(null);
+    await pollUntil(() => w.report().state === 'serving', 'the node in use again once it answers', 15_000);
+    expect(w.report().nodes[0]).toMatchObject({ problem: null, throttledSince: null });
+    expect(w.lines.filter((l) => /asked to slow down \d+ times? \(HTTP 429/.test(l))).toHaveLength(1);
+  });
+
+  it('takes a share of "exceeded its capacity" answers for pacing, never for an error', async () => {
+    const faults = await startRpcFaults((await anvil()).url);
+    proxies.push(faults);
+    const w = watch([faults.url]);
+    await w.ready();
+    faults.pushBack({ share: 0.5, as: 'rpc-error', seed: 7 });
+    await pollUntil(() => faults.pushedBack() >= 6, 'several capacity errors', 20_000);
+    expect(w.report().state).toBe('serving');
+    expect(w.errorCounts().error).toBe(0);
+    expect(w.report().nodes[0]!.requestsPerSecond).not.toBeNull();
   });
 
   it('stops idempotently, and ready() rejects when stopped first', async () => {

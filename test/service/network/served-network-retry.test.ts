@@ -29,9 +29,10 @@ it('starts the network after its store refused the reads of its chain identity a
   const log: Logger = { info: () => {}, warn: (m) => void lines.push(m), error: (m) => void lines.push(m), child: () => log };
   const backend = await openBackend({ dataDir: dir, log }, shutdown);
   const stores = await backend.openNetwork('ethereum/local', true);
-  // The real SQLite identity store, with one refusal injected in front of it, as a database restarting would give.
-  // Two: the start reads it once when the first node answers and once more as startServedNetwork resolves.
-  let refusals = 2;
+  // The real SQLite identity store, with refusals injected in front of it, as a database restarting would give.
+  // Three: the listing's check of the stored stamp before the first probe (it keeps the index unserved until a node
+  // answers), then the start reads it once when the first node answers and once more as startServedNetwork resolves.
+  let refusals = 3;
   const identity = {
     read: () => (refusals-- > 0 ? Promise.reject(new Error('the database is not answering')) : stores.identity.read()),
     write: stores.identity.write,

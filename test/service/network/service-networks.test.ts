@@ -53,7 +53,7 @@ afterAll(async () => {
 
 const get = async (path: string) => {
   const res = await fetch(service.url + path);
-  return { status: res.status, body: (await res.json()) as any };
+  return { status: res.status, headers: res.headers, body: (await res.json()) as any };
 };
 const tokensOf = (prefix: string, owner: string, query = '') => get(`${prefix}/accounts/${owner}/tokens?clientId=${clientId}${query}`);
 const tiles = (c: Devchain) => c.collections.find((x) => x.kind === 'full')!.address;
@@ -154,10 +154,17 @@ describe('one service, two networks', () => {
 
     await proxies[1]!.down();
     await pollUntil(async () => (await get('/nft/v1/networks')).body.data[1].state === 'unreachable', 'local-2 unreachable', 10_000);
-    const refused = await tokensOf('/nft/v1/ethereum/local-2', owner);
-    expect(refused.status).toBe(503);
-    expect(refused.body.error.message).toMatch(/^The network ethereum\/local-2 is unreachable \(no node can be used: node 1 \(http:\/\/127\.0\.0\.1:\d+\) refused the connection\); its listing answers again once its node does\. Other networks are served as usual\.$/);
-    expect((await get('/health')).body.networks[1].state).toBe('unreachable');
+    // The listing answers from what is indexed, and says that no node can be used and how far behind it may be.
+    const stale = await tokensOf('/nft/v1/ethereum/local-2', owner);
+    expect(stale.status).toBe(200);
+    expect(stale.body.pagination.totalCount).toBe(1);
+    expect(stale.headers.get('txdesk-network-state')).toBe('unreachable');
+    expect(Number(stale.headers.get('txdesk-indexed-block'))).toBeGreaterThan(0);
+    expect(Number(stale.headers.get('txdesk-indexed-behind'))).toBeGreaterThanOrEqual(0);
+    const health = (await get('/health')).body.networks[1];
+    expect(health.state).toBe('unreachable');
+    // No head is seen while the node is away; a write already read before it went may still land: never more behind.
+    expect(health.indexedBehindBlocks).toBeLessThanOrEqual(Number(stale.headers.get('txdesk-indexed-behind')));
     expect(await metric('txdesk_network_up', net('local-2'))).toBe(0);
     expect(await metric('txdesk_network_up', net('local'))).toBe(1);
     expect(await metric('txdesk_node_errors_total', { ...net('local-2'), kind: 'refused' })).toBeGreaterThan(0);

@@ -8,8 +8,11 @@ import { toWire } from '../indexer-part-wire.js';
 import { prepareRange } from '../indexer-prepare.js';
 import { sendError, type ReadReply, type ReadRequest, type ReadWorkerData } from '../indexer-read-thread.js';
 import { createChainReader } from '../indexer-rpc.js';
+import { adoptThrottleMemory } from '../../network/node-throttle.js';
 
-const { nodeUrl, dbFile } = workerData as ReadWorkerData;
+const { nodeUrl, dbFile, throttleMemory } = workerData as ReadWorkerData;
+// Before the reader exists: its requests count against the budget the main thread keeps for this node.
+adoptThrottleMemory(nodeUrl, throttleMemory);
 const db = new Database(dbFile, { readonly: true, fileMustExist: true });
 db.pragma('busy_timeout = 5000');
 const index = createIndexLookups(db);

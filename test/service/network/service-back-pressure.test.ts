@@ -1,0 +1,187 @@
+// Back-pressure is not failure (issue 45, item 5). A node that answers like a hosted provider, behind the fault proxy:
+// HTTP 429 with Retry-After on one request in five, and eth_getLogs over more than LOG_RANGE blocks refused. The
+// service is started as a new user would (`--node`, the one-network short form) while every request still draws a 429:
+// it waits instead of exiting, then catches up the whole history, and a client reading listings every 200 ms gets an
+// answer every time: 503 only before anything is indexed, then 200, each exactly the listing at the block its
+// Txdesk-Indexed-Block header names. Then the node goes away: the listing still answers from the index, saying so; and
+// a service started again while the node is away answers from its stored index at once.
+//
+// The history is TOKENS mints and TOKENS moves of the same tokens: 2 x TOKENS transfers. The issue asks for 100,000
+// (TXDESK_BACK_PRESSURE_TOKENS=50000): measured on the 2-core dev box, 98.3 s of catch-up (honouring the node's
+// Retry-After: 1 on 65 of 382 requests is most of it) and 138 s for the file, so by default it runs 40,000 transfers
+// (about 50 s of catch-up, 70 s in all). The line this test prints gives each run's figures; docs/deploy.md
+// ("Back-pressure is not failure") has them.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startAnvil, type RunningAnvil } from '../../../src/devchain/index.js';
+import type { Logger } from '../../../src/lib/log.js';
+import { startService, type RunningService } from '../../../src/service/index.js';
+import { bulkOwner, writeBulkHistory, type BulkHistory } from '../../support/bulk-history.js';
+import { startRpcFaults, type RpcFaults } from '../../support/fault-proxy.js';
+import { pollUntil } from '../../support/poll.js';
+
+const TOKENS = Number(process.env.TXDESK_BACK_PRESSURE_TOKENS ?? 20_000);
+const OWNERS = 1_000;
+/** The widest eth_getLogs the node answers; the history starts after empty blocks, over which the span grows past it. */
+const LOG_RANGE = 8;
+/** Owner 3 holds tokens 3, 1003, ... after the mints; the moves (shift 7) take them to owner 10 and bring it 996, 1996, ... */
+const WATCHED = [3, 10];
+
+let anvil: RunningAnvil;
+let history: BulkHistory;
+let node: RpcFaults;
+const dirs: string[] = [];
+const services: RunningService[] = [];
+
+beforeAll(async () => {
+  anvil = await startAnvil({ gasLimit: 40_000_000, blockTimeSeconds: 1 });
+  await fetch(anvil.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'anvil_mine', params: ['0x40'] }) });
+  const t0 = Date.now();
+  history = await writeBulkHistory(anvil.url, TOKENS, OWNERS);
+  console.log(`back-pressure test: ${2 * TOKENS} transfers written in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  node = await startRpcFaults(anvil.url);
+}, 600_000);
+
+afterAll(async () => {
+  for (const s of services) await s.stop();
+  await node?.close();
+  await anvil?.stop();
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+function capturingLogger(): { log: Logger; lines: string[] } {
+  const lines: string[] = [];
+  const log: Logger = { info: (m) => void lines.push(m), warn: (m) => void lines.push(m), error: (m) => void lines.push(m), child: () => log };
+  return { log, lines };
+}
+
+interface Answer {
+  at: number;
+  owner: number;
+  status: number;
+  state: string | null;
+  block: number | null;
+  behind: number | null;
+  body: { data?: { id: string; owner: string; balance: string; contract: { address: string } }[]; pagination?: { totalCount: number } };
+}
+
+/** Reads owner `i`'s listing (ids ascending, one page holds them all). */
+async function read(service: RunningService, clientId: string, i: number): Promise<Answer> {
+  const res = await fetch(`${service.url}/nft/v1/accounts/${bulkOwner(i)}/tokens?clientId=${clientId}&size=200&order_by=token_id&order_direction=asc`);
+  const header = (name: string) => (res.headers.get(name) === null ? null : Number(res.headers.get(name)));
+  return { at: Date.now(), owner: i, status: res.status, state: res.headers.get('txdesk-network-state'), block: header('txdesk-indexed-block'), behind: header('txdesk-indexed-behind'), body: (await res.json()) as Answer['body'] };
+}
+
+/** The answer is the listing of its owner at the block it names (no block named: nothing indexed yet), exactly. */
+function expectExact(a: Answer): void {
+  expect(a.status).toBe(200);
+  const want = a.block === null ? [] : history.holdings(a.owner, a.block);
+  expect(a.body.pagination!.totalCount).toBe(want.length);
+  expect(a.body.data!.map((t) => BigInt(t.id))).toEqual(want);
+  for (const t of a.body.data!) expect([t.owner, t.balance, t.contract.address]).toEqual([bulkOwner(a.owner), '1', history.contract]);
+}
+
+it('starts on a node that pushes back, catches up, and answers every listing exactly the whole time', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'txdesk-back-pressure-'));
+  dirs.push(dataDir);
+  const { log, lines } = capturingLogger();
+  node.limitLogRange(LOG_RANGE);
+  // Every request draws a 429 at first: before item 5 the service exited 1 here.
+  node.pushBack({ share: 1, retryAfterS: 1, seed: 45 });
+  const starting = startService({ nodeUrl: node.url, dataDir, port: 0, log });
+  await pollUntil(() => lines.some((l) => l.includes('the service waits for it and tries again')), 'the start-up waiting for the node', 30_000);
+  node.pushBack({ share: 0.2, retryAfterS: 1, seed: 45 });
+  const t0 = Date.now();
+  const service = await starting;
+  services.push(service);
+  const { clientId } = await service.accounts.createAccount({ email: 'pressure@example.com', password: 'correct horse battery staple', name: 'P', organization: 'txdesk tests' });
+
+  // A client reading a listing every 200 ms, the whole time.
+  const answers: Answer[] = [];
+  let reading = true;
+  const reader = (async () => {
+    for (let k = 0; reading; k++) {
+      answers.push(await read(service, clientId, WATCHED[k % WATCHED.length]!));
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  })();
+
+  const last = history.moveBlocks.at(-1)!;
+  await pollUntil(() => service.indexerStatus().indexedBlock >= last, 'the catch-up through the pushing-back node', 600_000, 200);
+  const catchUpS = (Date.now() - t0) / 1000;
+  // A few more reads at the head.
+  await new Promise((r) => setTimeout(r, 2_000));
+  reading = false;
+  await reader;
+
+  // 503 only while nothing was indexed; from the first 200 on, every answer is 200 and exact.
+  const firstOk = answers.findIndex((a) => a.status === 200);
+  expect(firstOk).toBeGreaterThanOrEqual(0);
+  for (const a of answers.slice(0, firstOk)) {
+    expect(a.status).toBe(503);
+    expect(a.block).toBeNull();
+  }
+  for (const a of answers.slice(firstOk)) expectExact(a);
+  expect(answers.slice(firstOk).every((a) => a.block === null || (a.behind !== null && a.behind >= 0))).toBe(true);
+  // The reads saw the index move (not one snapshot), and the node's faults were met.
+  expect(new Set(answers.map((a) => a.block)).size).toBeGreaterThan(3);
+  expect(node.pushedBack()).toBeGreaterThan(10);
+  expect(node.logRangeRefusals()).toBeGreaterThan(0);
+  console.log(
+    `back-pressure test: caught up ${2 * TOKENS} transfers in ${catchUpS.toFixed(1)} s through a node answering 429 to ${node.pushedBack()} of ${node.requests()} requests ` +
+      `(${node.logRangeRefusals()} eth_getLogs refused for their range); ${answers.length} listing reads, ${firstOk} of them 503 before the first block was indexed, the rest 200 and exact`,
+  );
+
+  const health = (await (await fetch(`${service.url}/health`)).json()) as any;
+  const net = health.networks[0];
+  expect(net.state).toBe('serving');
+  expect(net.node.nodes[0].problem).toBeNull();
+  expect(net.node.nodes[0].backPressure).toBeGreaterThan(0);
+  expect(net.indexedBehindBlocks).toBeGreaterThanOrEqual(0);
+  expect(lines.some((l) => /No node can be used|answered with an error/.test(l))).toBe(false);
+  const metrics = await (await fetch(`${service.url}/metrics`)).text();
+  expect(metrics).toMatch(/txdesk_node_back_pressure_total\{platform="ethereum",network="local",index="0",url="http:\/\/127\.0\.0\.1:\d+"\} [1-9]/);
+
+  // The whole index, by the contract's listing and a sample of owners.
+  const contract = (await (await fetch(`${service.url}/nft/v1/contracts/${history.contract}?clientId=${clientId}`)).json()) as { totalSupply: number };
+  expect(contract.totalSupply).toBe(TOKENS);
+  for (const i of [0, 1, 499, 996, 999]) expectExact(await read(service, clientId, i));
+
+  // The node goes away: the listing answers from the index and says so; /health says how far behind it may be.
+  await node.down();
+  await pollUntil(() => service.networks[0]!.state() === 'unreachable', 'the network unreachable', 30_000);
+  const away = await read(service, clientId, 10);
+  expectExact(away);
+  expect(away.state).toBe('unreachable');
+  const awayHealth = ((await (await fetch(`${service.url}/health`)).json()) as any).networks[0];
+  expect(awayHealth.state).toBe('unreachable');
+  // No head is seen while the node is away; a write already read before it went may still land: never more behind.
+  expect(awayHealth.indexedBehindBlocks).toBeLessThanOrEqual(away.behind!);
+  expect(Date.parse(awayHealth.headSeenAt)).toBeLessThanOrEqual(Date.now());
+  await node.up();
+  await pollUntil(() => service.networks[0]!.state() === 'serving', 'the network serving again', 30_000);
+
+  // Started again while the node is away (no chain id to wait for with a configured network): the stored index answers.
+  await service.stop();
+  services.pop();
+  await node.down();
+  const again = await startService({
+    networks: [{ platform: 'ethereum', network: 'local', nodeUrls: [node.url], chainId: 31337 }],
+    dataDir,
+    port: 0,
+    log: capturingLogger().log,
+  });
+  services.push(again);
+  // Starting (its node may still be in the pause the last 429 asked for) or unreachable (refused): either way, the index.
+  const first = await read(again, clientId, 3);
+  expectExact(first);
+  expect(['starting', 'unreachable']).toContain(first.state);
+  expect(first.block).toBeGreaterThanOrEqual(last);
+  await pollUntil(() => again.networks[0]!.state() === 'unreachable', 'the restarted network unreachable', 30_000);
+  const stored = await read(again, clientId, 10);
+  expectExact(stored);
+  expect(stored.state).toBe('unreachable');
+  await node.up();
+});
