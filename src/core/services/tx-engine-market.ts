@@ -1,6 +1,7 @@
 // The market fee policy's reads and its stuck check: the market's price for a speed (eth_feeHistory of recent blocks),
 // the speed a request asked for, and, on each new block, the replacement of an open nonce's newest attempt once blocks
 // went by that included higher tips than it offers (or the base fee passed its max fee).
+import { RpcError } from '../../lib/json-rpc.js';
 import type { TxRecord } from '../../shared/tx-record.js';
 import type { Speed } from '../../shared/tx-request.js';
 import { describeStuck } from '../domain/describe.js';
@@ -14,9 +15,21 @@ import type { TxReplacing } from './tx-engine-replacement.js';
 /** A window wider than this is read as its newest blocks: older blocks say little of the price now. */
 const MAX_WINDOW_BLOCKS = 20;
 
-/** The node's fee history of the `blocks` newest blocks (eth_feeHistory with the speeds' percentiles). */
+/** No blocks to judge by: the quote falls back to the node's suggested tip and the stuck check finds nothing. */
+const NO_HISTORY: FeeHistory = { oldestBlock: 0, baseFees: null, gasUsedRatio: [], rewards: [] };
+
+/**
+ * The node's fee history of the `blocks` newest blocks (eth_feeHistory with the speeds' percentiles). A node that
+ * refuses the method (some older or light nodes do not serve it) gives no history rather than failing every send; a
+ * node that does not answer at all still fails, as every other read does.
+ */
 export async function readFeeHistory(d: Pick<TxEngineDeps, 'chain'>, blocks: number): Promise<FeeHistory> {
-  return parseFeeHistory(await d.chain.request('eth_feeHistory', [`0x${blocks.toString(16)}`, 'latest', [...REWARD_PERCENTILES]]));
+  try {
+    return parseFeeHistory(await d.chain.request('eth_feeHistory', [`0x${blocks.toString(16)}`, 'latest', [...REWARD_PERCENTILES]]));
+  } catch (e) {
+    if (e instanceof RpcError && e.code !== 'unreachable') return NO_HISTORY;
+    throw e;
+  }
 }
 
 /** The market's price for `speed` now. */
@@ -24,11 +37,10 @@ export async function readMarket(d: Pick<TxEngineDeps, 'chain'>, speed: Speed, n
   return marketQuote(await readFeeHistory(d, HISTORY_BLOCKS), net, speed);
 }
 
-/** The speed the request of `rec`'s nonce asked for (kept in its first attempt's `signed` event), else the policy's. */
+/** The speed the request of `rec`'s nonce was priced at (its first attempt's `pricedBy`), else the policy's. */
 export function speedOf(d: Pick<TxEngineDeps, 'store' | 'policy'>, rec: TxRecord): Speed {
   const first = d.store.byNonce(rec.from, rec.nonce).find((r) => r.attempt === 0) ?? rec;
-  const asked = d.store.history(first.transactionHash).find((e) => e.kind === 'signed')?.detail.speed;
-  return asked === 'slow' || asked === 'normal' || asked === 'fast' ? asked : d.policy().speed;
+  return first.pricedBy?.by === 'market' ? first.pricedBy.speed : d.policy().speed;
 }
 
 export function createMarketWatch(ctx: TxEngineContext, replacing: Pick<TxReplacing, 'replaceAndSend'>) {
@@ -70,7 +82,10 @@ export function createMarketWatch(ctx: TxEngineContext, replacing: Pick<TxReplac
         if (went) replaced += 1;
       }
     }
-    for (const hash of since.keys()) if (d.store.get(hash)?.replacedBy || isMined(d.store.get(hash) ?? {})) since.delete(hash);
+    for (const hash of since.keys()) {
+      const r = d.store.get(hash);
+      if (!r || r.replacedBy || isMined(r)) since.delete(hash);
+    }
     return replaced;
   }
 
