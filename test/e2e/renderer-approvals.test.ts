@@ -19,6 +19,7 @@ import { ensureCliBuilt, startCliDaemon, type CliDaemon } from '../support/cli-b
 import { browserSuites, launchBrowser, screenshot, type E2eBrowser, type Page } from '../support/e2e-browser.js';
 import { FUNDED_KEY, SEPOLIA, cleanEnv, signUpClientId, startAnvil, startDataService } from '../support/real-network.js';
 import { freePort } from '../support/reliability-procs.js';
+import { waitFor } from '../support/devchain-helpers.js';
 
 /** The account txdesk signs with. */
 const account = new Wallet(FUNDED_KEY).address;
@@ -68,8 +69,10 @@ describe.skipIf(!browserSuites())('approvals on a configured network (Chromium, 
       .filter((v) => v.impact === 'serious' || v.impact === 'critical')
       .flatMap((v) => v.nodes.map((n) => v.id + ': ' + n.target.join(' '))))`)) as string[];
   };
-  /** What the node says about a transaction the tool got a hash for: mined, and successful. */
-  const minedStatus = async (hash: string) => (await tool.waitForTransaction(hash, 1, 60_000))?.status;
+  /** What the node says about a transaction the tool got a hash for: mined, and successful. Polled rather than ethers'
+   * waitForTransaction, which looks again only when a block arrives: this anvil mines a block per transaction, so a
+   * first look made before the broadcast would wait forever for the next block. */
+  const minedStatus = async (hash: string) => (await waitFor('the transaction is mined', () => tool.getTransactionReceipt(hash), 60_000, 200)).status;
 
   beforeAll(async () => {
     ensureCliBuilt();
