@@ -101,9 +101,12 @@ describe('requests to a node that pushes back', () => {
       const error = await rpc.call('eth_blockNumber', []).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(NodeBackPressureError);
       expect((error as Error).message).toMatch(/^the node at .* has answered nothing but back-pressure \(HTTP 429 or a capacity error\) for \d+ s; it counts as failing until it answers again$/);
-      expect(Date.now() - t0).toBeGreaterThanOrEqual(1_500);
-      // Paced meanwhile: at the budget's minimum of one request a second, not as fast as the node answers.
-      expect(arrivals.length).toBeLessThanOrEqual(5);
+      const elapsedMs = Date.now() - t0;
+      expect(elapsedMs).toBeGreaterThanOrEqual(1_500);
+      // Paced meanwhile: a few requests a second (the budget halves on each refusal and grows back by 5 a second),
+      // not as fast as the node answers (hundreds). Counted against the time it really took: a loaded machine
+      // stretches the wait, and the pace holds over all of it.
+      expect(arrivals.length).toBeLessThanOrEqual(Math.ceil(elapsedMs / 1_000) * 5);
       expect(nodeThrottle(url).report().failing).toBe(true);
     } finally {
       rpc.close();
