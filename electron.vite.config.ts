@@ -23,7 +23,8 @@ function devCsp(): Plugin {
 export default defineConfig({
   main: {
     build: {
-      externalizeDeps: true,
+      // The tracker SDK is bundled (from packages/tracker/dist) so the packaged app does not need the workspace link.
+      externalizeDeps: { exclude: ['@txdesk/tracker'] },
       rollupOptions: { input: { index: resolve('src/main/index.ts') } },
     },
   },

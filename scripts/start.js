@@ -22,12 +22,14 @@ const say = (line) => process.stderr.write(`txdesk: ${line}\n`);
 
 // ---- 1. Build what is missing ----
 
-const outputs = ['out/main/index.js', 'out/preload/index.cjs', 'out/renderer/index.html', 'dist/cli/index.js'];
+const outputs = ['packages/tracker/dist/index.js', 'out/main/index.js', 'out/preload/index.cjs', 'out/renderer/index.html', 'dist/cli/index.js'];
 
 function ensureBuilt() {
   if (outputs.every((f) => existsSync(join(root, f)))) return;
   say('first start: building the app (electron-vite build + tsc), this takes a minute…');
   for (const [cmd, args] of [
+    // The tracker SDK first: the app and the CLI import it by name, from its dist/ (packages/tracker).
+    [bin('tsc'), ['-p', 'packages/tracker/tsconfig.json']],
     [bin('electron-vite'), ['build']],
     [bin('tsc'), ['-p', 'tsconfig.build.json']],
   ]) {

@@ -1,5 +1,6 @@
 // The SDK against a real data service on a real anvil: the happy path, option checks, a bad clientId, an
-// unreachable service, reconnect with re-subscribe, failover across a list of URLs, and importing it as `txdesk/tracker` from the build.
+// unreachable service (with the facts behind each error), reconnect with re-subscribe, failover across a list of URLs,
+// and importing it as `txdesk/tracker` from the build (test/sdk/sdk-package.test.ts installs it alone).
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
@@ -10,8 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { silentLogger } from '../../src/lib/log.js';
 import { openDatabase } from '../../src/lib/sqlite.js';
-import { TrackerError, TransactionTracker, backoff, type TrackerMessage } from '../../src/sdk/index.js';
-import { nextAttempt } from '../../src/sdk/tracker-connection.js';
+import { TrackerError, TransactionTracker, backoff, type TrackerMessage } from '@txdesk/tracker';
+import { nextAttempt } from '../../packages/tracker/src/tracker-connection.js';
 import { openSqliteTrackerStore } from '../../src/service/tracker/sqlite/tracker-store-sqlite.js';
 import { attachTrackerOn } from '../support/tracker-on-server.js';
 import { sendTransfer, startTrackerStack, waitUntil, type TrackerStack } from '../support/tracker-harness.js';
@@ -90,10 +91,10 @@ describe('TransactionTracker', () => {
     expect(bad(() => new TransactionTracker('x', { platform: 'ethereum', network: 'local', url: [] })).message).toMatch(/list of 1 to 64 URLs/);
     expect(bad(() => new TransactionTracker('x', { platform: 'ethereum', network: 'local', url: [stack.service.url, 'nope'] })).message).toMatch(/^options\.url\[1\] must be/);
     const t = new TransactionTracker('x', { platform: 'ethereum', network: 'local', url: stack.service.url });
-    expect(bad(() => t.subscribe('transaction', { subscriptionId: '42' })).message).toMatch(/subscriptionId/);
+    expect(bad(() => t.subscribe('transaction', { subscriptionId: '42' }))).toMatchObject({ option: 'options.subscriptionId', message: expect.stringMatching(/subscriptionId/) });
     expect(bad(() => t.subscribe('transaction', { subscriptionId: 's', ackTimeout: 500 })).message).toMatch(/ackTimeout must be an integer from 10000 to 600000/);
-    expect(bad(() => t.subscribe('transaction', { subscriptionId: 's', ackTimeout: 700_000 })).code).toBe('INVALID_OPTIONS');
-    await expect(t.trackTransaction('0x1234')).rejects.toMatchObject({ code: 'INVALID_OPTIONS', message: expect.stringMatching(/hash/) });
+    expect(bad(() => t.subscribe('transaction', { subscriptionId: 's', ackTimeout: 700_000 }))).toMatchObject({ code: 'INVALID_OPTIONS', option: 'options.ackTimeout' });
+    await expect(t.trackTransaction('0x1234')).rejects.toMatchObject({ code: 'INVALID_OPTIONS', option: 'hash', message: expect.stringMatching(/hash/) });
     await expect(t.trackTransaction(`0x${'1'.repeat(64)}`, { confirmation: 1001 })).rejects.toMatchObject({ code: 'INVALID_OPTIONS' });
     await expect(t.trackTransaction(`0x${'1'.repeat(64)}`, { timeout: -5 })).rejects.toMatchObject({ code: 'INVALID_OPTIONS' });
     await t.close();
@@ -117,9 +118,11 @@ describe('TransactionTracker', () => {
     const sub = t.subscribe('transaction', { subscriptionId: 'nowhere' });
     const errors: TrackerError[] = [];
     sub.on('error', (e) => errors.push(e));
-    await expect(t.trackTransaction(`0x${'3'.repeat(64)}`)).rejects.toMatchObject({ code: 'UNREACHABLE', message: expect.stringMatching(/Cannot reach/) });
+    await expect(t.trackTransaction(`0x${'3'.repeat(64)}`)).rejects.toMatchObject({ code: 'UNREACHABLE', reason: 'NOT_SENT', message: expect.stringMatching(/Cannot reach/) });
     await waitUntil(() => errors.length >= 2, 'repeated connection errors');
-    expect(errors.every((e) => e.code === 'UNREACHABLE' && e.retryable)).toBe(true);
+    expect(errors.every((e) => e.code === 'UNREACHABLE' && e.retryable && e.reason === 'CONNECT_FAILED')).toBe(true);
+    expect(errors[0]!.detail).toMatch(/ECONNREFUSED/);
+    expect(errors[0]!.retryInMs).toBeGreaterThan(0);
     expect(errors[0]!.message).toMatch(/reconnecting in \d+ ms/);
     // The clientId rides in the URL's query; messages (which apps log) name the URL without it.
     const failed = await t.trackTransaction(`0x${'4'.repeat(64)}`).catch((e: Error) => e);
@@ -152,7 +155,7 @@ describe('TransactionTracker', () => {
     const again = await waitUntil(() => seen.filter((m) => m.data.type === 'receipt')[1], 'the receipt after reconnecting');
     expect(again.id).toBe(first.id);
     expect(subscribedCount).toBe(2);
-    expect(errors.some((e) => e.code === 'UNREACHABLE')).toBe(true);
+    expect(errors.some((e) => e.code === 'UNREACHABLE' && e.reason === 'CONNECTION_DROPPED')).toBe(true);
     await again.ack();
     const conf = await waitUntil(() => seen.find((m) => m.data.type === 'confirmation'), 'confirmation');
     await conf.ack();
@@ -215,7 +218,9 @@ describe('failover across URLs', () => {
     const errors: TrackerError[] = [];
     t.on('error', (e) => errors.push(e));
     await t.connect();
-    expect(errors[0]).toMatchObject({ code: 'UNREACHABLE', retryable: true });
+    // The facts say what the message says, so nothing has to read it back (the app's words: src/core/startup-refusals.ts).
+    const [dead, next] = [deadUrl, stack.service.url].map((u) => `${u.replace('http', 'ws')}/tracker/ethereum/local`);
+    expect(errors[0]).toMatchObject({ code: 'UNREACHABLE', retryable: true, reason: 'CONNECT_FAILED', url: dead, nextUrl: next });
     expect(errors[0]!.message).toContain(`${deadUrl.replace('http', 'ws')}/tracker/ethereum/local: cannot connect`);
     expect(errors[0]!.message).toContain(`reconnecting to ${stack.service.url.replace('http', 'ws')}/tracker/ethereum/local in`);
     expect(errors[0]!.message).not.toContain(clientId);

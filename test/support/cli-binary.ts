@@ -1,9 +1,10 @@
 // Test helpers that run the real `txdesk` binary (node bin/txdesk.js) as a subprocess, plainly or at a pseudo-terminal.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildOnce } from './build-once.js';
+import { ensureTrackerPackageBuilt } from './tracker-package-build.js';
 
 export const repoRoot = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 export const txdeskBin = join(repoRoot, 'bin', 'txdesk.js');
@@ -27,35 +28,18 @@ function distIsFresh(): boolean {
   return existsSync(builtEntry) && statSync(builtEntry).mtimeMs >= newestSource;
 }
 
-const sleepSync = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
-
 /** Compiles src into dist (tsconfig.build.json) unless dist/cli is newer than every source file. Other areas' type
  * errors do not stop it: tsc still emits, and only the CLI's entry has to exist. Test files run in parallel, so the
  * build holds a lock and looks again once it has it: a second tsc rewriting dist/ while the first file's tests run
  * the binary would hand them half-written modules. */
 export function ensureCliBuilt(): void {
-  if (distIsFresh()) return;
-  const lock = join(tmpdir(), 'txdesk-cli-build.lock');
-  for (;;) {
-    try {
-      mkdirSync(lock);
-      break;
-    } catch {
-      // A lock older than five minutes belongs to a run that died.
-      if (existsSync(lock) && Date.now() - statSync(lock).mtimeMs > 300_000) rmSync(lock, { recursive: true, force: true });
-      sleepSync(250);
-    }
-  }
-  try {
-    if (!distIsFresh()) {
-      spawnSync(process.execPath, [join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], {
-        cwd: repoRoot,
-        stdio: 'ignore',
-      });
-    }
-  } finally {
-    rmSync(lock, { recursive: true, force: true });
-  }
+  ensureTrackerPackageBuilt();
+  buildOnce('txdesk-cli-build.lock', distIsFresh, () => {
+    spawnSync(process.execPath, [join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], {
+      cwd: repoRoot,
+      stdio: 'ignore',
+    });
+  });
   if (!existsSync(builtEntry)) throw new Error('dist/cli/index.js is missing after `tsc -p tsconfig.build.json`');
 }
 

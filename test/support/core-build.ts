@@ -2,6 +2,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { ensureTrackerPackageBuilt } from './tracker-package-build.js';
 
 const root = join(import.meta.dirname, '..', '..');
 
@@ -15,6 +16,7 @@ function newest(dir: string): number {
 }
 
 export function ensureCoreBuilt(): void {
+  ensureTrackerPackageBuilt();
   const out = join(root, 'dist', 'core', 'serve.js');
   const src = Math.max(...['core', 'service', 'sdk', 'devchain', 'lib', 'shared'].map((d) => newest(join(root, 'src', d))));
   if (existsSync(out) && statSync(out).mtimeMs >= src) return;

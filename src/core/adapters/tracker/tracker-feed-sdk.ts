@@ -1,6 +1,6 @@
 // The TrackerFeed port on the txdesk/tracker SDK: one TransactionTracker, one subscription whose id is stable per
 // signing address, so messages not yet acked when the app stopped are delivered again after a restart.
-import { TransactionTracker, type TrackerError, type TrackerMessage } from '../../../sdk/index.js';
+import { TransactionTracker, type TrackerError, type TrackerMessage } from '@txdesk/tracker';
 import type { FeedMessage, TrackerFeed } from '../../ports.js';
 
 export interface SdkFeedOptions {

@@ -2,7 +2,7 @@
 // jitter (moving to the next of several service URLs on every loss), replays unanswered requests, and tells a
 // 401/404 refusal (fatal) from an outage (retried).
 import WebSocket from 'ws';
-import { TrackerError } from './tracker-errors.js';
+import { TrackerError, type TrackerErrorFacts } from './tracker-errors.js';
 
 /** The part of a WebSocket the SDK uses; `ws` and WHATWG sockets both fit. */
 export interface WebSocketLike {
@@ -93,7 +93,10 @@ export class TrackerConnection {
         reject(
           this.state === 'open'
             ? new TrackerError('TIMEOUT', `The tracker did not answer ${method} within ${timeoutMs} ms; try again.`)
-            : new TrackerError('UNREACHABLE', `Cannot reach the txdesk tracker at ${this.where}; check that the data service is running (${method} was not sent).`),
+            : new TrackerError('UNREACHABLE', `Cannot reach the txdesk tracker at ${this.where}; check that the data service is running (${method} was not sent).`, true, undefined, {
+                reason: 'NOT_SENT',
+                url: this.where,
+              }),
         );
       }, timeoutMs);
       this.pending.set(id, { frame, resolve, reject, timer, sent: false });
@@ -143,7 +146,7 @@ export class TrackerConnection {
         socket = ws as unknown as WebSocketLike;
       }
     } catch (e) {
-      this.fail(new TrackerError('INVALID_OPTIONS', `Cannot open a WebSocket to ${this.where}: ${e instanceof Error ? e.message : String(e)}.`, false));
+      this.fail(new TrackerError('INVALID_OPTIONS', `Cannot open a WebSocket to ${this.where}: ${e instanceof Error ? e.message : String(e)}.`, false, undefined, { option: 'options.url', url: this.where }));
       return;
     }
     this.socket = socket;
@@ -176,9 +179,15 @@ export class TrackerConnection {
       const next = nextAttempt(this.attempt++, this.urlIndex, this.o.urls.length);
       this.urlIndex = next.urlIndex;
       const delay = backoff(next.round, this.o.initialBackoffMs, this.o.maxBackoffMs);
-      const why = refusal ? refusal.message : wasOpen ? 'the connection dropped' : `cannot connect${lastError ? ` (${lastError})` : ''}`;
+      const retryInMs = Math.round(delay);
+      const facts: TrackerErrorFacts = refusal
+        ? { ...pickFacts(refusal), url: lost, retryInMs, nextUrl: this.where }
+        : wasOpen
+          ? { reason: 'CONNECTION_DROPPED', url: lost, retryInMs, nextUrl: this.where }
+          : { reason: 'CONNECT_FAILED', ...(lastError ? { detail: withoutQueries(lastError) } : {}), url: lost, retryInMs, nextUrl: this.where };
+      const why = refusal ? refusal.message : wasOpen ? 'the connection dropped' : `cannot connect${facts.detail ? ` (${facts.detail})` : ''}`;
       const to = this.o.urls.length > 1 ? ` to ${this.where}` : '';
-      this.o.onError(new TrackerError('UNREACHABLE', `Lost the txdesk tracker at ${lost}: ${why}; reconnecting${to} in ${Math.round(delay)} ms.`));
+      this.o.onError(new TrackerError('UNREACHABLE', `Lost the txdesk tracker at ${lost}: ${why}; reconnecting${to} in ${retryInMs} ms.`, true, undefined, facts));
       this.retryTimer = setTimeout(() => {
         this.retryTimer = null;
         this.connect();
@@ -324,9 +333,24 @@ function refusalError(status: number, body: string, url: string): TrackerError {
   if (status === 404) {
     return new TrackerError('NOT_FOUND', `${detail || `Nothing is served at ${where}`} Check the platform and network options.`, false);
   }
-  return new TrackerError('UNREACHABLE', `the service answered HTTP ${status}${detail ? ` (${detail})` : ''}`);
+  return new TrackerError('UNREACHABLE', `the service answered HTTP ${status}${detail ? ` (${detail})` : ''}`, true, undefined, {
+    reason: 'HTTP_STATUS',
+    httpStatus: status,
+    ...(detail ? { detail } : {}),
+  });
+}
+
+/** The facts a refusal passes on to the reconnect error it becomes. */
+function pickFacts(e: TrackerError): TrackerErrorFacts {
+  const { reason, detail, httpStatus } = e;
+  return { ...(reason ? { reason } : {}), ...(detail ? { detail } : {}), ...(httpStatus ? { httpStatus } : {}) };
 }
 
 function withoutQuery(url: string): string {
   return url.replace(/\?.*$/, '');
+}
+
+/** A socket's error text may quote the URL; its query holds the clientId, which must never reach an error. */
+function withoutQueries(text: string): string {
+  return text.replace(/(wss?:\/\/[^\s?]*)\?\S*/g, '$1');
 }
