@@ -10,12 +10,17 @@ import { describe, expect, it } from 'vitest';
 
 const root = resolve(import.meta.dirname, '..');
 const src = join(root, 'src');
+/** The tracker SDK's own package (@txdesk/tracker), which the app and the service import by name. */
+const trackerPackage = 'packages/tracker';
+const trackerSource = join(root, trackerPackage, 'src');
 
 interface Edge {
   /** Importing file, relative to the repository (src/core/create-core.ts). */
   from: string;
-  /** A file relative to the repository for our own modules, else the bare module name. */
+  /** A file relative to the repository for our own modules (@txdesk/tracker included), else the bare module name. */
   to: string;
+  /** The import as written. */
+  spec: string;
   external: boolean;
   /** `import type` / `export type`: gone at run time. */
   typeOnly: boolean;
@@ -29,8 +34,10 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-/** `./x.js` -> the file it names (x.ts, x.tsx or x/index.ts). */
+/** `./x.js` -> the file it names (x.ts, x.tsx or x/index.ts); `@txdesk/tracker[/x]` -> its source file. */
 function resolveLocal(file: string, spec: string): string {
+  const inPackage = /^@txdesk\/tracker(?:\/(.+))?$/.exec(spec);
+  if (inPackage) return `${trackerPackage}/src/${inPackage[1] ?? 'index'}.ts`;
   const base = resolve(dirname(file), spec).replace(/\.js$/, '');
   const hit = [`${base}.ts`, `${base}.tsx`, `${base}.mts`, join(base, 'index.ts')].find((p) => existsSync(p)) ?? base;
   return relative(root, hit);
@@ -51,8 +58,8 @@ function importsOf(file: string): Edge[] {
   const from = relative(root, file);
   const out: Edge[] = [];
   const add = (spec: string, typeOnly: boolean) => {
-    const external = !spec.startsWith('.');
-    out.push({ from, to: external ? spec : resolveLocal(file, spec), external, typeOnly });
+    const external = !spec.startsWith('.') && !spec.startsWith('@txdesk/tracker');
+    out.push({ from, to: external ? spec : resolveLocal(file, spec), spec, external, typeOnly });
   };
   const visit = (node: ts.Node) => {
     if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
@@ -70,7 +77,7 @@ function importsOf(file: string): Edge[] {
   return out;
 }
 
-const edges = sourceFiles(src).flatMap(importsOf);
+const edges = [...sourceFiles(src), ...sourceFiles(trackerSource)].flatMap(importsOf);
 const byFile = new Map<string, Edge[]>();
 for (const e of edges) byFile.set(e.from, [...(byFile.get(e.from) ?? []), e]);
 
@@ -98,6 +105,41 @@ function badChains(dir: string | string[], bad: (module: string) => boolean): st
   const starts = (Array.isArray(dir) ? dir : [dir]).flatMap(files);
   return [...reach(starts)].filter(([m]) => bad(m)).map(([, chain]) => chain.join(' -> '));
 }
+
+/**
+ * Every import circle of a graph, each as the files around it (`a -> b -> a`), found by a depth-first walk: an edge back
+ * to a file still on the walk's path closes one. Circles that are rotations of one another are reported once.
+ */
+function importCircles(graph: ReadonlyMap<string, readonly string[]>): string[] {
+  const found = new Map<string, string>();
+  const done = new Set<string>();
+  const path: string[] = [];
+  const onPath = new Map<string, number>();
+  const walk = (at: string) => {
+    onPath.set(at, path.push(at) - 1);
+    for (const next of graph.get(at) ?? []) {
+      const back = onPath.get(next);
+      if (back !== undefined) {
+        const ring = path.slice(back);
+        const key = [...ring].sort().join(' ');
+        if (!found.has(key)) found.set(key, [...ring, next].join(' -> '));
+      } else if (!done.has(next)) walk(next);
+    }
+    path.pop();
+    onPath.delete(at);
+    done.add(at);
+  };
+  for (const start of [...graph.keys()].sort()) if (!done.has(start)) walk(start);
+  return [...found.values()];
+}
+
+/**
+ * The zustand slices pattern, a circle of types only (erased at build time): the store's type is the union of its
+ * slices, and each slice is typed against the whole store. It is the one circle allowed, and only among types: no
+ * circle of run-time imports is allowed anywhere.
+ */
+const SLICES = 'src/renderer/src/store/slices';
+const allowedCircle = (circle: string): boolean => circle.split(' -> ').every((f) => inside(f, SLICES));
 
 const IO_MODULES = ['node:fs', 'node:fs/promises', 'node:http', 'node:https', 'node:child_process', 'node:net', 'node:dgram', 'node:worker_threads', 'ws', 'better-sqlite3', 'pg', 'undici', 'electron'];
 const STORAGE = ['better-sqlite3', 'pg'];
@@ -129,10 +171,13 @@ const rules: Array<{ says: string; broken: () => string[] }> = [
         .map((e) => `${e.from} -> ${e.to}`),
   },
   {
-    says: 'src/service never reaches src/core, and uses src/sdk only for its wire contracts, src/sdk/tracker-wire.ts and src/sdk/webhook-signature.ts',
+    says: 'src/service never reaches src/core, and uses the tracker SDK only for its wire contracts, @txdesk/tracker/tracker-wire and @txdesk/tracker/webhook-signature',
     broken: () => [
       ...badChains('src/service', (m) => inside(m, 'src/core')),
-      ...edges.filter((e) => inside(e.from, 'src/service') && inside(e.to, 'src/sdk') && e.to !== 'src/sdk/tracker-wire.ts' && e.to !== 'src/sdk/webhook-signature.ts').map((e) => `${e.from} -> ${e.to}`),
+      ...edges
+        .filter((e) => inside(e.from, 'src/service') && (inside(e.to, trackerPackage) || inside(e.to, 'src/sdk')))
+        .filter((e) => e.spec !== '@txdesk/tracker/tracker-wire' && e.spec !== '@txdesk/tracker/webhook-signature')
+        .map((e) => `${e.from} -> ${e.spec}`),
     ],
   },
   {
@@ -161,8 +206,16 @@ const rules: Array<{ says: string; broken: () => string[] }> = [
     broken: () => edges.filter((e) => inside(e.from, 'src/shared') && (e.external ? !(e.to === 'zod' && e.from === 'src/shared/desktop-schemas.ts') : !inside(e.to, 'src/shared'))).map((e) => `${e.from} -> ${e.to}`),
   },
   {
-    says: 'src/sdk (published alone as txdesk/tracker) reaches only itself, node: modules and ws',
-    broken: () => badChains('src/sdk', (m) => (m.startsWith('src/') ? !inside(m, 'src/sdk') : !isNodeBuiltin(m) && m !== 'ws')),
+    says: 'packages/tracker (published alone as @txdesk/tracker) reaches only itself, node: modules and ws',
+    broken: () => badChains(`${trackerPackage}/src`, (m) => (/^(src|packages)\//.test(m) ? !inside(m, trackerPackage) : !isNodeBuiltin(m) && m !== 'ws')),
+  },
+  {
+    says: 'src reaches the tracker SDK by its package name, @txdesk/tracker, never by a path into packages/; src/sdk only re-exports it as txdesk/tracker',
+    broken: () => [
+      ...edges.filter((e) => inside(e.from, 'src') && e.spec.startsWith('.') && inside(e.to, 'packages')).map((e) => `${e.from} -> ${e.spec}`),
+      ...edges.filter((e) => inside(e.to, 'src/sdk')).map((e) => `${e.from} -> ${e.to}`),
+      ...edges.filter((e) => inside(e.from, 'src/sdk') && e.spec !== '@txdesk/tracker').map((e) => `${e.from} -> ${e.spec}`),
+    ],
   },
   {
     says: 'src/preload reaches only electron, src/shared and the IPC envelope type of src/main/ipc-result.ts',
@@ -196,5 +249,34 @@ describe('layers', () => {
   it('the README states every rule, word for word', () => {
     const readme = readFileSync(join(root, 'README.md'), 'utf8').replace(/\s+/g, ' ');
     expect(rules.map((r) => r.says).filter((says) => !readme.includes(says))).toEqual([]);
+  });
+});
+
+describe('import circles', () => {
+  it('finds circles, once each, and nothing in a graph without one', () => {
+    const g = (pairs: string) => {
+      const m = new Map<string, string[]>();
+      for (const [a, b] of pairs.split(' ').map((p) => p.split('>') as [string, string])) m.set(a, [...(m.get(a) ?? []), b]);
+      return m;
+    };
+    expect(importCircles(g('a>b b>c a>c'))).toEqual([]);
+    expect(importCircles(g('a>b b>a'))).toEqual(['a -> b -> a']);
+    expect(importCircles(g('a>a'))).toEqual(['a -> a']);
+    expect(importCircles(g('x>a a>b b>c c>a c>d d>b'))).toEqual(['a -> b -> c -> a', 'b -> c -> d -> b']);
+  });
+
+  const graphOf = (picked: Edge[]) => {
+    const graph = new Map<string, string[]>();
+    for (const e of picked) if (!e.external) graph.set(e.from, [...(graph.get(e.from) ?? []), e.to]);
+    return graph;
+  };
+
+  it('src has no circle of run-time imports', () => {
+    expect(importCircles(graphOf(edges.filter((e) => !e.typeOnly)))).toEqual([]);
+  });
+
+  it('nor one through type-only imports (they still tie modules together), but for the store slices', () => {
+    expect(importCircles(graphOf(edges)).filter((c) => !allowedCircle(c))).toEqual([]);
+    expect(allowedCircle('src/service/index.ts -> src/service/dev-service.ts -> src/service/index.ts')).toBe(false);
   });
 });

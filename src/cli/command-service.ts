@@ -96,6 +96,7 @@ export function registerService(program: Command): void {
       if (opts.dev && indexerLag !== undefined) throw usageError(`${lagFlag} applies to a service on --node, --network or --config (a dev chain is indexed to its head): drop it, or use one of those instead of --dev.`);
       if (opts.dev && opts.publicUrl) throw usageError('--public-url applies to a service on --node, --network or --config; the --dev service answers on loopback only.');
       const database = opts.database ?? databaseFromEnv(env);
+      const leaseMarginMs = leaseMarginFromEnv(env);
       if (opts.dev && database) throw usageError('--database applies to a service on --node, --network or --config; the --dev service keeps its state in SQLite: drop --database (or unset TXDESK_DATABASE_URL).');
       const networks = networksFromFlags(opts.network, opts.config);
       const nodeUrl = opts.dev || networks ? undefined : (opts.node ?? nodeFromEnv(env));
@@ -121,6 +122,7 @@ export function registerService(program: Command): void {
             confirmations: indexerLag,
             openSignup: opts.openSignup === true,
             allowPrivateWebhooks: opts.allowPrivateWebhooks === true,
+            ...(leaseMarginMs !== undefined ? { webhookTuning: { leaseMarginMs } } : {}),
             ...(opts.publicUrl ? { publicUrl: opts.publicUrl } : {}),
             // Ctrl-C while the service waits for its node ends the wait.
             signal,
@@ -178,6 +180,17 @@ function databaseFromEnv(env: NodeJS.ProcessEnv): string | undefined {
   const problem = databaseUrlProblem(value);
   if (problem) throw usageError(`TXDESK_DATABASE_URL: ${problem}`);
   return value;
+}
+
+/**
+ * TXDESK_WEBHOOK_LEASE_MARGIN_MS, a knob for tests: how long a webhook delivery's claim outlives the receiver's timeout
+ * before another instance of a fleet may send it (20 s unless set; a test that kills an instance sets 1 s).
+ */
+function leaseMarginFromEnv(env: NodeJS.ProcessEnv): number | undefined {
+  const value = env.TXDESK_WEBHOOK_LEASE_MARGIN_MS?.trim();
+  if (!value) return undefined;
+  if (!/^\d{1,9}$/.test(value)) throw usageError(`TXDESK_WEBHOOK_LEASE_MARGIN_MS is "${value}": give whole milliseconds (e.g. 1000), or unset it for the default 20 s.`);
+  return Number(value);
 }
 
 function nodeFromEnv(env: NodeJS.ProcessEnv): string {

@@ -1,71 +1,31 @@
 // The one place that wires adapters to services: (options) => { start, stop, api }; start() runs the phases of
 // startup-phases.ts. Never imports electron: the same core runs in Electron's main process and under `txdesk serve`.
-import { createLogger, type Logger } from '../lib/log.js';
+import { createLogger } from '../lib/log.js';
 import { createShutdown } from '../lib/shutdown.js';
-import type { AppInfo, AppStatus, CongestionLevel, ReplacementPolicy } from '../shared/desktop-api.js';
+import type { AppInfo, AppStatus } from '../shared/desktop-api.js';
 import { TxdeskError } from '../shared/errors.js';
 import type { CoreConfig } from './config.js';
 import type { ChainSession } from './chain-session.js';
-import type { Chain, Clock, SettingsStore, StartEmbedded, TxStore } from './ports.js';
+import type { Chain, TxStore } from './ports.js';
 import { apiAfterStart } from './services/desktop-api-after-start.js';
 import { createCoreEvents, type CoreApi } from './services/desktop-api-core.js';
 import type { Approvals } from './services/approvals.js';
 import type { NetworkSessions } from './services/network-sessions.js';
 import type { RecoverySummary, TxEngine } from './services/tx-engine.js';
-import { lockDataDir, openKey, openNetworks, reachChain, serve, type StartContext } from './startup-phases.js';
+import type { CoreOptions } from './core-options.js';
+import { lockDataDir, openKey, openNetworks, reachChain, serve, type LocalServer, type StartContext } from './startup-phases.js';
 
 // The core's entry for Electron's main process, which reaches the core only through this module: the pieces of the
 // localhost server it serves over its own schemes, and the settings check for its electron-store file.
 export { fileIn, TYPES } from './adapters/http/app-server-static.js';
 export { tokenImageHeaders } from './adapters/net/token-image.js';
 export { droppedWarning, validatePersistedSettings } from './adapters/settings/settings-validate.js';
+export type { CoreOptions } from './core-options.js';
 
-export interface CoreOptions {
-  /** Defaults to process.env. */
-  env?: NodeJS.ProcessEnv;
-  /** Defaults to $TXDESK_DATA_DIR or ~/.txdesk. */
-  dataDir?: string;
-  /** Electron passes an electron-store-backed one; headless defaults to `<dataDir>/settings.json`. */
-  settingsStore?: SettingsStore;
-  /** Overrides of the replacement policy (tests: short timeouts, few confirmations). */
-  policy?: Partial<ReplacementPolicy>;
-  /** Embedded dev chain only. */
-  congestion?: CongestionLevel;
-  blockTimeSeconds?: number;
-  /** Port of the embedded data service; a free one unless set. */
-  servicePort?: number;
-  /** Starts the embedded network (src/embedded); without it only a configured network works. */
-  startEmbedded?: StartEmbedded;
-  /** The localhost server; `false` for none (IPC only). `allowKeyRoutes`: key and node/service URL changes over HTTP. */
-  http?: { port?: number; rendererDir: string; allowKeyRoutes?: boolean } | false;
-  /** Electron: `http` was chosen by the `localApi` setting, so a changed setting is reported in `pendingRestart`. */
-  httpFollowsLocalApi?: boolean;
-  /** better-sqlite3 binding for Electron's ABI. */
-  nativeBinding?: string;
-  /** Tracker subscription ackTimeout (ms) and the SDK's accepted minimum (tests against a service with a lower one). */
-  ackTimeoutMs?: number;
-  minAckTimeoutMs?: number;
-  /** Extra origins whose token metadata may be fetched from local addresses (a configured core on a local dev chain). */
-  metadataAllowOrigins?: readonly string[];
-  /** Restarts the app so saved settings take effect (DesktopApi.restart); called after the caller got its answer.
-   * `txdesk serve` stops and starts the core on the same port, Electron relaunches. Without it restart() is refused. */
-  restart?: () => void;
-  /** Tests inject these. */
-  keychainAvailable?: () => Promise<boolean>;
-  clock?: Clock;
-  log?: Logger;
-}
-
-export interface CoreRuntime {
+export interface CoreRuntime extends LocalServer {
   config: CoreConfig;
   /** The active network (another one after a switch). */
   readonly info: Omit<AppInfo, 'address' | 'status' | 'toolRpc'>;
-  /** Set when the localhost server listens. */
-  appUrl: string | null;
-  /** `appUrl` with the browser UI's one-time login, when the server listens. */
-  loginUrl: string | null;
-  /** The localhost API's token file, when the server listens. */
-  apiTokenFile: string | null;
   /** The start network's recovery. */
   recovery: RecoverySummary;
   /** The active network's store, engine and node. */

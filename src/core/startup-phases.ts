@@ -19,9 +19,10 @@ import { selectKeyVault } from './adapters/vault/vault-select.js';
 import { ensureApiToken } from './api-token.js';
 import { openChainSession, type ChainSession, type SessionTarget } from './chain-session.js';
 import { ConfigError, loadConfig, resolveDataDir, type CoreConfig, type NetworkConfig } from './config.js';
-import type { CoreOptions, CoreRuntime } from './create-core.js';
+import type { CoreOptions } from './core-options.js';
 import { clearEmbeddedStores } from './data-files.js';
-import { networkKey, networkList, nodeUrlFor, sameNetwork, switchRefusal, type KnownNetwork } from './domain/networks.js';
+import { networkKey } from '../shared/networks.js';
+import { networkList, nodeUrlFor, sameNetwork, switchRefusal, type KnownNetwork } from './domain/networks.js';
 import { systemClock, type Chain, type DevchainControl, type EmbeddedChain, type EmbeddedNetwork, type SettingsStore } from './ports.js';
 import { createApprovals } from './services/approvals.js';
 import { clientIdGuard } from './services/client-id-guard.js';
@@ -61,6 +62,16 @@ export function lockDataDir({ opts, env, log, shutdown }: StartContext): { dataD
   refuseDevchainFlags(config.mode === 'embedded', opts);
   if (config.mode === 'embedded') clearEmbeddedStores(dataDir);
   return { dataDir, settingsStore, config };
+}
+
+/** Where the localhost server listens (part of the core's runtime). */
+export interface LocalServer {
+  /** Set when the localhost server listens. */
+  appUrl: string | null;
+  /** `appUrl` with the browser UI's one-time login, when the server listens. */
+  loginUrl: string | null;
+  /** The localhost API's token file, when the server listens. */
+  apiTokenFile: string | null;
 }
 
 export type ReachedChain = Awaited<ReturnType<typeof reachChain>>;
@@ -283,7 +294,7 @@ export async function openNetworks(
 }
 
 /** Phase 5: the localhost server (the HTTP API and the renderer as a web page), when the options ask for one. */
-export async function serve({ opts, log, shutdown }: StartContext, dataDir: string, api: CoreApi): Promise<Pick<CoreRuntime, 'appUrl' | 'loginUrl' | 'apiTokenFile'>> {
+export async function serve({ opts, log, shutdown }: StartContext, dataDir: string, api: CoreApi): Promise<LocalServer> {
   if (!opts.http) return { appUrl: null, loginUrl: null, apiTokenFile: null };
   const { token, file } = ensureApiToken(dataDir);
   const auth = { token, tokenFile: file, keyRoutes: opts.http.allowKeyRoutes === true };

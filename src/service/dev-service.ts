@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { DEV_CHAIN_ID_2, startDevchain, type Devchain, type MarketSchedule } from '../devchain/index.js';
 import { createLogger, type Logger } from '../lib/log.js';
 import type { CongestionLevel } from '../shared/desktop-api.js';
-import { startService, type RunningService } from './index.js';
+import { startService } from './start-service.js';
+import type { RunningService } from './service-options.js';
 import { DEFAULT_SERVICE_PORT } from '../shared/defaults.js';
 
 const CATCH_UP_BOUND_MS = 60_000;

@@ -175,7 +175,7 @@ export interface MatchOptions {
   standards?: (Standard | undefined)[];
   /** Extra per-token checks (uri, contract metadata). */
   check?: (t: Token) => void;
-  /** Extra query fields, e.g. a forced filterPlan. */
+  /** Extra query fields, e.g. a forced way to combine several contracts (`several`). */
   extra?: Partial<TokenQueryInput>;
 }
 

@@ -10,7 +10,6 @@ import { HISTORY_BLOCKS, marketQuote, marketStuck, parseFeeHistory, REWARD_PERCE
 import { feesOf, isMined } from '../domain/replacement.js';
 import { newestAttempt } from '../domain/replacement-retry.js';
 import type { TxEngineContext, TxEngineDeps } from './tx-engine-context.js';
-import type { TxReplacing } from './tx-engine-replacement.js';
 
 /** A window wider than this is read as its newest blocks: older blocks say little of the price now. */
 const MAX_WINDOW_BLOCKS = 20;
@@ -43,7 +42,12 @@ export function speedOf(d: Pick<TxEngineDeps, 'store' | 'policy'>, rec: TxRecord
   return first.pricedBy?.by === 'market' ? first.pricedBy.speed : d.policy().speed;
 }
 
-export function createMarketWatch(ctx: TxEngineContext, replacing: Pick<TxReplacing, 'replaceAndSend'>) {
+/** What the watch asks of the replacement side (tx-engine-replacement.ts, which reads the market from here). */
+export interface MarketReplacer {
+  replaceAndSend(prev: TxRecord, others: TxRecord[], why: string): Promise<boolean>;
+}
+
+export function createMarketWatch(ctx: TxEngineContext, replacing: MarketReplacer) {
   const { d } = ctx;
   /** The head block when each attempt was last seen waiting, from its broadcast (memory: a restart starts counting again). */
   const since = new Map<string, number>();

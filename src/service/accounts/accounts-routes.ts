@@ -8,7 +8,7 @@ import { readJsonBody } from '../../lib/http-kit.js';
 import type { RateLimiter } from '../../lib/http-rate-limit.js';
 import { parseBody } from '../../lib/http-validation.js';
 import { apiSecretSchema, loginSchema, logoutSchema, passwdSchema, signupSchema } from './accounts-schemas.js';
-import type { Accounts } from './index.js';
+import type { Accounts } from './accounts-api.js';
 
 export interface AccountRouteDeps {
   /** Per client IP, on the routes that hash a password: scrypt is deliberately slow, so floods must stop early. */

@@ -1,10 +1,20 @@
 // Decodes the token events the indexer follows (ERC-721 Transfer, EIP-2309 ConsecutiveTransfer, ERC-1155
 // TransferSingle/TransferBatch/URI, ERC-4906 metadata updates) into one list of single-token moves. Pure.
 import type { Standard } from '../../shared/listing.js';
-import type { RawLog } from './indexer-rpc.js';
 import { ZERO_ADDRESS } from '../../shared/address.js';
 
 export { ZERO_ADDRESS };
+
+/** A log as eth_getLogs returns it (hex strings). */
+export interface RawLog {
+  address: string;
+  topics: string[];
+  blockNumber: string;
+  blockHash: string;
+  logIndex: string;
+  data?: string;
+  removed?: boolean;
+}
 
 /**
  * keccak256 of each event's signature, written out (indexer-units.test.ts checks them against the signatures): the

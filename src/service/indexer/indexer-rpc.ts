@@ -7,11 +7,15 @@
 import { setMaxListeners } from 'node:events';
 import { bodyText, postBytes } from '../../lib/json-post.js';
 import { createWsTransport, RpcTimeoutError, type WsTransport } from '../../lib/json-rpc-ws.js';
+import { isRevertAnswer } from '../../lib/json-rpc.js';
 import { backPressureIn } from '../network/node-budget.js';
 import { NodeBackPressure, nodeThrottle, throttled, type NodeThrottle } from '../network/node-throttle.js';
 import { chunkCalls, decodeCallBatch, encodeCallBatch, scanCallBatchAnswer, type CallRequest } from './indexer-call-batch.js';
-import { TOKEN_TOPICS } from './indexer-events.js';
+import { TOKEN_TOPICS, type RawLog } from './indexer-events.js';
 import { decodeRawLogs, scanTokenLogs, type ScannedLogs } from './indexer-log-scan.js';
+
+// The log shape lives with its decoder (indexer-events.ts), so decoding never imports the transport.
+export type { RawLog };
 
 /** keccak256("Transfer(address,address,uint256)"), shared by ERC-20 and ERC-721; only ERC-721 indexes the id (4 topics). */
 export const TRANSFER_TOPIC = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
@@ -20,16 +24,6 @@ export interface BlockHeader {
   number: number;
   hash: string;
   parentHash: string;
-}
-
-export interface RawLog {
-  address: string;
-  topics: string[];
-  blockNumber: string;
-  blockHash: string;
-  logIndex: string;
-  data?: string;
-  removed?: boolean;
 }
 
 export interface ChainReader {
@@ -49,11 +43,6 @@ export interface ChainReader {
 }
 
 const hex = (n: number) => '0x' + n.toString(16);
-
-/** An eth_call that failed inside the EVM (the contract lacks the function or refused): its answer is "absent". */
-export function isRevertAnswer(error: { code?: unknown; message?: unknown }): boolean {
-  return error.code === 3 || /revert|evmerror|invalid opcode|out of gas|stack underflow|invalid jump|invalidfe/i.test(String(error.message ?? ''));
-}
 
 const CALL_CHUNK = 1000;
 const CALL_PARALLEL = 4;

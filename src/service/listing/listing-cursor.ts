@@ -103,13 +103,3 @@ export function selectRank<K>(lists: readonly RankedList<K>[], rank: number, com
   rest.sort(compare);
   return rest[rank - lo.reduce((s, n) => s + n, 0)] ?? null;
 }
-
-/**
- * Merge or select for a contracts filter in transfer/token-id order, by estimated cost (measured on the benchmark
- * data: a merged key costs about 0.5 us, a rank lookup about 3 us and a selection needs about k^2 log2 n of them).
- */
-export function filterPlan(lists: number, widest: number, mergeKeys: number): 'merge' | 'select' {
-  const select = lists * lists * Math.log2(widest + 2) * 3;
-  const merge = mergeKeys * 0.5 + lists * 5;
-  return merge <= select ? 'merge' : 'select';
-}

@@ -25,8 +25,11 @@ export interface TokenQueryInput {
   direction: OrderDirection;
   /** Only tokens of contracts of this standard. */
   standard?: Standard;
-  /** How several filtered contracts combine in transfer/token-id order; 'auto' (default) picks the cheaper. For tests. */
-  filterPlan?: 'auto' | 'merge' | 'select';
+  /**
+   * How several filtered contracts combine in transfer/token-id order (listing-plan.ts): 'auto' (default) estimates the
+   * cheaper; tests force one the backend has ('merge' on both, 'select' on SQLite, 'scan' on PostgreSQL).
+   */
+  several?: 'auto' | 'merge' | 'select' | 'scan';
 }
 
 export interface TokenQueryResult {

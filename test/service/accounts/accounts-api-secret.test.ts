@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAnvil, type RunningAnvil } from '../../../src/devchain/index.js';
 import { silentLogger } from '../../../src/lib/log.js';
 import { openDatabase } from '../../../src/lib/sqlite.js';
-import { createAccounts } from '../../../src/service/accounts/index.js';
+import { createAccounts } from '../../../src/service/accounts/accounts.js';
 import { openSqliteAccountsStore } from '../../../src/service/accounts/sqlite/accounts-store-sqlite.js';
 import { startService, type RunningService } from '../../../src/service/index.js';
 import { call, tempDir, type Answer } from '../../support/service-harness.js';

@@ -1,7 +1,7 @@
 // The accounts store contract, run on both adapters (SQLite and PostgreSQL), and the accounts on PostgreSQL shared by
 // two instances: a session issued by one is valid on the other, and a logout on one is seen by the other.
 import { afterEach, describe, expect, it } from 'vitest';
-import { createAccounts } from '../../../src/service/accounts/index.js';
+import { createAccounts } from '../../../src/service/accounts/accounts.js';
 import type { AccountsStore } from '../../../src/service/accounts/accounts-store.js';
 import { openSqliteAccountsStore } from '../../../src/service/accounts/sqlite/accounts-store-sqlite.js';
 import { openPostgresAccountsStore } from '../../../src/service/accounts/postgres/accounts-store-postgres.js';

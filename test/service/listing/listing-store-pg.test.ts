@@ -12,7 +12,7 @@ import type { ContractMeta } from '../../../src/service/indexer/indexer-metadata
 import { migrateSqliteIndex } from '../../../src/service/backend.js';
 import { migratePostgresIndex } from '../../../src/service/backend.js';
 import { createIndexWriter, type SqliteIndexWriter } from '../../../src/service/listing/sqlite/listing-writer-sqlite.js';
-import { findContractPg, queryTokensPg, type PgQueryOptions } from '../../../src/service/listing/postgres/listing-reads-postgres.js';
+import { findContractPg, queryTokensPg } from '../../../src/service/listing/postgres/listing-reads-postgres.js';
 import { findContract, queryTokens } from '../../../src/service/listing/sqlite/listing-reads-sqlite.js';
 import type { TokenQueryInput, TokenQueryResult } from '../../../src/service/listing/listing-reads.js';
 import { ORDER_BY, type Standard } from '../../../src/shared/listing.js';
@@ -122,7 +122,7 @@ const queryArb = fc.record({
   size: fc.integer({ min: 1, max: 50 }),
   // Reduced modulo (pages + 2) once the total is known, so the last pages and those past the end come up often.
   page: fc.oneof({ weight: 19, arbitrary: fc.nat(1000) }, { weight: 1, arbitrary: fc.constantFrom(-1, 10 ** 9, Number.MAX_SAFE_INTEGER) }),
-  several: fc.constantFrom<NonNullable<PgQueryOptions['several']>>('auto', 'merge', 'scan'),
+  several: fc.constantFrom('auto' as const, 'merge' as const, 'scan' as const),
 });
 type RandomQuery = typeof queryArb extends fc.Arbitrary<infer Q> ? Q : never;
 
@@ -135,7 +135,7 @@ async function expectSameAnswer(db: Db, pool: PgPool, model: ListingModel, r: Ra
   const page = r.page >= 0 && r.page <= 1000 ? r.page % (Math.ceil(probe.totalCount / r.size) + 2) : r.page;
   const q: TokenQueryInput = { ...base, page, size: r.size, orderBy: r.orderBy, direction: r.direction };
   const want = queryTokens(db, q);
-  const got = await queryTokensPg(pool, q, { several: r.several });
+  const got = await queryTokensPg(pool, { ...q, several: r.several });
   const what = JSON.stringify({ ...q, several: r.several });
   expect(got, what).toEqual(want);
   const all = modelList(model.tokens, base, r.orderBy, r.direction).map((m) => `${m.contract}:${m.id}:${m.owner}:${m.balance}:${m.standard}`);
@@ -221,7 +221,7 @@ describe('listing reads on PostgreSQL', () => {
                   const got: string[] = [];
                   for (let page = 0; ; page++) {
                     const q = { ...base, page, size: 7, orderBy, direction };
-                    const r = await queryTokensPg(pool, q, { several });
+                    const r = await queryTokensPg(pool, { ...q, several });
                     pages++;
                     expect(r.totalCount, JSON.stringify(q)).toBe(expected.length);
                     got.push(...r.tokens.map(label));

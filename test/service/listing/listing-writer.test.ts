@@ -6,11 +6,16 @@ import { openDatabase, type Db } from '../../../src/lib/sqlite.js';
 import { tokenUris, type TransferLog } from '../../../src/service/indexer/indexer-apply.js';
 import { applyBatch } from '../../../src/service/indexer/sqlite/indexer-sink-sqlite.js';
 import { splitAtBlocks } from '../../../src/service/indexer/indexer-prepare.js';
-import { migrateSqliteIndex } from '../../../src/service/backend.js';
+// The SQLite index's migration as backend.ts runs it, imported from its parts: backend.ts would also load the PostgreSQL
+// stores, pg and the accounts for this pure-SQLite test.
+import { migrateIndex } from '../../../src/service/indexer/sqlite/indexer-schema-sqlite.js';
+import { LISTING_SCHEMA_STEPS } from '../../../src/service/listing/sqlite/listing-schema-sqlite.js';
 import { LIST, type ListCode } from '../../../src/service/listing/listing-keys.js';
 import { listSource } from '../../../src/service/listing/sqlite/listing-rank-sqlite.js';
 import { createIndexWriter } from '../../../src/service/listing/sqlite/listing-writer-sqlite.js';
 import { queryTokens } from '../../../src/service/listing/sqlite/listing-reads-sqlite.js';
+
+const migrateSqliteIndex = (db: Db): void => migrateIndex(db, LISTING_SCHEMA_STEPS);
 
 const ZERO = '0x' + '0'.repeat(40);
 const addr = (n: number) => '0x' + n.toString(16).padStart(40, '0');

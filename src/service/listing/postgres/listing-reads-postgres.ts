@@ -11,32 +11,11 @@
 // merge the heads of the per-contract lists, or filter the owner's whole list by contract, whichever is estimated
 // cheaper.
 import type { PgPool } from '../../db/pg-pool.js';
-import type { Contract, OrderBy, OrderDirection, Standard, Token } from '../../../shared/listing.js';
-import { pageStartRank, planSlices } from '../listing-cursor.js';
+import type { Contract, OrderDirection, Standard, Token } from '../../../shared/listing.js';
+import { pageStartRank } from '../listing-cursor.js';
+import { nearerEnd, planHoldings, planQuery, type Holdings, type OwnerOrder } from '../listing-plan.js';
 import { toContract, type ContractColumns, type ListingReads, type TokenQueryInput, type TokenQueryResult } from '../listing-reads.js';
 import { contractSlice } from '../listing-keys.js';
-
-export interface PgQueryOptions {
-  /** How several filtered contracts combine in transfer/token-id order; 'auto' (default) estimates the cheaper. For tests. */
-  several?: 'auto' | 'merge' | 'scan';
-}
-
-/** Past this many contracts, one filtered scan of the owner's list beats planning and running a subquery per contract. */
-const MERGE_MAX_LISTS = 32;
-
-/**
- * Merge or scan for several contracts in transfer/token-id order, by estimated cost. A merge reads up to `reach`
- * entries of each contract's list: by transfer PostgreSQL merges the index-ordered lists as it reads them (about
- * 0.05 us an entry on 500k tokens, PostgreSQL 18), by token id it must sort them (about 0.35 us, the key being
- * computed). A scan walks about reach * tokenCount / total entries of the owner's whole list and visits the table for
- * each to see its contract (about 0.15 us).
- */
-function severalPlan(held: readonly { n: number }[], reach: number, total: number, tokenCount: number, byTransfer: boolean): 'merge' | 'scan' {
-  if (held.length > MERGE_MAX_LISTS) return 'scan';
-  const merged = held.reduce((s, x) => s + Math.min(x.n, reach), 0) * (byTransfer ? 0.05 : 0.35);
-  const scanned = ((reach * tokenCount) / total) * 0.15;
-  return merged <= scanned ? 'merge' : 'scan';
-}
 
 const CONTRACT_COLUMNS = 'address, name, symbol, total_supply, minted, burned, standard';
 
@@ -78,16 +57,6 @@ type Params = ReturnType<typeof params>;
 type Dir = 'ASC' | 'DESC';
 const sqlDir = (d: OrderDirection): Dir => (d === 'asc' ? 'ASC' : 'DESC');
 const flip = (d: Dir): Dir => (d === 'ASC' ? 'DESC' : 'ASC');
-
-/**
- * How to read entries [start, start + size) of `total` from the nearer end of the index, as the SQLite store seeks:
- * forward in `dir` over the first `reach` entries, or, for a page in the back half, backwards from the far end.
- */
-function nearerEnd(start: number, size: number, total: number, dir: Dir): { walk: Dir; reach: number; skip: number; take: number } {
-  if (2 * start + size <= total) return { walk: dir, reach: start + size, skip: start, take: size };
-  const reach = total - start;
-  return { walk: flip(dir), reach, skip: Math.max(reach - size, 0), take: Math.min(size, reach) };
-}
 
 /** One ordered list: the column that scopes it, the SQL of the scope's id, and its key column. */
 interface List {
@@ -212,66 +181,56 @@ async function readPage(pool: PgPool, p: Params, ids: string, dir: Dir): Promise
   return toTokens(rows);
 }
 
-const ownerKey = (o: OrderBy): List['key'] => (o === 'transfer_block_number' ? 'k_tr' : o === 'token_id' ? 'k_id' : 'k_ct');
+const OWNER_KEY: Record<OwnerOrder, List['key']> = { transfer: 'k_tr', token_id: 'k_id', contract_address: 'k_ct' };
 
-export async function queryTokensPg(pool: PgPool, q: TokenQueryInput, o: PgQueryOptions = {}): Promise<TokenQueryResult> {
-  const filter = q.contracts && q.contracts.length > 0 ? [...new Set(q.contracts.map((a) => a.toLowerCase()))] : null;
-
-  if (q.contract !== undefined) {
-    const address = q.contract.toLowerCase();
-    // The contract is known when its row exists, so it passes a filter exactly when the filter names it.
-    if (filter && !filter.includes(address)) return EMPTY;
-    const key = q.orderBy === 'transfer_block_number' ? 'k_tr' : 'k_cid';
-    return wholeList(pool, 'idx_contracts', address, q.standard, q, (scopeId) => ({ scope: 'contract_id', scopeId, key }));
+/** Carries out the plan of listing-plan.ts. */
+export async function queryTokensPg(pool: PgPool, q: TokenQueryInput): Promise<TokenQueryResult> {
+  const plan = planQuery(q);
+  if (plan.kind === 'empty') return EMPTY;
+  if (plan.kind === 'contract') {
+    const key = plan.order === 'transfer' ? 'k_tr' : 'k_cid';
+    return wholeList(pool, 'idx_contracts', plan.address, plan.standard, q, (scopeId) => ({ scope: 'contract_id', scopeId, key }));
   }
+  const ownerList = (order: OwnerOrder) => (scopeId: string): List => ({ scope: 'owner_id', scopeId, key: OWNER_KEY[order] });
+  if (plan.kind === 'owner') return wholeList(pool, 'idx_accounts', plan.owner, undefined, q, ownerList(plan.order));
 
-  if (q.owner === undefined) throw new Error('queryTokens needs an owner or a contract');
-  const owner = q.owner.toLowerCase();
-  const ownerList = (scopeId: string): List => ({ scope: 'owner_id', scopeId, key: ownerKey(q.orderBy) });
-  if (!filter && !q.standard) return wholeList(pool, 'idx_accounts', owner, undefined, q, ownerList);
-
-  const h = await ownerHoldings(pool, owner, filter, q.standard);
+  const h = await ownerHoldings(pool, plan.owner, plan.filter, plan.standard);
   if (!h) return EMPTY;
-  // A standard alone filters nothing when every contract of the owner has it: the owner's whole list, as on SQLite.
-  if (!filter && h.kept.length === h.mine) return wholeList(pool, 'idx_accounts', owner, undefined, q, ownerList);
-  if (h.kept.length === 0) return EMPTY;
-
-  const held = h.kept.filter((x) => x.n > 0).sort((a, b) => Buffer.compare(a.addr, b.addr));
-  const total = held.reduce((s, x) => s + x.n, 0);
-  const start = pageStartRank(q.page, q.size, total);
-  if (start === null) return { tokens: [], totalCount: total };
+  const holdings: Holdings<Holding> = { kept: h.kept, mine: plan.filter ? null : h.mine, addr: (x) => x.addr, count: (x) => x.n, tokenCount: h.tokenCount };
+  const then = planHoldings(q, holdings, 'postgres');
+  if (then.kind === 'empty') return EMPTY;
+  if (then.kind === 'owner') return wholeList(pool, 'idx_accounts', plan.owner, undefined, q, ownerList(then.order));
+  if (then.kind === 'past-end') return { tokens: [], totalCount: then.total };
+  const { total, start } = then;
   const page = (tokens: Token[]) => ({ tokens, totalCount: total });
   const p = params();
   const dir = sqlDir(q.direction);
 
-  if (q.orderBy === 'transfer_block_number' && held.length === 1) {
-    // One contract: the (owner, contract) pair keeps its own transfer-ordered list.
-    const pair = held[0]!.pairId;
+  if (then.kind === 'pair') {
+    const pair = then.held.of.pairId;
     if (pair === null) return page([]);
-    return page(await readPage(pool, p, listIds(p, { scope: 'pair_id', scopeId: p.$(pair), key: 'k_tr' }, dir, start, q.size, p.$(held[0]!.n)), dir));
+    return page(await readPage(pool, p, listIds(p, { scope: 'pair_id', scopeId: p.$(pair), key: 'k_tr' }, dir, start, q.size, p.$(then.held.n)), dir));
   }
 
   // Pushed only where used: PostgreSQL cannot type a parameter that no part of the text refers to.
   const ownerId = () => p.$(h.id);
-  if (q.orderBy === 'contract_address' || (q.orderBy === 'token_id' && held.length === 1)) {
+  if (then.kind === 'slices') {
     // Each contract is one contiguous slice of the owner's contract-ordered list, where key order is id order.
-    const slices = q.direction === 'desc' ? [...held].reverse() : held;
     const scope: List = { scope: 'owner_id', scopeId: ownerId(), key: 'k_ct' };
-    const parts = planSlices(slices.map((x) => x.n), start, q.size);
-    const ids = parts.map(({ slice, from, take }, i) => `(${listIds(p, scope, dir, from, take, p.$(slices[slice]!.n), i, contractSlice(slices[slice]!.addr))})`);
+    const ids = then.parts.map(({ held, from, take }, i) => `(${listIds(p, scope, dir, from, take, p.$(held.n), i, contractSlice(held.of.addr))})`);
     return page(ids.length === 0 ? [] : await readPage(pool, p, ids.join(' UNION ALL '), dir));
   }
 
   // Several contracts in transfer or token-id order, read from the nearer end of their union.
-  const byTransfer = q.orderBy === 'transfer_block_number';
-  const { walk, reach, skip, take } = nearerEnd(start, q.size, total, dir);
-  const plan = o.several && o.several !== 'auto' ? o.several : severalPlan(held, reach, total, h.tokenCount, byTransfer);
+  const { byTransfer, held } = then;
+  const { backwards, reach, skip, take } = nearerEnd(start, q.size, total);
+  const walk = backwards ? flip(dir) : dir;
   const cut = `OFFSET ${p.$(skip)} LIMIT ${p.$(take)}`;
-  if (plan === 'scan') {
+  if (then.combine === 'scan') {
     // By contract_id, not by the address at the end of k_id (which the index alone could answer): the planner has
     // statistics for the column and keeps the ordered index scan; for the computed suffix it guessed a sort of all rows.
     const key = byTransfer ? 'k_tr' : 'k_id';
-    const kept = `contract_id = ANY(${p.$(held.map((x) => x.contractId))}::bigint[])`;
+    const kept = `contract_id = ANY(${p.$(held.map((x) => x.of.contractId))}::bigint[])`;
     const ids = `SELECT id, 0 AS part, ${key} AS k FROM idx_tokens WHERE owner_id = ${ownerId()} AND ${kept} ORDER BY ${key} ${walk} ${cut}`;
     return page(await readPage(pool, p, ids, dir));
   }
@@ -281,12 +240,12 @@ export async function queryTokensPg(pool: PgPool, q: TokenQueryInput, o: PgQuery
   let lists: string[];
   if (byTransfer) {
     lists = held
-      .filter((x) => x.pairId !== null)
-      .map((x) => `(SELECT id, k_tr AS k FROM idx_tokens WHERE pair_id = ${p.$(x.pairId)} ORDER BY k_tr ${walk} LIMIT ${limit})`);
+      .filter((x) => x.of.pairId !== null)
+      .map((x) => `(SELECT id, k_tr AS k FROM idx_tokens WHERE pair_id = ${p.$(x.of.pairId)} ORDER BY k_tr ${walk} LIMIT ${limit})`);
   } else {
     const id = ownerId();
     lists = held.map((x) => {
-      const s = contractSlice(x.addr);
+      const s = contractSlice(x.of.addr);
       return (
         `(SELECT id, substring(k_ct from 21) || substring(k_ct for 20) AS k FROM idx_tokens ` +
         `WHERE owner_id = ${id} AND k_ct >= ${p.$(s.lo)} AND k_ct < ${p.$(s.hi)} ORDER BY k_ct ${walk} LIMIT ${limit})`

@@ -2,7 +2,33 @@
 // loads before it applies a range or a rollback in memory (listing-writer-postgres.ts). Pure functions of the intent.
 import { addressBytes, holdingIdKey, tokenKeys, type WriteIntent } from '../listing-writer.js';
 import { ZERO_ADDRESS } from '../../../shared/address.js';
-import { emptyNeeds, type OverlayNeeds } from './listing-writer-postgres.js';
+
+/** A contract by address or by row id. */
+export type ContractRef = string | number;
+
+/** What the writer will be asked for while it applies one range or rollback; anything else it is asked for throws. */
+export interface OverlayNeeds {
+  contracts: Set<string>;
+  contractIds: Set<number>;
+  accounts: Set<string>;
+  accountIds: Set<number>;
+  /** Token rows by (contract, k_cid). */
+  tokens: { contract: ContractRef; kCid: Buffer }[];
+  /** ERC-1155 id rows by (contract, k_id). */
+  ids: { contract: ContractRef; kId: Buffer }[];
+  /** Every holding of an ERC-1155 id (a rollback replays it). */
+  holdingsOfIds: { contract: number; kId: Buffer }[];
+  /** (owner, contract) pairs a token may move into. */
+  pairs: { owner: string | number; contract: ContractRef }[];
+  /** Contracts whose count of non-zero ids is asked for. */
+  nonZero: Set<number>;
+  /** ERC-4906 ranges: tokens or id keys in [lo, hi] of a contract. */
+  ranges: { contract: string; lo: Buffer; hi: Buffer; limit: number }[];
+}
+
+export function emptyNeeds(): OverlayNeeds {
+  return { contracts: new Set(), contractIds: new Set(), accounts: new Set(), accountIds: new Set(), tokens: [], ids: [], holdingsOfIds: [], pairs: [], nonZero: new Set(), ranges: [] };
+}
 
 export function needsOf(intent: WriteIntent): OverlayNeeds {
   const needs = emptyNeeds();

@@ -12,7 +12,7 @@ import type { PostgresListingWriter } from '../listing-writer.js';
 import { tokenKeys, type ContractRow, type IdRow, type IndexWriter, type TokenRow } from '../listing-writer.js';
 import { addressBytes, holdingIdKey, holdingsUpperBound } from '../listing-keys.js';
 import { LISTING_PG_SCHEMA_STEPS } from './listing-schema-postgres.js';
-import { needsOf } from './listing-writer-postgres-needs.js';
+import { needsOf, type ContractRef, type OverlayNeeds } from './listing-writer-postgres-needs.js';
 
 /** The listing's write side on the fleet's PostgreSQL: read what a write touches, apply it in memory, commit it. */
 export function openPostgresListingWriter(pool: PgPool): PostgresListingWriter {
@@ -23,33 +23,6 @@ export function openPostgresListingWriter(pool: PgPool): PostgresListingWriter {
       return Object.assign(w, { commit: (c: PgClient) => writeOverlay(c, w.changes()) });
     },
   };
-}
-
-/** A contract by address or by row id. */
-type ContractRef = string | number;
-
-/** What the writer will be asked for while it applies one range or rollback; anything else it is asked for throws. */
-export interface OverlayNeeds {
-  contracts: Set<string>;
-  contractIds: Set<number>;
-  accounts: Set<string>;
-  accountIds: Set<number>;
-  /** Token rows by (contract, k_cid). */
-  tokens: { contract: ContractRef; kCid: Buffer }[];
-  /** ERC-1155 id rows by (contract, k_id). */
-  ids: { contract: ContractRef; kId: Buffer }[];
-  /** Every holding of an ERC-1155 id (a rollback replays it). */
-  holdingsOfIds: { contract: number; kId: Buffer }[];
-  /** (owner, contract) pairs a token may move into. */
-  pairs: { owner: string | number; contract: ContractRef }[];
-  /** Contracts whose count of non-zero ids is asked for. */
-  nonZero: Set<number>;
-  /** ERC-4906 ranges: tokens or id keys in [lo, hi] of a contract. */
-  ranges: { contract: string; lo: Buffer; hi: Buffer; limit: number }[];
-}
-
-export function emptyNeeds(): OverlayNeeds {
-  return { contracts: new Set(), contractIds: new Set(), accounts: new Set(), accountIds: new Set(), tokens: [], ids: [], holdingsOfIds: [], pairs: [], nonZero: new Set(), ranges: [] };
 }
 
 type Contract = ContractRow & { first_block: number };

@@ -8,7 +8,8 @@
 // first key by rank lookups across the per-contract lists or merge their heads, whichever is cheaper (docs/indexer.md).
 import type { Db } from '../../../lib/sqlite.js';
 import type { Contract, OrderDirection, Token } from '../../../shared/listing.js';
-import { ascendingRank, filterPlan, mergeWindow, pageStartRank, planSlices, selectRank, type RankedList } from '../listing-cursor.js';
+import { ascendingRank, mergeWindow, pageStartRank, selectRank, type RankedList } from '../listing-cursor.js';
+import { planHoldings, planQuery, type Holdings, type OwnerOrder } from '../listing-plan.js';
 import { toContract, type ContractColumns, type ListingReads, type TokenQueryInput, type TokenQueryResult } from '../listing-reads.js';
 import { LIST, contractSlice, type ListCode } from '../listing-keys.js';
 import { createRankReader, listSource, readGeneration, type RankReader } from './listing-rank-sqlite.js';
@@ -192,83 +193,72 @@ function seekList(r: Reader, code: ListCode, scopeId: number, total: number, ran
   return r.page(code, dir, false).all(scopeId, key, size) as PageRow[];
 }
 
+const OWNER_LIST: Record<OwnerOrder, ListCode> = { transfer: LIST.OWNER_TR, token_id: LIST.OWNER_ID, contract_address: LIST.OWNER_CT };
+
+/** Carries out the plan of listing-plan.ts. */
 export function queryTokens(db: Db, q: TokenQueryInput): TokenQueryResult {
   const r = reader(db);
   r.refresh();
-  const filter = q.contracts && q.contracts.length > 0 ? [...new Set(q.contracts.map((a) => a.toLowerCase()))] : null;
-  let filterRows = filter ? filter.map((a) => r.contract(a)).filter((c): c is ContractInfo => c !== undefined) : null;
-
-  if (q.contract !== undefined) {
-    const c = r.contract(q.contract.toLowerCase());
-    if (!c || (q.standard && c.standard !== q.standard)) return EMPTY;
-    if (filterRows && !filterRows.some((f) => f.id === c.id)) return EMPTY;
+  const plan = planQuery(q);
+  if (plan.kind === 'empty') return EMPTY;
+  if (plan.kind === 'contract') {
+    const c = r.contract(plan.address);
+    if (!c || (plan.standard && c.standard !== plan.standard)) return EMPTY;
     const total = c.token_count;
     const start = pageStartRank(q.page, q.size, total);
     if (start === null) return { tokens: [], totalCount: total };
-    const code = q.orderBy === 'transfer_block_number' ? LIST.CONTRACT_TR : LIST.CONTRACT_ID;
+    const code = plan.order === 'transfer' ? LIST.CONTRACT_TR : LIST.CONTRACT_ID;
     return { tokens: toTokens(r, seekList(r, code, c.id, total, start, q.size, q.direction)), totalCount: total };
   }
 
-  if (q.owner === undefined) throw new Error('queryTokens needs an owner or a contract');
-  const owner = r.account(q.owner.toLowerCase());
+  const owner = r.account(plan.owner);
   if (!owner) return EMPTY;
-  if (q.standard) {
-    // A standard is a filter on the owner's contracts of that standard; an owner holding one standard only (the
-    // common case) keeps the plain whole-list seek.
-    const mine = r.ownerContracts(owner.id).map((id) => r.contractById(id)!);
-    const kept = mine.filter((c) => c.standard === q.standard);
-    if (filterRows) filterRows = filterRows.filter((c) => c.standard === q.standard);
-    else if (kept.length < mine.length) filterRows = kept;
-    if (filterRows && filterRows.length === 0) return EMPTY;
-  }
-
-  if (!filterRows) {
+  const wholeOwnerList = (order: OwnerOrder): TokenQueryResult => {
     const total = owner.token_count;
     const start = pageStartRank(q.page, q.size, total);
     if (start === null) return { tokens: [], totalCount: total };
-    const code = q.orderBy === 'transfer_block_number' ? LIST.OWNER_TR : q.orderBy === 'token_id' ? LIST.OWNER_ID : LIST.OWNER_CT;
-    return { tokens: toTokens(r, seekList(r, code, owner.id, total, start, q.size, q.direction)), totalCount: total };
-  }
+    return { tokens: toTokens(r, seekList(r, OWNER_LIST[order], owner.id, total, start, q.size, q.direction)), totalCount: total };
+  };
+  if (plan.kind === 'owner') return wholeOwnerList(plan.order);
 
-  const held = filterRows
-    .map((c) => ({ c, n: r.ownerContractCount(owner.id, c.addr) }))
-    .filter((x) => x.n > 0)
-    .sort((a, b) => Buffer.compare(a.c.addr, b.c.addr));
-  const total = held.reduce((s, x) => s + x.n, 0);
-  const start = pageStartRank(q.page, q.size, total);
-  if (start === null) return { tokens: [], totalCount: total };
+  const ofStandard = (c: ContractInfo) => !plan.standard || c.standard === plan.standard;
+  const mine = plan.filter ? null : r.ownerContracts(owner.id).map((id) => r.contractById(id)!);
+  const kept = (plan.filter ? plan.filter.map((a) => r.contract(a)).filter((c): c is ContractInfo => c !== undefined) : mine!).filter(ofStandard);
+  const holdings: Holdings<ContractInfo> = { kept, mine: mine?.length ?? null, addr: (c) => c.addr, count: (c) => r.ownerContractCount(owner.id, c.addr), tokenCount: owner.token_count };
+  const then = planHoldings(q, holdings, 'sqlite');
+  if (then.kind === 'empty') return EMPTY;
+  if (then.kind === 'owner') return wholeOwnerList(then.order);
+  if (then.kind === 'past-end') return { tokens: [], totalCount: then.total };
+  const { total, start } = then;
 
-  if (q.orderBy === 'transfer_block_number' && held.length === 1) {
+  if (then.kind === 'pair') {
     // One contract: the (owner, contract) pair keeps its own transfer-ordered list.
-    const pair = r.pairId(owner.id, held[0]!.c.id);
+    const pair = r.pairId(owner.id, then.held.of.id);
     if (pair === undefined) return { tokens: [], totalCount: total };
     return { tokens: toTokens(r, seekList(r, LIST.PAIR_TR, pair, total, start, q.size, q.direction)), totalCount: total };
   }
 
-  if (q.orderBy === 'contract_address' || (q.orderBy === 'token_id' && held.length === 1)) {
-    if (q.direction === 'desc') held.reverse();
+  if (then.kind === 'slices') {
     const rows: PageRow[] = [];
-    for (const part of planSlices(held.map((x) => x.n), start, q.size)) {
-      const { c, n } = held[part.slice]!;
+    for (const { held, from, take } of then.parts) {
+      const { of: c, n } = held;
       const below = r.ownerCountBelow(owner.id, c.addr);
-      const key = r.rank.keyAt(LIST.OWNER_CT, owner.id, below + ascendingRank(part.from, n, q.direction), owner.token_count);
+      const key = r.rank.keyAt(LIST.OWNER_CT, owner.id, below + ascendingRank(from, n, q.direction), owner.token_count);
       if (!key) break;
       const slice = contractSlice(c.addr);
       const bound = q.direction === 'asc' ? slice.hi : slice.lo;
-      rows.push(...(r.page(LIST.OWNER_CT, q.direction, true).all(owner.id, key, bound, part.take) as PageRow[]));
+      rows.push(...(r.page(LIST.OWNER_CT, q.direction, true).all(owner.id, key, bound, take) as PageRow[]));
     }
     return { tokens: toTokens(r, rows), totalCount: total };
   }
 
   // Several contracts in transfer or token-id order. Either merge the per-contract lists from their start
   // (reads up to start + size keys of each), or select the key at the page's first rank across them by rank
-  // lookups (about k^2 log n lookups for k lists) and merge `size` keys of each from there. The cheaper wins.
-  const byTransfer = q.orderBy === 'transfer_block_number';
+  // lookups (about k^2 log n lookups for k lists) and merge `size` keys of each from there (listing-plan.ts picks).
+  const { byTransfer } = then;
+  const held = then.held.map((x) => ({ c: x.of, n: x.n }));
   const asc = q.direction === 'asc';
   const st = r.ownerContractKeys(byTransfer, q.direction);
-  const mergeKeys = held.reduce((n, x) => n + Math.min(x.n, start + q.size), 0);
-  const widest = held.reduce((n, x) => Math.max(n, x.n), 1);
-  const plan = q.filterPlan && q.filterPlan !== 'auto' ? q.filterPlan : filterPlan(held.length, widest, mergeKeys);
   let ranked: RankedList<Buffer>[];
   let from: ((bound: Buffer | null, limit: number) => Buffer[])[];
   if (byTransfer) {
@@ -299,7 +289,7 @@ export function queryTokens(db: Db, q: TokenQueryInput): TokenQueryResult {
   }
   let lists: Buffer[][];
   let skip = 0;
-  if (plan === 'merge') {
+  if (then.combine === 'merge') {
     lists = from.map((read) => read(null, start + q.size));
     skip = start;
   } else {
