@@ -8,21 +8,21 @@ import { createShutdown } from '../lib/shutdown.js';
 import type { AppInfo, AppStatus, ReplacementPolicy } from '../shared/desktop-api.js';
 import { TxdeskError } from '../shared/errors.js';
 import type { TxRecord } from '../shared/tx-record.js';
-import { isTrackerError } from '../sdk/index.js';
+import { isTrackerError } from '@txdesk/tracker';
 import { createJsonRpcChain } from './adapters/chain/chain-jsonrpc.js';
 import { openTxStore } from './adapters/sqlite/tx-store-sqlite.js';
 import { createSdkTrackerFeed } from './adapters/tracker/tracker-feed-sdk.js';
-import type { CoreOptions } from './create-core.js';
+import type { CoreOptions } from './core-options.js';
 import { appSubscriptionId, txStoreFile } from './data-files.js';
-import { networkKey, wrongChainMessage } from './domain/networks.js';
+import { networkKey } from '../shared/networks.js';
+import { wrongChainMessage } from './domain/networks.js';
 import type { Chain, Clock, DevchainControl, Signer, TxStore } from './ports.js';
 import { createClientFeed } from './services/client-feed.js';
 import { createLinkStatus, type LinkStatusBoard } from './services/link-status.js';
 import { observeChain, watchNode } from './services/node-link.js';
 import { startNonceWatchdog, type NonceWatchdog } from './services/nonce-watchdog.js';
-import { describeTrackerError, type TrackerNet } from './services/tracker-error-messages.js';
 import { createTxEngine, type RecoverySummary, type TxEngine } from './services/tx-engine.js';
-import { startupTrackerRefusal } from './startup-refusals.js';
+import { describeTrackerError, startupTrackerRefusal, type TrackerNet } from './startup-refusals.js';
 
 /** Far longer than any redelivery: the tracker drops a message once it is acked. */
 const PROCESSED_ID_TTL_MS = 30 * 24 * 3600 * 1000;

@@ -157,6 +157,20 @@ export interface TokenImage {
 export type KeyStorage = 'keychain' | 'encrypted-file' | 'memory';
 
 /** Where the signing key rests between runs. */
+/** Why a key vault failed: the keychain would not read or store, or the key file or its passphrase is wrong. */
+export type VaultFailure = 'keychain-unreadable' | 'keychain-refused' | 'weak-passphrase' | 'wrong-passphrase' | 'damaged-file' | 'unsafe-kdf';
+
+/** A vault's failure: `reason` is for decisions, the message is written to be shown (it never carries the key). */
+export class VaultError extends Error {
+  constructor(
+    readonly reason: VaultFailure,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'VaultError';
+  }
+}
+
 export interface KeyVault {
   readonly storage: KeyStorage;
   load(): Promise<string | null>;

@@ -83,6 +83,10 @@ const errorSchema = z
     error: z.object({
       code: z.enum(ERROR_CODES),
       message: z.string().meta({ description: 'One sentence saying what is wrong and what to do.' }),
+      fields: z
+        .array(z.object({ path: z.string(), problem: z.string().optional(), sentence: z.string() }))
+        .optional()
+        .meta({ description: 'For a refused request: each field it got wrong (its path, what is wrong, the sentence).' }),
     }),
   })
   .meta({ id: 'Error' });

@@ -2,6 +2,7 @@
 // HTTP, reconnecting lazily on the next call after a drop. Every request goes out under an id of the connection's own
 // and its answer comes back under the caller's, so callers that number each batch from 0 can share one socket.
 import WebSocket from 'ws';
+import { RPC_TIMEOUT } from './json-rpc.js';
 
 interface Waiter {
   resolve(reply: unknown): void;
@@ -14,8 +15,14 @@ export interface WsTransport {
   close(): void;
 }
 
-/** The node did not answer a request within its timeout (the socket itself may be fine). */
-export class RpcTimeoutError extends Error {}
+/** The node did not answer a request within its timeout (the socket itself may be fine); `code` says so to classifiers. */
+export class RpcTimeoutError extends Error {
+  readonly code = RPC_TIMEOUT;
+  constructor(message: string) {
+    super(message);
+    this.name = 'RpcTimeoutError';
+  }
+}
 
 export function createWsTransport(url: string): WsTransport {
   let socket: Promise<WebSocket> | null = null;

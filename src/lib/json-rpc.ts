@@ -17,6 +17,18 @@ export class RpcError extends Error {
   }
 }
 
+/** The code of an RpcTimeoutError (json-rpc-ws.ts): no answer in time, told apart by code, not by its words. */
+export const RPC_TIMEOUT = 'RPC_TIMEOUT';
+
+/**
+ * Whether a node's error to eth_call / eth_estimateGas says the call failed inside the EVM (it reverts, or the contract
+ * lacks the function): EIP-1474 code 3, or the wording nodes use without it. The one rule, for the app's checks before
+ * signing and for the indexer (whose answer to such a call is "absent").
+ */
+export function isRevertAnswer(error: { code?: unknown; message?: unknown }): boolean {
+  return error.code === 3 || /revert|evmerror|invalid opcode|out of gas|stack underflow|invalid jump|invalidfe/i.test(String(error.message ?? ''));
+}
+
 /** A node that answered a batch with something other than an array of answers: it takes calls one at a time. */
 export class BatchRefused extends Error {
   constructor(readonly url: string) {

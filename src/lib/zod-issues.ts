@@ -1,24 +1,32 @@
 // The one place zod issues become people's sentences: one per problem, naming the field and what it accepts (docs/api.md).
 import type { z } from 'zod';
+import { fieldIssue, type FieldIssue } from '../shared/errors.js';
 
 /** One sentence per issue; `noun` is "field" for bodies and "query parameter" for query strings. */
 export function describeIssues(issues: readonly z.core.$ZodIssue[], noun: string): string {
-  const sentences: string[] = [];
-  for (const issue of issues.slice(0, 3)) {
-    const name = issue.path.map(String).join('.');
+  return fieldIssues(issues, noun)
+    .map((i) => i.sentence)
+    .join(' ');
+}
+
+/**
+ * The first issues as data: each one's field path, what is wrong with it (a predicate, for a form to put after the
+ * field's own name) and its sentence. A custom issue is a whole sentence of our own; its predicate, when it has one,
+ * comes in its params (`{ problem }`).
+ */
+export function fieldIssues(issues: readonly z.core.$ZodIssue[], noun: string): FieldIssue[] {
+  return issues.slice(0, 3).map((issue) => {
+    const path = issue.path.map(String).join('.');
     if (issue.code === 'unrecognized_keys') {
       const keys = issue.keys.map((k) => `'${k}'`).join(', ');
-      sentences.push(`Unknown ${noun}${issue.keys.length > 1 ? 's' : ''} ${keys}; remove ${issue.keys.length > 1 ? 'them' : 'it'}.`);
-    } else if (isMissing(issue)) {
-      sentences.push(`The ${noun} '${name}' is required.`);
-    } else if (issue.code === 'custom') {
-      // Custom issues from our own transforms already are whole sentences.
-      sentences.push(issue.message);
-    } else {
-      sentences.push(`The ${noun} '${name}' ${phrase(issue)}.`);
+      return { path, sentence: `Unknown ${noun}${issue.keys.length > 1 ? 's' : ''} ${keys}; remove ${issue.keys.length > 1 ? 'them' : 'it'}.` };
     }
-  }
-  return sentences.join(' ');
+    if (issue.code === 'custom') {
+      const problem = (issue.params as { problem?: unknown } | undefined)?.problem;
+      return typeof problem === 'string' ? { path, problem, sentence: issue.message } : { path, sentence: issue.message };
+    }
+    return fieldIssue(path, isMissing(issue) ? 'is required' : phrase(issue), noun);
+  });
 }
 
 /**

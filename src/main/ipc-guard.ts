@@ -1,7 +1,7 @@
 // The IPC boundary as pure functions: who may call (sender frame URL), which method (one of the contract table's
 // calls), and how a failure is reported. Arguments are checked by the core itself, once. No electron import.
 import { desktopMethods, type CallMethod, type DesktopApi } from '../shared/desktop-api.js';
-import { ERROR_CODES, type ErrorCode } from '../shared/errors.js';
+import { ERROR_CODES, TxdeskError, type ErrorBody, type ErrorCode } from '../shared/errors.js';
 import type { IpcResult } from './ipc-result.js';
 
 /** Scheme, host and port: the origin, also for custom schemes such as app:, whose URL.origin is "null" in Node. */
@@ -25,11 +25,13 @@ export function isTrustedSenderUrl(senderUrl: string | undefined, appUrl: string
 const knownCodes = new Set<string>(ERROR_CODES);
 
 /** Maps anything thrown by the core to `{ code, message }`; unknown errors become INTERNAL without their text (it may hold secrets or paths). */
-export function toIpcError(e: unknown): { code: ErrorCode; message: string } {
+export function toIpcError(e: unknown): ErrorBody['error'] {
   if (e && typeof e === 'object' && 'code' in e && 'message' in e) {
     const { code, message } = e as { code: unknown; message: unknown };
     if (typeof code === 'string' && knownCodes.has(code) && typeof message === 'string') {
-      return { code: code as ErrorCode, message };
+      // The fields a refused request got wrong go along as data (Electron would drop them from a thrown Error).
+      const fields = e instanceof TxdeskError ? e.fields : undefined;
+      return { code: code as ErrorCode, message, ...(fields ? { fields } : {}) };
     }
   }
   return { code: 'INTERNAL', message: 'Something went wrong inside the app; the log has the details.' };

@@ -1,4 +1,4 @@
 // The envelope every IPC call returns: Electron passes only `message` of a thrown Error across IPC, so failures travel as values.
-import type { ErrorCode } from '../shared/errors.js';
+import type { ErrorBody } from '../shared/errors.js';
 
-export type IpcResult<T> = { ok: true; value: T } | { ok: false; error: { code: ErrorCode; message: string } };
+export type IpcResult<T> = { ok: true; value: T } | { ok: false; error: ErrorBody['error'] };

@@ -6,6 +6,7 @@ import type { ApprovalDecision, ApprovalRequest, ApprovalRule } from './approval
 import type { TokenPage, TokenQuery } from './listing.js';
 import type { TxRecord, TxRecordWithHistory } from './tx-record.js';
 import type { Speed, TxRequest } from './tx-request.js';
+import type { ServedNetworkState } from './node-health.js';
 
 export type Unsubscribe = () => void;
 
@@ -142,7 +143,7 @@ export interface ServiceHealthInfo {
 }
 
 /** What the data service says about a network it serves (GET /nft/v1/networks); `unknown` when it could not be asked. */
-export type NetworkState = 'starting' | 'serving' | 'unreachable' | 'wrong-chain' | 'unknown';
+export type NetworkState = ServedNetworkState | 'unknown';
 
 /** One network the app can show and sign for: what the data service serves, with what the app knows of it. */
 export interface NetworkInfo {

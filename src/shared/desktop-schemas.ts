@@ -17,6 +17,7 @@ import { STANDARDS, type TokenQuery } from './listing.js';
 import { SPEEDS, type Speed, type TxRequest } from './tx-request.js';
 import type { ApprovalDecision } from './approvals.js';
 import { MAX_BUMP_PERCENT, MIN_BUMP_PERCENT } from './defaults.js';
+import { fieldIssue } from './errors.js';
 
 export const txHashSchema = z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'must be a transaction hash: 0x followed by 64 hex digits');
 export const addressSchema = z.string().regex(ADDRESS_PATTERN, 'must be an address: 0x followed by 40 hex digits');
@@ -29,8 +30,14 @@ const quantitySchema = (field: string, what: string) =>
   z
     .string()
     .regex(QUANTITY, { message: `must be ${what}: a decimal or 0x-hex string`, abort: true })
-    // A refinement's message is a whole sentence (lib/zod-issues.ts), so it names its field itself.
-    .refine((s) => !QUANTITY.test(s) || BigInt(s) <= UINT256_MAX, `The field '${field}' must be ${what} below 2^256.`);
+    // A refinement's message is a whole sentence (lib/zod-issues.ts), so it names its field itself; `problem` is the
+    // same without the field, for a form that shows it beside the field.
+    .refine((s) => !QUANTITY.test(s) || BigInt(s) <= UINT256_MAX, fieldRefusal(field, `must be ${what} below 2^256`));
+
+/** A refinement's words: the whole sentence naming `field`, and what is wrong as data (lib/zod-issues.ts fieldIssues). */
+function fieldRefusal(field: string, problem: string): { message: string; params: { problem: string } } {
+  return { message: fieldIssue(field, problem).sentence, params: { problem } };
+}
 
 export const speedSchema = z.enum(SPEEDS as [Speed, ...Speed[]], { message: "must be 'slow', 'normal' or 'fast'" });
 
@@ -41,7 +48,7 @@ export const txRequestSchema = z
     to: addressSchema.nullable(),
     value: quantitySchema('value', 'an amount of wei'),
     data: z.string().regex(/^0x([0-9a-fA-F]{2})*$/, 'must be 0x-hex bytes: 0x followed by an even number of hex digits').max(2 * 256 * 1024 + 2, 'is larger than 256 KiB'),
-    gas: quantitySchema('gas', 'a gas limit').refine((s) => !QUANTITY.test(s) || BigInt(s) >= 21_000n && BigInt(s) <= 100_000_000n, "The field 'gas' must be a gas limit between 21000 and 100000000."),
+    gas: quantitySchema('gas', 'a gas limit').refine((s) => !QUANTITY.test(s) || BigInt(s) >= 21_000n && BigInt(s) <= 100_000_000n, fieldRefusal('gas', 'must be a gas limit between 21000 and 100000000')),
     speed: speedSchema,
   })
   .partial()
@@ -49,7 +56,7 @@ export const txRequestSchema = z
   // {} is the same as no body (the 0-value self-transfer): an example app may send an empty JSON object.
   .refine((r) => Object.keys(r).length === 0 || (r.to !== undefined && r.to !== null) || (r.data !== undefined && r.data !== '0x'), {
     path: ['to'],
-    message: "The field 'to' is missing: give a recipient, or data (init code) to create a contract.",
+    ...fieldRefusal('to', 'is missing: give a recipient, or data (init code) to create a contract'),
   });
 
 export const policyPatchSchema = z

@@ -19,9 +19,25 @@ export const ERROR_CODES = [
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
-/** What goes over the wire: `{ error: { code, message } }`. */
+/**
+ * One thing a request got wrong, as data beside its sentence: `path` names the field ("to", "policy.maxFeeWei"; empty
+ * for the request as a whole), `problem` says what is wrong with it as a predicate to follow the field's own name ("must
+ * be an amount of wei: …"; absent when the sentence cannot be split that way), `sentence` is what the message says.
+ */
+export interface FieldIssue {
+  path: string;
+  problem?: string;
+  sentence: string;
+}
+
+/** The issue of one field, its sentence made the one way: "The field 'to' has a wrong checksum: …". */
+export function fieldIssue(path: string, problem: string, noun = 'field'): FieldIssue {
+  return { path, problem, sentence: `The ${noun} '${path}' ${problem}.` };
+}
+
+/** What goes over the wire: `{ error: { code, message } }`, and for a refused request the `fields` it got wrong. */
 export interface ErrorBody {
-  error: { code: ErrorCode; message: string };
+  error: { code: ErrorCode; message: string; fields?: FieldIssue[] };
 }
 
 /** A failure a caller can act on. `message` is one sentence that says what to do. */
@@ -39,8 +55,21 @@ export class TxdeskError extends Error {
     this.name = 'TxdeskError';
   }
 
+  /** The fields a refused request got wrong (set by FieldsError); none for any other failure. */
+  readonly fields?: FieldIssue[];
+
   toBody(): ErrorBody {
-    return { error: { code: this.code, message: this.message } };
+    const fields = this.fields;
+    return { error: { code: this.code, message: this.message, ...(fields ? { fields } : {}) } };
+  }
+}
+
+/** INVALID_PARAMETER for a request with these issues: the message is their sentences, and each names its field. */
+export class FieldsError extends TxdeskError {
+  override readonly fields: FieldIssue[];
+  constructor(issues: readonly FieldIssue[]) {
+    super('INVALID_PARAMETER', issues.map((i) => i.sentence).join(' '));
+    this.fields = [...issues];
   }
 }
 

@@ -1,5 +1,5 @@
 // The network name a chain id goes by when nobody names it (the data service's default, the app's guess while the
-// service is away); one table for both.
+// service is away); one table for both. And how both name a network in one string.
 
 const NETWORK_NAMES: Record<number, string> = {
   1: 'mainnet',
@@ -17,3 +17,6 @@ const NETWORK_NAMES: Record<number, string> = {
 export function defaultNetwork(chainId: number): string {
   return NETWORK_NAMES[chainId] ?? `chain-${chainId}`;
 }
+
+/** `platform/network`: how settings (nodeUrls), flags, logs and metrics name a network. */
+export const networkKey = (n: { platform: string; network: string }): string => `${n.platform}/${n.network}`;

@@ -20,12 +20,34 @@ export type PricedBy =
 /** Why an open nonce is not moving forward on its own. */
 export type NonceProblemReason = 'fee-cap' | 'max-replacements' | 'funds' | 'underpriced' | 'refused' | 'unreachable' | 'no-key';
 
+/**
+ * What a nonce problem is made of, as data (amounts in decimal wei), so screens and the core's own checks act on facts
+ * and the sentence stays for people: the fee a replacement needs and the cap (fee-cap), the balance and what the
+ * attempt may cost (funds); `code` names the decision behind it (a node refusal's kind, a skip's reason, a refused
+ * cancel's code), and the rest is whatever else its sentence says.
+ */
+export interface NonceProblemFacts {
+  code: string;
+  neededWei?: string;
+  capWei?: string;
+  balanceWei?: string;
+  costWei?: string;
+  /** The fee the refused attempt offers. */
+  feeWei?: string;
+  /** The node's own words, where the sentence quotes them. */
+  nodeMessage?: string;
+  attempt?: number;
+  maxReplacements?: number;
+}
+
 export interface NonceProblem {
   reason: NonceProblemReason;
   /** One sentence a person can act on, e.g. "balance 0.00003 ETH is below the 0.0000378 ETH this replacement needs". */
   summary: string;
   /** When the problem was first seen (ISO time). */
   since: string;
+  /** Absent on problems stored before txdesk kept them. */
+  facts?: NonceProblemFacts;
 }
 
 /**

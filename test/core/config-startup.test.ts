@@ -3,14 +3,14 @@
 // ID guard, and the log levels.
 import { describe, expect, it } from 'vitest';
 import { ConfigError, type NetworkConfig } from '../../src/core/config.js';
-import { keyLoadRefusal, refuseDevchainFlags, startupTrackerRefusal } from '../../src/core/startup-refusals.js';
+import { VaultError } from '../../src/core/ports.js';
+import { describeTrackerError, keyLoadRefusal, refuseDevchainFlags, startupTrackerRefusal } from '../../src/core/startup-refusals.js';
 import { clientIdGuard } from '../../src/core/services/client-id-guard.js';
 import { createLinkStatus } from '../../src/core/services/link-status.js';
-import { describeTrackerError } from '../../src/core/services/tracker-error-messages.js';
 import { createTrackingQueue } from '../../src/core/services/tracking-queue.js';
 import { compareParts, servedNetworkFor, type ServiceHealth } from '../../src/core/startup-checks.js';
 import { createLogger, logLevelFromEnv, type Logger } from '../../src/lib/log.js';
-import { TrackerError } from '../../src/sdk/index.js';
+import { TrackerError } from '@txdesk/tracker';
 import type { AppSettings } from '../../src/shared/desktop-api.js';
 import { isTxdeskError } from '../../src/shared/errors.js';
 
@@ -91,13 +91,37 @@ describe("the tracker SDK's errors in the app's words", () => {
     [new TrackerError('UNKNOWN_CLIENT_ID', 'The tracker at ws://svc does not know this clientId; … pass it to new TransactionTracker().', false), /^CLIENT_ID is not known to the data service at http:\/\/svc:4000: run `txdesk login`/],
     [new TrackerError('NOT_FOUND', 'Nothing is served at ws://svc. Check the platform and network options.', false), /^The data service at http:\/\/svc:4000 does not serve ethereum\/local: set NETWORK \(and PLATFORM\) to what http:\/\/svc:4000\/health names/],
     [
-      new TrackerError('UNREACHABLE', 'Lost the txdesk tracker at ws://svc:4000/tracker/ethereum/local: cannot connect (connect ECONNREFUSED 127.0.0.1:4000); reconnecting in 312 ms.'),
+      new TrackerError('UNREACHABLE', 'Lost the txdesk tracker at ws://svc:4000/tracker/ethereum/local: cannot connect (connect ECONNREFUSED 127.0.0.1:4000); reconnecting in 312 ms.', true, undefined, {
+        reason: 'CONNECT_FAILED',
+        detail: 'connect ECONNREFUSED 127.0.0.1:4000',
+      }),
       /^The tracker at http:\/\/svc:4000 is unreachable \(cannot connect \(connect ECONNREFUSED 127\.0\.0\.1:4000\)\); retrying with backoff/,
+    ],
+    [
+      // The SDK's form with several URLs ("reconnecting to <next> in"), which the old message parser missed.
+      new TrackerError('UNREACHABLE', 'Lost the txdesk tracker at ws://a:4000/tracker/ethereum/local: the connection dropped; reconnecting to ws://b:4000/tracker/ethereum/local in 250 ms.', true, undefined, {
+        reason: 'CONNECTION_DROPPED',
+      }),
+      /^The tracker at http:\/\/svc:4000 is unreachable \(the connection dropped\); retrying with backoff/,
+    ],
+    [
+      new TrackerError('UNREACHABLE', 'Lost the txdesk tracker at ws://svc:4000/t: the service answered HTTP 503; reconnecting in 250 ms.', true, undefined, { reason: 'HTTP_STATUS', httpStatus: 503 }),
+      /is unreachable \(the service answered HTTP 503\); retrying/,
     ],
   ])('%s', (e, words) => {
     const w = describeTrackerError(e, tnet);
     expect(w).toMatch(words);
-    expect(w).not.toMatch(/TransactionTracker|options|reconnecting in/);
+    expect(w).not.toMatch(/TransactionTracker|options|reconnecting|ws:\/\//);
+  });
+
+  it('reads the code and facts, never the message: a reworded SDK sentence changes nothing', () => {
+    const facts = { reason: 'CONNECT_FAILED', detail: 'getaddrinfo ENOTFOUND svc' } as const;
+    for (const code of ['UNKNOWN_CLIENT_ID', 'NOT_FOUND', 'UNREACHABLE'] as const) {
+      const first = new TrackerError(code, 'Lost the txdesk tracker at ws://svc: cannot connect; reconnecting in 5 ms.', false, undefined, facts);
+      const reworded = new TrackerError(code, 'Entirely different words; with: colons and ; semicolons in odd places.', false, undefined, facts);
+      expect(describeTrackerError(reworded, tnet)).toBe(describeTrackerError(first, tnet));
+      expect(describeTrackerError(reworded, tnet, 'starting')).toBe(describeTrackerError(first, tnet, 'starting'));
+    }
   });
 
   it('at start-up a refusal becomes a ConfigError (exit 2); anything else passes through', () => {
@@ -112,10 +136,18 @@ describe("the tracker SDK's errors in the app's words", () => {
 
 describe('a key file the passphrase does not open', () => {
   it('is bad input naming TXDESK_KEY_PASSPHRASE; other load failures stay run-time failures', () => {
-    const wrong = keyLoadRefusal(new Error('The key file /d/k.json cannot be decrypted with TXDESK_KEY_PASSPHRASE; set the passphrase it was saved with.'));
+    const wrong = keyLoadRefusal(new VaultError('wrong-passphrase', 'The key file /d/k.json cannot be decrypted with TXDESK_KEY_PASSPHRASE; set the passphrase it was saved with.'));
     expect(wrong).toBeInstanceOf(ConfigError);
-    const locked = new Error('The OS keychain could not be read; unlock it and try again.');
+    const locked = new VaultError('keychain-unreadable', 'The OS keychain could not be read; unlock it and try again.');
     expect(keyLoadRefusal(locked)).toBe(locked);
+  });
+
+  it('is told by the vault\'s reason code, not its words', () => {
+    const reworded = keyLoadRefusal(new VaultError('wrong-passphrase', 'That passphrase does not open the key file.'));
+    expect(reworded).toBeInstanceOf(ConfigError);
+    expect((reworded as ConfigError).problems).toEqual(['That passphrase does not open the key file.']);
+    const mentions = new Error('TXDESK_KEY_PASSPHRASE appears in a message that is not a vault failure');
+    expect(keyLoadRefusal(mentions)).toBe(mentions);
   });
 });
 

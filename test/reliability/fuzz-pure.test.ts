@@ -12,7 +12,7 @@ import { parseListingParams, readQuery } from '../../src/service/listing/listing
 import { parseFrame } from '../../src/service/tracker/tracker-rpc.js';
 import type { DesktopApi } from '../../src/shared/desktop-api.js';
 import { isTxdeskError } from '../../src/shared/errors.js';
-import { TrackerError, TransactionTracker, checkAckTimeout, checkConfirmation, checkSubscriptionId, checkTimeout, checkTxHash } from '../../src/sdk/index.js';
+import { TrackerError, TransactionTracker, checkAckTimeout, checkConfirmation, checkSubscriptionId, checkTimeout, checkTxHash } from '@txdesk/tracker';
 
 const RUNS = 400;
 const knownCodes = ['BAD_REQUEST', 'INVALID_PARAMETER', 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'METHOD_NOT_ALLOWED', 'CONFLICT', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'RATE_LIMITED', 'UPSTREAM_UNAVAILABLE', 'CHAIN_ERROR', 'INTERNAL'];

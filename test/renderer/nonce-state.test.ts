@@ -71,11 +71,15 @@ describe('nonceState: one word per situation', () => {
     expect(fixes).toEqual(['raise-cap', 'raise-limit', 'top-up', 'cancel', 'add-key']);
   });
 
-  it('takes the fee a cap raise needs from the skip, else from the sentence', () => {
+  it("takes the fee a cap raise needs from the problem's facts, else from the skip, never from the sentence", () => {
     const fromDetail = nonceState([old({ status: 'pending' })], [ev('replacement-skipped', { reason: 'cap', neededWei: '1800000001', capWei: '1200000000' })]);
     expect(fromDetail.fix).toEqual({ kind: 'raise-cap', neededWei: '1800000001' });
-    const fromText = nonceState([o({ status: 'pending', problem: problem('fee-cap', 'a fee the network accepts is 1.8 gwei, above the cap of 1.2 gwei') })]);
-    expect(fromText.fix).toEqual({ kind: 'raise-cap', neededWei: '1800000000' });
+    const facts = { code: 'cap', neededWei: '1800000001', capWei: '1200000000' };
+    const fromFacts = nonceState([o({ status: 'pending', problem: { ...problem('fee-cap', 'A fee the network accepts is 1.8 gwei.'), facts } })]);
+    expect(fromFacts.fix).toEqual({ kind: 'raise-cap', neededWei: '1800000001' });
+    // A sentence with a fee in it but no facts (a problem stored before facts) asks for a cap without a figure.
+    const noFacts = nonceState([o({ status: 'pending', problem: problem('fee-cap', 'a fee the network accepts is 1.8 gwei, above the cap of 1.2 gwei') })]);
+    expect(noFacts.fix).toEqual({ kind: 'raise-cap', neededWei: null });
   });
 
   it('reads problems only from the newest decision of the history', () => {

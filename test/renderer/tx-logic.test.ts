@@ -1,7 +1,7 @@
 // Renderer bookkeeping of transaction records, as tables of cases: merging, grouping by nonce, counts, fee figures.
 import { describe, expect, it } from 'vitest';
 import { bumpPercent, chainOf, countGroups, groupByNonce, receiptFacts, recordsToMap, upsertRecord } from '../../src/renderer/src/store/tx-logic.js';
-import { formatEthAmount, formatGwei, parseGweiToWei, shortHex, weiToGweiInput } from '../../src/renderer/src/lib/format.js';
+import { formatEthAmount, parseGweiToWei, shortHex, weiToGweiInput } from '../../src/renderer/src/lib/format.js';
 import type { TxRecord } from '../../src/shared/tx-record.js';
 import { rec as baseRec } from '../support/core-records.js';
 
@@ -76,15 +76,6 @@ describe('figures', () => {
     ['1000000000', '1270000000', '+27.0%'],
     ['0', '1', ''],
   ])('bumpPercent(%s, %s) = %s', (a, b, out) => expect(bumpPercent(a, b)).toBe(out));
-
-  it.each([
-    ['1000000000', '1'],
-    ['1270000000', '1.27'],
-    ['1000000001', '1'],
-    ['999999999999', '1,000'],
-    ['0', '0'],
-    [undefined, '—'],
-  ])('formatGwei(%s) = %s', (wei, out) => expect(formatGwei(wei)).toBe(out));
 
   it.each([
     ['1', '1000000000'],

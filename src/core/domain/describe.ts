@@ -4,7 +4,8 @@
 import { TxdeskError } from '../../shared/errors.js';
 import type { TxKind } from '../../shared/tx-record.js';
 import type { StuckVerdict } from './market-fees.js';
-import { formatGwei, headlineFee, percentIncrease } from './fees.js';
+import { formatGwei } from '../../shared/fee-words.js';
+import { headlineFee, percentIncrease } from './fees.js';
 import { formatEth, REFUSALS_BEFORE_CANCEL, type RefusalFacts } from './refusal.js';
 import type { ReplaceDecision, SkipDecision } from './replacement.js';
 import type { RequestRefusal, UserReplacementKind } from './send-check.js';

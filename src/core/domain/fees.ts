@@ -80,17 +80,6 @@ export function replacementFees(prev: FeeFields, net: NetworkFees, bumpPercent: 
   return { txType: 'eip1559', maxFeePerGas: maxFee, maxPriorityFeePerGas: tip };
 }
 
-/** "1.27 gwei": fee amounts in the unit people read, for history summaries. */
-export function formatGwei(wei: bigint): string {
-  if (wei < 100_000n) return `${wei} wei`;
-  const whole = wei / 1_000_000_000n;
-  const frac = wei % 1_000_000_000n;
-  if (frac === 0n) return `${whole} gwei`;
-  // Four decimals at most, then no trailing zeros: 1.8 gwei + 1 wei reads "1.8 gwei", not "1.8000 gwei".
-  const digits = frac.toString().padStart(9, '0').slice(0, 4).replace(/0+$/, '');
-  return digits ? `${whole}.${digits} gwei` : `${whole} gwei`;
-}
-
 /** Percent increase from `a` to `b`, one decimal, for summaries. */
 export function percentIncrease(a: bigint, b: bigint): string {
   if (a === 0n) return '+inf%';

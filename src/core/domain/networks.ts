@@ -1,9 +1,8 @@
 // Which networks the app can show and switch to: the data service's list joined with the node URLs the app knows and
 // the networks it has open, and the one sentence for a network it cannot switch to. Pure: the lists come in as values.
 import type { NetworkInfo, NetworkRef, NetworkState } from '../../shared/desktop-api.js';
+import { networkKey } from '../../shared/networks.js';
 
-/** `platform/network`: how settings (nodeUrls) and logs name a network. */
-export const networkKey = (n: NetworkRef): string => `${n.platform}/${n.network}`;
 
 export const sameNetwork = (a: NetworkRef, b: NetworkRef): boolean => a.platform === b.platform && a.network === b.network;
 

@@ -59,8 +59,3 @@ export function fundsShortfall(f: FundsFacts): bigint | null {
   const need = f.valueWei + f.gasLimit * f.capWei;
   return f.balanceWei >= need ? null : need - f.balanceWei;
 }
-
-/** Whether a node's error to eth_call / eth_estimateGas says the call reverts (EIP-1474 code 3, or its wording). */
-export function isRevertAnswer(code: unknown, message: string): boolean {
-  return code === 3 || /revert/i.test(message);
-}

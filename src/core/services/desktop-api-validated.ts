@@ -1,11 +1,11 @@
 // The core's face: every call's arguments are checked here, once, against desktop-schemas.ts, whichever transport
 // brought them (IPC, HTTP, a test), and so is any other outside input the core parses (parseInput); a refusal is one
-// INVALID_PARAMETER sentence per problem, naming the field.
+// INVALID_PARAMETER sentence per problem, naming the field, with the field paths as data (FieldsError).
 import type { z } from 'zod';
-import { describeIssues } from '../../lib/zod-issues.js';
+import { fieldIssues } from '../../lib/zod-issues.js';
 import { callMethods, desktopMethods, type ArgPlace, type CallMethod, type DesktopApi } from '../../shared/desktop-api.js';
 import { desktopArgs } from '../../shared/desktop-schemas.js';
-import { TxdeskError } from '../../shared/errors.js';
+import { FieldsError, TxdeskError } from '../../shared/errors.js';
 
 /** The name a person knows an argument by: `hash` for `path:hash`, `uris` for `body.uris`; none for a whole body. */
 function argName(place: ArgPlace | undefined): string | null {
@@ -35,14 +35,14 @@ export function checkArgs<M extends CallMethod>(method: M, args: readonly unknow
   if (n > takes) throw new TxdeskError('INVALID_PARAMETER', `${method} takes ${takes} argument${takes === 1 ? '' : 's'}, not ${n}; remove the others.`);
   const parsed = desktopArgs[method].safeParse(args.slice(0, n));
   if (parsed.success) return parsed.data as Parameters<DesktopApi[M]>;
-  throw new TxdeskError('INVALID_PARAMETER', describeIssues(namedIssues(method, parsed.error.issues), 'field'));
+  throw new FieldsError(fieldIssues(namedIssues(method, parsed.error.issues), 'field'));
 }
 
 /** `input` (from HTTP, IPC or a settings file) parsed by `schema`, or INVALID_PARAMETER naming `what` for a bare value. */
 export function parseInput<S extends z.ZodType>(schema: S, input: unknown, what: string): z.infer<S> {
   const r = schema.safeParse(input);
   if (r.success) return r.data;
-  throw new TxdeskError('INVALID_PARAMETER', describeIssues(r.error.issues.map((issue) => (issue.path.length ? issue : { ...issue, path: [what] })), 'field'));
+  throw new FieldsError(fieldIssues(r.error.issues.map((issue) => (issue.path.length ? issue : { ...issue, path: [what] })), 'field'));
 }
 
 /** `api` with every call's arguments checked first; events pass through. */

@@ -7,7 +7,7 @@ import type { Logger } from '../../lib/log.js';
 import type { KeyExport, KeyInfo } from '../../shared/desktop-api.js';
 import { TxdeskError } from '../../shared/errors.js';
 import { normalizePrivateKey, privateKeyProblem } from '../domain/private-key.js';
-import type { Chain, DevchainControl, KeyVault, Signer, SignerFactory } from '../ports.js';
+import { VaultError, type Chain, type DevchainControl, type KeyVault, type Signer, type SignerFactory } from '../ports.js';
 import { exportKeystore } from './key-export.js';
 
 /** What a fresh dev-chain key receives: plenty of ETH for fees and a few tokens for the token browser. */
@@ -68,7 +68,7 @@ export function createKeyManager(d: KeyManagerDeps) {
       await d.vault.save(privateKey);
     } catch (e) {
       // Vault messages are written to be shown (they never carry the key); anything else gets a generic sentence.
-      throw new TxdeskError('CONFLICT', e instanceof Error && /keychain|TXDESK_KEY_PASSPHRASE|key file/.test(e.message) ? e.message : 'The key could not be stored; check the keychain or the data directory, then retry.');
+      throw new TxdeskError('CONFLICT', e instanceof VaultError ? e.message : 'The key could not be stored; check the keychain or the data directory, then retry.');
     }
     await adopt(privateKey, d.vault.storage);
     await provision(signer!.address);

@@ -2,7 +2,8 @@
 // the first switch to it and kept until the core stops, so a transaction left open on a network keeps being watched
 // and settled while another is active. Opening is a port (`open`): this service only decides and remembers.
 import { TxdeskError } from '../../shared/errors.js';
-import { networkKey, sameNetwork } from '../domain/networks.js';
+import { networkKey } from '../../shared/networks.js';
+import { sameNetwork } from '../domain/networks.js';
 import type { NetworkRef } from '../../shared/desktop-api.js';
 
 /** What this service needs of a session. */

@@ -1,7 +1,8 @@
 // Sends stored signed transactions and records each outcome (history, nonce problem, refusal count, log), and
 // registers sent hashes with the tracker.
 import { describeNews, describeRefusal, kindNoun, short } from '../domain/describe.js';
-import { formatGwei } from '../domain/fees.js';
+import { formatGwei } from '../../shared/fee-words.js';
+import { refusalIsNews, refusalProblemFacts } from '../domain/problem-facts.js';
 import { REASON_OF_REFUSAL, sendEndsRefusal, type BroadcastFailure } from '../domain/refusal.js';
 import { worstCost } from '../domain/replacement.js';
 import { newestAttempt } from '../domain/replacement-retry.js';
@@ -68,17 +69,17 @@ export function createTxBroadcasting(ctx: TxEngineContext, nonceUsed: (from: str
       refusals.set(hash, count);
       const cost = worstCost(rec, BigInt(rec.gasPrice));
       const balance = outcome === 'funds' ? await d.chain.balance(rec.from).catch(() => null) : null;
-      const summary = describeRefusal({ failure: outcome, message, nonce: rec.nonce, from: rec.from, kind: rec.kind, costWei: cost, feeWei: BigInt(rec.gasPrice), balanceWei: balance });
-      const last = d.store.history(hash).at(-1);
-      const news = !(last?.kind === 'broadcast-failed' && last.summary === summary);
+      const refusal = { failure: outcome, message, nonce: rec.nonce, from: rec.from, kind: rec.kind, costWei: cost, feeWei: BigInt(rec.gasPrice), balanceWei: balance };
+      const [summary, facts] = [describeRefusal(refusal), refusalProblemFacts(refusal)];
+      const news = refusalIsNews(d.store.history(hash).at(-1), facts);
       d.store.transaction(() => {
         if (outcome !== 'unreachable') d.store.markBroadcast(hash, 'rejected');
         // The timeline says why it was sent again (dropped, node restarted) before it says why the node refused it.
         if (news && kind === 'rebroadcast') d.store.addEvent(hash, { kind, summary: describeNews({ code: 'sent-again', why }), detail: why ? { why } : {} }, now);
-        if (news) d.store.addEvent(hash, { kind: 'broadcast-failed', summary, detail: { failure: outcome, message, refusals: count, ...(balance !== null ? { balanceWei: balance.toString(), costWei: cost.toString() } : {}) } }, now);
+        if (news) d.store.addEvent(hash, { kind: 'broadcast-failed', summary, detail: { failure: outcome, message, refusals: count, ...(balance !== null ? { balanceWei: balance.toString(), costWei: cost.toString() } : {}), facts } }, now);
         const newest = newestAttempt(d.store.byNonce(rec.from, rec.nonce));
         if (newest?.transactionHash === hash || outcome === 'unreachable') {
-          const h = ctx.setProblem(rec.from, rec.nonce, REASON_OF_REFUSAL[outcome], summary);
+          const h = ctx.setProblem(rec.from, rec.nonce, { reason: REASON_OF_REFUSAL[outcome], summary, facts });
           if (h) changed.push(h);
         }
       });

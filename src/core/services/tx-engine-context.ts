@@ -3,10 +3,12 @@
 import type { Logger } from '../../lib/log.js';
 import type { ReplacementPolicy } from '../../shared/desktop-api.js';
 import { TxdeskError } from '../../shared/errors.js';
-import type { NonceProblemReason, TxRecord } from '../../shared/tx-record.js';
+import type { NonceProblem, NonceProblemFacts, TxRecord } from '../../shared/tx-record.js';
 import type { TxPayload } from '../../shared/tx-request.js';
 import { kindNoun, short } from '../domain/describe.js';
-import { formatGwei, type FeeFields } from '../domain/fees.js';
+import { formatGwei } from '../../shared/fee-words.js';
+import type { FeeFields } from '../domain/fees.js';
+import { problemChanges } from '../domain/problem-facts.js';
 import { isMined } from '../domain/replacement.js';
 import { newestAttempt } from '../domain/replacement-retry.js';
 import type { RecordChange } from '../domain/transitions.js';
@@ -38,6 +40,9 @@ export interface TxEngineDeps {
   changed(records: TxRecord[]): void;
 }
 
+/** A problem to set: its reason, sentence and facts (`since` is kept or stamped by setProblem). */
+export type NewProblem = Omit<NonceProblem, 'since'> & { facts: NonceProblemFacts };
+
 export interface TxEngineContext {
   d: TxEngineDeps;
   /** Nonce allocation, tracker messages and every send of the same nonce run here one at a time. */
@@ -53,10 +58,11 @@ export interface TxEngineContext {
   /** Runs a node call a person is waiting on, turning a failure into the sentence that says what to check. */
   chainCall<T>(what: string, fn: () => Promise<T>): Promise<T>;
   /**
-   * Puts `reason` and `summary` on the newest record of the nonce (keeping `since` while the reason stands), or
-   * clears it with `reason` null. Returns the hash it changed, if any. Call inside a store transaction.
+   * Puts the problem on the newest record of the nonce (keeping `since` while the reason stands) unless the same
+   * reason and facts are there already, or clears it with null. Returns the hash it changed, if any. Call inside a
+   * store transaction.
    */
-  setProblem(from: string, nonce: number, reason: NonceProblemReason | null, summary?: string): string | null;
+  setProblem(from: string, nonce: number, problem: NewProblem | null): string | null;
   /** Applies record changes, clears the problem of every nonce they settle, and logs settled nonces. Call inside a store transaction. */
   applyChanges(changes: readonly RecordChange[]): void;
 }
@@ -81,17 +87,18 @@ export function createTxEngineContext(d: TxEngineDeps): TxEngineContext {
         throw new TxdeskError('UPSTREAM_UNAVAILABLE', `The Ethereum node did not answer (${what}); check that it runs and NODE_ENDPOINT points at it, then retry.`);
       }
     },
-    setProblem(from, nonce, reason, summary = '') {
+    setProblem(from, nonce, problem) {
       const newest = newestAttempt(d.store.byNonce(from, nonce));
       if (!newest) return null;
       const was = newest.problem ?? null;
-      if (reason === null) {
+      if (problem === null) {
         if (!was) return null;
         d.store.clearProblems(from, nonce, iso());
         return newest.transactionHash;
       }
-      if (was?.reason === reason && was.summary === summary) return null;
-      d.store.setProblem(newest.transactionHash, { reason, summary, since: was?.reason === reason ? was.since : iso() }, iso());
+      // Decided on the facts: a sentence reworded (or a fee that reads the same) is not a new problem.
+      if (!problemChanges(was, problem.reason, problem.facts)) return null;
+      d.store.setProblem(newest.transactionHash, { ...problem, since: was?.reason === problem.reason ? was.since : iso() }, iso());
       return newest.transactionHash;
     },
     applyChanges(changes) {

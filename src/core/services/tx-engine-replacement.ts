@@ -3,8 +3,10 @@
 // it underpriced.
 import type { TxKind, TxRecord } from '../../shared/tx-record.js';
 import { describeNews, describeReplacement, describeSkip, short } from '../domain/describe.js';
-import { formatGwei, headlineFee, type NetworkFees } from '../domain/fees.js';
+import { formatGwei } from '../../shared/fee-words.js';
+import { headlineFee, type NetworkFees } from '../domain/fees.js';
 import { decideReplacement, PROBLEM_OF_SKIP, replacementBlocker, replacementPricedBy, payloadOf, type ReplaceDecision, type SkipDecision } from '../domain/replacement.js';
+import { skipProblemFacts } from '../domain/problem-facts.js';
 import { newestAttempt } from '../domain/replacement-retry.js';
 import type { CancelledBy } from '../domain/request-follow.js';
 import { newTxRecord } from '../domain/transitions.js';
@@ -55,7 +57,7 @@ export function createTxReplacing(ctx: TxEngineContext, sending: Pick<TxBroadcas
       const skip = plan.decision;
       d.store.addEvent(prev.transactionHash, { kind: 'replacement-skipped', summary: describeSkip(skip), detail: { reason: skip.reason, ...skip.detail } }, now);
       const problem = PROBLEM_OF_SKIP[skip.reason];
-      if (problem) ctx.setProblem(prev.from, prev.nonce, problem, describeSkip(skip, 'problem'));
+      if (problem) ctx.setProblem(prev.from, prev.nonce, { reason: problem, summary: describeSkip(skip, 'problem'), facts: skipProblemFacts(skip) });
       return null;
     }
     const { decision, signed } = plan;

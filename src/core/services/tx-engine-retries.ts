@@ -3,6 +3,7 @@
 import type { NonceProblemReason } from '../../shared/tx-record.js';
 import { describeRefusal, describeRequestRefusal } from '../domain/describe.js';
 import type { NetworkFees } from '../domain/fees.js';
+import { cancelRefusalFacts, refusalProblemFacts } from '../domain/problem-facts.js';
 import { decideRetry, lastRefusalIn, REFUSAL_PROBLEMS, refusalMayBeRetried, type Refusal } from '../domain/refusal.js';
 import { isMined, worstCost } from '../domain/replacement.js';
 import { newestAttempt, skipIsNews, waitingForRetry } from '../domain/replacement-retry.js';
@@ -97,8 +98,8 @@ export function createTxRetries(ctx: TxEngineContext, replacing: Pick<TxReplacin
         const action = decideRetry({ failure: refusal.failure, refusals: refusal.count, costWei: cost, balanceWei: balance, feeWei: BigInt(newest.gasPrice), baseFeeWei: net?.baseFeeWei ?? null, isCancel: newest.kind === 'cancel' });
         if (action.action === 'wait') {
           // Keep the sentence current (a partial top-up changes the balance) without adding history.
-          const summary = describeRefusal({ failure: 'funds', message: '', nonce: newest.nonce, from: newest.from, kind: newest.kind, costWei: cost, feeWei: BigInt(newest.gasPrice), balanceWei: balance });
-          const h = d.store.transaction(() => ctx.setProblem(newest.from, newest.nonce, 'funds', summary));
+          const facts = { failure: 'funds' as const, message: '', nonce: newest.nonce, from: newest.from, kind: newest.kind, costWei: cost, feeWei: BigInt(newest.gasPrice), balanceWei: balance };
+          const h = d.store.transaction(() => ctx.setProblem(newest.from, newest.nonce, { reason: 'funds', summary: describeRefusal(facts), facts: refusalProblemFacts(facts) }));
           if (h) ctx.emit([h]);
           return 0;
         }
@@ -114,7 +115,7 @@ export function createTxRetries(ctx: TxEngineContext, replacing: Pick<TxReplacin
         const cancel = await users.signUserReplacement(newest, 'cancel', `the node refused it ${refusal.count} times`, 'txdesk');
         if ('code' in cancel) {
           // Tried again on the next block, like the refusal itself.
-          const h = d.store.transaction(() => ctx.setProblem(newest.from, newest.nonce, PROBLEM_OF_CANCEL_REFUSAL[cancel.code], describeRequestRefusal(cancel)));
+          const h = d.store.transaction(() => ctx.setProblem(newest.from, newest.nonce, { reason: PROBLEM_OF_CANCEL_REFUSAL[cancel.code], summary: describeRequestRefusal(cancel), facts: cancelRefusalFacts(cancel) }));
           if (h) ctx.emit([h]);
           return 0;
         }

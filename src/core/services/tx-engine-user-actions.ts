@@ -1,17 +1,17 @@
 // What a person asks of the engine: a new transaction at the next nonce, and a cancel or speed-up of one already
 // sent (a same-nonce replacement at a bumped fee, outside the automatic replacement limit).
-import { TxdeskError } from '../../shared/errors.js';
+import { fieldIssue, FieldsError, TxdeskError } from '../../shared/errors.js';
 import type { PricedBy, TxRecord } from '../../shared/tx-record.js';
 import { describeNews, refuse } from '../domain/describe.js';
 import { headlineFee, type GivenFees, type NetworkFees } from '../domain/fees.js';
 import { HISTORY_BLOCKS, marketQuote, type FeeHistory, type MarketQuote } from '../domain/market-fees.js';
 import { planNextNonce } from '../domain/nonce.js';
 import { isAddress } from 'ethers';
-import { RpcError } from '../../lib/json-rpc.js';
+import { isRevertAnswer, RpcError } from '../../lib/json-rpc.js';
 import type { TxPayload, TxRequest } from '../../shared/tx-request.js';
 import { decideUserReplacement, keyRefusal, marketPricedBy, payloadOf, SELF_TRANSFER_GAS, selfTransfer, settledNonceRefusal } from '../domain/replacement.js';
 import { decodeRevert, describeRevert } from '../domain/revert.js';
-import { firstAttemptFees, fundsShortfall, isRevertAnswer, type RequestRefusal, type UserReplacementKind } from '../domain/send-check.js';
+import { firstAttemptFees, fundsShortfall, type RequestRefusal, type UserReplacementKind } from '../domain/send-check.js';
 import { newestAttempt } from '../domain/replacement-retry.js';
 import type { CancelledBy } from '../domain/request-follow.js';
 import { newTxRecord } from '../domain/transitions.js';
@@ -72,7 +72,7 @@ export function createTxUserActions(ctx: TxEngineContext, sending: Pick<TxBroadc
   async function prepare(from: string, request: TxRequest): Promise<TxPayload> {
     // isAddress takes lower case, upper case or the exact EIP-55 spelling: mixed case that is not the checksum is a typo.
     if (request.to && !isAddress(request.to)) {
-      throw new TxdeskError('INVALID_PARAMETER', "The field 'to' has a wrong checksum: check the address, or write it in lower case.");
+      throw new FieldsError([fieldIssue('to', 'has a wrong checksum: check the address, or write it in lower case')]);
     }
     const to = request.to ? request.to.toLowerCase() : null;
     const valueWei = BigInt(request.value ?? '0');
@@ -85,7 +85,7 @@ export function createTxUserActions(ctx: TxEngineContext, sending: Pick<TxBroadc
       d.chain.balance(from),
     ]);
     const e = simulated.status === 'rejected' ? (simulated.reason as Error) : null;
-    if (e instanceof RpcError && e.code !== 'unreachable' && isRevertAnswer(e.code, e.message)) {
+    if (e instanceof RpcError && e.code !== 'unreachable' && isRevertAnswer(e)) {
       throw new TxdeskError('WOULD_REVERT', describeRevert(decodeRevert(e.data), e.message), 422, false, typeof e.data === 'string' ? e.data : undefined);
     }
     if (balance.status === 'rejected' || (e && (!(e instanceof RpcError) || e.code === 'unreachable'))) {

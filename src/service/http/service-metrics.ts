@@ -4,13 +4,9 @@ import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { Counter, Gauge, Registry } from 'prom-client';
 import { z } from 'zod';
 import type { DocumentedRoute } from '../../lib/hono-kit.js';
+import { nodeProblems, servedNetworkStates, type NodeProblem, type ServedNetworkState as NetworkState } from '../../shared/node-health.js';
 import { requestMetrics } from './request-latency.js';
 
-export type NodeProblem = 'refused' | 'timeout' | 'lagging' | 'wrong-chain' | 'error' | 'rate-limited';
-export const nodeProblems: readonly NodeProblem[] = ['refused', 'timeout', 'lagging', 'wrong-chain', 'error', 'rate-limited'];
-
-export type NetworkState = 'starting' | 'serving' | 'unreachable' | 'wrong-chain';
-export const networkStates: readonly NetworkState[] = ['starting', 'serving', 'unreachable', 'wrong-chain'];
 
 export type NetworkRole = 'indexer-leader' | 'watcher-leader';
 export const networkRoles: readonly NetworkRole[] = ['indexer-leader', 'watcher-leader'];
@@ -116,7 +112,7 @@ export function createServiceMetrics(source: MetricsSource): ServiceMetrics {
   const none = {} as Record<never, string>;
   networkGauge('txdesk_network_up', '1 while the network is serving, else 0.', [], (s) => [[none, s.state === 'serving' ? 1 : 0]]);
   networkGauge('txdesk_network_state', 'The network\'s state: 1 on the current one, 0 on the others.', ['state'], (s) =>
-    networkStates.map((state) => [{ state }, s.state === state ? 1 : 0]),
+    servedNetworkStates.map((state) => [{ state }, s.state === state ? 1 : 0]),
   );
   networkGauge('txdesk_network_chain_id', 'The chain id the node reports (absent until known).', [], (s) => [[none, s.chainId]]);
   networkGauge('txdesk_head_block', "The node's head block.", [], (s) => [[none, s.headBlock]]);

@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { TxdeskError } from '../../shared/errors.js';
+import { networkKey } from '../../shared/networks.js';
 import { describeIssues } from '../../lib/zod-issues.js';
 
 export const NAME_PATTERN = /^[a-z0-9-]{1,40}$/;
@@ -22,7 +23,8 @@ export interface NetworkConfig {
   startBlock?: number;
 }
 
-export const networkKey = (n: { platform: string; network: string }): string => `${n.platform}/${n.network}`;
+// The one rule lives in src/shared/networks.ts; passed on so the service's callers keep importing it from here.
+export { networkKey };
 
 /** Null for an http(s) or ws(s) URL; else what to give instead. */
 export function nodeUrlProblem(url: string): string | null {

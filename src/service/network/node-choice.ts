@@ -2,16 +2,16 @@
 // so node-watch.ts only probes and a table of cases tests every rule. Nodes are numbered from 1 in sentences, as listed.
 // A node that pushes back (HTTP 429, a capacity error) is slowed down, not failed: it stays in use with the head it
 // last reported, and counts as `rate-limited` only once its back-pressure has lasted the limit (node-budget.ts).
+import { RPC_TIMEOUT } from '../../lib/json-rpc.js';
+import type { NodeProblem, ServedNetworkState } from '../../shared/node-health.js';
 import { BACK_PRESSURE_LIMIT_MS } from './node-budget.js';
 
-/**
- * Why a node is not used. refused/timeout/error come from its probe; lagging, wrong-chain and rate-limited (back-pressure
- * and no answer for BACK_PRESSURE_LIMIT_MS) are decided here.
- */
-export type NodeProblem = 'refused' | 'timeout' | 'lagging' | 'wrong-chain' | 'error' | 'rate-limited';
+// NodeProblem: refused/timeout/error come from a probe; lagging, wrong-chain and rate-limited (back-pressure and no
+// answer for BACK_PRESSURE_LIMIT_MS) are decided here. The words live once, in src/shared/node-health.ts.
+export { nodeProblems, type NodeProblem } from '../../shared/node-health.js';
+export type NetworkState = ServedNetworkState;
 /** What one probe can find wrong by itself. */
 export type ProbeProblem = Extract<NodeProblem, 'refused' | 'timeout' | 'error'>;
-export const nodeProblems: readonly NodeProblem[] = ['refused', 'timeout', 'lagging', 'wrong-chain', 'error', 'rate-limited'];
 
 export interface NodeObservation {
   /** The node's URL as people may see it (node-watch.ts redacts it). */
@@ -30,7 +30,6 @@ export interface NodeObservation {
   throttledSince?: number | null;
 }
 
-export type NetworkState = 'starting' | 'serving' | 'unreachable' | 'wrong-chain';
 
 export interface NodeChoice {
   /**
@@ -110,15 +109,16 @@ export function adoptedChainId(nodes: readonly NodeObservation[], backPressureLi
 /**
  * What a failed probe says about the node: no connection (refused, reset, unknown host, closed socket) is `refused`, no
  * answer in time is `timeout`, anything else (an HTTP 5xx, a JSON-RPC error, a reply that is not JSON-RPC) is `error`.
- * Reads errors by their shape (src/lib/json-rpc.ts's RpcError, the WS transport's, Node's system errors) so this stays pure.
+ * Reads errors by their shape (src/lib/json-rpc.ts's RpcError, the WS transport's RPC_TIMEOUT code, Node's system errors) so
+ * this stays pure.
  */
 export function classifyProbeError(e: unknown): ProbeProblem {
   if (!(e instanceof Error)) return 'error';
   const { name, message } = e;
   const code = (e as { code?: unknown }).code;
   const causeCode = (e as { cause?: { code?: unknown } }).cause?.code;
-  if (name === 'TimeoutError' || name === 'AbortError' || code === 'ETIMEDOUT' || causeCode === 'ETIMEDOUT') return 'timeout';
-  if (/\((TimeoutError|AbortError)\)|no answer from .* within \d+ ms|timed out/i.test(message)) return 'timeout';
+  if (name === 'TimeoutError' || name === 'AbortError' || code === 'ETIMEDOUT' || code === RPC_TIMEOUT || causeCode === 'ETIMEDOUT') return 'timeout';
+  if (/\((TimeoutError|AbortError)\)|timed out/i.test(message)) return 'timeout';
   if (code === 'unreachable') return /could not be reached/.test(message) ? 'refused' : 'error';
   if (typeof code === 'string' && connectionCodes.has(code)) return 'refused';
   if (typeof causeCode === 'string' && connectionCodes.has(causeCode)) return 'refused';

@@ -42,13 +42,14 @@ describe('vault without a keychain', () => {
       (e: Error) => e,
     );
     expect(err?.message).toMatch(/cannot be decrypted with TXDESK_KEY_PASSPHRASE/);
+    expect(err).toMatchObject({ name: 'VaultError', reason: 'wrong-passphrase' });
     expect(err?.message).not.toContain(key.slice(2));
     await v!.clear();
     expect(await v!.load()).toBeNull();
   });
 
   it('rejects a short passphrase', () => {
-    expect(() => createEncryptedFileVault(join(dir, 'x.json'), 'short')).toThrow(/at least 8 characters/);
+    expect(() => createEncryptedFileVault(join(dir, 'x.json'), 'short')).toThrow(expect.objectContaining({ reason: 'weak-passphrase', message: expect.stringMatching(/at least 8 characters/) }));
   });
 
   it('keeps a dev-chain key in memory only, and offers nothing for a real network', async () => {

@@ -8,8 +8,8 @@ import type { FeeFields } from '../../../src/core/domain/fees.js';
 import type { Refusal } from '../../../src/core/domain/refusal.js';
 import type { ReplaceDecision, SkipDecision, SkipReason } from '../../../src/core/domain/replacement.js';
 import type { RequestRefusal } from '../../../src/core/domain/send-check.js';
-import { describeTrackerError } from '../../../src/core/services/tracker-error-messages.js';
-import { TrackerError, type TrackerErrorCode } from '../../../src/sdk/index.js';
+import { describeTrackerError } from '../../../src/core/startup-refusals.js';
+import { TrackerError, type TrackerErrorCode, type TrackerErrorFacts, type TrackerUnreachableReason } from '@txdesk/tracker';
 
 const hex = (digits: number) => fc.bigInt({ min: 0n, max: 16n ** BigInt(digits) - 1n }).map((n) => `0x${n.toString(16).padStart(digits, '0')}`);
 const hash = hex(64);
@@ -116,13 +116,20 @@ describe('every code has one sentence', () => {
       }));
   });
 
-  it.each<[TrackerErrorCode, string]>([
-    ['UNKNOWN_CLIENT_ID', 'x'],
-    ['NOT_FOUND', 'x'],
-    ['UNREACHABLE', 'Lost the txdesk tracker at ws://svc:4000/t: cannot connect (ECONNREFUSED); reconnecting in 312 ms.'],
-  ])("the tracker's %s, while running and at start-up (with nothing to restart)", (code, message) => {
+  const unreachable: Record<TrackerUnreachableReason, TrackerErrorFacts> = {
+    CONNECT_FAILED: { detail: 'connect ECONNREFUSED 127.0.0.1:4000' },
+    CONNECTION_DROPPED: {},
+    HTTP_STATUS: { httpStatus: 502, detail: 'Bad gateway' },
+    NOT_SENT: {},
+  };
+  it.each<[TrackerErrorCode, TrackerErrorFacts]>([
+    ['UNKNOWN_CLIENT_ID', {}],
+    ['NOT_FOUND', {}],
+    ['UNREACHABLE', {}],
+    ...Object.entries(unreachable).map(([reason, facts]) => ['UNREACHABLE', { reason: reason as TrackerUnreachableReason, ...facts }] as [TrackerErrorCode, TrackerErrorFacts]),
+  ])("the tracker's %s %o, while running and at start-up (with nothing to restart)", (code, facts) => {
     const net = { serviceUrl: 'http://svc:4000', origin: { nodeUrl: 'env', serviceUrl: 'env', clientId: 'env', platform: 'env', network: 'env' } as const, platform: 'ethereum', network: 'local' };
-    const e = new TrackerError(code, message, false);
+    const e = new TrackerError(code, 'x', false, undefined, facts);
     expectOneSentence(describeTrackerError(e, net));
     expectOneSentence(describeTrackerError(e, net, 'starting'));
     if (code !== 'UNREACHABLE') expect(describeTrackerError(e, net, 'starting')).not.toMatch(/restart/);

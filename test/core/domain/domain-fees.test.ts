@@ -1,6 +1,7 @@
 // Table-driven tests of the fee arithmetic and the replacement decision.
 import { describe, expect, it } from 'vitest';
-import { bumpWei, formatGwei, initialFees, replacementFees, type FeeFields, type NetworkFees } from '../../../src/core/domain/fees.js';
+import { formatGwei } from '../../../src/shared/fee-words.js';
+import { bumpWei, initialFees, replacementFees, type FeeFields, type NetworkFees } from '../../../src/core/domain/fees.js';
 import { describeReplacement, describeSkip } from '../../../src/core/domain/describe.js';
 import { decideReplacement } from '../../../src/core/domain/replacement.js';
 import { GWEI, hashOf, policy, rec } from '../../support/core-records.js';
@@ -130,5 +131,7 @@ describe('formatGwei', () => {
     [50n * GWEI, '50 gwei'],
     [1_800_000_001n, '1.8 gwei'],
     [1_000_000_001n, '1 gwei'],
+    [1_234n * GWEI, '1,234 gwei'],
+    [999_999_999_999n, '999.9999 gwei'],
   ] as const)('%s -> %s', (w, s) => expect(formatGwei(w)).toBe(s));
 });

@@ -6,7 +6,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decodeRevert, describeRevert, PANIC_MEANINGS } from '../../../src/core/domain/revert.js';
 import { describeNews, describeRequestRefusal } from '../../../src/core/domain/describe.js';
-import { firstAttemptFees, fundsShortfall, isRevertAnswer } from '../../../src/core/domain/send-check.js';
+import { isRevertAnswer } from '../../../src/lib/json-rpc.js';
+import { firstAttemptFees, fundsShortfall } from '../../../src/core/domain/send-check.js';
 
 const abi = AbiCoder.defaultAbiCoder();
 const errorData = (message: string) => `0x08c379a0${abi.encode(['string'], [message]).slice(2)}`;
@@ -42,9 +43,9 @@ describe('decodeRevert', () => {
   });
 
   it('tells a revert answer by code 3 or its wording', () => {
-    expect(isRevertAnswer(3, 'anything')).toBe(true);
-    expect(isRevertAnswer(-32000, 'execution reverted: no')).toBe(true);
-    expect(isRevertAnswer(-32000, 'insufficient funds for gas * price + value')).toBe(false);
+    expect(isRevertAnswer({ code: 3, message: 'anything' })).toBe(true);
+    expect(isRevertAnswer({ code: -32000, message: 'execution reverted: no' })).toBe(true);
+    expect(isRevertAnswer({ code: -32000, message: 'insufficient funds for gas * price + value' })).toBe(false);
   });
 });
 

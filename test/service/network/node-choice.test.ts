@@ -2,6 +2,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { RpcError } from '../../../src/lib/json-rpc.js';
+import { RpcTimeoutError } from '../../../src/lib/json-rpc-ws.js';
 import { adoptedChainId, chooseNode, classifyProbeError, problemsOf, startingChoice, type NodeChoice, type NodeChoiceOptions, type NodeObservation } from '../../../src/service/network/node-choice.js';
 
 const EXPECTED = 1;
@@ -276,7 +277,9 @@ describe('classifyProbeError', () => {
     ['not JSON-RPC', new RpcError('unreachable', 'The node at http://x sent a response that is not JSON-RPC.'), 'error'],
     ['a JSON-RPC error', new RpcError(-32000, 'header not found'), 'error'],
     ['the probe deadline', Object.assign(new Error('No answer within 3000 ms.'), { name: 'TimeoutError' }), 'timeout'],
-    ['the WS transport timeout', new Error('no answer from ws://x within 4000 ms'), 'timeout'],
+    ['the WS transport timeout', new RpcTimeoutError('no answer from ws://x within 4000 ms'), 'timeout'],
+    ['the WS transport timeout, in other words', new RpcTimeoutError('ws://x kept quiet'), 'timeout'],
+    ['words alone are not a timeout', new Error('no answer from ws://x within 4000 ms'), 'error'],
     ['a WS connection refused', new Error('cannot open ws://x: connect ECONNREFUSED 127.0.0.1:1'), 'refused'],
     ['a WS connection closed', new Error('the connection to ws://x closed'), 'refused'],
     ['a reset socket', Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }), 'refused'],

@@ -7,7 +7,7 @@ import { chmodSync, existsSync, readFileSync, renameSync, rmSync, writeFileSync 
 import { dirname } from 'node:path';
 import { ensureDir } from '../../../lib/fs-dirs.js';
 import { z } from 'zod';
-import type { KeyVault } from '../../ports.js';
+import { VaultError, type KeyVault } from '../../ports.js';
 
 const scrypt = (pw: string, salt: Buffer, len: number, opts: ScryptOptions) =>
   new Promise<Buffer>((resolve, reject) => scryptCb(pw, salt, len, opts, (e, k) => (e ? reject(e) : resolve(k))));
@@ -50,9 +50,9 @@ const fileSchema = z.object({
 });
 
 export function createEncryptedFileVault(file: string, passphrase: string, kdf = DEFAULT_KDF): KeyVault {
-  if (passphrase.length < 8) throw new Error('TXDESK_KEY_PASSPHRASE must be at least 8 characters long; choose a longer passphrase.');
+  if (passphrase.length < 8) throw new VaultError('weak-passphrase', 'TXDESK_KEY_PASSPHRASE must be at least 8 characters long; choose a longer passphrase.');
   const problem = kdfProblem(kdf);
-  if (problem) throw new Error(`The key file's scrypt parameters are out of bounds (${problem}).`);
+  if (problem) throw new VaultError('unsafe-kdf', `The key file's scrypt parameters are out of bounds (${problem}).`);
   const derive = (salt: Buffer, k: ScryptParams) => scrypt(passphrase, salt, 32, { N: k.N, r: k.r, p: k.p, maxmem: 128 * k.N * k.r + 16 * 1024 * 1024 });
   const vault: KeyVault = {
     storage: 'encrypted-file',
@@ -62,14 +62,14 @@ export function createEncryptedFileVault(file: string, passphrase: string, kdf =
       try {
         json = JSON.parse(readFileSync(file, 'utf8'));
       } catch {
-        throw new Error(`The key file ${file} is damaged; remove it and import the key again.`);
+        throw new VaultError('damaged-file', `The key file ${file} is damaged; remove it and import the key again.`);
       }
       const parsed = fileSchema.safeParse(json);
-      if (!parsed.success) throw new Error(`The key file ${file} is damaged; remove it and import the key again.`);
+      if (!parsed.success) throw new VaultError('damaged-file', `The key file ${file} is damaged; remove it and import the key again.`);
       const f = parsed.data;
       // Checked before scrypt runs: N, r and p decide how much memory and time the derivation takes.
       const bad = kdfProblem(f.kdf);
-      if (bad) throw new Error(`The key file ${file} asks for unsafe scrypt parameters (${bad}); remove it and import the key again.`);
+      if (bad) throw new VaultError('unsafe-kdf', `The key file ${file} asks for unsafe scrypt parameters (${bad}); remove it and import the key again.`);
       const key = await derive(Buffer.from(f.kdf.salt, 'base64'), f.kdf);
       let privateKey: string;
       try {
@@ -78,7 +78,7 @@ export function createEncryptedFileVault(file: string, passphrase: string, kdf =
         d.setAuthTag(Buffer.from(f.tag, 'base64'));
         privateKey = Buffer.concat([d.update(Buffer.from(f.ciphertext, 'base64')), d.final()]).toString('utf8');
       } catch {
-        throw new Error(`The key file ${file} cannot be decrypted with TXDESK_KEY_PASSPHRASE; set the passphrase it was saved with.`);
+        throw new VaultError('wrong-passphrase', `The key file ${file} cannot be decrypted with TXDESK_KEY_PASSPHRASE; set the passphrase it was saved with.`);
       }
       // Weaker than today's default (an older version wrote it): written again with the default now that it is open.
       if (kdfIsWeak(f.kdf) && !kdfIsWeak(kdf)) await vault.save(privateKey);

@@ -1,4 +1,5 @@
 // Formatting of wei, gwei, ether, hashes and times for display; pure, shared by every feature.
+import { formatGwei } from '../../../shared/fee-words.js';
 
 const GWEI = 1_000_000_000n;
 const ETHER = 1_000_000_000_000_000_000n;
@@ -11,28 +12,6 @@ function toBigInt(value: string | number | bigint | null | undefined): bigint | 
   } catch {
     return null;
   }
-}
-
-/** `unit` digits after the point, trailing zeros dropped: 1270000000 wei -> "1.27". */
-function formatUnits(value: bigint, unit: bigint, maxDecimals: number): string {
-  const negative = value < 0n;
-  const abs = negative ? -value : value;
-  const whole = abs / unit;
-  const scale = 10n ** BigInt(maxDecimals);
-  let frac = ((abs % unit) * scale + unit / 2n) / unit; // rounded
-  let wholeOut = whole;
-  if (frac >= scale) {
-    wholeOut += 1n;
-    frac -= scale;
-  }
-  const fracText = maxDecimals > 0 ? frac.toString().padStart(maxDecimals, '0').replace(/0+$/, '') : '';
-  const wholeText = wholeOut.toLocaleString('en-US');
-  return `${negative ? '-' : ''}${wholeText}${fracText ? `.${fracText}` : ''}`;
-}
-
-export function formatGwei(wei: string | number | bigint | null | undefined, maxDecimals = 3): string {
-  const v = toBigInt(wei);
-  return v === null ? '—' : formatUnits(v, GWEI, maxDecimals);
 }
 
 /** From this amount (0.00001 ETH) up an amount reads in ETH; below it, in gwei, so it is not a row of zeros. */
@@ -118,17 +97,10 @@ export function formatOffset(fromIso: string, toIso: string): string {
   return ms < 1000 ? `+${ms} ms` : ms < 60_000 ? `+${(ms / 1000).toFixed(1)} s` : `+${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
 }
 
-/**
- * Every fee the app shows, one way (the core's summaries use the same rule): below 100,000 wei in wei, else gwei with
- * at most 4 decimals, trailing zeros dropped: "1.8 gwei", "1.2656 gwei", "7 wei".
- */
+/** Every fee the app shows, one way, the way the core's sentences write it (shared/fee-words.ts): "1.8 gwei", "7 wei". */
 export function formatFee(wei: string | number | bigint | null | undefined): string {
   const v = toBigInt(wei);
-  if (v === null) return '—';
-  if (v < 100_000n && v > -100_000n) return `${v} wei`;
-  const whole = v / GWEI;
-  const frac = (v % GWEI).toString().padStart(9, '0').slice(0, 4).replace(/0+$/, '');
-  return `${whole.toLocaleString('en-US')}${frac ? `.${frac}` : ''} gwei`;
+  return v === null ? '—' : formatGwei(v);
 }
 
 /** How long ago, in the largest whole unit: "12 s", "3 min", "2 h", "4 days". */
@@ -154,12 +126,4 @@ export function formatFullDate(iso: string, timeZone?: string): string {
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return '—';
   return d.toLocaleString('en-GB', { day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit', hour12: false, timeZoneName: 'short', ...(timeZone ? { timeZone } : {}) });
-}
-
-/** Fees inside sentences from the core ("1.8000 gwei") written the one way formatFee writes them ("1.8 gwei"). */
-export function normalizeFees(text: string): string {
-  return text.replace(/(\d[\d,]*)\.(\d+) gwei/g, (_m, whole: string, frac: string) => {
-    const f = frac.slice(0, 4).replace(/0+$/, '');
-    return `${whole}${f ? `.${f}` : ''} gwei`;
-  });
 }

@@ -112,9 +112,10 @@ const needsYou: Record<NonceProblemReason, NeedsYouReason | null> = {
 function fixFor(reason: NeedsYouReason, problem: NonceProblem, history: readonly TxEvent[] | undefined): FixAction {
   switch (reason) {
     case 'fee-cap': {
+      // The problem's facts say it; a core that kept none said it in the skip event's detail.
       const skip = [...(history ?? [])].reverse().find((e) => e.kind === 'replacement-skipped');
-      const needed = skip?.detail.neededWei;
-      return { kind: 'raise-cap', neededWei: typeof needed === 'string' && /^\d+$/.test(needed) ? needed : neededFromSummary(problem.summary) };
+      const needed = problem.facts?.neededWei ?? skip?.detail.neededWei;
+      return { kind: 'raise-cap', neededWei: typeof needed === 'string' && /^\d+$/.test(needed) ? needed : null };
     }
     case 'max-replacements':
       return { kind: 'raise-limit' };
@@ -125,13 +126,6 @@ function fixFor(reason: NeedsYouReason, problem: NonceProblem, history: readonly
     case 'no-key':
       return { kind: 'add-key' };
   }
-}
-
-/** "… is 1.8 gwei, above the cap …" -> the wei of the first gwei figure, when the core's sentence names one. */
-function neededFromSummary(summary: string): string | null {
-  const m = /(\d+)(?:\.(\d{1,9}))?\s*gwei/.exec(summary);
-  if (!m) return null;
-  return (BigInt(m[1]!) * 1_000_000_000n + BigInt((m[2] ?? '').padEnd(9, '0'))).toString();
 }
 
 /**

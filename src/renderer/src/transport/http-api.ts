@@ -21,7 +21,7 @@ import {
 import { tokenQueryString, type TokenQuery } from '../../../shared/listing.js';
 import type { ApprovalRequest } from '../../../shared/approvals.js';
 import type { TxRecord } from '../../../shared/tx-record.js';
-import { ApiError } from './api-error.js';
+import { ApiError, fieldIssuesOf } from './api-error.js';
 
 /** The part of EventSource this bridge uses, so tests can hand in a fake. */
 export interface EventSourceLike {
@@ -108,8 +108,8 @@ export function createHttpApi(options: HttpApiOptions): HttpBridge {
         signedOut = true;
         options.onUnauthorized?.();
       }
-      const err = (body as { error?: { code?: unknown; message?: unknown } } | null)?.error;
-      if (err && typeof err.code === 'string' && typeof err.message === 'string') throw new ApiError(err.code as ApiError['code'], err.message);
+      const err = (body as { error?: { code?: unknown; message?: unknown; fields?: unknown } } | null)?.error;
+      if (err && typeof err.code === 'string' && typeof err.message === 'string') throw new ApiError(err.code as ApiError['code'], err.message, fieldIssuesOf(err.fields));
       throw new ApiError('INTERNAL', `The app server answered ${res.status}; try again.`);
     }
     return body as T;

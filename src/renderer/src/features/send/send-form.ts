@@ -5,7 +5,7 @@ import type { TxRequest } from '../../../../shared/tx-request.js';
 import type { ErrorInfo } from '../../transport/api-error.js';
 import { hasValidChecksum } from '../../lib/address-checksum.js';
 import { parseEtherToWei } from '../../lib/eth-amount.js';
-import { formatEthAmount, formatFee, normalizeFees } from '../../lib/format.js';
+import { formatEthAmount, formatFee } from '../../lib/format.js';
 
 export interface SendForm {
   to: string;
@@ -125,7 +125,7 @@ export function sendButtonLabel(form: SendForm, funds: SendFunds): string {
   return 'wei' in amount && amount.wei !== '0' ? `Send ${formatEthAmount(amount.wei, 'exact')}` : 'Send';
 }
 
-/** How the core names the request's fields in "The field 'value' …" sentences, and the form field each one is. */
+/** The request's fields as the core names them (the paths of its field issues), and the form field each one is. */
 const coreFields: Readonly<Record<string, { field: SendField; noun: string }>> = {
   to: { field: 'to', noun: 'The recipient' },
   value: { field: 'amount', noun: 'The amount' },
@@ -133,21 +133,17 @@ const coreFields: Readonly<Record<string, { field: SendField; noun: string }>> =
 };
 
 /**
- * A refusal from the core, shown where it belongs: a malformed field (INVALID_PARAMETER) beside that field, anything
- * else (a call that would revert, a balance that cannot cover value and gas) as the form's own sentence.
+ * A refusal from the core, shown where it belongs: an issue of a field this form has (the error's `fields`) beside that
+ * field, anything else (a call that would revert, a balance that cannot cover value and gas) as the form's own sentence.
  */
 export function refusalToSendErrors(error: ErrorInfo): { fields: SendErrors; form: string | null } {
   const fields: SendErrors = {};
   const rest: string[] = [];
-  if (error.code === 'INVALID_PARAMETER') {
-    for (const sentence of error.message.split(/(?=The field ')/)) {
-      const m = /^The field '([A-Za-z]+)' (.*)$/s.exec(sentence.trim());
-      const known = m ? coreFields[m[1]!] : undefined;
-      if (m && known) fields[known.field] = `${known.noun} ${m[2]!.trim()}`;
-      else if (sentence.trim()) rest.push(sentence.trim());
-    }
-  } else {
-    rest.push(error.message);
+  for (const issue of error.fields ?? []) {
+    const known = coreFields[issue.path];
+    if (known && issue.problem) fields[known.field] = `${known.noun} ${issue.problem}.`;
+    else rest.push(issue.sentence);
   }
-  return { fields, form: rest.length > 0 ? normalizeFees(rest.join(' ')) : null };
+  if (!error.fields) rest.push(error.message);
+  return { fields, form: rest.length > 0 ? rest.join(' ') : null };
 }

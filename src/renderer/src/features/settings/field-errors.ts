@@ -1,6 +1,5 @@
-// Errors that point at their field, in plain words: the settings forms check each field before saving, and an error
-// from the core ("The field 'platform' is invalid (Invalid string: must match pattern /…/).") is mapped back to its
-// field and a sentence.
+// Errors that point at their field, in plain words: the settings forms check each field before saving, and a refusal
+// from the core is shown beside the fields its issues name (their paths, as data) and as a sentence for the rest.
 import type { ErrorInfo } from '../../transport/api-error.js';
 import { MAX_BUMP_PERCENT, MIN_BUMP_PERCENT } from '../../../../shared/defaults.js';
 
@@ -33,16 +32,19 @@ const coreToForm: Readonly<Record<string, string>> = {
 };
 
 /**
- * A refusal from the core as field errors where it names a field this form has (`fields`), else as a form-level
- * sentence with any validator pattern taken out.
+ * A refusal from the core as field errors where an issue names a field this form has (`fields`, by the error's field
+ * paths), else as a form-level sentence with any validator pattern taken out.
  */
 export function apiErrorToFields(error: ErrorInfo, fields: readonly string[]): { fields: FieldErrors; form: string | null } {
-  const m = /^The field '([A-Za-z][\w.]*)' (.*)$/s.exec(error.message);
-  if (m) {
-    const field = coreToForm[m[1]!] ?? m[1]!;
-    if (fields.includes(field)) return { fields: { [field]: fieldRules[field] ?? plain(m[2]!) }, form: null };
+  const shown: Record<string, string> = {};
+  const rest: string[] = [];
+  for (const issue of error.fields ?? []) {
+    const field = coreToForm[issue.path] ?? issue.path;
+    if (fields.includes(field)) shown[field] = fieldRules[field] ?? plain(issue.problem ? `${issue.problem}.` : issue.sentence);
+    else rest.push(issue.sentence);
   }
-  return { fields: {}, form: plain(error.message) };
+  if (!error.fields) rest.push(error.message);
+  return { fields: shown, form: rest.length > 0 ? plain(rest.join(' ')) : null };
 }
 
 /** Drops validator jargon: regex literals and "Invalid string:" prefixes. */

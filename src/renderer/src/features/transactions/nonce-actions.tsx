@@ -3,7 +3,7 @@
 import { useState } from 'react';
 import { ConfirmDialog } from '../../components/confirm-dialog.js';
 import { Hex } from '../../components/hex.js';
-import { formatFee, normalizeFees } from '../../lib/format.js';
+import { formatFee } from '../../lib/format.js';
 import type { NonceState } from '../../store/nonce-state.js';
 import { useApp } from '../../store/use-app.js';
 import { MIN_BUMP_PERCENT } from '../../../../shared/defaults.js';
@@ -95,7 +95,7 @@ export function NonceActions({ state, nonce, part }: { state: NonceState; nonce:
     <>
       {part === 'needs-you' && state.name === 'needs-you' ? (
         <div className="needs-you" data-testid="needs-you">
-          <p className="needs-you-text">{normalizeFees(state.problem?.summary ?? '')}</p>
+          <p className="needs-you-text">{state.problem?.summary ?? ''}</p>
           {fixControl}
         </div>
       ) : null}

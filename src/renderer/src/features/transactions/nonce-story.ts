@@ -2,7 +2,7 @@
 // numbers (facts, never a sentence parsed): "Not mined in time at 1 gwei: replacement 1 sent at 1.8 gwei (+80%)" while
 // it is stuck, "Mined after 1 replacement (+80%)" once settled. Pure.
 import type { TxRecord } from '../../../../shared/tx-record.js';
-import { formatFee, normalizeFees } from '../../lib/format.js';
+import { formatFee } from '../../lib/format.js';
 import { stateWords, type NonceState } from '../../store/nonce-state.js';
 
 /** The nonce's first attempt: the lowest attempt number, of equal ones the earlier signed. */
@@ -44,7 +44,7 @@ export function nonceStory(attempts: readonly TxRecord[], state: NonceState): st
   switch (state.name) {
     case 'stuck-replacing':
       // A passing trouble the app retries by itself (node unreachable, a fee the node wants higher): the core's words.
-      if (state.problem) return normalizeFees(state.problem.summary);
+      if (state.problem) return state.problem.summary;
       if (lead.attempt === 0) return `Not mined in time at ${formatFee(first.gasPrice)}: replacing it with a higher fee.`;
       return `Not mined in time at ${formatFee(first.gasPrice)}: replacement ${lead.attempt} sent at ${formatFee(lead.gasPrice)}${rise(lead)}.`;
     case 'mined':

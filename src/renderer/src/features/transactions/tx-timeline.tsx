@@ -2,7 +2,7 @@
 // event names in the app's one vocabulary, times as ages with the full date on hover.
 import type { TxEvent, TxEventKind } from '../../../../shared/tx-record.js';
 import { RelTime } from '../../components/rel-time.js';
-import { formatOffset, formatTime, normalizeFees } from '../../lib/format.js';
+import { formatOffset, formatTime } from '../../lib/format.js';
 
 const tone: Record<TxEventKind, string> = {
   signed: 'neutral',
@@ -54,7 +54,7 @@ export function TxTimeline({ history }: { history: TxEvent[] }) {
                 <RelTime iso={e.at} />
               </span>
             </div>
-            <p className="timeline-summary">{normalizeFees(e.summary)}</p>
+            <p className="timeline-summary">{e.summary}</p>
           </div>
         </li>
       ))}
