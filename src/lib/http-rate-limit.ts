@@ -15,18 +15,26 @@ export interface SharedRateLimiter extends RateLimiter {
   charge(key: string, count: number, nowMs: number): void;
 }
 
+/** A shared limiter for work taken in batches (webhook deliveries): look how much the bucket allows, then spend it. */
+export interface BatchRateLimiter extends SharedRateLimiter {
+  /** Whole tokens `key` may take now (0 while the bucket is empty or in debt); takes none. */
+  available(key: string, nowMs: number): number;
+  /** Takes `count` tokens for `key` (the bucket may go below zero, as with charge) and counts them as taken here. */
+  spend(key: string, count: number, nowMs: number): void;
+}
+
 interface Bucket {
   tokens: number;
   at: number;
 }
 
-const unlimited: SharedRateLimiter = { take() {}, drainTaken: () => new Map(), charge() {} };
+const unlimited: BatchRateLimiter = { take() {}, drainTaken: () => new Map(), charge() {}, available: () => Infinity, spend() {} };
 
 /**
  * `perMinute` <= 0 or Infinity turns limiting off (benchmarks). `describe` words the 429 for keys that are not
- * clientIds; by default the message speaks of the clientId.
+ * clientIds; by default the message speaks of the clientId. `burst`: the bucket's size (one minute's allowance unless set).
  */
-export function createRateLimiter(perMinute: number, describe?: (retryAfterSeconds: number) => string, maxKeys = 100_000): SharedRateLimiter {
+export function createRateLimiter(perMinute: number, describe?: (retryAfterSeconds: number) => string, maxKeys = 100_000, burst = perMinute): BatchRateLimiter {
   if (!(perMinute > 0) || perMinute === Infinity) return unlimited;
   const perMs = perMinute / 60_000;
   const buckets = new Map<string, Bucket>();
@@ -38,10 +46,10 @@ export function createRateLimiter(perMinute: number, describe?: (retryAfterSecon
     if (!b) {
       // Forgetting the oldest key only ever hands its caller a fresh full bucket, so the cap can never lock anyone out.
       if (buckets.size >= maxKeys) buckets.delete(buckets.keys().next().value!);
-      b = { tokens: perMinute, at: nowMs };
+      b = { tokens: burst, at: nowMs };
       buckets.set(key, b);
     } else {
-      b.tokens = Math.min(perMinute, b.tokens + Math.max(0, nowMs - b.at) * perMs);
+      b.tokens = Math.min(burst, b.tokens + Math.max(0, nowMs - b.at) * perMs);
       b.at = Math.max(b.at, nowMs);
     }
     return b;
@@ -64,9 +72,16 @@ export function createRateLimiter(perMinute: number, describe?: (retryAfterSecon
       return out;
     },
     charge(key, count, nowMs) {
-      // Never below one minute's debt: however much the fleet took, a key is free again about a minute after it stops.
+      // Never below one bucket's debt: however much the fleet took, a key is free again one refill after it stops.
       const b = bucket(key, nowMs);
-      b.tokens = Math.max(-perMinute, b.tokens - count);
+      b.tokens = Math.max(-burst, b.tokens - count);
+    },
+    available: (key, nowMs) => Math.max(0, Math.floor(bucket(key, nowMs).tokens)),
+    spend(key, count, nowMs) {
+      if (count <= 0) return;
+      const b = bucket(key, nowMs);
+      b.tokens = Math.max(-burst, b.tokens - count);
+      taken.set(key, (taken.get(key) ?? 0) + count);
     },
   };
 }

@@ -28,7 +28,9 @@ export interface RpcFaults {
   requests(): number;
   /** eth_getLogs over more than `blocks` blocks is refused as providers do (-32005 "query exceeds max block range"); null lifts it. */
   limitLogRange(blocks: number | null): void;
-  /** eth_getLogs calls refused for their range so far. */
+  /** eth_getLogs answers of more than `count` logs are refused as providers do (-32005 "query returned more than N results"); null lifts it. */
+  limitLogResults(count: number | null): void;
+  /** eth_getLogs calls refused for their range or their answer's size so far. */
   logRangeRefusals(): number;
   /** The node goes away (connections refused) until `up()`. */
   down(): Promise<void>;

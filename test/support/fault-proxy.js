@@ -2,7 +2,7 @@
 // come back on the same port (a node or data service restart, a dead link), and on top of it for JSON-RPC a refusal
 // of the next eth_sendRawTransaction calls with a node's own words ("txpool is full"), a hosted provider's
 // back-pressure (a share of requests answered HTTP 429 with Retry-After, or with an "exceeded its capacity" error), and
-// a provider's limit on eth_getLogs ranges.
+// a provider's limits on eth_getLogs ranges and answer sizes.
 import { createServer as createHttpServer } from 'node:http';
 import { connect, createServer } from 'node:net';
 import { prng } from './prng.js';
@@ -63,6 +63,8 @@ export async function startRpcFaults(nodeUrl) {
   let requests = 0;
   /** The widest eth_getLogs range answered; wider ones get a provider's range refusal. */
   let maxLogBlocks = Infinity;
+  /** The most logs one eth_getLogs answer may hold; more get "query returned more than N results" instead. */
+  let maxLogResults = Infinity;
   let logRefusals = 0;
   const answer = (res, status, headers, body) => {
     res.writeHead(status, { 'content-type': 'application/json', ...headers });
@@ -113,6 +115,20 @@ export async function startRpcFaults(nodeUrl) {
           .catch(() => res.destroy());
         return;
       }
+      if (maxLogResults !== Infinity && calls.some((c) => c.method === 'eth_getLogs')) {
+        // Read, then refused when the answer is too big: a provider's results limit (geth's and Infura's words).
+        Promise.all(calls.map((c) => forward(JSON.stringify(c)).then((r) => JSON.parse(r.text))))
+          .then((answers) => {
+            const out = answers.map((a, i) => {
+              if (calls[i].method !== 'eth_getLogs' || !Array.isArray(a.result) || a.result.length <= maxLogResults) return a;
+              logRefusals++;
+              return { jsonrpc: '2.0', id: calls[i].id, error: { code: -32005, message: `query returned more than ${maxLogResults} results` } };
+            });
+            answer(res, 200, {}, Array.isArray(parsed) ? out : out[0]);
+          })
+          .catch(() => res.destroy());
+        return;
+      }
       forward(body)
         .then((r) => answer(res, r.status, {}, r.text))
         .catch(() => res.destroy());
@@ -133,6 +149,9 @@ export async function startRpcFaults(nodeUrl) {
     requests: () => requests,
     limitLogRange(blocks) {
       maxLogBlocks = blocks ?? Infinity;
+    },
+    limitLogResults(count) {
+      maxLogResults = count ?? Infinity;
     },
     logRangeRefusals: () => logRefusals,
     down: () => tcp.down(),

@@ -3,6 +3,7 @@
 import type { Logger } from '../../lib/log.js';
 import type { Indexer } from '../indexer/index.js';
 import { startLeadership, type Leadership } from './pg-leadership.js';
+import type { SharedDatabase } from './service-database.js';
 
 export interface IndexerRole {
   /** The running indexer, or null on a follower. */
@@ -43,8 +44,8 @@ export async function startLocalIndexer(start: () => Indexer | Promise<Indexer>)
   };
 }
 
-/** `db`: the shared database and the network's lock class (service-database.ts). */
-export function startLeaderIndexer(db: { url: string; lockClass: number }, start: () => Indexer | Promise<Indexer>, log: Logger): IndexerRole {
+/** `db`: the shared database, the network's lock class and whether this instance may lead now (service-database.ts). */
+export function startLeaderIndexer(db: Pick<SharedDatabase, 'url' | 'lockClass' | 'mayLead'>, start: () => Indexer | Promise<Indexer>, log: Logger): IndexerRole {
   let indexer: Indexer | null = null;
   let leadership: Leadership | null = null;
   let becameLeader: () => void = () => {};
@@ -59,7 +60,7 @@ export function startLeaderIndexer(db: { url: string; lockClass: number }, start
       indexer = null;
       await i?.stop();
     },
-  }, { lockClass: db.lockClass });
+  }, { lockClass: db.lockClass, ...(db.mayLead ? { mayLead: db.mayLead } : {}) });
   return {
     current: () => indexer,
     isLeader: () => leadership?.isLeader() ?? false,

@@ -17,6 +17,11 @@ export interface SharedDatabase {
   lockClass: number;
   /** The NOTIFY channel `base` of this network (unchanged for the default network; PostgreSQL channels are database-wide). */
   channel(base: string): string;
+  /**
+   * Whether this instance may hold this network's roles now (pg-leadership.ts): set per network by served-network.ts,
+   * false while none of its nodes of the network can be used; absent means always.
+   */
+  mayLead?: () => boolean;
 }
 
 /**

@@ -1,4 +1,5 @@
-// How many blocks the next eth_getLogs asks for: shrink when the node refuses or answers too much, grow while answers are small.
+// How many blocks the next eth_getLogs asks for: shrink when the node refuses or answers too much, grow while answers are
+// small, and remember what the node refused, so the span stays below a provider's limit instead of doubling into it.
 
 export interface RangePolicy {
   min: number;
@@ -34,6 +35,57 @@ export function nextSpan(span: number, outcome: RangeOutcome, policy: RangePolic
   else if (logs < policy.targetLogs / 2) next = span * 2;
   if (densest >= policy.targetLogs / 2) next = Math.min(next, Math.max(1, policy.targetLogs / densest));
   return clamp(next);
+}
+
+/** Answered reads after which a refused span is tried again: a refusal for a dense stretch must not cap a sparse one for good. */
+export const RELEARN_AFTER = 500;
+
+/** What the node's answers taught: the span to ask for next, and the limits it showed. */
+export interface SpanMemory {
+  span: number;
+  /** The fewest blocks the node refused in one eth_getLogs (spans stay below it); null before any refusal. */
+  refused: number | null;
+  /** The most blocks one answered read held (the span to fall back to after a refusal above it); 0 before any. */
+  answered: number;
+  /** Reads answered since the last refusal. */
+  sinceRefusal: number;
+  /** The most results the node said it returns per request ("more than 10000 results"); answers aim at half of it. */
+  resultsLimit: number | null;
+}
+
+export const firstSpan = (span: number): SpanMemory => ({ span: Math.max(1, span), refused: null, answered: 0, sinceRefusal: 0, resultsLimit: null });
+
+/**
+ * After a read of `blocks` blocks was answered with `size`: the span grows or shrinks as nextSpan says, aiming at half a
+ * results limit the node named, and grows toward a refused span by halving the gap, never onto it. Pure.
+ */
+export function spanAfterAnswer(m: SpanMemory, blocks: number, size: RangeSize, policy: RangePolicy = DEFAULT_RANGE_POLICY): SpanMemory {
+  const targetLogs = m.resultsLimit === null ? policy.targetLogs : Math.max(1, Math.min(policy.targetLogs, Math.floor(m.resultsLimit / 2)));
+  const sinceRefusal = m.sinceRefusal + 1;
+  const refused = sinceRefusal >= RELEARN_AFTER ? null : m.refused;
+  let span = nextSpan(m.span, { kind: 'ok', ...size }, { ...policy, targetLogs });
+  if (refused !== null && span >= refused) span = Math.max(policy.min, Math.min(refused - 1, Math.floor((m.span + refused) / 2)));
+  return { span, refused, answered: Math.max(m.answered, blocks), sinceRefusal, resultsLimit: m.resultsLimit };
+}
+
+/**
+ * After the node refused a read of `blocks` blocks for its range or size (`err`, for a results limit it names): the
+ * next span is the largest answered below it, else half of it, and no later span reaches it. Pure.
+ */
+export function spanAfterRefusal(m: SpanMemory, blocks: number, err: unknown, policy: RangePolicy = DEFAULT_RANGE_POLICY): SpanMemory {
+  const refused = Math.min(m.refused ?? Infinity, blocks);
+  // An answer as wide as a refusal came from a sparser stretch: it is no fallback here.
+  const answered = m.answered < refused ? m.answered : 0;
+  const named = resultsLimitIn(err);
+  const span = Math.max(policy.min, Math.min(refused - 1, answered > 0 ? answered : Math.floor(blocks / 2)));
+  return { span, refused, answered, sinceRefusal: 0, resultsLimit: named === null ? m.resultsLimit : Math.min(m.resultsLimit ?? Infinity, named) };
+}
+
+/** The results limit a node's refusal names ("query returned more than 10000 results"), or null. */
+export function resultsLimitIn(err: unknown): number | null {
+  const e = err as { message?: unknown; error?: { message?: unknown } } | null;
+  const m = /more than (\d+) results/i.exec(`${String(e?.message ?? '')} ${String(e?.error?.message ?? '')}`);
+  return m ? Number(m[1]) : null;
 }
 
 /**

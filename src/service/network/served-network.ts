@@ -1,7 +1,8 @@
 // One network the service serves: its nodes (with failover, node-watch.ts), its indexer and receipt watcher (on a
 // fleet each led by one instance, per network), its tracker endpoint and its listing. Indexer and watcher start once
 // a node of the right chain answers, and move to the next node when the watch switches. The listing answers from the
-// index whenever it holds something of this network's chain, node or no node, and says how far behind it may be.
+// index whenever it holds something of this network's chain, node or no node, and says how far behind it may be. On a
+// fleet, an instance with no usable node of the network for a while steps down from its roles (node-link.ts).
 import type { Logger } from '../../lib/log.js';
 import { TxdeskError } from '../../shared/errors.js';
 import type { NetworkStores } from '../backend.js';
@@ -14,6 +15,7 @@ import { identityProblem, type NetworkIdentity } from './network-identity.js';
 import { networkKey, type NetworkConfig } from './network-config.js';
 import type { NetworkState, NodeProblem } from './node-choice.js';
 import { watchNodes, type NodeWatch } from './node-watch.js';
+import { mayHoldRoles } from './node-link.js';
 
 export type NetworkRole = 'indexer-leader' | 'watcher-leader';
 
@@ -67,6 +69,8 @@ export interface ServedNetworkOptions {
   probeTimeoutMs?: number;
   /** Told when the tracker stored new deliveries on this instance. */
   onTrackerStored?: () => void;
+  /** No usable node this long steps a fleet instance down from the network's roles (node-link.ts's default unless set). */
+  stepDownAfterMs?: number;
   log: Logger;
 }
 
@@ -147,6 +151,9 @@ export async function startServedNetwork(o: ServedNetworkOptions): Promise<Serve
   // whether its stamp fits this network (read once, here; a started network has checked it itself) and its tip.
   let storedFits = storeFits(await readQuietly(() => stores.identity.read()), config);
   let storedTip: number | null = (await readQuietly(() => stores.index.tip())) ?? null;
+  // Since when no node of the network can be used here (null while one can): a fleet instance then steps down.
+  let linkDownSince: number | null = null;
+  const shared = stores.shared ? { ...stores.shared, mayLead: () => mayHoldRoles(linkDownSince, Date.now(), o.stepDownAfterMs) } : null;
   let whenRunning: () => void = () => {};
   const runningOnce = new Promise<void>((resolve) => (whenRunning = resolve));
 
@@ -164,12 +171,12 @@ export async function startServedNetwork(o: ServedNetworkOptions): Promise<Serve
     const url = nodeUrl();
     const runIndexer = () =>
       startIndexer({ store: stores.index, nodeUrl: nodeUrl(), confirmations, ...(config.startBlock !== undefined ? { startBlock: config.startBlock } : {}), log: log.child('indexer') });
-    const indexer = stores.shared ? startLeaderIndexer(stores.shared, runIndexer, log.child('indexer')) : await startLocalIndexer(runIndexer);
+    const indexer = shared ? startLeaderIndexer(shared, runIndexer, log.child('indexer')) : await startLocalIndexer(runIndexer);
     let tracker: AttachedTracker;
     try {
       tracker = await attachTracker({
         store: stores.tracker,
-        ...(stores.shared ? { shared: stores.shared } : {}),
+        ...(shared ? { shared } : {}),
         nodeUrl,
         label: key,
         isClientId: o.isClientId,
@@ -241,6 +248,7 @@ export async function startServedNetwork(o: ServedNetworkOptions): Promise<Serve
   };
 
   const offChange = watch.onChange((current) => {
+    linkDownSince = current ? null : (linkDownSince ?? Date.now());
     if (current || running) void reconcile();
   });
   await watch.firstRound();

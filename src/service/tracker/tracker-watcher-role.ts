@@ -132,7 +132,7 @@ export function startSharedWatcher(makeEngine: () => TrackerEngine, store: Track
       engine = null;
       await e?.stop();
     },
-  }, { lockClass: db.lockClass });
+  }, { lockClass: db.lockClass, ...(db.mayLead ? { mayLead: db.mayLead } : {}) });
 
   return {
     intake: {

@@ -1,6 +1,7 @@
 // Per-clientId rate limits across a fleet: instances trade what they took through PostgreSQL, so a client that used
 // its allowance on one instance is refused on another; the bookkeeping is checked alone, through the table, and
-// through two real services on one database.
+// through real services on one database (two; and three, where a client spread over all of them gets the configured rate
+// in sum within the stated tolerance of docs/deploy.md, "Limits across the fleet", and is refused by every one).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +14,7 @@ import { newUsage, shareRateLimits } from '../../../src/service/db/pg-rate-limit
 import { openPgPool } from '../../../src/service/db/pg-pool.js';
 import { startService, type RunningService } from '../../../src/service/index.js';
 import { createTestDatabase, type TestDatabase } from '../../support/postgres-db.js';
+import { waitFor } from '../../support/devchain-helpers.js';
 import { waitUntil } from '../../support/tracker-harness.js';
 
 describe('the shared limiter bookkeeping', () => {
@@ -105,18 +107,22 @@ describe('rate limits shared through PostgreSQL', () => {
   });
 });
 
-describe('two services on one database', () => {
+/**
+ * `count` services on one new database and one dev chain, each limiting listings to `perMinute` per clientId, started
+ * before the describe's tests and stopped after them; the array fills as they start.
+ */
+function serviceFleet(count: number, label: string, perMinute: number): RunningService[] {
   let anvil: RunningAnvil;
   let db: TestDatabase;
   const services: RunningService[] = [];
   const dirs: string[] = [];
   beforeAll(async () => {
     anvil = await startAnvil();
-    db = await createTestDatabase('rate_fleet');
-    for (let i = 0; i < 2; i++) {
+    db = await createTestDatabase(label);
+    for (let i = 0; i < count; i++) {
       const dataDir = mkdtempSync(join(tmpdir(), 'txdesk-rate-'));
       dirs.push(dataDir);
-      services.push(await startService({ nodeUrl: anvil.url, dataDir, port: 0, database: db.url, rateLimitPerMinute: 6, log: silentLogger }));
+      services.push(await startService({ nodeUrl: anvil.url, dataDir, port: 0, database: db.url, rateLimitPerMinute: perMinute, log: silentLogger }));
     }
   }, 60_000);
   afterAll(async () => {
@@ -125,6 +131,11 @@ describe('two services on one database', () => {
     await anvil?.stop();
     for (const d of dirs) rmSync(d, { recursive: true, force: true });
   });
+  return services;
+}
+
+describe('two services on one database', () => {
+  const services = serviceFleet(2, 'rate_fleet', 6);
 
   it('answers 429 on B once a client used its allowance on A', async () => {
     const [a, b] = services as [RunningService, RunningService];
@@ -147,4 +158,48 @@ describe('two services on one database', () => {
     expect(refused.status).toBe(429);
     expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
   });
+});
+
+/** Listing requests per clientId and minute in the three-instance fleet; each instance alone would allow this many. */
+const PER_MINUTE = 60;
+/**
+ * The stated tolerance: what the fleet lets through beyond the rate is at most the requests of about two exchange
+ * intervals (1 s each); a third second of slack for a loaded machine.
+ */
+const TOLERANCE_S = 3;
+
+describe('three services on one database', () => {
+  const services = serviceFleet(3, 'rate_fleet_3', PER_MINUTE);
+
+  it('refuses a client spread over three instances once the fleet has let its rate through, on every instance', async () => {
+    const account = await services[0]!.accounts.createAccount({ email: 'spread@example.com', password: 'correct horse battery staple', name: 'S', organization: 'txdesk tests' });
+    const { clientId } = account;
+    await waitFor('every instance to know the new clientId', () => services.every((s) => s.accounts.isKnownClientId(clientId)), 30_000, 50);
+    // Ten requests a second, in turn on each instance, for 20 s: 200 requests. Alone each instance would let its
+    // PER_MINUTE and its refill through (3 x 80 > 200: every request); the fleet lets PER_MINUTE and one refill through.
+    const EVERY_MS = 100;
+    const COUNT = 200;
+    const passed = [0, 0, 0];
+    const refused = [0, 0, 0];
+    const t0 = Date.now();
+    for (let k = 0; k < COUNT; k++) {
+      const wait = t0 + k * EVERY_MS - Date.now();
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      const i = k % 3;
+      const r = await fetch(`${services[i]!.url}/nft/v1/accounts/0x${'2'.repeat(40)}/tokens?clientId=${clientId}`);
+      await r.arrayBuffer();
+      if (r.status === 200) passed[i]!++;
+      else {
+        expect(r.status).toBe(429);
+        refused[i]!++;
+      }
+    }
+    const elapsedS = (Date.now() - t0) / 1000;
+    const total = passed.reduce((x, y) => x + y, 0);
+    const bound = PER_MINUTE + (PER_MINUTE / 60) * elapsedS + (1000 / EVERY_MS) * TOLERANCE_S;
+    console.log(`fleet rate test: ${total} of ${COUNT} requests over ${elapsedS.toFixed(1)} s let through (per instance ${passed.join(', ')}; refused ${refused.join(', ')}); the rate allows ${Math.round(PER_MINUTE + (PER_MINUTE / 60) * elapsedS)}, the stated tolerance ${Math.round(bound)}`);
+    expect(total, 'the fleet let through less than the rate: sharing overcharged').toBeGreaterThanOrEqual(PER_MINUTE);
+    expect(total, 'the fleet let through more than the rate and its tolerance').toBeLessThanOrEqual(bound);
+    for (const n of refused) expect(n, 'every instance refuses the client').toBeGreaterThan(0);
+  }, 120_000);
 });

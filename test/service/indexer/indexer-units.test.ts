@@ -9,12 +9,14 @@ import { mostInOneBlock } from '../../../src/service/indexer/indexer-log-scan.js
 import type { PreparedRange } from '../../../src/service/indexer/indexer-prepare.js';
 import { CONSECUTIVE_CAP, decodeTokenLogs, substituteId, TOPIC } from '../../../src/service/indexer/indexer-events.js';
 import { progressLine, createProgress } from '../../../src/service/indexer/indexer-progress.js';
-import { isRangeRefusal, nextSpan, type RangeOutcome } from '../../../src/service/indexer/indexer-range.js';
+import { firstSpan, isRangeRefusal, nextSpan, RELEARN_AFTER, resultsLimitIn, spanAfterAnswer, spanAfterRefusal, type RangeOutcome, type SpanMemory } from '../../../src/service/indexer/indexer-range.js';
 import { readsHere } from '../../../src/service/indexer/indexer-read-thread.js';
 import { commonAncestor } from '../../../src/service/indexer/indexer-reorg.js';
-import { isRevertAnswer, TRANSFER_TOPIC } from '../../../src/service/indexer/indexer-rpc.js';
+import { isRevertAnswer } from '../../../src/lib/json-rpc.js';
+import { TRANSFER_TOPIC } from '../../../src/service/indexer/indexer-rpc.js';
 import { CALL, decideStandard, decodeTexts, decodeUint } from '../../../src/service/indexer/indexer-metadata.js';
-import { ascendingRank, filterPlan, mergeWindow, pageStartRank, planSlices, selectRank } from '../../../src/service/listing/listing-cursor.js';
+import { ascendingRank, mergeWindow, pageStartRank, planSlices, selectRank } from '../../../src/service/listing/listing-cursor.js';
+import { filterPlan } from '../../../src/service/listing/listing-plan.js';
 import { contractOrderKey, contractSlice, idOrderKey, tokenIdFromKey, tokenIdKey, transferKey, transferKeyParts } from '../../../src/service/listing/listing-keys.js';
 
 const policy = { min: 1, max: 1000, targetLogs: 100 };
@@ -57,6 +59,77 @@ describe('nextSpan', () => {
         expect(next).toBeLessThanOrEqual(Math.max(policy.min, span * 2));
         if (o.densest >= policy.targetLogs / 2) expect(next).toBeLessThanOrEqual(Math.max(1, policy.targetLogs / o.densest));
         if (o.logs > policy.targetLogs * 2) expect(next).toBeLessThanOrEqual(Math.max(policy.min, span / 2));
+      }),
+    );
+  });
+});
+
+/**
+ * Reads `reads` ranges in order from a node that refuses more than `maxBlocks` blocks or `maxResults` logs (at
+ * `perBlock` logs a block), as the indexer does one at a time; returns the refusals and the spans asked for.
+ */
+function readThrough(o: { maxBlocks: number; maxResults?: number; perBlock: number; reads: number }): { refusals: number; spans: number[]; memory: SpanMemory } {
+  let m = firstSpan(1);
+  let refusals = 0;
+  const spans: number[] = [];
+  for (let i = 0; i < o.reads; i++) {
+    const blocks = m.span;
+    spans.push(blocks);
+    const logs = blocks * o.perBlock;
+    if (blocks > o.maxBlocks) {
+      refusals++;
+      m = spanAfterRefusal(m, blocks, { code: -32005, message: `query exceeds max block range ${o.maxBlocks}` }, policy);
+    } else if (o.maxResults !== undefined && logs > o.maxResults) {
+      refusals++;
+      m = spanAfterRefusal(m, blocks, { code: -32005, message: `query returned more than ${o.maxResults} results` }, policy);
+    } else m = spanAfterAnswer(m, blocks, { logs, densest: o.perBlock }, policy);
+  }
+  return { refusals, spans, memory: m };
+}
+
+describe('the span learns the node\'s limits', () => {
+  it('stays below a block-range limit after a few refusals instead of doubling into it every other read', () => {
+    // Doubling alone: 8, 16 refused, 8, 16 refused, ... a refusal every other read, for ever.
+    const r = readThrough({ maxBlocks: 8, perBlock: 0, reads: 400 });
+    expect(r.refusals).toBeLessThanOrEqual(4);
+    expect(r.spans.slice(-50).every((s) => s === 8)).toBe(true);
+    expect(r.memory.refused).toBe(9);
+  });
+
+  it('finds a limit that is no power of two by halving the gap', () => {
+    const r = readThrough({ maxBlocks: 2000, perBlock: 0, reads: 400 });
+    expect(r.refusals).toBeLessThanOrEqual(12);
+    expect(r.spans.at(-1)).toBe(1000); // policy.max here is 1000: below the node's limit, the policy's own cap holds
+    const wide = readThrough({ maxBlocks: 700, perBlock: 0, reads: 400 });
+    expect(wide.refusals).toBeLessThanOrEqual(12);
+    expect(wide.spans.at(-1)).toBe(700);
+  });
+
+  it('learns a results limit the node names and aims below it', () => {
+    expect(resultsLimitIn({ message: 'query returned more than 10000 results' })).toBe(10_000);
+    expect(resultsLimitIn({ error: { message: 'Query returned more than 150 results. Try with this block range [0x1, 0x2].' } })).toBe(150);
+    expect(resultsLimitIn(new Error('block range too large'))).toBeNull();
+    // 8 blocks of 10 logs exceed 60: refused once, then the answers aim at 30 logs (3 or 4 blocks), never at 60.
+    const r = readThrough({ maxBlocks: Infinity, maxResults: 60, perBlock: 10, reads: 400 });
+    expect(r.refusals).toBe(1);
+    expect(r.memory.resultsLimit).toBe(60);
+    for (const s of r.spans.slice(-100)) expect(s * 10).toBeLessThanOrEqual(60);
+  });
+
+  it('tries a refused span again only after RELEARN_AFTER answers', () => {
+    const r = readThrough({ maxBlocks: 8, perBlock: 0, reads: 3 * RELEARN_AFTER });
+    expect(r.refusals).toBeLessThanOrEqual(4 + 2 * 4);
+  });
+
+  it('never asks for a refused span again before relearning, whatever the answers', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 2, max: 1000 }), fc.array(fc.record({ logs: fc.nat(1000), blocks: fc.integer({ min: 1, max: 1000 }) }), { maxLength: 60 }), (refusedAt, answers) => {
+        let m = spanAfterRefusal(firstSpan(refusedAt), refusedAt, { message: 'block range too large' }, policy);
+        for (const a of answers) {
+          m = spanAfterAnswer(m, a.blocks, { logs: a.logs }, policy);
+          expect(m.span).toBeLessThan(refusedAt);
+          expect(m.span).toBeGreaterThanOrEqual(policy.min);
+        }
       }),
     );
   });

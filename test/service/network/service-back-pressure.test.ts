@@ -1,5 +1,6 @@
 // Back-pressure is not failure (issue 45, item 5). A node that answers like a hosted provider, behind the fault proxy:
-// HTTP 429 with Retry-After on one request in five, and eth_getLogs over more than LOG_RANGE blocks refused. The
+// HTTP 429 with Retry-After on one request in five, eth_getLogs over more than LOG_RANGE blocks or answering more than
+// LOG_RESULTS logs refused (the indexer learns both limits and stays below them: a few refusals, not one in two). The
 // service is started as a new user would (`--node`, the one-network short form) while every request still draws a 429:
 // it waits instead of exiting, then catches up the whole history, and a client reading listings every 200 ms gets an
 // answer every time: 503 only before anything is indexed, then 200, each exactly the listing at the block its
@@ -26,6 +27,15 @@ const TOKENS = Number(process.env.TXDESK_BACK_PRESSURE_TOKENS ?? 20_000);
 const OWNERS = 1_000;
 /** The widest eth_getLogs the node answers; the history starts after empty blocks, over which the span grows past it. */
 const LOG_RANGE = 8;
+/** The most logs one eth_getLogs may answer: two blocks of the history (10,000 transfers each) are refused. */
+const LOG_RESULTS = 15_000;
+/**
+ * Refusals the indexer may draw while it learns the two limits (each costs a request and a step; the ranges read ahead
+ * with a span about to be refused are refused with it). Measured 8 to 11 over 20,000 to 100,000 transfers; without
+ * the memory every sparse stretch (the empty blocks before the history, the gaps between its phases) doubles into the
+ * range limit every other read.
+ */
+const MOST_LOG_REFUSALS = 20;
 /** Owner 3 holds tokens 3, 1003, ... after the mints; the moves (shift 7) take them to owner 10 and bring it 996, 1996, ... */
 const WATCHED = [3, 10];
 
@@ -67,9 +77,21 @@ interface Answer {
   body: { data?: { id: string; owner: string; balance: string; contract: { address: string } }[]; pagination?: { totalCount: number } };
 }
 
-/** Reads owner `i`'s listing (ids ascending, one page holds them all). */
+/** Reads that met a reset kept-alive socket and were sent again (see read). */
+let resets = 0;
+
+/**
+ * Reads owner `i`'s listing (ids ascending, one page holds them all). A request written on a kept-alive socket just as
+ * the server closes it for idleness meets a reset, and is sent again, as browsers do: the client and the service share
+ * this process, so a loaded machine that stops it for 5 s makes the server's idle timer and the next read due at once.
+ */
 async function read(service: RunningService, clientId: string, i: number): Promise<Answer> {
-  const res = await fetch(`${service.url}/nft/v1/accounts/${bulkOwner(i)}/tokens?clientId=${clientId}&size=200&order_by=token_id&order_direction=asc`);
+  const url = `${service.url}/nft/v1/accounts/${bulkOwner(i)}/tokens?clientId=${clientId}&size=200&order_by=token_id&order_direction=asc`;
+  const res = await fetch(url).catch((e: unknown) => {
+    if ((e as { cause?: { code?: string } }).cause?.code !== 'ECONNRESET') throw e;
+    resets++;
+    return fetch(url);
+  });
   const header = (name: string) => (res.headers.get(name) === null ? null : Number(res.headers.get(name)));
   return { at: Date.now(), owner: i, status: res.status, state: res.headers.get('txdesk-network-state'), block: header('txdesk-indexed-block'), behind: header('txdesk-indexed-behind'), body: (await res.json()) as Answer['body'] };
 }
@@ -88,6 +110,7 @@ it('starts on a node that pushes back, catches up, and answers every listing exa
   dirs.push(dataDir);
   const { log, lines } = capturingLogger();
   node.limitLogRange(LOG_RANGE);
+  node.limitLogResults(LOG_RESULTS);
   // Every request draws a 429 at first: before item 5 the service exited 1 here.
   node.pushBack({ share: 1, retryAfterS: 1, seed: 45 });
   const starting = startService({ nodeUrl: node.url, dataDir, port: 0, log });
@@ -129,18 +152,22 @@ it('starts on a node that pushes back, catches up, and answers every listing exa
   expect(new Set(answers.map((a) => a.block)).size).toBeGreaterThan(3);
   expect(node.pushedBack()).toBeGreaterThan(10);
   expect(node.logRangeRefusals()).toBeGreaterThan(0);
+  expect(node.logRangeRefusals(), 'eth_getLogs refusals: the span learns the limits instead of doubling into them').toBeLessThanOrEqual(MOST_LOG_REFUSALS);
   console.log(
     `back-pressure test: caught up ${2 * TOKENS} transfers in ${catchUpS.toFixed(1)} s through a node answering 429 to ${node.pushedBack()} of ${node.requests()} requests ` +
-      `(${node.logRangeRefusals()} eth_getLogs refused for their range); ${answers.length} listing reads, ${firstOk} of them 503 before the first block was indexed, the rest 200 and exact`,
+      `(${node.logRangeRefusals()} eth_getLogs refused for their range or size); ${answers.length} listing reads (${resets} sent again after a reset kept-alive socket), ${firstOk} of them 503 before the first block was indexed, the rest 200 and exact`,
   );
 
-  const health = (await (await fetch(`${service.url}/health`)).json()) as any;
-  const net = health.networks[0];
-  expect(net.state).toBe('serving');
-  expect(net.node.nodes[0].problem).toBeNull();
+  // Serving, its node without a problem: polled, since a machine that stops this process past the probe timeout (3 s)
+  // makes one probe a timeout for a moment, which is no back-pressure taken for failure.
+  const net = await pollUntil(async () => {
+    const n = ((await (await fetch(`${service.url}/health`)).json()) as any).networks[0];
+    return n.state === 'serving' && n.node.nodes[0].problem === null ? n : undefined;
+  }, 'the network serving with its node and no problem', 30_000, 200);
   expect(net.node.nodes[0].backPressure).toBeGreaterThan(0);
   expect(net.indexedBehindBlocks).toBeGreaterThanOrEqual(0);
-  expect(lines.some((l) => /No node can be used|answered with an error/.test(l))).toBe(false);
+  // Back-pressure is never taken for an error (a timeout while the machine stood still is another matter).
+  expect(lines.filter((l) => /answered with an error|without answering/.test(l))).toEqual([]);
   const metrics = await (await fetch(`${service.url}/metrics`)).text();
   expect(metrics).toMatch(/txdesk_node_back_pressure_total\{platform="ethereum",network="local",index="0",url="http:\/\/127\.0\.0\.1:\d+"\} [1-9]/);
 

@@ -9,7 +9,7 @@ import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEV_CHAIN_ID, DEV_CHAIN_ID_2, startDevchain, type Devchain } from '../../../src/devchain/index.js';
 import { silentLogger, type Logger } from '../../../src/lib/log.js';
-import { TransactionTracker, type TrackerMessage } from '../../../src/sdk/index.js';
+import { TransactionTracker, type TrackerMessage } from '@txdesk/tracker';
 import { startService, type RunningService } from '../../../src/service/index.js';
 import { startTcpProxy, type TcpProxy } from '../../support/fault-proxy.js';
 import { pollUntil } from '../../support/poll.js';
