@@ -1,6 +1,6 @@
 // The chain history bench/indexer catches up over, shared by its one-network run (index.js) and its two-network run
 // (two-networks.js): the bench contracts and the transactions that make them emit thousands of events each.
-import { Wallet } from 'ethers';
+import { ContractFactory, JsonRpcProvider, Wallet } from 'ethers';
 
 export const PER_TX = 10_000;
 export const OWNERS = 5_000;
@@ -70,4 +70,21 @@ export async function emit(provider, contract, method, argsFor, total) {
     const r = await provider.getTransactionReceipt(h);
     if (!r || r.status !== 1) throw new Error(`bench transaction ${h} failed`);
   }
+}
+
+/**
+ * A BenchNft on the anvil with `mints` mints over OWNERS owners, then (with `moves`) a move of each; `config` is the
+ * service's network entry for it and `head` the chain's head once written.
+ */
+export async function chainWithHistory(anvil, chainId, network, arts, mints, moves = true) {
+  const provider = new JsonRpcProvider(anvil.url, undefined, { staticNetwork: true, polling: false, cacheTimeout: -1 });
+  await provider.send('evm_setIntervalMining', [0]);
+  const x = await new ContractFactory(arts.BenchNft.abi, arts.BenchNft.bytecode, new Wallet(KEY, provider)).deploy();
+  await provider.send('anvil_mine', ['0x1']);
+  await x.waitForDeployment();
+  await emit(provider, x, 'mintRange', (start, n) => [start, n, OWNERS], mints);
+  if (moves) await emit(provider, x, 'moveRange', (start, n) => [start, n, OWNERS, 7], mints);
+  const head = Number(await provider.send('eth_blockNumber', []));
+  provider.destroy();
+  return { anvil, head, config: { platform: 'ethereum', network, nodeUrls: [anvil.url], chainId, indexerLag: 0 } };
 }

@@ -12,7 +12,8 @@
 // reads and writes can beat either).
 // Then the mints and transfers again into a throwaway PostgreSQL (the fleet's store), with the ratio to SQLite;
 // `--sqlite-only` skips that. `--networks 2` runs two-networks.js instead: one service catching up over one network
-// against one service catching up over two at once.
+// against one service catching up over two at once; `--networks 2 --isolation` runs isolation.js: network A's listing
+// and tracker p99 and the event loop's longest block while network B catches up, against A quiet.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -29,6 +30,11 @@ import { measureUriReads } from './uri-read.js';
 import { measureWritePath } from './write-path.js';
 import { BATCH_PER_LOG, CONSECUTIVE_PER_EVENT, KEY, OWNERS, PER_TX, SOURCE, emit as emitHistory } from './history.js';
 
+// `--networks 2 --isolation`: whether one network's catch-up stalls another on the same service (isolation.js).
+if (process.argv.includes('--isolation')) {
+  await import('./isolation.js');
+  process.exit(0);
+}
 // `--networks 2`: only the catch-up of one network alone against two networks served at once (two-networks.js).
 if (process.argv.includes('--networks')) {
   await import('./two-networks.js');

@@ -15,13 +15,12 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { ContractFactory, JsonRpcProvider, Wallet } from 'ethers';
 import { startAnvil } from '../../dist/devchain/index.js';
 import { openDatabase } from '../../dist/lib/sqlite.js';
 import { startService } from '../../dist/service/index.js';
 import { networkFileName } from '../../dist/service/backend.js';
 import { compileSolidity } from '../../scripts/solc-compile.js';
-import { KEY, OWNERS, PER_TX, SOURCE, emit } from './history.js';
+import { PER_TX, SOURCE, chainWithHistory } from './history.js';
 
 const args = process.argv.slice(2);
 const argOf = (name, fallback) => (args.includes(`--${name}`) ? Number(args[args.indexOf(`--${name}`) + 1]) : fallback);
@@ -47,20 +46,6 @@ function cpuOf(pid) {
   } catch {
     return 0;
   }
-}
-
-/** An anvil with the bench history; `config` is the service's network entry for it. */
-async function chainWithHistory(anvil, chainId, network, arts) {
-  const provider = new JsonRpcProvider(anvil.url, undefined, { staticNetwork: true, polling: false, cacheTimeout: -1 });
-  await provider.send('evm_setIntervalMining', [0]);
-  const x = await new ContractFactory(arts.BenchNft.abi, arts.BenchNft.bytecode, new Wallet(KEY, provider)).deploy();
-  await provider.send('anvil_mine', ['0x1']);
-  await x.waitForDeployment();
-  await emit(provider, x, 'mintRange', (start, n) => [start, n, OWNERS], N);
-  await emit(provider, x, 'moveRange', (start, n) => [start, n, OWNERS, 7], N);
-  const head = Number(await provider.send('eth_blockNumber', []));
-  provider.destroy();
-  return { anvil, head, config: { platform: 'ethereum', network, nodeUrls: [anvil.url], chainId, indexerLag: 0 } };
 }
 
 /** One fresh service over `chains` until every network has caught up; times from the call to startService. */
@@ -160,7 +145,7 @@ try {
   );
   const arts = compileSolidity({ 'B.sol': SOURCE }, { optimizer: { enabled: true, runs: 200 }, evmVersion: 'paris' }).contracts['B.sol'];
   for (const chainId of [31337, 31338]) anvils.push(await startAnvil({ gasLimit: 40_000_000, blockTimeSeconds: 1, chainId }));
-  const [a, b] = await Promise.all([chainWithHistory(anvils[0], 31337, 'local', arts), chainWithHistory(anvils[1], 31338, 'local-2', arts)]);
+  const [a, b] = await Promise.all([chainWithHistory(anvils[0], 31337, 'local', arts, N), chainWithHistory(anvils[1], 31338, 'local-2', arts, N)]);
   report('warm-up: A alone (not counted)', await catchUp([a]));
   const ratios = { together: [], aWithin: [], cpuPerBlock: [], cpuPerBlockWithAnvils: [] };
   for (let round = 1; round <= ROUNDS; round++) {

@@ -8,7 +8,7 @@ import { readUris } from './indexer-metadata.js';
 import { PART_MOVES, prepareRange, type PreparedPart, type PreparedRange } from './indexer-prepare.js';
 import { createProgress, type ProgressOut } from './indexer-progress.js';
 import { readsHere, startReadThread, type RangeReader } from './indexer-read-thread.js';
-import { DEFAULT_RANGE_POLICY, isRangeRefusal, nextSpan, type RangePolicy } from './indexer-range.js';
+import { DEFAULT_RANGE_POLICY, firstSpan, isRangeRefusal, spanAfterAnswer, spanAfterRefusal, type RangePolicy } from './indexer-range.js';
 import { commonAncestor } from './indexer-reorg.js';
 import { endsAgree, JOIN_MOVES, joinParts, partsToJoin, type ReadyPart } from './indexer-join.js';
 import { createChainReader, type BlockHeader, type ChainReader } from './indexer-rpc.js';
@@ -48,6 +48,11 @@ export interface IndexerOptions {
    * read on the calling thread, as with false).
    */
   readerThread?: boolean;
+  /**
+   * Write the index on a thread of its own (default true; SQLite with a database file and the compiled worker, else
+   * on the calling thread, as with false): a catch-up then never blocks the calling thread for more than a few ms.
+   */
+  writerThread?: boolean;
 }
 
 /** EIP-2309 ranges longer than the cap: how many, and the newest few (reported on /health). */
@@ -72,6 +77,8 @@ export interface IndexerStats {
   timing: { logsMs: number; metadataMs: number; waitMs: number; writeMs: number };
   /** Whether ranges are read in a worker thread (see IndexerOptions.readerThread). */
   readerThread: boolean;
+  /** Whether the index is written on a thread of its own (see IndexerOptions.writerThread). */
+  writerThread: boolean;
   /** Ranges read on the reader thread (the first ones of a start are read on the writer's while the thread boots). */
   threadReads: number;
 }
@@ -116,7 +123,9 @@ export function startIndexer(opts: IndexerOptions): Indexer {
   const policy = opts.rangePolicy ?? DEFAULT_RANGE_POLICY;
   const cap = opts.consecutiveCap ?? CONSECUTIVE_CAP;
   if (!opts.store && !opts.db) throw new Error('startIndexer needs a db or a store');
-  const store = opts.store ?? sqliteIndexStore(opts.db!, opts.bucketSize);
+  const opened = opts.store ?? sqliteIndexStore(opts.db!, opts.bucketSize);
+  const writeThread = opts.writerThread === false ? null : (opened.onWriteThread?.(log) ?? null);
+  const store: IndexStore = writeThread ?? opened;
   const chain: ChainReader = createChainReader(opts.nodeUrl);
   const reader: RangeReader | null =
     opts.readerThread === false || store.readerFile === null ? null : startReadThread(opts.nodeUrl, store.readerFile, log);
@@ -136,8 +145,8 @@ export function startIndexer(opts: IndexerOptions): Indexer {
     target: -1,
     headSeq: 0,
     stepSeq: 0,
-    // Blocks per eth_getLogs, following the node's answers (indexer-range.ts).
-    span: Math.max(1, opts.batchSize ?? 1),
+    // Blocks per eth_getLogs, following the node's answers and staying below what it refused (indexer-range.ts).
+    spans: firstSpan(opts.batchSize ?? 1),
     // Ranges being read ahead, in order; each starts where the previous one ends.
     ahead: [] as Prepared[],
     // Uris to read and store after a write (its tokens first seen through a transfer, ERC-4906 updates). Kept until
@@ -199,7 +208,9 @@ export function startIndexer(opts: IndexerOptions): Indexer {
    */
   function prepare(from: number, to: number, idleMeanwhile: boolean): Prepared {
     stats.firstRangeStart ??= from;
-    const thread = readsHere(reader, idleMeanwhile, reading) ? null : reader;
+    // With the writes off this thread, so are the reads (a range of 10,000 moves decodes for tens of ms): the first
+    // ones wait for the reader thread to boot instead.
+    const thread = readsHere(reader, idleMeanwhile && writeThread === null, reading) ? null : reader;
     const here = thread === null;
     const read = thread
       ? thread.read(from, to, [...pendingSupply], cap, opts.partMoves ?? PART_MOVES)
@@ -215,7 +226,7 @@ export function startIndexer(opts: IndexerOptions): Indexer {
     // ahead were already asked for with the old span.
     read.then((ps) => {
       const size = ps[0]?.size;
-      if (size) s.span = nextSpan(s.span, { kind: 'ok', ...size }, policy);
+      if (size) s.spans = spanAfterAnswer(s.spans, to - from + 1, size, policy);
     }, () => {});
     const parts = read.then((ps) => ps.map(withHeaders));
     const prepared: Prepared = { from, to, parts };
@@ -311,7 +322,7 @@ export function startIndexer(opts: IndexerOptions): Indexer {
   /** Phase 2: the next range, read ahead by earlier steps when it still fits, else asked for now. */
   async function takeRange(from: number): Promise<ReadyPart | 'busy'> {
     if (s.ahead[0] && (s.ahead[0].from !== from || s.ahead[0].to > s.target)) s.ahead = [];
-    let current = s.ahead.shift() ?? prepare(from, Math.min(s.target, from + s.span - 1), true);
+    let current = s.ahead.shift() ?? prepare(from, Math.min(s.target, from + s.spans.span - 1), true);
     try {
       const t0 = performance.now();
       if (current.parts) {
@@ -326,9 +337,10 @@ export function startIndexer(opts: IndexerOptions): Indexer {
       timing.waitMs += performance.now() - t0;
       return { range, headers };
     } catch (e) {
-      if (isRangeRefusal(e) && s.span > policy.min) {
-        s.span = nextSpan(s.span, { kind: 'refused' }, policy);
-        log.info(`node refused ${current.to - from + 1} blocks per eth_getLogs; asking for ${s.span}`);
+      const blocks = current.to - from + 1;
+      if (isRangeRefusal(e) && blocks > policy.min) {
+        s.spans = spanAfterRefusal(s.spans, blocks, e, policy);
+        log.info(`node refused ${blocks} blocks per eth_getLogs; asking for ${s.spans.span}, and for fewer than ${s.spans.refused} from now on`);
         return 'busy';
       }
       throw e;
@@ -373,7 +385,7 @@ export function startIndexer(opts: IndexerOptions): Indexer {
     // Keep READ_AHEAD ranges in flight while this one is written: the node works while we do.
     const inFlight = () => s.ahead.filter((a) => a.parts).length;
     for (let end = s.ahead.at(-1)?.to ?? r.to; inFlight() < READ_AHEAD && end < s.target; end = s.ahead.at(-1)!.to) {
-      s.ahead.push(prepare(end + 1, Math.min(s.target, end + s.span), r.logs.length === 0));
+      s.ahead.push(prepare(end + 1, Math.min(s.target, end + s.spans.span), r.logs.length === 0));
     }
     return {
       from,
@@ -498,7 +510,7 @@ export function startIndexer(opts: IndexerOptions): Indexer {
     stats() {
       const rpc = new Map(chain.stats);
       for (const [method, n] of reader?.stats ?? []) rpc.set(method, (rpc.get(method) ?? 0) + n);
-      return { transfers: stats.transfers, rpc: Object.fromEntries(rpc), reorgs: stats.reorgs, firstRangeStart: stats.firstRangeStart, timing: { ...timing }, readerThread: reader?.usable ?? false, threadReads: stats.threadReads };
+      return { transfers: stats.transfers, rpc: Object.fromEntries(rpc), reorgs: stats.reorgs, firstRangeStart: stats.firstRangeStart, timing: { ...timing }, readerThread: reader?.usable ?? false, writerThread: writeThread !== null, threadReads: stats.threadReads };
     },
     async stop() {
       if (s.stopped) return;
@@ -516,6 +528,7 @@ export function startIndexer(opts: IndexerOptions): Indexer {
       // The checkpoint owed at the stop runs to its end on its thread before the thread goes.
       store.useCheckpointer?.(null);
       await checkpointer?.stop();
+      await writeThread?.close();
       progress.done();
       for (const w of waiters.splice(0)) w.reject(new Error('The indexer stopped before it caught up.'));
     },

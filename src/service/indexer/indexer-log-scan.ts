@@ -3,7 +3,7 @@
 // then parses it as JSON). Pure, except that it lends two bytes of the body to each Transfer and gives them back.
 import { addLog, addTransfer, CONSECUTIVE_CAP, decodeTokenLogs, emptyDecoding, TOPIC, type DecodedLogs } from './indexer-events.js';
 import { CLOSE_ARRAY, CLOSE_OBJECT, hexWith0x, JsonBytes, keyTable, notScanned, OPEN_ARRAY, OPEN_OBJECT, QUOTE, scanned } from '../../lib/json-bytes.js';
-import type { RawLog } from './indexer-rpc.js';
+import type { RawLog } from './indexer-events.js';
 
 /** A range's decoded logs, with what range adaptation needs of the node's answer. */
 export interface ScannedLogs {

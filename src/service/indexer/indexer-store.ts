@@ -1,6 +1,7 @@
 // Where the indexer keeps the index: the operations its loop needs, whatever the backend (SQLite in sqlite/, PostgreSQL
 // in postgres/), and the rules both keep. Both apply ranges and rollbacks through the same functions (indexer-apply.ts,
 // indexer-reorg.ts) and the listing's IndexWriter.
+import type { Logger } from '../../lib/log.js';
 import type { Checkpointer } from '../../lib/sqlite-checkpointer.js';
 import type { Batch, MissingUri } from './indexer-apply.js';
 import type { MetadataUpdate } from './indexer-events.js';
@@ -48,6 +49,11 @@ export interface IndexStore {
    * them on the writer's connection, as when the thread cannot run or has failed).
    */
   useCheckpointer?(checkpointer: Checkpointer | null): void;
+  /**
+   * The same index written on a thread of its own, so that a catch-up's writes never block the thread that answers
+   * other networks (SQLite: sqlite/indexer-write-thread.ts); null where no such thread can run.
+   */
+  onWriteThread?(log: Logger): (IndexStore & { close(): Promise<void> }) | null;
 }
 
 /** Blocks below the tip whose checkpoints are all kept: a reorganisation deeper than this finds its ancestor slower. */

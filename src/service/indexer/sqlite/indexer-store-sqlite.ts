@@ -10,6 +10,7 @@ import { checkpointsBelow, storedHash } from '../indexer-reorg.js';
 import { applyBatch, rollbackTo } from './indexer-sink-sqlite.js';
 import { CHECKPOINT_KEEP_BLOCKS, LATEST_TRUNCATED_SQL, PRUNE_CHECKPOINTS_SQL, toTruncatedRow, type IndexStore } from '../indexer-store.js';
 import { migrateIndex } from './indexer-schema-sqlite.js';
+import { startWriteThread } from './indexer-write-thread.js';
 
 /**
  * Moves written between WAL checkpoints while catching up. SQLite otherwise checkpoints after nearly every range (each
@@ -101,6 +102,8 @@ export function openSqliteIndexStore(db: Db, listingSteps: readonly string[], bu
     async pruneCheckpoints(tip) {
       prune.run(tip - CHECKPOINT_KEEP_BLOCKS);
     },
+    // Given up on, the thread hands over to a store opened then: its cached rows start from what the thread committed.
+    onWriteThread: (log) => startWriteThread(db, { bucketSize, checkpointEveryMoves }, () => openSqliteIndexStore(db, listingSteps, bucketSize, checkpointEveryMoves), log),
     useCheckpointer(c) {
       checkpointer = c;
     },
