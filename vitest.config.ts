@@ -2,12 +2,14 @@
 // renderer's logic, CLI parsing, loopback servers in the test's own process; no chain, no PostgreSQL, no browser, no
 // spawned service. `integration`: every other file (real anvil chains, `txdesk` processes, PostgreSQL, Chromium). Real
 // chains and servers are slow to start, so timeouts are generous and files run in separate processes.
+import { resolve } from 'node:path';
 import { defineConfig } from 'vitest/config';
 import SlowFirstSequencer from './test/support/slow-first-sequencer.js';
 
 /** The unit project: files that need nothing but Node. A new test file is an integration test unless listed here. */
 export const UNIT_FILES = [
   'test/layering.test.ts',
+  'test/table-ownership.test.ts',
   'test/readme-paths.test.ts',
   'test/core/domain/*.test.ts',
   'test/core/adapters/{store-sqlite,vault-file,token-image,token-metadata,settings-validate}.test.ts',
@@ -25,14 +27,24 @@ export const UNIT_FILES = [
   // run's whole critical path.
   'test/service/listing/{listing-store,listing-writer}.test.ts',
   'test/service/http/*.test.ts',
-  'test/service/network/{node-choice,node-budget,node-throttle,network-config}.test.ts',
+  'test/service/network/{node-choice,node-budget,node-throttle,network-config,node-link}.test.ts',
   'test/service/service-policy.test.ts',
   'test/service/tracker/{tracker-chain-window,tracker-delivery-hub,tracker-delivery-outbox,tracker-json-post}.test.ts',
   'test/service/tracker/{tracker-rpc,tracker-store-layout,tracker-watch-policy}.test.ts',
-  'test/service/webhooks/{webhook-activity-reorg,webhook-address-guard,webhook-backoff,webhook-delivery-policy,webhook-post,webhook-signature}.test.ts',
+  'test/service/webhooks/{webhook-activity-reorg,webhook-address-guard,webhook-backoff,webhook-deliverer-lease,webhook-delivery-policy,webhook-post,webhook-signature}.test.ts',
+];
+
+/**
+ * Tests run the tracker package's source, as the typecheck sees it (tsconfig.json `paths`), so one copy of the SDK is
+ * loaded and a change shows without a build; a spawned `txdesk` and the packed-tarball test use its dist/.
+ */
+export const trackerSourceAlias = [
+  { find: /^@txdesk\/tracker$/, replacement: resolve(import.meta.dirname, 'packages/tracker/src/index.ts') },
+  { find: /^@txdesk\/tracker\/(tracker-wire|webhook-signature)$/, replacement: resolve(import.meta.dirname, 'packages/tracker/src/$1.ts') },
 ];
 
 export default defineConfig({
+  resolve: { alias: trackerSourceAlias },
   test: {
     pool: 'forks',
     // Generous on purpose: in one CI run two tests on different chains stalled at the same moment for minutes (most

@@ -242,7 +242,8 @@ describe('the account cycle', () => {
   });
 });
 
-describe('errors: one clear line and a non-zero exit code', () => {
+// Each case has a config folder and e-mail of its own and changes nothing the others read: they run at once.
+describe.concurrent('errors: one clear line and a non-zero exit code', () => {
   const oneLine = (text: string) => expect(text.trimEnd().split('\n')).toHaveLength(1);
 
   it('not logged in', async () => {

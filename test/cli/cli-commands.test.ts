@@ -24,7 +24,8 @@ afterAll(async () => {
   for (const t of temps) rmSync(t, { recursive: true, force: true });
 });
 
-describe('help and version', () => {
+// Each of these runs its own short-lived `txdesk`, touching nothing shared: they run at once (spawns are mostly start-up).
+describe.concurrent('help and version', () => {
   it('--version prints the package version', async () => {
     for (const flag of ['--version', '-V']) {
       const r = await runCli([flag]);
@@ -52,7 +53,7 @@ describe('help and version', () => {
   });
 });
 
-describe('bad command lines: one line, exit code 2', () => {
+describe.concurrent('bad command lines: one line, exit code 2', () => {
   it.each([
     [['devchain', '--port', '70000'], 'Invalid --port "70000": give a whole number from 0 to 65535 (0 picks a free port).'],
     [['devchain', '--congestion', 'extreme'], 'Invalid --congestion "extreme": give one of off, low, high, market.'],

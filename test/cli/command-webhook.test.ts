@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { verifyWebhook } from '../../src/sdk/webhook-signature.js';
+import { verifyWebhook } from '@txdesk/tracker/webhook-signature';
 import { ensureCliBuilt, runCli, startCliDaemon, type CliDaemon } from '../support/cli-binary.js';
 import { killServiceProcesses, startServiceProcess, type ServiceProcess } from '../support/service-process.js';
 import { RawTrackerClient, trackerWsUrl, waitUntil } from '../support/tracker-harness.js';
@@ -297,10 +297,9 @@ describe('txdesk webhook', () => {
       ['https://169.254.169.254/latest/meta-data', "The URL's host 169.254.169.254 is a cloud metadata address; webhooks never reach those, not even with --allow-private-webhooks."],
       ['ftp://x', 'Webhook URLs must start with https:// (ftp: is not supported).'],
     ];
-    for (const [url, sentence] of refusals) {
-      const r = await webhook(['add', url], env);
-      expect({ url, stderr: r.stderr, code: r.code }).toEqual({ url, stderr: `${sentence}\n`, code: 1 });
-    }
+    // Refusals change nothing, so the commands run at once.
+    const answers = await Promise.all(refusals.map(([url]) => webhook(['add', url], env)));
+    for (const [i, [url, sentence]] of refusals.entries()) expect({ url, stderr: answers[i]!.stderr, code: answers[i]!.code }).toEqual({ url, stderr: `${sentence}\n`, code: 1 });
     expect(JSON.parse((await webhook(['list', '--json'], env)).stdout)).toEqual([]);
     // The dev service lets a receiver on this machine through, never a metadata address.
     const { env: devEnv } = await newAccount(String(dev.ready.serviceUrl));
@@ -321,10 +320,9 @@ describe('txdesk webhook', () => {
       [['update', 'x', '--state', 'failing'], 'Invalid --state "failing": give active (resumes a paused or failing webhook) or paused.'],
       [['update', 'x', '--overlap', '60'], '--overlap goes with --rotate-secret: add it, or drop --overlap.'],
     ];
-    for (const [args, sentence] of usage) {
-      const r = await webhook(args, env);
-      expect({ args, stderr: r.stderr, code: r.code }).toEqual({ args, stderr: `${sentence}\n`, code: 2 });
-    }
+    // Usage errors never reach the service, so the commands run at once.
+    const answers = await Promise.all(usage.map(([args]) => webhook(args, env)));
+    for (const [i, [args, sentence]] of usage.entries()) expect({ args, stderr: answers[i]!.stderr, code: answers[i]!.code }).toEqual({ args, stderr: `${sentence}\n`, code: 2 });
     const endpoint = String(dev.ready.serviceUrl);
     const loggedOut = await webhook(['list'], { ...env, TXDESK_CONFIG_DIR: join(tempDir('txdesk-webhook-cli-none-'), 'config') });
     expect(loggedOut.stderr).toBe(`Not logged in to ${endpoint} (TXDESK_ENDPOINT): run \`txdesk login\` first.\n`);

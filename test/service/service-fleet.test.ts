@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { JsonRpcProvider, Wallet } from 'ethers';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startAnvil, type RunningAnvil } from '../../src/devchain/index.js';
-import { TransactionTracker, type TrackerMessage } from '../../src/sdk/index.js';
+import { TransactionTracker, type TrackerMessage } from '@txdesk/tracker';
 import { createTestDatabase, type TestDatabase } from '../support/postgres-db.js';
 import { ensureCliBuilt, killServiceProcesses, serviceHealth, startServiceProcess, type ServiceProcess } from '../support/service-process.js';
 import { DEV_KEYS, sendTransfer, signTransfer, waitUntil } from '../support/tracker-harness.js';

@@ -1,41 +1,65 @@
-// The order test files start in, so the two workers finish together: the longest files first. Vitest orders by the
+// The order test files start in, so the workers finish together: the longest files first. Vitest orders by the
 // durations it cached on the last run, but a clean clone (CI) has no cache, and ordered by file size it started the
 // 40-second files last, leaving one worker busy alone at the end. So the files that took longest (seconds on the
 // 2-core CI box, set-up included) come first in this order, then vitest's own order for the rest, integration before
 // unit (vitest sorts projects by name).
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
-/** Longest first; a file missing here only starts later. Refresh from a run's JSON report when the order drifts. */
+/**
+ * Longest first; a file missing here only starts later. Refresh from a run's JSON report when the order drifts. The
+ * seconds are one full run's per-file walls on the 2-core box with three workers (so under load; unit files too).
+ */
 export const SLOWEST_FILES = [
-  'test/service/webhooks/webhook-outage.test.ts', // 80 s, most of it the minute its receiver is down (a wait, not work)
-  'test/service/service-fleet-listing.test.ts', // 52 s
-  'test/service/webhooks/webhook-crash.test.ts', // 40-54 s, 30 s of it a claim's lease running out
-  'test/service/service-fleet-networks.test.ts', // 45-50 s on a busy box
-  'test/core/core-faults.test.ts', // 45 s
-  'test/e2e/renderer-truth.test.ts', // 43 s
-  'test/core/core-fault-run.test.ts', // 38 s
-  'test/reliability/fuzz-service.test.ts', // 34 s
-  'test/e2e/renderer-serve.test.ts', // 25 s
-  'test/cli/command-webhook.test.ts', // 25 s
-  'test/e2e/config-real-network.test.ts', // 20 s
-  'test/service/service-listing.test.ts', // 20 s
-  'test/reliability/app-edge.test.ts', // 19 s
-  'test/e2e/renderer-approvals.test.ts', // 19 s
-  'test/service/tracker/tracker-service.test.ts', // 15 s
-  'test/service/webhooks/webhook-delivery.test.ts', // 12 s
-  'test/service/network/service-networks.test.ts', // 15 s
+  'test/cli/command-webhook.test.ts', // 95 s (was 108)
+  'test/service/listing/listing-mixed.test.ts', // 79 s
+  'test/service/network/service-back-pressure.test.ts', // 69 s
+  'test/core/core-fault-run.test.ts', // 63 s
+  'test/cli/cli-accounts.test.ts', // 62 s
+  'test/e2e/renderer-truth.test.ts', // 59 s
+  'test/e2e/config-real-network.test.ts', // 54 s
+  'test/reliability/app-edge.test.ts', // 50 s
+  'test/core/core-faults.test.ts', // 50 s
+  'test/reliability/fuzz-service.test.ts', // 49 s
+  'test/cli/cli-commands.test.ts', // 45 s (was 66: help and usage commands at once)
+  'test/e2e/renderer-serve.test.ts', // 45 s
+  'test/core/core-market-phases.test.ts', // 41 s
+  'test/service/service-fleet-listing.test.ts', // 38 s
+  'test/service/webhooks/webhook-activity.test.ts', // 38 s
+  'test/service/network/node-watch.test.ts', // 36 s
+  'test/core/rpc-tools.test.ts', // 35 s
+  'test/service/service-fleet-networks.test.ts', // 33 s
+  'test/devchain/devchain-market.test.ts', // 32 s
+  'test/service/tracker/tracker-bounds.test.ts', // 30 s
+  'test/service/webhooks/webhook-outage.test.ts', // 28 s (was 78: the outage is 10 s, not a minute)
+  'test/service/indexer/indexer-standards.test.ts', // 28 s
+  'test/service/webhooks/webhook-crash.test.ts', // 27 s (was 46: a 1 s lease margin, not 20 s)
+  'test/core/core-crash.test.ts', // 27 s
+  'test/service/service-fleet.test.ts', // 25 s
+  'test/e2e/renderer-approvals.test.ts', // 24 s
+  'test/reliability/security-service.test.ts', // 23 s
+  'test/e2e/renderer-send.test.ts', // 22 s
+  'test/service/listing/listing-store.test.ts', // 22 s
+  'test/e2e/renderer-networks.test.ts', // 22 s
+  'test/cli/cli-key-export.test.ts', // 19 s
+  'test/service/listing/listing-store-pg.test.ts', // 18 s
+  'test/cli/cli-logout.test.ts', // 18 s
+  'test/service/tracker/tracker-service.test.ts', // 17 s
+  'test/reliability/crash-short.test.ts', // 15 s
+  'test/core/rpc-tools-refusals.test.ts', // 15 s
+  'test/e2e/renderer-tokens.test.ts', // 15 s
+  'test/core/core-congestion.test.ts', // 15 s
+  'test/service/network/service-failover.test.ts', // 15 s
+  'test/core/core-send.test.ts', // 15 s
   'test/devchain/devchain-congestion.test.ts', // 15 s
-  'test/core/core-congestion.test.ts', // 14 s
-  'test/service/tracker/tracker-bounds.test.ts', // 14 s
-  'test/core/core-send.test.ts', // 14 s
-  'test/e2e/renderer-send.test.ts', // 14 s
-  'test/cli/cli-commands.test.ts', // 13 s
-  'test/service/service-fleet.test.ts', // 12 s
-  'test/cli/cli-accounts.test.ts', // 12 s
-  'test/core/rpc-libraries.test.ts', // 11 s
-  'test/core/core-retry.test.ts', // 11 s
-  'test/service/listing/listing-mixed.test.ts', // 11 s
-  'test/reliability/security-service.test.ts', // 10 s
+  'test/core/core-retry.test.ts', // 14 s
+  'test/core/core-http.test.ts', // 14 s
+  'test/core/adapters/vault-file.test.ts', // 13 s
+  'test/service/network/service-networks.test.ts', // 13 s
+  'test/core/rpc-tools-burst.test.ts', // 12 s
+  'test/service/webhooks/webhook-delivery.test.ts', // 11 s
+  'test/service/indexer/indexer-pg.test.ts', // 10 s
+  'test/service/service-listing.test.ts', // 10 s
+  'test/sdk/sdk-tracker.test.ts', // 10 s
 ];
 
 export default class SlowFirstSequencer extends BaseSequencer {

@@ -2,7 +2,7 @@
 // tracker-ws-router.ts), the chain watcher and durable delivery behind it; on a shared database only the watcher leader
 // watches (tracker-watcher-role.ts). The service starts one per network; stop() undoes everything.
 import type { Logger } from '../../lib/log.js';
-import { MIN_ACK_TIMEOUT_MS } from '../../sdk/tracker-wire.js';
+import { MIN_ACK_TIMEOUT_MS } from '@txdesk/tracker/tracker-wire';
 import { createDeliveryHub } from './tracker-delivery-hub.js';
 import { createTrackerEngine } from './tracker-engine.js';
 import { createNodeRpc } from './tracker-node-rpc.js';

@@ -1,7 +1,7 @@
 // The chain watcher: follows new heads, fetches receipts in batches for tracked hashes only, runs the pure policy of
 // tracker-watch-policy.ts on every affected transaction, and stores the resulting messages before handing them on.
 import type { Logger } from '../../lib/log.js';
-import type { TrackerPayload, TrackerReceipt } from '../../sdk/tracker-wire.js';
+import type { TrackerPayload, TrackerReceipt } from '@txdesk/tracker/tracker-wire';
 import { ChainWindow } from './tracker-chain-window.js';
 import { createChainSync } from './tracker-chain-sync.js';
 import type { NodeRpc, RpcOutcome } from './tracker-node-rpc.js';

@@ -1,6 +1,6 @@
 // Node receipts (hex quantities) to the wire receipt of docs/tracker-protocol.md §3-4: counters as JSON numbers, the wei amount as a
 // decimal string, addresses and hashes lowercase; and the receipt's JSON, serialized once per receipt.
-import type { TrackerPayload, TrackerReceipt } from '../../sdk/tracker-wire.js';
+import type { TrackerPayload, TrackerReceipt } from '@txdesk/tracker/tracker-wire';
 
 type Hex = string;
 interface RawLog {

@@ -11,7 +11,7 @@ import {
   checkSubscriptionId,
   parseTrackParams,
   type Checked,
-} from '../../sdk/tracker-wire.js';
+} from '@txdesk/tracker/tracker-wire';
 
 export type RpcId = number | string | null;
 

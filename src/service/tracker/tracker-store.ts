@@ -1,7 +1,7 @@
 // What the tracker stores (tracked transactions, subscriptions, stored messages and their per-subscription deliveries),
 // whatever the backend: SQLite in sqlite/, PostgreSQL in postgres/. Thin on purpose: decisions live in
 // tracker-watch-policy.ts and tracker-delivery-outbox.ts.
-import type { TrackerEventType } from '../../sdk/tracker-wire.js';
+import type { TrackerEventType } from '@txdesk/tracker/tracker-wire';
 import type { OutboxEntry } from './tracker-delivery-outbox.js';
 import type { TrackingState } from './tracker-watch-policy.js';
 

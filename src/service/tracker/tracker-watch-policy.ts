@@ -1,6 +1,6 @@
 // The watcher's decisions (docs/tracker-protocol.md §3-4) as a pure function over plain data: given one tracked transaction and what the
 // chain shows now, which messages to emit and what to remember. The I/O around it lives in tracker-engine.ts.
-import type { TrackerPayload, TrackerReceipt } from '../../sdk/tracker-wire.js';
+import type { TrackerPayload, TrackerReceipt } from '@txdesk/tracker/tracker-wire';
 
 export interface TrackingState {
   clientId: string;

@@ -5,7 +5,7 @@ import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import type { Logger } from '../../lib/log.js';
-import { MAX_FRAME_BYTES, RPC_INTERNAL_ERROR, RPC_INVALID_REQUEST, RPC_LIMIT_EXCEEDED } from '../../sdk/tracker-wire.js';
+import { MAX_FRAME_BYTES, RPC_INTERNAL_ERROR, RPC_INVALID_REQUEST, RPC_LIMIT_EXCEEDED } from '@txdesk/tracker/tracker-wire';
 import type { DeliveryHub, DeliveryTarget } from './tracker-delivery-hub.js';
 import { errorFrame, parseFrame, resultFrame, type FrameItem, type TrackerCommand } from './tracker-rpc.js';
 import type { TrackerStore } from './tracker-store.js';

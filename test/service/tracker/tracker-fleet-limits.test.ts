@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startAnvil, type RunningAnvil } from '../../../src/devchain/index.js';
-import { RPC_LIMIT_EXCEEDED } from '../../../src/sdk/tracker-wire.js';
+import { RPC_LIMIT_EXCEEDED } from '@txdesk/tracker/tracker-wire';
 import { createTestDatabase, type TestDatabase } from '../../support/postgres-db.js';
 import { startTrackerFleet, stopTrackerFleet, type FleetInstance } from '../../support/tracker-fleet.js';
 import { RawTrackerClient, waitUntil } from '../../support/tracker-harness.js';

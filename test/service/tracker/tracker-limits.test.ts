@@ -10,7 +10,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startAnvil, type RunningAnvil } from '../../../src/devchain/index.js';
 import { silentLogger } from '../../../src/lib/log.js';
 import { openDatabase, type Db } from '../../../src/lib/sqlite.js';
-import { RPC_LIMIT_EXCEEDED } from '../../../src/sdk/tracker-wire.js';
+import { RPC_LIMIT_EXCEEDED } from '@txdesk/tracker/tracker-wire';
 import { openSqliteTrackerStore } from '../../../src/service/tracker/sqlite/tracker-store-sqlite.js';
 import type { AttachedTracker } from '../../../src/service/tracker/index.js';
 import { attachTrackerOn } from '../../support/tracker-on-server.js';

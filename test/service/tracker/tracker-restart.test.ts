@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { JsonRpcProvider, Wallet } from 'ethers';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startAnvil, type RunningAnvil } from '../../../src/devchain/index.js';
-import { TransactionTracker, type TrackerError, type TrackerMessage } from '../../../src/sdk/index.js';
+import { TransactionTracker, type TrackerError, type TrackerMessage } from '@txdesk/tracker';
 import { ensureCliBuilt, killServiceProcesses, startServiceProcess } from '../../support/service-process.js';
 import { DEV_KEYS, sendTransfer, waitUntil } from '../../support/tracker-harness.js';
 

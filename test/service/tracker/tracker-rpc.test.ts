@@ -1,6 +1,6 @@
 // Frame parsing and parameter rules of SPEC 3.1 as tables: both track_transaction forms, error codes, batches.
 import { describe, expect, it } from 'vitest';
-import { parseTrackParams } from '../../../src/sdk/tracker-wire.js';
+import { parseTrackParams } from '@txdesk/tracker/tracker-wire';
 import { parseFrame } from '../../../src/service/tracker/tracker-rpc.js';
 
 const H = '0x' + 'Cd'.repeat(32);

@@ -9,7 +9,7 @@ import { deferCheckpoints, migrate, openDatabase, type Db } from '../../../src/l
 import { orderedId } from '../../../src/service/tracker/tracker-ids.js';
 import { parseReceiptJson, payloadJson, receiptJson } from '../../../src/service/tracker/tracker-receipt-format.js';
 import { openSqliteTrackerStore, trackerMigrations } from '../../../src/service/tracker/sqlite/tracker-store-sqlite.js';
-import type { TrackerReceipt } from '../../../src/sdk/tracker-wire.js';
+import type { TrackerReceipt } from '@txdesk/tracker/tracker-wire';
 
 const dirs: string[] = [];
 afterAll(() => {

@@ -1,6 +1,6 @@
 // The watcher's decisions as a table: tracked state + what the chain shows -> messages, withdrawals, end of tracking.
 import { describe, expect, it } from 'vitest';
-import type { TrackerReceipt } from '../../../src/sdk/tracker-wire.js';
+import type { TrackerReceipt } from '@txdesk/tracker/tracker-wire';
 import { formatReceipt } from '../../../src/service/tracker/tracker-receipt-format.js';
 import { decideTracking, nonceCheckBlock, pendingDueAt, type Observation, type TrackingState } from '../../../src/service/tracker/tracker-watch-policy.js';
 

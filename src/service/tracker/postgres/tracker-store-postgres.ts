@@ -59,12 +59,15 @@ export const trackerPgMigrations: readonly string[] = [
   CREATE INDEX tracker_delivery_sub ON tracker_delivery (client_id, subscription_id, seq);
   CREATE INDEX tracker_delivery_seq ON tracker_delivery (seq);
   `,
-  // Webhook deliveries (service/webhooks/) are rows of this outbox too; these columns are theirs (NULL on the
-  // WebSocket's): sent and kept for replay, tries, next try, claimed by an instance until, sent again by a replay.
+  // The sending state of a delivery whose subscriber sends it itself (a webhook, through tracker-outbox-store.ts; NULL
+  // on the WebSocket's): sent and kept for replay, tries, next try, claimed by an instance until, sent again by a replay.
   `
   ALTER TABLE tracker_delivery ADD COLUMN sent_at_ms BIGINT, ADD COLUMN attempts INTEGER, ADD COLUMN next_at_ms BIGINT,
     ADD COLUMN lease_until_ms BIGINT, ADD COLUMN replay SMALLINT;
   `,
+  // A webhook's claims are counted at each claim (its limit of requests in flight holds fleet-wide): only the few
+  // deliveries claimed now, not the week of sent ones kept for replay.
+  'CREATE INDEX tracker_delivery_leased ON tracker_delivery (client_id, subscription_id) WHERE lease_until_ms IS NOT NULL',
 ];
 
 const DELIVERY_COLUMNS = 'd.ack_id, m.message_id, m.seq, m.tx_hash, m.payload';

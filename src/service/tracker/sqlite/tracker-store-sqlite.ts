@@ -94,8 +94,8 @@ export const trackerMigrations: readonly string[] = [
   ALTER TABLE tracker_subscription ADD COLUMN last_used_ms INTEGER;
   UPDATE tracker_subscription SET last_used_ms = created_at_ms;
   `,
-  // Webhook deliveries (service/webhooks/) are rows of this outbox too; these columns are theirs (NULL on the
-  // WebSocket's): sent and kept for replay, tries, next try, claimed by an instance until, sent again by a replay.
+  // The sending state of a delivery whose subscriber sends it itself (a webhook, through tracker-outbox-store.ts; NULL
+  // on the WebSocket's): sent and kept for replay, tries, next try, claimed by an instance until, sent again by a replay.
   `
   ALTER TABLE tracker_delivery ADD COLUMN sent_at_ms INTEGER;
   ALTER TABLE tracker_delivery ADD COLUMN attempts INTEGER;
@@ -103,6 +103,8 @@ export const trackerMigrations: readonly string[] = [
   ALTER TABLE tracker_delivery ADD COLUMN lease_until_ms INTEGER;
   ALTER TABLE tracker_delivery ADD COLUMN replay INTEGER;
   `,
+  // A webhook's claims are counted at each claim: only the few deliveries claimed now, not the sent ones kept for replay.
+  'CREATE INDEX tracker_delivery_leased ON tracker_delivery (client_id, subscription_id) WHERE lease_until_ms IS NOT NULL',
 ];
 
 export function openSqliteTrackerStore(db: Db): TrackerStore {
