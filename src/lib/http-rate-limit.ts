@@ -1,4 +1,5 @@
-// Per-key token buckets (per clientId for listings): each key may burst up to one minute's allowance, refilled evenly.
+// Per-key token buckets (per clientId for listings): each key may burst up to one minute's allowance (or a given burst),
+// refilled evenly.
 // A fleet shares them by trading what each instance took (service/db/pg-rate-limits.ts); the buckets stay local.
 import { RateLimitedError } from './http-kit.js';
 
@@ -72,15 +73,15 @@ export function createRateLimiter(perMinute: number, describe?: (retryAfterSecon
       return out;
     },
     charge(key, count, nowMs) {
-      // Never below one bucket's debt: however much the fleet took, a key is free again one refill after it stops.
+      // Never below one minute's debt: however much the fleet took, a key is free again about a minute after it stops.
       const b = bucket(key, nowMs);
-      b.tokens = Math.max(-burst, b.tokens - count);
+      b.tokens = Math.max(-perMinute, b.tokens - count);
     },
     available: (key, nowMs) => Math.max(0, Math.floor(bucket(key, nowMs).tokens)),
     spend(key, count, nowMs) {
       if (count <= 0) return;
       const b = bucket(key, nowMs);
-      b.tokens = Math.max(-burst, b.tokens - count);
+      b.tokens = Math.max(-perMinute, b.tokens - count);
       taken.set(key, (taken.get(key) ?? 0) + count);
     },
   };

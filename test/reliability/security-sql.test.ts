@@ -28,6 +28,11 @@ export const SQL_ALLOWLIST: { file: string; expressions: RegExp; why: string }[]
     why: 'page statements interpolate LIST_SOURCES names and the fixed keywords ASC/DESC, >=, <=, < picked by a ternary on the direction; values are bound.',
   },
   {
+    file: 'src/service/indexer/sqlite/indexer-moves-sqlite.ts',
+    expressions: /^v$/,
+    why: 'prepares each text of the constant MOVES_SQL object (src/service/indexer/indexer-moves.ts) once; values are bound (?).',
+  },
+  {
     file: 'src/service/listing/sqlite/listing-rebuild-sqlite.ts',
     expressions: /^(code|s\.(scope|key)|Math\.max\(1, Math\.floor\(bucketSize\)\))$/,
     why: 'the bulk rebuild inlines a LIST code (a constant small integer), LIST_SOURCES names, and the bucket size as Math.max(1, Math.floor(n)), an integer.',

@@ -38,13 +38,19 @@ export const HELD_SQL = {
   pruneSent: 'DELETE FROM tracker_delivery WHERE sent_at_ms IS NOT NULL AND sent_at_ms < ? RETURNING seq',
 } as const;
 
+const CLAIM_HEAD = `UPDATE tracker_delivery SET lease_until_ms = ? WHERE client_id = ? AND ack_id IN (
+  SELECT ack_id FROM tracker_delivery WHERE client_id = ? AND subscription_id = ? AND ack_id IN`;
+const CLAIM_TAIL = 'AND sent_at_ms IS NULL AND (lease_until_ms IS NULL OR lease_until_ms <= ?) ORDER BY seq LIMIT ?) RETURNING ack_id';
 /**
  * A claim of at most `room` of the given deliveries, in store order (parameters: lease until, client, client,
- * subscription, the delivery ids, now, room); `ids` is the dialect's way to read the ids from one parameter.
+ * subscription, the delivery ids, now, room), in each dialect's way of reading the ids from one parameter.
  */
-export const claimSomeSql = (ids: string): string => `UPDATE tracker_delivery SET lease_until_ms = ? WHERE client_id = ? AND ack_id IN (
-  SELECT ack_id FROM tracker_delivery WHERE client_id = ? AND subscription_id = ? AND ack_id IN (${ids}) AND sent_at_ms IS NULL
-     AND (lease_until_ms IS NULL OR lease_until_ms <= ?) ORDER BY seq LIMIT ?) RETURNING ack_id`;
+export const CLAIM_SOME = {
+  /** The ids as a JSON array. */
+  sqlite: `${CLAIM_HEAD} (SELECT value FROM json_each(?)) ${CLAIM_TAIL}`,
+  /** The ids as a text[] (`?` numbered by the store). */
+  postgres: `${CLAIM_HEAD} (SELECT unnest(?::text[])) ${CLAIM_TAIL}`,
+} as const;
 
 export interface HeldDeliveryRow {
   ack_id: string;

@@ -2,6 +2,7 @@
 // the operations the HTTP API and the CLI use, each checked for its clientId. A webhook belongs to one network; its
 // id is unique across them, so the API needs no network in its paths.
 import { randomBytes } from 'node:crypto';
+import type { SharedRateLimiter } from '../../lib/http-rate-limit.js';
 import type { Logger } from '../../lib/log.js';
 import { TxdeskError } from '../../shared/errors.js';
 import type { IndexStore } from '../indexer/indexer-store.js';
@@ -36,11 +37,12 @@ export interface WebhooksOptions {
   alone: boolean;
   log: Logger;
   maxWebhooksPerClient?: number;
-  /** Deliveries per second per clientId and network (per instance); default 50. */
+  /** Deliveries per second per clientId and network; default 50; fleet-wide once rateLimiters() are shared. */
   perClientPerSecond?: number;
   backoff?: BackoffPolicy;
   retryWindowMs?: number;
   timeoutMs?: number;
+  leaseMarginMs?: number;
   lookup?: LookupAll;
   pollMs?: number;
   activityPollMs?: number;
@@ -75,6 +77,7 @@ export function startWebhooks(o: WebhooksOptions) {
       ...(o.backoff ? { backoff: o.backoff } : {}),
       ...(o.retryWindowMs !== undefined ? { retryWindowMs: o.retryWindowMs } : {}),
       ...(o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {}),
+      ...(o.leaseMarginMs !== undefined ? { leaseMarginMs: o.leaseMarginMs } : {}),
       ...(o.lookup ? { lookup: o.lookup } : {}),
       ...(o.pollMs !== undefined ? { pollMs: o.pollMs } : {}),
     });
@@ -244,6 +247,12 @@ export function startWebhooks(o: WebhooksOptions) {
     nudge(key: string): void {
       byKey.get(key)?.deliverer.nudge();
     },
+
+    /**
+     * Each network's per-clientId delivery bucket, by rate-limit scope: a fleet shares them with the request limits
+     * (shareRateLimits), so a client's deliveries per second hold across instances.
+     */
+    rateLimiters: (): Record<string, SharedRateLimiter> => Object.fromEntries(runtimes.map((r) => [`webhooks:${r.net.key}`, r.deliverer.rateLimiter()])),
 
     /** Webhook tries by this instance on network `key` (for /metrics). */
     counts: (key: string) => byKey.get(key)?.deliverer.counts() ?? { sent: 0, failed: 0 },

@@ -1,12 +1,14 @@
 // Sends one network's webhook deliveries: reads what waits in the outbox, claims it (so of a fleet's instances only one
-// sends a delivery), POSTs it signed, and records the answer: a 2xx marks it sent, anything else schedules a retry with
-// backoff and, after the retry window, turns the webhook failing. Every instance runs one per network.
+// sends a delivery, and the webhook's requests in flight stay within its limit fleet-wide), POSTs it signed, and records
+// the answer: a 2xx marks it sent, anything else schedules a retry with backoff and, after the retry window, turns the
+// webhook failing. Every instance runs one per network; a fleet shares the per-client rate through rateLimiter().
 import { randomBytes } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
+import { createRateLimiter, type BatchRateLimiter } from '../../lib/http-rate-limit.js';
 import type { Logger } from '../../lib/log.js';
-import { signWebhook, WEBHOOK_SIGNATURE_HEADER } from '../../sdk/webhook-signature.js';
+import { signWebhook, WEBHOOK_SIGNATURE_HEADER } from '@txdesk/tracker/webhook-signature';
 import type { BackoffPolicy } from './webhook-backoff.js';
-import { afterFailure, chooseDeliveries, signingSecrets, webhookSlots } from './webhook-delivery-policy.js';
+import { afterFailure, chooseDeliveries, signingSecrets, webhookConcurrency, webhookSlots } from './webhook-delivery-policy.js';
 import { postWebhook, type WebhookAttempt } from './webhook-post.js';
 import type { LookupAll } from './webhook-address-guard.js';
 import { SENT_KEPT_MS } from './webhook-store-rows.js';
@@ -18,7 +20,10 @@ export interface WebhookDelivererOptions {
   network: string;
   /** Lets webhooks reach loopback and private addresses (`--allow-private-webhooks`, on with `--dev`). */
   allowPrivate: boolean;
-  /** Deliveries per second per clientId, over all its webhooks of this network (on this instance). */
+  /**
+   * Deliveries per second per clientId, over all its webhooks of this network, with one second's burst; across a fleet
+   * once rateLimiter() is shared (pg-rate-limits.ts), else on this instance.
+   */
   perClientPerSecond: number;
   /** True when no other instance shares the store: claims left by a previous run are released at start. */
   alone: boolean;
@@ -27,6 +32,8 @@ export interface WebhookDelivererOptions {
   /** The retry window before a webhook turns failing (24 h unless set; tests shorten it). */
   retryWindowMs?: number;
   timeoutMs?: number;
+  /** How long a claim outlives the timeout (LEASE_MARGIN_MS unless set; tests shorten it, see TXDESK_WEBHOOK_LEASE_MARGIN_MS). */
+  leaseMarginMs?: number;
   pollMs?: number;
   lookup?: LookupAll;
   now?: () => number;
@@ -41,11 +48,13 @@ export interface WebhookDeliverer {
   test(w: WebhookRow): Promise<WebhookAttempt>;
   /** Tries by this instance since start: answered 2xx (sent) or not (failed). */
   counts(): { sent: number; failed: number };
+  /** The per-clientId bucket of deliveries: a fleet trades what each instance took (shareRateLimits). */
+  rateLimiter(): BatchRateLimiter;
   stop(): Promise<void>;
 }
 
 /** A claim outlives the longest try (the timeout) by a margin; after it, another instance may send the delivery. */
-const LEASE_MARGIN_MS = 20_000;
+export const LEASE_MARGIN_MS = 20_000;
 const PAGE = 200;
 const WEBHOOKS_REFRESH_MS = 1_000;
 /** The floors (see `floor`) are forgotten this often, so a replay asked of another instance is seen here too. */
@@ -61,10 +70,11 @@ export function startWebhookDeliverer(o: WebhookDelivererOptions): WebhookDelive
   const now = o.now ?? Date.now;
   const log = o.log.child('webhooks');
   const timeoutMs = o.timeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS;
+  const leaseMarginMs = o.leaseMarginMs ?? LEASE_MARGIN_MS;
   const inFlight = new Map<string, Set<string>>();
   /** Per webhook, a seq below which everything was sent when last read: pages start above it. */
   const floor = new Map<string, number>();
-  const buckets = new Map<string, { tokens: number; at: number }>();
+  const rate = createRateLimiter(o.perClientPerSecond * 60, undefined, undefined, o.perClientPerSecond);
   /** Webhooks whose last page was empty, and when: polls skip them (one query each saved) until a nudge or a recheck. */
   const idleSince = new Map<string, number>();
   /**
@@ -85,20 +95,6 @@ export function startWebhookDeliverer(o: WebhookDelivererOptions): WebhookDelive
   const stopping = new AbortController();
   // Every try in flight listens on it (8 per webhook at most): more than Node's default of 10 listeners is expected.
   setMaxListeners(0, stopping.signal);
-
-  /** Takes up to `want` tokens of the client's bucket (one second's worth of burst). */
-  function takeTokens(clientId: string, want: number): number {
-    const t = now();
-    const rate = o.perClientPerSecond;
-    if (!(rate > 0) || rate === Infinity) return want;
-    let b = buckets.get(clientId);
-    if (!b) buckets.set(clientId, (b = { tokens: rate, at: t }));
-    b.tokens = Math.min(rate, b.tokens + ((t - b.at) / 1000) * rate);
-    b.at = t;
-    const n = Math.min(want, Math.floor(b.tokens));
-    b.tokens -= n;
-    return n;
-  }
 
   const bodyOf = (w: WebhookRow, d: Pick<PendingDelivery, 'deliveryId' | 'messageId' | 'payload'>) =>
     `{"deliveryId":${JSON.stringify(d.deliveryId)},"messageId":${JSON.stringify(d.messageId)},"webhookId":${JSON.stringify(w.id)},` +
@@ -207,9 +203,13 @@ export function startWebhookDeliverer(o: WebhookDelivererOptions): WebhookDelive
     if (page.length === 0 && mine.size === 0) idleSince.set(w.id, t);
     else idleSince.delete(w.id);
     const wanted = chooseDeliveries(page, t, mine, slots);
-    const allowed = wanted.slice(0, takeTokens(w.clientId, wanted.length));
+    // Tokens are spent on what was claimed, not on what was asked for: a claim cut short by the fleet's limit in flight
+    // (or lost to another instance) must not use up the client's rate.
+    const allowed = wanted.slice(0, rate.available(w.clientId, t));
     if (allowed.length === 0) return;
-    const claimed = await o.store.claim(w.clientId, allowed.map((d) => d.deliveryId), t, t + timeoutMs + LEASE_MARGIN_MS);
+    const terms = { nowMs: t, untilMs: t + timeoutMs + leaseMarginMs, maxHeld: webhookConcurrency(w) };
+    const claimed = await o.store.claim(w.id, w.clientId, allowed.map((d) => d.deliveryId), terms);
+    rate.spend(w.clientId, claimed.size, now());
     if (claimed.size < allowed.length) markStale(w.id);
     for (const d of allowed) {
       if (!claimed.has(d.deliveryId)) continue;
@@ -279,6 +279,7 @@ export function startWebhookDeliverer(o: WebhookDelivererOptions): WebhookDelive
     },
     test: (w) => post(w, { deliveryId: `test-${randomBytes(8).toString('hex')}`, messageId: 'test', payload: '{"type":"test","result":{}}' }, 1, false),
     counts: () => ({ sent: sentCount, failed: failedCount }),
+    rateLimiter: () => rate,
     async stop() {
       stopped = true;
       for (const t of [poller, floorReset, pruner]) clearInterval(t);

@@ -6,18 +6,20 @@
 import { isPastRetryWindow, retryDelayMs, type BackoffPolicy } from './webhook-backoff.js';
 import type { PendingDelivery, WebhookRow } from './webhook-store.js';
 
-/** Requests in flight at once to one webhook while it answers. */
+/** Requests in flight at once to one webhook while it answers, across all instances of a fleet. */
 export const WEBHOOK_CONCURRENCY = 8;
 
+/** Requests the webhook may have in flight at once (across a fleet): one (a probe) after a failure until a try succeeds. */
+export const webhookConcurrency = (w: Pick<WebhookRow, 'failures'>): number => (w.failures > 0 ? 1 : WEBHOOK_CONCURRENCY);
+
 /**
- * How many more requests the webhook may have in flight: none while paused, failing or backing off; one (a probe)
- * after a failure until a try succeeds; else WEBHOOK_CONCURRENCY.
+ * How many more requests the webhook may have in flight from here: none while paused, failing or backing off; else its
+ * concurrency less those in flight here (the claim holds the limit across instances: WebhookStore.claim).
  */
 export function webhookSlots(w: Pick<WebhookRow, 'state' | 'retryAtMs' | 'failures'>, nowMs: number, inFlight: number): number {
   if (w.state !== 'active') return 0;
   if (w.retryAtMs !== null && w.retryAtMs > nowMs) return 0;
-  const cap = w.failures > 0 ? 1 : WEBHOOK_CONCURRENCY;
-  return Math.max(0, cap - inFlight);
+  return Math.max(0, webhookConcurrency(w) - inFlight);
 }
 
 /**

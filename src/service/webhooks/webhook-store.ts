@@ -1,12 +1,22 @@
 // What webhooks store, whatever the backend (SQLite in sqlite/, PostgreSQL in postgres/): the webhooks of one network
-// and their deliveries, which are rows of the tracker's own outbox (tracker_message + tracker_delivery) under a
-// subscription id no WebSocket client can name. Thin on purpose: when to send and retry is webhook-deliverer.ts.
+// (the webhook table, this module's own) and their deliveries, which live in the tracker's outbox under a subscription
+// id no WebSocket client can name (offered through tracker-outbox-store.ts); address activity is read from the index
+// through indexer-moves.ts. Thin on purpose: when to send and retry is webhook-deliverer.ts.
+import type { MovesSpan } from '../indexer/indexer-moves.js';
+import type { ClaimTerms, HeldDelivery, KeptMessage } from '../tracker/tracker-outbox-store.js';
 import type { ActivityMark } from './webhook-activity-reorg.js';
+
+export type { IndexedMove } from '../indexer/indexer-moves.js';
+export type { ClaimTerms } from '../tracker/tracker-outbox-store.js';
+/** One step of the address-activity scan as read of the index (MovesSpan). */
+export type ActivitySpan = MovesSpan;
+/** One delivery waiting to be sent (or in flight), with what it carries. */
+export type PendingDelivery = HeldDelivery;
+/** One activity message of a webhook still kept (a sent one for 7 days), as stored. */
+export type KeptActivity = KeptMessage;
 
 /** A webhook's subscription id in the tracker's outbox: '/' is outside the WebSocket's subscription-id alphabet. */
 export const webhookSubscriptionId = (webhookId: string): string => `webhook/${webhookId}`;
-/** A webhook's subscription is never idle: its owner deletes it (the tracker prunes subscriptions unused for a week). */
-export const NEVER_IDLE = Number.MAX_SAFE_INTEGER;
 export const isWebhookSubscription = (subscriptionId: string): boolean => subscriptionId.startsWith('webhook/');
 
 export type WebhookState = 'active' | 'failing' | 'paused';
@@ -46,39 +56,6 @@ export interface WebhookRow {
   createdAtMs: number;
 }
 
-/** One delivery waiting to be sent (or in flight), with what it carries. */
-export interface PendingDelivery {
-  deliveryId: string;
-  messageId: string;
-  seq: number;
-  /** The transaction it is about: deliveries of one transaction go out in seq order. */
-  txHash: string;
-  /** `{type, result}` as the WebSocket carries it. */
-  payload: string;
-  createdAtMs: number;
-  attempts: number;
-  nextAtMs: number | null;
-  /** Claimed by an instance until then. */
-  leaseUntilMs: number | null;
-  replay: boolean;
-}
-
-/** A token move of the index, with the addresses as stored (lowercase; null = the zero address). */
-export interface IndexedMove {
-  block: number;
-  logIndex: number;
-  sub: number;
-  contract: string;
-  standard: 'ERC-721' | 'ERC-1155';
-  tokenId: string;
-  from: string | null;
-  to: string | null;
-  /** Decimal; '1' for ERC-721. */
-  amount: string;
-  /** The index's hash of the move's block, read with the move (null: none stored, as below its checkpoint window). */
-  blockHash: string | null;
-}
-
 export interface SentDelivery {
   webhookId: string;
   clientId: string;
@@ -89,28 +66,6 @@ export interface SentDelivery {
 export interface ActivityCursor {
   block: number | null;
   hash: string | null;
-}
-
-/** What one step of the address-activity scan reads of the index, all at one moment of it. */
-export interface ActivitySpan {
-  /** The index's tip (null: nothing indexed yet). */
-  tip: number | null;
-  /** The index's hash of the block the step starts after (null: none stored, or above the tip). */
-  fromHash: string | null;
-  /**
-   * Where the step ends: the first block from min(tip, from + step) on, at most one more step up, whose hash the index
-   * stores (so the cursor can keep it), else min(tip, from + step). `from` itself when the tip is not above it.
-   */
-  to: number;
-  toHash: string | null;
-  /** The moves in (from, to] into or out of the addresses asked for, in chain order. */
-  moves: IndexedMove[];
-}
-
-/** One activity message of a webhook still kept (a sent one for 7 days), as stored. */
-export interface KeptActivity {
-  txHash: string;
-  payload: string;
 }
 
 export interface NewActivityMessage {
@@ -140,8 +95,12 @@ export interface WebhookStore {
   /** Un-sent deliveries of a webhook above `afterSeq` in store order, at most `limit`. */
   pending(webhookId: string, clientId: string, afterSeq: number, limit: number): Promise<PendingDelivery[]>;
   countPending(webhookId: string, clientId: string): Promise<number>;
-  /** Claims deliveries until `leaseUntilMs` unless sent or claimed by someone else meanwhile; returns those claimed. */
-  claim(clientId: string, deliveryIds: readonly string[], nowMs: number, leaseUntilMs: number): Promise<Set<string>>;
+  /**
+   * Claims the webhook's deliveries until `terms.untilMs` unless sent or claimed by someone else meanwhile, as many as
+   * keep its unexpired claims (every instance's) within `terms.maxHeld`; returns those claimed. Claims of one webhook
+   * are serialised (PostgreSQL: a lock on its row), so a fleet never holds more than `maxHeld` at once.
+   */
+  claim(webhookId: string, clientId: string, deliveryIds: readonly string[], terms: ClaimTerms): Promise<Set<string>>;
   /** Releases every claim (a single instance starting: claims left by a killed run need not wait out their lease). */
   releaseLeases(): Promise<void>;
   /** 2xx answers, in one transaction: each delivery is kept as sent (for replay) and its webhook's failure streak ends. */
@@ -157,7 +116,10 @@ export interface WebhookStore {
   replay(webhookId: string, clientId: string, range: { fromMs: number; toMs: number } | { fromMessageId: string }): Promise<number | null>;
   /** Deletes sent deliveries older than `beforeMs` (kept for replay until then) and the messages they held. */
   pruneSent(beforeMs: number): Promise<number>;
-  /** One step of the scan from `fromBlock`, at most `stepBlocks` on (see ActivitySpan), read in one snapshot of the index. */
+  /**
+   * One step of the scan from `fromBlock`, at most `stepBlocks` blocks and MOVES_PER_STEP moves on (see MovesSpan), read
+   * by owner in one snapshot of the index.
+   */
   readActivity(addresses: readonly string[], fromBlock: number, stepBlocks: number): Promise<ActivitySpan>;
   /** The webhook's kept activity messages (moves and withdrawals) of blocks above `block`, in the order they were stored. */
   activityAbove(webhookId: string, clientId: string, block: number): Promise<KeptActivity[]>;

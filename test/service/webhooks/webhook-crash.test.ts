@@ -1,6 +1,6 @@
 // SIGKILL of `txdesk service` while webhook deliveries are in flight to a slow receiver: on SQLite (one instance,
 // started again on its data dir) and on a PostgreSQL fleet of two (the survivor sends what the dead one had claimed
-// once the claims' lease runs out). Nothing is lost; a message seen twice is a retry of its one delivery id; a
+// once the claims' lease runs out, shortened here by TXDESK_WEBHOOK_LEASE_MARGIN_MS). Nothing is lost; a message seen twice is a retry of its one delivery id; a
 // transaction's receipt is accepted before its confirmation is sent; no delivery is in flight from two senders at once.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,17 +8,21 @@ import { join } from 'node:path';
 import { JsonRpcProvider, Wallet } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAnvil, type RunningAnvil } from '../../../src/devchain/index.js';
-import { WEBHOOK_CONCURRENCY } from '../../../src/service/webhooks/webhook-delivery-policy.js';
+import { DEFAULT_WEBHOOK_TIMEOUT_MS } from '../../../src/service/webhooks/webhook-deliverer.js';
 import { call } from '../../support/service-harness.js';
 import { createTestDatabase, type TestDatabase } from '../../support/postgres-db.js';
-import { ensureCliBuilt, killServiceProcesses, startServiceProcess, type ServiceProcess } from '../../support/service-process.js';
+import { ensureCliBuilt, killServiceProcesses, serviceHealth, startServiceProcess, type ServiceProcess } from '../../support/service-process.js';
 import { DEV_KEYS, RawTrackerClient, signTransfer, trackerWsUrl, waitUntil } from '../../support/tracker-harness.js';
 import { startWebhookReceiver, type ReceivedRequest, type WebhookReceiver } from '../../support/webhook-receiver.js';
 
 /** Per transaction: its receipt and its confirmation (confirmation 1; mined long before the tracking timeout). */
 const TRANSACTIONS = 40;
-/** The lease of a claim (webhook-deliverer.ts): the 10 s timeout plus a 20 s margin. */
-const LEASE_MS = 30_000;
+/**
+ * The margin the fleet's instances run with (TXDESK_WEBHOOK_LEASE_MARGIN_MS; 20 s by default, which
+ * test/service/webhooks/webhook-deliverer-lease.test.ts shows): the lease of a claim is the 10 s timeout plus it.
+ */
+const LEASE_MARGIN_MS = 1_000;
+const LEASE_MS = DEFAULT_WEBHOOK_TIMEOUT_MS + LEASE_MARGIN_MS;
 
 let anvil: RunningAnvil;
 let provider: JsonRpcProvider;
@@ -47,7 +51,7 @@ async function service(opts: { dataDir: string; database?: string }): Promise<Se
     nodeUrl: anvil.url,
     ...opts,
     extraArgs: ['--allow-private-webhooks'],
-    ...(process.env.TXDESK_TEST_LOG ? { env: { TXDESK_LOG: 'info' } } : {}),
+    env: { TXDESK_WEBHOOK_LEASE_MARGIN_MS: String(LEASE_MARGIN_MS), ...(process.env.TXDESK_TEST_LOG ? { TXDESK_LOG: 'info' } : {}) },
   });
   if (process.env.TXDESK_TEST_LOG) p.child.stderr!.on('data', (d: Buffer) => process.stderr.write(`[pid ${p.child.pid}] ${d.toString('utf8')}`));
   processes.push(p);
@@ -222,21 +226,39 @@ describe('SIGKILL while webhook deliveries are in flight', () => {
     it('the survivor sends the dead instance’s claimed deliveries after their lease, and the rest, nothing lost', async () => {
       const receiver = await slowReceiver(500);
       // Started together: they race for the migration lock and the leaderships.
-      const [victim, survivor] = await Promise.all([0, 1].map(() => service({ dataDir: dataDir(), database: database.url })));
-      const account = await signup(victim!, 'webhook-crash-fleet@example.com');
-      const created = await hooks(victim!, account, '', { method: 'POST', body: { url: receiver.url } });
-      expect(created.status).toBe(201);
-      const { id } = created.body as { id: string };
-      const hashes = await trackAndSend(survivor!, account.clientId, DEV_KEYS[4]!, TRANSACTIONS);
-
-      // More requests open than one instance may have in flight to a webhook: both instances deliver at this moment,
-      // so the kill cuts some of the victim's.
-      const cut = await killMidFlight(victim!, receiver, id, (ds) => open(ds).length > WEBHOOK_CONCURRENCY);
+      const both = await Promise.all([0, 1].map(() => service({ dataDir: dataDir(), database: database.url })));
+      // The webhook's limit in flight holds across the fleet, so from outside it is not known which instance holds an
+      // open request. The victim is the watcher leader (it stores the messages), and the other is paused before any
+      // webhook exists: every request before the kill is the victim's, and the kill cuts some of them. Resumed, the
+      // survivor takes the watcher role and the deliveries.
+      const victim = await waitUntil(async () => {
+        const leaders = [];
+        for (const p of both) if ((await serviceHealth(p)).roles.includes('watcher-leader')) leaders.push(p);
+        return leaders.length === 1 ? leaders[0] : undefined;
+      }, 'one watcher leader', 30_000);
+      const survivor = both.find((p) => p !== victim)!;
+      survivor.child.kill('SIGSTOP');
+      let cut: Delivery[];
+      let account: Account;
+      let id: string;
+      let hashes: string[];
+      try {
+        account = await signup(victim, 'webhook-crash-fleet@example.com');
+        const created = await hooks(victim, account, '', { method: 'POST', body: { url: receiver.url } });
+        expect(created.status).toBe(201);
+        id = (created.body as { id: string }).id;
+        hashes = await trackAndSend(victim, account.clientId, DEV_KEYS[4]!, TRANSACTIONS);
+        // Most of the webhook's 8 slots open: some requests are early in the receiver's delay, so the kill cuts them
+        // before it answers (a dying process's sockets close a moment after the signal).
+        cut = await killMidFlight(victim, receiver, id, (ds) => accepted(ds).length >= 10 && open(ds).length >= 6);
+      } finally {
+        survivor.child.kill('SIGCONT');
+      }
       const killedAt = Date.now();
       expect(cut.length, 'requests cut by the kill').toBeGreaterThan(0);
 
       await waitUntil(() => allAccepted(receiver, id, hashes), 'every receipt and confirmation accepted by way of the survivor', LEASE_MS + 60_000);
-      const all = await expectNothingLost(survivor!, account, receiver, id, hashes);
+      const all = await expectNothingLost(survivor, account, receiver, id, hashes);
       // A cut delivery was claimed by the victim: the survivor sent it again, same delivery id, only once the claim's
       // lease ran out (claimed just before the cut request reached the receiver; 2 s of slack for the clocks' reads).
       for (const c of cut) {

@@ -1,8 +1,9 @@
 // The deliverer's rules as plain data: one delivery per transaction at a time and in store order, claims and backoff
-// respected, a probe after a failure, and what a failure schedules.
+// respected, a probe after a failure, what a failure schedules, and the per-client bucket a fleet shares.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { afterFailure, chooseDeliveries, signingSecrets, WEBHOOK_CONCURRENCY, webhookSlots } from '../../../src/service/webhooks/webhook-delivery-policy.js';
+import { createRateLimiter } from '../../../src/lib/http-rate-limit.js';
+import { afterFailure, chooseDeliveries, signingSecrets, WEBHOOK_CONCURRENCY, webhookConcurrency, webhookSlots } from '../../../src/service/webhooks/webhook-delivery-policy.js';
 import type { PendingDelivery } from '../../../src/service/webhooks/webhook-store.js';
 
 const d = (seq: number, tx: string, over: Partial<PendingDelivery> = {}): PendingDelivery => ({
@@ -56,6 +57,38 @@ describe('webhookSlots', () => {
     expect(webhookSlots({ state: 'active', retryAtMs: 100, failures: 1 }, 100, 0)).toBe(1);
     expect(webhookSlots({ state: 'active', retryAtMs: 100, failures: 1 }, 100, 1)).toBe(0);
     expect(webhookSlots({ state: 'active', retryAtMs: null, failures: 0 }, 0, 3)).toBe(WEBHOOK_CONCURRENCY - 3);
+  });
+});
+
+describe('webhookConcurrency (the limit a claim keeps across the fleet)', () => {
+  it('is the full concurrency while the webhook answers, one probe after a failure', () => {
+    expect(webhookConcurrency({ failures: 0 })).toBe(WEBHOOK_CONCURRENCY);
+    expect(webhookConcurrency({ failures: 3 })).toBe(1);
+  });
+});
+
+describe('the per-client delivery bucket (createRateLimiter with a one-second burst, as the deliverer makes it)', () => {
+  it('allows one second of burst, spends only what was claimed, and reports it for the other instances', () => {
+    const rate = createRateLimiter(50 * 60, undefined, undefined, 50);
+    expect(rate.available('c1', 0)).toBe(50);
+    rate.spend('c1', 30, 0);
+    expect(rate.available('c1', 0)).toBe(20);
+    expect(rate.available('c1', 200)).toBe(30); // refilled at 50 a second, never past the burst
+    expect(rate.available('c1', 10_000)).toBe(50);
+    expect(rate.drainTaken()).toEqual(new Map([['c1', 30]]));
+    expect(rate.drainTaken()).toEqual(new Map());
+  });
+
+  it('goes into debt when other instances spent, and comes back at the rate', () => {
+    const rate = createRateLimiter(50 * 60, undefined, undefined, 50);
+    rate.spend('c1', 50, 0);
+    rate.charge('c1', 100, 0); // what two other instances spent in the same second
+    expect(rate.available('c1', 1_000)).toBe(0);
+    expect(rate.available('c1', 2_000)).toBe(0);
+    expect(rate.available('c1', 2_100)).toBe(5);
+    // The debt is bounded (a minute's allowance): a client the fleet over-served is served again a minute later.
+    rate.charge('c1', 1_000_000, 4_000);
+    expect(rate.available('c1', 4_000 + 61_000)).toBe(50);
   });
 });
 

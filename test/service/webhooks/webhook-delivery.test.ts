@@ -2,7 +2,7 @@
 // (verifyWebhook accepts it), in order per transaction, equal to what the WebSocket carries; replay sends exactly the
 // range asked for again; a redirect is not followed.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { verifyWebhook } from '../../../src/sdk/webhook-signature.js';
+import { verifyWebhook } from '@txdesk/tracker/webhook-signature';
 import { call } from '../../support/service-harness.js';
 import { RawTrackerClient, signTransfer, startTrackerStack, trackerWsUrl, waitUntil, type TrackerStack } from '../../support/tracker-harness.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../../support/webhook-receiver.js';

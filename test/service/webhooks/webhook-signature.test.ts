@@ -4,8 +4,8 @@
 import { createHmac } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import * as sdk from '../../../src/sdk/index.js';
-import { signWebhook, verifyWebhook, WEBHOOK_SIGNATURE_HEADER } from '../../../src/sdk/webhook-signature.js';
+import * as sdk from '@txdesk/tracker';
+import { signWebhook, verifyWebhook, WEBHOOK_SIGNATURE_HEADER } from '@txdesk/tracker/webhook-signature';
 
 const SECRET = 'whsec_0123456789abcdef';
 const OLD_SECRET = 'whsec_old_fedcba9876543210';

@@ -81,20 +81,45 @@ describe.each(backends)('webhook store on $name', (backend) => {
     await store.create(webhook('w1', 'c1'));
     await tracker.commitRound([], [], [msg('c1', 1), msg('c1', 2)], 5);
     const [a, b] = await store.pending('w1', 'c1', 0, 10);
-    const first = await store.claim('c1', [a!.deliveryId, b!.deliveryId], 100, 200);
-    const second = await store.claim('c1', [a!.deliveryId], 150, 250);
+    const claim = (ids: string[], nowMs: number, untilMs: number, maxHeld = 8) => store.claim('w1', 'c1', ids, { nowMs, untilMs, maxHeld });
+    const first = await claim([a!.deliveryId, b!.deliveryId], 100, 200);
+    const second = await claim([a!.deliveryId], 150, 250);
     expect([...first].sort()).toEqual([a!.deliveryId, b!.deliveryId].sort());
     expect(second.size).toBe(0);
-    expect((await store.claim('c1', [a!.deliveryId], 200, 300)).size).toBe(1); // the first claim ran out at 200
+    expect((await claim([a!.deliveryId], 200, 300)).size).toBe(1); // the first claim ran out at 200
     await store.markSent([{ webhookId: 'w1', clientId: 'c1', deliveryId: a!.deliveryId }], 210);
-    expect((await store.claim('c1', [a!.deliveryId], 400, 500)).size).toBe(0); // sent: never claimed again
+    expect((await claim([a!.deliveryId], 400, 500)).size).toBe(0); // sent: never claimed again
     expect((await store.pending('w1', 'c1', 0, 10)).map((d) => d.deliveryId)).toEqual([b!.deliveryId]);
     expect(await tracker.outboxDepth()).toBe(1);
     expect(await store.get('w1')).toMatchObject({ lastSuccessMs: 210, failures: 0 });
     await store.releaseLeases();
-    expect((await store.claim('c1', [b!.deliveryId], 150, 250)).size).toBe(1);
+    expect((await claim([b!.deliveryId], 150, 250)).size).toBe(1);
     expect(await store.pruneSent(211)).toBe(1);
     expect(await store.replay('w1', 'c1', { fromMs: 0, toMs: 10_000 })).toBe(0);
+  });
+
+  it('claims keep the webhook within maxHeld unexpired claims, whoever holds them, and take the oldest first', async () => {
+    const { tracker, store } = await open();
+    await store.create(webhook('w1', 'c1'));
+    await store.create(webhook('w2', 'c1'));
+    await tracker.commitRound([], [], [1, 2, 3, 4, 5].map((n) => msg('c1', n)), 5);
+    const ids = (await store.pending('w1', 'c1', 0, 10)).map((d) => d.deliveryId);
+    const claim = (webhookId: string, of: string[], nowMs: number, maxHeld = 3) => store.claim(webhookId, 'c1', of, { nowMs, untilMs: nowMs + 100, maxHeld });
+    // Asked in any order, the oldest are claimed up to the room left: another caller's claims count too.
+    expect([...(await claim('w1', [ids[1]!, ids[0]!], 100))].sort()).toEqual([ids[0]!, ids[1]!].sort());
+    expect([...(await claim('w1', [ids[4]!, ids[3]!, ids[2]!], 110))]).toEqual([ids[2]!]);
+    expect((await claim('w1', [ids[3]!], 120)).size).toBe(0);
+    // Another webhook's deliveries are not counted, nor claimed through this one.
+    const other = (await store.pending('w2', 'c1', 0, 10)).map((d) => d.deliveryId);
+    expect((await claim('w2', other.slice(0, 3), 120)).size).toBe(3);
+    expect((await claim('w1', [other[3]!], 120, 8)).size).toBe(0);
+    // An answer frees its room; so does a claim that ran out (the first two, at 200).
+    await store.markFailed('w1', 'c1', ids[2]!, { nowMs: 130, nextAtMs: 130, error: 'x', retryAtMs: 130, failing: false });
+    expect([...(await claim('w1', [ids[3]!, ids[4]!], 140))]).toEqual([ids[3]!]);
+    expect((await claim('w1', [ids[4]!, ids[2]!], 200)).size).toBe(2);
+    // A removed webhook claims nothing.
+    await store.remove('w1');
+    expect((await claim('w1', [ids[4]!], 300)).size).toBe(0);
   });
 
   it('a failure schedules the delivery and counts against the webhook until a success; failing is sticky until resumed', async () => {

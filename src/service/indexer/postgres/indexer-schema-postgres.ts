@@ -31,6 +31,12 @@ CREATE TABLE idx_truncated (
 );
 `;
 
+// Moves by owner for the webhooks' address activity (index-moves.ts), as on SQLite.
+const V2_MOVES_BY_OWNER = `
+CREATE INDEX idx_transfers_from ON idx_transfers (from_id, block) WHERE from_id IS NOT NULL;
+CREATE INDEX idx_transfers_to ON idx_transfers (to_id, block) WHERE to_id IS NOT NULL;
+`;
+
 export async function migrateIndexPg(pool: PgPool, listingSteps: readonly string[]): Promise<void> {
-  await migratePg(pool, 'indexer', indexSchemaSteps([V1], listingSteps));
+  await migratePg(pool, 'indexer', indexSchemaSteps([V1, V2_MOVES_BY_OWNER], listingSteps));
 }

@@ -55,8 +55,15 @@ CREATE TABLE idx_truncated (
 ) WITHOUT ROWID;
 `;
 
+// Moves by owner: the webhooks' address activity reads a watched account's moves from a block on through these
+// (index-moves.ts), not every transfer of a block range. Partial: mints and burns (NULL) are most rows and never asked for.
+export const V4_MOVES_BY_OWNER = `
+CREATE INDEX idx_transfers_from ON idx_transfers (from_id, block) WHERE from_id IS NOT NULL;
+CREATE INDEX idx_transfers_to ON idx_transfers (to_id, block) WHERE to_id IS NOT NULL;
+`;
+
 /** The indexer's part of each version of the SQLite index schema. */
-export const INDEXER_SQLITE_STEPS: readonly string[] = [V1, V2, V3];
+export const INDEXER_SQLITE_STEPS: readonly string[] = [V1, V2, V3, V4_MOVES_BY_OWNER];
 
 export function migrateIndex(db: Db, listingSteps: readonly string[]): void {
   migrate(db, 'indexer', indexSchemaSteps(INDEXER_SQLITE_STEPS, listingSteps));

@@ -5,12 +5,12 @@
 import { numberedPlaceholders as pg } from '../../../lib/sql-placeholders.js';
 import type { PgClient, PgPool } from '../../db/pg-pool.js';
 import { orderedId } from '../tracker-ids.js';
-import { claimSomeSql, HELD_SQL, NEVER_IDLE, toHeldDelivery, type HeldDeliveryRow } from '../tracker-outbox-store-rows.js';
+import { CLAIM_SOME, HELD_SQL, NEVER_IDLE, toHeldDelivery, type HeldDeliveryRow } from '../tracker-outbox-store-rows.js';
 import type { HeldOutboxPostgres } from '../tracker-outbox-store.js';
 
 type Client = PgClient | PgPool;
 const SQL = Object.fromEntries(Object.entries(HELD_SQL).map(([k, v]) => [k, pg(v)])) as Record<keyof typeof HELD_SQL, string>;
-const CLAIM_SOME = pg(claimSomeSql('SELECT unnest(?::text[])'));
+
 
 /** The tracker's per-client lock (tracker-store-postgres.ts): parked messages go to exactly one first subscription. */
 const lockClient = (c: Client, clientId: string) => c.query('SELECT pg_advisory_xact_lock(hashtext($1))', [clientId]);
@@ -60,7 +60,7 @@ export const postgresHeldOutbox: HeldOutboxPostgres<Client> = {
   async claim(c, clientId, subscriptionId, deliveryIds, { nowMs, untilMs, maxHeld }) {
     const room = maxHeld - Number((await c.query<{ n: string }>(SQL.countHeld, [clientId, subscriptionId, nowMs])).rows[0]!.n);
     if (room <= 0 || deliveryIds.length === 0) return new Set<string>();
-    const claimed = await c.query<{ ack_id: string }>(CLAIM_SOME, [untilMs, clientId, clientId, subscriptionId, [...deliveryIds], nowMs, room]);
+    const claimed = await c.query<{ ack_id: string }>(pg(CLAIM_SOME.postgres), [untilMs, clientId, clientId, subscriptionId, [...deliveryIds], nowMs, room]);
     return new Set(claimed.rows.map((r) => r.ack_id));
   },
   releaseLeases: async (c) => void (await c.query(SQL.releaseLeases)),

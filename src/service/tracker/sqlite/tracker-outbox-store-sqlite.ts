@@ -2,7 +2,7 @@
 // the tracker's tables that a webhook store runs inside its own transaction on the same database.
 import type { Db } from '../../../lib/sqlite.js';
 import { orderedId } from '../tracker-ids.js';
-import { claimSomeSql, HELD_SQL, NEVER_IDLE, toHeldDelivery, type HeldDeliveryRow } from '../tracker-outbox-store-rows.js';
+import { CLAIM_SOME, HELD_SQL, NEVER_IDLE, toHeldDelivery, type HeldDeliveryRow } from '../tracker-outbox-store-rows.js';
 import type { HeldOutbox } from '../tracker-outbox-store.js';
 
 /** Needs the tracker's tables (openSqliteTrackerStore first). */
@@ -21,7 +21,7 @@ export function sqliteHeldOutbox(db: Db): HeldOutbox {
     countPending: db.prepare(HELD_SQL.countPending).pluck(),
     retryNow: db.prepare(HELD_SQL.retryNow),
     countHeld: db.prepare(HELD_SQL.countHeld).pluck(),
-    claimSome: db.prepare(claimSomeSql('SELECT value FROM json_each(?)')).pluck(),
+    claimSome: db.prepare(CLAIM_SOME.sqlite).pluck(),
     release: db.prepare(HELD_SQL.releaseLeases),
     sent: db.prepare(HELD_SQL.markSent),
     failed: db.prepare(HELD_SQL.markFailed),
