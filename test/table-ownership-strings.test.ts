@@ -1,10 +1,10 @@
-// The string scanner of test/support/source-strings.ts (what test/table-ownership.test.ts reads, so the unit tests need
+// The string scanner of test/support/source/source-strings.ts (what test/table-ownership.test.ts reads, so the unit tests need
 // not load the TypeScript parser) finds in every file of src/ exactly the strings the parser finds, in the same order.
 import { readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import ts from 'typescript';
 import { expect, it } from 'vitest';
-import { sourceFiles, stringLiteralsOf } from './support/source-strings.js';
+import { sourceFiles, stringLiteralsOf } from './support/source/source-strings.js';
 
 const root = resolve(import.meta.dirname, '..');
 

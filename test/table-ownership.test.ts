@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { sourceFiles, stringLiteralsOf } from './support/source-strings.js';
+import { sourceFiles, stringLiteralsOf } from './support/source/source-strings.js';
 
 const root = resolve(import.meta.dirname, '..');
 

@@ -1,7 +1,7 @@
 // bench/app: the app core on the dev chain. (1) Time from a transaction becoming stuck (the tracker's `pending`) to
 // its replacement being mined, against the block time and against a transaction that needs no replacement, measured
 // in the same run. (2) POST /api/tx throughput with the store on disk, against the node's own eth_sendRawTransaction
-// rate and the SQLite store's insert rate on the same machine. (3) The randomized fault run (test/support/fault-run.js):
+// rate and the SQLite store's insert rate on the same machine. (3) The randomized fault run (test/support/faults/fault-run.js):
 // blocks from each fault to the settling of the nonces it hit, p50/p99 per fault kind, against send -> mined in a
 // fault-free run of the same app in the same run. (4) eth_sendTransaction through /rpc against eth_sendRawTransaction of
 // pre-signed transactions straight to anvil. (5) Under congestion, blocks from an ethers script's send to its receipt
@@ -17,8 +17,8 @@ import { openTxStore } from '../../dist/core/adapters/sqlite/tx-store-sqlite.js'
 import { startDevService } from '../../dist/service/index.js';
 import { silentLogger } from '../../dist/lib/log.js';
 import { sessionCookieName, sessionCookieValue } from '../../dist/core/adapters/http/app-server-auth.js';
-import { startRpcFaults } from '../../test/support/fault-proxy.js';
-import { blocksToSettle, FAULT_KINDS, runFaultRun } from '../../test/support/fault-run.js';
+import { startRpcFaults } from '../../test/support/faults/fault-proxy.js';
+import { blocksToSettle, FAULT_KINDS, runFaultRun } from '../../test/support/faults/fault-run.js';
 
 const BLOCK_TIME_S = 1;
 const STUCK_TXS = Number(process.env.BENCH_APP_STUCK ?? 12);
@@ -89,7 +89,7 @@ async function stuckToMined(dev, policy, n) {
 /** The fault run against a `txdesk serve` child, and a fault-free run of the same size as its baseline. */
 async function faultFigures(dev) {
   const node = await startRpcFaults(dev.devchain.nodeUrl);
-  const script = fileURLToPath(new URL('../../test/support/core-serve-child.mjs', import.meta.url));
+  const script = fileURLToPath(new URL('../../test/support/app/core-serve-child.mjs', import.meta.url));
   const run = async (faultRate, transactions) => {
     const dir = mkdtempSync(join(tmpdir(), 'txdesk-bench-faults-'));
     const wallet = Wallet.createRandom();

@@ -6,17 +6,17 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureCliBuilt, ptyAvailable, runCli, runCliInPty, startCliDaemon, type CliDaemon } from '../support/cli-binary.js';
-import { commandLine, descendants, isAlive, waitUntil } from '../support/cli-process-tree.js';
+import { ensureCliBuilt, ptyAvailable, runCli, runCliInPty, startCliDaemon, type CliDaemon } from '../support/cli/cli-binary.js';
+import { commandLine, descendants, isAlive } from '../support/cli/cli-process-tree.js';
 import {
   keychainWorks,
   readKeychain,
   secretServiceInstalled,
   startSecretService,
   type SecretService,
-} from '../support/cli-secret-service.js';
-import { pollUntil } from '../support/poll.js';
+} from '../support/cli/cli-secret-service.js';
 import { keychainSuites, ptySuites } from '../support/required-tools.js';
+import { waitFor } from '../support/poll.js';
 
 /** What account:describe says without a session, naming the endpoint it asked (TXDESK_ENDPOINT in these tests). */
 const notLoggedIn = (endpoint: string) => `Not logged in to ${endpoint} (TXDESK_ENDPOINT): run \`txdesk login\` first.\n`;
@@ -106,10 +106,10 @@ describe('txdesk service --json', () => {
     const health = async (s: typeof open) => (await (await fetch(`${String(s.ready.serviceUrl)}/health`)).json()) as { indexedBlock: number; headBlock: number };
     const target = (await health(open)).indexedBlock;
     expect(target).toBeGreaterThan(0); // the head moves with the clock (1 s blocks): any block past genesis
-    const seen = await pollUntil(async () => {
+    const seen = await waitFor(`the ws:// service indexing as far as the http:// one (block ${target})`, async () => {
       const indexed = (await health(closed)).indexedBlock;
       return indexed >= target ? indexed : undefined;
-    }, `the ws:// service indexing as far as the http:// one (block ${target})`, 60_000, 200);
+    }, { timeoutMs: 60_000, everyMs: 200 });
     expect(seen).toBeGreaterThanOrEqual(target);
   });
 });
@@ -411,6 +411,6 @@ describe('stopping the services', () => {
     const [devExit, nodeExit] = await Promise.all([open.stop('SIGTERM'), closed.stop('SIGINT')]);
     expect(devExit).toEqual({ code: 0, signal: null });
     expect(nodeExit).toEqual({ code: 0, signal: null });
-    await waitUntil(() => tree.every((pid) => !isAlive(pid)), 20_000, 'the dev service processes to end');
+    await waitFor('the dev service processes to end', () => tree.every((pid) => !isAlive(pid)), { timeoutMs: 20_000 });
   });
 });

@@ -7,9 +7,10 @@ import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureCliBuilt, repoRoot, runCli, startCliDaemon, txdeskBin, type CliDaemon } from '../support/cli-binary.js';
-import { commandLine, descendants, isAlive, waitUntil } from '../support/cli-process-tree.js';
+import { ensureCliBuilt, repoRoot, runCli, startCliDaemon, txdeskBin, type CliDaemon } from '../support/cli/cli-binary.js';
+import { commandLine, descendants, isAlive } from '../support/cli/cli-process-tree.js';
 import { requireBuild } from '../support/required-tools.js';
+import { waitFor } from '../support/poll.js';
 
 const version = (JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { version: string }).version;
 const commands = ['devchain', 'service', 'serve', 'signup', 'login', 'logout', 'account:describe', 'account:api-secret', 'config:set', 'config:get'];
@@ -123,7 +124,7 @@ describe('a long-running command that cannot start', () => {
     child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
     try {
-      await waitUntil(() => (stderr.match(/the service waits for it and tries again/g) ?? []).length >= 2, 30_000, 'two tries of the node');
+      await waitFor('two tries of the node', () => (stderr.match(/the service waits for it and tries again/g) ?? []).length >= 2, { timeoutMs: 30_000 });
       expect(stderr).toContain('Cannot read the chain id from the node at http://127.0.0.1:9 (');
       const t0 = Date.now();
       child.kill('SIGINT');
@@ -176,7 +177,7 @@ describe('txdesk devchain --json', () => {
     expect(tree.some((pid) => /anvil/.test(commandLine(pid)))).toBe(true);
     const exit = await devchain.stop('SIGTERM');
     expect(exit).toEqual({ code: 0, signal: null });
-    await waitUntil(() => tree.every((pid) => !isAlive(pid)), 20_000, 'the dev chain processes to end');
+    await waitFor('the dev chain processes to end', () => tree.every((pid) => !isAlive(pid)), { timeoutMs: 20_000 });
     expect(devchain.stdoutLines()).toHaveLength(1);
   });
 });
@@ -188,12 +189,12 @@ describe('a signal while starting', () => {
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     // anvil runs, the rest (deployments, metadata server) is on its way: the middle of start-up.
     const anvilRuns = () => descendants(child.pid!).some((pid) => /anvil/.test(commandLine(pid)));
-    await waitUntil(() => anvilRuns() || child.exitCode !== null, 60_000, 'anvil to start');
+    await waitFor('anvil to start', () => anvilRuns() || child.exitCode !== null, { timeoutMs: 60_000 });
     expect(child.exitCode).toBeNull();
     const tree = descendants(child.pid!);
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
-    await waitUntil(() => tree.every((pid) => !isAlive(pid)), 20_000, 'the dev chain processes to end');
+    await waitFor('the dev chain processes to end', () => tree.every((pid) => !isAlive(pid)), { timeoutMs: 20_000 });
   });
 });
 
@@ -224,7 +225,7 @@ describe('txdesk serve --json and a human summary', () => {
     const tree = descendants(serve.child.pid!);
     expect(tree.some((pid) => /anvil/.test(commandLine(pid)))).toBe(true);
     expect(await serve.stop('SIGINT')).toEqual({ code: 0, signal: null });
-    await waitUntil(() => tree.every((pid) => !isAlive(pid)), 20_000, 'the serve processes to end');
+    await waitFor('the serve processes to end', () => tree.every((pid) => !isAlive(pid)), { timeoutMs: 20_000 });
     expect(serve.stdoutLines()).toHaveLength(1);
   });
 
@@ -238,7 +239,7 @@ describe('txdesk serve --json and a human summary', () => {
       const d = await startCliDaemon([...args, '--port', '0', '--data-dir', dataDir], { env, ...(bin ? { bin } : {}) });
       daemons.push(d);
       // The summary is several lines; the last one says how to stop.
-      await waitUntil(() => d.stdoutLines().some((l) => l.startsWith('Press Ctrl-C')), 20_000, 'the whole ready summary');
+      await waitFor('the whole ready summary', () => d.stdoutLines().some((l) => l.startsWith('Press Ctrl-C')), { timeoutMs: 20_000 });
       return { d, dataDir, out: d.stdoutLines().join('\n') };
     };
     const [serve, npmStart] = await Promise.all([start(undefined, ['serve']), start(join(repoRoot, 'scripts', 'start.js'), ['--serve'])]);
@@ -256,7 +257,7 @@ describe('txdesk serve --json and a human summary', () => {
 
       const tree = descendants(d.child.pid!);
       expect(await d.stop('SIGTERM')).toEqual({ code: 0, signal: null });
-      await waitUntil(() => tree.every((pid) => !isAlive(pid)), 20_000, 'the serve processes to end');
+      await waitFor('the serve processes to end', () => tree.every((pid) => !isAlive(pid)), { timeoutMs: 20_000 });
     }
   });
 });

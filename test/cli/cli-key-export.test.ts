@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { Wallet } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEncryptedFileVault } from '../../src/core/adapters/vault/vault-file.js';
-import { ensureCliBuilt, runCli } from '../support/cli-binary.js';
+import { ensureCliBuilt, runCli } from '../support/cli/cli-binary.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'txdesk-cli-key-'));
 const dataDir = join(dir, 'data');

@@ -12,10 +12,10 @@ import { tokenExpiry } from '../../src/cli/session-store.js';
 import { startAnvil, type RunningAnvil } from '../../src/devchain/index.js';
 import { silentLogger } from '../../src/lib/log.js';
 import { startService, type RunningService } from '../../src/service/index.js';
-import { ensureCliBuilt, runCli } from '../support/cli-binary.js';
-import { keychainWorks, readKeychain, startSecretService, type SecretService } from '../support/cli-secret-service.js';
+import { ensureCliBuilt, runCli } from '../support/cli/cli-binary.js';
+import { keychainWorks, readKeychain, startSecretService, type SecretService } from '../support/cli/cli-secret-service.js';
 import { keychainSuites } from '../support/required-tools.js';
-import { call } from '../support/service-harness.js';
+import { call } from '../support/service/service-harness.js';
 
 /** What account:describe says without a session, naming the endpoint it asked (TXDESK_ENDPOINT in these tests). */
 const notLoggedIn = (endpoint: string) => `Not logged in to ${endpoint} (TXDESK_ENDPOINT): run \`txdesk login\` first.\n`;

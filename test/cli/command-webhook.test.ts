@@ -9,10 +9,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyWebhook } from '@txdesk/tracker/webhook-signature';
-import { ensureCliBuilt, runCli, startCliDaemon, type CliDaemon } from '../support/cli-binary.js';
-import { killServiceProcesses, startServiceProcess, type ServiceProcess } from '../support/service-process.js';
-import { RawTrackerClient, trackerWsUrl, waitUntil } from '../support/tracker-harness.js';
-import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
+import { ensureCliBuilt, runCli, startCliDaemon, type CliDaemon } from '../support/cli/cli-binary.js';
+import { killServiceProcesses, startServiceProcess, type ServiceProcess } from '../support/service/service-process.js';
+import { RawTrackerClient, trackerWsUrl } from '../support/service/tracker-harness.js';
+import { startWebhookReceiver, type WebhookReceiver } from '../support/service/webhook-receiver.js';
+import { waitFor } from '../support/poll.js';
 
 let dev: CliDaemon;
 let strict: ServiceProcess;
@@ -118,11 +119,11 @@ describe('txdesk webhook', () => {
     expect((await ws.request('track_transaction', [hash, 1, 0])).result).toBe(true);
     await ws.close();
     const get = async () => (await (await api(endpoint, `/${id}`, apiSecret)).json()) as { lastError: string | null };
-    await waitUntil(async () => (await get()).lastError !== null, 'the failed try of the pending message recorded');
+    await waitFor('the failed try of the pending message recorded', async () => (await get()).lastError !== null);
     const failing = await webhook(['list'], env);
     expect(failing.stdout).toMatch(new RegExp(`\\n${id}\\s+ethereum/local\\s+active\\s+1\\s+\\S+\\s+tracker messages\\s+the receiver answered 500\\n$`));
     receiver.mode = { kind: 'ok' };
-    const delivered = await waitUntil(() => receiver.accepted().find((a) => a.body.webhookId === id && a.body.payload.type === 'pending'), 'the pending message delivered once the receiver answers');
+    const delivered = await waitFor('the pending message delivered once the receiver answers', () => receiver.accepted().find((a) => a.body.webhookId === id && a.body.payload.type === 'pending'));
     expect(delivered.body.payload.result).toMatchObject({ transactionHash: hash, confirmation: 1, timeout: 0 });
     expect(Number(header(delivered.req, 'txdesk-attempt'))).toBeGreaterThanOrEqual(2);
     expect(header(delivered.req, 'txdesk-delivery')).toBe(delivered.body.deliveryId);
@@ -133,7 +134,7 @@ describe('txdesk webhook', () => {
     const replayed = await webhook(['replay', id!, '--from', new Date(trackedFrom - 1000).toISOString()], env);
     expect(replayed.stdout).toBe(`Replaying 1 delivery to webhook ${id}: each keeps its deliveryId and carries Txdesk-Replay: 1.\n`);
     expect(replayed.code).toBe(0);
-    const again = await waitUntil(() => receiver.accepted().find((a) => a.body.deliveryId === delivered.body.deliveryId && header(a.req, 'txdesk-replay') === '1'), 'the replayed delivery');
+    const again = await waitFor('the replayed delivery', () => receiver.accepted().find((a) => a.body.deliveryId === delivered.body.deliveryId && header(a.req, 'txdesk-replay') === '1'));
     expect(again.body).toEqual(delivered.body);
     expect(JSON.parse((await webhook(['replay', id!, '--from', String(Date.now() + 60_000), '--json'], env)).stdout)).toEqual({ replayed: 0 });
     const unknownMessage = await webhook(['replay', id!, '--from-message', 'no-such-message'], env);

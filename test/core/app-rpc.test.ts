@@ -16,7 +16,7 @@ import { startServe, type RunningServe } from '../../src/core/serve.js';
 import { startEmbeddedNetwork } from '../../src/embedded/index.js';
 import { silentLogger } from '../../src/lib/log.js';
 import type { TxRecord } from '../../src/shared/tx-record.js';
-import { counterArtifact } from '../support/counter-contract.js';
+import { counterArtifact } from '../support/chain/counter-contract.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'txdesk-app-rpc-'));
 let serve: RunningServe;

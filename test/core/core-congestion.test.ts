@@ -7,8 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCore, type Core } from '../../src/core/create-core.js';
 import { silentLogger } from '../../src/lib/log.js';
 import type { TxRecord, TxRecordWithHistory } from '../../src/shared/tx-record.js';
-import { authHeader } from '../support/core-api-token.js';
-import { allConfirmed, expectCleanEndState, startTestChain, waitFor, type TestChain } from '../support/core-chain.js';
+import { authHeader } from '../support/app/core-api-token.js';
+import { allConfirmed, expectCleanEndState, startTestChain, type TestChain } from '../support/chain/core-chain.js';
+import { waitFor } from '../support/poll.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'txdesk-core-congestion-'));
 let chain: TestChain;
@@ -50,7 +51,7 @@ describe('core under congestion', { timeout: 300_000 }, () => {
     const final = await waitFor('every nonce confirmed', async () => {
       const list = (await (await fetch(`${appUrl}/api/tx`, { headers: auth })).json()) as TxRecord[];
       return allConfirmed(list) ? list : undefined;
-    });
+    }, { timeoutMs: 180_000, retryErrors: true });
 
     await expectCleanEndState(chain, final, 20);
     // Under `high` congestion a 1 gwei transaction waits: replacements happened, and the winners paid the bumped fee.
@@ -98,7 +99,7 @@ describe('core under congestion', { timeout: 300_000 }, () => {
     const final = await waitFor('every nonce confirmed', async () => {
       const list = (await (await fetch(`${appUrl}/api/tx`, { headers: auth })).json()) as TxRecord[];
       return list.length >= before + 5 && allConfirmed(list) ? list : undefined;
-    });
+    }, { timeoutMs: 180_000, retryErrors: true });
     await expectCleanEndState(chain, final, 25);
     const bumped = final.filter((r) => r.txType === 'eip1559' && r.attempt > 0);
     expect(bumped.length).toBeGreaterThan(0); // how many of the 5 waited depends on the load's timing

@@ -6,10 +6,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TxRecord } from '../../src/shared/tx-record.js';
-import { authHeader } from '../support/core-api-token.js';
-import { ensureCoreBuilt } from '../support/core-build.js';
-import { allConfirmed, expectCleanEndState, startTestChain, waitFor, type TestChain } from '../support/core-chain.js';
-import { exited, serveChildren, startServeChild, type ServeChild } from '../support/core-serve-process.js';
+import { authHeader } from '../support/app/core-api-token.js';
+import { ensureCoreBuilt } from '../support/app/core-build.js';
+import { allConfirmed, expectCleanEndState, startTestChain, type TestChain } from '../support/chain/core-chain.js';
+import { exited, serveChildren, startServeChild, type ServeChild } from '../support/app/core-serve-process.js';
+import { waitFor } from '../support/poll.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'txdesk-core-crash-'));
 const policy = { pricing: 'seed', timeoutMs: 2_000, confirmations: 2, maxReplacements: 5 };
@@ -71,14 +72,10 @@ describe('core killed with SIGKILL', { timeout: 420_000 }, () => {
       expect(res.status).toBe(201);
       acknowledged.add(((await res.json()) as TxRecord).transactionHash);
     }
-    const final = await waitFor(
-      'every nonce confirmed after the restarts',
-      async () => {
+    const final = await waitFor('every nonce confirmed after the restarts', async () => {
         const list = (await (await fetch(`${current.url}/api/tx`, { headers: current.auth })).json()) as TxRecord[];
         return allConfirmed(list) ? list : undefined;
-      },
-      240_000,
-    ).catch((e: Error) => {
+      }, { timeoutMs: 240_000, retryErrors: true }).catch((e: Error) => {
       throw new Error(`${e.message} (kill delays ${killDelays.join(', ')} ms)\n${current.log.join('').slice(-4000)}`);
     });
 

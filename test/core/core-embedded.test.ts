@@ -11,8 +11,8 @@ import { silentLogger } from '../../src/lib/log.js';
 import type { DevchainStatus, KeyInfo } from '../../src/shared/desktop-api.js';
 import type { TokenPage } from '../../src/shared/listing.js';
 import type { TxRecord } from '../../src/shared/tx-record.js';
-import { authHeader } from '../support/core-api-token.js';
-import { waitFor } from '../support/core-chain.js';
+import { authHeader } from '../support/app/core-api-token.js';
+import { waitFor } from '../support/poll.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'txdesk-core-embedded-'));
 let serve: RunningServe;
@@ -54,7 +54,7 @@ describe('embedded default', () => {
     expect(key.address).toBe(serve.readyInfo().address);
     expect(BigInt(key.balanceWei)).toBeGreaterThan(10n ** 18n);
     // Minted before start-up finished; the indexer lists them within a block or two.
-    await waitFor('the sample tokens listed', async () => ((await get<TokenPage>(`/nft/v1/accounts/${key.address}/tokens`)).pagination.totalCount >= 3 ? true : undefined), 90_000);
+    await waitFor('the sample tokens listed', async () => ((await get<TokenPage>(`/nft/v1/accounts/${key.address}/tokens`)).pagination.totalCount >= 3 ? true : undefined), { timeoutMs: 90_000, retryErrors: true });
   });
 
   it('reports the dev chain and changes its congestion, pushing status on the event stream', async () => {
@@ -64,7 +64,7 @@ describe('embedded default', () => {
     const off = serve.core.api.onDevchainStatus((s) => seen.push(s));
     const put = await fetch(`${app}/api/devchain/congestion`, { method: 'PUT', headers: { 'content-type': 'application/json', ...auth }, body: JSON.stringify({ level: 'low' }) });
     expect(((await put.json()) as DevchainStatus).congestion).toBe('low');
-    await waitFor('a newer block pushed', async () => (seen.some((s) => s.blockNumber > status.blockNumber) ? true : undefined), 30_000);
+    await waitFor('a newer block pushed', async () => (seen.some((s) => s.blockNumber > status.blockNumber) ? true : undefined), { timeoutMs: 30_000, retryErrors: true });
     off();
     await serve.core.api.setCongestion('off');
   });
@@ -73,7 +73,7 @@ describe('embedded default', () => {
     const res = await fetch(`${app}/api/tx`, { method: 'POST', headers: auth });
     expect(res.status).toBe(201);
     const rec = (await res.json()) as TxRecord;
-    await waitFor('confirmation', async () => ((await get<TxRecord[]>('/api/tx')).find((r) => r.transactionHash === rec.transactionHash)?.status === 'confirmation' ? true : undefined), 60_000);
+    await waitFor('confirmation', async () => ((await get<TxRecord[]>('/api/tx')).find((r) => r.transactionHash === rec.transactionHash)?.status === 'confirmation' ? true : undefined), { timeoutMs: 60_000, retryErrors: true });
   });
 
   it('keeps key management and the node/service URLs off the network without --allow-key-routes, token or not', async () => {

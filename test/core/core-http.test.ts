@@ -15,7 +15,8 @@ import { appRouteList, type AppInfo, type AppSettings, type KeyExport, type KeyI
 import type { TokenPage } from '../../src/shared/listing.js';
 import type { TxRecord } from '../../src/shared/tx-record.js';
 import { sessionCookieValue } from '../../src/core/adapters/http/app-server-auth.js';
-import { startTestChain, waitFor, type TestChain } from '../support/core-chain.js';
+import { startTestChain, type TestChain } from '../support/chain/core-chain.js';
+import { waitFor } from '../support/poll.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'txdesk-core-http-'));
 const rendererDir = join(dir, 'renderer');
@@ -419,16 +420,11 @@ describe('settings, sign-in and the key', { timeout: 180_000 }, () => {
     expect(created.body).not.toHaveProperty('status');
     const reader = stream.body!.getReader();
     let seen = '';
-    await waitFor(
-      'the confirmation on the event stream',
-      async () => {
+    await waitFor('the confirmation on the event stream', async () => {
         const { value } = await reader.read();
         seen += new TextDecoder().decode(value);
         return seen.includes(`"transactionHash":"${created.body.transactionHash}"`) && seen.includes('"status":"confirmation"') ? true : undefined;
-      },
-      60_000,
-      0,
-    );
+      }, { timeoutMs: 60_000, everyMs: 0, retryErrors: true });
     expect(seen).toContain('event: tx\ndata: {');
     ctrl.abort();
     const detail = await json<{ history: { kind: string }[]; status: string }>('GET', `/api/tx/${created.body.transactionHash}`);
@@ -483,12 +479,8 @@ describe('settings, sign-in and the key', { timeout: 180_000 }, () => {
     const created = await waitFor('a transaction under the new client ID', async () => {
       const r = await json<TxRecord>('POST', '/api/tx');
       return r.status === 201 ? r.body : undefined;
-    });
-    await waitFor(
-      'its confirmation, delivered to the new subscription',
-      async () => ((await json<TxRecord>('GET', `/api/tx/${created.transactionHash}`)).body.status === 'confirmation' ? true : undefined),
-      90_000,
-    );
+    }, { timeoutMs: 180_000, retryErrors: true });
+    await waitFor('its confirmation, delivered to the new subscription', async () => ((await json<TxRecord>('GET', `/api/tx/${created.transactionHash}`)).body.status === 'confirmation' ? true : undefined), { timeoutMs: 90_000, retryErrors: true });
   });
 
   it('never lets the key out: not in any response, not in the log, not in plaintext on disk', () => {

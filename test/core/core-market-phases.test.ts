@@ -9,7 +9,8 @@ import { startServe, type RunningServe } from '../../src/core/serve.js';
 import { phaseAt, type MarketSchedule } from '../../src/devchain/index.js';
 import { silentLogger } from '../../src/lib/log.js';
 import type { TxRecord } from '../../src/shared/tx-record.js';
-import { startTestChain, waitFor, type TestChain } from '../support/core-chain.js';
+import { startTestChain, type TestChain } from '../support/chain/core-chain.js';
+import { waitFor } from '../support/poll.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'txdesk-market-phases-'));
 const schedule: MarketSchedule = { calm: 8, rush: 4, spike: 3 };
@@ -41,7 +42,7 @@ describe('the market policy on the simulated market', { timeout: 300_000 }, () =
     const sent: { phase: string; nonce: number }[] = [];
     // Two cycles after the first (the market needs one to reach its rhythm), a transaction every other block.
     const start = (Math.floor((await head()) / cycle) + 2) * cycle;
-    await waitFor(`block ${start}`, async () => ((await head()) >= start ? true : undefined), 120_000, 200);
+    await waitFor(`block ${start}`, async () => ((await head()) >= start ? true : undefined), { timeoutMs: 120_000, everyMs: 200, retryErrors: true });
     let last = -1;
     while ((await head()) < start + cycle) {
       const b = await head();
@@ -57,7 +58,7 @@ describe('the market policy on the simulated market', { timeout: 300_000 }, () =
       const all = await api<TxRecord[]>('GET', '/api/tx');
       const byNonce = sent.map((s) => all.filter((r) => r.nonce === s.nonce).find((r) => r.status === 'receipt' || r.status === 'confirmation'));
       return byNonce.every(Boolean) ? (byNonce as TxRecord[]) : undefined;
-    });
+    }, { timeoutMs: 180_000, retryErrors: true });
     sent.forEach((s, i) => {
       if (s.phase === 'calm') expect(mined[i]!.attempt, `nonce ${s.nonce}, sent in calm`).toBe(0);
       expect(mined[i]!.pricedBy?.by).toBe('market');

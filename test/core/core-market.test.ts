@@ -9,8 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServe, type RunningServe } from '../../src/core/serve.js';
 import { silentLogger } from '../../src/lib/log.js';
 import type { TxRecord, TxRecordWithHistory } from '../../src/shared/tx-record.js';
-import { startTestChain, waitFor, type TestChain } from '../support/core-chain.js';
-import { answerWhatWaits } from '../support/core-person.js';
+import { startTestChain, type TestChain } from '../support/chain/core-chain.js';
+import { answerWhatWaits } from '../support/app/core-person.js';
+import { waitFor } from '../support/poll.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'txdesk-market-'));
 let chain: TestChain;
@@ -40,7 +41,7 @@ const api = async <T>(method: string, path: string, body?: unknown): Promise<T> 
   return (await res.json()) as T;
 };
 const recipient = (n: number) => `0x${n.toString(16).padStart(40, '0')}`;
-const minedOf = (nonce: number) => waitFor(`nonce ${nonce} mined`, async () => (await api<TxRecord[]>('GET', '/api/tx')).filter((r) => r.nonce === nonce).find((r) => r.status === 'receipt' || r.status === 'confirmation'));
+const minedOf = (nonce: number) => waitFor(`nonce ${nonce} mined`, async () => (await api<TxRecord[]>('GET', '/api/tx')).filter((r) => r.nonce === nonce).find((r) => r.status === 'receipt' || r.status === 'confirmation'), { timeoutMs: 180_000, retryErrors: true });
 
 describe('the market fee policy on a congested configured network', { timeout: 300_000 }, () => {
   it('is the default there, and prices each speed so that it is mined without a replacement', async () => {

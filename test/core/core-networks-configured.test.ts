@@ -9,7 +9,8 @@ import { createCore, type Core } from '../../src/core/create-core.js';
 import { silentLogger } from '../../src/lib/log.js';
 import type { NetworkInfo } from '../../src/shared/desktop-api.js';
 import { isTxdeskError } from '../../src/shared/errors.js';
-import { allConfirmed, startTestChain, waitFor, type TestChain } from '../support/core-chain.js';
+import { allConfirmed, startTestChain, type TestChain } from '../support/chain/core-chain.js';
+import { waitFor } from '../support/poll.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'txdesk-core-networks-configured-'));
 let chain: TestChain;
@@ -56,9 +57,9 @@ describe('networks on a configured core', { timeout: 300_000 }, () => {
     expect(info).toMatchObject({ network: 'local-2', chainId: 31338, mode: 'configured', address: onLocal.from });
     const onLocal2 = await core.api.sendTransaction();
     expect([onLocal.nonce, onLocal.chainId, onLocal2.nonce, onLocal2.chainId]).toEqual([0, 31337, 0, 31338]);
-    await waitFor('the local-2 transaction confirmed', async () => (allConfirmed(await core.api.listTransactions()) ? true : undefined), 60_000);
+    await waitFor('the local-2 transaction confirmed', async () => (allConfirmed(await core.api.listTransactions()) ? true : undefined), { timeoutMs: 60_000, retryErrors: true });
     const local = core.runtime()!.sessions.all().find((s) => s.network === 'local')!;
-    await waitFor('the local transaction confirmed in the background', async () => (allConfirmed(local.store.list()) ? true : undefined), 60_000);
+    await waitFor('the local transaction confirmed in the background', async () => (allConfirmed(local.store.list()) ? true : undefined), { timeoutMs: 60_000, retryErrors: true });
     // Forgetting the node keeps the open network working for this run.
     expect((await core.api.updateSettings({ nodeUrls: { 'ethereum/local-2': null } })).nodeUrls).toEqual({});
   });

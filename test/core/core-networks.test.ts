@@ -12,8 +12,9 @@ import { silentLogger } from '../../src/lib/log.js';
 import type { AppInfo, NetworkInfo } from '../../src/shared/desktop-api.js';
 import type { TokenPage } from '../../src/shared/listing.js';
 import type { TxRecord } from '../../src/shared/tx-record.js';
-import { authHeader } from '../support/core-api-token.js';
-import { allConfirmed, waitFor } from '../support/core-chain.js';
+import { authHeader } from '../support/app/core-api-token.js';
+import { allConfirmed } from '../support/chain/core-chain.js';
+import { waitFor } from '../support/poll.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'txdesk-core-networks-'));
 let serve: RunningServe;
@@ -96,11 +97,11 @@ describe('two networks in one app', { timeout: 300_000 }, () => {
     expect(shown.some((r) => r.transactionHash === a.transactionHash)).toBe(false);
     expect((await call('GET', `/api/tx/${a.transactionHash}`)).status).toBe(404);
 
-    await waitFor('both local-2 nonces confirmed', async () => (allConfirmed(await get<TxRecord[]>('/api/tx')) ? true : undefined), 60_000);
+    await waitFor('both local-2 nonces confirmed', async () => (allConfirmed(await get<TxRecord[]>('/api/tx')) ? true : undefined), { timeoutMs: 60_000, retryErrors: true });
   });
 
   it("keeps watching local's transaction while local-2 is shown: it is replaced and confirmed there", async () => {
-    const final = await waitFor('the local nonce confirmed in the background', async () => (allConfirmed(recordsOf('local')) ? recordsOf('local') : undefined), 120_000);
+    const final = await waitFor('the local nonce confirmed in the background', async () => (allConfirmed(recordsOf('local')) ? recordsOf('local') : undefined), { timeoutMs: 120_000, retryErrors: true });
     expect(final.every((r) => r.nonce === 0)).toBe(true);
     // Stuck at 1 gwei behind the load: replaced after the switch, by the session left open.
     expect(final.some((r) => r.attempt > 0 && r.createdAt > switchedAt)).toBe(true);
@@ -112,7 +113,7 @@ describe('two networks in one app', { timeout: 300_000 }, () => {
 
   it('answers the listing for the active network (the key holds sample tokens on both)', async () => {
     const key = (await get<AppInfo>('/api/app')).address!;
-    await waitFor('local-2 tokens listed', async () => ((await get<TokenPage>(`/nft/v1/accounts/${key}/tokens`)).pagination.totalCount >= 3 ? true : undefined), 60_000);
+    await waitFor('local-2 tokens listed', async () => ((await get<TokenPage>(`/nft/v1/accounts/${key}/tokens`)).pagination.totalCount >= 3 ? true : undefined), { timeoutMs: 60_000, retryErrors: true });
   });
 
   it('switches back: local shows its own nonce only, and the next send there takes nonce 1', async () => {

@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCore, type Core } from '../../src/core/create-core.js';
 import { silentLogger } from '../../src/lib/log.js';
 import type { TxEvent, TxRecord, TxRecordWithHistory } from '../../src/shared/tx-record.js';
-import { expectCleanEndState, startTestChain, waitFor, type TestChain } from '../support/core-chain.js';
+import { expectCleanEndState, startTestChain, type TestChain } from '../support/chain/core-chain.js';
+import { waitFor } from '../support/poll.js';
 
 const GWEI = 1_000_000_000n;
 const dir = mkdtempSync(join(tmpdir(), 'txdesk-core-retry-'));
@@ -41,14 +42,14 @@ async function waitForSkip(hash: string, reason: string): Promise<TxRecordWithHi
   return waitFor(`a ${reason} skip of ${hash}`, async () => {
     const t = await core.api.getTransaction(hash);
     return skipsOf(t).some((e) => e.detail.reason === reason) ? t : undefined;
-  });
+  }, { timeoutMs: 180_000, retryErrors: true });
 }
 
 async function waitForConfirmedNonce(nonce: number): Promise<TxRecord[]> {
   return waitFor(`nonce ${nonce} confirmed`, async () => {
     const group = (await core.api.listTransactions()).filter((r) => r.nonce === nonce);
     return group.some((r) => r.status === 'confirmation') && group.every((r) => r.status === 'confirmation' || r.status === 'replaced') ? group : undefined;
-  });
+  }, { timeoutMs: 180_000, retryErrors: true });
 }
 
 describe('retrying skipped replacements on the dev chain', { timeout: 300_000 }, () => {

@@ -11,9 +11,10 @@ import { createCore, type Core } from '../../src/core/create-core.js';
 import { silentLogger } from '../../src/lib/log.js';
 import { isTxdeskError } from '../../src/shared/errors.js';
 import type { TxRecord } from '../../src/shared/tx-record.js';
-import { authHeader } from '../support/core-api-token.js';
-import { startTestChain, waitFor, type TestChain } from '../support/core-chain.js';
-import { counterArtifact } from '../support/counter-contract.js';
+import { authHeader } from '../support/app/core-api-token.js';
+import { startTestChain, type TestChain } from '../support/chain/core-chain.js';
+import { counterArtifact } from '../support/chain/counter-contract.js';
+import { waitFor } from '../support/poll.js';
 
 const GWEI = 1_000_000_000n;
 const dir = mkdtempSync(join(tmpdir(), 'txdesk-core-send-'));
@@ -52,7 +53,7 @@ async function confirmedOf(nonce: number): Promise<TxRecord[]> {
   return waitFor(`nonce ${nonce} confirmed`, async () => {
     const group = (await core.api.listTransactions()).filter((r) => r.nonce === nonce);
     return group.some((r) => r.status === 'confirmation') && group.every((r) => r.status === 'confirmation' || r.status === 'replaced') ? group : undefined;
-  });
+  }, { timeoutMs: 180_000, retryErrors: true });
 }
 
 async function refusal(p: Promise<unknown>): Promise<{ code: string; status: number; message: string }> {

@@ -6,10 +6,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FetchRequest, JsonRpcProvider } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureCoreBuilt } from '../support/core-build.js';
-import { startTestChain, waitFor, type TestChain } from '../support/core-chain.js';
-import { answerWhatWaits } from '../support/core-person.js';
-import { exited, serveChildren, startServeChild, type ServeChild } from '../support/core-serve-process.js';
+import { ensureCoreBuilt } from '../support/app/core-build.js';
+import { startTestChain, type TestChain } from '../support/chain/core-chain.js';
+import { answerWhatWaits } from '../support/app/core-person.js';
+import { exited, serveChildren, startServeChild, type ServeChild } from '../support/app/core-serve-process.js';
+import { waitFor } from '../support/poll.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'txdesk-rpc-crash-'));
 const policy = { timeoutMs: 2_000, confirmations: 1 };
@@ -59,7 +60,7 @@ describe('txdesk serve killed right after a tool sent', { timeout: 300_000 }, ()
     const second = await startChild();
     const fresh = providerOf(second);
     try {
-      const tx = await waitFor('the transaction known to the restarted app', async () => (await fresh.getTransaction(hash)) ?? undefined);
+      const tx = await waitFor('the transaction known to the restarted app', async () => (await fresh.getTransaction(hash)) ?? undefined, { timeoutMs: 180_000, retryErrors: true });
       // The plain wait: the first hash's receipt is the mined attempt's, reprice or not.
       const receipt = (await tx.wait())!;
       expect(receipt.status).toBe(1);

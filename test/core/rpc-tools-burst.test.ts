@@ -7,11 +7,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FetchRequest, JsonRpcProvider } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureCoreBuilt } from '../support/core-build.js';
-import { startTestChain, waitFor, type TestChain } from '../support/core-chain.js';
-import { answerWhatWaits } from '../support/core-person.js';
-import { exited, serveChildren, startServeChild, type ServeChild } from '../support/core-serve-process.js';
-import { freePort } from '../support/reliability-procs.js';
+import { ensureCoreBuilt } from '../support/app/core-build.js';
+import { startTestChain, type TestChain } from '../support/chain/core-chain.js';
+import { answerWhatWaits } from '../support/app/core-person.js';
+import { exited, serveChildren, startServeChild, type ServeChild } from '../support/app/core-serve-process.js';
+import { freePort } from '../support/faults/reliability-procs.js';
+import { waitFor } from '../support/poll.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'txdesk-rpc-burst-'));
 const policy = { timeoutMs: 2_000, confirmations: 1 };
@@ -63,7 +64,7 @@ describe('50 transfers at once from one script, txdesk killed while it waits', {
       else if (e.action === 'receiveRpcResult' || e.action === 'receiveRpcError') inFlight -= 1;
       lastActivity = Date.now();
     });
-    const requestsIdle = () => waitFor("a pause in the script's requests", async () => (inFlight === 0 && Date.now() - lastActivity > 300) || undefined, 60_000, 20);
+    const requestsIdle = () => waitFor("a pause in the script's requests", async () => (inFlight === 0 && Date.now() - lastActivity > 300) || undefined, { timeoutMs: 60_000, everyMs: 20, retryErrors: true });
     try {
       const signer = await provider.getSigner();
       const txs = await Promise.all(Array.from({ length: COUNT }, (_, i) => signer.sendTransaction({ to: recipient(i), value: BigInt(i + 1) })));

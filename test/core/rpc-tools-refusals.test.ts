@@ -15,9 +15,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServe, type RunningServe } from '../../src/core/serve.js';
 import { silentLogger } from '../../src/lib/log.js';
 import type { TxRecord } from '../../src/shared/tx-record.js';
-import { castBinaryPath } from '../support/cast-binary.js';
-import { startTestChain, waitFor, type TestChain } from '../support/core-chain.js';
-import { answerWhatWaits } from '../support/core-person.js';
+import { castBinaryPath } from '../support/chain/cast-binary.js';
+import { startTestChain, type TestChain } from '../support/chain/core-chain.js';
+import { answerWhatWaits } from '../support/app/core-person.js';
+import { waitFor } from '../support/poll.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'txdesk-rpc-refusals-'));
 let chain: TestChain;
@@ -87,7 +88,7 @@ const firstHashTo = (to: string) =>
   waitFor(`a transaction to ${to} stored`, async () => {
     const all = (await (await fetch(`${apiUrl}/api/tx`, { headers: auth() })).json()) as TxRecord[];
     return all.find((r) => r.to === to && r.attempt === 0)?.transactionHash;
-  });
+  }, { timeoutMs: 180_000, retryErrors: true });
 
 describe("a person's decline reaches each library as its own refusal", { timeout: 300_000 }, () => {
   beforeAll(() => {
@@ -133,7 +134,7 @@ describe("a person's decline reaches each library as its own refusal", { timeout
 describe('a request the person cancels in the app ends the wait with an error that says so', { timeout: 300_000 }, () => {
   it('ethers: an unchanged script that sends and waits exits with the cancel; a wait begun after it rejects with ACTION_REJECTED', async () => {
     const to = recipient(0xc1);
-    const script = join(import.meta.dirname, '../support/ethers-send-and-wait.mjs');
+    const script = join(import.meta.dirname, '../support/app/ethers-send-and-wait.mjs');
     const child = spawn(process.execPath, [script, rpcUrl, token, to], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     child.stdout.on('data', (b: Buffer) => (out += String(b)));

@@ -15,8 +15,8 @@ import { startServe, type RunningServe } from '../../src/core/serve.js';
 import { startEmbeddedNetwork } from '../../src/embedded/index.js';
 import { silentLogger } from '../../src/lib/log.js';
 import type { TxRecord } from '../../src/shared/tx-record.js';
-import { castBinaryPath } from '../support/cast-binary.js';
-import { counterArtifact } from '../support/counter-contract.js';
+import { castBinaryPath } from '../support/chain/cast-binary.js';
+import { counterArtifact } from '../support/chain/counter-contract.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'txdesk-rpc-tools-'));
 const { abi, bytecode } = counterArtifact();

@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JsonRpcProvider, Wallet, parseUnits, type TransactionResponse } from 'ethers';
 import { startDevchain, type Devchain } from '../../src/devchain/index.js';
 import { silentLogger } from '../../src/lib/log.js';
-import { headBlock, rpc, waitFor } from '../support/devchain-helpers.js';
+import { headBlock, rpc } from '../support/chain/devchain-helpers.js';
+import { waitFor } from '../support/poll.js';
 
 const gwei = (n: string) => parseUnits(n, 'gwei');
 
@@ -50,7 +51,7 @@ describe('congestion simulator', () => {
       const h = await headBlock(devchain.nodeUrl);
       await waitFor('the next block', async () => (await headBlock(devchain.nodeUrl)) > h);
     }
-    await waitFor('6 more blocks', async () => (await headBlock(devchain.nodeUrl)) >= sentAt + 6, 120_000);
+    await waitFor('6 more blocks', async () => (await headBlock(devchain.nodeUrl)) >= sentAt + 6, { timeoutMs: 120_000 });
     for (const p of paying) {
       const r = await receipt(p.hash);
       expect(r).not.toBeNull();
@@ -96,12 +97,12 @@ describe('congestion simulator', () => {
 
   it('with congestion low, fills some blocks and still mines a 1 gwei transaction', async () => {
     devchain.setCongestion('low');
-    await waitFor('a block full of load', fullBlock, 120_000);
+    await waitFor('a block full of load', fullBlock, { timeoutMs: 120_000 });
     const sender = wallet(5);
     const tx = await sender.sendTransaction({ to: devchain.accounts[9]!.address, value: 1n, type: 0, gasPrice: gwei('1'), gasLimit: 21_000 });
-    const r = await waitFor('the 1 gwei transaction under low', () => receipt(tx.hash), 120_000);
+    const r = await waitFor('the 1 gwei transaction under low', () => receipt(tx.hash), { timeoutMs: 120_000 });
     expect(r.status).toBe('0x1');
     devchain.setCongestion('high');
-    await waitFor('a block full of load again', fullBlock, 120_000);
+    await waitFor('a block full of load again', fullBlock, { timeoutMs: 120_000 });
   });
 });

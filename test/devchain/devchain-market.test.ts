@@ -16,7 +16,8 @@ import { APP_ACCOUNT_COUNT, deriveDevAccounts } from '../../src/devchain/dev-acc
 import { DEFAULT_BLOCK_GAS_LIMIT } from '../../src/devchain/anvil-process.js';
 import type { MarketPhase } from '../../src/shared/desktop-api.js';
 import { silentLogger } from '../../src/lib/log.js';
-import { headBlock, rpc, waitFor } from '../support/devchain-helpers.js';
+import { headBlock, rpc } from '../support/chain/devchain-helpers.js';
+import { waitFor } from '../support/poll.js';
 
 /** 15 blocks a cycle: a window of one calm, rush, spike and calm is 20 blocks of 1 s. */
 const SCHEDULE: MarketSchedule = { calm: 5, rush: 6, spike: 4 };
@@ -46,7 +47,7 @@ describe('market congestion', () => {
   const phasesSeen: { blockNumber: number; marketPhase: MarketPhase | undefined }[] = [];
 
   const block = async (n: number): Promise<Block> => {
-    const b = await waitFor(`block ${n}`, () => rpc<RpcBlock | null>(devchain.nodeUrl, 'eth_getBlockByNumber', [`0x${n.toString(16)}`, true]), 120_000, 100);
+    const b = await waitFor(`block ${n}`, () => rpc<RpcBlock | null>(devchain.nodeUrl, 'eth_getBlockByNumber', [`0x${n.toString(16)}`, true]), { timeoutMs: 120_000, everyMs: 100 });
     return { number: n, phase: phaseAt(n, SCHEDULE), baseFee: BigInt(b.baseFeePerGas), gasUsed: BigInt(b.gasUsed), fullness: Number(b.gasUsed) / LIMIT, txs: b.transactions };
   };
 
@@ -55,7 +56,7 @@ describe('market congestion', () => {
     // Switch at the block before a calm phase opens, so the window starts with a whole calm phase at the market's start.
     const head = await headBlock(devchain.nodeUrl);
     const before = (Math.floor((head + 1) / CYCLE) + 1) * CYCLE - 1;
-    await waitFor(`block ${before}`, async () => (await headBlock(devchain.nodeUrl)) >= before, 60_000, 50);
+    await waitFor(`block ${before}`, async () => (await headBlock(devchain.nodeUrl)) >= before, { timeoutMs: 60_000, everyMs: 50 });
     devchain.setCongestion('market');
     // The first block with the market's starting base fee opens the window (later than `before + 1` on a slow machine).
     for (let n = before + 1; ; n++) {

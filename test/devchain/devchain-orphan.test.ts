@@ -4,7 +4,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import { startAnvil } from '../../src/devchain/index.js';
-import { buildDevchainForChild, isAlive, repoRoot, rpc, waitFor } from '../support/devchain-helpers.js';
+import { buildDevchainForChild, isAlive, repoRoot, rpc } from '../support/chain/devchain-helpers.js';
+import { waitFor } from '../support/poll.js';
 
 describe('anvil lifetime', () => {
   let build: ReturnType<typeof buildDevchainForChild>;
@@ -21,7 +22,7 @@ describe('anvil lifetime', () => {
   });
 
   it('kills anvil when the process that started the dev chain is killed with SIGKILL', async () => {
-    const child = spawn(process.execPath, [join(repoRoot, 'test', 'support', 'devchain-child.mjs'), build.indexJs, 'high'], {
+    const child = spawn(process.execPath, [join(repoRoot, 'test', 'support', 'chain', 'devchain-child.mjs'), build.indexJs, 'high'], {
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     children.push(child);
@@ -36,7 +37,7 @@ describe('anvil lifetime', () => {
     expect(await rpc<string>(ready.nodeUrl, 'eth_chainId')).toBe('0x7a69');
 
     child.kill('SIGKILL');
-    await waitFor('anvil to exit after its parent was killed', () => !isAlive(ready.anvilPid), 30_000);
+    await waitFor('anvil to exit after its parent was killed', () => !isAlive(ready.anvilPid), { timeoutMs: 30_000 });
     await expect(rpc(ready.nodeUrl, 'eth_chainId')).rejects.toThrow();
   });
 
@@ -44,7 +45,7 @@ describe('anvil lifetime', () => {
     const anvil = await startAnvil({ port: 0 });
     leftovers.push(anvil.pid);
     process.kill(anvil.watchdogPid, 'SIGKILL');
-    await waitFor('anvil to exit after its watchdog was killed', () => !isAlive(anvil.pid), 30_000);
+    await waitFor('anvil to exit after its watchdog was killed', () => !isAlive(anvil.pid), { timeoutMs: 30_000 });
     await anvil.stop(); // a no-op by now, and must not throw
   });
 

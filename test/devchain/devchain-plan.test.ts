@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { BIG_GAS, HELD_BASE_FEE_WEI, OUTBID_LOAD_WEI, loadLanes, planTopUp, type Lane } from '../../src/devchain/congestion-plan.js';
 import { DEFAULT_BLOCK_GAS_LIMIT } from '../../src/devchain/anvil-process.js';
-import { repoRoot } from '../support/devchain-helpers.js';
+import { repoRoot } from '../support/chain/devchain-helpers.js';
 
 const LIMIT = DEFAULT_BLOCK_GAS_LIMIT;
 const lanes = loadLanes(LIMIT);

@@ -4,7 +4,7 @@ import { Contract, JsonRpcProvider, Wallet, id as topicOf, parseEther } from 'et
 import { startDevchain, type Devchain } from '../../src/devchain/index.js';
 import { silentLogger } from '../../src/lib/log.js';
 import { dollarArtifact, dropsArtifact, gemsArtifact, pebblesArtifact, tilesArtifact } from '../../src/devchain/artifacts.js';
-import { isAlive, rpc } from '../support/devchain-helpers.js';
+import { isAlive, rpc } from '../support/chain/devchain-helpers.js';
 
 const TRANSFER = topicOf('Transfer(address,address,uint256)');
 

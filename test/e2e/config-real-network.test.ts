@@ -9,11 +9,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppInfo } from '../../src/shared/desktop-api.js';
 import type { TxRecord } from '../../src/shared/tx-record.js';
-import { ensureCliBuilt, runCli, startCliDaemon, type CliDaemon } from '../support/cli-binary.js';
-import { authHeader } from '../support/core-api-token.js';
-import { waitFor } from '../support/core-chain.js';
-import { FUNDED_KEY as KEY, SEPOLIA, cleanEnv, rpc, signUpClientId, startAnvil as startAnvilProcess, startDataService } from '../support/real-network.js';
-import { freePort } from '../support/reliability-procs.js';
+import { ensureCliBuilt, runCli, startCliDaemon, type CliDaemon } from '../support/cli/cli-binary.js';
+import { authHeader } from '../support/app/core-api-token.js';
+import { FUNDED_KEY as KEY, SEPOLIA, cleanEnv, rpc, signUpClientId, startAnvil as startAnvilProcess, startDataService } from '../support/chain/real-network.js';
+import { freePort } from '../support/faults/reliability-procs.js';
+import { waitFor } from '../support/poll.js';
 
 const temps: string[] = [];
 const temp = (prefix: string) => {
@@ -30,7 +30,7 @@ async function startAnvil(chainId: number | null, extra: string[] = []): Promise
 }
 
 /** `waitFor` with this file's shorter timeout and poll. */
-const until = <T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 60_000, everyMs = 250): Promise<T> => waitFor(what, check, timeoutMs, everyMs);
+const until = <T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 60_000, everyMs = 250): Promise<T> => waitFor(what, check, { timeoutMs: timeoutMs, everyMs: everyMs, retryErrors: true });
 
 /** Reads GET /api/events (with the API token) and keeps the tracker state of every `event: status` frame. */
 function watchStatusEvents(base: string, auth: { authorization: string }) {

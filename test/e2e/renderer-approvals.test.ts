@@ -15,11 +15,11 @@ import { formatWeiAsEther } from '../../src/renderer/src/lib/eth-amount.js';
 import { toChecksumAddress } from '../../src/renderer/src/lib/address-checksum.js';
 import type { ApprovalRequest, ApprovalRule } from '../../src/shared/approvals.js';
 import type { AppSettings } from '../../src/shared/desktop-api.js';
-import { ensureCliBuilt, startCliDaemon, type CliDaemon } from '../support/cli-binary.js';
-import { browserSuites, launchBrowser, screenshot, type E2eBrowser, type Page } from '../support/e2e-browser.js';
-import { FUNDED_KEY, SEPOLIA, cleanEnv, signUpClientId, startAnvil, startDataService } from '../support/real-network.js';
-import { freePort } from '../support/reliability-procs.js';
-import { waitFor } from '../support/devchain-helpers.js';
+import { ensureCliBuilt, startCliDaemon, type CliDaemon } from '../support/cli/cli-binary.js';
+import { browserSuites, launchBrowser, screenshot, type E2eBrowser, type Page } from '../support/browser/e2e-browser.js';
+import { FUNDED_KEY, SEPOLIA, cleanEnv, signUpClientId, startAnvil, startDataService } from '../support/chain/real-network.js';
+import { freePort } from '../support/faults/reliability-procs.js';
+import { waitFor } from '../support/poll.js';
 
 /** The account txdesk signs with. */
 const account = new Wallet(FUNDED_KEY).address;
@@ -72,7 +72,7 @@ describe.skipIf(!browserSuites())('approvals on a configured network (Chromium, 
   /** What the node says about a transaction the tool got a hash for: mined, and successful. Polled rather than ethers'
    * waitForTransaction, which looks again only when a block arrives: this anvil mines a block per transaction, so a
    * first look made before the broadcast would wait forever for the next block. */
-  const minedStatus = async (hash: string) => (await waitFor('the transaction is mined', () => tool.getTransactionReceipt(hash), 60_000, 200)).status;
+  const minedStatus = async (hash: string) => (await waitFor('the transaction is mined', () => tool.getTransactionReceipt(hash), { timeoutMs: 60_000, everyMs: 200 })).status;
 
   beforeAll(async () => {
     ensureCliBuilt();

@@ -5,8 +5,8 @@
 // recorded on every DOM change: a nonce of one chain is never shown under the other chain's header.
 // Screenshots go to test-artifacts/screenshots/networks-*.png.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browserSuites, launchBrowser, screenshot, type E2eBrowser, type Page } from '../support/e2e-browser.js';
-import { startServeProcess, type ServeProcess } from '../support/e2e-serve.js';
+import { browserSuites, launchBrowser, screenshot, type E2eBrowser, type Page } from '../support/browser/e2e-browser.js';
+import { startServeProcess, type ServeProcess } from '../support/browser/e2e-serve.js';
 
 interface Rec {
   transactionHash: string;

@@ -6,8 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { Wallet } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browserSuites, launchBrowser, screenshot, type E2eBrowser, type Page } from '../support/e2e-browser.js';
-import { startServeProcess, type ServeProcess } from '../support/e2e-serve.js';
+import { browserSuites, launchBrowser, screenshot, type E2eBrowser, type Page } from '../support/browser/e2e-browser.js';
+import { startServeProcess, type ServeProcess } from '../support/browser/e2e-serve.js';
 
 // Accounts 1..4 of anvil's test mnemonic hold the dev chain's sample tokens.
 const holders = ['0x70997970c51812dc3a010c7d01b50e0d17dc79c8', '0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc', '0x90f79bf6eb2c4f870365e785982e1f101e93b906', '0x15d34aaf54267db7d7c367839aaf71a00a2c6a65'];

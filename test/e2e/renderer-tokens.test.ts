@@ -2,8 +2,8 @@
 // holds ERC-721 (Tiles), batch-minted ERC-721 (Drops, EIP-2309) and ERC-1155 (Gems) tokens; ERC-1155 cards carry a
 // balance badge; the refresh action on a card asks the data service to read the token's metadata again.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browserSuites, launchBrowser, screenshot, type E2eBrowser, type Page } from '../support/e2e-browser.js';
-import { startServeProcess, type ServeProcess } from '../support/e2e-serve.js';
+import { browserSuites, launchBrowser, screenshot, type E2eBrowser, type Page } from '../support/browser/e2e-browser.js';
+import { startServeProcess, type ServeProcess } from '../support/browser/e2e-serve.js';
 
 describe.skipIf(!browserSuites())('token browser with both standards (Chromium)', () => {
   let serve: ServeProcess;

@@ -8,8 +8,8 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browserSuites, launchBrowser, screenshot, type E2eBrowser, type Page } from '../support/e2e-browser.js';
-import { startServeProcess, type ServeProcess } from '../support/e2e-serve.js';
+import { browserSuites, launchBrowser, screenshot, type E2eBrowser, type Page } from '../support/browser/e2e-browser.js';
+import { startServeProcess, type ServeProcess } from '../support/browser/e2e-serve.js';
 
 const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const sizes = [

@@ -8,10 +8,10 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { callMethods, desktopMethods, ipcChannel, ipcEventChannel, type CallMethod, type KeyInfo } from '../../src/shared/desktop-api.js';
 import type { TokenPage } from '../../src/shared/listing.js';
 import type { TxRecord } from '../../src/shared/tx-record.js';
-import { waitFor } from '../support/core-chain.js';
+import { waitFor } from '../support/poll.js';
 
 const e = await vi.hoisted(async () => {
-  const { FakeWindow } = await import('../support/electron-fakes.js');
+  const { FakeWindow } = await import('../support/app/electron-fakes.js');
   const [{ mkdtempSync }, { join }, { tmpdir }] = await Promise.all([import('node:fs'), import('node:path'), import('node:os')]);
   const dir = mkdtempSync(join(tmpdir(), 'txdesk-electron-main-'));
   const handlers = new Map<string, (event: unknown, ...args: unknown[]) => Promise<unknown>>();
@@ -92,7 +92,7 @@ beforeAll(async () => {
 afterAll(async () => {
   // Quitting runs main's clean stop (IPC handlers removed, core stopped), then app.exit(0).
   for (const fn of e.appListeners.get('before-quit') ?? []) fn({ preventDefault() {} });
-  await waitFor('main to stop the core and exit', async () => (e.calls.exit.length > 0 ? true : undefined), 30_000);
+  await waitFor('main to stop the core and exit', async () => (e.calls.exit.length > 0 ? true : undefined), { timeoutMs: 30_000, retryErrors: true });
   expect(e.calls.exit).toEqual([0]);
   expect(e.handlers.size).toBe(0);
   process.env = saved;
@@ -135,12 +135,12 @@ describe('Electron main against a real core', () => {
       const r = await invoke(m, tx.transactionHash);
       if (!r.ok) expect(r.error.code).toBe('CONFLICT');
     }
-    await waitFor('the transaction pushed to the window', async () => (sentToPage().some(([c, v]) => c === ipcEventChannel('tx') && (v as TxRecord).transactionHash === tx.transactionHash) ? true : undefined));
+    await waitFor('the transaction pushed to the window', async () => (sentToPage().some(([c, v]) => c === ipcEventChannel('tx') && (v as TxRecord).transactionHash === tx.transactionHash) ? true : undefined), { timeoutMs: 180_000, retryErrors: true });
 
     const page = await waitFor('the sample tokens listed', async () => {
       const p = await call<TokenPage>('listTokens', info.address, { size: 5 });
       return p.data.length > 0 ? p : undefined;
-    }, 90_000);
+    }, { timeoutMs: 90_000, retryErrors: true });
     const token = page.data[0]!;
     const metadata = await call<Record<string, { image?: string }>>('resolveTokenMetadata', [token.uri]);
     await call('refreshToken', token.contract.address, token.id);
@@ -157,7 +157,7 @@ describe('Electron main against a real core', () => {
     await call('updateSettings', { policy: { maxReplacements: 4 } });
     expect((await call<{ policy: { maxReplacements: number } }>('getSettings')).policy.maxReplacements).toBe(4);
     const savedPushed = ([c, v]: unknown[]) => c === ipcEventChannel('settings') && (v as { policy: { maxReplacements: number } }).policy.maxReplacements === 4;
-    await waitFor('the saved settings pushed to the window', async () => (sentToPage().some(savedPushed) ? true : undefined));
+    await waitFor('the saved settings pushed to the window', async () => (sentToPage().some(savedPushed) ? true : undefined), { timeoutMs: 180_000, retryErrors: true });
     await refusal('signIn', 'UNAUTHORIZED', { email: 'nobody@example.com', password: 'wrong password' });
     expect(await call('getServiceHealth')).toMatchObject({ reachable: true, reason: null, chainId: 31337, roles: expect.arrayContaining(['indexer-leader']) });
 
@@ -169,7 +169,7 @@ describe('Electron main against a real core', () => {
 
     expect(await call('getDevchainStatus')).toMatchObject({ congestion: expect.any(String) });
     expect(await call('setCongestion', 'off')).toMatchObject({ congestion: 'off' });
-    await waitFor('a dev chain status pushed to the window', async () => (sentToPage().some(([c]) => c === ipcEventChannel('devchain')) ? true : undefined));
+    await waitFor('a dev chain status pushed to the window', async () => (sentToPage().some(([c]) => c === ipcEventChannel('devchain')) ? true : undefined), { timeoutMs: 180_000, retryErrors: true });
 
     // Both embedded networks; a switch answers the new active network and is pushed to the window.
     expect((await call<{ network: string; active: boolean }[]>('listNetworks')).map((n) => [n.network, n.active])).toEqual([
@@ -177,13 +177,13 @@ describe('Electron main against a real core', () => {
       ['local-2', false],
     ]);
     expect(await call('switchNetwork', { platform: 'ethereum', network: 'local-2' })).toMatchObject({ network: 'local-2', chainId: 31338 });
-    await waitFor('the switch pushed to the window', async () => (sentToPage().some(([c, v]) => c === ipcEventChannel('network') && (v as { chainId: number }).chainId === 31338) ? true : undefined));
+    await waitFor('the switch pushed to the window', async () => (sentToPage().some(([c, v]) => c === ipcEventChannel('network') && (v as { chainId: number }).chainId === 31338) ? true : undefined), { timeoutMs: 180_000, retryErrors: true });
 
     // Validation happens once, in the core, and comes back through IPC as a sentence naming the field.
     expect(await invoke('getTransaction', '0x12')).toMatchObject({ ok: false, error: { code: 'INVALID_PARAMETER', message: expect.stringMatching(/^The field 'hash' /) } });
 
     await call('restart');
-    await waitFor('restart to relaunch the app', async () => (e.calls.relaunch === 1 && e.calls.quit === 1 ? true : undefined));
+    await waitFor('restart to relaunch the app', async () => (e.calls.relaunch === 1 && e.calls.quit === 1 ? true : undefined), { timeoutMs: 180_000, retryErrors: true });
 
     // Every call of the table was made here; a method added to the table without a case here fails this.
     expect([...answered].sort()).toEqual([...callMethods].sort());

@@ -6,7 +6,7 @@ import type { TxRecord } from '../../src/shared/tx-record.js';
 import { silentLogger } from '../../src/lib/log.js';
 
 const h = await vi.hoisted(async () => {
-  const { FakeWindow } = await import('../support/electron-fakes.js');
+  const { FakeWindow } = await import('../support/app/electron-fakes.js');
   return { handlers: new Map<string, (...a: unknown[]) => unknown>(), windows: FakeWindow.created, FakeWindow };
 });
 type FakeWindow = InstanceType<typeof h.FakeWindow>;

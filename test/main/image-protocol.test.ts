@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTokenImageProxy } from '../../src/core/adapters/net/token-image.js';
 import { tokenImageResponse } from '../../src/main/image-protocol.js';
 import { tokenImageScheme } from '../../src/shared/desktop-api.js';
-import { startLocalServer, type LocalServer } from '../support/core-local-server.js';
+import { startLocalServer, type LocalServer } from '../support/app/core-local-server.js';
 
 const SVG = '<svg xmlns="http://www.w3.org/2000/svg" width="2" height="2"/>';
 let art: LocalServer;

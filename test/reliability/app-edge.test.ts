@@ -10,9 +10,9 @@ import fc from 'fast-check';
 import { Wallet } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importKeySchema, settingsPatchSchema, signInSchema, tokenMetadataRequestSchema } from '../../src/shared/desktop-schemas.js';
-import { authHeader } from '../support/core-api-token.js';
-import { isClientError, isErrorEnvelope, rawRequest, type RawAnswer } from '../support/reliability-http.js';
-import { MB, killAllChildren, spawnCore, tempDir, type ChildProc, type CoreInfo } from '../support/reliability-procs.js';
+import { authHeader } from '../support/app/core-api-token.js';
+import { isClientError, isErrorEnvelope, rawRequest, type RawAnswer } from '../support/faults/reliability-http.js';
+import { MB, killAllChildren, spawnCore, tempDir, type ChildProc, type CoreInfo } from '../support/faults/reliability-procs.js';
 
 const root = join(import.meta.dirname, '..', '..');
 const dir = tempDir('txdesk-rel-app-');

@@ -4,9 +4,9 @@
 import fc from 'fast-check';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isClientError, isErrorEnvelope, rawRequest, type RawAnswer } from '../support/reliability-http.js';
-import { MB, killAllChildren, spawnService, tempDir, type ChildProc, type MemoryFigures, type ServiceInfo } from '../support/reliability-procs.js';
-import { pollUntil } from '../support/poll.js';
+import { isClientError, isErrorEnvelope, rawRequest, type RawAnswer } from '../support/faults/reliability-http.js';
+import { MB, killAllChildren, spawnService, tempDir, type ChildProc, type MemoryFigures, type ServiceInfo } from '../support/faults/reliability-procs.js';
+import { waitFor } from '../support/poll.js';
 
 /** Runs per property; raise with TXDESK_FUZZ_RUNS for a longer hunt. */
 const RUNS = Number(process.env.TXDESK_FUZZ_RUNS ?? 300);
@@ -367,16 +367,11 @@ function openTracker(clientId: string): Promise<WsClient> {
 }
 
 function waitFrame(c: WsClient, pred: (f: any) => boolean, what: string, timeoutMs = 30_000): Promise<any> {
-  return pollUntil(
-    () => {
+  return waitFor(what, () => {
       const f = c.frames.find(pred);
       if (f === undefined && c.closed) throw new Error(`socket closed (${c.closed.code}) while waiting for ${what}`);
       return f === undefined ? undefined : { f };
-    },
-    what,
-    timeoutMs,
-    20,
-  ).then((found) => found.f);
+    }, { timeoutMs: timeoutMs, everyMs: 20 }).then((found) => found.f);
 }
 
 const RPC_CODES = [-32700, -32600, -32601, -32602, -32005];

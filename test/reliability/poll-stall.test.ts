@@ -12,20 +12,20 @@ const poll = join(import.meta.dirname, '..', 'support', 'poll.js');
 // Polls a condition that becomes true only after 10 polls made after the pause, so it needs time after the pause.
 // With SLOW_CHECK, the first check takes 2 s, so the pause hits the check rather than the wait between polls.
 const CHILD = `
-import { pollUntil } from ${JSON.stringify(poll)};
+import { waitFor } from ${JSON.stringify(poll)};
 let resumed = false;
 let after = 0;
 let first = process.env.SLOW_CHECK === '1';
 process.on('SIGCONT', () => (resumed = true));
 console.log('polling');
 try {
-  await pollUntil(async () => {
+  await waitFor('ten polls after the pause', async () => {
     if (first) {
       first = false;
       await new Promise((r) => setTimeout(r, 2_000));
     }
     return resumed && ++after >= 10;
-  }, 'ten polls after the pause', 5_000, 100);
+  }, { timeoutMs: 5_000, everyMs: 100 });
   console.log('done');
 } catch (e) {
   console.log(e.message);

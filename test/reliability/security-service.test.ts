@@ -6,9 +6,9 @@ import { join } from 'node:path';
 import { JsonRpcProvider, Wallet, parseUnits } from 'ethers';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isErrorEnvelope, rawRequest } from '../support/reliability-http.js';
-import { killAllChildren, spawnService, tempDir, type ChildProc, type ServiceInfo } from '../support/reliability-procs.js';
-import { pollUntil } from '../support/poll.js';
+import { isErrorEnvelope, rawRequest } from '../support/faults/reliability-http.js';
+import { killAllChildren, spawnService, tempDir, type ChildProc, type ServiceInfo } from '../support/faults/reliability-procs.js';
+import { waitFor } from '../support/poll.js';
 
 let dev: ChildProc<ServiceInfo>;
 let svc: ChildProc<ServiceInfo>;
@@ -63,7 +63,7 @@ function connect(clientId: string): Promise<Client> {
 }
 
 function until<T>(check: () => T | undefined, what: string, timeoutMs = 60_000): Promise<T> {
-  return pollUntil(check, what, timeoutMs, 50);
+  return waitFor(what, check, { timeoutMs: timeoutMs, everyMs: 50 });
 }
 
 async function rpc(c: Client, method: string, params: unknown[]): Promise<any> {

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { scanSql, type SqlFinding } from '../support/reliability-sql-scan.js';
+import { scanSql, type SqlFinding } from '../support/source/reliability-sql-scan.js';
 
 const root = join(import.meta.dirname, '..', '..');
 

@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { attemptState, nonceState, problemFromHistory, stateLabel, stateWords, type NonceStateName } from '../../src/renderer/src/store/nonce-state.js';
 import type { NonceProblem, TxEvent, TxKind, TxRecord, TxStatus } from '../../src/shared/tx-record.js';
-import { rec } from '../support/core-records.js';
+import { rec } from '../support/app/core-records.js';
 
 const at = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s)).toISOString();
 const problem = (reason: NonceProblem['reason'], summary = 'Something keeps it.'): NonceProblem => ({ reason, summary, since: at(30) });

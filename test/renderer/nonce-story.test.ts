@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { feeIncrease, feeLine, nonceStory } from '../../src/renderer/src/features/transactions/nonce-story.js';
 import { nonceState } from '../../src/renderer/src/store/nonce-state.js';
 import type { NonceProblem, TxRecord } from '../../src/shared/tx-record.js';
-import { rec } from '../support/core-records.js';
+import { rec } from '../support/app/core-records.js';
 
 const at = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s)).toISOString();
 const gwei = (g: number) => String(BigInt(Math.round(g * 1e4)) * 100_000n);

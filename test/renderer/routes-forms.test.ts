@@ -2,7 +2,7 @@
 // field in plain words; fees and ages are written one way.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { coreRefusal } from '../support/core-refusal.js';
+import { coreRefusal } from '../support/app/core-refusal.js';
 import { apiErrorToFields, checkNetwork, plain } from '../../src/renderer/src/features/settings/field-errors.js';
 import { parsePolicyForm } from '../../src/renderer/src/features/settings/policy-form.js';
 import { formatAge, formatFee, formatFullDate } from '../../src/renderer/src/lib/format.js';

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { checkSendForm, dataProblem, maxSendableWei, recipientProblem, refusalToSendErrors, sendButtonLabel } from '../../src/renderer/src/features/send/send-form.js';
 import { checkTokenSendForm, tokenRefusalText } from '../../src/renderer/src/features/send/token-send-form.js';
 import type { Token } from '../../src/shared/listing.js';
-import { coreRefusal } from '../support/core-refusal.js';
+import { coreRefusal } from '../support/app/core-refusal.js';
 import { errorInfo } from '../../src/renderer/src/transport/api-error.js';
 import { fieldIssue, FieldsError } from '../../src/shared/errors.js';
 

@@ -9,7 +9,7 @@ import { recordsToMap } from '../../src/renderer/src/store/tx-logic.js';
 import type { DesktopApi } from '../../src/shared/desktop-api.js';
 import type { Token, TokenPage } from '../../src/shared/listing.js';
 import type { TxRecord } from '../../src/shared/tx-record.js';
-import { rec as baseRecord } from '../support/core-records.js';
+import { rec as baseRecord } from '../support/app/core-records.js';
 
 const me = '0x' + 'a1'.repeat(20);
 const bob = '0x' + 'b0'.repeat(20);

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { bumpPercent, chainOf, countGroups, groupByNonce, receiptFacts, recordsToMap, upsertRecord } from '../../src/renderer/src/store/tx-logic.js';
 import { formatEthAmount, parseGweiToWei, shortHex, weiToGweiInput } from '../../src/renderer/src/lib/format.js';
 import type { TxRecord } from '../../src/shared/tx-record.js';
-import { rec as baseRec } from '../support/core-records.js';
+import { rec as baseRec } from '../support/app/core-records.js';
 
 let n = 0;
 /** A record with a hash of its own per call. */

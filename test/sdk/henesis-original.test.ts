@@ -5,8 +5,8 @@ import { JsonRpcProvider, Wallet, parseUnits } from 'ethers';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { silentLogger } from '../../src/lib/log.js';
 import { startDevService, type DevService } from '../../src/service/index.js';
-import { DEV_KEYS } from '../support/tracker-harness.js';
-import { pollUntil } from '../support/poll.js';
+import { DEV_KEYS } from '../support/service/tracker-harness.js';
+import { waitFor } from '../support/poll.js';
 
 interface OriginalMessage {
   data: { type: string; result: { transactionHash: string } };
@@ -44,7 +44,7 @@ it('tracks a transaction on the second network with the original SDK: receipt, t
     const wallet = new Wallet(DEV_KEYS[11]!, provider);
     const tx = await wallet.sendTransaction({ to: wallet.address, value: 0n, gasPrice: parseUnits('2', 'gwei') });
     await tracker.trackTransaction(tx.hash, { confirmation: 1, timeout: 60_000 });
-    await pollUntil(() => seen.some((m) => m.data.type === 'confirmation'), 'the confirmation', 30_000);
+    await waitFor('the confirmation', () => seen.some((m) => m.data.type === 'confirmation'), { timeoutMs: 30_000 });
     expect(seen.map((m) => [m.data.type, m.data.result.transactionHash])).toEqual([
       ['receipt', tx.hash],
       ['confirmation', tx.hash],

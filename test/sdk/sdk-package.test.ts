@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { signWebhook } from '@txdesk/tracker/webhook-signature';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { repoRoot } from '../support/devchain-helpers.js';
-import { sendTransfer, startTrackerStack, type TrackerStack } from '../support/tracker-harness.js';
+import { repoRoot } from '../support/chain/devchain-helpers.js';
+import { sendTransfer, startTrackerStack, type TrackerStack } from '../support/service/tracker-harness.js';
 import { ensureTrackerPackageBuilt } from '../support/tracker-package-build.js';
 
 const packageDir = join(repoRoot, 'packages', 'tracker');

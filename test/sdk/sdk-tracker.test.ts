@@ -14,9 +14,10 @@ import { openDatabase } from '../../src/lib/sqlite.js';
 import { TrackerError, TransactionTracker, backoff, type TrackerMessage } from '@txdesk/tracker';
 import { nextAttempt } from '../../packages/tracker/src/tracker-connection.js';
 import { openSqliteTrackerStore } from '../../src/service/tracker/sqlite/tracker-store-sqlite.js';
-import { attachTrackerOn } from '../support/tracker-on-server.js';
-import { sendTransfer, startTrackerStack, waitUntil, type TrackerStack } from '../support/tracker-harness.js';
+import { attachTrackerOn } from '../support/service/tracker-on-server.js';
+import { sendTransfer, startTrackerStack, type TrackerStack } from '../support/service/tracker-harness.js';
 import { requireBuild } from '../support/required-tools.js';
+import { waitFor } from '../support/poll.js';
 
 let stack: TrackerStack;
 const trackers: TransactionTracker[] = [];
@@ -55,7 +56,7 @@ describe('TransactionTracker', () => {
     await sub.ready;
     const tx = await sendTransfer(stack.wallet(8));
     await t.trackTransaction(tx.hash, { timeout: 60_000, confirmation: 1 });
-    await waitUntil(() => seen.find((m) => m.data.type === 'confirmation'), 'confirmation');
+    await waitFor('confirmation', () => seen.find((m) => m.data.type === 'confirmation'));
     expect(seen.map((m) => m.data.type)).toEqual(['receipt', 'confirmation']);
     const receipt = seen[0]!;
     expect(receipt.data.result.transactionHash).toBe(tx.hash);
@@ -119,7 +120,7 @@ describe('TransactionTracker', () => {
     const errors: TrackerError[] = [];
     sub.on('error', (e) => errors.push(e));
     await expect(t.trackTransaction(`0x${'3'.repeat(64)}`)).rejects.toMatchObject({ code: 'UNREACHABLE', reason: 'NOT_SENT', message: expect.stringMatching(/Cannot reach/) });
-    await waitUntil(() => errors.length >= 2, 'repeated connection errors');
+    await waitFor('repeated connection errors', () => errors.length >= 2);
     expect(errors.every((e) => e.code === 'UNREACHABLE' && e.retryable && e.reason === 'CONNECT_FAILED')).toBe(true);
     expect(errors[0]!.detail).toMatch(/ECONNREFUSED/);
     expect(errors[0]!.retryInMs).toBeGreaterThan(0);
@@ -150,14 +151,14 @@ describe('TransactionTracker', () => {
     await sub.ready;
     const tx = await sendTransfer(stack.wallet(9));
     await t.trackTransaction(tx.hash, { timeout: 60_000, confirmation: 1 });
-    const first = await waitUntil(() => seen.find((m) => m.data.type === 'receipt'), 'receipt');
+    const first = await waitFor('receipt', () => seen.find((m) => m.data.type === 'receipt'));
     sockets[0]!.terminate();
-    const again = await waitUntil(() => seen.filter((m) => m.data.type === 'receipt')[1], 'the receipt after reconnecting');
+    const again = await waitFor('the receipt after reconnecting', () => seen.filter((m) => m.data.type === 'receipt')[1]);
     expect(again.id).toBe(first.id);
     expect(subscribedCount).toBe(2);
     expect(errors.some((e) => e.code === 'UNREACHABLE' && e.reason === 'CONNECTION_DROPPED')).toBe(true);
     await again.ack();
-    const conf = await waitUntil(() => seen.find((m) => m.data.type === 'confirmation'), 'confirmation');
+    const conf = await waitFor('confirmation', () => seen.find((m) => m.data.type === 'confirmation'));
     await conf.ack();
     expect(sockets.length).toBe(2);
   });
@@ -198,9 +199,9 @@ describe('a service that lost its data', () => {
       await t.trackTransaction(tx.hash, { timeout: 60_000, confirmation: 1 });
       base = baseB;
       sockets[0]!.terminate();
-      await waitUntil(() => (db.prepare('SELECT count(*) AS n FROM tracker_tracking').get() as { n: number }).n === 1, 'the hash tracked on B');
+      await waitFor('the hash tracked on B', () => (db.prepare('SELECT count(*) AS n FROM tracker_tracking').get() as { n: number }).n === 1);
       await sendTransfer(w, { nonce });
-      await waitUntil(() => seen.find((m) => m.data.type === 'confirmation' && m.data.result.transactionHash === tx.hash), 'the confirmation from B');
+      await waitFor('the confirmation from B', () => seen.find((m) => m.data.type === 'confirmation' && m.data.result.transactionHash === tx.hash));
     } finally {
       await attached.stop();
       await new Promise((r) => server.close(r));

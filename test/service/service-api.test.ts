@@ -5,7 +5,8 @@ import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger, type Logger } from '../../src/lib/log.js';
 import { startService, type RunningService } from '../../src/service/index.js';
-import { call, startTestDevService, tempDir, waitFor, type TestDevService } from '../support/service-harness.js';
+import { call, startTestDevService, tempDir, type TestDevService } from '../support/service/service-harness.js';
+import { waitFor } from '../support/poll.js';
 
 let dev: TestDevService;
 let base: string;
@@ -38,7 +39,7 @@ describe('dev service', () => {
   it('reports the SPEC 8 ready fields, and its clientId lists tokens', async () => {
     const info = dev.readyInfo();
     expect(info).toMatchObject({ ready: true, serviceUrl: base, nodeUrl: dev.devchain.nodeUrl, chainId: dev.devchain.chainId, platform: 'ethereum', network: 'local', clientId });
-    await waitFor(async () => (await tokensOf(owner)).body?.pagination?.totalCount >= 3, 'the given tokens to be indexed');
+    await waitFor('the given tokens to be indexed', async () => (await tokensOf(owner)).body?.pagination?.totalCount >= 3);
     const page = await tokensOf(owner.toUpperCase().replace('0X', '0x'));
     expect(page.status).toBe(200);
     for (const t of page.body.data) {
@@ -390,10 +391,10 @@ describe('a service with closed sign-up, short tokens and a tight rate limit', (
   it('expires session tokens', async () => {
     const login = await call(`${service.url}/users/v1/login`, { method: 'POST', body: { email: 'c@example.com', password: 'long enough' } });
     const token = login.body.jwtToken as string;
-    const expired = await waitFor(async () => {
+    const expired = await waitFor('the token to expire', async () => {
       const me = await call(`${service.url}/users/v1/me`, { token });
       return me.status === 401 ? me : undefined;
-    }, 'the token to expire');
+    });
     expect(expired.body.error.message).toMatch(/expired; log in again/);
   });
 
@@ -436,7 +437,7 @@ describe('start-up failures', () => {
       const log: Logger = { ...silentLogger, warn: (m) => void lines.push(m), child: () => log };
       const stop = new AbortController();
       const waiting = startService({ nodeUrl: 'http://127.0.0.1:9/v2/KEY', dataDir, port: 0, log, signal: stop.signal });
-      await waitFor(() => lines.length >= 2, 'two tries of the node', 10_000);
+      await waitFor('two tries of the node', () => lines.length >= 2, { timeoutMs: 10_000 });
       stop.abort(new Error('stopped while waiting'));
       await expect(waiting).rejects.toThrow('stopped while waiting');
       expect(lines[0]).toMatch(

@@ -2,8 +2,8 @@
 // with --dev, and a database that does not answer each get one sentence that says what to do.
 import { describe, expect, it } from 'vitest';
 import { startAnvil } from '../../src/devchain/index.js';
-import { freePort } from '../support/reliability-procs.js';
-import { ensureCliBuilt, runCli } from '../support/cli-binary.js';
+import { freePort } from '../support/faults/reliability-procs.js';
+import { ensureCliBuilt, runCli } from '../support/cli/cli-binary.js';
 
 const env = (extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv => {
   const e: NodeJS.ProcessEnv = { ...process.env, TXDESK_LOG: 'info', ...extra };

@@ -4,8 +4,8 @@ import { rmSync } from 'node:fs';
 import { afterAll, expect, it } from 'vitest';
 import { silentLogger } from '../../src/lib/log.js';
 import { startDevService, type DevService } from '../../src/service/index.js';
-import { call, tempDir, waitForIndexed } from '../support/service-harness.js';
-import { modelFromChain, modelList } from '../support/service-model.js';
+import { call, tempDir, waitForIndexed } from '../support/service/service-harness.js';
+import { modelFromChain, modelList } from '../support/service/service-model.js';
 
 const dataDir = tempDir();
 const running: DevService[] = [];

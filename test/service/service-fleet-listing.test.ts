@@ -7,17 +7,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ContractFactory, JsonRpcProvider, NonceManager, Wallet, type Contract } from 'ethers';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { pollUntil } from '../support/poll.js';
 import { startAnvil, type RunningAnvil } from '../../src/devchain/index.js';
 import { silentLogger } from '../../src/lib/log.js';
 import { openDatabase } from '../../src/lib/sqlite.js';
 import { openPgPool, type PgPool } from '../../src/service/db/pg-pool.js';
 import { startIndexer } from '../../src/service/indexer/index.js';
-import { dumpPg, dumpSqlite } from '../support/index-dump.js';
-import { DEV_KEY } from '../support/indexer-chain.js';
-import { indexerTestArtifacts, type TestContractName } from '../support/indexer-contracts.js';
-import { createTestDatabase, type TestDatabase } from '../support/postgres-db.js';
-import { ensureCliBuilt, killServiceProcesses, serviceHealth, startServiceProcess, type ServiceProcess } from '../support/service-process.js';
+import { dumpPg, dumpSqlite } from '../support/service/index-dump.js';
+import { DEV_KEY } from '../support/chain/indexer-chain.js';
+import { indexerTestArtifacts, type TestContractName } from '../support/chain/indexer-contracts.js';
+import { createTestDatabase, type TestDatabase } from '../support/service/postgres-db.js';
+import { ensureCliBuilt, killServiceProcesses, serviceHealth, startServiceProcess, type ServiceProcess } from '../support/service/service-process.js';
+import { waitFor } from '../support/poll.js';
 
 const ZERO = '0x' + '0'.repeat(40);
 const [alice, bob] = ['0x1111', '0x2222'].map((p) => (p + '0'.repeat(36)).toLowerCase()) as [string, string];
@@ -99,14 +99,10 @@ const pages = (owner: string) => [
 /** The three instances' answers to every page, once they are equal (the index may move between the reads of a round). */
 async function sameOnAll(paths: string[], what: string): Promise<unknown[]> {
   let last: unknown[][] = [];
-  return pollUntil(
-    async () => {
+  return waitFor(what, async () => {
       last = await Promise.all(fleet.filter((p) => p.child.exitCode === null && p.child.signalCode === null).map((p) => Promise.all(paths.map((q) => listing(p, q)))));
       return last.every((x) => JSON.stringify(x) === JSON.stringify(last[0])) ? last[0] : undefined;
-    },
-    what,
-    30_000,
-  );
+    }, { timeoutMs: 30_000 });
 }
 
 const totalOf = (page: unknown) => (page as { totalCount: number }).totalCount;
@@ -124,14 +120,10 @@ it('serves the same listing on every instance while the index grows', async () =
     const during = await sameOnAll(pages(alice), `round ${round}: the same answers on all three`);
     expect(totalOf(during[0])).toBeLessThanOrEqual(expected);
     await Promise.all(sent.map((t) => t.wait()));
-    const after = await pollUntil(
-      async () => {
+    const after = await waitFor(`round ${round}: ${expected} holdings of alice listed on all three`, async () => {
         const x = await sameOnAll(pages(alice), `round ${round}: the same answers on all three`);
         return totalOf(x[0]) === expected ? x : undefined;
-      },
-      `round ${round}: ${expected} holdings of alice listed on all three`,
-      60_000,
-    );
+      }, { timeoutMs: 60_000 });
     expect(totalOf(after[2])).toBe(2 * (round + 1));
   }
   const contract = await sameOnAll([`/nft/v1/contracts/${(drop.target as string).toLowerCase()}`], 'the contract on all three');
@@ -139,10 +131,10 @@ it('serves the same listing on every instance while the index grows', async () =
 });
 
 it('hands indexing to another instance within 10 s of a SIGKILL mid-catch-up; the index equals a single-instance run', async () => {
-  const leader = await pollUntil(async () => {
+  const leader = await waitFor('an indexer leader', async () => {
     for (const p of fleet) if ((await serviceHealth(p)).roles.includes('indexer-leader')) return p;
     return undefined;
-  }, 'an indexer leader', 30_000);
+  }, { timeoutMs: 30_000 });
   // A backlog of 14 blocks (ranges of 5,000 tokens, then transfers), mined in a burst; the leader dies while it has
   // written some of them and not all.
   await provider.send('evm_setIntervalMining', [0]);
@@ -160,25 +152,20 @@ it('hands indexing to another instance within 10 s of a SIGKILL mid-catch-up; th
     await provider.send('evm_setIntervalMining', [1]);
   }
   const head = first + 13;
-  await pollUntil(
-    async () => {
+  await waitFor(`the leader part-way through blocks ${first}-${head}`, async () => {
       const h = await serviceHealth(leader);
       return h.indexedBlock >= first && h.indexedBlock < head ? true : undefined;
-    },
-    `the leader part-way through blocks ${first}-${head}`,
-    30_000,
-    20,
-  );
+    }, { timeoutMs: 30_000, everyMs: 20 });
   leader.child.kill('SIGKILL');
   const killedAt = Date.now();
   await leader.exited;
   fleet = fleet.filter((p) => p !== leader);
-  const next = await pollUntil(async () => {
+  const next = await waitFor('a new indexer leader', async () => {
     for (const p of fleet) if ((await serviceHealth(p)).roles.includes('indexer-leader')) return p;
     return undefined;
-  }, 'a new indexer leader', 30_000);
+  }, { timeoutMs: 30_000 });
   expect(Date.now() - killedAt, 'take-over time (ms)').toBeLessThan(10_000);
-  await pollUntil(async () => ((await serviceHealth(next)).indexedBlock >= head ? true : undefined), `the new leader past block ${head}`, 120_000);
+  await waitFor(`the new leader past block ${head}`, async () => ((await serviceHealth(next)).indexedBlock >= head ? true : undefined), { timeoutMs: 120_000 });
 
   // One instance alone, on SQLite, over the same chain.
   const dir = mkdtempSync(join(tmpdir(), 'txdesk-fleet-single-'));
@@ -218,8 +205,8 @@ it('answers 502 with a sentence while the database refuses connections, and serv
     await admin.end();
   }
   await sameOnAll([path], 'the listing on every instance again');
-  await pollUntil(async () => {
+  await waitFor('an indexer leader again', async () => {
     for (const p of fleet) if ((await serviceHealth(p)).roles.includes('indexer-leader')) return true;
     return undefined;
-  }, 'an indexer leader again', 30_000);
+  }, { timeoutMs: 30_000 });
 });

@@ -14,12 +14,12 @@ import { openDatabase } from '../../src/lib/sqlite.js';
 import { openPgPool, type PgPool } from '../../src/service/db/pg-pool.js';
 import { networkPlace } from '../../src/service/db/service-database.js';
 import { startIndexer } from '../../src/service/indexer/index.js';
-import { dumpPg, dumpSqlite } from '../support/index-dump.js';
-import { DEV_KEY } from '../support/indexer-chain.js';
-import { indexerTestArtifacts, type TestContractName } from '../support/indexer-contracts.js';
-import { pollUntil } from '../support/poll.js';
-import { createTestDatabase, type TestDatabase } from '../support/postgres-db.js';
-import { ensureCliBuilt, killServiceProcesses, serviceHealth, startServiceProcess, type NetworkHealth, type ServiceProcess } from '../support/service-process.js';
+import { dumpPg, dumpSqlite } from '../support/service/index-dump.js';
+import { DEV_KEY } from '../support/chain/indexer-chain.js';
+import { indexerTestArtifacts, type TestContractName } from '../support/chain/indexer-contracts.js';
+import { createTestDatabase, type TestDatabase } from '../support/service/postgres-db.js';
+import { ensureCliBuilt, killServiceProcesses, serviceHealth, startServiceProcess, type NetworkHealth, type ServiceProcess } from '../support/service/service-process.js';
+import { waitFor } from '../support/poll.js';
 
 const ZERO = '0x' + '0'.repeat(40);
 const [alice, bob, carol] = ['0x1111', '0x2222', '0x3333'].map((p) => (p + '0'.repeat(36)).toLowerCase()) as [string, string, string];
@@ -156,16 +156,12 @@ function networkOf(h: { networks: NetworkHealth[] }, network: NetworkName): Netw
 /** The instance holding `role` for `network`, once exactly one of `among` does. */
 async function leaderOf(role: Role, network: NetworkName, among: ServiceProcess[], timeoutMs = 30_000): Promise<ServiceProcess> {
   let seen = '';
-  return pollUntil(
-    async () => {
+  return waitFor(`exactly one ${role} for ethereum/${network} (last seen: ${seen || 'none'})`, async () => {
       const holders: ServiceProcess[] = [];
       for (const p of among) if (networkOf(await serviceHealth(p), network).roles.includes(role)) holders.push(p);
       seen = holders.map((p) => p.serviceUrl).join(', ');
       return holders.length === 1 ? holders[0] : undefined;
-    },
-    `exactly one ${role} for ethereum/${network} (last seen: ${seen || 'none'})`,
-    timeoutMs,
-  );
+    }, { timeoutMs: timeoutMs });
 }
 
 /** The (role, network) pairs each instance holds, as one table: instance URL -> "role network" strings. */
@@ -186,17 +182,13 @@ async function expectOneLeaderPerRoleAndNetwork(among: ServiceProcess[], timeout
 
 /** Polls the instance indexing `network` until its index reaches `block`. */
 async function indexedTo(network: NetworkName, block: number, timeoutMs = 120_000): Promise<void> {
-  await pollUntil(
-    async () => {
+  await waitFor(`ethereum/${network} indexed to block ${block}`, async () => {
       for (const p of alive()) {
         const n = networkOf(await serviceHealth(p), network);
         if (n.roles.includes('indexer-leader') && (n.indexedBlock ?? -1) >= block) return true;
       }
       return undefined;
-    },
-    `ethereum/${network} indexed to block ${block}`,
-    timeoutMs,
-  );
+    }, { timeoutMs: timeoutMs });
 }
 
 it('serves both networks on every instance with one leader per (role, network) across the fleet', async () => {
@@ -245,16 +237,11 @@ it("hands local-2's indexer to another instance within 10 s of a SIGKILL mid-cat
   ]);
   let partWay = 0;
   try {
-    partWay = await pollUntil(
-      async () => {
+    partWay = await waitFor(`the local-2 leader part-way through blocks ${first}-${head}`, async () => {
         const n = networkOf(await serviceHealth(leader), 'local-2');
         const at = n.indexedBlock ?? -1;
         return at >= first && at < head ? at : undefined;
-      },
-      `the local-2 leader part-way through blocks ${first}-${head}`,
-      60_000,
-      20,
-    );
+      }, { timeoutMs: 60_000, everyMs: 20 });
   } catch (e) {
     await Promise.allSettled([backlog1, backlog2]);
     throw e;
@@ -263,15 +250,10 @@ it("hands local-2's indexer to another instance within 10 s of a SIGKILL mid-cat
   const killedAt = Date.now();
   await leader.exited;
   fleet = fleet.filter((p) => p !== leader);
-  const next = await pollUntil(
-    async () => {
+  const next = await waitFor('a new indexer leader for ethereum/local-2', async () => {
       for (const p of fleet) if (networkOf(await serviceHealth(p), 'local-2').roles.includes('indexer-leader')) return p;
       return undefined;
-    },
-    'a new indexer leader for ethereum/local-2',
-    30_000,
-    50,
-  );
+    }, { timeoutMs: 30_000, everyMs: 50 });
   const takeOverMs = Date.now() - killedAt;
   expect(takeOverMs, `take-over time (ms) after a kill at block ${partWay} of ${first}-${head}`).toBeLessThan(10_000);
   expect(fleet).toContain(next);

@@ -9,10 +9,10 @@ import { JsonRpcProvider, Wallet } from 'ethers';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startAnvil, type RunningAnvil } from '../../src/devchain/index.js';
 import { TransactionTracker, type TrackerMessage } from '@txdesk/tracker';
-import { createTestDatabase, type TestDatabase } from '../support/postgres-db.js';
-import { ensureCliBuilt, killServiceProcesses, serviceHealth, startServiceProcess, type ServiceProcess } from '../support/service-process.js';
-import { DEV_KEYS, sendTransfer, signTransfer, waitUntil } from '../support/tracker-harness.js';
-import { pollUntil } from '../support/poll.js';
+import { createTestDatabase, type TestDatabase } from '../support/service/postgres-db.js';
+import { ensureCliBuilt, killServiceProcesses, serviceHealth, startServiceProcess, type ServiceProcess } from '../support/service/service-process.js';
+import { DEV_KEYS, sendTransfer, signTransfer } from '../support/service/tracker-harness.js';
+import { waitFor } from '../support/poll.js';
 
 let anvil: RunningAnvil;
 let provider: JsonRpcProvider;
@@ -49,11 +49,11 @@ afterAll(async () => {
 
 /** The instances holding `role`, once exactly one of `among` does. */
 async function leaderOf(role: 'watcher-leader' | 'indexer-leader', among: ServiceProcess[], timeoutMs = 30_000): Promise<ServiceProcess> {
-  return waitUntil(async () => {
+  return waitFor(`exactly one ${role}`, async () => {
     const holders: ServiceProcess[] = [];
     for (const p of among) if ((await serviceHealth(p)).roles.includes(role)) holders.push(p);
     return holders.length === 1 ? holders[0] : undefined;
-  }, `exactly one ${role}`, timeoutMs);
+  }, { timeoutMs: timeoutMs });
 }
 
 async function signup(p: ServiceProcess, email: string): Promise<string> {
@@ -155,7 +155,7 @@ it('runs one leader per role, reports roles, lag and outbox depth, delivers on B
     hashes.push(tx.hash);
     await sender.trackTransaction(tx.hash, { timeout: 60_000, confirmation: 1 });
   }
-  await waitUntil(() => hashes.every((h) => hashesOf(seen, 'confirmation').has(h)), 'receipts and confirmations on B', 60_000);
+  await waitFor('receipts and confirmations on B', () => hashes.every((h) => hashesOf(seen, 'confirmation').has(h)), { timeoutMs: 60_000 });
   expect(hashesOf(seen, 'receipt')).toEqual(new Set(hashes));
   expectReceiptBeforeConfirmation(seen, hashes);
   // The instances keep no state of their own: the --data-dir each was given stays empty.
@@ -171,7 +171,7 @@ it('survives SIGKILL of the watcher leader mid-stream: another instance takes th
   // One block of 1,000 transfers, tracked before they are sent and mined together; the leader is killed as soon as the
   // first of its receipts reaches the subscriber, while it is still storing the rest of the block.
   const block = await oneBlockOfTransfers(sender, DEV_KEYS[3]!, 1_000);
-  await pollUntil(() => hashesOf(seen, 'receipt').size > 0, 'the first receipt of the 1,000-transfer block on the subscriber', 60_000, 5);
+  await waitFor('the first receipt of the 1,000-transfer block on the subscriber', () => hashesOf(seen, 'receipt').size > 0, { timeoutMs: 60_000, everyMs: 5 });
   expect(hashesOf(seen, 'receipt').size, 'killed before the block was delivered').toBeLessThan(1_000);
   watcher.child.kill('SIGKILL');
   await watcher.exited;
@@ -186,7 +186,7 @@ it('survives SIGKILL of the watcher leader mid-stream: another instance takes th
   expect(survivors).toContain(next);
   // The indexer role is held by exactly one survivor too (it moved if the killed instance held it).
   await leaderOf('indexer-leader', survivors, 10_000);
-  await waitUntil(() => hashes.every((h) => hashesOf(seen, 'confirmation').has(h)), 'a receipt and a confirmation for all 1,030 transactions', 120_000).catch(async (e: Error) => {
+  await waitFor('a receipt and a confirmation for all 1,030 transactions', () => hashes.every((h) => hashesOf(seen, 'confirmation').has(h)), { timeoutMs: 120_000 }).catch(async (e: Error) => {
     // Say how far it got, so a failure on a slow machine shows which side stalled (chain, watcher or delivery).
     const head = Number(await provider.send('eth_blockNumber', []));
     const states = await Promise.all(survivors.map((p) => serviceHealth(p).catch((x: Error) => x.message)));
@@ -207,7 +207,7 @@ it('survives SIGKILL of the watcher leader mid-stream: another instance takes th
   expect(hashesOf(seen, 'receipt')).toEqual(new Set(hashes));
   expectReceiptBeforeConfirmation(seen, hashes);
   // Everything was acked: nothing waits in the outbox any more.
-  await waitUntil(async () => (await serviceHealth(next)).outboxDepth === 0, 'an empty outbox');
+  await waitFor('an empty outbox', async () => (await serviceHealth(next)).outboxDepth === 0);
 });
 
 it('survives SIGKILL of the instance an SDK client is connected to: the SDK moves to the next URL, nothing is lost', async () => {
@@ -237,7 +237,7 @@ it('survives SIGKILL of the instance an SDK client is connected to: the SDK move
 
   const { sendBatch } = sent;
   await sendBatch(20);
-  await waitUntil(() => held.some((m) => m.data.type === 'receipt'), 'the held receipt of the first transaction');
+  await waitFor('the held receipt of the first transaction', () => held.some((m) => m.data.type === 'receipt'));
   const heldIds = new Set(held.map((m) => m.id));
 
   connectedTo.child.kill('SIGKILL');
@@ -247,10 +247,10 @@ it('survives SIGKILL of the instance an SDK client is connected to: the SDK move
   // Tracked while the SDK moves: queued by the SDK and sent to the next URL once connected.
   await sendBatch(10);
 
-  await waitUntil(() => hashes.every((h) => hashesOf(seen, 'confirmation').has(h)), 'a receipt and a confirmation for all 30 transactions', 90_000);
+  await waitFor('a receipt and a confirmation for all 30 transactions', () => hashes.every((h) => hashesOf(seen, 'confirmation').has(h)), { timeoutMs: 90_000 });
   expect(hashesOf(seen, 'receipt')).toEqual(new Set(hashes));
   expectReceiptBeforeConfirmation(seen, hashes);
   // Every message held un-acked on the killed instance was delivered again, with the same id, by the other one.
   for (const id of heldIds) expect(seen.filter((m) => m.id === id).length).toBeGreaterThanOrEqual(2);
-  await waitUntil(async () => (await serviceHealth(watcher)).outboxDepth === 0, 'an empty outbox');
+  await waitFor('an empty outbox', async () => (await serviceHealth(watcher)).outboxDepth === 0);
 });

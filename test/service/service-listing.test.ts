@@ -8,8 +8,8 @@ import { WebSocket } from 'ws';
 import { silentLogger } from '../../src/lib/log.js';
 import { startService, type RunningService } from '../../src/service/index.js';
 import { ORDER_BY, type OrderBy, type OrderDirection } from '../../src/shared/listing.js';
-import { call, startTestDevService, tempDir, waitForIndexed, type TestDevService } from '../support/service-harness.js';
-import { modelFromChain, modelList, type ModelToken } from '../support/service-model.js';
+import { call, startTestDevService, tempDir, waitForIndexed, type TestDevService } from '../support/service/service-harness.js';
+import { modelFromChain, modelList, type ModelToken } from '../support/service/service-model.js';
 
 const ERC721 = ['function transferFrom(address from, address to, uint256 id)', 'function tokenURI(uint256 id) view returns (string)'];
 const ERC1155 = ['function uri(uint256 id) view returns (string)'];

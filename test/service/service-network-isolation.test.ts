@@ -10,9 +10,9 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type * as DevchainModule from '../../src/devchain/index.js';
 import { silentLogger } from '../../src/lib/log.js';
 import type * as ServiceModule from '../../src/service/index.js';
-import { bulkOwner, writeBulkHistory, type BulkHistory } from '../support/bulk-history.js';
-import { ensureCoreBuilt } from '../support/core-build.js';
-import { waitFor } from '../support/devchain-helpers.js';
+import { bulkOwner, writeBulkHistory, type BulkHistory } from '../support/chain/bulk-history.js';
+import { ensureCoreBuilt } from '../support/app/core-build.js';
+import { waitFor } from '../support/poll.js';
 
 const TOKENS = Number(process.env.TXDESK_ISOLATION_TOKENS ?? 20_000);
 const OWNERS = 1_000;
@@ -105,7 +105,7 @@ it("keeps A's listing and tracker answering while B catches up, and B's index en
       const hash = (await rpc(anvils[0]!.url, 'eth_sendRawTransaction', [raw])) as string;
       await tracker.trackTransaction(hash, { timeout: 600_000, confirmation: 1 });
       await rpc(anvils[0]!.url, 'evm_mine');
-      await waitFor('the receipt of A\'s transfer', () => receipts.includes(hash.toLowerCase()), 120_000, 20);
+      await waitFor('the receipt of A\'s transfer', () => receipts.includes(hash.toLowerCase()), { timeoutMs: 120_000, everyMs: 20 });
       if (!bDone) sent.push(hash.toLowerCase());
     }
   })();

@@ -6,7 +6,7 @@ import { openPostgresAccountsStore } from '../../src/service/accounts/postgres/a
 import { openSqliteAccountsStore } from '../../src/service/accounts/sqlite/accounts-store-sqlite.js';
 import { openPostgresTrackerStore } from '../../src/service/tracker/postgres/tracker-store-postgres.js';
 import { openSqliteTrackerStore } from '../../src/service/tracker/sqlite/tracker-store-sqlite.js';
-import { backends, type BackendPlace } from '../support/store-backends.js';
+import { backends, type BackendPlace } from '../support/service/store-backends.js';
 
 /** Tables one backend keeps by design: SQLite's counted rank buckets (PostgreSQL pages by OFFSET on its indexes). */
 const ONE_BACKEND_ONLY = new Set(['idx_rank']);

@@ -9,7 +9,7 @@ import { startDevchain, type Devchain } from '../../src/devchain/index.js';
 import { silentLogger } from '../../src/lib/log.js';
 import { openDatabase } from '../../src/lib/sqlite.js';
 import { openSqliteTrackerStore } from '../../src/service/tracker/sqlite/tracker-store-sqlite.js';
-import { MB, killAllChildren, spawnService, tempDir } from '../support/reliability-procs.js';
+import { MB, killAllChildren, spawnService, tempDir } from '../support/faults/reliability-procs.js';
 
 const BACKLOG = Number(process.env.TXDESK_SOAK_BACKLOG ?? 1_000_000);
 const RECEIVE = 20_000;

@@ -1,7 +1,7 @@
 // SIGKILL of the data service and of the app core at random points while 200 transactions are generated (POST /api/tx),
-// replaced (high congestion) and confirmed; see test/support/reliability-crash.ts for what is checked after the run.
+// replaced (high congestion) and confirmed; see test/support/faults/reliability-crash.ts for what is checked after the run.
 import { describe, it } from 'vitest';
-import { printCrashFigures, runCrashScenario } from '../support/reliability-crash.js';
+import { printCrashFigures, runCrashScenario } from '../support/faults/reliability-crash.js';
 
 const TARGET = Number(process.env.TXDESK_SOAK_TXS ?? 200);
 const KILLS = Number(process.env.TXDESK_SOAK_KILLS ?? 10);

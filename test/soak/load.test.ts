@@ -5,7 +5,7 @@
 import { createRequire } from 'node:module';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MB, killAllChildren, rssOf, spawnService, tempDir, type ChildProc, type ServiceInfo } from '../support/reliability-procs.js';
+import { MB, killAllChildren, rssOf, spawnService, tempDir, type ChildProc, type ServiceInfo } from '../support/faults/reliability-procs.js';
 
 const SECONDS = Number(process.env.TXDESK_SOAK_LOAD_SECONDS ?? 60);
 const WS_CLIENTS = 20;

@@ -9,4 +9,13 @@ export interface StallAwareDeadline {
 
 export function stallAwareDeadline(timeoutMs: number, onStall?: (ms: number) => void): StallAwareDeadline;
 
-export function pollUntil<T>(check: () => T | undefined | null | false | Promise<T | undefined | null | false>, what: string, timeoutMs?: number, everyMs?: number): Promise<T>;
+export interface WaitOptions {
+  /** Default 60 s of time the machine actually ran. */
+  timeoutMs?: number;
+  /** Default 200 ms. */
+  everyMs?: number;
+  /** A check that throws counts as "not yet" instead of failing the wait (default false). */
+  retryErrors?: boolean;
+}
+
+export function waitFor<T>(what: string, check: () => T | undefined | null | false | Promise<T | undefined | null | false>, opts?: WaitOptions): Promise<T>;

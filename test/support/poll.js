@@ -40,16 +40,28 @@ function reportStall(ms) {
 }
 
 /**
- * Calls `check` every `everyMs` until it returns something other than undefined, null or false, and resolves with
- * that; fails with "timed out waiting for <what>" after `timeoutMs` of time the machine actually ran.
+ * The tests' one wait: calls `check` every `everyMs` until it returns something other than undefined, null or false,
+ * and resolves with that; fails with "timed out waiting for <what>" after `timeoutMs` of time the machine actually
+ * ran. A check that throws fails the wait at once, unless `retryErrors` (a node still starting): then it counts as
+ * "not yet" and the last error is named when the wait times out.
  */
-export async function pollUntil(check, what, timeoutMs = 60_000, everyMs = 100) {
+export async function waitFor(what, check, { timeoutMs = 60_000, everyMs = 200, retryErrors = false } = {}) {
   const deadline = stallAwareDeadline(timeoutMs);
+  let lastError;
   try {
     for (;;) {
-      const v = await check();
+      let v;
+      try {
+        v = await check();
+      } catch (e) {
+        if (!retryErrors) throw e;
+        lastError = e;
+      }
       if (v !== undefined && v !== null && v !== false) return v;
-      if (deadline.passed()) throw new Error(`timed out waiting for ${what}`);
+      if (deadline.passed()) {
+        const cause = lastError === undefined ? '' : ` (last error: ${lastError instanceof Error ? lastError.message : String(lastError)})`;
+        throw new Error(`timed out waiting for ${what}${cause}`);
+      }
       await new Promise((r) => setTimeout(r, everyMs));
     }
   } finally {

@@ -5,8 +5,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createJsonRpcChain } from '../../../src/core/adapters/chain/chain-jsonrpc.js';
 import { RpcError } from '../../../src/lib/json-rpc.js';
 import { anvilBinaryPath } from '../../../src/devchain/anvil-binary.js';
-import { pollUntil } from '../../support/poll.js';
-import { freePort } from '../../support/reliability-procs.js';
+import { freePort } from '../../support/faults/reliability-procs.js';
+import { waitFor } from '../../support/poll.js';
 
 let anvil: ChildProcess | null = null;
 const startAnvil = (port: number) => {
@@ -23,7 +23,7 @@ afterAll(stopAnvil);
 
 /** The chain id once the restarted node answers (a refusal until then). */
 const chainIdOnceBack = (chain: { chainId(): Promise<number> }) =>
-  pollUntil(() => chain.chainId().catch(() => undefined), 'the chain id from the restarted node', 15_000, 200);
+  waitFor('the chain id from the restarted node', () => chain.chainId().catch(() => undefined), { timeoutMs: 15_000, everyMs: 200 });
 
 describe('Chain over ws://', () => {
   it('answers, fails fast as unreachable when the node dies, and reconnects when it is back', async () => {

@@ -8,8 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { acquireDataDirLock, DataDirInUseError, LOCK_FILE } from '../../../src/core/adapters/data-dir-lock.js';
 import { createCore } from '../../../src/core/create-core.js';
 import { silentLogger } from '../../../src/lib/log.js';
-import { ensureCliBuilt, txdeskBin } from '../../support/cli-binary.js';
-import { startTestChain, type TestChain } from '../../support/core-chain.js';
+import { ensureCliBuilt, txdeskBin } from '../../support/cli/cli-binary.js';
+import { startTestChain, type TestChain } from '../../support/chain/core-chain.js';
 
 const root = mkdtempSync(join(tmpdir(), 'txdesk-lock-'));
 let n = 0;

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openTxStore } from '../../../src/core/adapters/sqlite/tx-store-sqlite.js';
-import { hashOf, rec } from '../../support/core-records.js';
+import { hashOf, rec } from '../../support/app/core-records.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'txdesk-core-store-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -5,8 +5,8 @@ import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTokenImageProxy, tokenImageHeaders } from '../../../src/core/adapters/net/token-image.js';
 import { TxdeskError } from '../../../src/shared/errors.js';
-import { startLocalServer, type LocalRoute, type LocalServer } from '../../support/core-local-server.js';
-import { pollUntil } from '../../support/poll.js';
+import { startLocalServer, type LocalRoute, type LocalServer } from '../../support/app/core-local-server.js';
+import { waitFor } from '../../support/poll.js';
 
 // A 1x1 PNG.
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=', 'base64');
@@ -160,7 +160,7 @@ describe('download limits', () => {
       const all = Promise.all([1, 2, 3, 4, 5].map((i) => proxy(`${slow.origin}/img/${i}.png`)));
       let served = 0;
       while (served < 5) {
-        await pollUntil(() => held.length > 0, 'a request held upstream', 30_000, 5);
+        await waitFor('a request held upstream', () => held.length > 0, { timeoutMs: 30_000, everyMs: 5 });
         // Room for a request beyond the limit to show up before the held ones are answered.
         await new Promise((r) => setTimeout(r, 100));
         for (const res of held.splice(0)) {

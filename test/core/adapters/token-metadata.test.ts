@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isPublicAddress } from '../../../src/lib/ip-address.js';
 import { createMetadataResolver } from '../../../src/core/adapters/net/token-metadata.js';
-import { startLocalServer, type LocalRoute, type LocalServer as Local } from '../../support/core-local-server.js';
+import { startLocalServer, type LocalRoute, type LocalServer as Local } from '../../support/app/core-local-server.js';
 
 const META = { name: 'Tile #1', description: 'a sample', image: 'https://example.org/1.svg' };
 

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Wallet } from 'ethers';
 import { selectKeyVault } from '../../../src/core/adapters/vault/vault-select.js';
 import { silentLogger } from '../../../src/lib/log.js';
-import { ensureSecretService, type SecretService } from '../../support/core-keyring.js';
+import { ensureSecretService, type SecretService } from '../../support/app/core-keyring.js';
 import { keychainSuites } from '../../support/required-tools.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'txdesk-core-vault-'));

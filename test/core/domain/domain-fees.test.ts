@@ -4,7 +4,7 @@ import { formatGwei } from '../../../src/shared/fee-words.js';
 import { bumpWei, initialFees, replacementFees, type FeeFields, type NetworkFees } from '../../../src/core/domain/fees.js';
 import { describeReplacement, describeSkip } from '../../../src/core/domain/describe.js';
 import { decideReplacement } from '../../../src/core/domain/replacement.js';
-import { GWEI, hashOf, policy, rec } from '../../support/core-records.js';
+import { GWEI, hashOf, policy, rec } from '../../support/app/core-records.js';
 
 const quiet: NetworkFees = { baseFeeWei: 7n, gasPriceWei: 1n, priorityFeeWei: 1n };
 

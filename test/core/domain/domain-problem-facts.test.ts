@@ -8,7 +8,7 @@ import { PROBLEM_OF_SKIP, type SkipDecision } from '../../../src/core/domain/rep
 import type { RequestRefusal } from '../../../src/core/domain/send-check.js';
 import { nonceState } from '../../../src/renderer/src/store/nonce-state.js';
 import type { NonceProblem, NonceProblemReason, TxEvent } from '../../../src/shared/tx-record.js';
-import { GWEI, rec } from '../../support/core-records.js';
+import { GWEI, rec } from '../../support/app/core-records.js';
 
 const from = '0x' + 'a1'.repeat(20);
 const refusal = (over: Partial<RefusalFacts>): RefusalFacts => ({ failure: 'funds', message: 'insufficient funds', nonce: 4, from, kind: 'replace', costWei: 21_000n * 2n * GWEI, feeWei: 2n * GWEI, balanceWei: GWEI, ...over });

@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { applyTrackerMessage, type TrackerNews } from '../../../src/core/domain/transitions.js';
 import type { TxRecord } from '../../../src/shared/tx-record.js';
-import { hashOf, rec } from '../../support/core-records.js';
+import { hashOf, rec } from '../../support/app/core-records.js';
 
 const ATTEMPTS = 4;
 const WINNER = 2; // the attempt the chain finally confirms; receipts may name any attempt (reorgs)

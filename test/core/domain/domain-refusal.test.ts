@@ -6,7 +6,7 @@ import { planNextNonce, recoverNonce } from '../../../src/core/domain/nonce.js';
 import { describeRefusal } from '../../../src/core/domain/describe.js';
 import { classifyRefusal, decideRetry, formatEth, REASON_OF_REFUSAL, REFUSALS_BEFORE_CANCEL, type Refusal } from '../../../src/core/domain/refusal.js';
 import { applyTrackerMessage, withdrawReceipt } from '../../../src/core/domain/transitions.js';
-import { hashOf, rec } from '../../support/core-records.js';
+import { hashOf, rec } from '../../support/app/core-records.js';
 
 describe('classifyRefusal', () => {
   const rows: [string, ReturnType<typeof classifyRefusal>][] = [

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { ReplacementDecision, SkipReason } from '../../../src/core/domain/replacement.js';
 import { newestAttempt, skipIsNews, waitingForRetry } from '../../../src/core/domain/replacement-retry.js';
 import type { TxEvent, TxEventKind, TxRecord, TxStatus } from '../../../src/shared/tx-record.js';
-import { GWEI, hashOf, policy, rec } from '../../support/core-records.js';
+import { GWEI, hashOf, policy, rec } from '../../support/app/core-records.js';
 
 const ev = (kind: TxEventKind, detail: Record<string, unknown> = {}): TxEvent => ({ at: '2026-01-01T00:00:01.000Z', kind, summary: kind, detail });
 const skip = (reason: string | undefined, extra: Record<string, unknown> = {}) => ev('replacement-skipped', { ...(reason === undefined ? {} : { reason }), ...extra });

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { applyTrackerMessage, type TrackerNews } from '../../../src/core/domain/transitions.js';
 import { planNextNonce, recoverNonce } from '../../../src/core/domain/nonce.js';
 import type { TxRecord, TxStatus } from '../../../src/shared/tx-record.js';
-import { hashOf, rec } from '../../support/core-records.js';
+import { hashOf, rec } from '../../support/app/core-records.js';
 
 const receiptIn = (block: number, blockHash = `0xb${block}`): Record<string, unknown> => ({ transactionHash: hashOf(1), blockNumber: block, blockHash, status: 1 });
 const msg = (type: TrackerNews['type'], result: Record<string, unknown> = { transactionHash: hashOf(1), confirmation: 6, timeout: 10000 }): TrackerNews => ({ type, result });

@@ -15,7 +15,7 @@ import { silentLogger, type Logger } from '../../../src/lib/log.js';
 import type { ReplacementPolicy } from '../../../src/shared/desktop-api.js';
 import { isTxdeskError } from '../../../src/shared/errors.js';
 import type { TxRecord } from '../../../src/shared/tx-record.js';
-import { pollUntil } from '../../support/poll.js';
+import { waitFor } from '../../support/poll.js';
 
 const GWEI = 1_000_000_000n;
 const wallet = Wallet.createRandom();
@@ -430,7 +430,7 @@ describe('startNonceWatchdog', () => {
 
     let ticks = 0;
     const timed = startNonceWatchdog({ sweep: async () => (ticks++, null) }, silentLogger, 20);
-    await pollUntil(() => ticks >= 2, 'two watchdog sweeps', 30_000, 10);
+    await waitFor('two watchdog sweeps', () => ticks >= 2, { timeoutMs: 30_000, everyMs: 10 });
     timed.stop();
     const after = ticks;
     await new Promise((r) => setTimeout(r, 100));

@@ -11,7 +11,7 @@ import { openDatabase } from '../../../src/lib/sqlite.js';
 import { createAccounts } from '../../../src/service/accounts/accounts.js';
 import { openSqliteAccountsStore } from '../../../src/service/accounts/sqlite/accounts-store-sqlite.js';
 import { startService, type RunningService } from '../../../src/service/index.js';
-import { call, tempDir, type Answer } from '../../support/service-harness.js';
+import { call, tempDir, type Answer } from '../../support/service/service-harness.js';
 
 const password = 'correct horse battery';
 const needsSecret =

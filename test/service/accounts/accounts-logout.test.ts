@@ -11,7 +11,7 @@ import { createAccounts } from '../../../src/service/accounts/accounts.js';
 import { openSqliteAccountsStore } from '../../../src/service/accounts/sqlite/accounts-store-sqlite.js';
 import { issueToken } from '../../../src/service/accounts/accounts-token.js';
 import { startService, type RunningService } from '../../../src/service/index.js';
-import { call, tempDir, type Answer } from '../../support/service-harness.js';
+import { call, tempDir, type Answer } from '../../support/service/service-harness.js';
 
 const password = 'correct horse battery';
 const revoked = /revoked by a logout; log in again with `txdesk login`/;

@@ -5,7 +5,7 @@ import { createAccounts } from '../../../src/service/accounts/accounts.js';
 import type { AccountsStore } from '../../../src/service/accounts/accounts-store.js';
 import { openSqliteAccountsStore } from '../../../src/service/accounts/sqlite/accounts-store-sqlite.js';
 import { openPostgresAccountsStore } from '../../../src/service/accounts/postgres/accounts-store-postgres.js';
-import { backends, type BackendPlace } from '../../support/store-backends.js';
+import { backends, type BackendPlace } from '../../support/service/store-backends.js';
 
 const user = (n: number) => ({ email: `u${n}@example.com`, name: `U${n}`, organization: 'O', passwordHash: `hash${n}`, clientId: `client${n}` });
 

@@ -4,8 +4,8 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { silentLogger } from '../../../src/lib/log.js';
 import { startLeadership, type Leadership } from '../../../src/service/db/pg-leadership.js';
-import { waitFor } from '../../support/devchain-helpers.js';
-import { createTestDatabase, type TestDatabase } from '../../support/postgres-db.js';
+import { createTestDatabase, type TestDatabase } from '../../support/service/postgres-db.js';
+import { waitFor } from '../../support/poll.js';
 
 let db: TestDatabase;
 const running: Leadership[] = [];
@@ -37,12 +37,12 @@ it('steps down while it may not lead, hands the role over without overlap, and s
   });
   const a = startLeadership(db.url, 'indexer', silentLogger, hooks('A'), { retryMs: 100, mayLead: () => aMay });
   running.push(a);
-  await waitFor('A leading', () => a.isLeader(), 10_000, 20);
+  await waitFor('A leading', () => a.isLeader(), { timeoutMs: 10_000, everyMs: 20 });
   const b = startLeadership(db.url, 'indexer', silentLogger, hooks('B'), { retryMs: 100 });
   running.push(b);
 
   aMay = false;
-  await waitFor('B leading', () => b.isLeader(), 10_000, 20);
+  await waitFor('B leading', () => b.isLeader(), { timeoutMs: 10_000, everyMs: 20 });
   expect(a.isLeader()).toBe(false);
   expect(events).toEqual(['A acquires', 'A loses', 'B acquires']);
 
@@ -51,7 +51,7 @@ it('steps down while it may not lead, hands the role over without overlap, and s
   await new Promise((r) => setTimeout(r, 500)); // several of A's tries
   expect([a.isLeader(), b.isLeader()]).toEqual([false, true]);
   await b.stop();
-  await waitFor('A leading again', () => a.isLeader(), 10_000, 20);
+  await waitFor('A leading again', () => a.isLeader(), { timeoutMs: 10_000, everyMs: 20 });
   expect(events).toEqual(['A acquires', 'A loses', 'B acquires', 'B loses', 'A acquires']);
 });
 
@@ -62,5 +62,5 @@ it('does not take a free lock while it may not lead', async () => {
   await new Promise((r) => setTimeout(r, 300));
   expect(c.isLeader()).toBe(false);
   may = true;
-  await waitFor('C leading once it may', () => c.isLeader(), 10_000, 20);
+  await waitFor('C leading once it may', () => c.isLeader(), { timeoutMs: 10_000, everyMs: 20 });
 });

@@ -1,7 +1,7 @@
 // A pooled PostgreSQL connection that the server ends while the service holds it is a failed query, not a crash.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPgPool, type PgPool } from '../../../src/service/db/pg-pool.js';
-import { createTestDatabase, type TestDatabase } from '../../support/postgres-db.js';
+import { createTestDatabase, type TestDatabase } from '../../support/service/postgres-db.js';
 
 describe('pg pool', () => {
   let tdb: TestDatabase;

@@ -13,9 +13,8 @@ import { silentLogger } from '../../../src/lib/log.js';
 import { newUsage, shareRateLimits } from '../../../src/service/db/pg-rate-limits.js';
 import { openPgPool } from '../../../src/service/db/pg-pool.js';
 import { startService, type RunningService } from '../../../src/service/index.js';
-import { createTestDatabase, type TestDatabase } from '../../support/postgres-db.js';
-import { waitFor } from '../../support/devchain-helpers.js';
-import { waitUntil } from '../../support/tracker-harness.js';
+import { createTestDatabase, type TestDatabase } from '../../support/service/postgres-db.js';
+import { waitFor } from '../../support/poll.js';
 
 describe('the shared limiter bookkeeping', () => {
   it('reports what was taken once, and lets another instance charge a bucket below zero until it refills', () => {
@@ -141,7 +140,7 @@ describe('two services on one database', () => {
     const [a, b] = services as [RunningService, RunningService];
     const { clientId } = await a.accounts.ensureDevAccount();
     const list = (s: RunningService) => fetch(`${s.url}/nft/v1/accounts/0x${'1'.repeat(40)}/tokens?clientId=${clientId}`);
-    await waitUntil(async () => (await list(b)).status === 200, 'B to know the new clientId');
+    await waitFor('B to know the new clientId', async () => (await list(b)).status === 200);
     for (let i = 0; i < 5; i++) expect((await list(a)).status).toBe(200);
     // The fleet's 6 are used (1 on B, 5 on A). Alone, B would still allow 5; sharing (an exchange every second) makes
     // it refuse before that. Asking once every 1.2 s leaves room for about one more while the exchange catches up.
@@ -174,7 +173,7 @@ describe('three services on one database', () => {
   it('refuses a client spread over three instances once the fleet has let its rate through, on every instance', async () => {
     const account = await services[0]!.accounts.createAccount({ email: 'spread@example.com', password: 'correct horse battery staple', name: 'S', organization: 'txdesk tests' });
     const { clientId } = account;
-    await waitFor('every instance to know the new clientId', () => services.every((s) => s.accounts.isKnownClientId(clientId)), 30_000, 50);
+    await waitFor('every instance to know the new clientId', () => services.every((s) => s.accounts.isKnownClientId(clientId)), { timeoutMs: 30_000, everyMs: 50 });
     // Ten requests a second, in turn on each instance, for 20 s: 200 requests. Alone each instance would let its
     // PER_MINUTE and its refill through (3 x 80 > 200: every request); the fleet lets PER_MINUTE and one refill through.
     const EVERY_MS = 100;

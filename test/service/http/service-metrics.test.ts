@@ -7,7 +7,7 @@ import { silentLogger } from '../../../src/lib/log.js';
 import { createServiceApp } from '../../../src/service/http/service-app.js';
 import { createServiceMetrics, type MetricsSource, type NetworkMetricsSnapshot } from '../../../src/service/http/service-metrics.js';
 import { closeServer, createServiceServer, listen, type ServiceServer } from '../../../src/service/http/service-server.js';
-import { pollUntil } from '../../support/poll.js';
+import { waitFor } from '../../support/poll.js';
 
 const mainnet: NetworkMetricsSnapshot = {
   platform: 'ethereum',
@@ -181,10 +181,10 @@ describe('GET /metrics', () => {
 
     const requests = (route: string, status: string) => ['http_requests_total', { method: 'GET', route, status }] as const;
     // Each request is recorded once its answer is sent; the scrape after it may be a moment quicker.
-    const { text, families } = await pollUntil(async () => {
+    const { text, families } = await waitFor('the 404 in http_requests_total', async () => {
       const s = await scrape();
       return valueOf(s.families, ...requests('unmatched', '404')) === 1 ? s : undefined;
-    }, 'the 404 in http_requests_total');
+    });
 
     expect(valueOf(families, ...requests(tokensTemplate, '200'))).toBe(2);
     expect(valueOf(families, ...requests('/tracker/{platform}/{network}', '426'))).toBe(1);

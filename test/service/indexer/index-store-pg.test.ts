@@ -12,9 +12,9 @@ import type { ContractMeta } from '../../../src/service/indexer/indexer-metadata
 import { postgresIndexStore } from '../../../src/service/backend.js';
 import { sqliteIndexStore } from '../../../src/service/backend.js';
 import type { IndexStore } from '../../../src/service/indexer/indexer-store.js';
-import { dumpPg, dumpSqlite, INDEX_TABLES } from '../../support/index-dump.js';
-import { History, MULTI, OWNERS, PLAIN, STANDARD, step, uriOf } from '../../support/mixed-history.js';
-import { createTestDatabase, type TestDatabase } from '../../support/postgres-db.js';
+import { dumpPg, dumpSqlite, INDEX_TABLES } from '../../support/service/index-dump.js';
+import { History, MULTI, OWNERS, PLAIN, STANDARD, step, uriOf } from '../../support/chain/mixed-history.js';
+import { createTestDatabase, type TestDatabase } from '../../support/service/postgres-db.js';
 
 function newContracts(known: (a: string) => boolean, logs: Batch['logs']): Map<string, ContractMeta> {
   const out = new Map<string, ContractMeta>();

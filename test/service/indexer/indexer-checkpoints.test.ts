@@ -11,11 +11,11 @@ import { openDatabase, type Db } from '../../../src/lib/sqlite.js';
 import type * as CheckpointerModule from '../../../src/lib/sqlite-checkpointer.js';
 import type * as BackendModule from '../../../src/service/backend.js';
 import type * as StoreModule from '../../../src/service/indexer/sqlite/indexer-store-sqlite.js';
-import { ensureCoreBuilt } from '../../support/core-build.js';
-import { pollUntil } from '../../support/poll.js';
+import { ensureCoreBuilt } from '../../support/app/core-build.js';
 import type { Batch } from '../../../src/service/indexer/indexer-apply.js';
 import { sqliteIndexStore } from '../../../src/service/backend.js';
 import type { IndexStore } from '../../../src/service/indexer/indexer-store.js';
+import { waitFor } from '../../support/poll.js';
 
 const ZERO = '0x' + '0'.repeat(40);
 const CONTRACT = '0x' + 'c'.repeat(40);
@@ -153,7 +153,7 @@ describe('owed checkpoints on their own thread (built code)', () => {
     // A file the thread cannot open: it fails at start.
     checkpointer = built.checkpointer.startCheckpointer(join(dir, 'missing', 'index.db'), log);
     store.useCheckpointer!(checkpointer);
-    await pollUntil(() => !checkpointer!.usable, 'the checkpoint thread to fail and say so', 10_000, 20);
+    await waitFor('the checkpoint thread to fail and say so', () => !checkpointer!.usable, { timeoutMs: 10_000, everyMs: 20 });
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatch(/^the WAL checkpoint thread failed; the writer checkpoints on its own connection from now on/);
     await write(1, true);

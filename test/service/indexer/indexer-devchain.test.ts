@@ -12,8 +12,8 @@ import { silentLogger } from '../../../src/lib/log.js';
 import { openDatabase, type Db } from '../../../src/lib/sqlite.js';
 import { startIndexer, type Indexer } from '../../../src/service/indexer/index.js';
 import { findContract, queryTokens } from '../../../src/service/listing/sqlite/listing-reads-sqlite.js';
-import { dumpSqlite } from '../../support/index-dump.js';
-import { expectListingsMatch, modelFromChain } from '../../support/service-model.js';
+import { dumpSqlite } from '../../support/service/index-dump.js';
+import { expectListingsMatch, modelFromChain } from '../../support/service/service-model.js';
 
 let devchain: Devchain;
 let dir: string;

@@ -10,7 +10,7 @@ import { INDEXER_SQLITE_STEPS } from '../../../src/service/indexer/sqlite/indexe
 import { openSqliteIndexMoves } from '../../../src/service/indexer/sqlite/indexer-moves-sqlite.js';
 import { indexSchemaSteps, tokenKeys } from '../../../src/service/listing/listing-writer.js';
 import { LISTING_SCHEMA_STEPS } from '../../../src/service/listing/sqlite/listing-schema-sqlite.js';
-import { backends, type BackendPlace } from '../../support/store-backends.js';
+import { backends, type BackendPlace } from '../../support/service/store-backends.js';
 
 const [A, B, C, D] = ['aa', 'bb', 'cc', 'dd'].map((x) => '0x' + x.repeat(20)) as [string, string, string, string];
 const NFT = '0x' + '11'.repeat(20);

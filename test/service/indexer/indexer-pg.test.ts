@@ -11,9 +11,9 @@ import { openDatabase, type Db } from '../../../src/lib/sqlite.js';
 import { openPgPool, type PgPool } from '../../../src/service/db/pg-pool.js';
 import { startIndexer, type Indexer } from '../../../src/service/indexer/index.js';
 import { postgresIndexStore } from '../../../src/service/backend.js';
-import { dumpPg, dumpSqlite } from '../../support/index-dump.js';
-import { rpc, startTestChain, type TestChain } from '../../support/indexer-chain.js';
-import { createTestDatabase, type TestDatabase } from '../../support/postgres-db.js';
+import { dumpPg, dumpSqlite } from '../../support/service/index-dump.js';
+import { rpc, startTestChain, type TestChain } from '../../support/chain/indexer-chain.js';
+import { createTestDatabase, type TestDatabase } from '../../support/service/postgres-db.js';
 
 const ZERO = '0x' + '0'.repeat(40);
 const [a, b, c] = ['0x1111', '0x2222', '0x3333'].map((p) => (p + '0'.repeat(36)).toLowerCase()) as [string, string, string];

@@ -12,10 +12,10 @@ import { openDatabase, type Db } from '../../../src/lib/sqlite.js';
 import type * as BackendModule from '../../../src/service/backend.js';
 import type * as IndexerModule from '../../../src/service/indexer/index.js';
 import type * as ReadThreadModule from '../../../src/service/indexer/indexer-read-thread.js';
-import { ensureCoreBuilt } from '../../support/core-build.js';
-import { pollUntil } from '../../support/poll.js';
-import { logSpan, refuseLogRangesOver, rpc, startRpcProxy, startTestChain, type RpcProxy, type TestChain } from '../../support/indexer-chain.js';
-import { expectListingsMatch, modelFromChain } from '../../support/service-model.js';
+import { ensureCoreBuilt } from '../../support/app/core-build.js';
+import { logSpan, refuseLogRangesOver, rpc, startRpcProxy, startTestChain, type RpcProxy, type TestChain } from '../../support/chain/indexer-chain.js';
+import { expectListingsMatch, modelFromChain } from '../../support/service/service-model.js';
+import { waitFor } from '../../support/poll.js';
 
 const owners = ['0x1111', '0x2222', '0x3333'].map((p) => (p + '0'.repeat(36)).toLowerCase());
 let built: typeof IndexerModule;
@@ -127,7 +127,7 @@ describe('indexer with its reader thread (built code)', () => {
     try {
       expect(reader.ready).toBe(false);
       reader.warm();
-      await pollUntil(() => reader.ready, 'the warmed read thread to be ready', 20_000, 10);
+      await waitFor('the warmed read thread to be ready', () => reader.ready, { timeoutMs: 20_000, everyMs: 10 });
       const parts = await reader.read(1, 3, [], 50_000, 10_000);
       expect((await parts[0]!.result).logs.length).toBeGreaterThan(0);
     } finally {

@@ -16,9 +16,9 @@ import { createChainReader } from '../../../src/service/indexer/indexer-rpc.js';
 import { decodeRawLogs, scanTokenLogs } from '../../../src/service/indexer/indexer-log-scan.js';
 import type { RawLog } from '../../../src/service/indexer/indexer-rpc.js';
 import type { Token } from '../../../src/shared/listing.js';
-import { rpc, startRpcProxy, startTestChain, type TestChain } from '../../support/indexer-chain.js';
-import { expectListingsMatch, modelFromChain } from '../../support/service-model.js';
-import { pollUntil } from '../../support/poll.js';
+import { rpc, startRpcProxy, startTestChain, type TestChain } from '../../support/chain/indexer-chain.js';
+import { expectListingsMatch, modelFromChain } from '../../support/service/service-model.js';
+import { waitFor } from '../../support/poll.js';
 
 const ZERO = '0x' + '0'.repeat(40);
 const [a, b, c, d, e] = ['0x1111', '0x2222', '0x3333', '0x4444', '0x5555'].map((p) => (p + '0'.repeat(36)).toLowerCase()) as [string, string, string, string, string];
@@ -214,7 +214,7 @@ describe('indexer on anvil: EIP-2309, ERC-1155, ERC-4906', () => {
     expect(await indexer.refreshToken(addr(multi), 1n)).toBe(true);
     expect(await indexer.refreshToken(addr(drop), 999_999n)).toBe(false);
     expect(await indexer.refreshToken(b, 1n)).toBe(false);
-    await pollUntil(() => uriOf(a, addr(drop), '18') === 'ar://quiet' && uriOf(c, addr(multi), '1') === `ar://base2/${hex64(1n)}`, 'the refreshes to land', 10_000, 50);
+    await waitFor('the refreshes to land', () => uriOf(a, addr(drop), '18') === 'ar://quiet' && uriOf(c, addr(multi), '1') === `ar://base2/${hex64(1n)}`, { timeoutMs: 10_000, everyMs: 50 });
     expect(uriOf(b, addr(multi), '1')).toBe(`ar://base2/${hex64(1n)}`);
   });
 

@@ -11,8 +11,8 @@ import { startIndexer, type Indexer } from '../../../src/service/indexer/index.j
 import { findContract, queryTokens } from '../../../src/service/listing/sqlite/listing-reads-sqlite.js';
 import { sqliteIndexStore } from '../../../src/service/backend.js';
 import type { IndexStore } from '../../../src/service/indexer/indexer-store.js';
-import { logSpan, refuseLogRangesOver, rpc, startRpcProxy, startTestChain, type RpcProxy, type TestChain } from '../../support/indexer-chain.js';
-import { expectListingsMatch, modelFromChain } from '../../support/service-model.js';
+import { logSpan, refuseLogRangesOver, rpc, startRpcProxy, startTestChain, type RpcProxy, type TestChain } from '../../support/chain/indexer-chain.js';
+import { expectListingsMatch, modelFromChain } from '../../support/service/service-model.js';
 
 const owners = ['0x1111', '0x2222', '0x3333', '0x4444'].map((p) => (p + '0'.repeat(36)).toLowerCase());
 

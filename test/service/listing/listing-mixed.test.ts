@@ -11,8 +11,8 @@ import { LIST } from '../../../src/service/listing/listing-keys.js';
 import { rebuildDerived } from '../../../src/service/listing/sqlite/listing-rebuild-sqlite.js';
 import { createIndexWriter, type SqliteIndexWriter } from '../../../src/service/listing/sqlite/listing-writer-sqlite.js';
 import { findContract, queryTokens } from '../../../src/service/listing/sqlite/listing-reads-sqlite.js';
-import { History, metas, MULTI, GAME, DROP, PLAIN, OWNERS, STANDARD, step, uriOf, addr, ZERO } from '../../support/mixed-history.js';
-import { expectListingsMatch, modelFromTransfers } from '../../support/service-model.js';
+import { History, metas, MULTI, GAME, DROP, PLAIN, OWNERS, STANDARD, step, uriOf, addr, ZERO } from '../../support/chain/mixed-history.js';
+import { expectListingsMatch, modelFromTransfers } from '../../support/service/service-model.js';
 
 function expectMatches(db: Db, w: SqliteIndexWriter, moves: readonly TransferLog[], sizes: number[]): void {
   const model = modelFromTransfers(moves);

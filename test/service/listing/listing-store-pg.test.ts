@@ -16,9 +16,9 @@ import { findContractPg, queryTokensPg } from '../../../src/service/listing/post
 import { findContract, queryTokens } from '../../../src/service/listing/sqlite/listing-reads-sqlite.js';
 import type { TokenQueryInput, TokenQueryResult } from '../../../src/service/listing/listing-reads.js';
 import { ORDER_BY, type Standard } from '../../../src/shared/listing.js';
-import { addr, DROP, GAME, History, MULTI, OWNERS, PLAIN, STANDARD, step, ZERO } from '../../support/mixed-history.js';
-import { createTestDatabase, type TestDatabase } from '../../support/postgres-db.js';
-import { modelFromTransfers, modelList, type ListingModel } from '../../support/service-model.js';
+import { addr, DROP, GAME, History, MULTI, OWNERS, PLAIN, STANDARD, step, ZERO } from '../../support/chain/mixed-history.js';
+import { createTestDatabase, type TestDatabase } from '../../support/service/postgres-db.js';
+import { modelFromTransfers, modelList, type ListingModel } from '../../support/service/service-model.js';
 
 /** An ERC-721 contract only OWNERS[0] is given, with ids of very different key lengths: a contract the others do not hold. */
 const LONE = addr(0xe5);

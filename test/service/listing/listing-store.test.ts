@@ -17,7 +17,7 @@ import { LIST } from '../../../src/service/listing/listing-keys.js';
 import { createIndexWriter } from '../../../src/service/listing/sqlite/listing-writer-sqlite.js';
 import { rebuildDerived } from '../../../src/service/listing/sqlite/listing-rebuild-sqlite.js';
 import { findContract, queryTokens } from '../../../src/service/listing/sqlite/listing-reads-sqlite.js';
-import { expectListingsMatch, modelFromTransfers } from '../../support/service-model.js';
+import { expectListingsMatch, modelFromTransfers } from '../../support/service/service-model.js';
 
 const migrateSqliteIndex = (db: Db): void => migrateIndex(db, LISTING_SCHEMA_STEPS);
 

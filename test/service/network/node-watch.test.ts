@@ -7,8 +7,8 @@ import { jsonRpcCall } from '../../../src/lib/json-rpc.js';
 import type { Logger } from '../../../src/lib/log.js';
 import { redactNodeUrl } from '../../../src/service/network/node-choice.js';
 import { watchNodes, type CurrentNode, type NodeWatch, type NodeWatchOptions } from '../../../src/service/network/node-watch.js';
-import { startRpcFaults, type RpcFaults } from '../../support/fault-proxy.js';
-import { pollUntil } from '../../support/poll.js';
+import { startRpcFaults, type RpcFaults } from '../../support/faults/fault-proxy.js';
+import { waitFor } from '../../support/poll.js';
 
 const anvils: RunningAnvil[] = [];
 const proxies: RpcFaults[] = [];
@@ -72,7 +72,7 @@ describe('node watch (real anvil)', () => {
     expect(await w.ready()).toBe(DEV_CHAIN_ID);
     expect(w.current()).toEqual({ url: a.url, index: 0 });
     await a.stop();
-    await pollUntil(() => w.current()?.index === 1, 'the watch to move to node 2', 10_000);
+    await waitFor('the watch to move to node 2', () => w.current()?.index === 1, { timeoutMs: 10_000 });
     expect(w.changes.at(-1)).toEqual({ url: b.url, index: 1 });
     expect(w.report()).toMatchObject({ state: 'serving', inUse: 1, chainId: DEV_CHAIN_ID });
     expect(w.report().reason).toContain('refused the connection');
@@ -89,7 +89,7 @@ describe('node watch (real anvil)', () => {
     await w.ready();
     expect(w.current()?.index).toBe(0);
     await a.stop();
-    await pollUntil(() => w.current()?.index === 1, 'the watch to move to node 2 over ws', 10_000);
+    await waitFor('the watch to move to node 2 over ws', () => w.current()?.index === 1, { timeoutMs: 10_000 });
     expect(w.report().nodes[0]!.problem).toBe('refused');
   });
 
@@ -98,11 +98,11 @@ describe('node watch (real anvil)', () => {
     const w = watch([a.url, b.url]);
     await w.ready();
     pause(a.pid);
-    await pollUntil(() => w.current()?.index === 1, 'the watch to leave the stalled node', 10_000);
+    await waitFor('the watch to leave the stalled node', () => w.current()?.index === 1, { timeoutMs: 10_000 });
     expect(w.report().nodes[0]!.problem).toBe('timeout');
     expect(w.report().reason).toContain('did not answer in time');
     resume(a.pid);
-    await pollUntil(() => w.report().nodes[0]!.problem === null && w.report().nodes[0]!.head !== null, 'node 1 to answer again', 10_000);
+    await waitFor('node 1 to answer again', () => w.report().nodes[0]!.problem === null && w.report().nodes[0]!.head !== null, { timeoutMs: 10_000 });
     // Several probe periods with node 1 healthy: the watch stays on node 2.
     const probesBefore = w.errorCounts().timeout;
     await new Promise((r) => setTimeout(r, 1000));
@@ -119,11 +119,11 @@ describe('node watch (real anvil)', () => {
     const w = watch([a.url, b.url], { maxLagBlocks: 5 });
     await w.ready();
     await jsonRpcCall(b.url, 'anvil_mine', ['0x14']); // 20 blocks ahead of node 1
-    await pollUntil(() => w.current()?.index === 1, 'the watch to leave the lagging node', 10_000);
+    await waitFor('the watch to leave the lagging node', () => w.current()?.index === 1, { timeoutMs: 10_000 });
     expect(w.report().nodes[0]!.problem).toBe('lagging');
     expect(w.report().reason).toMatch(/node 1 \(.*\) is \d+ blocks behind the best node \(more than 5\)/);
     // Counted per probe of the lagging node; its next probe comes after the one of node 2 that made the switch.
-    await pollUntil(() => w.errorCounts().lagging > 0, 'a probe of node 1 counted as lagging', 10_000);
+    await waitFor('a probe of node 1 counted as lagging', () => w.errorCounts().lagging > 0, { timeoutMs: 10_000 });
   });
 
   it('stops the network when its only node is on the wrong chain, with exactly one line', async () => {
@@ -132,7 +132,7 @@ describe('node watch (real anvil)', () => {
     await w.firstRound();
     expect(w.report()).toMatchObject({ state: 'wrong-chain', inUse: null, chainId: DEV_CHAIN_ID_2 });
     expect(w.current()).toBeNull();
-    await pollUntil(() => w.errorCounts()['wrong-chain'] >= 5, 'several probes of the wrong chain', 10_000);
+    await waitFor('several probes of the wrong chain', () => w.errorCounts()['wrong-chain'] >= 5, { timeoutMs: 10_000 });
     expect(w.lines).toEqual([
       `warn ethereum/local-2: the node at ${a.url} is on chain ${DEV_CHAIN_ID}, not ${DEV_CHAIN_ID_2} as configured; this network is stopped until it is fixed.`,
     ]);
@@ -153,11 +153,11 @@ describe('node watch (real anvil)', () => {
     const w = watch([a.url, b.url]);
     await w.ready();
     await Promise.all([a.stop(), b.stop()]);
-    await pollUntil(() => w.report().state === 'unreachable', 'the network to be unreachable', 10_000);
+    await waitFor('the network to be unreachable', () => w.report().state === 'unreachable', { timeoutMs: 10_000 });
     expect(w.current()).toBeNull();
     expect(w.changes.at(-1)).toBeNull();
     await anvil({ port: b.port });
-    await pollUntil(() => w.report().state === 'serving', 'the network to serve again', 10_000);
+    await waitFor('the network to serve again', () => w.report().state === 'serving', { timeoutMs: 10_000 });
     expect(w.current()).toEqual({ url: b.url, index: 1 });
     expect(w.lines.some((l) => l === `warn ethereum/test: Using node 2 (${b.url}) because node 1 (${a.url}) refused the connection.`)).toBe(true);
   });
@@ -168,7 +168,7 @@ describe('node watch (real anvil)', () => {
     const w = watch([faults.url], { backPressureLimitMs: 3_000 });
     await w.ready();
     faults.pushBack({ share: 1, retryAfterS: 1 });
-    const first = await pollUntil(() => (faults.pushedBack() > 0 ? Date.now() : null), 'a first 429', 10_000);
+    const first = await waitFor('a first 429', () => (faults.pushedBack() > 0 ? Date.now() : null), { timeoutMs: 10_000 });
     const requests = faults.requests();
     // Probes every 100 ms would send ~16 requests in 800 ms; paused by Retry-After: 1, at most the probe's other call.
     await new Promise((r) => setTimeout(r, 800));
@@ -180,7 +180,7 @@ describe('node watch (real anvil)', () => {
     expect(w.report().nodes[0]!.throttledSince).toBeGreaterThanOrEqual(first - 1_000);
     expect(w.current()).not.toBeNull();
 
-    await pollUntil(() => w.report().state === 'unreachable', 'the node counted as failing after the limit', 15_000);
+    await waitFor('the node counted as failing after the limit', () => w.report().state === 'unreachable', { timeoutMs: 15_000 });
     expect(Date.now() - first).toBeGreaterThanOrEqual(2_900);
     expect(w.report().nodes[0]!.problem).toBe('rate-limited');
     expect(w.report().reason).toMatch(/^No node can be used: node 1 \(.*\) has asked to slow down \(HTTP 429 or a capacity error\) for \d+ s without answering\.$/);
@@ -188,7 +188,7 @@ describe('node watch (real anvil)', () => {
     expect(w.errorCounts().error).toBe(0);
 
     faults.pushBack(null);
-    await pollUntil(() => w.report().state === 'serving', 'the node in use again once it answers', 15_000);
+    await waitFor('the node in use again once it answers', () => w.report().state === 'serving', { timeoutMs: 15_000 });
     expect(w.report().nodes[0]).toMatchObject({ problem: null, throttledSince: null });
     expect(w.lines.filter((l) => /asked to slow down \d+ times? \(HTTP 429/.test(l))).toHaveLength(1);
   });
@@ -199,7 +199,7 @@ describe('node watch (real anvil)', () => {
     const w = watch([faults.url]);
     await w.ready();
     faults.pushBack({ share: 0.5, as: 'rpc-error', seed: 7 });
-    await pollUntil(() => faults.pushedBack() >= 6, 'several capacity errors', 20_000);
+    await waitFor('several capacity errors', () => faults.pushedBack() >= 6, { timeoutMs: 20_000 });
     expect(w.report().state).toBe('serving');
     expect(w.errorCounts().error).toBe(0);
     expect(w.report().nodes[0]!.requestsPerSecond).not.toBeNull();

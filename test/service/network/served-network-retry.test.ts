@@ -9,7 +9,7 @@ import { createShutdown } from '../../../src/lib/shutdown.js';
 import type { Logger } from '../../../src/lib/log.js';
 import { openBackend } from '../../../src/service/backend.js';
 import { startServedNetwork, type ServedNetwork } from '../../../src/service/network/served-network.js';
-import { pollUntil } from '../../support/poll.js';
+import { waitFor } from '../../support/poll.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'txdesk-served-retry-'));
 const shutdown = createShutdown(() => {});
@@ -47,7 +47,7 @@ it('starts the network after its store refused the reads of its chain identity a
   });
   expect(network.state()).toBe('starting');
   expect(lines).toContain('ethereum/local: the database is not answering; trying again in 2 s');
-  await pollUntil(() => network!.state() === 'serving', 'the network started on the second try', 20_000);
+  await waitFor('the network started on the second try', () => network!.state() === 'serving', { timeoutMs: 20_000 });
   await network.caughtUp();
   expect(network.roles()).toEqual(['indexer-leader', 'watcher-leader']);
 });

@@ -19,9 +19,9 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startAnvil, type RunningAnvil } from '../../../src/devchain/index.js';
 import type { Logger } from '../../../src/lib/log.js';
 import { startService, type RunningService } from '../../../src/service/index.js';
-import { bulkOwner, writeBulkHistory, type BulkHistory } from '../../support/bulk-history.js';
-import { startRpcFaults, type RpcFaults } from '../../support/fault-proxy.js';
-import { pollUntil } from '../../support/poll.js';
+import { bulkOwner, writeBulkHistory, type BulkHistory } from '../../support/chain/bulk-history.js';
+import { startRpcFaults, type RpcFaults } from '../../support/faults/fault-proxy.js';
+import { waitFor } from '../../support/poll.js';
 
 const TOKENS = Number(process.env.TXDESK_BACK_PRESSURE_TOKENS ?? 20_000);
 const OWNERS = 1_000;
@@ -114,7 +114,7 @@ it('starts on a node that pushes back, catches up, and answers every listing exa
   // Every request draws a 429 at first: before item 5 the service exited 1 here.
   node.pushBack({ share: 1, retryAfterS: 1, seed: 45 });
   const starting = startService({ nodeUrl: node.url, dataDir, port: 0, log });
-  await pollUntil(() => lines.some((l) => l.includes('the service waits for it and tries again')), 'the start-up waiting for the node', 30_000);
+  await waitFor('the start-up waiting for the node', () => lines.some((l) => l.includes('the service waits for it and tries again')), { timeoutMs: 30_000 });
   node.pushBack({ share: 0.2, retryAfterS: 1, seed: 45 });
   const t0 = Date.now();
   const service = await starting;
@@ -132,7 +132,7 @@ it('starts on a node that pushes back, catches up, and answers every listing exa
   })();
 
   const last = history.moveBlocks.at(-1)!;
-  await pollUntil(() => service.indexerStatus().indexedBlock >= last, 'the catch-up through the pushing-back node', 600_000, 200);
+  await waitFor('the catch-up through the pushing-back node', () => service.indexerStatus().indexedBlock >= last, { timeoutMs: 600_000, everyMs: 200 });
   const catchUpS = (Date.now() - t0) / 1000;
   // A few more reads at the head.
   await new Promise((r) => setTimeout(r, 2_000));
@@ -160,10 +160,10 @@ it('starts on a node that pushes back, catches up, and answers every listing exa
 
   // Serving, its node without a problem: polled, since a machine that stops this process past the probe timeout (3 s)
   // makes one probe a timeout for a moment, which is no back-pressure taken for failure.
-  const net = await pollUntil(async () => {
+  const net = await waitFor('the network serving with its node and no problem', async () => {
     const n = ((await (await fetch(`${service.url}/health`)).json()) as any).networks[0];
     return n.state === 'serving' && n.node.nodes[0].problem === null ? n : undefined;
-  }, 'the network serving with its node and no problem', 30_000, 200);
+  }, { timeoutMs: 30_000, everyMs: 200 });
   expect(net.node.nodes[0].backPressure).toBeGreaterThan(0);
   expect(net.indexedBehindBlocks).toBeGreaterThanOrEqual(0);
   // Back-pressure is never taken for an error (a timeout while the machine stood still is another matter).
@@ -178,7 +178,7 @@ it('starts on a node that pushes back, catches up, and answers every listing exa
 
   // The node goes away: the listing answers from the index and says so; /health says how far behind it may be.
   await node.down();
-  await pollUntil(() => service.networks[0]!.state() === 'unreachable', 'the network unreachable', 30_000);
+  await waitFor('the network unreachable', () => service.networks[0]!.state() === 'unreachable', { timeoutMs: 30_000 });
   const away = await read(service, clientId, 10);
   expectExact(away);
   expect(away.state).toBe('unreachable');
@@ -188,7 +188,7 @@ it('starts on a node that pushes back, catches up, and answers every listing exa
   expect(awayHealth.indexedBehindBlocks).toBeLessThanOrEqual(away.behind!);
   expect(Date.parse(awayHealth.headSeenAt)).toBeLessThanOrEqual(Date.now());
   await node.up();
-  await pollUntil(() => service.networks[0]!.state() === 'serving', 'the network serving again', 30_000);
+  await waitFor('the network serving again', () => service.networks[0]!.state() === 'serving', { timeoutMs: 30_000 });
 
   // Started again while the node is away (no chain id to wait for with a configured network): the stored index answers.
   await service.stop();
@@ -206,7 +206,7 @@ it('starts on a node that pushes back, catches up, and answers every listing exa
   expectExact(first);
   expect(['starting', 'unreachable']).toContain(first.state);
   expect(first.block).toBeGreaterThanOrEqual(last);
-  await pollUntil(() => again.networks[0]!.state() === 'unreachable', 'the restarted network unreachable', 30_000);
+  await waitFor('the restarted network unreachable', () => again.networks[0]!.state() === 'unreachable', { timeoutMs: 30_000 });
   const stored = await read(again, clientId, 10);
   expectExact(stored);
   expect(stored.state).toBe('unreachable');

@@ -7,9 +7,9 @@ import { Wallet } from 'ethers';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { silentLogger } from '../../../src/lib/log.js';
 import { startService, type RunningService } from '../../../src/service/index.js';
-import { dumpSqlite } from '../../support/index-dump.js';
-import { startRpcProxy, startTestChain, type RpcProxy, type TestChain } from '../../support/indexer-chain.js';
-import { pollUntil } from '../../support/poll.js';
+import { dumpSqlite } from '../../support/service/index-dump.js';
+import { startRpcProxy, startTestChain, type RpcProxy, type TestChain } from '../../support/chain/indexer-chain.js';
+import { waitFor } from '../../support/poll.js';
 
 let chain: TestChain;
 let first: RpcProxy;
@@ -55,11 +55,11 @@ it('completes the index through the second node when the first dies mid-catch-up
   first.hold = (r) => (r.method === 'eth_getLogs' ? new Promise((resolve) => setTimeout(resolve, 150)) : null);
   const service = await serve([first.url, second.url]);
   const head = await chain.provider.getBlockNumber();
-  await pollUntil(() => service.indexerStatus().indexedBlock > 0, 'the first indexed range', 30_000);
+  await waitFor('the first indexed range', () => service.indexerStatus().indexedBlock > 0, { timeoutMs: 30_000 });
   expect(service.indexerStatus().indexedBlock).toBeLessThan(head);
   await first.stop();
 
-  await pollUntil(() => service.indexerStatus().indexedBlock >= head, 'the index caught up through the second node', 60_000);
+  await waitFor('the index caught up through the second node', () => service.indexerStatus().indexedBlock >= head, { timeoutMs: 60_000 });
   const health = (await (await fetch(`${service.url}/health`)).json()) as any;
   expect(health.networks[0].node.inUse).toBe(1);
   expect(health.networks[0].node.nodes[0].problem).toBe('refused');
@@ -67,7 +67,7 @@ it('completes the index through the second node when the first dies mid-catch-up
   expect(second.requests.some((r) => r.method === 'eth_getLogs')).toBe(true);
 
   const alone = await serve([chain.url]);
-  await pollUntil(() => alone.indexerStatus().indexedBlock >= head, 'the single-node run caught up', 60_000);
+  await waitFor('the single-node run caught up', () => alone.indexerStatus().indexedBlock >= head, { timeoutMs: 60_000 });
   expect(dumpSqlite(service.db!, { checkpoints: false })).toEqual(dumpSqlite(alone.db!, { checkpoints: false }));
   expect(dumpSqlite(service.db!, { checkpoints: false }).tokens!.length).toBeGreaterThan(400);
 });

@@ -15,12 +15,12 @@ import { openPgPool, type PgPool } from '../../../src/service/db/pg-pool.js';
 import { startIndexer } from '../../../src/service/indexer/index.js';
 import { startService, type RunningService } from '../../../src/service/index.js';
 import { NODE_LINK_DOWN_MS } from '../../../src/service/network/node-link.js';
-import { waitFor } from '../../support/devchain-helpers.js';
-import { startTcpProxy, type TcpProxy } from '../../support/fault-proxy.js';
-import { dumpPg, dumpSqlite } from '../../support/index-dump.js';
-import { DEV_KEY } from '../../support/indexer-chain.js';
-import { indexerTestArtifacts } from '../../support/indexer-contracts.js';
-import { createTestDatabase, type TestDatabase } from '../../support/postgres-db.js';
+import { startTcpProxy, type TcpProxy } from '../../support/faults/fault-proxy.js';
+import { dumpPg, dumpSqlite } from '../../support/service/index-dump.js';
+import { DEV_KEY } from '../../support/chain/indexer-chain.js';
+import { indexerTestArtifacts } from '../../support/chain/indexer-contracts.js';
+import { createTestDatabase, type TestDatabase } from '../../support/service/postgres-db.js';
+import { waitFor } from '../../support/poll.js';
 
 /** The cut is noticed within a probe timeout (1 s here), then NODE_LINK_DOWN_MS, then at most two 2 s lock tries. */
 const TAKE_OVER_MS = 20_000;
@@ -84,10 +84,10 @@ it('hands the indexer and the watcher to the instance whose node answers, and th
   const leader = await waitFor('exactly one indexer leader', () => {
     const holders = services.filter((s) => s.roles().includes('indexer-leader'));
     return holders.length === 1 ? holders[0] : undefined;
-  }, 30_000, 50);
+  }, { timeoutMs: 30_000, everyMs: 50 });
   const other = services.find((s) => s !== leader)!;
   const cut = proxies[services.indexOf(leader)]!;
-  await waitFor('the leader to index the first mints', async () => leader.indexerStatus().indexedBlock >= (await head()), 30_000, 100);
+  await waitFor('the leader to index the first mints', async () => leader.indexerStatus().indexedBlock >= (await head()), { timeoutMs: 30_000, everyMs: 100 });
 
   await cut.down();
   const cutAt = Date.now();
@@ -97,7 +97,7 @@ it('hands the indexer and the watcher to the instance whose node answers, and th
     await send('burn', 4);
     await send('mintMany', bob, 100, 30);
   })();
-  await waitFor('the other instance holding both roles', () => (leads(other).length === 2 ? true : undefined), TAKE_OVER_MS + 30_000, 50);
+  await waitFor('the other instance holding both roles', () => (leads(other).length === 2 ? true : undefined), { timeoutMs: TAKE_OVER_MS + 30_000, everyMs: 50 });
   const takeOverMs = Date.now() - cutAt;
   expect(takeOverMs, 'the hand-over after the cut (ms)').toBeGreaterThanOrEqual(NODE_LINK_DOWN_MS);
   expect(takeOverMs, 'the hand-over after the cut (ms)').toBeLessThan(TAKE_OVER_MS);
@@ -112,11 +112,11 @@ it('hands the indexer and the watcher to the instance whose node answers, and th
     expect(leads(leader)).toEqual([]);
     expect(leads(other)).toEqual(['indexer-leader', 'watcher-leader']);
     return Date.now() >= watchUntil && other.indexerStatus().indexedBlock >= last ? true : undefined;
-  }, 60_000, 100);
+  }, { timeoutMs: 60_000, everyMs: 100 });
 
   // The link comes back: the roles stay where they are (only the normal election moves them).
   await cut.up();
-  await waitFor('the old leader serving again', () => (leader.networks[0]!.state() === 'serving' ? true : undefined), 30_000, 100);
+  await waitFor('the old leader serving again', () => (leader.networks[0]!.state() === 'serving' ? true : undefined), { timeoutMs: 30_000, everyMs: 100 });
   expect(leads(other)).toEqual(['indexer-leader', 'watcher-leader']);
   expect(leads(leader)).toEqual([]);
 

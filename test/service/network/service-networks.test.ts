@@ -11,9 +11,9 @@ import { DEV_CHAIN_ID, DEV_CHAIN_ID_2, startDevchain, type Devchain } from '../.
 import { silentLogger, type Logger } from '../../../src/lib/log.js';
 import { TransactionTracker, type TrackerMessage } from '@txdesk/tracker';
 import { startService, type RunningService } from '../../../src/service/index.js';
-import { startTcpProxy, type TcpProxy } from '../../support/fault-proxy.js';
-import { pollUntil } from '../../support/poll.js';
-import { DEV_KEYS, sendTransfer } from '../../support/tracker-harness.js';
+import { startTcpProxy, type TcpProxy } from '../../support/faults/fault-proxy.js';
+import { DEV_KEYS, sendTransfer } from '../../support/service/tracker-harness.js';
+import { waitFor } from '../../support/poll.js';
 
 let chains: Devchain[] = [];
 let proxies: TcpProxy[] = [];
@@ -96,7 +96,7 @@ async function trackOn(chain: Devchain, network: string, key: string): Promise<T
   try {
     const tx = await sendTransfer(new Wallet(key, provider), { chainId: chain.chainId });
     await t.trackTransaction(tx.hash, { timeout: 60_000, confirmation: 1 });
-    return await pollUntil(() => seen.find((m) => m.data.type === 'receipt' && m.data.result.transactionHash === tx.hash), `a receipt on ${network}`, 30_000);
+    return await waitFor(`a receipt on ${network}`, () => seen.find((m) => m.data.type === 'receipt' && m.data.result.transactionHash === tx.hash), { timeoutMs: 30_000 });
   } finally {
     provider.destroy();
   }
@@ -122,7 +122,7 @@ describe('one service, two networks', () => {
     const owner = Wallet.createRandom().address.toLowerCase();
     await chains[0]!.giveTokens(owner, 2);
     await chains[1]!.giveTokens(owner, 5);
-    await pollUntil(async () => (await tileCount('/nft/v1/ethereum/local-2', owner)) === 5 && (await tileCount('/nft/v1/ethereum/local', owner)) === 2, 'both listings', 30_000);
+    await waitFor('both listings', async () => (await tileCount('/nft/v1/ethereum/local-2', owner)) === 5 && (await tileCount('/nft/v1/ethereum/local', owner)) === 2, { timeoutMs: 30_000 });
     expect(await balanceOnChain(chains[0]!, owner)).toBe(2);
     expect(await balanceOnChain(chains[1]!, owner)).toBe(5);
     // The seed's path is the default network's.
@@ -150,10 +150,10 @@ describe('one service, two networks', () => {
   it('reports a network whose node stops as unreachable while the other goes on, and catches up with nothing skipped', async () => {
     const owner = Wallet.createRandom().address.toLowerCase();
     await chains[1]!.giveTokens(owner, 1);
-    await pollUntil(async () => (await tileCount('/nft/v1/ethereum/local-2', owner)) === 1, 'the first token', 30_000);
+    await waitFor('the first token', async () => (await tileCount('/nft/v1/ethereum/local-2', owner)) === 1, { timeoutMs: 30_000 });
 
     await proxies[1]!.down();
-    await pollUntil(async () => (await get('/nft/v1/networks')).body.data[1].state === 'unreachable', 'local-2 unreachable', 10_000);
+    await waitFor('local-2 unreachable', async () => (await get('/nft/v1/networks')).body.data[1].state === 'unreachable', { timeoutMs: 10_000 });
     // The listing answers from what is indexed, and says that no node can be used and how far behind it may be.
     const stale = await tokensOf('/nft/v1/ethereum/local-2', owner);
     expect(stale.status).toBe(200);
@@ -172,17 +172,17 @@ describe('one service, two networks', () => {
     // Meanwhile the chain goes on (minted straight at the node, not through the proxy), and so does the other network.
     await chains[1]!.giveTokens(owner, 3);
     await chains[0]!.giveTokens(owner, 1);
-    await pollUntil(async () => (await tileCount('/nft/v1/ethereum/local', owner)) === 1, 'local indexing on', 30_000);
+    await waitFor('local indexing on', async () => (await tileCount('/nft/v1/ethereum/local', owner)) === 1, { timeoutMs: 30_000 });
     await trackOn(chains[0]!, 'local', DEV_KEYS[10]!);
     expect((await get('/nft/v1/networks')).body.data[0].state).toBe('serving');
 
     await proxies[1]!.up();
-    await pollUntil(async () => (await tileCount('/nft/v1/ethereum/local-2', owner)) === 4, 'local-2 caught up', 30_000);
+    await waitFor('local-2 caught up', async () => (await tileCount('/nft/v1/ethereum/local-2', owner)) === 4, { timeoutMs: 30_000 });
     expect(await balanceOnChain(chains[1]!, owner)).toBe(4);
     expect((await get('/nft/v1/networks')).body.data[1].state).toBe('serving');
     // The index lag on /metrics follows the node back: the head seen again, the blocks mined meanwhile indexed.
     const head = Number(await new JsonRpcProvider(chains[1]!.nodeUrl, undefined, { staticNetwork: true }).getBlockNumber());
-    await pollUntil(async () => ((await metric('txdesk_indexed_block', net('local-2'))) ?? 0) >= head && (await metric('txdesk_index_lag_blocks', net('local-2'))) === 0, 'local-2 lag back to 0', 20_000);
+    await waitFor('local-2 lag back to 0', async () => ((await metric('txdesk_indexed_block', net('local-2'))) ?? 0) >= head && (await metric('txdesk_index_lag_blocks', net('local-2'))) === 0, { timeoutMs: 20_000 });
     expect(await metric('txdesk_network_up', net('local-2'))).toBe(1);
   });
 
@@ -251,13 +251,13 @@ describe('one service, two networks', () => {
     const count = async () => ((await (await fetch(`${one.url}/nft/v1/accounts/${owner}/tokens?clientId=${own}`)).json()) as any).pagination?.totalCount;
     try {
       await chains[0]!.giveTokens(owner, 1);
-      await pollUntil(async () => (await count()) === 1, 'the first token', 30_000);
+      await waitFor('the first token', async () => (await count()) === 1, { timeoutMs: 30_000 });
       // The same address now answers for chain 31338: a node replaced by one of another chain.
       await node.down(); // cuts the open connections too
       await node.close();
       node = await startTcpProxy(chains[1]!.nodeUrl, port);
-      await pollUntil(() => one.networks[0]!.state() === 'wrong-chain', 'the other chain noticed', 30_000);
-      await pollUntil(() => one.networks[0]!.indexerStatus().headBlock === 0, 'the indexer paused', 30_000);
+      await waitFor('the other chain noticed', () => one.networks[0]!.state() === 'wrong-chain', { timeoutMs: 30_000 });
+      await waitFor('the indexer paused', () => one.networks[0]!.indexerStatus().headBlock === 0, { timeoutMs: 30_000 });
       await chains[1]!.giveTokens(owner, 2);
       // Mined while paused, on the wrong chain: never indexed (the count below stays at chain 31337's two).
 
@@ -265,7 +265,7 @@ describe('one service, two networks', () => {
       await node.close();
       node = await startTcpProxy(chains[0]!.nodeUrl, port);
       await chains[0]!.giveTokens(owner, 1);
-      await pollUntil(async () => one.networks[0]!.state() === 'serving' && (await count()) === 2, 'indexing on the right chain again', 30_000);
+      await waitFor('indexing on the right chain again', async () => one.networks[0]!.state() === 'serving' && (await count()) === 2, { timeoutMs: 30_000 });
       expect(await balanceOnChain(chains[0]!, owner)).toBe(2);
     } finally {
       await one.stop();

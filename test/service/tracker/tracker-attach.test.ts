@@ -12,8 +12,9 @@ import { silentLogger } from '../../../src/lib/log.js';
 import { openDatabase, type Db } from '../../../src/lib/sqlite.js';
 import { openSqliteTrackerStore } from '../../../src/service/tracker/sqlite/tracker-store-sqlite.js';
 import type { AttachedTracker } from '../../../src/service/tracker/index.js';
-import { attachTrackerOn } from '../../support/tracker-on-server.js';
-import { DEV_KEYS, RawTrackerClient, sendTransfer, waitUntil } from '../../support/tracker-harness.js';
+import { attachTrackerOn } from '../../support/service/tracker-on-server.js';
+import { DEV_KEYS, RawTrackerClient, sendTransfer } from '../../support/service/tracker-harness.js';
+import { waitFor } from '../../support/poll.js';
 
 let anvil: RunningAnvil;
 let server: Server;
@@ -56,13 +57,13 @@ it('tracks over a ws:// node URL and reports receipt then confirmation', async (
   const provider = new JsonRpcProvider(anvil.url, undefined, { staticNetwork: true, cacheTimeout: -1 });
   const tx = await sendTransfer(new Wallet(DEV_KEYS[1]!, provider));
   await c.request('track_transaction', [tx.hash, { confirmation: 1, timeout: 60_000 }]);
-  const receipt = await waitUntil(() => c.pushesOf('receipt', tx.hash)[0], 'receipt');
+  const receipt = await waitFor('receipt', () => c.pushesOf('receipt', tx.hash)[0]);
   await c.request('ack', [receipt.result.ackId]);
-  const conf = await waitUntil(() => c.pushesOf('confirmation', tx.hash)[0], 'confirmation');
+  const conf = await waitFor('confirmation', () => c.pushesOf('confirmation', tx.hash)[0]);
   await c.request('ack', [conf.result.ackId]);
   await c.close();
   provider.destroy();
-  await waitUntil(() => (db.prepare('SELECT count(*) AS n FROM tracker_message').get() as { n: number }).n === 0, 'acked messages pruned');
+  await waitFor('acked messages pruned', () => (db.prepare('SELECT count(*) AS n FROM tracker_message').get() as { n: number }).n === 0);
 });
 
 it('leaves upgrades on other paths to their own handler', async () => {

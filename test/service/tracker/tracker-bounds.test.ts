@@ -11,8 +11,8 @@ import { openDatabase } from '../../../src/lib/sqlite.js';
 import { createTrackerEngine, MAX_UNSEEN_LOOKUPS_PER_ROUND, type TrackerEngine } from '../../../src/service/tracker/tracker-engine.js';
 import { openSqliteTrackerStore } from '../../../src/service/tracker/sqlite/tracker-store-sqlite.js';
 import { unseenLookupDelayMs } from '../../../src/service/tracker/tracker-watch-policy.js';
-import { FakeChain, hash } from '../../support/tracker-fake-chain.js';
-import { waitUntil } from '../../support/tracker-harness.js';
+import { FakeChain, hash } from '../../support/chain/tracker-fake-chain.js';
+import { waitFor } from '../../support/poll.js';
 
 let engine: TrackerEngine | null = null;
 afterEach(async () => {
@@ -75,7 +75,7 @@ describe('a client tracking hashes no node has seen', () => {
     // The timeout passes: every hash is reported pending once (one receipt lookup each, as before).
     const perBlock: Map<string, number>[] = [];
     perBlock.push(await nextBlock(chain, clock, e, 2_000));
-    await waitUntil(() => sent.filter((s) => s.type === 'pending').length === 100_000, 'a pending for every hash', 120_000);
+    await waitFor('a pending for every hash', () => sent.filter((s) => s.type === 'pending').length === 100_000, { timeoutMs: 120_000 });
     gc();
     const heapEarly = process.memoryUsage().heapUsed;
 
@@ -111,13 +111,13 @@ describe('a client tracking hashes no node has seen', () => {
     await e.track('c', ghost, 1, 5_000);
     await e.track('c', real, 100, 5_000);
     await nextBlock(chain, clock, e, 10_000);
-    await waitUntil(() => sent.filter((s) => s.type === 'pending').length === 2, 'both pending');
+    await waitFor('both pending', () => sent.filter((s) => s.type === 'pending').length === 2);
     await nextBlock(chain, clock, e, 10_000, [real]);
-    await waitUntil(() => sent.find((s) => s.type === 'receipt'), 'the receipt of the real one');
+    await waitFor('the receipt of the real one', () => sent.find((s) => s.type === 'receipt'));
     expect(sent.some((s) => s.expired)).toBe(false);
     // Past the expiry (60 s here; 1 h by default) the ghost ends; the real one, mined, keeps waiting for depth.
     for (let i = 0; i < 6 && !sent.some((s) => s.expired); i++) await nextBlock(chain, clock, e, 15_000);
-    await waitUntil(() => sent.find((s) => s.expired), 'the expired pending');
+    await waitFor('the expired pending', () => sent.find((s) => s.expired));
     expect(sent.filter((s) => s.expired)).toEqual([{ type: 'pending', tx: ghost, expired: true }]);
     expect(e.isTracked('c', ghost)).toBe(false);
     expect(e.isTracked('c', real)).toBe(true);

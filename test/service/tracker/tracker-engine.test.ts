@@ -6,8 +6,8 @@ import { openDatabase } from '../../../src/lib/sqlite.js';
 import { createTrackerEngine, type TrackerEngine } from '../../../src/service/tracker/tracker-engine.js';
 import type { TrackerStore } from '../../../src/service/tracker/tracker-store.js';
 import { openSqliteTrackerStore } from '../../../src/service/tracker/sqlite/tracker-store-sqlite.js';
-import { FakeChain, hash } from '../../support/tracker-fake-chain.js';
-import { waitUntil } from '../../support/tracker-harness.js';
+import { FakeChain, hash } from '../../support/chain/tracker-fake-chain.js';
+import { waitFor } from '../../support/poll.js';
 
 let engine: TrackerEngine | null = null;
 afterEach(async () => {
@@ -49,19 +49,19 @@ describe('the chain watcher', () => {
     chain.mine('a');
     chain.mine('a', [tx]);
     chain.mine('a');
-    await waitUntil(() => sent.find((s) => s.type === 'receipt'), 'the first receipt');
+    await waitFor('the first receipt', () => sent.find((s) => s.type === 'receipt'));
     expect(sent[0]).toMatchObject({ type: 'receipt', blockNumber: 2, blockHash: hash('a-2') });
     chain.rewind(2);
     chain.mine('b');
     chain.mine('b', [tx]);
     chain.mine('b');
-    await waitUntil(() => sent.filter((s) => s.type === 'receipt').length === 2, 'the receipt from branch b');
+    await waitFor('the receipt from branch b', () => sent.filter((s) => s.type === 'receipt').length === 2);
     expect(sent[1]).toMatchObject({ type: 'receipt', blockNumber: 3, blockHash: hash('b-3') });
     // The undelivered receipt of branch a was withdrawn from the store.
     const stored = db.prepare("SELECT payload FROM tracker_message WHERE type = 'receipt'").all() as { payload: string }[];
     expect(stored.map((r) => JSON.parse(r.payload).result.blockHash)).toEqual([hash('b-3')]);
     for (let i = 0; i < 4; i++) chain.mine('b');
-    await waitUntil(() => sent.find((s) => s.type === 'confirmation'), 'the confirmation');
+    await waitFor('the confirmation', () => sent.find((s) => s.type === 'confirmation'));
     expect(sent.filter((s) => s.type === 'confirmation')).toEqual([{ type: 'confirmation', blockNumber: 3, blockHash: hash('b-3'), tx }]);
   });
 
@@ -76,7 +76,7 @@ describe('the chain watcher', () => {
     await new Promise((r) => setTimeout(r, 300));
     expect(sent).toEqual([]);
     chain.down = false;
-    await waitUntil(() => sent.find((s) => s.type === 'confirmation'), 'receipt and confirmation');
+    await waitFor('receipt and confirmation', () => sent.find((s) => s.type === 'confirmation'));
     expect(sent.map((s) => s.type)).toEqual(['receipt', 'confirmation']);
   });
 
@@ -89,7 +89,7 @@ describe('the chain watcher', () => {
     await new Promise((r) => setTimeout(r, 100));
     chain.mine('a', [tx]);
     for (let i = 0; i < 100; i++) chain.mine('a');
-    await waitUntil(() => sent.find((s) => s.type === 'receipt'), 'the receipt from a skipped block');
+    await waitFor('the receipt from a skipped block', () => sent.find((s) => s.type === 'receipt'));
     expect(sent[0]).toMatchObject({ blockNumber: 1 });
   });
 
@@ -99,7 +99,7 @@ describe('the chain watcher', () => {
     const { engine, sent } = start(chain);
     await engine.start();
     await engine.track('c', tx, 2, 200);
-    await waitUntil(() => sent.find((s) => s.type === 'pending'), 'pending');
+    await waitFor('pending', () => sent.find((s) => s.type === 'pending'));
     expect(sent).toEqual([{ type: 'pending', blockHash: undefined, blockNumber: undefined, tx }]);
   });
 });
@@ -113,10 +113,10 @@ describe('a chain that goes back without new blocks', () => {
     await engine.track('c', tx, 5, 60_000);
     chain.mine('a');
     chain.mine('a', [tx]);
-    await waitUntil(() => sent.find((s) => s.type === 'receipt'), 'the receipt');
+    await waitFor('the receipt', () => sent.find((s) => s.type === 'receipt'));
     chain.rewind(1);
     const stored = () => (db.prepare("SELECT count(*) AS n FROM tracker_message WHERE type = 'receipt'").get() as { n: number }).n;
-    await waitUntil(() => stored() === 0, 'the receipt withdrawn');
+    await waitFor('the receipt withdrawn', () => stored() === 0);
   });
 });
 
@@ -130,10 +130,10 @@ describe('a chain that goes back after the window saw the block', () => {
     chain.mine('a', [tx]);
     await new Promise((r) => setTimeout(r, 300));
     await engine.track('c', tx, 5, 60_000);
-    await waitUntil(() => sent.find((s) => s.type === 'receipt'), 'the receipt');
+    await waitFor('the receipt', () => sent.find((s) => s.type === 'receipt'));
     chain.rewind(1);
     const stored = () => (db.prepare("SELECT count(*) AS n FROM tracker_message WHERE type = 'receipt'").get() as { n: number }).n;
-    await waitUntil(() => stored() === 0, 'the receipt withdrawn');
+    await waitFor('the receipt withdrawn', () => stored() === 0);
   });
 });
 
@@ -164,16 +164,16 @@ describe("the store's round hooks", () => {
     await engine.start();
     // Rounds with nothing to look up leave the store alone.
     chain.mine('a');
-    await waitUntil(() => (chain.calls.get('eth_getBlockByNumber') ?? 0) >= 3, 'rounds that follow the head');
+    await waitFor('rounds that follow the head', () => (chain.calls.get('eth_getBlockByNumber') ?? 0) >= 3);
     expect(counts.begun).toBe(0);
     // The node refuses receipts: each round begins, fails at the lookup, and still ends.
     chain.refuse.add('eth_getTransactionReceipt');
     await engine.track('c', tx, 0, 60_000);
-    await waitUntil(() => counts.ended >= 2, 'rounds that fail at the receipt lookup');
+    await waitFor('rounds that fail at the receipt lookup', () => counts.ended >= 2);
     expect(sent).toEqual([]);
     chain.refuse.clear();
     chain.mine('a', [tx]);
-    await waitUntil(() => sent.find((s) => s.type === 'confirmation'), 'receipt and confirmation');
+    await waitFor('receipt and confirmation', () => sent.find((s) => s.type === 'confirmation'));
     await engine.whenIdle();
     expect(counts.ended).toBe(counts.begun);
     expect(counts.open).toBe(0);
@@ -183,7 +183,7 @@ describe("the store's round hooks", () => {
     const heads = chain.calls.get('eth_getBlockByNumber') ?? 0;
     chain.mine('a');
     chain.mine('a');
-    await waitUntil(() => (chain.calls.get('eth_getBlockByNumber') ?? 0) >= heads + 2, 'rounds after the confirmation');
+    await waitFor('rounds after the confirmation', () => (chain.calls.get('eth_getBlockByNumber') ?? 0) >= heads + 2);
     expect(counts.begun).toBe(begun);
   });
 
@@ -198,7 +198,7 @@ describe("the store's round hooks", () => {
     await engine.track('c', tx, 1, 60_000);
     chain.mine('a', [tx]);
     chain.mine('a');
-    await waitUntil(() => sent.find((s) => s.type === 'confirmation'), 'receipt and confirmation despite the failing ends');
+    await waitFor('receipt and confirmation despite the failing ends', () => sent.find((s) => s.type === 'confirmation'));
     await engine.whenIdle();
     expect(sent.map((s) => s.type)).toEqual(['receipt', 'confirmation']);
     expect(warnings.length).toBe(counts.ended);

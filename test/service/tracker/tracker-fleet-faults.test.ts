@@ -5,9 +5,10 @@ import { JsonRpcProvider, Wallet } from 'ethers';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startAnvil, type RunningAnvil } from '../../../src/devchain/index.js';
-import { createTestDatabase, type TestDatabase } from '../../support/postgres-db.js';
-import { startTrackerFleet, stopTrackerFleet, type FleetInstance } from '../../support/tracker-fleet.js';
-import { DEV_KEYS, RawTrackerClient, sendTransfer, waitUntil } from '../../support/tracker-harness.js';
+import { createTestDatabase, type TestDatabase } from '../../support/service/postgres-db.js';
+import { startTrackerFleet, stopTrackerFleet, type FleetInstance } from '../../support/service/tracker-fleet.js';
+import { DEV_KEYS, RawTrackerClient, sendTransfer } from '../../support/service/tracker-harness.js';
+import { waitFor } from '../../support/poll.js';
 
 let anvil: RunningAnvil;
 let provider: JsonRpcProvider;
@@ -28,13 +29,13 @@ afterAll(async () => {
   await database?.drop();
 });
 
-const oneWatcher = () => waitUntil(() => instances.filter((i) => i.tracker.isWatcher()).length === 1, 'exactly one watcher leader', 20_000);
+const oneWatcher = () => waitFor('exactly one watcher leader', () => instances.filter((i) => i.tracker.isWatcher()).length === 1, { timeoutMs: 20_000 });
 
 /** Tracks a new transfer through `via` and waits for its receipt push at `sub`. */
 async function trackAndReceive(via: RawTrackerClient, sub: RawTrackerClient, wallet: Wallet): Promise<void> {
   const tx = await sendTransfer(wallet);
   expect((await via.request('track_transaction', [tx.hash, { confirmation: 1, timeout: 60_000 }])).result).toBe(true);
-  await waitUntil(() => sub.pushesOf('receipt', tx.hash).length > 0, `the receipt of ${tx.hash} on the other instance`, 30_000);
+  await waitFor(`the receipt of ${tx.hash} on the other instance`, () => sub.pushesOf('receipt', tx.hash).length > 0, { timeoutMs: 30_000 });
 }
 
 it('recovers from the database dropping every connection: one leader again, and delivery across instances', async () => {
@@ -56,14 +57,14 @@ it('recovers from the database dropping every connection: one leader again, and 
   // The leader lost its lock with its connection: the role is taken again, by exactly one of the two.
   await oneWatcher();
   // The WebSockets stayed open; tracking on one and delivery on the other work again (retried while reconnecting).
-  await waitUntil(async () => {
+  await waitFor('delivery across instances after the reconnect', async () => {
     try {
       await trackAndReceive(tracking, subscribed, wallet);
       return true;
     } catch {
       return undefined;
     }
-  }, 'delivery across instances after the reconnect', 60_000);
+  }, { timeoutMs: 60_000 });
   await tracking.close();
   await subscribed.close();
 });

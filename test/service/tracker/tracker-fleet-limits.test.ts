@@ -4,9 +4,10 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startAnvil, type RunningAnvil } from '../../../src/devchain/index.js';
 import { RPC_LIMIT_EXCEEDED } from '@txdesk/tracker/tracker-wire';
-import { createTestDatabase, type TestDatabase } from '../../support/postgres-db.js';
-import { startTrackerFleet, stopTrackerFleet, type FleetInstance } from '../../support/tracker-fleet.js';
-import { RawTrackerClient, waitUntil } from '../../support/tracker-harness.js';
+import { createTestDatabase, type TestDatabase } from '../../support/service/postgres-db.js';
+import { startTrackerFleet, stopTrackerFleet, type FleetInstance } from '../../support/service/tracker-fleet.js';
+import { RawTrackerClient } from '../../support/service/tracker-harness.js';
+import { waitFor } from '../../support/poll.js';
 
 let anvil: RunningAnvil;
 let database: TestDatabase;
@@ -26,7 +27,7 @@ afterAll(async () => {
 });
 
 it('counts one client\'s trackings and subscriptions across both instances, and elects one watcher', async () => {
-  await waitUntil(() => instances.filter((i) => i.tracker.isWatcher()).length === 1, 'one watcher leader', 20_000);
+  await waitFor('one watcher leader', () => instances.filter((i) => i.tracker.isWatcher()).length === 1, { timeoutMs: 20_000 });
   const [one, two] = instances;
   const a1 = await RawTrackerClient.connect(`${one!.base}?clientId=a`);
   const a2 = await RawTrackerClient.connect(`${two!.base}?clientId=a`);

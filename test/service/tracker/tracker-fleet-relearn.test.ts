@@ -13,9 +13,9 @@ import { createTrackerEngine } from '../../../src/service/tracker/tracker-engine
 import { openPostgresTrackerStore } from '../../../src/service/tracker/postgres/tracker-store-postgres.js';
 import type { TrackerStore } from '../../../src/service/tracker/tracker-store.js';
 import { startSharedWatcher, type WatcherRole } from '../../../src/service/tracker/tracker-watcher-role.js';
-import { createTestDatabase, type TestDatabase } from '../../support/postgres-db.js';
-import { FakeChain, hash } from '../../support/tracker-fake-chain.js';
-import { waitUntil } from '../../support/tracker-harness.js';
+import { createTestDatabase, type TestDatabase } from '../../support/service/postgres-db.js';
+import { FakeChain, hash } from '../../support/chain/tracker-fake-chain.js';
+import { waitFor } from '../../support/poll.js';
 
 let database: TestDatabase;
 let shared: SharedDatabase;
@@ -51,7 +51,7 @@ it('reads again, with backoff, the trackings of another instance that it failed 
   const warnings: string[] = [];
   const log: Logger = { ...silentLogger, warn: (m: string) => void warnings.push(m), child: () => log };
   const { role, chain, receipts } = startRole(store, log);
-  await waitUntil(() => role.isLeader(), 'the watcher role', 20_000);
+  await waitFor('the watcher role', () => role.isLeader(), { timeoutMs: 20_000 });
   await role.whenIdle();
   await store.subscribe('c', 's', 60_000, Date.now());
 
@@ -60,7 +60,7 @@ it('reads again, with backoff, the trackings of another instance that it failed 
   const tx = hash('tx-from-another-instance');
   await other.track('c', tx, 1, 60_000, Date.now());
   chain.mine('a', [tx]);
-  await waitUntil(() => receipts.includes(tx), 'the receipt of the tracking read on the third try', 20_000);
+  await waitFor('the receipt of the tracking read on the third try', () => receipts.includes(tx), { timeoutMs: 20_000 });
   expect(refusals).toBe(0);
   expect(warnings.filter((w) => w.startsWith('could not read trackings stored by another instance'))).toEqual([
     'could not read trackings stored by another instance (trying again in 1 s): Connection terminated due to connection timeout',
@@ -97,13 +97,13 @@ it('learns a tracking it stored itself while it became the leader', async () => 
 
   // The lock comes free; this instance leads and its engine reads the open trackings before the row is stored.
   await holder.query('SELECT pg_advisory_unlock($1, $2)', [LOCK_CLASS, LOCKS.watcher]);
-  await waitUntil(() => role.isLeader(), 'the watcher role', 20_000);
+  await waitFor('the watcher role', () => role.isLeader(), { timeoutMs: 20_000 });
   await role.whenIdle();
   releaseTrack();
   expect(await tracking).toBe(true);
 
   chain.mine('b', [tx]);
-  await waitUntil(() => receipts.includes(tx), 'the receipt of the tracking stored while leadership began', 20_000);
+  await waitFor('the receipt of the tracking stored while leadership began', () => receipts.includes(tx), { timeoutMs: 20_000 });
 });
 
 /** A shared watcher over `store` on a fake chain; stopped after the test. Collects the receipts it delivers. */

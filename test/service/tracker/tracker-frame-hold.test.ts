@@ -11,9 +11,10 @@ import { silentLogger } from '../../../src/lib/log.js';
 import { openDatabase, type Db } from '../../../src/lib/sqlite.js';
 import { openSqliteTrackerStore } from '../../../src/service/tracker/sqlite/tracker-store-sqlite.js';
 import type { AttachedTracker } from '../../../src/service/tracker/index.js';
-import { attachTrackerOn } from '../../support/tracker-on-server.js';
-import { startRpcProxy, startTestChain, type RpcProxy, type TestChain } from '../../support/indexer-chain.js';
-import { RawTrackerClient, waitUntil } from '../../support/tracker-harness.js';
+import { attachTrackerOn } from '../../support/service/tracker-on-server.js';
+import { startRpcProxy, startTestChain, type RpcProxy, type TestChain } from '../../support/chain/indexer-chain.js';
+import { RawTrackerClient } from '../../support/service/tracker-harness.js';
+import { waitFor } from '../../support/poll.js';
 
 let chain: TestChain;
 let proxy: RpcProxy;
@@ -70,7 +71,7 @@ async function holdRoundOn(client: RawTrackerClient): Promise<{ hash: string; re
   const hash = tx.hash.toLowerCase();
   proxy.hold = (r) => (r.method === 'eth_getTransactionReceipt' && r.params[0] === hash ? gate : null);
   expect((await client.request('track_transaction', [hash, { confirmation: 1, timeout: 60_000 }])).result).toBe(true);
-  await waitUntil(() => proxy.requests.some((r) => r.method === 'eth_getTransactionReceipt' && r.params[0] === hash), 'the watcher to ask for the receipt');
+  await waitFor('the watcher to ask for the receipt', () => proxy.requests.some((r) => r.method === 'eth_getTransactionReceipt' && r.params[0] === hash));
   return { hash, release };
 }
 
@@ -87,7 +88,7 @@ it('answers frames sent during a round after the receipts of that round', async 
   await new Promise((r) => setTimeout(r, 300));
   expect(client.frames.slice(from).filter((f) => typeof f.id === 'number')).toEqual([]);
   release();
-  await waitUntil(() => [101, 102, 103].every((id) => client.frames.slice(from).some((f) => f.id === id)), 'answers to the three frames');
+  await waitFor('answers to the three frames', () => [101, 102, 103].every((id) => client.frames.slice(from).some((f) => f.id === id)));
   const after = client.frames.slice(from);
   const receiptAt = after.findIndex((f) => f.result?.payload?.type === 'receipt' && f.result.payload.result.transactionHash === hash);
   const answers = after.map((f, i) => [f.id, i] as const).filter(([id]) => typeof id === 'number');
@@ -105,5 +106,5 @@ it('answers a frame after the hold limit when the round drags on, and reads the 
   // The round is still waiting on the node: its receipt has not gone out.
   expect(client.pushesOf('receipt', hash)).toEqual([]);
   release();
-  await waitUntil(() => client.pushesOf('receipt', hash).length === 1 || undefined, 'the receipt once the node answers');
+  await waitFor('the receipt once the node answers', () => client.pushesOf('receipt', hash).length === 1 || undefined);
 });

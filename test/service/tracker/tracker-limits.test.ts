@@ -13,8 +13,8 @@ import { openDatabase, type Db } from '../../../src/lib/sqlite.js';
 import { RPC_LIMIT_EXCEEDED } from '@txdesk/tracker/tracker-wire';
 import { openSqliteTrackerStore } from '../../../src/service/tracker/sqlite/tracker-store-sqlite.js';
 import type { AttachedTracker } from '../../../src/service/tracker/index.js';
-import { attachTrackerOn } from '../../support/tracker-on-server.js';
-import { RawTrackerClient } from '../../support/tracker-harness.js';
+import { attachTrackerOn } from '../../support/service/tracker-on-server.js';
+import { RawTrackerClient } from '../../support/service/tracker-harness.js';
 
 let anvil: RunningAnvil;
 let server: Server;

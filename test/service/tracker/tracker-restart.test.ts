@@ -7,8 +7,9 @@ import { JsonRpcProvider, Wallet } from 'ethers';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startAnvil, type RunningAnvil } from '../../../src/devchain/index.js';
 import { TransactionTracker, type TrackerError, type TrackerMessage } from '@txdesk/tracker';
-import { ensureCliBuilt, killServiceProcesses, startServiceProcess } from '../../support/service-process.js';
-import { DEV_KEYS, sendTransfer, waitUntil } from '../../support/tracker-harness.js';
+import { ensureCliBuilt, killServiceProcesses, startServiceProcess } from '../../support/service/service-process.js';
+import { DEV_KEYS, sendTransfer } from '../../support/service/tracker-harness.js';
+import { waitFor } from '../../support/poll.js';
 
 let anvil: RunningAnvil;
 let provider: JsonRpcProvider;
@@ -65,20 +66,20 @@ it('delivers every message after kill -9 and a restart, resuming un-acked ones w
     await tracker.trackTransaction(tx.hash, { timeout: 60_000, confirmation: 3 });
   }
   const receiptsOf = () => new Map(seen.filter((m) => m.data.type === 'receipt').map((m) => [m.data.result.transactionHash, m.id]));
-  await waitUntil(() => receiptsOf().size === 5, 'five un-acked receipts');
+  await waitFor('five un-acked receipts', () => receiptsOf().size === 5);
   const before = receiptsOf();
 
   first.child.kill('SIGKILL');
   await new Promise((r) => first.child.once('exit', r));
-  await waitUntil(() => errors.length > 0, 'the SDK noticing the crash');
+  await waitFor('the SDK noticing the crash', () => errors.length > 0);
   // Blocks keep coming while the service is down: the confirmations fall due then.
   const head = await provider.getBlockNumber();
-  await waitUntil(async () => (await provider.getBlockNumber()) >= head + 4, 'four more blocks');
+  await waitFor('four more blocks', async () => (await provider.getBlockNumber()) >= head + 4);
 
   acking = true;
   const second = await startService(port);
   const confirmed = () => new Set(seen.filter((m) => m.data.type === 'confirmation').map((m) => m.data.result.transactionHash));
-  await waitUntil(() => hashes.every((h) => confirmed().has(h)), 'a confirmation for every transaction', 90_000);
+  await waitFor('a confirmation for every transaction', () => hashes.every((h) => confirmed().has(h)), { timeoutMs: 90_000 });
 
   const redelivered = seen.slice(5).filter((m) => m.data.type === 'receipt');
   expect(new Set(redelivered.map((m) => m.data.result.transactionHash))).toEqual(new Set(hashes));

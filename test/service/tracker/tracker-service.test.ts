@@ -2,7 +2,8 @@
 // upgrade refusals, malformed frames, the three event types, redelivery, resume, isolation, and a reorg.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { RawTrackerClient, sendTransfer, startTrackerStack, trackerWsUrl, waitUntil, type PushFrame, type TrackerStack } from '../../support/tracker-harness.js';
+import { RawTrackerClient, sendTransfer, startTrackerStack, trackerWsUrl, type PushFrame, type TrackerStack } from '../../support/service/tracker-harness.js';
+import { waitFor } from '../../support/poll.js';
 
 let stack: TrackerStack;
 const open: RawTrackerClient[] = [];
@@ -118,7 +119,7 @@ describe('events', () => {
     // A nonce gap keeps the second transaction in the pool until the first fills the gap.
     const late = await sendTransfer(w, { nonce: nonce + 1 });
     expect((await c.request('track_transaction', [late.hash, { confirmation: 2, timeout: 300 }])).result).toBe(true);
-    const pending = await waitUntil(() => c.pushesOf('pending', late.hash)[0], 'pending');
+    const pending = await waitFor('pending', () => c.pushesOf('pending', late.hash)[0]);
     expect(pending.id).toBe('events');
     expect(pending.result.payload.result).toEqual({ transactionHash: late.hash, confirmation: 2, timeout: 300 });
     expect(typeof pending.result.ackId).toBe('string');
@@ -127,7 +128,7 @@ describe('events', () => {
     expect((await c.request('ack', [pending.result.ackId])).result).toBe(true);
 
     await sendTransfer(w, { nonce });
-    const receipt = await waitUntil(() => c.pushesOf('receipt', late.hash)[0], 'receipt');
+    const receipt = await waitFor('receipt', () => c.pushesOf('receipt', late.hash)[0]);
     const r = receipt.result.payload.result;
     expect(Object.keys(r).sort()).toEqual(
       ['blockHash', 'blockNumber', 'contractAddress', 'cumulativeGasUsed', 'effectiveGasPrice', 'from', 'gasUsed', 'logs', 'status', 'to', 'transactionHash', 'transactionIndex', 'type'].sort(),
@@ -140,7 +141,7 @@ describe('events', () => {
     expect(r.blockHash).toMatch(/^0x[0-9a-f]{64}$/);
     await c.request('ack', [receipt.result.ackId]);
 
-    const confirmation = await waitUntil(() => c.pushesOf('confirmation', late.hash)[0], 'confirmation');
+    const confirmation = await waitFor('confirmation', () => c.pushesOf('confirmation', late.hash)[0]);
     expect(confirmation.result.payload.result).toEqual(r);
     expect(await stack.provider.getBlockNumber()).toBeGreaterThanOrEqual(r.blockNumber + 2);
     await c.request('ack', [confirmation.result.ackId]);
@@ -157,8 +158,8 @@ describe('events', () => {
     const b = await sendTransfer(w, { nonce: nonce + 2 });
     expect((await c.request('track_transaction', [a.hash, 1500, 3])).result).toBe(true);
     expect((await c.request('track_transaction', [b.hash, 3, 1500])).result).toBe(true);
-    const pa = await waitUntil(() => c.pushesOf('pending', a.hash)[0], 'pending a');
-    const pb = await waitUntil(() => c.pushesOf('pending', b.hash)[0], 'pending b');
+    const pa = await waitFor('pending a', () => c.pushesOf('pending', a.hash)[0]);
+    const pb = await waitFor('pending b', () => c.pushesOf('pending', b.hash)[0]);
     expect(pa.result.payload.result).toMatchObject({ confirmation: 3, timeout: 1500 });
     expect(pb.result.payload.result).toMatchObject({ confirmation: 3, timeout: 1500 });
     for (const p of [pa, pb]) await c.request('ack', [p.result.ackId]);
@@ -176,14 +177,14 @@ describe('the end of tracking', () => {
     const nonce = await w.getNonce('pending');
     const stuck = await sendTransfer(w, { nonce: nonce + 1, gwei: '2' });
     await c.request('track_transaction', [stuck.hash, { confirmation: 1, timeout: 300 }]);
-    const pending = await waitUntil(() => c.pushesOf('pending', stuck.hash)[0], 'pending');
+    const pending = await waitFor('pending', () => c.pushesOf('pending', stuck.hash)[0]);
     await c.request('ack', [pending.result.ackId]);
     // Same nonce, higher fee: the stuck hash leaves the pool for good once the gap is filled and both are mined.
     await sendTransfer(w, { nonce: nonce + 1, gwei: '4' });
     await sendTransfer(w, { nonce });
     const row = () =>
       stack.service.db!.prepare('SELECT done_at_ms FROM tracker_tracking WHERE client_id = ? AND tx_hash = ?').get(clientId, stuck.hash) as { done_at_ms: number | null };
-    await waitUntil(() => row().done_at_ms !== null, 'the tracking to end');
+    await waitFor('the tracking to end', () => row().done_at_ms !== null);
     expect(c.pushes.filter((p) => p.result.payload.result.transactionHash === stuck.hash).map((p) => p.result.payload.type)).toEqual(['pending']);
   });
 });
@@ -194,7 +195,7 @@ describe('delivery', () => {
     await c.request('tracker_subscribe', ['redeliver', 'transaction', 400]);
     const tx = await sendTransfer(stack.wallet(3));
     await c.request('track_transaction', [tx.hash, { confirmation: 50, timeout: 60_000 }]);
-    const copies = await waitUntil(() => (c.pushesOf('receipt', tx.hash).length >= 3 ? c.pushesOf('receipt', tx.hash) : null), 'two redeliveries');
+    const copies = await waitFor('two redeliveries', () => (c.pushesOf('receipt', tx.hash).length >= 3 ? c.pushesOf('receipt', tx.hash) : null));
     expect(new Set(copies.map((p) => p.result.messageId)).size).toBe(1);
     expect(new Set(copies.map((p) => p.result.ackId)).size).toBe(1);
     await c.request('ack', [copies[0]!.result.ackId]);
@@ -212,14 +213,14 @@ describe('delivery', () => {
     const t2 = await sendTransfer(w);
     await c1.request('track_transaction', [t1.hash, { confirmation: 100, timeout: 60_000 }]);
     await c1.request('track_transaction', [t2.hash, { confirmation: 100, timeout: 60_000 }]);
-    const r1 = await waitUntil(() => c1.pushesOf('receipt', t1.hash)[0], 'receipt 1');
-    const r2 = await waitUntil(() => c1.pushesOf('receipt', t2.hash)[0], 'receipt 2');
+    const r1 = await waitFor('receipt 1', () => c1.pushesOf('receipt', t1.hash)[0]);
+    const r2 = await waitFor('receipt 2', () => c1.pushesOf('receipt', t2.hash)[0]);
     await c1.request('ack', [r1.result.ackId]);
     await c1.close();
 
     const c2 = await client(clientId);
     await c2.request('tracker_subscribe', ['resume', 'transaction', 60_000]);
-    const again = await waitUntil(() => c2.pushesOf('receipt', t2.hash)[0], 'the un-acked receipt again');
+    const again = await waitFor('the un-acked receipt again', () => c2.pushesOf('receipt', t2.hash)[0]);
     expect(again.result.messageId).toBe(r2.result.messageId);
     await new Promise((r) => setTimeout(r, 500));
     expect(c2.pushesOf('receipt', t1.hash)).toHaveLength(0);
@@ -233,10 +234,10 @@ describe('delivery', () => {
     await bob.request('tracker_subscribe', ['same-name', 'transaction', 400]);
     const tx = await sendTransfer(stack.wallet(5));
     await alice.request('track_transaction', [tx.hash, { confirmation: 100, timeout: 60_000 }]);
-    const first = await waitUntil(() => alice.pushesOf('receipt', tx.hash)[0], 'alice receipt');
+    const first = await waitFor('alice receipt', () => alice.pushesOf('receipt', tx.hash)[0]);
     expect((await bob.request('ack', [first.result.ackId])).result).toBe(true);
     const n = alice.pushesOf('receipt', tx.hash).length;
-    await waitUntil(() => alice.pushesOf('receipt', tx.hash).length > n, 'a redelivery to alice despite bob’s ack');
+    await waitFor('a redelivery to alice despite bob’s ack', () => alice.pushesOf('receipt', tx.hash).length > n);
     expect(bob.pushes).toHaveLength(0);
     await alice.request('ack', [first.result.ackId]);
     await alice.request('tracker_unsubscribe', ['same-name']);
@@ -248,8 +249,8 @@ describe('delivery', () => {
     await c.request('tracker_subscribe', ['fan-b', 'transaction', null]);
     const tx = await sendTransfer(stack.wallet(6));
     await c.request('track_transaction', [tx.hash, { confirmation: 100, timeout: 60_000 }]);
-    const a = await waitUntil(() => c.pushesOf('receipt', tx.hash).find((p) => p.id === 'fan-a'), 'fan-a');
-    const b = await waitUntil(() => c.pushesOf('receipt', tx.hash).find((p) => p.id === 'fan-b'), 'fan-b');
+    const a = await waitFor('fan-a', () => c.pushesOf('receipt', tx.hash).find((p) => p.id === 'fan-a'));
+    const b = await waitFor('fan-b', () => c.pushesOf('receipt', tx.hash).find((p) => p.id === 'fan-b'));
     expect(a.result.messageId).toBe(b.result.messageId);
     expect(a.result.ackId).not.toBe(b.result.ackId);
     await c.request('tracker_unsubscribe', ['fan-a']);
@@ -265,25 +266,25 @@ describe('reorganisations', () => {
       const tx = await sendTransfer(stack.wallet(7));
       await c.request('track_transaction', [tx.hash, { confirmation: 3, timeout: 60_000 }]);
       await mine();
-      const first: PushFrame = await waitUntil(() => c.pushesOf('receipt', tx.hash)[0], 'the first receipt');
+      const first: PushFrame = await waitFor('the first receipt', () => c.pushesOf('receipt', tx.hash)[0]);
       await c.request('ack', [first.result.ackId]);
       // Replace the block holding the transaction with an empty one: the receipt is gone.
       await stack.provider.send('anvil_reorg', [1, []]);
       expect(await stack.provider.send('eth_getTransactionReceipt', [tx.hash])).toBeNull();
       await mine(2);
       // The withdrawn receipt is announced as a pending with result.reorged (the next receipt waits for its ack).
-      const again = await waitUntil(() => c.pushesOf('pending', tx.hash)[0], 'the reorged pending');
+      const again = await waitFor('the reorged pending', () => c.pushesOf('pending', tx.hash)[0]);
       expect(again.result.payload.result).toMatchObject({ transactionHash: tx.hash, reorged: true });
       await c.request('ack', [again.result.ackId]);
       // Mined again, in another block.
       await stack.provider.send('eth_sendRawTransaction', [tx.raw]);
       await mine();
-      const second = await waitUntil(() => c.pushesOf('receipt', tx.hash)[1], 'the receipt from the new block');
+      const second = await waitFor('the receipt from the new block', () => c.pushesOf('receipt', tx.hash)[1]);
       expect(second.result.payload.result.blockHash).not.toBe(first.result.payload.result.blockHash);
       expect(second.result.messageId).not.toBe(first.result.messageId);
       await c.request('ack', [second.result.ackId]);
       await mine(3);
-      const conf = await waitUntil(() => c.pushesOf('confirmation', tx.hash)[0], 'the confirmation');
+      const conf = await waitFor('the confirmation', () => c.pushesOf('confirmation', tx.hash)[0]);
       expect(conf.result.payload.result.blockHash).toBe(second.result.payload.result.blockHash);
       expect(c.pushesOf('confirmation', tx.hash)).toHaveLength(1);
       await c.request('ack', [conf.result.ackId]);
@@ -298,21 +299,21 @@ describe('reorganisations', () => {
       const tx = await sendTransfer(stack.wallet(7));
       await c.request('track_transaction', [tx.hash, { confirmation: 2, timeout: 60_000 }]);
       await mine();
-      const first = await waitUntil(() => c.pushesOf('receipt', tx.hash)[0], 'the first receipt');
+      const first = await waitFor('the first receipt', () => c.pushesOf('receipt', tx.hash)[0]);
       await c.request('ack', [first.result.ackId]);
       await stack.provider.send('evm_revert', [snapshot]);
       await mine(3);
-      const again = await waitUntil(() => c.pushesOf('pending', tx.hash)[0], 'the reorged pending');
+      const again = await waitFor('the reorged pending', () => c.pushesOf('pending', tx.hash)[0]);
       expect(again.result.payload.result).toMatchObject({ transactionHash: tx.hash, reorged: true });
       await c.request('ack', [again.result.ackId]);
       expect(c.pushesOf('confirmation', tx.hash)).toHaveLength(0);
       await stack.provider.send('eth_sendRawTransaction', [tx.raw]).catch(() => {});
       await mine();
-      const second = await waitUntil(() => c.pushesOf('receipt', tx.hash)[1], 'the receipt after the revert');
+      const second = await waitFor('the receipt after the revert', () => c.pushesOf('receipt', tx.hash)[1]);
       expect(second.result.payload.result.blockHash).not.toBe(first.result.payload.result.blockHash);
       await c.request('ack', [second.result.ackId]);
       await mine(2);
-      const conf = await waitUntil(() => c.pushesOf('confirmation', tx.hash)[0], 'the confirmation');
+      const conf = await waitFor('the confirmation', () => c.pushesOf('confirmation', tx.hash)[0]);
       expect(conf.result.payload.result.blockHash).toBe(second.result.payload.result.blockHash);
       await c.request('ack', [conf.result.ackId]);
     });

@@ -5,7 +5,7 @@ import type { TrackerStore } from '../../../src/service/tracker/tracker-store.js
 import { openSqliteTrackerStore } from '../../../src/service/tracker/sqlite/tracker-store-sqlite.js';
 import { openPostgresTrackerStore, trackerPgMigrations } from '../../../src/service/tracker/postgres/tracker-store-postgres.js';
 import type { NewMessage } from '../../../src/service/tracker/tracker-store.js';
-import { backends, type BackendPlace } from '../../support/store-backends.js';
+import { backends, type BackendPlace } from '../../support/service/store-backends.js';
 
 const hash = (n: number) => '0x' + n.toString(16).padStart(64, '0');
 const msg = (clientId: string, n: number, type: NewMessage['type'] = 'pending'): NewMessage => ({ clientId, txHash: hash(n), type, payload: `{"type":"${type}","result":{"n":${n}}}` });

@@ -9,11 +9,11 @@ import { Wallet, type Contract } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger, silentLogger } from '../../../src/lib/log.js';
 import { startService, type RunningService, type ServiceOptions } from '../../../src/service/index.js';
-import { createTestDatabase } from '../../support/postgres-db.js';
-import { call, waitForIndexed } from '../../support/service-harness.js';
-import { rpc, startRpcProxy, startTestChain, type TestChain } from '../../support/indexer-chain.js';
-import { waitUntil } from '../../support/tracker-harness.js';
-import { startWebhookReceiver, type WebhookReceiver } from '../../support/webhook-receiver.js';
+import { createTestDatabase } from '../../support/service/postgres-db.js';
+import { call, waitForIndexed } from '../../support/service/service-harness.js';
+import { rpc, startRpcProxy, startTestChain, type TestChain } from '../../support/chain/indexer-chain.js';
+import { startWebhookReceiver, type WebhookReceiver } from '../../support/service/webhook-receiver.js';
+import { waitFor } from '../../support/poll.js';
 
 const LAG = 3;
 let chain: TestChain;
@@ -80,7 +80,7 @@ describe('address activity', () => {
     expect(activity().every((b) => b.payload.result.blockNumber <= tipNow - LAG)).toBe(true);
     expect(activity().length).toBeLessThan(4);
     await chain.mine(LAG);
-    await waitUntil(() => activity().length >= 4, 'four activity messages', 30_000);
+    await waitFor('four activity messages', () => activity().length >= 4, { timeoutMs: 30_000 });
     await new Promise((r) => setTimeout(r, 1_000));
     const got = activity().map((b) => b.payload.result);
     expect(got).toHaveLength(4);
@@ -106,7 +106,7 @@ describe('address activity', () => {
     const afterTx = await sendTx(nft, 'mint', watched, 101);
     await chain.mine(LAG + 2);
     await waitForIndexed(service.url, (await head()) - LAG);
-    await waitUntil(() => activity().length > before, 'the move of the new history');
+    await waitFor('the move of the new history', () => activity().length > before);
     await new Promise((r) => setTimeout(r, 1_000));
     const fresh = activity().slice(before).map((b) => b.payload.result);
     expect(fresh.map((r) => r.tokenId)).toEqual(['101']);
@@ -124,7 +124,7 @@ describe('address activity', () => {
     const tx = await sendTx(nft, 'mint', late, 201);
     await chain.mine(LAG);
     const mine = () => activity().filter((b) => b.webhookId === created.body.id).map((b) => b.payload.result);
-    await waitUntil(() => mine().length > 0, 'the move after the change');
+    await waitFor('the move after the change', () => mine().length > 0);
     await new Promise((r) => setTimeout(r, 1_000));
     expect(mine().map((r) => [r.tokenId, r.transactionHash])).toEqual([['201', tx]]);
   });
@@ -153,7 +153,7 @@ describe('address activity', () => {
       const tx = await sendTx(nft, 'mint', watchedHere, 300);
       await chain.mine(LAG);
       const mine = () => activity().filter((b) => b.webhookId === created.body.id).map((b) => b.payload.result);
-      await waitUntil(() => mine().length > 0, 'the move after the refusals', 30_000);
+      await waitFor('the move after the refusals', () => mine().length > 0, { timeoutMs: 30_000 });
       await new Promise((r) => setTimeout(r, 1_000));
       expect(refusals).toBe(3);
       expect(mine().map((r) => [r.tokenId, r.transactionHash])).toEqual([['300', tx]]);
@@ -188,7 +188,7 @@ describe('address activity', () => {
         const snapshot = await rpc<string>(chain.url, 'evm_snapshot');
         const droppedTxs = [await sendTx(nft, 'mint', deep, ids[0]), await sendTx(nft, 'mint', deep, ids[1])];
         await chain.mine(LAG + 2);
-        await waitUntil(() => mine().length >= 2, 'the moves of the chain about to be dropped', 30_000);
+        await waitFor('the moves of the chain about to be dropped', () => mine().length >= 2, { timeoutMs: 30_000 });
         // Right after the scan that delivered them: back below both blocks (deeper than the lag), and a longer chain
         // with another move, indexed before the next scan.
         const oldHead = await head();
@@ -197,7 +197,7 @@ describe('address activity', () => {
         const newTx = await sendTx(nft, 'mint', deep, ids[2]);
         await chain.mine(oldHead - (await head()) + 3);
         await waitForIndexed(slow.url, (await head()) - LAG);
-        await waitUntil(() => mine().length >= 5, 'two withdrawals and the move of the new chain', 30_000);
+        await waitFor('two withdrawals and the move of the new chain', () => mine().length >= 5, { timeoutMs: 30_000 });
         await new Promise((r) => setTimeout(r, 3_500)); // another scan: nothing more comes
 
         const got = mine();

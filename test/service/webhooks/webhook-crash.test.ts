@@ -9,11 +9,12 @@ import { JsonRpcProvider, Wallet } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAnvil, type RunningAnvil } from '../../../src/devchain/index.js';
 import { DEFAULT_WEBHOOK_TIMEOUT_MS } from '../../../src/service/webhooks/webhook-deliverer.js';
-import { call } from '../../support/service-harness.js';
-import { createTestDatabase, type TestDatabase } from '../../support/postgres-db.js';
-import { ensureCliBuilt, killServiceProcesses, serviceHealth, startServiceProcess, type ServiceProcess } from '../../support/service-process.js';
-import { DEV_KEYS, RawTrackerClient, signTransfer, trackerWsUrl, waitUntil } from '../../support/tracker-harness.js';
-import { startWebhookReceiver, type ReceivedRequest, type WebhookReceiver } from '../../support/webhook-receiver.js';
+import { call } from '../../support/service/service-harness.js';
+import { createTestDatabase, type TestDatabase } from '../../support/service/postgres-db.js';
+import { ensureCliBuilt, killServiceProcesses, serviceHealth, startServiceProcess, type ServiceProcess } from '../../support/service/service-process.js';
+import { DEV_KEYS, RawTrackerClient, signTransfer, trackerWsUrl } from '../../support/service/tracker-harness.js';
+import { startWebhookReceiver, type ReceivedRequest, type WebhookReceiver } from '../../support/service/webhook-receiver.js';
+import { waitFor } from '../../support/poll.js';
 
 /** Per transaction: its receipt and its confirmation (confirmation 1; mined long before the tracking timeout). */
 const TRANSACTIONS = 40;
@@ -141,13 +142,13 @@ function allAccepted(receiver: WebhookReceiver, id: string, hashes: string[]): b
  * the kill cut: open at that moment and ended without an answer.
  */
 async function killMidFlight(victim: ServiceProcess, receiver: WebhookReceiver, id: string, enough: (ds: Delivery[]) => boolean): Promise<Delivery[]> {
-  await waitUntil(() => enough(requestsOf(receiver, id)), 'deliveries accepted and more in flight', 60_000);
+  await waitFor('deliveries accepted and more in flight', () => enough(requestsOf(receiver, id)), { timeoutMs: 60_000 });
   victim.child.kill('SIGKILL');
   const openAtKill = open(requestsOf(receiver, id));
   await victim.exited;
   // The kernel closes the dead process's sockets, so each of its requests ends unanswered; another sender's are
   // answered within the receiver's delay.
-  await waitUntil(() => openAtKill.every((d) => d.req.doneAtMs !== null), 'the requests open at the kill to end', 10_000);
+  await waitFor('the requests open at the kill to end', () => openAtKill.every((d) => d.req.doneAtMs !== null), { timeoutMs: 10_000 });
   return openAtKill.filter((d) => d.req.answered === null);
 }
 
@@ -157,7 +158,7 @@ async function killMidFlight(victim: ServiceProcess, receiver: WebhookReceiver, 
  * accepted before the confirmation was first sent; no delivery id in flight twice at once; nothing left pending.
  */
 async function expectNothingLost(p: ServiceProcess, account: Account, receiver: WebhookReceiver, id: string, hashes: string[]): Promise<Delivery[]> {
-  await waitUntil(async () => (await hooks(p, account, `/${id}`)).body.pending === 0, 'no delivery left pending', 30_000);
+  await waitFor('no delivery left pending', async () => (await hooks(p, account, `/${id}`)).body.pending === 0, { timeoutMs: 30_000 });
   const all = requestsOf(receiver, id);
   expect(open(all)).toEqual([]);
 
@@ -208,7 +209,7 @@ describe('SIGKILL while webhook deliveries are in flight', () => {
     expect(allAccepted(receiver, id, hashes)).toBe(false);
 
     const second = await service({ dataDir: dir });
-    await waitUntil(() => allAccepted(receiver, id, hashes), 'every receipt and confirmation accepted after the restart', 90_000);
+    await waitFor('every receipt and confirmation accepted after the restart', () => allAccepted(receiver, id, hashes), { timeoutMs: 90_000 });
     const all = await expectNothingLost(second, account, receiver, id, hashes);
     // What the kill cut was sent again, under the same delivery id, and accepted.
     for (const c of cut) expect(accepted(all).some((d) => d.deliveryId === c.deliveryId && d.req.atMs > c.req.atMs), `cut delivery ${c.deliveryId} sent again`).toBe(true);
@@ -231,11 +232,11 @@ describe('SIGKILL while webhook deliveries are in flight', () => {
       // open request. The victim is the watcher leader (it stores the messages), and the other is paused before any
       // webhook exists: every request before the kill is the victim's, and the kill cuts some of them. Resumed, the
       // survivor takes the watcher role and the deliveries.
-      const victim = await waitUntil(async () => {
+      const victim = await waitFor('one watcher leader', async () => {
         const leaders = [];
         for (const p of both) if ((await serviceHealth(p)).roles.includes('watcher-leader')) leaders.push(p);
         return leaders.length === 1 ? leaders[0] : undefined;
-      }, 'one watcher leader', 30_000);
+      }, { timeoutMs: 30_000 });
       const survivor = both.find((p) => p !== victim)!;
       survivor.child.kill('SIGSTOP');
       let cut: Delivery[];
@@ -257,7 +258,7 @@ describe('SIGKILL while webhook deliveries are in flight', () => {
       const killedAt = Date.now();
       expect(cut.length, 'requests cut by the kill').toBeGreaterThan(0);
 
-      await waitUntil(() => allAccepted(receiver, id, hashes), 'every receipt and confirmation accepted by way of the survivor', LEASE_MS + 60_000);
+      await waitFor('every receipt and confirmation accepted by way of the survivor', () => allAccepted(receiver, id, hashes), { timeoutMs: LEASE_MS + 60_000 });
       const all = await expectNothingLost(survivor, account, receiver, id, hashes);
       // A cut delivery was claimed by the victim: the survivor sent it again, same delivery id, only once the claim's
       // lease ran out (claimed just before the cut request reached the receiver; 2 s of slack for the clocks' reads).

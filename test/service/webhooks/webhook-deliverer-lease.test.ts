@@ -12,8 +12,8 @@ import { openSqliteTrackerStore } from '../../../src/service/tracker/sqlite/trac
 import { openSqliteWebhookStore } from '../../../src/service/webhooks/sqlite/webhook-store-sqlite.js';
 import { DEFAULT_WEBHOOK_TIMEOUT_MS, LEASE_MARGIN_MS, startWebhookDeliverer, type WebhookDeliverer } from '../../../src/service/webhooks/webhook-deliverer.js';
 import type { WebhookRow } from '../../../src/service/webhooks/webhook-store.js';
-import { waitFor } from '../../support/devchain-helpers.js';
-import { startWebhookReceiver, type WebhookReceiver } from '../../support/webhook-receiver.js';
+import { startWebhookReceiver, type WebhookReceiver } from '../../support/service/webhook-receiver.js';
+import { waitFor } from '../../support/poll.js';
 
 const NOW = 1_700_000_000_000;
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -40,7 +40,7 @@ it('claims a delivery for the timeout plus 20 s unless told otherwise', async ()
   const deliverer: WebhookDeliverer = startWebhookDeliverer({ store, platform: 'ethereum', network: 'local', allowPrivate: true, perClientPerSecond: 50, alone: true, log: silentLogger, now: () => NOW });
   cleanups.push(() => deliverer.stop());
   deliverer.nudge();
-  await waitFor('the delivery sent to the receiver', () => receiver.requests.length > 0, 30_000, 20);
+  await waitFor('the delivery sent to the receiver', () => receiver.requests.length > 0, { timeoutMs: 30_000, everyMs: 20 });
   const [claimed] = await store.pending('w1', 'c1', 0, 10);
   expect(DEFAULT_WEBHOOK_TIMEOUT_MS + LEASE_MARGIN_MS).toBe(30_000);
   expect(claimed!.leaseUntilMs).toBe(NOW + DEFAULT_WEBHOOK_TIMEOUT_MS + LEASE_MARGIN_MS);

@@ -3,9 +3,10 @@
 // range asked for again; a redirect is not followed.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyWebhook } from '@txdesk/tracker/webhook-signature';
-import { call } from '../../support/service-harness.js';
-import { RawTrackerClient, signTransfer, startTrackerStack, trackerWsUrl, waitUntil, type TrackerStack } from '../../support/tracker-harness.js';
-import { startWebhookReceiver, type WebhookReceiver } from '../../support/webhook-receiver.js';
+import { call } from '../../support/service/service-harness.js';
+import { RawTrackerClient, signTransfer, startTrackerStack, trackerWsUrl, type TrackerStack } from '../../support/service/tracker-harness.js';
+import { startWebhookReceiver, type WebhookReceiver } from '../../support/service/webhook-receiver.js';
+import { waitFor } from '../../support/poll.js';
 
 let stack: TrackerStack;
 let receiver: WebhookReceiver;
@@ -61,7 +62,7 @@ describe('webhook deliveries', () => {
       }
       return m;
     };
-    await waitUntil(() => [...hashes].every((h) => byTx().get(h)?.includes('confirmation')), 'a confirmation of every transaction by webhook', 120_000);
+    await waitFor('a confirmation of every transaction by webhook', () => [...hashes].every((h) => byTx().get(h)?.includes('confirmation')), { timeoutMs: 120_000 });
 
     const mine = receiver.requests.filter((r) => r.headers['txdesk-webhook'] === id);
     for (const r of mine) {
@@ -78,7 +79,7 @@ describe('webhook deliveries', () => {
     }
     // Exactly as the WebSocket carries them: same message ids, same payloads.
     const accepted = receiver.accepted().filter((a) => a.body.webhookId === id);
-    await waitUntil(() => ws.pushes.length >= accepted.length, 'the same messages over the WebSocket');
+    await waitFor('the same messages over the WebSocket', () => ws.pushes.length >= accepted.length);
     const wsByMessage = new Map(ws.pushes.map((p) => [p.result.messageId, p.result.payload]));
     for (const { body } of accepted) expect(body.payload).toEqual(wsByMessage.get(body.messageId));
     expect(new Set(accepted.map((a) => a.body.deliveryId)).size).toBe(accepted.length);
@@ -95,7 +96,7 @@ describe('webhook deliveries', () => {
     const seen = receiver.requests.length;
     const replay = await hooks(account, `/${id}/replay`, { method: 'POST', body: { fromMessageId: from } });
     expect(replay.body).toEqual({ replayed: 50 });
-    await waitUntil(() => receiver.requests.length - seen >= 50, 'the 50 replayed deliveries');
+    await waitFor('the 50 replayed deliveries', () => receiver.requests.length - seen >= 50);
     await new Promise((r) => setTimeout(r, 500));
     const replayed = receiver.requests.slice(seen);
     expect(new Set(replayed.map((r) => r.headers['txdesk-delivery']))).toEqual(expected);

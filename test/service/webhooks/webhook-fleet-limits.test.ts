@@ -12,11 +12,11 @@ import { openPostgresTrackerStore } from '../../../src/service/tracker/postgres/
 import type { TrackerStore } from '../../../src/service/tracker/tracker-store.js';
 import { DEFAULT_WEBHOOK_DELIVERIES_PER_SECOND } from '../../../src/service/webhooks/index.js';
 import { WEBHOOK_CONCURRENCY } from '../../../src/service/webhooks/webhook-delivery-policy.js';
-import { waitFor } from '../../support/devchain-helpers.js';
-import { createTestDatabase, type TestDatabase } from '../../support/postgres-db.js';
-import { call } from '../../support/service-harness.js';
-import { ensureCliBuilt, killServiceProcesses, startServiceProcess, type ServiceProcess } from '../../support/service-process.js';
-import { startWebhookReceiver, type ReceivedRequest, type WebhookReceiver } from '../../support/webhook-receiver.js';
+import { createTestDatabase, type TestDatabase } from '../../support/service/postgres-db.js';
+import { call } from '../../support/service/service-harness.js';
+import { ensureCliBuilt, killServiceProcesses, startServiceProcess, type ServiceProcess } from '../../support/service/service-process.js';
+import { startWebhookReceiver, type ReceivedRequest, type WebhookReceiver } from '../../support/service/webhook-receiver.js';
+import { waitFor } from '../../support/poll.js';
 
 const INSTANCES = 3;
 const RATE = DEFAULT_WEBHOOK_DELIVERIES_PER_SECOND;
@@ -91,7 +91,7 @@ const hashOf = (r: ReceivedRequest): string => JSON.parse(r.body).payload.result
 
 /** Waits until every message of `hashes` was accepted by the receiver; returns the requests about them. */
 async function deliveredAll(hashes: Set<string>, timeoutMs: number): Promise<ReceivedRequest[]> {
-  await waitFor(`${hashes.size} deliveries accepted`, () => new Set(receiver.accepted().map((a) => hashOf(a.req)).filter((h) => hashes.has(h))).size === hashes.size, timeoutMs, 100);
+  await waitFor(`${hashes.size} deliveries accepted`, () => new Set(receiver.accepted().map((a) => hashOf(a.req)).filter((h) => hashes.has(h))).size === hashes.size, { timeoutMs: timeoutMs, everyMs: 100 });
   return receiver.requests.filter((r) => hashes.has(hashOf(r)));
 }
 

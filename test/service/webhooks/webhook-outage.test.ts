@@ -4,9 +4,10 @@
 // outage adds is only more of those tries); TXDESK_WEBHOOK_OUTAGE_MS=60000 runs the issue's full minute.
 // With a short retry window the webhook turns failing, holds its deliveries, and sends them once resumed.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call } from '../../support/service-harness.js';
-import { RawTrackerClient, sendTransfer, startTrackerStack, trackerWsUrl, waitUntil, type TrackerStack } from '../../support/tracker-harness.js';
-import { startWebhookReceiver, type WebhookReceiver } from '../../support/webhook-receiver.js';
+import { call } from '../../support/service/service-harness.js';
+import { RawTrackerClient, sendTransfer, startTrackerStack, trackerWsUrl, type TrackerStack } from '../../support/service/tracker-harness.js';
+import { startWebhookReceiver, type WebhookReceiver } from '../../support/service/webhook-receiver.js';
+import { waitFor } from '../../support/poll.js';
 
 const BACKOFF = { baseMs: 200, capMs: 3_000 };
 const OUTAGE_MS = Number(process.env.TXDESK_WEBHOOK_OUTAGE_MS ?? 10_000);
@@ -46,14 +47,14 @@ describe('a receiver that fails, then comes back', () => {
     const { id } = (await hooks(stack, account, '', { method: 'POST', body: { url: receiver.url } })).body as { id: string };
     receiver.mode = { kind: 'status', status: 500 };
     const hashes = await trackTransfers(stack, account.clientId, 5);
-    await waitUntil(() => receiver.requests.length >= 6, 'a few tries answered 500');
+    await waitFor('a few tries answered 500', () => receiver.requests.length >= 6);
     const during = (await hooks(stack, account, `/${id}`)).body;
     expect(during).toMatchObject({ state: 'active', lastError: expect.stringMatching(/500/) });
     expect(during.failingSince).not.toBeNull();
     receiver.mode = { kind: 'hang' };
     const hangFrom = receiver.requests.length;
-    await waitUntil(() => receiver.requests.length >= hangFrom + 2, 'tries that time out');
-    await waitUntil(async () => /within|time/i.test((await hooks(stack, account, `/${id}`)).body.lastError ?? ''), 'a timeout as the last error');
+    await waitFor('tries that time out', () => receiver.requests.length >= hangFrom + 2);
+    await waitFor('a timeout as the last error', async () => /within|time/i.test((await hooks(stack, account, `/${id}`)).body.lastError ?? ''));
     await receiver.down();
     const downAt = Date.now();
     await sleep(OUTAGE_MS);
@@ -62,7 +63,7 @@ describe('a receiver that fails, then comes back', () => {
     await receiver.start();
 
     const want = hashes.length * 2; // receipt and confirmation of each
-    await waitUntil(() => receiver.accepted().length >= want, 'every message after the outage', 60_000);
+    await waitFor('every message after the outage', () => receiver.accepted().length >= want, { timeoutMs: 60_000 });
     await sleep(500);
     const accepted = receiver.accepted();
     expect(accepted).toHaveLength(want);
@@ -109,7 +110,7 @@ describe('a receiver that fails for the whole retry window', () => {
     const { id } = (await hooks(stack, account, '', { method: 'POST', body: { url: receiver.url } })).body as { id: string };
     receiver.mode = { kind: 'status', status: 503 };
     const [hash] = await trackTransfers(stack, account.clientId, 1);
-    await waitUntil(async () => (await hooks(stack, account, `/${id}`)).body.state === 'failing', 'the webhook to turn failing', 30_000);
+    await waitFor('the webhook to turn failing', async () => (await hooks(stack, account, `/${id}`)).body.state === 'failing', { timeoutMs: 30_000 });
     receiver.mode = { kind: 'ok' };
     const quiet = receiver.requests.length;
     await sleep(BACKOFF.capMs + 1_000);
@@ -117,6 +118,6 @@ describe('a receiver that fails for the whole retry window', () => {
     expect((await hooks(stack, account, `/${id}`)).body).toMatchObject({ state: 'failing', pending: expect.any(Number) });
     const resumed = await hooks(stack, account, `/${id}`, { method: 'PATCH', body: { state: 'active' } });
     expect(resumed.body).toMatchObject({ state: 'active', failingSince: null });
-    await waitUntil(() => receiver.accepted().filter((a) => a.body.payload.result.transactionHash === hash).length >= 2, 'the held messages');
+    await waitFor('the held messages', () => receiver.accepted().filter((a) => a.body.payload.result.transactionHash === hash).length >= 2);
   }, 60_000);
 });

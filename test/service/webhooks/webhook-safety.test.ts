@@ -3,9 +3,10 @@
 // rebinding) is refused then, without a connection. Limits per clientId hold.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LookupAll } from '../../../src/service/webhooks/webhook-address-guard.js';
-import { call } from '../../support/service-harness.js';
-import { startTrackerStack, waitUntil, type TrackerStack } from '../../support/tracker-harness.js';
-import { startWebhookReceiver, type WebhookReceiver } from '../../support/webhook-receiver.js';
+import { call } from '../../support/service/service-harness.js';
+import { startTrackerStack, type TrackerStack } from '../../support/service/tracker-harness.js';
+import { startWebhookReceiver, type WebhookReceiver } from '../../support/service/webhook-receiver.js';
+import { waitFor } from '../../support/poll.js';
 
 /** A resolver for made-up names (nothing here reaches real DNS); `rebind.test` answers public first, loopback after. */
 let rebindCalls = 0;
@@ -83,15 +84,15 @@ describe('webhook URLs a stranger may not use', () => {
     const account = await stack.newAccount();
     rebindCalls = 0;
     const { id } = (await hooks(account, '', { method: 'POST', body: { url: `https://rebind.test:${receiver.port}/hook` } })).body;
-    const ws = await import('../../support/tracker-harness.js');
+    const ws = await import('../../support/service/tracker-harness.js');
     const client = await ws.RawTrackerClient.connect(ws.trackerWsUrl(stack.service.url, account.clientId));
     const sent = await ws.sendTransfer(stack.wallet(6));
     await client.request('track_transaction', [sent.hash, 0, 60_000]);
     await client.close();
-    const failed = await waitUntil(async () => {
+    const failed = await waitFor('a refused delivery', async () => {
       const w = (await hooks(account, `/${id}`)).body;
       return w.lastError ? w : null;
-    }, 'a refused delivery');
+    });
     expect(failed.lastError).toMatch(/127\.0\.0\.1|loopback/);
     expect(receiver.requests).toHaveLength(0);
   });

@@ -12,7 +12,7 @@ import { openSqliteWebhookStore, webhookMigrations } from '../../../src/service/
 import type { WebhookRow, WebhookStore } from '../../../src/service/webhooks/webhook-store.js';
 import { migratePostgresIndex, migrateSqliteIndex } from '../../../src/service/backend.js';
 import { tokenKeys } from '../../../src/service/listing/listing-writer.js';
-import { backends, type BackendPlace } from '../../support/store-backends.js';
+import { backends, type BackendPlace } from '../../support/service/store-backends.js';
 
 const hash = (n: number) => '0x' + n.toString(16).padStart(64, '0');
 const msg = (clientId: string, n: number, type: NewMessage['type'] = 'pending'): NewMessage => ({ clientId, txHash: hash(n), type, payload: `{"type":"${type}","result":{"n":${n}}}` });
