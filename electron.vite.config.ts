@@ -44,7 +44,7 @@ export default defineConfig({
     plugins: [react(), devCsp()],
     build: {
       minify: true,
-      rollupOptions: { input: { index: resolve('src/renderer/index.html') }},
+      rollupOptions: { input: { index: resolve('src/renderer/index.html') } },
     },
   },
 });

@@ -27,14 +27,21 @@ if (benches.length === 0) {
 
 if (!existsSync(join(root, 'dist'))) {
   console.error('dist/ is missing: compiling with tsc -p tsconfig.build.json first.');
-  const r = spawnSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
+  const r = spawnSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], {
+    cwd: root,
+    stdio: 'inherit',
+  });
   if (r.status !== 0) process.exit(r.status ?? 1);
 }
 
 const failed = [];
 for (const b of benches) {
   console.log(`\n== bench/${b.name} ==`);
-  const r = spawnSync(process.execPath, [b.entry], { cwd: root, stdio: 'inherit', env: { ...process.env, TXDESK_LOG: process.env.TXDESK_LOG ?? 'silent' } });
+  const r = spawnSync(process.execPath, [b.entry], {
+    cwd: root,
+    stdio: 'inherit',
+    env: { ...process.env, TXDESK_LOG: process.env.TXDESK_LOG ?? 'silent' },
+  });
   if (r.status !== 0) failed.push(b.name);
 }
 if (failed.length) {

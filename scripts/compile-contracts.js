@@ -20,7 +20,11 @@ const sources = Object.fromEntries(
 // Fixed EVM version and optimizer settings, so the committed artifacts are reproducible byte for byte.
 let compiled;
 try {
-  compiled = compileSolidity(sources, { evmVersion: 'cancun', optimizer: { enabled: true, runs: 200 }, metadata: { bytecodeHash: 'none' } });
+  compiled = compileSolidity(sources, {
+    evmVersion: 'cancun',
+    optimizer: { enabled: true, runs: 200 },
+    metadata: { bytecodeHash: 'none' },
+  });
 } catch (e) {
   process.stderr.write(`${e.message}\n`);
   process.exit(1);

@@ -22,7 +22,13 @@ const say = (line) => process.stderr.write(`txdesk: ${line}\n`);
 
 // ---- 1. Build what is missing ----
 
-const outputs = ['packages/tracker/dist/index.js', 'out/main/index.js', 'out/preload/index.cjs', 'out/renderer/index.html', 'dist/cli/index.js'];
+const outputs = [
+  'packages/tracker/dist/index.js',
+  'out/main/index.js',
+  'out/preload/index.cjs',
+  'out/renderer/index.html',
+  'dist/cli/index.js',
+];
 
 function ensureBuilt() {
   if (outputs.every((f) => existsSync(join(root, f)))) return;
@@ -59,7 +65,8 @@ function electronBinary() {
 /** Null when Electron should start, else the reason it cannot, as a clause. */
 function electronProblem() {
   if (flags.has('--serve')) return 'asked for the browser mode (--serve)';
-  if (process.platform === 'linux' && !process.env.DISPLAY && !process.env.WAYLAND_DISPLAY) return 'there is no display (DISPLAY is not set)';
+  if (process.platform === 'linux' && !process.env.DISPLAY && !process.env.WAYLAND_DISPLAY)
+    return 'there is no display (DISPLAY is not set)';
   let exe;
   try {
     exe = electronBinary();
@@ -78,7 +85,11 @@ function electronProblem() {
 function electronSqliteBinding(version) {
   const cacheRoot = process.env.TXDESK_CACHE_DIR ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'txdesk');
   const sqliteVersion = JSON.parse(readFileSync(require.resolve('better-sqlite3/package.json'), 'utf8')).version;
-  const target = join(cacheRoot, `better-sqlite3-${sqliteVersion}-electron-${version}-${process.platform}-${process.arch}`, 'better_sqlite3.node');
+  const target = join(
+    cacheRoot,
+    `better-sqlite3-${sqliteVersion}-electron-${version}-${process.platform}-${process.arch}`,
+    'better_sqlite3.node',
+  );
   if (existsSync(target)) return target;
 
   say(`building better-sqlite3 for Electron ${version} (once, into ${dirname(target)})…`);
@@ -91,10 +102,25 @@ function electronSqliteBinding(version) {
     const attempts = [
       // A prebuilt binary for Electron's ABI when one is published; else compile against Electron's headers.
       [bin('prebuild-install'), ['--runtime', 'electron', '--target', version, '--arch', process.arch, '--platform', process.platform]],
-      [bin('node-gyp'), ['rebuild', '--release', `--target=${version}`, `--arch=${process.arch}`, '--dist-url=https://electronjs.org/headers', '--runtime=electron']],
+      [
+        bin('node-gyp'),
+        [
+          'rebuild',
+          '--release',
+          `--target=${version}`,
+          `--arch=${process.arch}`,
+          '--dist-url=https://electronjs.org/headers',
+          '--runtime=electron',
+        ],
+      ],
     ];
     for (const [cmd, args] of attempts) {
-      const r = spawnSync(cmd, args, { cwd: copy, stdio: ['ignore', 'ignore', 'pipe'], timeout: 300_000, shell: process.platform === 'win32' });
+      const r = spawnSync(cmd, args, {
+        cwd: copy,
+        stdio: ['ignore', 'ignore', 'pipe'],
+        timeout: 300_000,
+        shell: process.platform === 'win32',
+      });
       if (r.status === 0 && existsSync(built)) {
         mkdirSync(dirname(target), { recursive: true });
         copyFileSync(built, target);
@@ -139,7 +165,7 @@ function runServe() {
   lines.on('line', (line) => {
     try {
       const info = JSON.parse(line);
-      if (info && info.ready && info.appUrl) {
+      if (info?.ready && info.appUrl) {
         process.stdout.write(readyLines(info).join('\n') + '\n');
         return;
       }

@@ -62,7 +62,11 @@ function importsOf(file: string): Edge[] {
     out.push({ from, to: external ? spec : resolveLocal(file, spec), spec, external, typeOnly });
   };
   const visit = (node: ts.Node) => {
-    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
+    if (
+      (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) &&
+      node.moduleSpecifier &&
+      ts.isStringLiteral(node.moduleSpecifier)
+    ) {
       add(node.moduleSpecifier.text, isTypeOnly(node));
     } else if (ts.isCallExpression(node) && node.arguments.length === 1 && ts.isStringLiteral(node.arguments[0]!)) {
       const dynamic = node.expression.kind === ts.SyntaxKind.ImportKeyword;
@@ -141,33 +145,72 @@ function importCircles(graph: ReadonlyMap<string, readonly string[]>): string[] 
 const SLICES = 'src/renderer/src/store/slices';
 const allowedCircle = (circle: string): boolean => circle.split(' -> ').every((f) => inside(f, SLICES));
 
-const IO_MODULES = ['node:fs', 'node:fs/promises', 'node:http', 'node:https', 'node:child_process', 'node:net', 'node:dgram', 'node:worker_threads', 'ws', 'better-sqlite3', 'pg', 'undici', 'electron'];
+const IO_MODULES = [
+  'node:fs',
+  'node:fs/promises',
+  'node:http',
+  'node:https',
+  'node:child_process',
+  'node:net',
+  'node:dgram',
+  'node:worker_threads',
+  'ws',
+  'better-sqlite3',
+  'pg',
+  'undici',
+  'electron',
+];
 const STORAGE = ['better-sqlite3', 'pg'];
 
 /** The rules as the README states them (its layer section quotes each `says` line; a test below checks it does). */
 const rules: Array<{ says: string; broken: () => string[] }> = [
   {
     says: 'src/core never reaches electron, src/main, src/renderer, src/cli, src/service, src/embedded or src/devchain',
-    broken: () => badChains('src/core', (m) => m === 'electron' || ['src/main', 'src/renderer', 'src/cli', 'src/service', 'src/embedded', 'src/devchain'].some((d) => inside(m, d))),
+    broken: () =>
+      badChains(
+        'src/core',
+        (m) =>
+          m === 'electron' ||
+          ['src/main', 'src/renderer', 'src/cli', 'src/service', 'src/embedded', 'src/devchain'].some((d) => inside(m, d)),
+      ),
   },
   {
     says: 'src/core/domain is pure: it reaches no node: module, no I/O package, no adapter and no service',
-    broken: () => badChains('src/core/domain', (m) => isNodeBuiltin(m) || IO_MODULES.includes(m) || inside(m, 'src/core/adapters') || inside(m, 'src/core/services')),
+    broken: () =>
+      badChains(
+        'src/core/domain',
+        (m) => isNodeBuiltin(m) || IO_MODULES.includes(m) || inside(m, 'src/core/adapters') || inside(m, 'src/core/services'),
+      ),
   },
   {
     says: 'src/core/services reach I/O only through the ports of src/core/ports.ts: no adapter, no I/O module, no fetch',
     broken: () => [
       // node:net is allowed for its pure address helpers (isIPv4/isIPv6), nothing that opens a socket.
       ...badChains('src/core/services', (m) => inside(m, 'src/core/adapters') || (IO_MODULES.includes(m) && m !== 'node:net')),
-      ...files('src/core/services').filter((f) => /\bfetch\(/.test(readFileSync(join(root, f), 'utf8'))).map((f) => `${f} calls fetch()`),
-      ...edges.filter((e) => inside(e.from, 'src/core/services') && e.to === 'node:net' && !/import \{ isIPv4, isIPv6 \} from 'node:net'/.test(readFileSync(join(root, e.from), 'utf8'))).map((e) => `${e.from} -> node:net`),
+      ...files('src/core/services')
+        .filter((f) => /\bfetch\(/.test(readFileSync(join(root, f), 'utf8')))
+        .map((f) => `${f} calls fetch()`),
+      ...edges
+        .filter(
+          (e) =>
+            inside(e.from, 'src/core/services') &&
+            e.to === 'node:net' &&
+            !/import \{ isIPv4, isIPv6 \} from 'node:net'/.test(readFileSync(join(root, e.from), 'utf8')),
+        )
+        .map((e) => `${e.from} -> node:net`),
     ],
   },
   {
     says: 'src/main reaches the core only through its entry, src/core/create-core.ts (and the types of src/core/ports.ts)',
     broken: () =>
       edges
-        .filter((e) => inside(e.from, 'src/main') && inside(e.to, 'src/core') && e.to !== 'src/core/create-core.ts' && !(e.to === 'src/core/ports.ts' && e.typeOnly))
+        .filter(
+          (e) =>
+            inside(e.from, 'src/main') &&
+            inside(e.to, 'src/core') &&
+            e.to !== 'src/core/create-core.ts' &&
+            !(e.to === 'src/core/ports.ts' && e.typeOnly),
+        )
         .map((e) => `${e.from} -> ${e.to}`),
   },
   {
@@ -184,7 +227,11 @@ const rules: Array<{ says: string; broken: () => string[] }> = [
     says: 'storage (better-sqlite3, pg) is opened only by the store modules: src/lib/sqlite*, src/service/db, the sqlite/ and postgres/ folders of src/service, src/core/adapters/sqlite and src/main/native-sqlite.ts',
     broken: () => {
       const store = (f: string) =>
-        /^src\/lib\/sqlite[^/]*\.ts$/.test(f) || inside(f, 'src/service/db') || /^src\/service\/[^/]+\/(sqlite|postgres)\//.test(f) || inside(f, 'src/core/adapters/sqlite') || f === 'src/main/native-sqlite.ts';
+        /^src\/lib\/sqlite[^/]*\.ts$/.test(f) ||
+        inside(f, 'src/service/db') ||
+        /^src\/service\/[^/]+\/(sqlite|postgres)\//.test(f) ||
+        inside(f, 'src/core/adapters/sqlite') ||
+        f === 'src/main/native-sqlite.ts';
       return edges.filter((e) => STORAGE.includes(e.to) && !e.typeOnly && !store(e.from)).map((e) => `${e.from} -> ${e.to}`);
     },
   },
@@ -193,40 +240,66 @@ const rules: Array<{ says: string; broken: () => string[] }> = [
     broken: () => {
       const backend = (p: string) => /^src\/service\/[^/]+\/(sqlite|postgres)\//.exec(p)?.[1];
       return edges
-        .filter((e) => !e.external && !e.typeOnly && backend(e.to) && backend(e.from) !== backend(e.to) && e.from !== 'src/service/backend.ts')
+        .filter(
+          (e) => !e.external && !e.typeOnly && backend(e.to) && backend(e.from) !== backend(e.to) && e.from !== 'src/service/backend.ts',
+        )
         .map((e) => `${e.from} -> ${e.to}`);
     },
   },
   {
     says: 'src/renderer reaches only src/renderer, src/shared and browser packages',
-    broken: () => badChains('src/renderer', (m) => isNodeBuiltin(m) || m === 'electron' || (m.startsWith('src/') && !inside(m, 'src/renderer') && !inside(m, 'src/shared'))),
+    broken: () =>
+      badChains(
+        'src/renderer',
+        (m) => isNodeBuiltin(m) || m === 'electron' || (m.startsWith('src/') && !inside(m, 'src/renderer') && !inside(m, 'src/shared')),
+      ),
   },
   {
     says: 'src/shared reaches only itself, and zod only from src/shared/desktop-schemas.ts',
-    broken: () => edges.filter((e) => inside(e.from, 'src/shared') && (e.external ? !(e.to === 'zod' && e.from === 'src/shared/desktop-schemas.ts') : !inside(e.to, 'src/shared'))).map((e) => `${e.from} -> ${e.to}`),
+    broken: () =>
+      edges
+        .filter(
+          (e) =>
+            inside(e.from, 'src/shared') &&
+            (e.external ? !(e.to === 'zod' && e.from === 'src/shared/desktop-schemas.ts') : !inside(e.to, 'src/shared')),
+        )
+        .map((e) => `${e.from} -> ${e.to}`),
   },
   {
     says: 'packages/tracker (published alone as @txdesk/tracker) reaches only itself, node: modules and ws',
-    broken: () => badChains(`${trackerPackage}/src`, (m) => (/^(src|packages)\//.test(m) ? !inside(m, trackerPackage) : !isNodeBuiltin(m) && m !== 'ws')),
+    broken: () =>
+      badChains(`${trackerPackage}/src`, (m) =>
+        /^(src|packages)\//.test(m) ? !inside(m, trackerPackage) : !isNodeBuiltin(m) && m !== 'ws',
+      ),
   },
   {
     says: 'src reaches the tracker SDK by its package name, @txdesk/tracker, never by a path into packages/; src/sdk only re-exports it as txdesk/tracker',
     broken: () => [
-      ...edges.filter((e) => inside(e.from, 'src') && e.spec.startsWith('.') && inside(e.to, 'packages')).map((e) => `${e.from} -> ${e.spec}`),
+      ...edges
+        .filter((e) => inside(e.from, 'src') && e.spec.startsWith('.') && inside(e.to, 'packages'))
+        .map((e) => `${e.from} -> ${e.spec}`),
       ...edges.filter((e) => inside(e.to, 'src/sdk')).map((e) => `${e.from} -> ${e.to}`),
       ...edges.filter((e) => inside(e.from, 'src/sdk') && e.spec !== '@txdesk/tracker').map((e) => `${e.from} -> ${e.spec}`),
     ],
   },
   {
     says: 'src/preload reaches only electron, src/shared and the IPC envelope type of src/main/ipc-result.ts',
-    broken: () => edges.filter((e) => inside(e.from, 'src/preload') && (e.external ? e.to !== 'electron' : !inside(e.to, 'src/shared') && e.to !== 'src/main/ipc-result.ts')).map((e) => `${e.from} -> ${e.to}`),
+    broken: () =>
+      edges
+        .filter(
+          (e) =>
+            inside(e.from, 'src/preload') &&
+            (e.external ? e.to !== 'electron' : !inside(e.to, 'src/shared') && e.to !== 'src/main/ipc-result.ts'),
+        )
+        .map((e) => `${e.from} -> ${e.to}`),
   },
 ];
 
 describe('the import graph reader', () => {
   it('sees static, type-only, re-exported, dynamic and required imports, and resolves them to files', () => {
     expect(edges.length).toBeGreaterThan(500);
-    const has = (from: string, to: string, typeOnly?: boolean) => edges.some((e) => e.from === from && e.to === to && (typeOnly === undefined || e.typeOnly === typeOnly));
+    const has = (from: string, to: string, typeOnly?: boolean) =>
+      edges.some((e) => e.from === from && e.to === to && (typeOnly === undefined || e.typeOnly === typeOnly));
     expect(has('src/main/index.ts', 'electron', false)).toBe(true);
     expect(has('src/core/ports.ts', 'src/shared/desktop-api.ts', true)).toBe(true); // import type
     expect(has('src/service/http/service-node.ts', 'src/shared/networks.ts', false)).toBe(true); // export … from

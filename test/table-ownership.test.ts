@@ -49,7 +49,9 @@ export function tableCrossings(files: ReadonlyMap<string, string>): { owners: Ma
   const owners = new Map<string, Set<string>>();
   for (const [f, text] of files) {
     if (!text.includes('CREATE TABLE')) continue;
-    for (const s of stringsOfFile(f)) for (const m of s.matchAll(/CREATE TABLE (?:IF NOT EXISTS )?(\w+)/g)) owners.set(m[1]!, (owners.get(m[1]!) ?? new Set()).add(moduleOf(f)));
+    for (const s of stringsOfFile(f))
+      for (const m of s.matchAll(/CREATE TABLE (?:IF NOT EXISTS )?(\w+)/g))
+        owners.set(m[1]!, (owners.get(m[1]!) ?? new Set()).add(moduleOf(f)));
   }
   const anyTable = new RegExp(`\\b(${[...owners.keys()].join('|')})\\b`);
   const crossings: Crossing[] = [];
@@ -61,7 +63,8 @@ export function tableCrossings(files: ReadonlyMap<string, string>): { owners: Ma
     const words = (of: readonly string[]) => new Set(of.flatMap((s) => s.match(/(?<![\w.])\w+/g) ?? []));
     const [anyWords, sqlWords] = [words(list), words(list.filter((s) => SQL_WORD.test(s)))];
     for (const [table, by] of owners) {
-      if (!by.has(mod) && (table.includes('_') ? anyWords : sqlWords).has(table)) crossings.push({ file, table, owner: [...by].join(' + ') });
+      if (!by.has(mod) && (table.includes('_') ? anyWords : sqlWords).has(table))
+        crossings.push({ file, table, owner: [...by].join(' + ') });
     }
   }
   return { owners, crossings };

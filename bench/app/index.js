@@ -43,7 +43,12 @@ async function withCore(dev, policy, fn) {
   const wallet = Wallet.createRandom();
   await dev.devchain.fund(wallet.address, 1000n * 10n ** 18n);
   const core = createCore({
-    env: { NODE_ENDPOINT: dev.devchain.nodeUrl, TXDESK_SERVICE_URL: dev.service.url, CLIENT_ID: dev.clientId, PRIVATE_KEY: wallet.privateKey },
+    env: {
+      NODE_ENDPOINT: dev.devchain.nodeUrl,
+      TXDESK_SERVICE_URL: dev.service.url,
+      CLIENT_ID: dev.clientId,
+      PRIVATE_KEY: wallet.privateKey,
+    },
     dataDir: dir,
     policy,
     http: { port: 0, rendererDir: join(dir, 'none') },
@@ -67,7 +72,8 @@ async function stuckToMined(dev, policy, n) {
     core.api.onTransactionChanged((r) => {
       const now = performance.now();
       if (r.status === 'pending' && !pendingAt.has(r.nonce)) pendingAt.set(r.nonce, now);
-      if ((r.status === 'receipt' || r.status === 'confirmation') && !minedAt.has(r.nonce)) minedAt.set(r.nonce, { at: now, attempt: r.attempt });
+      if ((r.status === 'receipt' || r.status === 'confirmation') && !minedAt.has(r.nonce))
+        minedAt.set(r.nonce, { at: now, attempt: r.attempt });
     });
     for (let i = 0; i < n; i++) {
       const res = await fetch(`${appUrl}/api/tx`, { method: 'POST', headers: auth });
@@ -94,9 +100,28 @@ async function faultFigures(dev) {
     const dir = mkdtempSync(join(tmpdir(), 'txdesk-bench-faults-'));
     const wallet = Wallet.createRandom();
     await dev.devchain.fund(wallet.address, 10n ** 18n);
-    const env = { ...process.env, NODE_ENDPOINT: node.url, TXDESK_SERVICE_URL: dev.service.url, CLIENT_ID: dev.clientId, PLATFORM: dev.service.platform, NETWORK: dev.service.network, PRIVATE_KEY: wallet.privateKey, TXDESK_DATA_DIR: dir, TXDESK_LOG: 'silent' };
+    const env = {
+      ...process.env,
+      NODE_ENDPOINT: node.url,
+      TXDESK_SERVICE_URL: dev.service.url,
+      CLIENT_ID: dev.clientId,
+      PLATFORM: dev.service.platform,
+      NETWORK: dev.service.network,
+      PRIVATE_KEY: wallet.privateKey,
+      TXDESK_DATA_DIR: dir,
+      TXDESK_LOG: 'silent',
+    };
     try {
-      return await runFaultRun({ seed: FAULT_SEED, transactions, faultRate, nodeUrl: dev.devchain.nodeUrl, node, env, script, policy: { timeoutMs: 2_000, confirmations: 2 } });
+      return await runFaultRun({
+        seed: FAULT_SEED,
+        transactions,
+        faultRate,
+        nodeUrl: dev.devchain.nodeUrl,
+        node,
+        env,
+        script,
+        policy: { timeoutMs: 2_000, confirmations: 2 },
+      });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -105,14 +130,20 @@ async function faultFigures(dev) {
     const t0 = performance.now();
     const base = blocksToSettle(await run(0, Math.max(10, Math.round(FAULT_TXS / 3)))).send;
     const baseP50 = pct(base, 50);
-    console.log(`baseline  send -> nonce mined, no faults (1 gwei, replaced when stuck): p50 ${baseP50} blocks  p99 ${pct(base, 99)} blocks  (${base.length} txs)`);
+    console.log(
+      `baseline  send -> nonce mined, no faults (1 gwei, replaced when stuck): p50 ${baseP50} blocks  p99 ${pct(base, 99)} blocks  (${base.length} txs)`,
+    );
     const faulted = await run(undefined, FAULT_TXS);
     const by = blocksToSettle(faulted);
-    console.log(`fault run: ${FAULT_TXS} txs, seed ${FAULT_SEED}, ${faulted.faults.length} faults, ${faulted.starts - 1} SIGKILLs, every nonce settled in ${((performance.now() - t0) / 1000).toFixed(0)} s (both runs)`);
+    console.log(
+      `fault run: ${FAULT_TXS} txs, seed ${FAULT_SEED}, ${faulted.faults.length} faults, ${faulted.starts - 1} SIGKILLs, every nonce settled in ${((performance.now() - t0) / 1000).toFixed(0)} s (both runs)`,
+    );
     for (const k of FAULT_KINDS) {
       const xs = by[k];
       if (!xs.length) continue;
-      console.log(`  ${k.padEnd(13)} fault -> nonce mined: p50 ${pct(xs, 50)} blocks  p99 ${pct(xs, 99)} blocks  (${xs.length} nonces)  p50 ratio to the baseline: ${(pct(xs, 50) / Math.max(1, baseP50)).toFixed(2)}x`);
+      console.log(
+        `  ${k.padEnd(13)} fault -> nonce mined: p50 ${pct(xs, 50)} blocks  p99 ${pct(xs, 99)} blocks  (${xs.length} nonces)  p50 ratio to the baseline: ${(pct(xs, 50) / Math.max(1, baseP50)).toFixed(2)}x`,
+      );
     }
   } finally {
     await node.close();
@@ -128,34 +159,65 @@ async function main() {
     // Baseline: a transaction priced above the congestion load is mined without any replacement.
     const base = await stuckToMined(dev, { initialFeeWei: String(3n * 10n ** 9n), timeoutMs: 10_000, confirmations: 1 }, 6);
     const baseP50 = pct(base.direct, 50);
-    console.log(`baseline  send -> mined, no replacement needed (3 gwei):  p50 ${fmt(baseP50)}  p90 ${fmt(pct(base.direct, 90))}  (${base.direct.length} txs)`);
+    console.log(
+      `baseline  send -> mined, no replacement needed (3 gwei):  p50 ${fmt(baseP50)}  p90 ${fmt(pct(base.direct, 90))}  (${base.direct.length} txs)`,
+    );
 
     const r = await stuckToMined(dev, { timeoutMs: 2_000, confirmations: 1 }, STUCK_TXS);
     if (r.stuck.length === 0) throw new Error('no transaction got stuck; is the congestion load running?');
     const p50 = pct(r.stuck, 50);
-    console.log(`stuck (tracker pending) -> replacement mined:              p50 ${fmt(p50)}  p90 ${fmt(pct(r.stuck, 90))}  max ${fmt(Math.max(...r.stuck))}  (${r.stuck.length} of ${STUCK_TXS} txs were stuck)`);
-    console.log(`  ratio to block time: ${(p50 / (BLOCK_TIME_S * 1000)).toFixed(2)} blocks (p50); ratio to the no-replacement baseline: ${(p50 / baseP50).toFixed(2)}x`);
+    console.log(
+      `stuck (tracker pending) -> replacement mined:              p50 ${fmt(p50)}  p90 ${fmt(pct(r.stuck, 90))}  max ${fmt(Math.max(...r.stuck))}  (${r.stuck.length} of ${STUCK_TXS} txs were stuck)`,
+    );
+    console.log(
+      `  ratio to block time: ${(p50 / (BLOCK_TIME_S * 1000)).toFixed(2)} blocks (p50); ratio to the no-replacement baseline: ${(p50 / baseP50).toFixed(2)}x`,
+    );
 
     if (FAULT_TXS > 0) await faultFigures(dev);
 
     // Throughput of POST /api/tx (sign, write-ahead store on disk, broadcast, track) with congestion off.
     dev.devchain.setCongestion('off');
     await withCore(dev, { timeoutMs: 60_000, confirmations: 1 }, async (_core, appUrl, wallet, auth) => {
-      const result = await autocannon({ url: `${appUrl}/api/tx`, method: 'POST', headers: auth, connections: 4, duration: THROUGHPUT_SECONDS });
+      const result = await autocannon({
+        url: `${appUrl}/api/tx`,
+        method: 'POST',
+        headers: auth,
+        connections: 4,
+        duration: THROUGHPUT_SECONDS,
+      });
       const ok = result['2xx'];
-      console.log(`POST /api/tx: ${(ok / THROUGHPUT_SECONDS).toFixed(0)} tx/s created  p50 ${result.latency.p50} ms  p99 ${result.latency.p99} ms  (${ok} ok, ${result.non2xx} non-2xx, 4 connections, ${THROUGHPUT_SECONDS} s)`);
+      console.log(
+        `POST /api/tx: ${(ok / THROUGHPUT_SECONDS).toFixed(0)} tx/s created  p50 ${result.latency.p50} ms  p99 ${result.latency.p99} ms  (${ok} ok, ${result.non2xx} non-2xx, 4 connections, ${THROUGHPUT_SECONDS} s)`,
+      );
 
       // Baseline 1: the node alone, sequential eth_sendRawTransaction of pre-signed transactions (the core is serial per nonce too).
       const other = Wallet.createRandom();
       await dev.devchain.fund(other.address, 10n ** 18n);
       const raws = [];
-      for (let i = 0; i < 300; i++) raws.push(await other.signTransaction({ chainId: 31337, nonce: i, to: other.address, value: 0n, gasLimit: 21000n, gasPrice: 10n ** 9n, type: 0 }));
+      for (let i = 0; i < 300; i++)
+        raws.push(
+          await other.signTransaction({
+            chainId: 31337,
+            nonce: i,
+            to: other.address,
+            value: 0n,
+            gasLimit: 21000n,
+            gasPrice: 10n ** 9n,
+            type: 0,
+          }),
+        );
       const t0 = performance.now();
       for (const raw of raws) {
-        await fetch(dev.devchain.nodeUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_sendRawTransaction', params: [raw] }) });
+        await fetch(dev.devchain.nodeUrl, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_sendRawTransaction', params: [raw] }),
+        });
       }
       const nodeRate = raws.length / ((performance.now() - t0) / 1000);
-      console.log(`baseline  node eth_sendRawTransaction alone (sequential): ${nodeRate.toFixed(0)} tx/s  -> POST /api/tx is ${((ok / THROUGHPUT_SECONDS) / nodeRate).toFixed(2)}x of it`);
+      console.log(
+        `baseline  node eth_sendRawTransaction alone (sequential): ${nodeRate.toFixed(0)} tx/s  -> POST /api/tx is ${(ok / THROUGHPUT_SECONDS / nodeRate).toFixed(2)}x of it`,
+      );
 
       // Baseline 2: the store alone, one write-ahead insert (record + raw + event) per transaction, on disk.
       const dir = mkdtempSync(join(tmpdir(), 'txdesk-bench-store-'));
@@ -165,12 +227,36 @@ async function main() {
       for (let i = 0; i < n; i++) {
         const hash = `0x${i.toString(16).padStart(64, '0')}`;
         const now = new Date().toISOString();
-        store.insert({ transactionHash: hash, from: wallet.address.toLowerCase(), nonce: i, gasPrice: '1000000000', txType: 'legacy', to: wallet.address.toLowerCase(), value: '0', input: '0x', gasLimit: '21000', data: {}, replaces: null, replacedBy: null, attempt: 0, kind: 'generate', problem: null, createdAt: now, updatedAt: now }, raws[0], [{ kind: 'signed', summary: 'Signed.', detail: {} }]);
+        store.insert(
+          {
+            transactionHash: hash,
+            from: wallet.address.toLowerCase(),
+            nonce: i,
+            gasPrice: '1000000000',
+            txType: 'legacy',
+            to: wallet.address.toLowerCase(),
+            value: '0',
+            input: '0x',
+            gasLimit: '21000',
+            data: {},
+            replaces: null,
+            replacedBy: null,
+            attempt: 0,
+            kind: 'generate',
+            problem: null,
+            createdAt: now,
+            updatedAt: now,
+          },
+          raws[0],
+          [{ kind: 'signed', summary: 'Signed.', detail: {} }],
+        );
       }
       const storeRate = n / ((performance.now() - t1) / 1000);
       store.close();
       rmSync(dir, { recursive: true, force: true });
-      console.log(`baseline  SQLite store insert alone (WAL, on disk):        ${storeRate.toFixed(0)} tx/s  -> the store is ${(storeRate / (ok / THROUGHPUT_SECONDS)).toFixed(0)}x faster than the whole POST`);
+      console.log(
+        `baseline  SQLite store insert alone (WAL, on disk):        ${storeRate.toFixed(0)} tx/s  -> the store is ${(storeRate / (ok / THROUGHPUT_SECONDS)).toFixed(0)}x faster than the whole POST`,
+      );
     });
 
     await toolFigures(dev);
@@ -194,7 +280,12 @@ async function rpcRate(url, headers, n, body, anvilPid) {
     method: 'POST',
     connections: RPC_CONNECTIONS,
     amount: n,
-    requests: [{ setupRequest: (req) => ({ ...req, headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body(i++)) }), onResponse: (status, text) => void (status !== 200 || text.includes('"error"') ? errors++ : 0) }],
+    requests: [
+      {
+        setupRequest: (req) => ({ ...req, headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body(i++)) }),
+        onResponse: (status, text) => void (status !== 200 || text.includes('"error"') ? errors++ : 0),
+      },
+    ],
   });
   const seconds = (performance.now() - t0) / 1000;
   const own = process.cpuUsage(cpu0);
@@ -219,17 +310,38 @@ async function rpcThroughput(dev) {
     const to = Wallet.createRandom().address;
     // A configured network: the first request is approved with a standing rule, as a person would for a busy tool.
     await allowTool(appUrl, auth, { from: wallet.address, to, value: '0x1', gas: '0x5208' });
-    const tool = await rpcRate(`${appUrl}/rpc`, auth, RPC_TXS, (i) => ({ jsonrpc: '2.0', id: i, method: 'eth_sendTransaction', params: [{ from: wallet.address, to, value: '0x1', gas: '0x5208' }] }), dev.devchain.anvilPid);
+    const tool = await rpcRate(
+      `${appUrl}/rpc`,
+      auth,
+      RPC_TXS,
+      (i) => ({
+        jsonrpc: '2.0',
+        id: i,
+        method: 'eth_sendTransaction',
+        params: [{ from: wallet.address, to, value: '0x1', gas: '0x5208' }],
+      }),
+      dev.devchain.anvilPid,
+    );
     const other = Wallet.createRandom();
     await dev.devchain.fund(other.address, 10n ** 18n);
     const raws = [];
     for (let i = 0; i < RPC_TXS; i++) {
       raws.push(await other.signTransaction({ chainId: 31337, nonce: i, to, value: 1n, gasLimit: 21000n, gasPrice: 10n ** 9n, type: 0 }));
     }
-    const bare = await rpcRate(dev.devchain.nodeUrl, {}, RPC_TXS, (i) => ({ jsonrpc: '2.0', id: i, method: 'eth_sendRawTransaction', params: [raws[i % raws.length]] }), dev.devchain.anvilPid);
+    const bare = await rpcRate(
+      dev.devchain.nodeUrl,
+      {},
+      RPC_TXS,
+      (i) => ({ jsonrpc: '2.0', id: i, method: 'eth_sendRawTransaction', params: [raws[i % raws.length]] }),
+      dev.devchain.anvilPid,
+    );
     const cpu = (r) => `CPU per tx: this process ${r.perTx.self.toFixed(2)} ms, anvil ${r.perTx.anvil.toFixed(2)} ms`;
-    console.log(`/rpc eth_sendTransaction: ${tool.rate.toFixed(0)} tx/s  p50 ${tool.p50} ms  p99 ${tool.p99} ms  (${tool.errors} errors, ${RPC_TXS} requests, ${RPC_CONNECTIONS} connections); ${cpu(tool)}`);
-    console.log(`baseline  anvil eth_sendRawTransaction of pre-signed txs:  ${bare.rate.toFixed(0)} tx/s  p50 ${bare.p50} ms  (${bare.errors} errors); ${cpu(bare)}  -> /rpc is ${(tool.rate / bare.rate).toFixed(2)}x of it`);
+    console.log(
+      `/rpc eth_sendTransaction: ${tool.rate.toFixed(0)} tx/s  p50 ${tool.p50} ms  p99 ${tool.p99} ms  (${tool.errors} errors, ${RPC_TXS} requests, ${RPC_CONNECTIONS} connections); ${cpu(tool)}`,
+    );
+    console.log(
+      `baseline  anvil eth_sendRawTransaction of pre-signed txs:  ${bare.rate.toFixed(0)} tx/s  p50 ${bare.p50} ms  (${bare.errors} errors); ${cpu(bare)}  -> /rpc is ${(tool.rate / bare.rate).toFixed(2)}x of it`,
+    );
   });
 }
 
@@ -244,11 +356,19 @@ async function toolFigures(dev) {
 async function allowTool(appUrl, auth, tx) {
   const port = Number(new URL(appUrl).port);
   const cookie = `${sessionCookieName(port)}=${sessionCookieValue(auth.authorization.slice('Bearer '.length))}`;
-  const sent = fetch(`${appUrl}/rpc`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_sendTransaction', params: [tx] }) });
+  const sent = fetch(`${appUrl}/rpc`, {
+    method: 'POST',
+    headers: { ...auth, 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_sendTransaction', params: [tx] }),
+  });
   for (;;) {
     const [waiting] = await (await fetch(`${appUrl}/api/approvals`, { headers: { cookie } })).json();
     if (waiting) {
-      await fetch(`${appUrl}/api/approvals/${waiting.id}`, { method: 'POST', headers: { cookie, origin: appUrl, 'content-type': 'application/json' }, body: JSON.stringify({ approve: true, allowPerDayWei: String(10n ** 30n) }) });
+      await fetch(`${appUrl}/api/approvals/${waiting.id}`, {
+        method: 'POST',
+        headers: { cookie, origin: appUrl, 'content-type': 'application/json' },
+        body: JSON.stringify({ approve: true, allowPerDayWei: String(10n ** 30n) }),
+      });
       break;
     }
     await sleep(20);
@@ -298,8 +418,12 @@ async function toolSendToReceipt(dev) {
       const straight = await run((i) => direct.sendTransaction({ to, value: 1n, gasPrice: 10n ** 9n, type: 0, nonce: startNonce + i }));
       const fmtBlocks = (xs) => (xs.length ? `p50 ${pct(xs, 50)} blocks  p99 ${pct(xs, 99)} blocks` : 'none');
       console.log(`ethers send -> receipt under high congestion, 1 gwei first fee, ${n} txs:`);
-      console.log(`  through txdesk /rpc (replaced when stuck): ${throughTxdesk.length} of ${n} mined within ${MINED_WITHIN_BLOCKS} blocks, ${fmtBlocks(throughTxdesk)}`);
-      console.log(`  straight to the node:                      ${straight.length} of ${n} mined within ${MINED_WITHIN_BLOCKS} blocks, ${fmtBlocks(straight)}`);
+      console.log(
+        `  through txdesk /rpc (replaced when stuck): ${throughTxdesk.length} of ${n} mined within ${MINED_WITHIN_BLOCKS} blocks, ${fmtBlocks(throughTxdesk)}`,
+      );
+      console.log(
+        `  straight to the node:                      ${straight.length} of ${n} mined within ${MINED_WITHIN_BLOCKS} blocks, ${fmtBlocks(straight)}`,
+      );
       // Straight sends never mined are still being watched: stop that before the providers go.
       viaTxdesk.removeAllListeners();
       node.removeAllListeners();
@@ -312,7 +436,9 @@ async function toolSendToReceipt(dev) {
 }
 
 // Exits when done: a library's wait() on a transaction never mined (the straight sends) keeps timers of its own.
-main().then(() => process.exit(0)).catch((e) => {
-  console.error(`bench/app could not measure: ${e.stack ?? e.message}`);
-  process.exit(1);
-});
+main()
+  .then(() => process.exit(0))
+  .catch((e) => {
+    console.error(`bench/app could not measure: ${e.stack ?? e.message}`);
+    process.exit(1);
+  });

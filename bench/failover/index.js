@@ -29,7 +29,11 @@ const dirs = [];
 async function start() {
   const d = mkdtempSync(join(tmpdir(), 'txdesk-failover-data-'));
   dirs.push(d);
-  const child = spawn(process.execPath, [root + 'bin/txdesk.js', 'service', '--node', anvil.url, '--port', '0', '--data-dir', d, '--open-signup', '--json', '--database', db], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, TXDESK_LOG: 'silent' } });
+  const child = spawn(
+    process.execPath,
+    [root + 'bin/txdesk.js', 'service', '--node', anvil.url, '--port', '0', '--data-dir', d, '--open-signup', '--json', '--database', db],
+    { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, TXDESK_LOG: 'silent' } },
+  );
   procs.push(child);
   const line = await new Promise((r) => createInterface({ input: child.stdout }).once('line', r));
   return { child, url: JSON.parse(line).serviceUrl };
@@ -40,7 +44,11 @@ const a = await start();
 while (!(await health(a)).roles.includes('watcher-leader')) await sleep(100);
 const b = await start();
 const c = await start();
-const res = await fetch(a.url + '/users/v1/signup', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'fb@example.com', password: 'correct horse battery', name: 'fb', organization: '' }) });
+const res = await fetch(a.url + '/users/v1/signup', {
+  method: 'POST',
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify({ email: 'fb@example.com', password: 'correct horse battery', name: 'fb', organization: '' }),
+});
 const { clientId } = await res.json();
 const options = (url) => ({ platform: 'ethereum', network: 'local', url, initialBackoffMs: 100, maxBackoffMs: 1000 });
 
@@ -49,7 +57,10 @@ const arrive = { a: new Map(), b: new Map() };
 const log = { a: [], b: [] };
 const trackers = [];
 let reconnectedAt = null;
-for (const [name, urls] of [['a', [a.url, c.url]], ['b', [b.url]]]) {
+for (const [name, urls] of [
+  ['a', [a.url, c.url]],
+  ['b', [b.url]],
+]) {
   const t = new TransactionTracker(clientId, options(urls));
   trackers.push(t);
   if (name === 'a') t.on('connected', () => (reconnectedAt = performance.now()));
@@ -69,7 +80,16 @@ const wallet = new Wallet(deriveDevAccounts(5)[4].privateKey, provider);
 let nonce = await wallet.getNonce('pending');
 const hashes = [];
 async function sendTracked() {
-  const tx = await wallet.signTransaction({ to: '0x000000000000000000000000000000000000dEaD', value: 1n, nonce: nonce++, gasLimit: 21000, maxFeePerGas: parseUnits('20', 'gwei'), maxPriorityFeePerGas: parseUnits('1', 'gwei'), chainId: 31337, type: 2 });
+  const tx = await wallet.signTransaction({
+    to: '0x000000000000000000000000000000000000dEaD',
+    value: 1n,
+    nonce: nonce++,
+    gasLimit: 21000,
+    maxFeePerGas: parseUnits('20', 'gwei'),
+    maxPriorityFeePerGas: parseUnits('1', 'gwei'),
+    chainId: 31337,
+    type: 2,
+  });
   const hash = await provider.send('eth_sendRawTransaction', [tx]);
   hashes.push(hash);
   await sender.trackTransaction(hash, { timeout: 60_000, confirmation: 1 });
@@ -82,7 +102,9 @@ const N = args.includes('--txs') ? Number(args[args.indexOf('--txs') + 1]) : 100
 for (let i = 0; i < N; i++) await sendTracked();
 while (arrive.a.size < 2 * N || arrive.b.size < 2 * N) await sleep(100);
 const gaps = [...arrive.a].map(([id, t]) => arrive.b.get(id) - t).sort((x, y) => x - y);
-console.log(`cross-instance: ${gaps.length} messages; follower B minus leader A arrival: p50 ${pct(gaps, 50).toFixed(1)} ms, p99 ${pct(gaps, 99).toFixed(1)} ms, max ${gaps[gaps.length - 1].toFixed(1)} ms`);
+console.log(
+  `cross-instance: ${gaps.length} messages; follower B minus leader A arrival: p50 ${pct(gaps, 50).toFixed(1)} ms, p99 ${pct(gaps, 99).toFixed(1)} ms, max ${gaps[gaps.length - 1].toFixed(1)} ms`,
+);
 
 // 2. Failover under a steady stream.
 let streaming = true;
@@ -121,7 +143,10 @@ while ((missing('a') || missing('b')) && performance.now() < deadline) await sle
 
 /** Longest silence between arrivals in [from, to), in ms. */
 function longestSilence(entries, from, to) {
-  const times = entries.map((e) => e.at).filter((t) => t >= from && t < to).sort((x, y) => x - y);
+  const times = entries
+    .map((e) => e.at)
+    .filter((t) => t >= from && t < to)
+    .sort((x, y) => x - y);
   let longest = 0;
   for (let i = 1; i < times.length; i++) longest = Math.max(longest, times[i] - times[i - 1]);
   return longest;
@@ -129,14 +154,23 @@ function longestSilence(entries, from, to) {
 const ms = (v) => (v === null ? 'not within 60 s' : `${v.toFixed(0)} ms`);
 console.log(`take-over: a follower's /health shows watcher-leader ${ms(takeover)} after SIGKILL of the leader`);
 if (indexerWasA) {
-  console.log(`indexer take-over: a follower's /health shows indexer-leader ${ms(indexerTakeover)} after the SIGKILL; the shared index is past block ${headAtKill} (the head at the kill) ${ms(indexResumed)} after it`);
+  console.log(
+    `indexer take-over: a follower's /health shows indexer-leader ${ms(indexerTakeover)} after the SIGKILL; the shared index is past block ${headAtKill} (the head at the kill) ${ms(indexResumed)} after it`,
+  );
 }
-console.log(`reconnect: the SDK subscriber of the killed instance was connected to C (and re-subscribing) ${(reconnectedAt - killedAt).toFixed(0)} ms after the SIGKILL`);
-for (const [name, who] of [['a', 'SDK subscriber on the killed instance (fails over to C)'], ['b', 'subscriber on surviving B']]) {
+console.log(
+  `reconnect: the SDK subscriber of the killed instance was connected to C (and re-subscribing) ${(reconnectedAt - killedAt).toFixed(0)} ms after the SIGKILL`,
+);
+for (const [name, who] of [
+  ['a', 'SDK subscriber on the killed instance (fails over to C)'],
+  ['b', 'subscriber on surviving B'],
+]) {
   const before = longestSilence(log[name], killedAt - 5_000, killedAt);
   const around = longestSilence(log[name], killedAt - 2_000, killedAt + 8_000);
   const dup = log[name].length - new Set(log[name].map((e) => e.key)).size;
-  console.log(`delivery gap, ${who}: ${around.toFixed(0)} ms around the kill vs ${before.toFixed(0)} ms before it (${(around / before).toFixed(1)}x); ${missing(name)} of ${want.size} messages missing, ${dup} delivered again`);
+  console.log(
+    `delivery gap, ${who}: ${around.toFixed(0)} ms around the kill vs ${before.toFixed(0)} ms before it (${(around / before).toFixed(1)}x); ${missing(name)} of ${want.size} messages missing, ${dup} delivered again`,
+  );
 }
 for (const t of trackers) await t.close().catch(() => {});
 for (const p of procs) p.kill('SIGKILL');

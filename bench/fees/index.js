@@ -34,7 +34,11 @@ const nodeUrl = dev.devchain.nodeUrl;
 const schedule = dev.devchain.market?.schedule;
 if (!schedule) throw new Error('this dev chain has no market schedule: build the current sources (npm run build).');
 const rpc = async (method, params = []) => {
-  const res = await fetch(nodeUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+  const res = await fetch(nodeUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
   const body = await res.json();
   if (body.error) throw new Error(`${method}: ${body.error.message}`);
   return body.result;
@@ -48,7 +52,13 @@ async function txdeskStrategy(name, policy) {
   const wallet = Wallet.createRandom();
   await dev.devchain.fund(wallet.address, 1000n * ETH);
   const core = createCore({
-    env: { NODE_ENDPOINT: nodeUrl, TXDESK_SERVICE_URL: dev.service.url, CLIENT_ID: dev.clientId, PRIVATE_KEY: wallet.privateKey, TXDESK_KEYCHAIN: 'off' },
+    env: {
+      NODE_ENDPOINT: nodeUrl,
+      TXDESK_SERVICE_URL: dev.service.url,
+      CLIENT_ID: dev.clientId,
+      PRIVATE_KEY: wallet.privateKey,
+      TXDESK_KEYCHAIN: 'off',
+    },
     dataDir: dir,
     policy: { confirmations: 1, maxReplacements: 20, maxFeeWei: String(1000n * 10n ** 9n), ...policy },
     http: { port: 0, rendererDir: join(dir, 'none') },
@@ -56,7 +66,8 @@ async function txdeskStrategy(name, policy) {
   });
   const rt = await core.start();
   const headers = { authorization: `Bearer ${readFileSync(rt.apiTokenFile, 'utf8').trim()}`, 'content-type': 'application/json' };
-  const api = async (method, path, body) => (await fetch(`${rt.appUrl}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) })).json();
+  const api = async (method, path, body) =>
+    (await fetch(`${rt.appUrl}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) })).json();
   return {
     name,
     async send() {
@@ -101,13 +112,21 @@ const ethersStrategy = () =>
     const wallet = new Wallet(key, provider);
     // The nonce kept here: sends overlap, and ethers reads the pending count each time.
     let nonce = await provider.getTransactionCount(wallet.address, 'pending');
-    return { send: async () => (await wallet.sendTransaction({ to, value: 1n, nonce: nonce++ })).hash, stop: async () => provider.destroy() };
+    return {
+      send: async () => (await wallet.sendTransaction({ to, value: 1n, nonce: nonce++ })).hash,
+      stop: async () => provider.destroy(),
+    };
   });
 
 const viemStrategy = () =>
   libraryStrategy('viem defaults', async (key) => {
     const chainId = Number(BigInt(await rpc('eth_chainId')));
-    const chain = defineChain({ id: chainId, name: 'dev', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [nodeUrl] } } });
+    const chain = defineChain({
+      id: chainId,
+      name: 'dev',
+      nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+      rpcUrls: { default: { http: [nodeUrl] } },
+    });
     const account = privateKeyToAccount(key);
     const client = createWalletClient({ account, chain, transport: http(nodeUrl) }).extend(publicActions);
     let nonce = await client.getTransactionCount({ address: account.address, blockTag: 'pending' });
@@ -130,7 +149,10 @@ async function overCheapest(hash) {
   const base = BigInt(block.baseFeePerGas ?? '0x0');
   const prices = block.transactions.map((t) => paid(t, base));
   const cheapest = prices.reduce((a, b) => (b < a ? b : a));
-  const mine = paid(block.transactions.find((t) => t.hash === hash), base);
+  const mine = paid(
+    block.transactions.find((t) => t.hash === hash),
+    base,
+  );
   return { block: Number(BigInt(r.blockNumber)), ratio: Number((mine * 10_000n) / cheapest) / 10_000 };
 }
 
@@ -145,7 +167,9 @@ const strategies = [
 const cycle = schedule.calm + schedule.rush + schedule.spike;
 let start = (await head()) + 1;
 start += (cycle - (start % cycle)) % cycle;
-log(`waiting for block ${start} (cycle of ${cycle} blocks: ${schedule.calm} calm, ${schedule.rush} rush, ${schedule.spike} spike); ${CYCLES} cycles, a send every ${EVERY} blocks`);
+log(
+  `waiting for block ${start} (cycle of ${cycle} blocks: ${schedule.calm} calm, ${schedule.rush} rush, ${schedule.spike} spike); ${CYCLES} cycles, a send every ${EVERY} blocks`,
+);
 while ((await head()) < start) await sleep(200);
 
 const sends = [];
@@ -195,10 +219,15 @@ for (const s of strategies) {
     });
   }
 }
-console.log(`bench/fees ${new Date().toISOString().slice(0, 10)}, ${CYCLES} cycles, a send every ${EVERY} blocks per strategy; blocks to inclusion counted from the head when sent`);
+console.log(
+  `bench/fees ${new Date().toISOString().slice(0, 10)}, ${CYCLES} cycles, a send every ${EVERY} blocks per strategy; blocks to inclusion counted from the head when sent`,
+);
 console.log('| strategy | phase | n | blocks p50 | p95 | max | not mined in 20 | replacements/tx | paid / cheapest in block p50 | p95 |');
 console.log('|---|---|---|---|---|---|---|---|---|---|');
-for (const r of rows) console.log(`| ${r.strategy} | ${r.phase} | ${r.n} | ${r.p50 ?? '-'} | ${r.p95 ?? '-'} | ${r.max ?? '-'} | ${r.notMined} | ${r.replacements} | ${r.paidP50} | ${r.paidP95} |`);
+for (const r of rows)
+  console.log(
+    `| ${r.strategy} | ${r.phase} | ${r.n} | ${r.p50 ?? '-'} | ${r.p95 ?? '-'} | ${r.max ?? '-'} | ${r.notMined} | ${r.replacements} | ${r.paidP50} | ${r.paidP95} |`,
+  );
 
 for (const s of strategies) await s.stop();
 await dev.stop();

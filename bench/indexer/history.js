@@ -62,13 +62,16 @@ export async function emit(provider, contract, method, argsFor, total) {
   const hashes = [];
   for (let start = 0; start < total; start += PER_TX) {
     const n = Math.min(PER_TX, total - start);
-    const tx = await contract.connect(wallet).getFunction(method).send(...argsFor(start, n), { nonce: nonce++, gasLimit: 35_000_000 });
+    const tx = await contract
+      .connect(wallet)
+      .getFunction(method)
+      .send(...argsFor(start, n), { nonce: nonce++, gasLimit: 35_000_000 });
     hashes.push(tx.hash);
     await provider.send('anvil_mine', ['0x1']);
   }
   for (const h of hashes) {
     const r = await provider.getTransactionReceipt(h);
-    if (!r || r.status !== 1) throw new Error(`bench transaction ${h} failed`);
+    if (r?.status !== 1) throw new Error(`bench transaction ${h} failed`);
   }
 }
 

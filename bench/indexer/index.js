@@ -80,13 +80,22 @@ async function catchUp(index, label, upTo) {
   const head = Number(await rpc('eth_blockNumber'));
   const cpu = cpuMeter();
   const t = performance.now();
-  const indexer = startIndexer({ ...index, nodeUrl: anvil.url, confirmations: upTo === undefined ? 0 : head - upTo, log: silent, pollMs: 200, readerThread: READER_THREAD });
+  const indexer = startIndexer({
+    ...index,
+    nodeUrl: anvil.url,
+    confirmations: upTo === undefined ? 0 : head - upTo,
+    log: silent,
+    pollMs: 200,
+    readerThread: READER_THREAD,
+  });
   await indexer.caughtUp();
   const s = (performance.now() - t) / 1000;
   const used = cpu();
   const { transfers: n, timing } = indexer.stats();
   await indexer.stop();
-  console.log(`${label.padEnd(44)} ${n} transfers in ${s.toFixed(2)} s: ${Math.round(n / s)} transfers/s ${split(timing, s)}; ${used.text}`);
+  console.log(
+    `${label.padEnd(44)} ${n} transfers in ${s.toFixed(2)} s: ${Math.round(n / s)} transfers/s ${split(timing, s)}; ${used.text}`,
+  );
   return { rate: n / s, cpuBound: cpuBoundRate(n, used) };
 }
 
@@ -108,7 +117,18 @@ async function rawRead(from, label, upTo) {
     const res = await fetch(anvil.url, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getLogs', params: [{ fromBlock: '0x' + b.toString(16), toBlock: '0x' + b.toString(16), topics: ['0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef'] }] }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'eth_getLogs',
+        params: [
+          {
+            fromBlock: '0x' + b.toString(16),
+            toBlock: '0x' + b.toString(16),
+            topics: ['0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef'],
+          },
+        ],
+      }),
     });
     const logs = JSON.parse(await res.text()).result;
     n += logs.filter((l) => l.topics.length === 4).length;
@@ -120,7 +140,11 @@ async function rawRead(from, label, upTo) {
 
 try {
   console.log(
-    `load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} on ${cpus().length} cores; ${N} mints then ${N} transfers, ${PER_TX} per transaction; reader thread ${READER_THREAD ? 'on' : 'off'}`,
+    `load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(
+        ' ',
+      )} on ${cpus().length} cores; ${N} mints then ${N} transfers, ${PER_TX} per transaction; reader thread ${READER_THREAD ? 'on' : 'off'}`,
   );
   await rpc('evm_setIntervalMining', [0]);
   const arts = compileSolidity({ 'B.sol': SOURCE }, { optimizer: { enabled: true, runs: 200 }, evmVersion: 'paris' }).contracts['B.sol'];
@@ -169,20 +193,32 @@ try {
   for (let i = 1; i <= 3; i++) reads.push(await rawRead(startBlock, `baseline: eth_getLogs read alone, same blocks (${i}/3)`, moveBlock));
   const raw = Math.max(...reads);
   const uri = await measureUriReads(anvil.url, (await c.getAddress()).toLowerCase(), N, midBlock);
-  console.log(`${'baseline: tokenURI eth_calls alone'.padEnd(44)} plain batches ${Math.round(uri.plain)}/s, packed (indexer) ${Math.round(uri.packed)}/s: ratio ${(uri.packed / uri.plain).toFixed(2)}`);
+  console.log(
+    `${'baseline: tokenURI eth_calls alone'.padEnd(44)} plain batches ${Math.round(uri.plain)}/s, packed (indexer) ${Math.round(uri.packed)}/s: ratio ${(uri.packed / uri.plain).toFixed(2)}`,
+  );
   // Ranges of the size the indexer writes at once while catching up (parts read ahead are joined up to JOIN_MOVES).
   const write = await measureWritePath(N, OWNERS, JOIN_MOVES);
-  console.log(`${'baseline: index writes alone, no node'.padEnd(44)} mints ${Math.round(write.mints)}/s, transfers ${Math.round(write.moves)}/s`);
+  console.log(
+    `${'baseline: index writes alone, no node'.padEnd(44)} mints ${Math.round(write.mints)}/s, transfers ${Math.round(write.moves)}/s`,
+  );
   console.log(`ratio indexer/raw log read: mints ${(mintRate / raw).toFixed(2)}, transfers ${(moveRate / raw).toFixed(2)} (target >= 0.5)`);
   // The writer alone (no node, nothing else on the box's cores) against the bare read: no overlap can beat this.
-  console.log(`ceiling, index writes alone/raw log read: mints ${(write.mints / raw).toFixed(2)}, transfers ${(write.moves / raw).toFixed(2)}`);
+  console.log(
+    `ceiling, index writes alone/raw log read: mints ${(write.mints / raw).toFixed(2)}, transfers ${(write.moves / raw).toFixed(2)}`,
+  );
   console.log(
     `ceiling, the catch-up's CPU (indexer + anvil) spread over ${cpus().length} cores/raw log read: mints ${(mintBound / raw).toFixed(2)}, transfers ${(moveBound / raw).toFixed(2)}`,
   );
-  console.log(`ratio to plain transfers: ConsecutiveTransfer tokens ${(dropRate / moveRate).toFixed(2)}, TransferBatch ids ${(batchRate / moveRate).toFixed(2)}`);
-  console.log(`ratio indexer/writes alone: mints ${(mintRate / write.mints).toFixed(2)}, transfers ${(moveRate / write.moves).toFixed(2)} (target >= 20,000 transfers/s)`);
+  console.log(
+    `ratio to plain transfers: ConsecutiveTransfer tokens ${(dropRate / moveRate).toFixed(2)}, TransferBatch ids ${(batchRate / moveRate).toFixed(2)}`,
+  );
+  console.log(
+    `ratio indexer/writes alone: mints ${(mintRate / write.mints).toFixed(2)}, transfers ${(moveRate / write.moves).toFixed(2)} (target >= 20,000 transfers/s)`,
+  );
   if (pgRates) {
-    console.log(`ratio PostgreSQL/SQLite catch-up: mints ${(pgRates.mints / mintRate).toFixed(2)}, transfers ${(pgRates.moves / moveRate).toFixed(2)}`);
+    console.log(
+      `ratio PostgreSQL/SQLite catch-up: mints ${(pgRates.mints / mintRate).toFixed(2)}, transfers ${(pgRates.moves / moveRate).toFixed(2)}`,
+    );
   }
   db.close();
 } finally {

@@ -78,11 +78,15 @@ async function trackerOn(service, network, clientId) {
   };
 }
 
-const stats = (xs) => `p50 ${pct(xs, 50).toFixed(1)} ms, p99 ${pct(xs, 99).toFixed(1)} ms, max ${xs.at(-1).toFixed(1)} ms over ${xs.length}`;
+const stats = (xs) =>
+  `p50 ${pct(xs, 50).toFixed(1)} ms, p99 ${pct(xs, 99).toFixed(1)} ms, max ${xs.at(-1).toFixed(1)} ms over ${xs.length}`;
 
 export async function measureIsolation(arts) {
   const anvils = await Promise.all([31337, 31338].map((chainId) => startAnvil({ gasLimit: 40_000_000, blockTimeSeconds: 1, chainId })));
-  const [a, b] = await Promise.all([chainWithHistory(anvils[0], 31337, 'local', arts, PER_TX, false), chainWithHistory(anvils[1], 31338, 'local-2', arts, N)]);
+  const [a, b] = await Promise.all([
+    chainWithHistory(anvils[0], 31337, 'local', arts, PER_TX, false),
+    chainWithHistory(anvils[1], 31338, 'local-2', arts, N),
+  ]);
   a.nonces = [Number(await rpc(a.anvil.url, 'eth_getTransactionCount', [new Wallet(TRACKED_KEY).address, 'latest']))];
   const dataDir = mkdtempSync(join(tmpdir(), 'txdesk-bench-isolation-'));
   try {
@@ -107,7 +111,13 @@ export async function measureIsolation(arts) {
       const quietDelay = monitorEventLoopDelay({ resolution: 1 });
       quietDelay.enable();
       const enough = (n) => Math.max(20, n);
-      const quiet = await loadOnA(service, a, clientId, tracker, (l, r) => l.length < enough(during.listing.length) || r.length < enough(during.receipts.length));
+      const quiet = await loadOnA(
+        service,
+        a,
+        clientId,
+        tracker,
+        (l, r) => l.length < enough(during.listing.length) || r.length < enough(during.receipts.length),
+      );
       quietDelay.disable();
       await tracker.close();
       return { during, quiet, bMs, blockMs: delay.max / 1e6, quietBlockMs: quietDelay.max / 1e6 };
@@ -122,13 +132,19 @@ export async function measureIsolation(arts) {
 }
 
 if (import.meta.url === `file://${process.argv[1]}` || process.argv.includes('--isolation')) {
-  console.log(`load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} on ${cpus().length} cores; B: ${N} mints then ${N} transfers, ${PER_TX} per transaction; A: ${PER_TX} mints`);
+  console.log(
+    `load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')} on ${cpus().length} cores; B: ${N} mints then ${N} transfers, ${PER_TX} per transaction; A: ${PER_TX} mints`,
+  );
   const arts = compileSolidity({ 'B.sol': SOURCE }, { optimizer: { enabled: true, runs: 200 }, evmVersion: 'paris' }).contracts['B.sol'];
   const r = await measureIsolation(arts);
   console.log(`B caught up in ${(r.bMs / 1000).toFixed(2)} s`);
   console.log(`listing of A while B catches up: ${stats(r.during.listing)}; quiet: ${stats(r.quiet.listing)}`);
   console.log(`tracker receipts of A while B catches up: ${stats(r.during.receipts)}; quiet: ${stats(r.quiet.receipts)}`);
-  console.log(`event loop's longest block while B catches up: ${r.blockMs.toFixed(1)} ms; quiet: ${r.quietBlockMs.toFixed(1)} ms (goal <= 20 ms)`);
+  console.log(
+    `event loop's longest block while B catches up: ${r.blockMs.toFixed(1)} ms; quiet: ${r.quietBlockMs.toFixed(1)} ms (goal <= 20 ms)`,
+  );
   const ratio = (k) => (pct(r.during[k], 99) / pct(r.quiet[k], 99)).toFixed(2);
   console.log(`ratio A's p99 while B catches up/quiet: listing ${ratio('listing')}, tracker receipts ${ratio('receipts')} (goal <= 2)`);
 }

@@ -77,7 +77,17 @@ async function catchUp(chains) {
       if (tokens !== N) throw new Error(`${c.config.network}: ${tokens} tokens indexed, expected ${N}`);
     });
     const blocks = chains.reduce((n, c) => n + c.head + 1, 0);
-    return { ms, allMs: Math.max(...ms), startedMs, mainThread, stallMs, serviceS: (used.user + used.system) / 1e6, anvilS, blocks, transfers: TRANSFERS * chains.length };
+    return {
+      ms,
+      allMs: Math.max(...ms),
+      startedMs,
+      mainThread,
+      stallMs,
+      serviceS: (used.user + used.system) / 1e6,
+      anvilS,
+      blocks,
+      transfers: TRANSFERS * chains.length,
+    };
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }
@@ -106,7 +116,8 @@ async function listingWhileOtherCatchesUp(a, b) {
           const t = performance.now();
           const res = await fetch(url);
           const body = await res.json();
-          if (!res.ok || body.data.length === 0) throw new Error(`listing of A answered ${res.status} with ${body.data?.length ?? 0} tokens`);
+          if (!res.ok || body.data.length === 0)
+            throw new Error(`listing of A answered ${res.status} with ${body.data?.length ?? 0} tokens`);
           ms.push(performance.now() - t);
           await new Promise((r) => setTimeout(r, 20));
         }
@@ -140,12 +151,17 @@ function report(label, r) {
 const anvils = [];
 try {
   console.log(
-    `load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} on ${cpus().length} cores (the service, both anvils and this bench share them); ` +
+    `load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')} on ${cpus().length} cores (the service, both anvils and this bench share them); ` +
       `per network ${N} mints then ${N} transfers, ${PER_TX} per transaction; ${ROUNDS} alternating rounds`,
   );
   const arts = compileSolidity({ 'B.sol': SOURCE }, { optimizer: { enabled: true, runs: 200 }, evmVersion: 'paris' }).contracts['B.sol'];
   for (const chainId of [31337, 31338]) anvils.push(await startAnvil({ gasLimit: 40_000_000, blockTimeSeconds: 1, chainId }));
-  const [a, b] = await Promise.all([chainWithHistory(anvils[0], 31337, 'local', arts, N), chainWithHistory(anvils[1], 31338, 'local-2', arts, N)]);
+  const [a, b] = await Promise.all([
+    chainWithHistory(anvils[0], 31337, 'local', arts, N),
+    chainWithHistory(anvils[1], 31338, 'local-2', arts, N),
+  ]);
   report('warm-up: A alone (not counted)', await catchUp([a]));
   const ratios = { together: [], aWithin: [], cpuPerBlock: [], cpuPerBlockWithAnvils: [] };
   for (let round = 1; round <= ROUNDS; round++) {
@@ -162,14 +178,25 @@ try {
     ratios.cpuPerBlock.push(perBlock(r.together, false) / perBlock(r.alone, false));
     ratios.cpuPerBlockWithAnvils.push(perBlock(r.together, true) / perBlock(r.alone, true));
   }
-  console.log(`ratio (A and B at once)/(A alone), until every network caught up: median ${median(ratios.together).toFixed(2)} (rounds ${list(ratios.together)}) (expected <= ~2.0: twice the work on the same 2 shared cores, each network its share)`);
-  console.log(`ratio A within two/A alone, A's own catch-up: median ${median(ratios.aWithin).toFixed(2)} (rounds ${list(ratios.aWithin)}) (expected <= ~2.0, and near the ratio above: A waits for nothing of B's but the cores)`);
+  console.log(
+    `ratio (A and B at once)/(A alone), until every network caught up: median ${median(ratios.together).toFixed(2)} (rounds ${list(ratios.together)}) (expected <= ~2.0: twice the work on the same 2 shared cores, each network its share)`,
+  );
+  console.log(
+    `ratio A within two/A alone, A's own catch-up: median ${median(ratios.aWithin).toFixed(2)} (rounds ${list(ratios.aWithin)}) (expected <= ~2.0, and near the ratio above: A waits for nothing of B's but the cores)`,
+  );
   const { during, after, bMs } = await listingWhileOtherCatchesUp(a, b);
   const at = (xs, p) => xs[Math.min(xs.length - 1, Math.ceil(p * xs.length) - 1)];
-  const stats = (xs) => `p50 ${at(xs, 0.5).toFixed(1)} ms, p99 ${at(xs, 0.99).toFixed(1)} ms, max ${xs.at(-1).toFixed(1)} ms over ${xs.length} requests`;
-  console.log(`listing of A while a running service catches up over B (${(bMs / 1000).toFixed(2)} s): ${stats(during)}; after B caught up: ${stats(after)}`);
-  console.log(`ratio listing of A while B catches up/after: p99 ${(at(during, 0.99) / at(after, 0.99)).toFixed(1)}, p50 ${(at(during, 0.5) / at(after, 0.5)).toFixed(1)} (A's requests wait for B's index writes on the one main thread)`);
-  console.log(`ratio service cpu per block, two networks/one: median ${median(ratios.cpuPerBlock).toFixed(2)} (rounds ${list(ratios.cpuPerBlock)}); with the anvils' cpu: ${median(ratios.cpuPerBlockWithAnvils).toFixed(2)} (expected ~1.0: a second network costs its own blocks and nothing more)`);
+  const stats = (xs) =>
+    `p50 ${at(xs, 0.5).toFixed(1)} ms, p99 ${at(xs, 0.99).toFixed(1)} ms, max ${xs.at(-1).toFixed(1)} ms over ${xs.length} requests`;
+  console.log(
+    `listing of A while a running service catches up over B (${(bMs / 1000).toFixed(2)} s): ${stats(during)}; after B caught up: ${stats(after)}`,
+  );
+  console.log(
+    `ratio listing of A while B catches up/after: p99 ${(at(during, 0.99) / at(after, 0.99)).toFixed(1)}, p50 ${(at(during, 0.5) / at(after, 0.5)).toFixed(1)} (A's requests wait for B's index writes on the one main thread)`,
+  );
+  console.log(
+    `ratio service cpu per block, two networks/one: median ${median(ratios.cpuPerBlock).toFixed(2)} (rounds ${list(ratios.cpuPerBlock)}); with the anvils' cpu: ${median(ratios.cpuPerBlockWithAnvils).toFixed(2)} (expected ~1.0: a second network costs its own blocks and nothing more)`,
+  );
 } finally {
   for (const x of anvils) await x.stop();
 }

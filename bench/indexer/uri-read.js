@@ -8,7 +8,9 @@ async function plainBatches(url, requests, block) {
     while (next < requests.length) {
       const start = next;
       next += 1000;
-      const body = requests.slice(start, start + 1000).map((r, j) => ({ jsonrpc: '2.0', id: start + j, method: 'eth_call', params: [r, block] }));
+      const body = requests
+        .slice(start, start + 1000)
+        .map((r, j) => ({ jsonrpc: '2.0', id: start + j, method: 'eth_call', params: [r, block] }));
       const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
       JSON.parse(await res.text());
     }

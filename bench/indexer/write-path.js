@@ -28,7 +28,8 @@ export async function measureWritePath(n, owners, perRange) {
       const t = performance.now();
       for (let start = 0, b = firstBlock; start < n; start += perRange, b++) {
         const logs = [];
-        for (let i = start; i < Math.min(n, start + perRange); i++) logs.push({ block: b, logIndex: i - start, blockHash: '0x', contract: CONTRACT, id: BigInt(i), ...make(i) });
+        for (let i = start; i < Math.min(n, start + perRange); i++)
+          logs.push({ block: b, logIndex: i - start, blockHash: '0x', contract: CONTRACT, id: BigInt(i), ...make(i) });
         const uris = new Map([[CONTRACT, new Map(logs.map((l) => [l.id, 'ipfs://bench']))]]);
         await store.apply({ from: b, to: b, headers: [], logs, newContracts: b === 1 ? meta : new Map(), uris, supplies: new Map() }, tip);
         tip = b;

@@ -20,7 +20,11 @@ export const pct = (xs, p) => {
 
 /** One JSON-RPC call; `headers` are added to the request (a bearer token, say). */
 export async function rpc(url, method, params, headers = {}) {
-  const res = await fetch(url, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { ...headers, 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
   const body = await res.json();
   if (body.error) throw new Error(`${method}: ${body.error.message}`);
   return body.result;
@@ -61,7 +65,10 @@ export function signTransfers(keys, nonces, count, chainId = 31337n) {
 /** Sends signed transactions in batches of 500; the first refusal throws. */
 export async function broadcast(url, txs) {
   for (let i = 0; i < txs.length; i += 500) {
-    const replies = await rpcBatch(url, txs.slice(i, i + 500).map((t) => ['eth_sendRawTransaction', [t.raw]]));
+    const replies = await rpcBatch(
+      url,
+      txs.slice(i, i + 500).map((t) => ['eth_sendRawTransaction', [t.raw]]),
+    );
     const failed = replies.find((r) => r.error);
     if (failed) throw new Error(`eth_sendRawTransaction: ${failed.error.message}`);
   }

@@ -20,7 +20,15 @@ export async function startThrowawayPostgres(name = 'bench') {
   const dir = mkdtempSync(join(tmpdir(), 'txdesk-bench-pg-'));
   chmodSync(dir, 0o777);
   const port = await freePort();
-  const pg = new EmbeddedPostgres({ databaseDir: dir + '/data', port, user: 'postgres', password: 'pw', persistent: false, createPostgresUser: process.getuid?.() === 0, onLog: () => {} });
+  const pg = new EmbeddedPostgres({
+    databaseDir: dir + '/data',
+    port,
+    user: 'postgres',
+    password: 'pw',
+    persistent: false,
+    createPostgresUser: process.getuid?.() === 0,
+    onLog: () => {},
+  });
   await pg.initialise();
   await pg.start();
   await pg.createDatabase(name);

@@ -11,8 +11,39 @@ const TABLES = [
   // would take a tip past that chain's head for a reorganisation and roll the seeded contracts back.
   ['idx_state', { key: 'text', value: 'text' }, "key <> 'tip'"],
   ['idx_accounts', { id: 'bigint', address: 'text', token_count: 'bigint' }],
-  ['idx_contracts', { id: 'bigint', address: 'text', addr: 'bytea', name: 'text', symbol: 'text', total_supply: 'text', has_uri: 'int', minted: 'bigint', burned: 'bigint', token_count: 'bigint', first_block: 'bigint', standard: 'text' }],
-  ['idx_tokens', { id: 'bigint', contract_id: 'bigint', token_id: 'text', owner_id: 'bigint', pair_id: 'bigint', k_tr: 'bytea', k_id: 'bytea', k_ct: 'bytea', k_cid: 'bytea', balance: 'text', uri: 'text' }],
+  [
+    'idx_contracts',
+    {
+      id: 'bigint',
+      address: 'text',
+      addr: 'bytea',
+      name: 'text',
+      symbol: 'text',
+      total_supply: 'text',
+      has_uri: 'int',
+      minted: 'bigint',
+      burned: 'bigint',
+      token_count: 'bigint',
+      first_block: 'bigint',
+      standard: 'text',
+    },
+  ],
+  [
+    'idx_tokens',
+    {
+      id: 'bigint',
+      contract_id: 'bigint',
+      token_id: 'text',
+      owner_id: 'bigint',
+      pair_id: 'bigint',
+      k_tr: 'bytea',
+      k_id: 'bytea',
+      k_ct: 'bytea',
+      k_cid: 'bytea',
+      balance: 'text',
+      uri: 'text',
+    },
+  ],
   ['idx_owner_contract', { owner_id: 'bigint', caddr: 'bytea', contract_id: 'bigint', n: 'bigint' }],
   ['idx_pairs', { id: 'bigint', owner_id: 'bigint', contract_id: 'bigint' }],
   ['idx_ids', { contract_id: 'bigint', k_id: 'bytea', supply: 'text', uri: 'text' }],
@@ -34,7 +65,10 @@ export async function copyListingToPg(sqliteFile, url) {
       let batch = [];
       const flush = async () => {
         if (batch.length === 0) return;
-        await pool.query(insert, names.map((n) => batch.map((r) => r[n])));
+        await pool.query(
+          insert,
+          names.map((n) => batch.map((r) => r[n])),
+        );
         rows += batch.length;
         batch = [];
       };

@@ -42,7 +42,10 @@ if (pg) {
   console.log(`copied ${n} rows into PostgreSQL (unnest batches, then VACUUM ANALYZE) in ${((Date.now() - t) / 1000).toFixed(1)} s`);
 }
 
-const child = spawn(process.execPath, [join(here, 'server.js'), dataDir, ...(pg ? [pg.url] : [])], { stdio: ['pipe', 'pipe', 'inherit'], env: { ...process.env, TXDESK_LOG: 'silent' } });
+const child = spawn(process.execPath, [join(here, 'server.js'), dataDir, ...(pg ? [pg.url] : [])], {
+  stdio: ['pipe', 'pipe', 'inherit'],
+  env: { ...process.env, TXDESK_LOG: 'silent' },
+});
 const ready = await new Promise((resolve, reject) => {
   createInterface({ input: child.stdout }).once('line', (l) => resolve(JSON.parse(l)));
   child.once('exit', (code) => reject(new Error(`bench server exited (${code})`)));
@@ -77,11 +80,18 @@ async function measureFine(url) {
 
 const ROUNDS = 5;
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const line = (label, m) => console.log(`${label.padEnd(44)} p50 ${m.p50.toFixed(2)} ms  p99 ${m.p99.toFixed(2)} ms  ${Math.round(m.rps)} req/s`);
+const line = (label, m) =>
+  console.log(`${label.padEnd(44)} p50 ${m.p50.toFixed(2)} ms  p99 ${m.p99.toFixed(2)} ms  ${Math.round(m.rps)} req/s`);
 const results = {};
 try {
-  console.log(`load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} on ${cpus().length} cores`);
-  console.log(`listing of ${owner} (${SEED.largestOwner} tokens), size ${size}, transfer_block_number desc; deep = page ${deepPage} (offset ${deepPage * size})`);
+  console.log(
+    `load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')} on ${cpus().length} cores`,
+  );
+  console.log(
+    `listing of ${owner} (${SEED.largestOwner} tokens), size ${size}, transfer_block_number desc; deep = page ${deepPage} (offset ${deepPage * size})`,
+  );
   const runs = [];
   if (ready.service) {
     const base = `${ready.service.url}/nft/v1/accounts/${owner}/tokens?clientId=${ready.service.clientId}&size=${size}`;
@@ -126,7 +136,9 @@ try {
         ratios.push(hono.rps / old.rps);
       }
       const all = ratios.map((r) => r.toFixed(2)).join(', ');
-      console.log(`ratio service (Hono)/front before Hono req/s, ${page}: median ${median(ratios).toFixed(2)} of ${ROUNDS} alternating rounds (${all}) (target >= 0.90)`);
+      console.log(
+        `ratio service (Hono)/front before Hono req/s, ${page}: median ${median(ratios).toFixed(2)} of ${ROUNDS} alternating rounds (${all}) (target >= 0.90)`,
+      );
     }
     // The network path against the seed's path, alternating (each round starts with the one the last ended with).
     for (const page of ['page 0', 'deep page']) {
@@ -136,7 +148,8 @@ try {
       for (let round = 0; round < ROUNDS; round++) {
         const order = round % 2 === 0 ? ['seed', 'network'] : ['network', 'seed'];
         const m = {};
-        for (const which of order) m[which] = await measureFine(urls[which === 'seed' ? `service ${page}` : `service network path ${page}`]);
+        for (const which of order)
+          m[which] = await measureFine(urls[which === 'seed' ? `service ${page}` : `service network path ${page}`]);
         seen.seed.push(m.seed);
         seen.network.push(m.network);
         p50.push(m.network.p50 / m.seed.p50);
@@ -155,8 +168,12 @@ try {
   }
   const front = ready.service ? 'service' : 'index query (bare http)';
   console.log(`ratio ${front} deep/page-0 p99: ${ratio(`${front} deep page`, `${front} page 0`)} (target <= 1.5)`);
-  console.log(`ratio naive deep/page-0 p99: ${ratio('naive OFFSET+COUNT(*) (bare http) deep page', 'naive OFFSET+COUNT(*) (bare http) page 0')}`);
-  console.log(`ratio naive/index p99, deep page: ${ratio('naive OFFSET+COUNT(*) (bare http) deep page', 'index query (bare http) deep page')}`);
+  console.log(
+    `ratio naive deep/page-0 p99: ${ratio('naive OFFSET+COUNT(*) (bare http) deep page', 'naive OFFSET+COUNT(*) (bare http) page 0')}`,
+  );
+  console.log(
+    `ratio naive/index p99, deep page: ${ratio('naive OFFSET+COUNT(*) (bare http) deep page', 'index query (bare http) deep page')}`,
+  );
   if (pg) {
     const x = (a, b) => `${(a / b).toFixed(2)}x SQLite`;
     const pairs = [['index query', 'PostgreSQL index query (bare http)', 'index query (bare http)']];

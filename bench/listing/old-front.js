@@ -7,13 +7,23 @@ import { allowedServiceHosts, checkServiceHost } from '../../dist/service/http/s
 
 /** Serves GET /nft/v1/accounts/:address/tokens from `db` on a free loopback port; resolves to its URL and a stop(). */
 export async function startOldFront(db, clientId) {
-  const listing = createListingEndpoints({ reads: openSqliteListingReads(db), isClientId: (id) => id === clientId, limiter: { take() {} }, refreshLimiter: { take() {} }, refreshToken: () => false });
+  const listing = createListingEndpoints({
+    reads: openSqliteListingReads(db),
+    isClientId: (id) => id === clientId,
+    limiter: { take() {} },
+    refreshLimiter: { take() {} },
+    refreshToken: () => false,
+  });
   const routes = [{ method: 'GET', segments: ['nft', 'v1', 'accounts', ':address', 'tokens'] }];
   let allowed = null;
   let base = '';
   const send = (res, status, body) => {
     const text = JSON.stringify(body);
-    res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), 'cache-control': 'no-store' });
+    res.writeHead(status, {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(text),
+      'cache-control': 'no-store',
+    });
     res.end(text);
   };
   const server = createServer(async (req, res) => {
@@ -25,7 +35,12 @@ export async function startOldFront(db, clientId) {
     for (const route of routes) {
       if (route.method !== req.method || route.segments.length !== parts.length) continue;
       const params = {};
-      if (!route.segments.every((seg, i) => (seg.startsWith(':') ? ((params[seg.slice(1)] = decodeURIComponent(parts[i])), true) : seg === parts[i]))) continue;
+      if (
+        !route.segments.every((seg, i) =>
+          seg.startsWith(':') ? ((params[seg.slice(1)] = decodeURIComponent(parts[i])), true) : seg === parts[i],
+        )
+      )
+        continue;
       try {
         return send(res, 200, await listing.accountTokens(params.address, url.search, base));
       } catch (e) {
@@ -38,6 +53,10 @@ export async function startOldFront(db, clientId) {
   base = `http://127.0.0.1:${server.address().port}`;
   return {
     url: base,
-    stop: () => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); }),
+    stop: () =>
+      new Promise((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }

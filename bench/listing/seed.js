@@ -3,7 +3,14 @@
 // EIP-2309 ranges (14-byte transfer keys), the rest plain ERC-721.
 import { openDatabase } from '../../dist/lib/sqlite.js';
 import { migrateSqliteIndex } from '../../dist/service/backend.js';
-import { addressBytes, contractOrderKey, holdingIdKey, idOrderKey, tokenIdKey, transferKey } from '../../dist/service/listing/listing-keys.js';
+import {
+  addressBytes,
+  contractOrderKey,
+  holdingIdKey,
+  idOrderKey,
+  tokenIdKey,
+  transferKey,
+} from '../../dist/service/listing/listing-keys.js';
 import { rebuildDerived } from '../../dist/service/listing/sqlite/listing-rebuild-sqlite.js';
 import { prng } from '../../test/support/prng.js';
 
@@ -19,14 +26,16 @@ export function seedListing(file) {
   migrateSqliteIndex(db);
   db.pragma('synchronous = OFF');
   const rnd = prng(42);
-  const indexSql = db.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'idx_tokens' AND sql IS NOT NULL").all();
+  const indexSql = db
+    .prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'idx_tokens' AND sql IS NOT NULL")
+    .all();
   db.transaction(() => {
     // Indexes are built once after the load: sorting 1M keys beats 1M random B-tree inserts.
     for (const i of indexSql) db.exec(`DROP INDEX ${i.name}`);
     const insAccount = db.prepare('INSERT INTO idx_accounts (id, address) VALUES (?, ?)');
     for (let o = 0; o < SEED.owners; o++) insAccount.run(o + 1, ownerAddress(o));
     const insContract = db.prepare(
-      "INSERT INTO idx_contracts (id, address, addr, name, symbol, total_supply, has_uri, minted, first_block, standard) VALUES (?, ?, ?, ?, ?, NULL, 1, 0, 1, ?)",
+      'INSERT INTO idx_contracts (id, address, addr, name, symbol, total_supply, has_uri, minted, first_block, standard) VALUES (?, ?, ?, ?, ?, NULL, 1, 0, 1, ?)',
     );
     const caddr = [];
     const isMulti = (c) => c % 5 === 0;

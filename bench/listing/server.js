@@ -44,11 +44,20 @@ try {
       // Its own data dir: a service on PostgreSQL still opens a service.sqlite there, which must not be the seeded one.
       const pgDataDir = mkdtempSync(join(tmpdir(), 'txdesk-bench-listing-pg-'));
       stops.push(async () => rmSync(pgDataDir, { recursive: true, force: true }));
-      const p = await startService({ nodeUrl: anvil.url, dataDir: pgDataDir, database: process.argv[3], port: 0, rateLimitPerMinute: 0, log: silent });
+      const p = await startService({
+        nodeUrl: anvil.url,
+        dataDir: pgDataDir,
+        database: process.argv[3],
+        port: 0,
+        rateLimitPerMinute: 0,
+        log: silent,
+      });
       stops.push(() => p.stop());
       pgService = { url: p.url, clientId: (await p.accounts.ensureDevAccount()).clientId };
     } catch (e) {
-      process.stderr.write(`bench/listing: the data service on PostgreSQL could not start (${e?.message ?? e}); measuring PostgreSQL in the bare handler only\n`);
+      process.stderr.write(
+        `bench/listing: the data service on PostgreSQL could not start (${e?.message ?? e}); measuring PostgreSQL in the bare handler only\n`,
+      );
     }
   }
 } catch (e) {
@@ -80,7 +89,13 @@ function naiveQuery(owner, page, size) {
         owner: r.owner,
         uri: r.uri,
         balance: r.balance,
-        contract: { address: c.address, name: c.name, symbol: c.symbol, totalSupply: c.total_supply === null ? c.minted - c.burned : Number(c.total_supply), standard: c.standard },
+        contract: {
+          address: c.address,
+          name: c.name,
+          symbol: c.symbol,
+          totalSupply: c.total_supply === null ? c.minted - c.burned : Number(c.total_supply),
+          standard: c.standard,
+        },
       };
     }),
   };
@@ -114,9 +129,17 @@ if (service) {
   stops.push(() => oldFront.stop());
   oldFrontUrl = oldFront.url;
 }
-stops.push(() => new Promise((r) => { bare.closeAllConnections(); bare.close(() => r()); }));
+stops.push(
+  () =>
+    new Promise((r) => {
+      bare.closeAllConnections();
+      bare.close(() => r());
+    }),
+);
 
-process.stdout.write(JSON.stringify({ ready: true, service, pgService, oldFrontUrl, bareUrl: `http://127.0.0.1:${bare.address().port}` }) + '\n');
+process.stdout.write(
+  JSON.stringify({ ready: true, service, pgService, oldFrontUrl, bareUrl: `http://127.0.0.1:${bare.address().port}` }) + '\n',
+);
 
 // Once: the parent both closes stdin and sends SIGTERM, and a second run would reverse `stops` under the first and
 // exit before it had removed everything.

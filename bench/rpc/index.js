@@ -38,10 +38,14 @@ const ms = (x) => `${x.toFixed(1)} ms`;
 /** `txdesk serve` on the embedded dev chain (congestion off) as its own process, as a tool meets it. */
 async function startServe(dataDir) {
   const nodeArgs = (process.env.TXDESK_BENCH_SERVE_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...nodeArgs, join(root, 'bin/txdesk.js'), 'serve', '--json', '--port', '0', '--congestion', 'off', '--data-dir', dataDir], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...process.env, TXDESK_KEYCHAIN: 'off', TXDESK_LOG: process.env.TXDESK_LOG ?? 'silent' },
-  });
+  const child = spawn(
+    process.execPath,
+    [...nodeArgs, join(root, 'bin/txdesk.js'), 'serve', '--json', '--port', '0', '--congestion', 'off', '--data-dir', dataDir],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: { ...process.env, TXDESK_KEYCHAIN: 'off', TXDESK_LOG: process.env.TXDESK_LOG ?? 'silent' },
+    },
+  );
   const line = await new Promise((resolve, reject) => {
     createInterface({ input: child.stdout }).once('line', resolve);
     child.once('exit', (code) => reject(new Error(`txdesk serve exited (${code}) before it was ready`)));
@@ -60,7 +64,9 @@ async function startServe(dataDir) {
 function anvilOf(pid, chainId) {
   const children = (p) => {
     try {
-      return readdirSync(`/proc/${p}/task`).flatMap((t) => readFileSync(`/proc/${p}/task/${t}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number));
+      return readdirSync(`/proc/${p}/task`).flatMap((t) =>
+        readFileSync(`/proc/${p}/task/${t}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number),
+      );
     } catch {
       return [];
     }
@@ -85,7 +91,12 @@ function anvilOf(pid, chainId) {
 async function drained(nodeUrl, addresses) {
   const until = Date.now() + 60_000;
   for (;;) {
-    const counts = await Promise.all(addresses.flatMap((a) => [rpc(nodeUrl, 'eth_getTransactionCount', [a, 'latest']), rpc(nodeUrl, 'eth_getTransactionCount', [a, 'pending'])]));
+    const counts = await Promise.all(
+      addresses.flatMap((a) => [
+        rpc(nodeUrl, 'eth_getTransactionCount', [a, 'latest']),
+        rpc(nodeUrl, 'eth_getTransactionCount', [a, 'pending']),
+      ]),
+    );
     if (counts.every((c, i) => i % 2 === 1 || c === counts[i + 1])) return;
     if (Date.now() > until) throw new Error('transactions still pending after 60 s');
     await sleep(100);
@@ -143,7 +154,29 @@ async function storeCommitP50(raw) {
       const hash = `0x${(i++).toString(16).padStart(64, '0')}`;
       const now = new Date().toISOString();
       const from = '0x000000000000000000000000000000000000beef';
-      store.insert({ transactionHash: hash, from, nonce: i, gasPrice: '1000000000', txType: 'eip1559', to: from, value: '1', input: '0x', gasLimit: '21000', data: {}, replaces: null, replacedBy: null, attempt: 0, kind: 'generate', problem: null, createdAt: now, updatedAt: now }, raw, [{ kind: 'signed', summary: 'Signed.', detail: {} }]);
+      store.insert(
+        {
+          transactionHash: hash,
+          from,
+          nonce: i,
+          gasPrice: '1000000000',
+          txType: 'eip1559',
+          to: from,
+          value: '1',
+          input: '0x',
+          gasLimit: '21000',
+          data: {},
+          replaces: null,
+          replacedBy: null,
+          attempt: 0,
+          kind: 'generate',
+          problem: null,
+          createdAt: now,
+          updatedAt: now,
+        },
+        raw,
+        [{ kind: 'signed', summary: 'Signed.', detail: {} }],
+      );
     });
   } finally {
     store.close();
@@ -177,10 +210,18 @@ async function main() {
     const tx = { to, value: 1n };
     const senders = {
       rpc: { addr: signer.address, send: () => signer.sendTransaction(tx), many: () => signer, seq: tally(), con: tally() },
-      wallet: { addr: wallet.address, send: () => wallet.sendTransaction(tx), many: () => new NonceManager(wallet), seq: tally(), con: tally() },
+      wallet: {
+        addr: wallet.address,
+        send: () => wallet.sendTransaction(tx),
+        many: () => new NonceManager(wallet),
+        seq: tally(),
+        con: tally(),
+      },
     };
     const both = [senders.rpc.addr, senders.wallet.addr];
-    log(`txdesk ${ready.apiUrl} (pid ${pids.txdesk}), node ${ready.nodeUrl} (anvil pid ${pids.anvil}); txdesk signs as ${signer.address}, the Wallet is ${wallet.address}`);
+    log(
+      `txdesk ${ready.apiUrl} (pid ${pids.txdesk}), node ${ready.nodeUrl} (anvil pid ${pids.anvil}); txdesk signs as ${signer.address}, the Wallet is ${wallet.address}`,
+    );
 
     // Warm-up, not counted: network detection, connections, the JIT.
     for (const s of Object.values(senders)) for (let i = 0; i < WARMUP; i++) await s.send();
@@ -211,12 +252,24 @@ async function main() {
     for (let r = 0; r < ROUNDS; r++) {
       for (const s of order(r)) {
         const sender = s.many();
-        await turn(s.con, pids, CONCURRENT, () => Promise.all(Array.from({ length: CONCURRENT }, () => timed(s.con.latencies, () => sender.sendTransaction(tx)))));
+        await turn(s.con, pids, CONCURRENT, () =>
+          Promise.all(Array.from({ length: CONCURRENT }, () => timed(s.con.latencies, () => sender.sendTransaction(tx)))),
+        );
         await drained(ready.nodeUrl, both);
       }
     }
 
-    const commit = await storeCommitP50(await wallet.signTransaction({ to, value: 1n, nonce: 0, gasLimit: 21_000n, maxFeePerGas: 10n ** 9n, maxPriorityFeePerGas: 1n, chainId: ready.chainId }));
+    const commit = await storeCommitP50(
+      await wallet.signTransaction({
+        to,
+        value: 1n,
+        nonce: 0,
+        gasLimit: 21_000n,
+        maxFeePerGas: 10n ** 9n,
+        maxPriorityFeePerGas: 1n,
+        chainId: ready.chainId,
+      }),
+    );
     report(senders, { hop: pct(floor.hop, 50), forwarded: pct(floor.forwarded, 50), straight: pct(floor.straight, 50), commit });
   } finally {
     for (const p of providers) p.destroy();
@@ -243,16 +296,28 @@ function report({ rpc: r, wallet: w }, floors) {
   const net = (t) => ((t.cpu.txdesk - background * t.seconds) / t.sends).toFixed(2);
   const floor = p50(w.seq) + 4 * (floors.forwarded - floors.straight) + floors.straight + floors.commit;
   console.log(`sequential, ${r.seq.sends} sends each (turns of ${BLOCK}, alternating):`);
-  console.log(`  /rpc   JsonRpcSigner.sendTransaction: p50 ${ms(p50(r.seq))}  p99 ${ms(p99(r.seq))};  CPU per send: ${cpuLine(r.seq)} (txdesk net of its background: ${net(r.seq)})`);
+  console.log(
+    `  /rpc   JsonRpcSigner.sendTransaction: p50 ${ms(p50(r.seq))}  p99 ${ms(p99(r.seq))};  CPU per send: ${cpuLine(r.seq)} (txdesk net of its background: ${net(r.seq)})`,
+  );
   console.log(`  Wallet straight to the node:         p50 ${ms(p50(w.seq))}  p99 ${ms(p99(w.seq))};  CPU per send: ${cpuLine(w.seq)}`);
-  console.log(`  -> latency p50 /rpc over Wallet: ${(p50(r.seq) / p50(w.seq)).toFixed(2)}x (goal <= 1.15x); p99 ${(p99(r.seq) / p99(w.seq)).toFixed(2)}x; floor (estimated) ${ms(floor)} = ${(floor / p50(w.seq)).toFixed(2)}x`);
+  console.log(
+    `  -> latency p50 /rpc over Wallet: ${(p50(r.seq) / p50(w.seq)).toFixed(2)}x (goal <= 1.15x); p99 ${(p99(r.seq) / p99(w.seq)).toFixed(2)}x; floor (estimated) ${ms(floor)} = ${(floor / p50(w.seq)).toFixed(2)}x`,
+  );
   console.log(`${CONCURRENT} at once, ${ROUNDS} rounds each (alternating who goes first):`);
-  console.log(`  /rpc   ${rate(r.con).toFixed(0)} tx/s  (p50 ${ms(p50(r.con))} under load);  CPU per send: ${cpuLine(r.con)} (txdesk net of its background: ${net(r.con)})`);
-  console.log(`  Wallet ${rate(w.con).toFixed(0)} tx/s  (p50 ${ms(p50(w.con))} under load, NonceManager);  CPU per send: ${cpuLine(w.con)}`);
+  console.log(
+    `  /rpc   ${rate(r.con).toFixed(0)} tx/s  (p50 ${ms(p50(r.con))} under load);  CPU per send: ${cpuLine(r.con)} (txdesk net of its background: ${net(r.con)})`,
+  );
+  console.log(
+    `  Wallet ${rate(w.con).toFixed(0)} tx/s  (p50 ${ms(p50(w.con))} under load, NonceManager);  CPU per send: ${cpuLine(w.con)}`,
+  );
   console.log(`  -> throughput /rpc over Wallet: ${(rate(r.con) / rate(w.con)).toFixed(2)}x (goal >= 0.75x)`);
-  console.log(`txdesk's background (embedded data service and dev chains) during the Wallet's turns: ${background.toFixed(0)} ms CPU per second`);
+  console.log(
+    `txdesk's background (embedded data service and dev chains) during the Wallet's turns: ${background.toFixed(0)} ms CPU per second`,
+  );
   console.log('floors measured in the same run (p50; the round trips between the sequential turns):');
-  console.log(`  a /rpc round trip that does no work (eth_chainId): ${ms(floors.hop)};  eth_blockNumber through /rpc ${ms(floors.forwarded)} against straight to the node ${ms(floors.straight)}`);
+  console.log(
+    `  a /rpc round trip that does no work (eth_chainId): ${ms(floors.hop)};  eth_blockNumber through /rpc ${ms(floors.forwarded)} against straight to the node ${ms(floors.straight)}`,
+  );
   console.log(`  the write-ahead commit alone (SQLite on disk): ${ms(floors.commit)}`);
 }
 

@@ -15,8 +15,18 @@ import { startThrowawayPostgres } from '../lib/throwaway-postgres.js';
 const i = process.argv.indexOf('--rounds');
 const ROUNDS = i >= 0 ? Number(process.argv[i + 1]) : 30;
 const RECEIPT = {
-  blockHash: '0x' + '2'.repeat(64), blockNumber: 5, transactionIndex: 0, from: '0x' + '3'.repeat(40), to: '0x' + '4'.repeat(40),
-  contractAddress: null, gasUsed: 21000, cumulativeGasUsed: 21000, effectiveGasPrice: '1000000000', status: 1, type: 2, logs: [],
+  blockHash: '0x' + '2'.repeat(64),
+  blockNumber: 5,
+  transactionIndex: 0,
+  from: '0x' + '3'.repeat(40),
+  to: '0x' + '4'.repeat(40),
+  contractAddress: null,
+  gasUsed: 21000,
+  cumulativeGasUsed: 21000,
+  effectiveGasPrice: '1000000000',
+  status: 1,
+  type: 2,
+  logs: [],
 };
 
 /** ms per 1,000 receipts stored in 10 chunks: median, min and max over ROUNDS blocks. */
@@ -29,7 +39,17 @@ async function measure(store) {
     const t0 = performance.now();
     for (let c = 0; c < 1000; c += 100) {
       const chunk = states.slice(c, c + 100).map((s) => ({ ...s, receipt: { ...RECEIPT, transactionHash: s.txHash } }));
-      await store.commitRound(chunk, [], chunk.map((s) => ({ clientId: 'c', txHash: s.txHash, type: 'receipt', payload: JSON.stringify({ type: 'receipt', result: s.receipt }) })), 2);
+      await store.commitRound(
+        chunk,
+        [],
+        chunk.map((s) => ({
+          clientId: 'c',
+          txHash: s.txHash,
+          type: 'receipt',
+          payload: JSON.stringify({ type: 'receipt', result: s.receipt }),
+        })),
+        2,
+      );
     }
     times.push(performance.now() - t0);
   }
@@ -37,7 +57,8 @@ async function measure(store) {
   return { median: times[Math.floor(times.length / 2)], min: times[0], max: times.at(-1) };
 }
 
-const line = (name, r) => `store    ${name}: 1,000 receipts in 10 chunks, median ${r.median.toFixed(1)} ms (min ${r.min.toFixed(1)}, max ${r.max.toFixed(1)}) over ${ROUNDS} blocks`;
+const line = (name, r) =>
+  `store    ${name}: 1,000 receipts in 10 chunks, median ${r.median.toFixed(1)} ms (min ${r.min.toFixed(1)}, max ${r.max.toFixed(1)}) over ${ROUNDS} blocks`;
 const dir = mkdtempSync(join(tmpdir(), 'txdesk-bench-tracker-store-'));
 const db = openDatabase(join(dir, 'tracker.db'));
 const sqlite = await measure(openSqliteTrackerStore(db)).finally(() => db.close());

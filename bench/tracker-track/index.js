@@ -20,7 +20,8 @@ const randomHash = () => `0x${randomBytes(32).toString('hex')}`;
 /** A node at block 1 that knows none of the hashes. */
 const scriptedNode = {
   async call(method) {
-    if (method === 'eth_getBlockByNumber') return { number: '0x1', hash: '0x' + '1'.repeat(64), parentHash: '0x' + '0'.repeat(64), transactions: [] };
+    if (method === 'eth_getBlockByNumber')
+      return { number: '0x1', hash: '0x' + '1'.repeat(64), parentHash: '0x' + '0'.repeat(64), transactions: [] };
     if (method === 'eth_blockNumber') return '0x1';
     return null;
   },
@@ -57,4 +58,6 @@ async function trackRate(open) {
 const base = await trackRate(0);
 const loaded = await trackRate(OPEN);
 console.log(`track    ${ADDED} hashes one by one, none open: ${base.toFixed(0)} hashes/s (baseline)`);
-console.log(`track    ${ADDED} hashes one by one, ${OPEN} open: ${loaded.toFixed(0)} hashes/s: ${(loaded / base).toFixed(2)}x the baseline`);
+console.log(
+  `track    ${ADDED} hashes one by one, ${OPEN} open: ${loaded.toFixed(0)} hashes/s: ${(loaded / base).toFixed(2)}x the baseline`,
+);

@@ -46,11 +46,29 @@ async function startServiceProcess(nodeUrl, dataDir, databaseUrl, secondNodeUrl)
   // TXDESK_BENCH_SERVICE_NODE_ARGS="--cpu-prof" profiles the service process.
   const nodeArgs = (process.env.TXDESK_BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const store = databaseUrl ? ['--database', databaseUrl] : [];
-  const nodes = secondNodeUrl ? ['--network', `ethereum/local=${nodeUrl}`, '--network', `ethereum/local-2=${secondNodeUrl}`] : ['--node', nodeUrl];
-  const child = spawn(process.execPath, [...nodeArgs, join(root, 'bin/txdesk.js'), 'service', ...nodes, '--port', '0', '--data-dir', dataDir, '--open-signup', '--json', ...store], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...process.env, TXDESK_LOG: process.env.TXDESK_LOG ?? 'silent' },
-  });
+  const nodes = secondNodeUrl
+    ? ['--network', `ethereum/local=${nodeUrl}`, '--network', `ethereum/local-2=${secondNodeUrl}`]
+    : ['--node', nodeUrl];
+  const child = spawn(
+    process.execPath,
+    [
+      ...nodeArgs,
+      join(root, 'bin/txdesk.js'),
+      'service',
+      ...nodes,
+      '--port',
+      '0',
+      '--data-dir',
+      dataDir,
+      '--open-signup',
+      '--json',
+      ...store,
+    ],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: { ...process.env, TXDESK_LOG: process.env.TXDESK_LOG ?? 'silent' },
+    },
+  );
   const line = await new Promise((resolve, reject) => {
     createInterface({ input: child.stdout }).once('line', resolve);
     child.once('exit', (code) => reject(new Error(`txdesk service exited (${code})`)));
@@ -167,8 +185,12 @@ async function trackerPhase(nodeUrl, serviceUrl, clientId, txs, pids, on = { net
       clearTimeout(timer);
       ackWaiter = null;
     }
-    if (args.includes('--trace')) log(`block ${head + 1}: mined at ${Math.round(performance.timeOrigin + t0) % 100000}, last receipt +${Math.round(Math.max(...(perBlockLatency.get(head + 1) ?? [0])))} ms, p99 ${Math.round(pct(perBlockLatency.get(head + 1) ?? [], 99))}`);
-    if (b >= WARMUP) bursts.push({ messages: acked - before, ms: lastAckAt - t0, deliveryMs: firstMessageAt === null ? 0 : lastAckAt - firstMessageAt });
+    if (args.includes('--trace'))
+      log(
+        `block ${head + 1}: mined at ${Math.round(performance.timeOrigin + t0) % 100000}, last receipt +${Math.round(Math.max(...(perBlockLatency.get(head + 1) ?? [0])))} ms, p99 ${Math.round(pct(perBlockLatency.get(head + 1) ?? [], 99))}`,
+      );
+    if (b >= WARMUP)
+      bursts.push({ messages: acked - before, ms: lastAckAt - t0, deliveryMs: firstMessageAt === null ? 0 : lastAckAt - firstMessageAt });
     if (b >= WARMUP && b < rounds) {
       // The node's own time for this block, measured now: the same node state and the same moment of the box as the
       // tracker's delivery (a virtual machine's speed drifts over a run). The service has nothing left to do for the
@@ -233,7 +255,10 @@ async function nodeTimeForBlock(nodeUrl, hashes, onBatch = () => {}) {
   const worker = async () => {
     while (next < chunks.length) {
       const chunk = chunks[next++];
-      await rpcBatch(nodeUrl, chunk.map((h) => ['eth_getTransactionReceipt', [h]]));
+      await rpcBatch(
+        nodeUrl,
+        chunk.map((h) => ['eth_getTransactionReceipt', [h]]),
+      );
       onBatch(chunk.length);
     }
   };
@@ -275,7 +300,13 @@ async function fetchOnlyPhase(nodeUrl, txs) {
 /** The node's time per block of `txs` again, after the tracker phase (the figure earlier runs were compared with). */
 async function nodeFloor(nodeUrl, txs) {
   const times = [];
-  for (let i = 0; i < txs.length; i += PER_BLOCK) times.push(await nodeTimeForBlock(nodeUrl, txs.slice(i, i + PER_BLOCK).map((t) => t.hash)));
+  for (let i = 0; i < txs.length; i += PER_BLOCK)
+    times.push(
+      await nodeTimeForBlock(
+        nodeUrl,
+        txs.slice(i, i + PER_BLOCK).map((t) => t.hash),
+      ),
+    );
   return { p50: pct(times, 50), max: Math.max(...times) };
 }
 
@@ -304,7 +335,13 @@ async function baselinePhase(nodeUrl, txs) {
     busyMs += performance.now() - t0;
     await sleep(300);
   }
-  return { receipts: latency.length, requests, p50: pct(latency, 50), p99: pct(latency, 99), receiptsPerSecond: (latency.length / busyMs) * 1000 };
+  return {
+    receipts: latency.length,
+    requests,
+    p50: pct(latency, 50),
+    p99: pct(latency, 99),
+    receiptsPerSecond: (latency.length / busyMs) * 1000,
+  };
 }
 
 /** One tracker phase on a fresh chain and service (SQLite, or PostgreSQL at `databaseUrl`), with the node's floor. */
@@ -332,7 +369,10 @@ async function measureStore(databaseUrl, withBaseline) {
     const third = withBaseline ? signTransfers(keys, nonces, WARMUP * PER_BLOCK + TOTAL) : [];
     log(`broadcasting (tracker phase, ${databaseUrl ? 'PostgreSQL' : 'SQLite'})`);
     await broadcast(anvil.url, [...warm, ...first]);
-    const tracker = await trackerPhase(anvil.url, service.serviceUrl, clientId, [...warm, ...first], { node: anvil.pid, service: service.child.pid });
+    const tracker = await trackerPhase(anvil.url, service.serviceUrl, clientId, [...warm, ...first], {
+      node: anvil.pid,
+      service: service.child.pid,
+    });
     const floor = await nodeFloor(anvil.url, first);
     let baseline = null;
     let fetchOnly = null;
@@ -388,7 +428,10 @@ async function twoNetworks() {
   const chains = [];
   let service;
   try {
-    for (const [chainId, network] of [[31337, 'local'], [31338, 'local-2']]) {
+    for (const [chainId, network] of [
+      [31337, 'local'],
+      [31338, 'local-2'],
+    ]) {
       const anvil = await startAnvil({ gasLimit: PER_BLOCK * 21_000, accounts: SENDERS, blockTimeSeconds: 1, chainId });
       chains.push({ anvil, chainId: BigInt(chainId), network, nonces: new Array(SENDERS).fill(0) });
       await rpc(anvil.url, 'evm_setIntervalMining', [0]);
@@ -413,7 +456,14 @@ async function twoNetworks() {
       const before = { service: cpuMs(service.child.pid), nodes: chains.map((c) => cpuMs(c.anvil.pid)), client: process.cpuUsage() };
       const results = await Promise.all(
         on.map((c, i) =>
-          trackerPhase(c.anvil.url, service.serviceUrl, clientId, txs[i], { node: c.anvil.pid, service: service.child.pid }, { network: c.network, subscriptionId: `bench-${phases}` }),
+          trackerPhase(
+            c.anvil.url,
+            service.serviceUrl,
+            clientId,
+            txs[i],
+            { node: c.anvil.pid, service: service.child.pid },
+            { network: c.network, subscriptionId: `bench-${phases}` },
+          ),
         ),
       );
       const client = process.cpuUsage(before.client);
@@ -426,7 +476,11 @@ async function twoNetworks() {
       return {
         a: results[0],
         b: results[1] ?? null,
-        cpu: { service: (cpuMs(service.child.pid) - before.service) / receipts, nodes: nodes / receipts, client: (client.user + client.system) / 1000 / receipts },
+        cpu: {
+          service: (cpuMs(service.child.pid) - before.service) / receipts,
+          nodes: nodes / receipts,
+          client: (client.user + client.system) / 1000 / receipts,
+        },
       };
     };
     const line = (r) =>
@@ -442,7 +496,9 @@ async function twoNetworks() {
         const x = r[what];
         console.log(`round ${round}, ${what === 'alone' ? 'A alone (B idle) ' : 'A while B is loaded'}: A ${line(x.a)}`);
         if (x.b) console.log(`round ${round}, ${'B at the same time'.padEnd(19)}: B ${line(x.b)}`);
-        console.log(`round ${round}, ${'cpu per receipt'.padEnd(19)}: service ${x.cpu.service.toFixed(3)} ms, anvils ${x.cpu.nodes.toFixed(3)} ms, bench client ${x.cpu.client.toFixed(3)} ms (each with its confirmation; ${os.cpus().length} cores)`);
+        console.log(
+          `round ${round}, ${'cpu per receipt'.padEnd(19)}: service ${x.cpu.service.toFixed(3)} ms, anvils ${x.cpu.nodes.toFixed(3)} ms, bench client ${x.cpu.client.toFixed(3)} ms (each with its confirmation; ${os.cpus().length} cores)`,
+        );
       }
       const sum = (c) => c.service + c.nodes + c.client;
       ratios.p50.push(r.together.a.p50 / r.alone.a.p50);
@@ -453,10 +509,16 @@ async function twoNetworks() {
       ratios.allCpu.push(sum(r.together.cpu) / sum(r.alone.cpu));
     }
     const show = (xs) => `median ${median(xs).toFixed(2)} (rounds ${xs.map((x) => x.toFixed(2)).join(', ')})`;
-    console.log(`ratio    A with B loaded/A alone: receipt p50 ${show(ratios.p50)}, p99 ${show(ratios.p99)} (expected <= ~2.0: B doubles the work on the same 2 shared cores, A gets its share)`);
+    console.log(
+      `ratio    A with B loaded/A alone: receipt p50 ${show(ratios.p50)}, p99 ${show(ratios.p99)} (expected <= ~2.0: B doubles the work on the same 2 shared cores, A gets its share)`,
+    );
     console.log(`ratio    A with B loaded/A alone: acked msgs/s ${show(ratios.acked)} (expected >= ~0.5)`);
-    console.log(`ratio    A with B loaded/A alone: p99 over A's node time for the block ${show(ratios.overOwn)} (the node slows down too; ~1.0 if the service adds no delay of its own)`);
-    console.log(`ratio    cpu per receipt with B loaded/alone: service ${show(ratios.serviceCpu)}, service + anvils + bench client ${show(ratios.allCpu)} (expected ~1.0: B's receipts cost their own CPU and nothing more)`);
+    console.log(
+      `ratio    A with B loaded/A alone: p99 over A's node time for the block ${show(ratios.overOwn)} (the node slows down too; ~1.0 if the service adds no delay of its own)`,
+    );
+    console.log(
+      `ratio    cpu per receipt with B loaded/alone: service ${show(ratios.serviceCpu)}, service + anvils + bench client ${show(ratios.allCpu)} (expected ~1.0: B's receipts cost their own CPU and nothing more)`,
+    );
   } finally {
     if (service) {
       service.child.kill('SIGTERM');
@@ -478,31 +540,65 @@ async function main() {
     nodeFloorMs: floor,
     baseline,
     fetchOnly,
-    ratios: { p50: baseline.p50 / tracker.p50, p99: baseline.p99 / tracker.p99, p99OverOwnBlock: tracker.p99OverOwnBlock, p99OverNode: tracker.p99 / floor.p50 },
+    ratios: {
+      p50: baseline.p50 / tracker.p50,
+      p99: baseline.p99 / tracker.p99,
+      p99OverOwnBlock: tracker.p99OverOwnBlock,
+      p99OverNode: tracker.p99 / floor.p50,
+    },
     targets: { p99Under100ms: tracker.worstBlockP99 <= 100, ackedPerSecondOver5000: tracker.ackedPerSecond >= 5000 },
   };
-  console.log(`tracker  receipts ${tracker.receipts}/${TOTAL}: latency p50 ${f(tracker.p50)} ms, p99 ${f(tracker.p99)} ms (worst block p99 ${f(tracker.worstBlockP99)} ms); ${f(tracker.ackedPerSecond)} acked msgs/s while delivering, ${f(tracker.ackedPerSecondFromBlock)}/s counted from block arrival (${tracker.acked} acked)`);
-  console.log(`tracker  warm-up blocks before these (not counted): last receipt at ${tracker.warmupBlockLast.map((ms) => `+${f(ms)} ms`).join(', ') || 'none'}`);
-  console.log(`tracker  confirmations: latency p50 ${f(tracker.confirmationP50)} ms, p99 ${f(tracker.confirmationP99)} ms (from the arrival of the block that makes them due)`);
+  console.log(
+    `tracker  receipts ${tracker.receipts}/${TOTAL}: latency p50 ${f(tracker.p50)} ms, p99 ${f(tracker.p99)} ms (worst block p99 ${f(tracker.worstBlockP99)} ms); ${f(tracker.ackedPerSecond)} acked msgs/s while delivering, ${f(tracker.ackedPerSecondFromBlock)}/s counted from block arrival (${tracker.acked} acked)`,
+  );
+  console.log(
+    `tracker  warm-up blocks before these (not counted): last receipt at ${tracker.warmupBlockLast.map((ms) => `+${f(ms)} ms`).join(', ') || 'none'}`,
+  );
+  console.log(
+    `tracker  confirmations: latency p50 ${f(tracker.confirmationP50)} ms, p99 ${f(tracker.confirmationP99)} ms (from the arrival of the block that makes them due)`,
+  );
   const c = tracker.cpuPerBlockMs;
-  console.log(`cpu      per block round: anvil ${f(c.node)} ms (with the node-time measurement after the block), service ${f(c.service)} ms (tracker and indexer), bench client ${f(c.client)} ms`);
+  console.log(
+    `cpu      per block round: anvil ${f(c.node)} ms (with the node-time measurement after the block), service ${f(c.service)} ms (tracker and indexer), bench client ${f(c.client)} ms`,
+  );
   const w = tracker.cpuReceiptWindowMs;
-  console.log(`cpu      from mining a block to its last receipt at the SDK: anvil ${f(w.node)} ms (mining included), service ${f(w.service)} ms, bench client ${f(w.client)} ms, on 2 cores`);
-  console.log(`node     serving one block's ${PER_BLOCK} receipts takes anvil ${spreadMs(tracker.nodeTimeByBlock)} measured right after each block (service CPU meanwhile ${f(tracker.serviceCpuDuringNodeTimeMs)} ms), ${f(floor.p50)} ms (p50; max ${f(floor.max)} ms) after the tracker phase: a floor under the tracker's latency`);
-  console.log(`baseline receipts ${baseline.receipts}/${TOTAL}: latency p50 ${f(baseline.p50)} ms, p99 ${f(baseline.p99)} ms; ${f(baseline.receiptsPerSecond)} receipts/s from ${baseline.requests} eth_getTransactionReceipt calls`);
+  console.log(
+    `cpu      from mining a block to its last receipt at the SDK: anvil ${f(w.node)} ms (mining included), service ${f(w.service)} ms, bench client ${f(w.client)} ms, on 2 cores`,
+  );
+  console.log(
+    `node     serving one block's ${PER_BLOCK} receipts takes anvil ${spreadMs(tracker.nodeTimeByBlock)} measured right after each block (service CPU meanwhile ${f(tracker.serviceCpuDuringNodeTimeMs)} ms), ${f(floor.p50)} ms (p50; max ${f(floor.max)} ms) after the tracker phase: a floor under the tracker's latency`,
+  );
+  console.log(
+    `baseline receipts ${baseline.receipts}/${TOTAL}: latency p50 ${f(baseline.p50)} ms, p99 ${f(baseline.p99)} ms; ${f(baseline.receiptsPerSecond)} receipts/s from ${baseline.requests} eth_getTransactionReceipt calls`,
+  );
   console.log(`ratio    baseline/tracker latency: p50 x${f(result.ratios.p50)}, p99 x${f(result.ratios.p99)}`);
-  console.log(`ratio    SQLite: receipt p99 is ${tracker.p99OverOwnBlock.toFixed(2)}x the node's own time for the receipt's block (target <= 1.3x); ${result.ratios.p99OverNode.toFixed(2)}x the p50 measured after the phase`);
+  console.log(
+    `ratio    SQLite: receipt p99 is ${tracker.p99OverOwnBlock.toFixed(2)}x the node's own time for the receipt's block (target <= 1.3x); ${result.ratios.p99OverNode.toFixed(2)}x the p50 measured after the phase`,
+  );
   console.log(`ratio    SQLite, each block's last receipt over that block's node time: ${spread(tracker.blockLastOverOwn)}`);
-  console.log(`floor    a client that only fetches each block's receipts the tracker's way, scored the same: p99 ${fetchOnly.p99OverOwnBlock.toFixed(2)}x (each block's last receipt ${spread(fetchOnly.blockLastOverOwn)}); the tracker's p99 is ${(tracker.p99OverOwnBlock / fetchOnly.p99OverOwnBlock).toFixed(2)}x this floor`);
-  console.log(`targets  p99 <= 100 ms per 1,000-tx block: ${result.targets.p99Under100ms ? 'met' : 'MISSED'}; >= 5,000 acked msgs/s: ${result.targets.ackedPerSecondOver5000 ? 'met' : 'MISSED'}`);
+  console.log(
+    `floor    a client that only fetches each block's receipts the tracker's way, scored the same: p99 ${fetchOnly.p99OverOwnBlock.toFixed(2)}x (each block's last receipt ${spread(fetchOnly.blockLastOverOwn)}); the tracker's p99 is ${(tracker.p99OverOwnBlock / fetchOnly.p99OverOwnBlock).toFixed(2)}x this floor`,
+  );
+  console.log(
+    `targets  p99 <= 100 ms per 1,000-tx block: ${result.targets.p99Under100ms ? 'met' : 'MISSED'}; >= 5,000 acked msgs/s: ${result.targets.ackedPerSecondOver5000 ? 'met' : 'MISSED'}`,
+  );
   if (!args.includes('--sqlite-only')) {
     const pg = await startThrowawayPostgres('tracker');
     try {
       const onPg = await measureStore(pg.url, false);
-      result.postgres = { tracker: onPg.tracker, nodeFloorMs: onPg.floor, p99OverOwnBlock: onPg.tracker.p99OverOwnBlock, p99OverNode: onPg.tracker.p99 / onPg.floor.p50 };
-      console.log(`postgres receipts ${onPg.tracker.receipts}/${TOTAL}: latency p50 ${f(onPg.tracker.p50)} ms, p99 ${f(onPg.tracker.p99)} ms; ${f(onPg.tracker.ackedPerSecond)} acked msgs/s; node ${spreadMs(onPg.tracker.nodeTimeByBlock)} per block (${f(onPg.floor.p50)} ms after the phase)`);
+      result.postgres = {
+        tracker: onPg.tracker,
+        nodeFloorMs: onPg.floor,
+        p99OverOwnBlock: onPg.tracker.p99OverOwnBlock,
+        p99OverNode: onPg.tracker.p99 / onPg.floor.p50,
+      };
+      console.log(
+        `postgres receipts ${onPg.tracker.receipts}/${TOTAL}: latency p50 ${f(onPg.tracker.p50)} ms, p99 ${f(onPg.tracker.p99)} ms; ${f(onPg.tracker.ackedPerSecond)} acked msgs/s; node ${spreadMs(onPg.tracker.nodeTimeByBlock)} per block (${f(onPg.floor.p50)} ms after the phase)`,
+      );
       console.log(`ratio    PostgreSQL, each block's last receipt over that block's node time: ${spread(onPg.tracker.blockLastOverOwn)}`);
-      console.log(`ratio    PostgreSQL: receipt p99 is ${onPg.tracker.p99OverOwnBlock.toFixed(2)}x the node's own time for the receipt's block (${result.postgres.p99OverNode.toFixed(2)}x the p50 after the phase); its p99 is ${(onPg.tracker.p99 / tracker.p99).toFixed(2)}x SQLite's in this run`);
+      console.log(
+        `ratio    PostgreSQL: receipt p99 is ${onPg.tracker.p99OverOwnBlock.toFixed(2)}x the node's own time for the receipt's block (${result.postgres.p99OverNode.toFixed(2)}x the p50 after the phase); its p99 is ${(onPg.tracker.p99 / tracker.p99).toFixed(2)}x SQLite's in this run`,
+      );
     } finally {
       await pg.stop();
     }

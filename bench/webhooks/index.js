@@ -38,7 +38,9 @@ import { broadcast, cpuMs, numberArg, pct, rpc, signTransfers, sleep } from '../
 const root = fileURLToPath(new URL('../../', import.meta.url));
 for (const f of ['dist/sdk/index.js', 'dist/service/index.js', 'dist/service/webhooks/index.js', 'dist/devchain/index.js']) {
   if (!existsSync(join(root, f))) {
-    process.stderr.write(`bench/webhooks needs the build (${f} is missing): run \`npx tsc -p tsconfig.build.json\` (or \`npm run build\`) first.\n`);
+    process.stderr.write(
+      `bench/webhooks needs the build (${f} is missing): run \`npx tsc -p tsconfig.build.json\` (or \`npm run build\`) first.\n`,
+    );
     process.exit(1);
   }
 }
@@ -71,10 +73,14 @@ const blockNo = (v) => (typeof v === 'string' ? Number.parseInt(v, v.startsWith(
 
 async function startServiceProcess(nodeUrl, dataDir) {
   const nodeArgs = (process.env.TXDESK_BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...nodeArgs, join(root, 'bench/webhooks/service.js'), JSON.stringify({ nodeUrl, dataDir, rate: RATE })], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...process.env, TXDESK_LOG: process.env.TXDESK_LOG ?? 'silent' },
-  });
+  const child = spawn(
+    process.execPath,
+    [...nodeArgs, join(root, 'bench/webhooks/service.js'), JSON.stringify({ nodeUrl, dataDir, rate: RATE })],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: { ...process.env, TXDESK_LOG: process.env.TXDESK_LOG ?? 'silent' },
+    },
+  );
   const line = await new Promise((resolve, reject) => {
     createInterface({ input: child.stdout }).once('line', resolve);
     child.once('exit', (code) => reject(new Error(`the service exited (${code})`)));
@@ -99,7 +105,7 @@ async function startReceiver() {
 const arrivals = { hook: [], ws: [], wsAlone: [] };
 let waiter = null;
 const wake = () => {
-  if (waiter && waiter.done()) {
+  if (waiter?.done()) {
     const w = waiter;
     waiter = null;
     w.resolve(true);
@@ -137,7 +143,11 @@ async function round(ctx, txs, alone = false) {
   const blockArrival = new Map();
   const bursts = [];
   const blocks = Math.ceil(txs.length / PER_BLOCK);
-  const cpu = () => ({ service: cpuMs(pids.service), node: cpuMs(pids.node), bench: ((u) => (u.user + u.system) / 1000)(process.cpuUsage()) });
+  const cpu = () => ({
+    service: cpuMs(pids.service),
+    node: cpuMs(pids.node),
+    bench: ((u) => (u.user + u.system) / 1000)(process.cpuUsage()),
+  });
   const cpuBefore = cpu();
   let missing = null;
   for (let b = 0; b < blocks + CONFIRMATION; b++) {
@@ -149,14 +159,20 @@ async function round(ctx, txs, alone = false) {
     await rpc(nodeUrl, 'evm_mine', []);
     const t0 = now();
     blockArrival.set(head + 1, t0);
-    const ok = await waitUntil(() => (alone || arrivals.hook.length - from.hook >= expected) && wsList.length - from.ws >= expected, WAIT_MS);
+    const ok = await waitUntil(
+      () => (alone || arrivals.hook.length - from.hook >= expected) && wsList.length - from.ws >= expected,
+      WAIT_MS,
+    );
     if (!ok) {
       missing = `block ${head + 1}: ${arrivals.hook.length - from.hook} webhook deliveries and ${wsList.length - from.ws} WebSocket messages of ${expected} after ${WAIT_MS / 1000} s`;
       break;
     }
     const hooks = arrivals.hook.slice(before.hook);
     const ws = wsList.slice(before.ws);
-    const span = (xs) => (xs.length === 0 ? { n: 0, first: NaN, last: NaN } : { n: xs.length, first: Math.min(...xs.map((x) => x.at)), last: Math.max(...xs.map((x) => x.at)) });
+    const span = (xs) =>
+      xs.length === 0
+        ? { n: 0, first: NaN, last: NaN }
+        : { n: xs.length, first: Math.min(...xs.map((x) => x.at)), last: Math.max(...xs.map((x) => x.at)) };
     const burst = { block: head + 1, t0, hook: span(hooks), ws: span(ws) };
     bursts.push(burst);
     if (trace) {
@@ -211,8 +227,20 @@ async function round(ctx, txs, alone = false) {
     retries: hooks.filter((x) => x.attempt > 1).length,
     unsigned: hooks.filter((x) => !x.signed).length,
     paired: later.length,
-    webhook: { p50: pct(h.receipt, 50), p99: pct(h.receipt, 99), max: Math.max(...h.receipt), confirmationP50: pct(h.confirmation, 50), confirmationP99: pct(h.confirmation, 99) },
-    webSocket: { p50: pct(w.receipt, 50), p99: pct(w.receipt, 99), max: Math.max(...w.receipt), confirmationP50: pct(w.confirmation, 50), confirmationP99: pct(w.confirmation, 99) },
+    webhook: {
+      p50: pct(h.receipt, 50),
+      p99: pct(h.receipt, 99),
+      max: Math.max(...h.receipt),
+      confirmationP50: pct(h.confirmation, 50),
+      confirmationP99: pct(h.confirmation, 99),
+    },
+    webSocket: {
+      p50: pct(w.receipt, 50),
+      p99: pct(w.receipt, 99),
+      max: Math.max(...w.receipt),
+      confirmationP50: pct(w.confirmation, 50),
+      confirmationP99: pct(w.confirmation, 99),
+    },
     webhookLaterP50: pct(later, 50),
     webhookLaterP99: pct(later, 99),
     ratioP50: pct(h.receipt, 50) / pct(w.receipt, 50),
@@ -222,7 +250,12 @@ async function round(ctx, txs, alone = false) {
     /** ms from a block's arrival to the first webhook delivery it made due (per burst), and the same for the WebSocket. */
     firstWebhookMs: bursts.map((b) => b.hook.first - b.t0),
     firstWebSocketMs: bursts.map((b) => b.ws.first - b.t0),
-    bursts: bursts.map((b) => ({ block: b.block, webhook: b.hook.n, webhookSpanMs: b.hook.last - b.hook.first, webSocketSpanMs: b.ws.last - b.ws.first })),
+    bursts: bursts.map((b) => ({
+      block: b.block,
+      webhook: b.hook.n,
+      webhookSpanMs: b.hook.last - b.hook.first,
+      webSocketSpanMs: b.ws.last - b.ws.first,
+    })),
     /** CPU ms per webhook delivery, over the round (the service's includes the WebSocket's work for the same messages). */
     cpuMs: {
       service: cpuAfter.service - cpuBefore.service,
@@ -233,7 +266,12 @@ async function round(ctx, txs, alone = false) {
 }
 
 async function main() {
-  log(`${ROUNDS} rounds of ${TXS} transactions, ${PER_BLOCK} per block, confirmation ${CONFIRMATION}, ${WARMUP} warm-up block(s); webhook limit ${RATE > 0 ? `${RATE}/s per clientId` : 'lifted'}; ${os.cpus().length} cores, load ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}`);
+  log(
+    `${ROUNDS} rounds of ${TXS} transactions, ${PER_BLOCK} per block, confirmation ${CONFIRMATION}, ${WARMUP} warm-up block(s); webhook limit ${RATE > 0 ? `${RATE}/s per clientId` : 'lifted'}; ${os.cpus().length} cores, load ${os
+      .loadavg()
+      .map((x) => x.toFixed(1))
+      .join(' ')}`,
+  );
   const anvil = await startAnvil({ gasLimit: PER_BLOCK * 21_000, accounts: SENDERS, blockTimeSeconds: 1 });
   const dataDir = mkdtempSync(join(tmpdir(), 'txdesk-bench-webhooks-'));
   let service;
@@ -265,7 +303,12 @@ async function main() {
       await sub.ready;
       sub.on('message', (m) => {
         const at = now();
-        list.push({ at, type: m.data.type, hash: String(m.data.result?.transactionHash ?? '').toLowerCase(), blockNumber: blockNo(m.data.result?.blockNumber) });
+        list.push({
+          at,
+          type: m.data.type,
+          hash: String(m.data.result?.transactionHash ?? '').toLowerCase(),
+          blockNumber: blockNo(m.data.result?.blockNumber),
+        });
         void m.ack();
         wake();
       });
@@ -285,7 +328,12 @@ async function main() {
 
     const keys = deriveDevAccounts(SENDERS).map((a) => a.privateKey);
     const nonces = new Array(SENDERS).fill(0);
-    const ctx = { nodeUrl: anvil.url, tracker: main.tracker, aloneTracker: alone?.tracker, pids: { service: service.child.pid, node: anvil.pid } };
+    const ctx = {
+      nodeUrl: anvil.url,
+      tracker: main.tracker,
+      aloneTracker: alone?.tracker,
+      pids: { service: service.child.pid, node: anvil.pid },
+    };
     const batch = async (n) => {
       const txs = signTransfers(keys, nonces, n);
       await broadcast(anvil.url, txs);
@@ -302,7 +350,9 @@ async function main() {
       const order = !alone ? ['both'] : i % 2 === 1 ? ['alone', 'both'] : ['both', 'alone'];
       const r = {};
       for (const what of order) {
-        log(`round ${i}: ${TXS} transactions, ${what === 'both' ? 'webhook and WebSocket (one clientId)' : 'WebSocket alone (a clientId without webhooks)'}`);
+        log(
+          `round ${i}: ${TXS} transactions, ${what === 'both' ? 'webhook and WebSocket (one clientId)' : 'WebSocket alone (a clientId without webhooks)'}`,
+        );
         r[what] = await round(ctx, await batch(TXS), what === 'alone');
       }
       results.push({ ...r.both, alone: r.alone ?? null });
@@ -329,7 +379,9 @@ function report(results) {
   const head = ['round', 'hook p50', 'hook p99', 'WS p50', 'WS p99', 'ratio p50', 'ratio p99', 'hooks/s', 'WS msgs/s', '1st hook'];
   if (control) head.push('alone p50', 'alone p99', 'cpu/hook');
   const row = (cells) => cells.map((c, i) => String(c).padStart(i === 0 ? 5 : 10)).join(' ');
-  console.log(`webhooks: ${TXS} transactions per round, ${PER_BLOCK} per block, confirmation ${CONFIRMATION}, webhook limit ${RATE > 0 ? `${RATE}/s` : 'lifted'}; receipt delays in ms from the block's arrival`);
+  console.log(
+    `webhooks: ${TXS} transactions per round, ${PER_BLOCK} per block, confirmation ${CONFIRMATION}, webhook limit ${RATE > 0 ? `${RATE}/s` : 'lifted'}; receipt delays in ms from the block's arrival`,
+  );
   console.log(row(head));
   /** Service CPU ms per webhook delivery: the round with the webhook less the WebSocket-alone round, per delivery. */
   const cpuPerHook = (r) => (r.alone ? (r.cpuMs.service - r.alone.cpuMs.service) / r.webhookDeliveries : NaN);
@@ -356,11 +408,29 @@ function report(results) {
   };
   console.log(
     `median   webhook receipt p50 ${f(m((r) => r.webhook.p50))} ms, p99 ${f(m((r) => r.webhook.p99))} ms; WebSocket (same receipts) p50 ${f(m((r) => r.webSocket.p50))} ms, p99 ${f(m((r) => r.webSocket.p99))} ms; ` +
-      `ratio webhook/WebSocket p50 ${f(m((r) => r.ratioP50), 2)}x (${range((r) => r.ratioP50, 2)}), p99 ${f(m((r) => r.ratioP99), 2)}x (${range((r) => r.ratioP99, 2)})`,
+      `ratio webhook/WebSocket p50 ${f(
+        m((r) => r.ratioP50),
+        2,
+      )}x (${range((r) => r.ratioP50, 2)}), p99 ${f(
+        m((r) => r.ratioP99),
+        2,
+      )}x (${range((r) => r.ratioP99, 2)})`,
   );
   console.log(
-    `median   ${f(m((r) => r.webhookPerSecond), 0)} webhook deliveries/s at the receiver (${range((r) => r.webhookPerSecond, 0)}), ${f(m((r) => r.webSocketPerSecond), 0)} WebSocket msgs/s over the same bursts; ` +
-      `the same receipt came by webhook after the WebSocket by p50 ${f(m((r) => r.webhookLaterP50))} ms, p99 ${f(m((r) => r.webhookLaterP99))} ms; first webhook delivery ${f(m((r) => median(r.firstWebhookMs)), 0)} ms after the block (WebSocket ${f(m((r) => median(r.firstWebSocketMs)), 0)} ms)`,
+    `median   ${f(
+      m((r) => r.webhookPerSecond),
+      0,
+    )} webhook deliveries/s at the receiver (${range((r) => r.webhookPerSecond, 0)}), ${f(
+      m((r) => r.webSocketPerSecond),
+      0,
+    )} WebSocket msgs/s over the same bursts; ` +
+      `the same receipt came by webhook after the WebSocket by p50 ${f(m((r) => r.webhookLaterP50))} ms, p99 ${f(m((r) => r.webhookLaterP99))} ms; first webhook delivery ${f(
+        m((r) => median(r.firstWebhookMs)),
+        0,
+      )} ms after the block (WebSocket ${f(
+        m((r) => median(r.firstWebSocketMs)),
+        0,
+      )} ms)`,
   );
   console.log(
     `median   confirmations: webhook p50 ${f(m((r) => r.webhook.confirmationP50))} ms, p99 ${f(m((r) => r.webhook.confirmationP99))} ms; WebSocket p50 ${f(m((r) => r.webSocket.confirmationP50))} ms, p99 ${f(m((r) => r.webSocket.confirmationP99))} ms`,
@@ -368,8 +438,20 @@ function report(results) {
   if (control) {
     console.log(
       `control  WebSocket alone (a clientId without webhooks, same load, alternating rounds): receipt p50 ${f(m((r) => r.alone.webSocket.p50))} ms, p99 ${f(m((r) => r.alone.webSocket.p99))} ms; ` +
-        `the WebSocket beside a webhook over alone: p50 ${f(m((r) => r.webSocket.p50 / r.alone.webSocket.p50), 2)}x, p99 ${f(m((r) => r.webSocket.p99 / r.alone.webSocket.p99), 2)}x; ` +
-        `webhook over WebSocket alone: p50 ${f(m((r) => r.webhook.p50 / r.alone.webSocket.p50), 2)}x, p99 ${f(m((r) => r.webhook.p99 / r.alone.webSocket.p99), 2)}x`,
+        `the WebSocket beside a webhook over alone: p50 ${f(
+          m((r) => r.webSocket.p50 / r.alone.webSocket.p50),
+          2,
+        )}x, p99 ${f(
+          m((r) => r.webSocket.p99 / r.alone.webSocket.p99),
+          2,
+        )}x; ` +
+        `webhook over WebSocket alone: p50 ${f(
+          m((r) => r.webhook.p50 / r.alone.webSocket.p50),
+          2,
+        )}x, p99 ${f(
+          m((r) => r.webhook.p99 / r.alone.webSocket.p99),
+          2,
+        )}x`,
     );
     console.log(
       `cpu      service per webhook delivery (round with the webhook less the round without, per delivery): median ${f(m(cpuPerHook), 3)} ms (${range(cpuPerHook, 3)}); ` +
@@ -380,8 +462,11 @@ function report(results) {
     `checks   ${results.map((r) => `${r.webhookDeliveries}/${r.webSocketMessages}`).join(', ')} webhook/WebSocket messages per round; ` +
       `${results.reduce((n, r) => n + r.duplicates, 0)} duplicate deliveries, ${results.reduce((n, r) => n + r.retries, 0)} retries, ${results.reduce((n, r) => n + r.unsigned, 0)} unsigned`,
   );
-  console.log(`cpu      per round with the webhook (ms): ${results.map((r) => `service ${f(r.cpuMs.service, 0)}, anvil ${f(r.cpuMs.node, 0)}, bench ${f(r.cpuMs.bench, 0)}`).join('; ')} (${os.cpus().length} cores)`);
-  if (args.includes('--json')) console.log(JSON.stringify({ transactions: TXS, perBlock: PER_BLOCK, confirmation: CONFIRMATION, rate: RATE, rounds: results }));
+  console.log(
+    `cpu      per round with the webhook (ms): ${results.map((r) => `service ${f(r.cpuMs.service, 0)}, anvil ${f(r.cpuMs.node, 0)}, bench ${f(r.cpuMs.bench, 0)}`).join('; ')} (${os.cpus().length} cores)`,
+  );
+  if (args.includes('--json'))
+    console.log(JSON.stringify({ transactions: TXS, perBlock: PER_BLOCK, confirmation: CONFIRMATION, rate: RATE, rounds: results }));
 }
 
 await main();

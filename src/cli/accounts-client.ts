@@ -114,7 +114,8 @@ export function createAccountsClient(baseUrl: string, { timeoutMs = 15_000 }: { 
       return expect(apiSecretSchema, await request('POST', '/users/v1/api-secret', rotate ? { rotate: true } : {}, token), 'api-secret');
     },
     async revokeApiSecret(token) {
-      return expect(z.object({ revoked: z.boolean() }), await request('DELETE', '/users/v1/api-secret', undefined, token), 'api-secret').revoked;
+      return expect(z.object({ revoked: z.boolean() }), await request('DELETE', '/users/v1/api-secret', undefined, token), 'api-secret')
+        .revoked;
     },
     async logout(token) {
       const answer = await send('POST', '/users/v1/logout', undefined, token);
@@ -122,7 +123,13 @@ export function createAccountsClient(baseUrl: string, { timeoutMs = 15_000 }: { 
       if (answer.status >= 200 && answer.status <= 299) return { kind: 'revoked' };
       if (answer.status === 401) return { kind: 'invalid' };
       const message = errorBodySchema.safeParse(answer.body);
-      const detail = message.success ? `: ${message.data.error.message.replace(/\s+/g, ' ').trim().slice(0, 200).replace(/[.;]+$/, '')}` : '';
+      const detail = message.success
+        ? `: ${message.data.error.message
+            .replace(/\s+/g, ' ')
+            .trim()
+            .slice(0, 200)
+            .replace(/[.;]+$/, '')}`
+        : '';
       return { kind: 'kept', why: `HTTP ${answer.status}${detail}` };
     },
     async assertReachable() {
@@ -163,10 +170,14 @@ function failure(baseUrl: string, { status, body, retryAfter, location }: Answer
     return new CliError(`An account with that e-mail already exists on ${baseUrl}: run \`txdesk login\` instead.`);
   }
   if (op === 'api-secret' && status === 409) {
-    return new CliError('This account already has an API secret, shown only when it was made: run `txdesk account:api-secret --rotate` to replace it (the old one stops working at once).');
+    return new CliError(
+      'This account already has an API secret, shown only when it was made: run `txdesk account:api-secret --rotate` to replace it (the old one stops working at once).',
+    );
   }
   if (op === 'api-secret' && status === 404) {
-    return new CliError(`The txdesk service at ${baseUrl} issues no API secrets (HTTP 404): it predates them, so its webhook API takes the clientId alone; \`txdesk webhook\` works with it as it is.`);
+    return new CliError(
+      `The txdesk service at ${baseUrl} issues no API secrets (HTTP 404): it predates them, so its webhook API takes the clientId alone; \`txdesk webhook\` works with it as it is.`,
+    );
   }
   if (status >= 300 && status < 400) {
     return new CliError(

@@ -68,7 +68,10 @@ export const httpUrlOption = z
 export const nodeUrlOption = z
   .string()
   .trim()
-  .refine((v) => isUrlOf(v, ['http:', 'https:', 'ws:', 'wss:']), "give the node's JSON-RPC URL, http(s):// or ws(s)://, such as http://127.0.0.1:8545 (no user, query or #fragment)")
+  .refine(
+    (v) => isUrlOf(v, ['http:', 'https:', 'ws:', 'wss:']),
+    "give the node's JSON-RPC URL, http(s):// or ws(s)://, such as http://127.0.0.1:8545 (no user, query or #fragment)",
+  )
   .transform(normalizeServiceUrl);
 
 /** `blockTime` -> `--block-time`, the spelling users typed. */

@@ -35,7 +35,11 @@ export function registerAccountApiSecret(program: Command, context: () => CliCon
       if (opts.revoke) {
         const revoked = await client.revokeApiSecret(session.token);
         if (opts.json) return ctx.out(JSON.stringify({ revoked }));
-        return ctx.out(revoked ? 'Revoked the API secret: programs using it can no longer manage webhooks.' : 'This account has no API secret; nothing to revoke.');
+        return ctx.out(
+          revoked
+            ? 'Revoked the API secret: programs using it can no longer manage webhooks.'
+            : 'This account has no API secret; nothing to revoke.',
+        );
       }
       const made = await client.createApiSecret(session.token, opts.rotate === true);
       if (opts.json) {

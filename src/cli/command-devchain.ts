@@ -22,7 +22,10 @@ export function registerDevchain(program: Command): void {
     .option('--json', 'when ready, print one JSON line (node URL, chain ID, collections, dev accounts) on stdout')
     .option('--port <n>', `JSON-RPC port; 0 picks a free one (default ${defaultDevchainPort})`)
     .option('--block-time <s>', 'seconds per block (default 1)')
-    .option('--congestion <level>', 'background load that fills blocks: off, low, high or market (a moving base fee, docs/devchain.md) (default off)')
+    .option(
+      '--congestion <level>',
+      'background load that fills blocks: off, low, high or market (a moving base fee, docs/devchain.md) (default off)',
+    )
     .option('--seed <n>', 'seed of the market load, so a run can be repeated (default $TXDESK_DEVCHAIN_SEED, else 1)')
     .action(async (raw: Record<string, unknown>) => {
       const opts = parseOptions(devchainOptions, raw);
@@ -34,7 +37,13 @@ export function registerDevchain(program: Command): void {
         port,
         start: async (log) => {
           const { startDevchain } = await import('../devchain/index.js');
-          return startDevchain({ port, blockTimeSeconds: opts.blockTime, congestion: opts.congestion, ...(opts.seed !== undefined ? { seed: opts.seed } : {}), log });
+          return startDevchain({
+            port,
+            blockTimeSeconds: opts.blockTime,
+            congestion: opts.congestion,
+            ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
+            log,
+          });
         },
         summary: (info, devchain) => [
           `Dev chain ready: ${text(info.nodeUrl)} (chain ID ${text(info.chainId)}, congestion ${text(info.congestion, 'off')}${info.congestion === 'market' ? `, seed ${text((info.market as { seed?: unknown } | undefined)?.seed)}` : ''})`,

@@ -22,7 +22,8 @@ async function askPassphrase(passphraseStdin: boolean): Promise<string> {
   const stdin = process.stdin;
   let passphrase: string;
   if (passphraseStdin || !stdin.isTTY) {
-    if (!passphraseStdin) throw usageError('Without a terminal to prompt on, `txdesk key export` needs --passphrase-stdin (the passphrase goes on stdin).');
+    if (!passphraseStdin)
+      throw usageError('Without a terminal to prompt on, `txdesk key export` needs --passphrase-stdin (the passphrase goes on stdin).');
     passphrase = await readStdin(stdin);
   } else {
     const prompter = createTtyPrompter(stdin as ReadStream, process.stderr);
@@ -34,7 +35,8 @@ async function askPassphrase(passphraseStdin: boolean): Promise<string> {
       prompter.close();
     }
   }
-  if (passphrase.length < MIN_PASSPHRASE) throw usageError(`The export passphrase must have at least ${MIN_PASSPHRASE} characters; choose a longer one.`);
+  if (passphrase.length < MIN_PASSPHRASE)
+    throw usageError(`The export passphrase must have at least ${MIN_PASSPHRASE} characters; choose a longer one.`);
   return passphrase;
 }
 
@@ -49,7 +51,10 @@ export function registerKey(program: Command): void {
     .option('--passphrase-stdin', 'read the export passphrase from stdin, for scripts')
     .action(async (raw: Record<string, unknown>) => {
       const opts = parseOptions(exportOptions, raw);
-      const [{ readStoredKey }, { exportKeystore }] = await Promise.all([import('../core/adapters/vault/vault-stored-key.js'), import('../core/services/key-export.js')]);
+      const [{ readStoredKey }, { exportKeystore }] = await Promise.all([
+        import('../core/adapters/vault/vault-stored-key.js'),
+        import('../core/services/key-export.js'),
+      ]);
       let stored;
       try {
         stored = await readStoredKey({ dataDir: opts.dataDir, scope: opts.scope, env: process.env, log: silentLogger });
@@ -63,9 +68,15 @@ export function registerKey(program: Command): void {
           writeFileSync(opts.out, `${out.keystore}\n`, { mode: 0o600, flag: 'wx' });
         } catch (e) {
           const code = (e as NodeJS.ErrnoException).code;
-          throw new CliError(code === 'EEXIST' ? `${opts.out} already exists; choose another --out file (an export never overwrites one).` : `Cannot write ${opts.out} (${code ?? 'error'}); choose a folder you can write.`);
+          throw new CliError(
+            code === 'EEXIST'
+              ? `${opts.out} already exists; choose another --out file (an export never overwrites one).`
+              : `Cannot write ${opts.out} (${code ?? 'error'}); choose a folder you can write.`,
+          );
         }
-        process.stderr.write(`Exported ${out.address} (${stored.scope} key, ${stored.storage}) to ${opts.out}; keep the passphrase, the file is useless without it.\n`);
+        process.stderr.write(
+          `Exported ${out.address} (${stored.scope} key, ${stored.storage}) to ${opts.out}; keep the passphrase, the file is useless without it.\n`,
+        );
       } else {
         process.stdout.write(`${out.keystore}\n`);
         process.stderr.write(`Exported ${out.address} (${stored.scope} key, ${stored.storage}); suggested file name ${out.fileName}.\n`);

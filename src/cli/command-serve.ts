@@ -6,7 +6,6 @@ import { runLongRunning, startExitCode } from './cli-runner.js';
 import { text } from './ready-info.js';
 import { DEFAULT_APP_PORT } from '../shared/defaults.js';
 
-
 const serveOptions = z.object({
   port: portOption.optional(),
   json: z.boolean().optional(),
@@ -35,7 +34,10 @@ export function registerServe(program: Command): void {
         json: opts.json === true,
         port,
         start: async (log) => {
-          const [{ startServe }, { startEmbeddedNetwork }] = await Promise.all([import('../core/serve.js'), import('../embedded/index.js')]);
+          const [{ startServe }, { startEmbeddedNetwork }] = await Promise.all([
+            import('../core/serve.js'),
+            import('../embedded/index.js'),
+          ]);
           return startServe({
             port,
             startEmbedded: startEmbeddedNetwork,

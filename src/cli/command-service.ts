@@ -21,7 +21,6 @@ import { DEFAULT_SERVICE_PORT } from '../shared/defaults.js';
 import { parseNetworkFlag, readNetworkConfigFile, type NetworkConfig } from '../service/network/network-config.js';
 import { TxdeskError } from '../shared/errors.js';
 
-
 const serviceOptions = z.object({
   dev: z.boolean().optional(),
   node: nodeUrlOption.optional(),
@@ -54,15 +53,24 @@ export function registerService(program: Command): void {
     .command('service')
     .description('run the data service: token listing API, transaction tracker, accounts')
     .option('--dev', 'also run a dev chain, with open sign-up and a dev account')
-    .option('--node <url>', 'Ethereum JSON-RPC URL to index and watch, http(s):// or ws(s)://, e.g. http://127.0.0.1:8545 (default: $NODE_ENDPOINT; not with --dev)')
+    .option(
+      '--node <url>',
+      'Ethereum JSON-RPC URL to index and watch, http(s):// or ws(s)://, e.g. http://127.0.0.1:8545 (default: $NODE_ENDPOINT; not with --dev)',
+    )
     .option(
       '--network <spec>',
       'a network to serve, <platform>/<network>=<node url>[,<node url>...] (more URLs: failover), e.g. ethereum/sepolia=https://rpc.example; repeat for more networks, the first is the default',
       (value: string, all: string[] = []) => [...all, value],
     )
-    .option('--config <file>', 'a JSON file listing the networks to serve (platform, network, nodeUrls, chainId, indexerLag, startBlock; see docs/deploy.md)')
+    .option(
+      '--config <file>',
+      'a JSON file listing the networks to serve (platform, network, nodeUrls, chainId, indexerLag, startBlock; see docs/deploy.md)',
+    )
     .option('--port <n>', `HTTP port; 0 picks a free one (default ${DEFAULT_SERVICE_PORT})`)
-    .option('--data-dir <dir>', 'where the SQLite database goes (default: $TXDESK_DATA_DIR, else the user data folder); not used with --database')
+    .option(
+      '--data-dir <dir>',
+      'where the SQLite database goes (default: $TXDESK_DATA_DIR, else the user data folder); not used with --database',
+    )
     .option(
       '--indexer-lag <blocks>',
       "blocks the token indexer stays behind the chain head, so short reorgs never reach the listing (default: 0 on dev chains 31337/1337, else 12); not the app's tracker confirmations",
@@ -70,21 +78,32 @@ export function registerService(program: Command): void {
     .option('--confirmations <blocks>', 'old name of --indexer-lag')
     .option('--json', 'when ready, print one JSON line (serviceUrl, nodeUrl, chainId, ...) on stdout')
     .option('--open-signup', 'let anyone create an account with `txdesk signup` (always on with --dev)')
-    .option('--allow-private-webhooks', 'let webhooks reach loopback, private and link-local addresses (always on with --dev; off for a service strangers use)')
+    .option(
+      '--allow-private-webhooks',
+      'let webhooks reach loopback, private and link-local addresses (always on with --dev; off for a service strangers use)',
+    )
     .option('--congestion <level>', 'with --dev: background load on the dev chain, off, low, high or market')
     .option('--block-time <s>', 'with --dev: seconds per block of the dev chain')
     .option(
       '--database <url>',
       'postgres://user:password@host:5432/db shared by any number of service instances: accounts, token index and tracker live there (default: $TXDESK_DATABASE_URL, else SQLite in --data-dir)',
     )
-    .option('--public-url <url>', 'the URL clients use (e.g. https://txdesk.example.com behind a proxy): its host is answered besides loopback, and page links use it')
+    .option(
+      '--public-url <url>',
+      'the URL clients use (e.g. https://txdesk.example.com behind a proxy): its host is answered besides loopback, and page links use it',
+    )
     .action(async (raw: Record<string, unknown>) => {
       const opts = parseOptions(serviceOptions, raw);
       const env = process.env;
       const port = opts.port ?? DEFAULT_SERVICE_PORT;
       const dataDir = opts.dataDir ?? (env.TXDESK_DATA_DIR || undefined);
-      const given = [opts.dev && '--dev', opts.node && '--node', opts.network?.length && '--network', opts.config && '--config'].filter(Boolean);
-      if (given.length > 1) throw usageError(`Pass one of --dev (dev chains are started), --node URL, --network (repeatable) or --config FILE; got ${given.join(' and ')}.`);
+      const given = [opts.dev && '--dev', opts.node && '--node', opts.network?.length && '--network', opts.config && '--config'].filter(
+        Boolean,
+      );
+      if (given.length > 1)
+        throw usageError(
+          `Pass one of --dev (dev chains are started), --node URL, --network (repeatable) or --config FILE; got ${given.join(' and ')}.`,
+        );
       if (!opts.dev && (opts.congestion || opts.blockTime !== undefined)) {
         throw usageError('--congestion and --block-time apply to the dev chain: add --dev.');
       }
@@ -93,11 +112,18 @@ export function registerService(program: Command): void {
       }
       const indexerLag = opts.indexerLag ?? opts.confirmations;
       const lagFlag = opts.indexerLag !== undefined ? '--indexer-lag' : '--confirmations';
-      if (opts.dev && indexerLag !== undefined) throw usageError(`${lagFlag} applies to a service on --node, --network or --config (a dev chain is indexed to its head): drop it, or use one of those instead of --dev.`);
-      if (opts.dev && opts.publicUrl) throw usageError('--public-url applies to a service on --node, --network or --config; the --dev service answers on loopback only.');
+      if (opts.dev && indexerLag !== undefined)
+        throw usageError(
+          `${lagFlag} applies to a service on --node, --network or --config (a dev chain is indexed to its head): drop it, or use one of those instead of --dev.`,
+        );
+      if (opts.dev && opts.publicUrl)
+        throw usageError('--public-url applies to a service on --node, --network or --config; the --dev service answers on loopback only.');
       const database = opts.database ?? databaseFromEnv(env);
       const leaseMarginMs = leaseMarginFromEnv(env);
-      if (opts.dev && database) throw usageError('--database applies to a service on --node, --network or --config; the --dev service keeps its state in SQLite: drop --database (or unset TXDESK_DATABASE_URL).');
+      if (opts.dev && database)
+        throw usageError(
+          '--database applies to a service on --node, --network or --config; the --dev service keeps its state in SQLite: drop --database (or unset TXDESK_DATABASE_URL).',
+        );
       const networks = networksFromFlags(opts.network, opts.config);
       const nodeUrl = opts.dev || networks ? undefined : (opts.node ?? nodeFromEnv(env));
       const json = opts.json === true;
@@ -113,7 +139,8 @@ export function registerService(program: Command): void {
             // The dev account's API secret goes beside its clientId, so its webhooks can be managed with no login.
             return { readyInfo: () => ({ ...dev.readyInfo(), apiSecret: dev.devAccount.apiSecret }), stop: () => dev.stop() };
           }
-          if (database && opts.dataDir) log.warn('--data-dir is not used with --database: the instance keeps its state in PostgreSQL and writes no files.');
+          if (database && opts.dataDir)
+            log.warn('--data-dir is not used with --database: the instance keeps its state in PostgreSQL and writes no files.');
           const service = await startService({
             ...(networks ? { networks } : { nodeUrl: nodeUrl! }),
             // A fleet instance keeps no files; alone, the service's SQLite lives in the data folder.
@@ -137,7 +164,13 @@ export function registerService(program: Command): void {
               platform: service.platform,
               network: service.network,
               indexerLag: service.confirmations,
-              networks: service.networks.map((n) => ({ platform: n.platform, network: n.network, chainId: n.chainId(), state: n.state(), default: n.isDefault })),
+              networks: service.networks.map((n) => ({
+                platform: n.platform,
+                network: n.network,
+                chainId: n.chainId(),
+                state: n.state(),
+                default: n.isDefault,
+              })),
             }),
             stop: () => service.stop(),
           };
@@ -146,7 +179,9 @@ export function registerService(program: Command): void {
           `Data service ready: ${text(info.serviceUrl)} (node ${text(info.nodeUrl)}, chain ID ${text(info.chainId)}, ${text(info.platform)}/${text(info.network)}, indexer ${text(info.indexerLag)} blocks behind the head)`,
           ...networkLines(info.networks),
           ...(typeof info.clientId === 'string' ? [`Dev account client ID: ${info.clientId}`] : []),
-          ...(typeof info.apiSecret === 'string' ? [`Dev account API secret (manages its webhooks; new at every start): ${info.apiSecret}`] : []),
+          ...(typeof info.apiSecret === 'string'
+            ? [`Dev account API secret (manages its webhooks; new at every start): ${info.apiSecret}`]
+            : []),
           'Press Ctrl-C to stop.',
         ],
       });
@@ -161,7 +196,8 @@ function networksFromFlags(flags: string[] | undefined, file: string | undefined
     const list = flags.map(parseNetworkFlag);
     const keys = list.map((n) => `${n.platform}/${n.network}`);
     const twice = keys.find((k, i) => keys.indexOf(k) !== i);
-    if (twice) throw usageError(`--network names ${twice} twice; give each network once (several node URLs go after one = separated by commas).`);
+    if (twice)
+      throw usageError(`--network names ${twice} twice; give each network once (several node URLs go after one = separated by commas).`);
     return list;
   } catch (e) {
     throw e instanceof TxdeskError ? usageError(e.message) : e;
@@ -171,7 +207,9 @@ function networksFromFlags(flags: string[] | undefined, file: string | undefined
 /** "Also serving ..." when more than one network is served. */
 function networkLines(networks: unknown): string[] {
   if (!Array.isArray(networks) || networks.length < 2) return [];
-  return [`Networks: ${networks.map((n: { platform: string; network: string; chainId: number | null; state?: string }) => `${n.platform}/${n.network} (chain ${n.chainId ?? '?'}${n.state ? `, ${n.state}` : ''})`).join(', ')}; the first is the default.`];
+  return [
+    `Networks: ${networks.map((n: { platform: string; network: string; chainId: number | null; state?: string }) => `${n.platform}/${n.network} (chain ${n.chainId ?? '?'}${n.state ? `, ${n.state}` : ''})`).join(', ')}; the first is the default.`,
+  ];
 }
 
 function databaseFromEnv(env: NodeJS.ProcessEnv): string | undefined {
@@ -189,7 +227,10 @@ function databaseFromEnv(env: NodeJS.ProcessEnv): string | undefined {
 function leaseMarginFromEnv(env: NodeJS.ProcessEnv): number | undefined {
   const value = env.TXDESK_WEBHOOK_LEASE_MARGIN_MS?.trim();
   if (!value) return undefined;
-  if (!/^\d{1,9}$/.test(value)) throw usageError(`TXDESK_WEBHOOK_LEASE_MARGIN_MS is "${value}": give whole milliseconds (e.g. 1000), or unset it for the default 20 s.`);
+  if (!/^\d{1,9}$/.test(value))
+    throw usageError(
+      `TXDESK_WEBHOOK_LEASE_MARGIN_MS is "${value}": give whole milliseconds (e.g. 1000), or unset it for the default 20 s.`,
+    );
   return Number(value);
 }
 
@@ -199,6 +240,9 @@ function nodeFromEnv(env: NodeJS.ProcessEnv): string {
     throw usageError('`txdesk service` needs a chain: pass --node URL (an Ethereum JSON-RPC endpoint), or --dev to run a local dev chain.');
   }
   const parsed = nodeUrlOption.safeParse(value);
-  if (!parsed.success) throw usageError(`NODE_ENDPOINT "${value}" is not a valid node URL: set it to the node's JSON-RPC URL, http(s):// or ws(s)://, such as http://127.0.0.1:8545, or pass --node URL.`);
+  if (!parsed.success)
+    throw usageError(
+      `NODE_ENDPOINT "${value}" is not a valid node URL: set it to the node's JSON-RPC URL, http(s):// or ws(s)://, such as http://127.0.0.1:8545, or pass --node URL.`,
+    );
   return parsed.data;
 }

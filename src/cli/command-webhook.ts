@@ -25,17 +25,28 @@ const REQUEST_TIMEOUT_MS = 30_000;
 
 const repeatable = (value: string, all: string[] = []) => [...all, value];
 const addressList = z
-  .array(z.string().trim().regex(ADDRESS_PATTERN, { error: (i) => `${JSON.stringify(i.input)} is not an address; give 0x followed by 40 hex digits` }))
+  .array(
+    z
+      .string()
+      .trim()
+      .regex(ADDRESS_PATTERN, { error: (i) => `${JSON.stringify(i.input)} is not an address; give 0x followed by 40 hex digits` }),
+  )
   .optional();
 const networkOption = z
   .string()
   .trim()
-  .regex(/^([a-z0-9-]{1,40}\/)?[a-z0-9-]{1,40}$/, 'give <platform>/<network> (e.g. ethereum/local-2) or a network of the default platform, in lowercase letters, digits and dashes');
+  .regex(
+    /^([a-z0-9-]{1,40}\/)?[a-z0-9-]{1,40}$/,
+    'give <platform>/<network> (e.g. ethereum/local-2) or a network of the default platform, in lowercase letters, digits and dashes',
+  );
 /** ms since 1970, or an ISO 8601 date-time; sent as the service reads it. */
 const timeOption = z
   .string()
   .trim()
-  .refine((v) => /^\d{1,15}$/.test(v) || (/^\d{4}-\d{2}-\d{2}T/.test(v) && !Number.isNaN(Date.parse(v))), 'give an ISO 8601 time such as 2026-01-31T12:00:00Z, or milliseconds since 1970')
+  .refine(
+    (v) => /^\d{1,15}$/.test(v) || (/^\d{4}-\d{2}-\d{2}T/.test(v) && !Number.isNaN(Date.parse(v))),
+    'give an ISO 8601 time such as 2026-01-31T12:00:00Z, or milliseconds since 1970',
+  )
   .transform((v) => (/^\d+$/.test(v) ? Number(v) : new Date(v).toISOString()));
 const overlapOption = z
   .string()
@@ -44,9 +55,19 @@ const overlapOption = z
   .transform(Number)
   .pipe(z.number().max(MAX_SECRET_OVERLAP_SECONDS, `give a whole number of seconds from 0 to ${MAX_SECRET_OVERLAP_SECONDS}`));
 
-const addOptions = z.object({ network: networkOption.optional(), trackerMessages: z.boolean(), address: addressList, json: z.boolean().optional() });
+const addOptions = z.object({
+  network: networkOption.optional(),
+  trackerMessages: z.boolean(),
+  address: addressList,
+  json: z.boolean().optional(),
+});
 const jsonOnly = z.object({ json: z.boolean().optional() });
-const replayOptions = z.object({ from: timeOption.optional(), to: timeOption.optional(), fromMessage: z.string().trim().min(1, 'give a messageId').optional(), json: z.boolean().optional() });
+const replayOptions = z.object({
+  from: timeOption.optional(),
+  to: timeOption.optional(),
+  fromMessage: z.string().trim().min(1, 'give a messageId').optional(),
+  json: z.boolean().optional(),
+});
 const updateOptions = z.object({
   url: z.string().trim().min(1, 'give the new URL').optional(),
   state: z.enum(['active', 'paused'], { error: 'give active (resumes a paused or failing webhook) or paused' }).optional(),
@@ -82,7 +103,11 @@ async function openWebhookApi(ctx: CliContext): Promise<WebhookApi> {
       try {
         response = await fetch(`${base}/tracker/v1/webhooks${path}?clientId=${encodeURIComponent(clientId)}`, {
           method,
-          headers: { accept: 'application/json', authorization: `Bearer ${session.token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+          headers: {
+            accept: 'application/json',
+            authorization: `Bearer ${session.token}`,
+            ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          },
           body: body === undefined ? undefined : JSON.stringify(body),
           signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
           // Not followed: the session token is not sent on to wherever a redirect points.
@@ -99,7 +124,9 @@ async function openWebhookApi(ctx: CliContext): Promise<WebhookApi> {
       if (response.status < 200 || response.status > 299) throw refusal(base, response, answer);
       const parsed = reply.safeParse(answer);
       if (!parsed.success) {
-        throw new CliError(`The server at ${base} did not answer like a txdesk service with webhooks: check the endpoint with \`txdesk config:get endpoint\`.`);
+        throw new CliError(
+          `The server at ${base} did not answer like a txdesk service with webhooks: check the endpoint with \`txdesk config:get endpoint\`.`,
+        );
       }
       return parsed.data;
     },
@@ -115,21 +142,33 @@ function refusal(base: string, response: Response, answer: unknown): CliError {
   const status = response.status;
   if (status >= 300 && status < 400) {
     const location = response.headers.get('location');
-    return new CliError(`The server at ${base} redirects${location ? ` to ${location}` : ''}: set the service's own URL with \`txdesk config:set endpoint <url>\`.`);
+    return new CliError(
+      `The server at ${base} redirects${location ? ` to ${location}` : ''}: set the service's own URL with \`txdesk config:set endpoint <url>\`.`,
+    );
   }
   if (status === 401) {
     // The session was checked a moment ago (GET /users/v1/me); it ended since, or the service refuses it for webhooks.
-    return new CliError(message && /expired/i.test(message) ? 'Your session has expired: run `txdesk login` again.' : 'Your session is no longer valid: run `txdesk login` again.');
+    return new CliError(
+      message && /expired/i.test(message)
+        ? 'Your session has expired: run `txdesk login` again.'
+        : 'Your session is no longer valid: run `txdesk login` again.',
+    );
   }
   if (status === 429 && !message) {
     const retryAfter = response.headers.get('retry-after');
-    return new CliError(`Too many requests for this account: wait ${retryAfter && /^\d+$/.test(retryAfter) ? `${retryAfter} seconds` : 'a minute'} and try again.`);
+    return new CliError(
+      `Too many requests for this account: wait ${retryAfter && /^\d+$/.test(retryAfter) ? `${retryAfter} seconds` : 'a minute'} and try again.`,
+    );
   }
   if (status < 500 && message) return new CliError(message);
   if (status === 404) {
-    return new CliError(`The server at ${base} has no webhook API (HTTP 404): check the endpoint with \`txdesk config:get endpoint\`, or update the txdesk service there.`);
+    return new CliError(
+      `The server at ${base} has no webhook API (HTTP 404): check the endpoint with \`txdesk config:get endpoint\`, or update the txdesk service there.`,
+    );
   }
-  return new CliError(`The txdesk service at ${base} failed (HTTP ${status}${message ? `: ${message.replace(/[.;]+$/, '')}` : ''}): try again, or check its log.`);
+  return new CliError(
+    `The txdesk service at ${base} failed (HTTP ${status}${message ? `: ${message.replace(/[.;]+$/, '')}` : ''}): try again, or check its log.`,
+  );
 }
 
 /** The path of webhook `id` (or of `rest` below it) after /tracker/v1/webhooks. */
@@ -138,14 +177,22 @@ const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one :
 
 /** What a webhook delivers, in a few words. */
 function deliveries(w: Pick<WebhookReply, 'trackerMessages' | 'addresses'>): string {
-  const parts = [w.trackerMessages ? 'tracker messages' : '', w.addresses.length > 0 ? `activity of ${plural(w.addresses.length, 'address', 'addresses')}` : ''];
+  const parts = [
+    w.trackerMessages ? 'tracker messages' : '',
+    w.addresses.length > 0 ? `activity of ${plural(w.addresses.length, 'address', 'addresses')}` : '',
+  ];
   return parts.filter(Boolean).join(' + ');
 }
 
 /** Rows as columns padded to their widest cell; the last column is left as is (a long error stays readable). */
 function table(rows: string[][]): string[] {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  return rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ').trimEnd());
+  return rows.map((r) =>
+    r
+      .map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd(),
+  );
 }
 
 /** The sentence that goes with a secret: it is shown this once. */
@@ -199,7 +246,15 @@ export function registerWebhook(program: Command, context: () => CliContext): vo
       const { data } = await (await openWebhookApi(ctx)).call('GET', '', z.object({ data: z.array(webhookReply) }));
       if (opts.json) return ctx.out(JSON.stringify(data));
       if (data.length === 0) return ctx.out('No webhooks yet: add one with `txdesk webhook add <url>`.');
-      const rows = data.map((w) => [w.id, `${w.platform}/${w.network}`, w.state, String(w.pending), w.url, deliveries(w), w.lastError ?? '-']);
+      const rows = data.map((w) => [
+        w.id,
+        `${w.platform}/${w.network}`,
+        w.state,
+        String(w.pending),
+        w.url,
+        deliveries(w),
+        w.lastError ?? '-',
+      ]);
       for (const line of table([['ID', 'NETWORK', 'STATE', 'PENDING', 'URL', 'DELIVERS', 'LAST ERROR'], ...rows])) ctx.out(line);
     });
 
@@ -223,8 +278,12 @@ export function registerWebhook(program: Command, context: () => CliContext): vo
       if (opts.json) ctx.out(JSON.stringify(answer));
       if (!answer.ok) {
         // The service's reasons are clauses ("the receiver answered 500") or whole sentences ("The URL's host ..."): one clause here.
-        const why = (answer.error ?? `the receiver answered ${answer.status}`).replace(/[.;]+$/, '').replace(/^[A-Z](?=[a-z' ])/, (c) => c.toLowerCase());
-        throw new CliError(`The test delivery failed after ${answer.durationMs} ms: ${why}; fix that and run \`txdesk webhook test ${id}\` again.`);
+        const why = (answer.error ?? `the receiver answered ${answer.status}`)
+          .replace(/[.;]+$/, '')
+          .replace(/^[A-Z](?=[a-z' ])/, (c) => c.toLowerCase());
+        throw new CliError(
+          `The test delivery failed after ${answer.durationMs} ms: ${why}; fix that and run \`txdesk webhook test ${id}\` again.`,
+        );
       }
       if (!opts.json) ctx.out(`Test delivery to webhook ${id}: the receiver answered ${answer.status} in ${answer.durationMs} ms.`);
     });
@@ -238,11 +297,16 @@ export function registerWebhook(program: Command, context: () => CliContext): vo
     .option('--json', 'print {"replayed": n}')
     .action(async (id: string, raw: Record<string, unknown>) => {
       const opts = parseOptions(replayOptions, raw);
-      if ((opts.from === undefined) === (opts.fromMessage === undefined)) throw usageError('Give --from <time> (with an optional --to <time>) or --from-message <messageId>, one of the two.');
+      if ((opts.from === undefined) === (opts.fromMessage === undefined))
+        throw usageError('Give --from <time> (with an optional --to <time>) or --from-message <messageId>, one of the two.');
       if (opts.to !== undefined && opts.from === undefined) throw usageError('--to ends a range that --from starts: add --from <time>.');
       const ms = (t: number | string) => (typeof t === 'number' ? t : Date.parse(t));
-      if (opts.from !== undefined && opts.to !== undefined && ms(opts.from) > ms(opts.to)) throw usageError('--from is later than --to: give the earlier time to --from.');
-      const body: ReplayRequest = opts.fromMessage !== undefined ? { fromMessageId: opts.fromMessage } : { from: opts.from!, ...(opts.to !== undefined ? { to: opts.to } : {}) };
+      if (opts.from !== undefined && opts.to !== undefined && ms(opts.from) > ms(opts.to))
+        throw usageError('--from is later than --to: give the earlier time to --from.');
+      const body: ReplayRequest =
+        opts.fromMessage !== undefined
+          ? { fromMessageId: opts.fromMessage }
+          : { from: opts.from!, ...(opts.to !== undefined ? { to: opts.to } : {}) };
       const ctx = context();
       const { replayed } = await (await openWebhookApi(ctx)).call('POST', member(id, '/replay'), z.object({ replayed: z.number() }), body);
       if (opts.json) return ctx.out(JSON.stringify({ replayed }));
@@ -259,7 +323,10 @@ export function registerWebhook(program: Command, context: () => CliContext): vo
     .option('--url <url>', 'deliver to this URL from now on')
     .option('--state <state>', 'active (resumes a paused or failing webhook) or paused (holds its deliveries)')
     .option('--rotate-secret', 'make a new secret, shown only this once; the old one keeps signing too for --overlap')
-    .option('--overlap <seconds>', `with --rotate-secret: how long the old secret keeps signing (default 86400, at most ${MAX_SECRET_OVERLAP_SECONDS})`)
+    .option(
+      '--overlap <seconds>',
+      `with --rotate-secret: how long the old secret keeps signing (default 86400, at most ${MAX_SECRET_OVERLAP_SECONDS})`,
+    )
     .option('--address <0x...>', 'watch exactly these addresses from now on (repeat for more)', repeatable)
     .option('--clear-addresses', 'watch no address any more')
     .option('--tracker-messages', "deliver the tracker's messages of the account's transactions")
@@ -267,7 +334,8 @@ export function registerWebhook(program: Command, context: () => CliContext): vo
     .option('--json', 'print the webhook (with `secret` when rotated) as one JSON object')
     .action(async (id: string, raw: Record<string, unknown>) => {
       const opts = parseOptions(updateOptions, raw);
-      if (opts.overlap !== undefined && !opts.rotateSecret) throw usageError('--overlap goes with --rotate-secret: add it, or drop --overlap.');
+      if (opts.overlap !== undefined && !opts.rotateSecret)
+        throw usageError('--overlap goes with --rotate-secret: add it, or drop --overlap.');
       if (opts.address && opts.clearAddresses) throw usageError('--address and --clear-addresses contradict each other: give one of them.');
       const body: UpdateWebhook = {
         ...(opts.url !== undefined ? { url: opts.url } : {}),
@@ -277,10 +345,17 @@ export function registerWebhook(program: Command, context: () => CliContext): vo
         ...(opts.rotateSecret ? { rotateSecret: true, ...(opts.overlap !== undefined ? { secretOverlapSeconds: opts.overlap } : {}) } : {}),
       };
       if (Object.keys(body).length === 0) {
-        throw usageError('Nothing to change: give --url, --state, --rotate-secret, --address, --clear-addresses or --[no-]tracker-messages.');
+        throw usageError(
+          'Nothing to change: give --url, --state, --rotate-secret, --address, --clear-addresses or --[no-]tracker-messages.',
+        );
       }
       const ctx = context();
-      const updated = await (await openWebhookApi(ctx)).call('PATCH', member(id), webhookReply.extend({ secret: z.string().optional() }), body);
+      const updated = await (await openWebhookApi(ctx)).call(
+        'PATCH',
+        member(id),
+        webhookReply.extend({ secret: z.string().optional() }),
+        body,
+      );
       if (opts.json) ctx.out(JSON.stringify(updated));
       else ctx.out(`Updated webhook ${updated.id}: ${updated.state}, ${deliveries(updated)} to ${updated.url}`);
       if (updated.secret === undefined) return;

@@ -28,7 +28,7 @@ export function configDir({ env, platform, home }: Place): string {
   if (platform === 'win32') return join(env.APPDATA || join(home, 'AppData', 'Roaming'), 'txdesk');
   const xdg = env.XDG_CONFIG_HOME;
   // The XDG spec says relative values are invalid and must be ignored.
-  return join(xdg && xdg.startsWith('/') ? xdg : join(home, '.config'), 'txdesk');
+  return join(xdg?.startsWith('/') ? xdg : join(home, '.config'), 'txdesk');
 }
 
 /** Per-user folder for data of `txdesk service` when neither --data-dir nor TXDESK_DATA_DIR says otherwise. */
@@ -36,7 +36,7 @@ export function userDataDir({ env, platform, home }: Place): string {
   if (platform === 'darwin') return join(home, 'Library', 'Application Support', 'txdesk');
   if (platform === 'win32') return join(env.LOCALAPPDATA || join(home, 'AppData', 'Local'), 'txdesk');
   const xdg = env.XDG_DATA_HOME;
-  return join(xdg && xdg.startsWith('/') ? xdg : join(home, '.local', 'share'), 'txdesk');
+  return join(xdg?.startsWith('/') ? xdg : join(home, '.local', 'share'), 'txdesk');
 }
 
 // Unknown keys are kept, so an older txdesk does not wipe settings a newer one wrote.
@@ -91,7 +91,9 @@ export function ensurePrivateDir(dir: string): void {
   try {
     ensureDir(dir, 0o700);
   } catch (e) {
-    throw new CliError(`Cannot create the folder ${dir} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}): set TXDESK_CONFIG_DIR to a folder you can write.`);
+    throw new CliError(
+      `Cannot create the folder ${dir} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}): set TXDESK_CONFIG_DIR to a folder you can write.`,
+    );
   }
 }
 
@@ -105,7 +107,9 @@ export function resolveEndpoint(env: NodeJS.ProcessEnv, config: CliConfig, confi
   const fromEnv = env.TXDESK_ENDPOINT;
   if (fromEnv !== undefined && fromEnv !== '') {
     if (!isServiceUrl(fromEnv)) {
-      throw usageError(`TXDESK_ENDPOINT "${fromEnv}" is not a valid service URL: give an http:// or https:// URL such as ${defaultEndpoint}.`);
+      throw usageError(
+        `TXDESK_ENDPOINT "${fromEnv}" is not a valid service URL: give an http:// or https:// URL such as ${defaultEndpoint}.`,
+      );
     }
     return { url: normalizeServiceUrl(fromEnv), source: 'TXDESK_ENDPOINT' };
   }

@@ -19,7 +19,12 @@ export function editLine(value: string, input: string, hidden: boolean): LineEdi
   let chars = Array.from(value); // code points, so Backspace removes a whole character
   const keys = Array.from(input);
   let i = 0;
-  const finish = (outcome: LineOutcome): LineEdit => ({ value: chars.join(''), echo: hidden ? '' : echo, outcome, rest: keys.slice(i).join('') });
+  const finish = (outcome: LineOutcome): LineEdit => ({
+    value: chars.join(''),
+    echo: hidden ? '' : echo,
+    outcome,
+    rest: keys.slice(i).join(''),
+  });
   while (i < keys.length) {
     const key = keys[i++] as string;
     if (key === '\r' || key === '\n') {

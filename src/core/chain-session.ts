@@ -101,13 +101,25 @@ export async function openChainSession(d: SessionDeps, t: SessionTarget, mode: A
     const { chainId, genesis } = t.reached ?? (await reachNode(raw, t));
     // Every node call tells the node's link state; a refusal is an answer, only "unreachable" is not.
     const chain = observeChain(raw, (ok, why) =>
-      board.set('node', ok ? 'connected' : 'unreachable', ok ? null : `${why} Checking again every 15 s; transactions are stored and sent again when it is back.`),
+      board.set(
+        'node',
+        ok ? 'connected' : 'unreachable',
+        ok ? null : `${why} Checking again every 15 s; transactions are stored and sent again when it is back.`,
+      ),
     );
     shutdown.add(watchNode(chain));
     const net: TrackerNet = { ...d.service, platform: t.platform, network: t.network };
-    if (t.serviceDown) board.set('tracker', 'unreachable', `${t.serviceDown}; retrying with backoff up to 5 s apart, meanwhile transactions are still sent and their tracking is queued.`);
+    if (t.serviceDown)
+      board.set(
+        'tracker',
+        'unreachable',
+        `${t.serviceDown}; retrying with backoff up to 5 s apart, meanwhile transactions are still sent and their tracking is queued.`,
+      );
 
-    const store = openTxStore(txStoreFile(d.dataDir, d.embedded, chainId, genesis), d.opts.nativeBinding ? { nativeBinding: d.opts.nativeBinding } : {});
+    const store = openTxStore(
+      txStoreFile(d.dataDir, d.embedded, chainId, genesis),
+      d.opts.nativeBinding ? { nativeBinding: d.opts.nativeBinding } : {},
+    );
     shutdown.add(() => store.close());
     store.pruneProcessed(new Date(Date.now() - PROCESSED_ID_TTL_MS).toISOString());
 
@@ -135,13 +147,18 @@ export async function openChainSession(d: SessionDeps, t: SessionTarget, mode: A
 
     const recovery = await engine.recover();
     if (recovery.nonces > 0) {
-      log.info(`recovered ${recovery.nonces} open nonce(s): ${recovery.mined} mined, ${recovery.usedElsewhere} used elsewhere, ${recovery.rebroadcast} sent again, ${recovery.tracked} tracked`);
+      log.info(
+        `recovered ${recovery.nonces} open nonce(s): ${recovery.mined} mined, ${recovery.usedElsewhere} used elsewhere, ${recovery.rebroadcast} sent again, ${recovery.tracked} tracked`,
+      );
     }
-    await tracking.feed.start((m) => engine.handleMessage(m), tracking.onError).catch((e: unknown) => {
-      if (t.atStartup) throw startupTrackerRefusal(e, net);
-      if (isTrackerError(e, 'UNKNOWN_CLIENT_ID') || isTrackerError(e, 'NOT_FOUND')) throw new TxdeskError('CONFLICT', describeTrackerError(e, net, 'starting'));
-      throw e;
-    });
+    await tracking.feed
+      .start((m) => engine.handleMessage(m), tracking.onError)
+      .catch((e: unknown) => {
+        if (t.atStartup) throw startupTrackerRefusal(e, net);
+        if (isTrackerError(e, 'UNKNOWN_CLIENT_ID') || isTrackerError(e, 'NOT_FOUND'))
+          throw new TxdeskError('CONFLICT', describeTrackerError(e, net, 'starting'));
+        throw e;
+      });
     const watchdog: NonceWatchdog = startNonceWatchdog(engine, log.child('watchdog'));
     // Runs before engine.idle() (registered after it): no retry starts once stopping has begun; one in flight is awaited.
     shutdown.add(() => watchdog.stop());
@@ -178,7 +195,10 @@ export async function openChainSession(d: SessionDeps, t: SessionTarget, mode: A
 /** A network's node, reached for the first time: its chain id (checked against the service's) and genesis hash. */
 async function reachNode(raw: Chain, t: SessionTarget): Promise<{ chainId: number; genesis: string }> {
   const [chainId, genesis] = await Promise.all([raw.chainId(), raw.genesisHash()]).catch(() => {
-    throw new TxdeskError('UPSTREAM_UNAVAILABLE', `The Ethereum node of ${networkKey(t)} at ${t.nodeUrl} could not be reached; check that it runs, or set another node URL under Settings → Networks.`);
+    throw new TxdeskError(
+      'UPSTREAM_UNAVAILABLE',
+      `The Ethereum node of ${networkKey(t)} at ${t.nodeUrl} could not be reached; check that it runs, or set another node URL under Settings → Networks.`,
+    );
   });
   if (t.chainId !== null && chainId !== t.chainId) throw new TxdeskError('CONFLICT', wrongChainMessage(t, t.nodeUrl, chainId, t.chainId));
   return { chainId, genesis };
@@ -186,7 +206,11 @@ async function reachNode(raw: Chain, t: SessionTarget): Promise<{ chainId: numbe
 
 /** The tracker subscription of this data folder and chain, behind the client-ID switch and the tracking queue; its link
  * state goes to the session's board. The session starts it once recovery has registered the open hashes. */
-function openTracking(d: SessionDeps, t: SessionTarget, o: { net: TrackerNet; board: LinkStatusBoard; subscriptionId: string; log: Logger }) {
+function openTracking(
+  d: SessionDeps,
+  t: SessionTarget,
+  o: { net: TrackerNet; board: LinkStatusBoard; subscriptionId: string; log: Logger },
+) {
   const { board, net } = o;
   const client = createClientFeed({
     make: (clientId) =>
@@ -217,6 +241,7 @@ function openTracking(d: SessionDeps, t: SessionTarget, o: { net: TrackerNet; bo
     log: o.log.child('tracker'),
   });
   // Link trouble is logged once per change by the board; while the link is down other errors are expected noise.
-  const onError = (e: Error) => (board.get().tracker.state === 'connected' ? o.log.warn(`tracker: ${e.message}`) : o.log.debug?.(`tracker: ${e.message}`));
+  const onError = (e: Error) =>
+    board.get().tracker.state === 'connected' ? o.log.warn(`tracker: ${e.message}`) : o.log.debug?.(`tracker: ${e.message}`);
   return { ...client, onError };
 }

@@ -75,10 +75,16 @@ const envSchemas = {
       const k = BigInt(v.startsWith('0x') ? v : `0x${v}`);
       return k > 0n && k < SECP256K1_N;
     }, 'is not a usable key: it must be above zero and below the secp256k1 order (the value is not shown); export the key from your wallet again, or unset PRIVATE_KEY and generate one in the app'),
-  NODE_ENDPOINT: z.url({ protocol: /^(https?|wss?)$/, error: 'must be an http(s):// or ws(s):// URL of an Ethereum JSON-RPC node, e.g. http://127.0.0.1:8545' }),
+  NODE_ENDPOINT: z.url({
+    protocol: /^(https?|wss?)$/,
+    error: 'must be an http(s):// or ws(s):// URL of an Ethereum JSON-RPC node, e.g. http://127.0.0.1:8545',
+  }),
   PLATFORM: z.string().regex(slug, 'must be lowercase letters, digits or dashes, e.g. ethereum'),
   NETWORK: z.string().regex(slug, 'must be lowercase letters, digits or dashes, e.g. sepolia or local'),
-  TXDESK_SERVICE_URL: z.url({ protocol: /^https?$/, error: `must be the http(s):// base URL of a txdesk data service, e.g. ${DEFAULT_SERVICE_URL}` }),
+  TXDESK_SERVICE_URL: z.url({
+    protocol: /^https?$/,
+    error: `must be the http(s):// base URL of a txdesk data service, e.g. ${DEFAULT_SERVICE_URL}`,
+  }),
   TXDESK_DATA_DIR: z.string().min(1, 'must be a directory path'),
   TXDESK_KEY_PASSPHRASE: z.string().min(8, 'must be at least 8 characters long (the value is not shown)'),
   TXDESK_KEYCHAIN: z.enum(['on', 'off'], { error: 'must be on or off' }),
@@ -121,7 +127,12 @@ export function resolveDataDir(explicit: string | undefined, env: NodeJS.Process
  * Environment first, then what the user saved in the app, then the embedded default.
  * A half-configured network (a node without a data service, or no client ID) is an error, not a silent fallback.
  */
-export function loadConfig(opts: { env: NodeJS.ProcessEnv; dataDir?: string; saved: PersistedSettings; policy?: Partial<ReplacementPolicy> }): CoreConfig {
+export function loadConfig(opts: {
+  env: NodeJS.ProcessEnv;
+  dataDir?: string;
+  saved: PersistedSettings;
+  policy?: Partial<ReplacementPolicy>;
+}): CoreConfig {
   const e = readEnv(opts.env);
   const nodeUrl = e.NODE_ENDPOINT ?? opts.saved.nodeUrl;
   const serviceUrl = e.TXDESK_SERVICE_URL ?? opts.saved.serviceUrl;
@@ -139,8 +150,14 @@ export function loadConfig(opts: { env: NodeJS.ProcessEnv; dataDir?: string; sav
   };
   if (!nodeUrl && !serviceUrl) return { mode: 'embedded', network: null, ...base };
   const problems: string[] = [];
-  if (!nodeUrl) problems.push('NODE_ENDPOINT is not set: with TXDESK_SERVICE_URL, also say which Ethereum node to use (or unset both for the embedded dev chain).');
-  if (!serviceUrl) problems.push('TXDESK_SERVICE_URL is not set: with NODE_ENDPOINT, also say which txdesk data service to use (or unset both for the embedded dev chain).');
+  if (!nodeUrl)
+    problems.push(
+      'NODE_ENDPOINT is not set: with TXDESK_SERVICE_URL, also say which Ethereum node to use (or unset both for the embedded dev chain).',
+    );
+  if (!serviceUrl)
+    problems.push(
+      'TXDESK_SERVICE_URL is not set: with NODE_ENDPOINT, also say which txdesk data service to use (or unset both for the embedded dev chain).',
+    );
   if (!clientId) problems.push('CLIENT_ID is not set: get one with `txdesk login` then `txdesk account:describe`, and set CLIENT_ID.');
   if (problems.length) throw new ConfigError(problems);
   // A value neither set nor saved counts as the variable's: that is what a person would set.

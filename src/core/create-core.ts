@@ -77,7 +77,15 @@ export function createCore(opts: CoreOptions = {}): Core {
     const keys = await openKey({ ...c, config }, dataDir, reached, activeChain);
     // The api tells tools the app's own origin and token file, known once phase 5 listens.
     let served: Awaited<ReturnType<typeof serve>> | null = null;
-    const opened = await openNetworks(c, { dataDir, config, settingsStore, reached, keys, appOrigin: () => served?.appUrl ?? null, apiTokenFile: () => served?.apiTokenFile ?? null });
+    const opened = await openNetworks(c, {
+      dataDir,
+      config,
+      settingsStore,
+      reached,
+      keys,
+      appOrigin: () => served?.appUrl ?? null,
+      apiTokenFile: () => served?.apiTokenFile ?? null,
+    });
     sessions = opened.sessions;
     const { approvals, api, recovery } = opened;
     served = await serve(c, dataDir, api);

@@ -140,7 +140,13 @@ export type SignerFactory = (privateKey: string) => Signer;
 /** What the app fetches over HTTP for the renderer: the data service's listing and sign-in, token metadata and images. */
 export interface WebSources {
   /** One listing page of `network` with the caller's own query; the service's status and body as they came, clientId added. */
-  tokenPage(o: { network: ListingNetwork; clientId: string | null; address: string; query: URLSearchParams; appOrigin: string | null }): Promise<{ status: number; body: unknown }>;
+  tokenPage(o: {
+    network: ListingNetwork;
+    clientId: string | null;
+    address: string;
+    query: URLSearchParams;
+    appOrigin: string | null;
+  }): Promise<{ status: number; body: unknown }>;
   refreshToken(o: { network: ListingNetwork; clientId: string | null; contract: string; tokenId: string }): Promise<void>;
   /** The account's client ID. */
   signIn(credentials: SignIn): Promise<string>;
@@ -158,7 +164,13 @@ export type KeyStorage = 'keychain' | 'encrypted-file' | 'memory';
 
 /** Where the signing key rests between runs. */
 /** Why a key vault failed: the keychain would not read or store, or the key file or its passphrase is wrong. */
-export type VaultFailure = 'keychain-unreadable' | 'keychain-refused' | 'weak-passphrase' | 'wrong-passphrase' | 'damaged-file' | 'unsafe-kdf';
+export type VaultFailure =
+  | 'keychain-unreadable'
+  | 'keychain-refused'
+  | 'weak-passphrase'
+  | 'wrong-passphrase'
+  | 'damaged-file'
+  | 'unsafe-kdf';
 
 /** A vault's failure: `reason` is for decisions, the message is written to be shown (it never carries the key). */
 export class VaultError extends Error {
@@ -250,7 +262,12 @@ export interface EmbeddedChain {
  * Starts the embedded network. The entry points that offer it (`txdesk serve`, Electron main) compose it from
  * src/embedded and hand it to the core, which then reaches the service only through the SDK and HTTP.
  */
-export type StartEmbedded = (options: { port: number; congestion?: CongestionLevel; blockTimeSeconds?: number; log: Logger }) => Promise<EmbeddedNetwork>;
+export type StartEmbedded = (options: {
+  port: number;
+  congestion?: CongestionLevel;
+  blockTimeSeconds?: number;
+  log: Logger;
+}) => Promise<EmbeddedNetwork>;
 
 export interface Clock {
   now(): number;

@@ -64,7 +64,11 @@ export async function startServe(opts: ServeOptions = {}): Promise<RunningServe>
   const { env, congestion, startEmbedded, policy, blockTimeSeconds } = opts;
   const makeCore = (port: number): Core =>
     createCore({
-      env, congestion, startEmbedded, policy, blockTimeSeconds,
+      env,
+      congestion,
+      startEmbedded,
+      policy,
+      blockTimeSeconds,
       dataDir: opts.dataDir || undefined,
       http: { port, rendererDir: opts.rendererDir ?? defaultRendererDir(), allowKeyRoutes: opts.allowKeyRoutes === true },
       log,

@@ -21,11 +21,18 @@ export interface ServiceHealth {
  * The network of `health` the configured one means: the one named by PLATFORM/NETWORK, else (none named) the one on
  * the node's chain, else the default. A service without `networks` serves only its default.
  */
-export function servedNetworkFor(net: Pick<NetworkConfig, 'platform' | 'network'>, nodeChainId: number, health: ServiceHealth): ServiceHealth & { isDefault: boolean } {
+export function servedNetworkFor(
+  net: Pick<NetworkConfig, 'platform' | 'network'>,
+  nodeChainId: number,
+  health: ServiceHealth,
+): ServiceHealth & { isDefault: boolean } {
   const asDefault = { ...health, isDefault: true };
   const list = health.networks ?? [];
   const platform = net.platform ?? health.platform;
-  const named = net.network !== null ? list.find((n) => n.platform === platform && n.network === net.network) : list.find((n) => n.platform === platform && n.chainId === nodeChainId);
+  const named =
+    net.network !== null
+      ? list.find((n) => n.platform === platform && n.network === net.network)
+      : list.find((n) => n.platform === platform && n.chainId === nodeChainId);
   if (!named || (named.platform === health.platform && named.network === health.network)) return asDefault;
   return { chainId: named.chainId ?? nodeChainId, platform: named.platform, network: named.network, isDefault: named.default === true };
 }
@@ -80,8 +87,13 @@ export async function probeService(net: Pick<NetworkConfig, 'serviceUrl' | 'orig
  * A value saved in the app that does not match is not fatal (the app could never start to change it): the service's
  * is used and a warning says so.
  */
-export function compareParts(net: NetworkConfig, nodeChainId: number, serviceHealth: ServiceHealth | null): { platform: string; network: string; isDefault: boolean; warnings: string[] } {
-  if (!serviceHealth) return { platform: net.platform ?? 'ethereum', network: net.network ?? defaultNetwork(nodeChainId), isDefault: true, warnings: [] };
+export function compareParts(
+  net: NetworkConfig,
+  nodeChainId: number,
+  serviceHealth: ServiceHealth | null,
+): { platform: string; network: string; isDefault: boolean; warnings: string[] } {
+  if (!serviceHealth)
+    return { platform: net.platform ?? 'ethereum', network: net.network ?? defaultNetwork(nodeChainId), isDefault: true, warnings: [] };
   const health = servedNetworkFor(net, nodeChainId, serviceHealth);
   const served = `${health.platform}/${health.network}`;
   if (health.chainId !== nodeChainId) {
@@ -96,9 +108,13 @@ export function compareParts(net: NetworkConfig, nodeChainId: number, serviceHea
     if (want === null || want === health[key]) continue;
     const name = settingName(net, key);
     if (net.origin[key] === 'env') {
-      problems.push(`${name}=${want} but the data service at ${net.serviceUrl} serves ${served}: set ${name}=${health[key]}, or unset it to take the service's.`);
+      problems.push(
+        `${name}=${want} but the data service at ${net.serviceUrl} serves ${served}: set ${name}=${health[key]}, or unset it to take the service's.`,
+      );
     } else {
-      warnings.push(`${name} (${want}) does not match the data service at ${net.serviceUrl}, which serves ${served}: using ${health[key]}; change it in the app's settings.`);
+      warnings.push(
+        `${name} (${want}) does not match the data service at ${net.serviceUrl}, which serves ${served}: using ${health[key]}; change it in the app's settings.`,
+      );
     }
   }
   if (problems.length) throw new ConfigError(problems);
@@ -143,7 +159,11 @@ export type SettledNetwork = Omit<NetworkConfig, 'platform' | 'network'> & { pla
 
 /** Runs the checks in order; `serviceDown` is null when the service answered, else why not (start-up goes on, the
  * tracker link starts unreachable). */
-export async function settleConfiguredNetwork(net: NetworkConfig, nodeChainId: number, log: Logger): Promise<{ net: SettledNetwork; serviceDown: string | null }> {
+export async function settleConfiguredNetwork(
+  net: NetworkConfig,
+  nodeChainId: number,
+  log: Logger,
+): Promise<{ net: SettledNetwork; serviceDown: string | null }> {
   const probe = await probeService(net);
   const health = probe.reachable ? probe.health : null;
   const { platform, network, isDefault, warnings } = compareParts(net, nodeChainId, health);
@@ -152,7 +172,10 @@ export async function settleConfiguredNetwork(net: NetworkConfig, nodeChainId: n
   if (!probe.reachable) {
     // The outage itself is the tracker link's one log line; only the guess made because of it is said here.
     const guessed = [net.platform === null ? 'PLATFORM' : '', net.network === null ? 'NETWORK' : ''].filter(Boolean);
-    if (guessed.length) log.warn(`${guessed.join(' and ')} not set and the data service is unreachable: assuming ${platform}/${network} from chain ${nodeChainId}`);
+    if (guessed.length)
+      log.warn(
+        `${guessed.join(' and ')} not set and the data service is unreachable: assuming ${platform}/${network} from chain ${nodeChainId}`,
+      );
   } else {
     const check = await checkClientId(net.serviceUrl, net.clientId);
     if (check === 'unknown') throw new ConfigError([unknownClientIdMessage(net)]);

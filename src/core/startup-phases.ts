@@ -48,12 +48,18 @@ const DEVCHAIN_POLL_MS = 1_000;
 const embeddedOrigin: NetworkConfig['origin'] = { nodeUrl: 'env', serviceUrl: 'env', clientId: 'env', platform: 'env', network: 'env' };
 
 /** Phase 1: makes the data folder and locks it, then reads the saved settings and the configuration. */
-export function lockDataDir({ opts, env, log, shutdown }: StartContext): { dataDir: string; settingsStore: SettingsStore; config: CoreConfig } {
+export function lockDataDir({ opts, env, log, shutdown }: StartContext): {
+  dataDir: string;
+  settingsStore: SettingsStore;
+  config: CoreConfig;
+} {
   const dataDir = resolveDataDir(opts.dataDir, env);
   try {
     ensureDir(dataDir, 0o700);
   } catch (e) {
-    throw new Error(`Cannot create the data folder ${dataDir} (${(e as NodeJS.ErrnoException).code ?? String(e)}): set TXDESK_DATA_DIR to a folder you can write.`);
+    throw new Error(
+      `Cannot create the data folder ${dataDir} (${(e as NodeJS.ErrnoException).code ?? String(e)}): set TXDESK_DATA_DIR to a folder you can write.`,
+    );
   }
   // Before anything in the folder is opened: a second process must never touch the first one's database.
   shutdown.add(acquireDataDirLock(dataDir));
@@ -83,10 +89,24 @@ export async function reachChain(c: StartContext, config: CoreConfig) {
   if (config.mode === 'embedded') {
     const dev = await startEmbedded(c);
     const first = dev.networks.find((n) => n.isDefault) ?? dev.networks[0]!;
-    const start: SessionTarget = { platform: first.platform, network: first.network, nodeUrl: first.nodeUrl, isDefault: first.isDefault, chainId: first.chainId, devchain: first.devchain, atStartup: true };
+    const start: SessionTarget = {
+      platform: first.platform,
+      network: first.network,
+      nodeUrl: first.nodeUrl,
+      isDefault: first.isDefault,
+      chainId: first.chainId,
+      devchain: first.devchain,
+      atStartup: true,
+    };
     return {
       service: { serviceUrl: dev.serviceUrl, origin: embeddedOrigin },
-      running: { nodeUrl: first.nodeUrl, serviceUrl: dev.serviceUrl, clientId: dev.clientId, platform: first.platform, network: first.network },
+      running: {
+        nodeUrl: first.nodeUrl,
+        serviceUrl: dev.serviceUrl,
+        clientId: dev.clientId,
+        platform: first.platform,
+        network: first.network,
+      },
       start,
       embedded: dev.networks,
       // Token metadata URIs come from the chain: local addresses only for the dev chains' servers and named origins.
@@ -98,10 +118,23 @@ export async function reachChain(c: StartContext, config: CoreConfig) {
   const raw = createJsonRpcChain(nodeUrl);
   c.shutdown.add(() => raw.close());
   const [chainId, genesis] = await Promise.all([raw.chainId(), raw.genesisHash()]).catch(() => {
-    throw new TxdeskError('UPSTREAM_UNAVAILABLE', `The Ethereum node at ${nodeUrl} could not be reached; check NODE_ENDPOINT and that the node runs.`);
+    throw new TxdeskError(
+      'UPSTREAM_UNAVAILABLE',
+      `The Ethereum node at ${nodeUrl} could not be reached; check NODE_ENDPOINT and that the node runs.`,
+    );
   });
   const { net, serviceDown } = await settleConfiguredNetwork(config.network!, chainId, c.log);
-  const start: SessionTarget = { platform: net.platform, network: net.network, nodeUrl, isDefault: net.isDefault, chainId, devchain: null, reached: { chain: raw, chainId, genesis }, serviceDown, atStartup: true };
+  const start: SessionTarget = {
+    platform: net.platform,
+    network: net.network,
+    nodeUrl,
+    isDefault: net.isDefault,
+    chainId,
+    devchain: null,
+    reached: { chain: raw, chainId, genesis },
+    serviceDown,
+    atStartup: true,
+  };
   return {
     service: { serviceUrl: net.serviceUrl, origin: net.origin },
     running: { nodeUrl, serviceUrl: net.serviceUrl, clientId: net.clientId, platform: net.platform, network: net.network },
@@ -116,20 +149,35 @@ async function startEmbedded({ opts, env, log, shutdown }: StartContext): Promis
   log.info('no NODE_ENDPOINT/TXDESK_SERVICE_URL: starting the embedded dev chain and data service');
   const ignored = (['CLIENT_ID', 'PLATFORM', 'NETWORK'] as const).filter((n) => env[n]);
   if (ignored.length) log.warn(`${ignored.join(', ')} ignored: they apply only with NODE_ENDPOINT and TXDESK_SERVICE_URL`);
-  if (!opts.startEmbedded) throw new ConfigError(['This program has no embedded dev chain: set NODE_ENDPOINT and TXDESK_SERVICE_URL to a node and a txdesk data service.']);
-  const dev = await opts.startEmbedded({ port: opts.servicePort ?? 0, congestion: opts.congestion, blockTimeSeconds: opts.blockTimeSeconds, log: log.child('embedded') });
+  if (!opts.startEmbedded)
+    throw new ConfigError([
+      'This program has no embedded dev chain: set NODE_ENDPOINT and TXDESK_SERVICE_URL to a node and a txdesk data service.',
+    ]);
+  const dev = await opts.startEmbedded({
+    port: opts.servicePort ?? 0,
+    congestion: opts.congestion,
+    blockTimeSeconds: opts.blockTimeSeconds,
+    log: log.child('embedded'),
+  });
   shutdown.add(() => dev.stop());
   return dev;
 }
 
 /** Phase 3: loads the signing key (one address on every chain); on the embedded dev chains a new key is funded on each.
  * `activeChain` is the node of the network shown, for the balance. */
-export async function openKey({ opts, config, log }: StartContext & { config: CoreConfig }, dataDir: string, reached: ReachedChain, activeChain: () => Pick<Chain, 'balance'>): Promise<KeyManager> {
+export async function openKey(
+  { opts, config, log }: StartContext & { config: CoreConfig },
+  dataDir: string,
+  reached: ReachedChain,
+  activeChain: () => Pick<Chain, 'balance'>,
+): Promise<KeyManager> {
   const embedded = config.mode === 'embedded';
   // With PRIVATE_KEY the key is never stored, so no vault is even probed.
   const keychainAvailable = config.useKeychain ? opts.keychainAvailable : async () => false;
   const [scope, passphrase] = [embedded ? 'embedded' : 'configured', config.keyPassphrase ?? undefined] as const;
-  const vault = config.envPrivateKey ? null : await selectKeyVault({ dataDir, scope, passphrase, ...(keychainAvailable ? { keychainAvailable } : {}), log: log.child('vault') });
+  const vault = config.envPrivateKey
+    ? null
+    : await selectKeyVault({ dataDir, scope, passphrase, ...(keychainAvailable ? { keychainAvailable } : {}), log: log.child('vault') });
   if (!embedded && !config.envPrivateKey && !vault) throw new ConfigError([noKeyPlace(config.useKeychain)]);
   const keys = createKeyManager({
     vault,
@@ -142,7 +190,10 @@ export async function openKey({ opts, config, log }: StartContext & { config: Co
   await keys.load(embedded).catch((e: unknown) => {
     throw keyLoadRefusal(e);
   });
-  if (!keys.signer()) log.warn('no signing key yet: generate or import one in the app (txdesk serve: start it with --allow-key-routes for POST /api/key/generate or /api/key/import)');
+  if (!keys.signer())
+    log.warn(
+      'no signing key yet: generate or import one in the app (txdesk serve: start it with --allow-key-routes for POST /api/key/generate or /api/key/import)',
+    );
   return keys;
 }
 
@@ -159,7 +210,15 @@ function everyDevchain(chains: readonly DevchainControl[]): Pick<DevchainControl
  * watchdog), the switch to other networks, one validated api over all of it and (embedded) the dev chain's status push. */
 export async function openNetworks(
   c: StartContext,
-  p: { dataDir: string; config: CoreConfig; settingsStore: SettingsStore; reached: ReachedChain; keys: KeyManager; appOrigin(): string | null; apiTokenFile(): string | null },
+  p: {
+    dataDir: string;
+    config: CoreConfig;
+    settingsStore: SettingsStore;
+    reached: ReachedChain;
+    keys: KeyManager;
+    appOrigin(): string | null;
+    apiTokenFile(): string | null;
+  },
 ) {
   const { opts, log, events, shutdown } = c;
   const { config, reached, keys } = p;
@@ -221,8 +280,18 @@ export async function openNetworks(
   const first = await open(reached.start);
   shutdown.add(() => first.stop());
 
-  const startKnown: KnownNetwork = { platform: first.platform, network: first.network, chainId: first.info.chainId, nodeUrl: first.info.nodeUrl };
-  const embeddedKnown: KnownNetwork[] = reached.embedded.map((n) => ({ platform: n.platform, network: n.network, chainId: n.chainId, nodeUrl: n.nodeUrl }));
+  const startKnown: KnownNetwork = {
+    platform: first.platform,
+    network: first.network,
+    chainId: first.info.chainId,
+    nodeUrl: first.info.nodeUrl,
+  };
+  const embeddedKnown: KnownNetwork[] = reached.embedded.map((n) => ({
+    platform: n.platform,
+    network: n.network,
+    chainId: n.chainId,
+    nodeUrl: n.nodeUrl,
+  }));
   const known = (): KnownNetwork[] => [
     startKnown,
     ...embeddedKnown,
@@ -234,7 +303,12 @@ export async function openNetworks(
   const list = async () => {
     const all = sessions!.all();
     const served = await readServedNetworks(reached.service.serviceUrl);
-    return networkList({ served, known: known(), opened: all.map((s) => ({ platform: s.platform, network: s.network, chainId: s.info.chainId, openNonces: s.openNonces() })), active: sessions!.active() });
+    return networkList({
+      served,
+      known: known(),
+      opened: all.map((s) => ({ platform: s.platform, network: s.network, chainId: s.info.chainId, openNonces: s.openNonces() })),
+      active: sessions!.active(),
+    });
   };
   // What the service said about a network when the switch to it was decided: its chain id and whether it is the default.
   const decided = new Map<string, { chainId: number | null; isDefault: boolean }>();
@@ -242,7 +316,10 @@ export async function openNetworks(
     first,
     open: (ref) => {
       const nodeUrl = nodeUrlFor(ref, { start: startKnown, embedded: embeddedKnown, saved: settings.nodeUrls() });
-      if (!nodeUrl) return Promise.reject(new TxdeskError('CONFLICT', `No node URL is set for ${networkKey(ref)}: add one under Settings → Networks to switch to it.`));
+      if (!nodeUrl)
+        return Promise.reject(
+          new TxdeskError('CONFLICT', `No node URL is set for ${networkKey(ref)}: add one under Settings → Networks to switch to it.`),
+        );
       const row = decided.get(networkKey(ref)) ?? { chainId: null, isDefault: false };
       const devchain = reached.embedded.find((n) => sameNetwork(n, ref))?.devchain ?? null;
       log.info(`opening ${networkKey(ref)} on ${nodeUrl}`);
@@ -250,10 +327,16 @@ export async function openNetworks(
     },
     changed: (next, previous) => {
       const left = previous.openNonces();
-      log.info(`switched to ${networkKey(next)} (chain ${next.info.chainId})${left ? `; ${networkKey(previous)} keeps settling its ${left} open nonce(s)` : ''}`);
+      log.info(
+        `switched to ${networkKey(next)} (chain ${next.info.chainId})${left ? `; ${networkKey(previous)} keeps settling its ${left} open nonce(s)` : ''}`,
+      );
       api.emitAppStatus(next.board.get());
       void api.getAppInfo().then((info) => api.emitNetwork(info));
-      if (next.devchain) void next.devchain.status().then((s) => api.emitDevchain(s), () => undefined);
+      if (next.devchain)
+        void next.devchain.status().then(
+          (s) => api.emitDevchain(s),
+          () => undefined,
+        );
     },
   });
   const sessionsReady = sessions;
@@ -298,7 +381,13 @@ export async function serve({ opts, log, shutdown }: StartContext, dataDir: stri
   if (!opts.http) return { appUrl: null, loginUrl: null, apiTokenFile: null };
   const { token, file } = ensureApiToken(dataDir);
   const auth = { token, tokenFile: file, keyRoutes: opts.http.allowKeyRoutes === true };
-  const server = await startAppServer({ api, auth, rendererDir: opts.http.rendererDir, log: log.child('http'), ...(opts.http.port !== undefined ? { port: opts.http.port } : {}) });
+  const server = await startAppServer({
+    api,
+    auth,
+    rendererDir: opts.http.rendererDir,
+    log: log.child('http'),
+    ...(opts.http.port !== undefined ? { port: opts.http.port } : {}),
+  });
   shutdown.add(() => server.close());
   return { appUrl: server.url, loginUrl: server.loginUrl, apiTokenFile: file };
 }

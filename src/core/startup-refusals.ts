@@ -21,7 +21,9 @@ export function refuseDevchainFlags(embedded: boolean, o: { congestion?: string;
 
 /** Configured network, no PRIVATE_KEY, no keychain, no passphrase: the three ways out, in one line. */
 export function noKeyPlace(keychainAllowed: boolean): string {
-  const keychain = keychainAllowed ? 'run where an OS keychain works (Secret Service, Keychain, Credential Manager)' : 'unset TXDESK_KEYCHAIN=off so the OS keychain keeps it';
+  const keychain = keychainAllowed
+    ? 'run where an OS keychain works (Secret Service, Keychain, Credential Manager)'
+    : 'unset TXDESK_KEYCHAIN=off so the OS keychain keeps it';
   return `No signing key and nowhere to keep one: set PRIVATE_KEY to your key, or ${keychain}, or set TXDESK_KEY_PASSPHRASE (8+ characters) to keep it in an encrypted file.`;
 }
 
@@ -57,7 +59,8 @@ function unreachableWhy(e: TrackerError): string {
 
 /** A refusal of the tracker subscription during start-up (client ID, platform/network) becomes a ConfigError. */
 export function startupTrackerRefusal(e: unknown, net: TrackerNet): unknown {
-  if (isTrackerError(e, 'UNKNOWN_CLIENT_ID') || isTrackerError(e, 'NOT_FOUND')) return new ConfigError([describeTrackerError(e, net, 'starting')]);
+  if (isTrackerError(e, 'UNKNOWN_CLIENT_ID') || isTrackerError(e, 'NOT_FOUND'))
+    return new ConfigError([describeTrackerError(e, net, 'starting')]);
   return e;
 }
 

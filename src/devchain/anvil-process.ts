@@ -66,15 +66,24 @@ export async function startAnvil(opts: StartAnvilOptions = {}): Promise<RunningA
   const log = opts.log ?? silentLogger;
   const bin = anvilBinaryPath();
   const args = [
-    '--host', '127.0.0.1',
-    '--port', String(opts.port ?? 0),
-    '--chain-id', String(opts.chainId ?? DEV_CHAIN_ID),
-    '--order', 'fees',
-    '--gas-limit', String(opts.gasLimit ?? DEFAULT_BLOCK_GAS_LIMIT),
-    '--block-time', String(opts.blockTimeSeconds || 1),
-    '--accounts', String(opts.accounts ?? 10),
-    '--mnemonic', DEV_MNEMONIC,
-    '--balance', '10000',
+    '--host',
+    '127.0.0.1',
+    '--port',
+    String(opts.port ?? 0),
+    '--chain-id',
+    String(opts.chainId ?? DEV_CHAIN_ID),
+    '--order',
+    'fees',
+    '--gas-limit',
+    String(opts.gasLimit ?? DEFAULT_BLOCK_GAS_LIMIT),
+    '--block-time',
+    String(opts.blockTimeSeconds || 1),
+    '--accounts',
+    String(opts.accounts ?? 10),
+    '--mnemonic',
+    DEV_MNEMONIC,
+    '--balance',
+    '10000',
   ];
   if (opts.baseFeeWei !== undefined) args.push('--base-fee', opts.baseFeeWei.toString());
 
@@ -92,12 +101,19 @@ export async function startAnvil(opts: StartAnvilOptions = {}): Promise<RunningA
     if (recent.length > 20) recent.shift();
   };
   let exited = false;
-  const exitPromise = new Promise<void>((resolve) => child.once('exit', () => { exited = true; resolve(); }));
+  const exitPromise = new Promise<void>((resolve) =>
+    child.once('exit', () => {
+      exited = true;
+      resolve();
+    }),
+  );
 
   const started = new Promise<{ port: number; pid: number }>((resolve, reject) => {
     let port = 0;
-    let pid = useShell ? 0 : child.pid ?? 0;
-    const maybeDone = () => { if (port && pid) resolve({ port, pid }); };
+    let pid = useShell ? 0 : (child.pid ?? 0);
+    const maybeDone = () => {
+      if (port && pid) resolve({ port, pid });
+    };
     let outBuf = '';
     child.stdout!.setEncoding('utf8');
     // Keep draining stdout for anvil's whole life: a full pipe would block it.
@@ -105,8 +121,11 @@ export async function startAnvil(opts: StartAnvilOptions = {}): Promise<RunningA
       if (port) return;
       outBuf += chunk;
       const m = /Listening on 127\.0\.0\.1:(\d+)/.exec(outBuf);
-      if (m) { port = Number(m[1]); outBuf = ''; maybeDone(); }
-      else if (outBuf.length > 100_000) outBuf = outBuf.slice(-1000);
+      if (m) {
+        port = Number(m[1]);
+        outBuf = '';
+        maybeDone();
+      } else if (outBuf.length > 100_000) outBuf = outBuf.slice(-1000);
     });
     let errBuf = '';
     child.stderr!.setEncoding('utf8');
@@ -116,23 +135,36 @@ export async function startAnvil(opts: StartAnvilOptions = {}): Promise<RunningA
       errBuf = lines.pop() ?? '';
       for (const line of lines) {
         const m = /^txdesk-anvil-pid (\d+)$/.exec(line.trim());
-        if (m) { pid = Number(m[1]); maybeDone(); }
-        else if (line.trim()) { remember(line); log.warn(`anvil: ${line}`); }
+        if (m) {
+          pid = Number(m[1]);
+          maybeDone();
+        } else if (line.trim()) {
+          remember(line);
+          log.warn(`anvil: ${line}`);
+        }
       }
     });
     child.once('error', (e) => reject(new Error(`Could not start anvil (${bin}): ${e.message}. Run \`npm install\` and try again.`)));
     child.once('exit', (code) => {
       const why = recent.join(' ').trim();
       const inUse = /address already in use|Address in use/i.test(why);
-      reject(new Error(inUse
-        ? `anvil could not listen on port ${opts.port}: it is in use. Choose another port, or 0 for a free one.`
-        : `anvil exited during startup (code ${code})${why ? `: ${why}` : ''}.`));
+      reject(
+        new Error(
+          inUse
+            ? `anvil could not listen on port ${opts.port}: it is in use. Choose another port, or 0 for a free one.`
+            : `anvil exited during startup (code ${code})${why ? `: ${why}` : ''}.`,
+        ),
+      );
     });
   });
 
   let info: { port: number; pid: number };
   try {
-    info = await withTimeout(started, 30_000, 'anvil did not start listening within 30 s; check that the machine is not overloaded and try again.');
+    info = await withTimeout(
+      started,
+      30_000,
+      'anvil did not start listening within 30 s; check that the machine is not overloaded and try again.',
+    );
   } catch (e) {
     killGroup(child, 'SIGKILL');
     throw e;
@@ -140,8 +172,14 @@ export async function startAnvil(opts: StartAnvilOptions = {}): Promise<RunningA
   const url = `http://127.0.0.1:${info.port}`;
   // "Listening on" is printed after the bind; still make sure JSON-RPC answers before anyone uses it.
   for (let i = 0; ; i++) {
-    try { await jsonRpcCall(url, 'eth_chainId', []); break; } catch (e) {
-      if (i > 100 || exited) { killGroup(child, 'SIGKILL'); throw new Error(`anvil does not answer JSON-RPC at ${url}: ${String(e)}`); }
+    try {
+      await jsonRpcCall(url, 'eth_chainId', []);
+      break;
+    } catch (e) {
+      if (i > 100 || exited) {
+        killGroup(child, 'SIGKILL');
+        throw new Error(`anvil does not answer JSON-RPC at ${url}: ${String(e)}`);
+      }
       await sleep(100);
     }
   }
@@ -157,7 +195,11 @@ export async function startAnvil(opts: StartAnvilOptions = {}): Promise<RunningA
       const done = await Promise.race([exitPromise.then(() => true), sleep(5000).then(() => false)]);
       if (!done) {
         killGroup(child, 'SIGKILL');
-        try { process.kill(info.pid, 'SIGKILL'); } catch { /* already gone */ }
+        try {
+          process.kill(info.pid, 'SIGKILL');
+        } catch {
+          /* already gone */
+        }
         await Promise.race([exitPromise, sleep(2000)]);
       }
     })();
@@ -183,6 +225,8 @@ function withTimeout<T>(p: Promise<T>, ms: number, message: string): Promise<T> 
   let timer: NodeJS.Timeout | undefined;
   return Promise.race([
     p.finally(() => clearTimeout(timer)),
-    new Promise<T>((_, reject) => { timer = setTimeout(() => reject(new Error(message)), ms); }),
+    new Promise<T>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(message)), ms);
+    }),
   ]);
 }

@@ -121,7 +121,8 @@ export function startCongestionLoad(opts: CongestionLoadOptions): CongestionLoad
         const from = marketAccounts[marketAccountIndex(target, gas)]!;
         await jsonRpcCall(opts.url, 'anvil_removePoolTransactions', [from]);
         const balance = BigInt(await jsonRpcCall<string>(opts.url, 'eth_getBalance', [from, 'latest']));
-        if (balance < MARKET_ACCOUNT_LOW_WEI) await jsonRpcCall(opts.url, 'anvil_setBalance', [from, `0x${MARKET_ACCOUNT_REFILL_WEI.toString(16)}`]);
+        if (balance < MARKET_ACCOUNT_LOW_WEI)
+          await jsonRpcCall(opts.url, 'anvil_setBalance', [from, `0x${MARKET_ACCOUNT_REFILL_WEI.toString(16)}`]);
         let nonce = Number(BigInt(await jsonRpcCall<string>(opts.url, 'eth_getTransactionCount', [from, 'latest'])));
         for (const bid of bids.filter((b) => b.gas === gas)) {
           if (stopped || level !== 'market') return;
@@ -176,26 +177,38 @@ export function startCongestionLoad(opts: CongestionLoadOptions): CongestionLoad
 
   const tick = () => {
     if (stopped) return;
-    running = round().then(
-      () => { failures = 0; },
-      (e: unknown) => {
-        // Transient while anvil starts or stops; say so once in a while, not every poll.
-        if (failures++ % 20 === 0 && !stopped) log.warn(`congestion load: ${e instanceof Error ? e.message : String(e)}`);
-      },
-    ).finally(() => {
-      if (!stopped) timer = setTimeout(tick, opts.pollMs ?? 200);
-    });
+    running = round()
+      .then(
+        () => {
+          failures = 0;
+        },
+        (e: unknown) => {
+          // Transient while anvil starts or stops; say so once in a while, not every poll.
+          if (failures++ % 20 === 0 && !stopped) log.warn(`congestion load: ${e instanceof Error ? e.message : String(e)}`);
+        },
+      )
+      .finally(() => {
+        if (!stopped) timer = setTimeout(tick, opts.pollMs ?? 200);
+      });
   };
   tick();
 
   return {
-    get level() { return level; },
+    get level() {
+      return level;
+    },
     setLevel(next) {
       if (next === level) return;
       level = next;
       levelChanged = true;
       log.info(`congestion ${next}`);
-      if (timer && !stopped) { clearTimeout(timer); timer = undefined; void running.then(() => { if (!timer && !stopped) tick(); }); }
+      if (timer && !stopped) {
+        clearTimeout(timer);
+        timer = undefined;
+        void running.then(() => {
+          if (!timer && !stopped) tick();
+        });
+      }
     },
     nextRound: () => new Promise<void>((resolve) => waiters.push(resolve)),
     async stop() {

@@ -40,12 +40,14 @@ export const MAX_MARKET_SEED = 2 ** 32 - 1;
  */
 export function marketSeed(given: number | undefined, fromEnv: string | undefined): number {
   if (given !== undefined) {
-    if (!Number.isInteger(given) || given < 0 || given > MAX_MARKET_SEED) throw new Error(`The market seed must be a whole number from 0 to ${MAX_MARKET_SEED}, not ${String(given)}.`);
+    if (!Number.isInteger(given) || given < 0 || given > MAX_MARKET_SEED)
+      throw new Error(`The market seed must be a whole number from 0 to ${MAX_MARKET_SEED}, not ${String(given)}.`);
     return given;
   }
   const text = fromEnv?.trim();
   if (!text) return DEFAULT_MARKET_SEED;
-  if (!/^\d{1,10}$/.test(text) || Number(text) > MAX_MARKET_SEED) throw new Error(`TXDESK_DEVCHAIN_SEED must be a whole number from 0 to ${MAX_MARKET_SEED}, not "${text}".`);
+  if (!/^\d{1,10}$/.test(text) || Number(text) > MAX_MARKET_SEED)
+    throw new Error(`TXDESK_DEVCHAIN_SEED must be a whole number from 0 to ${MAX_MARKET_SEED}, not "${text}".`);
   return Number(text);
 }
 
@@ -53,7 +55,8 @@ export function marketSeed(given: number | undefined, fromEnv: string | undefine
 export function checkSchedule(schedule: MarketSchedule): MarketSchedule {
   for (const phase of ['calm', 'rush', 'spike'] as const) {
     const n = schedule[phase];
-    if (!Number.isInteger(n) || n < 1 || n > 100_000) throw new Error(`The market schedule's ${phase} phase must be a whole number of blocks from 1 to 100000, not ${String(n)}.`);
+    if (!Number.isInteger(n) || n < 1 || n > 100_000)
+      throw new Error(`The market schedule's ${phase} phase must be a whole number of blocks from 1 to 100000, not ${String(n)}.`);
   }
   return schedule;
 }

@@ -66,7 +66,5 @@ export function planTopUp(
     if (big < 0 || (pending[big] ?? 0) > 0 || random() >= lowChance) return [];
     return [{ lane: big, count: Math.max(1, Math.floor(blockGasLimit / lanes[big]!.gas)) }];
   }
-  return lanes
-    .map((lane, i) => ({ lane: i, count: Math.max(0, lane.highTarget - (pending[i] ?? 0)) }))
-    .filter((t) => t.count > 0);
+  return lanes.map((lane, i) => ({ lane: i, count: Math.max(0, lane.highTarget - (pending[i] ?? 0)) })).filter((t) => t.count > 0);
 }

@@ -58,12 +58,14 @@ export async function waitReceipts(
       if (receipts.has(h)) continue;
       const r = await jsonRpcCall<Receipt | null>(url, 'eth_getTransactionReceipt', [h]);
       if (!r) continue;
-      if (r.status !== '0x1') throw new Error(`Dev chain transaction ${h} reverted; the sample contracts may be out of date (run \`npm run contracts\`).`);
+      if (r.status !== '0x1')
+        throw new Error(`Dev chain transaction ${h} reverted; the sample contracts may be out of date (run \`npm run contracts\`).`);
       receipts.set(h, r);
       opts.onMined?.(receipts.size);
     }
     if (receipts.size === hashes.length) return hashes.map((h) => receipts.get(h)!);
-    if (Date.now() > deadline) throw new Error(`Dev chain transactions were not mined within ${Math.round((opts.timeoutMs ?? 60_000) / 1000)} s; is anvil mining?`);
+    if (Date.now() > deadline)
+      throw new Error(`Dev chain transactions were not mined within ${Math.round((opts.timeoutMs ?? 60_000) / 1000)} s; is anvil mining?`);
     if (opts.tick) await opts.tick();
     else await new Promise((r) => setTimeout(r, 150));
   }

@@ -1,12 +1,22 @@
 // The embedded dev chain: anvil with sample ERC-721 collections, token metadata on loopback, and a congestion simulator.
 import { getAddress, isAddress } from 'ethers';
-import { type CongestionLevel, type DevchainStatus } from '../shared/desktop-api.js';
+import type { CongestionLevel, DevchainStatus } from '../shared/desktop-api.js';
 import { congestionSchema } from '../shared/desktop-schemas.js';
 import { createLogger, type Logger } from '../lib/log.js';
 import { DEFAULT_BLOCK_GAS_LIMIT, DEV_CHAIN_ID, startAnvil } from './anvil-process.js';
 import { APP_ACCOUNT_COUNT, TOTAL_ACCOUNT_COUNT, deriveDevAccounts, type DevAccount } from './dev-accounts.js';
 import { startMetadataServer } from './metadata-server.js';
-import { deploySamples, dropsAbi, gemsAbi, GIVE_DROPS, GIVE_GEMS, mintGas, tilesAbi, type SampleCollection, type SampleDeployment } from './sample-deploy.js';
+import {
+  deploySamples,
+  dropsAbi,
+  gemsAbi,
+  GIVE_DROPS,
+  GIVE_GEMS,
+  mintGas,
+  tilesAbi,
+  type SampleCollection,
+  type SampleDeployment,
+} from './sample-deploy.js';
 import { startCongestionLoad, type CongestionLoad } from './congestion-load.js';
 import { HELD_BASE_FEE_WEI } from './congestion-plan.js';
 import { DEFAULT_MARKET_SCHEDULE, checkSchedule, marketSeed, phaseAt, type MarketSchedule } from './congestion-market.js';
@@ -14,7 +24,15 @@ import { jsonRpcCall } from '../lib/json-rpc.js';
 import { opsGasPriceWei, sendTx, waitReceipts } from './devchain-tx.js';
 import { createProgress } from './devchain-progress.js';
 
-export { startAnvil, DEV_CHAIN_ID, DEV_CHAIN_ID_2, DEV_MNEMONIC, DEFAULT_BLOCK_GAS_LIMIT, type RunningAnvil, type StartAnvilOptions } from './anvil-process.js';
+export {
+  startAnvil,
+  DEV_CHAIN_ID,
+  DEV_CHAIN_ID_2,
+  DEV_MNEMONIC,
+  DEFAULT_BLOCK_GAS_LIMIT,
+  type RunningAnvil,
+  type StartAnvilOptions,
+} from './anvil-process.js';
 export { HELD_BASE_FEE_WEI, OUTBID_LOAD_WEI } from './congestion-plan.js';
 export {
   DEFAULT_MARKET_SCHEDULE,
@@ -101,14 +119,21 @@ export interface Devchain {
 export async function startDevchain(opts: StartDevchainOptions = {}): Promise<Devchain> {
   const log = opts.log ?? createLogger('devchain');
   const initial = congestionSchema.parse(opts.congestion ?? 'off');
-  const market = { seed: marketSeed(opts.seed, process.env.TXDESK_DEVCHAIN_SEED), schedule: checkSchedule(opts.marketSchedule ?? DEFAULT_MARKET_SCHEDULE) };
+  const market = {
+    seed: marketSeed(opts.seed, process.env.TXDESK_DEVCHAIN_SEED),
+    schedule: checkSchedule(opts.marketSchedule ?? DEFAULT_MARKET_SCHEDULE),
+  };
   const progress = createProgress(opts.progress ?? process.stderr.isTTY === true);
   const stops: (() => Promise<void>)[] = [];
   let stopping: Promise<void> | undefined;
   const stopAll = () => {
     stopping ??= (async () => {
       for (const s of stops.splice(0).reverse()) {
-        try { await s(); } catch (e) { log.warn(`stopping: ${e instanceof Error ? e.message : String(e)}`); }
+        try {
+          await s();
+        } catch (e) {
+          log.warn(`stopping: ${e instanceof Error ? e.message : String(e)}`);
+        }
       }
     })();
     return stopping;
@@ -135,7 +160,9 @@ export async function startDevchain(opts: StartDevchainOptions = {}): Promise<De
     const samples = await deploySamples(url, accounts, metadata.url, (label, done, total) => progress(label, done, total));
     progress.done(`sample collections deployed (${samples.collections.map((c) => c.symbol).join(', ')})`);
     for (const c of samples.collections) metadata.addCollection(c.address, c.name);
-    log.info(`deployed ${samples.collections.map((c) => `${c.symbol} ${c.address}`).join(', ')}; ${samples.erc20.symbol} ${samples.erc20.address}`);
+    log.info(
+      `deployed ${samples.collections.map((c) => `${c.symbol} ${c.address}`).join(', ')}; ${samples.erc20.symbol} ${samples.erc20.address}`,
+    );
 
     const load: CongestionLoad = startCongestionLoad({
       url,
@@ -161,11 +188,15 @@ export async function startDevchain(opts: StartDevchainOptions = {}): Promise<De
       return next;
     };
     const checkAddress = (address: string): string => {
-      if (typeof address !== 'string' || !isAddress(address)) throw new Error(`"${String(address)}" is not an address: pass 0x followed by 40 hex digits.`);
+      if (typeof address !== 'string' || !isAddress(address))
+        throw new Error(`"${String(address)}" is not an address: pass 0x followed by 40 hex digits.`);
       return getAddress(address);
     };
     // The dev chain's own work outbids any load, `market` spikes included, so tokens arrive in the next block.
-    const opsGasPrice = async () => opsGasPriceWei(BigInt((await jsonRpcCall<{ baseFeePerGas?: string }>(url, 'eth_getBlockByNumber', ['latest', false])).baseFeePerGas ?? '0x0'));
+    const opsGasPrice = async () =>
+      opsGasPriceWei(
+        BigInt((await jsonRpcCall<{ baseFeePerGas?: string }>(url, 'eth_getBlockByNumber', ['latest', false])).baseFeePerGas ?? '0x0'),
+      );
 
     const devchain: Devchain = {
       nodeUrl: url,
@@ -175,8 +206,12 @@ export async function startDevchain(opts: StartDevchainOptions = {}): Promise<De
       erc20: samples.erc20,
       accounts,
       anvilPid: anvil.pid,
-      get congestion() { return load.level; },
-      setCongestion(level) { load.setLevel(congestionSchema.parse(level)); },
+      get congestion() {
+        return load.level;
+      },
+      setCongestion(level) {
+        load.setLevel(congestionSchema.parse(level));
+      },
       market,
       async fund(address, wei) {
         const to = checkAddress(address);
@@ -188,13 +223,22 @@ export async function startDevchain(opts: StartDevchainOptions = {}): Promise<De
       },
       async giveTokens(address, count) {
         const to = checkAddress(address);
-        if (!Number.isInteger(count) || count < 1 || count > 1000) throw new Error('giveTokens() takes a whole number of tokens from 1 to 1000.');
+        if (!Number.isInteger(count) || count < 1 || count > 1000)
+          throw new Error('giveTokens() takes a whole number of tokens from 1 to 1000.');
         return serial(async () => {
           const hashes: string[] = [];
           const gasPrice = await opsGasPrice();
           for (let left = count; left > 0; left -= 50) {
             const n = Math.min(50, left);
-            hashes.push(await sendTx(url, { from: deployer, to: full.address, data: tilesAbi.encodeFunctionData('mint', [to, n]), gas: mintGas(n), gasPrice }));
+            hashes.push(
+              await sendTx(url, {
+                from: deployer,
+                to: full.address,
+                data: tilesAbi.encodeFunctionData('mint', [to, n]),
+                gas: mintGas(n),
+                gasPrice,
+              }),
+            );
           }
           await waitReceipts(url, hashes, { timeoutMs: 120_000 });
         });
@@ -204,8 +248,20 @@ export async function startDevchain(opts: StartDevchainOptions = {}): Promise<De
         return serial(async () => {
           const gasPrice = await opsGasPrice();
           const hashes = [
-            await sendTx(url, { from: deployer, to: drops.address, data: dropsAbi.encodeFunctionData('mintConsecutive', [to, GIVE_DROPS]), gas: 150_000, gasPrice }),
-            await sendTx(url, { from: deployer, to: gems.address, data: gemsAbi.encodeFunctionData('mintBatch', [to, GIVE_GEMS.ids, GIVE_GEMS.amounts]), gas: 250_000, gasPrice }),
+            await sendTx(url, {
+              from: deployer,
+              to: drops.address,
+              data: dropsAbi.encodeFunctionData('mintConsecutive', [to, GIVE_DROPS]),
+              gas: 150_000,
+              gasPrice,
+            }),
+            await sendTx(url, {
+              from: deployer,
+              to: gems.address,
+              data: gemsAbi.encodeFunctionData('mintBatch', [to, GIVE_GEMS.ids, GIVE_GEMS.amounts]),
+              gas: 250_000,
+              gasPrice,
+            }),
           ];
           await waitReceipts(url, hashes, { timeoutMs: 120_000 });
         });

@@ -42,7 +42,9 @@ export async function startMetadataServer(opts: { port?: number; log?: Logger } 
     .get('/:collection/:file', (c) => {
       const t = lookup(c.req.param('collection'), c.req.param('file'));
       if (t.ext === 'json') return json(c, 200, tokenMetadata(t.address, t.name, t.id, `${url}/${t.address}/${t.id}.svg`));
-      return new Response(tokenSvg(t.address, t.name, t.id), { headers: { 'content-type': 'image/svg+xml', 'cache-control': 'public, max-age=3600' } });
+      return new Response(tokenSvg(t.address, t.name, t.id), {
+        headers: { 'content-type': 'image/svg+xml', 'cache-control': 'public, max-age=3600' },
+      });
     })
     .notFound((c) => {
       throw new TxdeskError('NOT_FOUND', `Nothing is served at ${new URL(c.req.url).pathname}.`);
@@ -62,10 +64,13 @@ export async function startMetadataServer(opts: { port?: number; log?: Logger } 
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     url,
-    addCollection: (address, name) => { collections.set(address.toLowerCase(), name); },
-    stop: () => new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    }),
+    addCollection: (address, name) => {
+      collections.set(address.toLowerCase(), name);
+    },
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }

@@ -2,7 +2,15 @@
 import { Interface, getCreateAddress, parseEther } from 'ethers';
 import { jsonRpcCall } from '../lib/json-rpc.js';
 import { sendTx, waitReceipts, type TxRequest } from './devchain-tx.js';
-import { dollarArtifact, dropsArtifact, gasSinkArtifact, gemsArtifact, pebblesArtifact, tilesArtifact, type Artifact } from './artifacts.js';
+import {
+  dollarArtifact,
+  dropsArtifact,
+  gasSinkArtifact,
+  gemsArtifact,
+  pebblesArtifact,
+  tilesArtifact,
+  type Artifact,
+} from './artifacts.js';
 import type { DevAccount } from './dev-accounts.js';
 
 export interface SampleCollection {
@@ -77,10 +85,18 @@ export async function deploySamples(
     { data: deployData(pebblesArtifact, [PEBBLES.name, PEBBLES.symbol]), gas: 1_500_000 },
     { data: deployData(dollarArtifact, [DOLLAR.name, DOLLAR.symbol]), gas: 1_200_000 },
     { data: deployData(gasSinkArtifact, []), gas: 200_000 },
-    ...holders.map((holder) => ({ to: tiles, data: tilesAbi.encodeFunctionData('mint', [holder, TILES_PER_HOLDER]), gas: mintGas(TILES_PER_HOLDER) })),
+    ...holders.map((holder) => ({
+      to: tiles,
+      data: tilesAbi.encodeFunctionData('mint', [holder, TILES_PER_HOLDER]),
+      gas: mintGas(TILES_PER_HOLDER),
+    })),
     ...PEBBLE_IDS.map((id, i) => ({ to: pebbles, data: pebblesAbi.encodeFunctionData('mint', [h(i % 4), id]), gas: 100_000 })),
     { to: dollar, data: dollarAbi.encodeFunctionData('mint', [deployer, parseEther('1000000')]), gas: 100_000 },
-    ...holders.map((holder) => ({ to: dollar, data: dollarAbi.encodeFunctionData('transfer', [holder, parseEther('1000')]), gas: 100_000 })),
+    ...holders.map((holder) => ({
+      to: dollar,
+      data: dollarAbi.encodeFunctionData('transfer', [holder, parseEther('1000')]),
+      gas: 100_000,
+    })),
   ];
   // Phase 1b (deployer): the batch-minted ERC-721 and the ERC-1155 collection, in blocks of their own.
   const dropsAddr = created(phase1.length);
@@ -89,22 +105,40 @@ export async function deploySamples(
     { data: deployData(dropsArtifact, [DROPS.name, DROPS.symbol, `${metadataUrl}/${dropsAddr}/`]), gas: 2_000_000 },
     // EIP-1155 {id} template: the metadata server answers the 64-hex-digit ids too.
     { data: deployData(gemsArtifact, [GEMS.name, GEMS.symbol, `${metadataUrl}/${gemsAddr}/{id}.json`]), gas: 2_500_000 },
-    ...holders.map((holder) => ({ to: dropsAddr, data: dropsAbi.encodeFunctionData('mintConsecutive', [holder, DROPS_PER_HOLDER]), gas: 150_000 })),
-    ...holders.map((holder) => ({ to: gemsAddr, data: gemsAbi.encodeFunctionData('mintBatch', [holder, GEM_IDS, GEM_AMOUNTS]), gas: 250_000 })),
+    ...holders.map((holder) => ({
+      to: dropsAddr,
+      data: dropsAbi.encodeFunctionData('mintConsecutive', [holder, DROPS_PER_HOLDER]),
+      gas: 150_000,
+    })),
+    ...holders.map((holder) => ({
+      to: gemsAddr,
+      data: gemsAbi.encodeFunctionData('mintBatch', [holder, GEM_IDS, GEM_AMOUNTS]),
+      gas: 250_000,
+    })),
   ];
   // Phase 2 and 3 (holders): transfers, a safeTransferFrom, a burn, an ERC-20 transfer; token 1 moves twice.
   const tileId = (holderIndex: number, k: number) => BigInt(holderIndex * TILES_PER_HOLDER + k + 1);
   const pebbleOf = (holderIndex: number) => PEBBLE_IDS[holderIndex]!; // PEBBLE_IDS[i] went to holder i % 4
   const phase2: TxRequest[] = [
     { from: h(0), to: tiles, data: tilesAbi.encodeFunctionData('transferFrom', [h(0), h(1), tileId(0, 0)]), gas: 120_000 },
-    { from: h(1), to: tiles, data: tilesAbi.encodeFunctionData('safeTransferFrom(address,address,uint256)', [h(1), h(2), tileId(1, 0)]), gas: 120_000 },
+    {
+      from: h(1),
+      to: tiles,
+      data: tilesAbi.encodeFunctionData('safeTransferFrom(address,address,uint256)', [h(1), h(2), tileId(1, 0)]),
+      gas: 120_000,
+    },
     { from: h(2), to: pebbles, data: pebblesAbi.encodeFunctionData('transferFrom', [h(2), h(3), pebbleOf(2)]), gas: 120_000 },
     { from: h(3), to: pebbles, data: pebblesAbi.encodeFunctionData('burn', [pebbleOf(3)]), gas: 120_000 },
     { from: h(0), to: dollar, data: dollarAbi.encodeFunctionData('transfer', [h(1), parseEther('5')]), gas: 100_000 },
     // A drop leaves its batch; gems move singly, in a batch, and one is burned.
     { from: h(0), to: dropsAddr, data: dropsAbi.encodeFunctionData('transferFrom', [h(0), h(1), 2n]), gas: 120_000 },
     { from: h(1), to: gemsAddr, data: gemsAbi.encodeFunctionData('safeTransferFrom', [h(1), h(2), 1n, 3n, '0x']), gas: 120_000 },
-    { from: h(2), to: gemsAddr, data: gemsAbi.encodeFunctionData('safeBatchTransferFrom', [h(2), h(3), [2n, 4n], [1n, 1n], '0x']), gas: 150_000 },
+    {
+      from: h(2),
+      to: gemsAddr,
+      data: gemsAbi.encodeFunctionData('safeBatchTransferFrom', [h(2), h(3), [2n, 4n], [1n, 1n], '0x']),
+      gas: 150_000,
+    },
     { from: h(3), to: gemsAddr, data: gemsAbi.encodeFunctionData('burn', [h(3), 3n, 2n]), gas: 120_000 },
   ];
   const phase3: TxRequest[] = [
@@ -122,14 +156,25 @@ export async function deploySamples(
     // Mine right away instead of waiting for the block timer; more blocks only if the gas limit split the batch.
     await jsonRpcCall(url, 'evm_mine', []);
     await waitReceipts(url, hashes, {
-      tick: async () => { await jsonRpcCall(url, 'evm_mine', []); },
-      onMined: (n) => { done = before + n; progress(label, done, total); },
+      tick: async () => {
+        await jsonRpcCall(url, 'evm_mine', []);
+      },
+      onMined: (n) => {
+        done = before + n;
+        progress(label, done, total);
+      },
     });
   };
   progress('deploying sample contracts', 0, total);
-  await runPhase('deploying and minting', phase1.map((tx, i) => ({ ...tx, from: deployer, nonce: nonce0 + i })));
+  await runPhase(
+    'deploying and minting',
+    phase1.map((tx, i) => ({ ...tx, from: deployer, nonce: nonce0 + i })),
+  );
   const nonce1b = nonce0 + phase1.length;
-  await runPhase('deploying and minting', phase1b.map((tx, i) => ({ ...tx, from: deployer, nonce: nonce1b + i })));
+  await runPhase(
+    'deploying and minting',
+    phase1b.map((tx, i) => ({ ...tx, from: deployer, nonce: nonce1b + i })),
+  );
   await runPhase('moving tokens', phase2);
   await runPhase('moving tokens', phase3);
 

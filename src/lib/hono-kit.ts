@@ -45,10 +45,15 @@ export function nodeListener(app: Pick<Hono<NodeEnv>, 'fetch'>, logError: (messa
     overrideGlobalObjects: false,
     errorHandler: (e) => {
       const { status, body, headers } = envelopeOf(
-        e instanceof Error && e.name === 'RequestError' ? new TxdeskError('BAD_REQUEST', 'The request URL could not be parsed; check its encoding.') : e,
+        e instanceof Error && e.name === 'RequestError'
+          ? new TxdeskError('BAD_REQUEST', 'The request URL could not be parsed; check its encoding.')
+          : e,
         logError,
       );
-      return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...headers } });
+      return new Response(JSON.stringify(body), {
+        status,
+        headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...headers },
+      });
     },
   });
 }

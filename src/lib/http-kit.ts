@@ -15,7 +15,10 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
 }
 
 /** The envelope of an error. Anything that is not a TxdeskError is a bug: logged, and answered with a plain 500. */
-export function envelopeOf(e: unknown, log: (msg: string) => void = defaultLog): { status: number; body: ErrorBody; headers: Record<string, string> } {
+export function envelopeOf(
+  e: unknown,
+  log: (msg: string) => void = defaultLog,
+): { status: number; body: ErrorBody; headers: Record<string, string> } {
   let err: TxdeskError;
   if (e instanceof TxdeskError) err = e;
   else {

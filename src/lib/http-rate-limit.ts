@@ -35,7 +35,12 @@ const unlimited: BatchRateLimiter = { take() {}, drainTaken: () => new Map(), ch
  * `perMinute` <= 0 or Infinity turns limiting off (benchmarks). `describe` words the 429 for keys that are not
  * clientIds; by default the message speaks of the clientId. `burst`: the bucket's size (one minute's allowance unless set).
  */
-export function createRateLimiter(perMinute: number, describe?: (retryAfterSeconds: number) => string, maxKeys = 100_000, burst = perMinute): BatchRateLimiter {
+export function createRateLimiter(
+  perMinute: number,
+  describe?: (retryAfterSeconds: number) => string,
+  maxKeys = 100_000,
+  burst = perMinute,
+): BatchRateLimiter {
   if (!(perMinute > 0) || perMinute === Infinity) return unlimited;
   const perMs = perMinute / 60_000;
   const buckets = new Map<string, Bucket>();

@@ -78,7 +78,8 @@ function v6ToBigInt(ip: string): bigint {
 }
 
 const V4_TABLE = V4_RANGES.map(([base, prefix, kind]) => ({ base: v4ToInt(base), size: 2 ** (32 - prefix), kind }));
-const v6Table = (ranges: readonly Range[]) => ranges.map(([base, prefix, kind]) => ({ base: v6ToBigInt(base), shift: BigInt(128 - prefix), kind }));
+const v6Table = (ranges: readonly Range[]) =>
+  ranges.map(([base, prefix, kind]) => ({ base: v6ToBigInt(base), shift: BigInt(128 - prefix), kind }));
 const V6_EXACT_TABLE = v6Table(V6_EXACT);
 const V6_TABLE = v6Table(V6_RANGES);
 const V6_EMBEDDING_TABLE = V6_EMBEDDING.map(([base, prefix, at]) => ({ base: v6ToBigInt(base), shift: BigInt(128 - prefix), at }));

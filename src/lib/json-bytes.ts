@@ -67,7 +67,10 @@ export class JsonBytes {
 
   /** A member's value the scanner does not read: a string, number, true, false or null (not an array or object). */
   protected skipValue(): void {
-    if (this.peek() === QUOTE) return this.string();
+    if (this.peek() === QUOTE) {
+      this.string();
+      return;
+    }
     const b = this.b;
     const s = this.at;
     while (this.at < b.length) {
@@ -81,14 +84,16 @@ export class JsonBytes {
 
   /** An object, each member read by `member` (which reads the key). */
   protected object(member: () => void): void {
-    if (this.enter(OPEN_OBJECT, CLOSE_OBJECT)) do member();
-    while (this.more(CLOSE_OBJECT));
+    if (this.enter(OPEN_OBJECT, CLOSE_OBJECT))
+      do member();
+      while (this.more(CLOSE_OBJECT));
   }
 
   /** An array, each element read by `item`. */
   protected list(item: () => void): void {
-    if (this.enter(OPEN_ARRAY, CLOSE_ARRAY)) do item();
-    while (this.more(CLOSE_ARRAY));
+    if (this.enter(OPEN_ARRAY, CLOSE_ARRAY))
+      do item();
+      while (this.more(CLOSE_ARRAY));
   }
 
   /**

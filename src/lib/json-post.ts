@@ -26,7 +26,11 @@ export async function postText(url: URL, body: string, signal: AbortSignal): Pro
 }
 
 /** As postText, with the body as the bytes received (a caller that reads them itself skips making a string). */
-export function postBytes(url: URL, body: string, signal: AbortSignal): Promise<{ status: number; bytes: Buffer; headers: IncomingHttpHeaders }> {
+export function postBytes(
+  url: URL,
+  body: string,
+  signal: AbortSignal,
+): Promise<{ status: number; bytes: Buffer; headers: IncomingHttpHeaders }> {
   const protocol = url.protocol === 'https:' ? 'https:' : 'http:';
   const request = protocol === 'https:' ? https.request : http.request;
   return new Promise((resolve, reject) => {
@@ -42,7 +46,9 @@ export function postBytes(url: URL, body: string, signal: AbortSignal): Promise<
         const parts: Buffer[] = [];
         res.on('data', (c: Buffer) => parts.push(c));
         res.on('error', reject);
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, bytes: parts.length === 1 ? parts[0]! : Buffer.concat(parts), headers: res.headers }));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, bytes: parts.length === 1 ? parts[0]! : Buffer.concat(parts), headers: res.headers }),
+        );
       },
     );
     req.on('error', reject);

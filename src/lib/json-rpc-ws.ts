@@ -86,10 +86,12 @@ export function createWsTransport(url: string): WsTransport {
               waiting.delete(item.id);
               reject(new RpcTimeoutError(`no answer from ${url} within ${timeoutMs} ms`));
             }, timeoutMs);
-            const settled = <T>(then: (v: T) => void) => (v: T) => {
-              clearTimeout(timer);
-              then(v);
-            };
+            const settled =
+              <T>(then: (v: T) => void) =>
+              (v: T) => {
+                clearTimeout(timer);
+                then(v);
+              };
             waiting.set(item.id, { resolve: settled((r) => resolve({ ...(r as object), id: items[i]!.id })), reject: settled(reject) });
           }),
       );
@@ -100,7 +102,10 @@ export function createWsTransport(url: string): WsTransport {
     close() {
       closed = true;
       failAll(new Error('the node connection is closed'));
-      void socket?.then((ws) => ws.terminate(), () => {});
+      void socket?.then(
+        (ws) => ws.terminate(),
+        () => {},
+      );
     },
   };
 }

@@ -26,7 +26,10 @@ export const RPC_TIMEOUT = 'RPC_TIMEOUT';
  * signing and for the indexer (whose answer to such a call is "absent").
  */
 export function isRevertAnswer(error: { code?: unknown; message?: unknown }): boolean {
-  return error.code === 3 || /revert|evmerror|invalid opcode|out of gas|stack underflow|invalid jump|invalidfe/i.test(String(error.message ?? ''));
+  return (
+    error.code === 3 ||
+    /revert|evmerror|invalid opcode|out of gas|stack underflow|invalid jump|invalidfe/i.test(String(error.message ?? ''))
+  );
 }
 
 /** A node that answered a batch with something other than an array of answers: it takes calls one at a time. */
@@ -54,9 +57,11 @@ export function takeRpcIds(count: number): number {
 }
 
 /** `reason` is why nothing answered: `TimeoutError` for no answer in time, `ECONNREFUSED` and the like otherwise. */
-export const unreachableNode = (url: string, reason: string, method?: string) => new RpcError('unreachable', `The node at ${url} could not be reached (${reason}).`, method);
+export const unreachableNode = (url: string, reason: string, method?: string) =>
+  new RpcError('unreachable', `The node at ${url} could not be reached (${reason}).`, method);
 
-const notJsonRpc = (url: string, method?: string) => new RpcError('unreachable', `The node at ${url} sent a response that is not JSON-RPC.`, method);
+const notJsonRpc = (url: string, method?: string) =>
+  new RpcError('unreachable', `The node at ${url} sent a response that is not JSON-RPC.`, method);
 
 /** The parsed body of an HTTP answer; `unreachable` for HTTP 5xx and 429, null for a body that is not JSON. */
 function parsedAnswer(url: string, status: number, text: string, method?: string): unknown {
@@ -68,7 +73,8 @@ function parsedAnswer(url: string, status: number, text: string, method?: string
   }
 }
 
-const outcomeOf = (a: Answer, method?: string): unknown => (a.error ? new RpcError(a.error.code, String(a.error.message), method, a.error.data) : a.result);
+const outcomeOf = (a: Answer, method?: string): unknown =>
+  a.error ? new RpcError(a.error.code, String(a.error.message), method, a.error.data) : a.result;
 
 /** The result of one call from the node's HTTP answer; throws its RpcError. */
 export function readRpcAnswer<T>(url: string, method: string, status: number, text: string): T {
@@ -98,13 +104,19 @@ export function readRpcBatchAnswer(url: string, calls: readonly RpcCallSpec[], f
   }
   // Errors only for the calls left out: an Error records its stack, which costs more than reading the answer.
   for (const [i, c] of calls.entries()) {
-    if (!answered.has(i)) out[i] = new RpcError('unreachable', `The node at ${url} left ${c.method} out of its answer to a batch.`, c.method);
+    if (!answered.has(i))
+      out[i] = new RpcError('unreachable', `The node at ${url} left ${c.method} out of its answer to a batch.`, c.method);
   }
   return out;
 }
 
 /** One call over fetch, for the paths that call rarely; the core's chain adapter does not come this way. */
-export async function jsonRpcCall<T = unknown>(url: string, method: string, params: unknown[], options: { timeoutMs?: number } = {}): Promise<T> {
+export async function jsonRpcCall<T = unknown>(
+  url: string,
+  method: string,
+  params: unknown[],
+  options: { timeoutMs?: number } = {},
+): Promise<T> {
   let res: Response;
   try {
     res = await fetch(url, {

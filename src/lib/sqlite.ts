@@ -31,7 +31,9 @@ export function migrate(db: Db, module: string, migrations: readonly string[]): 
   for (let v = from; v < migrations.length; v++) {
     db.transaction(() => {
       db.exec(migrations[v]!);
-      db.prepare('INSERT INTO schema_migrations (module, version) VALUES (?, ?) ON CONFLICT(module) DO UPDATE SET version = excluded.version').run(module, v + 1);
+      db.prepare(
+        'INSERT INTO schema_migrations (module, version) VALUES (?, ?) ON CONFLICT(module) DO UPDATE SET version = excluded.version',
+      ).run(module, v + 1);
     })();
   }
 }

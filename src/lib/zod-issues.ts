@@ -19,7 +19,10 @@ export function fieldIssues(issues: readonly z.core.$ZodIssue[], noun: string): 
     const path = issue.path.map(String).join('.');
     if (issue.code === 'unrecognized_keys') {
       const keys = issue.keys.map((k) => `'${k}'`).join(', ');
-      return { path, sentence: `Unknown ${noun}${issue.keys.length > 1 ? 's' : ''} ${keys}; remove ${issue.keys.length > 1 ? 'them' : 'it'}.` };
+      return {
+        path,
+        sentence: `Unknown ${noun}${issue.keys.length > 1 ? 's' : ''} ${keys}; remove ${issue.keys.length > 1 ? 'them' : 'it'}.`,
+      };
     }
     if (issue.code === 'custom') {
       const problem = (issue.params as { problem?: unknown } | undefined)?.problem;

@@ -19,7 +19,10 @@ export const appSchemePrivileges = { scheme: APP_SCHEME, privileges: { standard:
 export async function appProtocolResponse(requestUrl: string, rendererDir: string): Promise<Response> {
   const url = URL.parse(requestUrl);
   const root = resolve(rendererDir);
-  const file = url && url.protocol === `${APP_SCHEME}:` && url.hostname === APP_HOST ? fileIn(root, url.pathname === '/' ? '/index.html' : url.pathname) : null;
+  const file =
+    url && url.protocol === `${APP_SCHEME}:` && url.hostname === APP_HOST
+      ? fileIn(root, url.pathname === '/' ? '/index.html' : url.pathname)
+      : null;
   if (!file) return new Response('Not found', { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8' } });
   const body = await readFile(file);
   return new Response(new Uint8Array(body), {

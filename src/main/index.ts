@@ -36,7 +36,15 @@ function packagedAnvil(): void {
   if (!app.isPackaged || process.env.TXDESK_ANVIL_BIN) return;
   const arch = process.arch === 'x64' ? 'amd64' : process.arch;
   const exe = process.platform === 'win32' ? 'anvil.exe' : 'anvil';
-  process.env.TXDESK_ANVIL_BIN = join(process.resourcesPath, 'app.asar.unpacked', 'node_modules', '@foundry-rs', `anvil-${process.platform}-${arch}`, 'bin', exe);
+  process.env.TXDESK_ANVIL_BIN = join(
+    process.resourcesPath,
+    'app.asar.unpacked',
+    'node_modules',
+    '@foundry-rs',
+    `anvil-${process.platform}-${arch}`,
+    'bin',
+    exe,
+  );
 }
 
 async function main(): Promise<void> {

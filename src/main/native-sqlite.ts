@@ -14,7 +14,8 @@ export function isDefaultSqliteBinding(filename: string): boolean {
 /** Redirects the default better-sqlite3 binding to `override`; returns a function that undoes it. */
 export function redirectSqliteBinding(override: string | undefined): () => void {
   if (!override) return () => {};
-  if (!existsSync(override)) throw new Error(`TXDESK_SQLITE_BINDING points at ${override}, which does not exist; unset it or run npm start again.`);
+  if (!existsSync(override))
+    throw new Error(`TXDESK_SQLITE_BINDING points at ${override}, which does not exist; unset it or run npm start again.`);
   const original = process.dlopen;
   // Flags are passed on only when given: dlopen refuses an explicit `undefined`.
   const patched = (module: { exports: unknown }, filename: string, ...flags: number[]) =>

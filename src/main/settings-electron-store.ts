@@ -6,7 +6,12 @@ import type { PersistedSettings, SettingsStore } from '../core/ports.js';
 import type { Logger } from '../lib/log.js';
 
 export function createElectronSettingsStore(cwd?: string, log?: Logger): SettingsStore {
-  const store = new Store<{ settings: PersistedSettings }>({ name: 'settings', defaults: { settings: {} }, clearInvalidConfig: true, ...(cwd ? { cwd } : {}) });
+  const store = new Store<{ settings: PersistedSettings }>({
+    name: 'settings',
+    defaults: { settings: {} },
+    clearInvalidConfig: true,
+    ...(cwd ? { cwd } : {}),
+  });
   return {
     load: () => {
       let raw: unknown;

@@ -77,7 +77,12 @@ export async function openBackend(config: BackendConfig, shutdown: Shutdown): Pr
       const file = isDefault ? 'service.sqlite' : networkFileName(key);
       const ndb = isDefault ? db : openDatabase(join(dataDir, file));
       if (!isDefault) shutdown.add(() => ndb.close());
-      const [index, tracker, listing, identity] = [sqliteIndexStore(ndb), openSqliteTrackerStore(ndb), openSqliteListingReads(ndb), openSqliteNetworkIdentity(ndb)];
+      const [index, tracker, listing, identity] = [
+        sqliteIndexStore(ndb),
+        openSqliteTrackerStore(ndb),
+        openSqliteListingReads(ndb),
+        openSqliteNetworkIdentity(ndb),
+      ];
       const webhooks = openSqliteWebhookStore(ndb);
       return { db: ndb, shared: null, tracker, webhooks, index, listing, identity, where: `${file} in ${dataDir}` };
     };
@@ -94,7 +99,11 @@ export async function openBackend(config: BackendConfig, shutdown: Shutdown): Pr
     const tracker = await openPostgresTrackerStore(net.pool, net.instance, net.channel);
     const webhooks = await openPostgresWebhookStore(net.pool);
     await shared.listener.ready();
-    const [index, listing, identity] = [await postgresIndexStore(net.pool, net.lockClass), openPostgresListingReads(net.pool), await openPostgresNetworkIdentity(net.pool)];
+    const [index, listing, identity] = [
+      await postgresIndexStore(net.pool, net.lockClass),
+      openPostgresListingReads(net.pool),
+      await openPostgresNetworkIdentity(net.pool),
+    ];
     const schema = (await net.pool.query<{ s: string }>('SELECT current_schema() AS s')).rows[0]?.s ?? 'public';
     return { db: null, shared: net, tracker, webhooks, index, listing, identity, where: `the schema ${schema} of the database` };
   };
@@ -107,5 +116,6 @@ export async function openBackend(config: BackendConfig, shutdown: Shutdown): Pr
 export const sqliteIndexStore = (db: Db, bucketSize?: number, checkpointEveryMoves?: number): IndexStore =>
   openSqliteIndexStore(db, LISTING_SCHEMA_STEPS, bucketSize, checkpointEveryMoves);
 export const migrateSqliteIndex = (db: Db): void => migrateIndex(db, LISTING_SCHEMA_STEPS);
-export const postgresIndexStore = (pool: PgPool, lockClass?: number): Promise<IndexStore> => openPostgresIndexStore(pool, openPostgresListingWriter(pool), lockClass);
+export const postgresIndexStore = (pool: PgPool, lockClass?: number): Promise<IndexStore> =>
+  openPostgresIndexStore(pool, openPostgresListingWriter(pool), lockClass);
 export const migratePostgresIndex = (pool: PgPool): Promise<void> => migrateIndexPg(pool, LISTING_PG_SCHEMA_STEPS);

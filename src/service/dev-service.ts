@@ -78,7 +78,14 @@ export async function startDevService(opts: DevServiceOptions = {}): Promise<Dev
     }),
     ...(opts.secondChain === false
       ? []
-      : [startDevchain({ chainId: DEV_CHAIN_ID_2, ...(opts.blockTimeSeconds !== undefined ? { blockTimeSeconds: opts.blockTimeSeconds } : {}), progress: false, log: log.child('devchain-2') })]),
+      : [
+          startDevchain({
+            chainId: DEV_CHAIN_ID_2,
+            ...(opts.blockTimeSeconds !== undefined ? { blockTimeSeconds: opts.blockTimeSeconds } : {}),
+            progress: false,
+            log: log.child('devchain-2'),
+          }),
+        ]),
   ]);
   const chains = started.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
   const stopChains = () => Promise.all(chains.map((c) => c.stop()));
@@ -101,7 +108,13 @@ export async function startDevService(opts: DevServiceOptions = {}): Promise<Dev
   let service: RunningService;
   try {
     service = await startService({
-      networks: networks.map((n) => ({ platform: n.platform, network: n.network, nodeUrls: [n.nodeUrl], chainId: n.chainId, indexerLag: 0 })),
+      networks: networks.map((n) => ({
+        platform: n.platform,
+        network: n.network,
+        nodeUrls: [n.nodeUrl],
+        chainId: n.chainId,
+        indexerLag: 0,
+      })),
       dataDir,
       port: opts.port ?? DEFAULT_SERVICE_PORT,
       openSignup: true,
@@ -152,7 +165,14 @@ export async function startDevService(opts: DevServiceOptions = {}): Promise<Dev
       indexerLag: service.confirmations,
       clientId: devAccount.clientId,
       metadataUrl: devchain.metadataUrl,
-      networks: networks.map((n, i) => ({ platform: n.platform, network: n.network, chainId: n.chainId, nodeUrl: n.nodeUrl, state: service.networks[i]!.state(), default: n.isDefault })),
+      networks: networks.map((n, i) => ({
+        platform: n.platform,
+        network: n.network,
+        chainId: n.chainId,
+        nodeUrl: n.nodeUrl,
+        state: service.networks[i]!.state(),
+        default: n.isDefault,
+      })),
     }),
     stop: () =>
       (stopping ??= (async () => {

@@ -68,7 +68,10 @@ export interface ServiceOptions {
   maxWebhooksPerClient?: number;
   webhookDeliveriesPerSecond?: number;
   /** Tests shorten the webhooks' backoff, retry window, timeout, claim lease and polls. */
-  webhookTuning?: Pick<WebhooksOptions, 'backoff' | 'retryWindowMs' | 'timeoutMs' | 'leaseMarginMs' | 'pollMs' | 'activityPollMs' | 'lookup'>;
+  webhookTuning?: Pick<
+    WebhooksOptions,
+    'backoff' | 'retryWindowMs' | 'timeoutMs' | 'leaseMarginMs' | 'pollMs' | 'activityPollMs' | 'lookup'
+  >;
   /**
    * Ends a start that is still waiting for its node (`nodeUrl` whose chain id is not known yet): the start rejects
    * with the signal's reason. The CLI aborts it on Ctrl-C.
@@ -120,8 +123,14 @@ const optionsSchema = z
       .optional(),
     confirmations: z.number().int().min(0).max(10_000).optional(),
     openSignup: z.boolean().optional(),
-    platform: z.string().regex(/^[a-z0-9-]{1,40}$/, { error: 'must be 1 to 40 lowercase letters, digits or dashes' }).optional(),
-    network: z.string().regex(/^[a-z0-9-]{1,40}$/, { error: 'must be 1 to 40 lowercase letters, digits or dashes' }).optional(),
+    platform: z
+      .string()
+      .regex(/^[a-z0-9-]{1,40}$/, { error: 'must be 1 to 40 lowercase letters, digits or dashes' })
+      .optional(),
+    network: z
+      .string()
+      .regex(/^[a-z0-9-]{1,40}$/, { error: 'must be 1 to 40 lowercase letters, digits or dashes' })
+      .optional(),
     minAckTimeoutMs: z.number().int().min(1).optional(),
     rateLimitPerMinute: z.number().min(0).optional(),
     refreshRateLimitPerMinute: z.number().min(0).optional(),

@@ -34,14 +34,30 @@ function metricsOf({ networks, store, webhooks }: ServedParts): ServiceMetrics {
       networks.map((n) => {
         const r = n.report();
         const inUse = r.node.inUse === null ? null : { index: r.node.inUse, url: r.node.nodes[r.node.inUse]?.url ?? '' };
-        const nodeBudgets = r.node.nodes.map((x, index) => ({ index, url: x.url, requestsPerSecond: x.requestsPerSecond, backPressure: x.backPressure }));
-        return { ...r, receiptsDelivered: n.receiptsDelivered(), webhookDeliveries: webhooks.counts(n.key), nodeErrors: n.errorCounts(), nodeInUse: inUse, nodeBudgets };
+        const nodeBudgets = r.node.nodes.map((x, index) => ({
+          index,
+          url: x.url,
+          requestsPerSecond: x.requestsPerSecond,
+          backPressure: x.backPressure,
+        }));
+        return {
+          ...r,
+          receiptsDelivered: n.receiptsDelivered(),
+          webhookDeliveries: webhooks.counts(n.key),
+          nodeErrors: n.errorCounts(),
+          nodeInUse: inUse,
+          nodeBudgets,
+        };
       }),
   });
 }
 
 /** Listens with every route and the trackers' upgrades; returns the server and the public URL, when one was given. */
-export async function serveHttp({ opts, log, shutdown }: ServiceStartContext, parts: ServedParts, host: string): Promise<{ http: ServiceServer; publicUrl: string | undefined }> {
+export async function serveHttp(
+  { opts, log, shutdown }: ServiceStartContext,
+  parts: ServedParts,
+  host: string,
+): Promise<{ http: ServiceServer; publicUrl: string | undefined }> {
   const { networks, accounts, webhooks, limiters } = parts;
   const publicUrl = opts.publicUrl ? new URL(opts.publicUrl).origin : undefined;
   // The app and the server refer to each other: page links need the listening address, known once it listens.

@@ -14,7 +14,12 @@ import { createListingEndpoints, type ListingEndpoints, type PickListing } from 
 import { networkKey, type NetworkConfig } from './network/network-config.js';
 import { startServedNetwork, type ServedNetwork } from './network/served-network.js';
 import { startWebhooks } from './webhooks/index.js';
-import { DEFAULT_RATE_LIMIT_PER_MINUTE, DEFAULT_REFRESH_RATE_LIMIT_PER_MINUTE, type ServiceOptions, type ServiceRole } from './service-options.js';
+import {
+  DEFAULT_RATE_LIMIT_PER_MINUTE,
+  DEFAULT_REFRESH_RATE_LIMIT_PER_MINUTE,
+  type ServiceOptions,
+  type ServiceRole,
+} from './service-options.js';
 
 /** What every phase may use. */
 export interface ServiceStartContext {
@@ -29,7 +34,10 @@ export interface ServiceStartContext {
  * reason to exit.
  */
 export async function nameNetworks({ opts, log }: Pick<ServiceStartContext, 'opts' | 'log'>): Promise<NetworkConfig[]> {
-  if (opts.networks) return opts.networks.map((n) => (n.indexerLag === undefined && opts.confirmations !== undefined ? { ...n, indexerLag: opts.confirmations } : n));
+  if (opts.networks)
+    return opts.networks.map((n) =>
+      n.indexerLag === undefined && opts.confirmations !== undefined ? { ...n, indexerLag: opts.confirmations } : n,
+    );
   const chainId = await waitForChainId(opts.nodeUrl!, log, opts.signal);
   return [
     {
@@ -90,18 +98,27 @@ export function startNetworks(
  */
 export function refuseWhenNoneServes(networks: readonly ServedNetwork[], log: Logger): void {
   if (networks.every((n) => n.state() === 'wrong-chain')) {
-    throw new TxdeskError('UPSTREAM_UNAVAILABLE', `No network could be started: ${networks.map((n) => `${n.key}: ${n.report().reason.replace(/\.$/, '')}`).join('; ')}.`);
+    throw new TxdeskError(
+      'UPSTREAM_UNAVAILABLE',
+      `No network could be started: ${networks.map((n) => `${n.key}: ${n.report().reason.replace(/\.$/, '')}`).join('; ')}.`,
+    );
   }
   // (A network stopped for a wrong chain has had its line from the node watch.)
   for (const n of networks.filter((x) => x.state() === 'starting' || x.state() === 'unreachable')) {
-    log.warn(`${n.key} is not served yet (${n.report().reason.replace(/\.$/, '')}); it starts by itself when a node of its chain answers, and its listing answers from what is indexed meanwhile.`);
+    log.warn(
+      `${n.key} is not served yet (${n.report().reason.replace(/\.$/, '')}); it starts by itself when a node of its chain answers, and its listing answers from what is indexed meanwhile.`,
+    );
   }
 }
 
 export type ServiceWebhooks = ReturnType<typeof startWebhooks>;
 
 /** The webhooks of every network: deliveries, retries and the address-activity scan. */
-export function startServiceWebhooks({ opts, log, shutdown }: ServiceStartContext, networks: readonly ServedNetwork[], alone: boolean): ServiceWebhooks {
+export function startServiceWebhooks(
+  { opts, log, shutdown }: ServiceStartContext,
+  networks: readonly ServedNetwork[],
+  alone: boolean,
+): ServiceWebhooks {
   const webhooks = startWebhooks({
     networks: networks.map((n) => ({
       key: n.key,
@@ -139,7 +156,10 @@ export async function startRateLimits(
 ): Promise<ServiceLimiters> {
   const limiters = {
     listing: createRateLimiter(opts.rateLimitPerMinute ?? DEFAULT_RATE_LIMIT_PER_MINUTE),
-    refresh: createRateLimiter(opts.refreshRateLimitPerMinute ?? DEFAULT_REFRESH_RATE_LIMIT_PER_MINUTE, (s) => `Too many token refreshes for this clientId; try again in ${s} s.`),
+    refresh: createRateLimiter(
+      opts.refreshRateLimitPerMinute ?? DEFAULT_REFRESH_RATE_LIMIT_PER_MINUTE,
+      (s) => `Too many token refreshes for this clientId; try again in ${s} s.`,
+    ),
   };
   if (shared) {
     const exchange = await shareRateLimits(shared.pool, shared.instance, { ...alsoShared, ...limiters }, log.child('rate-limits'));
@@ -170,7 +190,11 @@ export function listingEndpoints(networks: readonly ServedNetwork[], accounts: A
   return (net) => {
     if (!net) return seedListing;
     const found = scopedListing.get(networkKey(net));
-    if (!found) throw new TxdeskError('NOT_FOUND', `This service does not serve ${networkKey(net).slice(0, 90)}; it serves ${served} (GET /nft/v1/networks lists them).`);
+    if (!found)
+      throw new TxdeskError(
+        'NOT_FOUND',
+        `This service does not serve ${networkKey(net).slice(0, 90)}; it serves ${served} (GET /nft/v1/networks lists them).`,
+      );
     return found;
   };
 }

@@ -41,7 +41,11 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     const health = healthOf(networks, backend.kind, roles);
     const limiters = await startRateLimits(c, backend.shared, webhooks.rateLimiters());
     const pickListing = listingEndpoints(networks, accounts, limiters);
-    const { http, publicUrl } = await serveHttp(c, { networks, accounts, store: backend.kind, webhooks, limiters, pickListing, health }, host);
+    const { http, publicUrl } = await serveHttp(
+      c,
+      { networks, accounts, store: backend.kind, webhooks, limiters, pickListing, health },
+      host,
+    );
 
     const url = http.url();
     log.info(`data service for ${networks.map((n) => n.key).join(', ')} on ${url}${publicUrl ? ` (public URL ${publicUrl})` : ''}`);

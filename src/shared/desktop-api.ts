@@ -331,7 +331,13 @@ export const desktopMethods = {
   onTransactionChanged: { kind: 'event', event: 'tx' },
   listTokens: { kind: 'call', route: 'GET /nft/v1/accounts/:address/tokens', args: ['path:address', 'query'] },
   resolveTokenMetadata: { kind: 'call', route: 'POST /api/token-metadata', args: ['body.uris'] },
-  refreshToken: { kind: 'call', route: 'POST /api/tokens/:contract/:id/refresh', args: ['path:contract', 'path:id'], status: 202, reply: { accepted: true } },
+  refreshToken: {
+    kind: 'call',
+    route: 'POST /api/tokens/:contract/:id/refresh',
+    args: ['path:contract', 'path:id'],
+    status: 202,
+    reply: { accepted: true },
+  },
   getSettings: { kind: 'call', route: 'GET /api/settings', args: [] },
   updateSettings: { kind: 'call', route: 'PATCH /api/settings', args: ['body'] },
   signIn: { kind: 'call', route: 'POST /api/settings/sign-in', args: ['body'] },
@@ -356,8 +362,12 @@ export const desktopMethods = {
   onAppStatus: { kind: 'event', event: 'status' },
 } as const satisfies DesktopTable;
 
-export const callMethods = (Object.keys(desktopMethods) as (keyof DesktopApi)[]).filter((m): m is CallMethod => desktopMethods[m].kind === 'call');
-export const eventMethods = (Object.keys(desktopMethods) as (keyof DesktopApi)[]).filter((m): m is EventMethod => desktopMethods[m].kind === 'event');
+export const callMethods = (Object.keys(desktopMethods) as (keyof DesktopApi)[]).filter(
+  (m): m is CallMethod => desktopMethods[m].kind === 'call',
+);
+export const eventMethods = (Object.keys(desktopMethods) as (keyof DesktopApi)[]).filter(
+  (m): m is EventMethod => desktopMethods[m].kind === 'event',
+);
 
 /**
  * The localhost server's routes beyond the methods: one server-sent-events stream for every AppEvent (`event: tx`,

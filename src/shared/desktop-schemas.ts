@@ -47,8 +47,14 @@ export const txRequestSchema = z
     // An EIP-55 checksum is checked by the engine (hashing needs a library the contract does not carry).
     to: addressSchema.nullable(),
     value: quantitySchema('value', 'an amount of wei'),
-    data: z.string().regex(/^0x([0-9a-fA-F]{2})*$/, 'must be 0x-hex bytes: 0x followed by an even number of hex digits').max(2 * 256 * 1024 + 2, 'is larger than 256 KiB'),
-    gas: quantitySchema('gas', 'a gas limit').refine((s) => !QUANTITY.test(s) || BigInt(s) >= 21_000n && BigInt(s) <= 100_000_000n, fieldRefusal('gas', 'must be a gas limit between 21000 and 100000000')),
+    data: z
+      .string()
+      .regex(/^0x([0-9a-fA-F]{2})*$/, 'must be 0x-hex bytes: 0x followed by an even number of hex digits')
+      .max(2 * 256 * 1024 + 2, 'is larger than 256 KiB'),
+    gas: quantitySchema('gas', 'a gas limit').refine(
+      (s) => !QUANTITY.test(s) || (BigInt(s) >= 21_000n && BigInt(s) <= 100_000_000n),
+      fieldRefusal('gas', 'must be a gas limit between 21000 and 100000000'),
+    ),
     speed: speedSchema,
   })
   .partial()
@@ -88,13 +94,21 @@ export const settingsPatchSchema = z
     policy: policyPatchSchema,
     localApi: z.boolean(),
     approvalTimeoutMs: z.number().int().min(5_000).max(3_600_000),
-    nodeUrls: z.record(z.string().regex(NETWORK_KEY, 'must be platform/network, e.g. ethereum/sepolia'), z.url({ protocol: /^(https?|wss?)$/ }).nullable()),
+    nodeUrls: z.record(
+      z.string().regex(NETWORK_KEY, 'must be platform/network, e.g. ethereum/sepolia'),
+      z.url({ protocol: /^(https?|wss?)$/ }).nullable(),
+    ),
   })
   .partial()
   .strict();
 
 /** A network by name: the body of POST /api/networks/active. */
-export const networkRefSchema = z.object({ platform: z.string().regex(SLUG, 'must be lowercase letters, digits or dashes, e.g. ethereum'), network: z.string().regex(SLUG, 'must be lowercase letters, digits or dashes, e.g. local-2') }).strict();
+export const networkRefSchema = z
+  .object({
+    platform: z.string().regex(SLUG, 'must be lowercase letters, digits or dashes, e.g. ethereum'),
+    network: z.string().regex(SLUG, 'must be lowercase letters, digits or dashes, e.g. local-2'),
+  })
+  .strict();
 
 export const approvalDecisionSchema = z.object({ approve: z.boolean(), allowPerDayWei: weiSchema.optional() }).strict();
 const approvalIdSchema = z.uuid('must be the id of a waiting request (a UUID)');
@@ -102,7 +116,10 @@ const approvalIdSchema = z.uuid('must be the id of a waiting request (a UUID)');
 export const signInSchema = z.object({ email: z.email().max(320), password: z.string().min(1).max(1024) }).strict();
 
 export const importKeySchema = z
-  .object({ privateKey: z.string().regex(/^(0x)?[0-9a-fA-F]{64}$/, 'must be a private key: 64 hex digits, optionally after 0x'), replace: z.boolean().optional() })
+  .object({
+    privateKey: z.string().regex(/^(0x)?[0-9a-fA-F]{64}$/, 'must be a private key: 64 hex digits, optionally after 0x'),
+    replace: z.boolean().optional(),
+  })
   .strict();
 
 export const generateKeySchema = z.object({ replace: z.boolean().optional() }).strict();

@@ -77,7 +77,16 @@ beforeAll(async () => {
   ]);
   // The second service reads the same node through its WebSocket URL (anvil serves both on one port).
   closed = await startCliDaemon(
-    ['service', '--node', String(open.ready.nodeUrl).replace(/^http/, 'ws'), '--port', '0', '--json', '--data-dir', tempDir('txdesk-cli-svc-closed-')],
+    [
+      'service',
+      '--node',
+      String(open.ready.nodeUrl).replace(/^http/, 'ws'),
+      '--port',
+      '0',
+      '--json',
+      '--data-dir',
+      tempDir('txdesk-cli-svc-closed-'),
+    ],
     { env: baseEnv },
   );
   // startSecretService pointed this process at its bus, so direct keychain reads see what the CLI writes.
@@ -103,13 +112,18 @@ describe('txdesk service --json', () => {
   });
 
   it('indexes to the head through a ws:// node URL as through http://', async () => {
-    const health = async (s: typeof open) => (await (await fetch(`${String(s.ready.serviceUrl)}/health`)).json()) as { indexedBlock: number; headBlock: number };
+    const health = async (s: typeof open) =>
+      (await (await fetch(`${String(s.ready.serviceUrl)}/health`)).json()) as { indexedBlock: number; headBlock: number };
     const target = (await health(open)).indexedBlock;
     expect(target).toBeGreaterThan(0); // the head moves with the clock (1 s blocks): any block past genesis
-    const seen = await waitFor(`the ws:// service indexing as far as the http:// one (block ${target})`, async () => {
-      const indexed = (await health(closed)).indexedBlock;
-      return indexed >= target ? indexed : undefined;
-    }, { timeoutMs: 60_000, everyMs: 200 });
+    const seen = await waitFor(
+      `the ws:// service indexing as far as the http:// one (block ${target})`,
+      async () => {
+        const indexed = (await health(closed)).indexedBlock;
+        return indexed >= target ? indexed : undefined;
+      },
+      { timeoutMs: 60_000, everyMs: 200 },
+    );
     expect(seen).toBeGreaterThanOrEqual(target);
   });
 });
@@ -196,7 +210,9 @@ describe('the account cycle', () => {
 
     const signup = await signupScripted(email, env);
     expect(signup.stdout).toContain(`Signed up and logged in to ${endpoint} as ${email}.\nClientId: `);
-    expect(signup.stderr).toMatch(/^Warning: no OS keychain available \(.+\); the session token is saved in .+session\.json, readable only by you\.\n$/);
+    expect(signup.stderr).toMatch(
+      /^Warning: no OS keychain available \(.+\); the session token is saved in .+session\.json, readable only by you\.\n$/,
+    );
     expect(signup.code).toBe(0);
     expect(statSync(sessionFile).mode & 0o777).toBe(0o600);
     expect(statSync(configDir).mode & 0o077).toBe(0);
@@ -381,11 +397,7 @@ describe.concurrent('errors: one clear line and a non-zero exit code', () => {
 
   it.skipIf(!ptyTests)('Ctrl-C at the password prompt cancels, and mismatched sign-up passwords are refused', async () => {
     const { env } = cliEnv({ endpoint: String(open.ready.serviceUrl) });
-    const cancelled = await runCliInPty(
-      ['login', '--email', 'a@example.com'],
-      [{ waitFor: 'Password: ', send: 'secret\x03' }],
-      { env },
-    );
+    const cancelled = await runCliInPty(['login', '--email', 'a@example.com'], [{ waitFor: 'Password: ', send: 'secret\x03' }], { env });
     expect(cancelled.output).toContain('Cancelled.');
     expect(cancelled.output).not.toContain('secret');
     expect(cancelled.code).toBe(130);

@@ -12,7 +12,13 @@ import { ensureCliBuilt, runCli } from '../support/cli/cli-binary.js';
 const dir = mkdtempSync(join(tmpdir(), 'txdesk-cli-key-'));
 const dataDir = join(dir, 'data');
 const wallet = Wallet.createRandom();
-const env = { ...process.env, TXDESK_KEYCHAIN: 'off', TXDESK_KEY_PASSPHRASE: 'the vault passphrase', TXDESK_DATA_DIR: '', DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent' };
+const env = {
+  ...process.env,
+  TXDESK_KEYCHAIN: 'off',
+  TXDESK_KEY_PASSPHRASE: 'the vault passphrase',
+  TXDESK_DATA_DIR: '',
+  DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent',
+};
 
 beforeAll(async () => {
   ensureCliBuilt();
@@ -24,26 +30,40 @@ describe('txdesk key export', () => {
   it('prints a keystore that opens with the export passphrase, and never the key', async () => {
     const r = await runCli(['key', 'export', '--data-dir', dataDir, '--passphrase-stdin'], { env, input: 'export passphrase\n' });
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toMatch(new RegExp(`^Exported ${wallet.address.toLowerCase()} \\(configured key, encrypted-file\\); suggested file name UTC--`));
+    expect(r.stderr).toMatch(
+      new RegExp(`^Exported ${wallet.address.toLowerCase()} \\(configured key, encrypted-file\\); suggested file name UTC--`),
+    );
     expect((r.stdout + r.stderr).toLowerCase()).not.toContain(wallet.privateKey.slice(2).toLowerCase());
     expect((await Wallet.fromEncryptedJson(r.stdout, 'export passphrase')).address).toBe(wallet.address);
   }, 120_000);
 
   it('writes --out as a new file with mode 0600 and never overwrites one', async () => {
     const out = join(dir, 'key.json');
-    const r = await runCli(['key', 'export', '--data-dir', dataDir, '--out', out, '--passphrase-stdin'], { env, input: 'export passphrase' });
+    const r = await runCli(['key', 'export', '--data-dir', dataDir, '--out', out, '--passphrase-stdin'], {
+      env,
+      input: 'export passphrase',
+    });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toBe('');
     expect(statSync(out).mode & 0o777).toBe(0o600);
     expect(JSON.parse(readFileSync(out, 'utf8'))).toMatchObject({ version: 3, address: wallet.address.slice(2).toLowerCase() });
     writeFileSync(out, 'keep me');
-    const again = await runCli(['key', 'export', '--data-dir', dataDir, '--out', out, '--passphrase-stdin'], { env, input: 'export passphrase' });
-    expect([again.code, again.stderr.trim()]).toEqual([1, `${out} already exists; choose another --out file (an export never overwrites one).`]);
+    const again = await runCli(['key', 'export', '--data-dir', dataDir, '--out', out, '--passphrase-stdin'], {
+      env,
+      input: 'export passphrase',
+    });
+    expect([again.code, again.stderr.trim()]).toEqual([
+      1,
+      `${out} already exists; choose another --out file (an export never overwrites one).`,
+    ]);
     expect(readFileSync(out, 'utf8')).toBe('keep me');
   }, 120_000);
 
   it('refuses in one line: nothing stored, a short passphrase, no terminal and no --passphrase-stdin', async () => {
-    const none = await runCli(['key', 'export', '--data-dir', join(dir, 'empty'), '--passphrase-stdin'], { env, input: 'export passphrase' });
+    const none = await runCli(['key', 'export', '--data-dir', join(dir, 'empty'), '--passphrase-stdin'], {
+      env,
+      input: 'export passphrase',
+    });
     expect(none.code).toBe(1);
     expect(none.stderr).toMatch(/^No signing key is stored for the data dir .*empty/);
     const short = await runCli(['key', 'export', '--data-dir', dataDir, '--passphrase-stdin'], { env, input: 'short' });

@@ -50,7 +50,9 @@ function cliEnv(endpoint: string, keychain: boolean) {
   const savedToken = (): string | null => {
     if (keychain) return readKeychain('txdesk', endpoint);
     if (!existsSync(sessionFile)) return null;
-    return (JSON.parse(readFileSync(sessionFile, 'utf8')) as { sessions: Record<string, { token: string }> }).sessions[endpoint]?.token ?? null;
+    return (
+      (JSON.parse(readFileSync(sessionFile, 'utf8')) as { sessions: Record<string, { token: string }> }).sessions[endpoint]?.token ?? null
+    );
   };
   return { env, configDir, sessionFile, savedToken };
 }
@@ -59,7 +61,10 @@ let counter = 0;
 const newEmail = () => `logout${process.pid}-${++counter}@example.com`;
 
 async function signup(email: string, env: NodeJS.ProcessEnv): Promise<void> {
-  const r = await runCli(['signup', '--name', 'Ada', '--organization', 'Engines', '--email', email, '--password-stdin'], { env, input: `${password}\n` });
+  const r = await runCli(['signup', '--name', 'Ada', '--organization', 'Engines', '--email', email, '--password-stdin'], {
+    env,
+    input: `${password}\n`,
+  });
   expect(r.code).toBe(0);
 }
 
@@ -117,35 +122,38 @@ describe('txdesk logout against a running service', () => {
 });
 
 describe('txdesk logout with the service down', () => {
-  it.for(['keychain', 'file'] as const)('removes the session from the %s and says in one line the token stays valid', async (where, ctx) => {
-    if (where === 'keychain' && !keychainSuites(keychainReady)) ctx.skip();
-    const dataDir = tempDir('txdesk-logout-svc-');
-    let service = await startTestService(dataDir);
-    const endpoint = service.url;
-    const { env, sessionFile, savedToken } = cliEnv(endpoint, where === 'keychain');
-    const email = newEmail();
-    await signup(email, env);
-    const token = savedToken()!;
-    expect(existsSync(sessionFile)).toBe(where === 'file');
-    const exp = tokenExpiry(token)!;
+  it.for(['keychain', 'file'] as const)(
+    'removes the session from the %s and says in one line the token stays valid',
+    async (where, ctx) => {
+      if (where === 'keychain' && !keychainSuites(keychainReady)) ctx.skip();
+      const dataDir = tempDir('txdesk-logout-svc-');
+      let service = await startTestService(dataDir);
+      const endpoint = service.url;
+      const { env, sessionFile, savedToken } = cliEnv(endpoint, where === 'keychain');
+      const email = newEmail();
+      await signup(email, env);
+      const token = savedToken()!;
+      expect(existsSync(sessionFile)).toBe(where === 'file');
+      const exp = tokenExpiry(token)!;
 
-    await service.stop();
-    const logout = await runCli(['logout'], { env });
-    expect(logout.code).toBe(0);
-    expect(logout.stdout).toBe(`Logged out of ${endpoint}.\n`);
-    const expiresAt = new Date(exp * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
-    expect(logout.stderr).toBe(
-      `Warning: the session token could not be revoked on ${endpoint} (cannot reach it: ECONNREFUSED); it stays valid there until it expires at ${expiresAt}.\n`,
-    );
-    expect(savedToken()).toBeNull();
-    expect(existsSync(sessionFile)).toBe(false);
-    expect(await runCli(['account:describe'], { env })).toMatchObject({ code: 1, stderr: notLoggedIn(endpoint) });
+      await service.stop();
+      const logout = await runCli(['logout'], { env });
+      expect(logout.code).toBe(0);
+      expect(logout.stdout).toBe(`Logged out of ${endpoint}.\n`);
+      const expiresAt = new Date(exp * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+      expect(logout.stderr).toBe(
+        `Warning: the session token could not be revoked on ${endpoint} (cannot reach it: ECONNREFUSED); it stays valid there until it expires at ${expiresAt}.\n`,
+      );
+      expect(savedToken()).toBeNull();
+      expect(existsSync(sessionFile)).toBe(false);
+      expect(await runCli(['account:describe'], { env })).toMatchObject({ code: 1, stderr: notLoggedIn(endpoint) });
 
-    // As the warning says: the service never heard of the logout, so the token works once it is back.
-    service = await startTestService(dataDir);
-    expect((await call(`${service.url}/users/v1/me`, { token })).body.email).toBe(email);
-    await service.stop();
-  });
+      // As the warning says: the service never heard of the logout, so the token works once it is back.
+      service = await startTestService(dataDir);
+      expect((await call(`${service.url}/users/v1/me`, { token })).body.email).toBe(email);
+      await service.stop();
+    },
+  );
 });
 
 describe('the accounts client logout', () => {
@@ -171,7 +179,11 @@ describe('the accounts client logout', () => {
     [204, '', { kind: 'revoked' }],
     [200, '{}', { kind: 'revoked' }],
     [401, envelope('UNAUTHORIZED', 'The session token has expired; log in again.'), { kind: 'invalid' }],
-    [404, envelope('NOT_FOUND', 'There is no endpoint POST /users/v1/logout; see /openapi.json for the API.'), { kind: 'kept', why: 'HTTP 404: There is no endpoint POST /users/v1/logout; see /openapi.json for the API' }],
+    [
+      404,
+      envelope('NOT_FOUND', 'There is no endpoint POST /users/v1/logout; see /openapi.json for the API.'),
+      { kind: 'kept', why: 'HTTP 404: There is no endpoint POST /users/v1/logout; see /openapi.json for the API' },
+    ],
     [500, '<html>oops</html>', { kind: 'kept', why: 'HTTP 500' }],
     [429, envelope('RATE_LIMITED', 'Too many requests.'), { kind: 'kept', why: 'HTTP 429: Too many requests' }],
   ] as const)('HTTP %i %s -> %j', async (status, body, outcome) => {
@@ -185,6 +197,9 @@ describe('the accounts client logout', () => {
     await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
     const port = (closed.address() as { port: number }).port;
     await new Promise<void>((r) => closed.close(() => r()));
-    expect(await createAccountsClient(`http://127.0.0.1:${port}`).logout('a.b.c')).toEqual({ kind: 'kept', why: 'cannot reach it: ECONNREFUSED' });
+    expect(await createAccountsClient(`http://127.0.0.1:${port}`).logout('a.b.c')).toEqual({
+      kind: 'kept',
+      why: 'cannot reach it: ECONNREFUSED',
+    });
   });
 });

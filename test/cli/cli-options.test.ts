@@ -48,14 +48,18 @@ describe('option values', () => {
   it('refuses a WebSocket URL for the service', () => expect(httpUrlOption.safeParse('ws://127.0.0.1:4000').success).toBe(false));
 
   it.each(['off', 'low', 'high', 'market'])('congestion %j is accepted', (raw) => expect(congestionOption.parse(raw)).toBe(raw));
-  it.each(['medium', 'OFF', 'Market', ''])('congestion %j is refused', (raw) => expect(congestionOption.safeParse(raw).success).toBe(false));
+  it.each(['medium', 'OFF', 'Market', ''])('congestion %j is refused', (raw) =>
+    expect(congestionOption.safeParse(raw).success).toBe(false),
+  );
 
   it.each([
     ['0', 0],
     [' 42 ', 42],
     ['4294967295', 4294967295],
   ])('seed %j -> %j', (raw, n) => expect(seedOption.parse(raw)).toBe(n));
-  it.each(['-1', '1.5', '4294967296', '12345678901', 'x', ''])('seed %j is refused', (raw) => expect(seedOption.safeParse(raw).success).toBe(false));
+  it.each(['-1', '1.5', '4294967296', '12345678901', 'x', ''])('seed %j is refused', (raw) =>
+    expect(seedOption.safeParse(raw).success).toBe(false),
+  );
 
   it.each([
     ['1', 1],

@@ -53,7 +53,9 @@ describe('session store', () => {
     const store = openSessionStore({ configDir: configDir(), openEntry: keychain.open });
     const saved = store.save(origin, 'tok-2');
     expect(saved.location).toBe('file');
-    expect(saved.warning).toMatch(/^Warning: no OS keychain available \(Platform failure: DBus error: .*\); the session token is saved in .*session\.json, readable only by you\.$/);
+    expect(saved.warning).toMatch(
+      /^Warning: no OS keychain available \(Platform failure: DBus error: .*\); the session token is saved in .*session\.json, readable only by you\.$/,
+    );
     expect(saved.warning).not.toContain('\n');
     expect(statSync(store.file).mode & 0o777).toBe(0o600);
     expect(statSync(join(store.file, '..')).mode & 0o077).toBe(0);

@@ -29,9 +29,18 @@ function tempDir(prefix: string): string {
 let accounts = 0;
 /** A new account on the service at `endpoint`, logged in from a config folder of its own (session file, no keychain). */
 async function newAccount(endpoint: string): Promise<{ env: NodeJS.ProcessEnv; clientId: string }> {
-  const env: NodeJS.ProcessEnv = { ...process.env, TXDESK_ENDPOINT: endpoint, TXDESK_CONFIG_DIR: join(tempDir('txdesk-webhook-cli-'), 'config'), TXDESK_KEYCHAIN: 'off', TXDESK_LOG: 'silent' };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    TXDESK_ENDPOINT: endpoint,
+    TXDESK_CONFIG_DIR: join(tempDir('txdesk-webhook-cli-'), 'config'),
+    TXDESK_KEYCHAIN: 'off',
+    TXDESK_LOG: 'silent',
+  };
   const email = `hooks${process.pid}-${++accounts}@example.com`;
-  const signup = await runCli(['signup', '--name', 'Hook Owner', '--organization', 'Hooks', '--email', email, '--password-stdin'], { env, input: 'correct horse battery\n' });
+  const signup = await runCli(['signup', '--name', 'Hook Owner', '--organization', 'Hooks', '--email', email, '--password-stdin'], {
+    env,
+    input: 'correct horse battery\n',
+  });
   expect(signup.code, signup.stderr).toBe(0);
   const clientId = /ClientId: (\S+)/.exec(signup.stdout)?.[1];
   expect(clientId).toMatch(/^[0-9a-f]{32}$/);
@@ -49,14 +58,20 @@ async function apiSecretOf(env: NodeJS.ProcessEnv): Promise<string> {
 const api = (endpoint: string, path: string, credential: string | null, init: { method?: string; body?: unknown; query?: string } = {}) =>
   fetch(`${endpoint}/tracker/v1/webhooks${path}${init.query ?? ''}`, {
     method: init.method ?? 'GET',
-    headers: { ...(credential ? { authorization: `Bearer ${credential}` } : {}), ...(init.body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      ...(credential ? { authorization: `Bearer ${credential}` } : {}),
+      ...(init.body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
   });
 const header = (r: { headers: Record<string, string | string[] | undefined> }, name: string) => r.headers[name] as string | undefined;
 
 beforeAll(async () => {
   ensureCliBuilt();
-  [dev, receiver] = await Promise.all([startCliDaemon(['service', '--dev', '--port', '0', '--json'], { env: { ...process.env, TXDESK_LOG: 'silent' } }), startWebhookReceiver()]);
+  [dev, receiver] = await Promise.all([
+    startCliDaemon(['service', '--dev', '--port', '0', '--json'], { env: { ...process.env, TXDESK_LOG: 'silent' } }),
+    startWebhookReceiver(),
+  ]);
   // Without --allow-private-webhooks, as a service offered to strangers runs.
   strict = await startServiceProcess({ nodeUrl: String(dev.ready.nodeUrl), dataDir: tempDir('txdesk-webhook-strict-') });
 }, 300_000);
@@ -91,7 +106,9 @@ describe('txdesk webhook', () => {
     expect(rest).toEqual([]);
     expect(list.stdout).not.toContain('whsec_');
     const listed = JSON.parse((await webhook(['list', '--json'], env)).stdout);
-    expect(listed).toMatchObject([{ id, platform: 'ethereum', network: 'local', url: receiver.url, trackerMessages: true, addresses: [], state: 'active' }]);
+    expect(listed).toMatchObject([
+      { id, platform: 'ethereum', network: 'local', url: receiver.url, trackerMessages: true, addresses: [], state: 'active' },
+    ]);
     expect(listed[0]).not.toHaveProperty('secret');
 
     // A test: a signed `test` message now, outside the outbox.
@@ -100,16 +117,35 @@ describe('txdesk webhook', () => {
     expect(tested.code).toBe(0);
     const testRequest = receiver.requests.find((r) => header(r, 'txdesk-webhook') === id)!;
     const testBody = JSON.parse(testRequest.body);
-    expect(testBody).toEqual({ deliveryId: header(testRequest, 'txdesk-delivery'), messageId: 'test', webhookId: id, platform: 'ethereum', network: 'local', payload: { type: 'test', result: {} } });
+    expect(testBody).toEqual({
+      deliveryId: header(testRequest, 'txdesk-delivery'),
+      messageId: 'test',
+      webhookId: id,
+      platform: 'ethereum',
+      network: 'local',
+      payload: { type: 'test', result: {} },
+    });
     expect(header(testRequest, 'txdesk-attempt')).toBe('1');
-    expect(verifyWebhook(testRequest.body, header(testRequest, 'txdesk-signature'), secret!)).toEqual({ ok: true, timestamp: expect.any(Number) });
+    expect(verifyWebhook(testRequest.body, header(testRequest, 'txdesk-signature'), secret!)).toEqual({
+      ok: true,
+      timestamp: expect.any(Number),
+    });
     expect(verifyWebhook(testRequest.body, header(testRequest, 'txdesk-signature'), 'whsec_wrong').ok).toBe(false);
 
     // A receiver that fails: the test says so and exits 1, and a real delivery waits with the error in the list.
     receiver.mode = { kind: 'status', status: 500 };
     const failedTest = await webhook(['test', id!, '--json'], env);
-    expect(JSON.parse(failedTest.stdout)).toEqual({ ok: false, status: 500, error: 'the receiver answered 500', durationMs: expect.any(Number) });
-    expect(failedTest.stderr).toMatch(new RegExp(`^The test delivery failed after \\d+ ms: the receiver answered 500; fix that and run \`txdesk webhook test ${id}\` again\\.\\n$`));
+    expect(JSON.parse(failedTest.stdout)).toEqual({
+      ok: false,
+      status: 500,
+      error: 'the receiver answered 500',
+      durationMs: expect.any(Number),
+    });
+    expect(failedTest.stderr).toMatch(
+      new RegExp(
+        `^The test delivery failed after \\d+ ms: the receiver answered 500; fix that and run \`txdesk webhook test ${id}\` again\\.\\n$`,
+      ),
+    );
     expect(failedTest.code).toBe(1);
 
     const trackedFrom = Date.now();
@@ -121,9 +157,13 @@ describe('txdesk webhook', () => {
     const get = async () => (await (await api(endpoint, `/${id}`, apiSecret)).json()) as { lastError: string | null };
     await waitFor('the failed try of the pending message recorded', async () => (await get()).lastError !== null);
     const failing = await webhook(['list'], env);
-    expect(failing.stdout).toMatch(new RegExp(`\\n${id}\\s+ethereum/local\\s+active\\s+1\\s+\\S+\\s+tracker messages\\s+the receiver answered 500\\n$`));
+    expect(failing.stdout).toMatch(
+      new RegExp(`\\n${id}\\s+ethereum/local\\s+active\\s+1\\s+\\S+\\s+tracker messages\\s+the receiver answered 500\\n$`),
+    );
     receiver.mode = { kind: 'ok' };
-    const delivered = await waitFor('the pending message delivered once the receiver answers', () => receiver.accepted().find((a) => a.body.webhookId === id && a.body.payload.type === 'pending'));
+    const delivered = await waitFor('the pending message delivered once the receiver answers', () =>
+      receiver.accepted().find((a) => a.body.webhookId === id && a.body.payload.type === 'pending'),
+    );
     expect(delivered.body.payload.result).toMatchObject({ transactionHash: hash, confirmation: 1, timeout: 0 });
     expect(Number(header(delivered.req, 'txdesk-attempt'))).toBeGreaterThanOrEqual(2);
     expect(header(delivered.req, 'txdesk-delivery')).toBe(delivered.body.deliveryId);
@@ -134,9 +174,13 @@ describe('txdesk webhook', () => {
     const replayed = await webhook(['replay', id!, '--from', new Date(trackedFrom - 1000).toISOString()], env);
     expect(replayed.stdout).toBe(`Replaying 1 delivery to webhook ${id}: each keeps its deliveryId and carries Txdesk-Replay: 1.\n`);
     expect(replayed.code).toBe(0);
-    const again = await waitFor('the replayed delivery', () => receiver.accepted().find((a) => a.body.deliveryId === delivered.body.deliveryId && header(a.req, 'txdesk-replay') === '1'));
+    const again = await waitFor('the replayed delivery', () =>
+      receiver.accepted().find((a) => a.body.deliveryId === delivered.body.deliveryId && header(a.req, 'txdesk-replay') === '1'),
+    );
     expect(again.body).toEqual(delivered.body);
-    expect(JSON.parse((await webhook(['replay', id!, '--from', String(Date.now() + 60_000), '--json'], env)).stdout)).toEqual({ replayed: 0 });
+    expect(JSON.parse((await webhook(['replay', id!, '--from', String(Date.now() + 60_000), '--json'], env)).stdout)).toEqual({
+      replayed: 0,
+    });
     const unknownMessage = await webhook(['replay', id!, '--from-message', 'no-such-message'], env);
     expect(unknownMessage.stderr).toBe('No message "no-such-message" is kept for this clientId; sent messages are kept for 7 days.\n');
     expect(unknownMessage.code).toBe(1);
@@ -157,7 +201,8 @@ describe('txdesk webhook', () => {
     expect((await webhook(['test', id!], env)).code).toBe(0);
     const signedTwice = receiver.requests.slice(seen).find((r) => header(r, 'txdesk-webhook') === id)!;
     expect(header(signedTwice, 'txdesk-signature')).toMatch(/^t=\d+,v1=[0-9a-f]{64},v1=[0-9a-f]{64}$/);
-    for (const key of [after.secret, secret!]) expect(verifyWebhook(signedTwice.body, header(signedTwice, 'txdesk-signature'), key).ok).toBe(true);
+    for (const key of [after.secret, secret!])
+      expect(verifyWebhook(signedTwice.body, header(signedTwice, 'txdesk-signature'), key).ok).toBe(true);
 
     const removed = await webhook(['remove', id!], env);
     expect(removed.stdout).toBe(`Removed webhook ${id}.\n`);
@@ -166,21 +211,34 @@ describe('txdesk webhook', () => {
     expect(empty.stdout).toBe('No webhooks yet: add one with `txdesk webhook add <url>`.\n');
     expect(JSON.parse((await webhook(['list', '--json'], env)).stdout)).toEqual([]);
     const twice = await webhook(['remove', id!], env);
-    expect(twice.stderr).toBe(`No webhook "${id}" belongs to this clientId; list yours with GET /tracker/v1/webhooks or \`txdesk webhook list\`.\n`);
+    expect(twice.stderr).toBe(
+      `No webhook "${id}" belongs to this clientId; list yours with GET /tracker/v1/webhooks or \`txdesk webhook list\`.\n`,
+    );
     expect(twice.code).toBe(1);
   });
 
   it('adds address activity on another network, with --json', async () => {
     const { env } = await newAccount(String(dev.ready.serviceUrl));
     const address = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
-    const added = await webhook(['add', receiver.url, '--network', 'ethereum/local-2', '--no-tracker-messages', '--address', address, '--json'], env);
+    const added = await webhook(
+      ['add', receiver.url, '--network', 'ethereum/local-2', '--no-tracker-messages', '--address', address, '--json'],
+      env,
+    );
     expect(added.code, added.stderr).toBe(0);
     expect(added.stdout.trim().split('\n')).toHaveLength(1);
     const created = JSON.parse(added.stdout);
-    expect(created).toMatchObject({ platform: 'ethereum', network: 'local-2', trackerMessages: false, addresses: [address.toLowerCase()], secret: expect.stringMatching(/^whsec_/) });
+    expect(created).toMatchObject({
+      platform: 'ethereum',
+      network: 'local-2',
+      trackerMessages: false,
+      addresses: [address.toLowerCase()],
+      secret: expect.stringMatching(/^whsec_/),
+    });
     expect(added.stderr).toContain('This secret is shown only this once');
     const list = await webhook(['list'], env);
-    expect(list.stdout).toMatch(new RegExp(`\\n${created.id}\\s+ethereum/local-2\\s+active\\s+0\\s+\\S+\\s+activity of 1 address\\s+-\\n$`));
+    expect(list.stdout).toMatch(
+      new RegExp(`\\n${created.id}\\s+ethereum/local-2\\s+active\\s+0\\s+\\S+\\s+activity of 1 address\\s+-\\n$`),
+    );
     const both = await webhook(['update', created.id, '--tracker-messages', '--clear-addresses', '--json'], env);
     expect(both.code, both.stderr).toBe(0);
     expect(JSON.parse(both.stdout)).toMatchObject({ trackerMessages: true, addresses: [] });
@@ -188,7 +246,9 @@ describe('txdesk webhook', () => {
     expect(nothing.stderr).toBe('This webhook would deliver nothing: keep trackerMessages true, or give addresses to watch.\n');
     expect(nothing.code).toBe(1);
     const elsewhere = await webhook(['add', receiver.url, '--network', 'ethereum/sepolia'], env);
-    expect(elsewhere.stderr).toBe('This service does not serve ethereum/sepolia; it serves ethereum/local, ethereum/local-2 (GET /nft/v1/networks lists them).\n');
+    expect(elsewhere.stderr).toBe(
+      'This service does not serve ethereum/sepolia; it serves ethereum/local, ethereum/local-2 (GET /nft/v1/networks lists them).\n',
+    );
     expect(elsewhere.code).toBe(1);
   });
 
@@ -213,7 +273,8 @@ describe('txdesk webhook', () => {
     const { id } = JSON.parse(added.stdout) as { id: string };
 
     // Whoever has only the clientId (it is in every listing URL) can neither read nor change the account's webhooks.
-    const needed = "Managing webhooks needs your account's API secret, not only the clientId: send \"Authorization: Bearer <API secret>\" (make one with `txdesk account:api-secret`), or use the txdesk command while logged in.";
+    const needed =
+      'Managing webhooks needs your account\'s API secret, not only the clientId: send "Authorization: Bearer <API secret>" (make one with `txdesk account:api-secret`), or use the txdesk command while logged in.';
     const attempts: [string, string, unknown][] = [
       ['GET', '', undefined],
       ['POST', '', { url: `${receiver.url}/thief` }],
@@ -225,10 +286,17 @@ describe('txdesk webhook', () => {
     ];
     for (const [method, path, body] of attempts) {
       const r = await api(endpoint, path, null, { method, body, query: `?clientId=${clientId}` });
-      expect({ method, path, status: r.status, body: await r.json() }).toEqual({ method, path, status: 401, body: { error: { code: 'UNAUTHORIZED', message: needed } } });
+      expect({ method, path, status: r.status, body: await r.json() }).toEqual({
+        method,
+        path,
+        status: 401,
+        body: { error: { code: 'UNAUTHORIZED', message: needed } },
+      });
     }
     // The listing and the tracker keep taking the clientId alone.
-    expect((await fetch(`${endpoint}/nft/v1/accounts/0x70997970C51812dc3A010C7d01b50e0d17dc79C8/tokens?clientId=${clientId}`)).status).toBe(200);
+    expect((await fetch(`${endpoint}/nft/v1/accounts/0x70997970C51812dc3A010C7d01b50e0d17dc79C8/tokens?clientId=${clientId}`)).status).toBe(
+      200,
+    );
     const ws = await RawTrackerClient.connect(trackerWsUrl(endpoint, clientId));
     expect((await ws.request('track_transaction', [`0x${randomBytes(32).toString('hex')}`, 1, 60_000])).result).toBe(true);
     await ws.close();
@@ -254,7 +322,8 @@ describe('txdesk webhook', () => {
 
     const again = await runCli(['account:api-secret'], { env });
     expect({ stderr: again.stderr, code: again.code }).toEqual({
-      stderr: 'This account already has an API secret, shown only when it was made: run `txdesk account:api-secret --rotate` to replace it (the old one stops working at once).\n',
+      stderr:
+        'This account already has an API secret, shown only when it was made: run `txdesk account:api-secret --rotate` to replace it (the old one stops working at once).\n',
       code: 1,
     });
     const rotated = await runCli(['account:api-secret', '--rotate', '--json'], { env });
@@ -271,7 +340,10 @@ describe('txdesk webhook', () => {
     const patched = await api(endpoint, `/${id}`, next.apiSecret, { method: 'PATCH', body: { state: 'paused' } });
     expect(((await patched.json()) as { state: string }).state).toBe('paused');
     // The API secret cannot make or end API secrets: that takes a login.
-    const bySecret = await fetch(`${endpoint}/users/v1/api-secret`, { method: 'POST', headers: { authorization: `Bearer ${next.apiSecret}` } });
+    const bySecret = await fetch(`${endpoint}/users/v1/api-secret`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${next.apiSecret}` },
+    });
     expect(bySecret.status).toBe(401);
 
     const revoked = await runCli(['account:api-secret', '--revoke'], { env });
@@ -292,15 +364,28 @@ describe('txdesk webhook', () => {
   it('refuses URLs the service may not reach, in its own words (no --allow-private-webhooks)', async () => {
     const { env } = await newAccount(strict.serviceUrl);
     const refusals: [string, string][] = [
-      ['http://10.0.0.1/', 'Webhook URLs must start with https://; plain http:// is only accepted for a receiver on this machine (localhost, 127.0.0.1, [::1]).'],
-      ['https://10.0.0.1/hook', "The URL's host 10.0.0.1 is a private address; webhooks may only reach public addresses unless the service runs with --allow-private-webhooks."],
-      [receiver.url, "The URL's host 127.0.0.1 is a loopback address; webhooks may only reach public addresses unless the service runs with --allow-private-webhooks."],
-      ['https://169.254.169.254/latest/meta-data', "The URL's host 169.254.169.254 is a cloud metadata address; webhooks never reach those, not even with --allow-private-webhooks."],
+      [
+        'http://10.0.0.1/',
+        'Webhook URLs must start with https://; plain http:// is only accepted for a receiver on this machine (localhost, 127.0.0.1, [::1]).',
+      ],
+      [
+        'https://10.0.0.1/hook',
+        "The URL's host 10.0.0.1 is a private address; webhooks may only reach public addresses unless the service runs with --allow-private-webhooks.",
+      ],
+      [
+        receiver.url,
+        "The URL's host 127.0.0.1 is a loopback address; webhooks may only reach public addresses unless the service runs with --allow-private-webhooks.",
+      ],
+      [
+        'https://169.254.169.254/latest/meta-data',
+        "The URL's host 169.254.169.254 is a cloud metadata address; webhooks never reach those, not even with --allow-private-webhooks.",
+      ],
       ['ftp://x', 'Webhook URLs must start with https:// (ftp: is not supported).'],
     ];
     // Refusals change nothing, so the commands run at once.
     const answers = await Promise.all(refusals.map(([url]) => webhook(['add', url], env)));
-    for (const [i, [url, sentence]] of refusals.entries()) expect({ url, stderr: answers[i]!.stderr, code: answers[i]!.code }).toEqual({ url, stderr: `${sentence}\n`, code: 1 });
+    for (const [i, [url, sentence]] of refusals.entries())
+      expect({ url, stderr: answers[i]!.stderr, code: answers[i]!.code }).toEqual({ url, stderr: `${sentence}\n`, code: 1 });
     expect(JSON.parse((await webhook(['list', '--json'], env)).stdout)).toEqual([]);
     // The dev service lets a receiver on this machine through, never a metadata address.
     const { env: devEnv } = await newAccount(String(dev.ready.serviceUrl));
@@ -312,25 +397,49 @@ describe('txdesk webhook', () => {
     const { env } = await newAccount(String(dev.ready.serviceUrl));
     const usage: [string[], string][] = [
       [['add', receiver.url, '--address', '0x12'], 'Invalid --address: "0x12" is not an address; give 0x followed by 40 hex digits.'],
-      [['add', receiver.url, '--no-tracker-messages'], 'This webhook would deliver nothing: drop --no-tracker-messages, or give --address for each address to watch.'],
-      [['add', receiver.url, '--network', 'Ethereum/Local'], 'Invalid --network "Ethereum/Local": give <platform>/<network> (e.g. ethereum/local-2) or a network of the default platform, in lowercase letters, digits and dashes.'],
+      [
+        ['add', receiver.url, '--no-tracker-messages'],
+        'This webhook would deliver nothing: drop --no-tracker-messages, or give --address for each address to watch.',
+      ],
+      [
+        ['add', receiver.url, '--network', 'Ethereum/Local'],
+        'Invalid --network "Ethereum/Local": give <platform>/<network> (e.g. ethereum/local-2) or a network of the default platform, in lowercase letters, digits and dashes.',
+      ],
       [['replay', 'x'], 'Give --from <time> (with an optional --to <time>) or --from-message <messageId>, one of the two.'],
-      [['replay', 'x', '--from', 'yesterday'], 'Invalid --from "yesterday": give an ISO 8601 time such as 2026-01-31T12:00:00Z, or milliseconds since 1970.'],
-      [['replay', 'x', '--from', '2026-01-02T00:00:00Z', '--to', '2026-01-01T00:00:00Z'], '--from is later than --to: give the earlier time to --from.'],
-      [['update', 'x'], 'Nothing to change: give --url, --state, --rotate-secret, --address, --clear-addresses or --[no-]tracker-messages.'],
+      [
+        ['replay', 'x', '--from', 'yesterday'],
+        'Invalid --from "yesterday": give an ISO 8601 time such as 2026-01-31T12:00:00Z, or milliseconds since 1970.',
+      ],
+      [
+        ['replay', 'x', '--from', '2026-01-02T00:00:00Z', '--to', '2026-01-01T00:00:00Z'],
+        '--from is later than --to: give the earlier time to --from.',
+      ],
+      [
+        ['update', 'x'],
+        'Nothing to change: give --url, --state, --rotate-secret, --address, --clear-addresses or --[no-]tracker-messages.',
+      ],
       [['update', 'x', '--state', 'failing'], 'Invalid --state "failing": give active (resumes a paused or failing webhook) or paused.'],
       [['update', 'x', '--overlap', '60'], '--overlap goes with --rotate-secret: add it, or drop --overlap.'],
     ];
     // Usage errors never reach the service, so the commands run at once.
     const answers = await Promise.all(usage.map(([args]) => webhook(args, env)));
-    for (const [i, [args, sentence]] of usage.entries()) expect({ args, stderr: answers[i]!.stderr, code: answers[i]!.code }).toEqual({ args, stderr: `${sentence}\n`, code: 2 });
+    for (const [i, [args, sentence]] of usage.entries())
+      expect({ args, stderr: answers[i]!.stderr, code: answers[i]!.code }).toEqual({ args, stderr: `${sentence}\n`, code: 2 });
     const endpoint = String(dev.ready.serviceUrl);
     const loggedOut = await webhook(['list'], { ...env, TXDESK_CONFIG_DIR: join(tempDir('txdesk-webhook-cli-none-'), 'config') });
     expect(loggedOut.stderr).toBe(`Not logged in to ${endpoint} (TXDESK_ENDPOINT): run \`txdesk login\` first.\n`);
     expect(loggedOut.code).toBe(1);
-    const noSecret = await runCli(['account:api-secret'], { env: { ...env, TXDESK_CONFIG_DIR: join(tempDir('txdesk-webhook-cli-none-'), 'config') } });
-    expect({ stderr: noSecret.stderr, code: noSecret.code }).toEqual({ stderr: `Not logged in to ${endpoint} (TXDESK_ENDPOINT): run \`txdesk login\` first.\n`, code: 1 });
+    const noSecret = await runCli(['account:api-secret'], {
+      env: { ...env, TXDESK_CONFIG_DIR: join(tempDir('txdesk-webhook-cli-none-'), 'config') },
+    });
+    expect({ stderr: noSecret.stderr, code: noSecret.code }).toEqual({
+      stderr: `Not logged in to ${endpoint} (TXDESK_ENDPOINT): run \`txdesk login\` first.\n`,
+      code: 1,
+    });
     const both = await runCli(['account:api-secret', '--rotate', '--revoke'], { env });
-    expect({ stderr: both.stderr, code: both.code }).toEqual({ stderr: '--rotate and --revoke contradict each other: give one of them.\n', code: 2 });
+    expect({ stderr: both.stderr, code: both.code }).toEqual({
+      stderr: '--rotate and --revoke contradict each other: give one of them.\n',
+      code: 2,
+    });
   });
 });

@@ -25,7 +25,15 @@ let token: string;
 let provider: JsonRpcProvider;
 
 beforeAll(async () => {
-  serve = await startServe({ port: 0, startEmbedded: startEmbeddedNetwork, env: { TXDESK_KEYCHAIN: 'off' }, dataDir: dir, rendererDir: join(dir, 'none'), policy: { timeoutMs: 2_000, confirmations: 1 }, log: silentLogger });
+  serve = await startServe({
+    port: 0,
+    startEmbedded: startEmbeddedNetwork,
+    env: { TXDESK_KEYCHAIN: 'off' },
+    dataDir: dir,
+    rendererDir: join(dir, 'none'),
+    policy: { timeoutMs: 2_000, confirmations: 1 },
+    log: silentLogger,
+  });
   url = `${serve.readyInfo().apiUrl}/rpc`;
   token = readFileSync(serve.readyInfo().apiTokenFile, 'utf8').trim();
   const request = new FetchRequest(url);
@@ -41,11 +49,16 @@ afterAll(async () => {
 
 /** A raw JSON-RPC exchange: `body` as given, with the token unless `auth` is false. */
 async function post(body: unknown, auth = true): Promise<{ status: number; json: any }> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...(auth ? { authorization: `Bearer ${token}` } : {}) }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(auth ? { authorization: `Bearer ${token}` } : {}) },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
   return { status: res.status, json: await res.json() };
 }
 const call = (method: string, params: unknown[] = [], auth = true) => post({ jsonrpc: '2.0', id: 7, method, params }, auth);
-const records = async () => ((await (await fetch(`${serve.readyInfo().apiUrl}/api/tx`, { headers: { authorization: `Bearer ${token}` } })).json()) as TxRecord[]);
+const records = async () =>
+  (await (await fetch(`${serve.readyInfo().apiUrl}/api/tx`, { headers: { authorization: `Bearer ${token}` } })).json()) as TxRecord[];
 
 describe('/rpc for tools', { timeout: 120_000 }, () => {
   it('answers the chain and the signing account, through ethers and viem alike', async () => {
@@ -54,11 +67,16 @@ describe('/rpc for tools', { timeout: 120_000 }, () => {
     const signer = await provider.getSigner();
     expect(signer.address.toLowerCase()).toBe(info.address);
     expect(await provider.getBalance(signer.address)).toBeGreaterThan(0n);
-    const client = createWalletClient({ transport: http(url, { fetchOptions: { headers: { authorization: `Bearer ${token}` } } }) }).extend(publicActions);
+    const client = createWalletClient({ transport: http(url, { fetchOptions: { headers: { authorization: `Bearer ${token}` } } }) }).extend(
+      publicActions,
+    );
     expect((await client.getAddresses()).map((a) => a.toLowerCase())).toEqual([info.address]);
     expect(await client.getChainId()).toBe(info.chainId);
     // The reads are the node's: both libraries see the same balance and a block number the node has reached.
-    const [viaEthers, viaViem] = [await provider.getBalance(signer.address, 'earliest'), await client.getBalance({ address: signer.address as Hex, blockTag: 'earliest' })];
+    const [viaEthers, viaViem] = [
+      await provider.getBalance(signer.address, 'earliest'),
+      await client.getBalance({ address: signer.address as Hex, blockTag: 'earliest' }),
+    ];
     expect(viaViem).toBe(viaEthers);
     const blockEthers = await provider.getBlockNumber();
     expect(Number(await client.getBlockNumber({ cacheTime: 0 }))).toBeGreaterThanOrEqual(blockEthers);
@@ -67,15 +85,38 @@ describe('/rpc for tools', { timeout: 120_000 }, () => {
   it('signs messages and typed data that recover to the signing account', async () => {
     const signer = await provider.getSigner();
     const address = signer.address;
-    for (const message of ['hello txdesk', new Uint8Array([0, 1, 2, 255])]) expect(verifyMessage(message, await signer.signMessage(message))).toBe(address);
+    for (const message of ['hello txdesk', new Uint8Array([0, 1, 2, 255])])
+      expect(verifyMessage(message, await signer.signMessage(message))).toBe(address);
     const domain = { name: 'Mail', version: '1', chainId: serve.readyInfo().chainId, verifyingContract: '0x' + '1'.repeat(40) };
-    const types = { Person: [{ name: 'name', type: 'string' }, { name: 'wallet', type: 'address' }], Mail: [{ name: 'from', type: 'Person' }, { name: 'to', type: 'Person' }, { name: 'contents', type: 'string' }] };
-    const value = { from: { name: 'Ann', wallet: '0x' + '2'.repeat(40) }, to: { name: 'Bob', wallet: '0x' + '3'.repeat(40) }, contents: 'hi' };
+    const types = {
+      Person: [
+        { name: 'name', type: 'string' },
+        { name: 'wallet', type: 'address' },
+      ],
+      Mail: [
+        { name: 'from', type: 'Person' },
+        { name: 'to', type: 'Person' },
+        { name: 'contents', type: 'string' },
+      ],
+    };
+    const value = {
+      from: { name: 'Ann', wallet: '0x' + '2'.repeat(40) },
+      to: { name: 'Bob', wallet: '0x' + '3'.repeat(40) },
+      contents: 'hi',
+    };
     expect(verifyTypedData(domain, types, value, await signer.signTypedData(domain, types, value))).toBe(address);
 
-    const viem = createWalletClient({ account: address as Hex, transport: http(url, { fetchOptions: { headers: { authorization: `Bearer ${token}` } } }) });
+    const viem = createWalletClient({
+      account: address as Hex,
+      transport: http(url, { fetchOptions: { headers: { authorization: `Bearer ${token}` } } }),
+    });
     expect(verifyMessage('from viem', await viem.signMessage({ message: 'from viem' }))).toBe(address);
-    const viaViem = await viem.signTypedData({ domain: { ...domain, verifyingContract: domain.verifyingContract as Hex }, types, primaryType: 'Mail', message: value as never });
+    const viaViem = await viem.signTypedData({
+      domain: { ...domain, verifyingContract: domain.verifyingContract as Hex },
+      types,
+      primaryType: 'Mail',
+      message: value as never,
+    });
     expect(verifyTypedData(domain, types, value, viaViem)).toBe(address);
   });
 
@@ -91,10 +132,17 @@ describe('/rpc for tools', { timeout: 120_000 }, () => {
 
   it('sends through the engine: a transfer from viem is mined and waited for', async () => {
     const info = serve.readyInfo();
-    const client = createWalletClient({ transport: http(url, { fetchOptions: { headers: { authorization: `Bearer ${token}` } } }) }).extend(publicActions);
+    const client = createWalletClient({ transport: http(url, { fetchOptions: { headers: { authorization: `Bearer ${token}` } } }) }).extend(
+      publicActions,
+    );
     const [account] = (await client.requestAddresses()) as [Hex];
     const to = Wallet.createRandom().address as Hex;
-    const chain = { id: info.chainId, name: 'txdesk dev chain', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [url] } } };
+    const chain = {
+      id: info.chainId,
+      name: 'txdesk dev chain',
+      nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+      rpcUrls: { default: { http: [url] } },
+    };
     const hash = await client.sendTransaction({ account, chain, to, value: 777n });
     const receipt = await client.waitForTransactionReceipt({ hash, pollingInterval: 250 });
     expect(receipt.status).toBe('success');
@@ -155,19 +203,27 @@ describe('/rpc for tools', { timeout: 120_000 }, () => {
     await deployed.waitForDeployment();
     const before = (await records()).length;
     const counter = new Interface(counterArtifact().abi as never);
-    const reverted = await call('eth_sendTransaction', [{ from: signer.address, to: await deployed.getAddress(), data: counter.encodeFunctionData('failWith', ['no way']) }]);
+    const reverted = await call('eth_sendTransaction', [
+      { from: signer.address, to: await deployed.getAddress(), data: counter.encodeFunctionData('failWith', ['no way']) },
+    ]);
     expect(reverted.json.error.code).toBe(3);
     expect(reverted.json.error.message).toContain('"no way"');
     expect(counter.parseError(reverted.json.error.data)?.args[0]).toBe('no way');
     // ethers estimates the gas first (forwarded to the node), and the node's revert becomes its CALL_EXCEPTION.
-    const estimated = await signer.sendTransaction({ to: await deployed.getAddress(), data: counter.encodeFunctionData('failWith', ['still no']) }).catch((e: unknown) => e);
+    const estimated = await signer
+      .sendTransaction({ to: await deployed.getAddress(), data: counter.encodeFunctionData('failWith', ['still no']) })
+      .catch((e: unknown) => e);
     expect(estimated).toMatchObject({ code: 'CALL_EXCEPTION', reason: 'still no' });
     // With the gas given, txdesk's own check refuses it; ethers keeps txdesk's error (code 3, the sentence) inside its own.
-    const given = (await signer.sendTransaction({ to: await deployed.getAddress(), data: counter.encodeFunctionData('failWith', ['given gas']), gasLimit: 100_000n }).catch((e: unknown) => e)) as { error?: { code: number; message: string } };
+    const given = (await signer
+      .sendTransaction({ to: await deployed.getAddress(), data: counter.encodeFunctionData('failWith', ['given gas']), gasLimit: 100_000n })
+      .catch((e: unknown) => e)) as { error?: { code: number; message: string } };
     expect(given.error).toMatchObject({ code: 3 });
     expect(given.error!.message).toContain('"given gas"');
     const balance = await provider.getBalance(signer.address);
-    const broke = await call('eth_sendTransaction', [{ from: signer.address, to: '0x' + '4'.repeat(40), value: `0x${balance.toString(16)}` }]);
+    const broke = await call('eth_sendTransaction', [
+      { from: signer.address, to: '0x' + '4'.repeat(40), value: `0x${balance.toString(16)}` },
+    ]);
     expect(broke.json.error.code).toBe(-32000);
     expect(broke.json.error.message).toMatch(/does not cover .* add /);
     expect((await records()).length).toBe(before);
@@ -176,7 +232,13 @@ describe('/rpc for tools', { timeout: 120_000 }, () => {
   it("passes the node's own errors through", async () => {
     const params = ['not-a-block', false];
     const r = await call('eth_getBlockByNumber', params);
-    const direct = (await (await fetch(serve.readyInfo().nodeUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getBlockByNumber', params }) })).json()) as { error: { code: number; message: string } };
+    const direct = (await (
+      await fetch(serve.readyInfo().nodeUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getBlockByNumber', params }),
+      })
+    ).json()) as { error: { code: number; message: string } };
     expect(direct.error.message.length).toBeGreaterThan(0);
     expect(r.json.error).toEqual(direct.error);
   });
@@ -193,8 +255,17 @@ describe('/rpc for tools', { timeout: 120_000 }, () => {
     const unused = () => {
       throw new Error('not reached');
     };
-    const rpc = createToolRpc({ chainId: 31337, chain, store: { get: unused, byNonce: unused, history: unused, rawOf: unused }, signer: () => null, engine: { send: unused }, approvals: { gateTransaction: unused, gateMessage: unused, gateTypedData: unused } });
-    const failure = (await rpc.call('eth_blockNumber', [], { kind: 'token', fingerprint: '00000000', label: 'a test' }).catch((e: unknown) => e)) as { code: number; message: string };
+    const rpc = createToolRpc({
+      chainId: 31337,
+      chain,
+      store: { get: unused, byNonce: unused, history: unused, rawOf: unused },
+      signer: () => null,
+      engine: { send: unused },
+      approvals: { gateTransaction: unused, gateMessage: unused, gateTypedData: unused },
+    });
+    const failure = (await rpc
+      .call('eth_blockNumber', [], { kind: 'token', fingerprint: '00000000', label: 'a test' })
+      .catch((e: unknown) => e)) as { code: number; message: string };
     expect(failure.code).toBe(-32603);
     expect(failure.message).toMatch(/could not be reached.*Check that the node runs/);
     await chain.close();
@@ -204,15 +275,23 @@ describe('/rpc for tools', { timeout: 120_000 }, () => {
     const signer = await provider.getSigner();
     const to = Wallet.createRandom().address.toLowerCase();
     const legacy = await call('eth_sendTransaction', [{ from: signer.address, to, value: '0x1', gasPrice: '0x77359400' }]);
-    const eip1559 = await call('eth_sendTransaction', [{ from: signer.address, to, value: '0x2', maxFeePerGas: '0xb2d05e00', maxPriorityFeePerGas: '0x3b9aca00', nonce: '0x0', type: '0x2' }]);
+    const eip1559 = await call('eth_sendTransaction', [
+      { from: signer.address, to, value: '0x2', maxFeePerGas: '0xb2d05e00', maxPriorityFeePerGas: '0x3b9aca00', nonce: '0x0', type: '0x2' },
+    ]);
     const byHash = new Map((await records()).map((r) => [r.transactionHash, r]));
     expect(byHash.get(legacy.json.result)).toMatchObject({ txType: 'legacy', gasPrice: '2000000000' });
     // The nonce a tool gives is not taken: the engine's queue gives the next one.
-    expect(byHash.get(eip1559.json.result)).toMatchObject({ txType: 'eip1559', gasPrice: '3000000000', maxPriorityFeePerGas: '1000000000' });
+    expect(byHash.get(eip1559.json.result)).toMatchObject({
+      txType: 'eip1559',
+      gasPrice: '3000000000',
+      maxPriorityFeePerGas: '1000000000',
+    });
     expect(byHash.get(eip1559.json.result)!.nonce).toBe(byHash.get(legacy.json.result)!.nonce + 1);
 
     const before = (await records()).length;
-    const tooHigh = await call('eth_sendTransaction', [{ from: signer.address, to, value: '0x1', gasPrice: `0x${(10n ** 22n).toString(16)}` }]);
+    const tooHigh = await call('eth_sendTransaction', [
+      { from: signer.address, to, value: '0x1', gasPrice: `0x${(10n ** 22n).toString(16)}` },
+    ]);
     expect(tooHigh.json.error.code).toBe(-32000);
     expect(tooHigh.json.error.message).toMatch(/The fee this request gives, .* is above txdesk's fee cap of \d+ gwei/);
     const both = await call('eth_sendTransaction', [{ from: signer.address, to, value: '0x1', gasPrice: '0x1', maxFeePerGas: '0x1' }]);
@@ -224,18 +303,27 @@ describe('/rpc for tools', { timeout: 120_000 }, () => {
 
   it('answers a stored transaction the node no longer knows from its signed bytes', async () => {
     const node = serve.readyInfo().nodeUrl;
-    const nodeCall = (method: string, params: unknown[]) => fetch(node, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) }).then((r) => r.json() as Promise<{ result: unknown }>);
+    const nodeCall = (method: string, params: unknown[]) =>
+      fetch(node, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+      }).then((r) => r.json() as Promise<{ result: unknown }>);
     // No blocks while the node forgets it, so neither mining nor txdesk's resend (every 3 blocks) brings it back first.
     await nodeCall('evm_setIntervalMining', [0]);
     try {
       const signer = await provider.getSigner();
-      const hash = (await provider.send('eth_sendTransaction', [{ from: signer.address, to: '0x' + '5'.repeat(40), value: '0x9', data: '0xabcd' }])) as string;
+      const hash = (await provider.send('eth_sendTransaction', [
+        { from: signer.address, to: '0x' + '5'.repeat(40), value: '0x9', data: '0xabcd' },
+      ])) as string;
       await nodeCall('anvil_dropTransaction', [hash]);
       expect((await nodeCall('eth_getTransactionByHash', [hash])).result).toBeNull();
       const tx = await provider.getTransaction(hash); // ethers parses txdesk's answer as it parses a node's
       expect(tx).toMatchObject({ hash, to: '0x' + '5'.repeat(40), value: 9n, data: '0xabcd', blockNumber: null });
       expect(tx!.from.toLowerCase()).toBe(serve.readyInfo().address);
-      const raw = (await (await fetch(`${serve.readyInfo().apiUrl}/api/tx/${hash}`, { headers: { authorization: `Bearer ${token}` } })).json()) as TxRecord;
+      const raw = (await (
+        await fetch(`${serve.readyInfo().apiUrl}/api/tx/${hash}`, { headers: { authorization: `Bearer ${token}` } })
+      ).json()) as TxRecord;
       expect(raw.transactionHash).toBe(hash);
     } finally {
       await nodeCall('evm_setIntervalMining', [1]);
@@ -245,15 +333,39 @@ describe('/rpc for tools', { timeout: 120_000 }, () => {
   it('decodes signed bytes of both transaction types into the node JSON shape', async () => {
     const wallet = Wallet.createRandom();
     for (const tx of [
-      { chainId: 31337, nonce: 4, to: '0x' + '5'.repeat(40), value: 9n, gasLimit: 21000n, maxFeePerGas: 2n * 10n ** 9n, maxPriorityFeePerGas: 10n ** 9n, type: 2, data: '0xabcd' },
+      {
+        chainId: 31337,
+        nonce: 4,
+        to: '0x' + '5'.repeat(40),
+        value: 9n,
+        gasLimit: 21000n,
+        maxFeePerGas: 2n * 10n ** 9n,
+        maxPriorityFeePerGas: 10n ** 9n,
+        type: 2,
+        data: '0xabcd',
+      },
       { chainId: 31337, nonce: 5, to: null, value: 0n, gasLimit: 90000n, gasPrice: 10n ** 9n, type: 0, data: '0x6080' },
     ]) {
       const raw = await wallet.signTransaction(tx);
       const json = pendingTransactionJson(raw);
       const back = Transaction.from(raw);
-      expect(json).toMatchObject({ hash: back.hash, from: wallet.address.toLowerCase(), nonce: `0x${tx.nonce.toString(16)}`, to: tx.to, input: tx.data, gas: `0x${tx.gasLimit.toString(16)}`, type: `0x${tx.type}`, blockHash: null, blockNumber: null, transactionIndex: null });
+      expect(json).toMatchObject({
+        hash: back.hash,
+        from: wallet.address.toLowerCase(),
+        nonce: `0x${tx.nonce.toString(16)}`,
+        to: tx.to,
+        input: tx.data,
+        gas: `0x${tx.gasLimit.toString(16)}`,
+        type: `0x${tx.type}`,
+        blockHash: null,
+        blockNumber: null,
+        transactionIndex: null,
+      });
       // The signature in the answer is the one in the bytes: the same transaction signed again would verify.
-      expect(Transaction.from({ ...back.toJSON(), signature: { r: json.r as string, s: json.s as string, v: Number(BigInt(json.v as string)) } }).from).toBe(wallet.address);
+      expect(
+        Transaction.from({ ...back.toJSON(), signature: { r: json.r as string, s: json.s as string, v: Number(BigInt(json.v as string)) } })
+          .from,
+      ).toBe(wallet.address);
     }
   });
 });

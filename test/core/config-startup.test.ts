@@ -37,12 +37,32 @@ function problemOf(f: () => unknown): string[] | 'none' {
 }
 
 describe('compareParts: the node, the service and PLATFORM/NETWORK', () => {
-  it.each<[string, Partial<NetworkConfig>, number, ServiceHealth | null, { platform: string; network: string; warnings: string[] } | RegExp]>([
+  it.each<
+    [string, Partial<NetworkConfig>, number, ServiceHealth | null, { platform: string; network: string; warnings: string[] } | RegExp]
+  >([
     ['unset values come from the service', {}, 11155111, sepolia, { platform: 'ethereum', network: 'sepolia', warnings: [] }],
-    ['set values that match are kept', { platform: 'ethereum', network: 'sepolia' }, 11155111, sepolia, { platform: 'ethereum', network: 'sepolia', warnings: [] }],
-    ['service down: unset network follows the node chain id', {}, 11155111, null, { platform: 'ethereum', network: 'sepolia', warnings: [] }],
+    [
+      'set values that match are kept',
+      { platform: 'ethereum', network: 'sepolia' },
+      11155111,
+      sepolia,
+      { platform: 'ethereum', network: 'sepolia', warnings: [] },
+    ],
+    [
+      'service down: unset network follows the node chain id',
+      {},
+      11155111,
+      null,
+      { platform: 'ethereum', network: 'sepolia', warnings: [] },
+    ],
     ['service down: an unknown chain id gets chain-<id>', {}, 999, null, { platform: 'ethereum', network: 'chain-999', warnings: [] }],
-    ['service down: set values are used as given', { platform: 'ethereum', network: 'local' }, 11155111, null, { platform: 'ethereum', network: 'local', warnings: [] }],
+    [
+      'service down: set values are used as given',
+      { platform: 'ethereum', network: 'local' },
+      11155111,
+      null,
+      { platform: 'ethereum', network: 'local', warnings: [] },
+    ],
     [
       'chain ids differ',
       {},
@@ -50,7 +70,13 @@ describe('compareParts: the node, the service and PLATFORM/NETWORK', () => {
       sepolia,
       /^NODE_ENDPOINT \(http:\/\/node:8545\) is on chain 1 but TXDESK_SERVICE_URL \(http:\/\/svc:4000\) serves chain 11155111 \(ethereum\/sepolia\): point both at the same network\.$/,
     ],
-    ['NETWORK differs', { network: 'local' }, 11155111, sepolia, /^NETWORK=local but the data service at http:\/\/svc:4000 serves ethereum\/sepolia: set NETWORK=sepolia, or unset it/],
+    [
+      'NETWORK differs',
+      { network: 'local' },
+      11155111,
+      sepolia,
+      /^NETWORK=local but the data service at http:\/\/svc:4000 serves ethereum\/sepolia: set NETWORK=sepolia, or unset it/,
+    ],
     ['PLATFORM differs', { platform: 'polygon' }, 11155111, sepolia, /^PLATFORM=polygon but .* set PLATFORM=ethereum/],
     [
       'a saved node URL names the app setting',
@@ -76,7 +102,9 @@ describe('compareParts: the node, the service and PLATFORM/NETWORK', () => {
       platform: 'ethereum',
       network: 'sepolia',
       isDefault: true,
-      warnings: ["the network saved in the app (holesky) does not match the data service at http://svc:4000, which serves ethereum/sepolia: using sepolia; change it in the app's settings."],
+      warnings: [
+        "the network saved in the app (holesky) does not match the data service at http://svc:4000, which serves ethereum/sepolia: using sepolia; change it in the app's settings.",
+      ],
     });
   });
 
@@ -88,24 +116,52 @@ describe('compareParts: the node, the service and PLATFORM/NETWORK', () => {
 describe("the tracker SDK's errors in the app's words", () => {
   const tnet = { serviceUrl: 'http://svc:4000', origin: env, platform: 'ethereum', network: 'local' };
   it.each<[TrackerError, RegExp]>([
-    [new TrackerError('UNKNOWN_CLIENT_ID', 'The tracker at ws://svc does not know this clientId; … pass it to new TransactionTracker().', false), /^CLIENT_ID is not known to the data service at http:\/\/svc:4000: run `txdesk login`/],
-    [new TrackerError('NOT_FOUND', 'Nothing is served at ws://svc. Check the platform and network options.', false), /^The data service at http:\/\/svc:4000 does not serve ethereum\/local: set NETWORK \(and PLATFORM\) to what http:\/\/svc:4000\/health names/],
     [
-      new TrackerError('UNREACHABLE', 'Lost the txdesk tracker at ws://svc:4000/tracker/ethereum/local: cannot connect (connect ECONNREFUSED 127.0.0.1:4000); reconnecting in 312 ms.', true, undefined, {
-        reason: 'CONNECT_FAILED',
-        detail: 'connect ECONNREFUSED 127.0.0.1:4000',
-      }),
+      new TrackerError(
+        'UNKNOWN_CLIENT_ID',
+        'The tracker at ws://svc does not know this clientId; … pass it to new TransactionTracker().',
+        false,
+      ),
+      /^CLIENT_ID is not known to the data service at http:\/\/svc:4000: run `txdesk login`/,
+    ],
+    [
+      new TrackerError('NOT_FOUND', 'Nothing is served at ws://svc. Check the platform and network options.', false),
+      /^The data service at http:\/\/svc:4000 does not serve ethereum\/local: set NETWORK \(and PLATFORM\) to what http:\/\/svc:4000\/health names/,
+    ],
+    [
+      new TrackerError(
+        'UNREACHABLE',
+        'Lost the txdesk tracker at ws://svc:4000/tracker/ethereum/local: cannot connect (connect ECONNREFUSED 127.0.0.1:4000); reconnecting in 312 ms.',
+        true,
+        undefined,
+        {
+          reason: 'CONNECT_FAILED',
+          detail: 'connect ECONNREFUSED 127.0.0.1:4000',
+        },
+      ),
       /^The tracker at http:\/\/svc:4000 is unreachable \(cannot connect \(connect ECONNREFUSED 127\.0\.0\.1:4000\)\); retrying with backoff/,
     ],
     [
       // The SDK's form with several URLs ("reconnecting to <next> in"), which the old message parser missed.
-      new TrackerError('UNREACHABLE', 'Lost the txdesk tracker at ws://a:4000/tracker/ethereum/local: the connection dropped; reconnecting to ws://b:4000/tracker/ethereum/local in 250 ms.', true, undefined, {
-        reason: 'CONNECTION_DROPPED',
-      }),
+      new TrackerError(
+        'UNREACHABLE',
+        'Lost the txdesk tracker at ws://a:4000/tracker/ethereum/local: the connection dropped; reconnecting to ws://b:4000/tracker/ethereum/local in 250 ms.',
+        true,
+        undefined,
+        {
+          reason: 'CONNECTION_DROPPED',
+        },
+      ),
       /^The tracker at http:\/\/svc:4000 is unreachable \(the connection dropped\); retrying with backoff/,
     ],
     [
-      new TrackerError('UNREACHABLE', 'Lost the txdesk tracker at ws://svc:4000/t: the service answered HTTP 503; reconnecting in 250 ms.', true, undefined, { reason: 'HTTP_STATUS', httpStatus: 503 }),
+      new TrackerError(
+        'UNREACHABLE',
+        'Lost the txdesk tracker at ws://svc:4000/t: the service answered HTTP 503; reconnecting in 250 ms.',
+        true,
+        undefined,
+        { reason: 'HTTP_STATUS', httpStatus: 503 },
+      ),
       /is unreachable \(the service answered HTTP 503\); retrying/,
     ],
   ])('%s', (e, words) => {
@@ -117,8 +173,20 @@ describe("the tracker SDK's errors in the app's words", () => {
   it('reads the code and facts, never the message: a reworded SDK sentence changes nothing', () => {
     const facts = { reason: 'CONNECT_FAILED', detail: 'getaddrinfo ENOTFOUND svc' } as const;
     for (const code of ['UNKNOWN_CLIENT_ID', 'NOT_FOUND', 'UNREACHABLE'] as const) {
-      const first = new TrackerError(code, 'Lost the txdesk tracker at ws://svc: cannot connect; reconnecting in 5 ms.', false, undefined, facts);
-      const reworded = new TrackerError(code, 'Entirely different words; with: colons and ; semicolons in odd places.', false, undefined, facts);
+      const first = new TrackerError(
+        code,
+        'Lost the txdesk tracker at ws://svc: cannot connect; reconnecting in 5 ms.',
+        false,
+        undefined,
+        facts,
+      );
+      const reworded = new TrackerError(
+        code,
+        'Entirely different words; with: colons and ; semicolons in odd places.',
+        false,
+        undefined,
+        facts,
+      );
       expect(describeTrackerError(reworded, tnet)).toBe(describeTrackerError(first, tnet));
       expect(describeTrackerError(reworded, tnet, 'starting')).toBe(describeTrackerError(first, tnet, 'starting'));
     }
@@ -136,13 +204,18 @@ describe("the tracker SDK's errors in the app's words", () => {
 
 describe('a key file the passphrase does not open', () => {
   it('is bad input naming TXDESK_KEY_PASSPHRASE; other load failures stay run-time failures', () => {
-    const wrong = keyLoadRefusal(new VaultError('wrong-passphrase', 'The key file /d/k.json cannot be decrypted with TXDESK_KEY_PASSPHRASE; set the passphrase it was saved with.'));
+    const wrong = keyLoadRefusal(
+      new VaultError(
+        'wrong-passphrase',
+        'The key file /d/k.json cannot be decrypted with TXDESK_KEY_PASSPHRASE; set the passphrase it was saved with.',
+      ),
+    );
     expect(wrong).toBeInstanceOf(ConfigError);
     const locked = new VaultError('keychain-unreadable', 'The OS keychain could not be read; unlock it and try again.');
     expect(keyLoadRefusal(locked)).toBe(locked);
   });
 
-  it('is told by the vault\'s reason code, not its words', () => {
+  it("is told by the vault's reason code, not its words", () => {
     const reworded = keyLoadRefusal(new VaultError('wrong-passphrase', 'That passphrase does not open the key file.'));
     expect(reworded).toBeInstanceOf(ConfigError);
     expect((reworded as ConfigError).problems).toEqual(['That passphrase does not open the key file.']);
@@ -167,7 +240,12 @@ describe('flags that do not apply', () => {
 
 function recorder(): { log: Logger; lines: string[] } {
   const lines: string[] = [];
-  const log: Logger = { info: (m) => void lines.push(`info ${m}`), warn: (m) => void lines.push(`warn ${m}`), error: (m) => void lines.push(`error ${m}`), child: () => log };
+  const log: Logger = {
+    info: (m) => void lines.push(`info ${m}`),
+    warn: (m) => void lines.push(`warn ${m}`),
+    error: (m) => void lines.push(`error ${m}`),
+    child: () => log,
+  };
   return { log, lines };
 }
 
@@ -196,7 +274,14 @@ describe('link status: one log line per change of state, never per retry', () =>
       'info Ethereum node back after 0 s',
     ]);
     // The reason changed quietly (pushed, not logged); `since` is when the state changed.
-    expect(pushed).toEqual(['connected|connected', 'unreachable|connected', 'unreachable|connected', 'connected|connected', 'connected|unreachable', 'connected|connected']);
+    expect(pushed).toEqual([
+      'connected|connected',
+      'unreachable|connected',
+      'unreachable|connected',
+      'connected|connected',
+      'connected|unreachable',
+      'connected|connected',
+    ]);
     expect(board.get().tracker).toEqual({ state: 'connected', reason: null, since: new Date(t).toISOString() });
   });
 
@@ -294,11 +379,14 @@ describe('the client ID guard', () => {
     expect(calls).toEqual([asked]);
   });
 
-  it.each([[{ clientId: null }], [{ policy: { bumpPercent: 20 } }], [{ clientId: 42 }], ['garbage']])('asks nothing for %o', async (patch) => {
-    const calls: string[] = [];
-    await clientIdGuard({ running, check: async (url) => (calls.push(url), 'unknown') })(patch);
-    expect(calls).toEqual([]);
-  });
+  it.each([[{ clientId: null }], [{ policy: { bumpPercent: 20 } }], [{ clientId: 42 }], ['garbage']])(
+    'asks nothing for %o',
+    async (patch) => {
+      const calls: string[] = [];
+      await clientIdGuard({ running, check: async (url) => (calls.push(url), 'unknown') })(patch);
+      expect(calls).toEqual([]);
+    },
+  );
 });
 
 describe('TXDESK_LOG', () => {
@@ -341,10 +429,30 @@ describe('servedNetworkFor: the configured network on a service that serves seve
     ],
   };
   it.each([
-    ['NETWORK names a served network', { platform: null, network: 'local-2' }, 31338, { network: 'local-2', chainId: 31338, isDefault: false }],
-    ['none named: the one on the node\'s chain', { platform: null, network: null }, 31338, { network: 'local-2', chainId: 31338, isDefault: false }],
-    ['none named, no chain matches: the default', { platform: null, network: null }, 5, { network: 'local', chainId: 31337, isDefault: true }],
-    ['a service without `networks`: its default', { platform: null, network: 'local-2' }, 31338, { network: 'local', chainId: 31337, isDefault: true }],
+    [
+      'NETWORK names a served network',
+      { platform: null, network: 'local-2' },
+      31338,
+      { network: 'local-2', chainId: 31338, isDefault: false },
+    ],
+    [
+      "none named: the one on the node's chain",
+      { platform: null, network: null },
+      31338,
+      { network: 'local-2', chainId: 31338, isDefault: false },
+    ],
+    [
+      'none named, no chain matches: the default',
+      { platform: null, network: null },
+      5,
+      { network: 'local', chainId: 31337, isDefault: true },
+    ],
+    [
+      'a service without `networks`: its default',
+      { platform: null, network: 'local-2' },
+      31338,
+      { network: 'local', chainId: 31337, isDefault: true },
+    ],
   ])('%s', (name, net, chainId, expected) => {
     const health = name.startsWith('a service without') ? { chainId: 31337, platform: 'ethereum', network: 'local' } : multi;
     expect(servedNetworkFor(net, chainId, health)).toMatchObject(expected);

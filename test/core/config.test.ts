@@ -25,7 +25,10 @@ describe('loadConfig', () => {
     [{ PRIVATE_KEY: 'deadbeef' }, /^PRIVATE_KEY must be 64 hex digits.*not shown/],
     [{ PRIVATE_KEY: `0x${'a'.repeat(62)}zz` }, /^PRIVATE_KEY must be 64 hex digits.*not shown/],
     // Out of secp256k1's range: zero, the group order n itself, and all ones (above n).
-    [{ PRIVATE_KEY: `0x${'0'.repeat(64)}` }, /^PRIVATE_KEY is not a usable key: it must be above zero and below the secp256k1 order \(the value is not shown\)/],
+    [
+      { PRIVATE_KEY: `0x${'0'.repeat(64)}` },
+      /^PRIVATE_KEY is not a usable key: it must be above zero and below the secp256k1 order \(the value is not shown\)/,
+    ],
     [{ PRIVATE_KEY: 'fffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141' }, /^PRIVATE_KEY is not a usable key/],
     [{ PRIVATE_KEY: `0x${'f'.repeat(64)}` }, /^PRIVATE_KEY is not a usable key/],
     [{ PLATFORM: 'Ethereum Main' }, /^PLATFORM must be lowercase/],
@@ -57,7 +60,16 @@ describe('loadConfig', () => {
 
   it('nothing set: the embedded default, with the default policy', () => {
     const c = loadConfig({ env: {}, saved: {}, dataDir: '/tmp/x' });
-    expect(c).toMatchObject({ mode: 'embedded', network: null, envPrivateKey: null, keyPassphrase: null, useKeychain: true, metadataOrigins: [], policy: defaultPolicy, dataDir: '/tmp/x' });
+    expect(c).toMatchObject({
+      mode: 'embedded',
+      network: null,
+      envPrivateKey: null,
+      keyPassphrase: null,
+      useKeychain: true,
+      metadataOrigins: [],
+      policy: defaultPolicy,
+      dataDir: '/tmp/x',
+    });
   });
 
   it('metadata origins that may be local are read as origins', () => {
@@ -80,8 +92,18 @@ describe('loadConfig', () => {
   });
 
   it('saved settings configure a network when the environment does not; the environment wins over them', () => {
-    const saved = { nodeUrl: 'http://node:1', serviceUrl: 'http://svc:2', clientId: 'saved', network: 'holesky', policy: { bumpPercent: 30 } };
-    expect(loadConfig({ env: {}, saved, dataDir: '/d' }).network).toMatchObject({ nodeUrl: 'http://node:1', clientId: 'saved', network: 'holesky' });
+    const saved = {
+      nodeUrl: 'http://node:1',
+      serviceUrl: 'http://svc:2',
+      clientId: 'saved',
+      network: 'holesky',
+      policy: { bumpPercent: 30 },
+    };
+    expect(loadConfig({ env: {}, saved, dataDir: '/d' }).network).toMatchObject({
+      nodeUrl: 'http://node:1',
+      clientId: 'saved',
+      network: 'holesky',
+    });
     const c = loadConfig({ env: { CLIENT_ID: 'env' }, saved, dataDir: '/d', policy: { timeoutMs: 2000 } });
     expect(c.network?.clientId).toBe('env');
     expect(c.network?.origin).toEqual({ nodeUrl: 'saved', serviceUrl: 'saved', clientId: 'env', platform: 'env', network: 'saved' });

@@ -48,10 +48,14 @@ describe('core under congestion', { timeout: 300_000 }, () => {
     expect(created.map((r) => r.nonce)).toEqual(Array.from({ length: 20 }, (_, i) => i));
     expect(new Set(created.map((r) => r.gasPrice))).toEqual(new Set(['1000000000']));
 
-    const final = await waitFor('every nonce confirmed', async () => {
-      const list = (await (await fetch(`${appUrl}/api/tx`, { headers: auth })).json()) as TxRecord[];
-      return allConfirmed(list) ? list : undefined;
-    }, { timeoutMs: 180_000, retryErrors: true });
+    const final = await waitFor(
+      'every nonce confirmed',
+      async () => {
+        const list = (await (await fetch(`${appUrl}/api/tx`, { headers: auth })).json()) as TxRecord[];
+        return allConfirmed(list) ? list : undefined;
+      },
+      { timeoutMs: 180_000, retryErrors: true },
+    );
 
     await expectCleanEndState(chain, final, 20);
     // Under `high` congestion a 1 gwei transaction waits: replacements happened, and the winners paid the bumped fee.
@@ -65,7 +69,9 @@ describe('core under congestion', { timeout: 300_000 }, () => {
     }
     for (const r of replacements) {
       // Replaced because it was stuck (the tracker said pending), and the node accepted the bumped fee.
-      const prevHistory = ((await (await fetch(`${appUrl}/api/tx/${r.replaces}`, { headers: auth })).json()) as TxRecordWithHistory).history.map((e) => e.kind);
+      const prevHistory = (
+        (await (await fetch(`${appUrl}/api/tx/${r.replaces}`, { headers: auth })).json()) as TxRecordWithHistory
+      ).history.map((e) => e.kind);
       expect(prevHistory.indexOf('pending')).toBeGreaterThan(-1);
       expect(prevHistory.indexOf('replacement-sent')).toBeGreaterThan(prevHistory.indexOf('pending'));
       const own = ((await (await fetch(`${appUrl}/api/tx/${r.transactionHash}`, { headers: auth })).json()) as TxRecordWithHistory).history;
@@ -83,7 +89,9 @@ describe('core under congestion', { timeout: 300_000 }, () => {
     // The history of a replaced original tells the story in order.
     const loser = final.find((r) => r.status === 'replaced' && r.replacedBy)!;
     const detail = (await (await fetch(`${appUrl}/api/tx/${loser.transactionHash}`, { headers: auth })).json()) as TxRecordWithHistory;
-    expect(detail.history.map((e) => e.kind)).toEqual(expect.arrayContaining(['signed', 'broadcast', 'pending', 'replacement-sent', 'replaced']));
+    expect(detail.history.map((e) => e.kind)).toEqual(
+      expect.arrayContaining(['signed', 'broadcast', 'pending', 'replacement-sent', 'replaced']),
+    );
     // Records arrive oldest first.
     expect(final.map((r) => r.createdAt)).toEqual([...final.map((r) => r.createdAt)].sort());
   });
@@ -96,10 +104,14 @@ describe('core under congestion', { timeout: 300_000 }, () => {
       expect(res.status).toBe(201);
       expect(((await res.json()) as TxRecord).txType).toBe('eip1559');
     }
-    const final = await waitFor('every nonce confirmed', async () => {
-      const list = (await (await fetch(`${appUrl}/api/tx`, { headers: auth })).json()) as TxRecord[];
-      return list.length >= before + 5 && allConfirmed(list) ? list : undefined;
-    }, { timeoutMs: 180_000, retryErrors: true });
+    const final = await waitFor(
+      'every nonce confirmed',
+      async () => {
+        const list = (await (await fetch(`${appUrl}/api/tx`, { headers: auth })).json()) as TxRecord[];
+        return list.length >= before + 5 && allConfirmed(list) ? list : undefined;
+      },
+      { timeoutMs: 180_000, retryErrors: true },
+    );
     await expectCleanEndState(chain, final, 25);
     const bumped = final.filter((r) => r.txType === 'eip1559' && r.attempt > 0);
     expect(bumped.length).toBeGreaterThan(0); // how many of the 5 waited depends on the load's timing
@@ -130,7 +142,9 @@ describe('core under congestion', { timeout: 300_000 }, () => {
 
     // The same key, from another wallet program: nonce 0 again at a fee that beats the load, so it is mined instead.
     const provider = new JsonRpcProvider(chain.dev.devchain.nodeUrl, undefined, { staticNetwork: true, pollingInterval: 200 });
-    const foreign = await other.connect(provider).sendTransaction({ to: other.address, value: 1n, nonce: 0, gasPrice: 5n * 10n ** 9n, gasLimit: 21_000n, type: 0 });
+    const foreign = await other
+      .connect(provider)
+      .sendTransaction({ to: other.address, value: 1n, nonce: 0, gasPrice: 5n * 10n ** 9n, gasLimit: 21_000n, type: 0 });
     await foreign.wait();
     provider.destroy();
 

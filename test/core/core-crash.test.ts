@@ -72,10 +72,14 @@ describe('core killed with SIGKILL', { timeout: 420_000 }, () => {
       expect(res.status).toBe(201);
       acknowledged.add(((await res.json()) as TxRecord).transactionHash);
     }
-    const final = await waitFor('every nonce confirmed after the restarts', async () => {
+    const final = await waitFor(
+      'every nonce confirmed after the restarts',
+      async () => {
         const list = (await (await fetch(`${current.url}/api/tx`, { headers: current.auth })).json()) as TxRecord[];
         return allConfirmed(list) ? list : undefined;
-      }, { timeoutMs: 240_000, retryErrors: true }).catch((e: Error) => {
+      },
+      { timeoutMs: 240_000, retryErrors: true },
+    ).catch((e: Error) => {
       throw new Error(`${e.message} (kill delays ${killDelays.join(', ')} ms)\n${current.log.join('').slice(-4000)}`);
     });
 

@@ -21,7 +21,15 @@ let auth: { authorization: string };
 
 beforeAll(async () => {
   // TXDESK_KEYCHAIN=off: a test must not leave keys in the keychain of the machine it runs on.
-  serve = await startServe({ port: 0, startEmbedded: startEmbeddedNetwork, env: { TXDESK_KEYCHAIN: 'off' }, dataDir: dir, rendererDir: join(dir, 'none'), policy: { timeoutMs: 2_000, confirmations: 1 }, log: silentLogger });
+  serve = await startServe({
+    port: 0,
+    startEmbedded: startEmbeddedNetwork,
+    env: { TXDESK_KEYCHAIN: 'off' },
+    dataDir: dir,
+    rendererDir: join(dir, 'none'),
+    policy: { timeoutMs: 2_000, confirmations: 1 },
+    log: silentLogger,
+  });
   app = serve.readyInfo().apiUrl;
   auth = authHeader(serve.readyInfo().apiTokenFile);
 });
@@ -44,7 +52,21 @@ describe('embedded default', () => {
     expect(info.serviceUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(info.address).toMatch(/^0x[0-9a-f]{40}$/);
     expect(info.rpcUrl).toBe(`${info.apiUrl}/rpc`);
-    expect(Object.keys(info).sort()).toEqual(['address', 'apiTokenFile', 'apiUrl', 'appUrl', 'chainId', 'mode', 'network', 'nodeUrl', 'platform', 'ready', 'rpcUrl', 'serviceUrl', 'status']);
+    expect(Object.keys(info).sort()).toEqual([
+      'address',
+      'apiTokenFile',
+      'apiUrl',
+      'appUrl',
+      'chainId',
+      'mode',
+      'network',
+      'nodeUrl',
+      'platform',
+      'ready',
+      'rpcUrl',
+      'serviceUrl',
+      'status',
+    ]);
     expect(info.status.node.state).toBe('connected');
     expect(info.status.tracker.state).toMatch(/^(connecting|connected)$/);
   });
@@ -54,7 +76,11 @@ describe('embedded default', () => {
     expect(key.address).toBe(serve.readyInfo().address);
     expect(BigInt(key.balanceWei)).toBeGreaterThan(10n ** 18n);
     // Minted before start-up finished; the indexer lists them within a block or two.
-    await waitFor('the sample tokens listed', async () => ((await get<TokenPage>(`/nft/v1/accounts/${key.address}/tokens`)).pagination.totalCount >= 3 ? true : undefined), { timeoutMs: 90_000, retryErrors: true });
+    await waitFor(
+      'the sample tokens listed',
+      async () => ((await get<TokenPage>(`/nft/v1/accounts/${key.address}/tokens`)).pagination.totalCount >= 3 ? true : undefined),
+      { timeoutMs: 90_000, retryErrors: true },
+    );
   });
 
   it('reports the dev chain and changes its congestion, pushing status on the event stream', async () => {
@@ -62,9 +88,16 @@ describe('embedded default', () => {
     expect(status.congestion).toBe('off');
     const seen: DevchainStatus[] = [];
     const off = serve.core.api.onDevchainStatus((s) => seen.push(s));
-    const put = await fetch(`${app}/api/devchain/congestion`, { method: 'PUT', headers: { 'content-type': 'application/json', ...auth }, body: JSON.stringify({ level: 'low' }) });
+    const put = await fetch(`${app}/api/devchain/congestion`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json', ...auth },
+      body: JSON.stringify({ level: 'low' }),
+    });
     expect(((await put.json()) as DevchainStatus).congestion).toBe('low');
-    await waitFor('a newer block pushed', async () => (seen.some((s) => s.blockNumber > status.blockNumber) ? true : undefined), { timeoutMs: 30_000, retryErrors: true });
+    await waitFor('a newer block pushed', async () => (seen.some((s) => s.blockNumber > status.blockNumber) ? true : undefined), {
+      timeoutMs: 30_000,
+      retryErrors: true,
+    });
     off();
     await serve.core.api.setCongestion('off');
   });
@@ -73,7 +106,14 @@ describe('embedded default', () => {
     const res = await fetch(`${app}/api/tx`, { method: 'POST', headers: auth });
     expect(res.status).toBe(201);
     const rec = (await res.json()) as TxRecord;
-    await waitFor('confirmation', async () => ((await get<TxRecord[]>('/api/tx')).find((r) => r.transactionHash === rec.transactionHash)?.status === 'confirmation' ? true : undefined), { timeoutMs: 60_000, retryErrors: true });
+    await waitFor(
+      'confirmation',
+      async () =>
+        (await get<TxRecord[]>('/api/tx')).find((r) => r.transactionHash === rec.transactionHash)?.status === 'confirmation'
+          ? true
+          : undefined,
+      { timeoutMs: 60_000, retryErrors: true },
+    );
   });
 
   it('keeps key management and the node/service URLs off the network without --allow-key-routes, token or not', async () => {

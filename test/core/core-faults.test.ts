@@ -64,10 +64,14 @@ async function startCore(
 
 /** Waits until every nonce of the account is confirmed, then checks the end state against the chain. */
 async function expectSettled(c: Core, address: string, nonces: number): Promise<TxRecord[]> {
-  const records = await waitFor(`${nonces} nonce(s) settled`, async () => {
-    const all = await c.api.listTransactions();
-    return all.length && allConfirmed(all) && new Set(all.map((r) => r.nonce)).size === nonces ? all : undefined;
-  }, { timeoutMs: 180_000, retryErrors: true });
+  const records = await waitFor(
+    `${nonces} nonce(s) settled`,
+    async () => {
+      const all = await c.api.listTransactions();
+      return all.length && allConfirmed(all) && new Set(all.map((r) => r.nonce)).size === nonces ? all : undefined;
+    },
+    { timeoutMs: 180_000, retryErrors: true },
+  );
   await expectCleanEndState(chain, records, nonces, address);
   for (const r of records) expect(r.problem, `problem of ${r.transactionHash}`).toBeNull();
   return records;
@@ -88,7 +92,9 @@ describe('faults on the dev chain', { timeout: 240_000 }, () => {
     const err = await c.api.sendTransaction().catch((e: unknown) => e);
     expect(isTxdeskError(err, 'CONFLICT')).toBe(true);
     expect((err as { status: number }).status).toBe(409);
-    expect((err as Error).message).toMatch(/^The network's price is .+, above your fee cap of .+; raise the cap in Settings or wait for fees to fall, then retry\.$/);
+    expect((err as Error).message).toMatch(
+      /^The network's price is .+, above your fee cap of .+; raise the cap in Settings or wait for fees to fall, then retry\.$/,
+    );
     expect(await c.api.listTransactions()).toEqual([]);
   });
 
@@ -97,10 +103,20 @@ describe('faults on the dev chain', { timeout: 240_000 }, () => {
     const first = await c.api.sendTransaction();
     // Just enough for the first attempt, not for any replacement.
     await chain.rpc('anvil_setBalance', [address, hex((21_000n * BigInt(first.gasPrice) * 105n) / 100n)]);
-    const refused = await waitFor('a funds problem', async () => (await c.api.listTransactions()).find((r) => r.problem?.reason === 'funds'), { timeoutMs: 180_000, retryErrors: true });
+    const refused = await waitFor(
+      'a funds problem',
+      async () => (await c.api.listTransactions()).find((r) => r.problem?.reason === 'funds'),
+      { timeoutMs: 180_000, retryErrors: true },
+    );
     expect(refused.kind).toBe('replace');
-    expect(refused.problem!.summary).toMatch(/^Balance 0\.\d+ ETH is below the 0\.\d+ ETH this replacement needs; add funds to 0x[0-9a-f]{40} and it is sent again on the next block\.$/);
-    expect((await history(c, refused.transactionHash)).history.some((e) => e.kind === 'broadcast-failed' && e.summary === refused.problem!.summary)).toBe(true);
+    expect(refused.problem!.summary).toMatch(
+      /^Balance 0\.\d+ ETH is below the 0\.\d+ ETH this replacement needs; add funds to 0x[0-9a-f]{40} and it is sent again on the next block\.$/,
+    );
+    expect(
+      (await history(c, refused.transactionHash)).history.some(
+        (e) => e.kind === 'broadcast-failed' && e.summary === refused.problem!.summary,
+      ),
+    ).toBe(true);
     expect(await chain.rpc('eth_getTransactionByHash', [first.transactionHash])).not.toBeNull();
     await chain.rpc('anvil_setBalance', [address, hex(10n ** 18n)]);
     const records = await expectSettled(c, address, 1);
@@ -190,7 +206,11 @@ describe('faults on the dev chain', { timeout: 240_000 }, () => {
     await new Promise((r) => setTimeout(r, 2_000));
     await service.up();
     // Only the tracker says `pending`: the hash was registered after the service came back.
-    await waitFor('a pending from the tracker', async () => ((await history(c, tx.transactionHash)).history.some((e) => e.kind === 'pending') ? true : undefined), { timeoutMs: 180_000, retryErrors: true });
+    await waitFor(
+      'a pending from the tracker',
+      async () => ((await history(c, tx.transactionHash)).history.some((e) => e.kind === 'pending') ? true : undefined),
+      { timeoutMs: 180_000, retryErrors: true },
+    );
     await expectSettled(c, address, 1);
   });
 
@@ -221,14 +241,25 @@ describe('faults on the dev chain', { timeout: 240_000 }, () => {
     // (anvil_setBalance in startCore) must be older than that block, or they vanish with it.
     const headNow = async () => Number(BigInt(await chain.rpc<string>('eth_blockNumber')));
     const funded = await headNow();
-    await waitFor('two blocks past the funding', async () => ((await headNow()) >= funded + 2 ? true : undefined), { timeoutMs: 180_000, retryErrors: true });
+    await waitFor('two blocks past the funding', async () => ((await headNow()) >= funded + 2 ? true : undefined), {
+      timeoutMs: 180_000,
+      retryErrors: true,
+    });
     const tx = await c.api.sendTransaction();
-    const mined = await waitFor('a receipt', async () => {
-      const r = await c.api.getTransaction(tx.transactionHash);
-      return r.status === 'receipt' ? r : undefined;
-    }, { timeoutMs: 180_000, retryErrors: true });
+    const mined = await waitFor(
+      'a receipt',
+      async () => {
+        const r = await c.api.getTransaction(tx.transactionHash);
+        return r.status === 'receipt' ? r : undefined;
+      },
+      { timeoutMs: 180_000, retryErrors: true },
+    );
     await chain.rpc('anvil_reorg', [(await headNow()) - Number(mined.data.blockNumber) + 1, []]);
-    await waitFor('the reorg in the history', async () => ((await history(c, tx.transactionHash)).history.some((e) => e.kind === 'reorged') ? true : undefined), { timeoutMs: 180_000, retryErrors: true });
+    await waitFor(
+      'the reorg in the history',
+      async () => ((await history(c, tx.transactionHash)).history.some((e) => e.kind === 'reorged') ? true : undefined),
+      { timeoutMs: 180_000, retryErrors: true },
+    );
     const records = await expectSettled(c, address, 1);
     const h = await history(c, tx.transactionHash);
     expect(h.history.find((e) => e.kind === 'reorged')!.summary).toMatch(/^No longer mined: block \d+ was reorganised away/);

@@ -37,7 +37,12 @@ const capture: Logger = {
 };
 
 /** A raw request, so Host and Origin can be anything. It carries the API token unless `authorization` is given ('' for none). */
-function raw(method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<{ status: number; headers: Record<string, unknown>; text: string }> {
+function raw(
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+  body?: string,
+): Promise<{ status: number; headers: Record<string, unknown>; text: string }> {
   const all: Record<string, string> = { host: `127.0.0.1:${port}`, authorization: `Bearer ${token}`, ...headers };
   if (all.authorization === '') delete all.authorization;
   return new Promise((resolve, reject) => {
@@ -55,7 +60,12 @@ function raw(method: string, path: string, headers: Record<string, string> = {},
   });
 }
 const json = async <T>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
-  const r = await raw(method, path, body === undefined ? headers : { 'content-type': 'application/json', ...headers }, body === undefined ? undefined : JSON.stringify(body));
+  const r = await raw(
+    method,
+    path,
+    body === undefined ? headers : { 'content-type': 'application/json', ...headers },
+    body === undefined ? undefined : JSON.stringify(body),
+  );
   return { status: r.status, body: JSON.parse(r.text) as T, headers: r.headers };
 };
 
@@ -99,7 +109,12 @@ describe('Host and Origin checks', () => {
       await raw('POST', '/api/tx', { origin: 'https://evil.example' }),
       await raw('POST', '/api/tx', { origin: `http://127.0.0.1:${port + 1}` }),
       await raw('POST', '/api/tx', { origin: 'null' }),
-      await raw('PATCH', '/api/settings', { origin: 'https://evil.example', 'content-type': 'application/json' }, JSON.stringify({ policy: { maxReplacements: 0 } })),
+      await raw(
+        'PATCH',
+        '/api/settings',
+        { origin: 'https://evil.example', 'content-type': 'application/json' },
+        JSON.stringify({ policy: { maxReplacements: 0 } }),
+      ),
       await raw('POST', '/api/key/generate', { origin: 'https://evil.example' }),
       await raw('POST', '/api/tx', { 'sec-fetch-site': 'cross-site' }),
       await raw('OPTIONS', '/api/tx', { origin: 'https://evil.example', 'access-control-request-method': 'POST' }),
@@ -137,7 +152,10 @@ describe('the API token', () => {
 
   it('refuses every state-changing route without the token or with a wrong one (401 naming the file), and changes nothing', async () => {
     expect(stateChanging.length).toBeGreaterThanOrEqual(12);
-    const before = { tx: (await json<TxRecord[]>('GET', '/api/tx')).body.length, settings: (await json<AppSettings>('GET', '/api/settings')).body };
+    const before = {
+      tx: (await json<TxRecord[]>('GET', '/api/tx')).body.length,
+      settings: (await json<AppSettings>('GET', '/api/settings')).body,
+    };
     const hash = `0x${'ab'.repeat(32)}`;
     const bodies: Record<string, unknown> = {
       updateSettings: { policy: { maxReplacements: 0 }, nodeUrl: 'http://evil.example:8545' },
@@ -184,7 +202,12 @@ describe('the API token', () => {
     expect(setCookie).not.toContain(token);
     const cookie = setCookie.split(';')[0]!;
     // The cookie opens state-changing routes like the token does (the renderer's same-origin fetch sends it).
-    const put = await raw('PUT', '/api/devchain/congestion', { authorization: '', cookie, origin: app, 'content-type': 'application/json' }, JSON.stringify({ level: 'high' }));
+    const put = await raw(
+      'PUT',
+      '/api/devchain/congestion',
+      { authorization: '', cookie, origin: app, 'content-type': 'application/json' },
+      JSON.stringify({ level: 'high' }),
+    );
     expect(put.status).toBe(409); // past the token check: this configured core has no dev chain
     // One time only: the same link without the cookie opens the page where the token is pasted (not a JSON error);
     // with the cookie it just drops the code.
@@ -214,9 +237,23 @@ describe('errors and static files', () => {
       ['DELETE', '/api/tx', 405, 'METHOD_NOT_ALLOWED'],
       ['PATCH', '/api/settings', 400, 'BAD_REQUEST', { 'content-type': 'application/json' }, '{nope'],
       ['PATCH', '/api/settings', 415, 'UNSUPPORTED_MEDIA_TYPE', { 'content-type': 'text/plain' }, '{}'],
-      ['PATCH', '/api/settings', 400, 'INVALID_PARAMETER', { 'content-type': 'application/json' }, JSON.stringify({ policy: { bumpPercent: 5 } })],
+      [
+        'PATCH',
+        '/api/settings',
+        400,
+        'INVALID_PARAMETER',
+        { 'content-type': 'application/json' },
+        JSON.stringify({ policy: { bumpPercent: 5 } }),
+      ],
       ['PATCH', '/api/settings', 400, 'INVALID_PARAMETER', { 'content-type': 'application/json' }, JSON.stringify({ colour: 'red' })],
-      ['PUT', '/api/devchain/congestion', 400, 'INVALID_PARAMETER', { 'content-type': 'application/json' }, JSON.stringify({ level: 'extreme' })],
+      [
+        'PUT',
+        '/api/devchain/congestion',
+        400,
+        'INVALID_PARAMETER',
+        { 'content-type': 'application/json' },
+        JSON.stringify({ level: 'extreme' }),
+      ],
       ['PUT', '/api/devchain/congestion', 409, 'CONFLICT', { 'content-type': 'application/json' }, JSON.stringify({ level: 'high' })],
       ['POST', '/api/tx', 409, 'CONFLICT'], // no key yet
       ['POST', '/api/key/import', 400, 'INVALID_PARAMETER', { 'content-type': 'application/json' }, JSON.stringify({ privateKey: 'abc' })],
@@ -237,7 +274,9 @@ describe('errors and static files', () => {
       expect(e.error.code).toBe(code);
       expect(e.error.message.length).toBeGreaterThan(10);
     }
-    expect((await json<{ error: { message: string } }>('PATCH', '/api/settings', { policy: { bumpPercent: 5 } })).body.error.message).toMatch(/policy\.bumpPercent/);
+    expect(
+      (await json<{ error: { message: string } }>('PATCH', '/api/settings', { policy: { bumpPercent: 5 } })).body.error.message,
+    ).toMatch(/policy\.bumpPercent/);
   });
 
   it('validates IPC-style calls on core.api exactly like the HTTP routes', async () => {
@@ -283,7 +322,9 @@ describe('errors and static files', () => {
       for (const op of Object.values(ops)) expect((op.parameters ?? []).filter((p) => p.in === 'path').map((p) => p.name)).toEqual(inPath);
     }
     // Every documented GET is served (not the "no API route" 404), and what is not documented is not.
-    for (const route of documented.filter((r) => r.startsWith('GET ') && !r.includes('{') && !r.endsWith('/api/events') && !r.endsWith('/api/token-image'))) {
+    for (const route of documented.filter(
+      (r) => r.startsWith('GET ') && !r.includes('{') && !r.endsWith('/api/events') && !r.endsWith('/api/token-image'),
+    )) {
       expect((await raw('GET', route.slice(4))).status, route).toBe(200);
     }
     expect((await raw('GET', '/api/not-documented')).status).toBe(404);
@@ -343,7 +384,11 @@ describe('listing proxy', () => {
     const page = (await json<TokenPage>('GET', `/nft/v1/accounts/${owner}/tokens?size=5`)).body;
     const uris = page.data.map((t) => t.uri).filter((u) => u !== '');
     expect(uris.length).toBeGreaterThan(0);
-    const meta = (await json<Record<string, { image?: string; name?: string }>>('POST', '/api/token-metadata', { uris: [...uris, 'http://127.0.0.1:1/nothing', 'ftp://x'] })).body;
+    const meta = (
+      await json<Record<string, { image?: string; name?: string }>>('POST', '/api/token-metadata', {
+        uris: [...uris, 'http://127.0.0.1:1/nothing', 'ftp://x'],
+      })
+    ).body;
     expect(meta[uris[0]!]!.image).toMatch(/^(https?:|data:image\/)/);
     expect(meta['http://127.0.0.1:1/nothing']).toEqual({});
     expect(meta['ftp://x']).toEqual({});
@@ -358,7 +403,11 @@ describe('listing proxy', () => {
     const path = `/api/token-image?url=${encodeURIComponent(image)}`;
     const r = await raw('GET', path, { origin: `http://127.0.0.1:${port}`, 'sec-fetch-site': 'same-origin' });
     expect(r.status).toBe(200);
-    expect(r.headers).toMatchObject({ 'content-type': 'image/svg+xml', 'x-content-type-options': 'nosniff', 'cross-origin-resource-policy': 'same-origin' });
+    expect(r.headers).toMatchObject({
+      'content-type': 'image/svg+xml',
+      'x-content-type-options': 'nosniff',
+      'cross-origin-resource-policy': 'same-origin',
+    });
     expect(r.headers['content-security-policy']).toMatch(/default-src 'none'.*sandbox/);
     expect(r.text.startsWith('<svg')).toBe(true);
     expect((await raw('HEAD', path)).text).toBe('');
@@ -374,7 +423,9 @@ describe('settings, sign-in and the key', { timeout: 180_000 }, () => {
     expect(r.status).toBe(200);
     expect(r.body.policy).toMatchObject({ bumpPercent: 20, maxReplacements: 3, timeoutMs: 2_000 });
     expect((await json<AppSettings>('GET', '/api/settings')).body.policy.bumpPercent).toBe(20);
-    expect(JSON.parse(readFileSync(join(dir, 'data', 'settings.json'), 'utf8'))).toEqual({ policy: { bumpPercent: 20, maxReplacements: 3 } });
+    expect(JSON.parse(readFileSync(join(dir, 'data', 'settings.json'), 'utf8'))).toEqual({
+      policy: { bumpPercent: 20, maxReplacements: 3 },
+    });
   });
 
   it('checks a new client ID with the service before saving it; restart needs a hook; GET /api/app has the link state and /rpc', async () => {
@@ -406,7 +457,11 @@ describe('settings, sign-in and the key', { timeout: 180_000 }, () => {
   it('imports a key once, shows only address and balance, and sends transactions with it', async () => {
     const imported = await json<KeyInfo>('POST', '/api/key/import', { privateKey: chain.privateKey.slice(2) });
     expect(imported.status).toBe(200);
-    expect(imported.body).toEqual({ address: chain.address, balanceWei: expect.stringMatching(/^[1-9][0-9]+$/), storage: 'encrypted-file' });
+    expect(imported.body).toEqual({
+      address: chain.address,
+      balanceWei: expect.stringMatching(/^[1-9][0-9]+$/),
+      storage: 'encrypted-file',
+    });
     expect((await json<KeyInfo>('GET', '/api/key')).body.address).toBe(chain.address);
     expect((await json<{ address: string }>('GET', '/api/app')).body.address).toBe(chain.address);
 
@@ -416,15 +471,28 @@ describe('settings, sign-in and the key', { timeout: 180_000 }, () => {
     expect(stream.headers.get('content-type')).toMatch(/^text\/event-stream/);
     const created = await json<TxRecord>('POST', '/api/tx');
     expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ from: chain.address, nonce: 0, gasPrice: '1000000000', data: {}, replaces: null, replacedBy: null });
+    expect(created.body).toMatchObject({
+      from: chain.address,
+      nonce: 0,
+      gasPrice: '1000000000',
+      data: {},
+      replaces: null,
+      replacedBy: null,
+    });
     expect(created.body).not.toHaveProperty('status');
     const reader = stream.body!.getReader();
     let seen = '';
-    await waitFor('the confirmation on the event stream', async () => {
+    await waitFor(
+      'the confirmation on the event stream',
+      async () => {
         const { value } = await reader.read();
         seen += new TextDecoder().decode(value);
-        return seen.includes(`"transactionHash":"${created.body.transactionHash}"`) && seen.includes('"status":"confirmation"') ? true : undefined;
-      }, { timeoutMs: 60_000, everyMs: 0, retryErrors: true });
+        return seen.includes(`"transactionHash":"${created.body.transactionHash}"`) && seen.includes('"status":"confirmation"')
+          ? true
+          : undefined;
+      },
+      { timeoutMs: 60_000, everyMs: 0, retryErrors: true },
+    );
     expect(seen).toContain('event: tx\ndata: {');
     ctrl.abort();
     const detail = await json<{ history: { kind: string }[]; status: string }>('GET', `/api/tx/${created.body.transactionHash}`);
@@ -469,18 +537,30 @@ describe('settings, sign-in and the key', { timeout: 180_000 }, () => {
 
   it('follows a sign-in with another account: new client ID for the proxy and the tracker at once', async () => {
     const account = { email: `second-${Date.now()}@example.com`, password: 'second password 123', name: 'Second', organization: 'Tests' };
-    const signup = await fetch(`${chain.dev.service.url}/users/v1/signup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(account) });
+    const signup = await fetch(`${chain.dev.service.url}/users/v1/signup`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(account),
+    });
     expect(signup.status).toBeLessThan(300);
     const signedIn = await json<AppSettings>('POST', '/api/settings/sign-in', { email: account.email, password: account.password });
     expect(signedIn.body.signedInAs).toBe(account.email);
     expect(signedIn.body.clientId).not.toBe(chain.dev.clientId);
     const key = (await json<KeyInfo>('GET', '/api/key')).body;
     await chain.dev.devchain.fund(key.address, 10n ** 19n);
-    const created = await waitFor('a transaction under the new client ID', async () => {
-      const r = await json<TxRecord>('POST', '/api/tx');
-      return r.status === 201 ? r.body : undefined;
-    }, { timeoutMs: 180_000, retryErrors: true });
-    await waitFor('its confirmation, delivered to the new subscription', async () => ((await json<TxRecord>('GET', `/api/tx/${created.transactionHash}`)).body.status === 'confirmation' ? true : undefined), { timeoutMs: 90_000, retryErrors: true });
+    const created = await waitFor(
+      'a transaction under the new client ID',
+      async () => {
+        const r = await json<TxRecord>('POST', '/api/tx');
+        return r.status === 201 ? r.body : undefined;
+      },
+      { timeoutMs: 180_000, retryErrors: true },
+    );
+    await waitFor(
+      'its confirmation, delivered to the new subscription',
+      async () => ((await json<TxRecord>('GET', `/api/tx/${created.transactionHash}`)).body.status === 'confirmation' ? true : undefined),
+      { timeoutMs: 90_000, retryErrors: true },
+    );
   });
 
   it('never lets the key out: not in any response, not in the log, not in plaintext on disk', () => {
@@ -555,7 +635,7 @@ describe('reads need the token too', () => {
     }
   });
 
-  it('serves the login page and the renderer\'s files without the token, and nothing else', async () => {
+  it("serves the login page and the renderer's files without the token, and nothing else", async () => {
     for (const path of ['/', '/index.html', '/assets/app.js', '/assets/app.css', '/transactions/0xabc', '/login']) {
       const r = await raw('GET', path, { authorization: '' });
       expect(`${path} ${r.status}`).toBe(`${path} 200`);

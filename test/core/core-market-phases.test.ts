@@ -20,7 +20,14 @@ let token: string;
 
 beforeAll(async () => {
   chain = await startTestChain({ congestion: 'market', marketSchedule: schedule });
-  serve = await startServe({ port: 0, env: { ...chain.env, TXDESK_KEYCHAIN: 'off' }, dataDir: dir, rendererDir: join(dir, 'none'), policy: { timeoutMs: 600_000, confirmations: 1 }, log: silentLogger });
+  serve = await startServe({
+    port: 0,
+    env: { ...chain.env, TXDESK_KEYCHAIN: 'off' },
+    dataDir: dir,
+    rendererDir: join(dir, 'none'),
+    policy: { timeoutMs: 600_000, confirmations: 1 },
+    log: silentLogger,
+  });
   token = readFileSync(serve.readyInfo().apiTokenFile, 'utf8').trim();
 });
 
@@ -31,7 +38,11 @@ afterAll(async () => {
 });
 
 const api = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
-  const res = await fetch(`${serve.readyInfo().apiUrl}${path}`, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(`${serve.readyInfo().apiUrl}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   return (await res.json()) as T;
 };
 const head = async () => Number(BigInt(await chain.rpc<string>('eth_blockNumber')));
@@ -42,7 +53,11 @@ describe('the market policy on the simulated market', { timeout: 300_000 }, () =
     const sent: { phase: string; nonce: number }[] = [];
     // Two cycles after the first (the market needs one to reach its rhythm), a transaction every other block.
     const start = (Math.floor((await head()) / cycle) + 2) * cycle;
-    await waitFor(`block ${start}`, async () => ((await head()) >= start ? true : undefined), { timeoutMs: 120_000, everyMs: 200, retryErrors: true });
+    await waitFor(`block ${start}`, async () => ((await head()) >= start ? true : undefined), {
+      timeoutMs: 120_000,
+      everyMs: 200,
+      retryErrors: true,
+    });
     let last = -1;
     while ((await head()) < start + cycle) {
       const b = await head();
@@ -54,11 +69,17 @@ describe('the market policy on the simulated market', { timeout: 300_000 }, () =
       await new Promise((r) => setTimeout(r, 100));
     }
     expect(new Set(sent.map((s) => s.phase))).toEqual(new Set(['calm', 'rush', 'spike']));
-    const mined = await waitFor('every transaction mined', async () => {
-      const all = await api<TxRecord[]>('GET', '/api/tx');
-      const byNonce = sent.map((s) => all.filter((r) => r.nonce === s.nonce).find((r) => r.status === 'receipt' || r.status === 'confirmation'));
-      return byNonce.every(Boolean) ? (byNonce as TxRecord[]) : undefined;
-    }, { timeoutMs: 180_000, retryErrors: true });
+    const mined = await waitFor(
+      'every transaction mined',
+      async () => {
+        const all = await api<TxRecord[]>('GET', '/api/tx');
+        const byNonce = sent.map((s) =>
+          all.filter((r) => r.nonce === s.nonce).find((r) => r.status === 'receipt' || r.status === 'confirmation'),
+        );
+        return byNonce.every(Boolean) ? (byNonce as TxRecord[]) : undefined;
+      },
+      { timeoutMs: 180_000, retryErrors: true },
+    );
     sent.forEach((s, i) => {
       if (s.phase === 'calm') expect(mined[i]!.attempt, `nonce ${s.nonce}, sent in calm`).toBe(0);
       expect(mined[i]!.pricedBy?.by).toBe('market');

@@ -57,9 +57,18 @@ describe('networks on a configured core', { timeout: 300_000 }, () => {
     expect(info).toMatchObject({ network: 'local-2', chainId: 31338, mode: 'configured', address: onLocal.from });
     const onLocal2 = await core.api.sendTransaction();
     expect([onLocal.nonce, onLocal.chainId, onLocal2.nonce, onLocal2.chainId]).toEqual([0, 31337, 0, 31338]);
-    await waitFor('the local-2 transaction confirmed', async () => (allConfirmed(await core.api.listTransactions()) ? true : undefined), { timeoutMs: 60_000, retryErrors: true });
-    const local = core.runtime()!.sessions.all().find((s) => s.network === 'local')!;
-    await waitFor('the local transaction confirmed in the background', async () => (allConfirmed(local.store.list()) ? true : undefined), { timeoutMs: 60_000, retryErrors: true });
+    await waitFor('the local-2 transaction confirmed', async () => (allConfirmed(await core.api.listTransactions()) ? true : undefined), {
+      timeoutMs: 60_000,
+      retryErrors: true,
+    });
+    const local = core
+      .runtime()!
+      .sessions.all()
+      .find((s) => s.network === 'local')!;
+    await waitFor('the local transaction confirmed in the background', async () => (allConfirmed(local.store.list()) ? true : undefined), {
+      timeoutMs: 60_000,
+      retryErrors: true,
+    });
     // Forgetting the node keeps the open network working for this run.
     expect((await core.api.updateSettings({ nodeUrls: { 'ethereum/local-2': null } })).nodeUrls).toEqual({});
   });

@@ -42,16 +42,29 @@ afterAll(async () => {
 });
 
 const call = async <T>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> => {
-  const res = await fetch(`${app}${path}`, { method, headers: body === undefined ? auth : { ...auth, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(`${app}${path}`, {
+    method,
+    headers: body === undefined ? auth : { ...auth, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   return { status: res.status, body: (await res.json()) as T };
 };
 const get = async <T>(path: string): Promise<T> => (await call<T>('GET', path)).body;
 const rpc = async (method: string): Promise<unknown> => {
-  const res = await fetch(`${app}/rpc`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: [] }) });
+  const res = await fetch(`${app}/rpc`, {
+    method: 'POST',
+    headers: { ...auth, 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: [] }),
+  });
   return ((await res.json()) as { result: unknown }).result;
 };
 /** Every record of one network, read from its session (whichever network is active). */
-const recordsOf = (network: string): TxRecord[] => serve.core.runtime()!.sessions.all().find((s) => s.network === network)!.store.list();
+const recordsOf = (network: string): TxRecord[] =>
+  serve.core
+    .runtime()!
+    .sessions.all()
+    .find((s) => s.network === network)!
+    .store.list();
 
 describe('two networks in one app', { timeout: 300_000 }, () => {
   let a: TxRecord;
@@ -97,23 +110,38 @@ describe('two networks in one app', { timeout: 300_000 }, () => {
     expect(shown.some((r) => r.transactionHash === a.transactionHash)).toBe(false);
     expect((await call('GET', `/api/tx/${a.transactionHash}`)).status).toBe(404);
 
-    await waitFor('both local-2 nonces confirmed', async () => (allConfirmed(await get<TxRecord[]>('/api/tx')) ? true : undefined), { timeoutMs: 60_000, retryErrors: true });
+    await waitFor('both local-2 nonces confirmed', async () => (allConfirmed(await get<TxRecord[]>('/api/tx')) ? true : undefined), {
+      timeoutMs: 60_000,
+      retryErrors: true,
+    });
   });
 
   it("keeps watching local's transaction while local-2 is shown: it is replaced and confirmed there", async () => {
-    const final = await waitFor('the local nonce confirmed in the background', async () => (allConfirmed(recordsOf('local')) ? recordsOf('local') : undefined), { timeoutMs: 120_000, retryErrors: true });
+    const final = await waitFor(
+      'the local nonce confirmed in the background',
+      async () => (allConfirmed(recordsOf('local')) ? recordsOf('local') : undefined),
+      { timeoutMs: 120_000, retryErrors: true },
+    );
     expect(final.every((r) => r.nonce === 0)).toBe(true);
     // Stuck at 1 gwei behind the load: replaced after the switch, by the session left open.
     expect(final.some((r) => r.attempt > 0 && r.createdAt > switchedAt)).toBe(true);
     expect(final.filter((r) => r.status === 'confirmation')).toHaveLength(1);
     expect((await get<AppInfo>('/api/app')).network).toBe('local-2');
     // The data service's health as the dashboard shows it: the shown network's entry, not the service's default.
-    expect(await get<{ chainId: number; roles: string[] }>('/api/service-health')).toMatchObject({ reachable: true, chainId: 31338, roles: ['indexer-leader', 'watcher-leader'] });
+    expect(await get<{ chainId: number; roles: string[] }>('/api/service-health')).toMatchObject({
+      reachable: true,
+      chainId: 31338,
+      roles: ['indexer-leader', 'watcher-leader'],
+    });
   });
 
   it('answers the listing for the active network (the key holds sample tokens on both)', async () => {
     const key = (await get<AppInfo>('/api/app')).address!;
-    await waitFor('local-2 tokens listed', async () => ((await get<TokenPage>(`/nft/v1/accounts/${key}/tokens`)).pagination.totalCount >= 3 ? true : undefined), { timeoutMs: 60_000, retryErrors: true });
+    await waitFor(
+      'local-2 tokens listed',
+      async () => ((await get<TokenPage>(`/nft/v1/accounts/${key}/tokens`)).pagination.totalCount >= 3 ? true : undefined),
+      { timeoutMs: 60_000, retryErrors: true },
+    );
   });
 
   it('switches back: local shows its own nonce only, and the next send there takes nonce 1', async () => {
@@ -126,7 +154,10 @@ describe('two networks in one app', { timeout: 300_000 }, () => {
   });
 
   it('refuses a network the service does not serve, in one sentence naming those it does', async () => {
-    const r = await call<{ error: { code: string; message: string } }>('POST', '/api/networks/active', { platform: 'ethereum', network: 'mainnet' });
+    const r = await call<{ error: { code: string; message: string } }>('POST', '/api/networks/active', {
+      platform: 'ethereum',
+      network: 'mainnet',
+    });
     expect(r.status).toBe(404);
     expect(r.body.error.message).toMatch(/does not serve ethereum\/mainnet.*ethereum\/local, ethereum\/local-2/);
     const bad = await call<{ error: { message: string } }>('POST', '/api/networks/active', { platform: 'ethereum' });

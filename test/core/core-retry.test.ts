@@ -39,17 +39,27 @@ const skipsOf = (t: TxRecordWithHistory) => t.history.filter((e) => e.kind === '
 const detailOf = (e: TxEvent) => JSON.stringify(e.detail);
 
 async function waitForSkip(hash: string, reason: string): Promise<TxRecordWithHistory> {
-  return waitFor(`a ${reason} skip of ${hash}`, async () => {
-    const t = await core.api.getTransaction(hash);
-    return skipsOf(t).some((e) => e.detail.reason === reason) ? t : undefined;
-  }, { timeoutMs: 180_000, retryErrors: true });
+  return waitFor(
+    `a ${reason} skip of ${hash}`,
+    async () => {
+      const t = await core.api.getTransaction(hash);
+      return skipsOf(t).some((e) => e.detail.reason === reason) ? t : undefined;
+    },
+    { timeoutMs: 180_000, retryErrors: true },
+  );
 }
 
 async function waitForConfirmedNonce(nonce: number): Promise<TxRecord[]> {
-  return waitFor(`nonce ${nonce} confirmed`, async () => {
-    const group = (await core.api.listTransactions()).filter((r) => r.nonce === nonce);
-    return group.some((r) => r.status === 'confirmation') && group.every((r) => r.status === 'confirmation' || r.status === 'replaced') ? group : undefined;
-  }, { timeoutMs: 180_000, retryErrors: true });
+  return waitFor(
+    `nonce ${nonce} confirmed`,
+    async () => {
+      const group = (await core.api.listTransactions()).filter((r) => r.nonce === nonce);
+      return group.some((r) => r.status === 'confirmation') && group.every((r) => r.status === 'confirmation' || r.status === 'replaced')
+        ? group
+        : undefined;
+    },
+    { timeoutMs: 180_000, retryErrors: true },
+  );
 }
 
 describe('retrying skipped replacements on the dev chain', { timeout: 300_000 }, () => {

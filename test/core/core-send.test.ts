@@ -27,7 +27,11 @@ let auth: { authorization: string };
 
 /** POST /api/tx with `body` (raw text, or none), as a tool would. */
 async function postTx(body?: string): Promise<{ status: number; json: { error?: { code: string; message: string } } & Partial<TxRecord> }> {
-  const res = await fetch(`${app}/api/tx`, { method: 'POST', headers: { ...auth, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, body });
+  const res = await fetch(`${app}/api/tx`, {
+    method: 'POST',
+    headers: { ...auth, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body,
+  });
   return { status: res.status, json: (await res.json()) as never };
 }
 
@@ -36,7 +40,13 @@ beforeAll(async () => {
   chain = await startTestChain({ congestion: 'high' });
   const rendererDir = join(dir, 'renderer');
   mkdirSync(rendererDir);
-  core = createCore({ env: chain.env, dataDir: join(dir, 'data'), policy: { pricing: 'seed', timeoutMs: 2_000, confirmations: 1, maxFeeWei: String(50n * GWEI) }, http: { port: 0, rendererDir }, log: silentLogger });
+  core = createCore({
+    env: chain.env,
+    dataDir: join(dir, 'data'),
+    policy: { pricing: 'seed', timeoutMs: 2_000, confirmations: 1, maxFeeWei: String(50n * GWEI) },
+    http: { port: 0, rendererDir },
+    log: silentLogger,
+  });
   const rt = await core.start();
   app = rt.appUrl!;
   auth = authHeader(rt.apiTokenFile!);
@@ -50,10 +60,16 @@ afterAll(async () => {
 });
 
 async function confirmedOf(nonce: number): Promise<TxRecord[]> {
-  return waitFor(`nonce ${nonce} confirmed`, async () => {
-    const group = (await core.api.listTransactions()).filter((r) => r.nonce === nonce);
-    return group.some((r) => r.status === 'confirmation') && group.every((r) => r.status === 'confirmation' || r.status === 'replaced') ? group : undefined;
-  }, { timeoutMs: 180_000, retryErrors: true });
+  return waitFor(
+    `nonce ${nonce} confirmed`,
+    async () => {
+      const group = (await core.api.listTransactions()).filter((r) => r.nonce === nonce);
+      return group.some((r) => r.status === 'confirmation') && group.every((r) => r.status === 'confirmation' || r.status === 'replaced')
+        ? group
+        : undefined;
+    },
+    { timeoutMs: 180_000, retryErrors: true },
+  );
 }
 
 async function refusal(p: Promise<unknown>): Promise<{ code: string; status: number; message: string }> {
@@ -82,11 +98,24 @@ describe('sending any transaction through the engine', { timeout: 300_000 }, () 
     expect(sent).toMatchObject({ to: contract, value: '5', input: call('bump') });
     const group = await confirmedOf(sent.nonce);
     expect(group.length).toBeGreaterThan(1); // replaced at least once on the congested chain
-    for (const r of group) expect({ to: r.to, value: r.value, input: r.input, gasLimit: r.gasLimit }).toEqual({ to: contract, value: '5', input: call('bump'), gasLimit: sent.gasLimit });
+    for (const r of group)
+      expect({ to: r.to, value: r.value, input: r.input, gasLimit: r.gasLimit }).toEqual({
+        to: contract,
+        value: '5',
+        input: call('bump'),
+        gasLimit: sent.gasLimit,
+      });
     // What the chain mined says the same as the records: the node saw a reprice.
     const winner = group.find((r) => r.status === 'confirmation')!;
-    const mined = await chain.rpc<{ to: string; value: string; input: string; gas: string }>('eth_getTransactionByHash', [winner.transactionHash]);
-    expect({ to: mined.to.toLowerCase(), value: BigInt(mined.value), input: mined.input, gas: BigInt(mined.gas) }).toEqual({ to: contract, value: 5n, input: call('bump'), gas: BigInt(sent.gasLimit) });
+    const mined = await chain.rpc<{ to: string; value: string; input: string; gas: string }>('eth_getTransactionByHash', [
+      winner.transactionHash,
+    ]);
+    expect({ to: mined.to.toLowerCase(), value: BigInt(mined.value), input: mined.input, gas: BigInt(mined.gas) }).toEqual({
+      to: contract,
+      value: 5n,
+      input: call('bump'),
+      gas: BigInt(sent.gasLimit),
+    });
     const count = BigInt(await chain.rpc<string>('eth_call', [{ to: contract, data: call('count') }, 'latest']));
     const paid = BigInt(await chain.rpc<string>('eth_call', [{ to: contract, data: call('paid') }, 'latest']));
     expect({ count, paid }).toEqual({ count: 1n, paid: 5n });
@@ -95,12 +124,24 @@ describe('sending any transaction through the engine', { timeout: 300_000 }, () 
   it('a speed-up is a reprice and a cancel is a 0-value transfer to yourself', async () => {
     const sent = await core.api.sendTransaction({ to: contract, data: call('bump') });
     const faster = await core.api.speedUpTransaction(sent.transactionHash);
-    expect({ kind: faster.kind, to: faster.to, value: faster.value, input: faster.input, gasLimit: faster.gasLimit }).toEqual({ kind: 'speed-up', to: contract, value: '0', input: call('bump'), gasLimit: sent.gasLimit });
+    expect({ kind: faster.kind, to: faster.to, value: faster.value, input: faster.input, gasLimit: faster.gasLimit }).toEqual({
+      kind: 'speed-up',
+      to: contract,
+      value: '0',
+      input: call('bump'),
+      gasLimit: sent.gasLimit,
+    });
     const cancel = await core.api.cancelTransaction(faster.transactionHash).catch((e: unknown) => e);
     if (isTxdeskError(cancel)) {
       expect(cancel.message).toMatch(/already mined/); // the speed-up may win first on a fast block
     } else {
-      expect({ kind: (cancel as TxRecord).kind, to: (cancel as TxRecord).to, value: (cancel as TxRecord).value, input: (cancel as TxRecord).input, gasLimit: (cancel as TxRecord).gasLimit }).toEqual({
+      expect({
+        kind: (cancel as TxRecord).kind,
+        to: (cancel as TxRecord).to,
+        value: (cancel as TxRecord).value,
+        input: (cancel as TxRecord).input,
+        gasLimit: (cancel as TxRecord).gasLimit,
+      }).toEqual({
         kind: 'cancel',
         to: address,
         value: '0',

@@ -15,7 +15,15 @@ let serve: RunningServe;
 let headers: Record<string, string>;
 
 beforeAll(async () => {
-  serve = await startServe({ port: 0, startEmbedded: startEmbeddedNetwork, env: { TXDESK_KEYCHAIN: 'off' }, dataDir: dir, rendererDir: join(dir, 'none'), policy: { timeoutMs: 60_000, confirmations: 1 }, log: silentLogger });
+  serve = await startServe({
+    port: 0,
+    startEmbedded: startEmbeddedNetwork,
+    env: { TXDESK_KEYCHAIN: 'off' },
+    dataDir: dir,
+    rendererDir: join(dir, 'none'),
+    policy: { timeoutMs: 60_000, confirmations: 1 },
+    log: silentLogger,
+  });
   headers = { 'content-type': 'application/json', authorization: `Bearer ${readFileSync(serve.readyInfo().apiTokenFile, 'utf8').trim()}` };
 });
 
@@ -29,11 +37,20 @@ async function post(body: unknown): Promise<any> {
   return res.json();
 }
 
-it("gives a batch's transactions their nonces in its order, skips a refused one, and a read after them sees them", { timeout: 120_000 }, async () => {
+it("gives a batch's transactions their nonces in its order, skips a refused one, and a read after them sees them", {
+  timeout: 120_000,
+}, async () => {
   const from = serve.readyInfo().address!;
   const to = '0x000000000000000000000000000000000000b47c';
-  const pendingBefore = Number((await post({ jsonrpc: '2.0', id: 0, method: 'eth_getTransactionCount', params: [from, 'pending'] })).result);
-  const send = (id: number, value: bigint) => ({ jsonrpc: '2.0', id, method: 'eth_sendTransaction', params: [{ from, to, value: `0x${value.toString(16)}` }] });
+  const pendingBefore = Number(
+    (await post({ jsonrpc: '2.0', id: 0, method: 'eth_getTransactionCount', params: [from, 'pending'] })).result,
+  );
+  const send = (id: number, value: bigint) => ({
+    jsonrpc: '2.0',
+    id,
+    method: 'eth_sendTransaction',
+    params: [{ from, to, value: `0x${value.toString(16)}` }],
+  });
   const replies = await post([
     send(1, 1n),
     send(2, 2n),

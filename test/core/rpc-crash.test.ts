@@ -50,7 +50,9 @@ describe('txdesk serve killed right after a tool sent', { timeout: 300_000 }, ()
     const provider = providerOf(first);
     let answered = false;
     const person = answerWhatWaits(first.url, first.token, true, () => answered);
-    const hash = (await provider.send('eth_sendTransaction', [{ from: chain.address, to: '0x' + '3'.repeat(40), value: '0x2a' }])) as string;
+    const hash = (await provider.send('eth_sendTransaction', [
+      { from: chain.address, to: '0x' + '3'.repeat(40), value: '0x2a' },
+    ])) as string;
     answered = true;
     first.child.kill('SIGKILL');
     provider.destroy();
@@ -60,12 +62,19 @@ describe('txdesk serve killed right after a tool sent', { timeout: 300_000 }, ()
     const second = await startChild();
     const fresh = providerOf(second);
     try {
-      const tx = await waitFor('the transaction known to the restarted app', async () => (await fresh.getTransaction(hash)) ?? undefined, { timeoutMs: 180_000, retryErrors: true });
+      const tx = await waitFor('the transaction known to the restarted app', async () => (await fresh.getTransaction(hash)) ?? undefined, {
+        timeoutMs: 180_000,
+        retryErrors: true,
+      });
       // The plain wait: the first hash's receipt is the mined attempt's, reprice or not.
       const receipt = (await tx.wait())!;
       expect(receipt.status).toBe(1);
       const mined = await fresh.getTransaction(receipt.hash);
-      expect({ nonce: mined!.nonce, to: mined!.to!.toLowerCase(), value: mined!.value }).toEqual({ nonce: tx.nonce, to: '0x' + '3'.repeat(40), value: 42n });
+      expect({ nonce: mined!.nonce, to: mined!.to!.toLowerCase(), value: mined!.value }).toEqual({
+        nonce: tx.nonce,
+        to: '0x' + '3'.repeat(40),
+        value: 42n,
+      });
       expect(BigInt(await chain.rpc<string>('eth_getBalance', ['0x' + '3'.repeat(40), 'latest']))).toBe(42n);
     } finally {
       fresh.destroy();

@@ -64,10 +64,17 @@ describe('50 transfers at once from one script, txdesk killed while it waits', {
       else if (e.action === 'receiveRpcResult' || e.action === 'receiveRpcError') inFlight -= 1;
       lastActivity = Date.now();
     });
-    const requestsIdle = () => waitFor("a pause in the script's requests", async () => (inFlight === 0 && Date.now() - lastActivity > 300) || undefined, { timeoutMs: 60_000, everyMs: 20, retryErrors: true });
+    const requestsIdle = () =>
+      waitFor("a pause in the script's requests", async () => (inFlight === 0 && Date.now() - lastActivity > 300) || undefined, {
+        timeoutMs: 60_000,
+        everyMs: 20,
+        retryErrors: true,
+      });
     try {
       const signer = await provider.getSigner();
-      const txs = await Promise.all(Array.from({ length: COUNT }, (_, i) => signer.sendTransaction({ to: recipient(i), value: BigInt(i + 1) })));
+      const txs = await Promise.all(
+        Array.from({ length: COUNT }, (_, i) => signer.sendTransaction({ to: recipient(i), value: BigInt(i + 1) })),
+      );
       const nonces = txs.map((t) => t.nonce).sort((a, b) => a - b);
       expect(nonces).toEqual(Array.from({ length: COUNT }, (_, i) => nonces[0]! + i));
       const waits = Promise.all(txs.map((t) => t.wait()));

@@ -32,11 +32,23 @@ let person: Promise<void>;
 
 beforeAll(async () => {
   chain = await startTestChain({ congestion: 'high' });
-  serve = await startServe({ port: 0, env: { ...chain.env, TXDESK_KEYCHAIN: 'off' }, dataDir: dir, rendererDir: join(dir, 'none'), policy: { pricing: 'seed', timeoutMs: 2_000, confirmations: 1 }, log: silentLogger });
+  serve = await startServe({
+    port: 0,
+    env: { ...chain.env, TXDESK_KEYCHAIN: 'off' },
+    dataDir: dir,
+    rendererDir: join(dir, 'none'),
+    policy: { pricing: 'seed', timeoutMs: 2_000, confirmations: 1 },
+    log: silentLogger,
+  });
   apiUrl = serve.readyInfo().apiUrl;
   rpcUrl = `${apiUrl}/rpc`;
   token = readFileSync(serve.readyInfo().apiTokenFile, 'utf8').trim();
-  person = answerWhatWaits(apiUrl, token, () => approving, () => stopped);
+  person = answerWhatWaits(
+    apiUrl,
+    token,
+    () => approving,
+    () => stopped,
+  );
 });
 
 afterAll(async () => {
@@ -60,15 +72,29 @@ function ethersProvider(): JsonRpcProvider {
 
 function viemClient() {
   const info = serve.readyInfo();
-  const viemChain = defineChain({ id: info.chainId, name: 'txdesk', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [rpcUrl] } } });
-  return createWalletClient({ chain: viemChain, transport: http(rpcUrl, { fetchOptions: { headers: { Authorization: `Bearer ${token}` } } }), pollingInterval: 500 }).extend(publicActions);
+  const viemChain = defineChain({
+    id: info.chainId,
+    name: 'txdesk',
+    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+    rpcUrls: { default: { http: [rpcUrl] } },
+  });
+  return createWalletClient({
+    chain: viemChain,
+    transport: http(rpcUrl, { fetchOptions: { headers: { Authorization: `Bearer ${token}` } } }),
+    pollingInterval: 500,
+  }).extend(publicActions);
 }
 
 const web3Client = () => new Web3(new HttpProvider(rpcUrl, { providerOptions: { headers: { Authorization: `Bearer ${token}` } } }));
 
 /** Runs cast with the URL and the token in its environment; resolves with its exit code and output. */
 function castRun(args: string[], onLine?: (line: string) => void): Promise<{ code: number | null; out: string }> {
-  const env = { ...process.env, ETH_RPC_URL: rpcUrl, ETH_RPC_HEADERS: `Authorization: Bearer ${token}`, ETH_FROM: serve.readyInfo().address! };
+  const env = {
+    ...process.env,
+    ETH_RPC_URL: rpcUrl,
+    ETH_RPC_HEADERS: `Authorization: Bearer ${token}`,
+    ETH_FROM: serve.readyInfo().address!,
+  };
   const child = spawn(castBinaryPath(), args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout.on('data', (b: Buffer) => (out += String(b)));
@@ -85,10 +111,14 @@ async function cancel(hash: string): Promise<void> {
 
 /** The first hash txdesk signed for a transfer to `to`, once it is stored. */
 const firstHashTo = (to: string) =>
-  waitFor(`a transaction to ${to} stored`, async () => {
-    const all = (await (await fetch(`${apiUrl}/api/tx`, { headers: auth() })).json()) as TxRecord[];
-    return all.find((r) => r.to === to && r.attempt === 0)?.transactionHash;
-  }, { timeoutMs: 180_000, retryErrors: true });
+  waitFor(
+    `a transaction to ${to} stored`,
+    async () => {
+      const all = (await (await fetch(`${apiUrl}/api/tx`, { headers: auth() })).json()) as TxRecord[];
+      return all.find((r) => r.to === to && r.attempt === 0)?.transactionHash;
+    },
+    { timeoutMs: 180_000, retryErrors: true },
+  );
 
 describe("a person's decline reaches each library as its own refusal", { timeout: 300_000 }, () => {
   beforeAll(() => {
@@ -120,7 +150,9 @@ describe("a person's decline reaches each library as its own refusal", { timeout
   it('web3.js: an error carrying code 4001 and "User denied"', async () => {
     const web3 = web3Client();
     const [from] = await web3.eth.getAccounts();
-    const e = (await web3.eth.sendTransaction({ from, to: recipient(0xd3), value: 1 }).catch((x: unknown) => x)) as { innerError?: { code: number; message: string } };
+    const e = (await web3.eth.sendTransaction({ from, to: recipient(0xd3), value: 1 }).catch((x: unknown) => x)) as {
+      innerError?: { code: number; message: string };
+    };
     expect(e.innerError).toMatchObject({ code: 4001, message: expect.stringMatching(/User denied/) });
   });
 
@@ -140,7 +172,9 @@ describe('a request the person cancels in the app ends the wait with an error th
     child.stdout.on('data', (b: Buffer) => (out += String(b)));
     child.stderr.on('data', (b: Buffer) => (out += String(b)));
     const code = new Promise<number | null>((resolve) => child.once('exit', resolve));
-    const hash = ((await new Promise<string>((resolve) => createInterface({ input: child.stdout }).once('line', resolve))) as string).match(/0x[0-9a-f]{64}/)![0];
+    const hash = ((await new Promise<string>((resolve) => createInterface({ input: child.stdout }).once('line', resolve))) as string).match(
+      /0x[0-9a-f]{64}/,
+    )![0];
     await cancel(hash);
     // ethers polls receipts outside the wait's promise, so the cancel ends the script (as an uncaught error) when the
     // wait is under way, or rejects the wait when it scans the chain first: either way it says cancelled.
@@ -200,7 +234,9 @@ describe('a nonce used by a transaction signed elsewhere', { timeout: 300_000 },
     // The same key, elsewhere: a wallet straight on the node fills the nonce first, at a price above the load.
     const elsewhere = new Wallet(chain.privateKey, new JsonRpcProvider(chain.dev.devchain.nodeUrl, undefined, { staticNetwork: true }));
     try {
-      await (await elsewhere.sendTransaction({ to: recipient(0xf2), value: 2n, nonce: tx.nonce, gasPrice: 50n * 10n ** 9n, type: 0 })).wait();
+      await (
+        await elsewhere.sendTransaction({ to: recipient(0xf2), value: 2n, nonce: tx.nonce, gasPrice: 50n * 10n ** 9n, type: 0 })
+      ).wait();
     } finally {
       elsewhere.provider!.destroy();
     }

@@ -78,7 +78,18 @@ async function readCounter(contract: string): Promise<{ count: bigint; paid: big
   }
 }
 
-const balanceOf = async (address: string) => BigInt((await (await fetch(serve.readyInfo().nodeUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getBalance', params: [address, 'latest'] }) })).json() as { result: string }).result);
+const balanceOf = async (address: string) =>
+  BigInt(
+    (
+      (await (
+        await fetch(serve.readyInfo().nodeUrl, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getBalance', params: [address, 'latest'] }),
+        })
+      ).json()) as { result: string }
+    ).result,
+  );
 
 const recipient = (n: number) => `0x${n.toString(16).padStart(40, '0')}`;
 
@@ -97,7 +108,9 @@ describe('tools finish unchanged when txdesk reprices their transactions', { tim
       await counter.waitForDeployment();
       const address = await counter.getAddress();
       expect(await provider.getCode(address)).not.toBe('0x');
-      reprices.push((await minedAttemptOf(counter.deploymentTransaction()!.hash, (await counter.deploymentTransaction()!.wait())!.hash)).repriced);
+      reprices.push(
+        (await minedAttemptOf(counter.deploymentTransaction()!.hash, (await counter.deploymentTransaction()!.wait())!.hash)).repriced,
+      );
 
       const tx = await (counter as Contract).getFunction('bump')({ value: 5n });
       const receipt = (await tx.wait())!;
@@ -125,8 +138,17 @@ describe('tools finish unchanged when txdesk reprices their transactions', { tim
   it('viem: deployContract, writeContract + waitForTransactionReceipt', async () => {
     const info = serve.readyInfo();
     // viem's docs: a wallet client over http() with fetchOptions carrying the header, extended with public actions.
-    const chain = defineChain({ id: info.chainId, name: 'txdesk', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [rpcUrl] } } });
-    const client = createWalletClient({ chain, transport: http(rpcUrl, { fetchOptions: { headers: { Authorization: `Bearer ${token}` } } }), pollingInterval: 500 }).extend(publicActions);
+    const chain = defineChain({
+      id: info.chainId,
+      name: 'txdesk',
+      nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+      rpcUrls: { default: { http: [rpcUrl] } },
+    });
+    const client = createWalletClient({
+      chain,
+      transport: http(rpcUrl, { fetchOptions: { headers: { Authorization: `Bearer ${token}` } } }),
+      pollingInterval: 500,
+    }).extend(publicActions);
     const [from] = await client.requestAddresses();
     const deployHash = await client.deployContract({ account: from!, abi: abi as never, bytecode: bytecode as Hex });
     const deployed = await client.waitForTransactionReceipt({ hash: deployHash });
@@ -135,7 +157,10 @@ describe('tools finish unchanged when txdesk reprices their transactions', { tim
     const hash = await client.writeContract({ account: from!, address, abi: abi as never, functionName: 'bump', value: 7n });
     const receipt = await client.waitForTransactionReceipt({ hash });
     expect(receipt.status).toBe('success');
-    const reprices = [(await minedAttemptOf(deployHash, deployed.transactionHash)).repriced, (await minedAttemptOf(hash, receipt.transactionHash)).repriced];
+    const reprices = [
+      (await minedAttemptOf(deployHash, deployed.transactionHash)).repriced,
+      (await minedAttemptOf(hash, receipt.transactionHash)).repriced,
+    ];
     expect(await readCounter(address)).toEqual({ count: 1n, paid: 7n });
     expect(reprices.filter(Boolean).length).toBeGreaterThan(0);
   });
@@ -185,12 +210,18 @@ describe('tools finish unchanged when txdesk reprices their transactions', { tim
     const deploy = JSON.parse(created.stdout) as { status: string; contractAddress: string; transactionHash: string };
     expect(deploy.status).toBe('0x1');
     const address = deploy.contractAddress;
-    const called = JSON.parse((await cast('send', '--unlocked', '--json', address, 'bump()', '--value', '3')).stdout) as { status: string; transactionHash: string };
+    const called = JSON.parse((await cast('send', '--unlocked', '--json', address, 'bump()', '--value', '3')).stdout) as {
+      status: string;
+      transactionHash: string;
+    };
     expect(called.status).toBe('0x1');
     expect(await readCounter(address)).toEqual({ count: 1n, paid: 3n });
     const to = recipient(0xe3);
     // A tool's own low fee: the first attempt uses it, so it waits, and txdesk's reprice is what gets mined.
-    const sent = JSON.parse((await cast('send', '--unlocked', '--json', '--gas-price', '1gwei', to, '--value', '19')).stdout) as { status: string; transactionHash: string };
+    const sent = JSON.parse((await cast('send', '--unlocked', '--json', '--gas-price', '1gwei', to, '--value', '19')).stdout) as {
+      status: string;
+      transactionHash: string;
+    };
     expect(sent.status).toBe('0x1');
     expect(await balanceOf(to)).toBe(19n);
     const transfer = (await records()).filter((r) => r.to === to);

@@ -8,7 +8,12 @@ import { waitFor } from '../support/poll.js';
 
 const gwei = (n: string) => parseUnits(n, 'gwei');
 
-interface RpcBlock { number: string; gasUsed: string; gasLimit: string; baseFeePerGas: string }
+interface RpcBlock {
+  number: string;
+  gasUsed: string;
+  gasLimit: string;
+  baseFeePerGas: string;
+}
 
 describe('congestion simulator', () => {
   let devchain: Devchain;
@@ -24,7 +29,8 @@ describe('congestion simulator', () => {
     await devchain?.stop();
   });
 
-  const receipt = (hash: string) => rpc<{ blockNumber: string; status: string } | null>(devchain.nodeUrl, 'eth_getTransactionReceipt', [hash]);
+  const receipt = (hash: string) =>
+    rpc<{ blockNumber: string; status: string } | null>(devchain.nodeUrl, 'eth_getTransactionReceipt', [hash]);
   const known = (hash: string) => rpc<{ blockNumber: string | null } | null>(devchain.nodeUrl, 'eth_getTransactionByHash', [hash]);
   const fullBlock = async () => {
     const b = await rpc<RpcBlock>(devchain.nodeUrl, 'eth_getBlockByNumber', ['latest', false]);
@@ -40,14 +46,24 @@ describe('congestion simulator', () => {
     const nLegacy = await legacy.getNonce('pending');
     const nDynamic = await dynamic.getNonce('pending');
     const stuck1 = await legacy.sendTransaction({ to, value: 1n, type: 0, gasPrice: gwei('1'), gasLimit: 21_000, nonce: nLegacy });
-    const stuck2 = await dynamic.sendTransaction({ to, value: 1n, type: 2, maxFeePerGas: gwei('1'), maxPriorityFeePerGas: gwei('0.1'), gasLimit: 21_000, nonce: nDynamic });
+    const stuck2 = await dynamic.sendTransaction({
+      to,
+      value: 1n,
+      type: 2,
+      maxFeePerGas: gwei('1'),
+      maxPriorityFeePerGas: gwei('0.1'),
+      gasLimit: 21_000,
+      nonce: nDynamic,
+    });
     const sentAt = await headBlock(devchain.nodeUrl);
 
     // Higher-paying traffic takes part of some blocks; the load's filler lanes must still leave no room at 1 gwei.
     const paying: TransactionResponse[] = [];
     let payerNonce = await payer.getNonce('pending');
     for (let i = 0; i < 3; i++) {
-      paying.push(await payer.sendTransaction({ to, value: 1n, type: 0, gasPrice: gwei('3'), gasLimit: 21_000 + i * 100_000, nonce: payerNonce++ }));
+      paying.push(
+        await payer.sendTransaction({ to, value: 1n, type: 0, gasPrice: gwei('3'), gasLimit: 21_000 + i * 100_000, nonce: payerNonce++ }),
+      );
       const h = await headBlock(devchain.nodeUrl);
       await waitFor('the next block', async () => (await headBlock(devchain.nodeUrl)) > h);
     }
@@ -67,7 +83,15 @@ describe('congestion simulator', () => {
     expect(base).toBeLessThan(gwei('1'));
 
     const rep1 = await legacy.sendTransaction({ to, value: 2n, type: 0, gasPrice: gwei('2'), gasLimit: 21_000, nonce: nLegacy });
-    const rep2 = await dynamic.sendTransaction({ to, value: 2n, type: 2, maxFeePerGas: gwei('2'), maxPriorityFeePerGas: gwei('0.1'), gasLimit: 21_000, nonce: nDynamic });
+    const rep2 = await dynamic.sendTransaction({
+      to,
+      value: 2n,
+      type: 2,
+      maxFeePerGas: gwei('2'),
+      maxPriorityFeePerGas: gwei('0.1'),
+      gasLimit: 21_000,
+      nonce: nDynamic,
+    });
     const r1 = await waitFor('the legacy replacement', () => receipt(rep1.hash));
     const r2 = await waitFor('the EIP-1559 replacement', () => receipt(rep2.hash));
     expect(r1.status).toBe('0x1');
@@ -89,7 +113,13 @@ describe('congestion simulator', () => {
       return BigInt(s.pending) + BigInt(s.queued) === 0n;
     });
     const sender = wallet(4);
-    const tx = await sender.sendTransaction({ to: devchain.accounts[9]!.address, value: 1n, type: 0, gasPrice: gwei('1'), gasLimit: 21_000 });
+    const tx = await sender.sendTransaction({
+      to: devchain.accounts[9]!.address,
+      value: 1n,
+      type: 0,
+      gasPrice: gwei('1'),
+      gasLimit: 21_000,
+    });
     const headAfterSend = await headBlock(devchain.nodeUrl);
     const r = await waitFor('the 1 gwei transaction', () => receipt(tx.hash));
     expect(Number(BigInt(r.blockNumber))).toBeLessThanOrEqual(headAfterSend + 1);
@@ -99,7 +129,13 @@ describe('congestion simulator', () => {
     devchain.setCongestion('low');
     await waitFor('a block full of load', fullBlock, { timeoutMs: 120_000 });
     const sender = wallet(5);
-    const tx = await sender.sendTransaction({ to: devchain.accounts[9]!.address, value: 1n, type: 0, gasPrice: gwei('1'), gasLimit: 21_000 });
+    const tx = await sender.sendTransaction({
+      to: devchain.accounts[9]!.address,
+      value: 1n,
+      type: 0,
+      gasPrice: gwei('1'),
+      gasLimit: 21_000,
+    });
     const r = await waitFor('the 1 gwei transaction under low', () => receipt(tx.hash), { timeoutMs: 120_000 });
     expect(r.status).toBe('0x1');
     devchain.setCongestion('high');

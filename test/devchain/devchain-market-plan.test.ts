@@ -91,7 +91,11 @@ describe('phaseAt', () => {
   });
 
   it('cycles calm, rush, spike with each phase as many blocks long as the schedule says', () => {
-    const schedules = fc.record({ calm: fc.integer({ min: 1, max: 50 }), rush: fc.integer({ min: 1, max: 50 }), spike: fc.integer({ min: 1, max: 50 }) });
+    const schedules = fc.record({
+      calm: fc.integer({ min: 1, max: 50 }),
+      rush: fc.integer({ min: 1, max: 50 }),
+      spike: fc.integer({ min: 1, max: 50 }),
+    });
     fc.assert(
       fc.property(schedules, fc.integer({ min: 0, max: 1_000_000 }), (schedule: MarketSchedule, from) => {
         const cycle = schedule.calm + schedule.rush + schedule.spike;
@@ -114,7 +118,11 @@ describe('phaseAt', () => {
 
   it('refuses a schedule with a phase that is not a whole number of blocks from 1', () => {
     expect(checkSchedule({ calm: 6, rush: 8, spike: 5 })).toEqual({ calm: 6, rush: 8, spike: 5 });
-    for (const bad of [{ calm: 0, rush: 8, spike: 5 }, { calm: 6, rush: 1.5, spike: 5 }, { calm: 6, rush: 8, spike: Number.NaN }]) {
+    for (const bad of [
+      { calm: 0, rush: 8, spike: 5 },
+      { calm: 6, rush: 1.5, spike: 5 },
+      { calm: 6, rush: 8, spike: Number.NaN },
+    ]) {
       expect(() => checkSchedule(bad)).toThrow(/whole number of blocks/);
     }
   });
@@ -152,7 +160,8 @@ describe('marketDemand', () => {
     const other = Array.from({ length: 60 }, (_, i) => demand(1000 + i, 8));
     expect(other).not.toEqual(forward);
     // Not merely shifted: the two seeds agree on hardly any block.
-    const same = (a: MarketUser[], b: MarketUser[]) => a.length === b.length && a.every((u, j) => u.gas === b[j]!.gas && u.tipWei === b[j]!.tipWei);
+    const same = (a: MarketUser[], b: MarketUser[]) =>
+      a.length === b.length && a.every((u, j) => u.gas === b[j]!.gas && u.tipWei === b[j]!.tipWei);
     expect(forward.filter((users, i) => same(users, other[i]!)).length).toBeLessThan(3);
   });
 
@@ -202,9 +211,31 @@ describe('marketBids', () => {
 
   it.each([
     // base fee, the bids as [gas, gas price in gwei], highest first
-    [GWEI, [[200_000, 4], [300_000, 3], [100_000, 3], [100_000, 2]]],
-    [2n * GWEI, [[200_000, 5], [300_000, 4], [100_000, 4], [100_000, 3]]],
-    [3n * GWEI, [[300_000, 5], [100_000, 4]]],
+    [
+      GWEI,
+      [
+        [200_000, 4],
+        [300_000, 3],
+        [100_000, 3],
+        [100_000, 2],
+      ],
+    ],
+    [
+      2n * GWEI,
+      [
+        [200_000, 5],
+        [300_000, 4],
+        [100_000, 4],
+        [100_000, 3],
+      ],
+    ],
+    [
+      3n * GWEI,
+      [
+        [300_000, 5],
+        [100_000, 4],
+      ],
+    ],
     [9n * GWEI, []],
   ] as const)('at a base fee of %d wei, bids base fee + tip where the user can afford it', (base, expected) => {
     const bids = marketBids(users, base);
@@ -225,7 +256,8 @@ function simulate(seed: number, blocks: number, schedule = DEFAULT_MARKET_SCHEDU
   const start = 3 * (schedule.calm + schedule.rush + schedule.spike);
   for (let block = start; block < start + blocks; block++) {
     pool = pool.filter((tx) => tx.target > block - MARKET_LOAD_LIFETIME_BLOCKS);
-    for (const bid of marketBids(marketDemand(block, { seed, gasLimit: LIMIT, schedule }), baseFee)) pool.push({ target: block, gas: bid.gas, price: bid.gasPriceWei });
+    for (const bid of marketBids(marketDemand(block, { seed, gasLimit: LIMIT, schedule }), baseFee))
+      pool.push({ target: block, gas: bid.gas, price: bid.gasPriceWei });
     pool.sort((a, b) => (a.price === b.price ? 0 : a.price > b.price ? -1 : 1));
     let used = 0;
     pool = pool.filter((tx) => {

@@ -25,9 +25,26 @@ const CYCLE = SCHEDULE.calm + SCHEDULE.rush + SCHEDULE.spike;
 const SEED = 4242;
 const LIMIT = DEFAULT_BLOCK_GAS_LIMIT;
 
-interface RpcTx { from: string; gas: string; gasPrice: string }
-interface RpcBlock { number: string; gasUsed: string; gasLimit: string; baseFeePerGas: string; transactions: RpcTx[] }
-interface Block { number: number; phase: MarketPhase; baseFee: bigint; gasUsed: bigint; fullness: number; txs: RpcTx[] }
+interface RpcTx {
+  from: string;
+  gas: string;
+  gasPrice: string;
+}
+interface RpcBlock {
+  number: string;
+  gasUsed: string;
+  gasLimit: string;
+  baseFeePerGas: string;
+  transactions: RpcTx[];
+}
+interface Block {
+  number: number;
+  phase: MarketPhase;
+  baseFee: bigint;
+  gasUsed: bigint;
+  fullness: number;
+  txs: RpcTx[];
+}
 
 const marketAccounts = deriveDevAccounts(APP_ACCOUNT_COUNT + MARKET_ACCOUNT_COUNT)
   .slice(APP_ACCOUNT_COUNT)
@@ -47,8 +64,19 @@ describe('market congestion', () => {
   const phasesSeen: { blockNumber: number; marketPhase: MarketPhase | undefined }[] = [];
 
   const block = async (n: number): Promise<Block> => {
-    const b = await waitFor(`block ${n}`, () => rpc<RpcBlock | null>(devchain.nodeUrl, 'eth_getBlockByNumber', [`0x${n.toString(16)}`, true]), { timeoutMs: 120_000, everyMs: 100 });
-    return { number: n, phase: phaseAt(n, SCHEDULE), baseFee: BigInt(b.baseFeePerGas), gasUsed: BigInt(b.gasUsed), fullness: Number(b.gasUsed) / LIMIT, txs: b.transactions };
+    const b = await waitFor(
+      `block ${n}`,
+      () => rpc<RpcBlock | null>(devchain.nodeUrl, 'eth_getBlockByNumber', [`0x${n.toString(16)}`, true]),
+      { timeoutMs: 120_000, everyMs: 100 },
+    );
+    return {
+      number: n,
+      phase: phaseAt(n, SCHEDULE),
+      baseFee: BigInt(b.baseFeePerGas),
+      gasUsed: BigInt(b.gasUsed),
+      fullness: Number(b.gasUsed) / LIMIT,
+      txs: b.transactions,
+    };
   };
 
   beforeAll(async () => {
@@ -61,7 +89,10 @@ describe('market congestion', () => {
     // The first block with the market's starting base fee opens the window (later than `before + 1` on a slow machine).
     for (let n = before + 1; ; n++) {
       const b = await block(n);
-      if (b.baseFee === MARKET_START_BASE_FEE_WEI) { start = n; break; }
+      if (b.baseFee === MARKET_START_BASE_FEE_WEI) {
+        start = n;
+        break;
+      }
       if (n > before + 3) throw new Error(`the market did not start within 3 blocks of block ${before}`);
     }
     const end = (Math.floor(start / CYCLE) + 1) * CYCLE + SCHEDULE.calm; // through the next cycle's calm
@@ -123,7 +154,9 @@ describe('market congestion', () => {
     const userKey = (gas: number, tip: bigint) => `${gas}:${tip}`;
     const expected = (seed: number, target: number) => {
       const base = blocks.get(target)?.baseFee;
-      return base === undefined ? [] : marketBids(marketDemand(target, { seed, gasLimit: LIMIT, schedule: SCHEDULE }), base).map((b) => userKey(b.gas, b.tipWei));
+      return base === undefined
+        ? []
+        : marketBids(marketDemand(target, { seed, gasLimit: LIMIT, schedule: SCHEDULE }), base).map((b) => userKey(b.gas, b.tipWei));
     };
     let matched = 0;
     let matchedOtherSeed = 0;
@@ -168,6 +201,10 @@ describe('market congestion', () => {
     const b = await block(from + 2);
     expect(b.baseFee).toBe(HELD_BASE_FEE_WEI);
     const pool = await rpc<{ pending: Record<string, unknown> }>(devchain.nodeUrl, 'txpool_content');
-    expect(Object.keys(pool.pending).map((a) => a.toLowerCase()).filter((a) => marketAccounts.includes(a))).toEqual([]);
+    expect(
+      Object.keys(pool.pending)
+        .map((a) => a.toLowerCase())
+        .filter((a) => marketAccounts.includes(a)),
+    ).toEqual([]);
   });
 });

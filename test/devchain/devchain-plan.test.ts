@@ -20,7 +20,8 @@ function fill(blockGas: number, txs: { gas: number; used: number; price: bigint 
   return blockGas - used;
 }
 
-const loadTxs = (ls: Lane[]) => ls.flatMap((l) => Array.from({ length: l.highTarget }, () => ({ gas: l.gas, used: l.gas, price: l.gasPriceWei })));
+const loadTxs = (ls: Lane[]) =>
+  ls.flatMap((l) => Array.from({ length: l.highTarget }, () => ({ gas: l.gas, used: l.gas, price: l.gasPriceWei })));
 
 describe('congestion plan', () => {
   it('prices every load lane between the held base fee and the documented outbid level, above 1 gwei', () => {
@@ -37,7 +38,15 @@ describe('congestion plan', () => {
   it.each([
     ['off', [0, 0, 0, 0, 0, 0, 0, 0], 0.1, []],
     ['high', [0, 0, 0, 0, 0, 0, 0, 0], 0.9, lanes.map((l, i) => ({ lane: i, count: l.highTarget }))],
-    ['high', [9, 2, 2, 1, 2, 2, 2, 2], 0.9, [{ lane: 0, count: 3 }, { lane: 3, count: 1 }]],
+    [
+      'high',
+      [9, 2, 2, 1, 2, 2, 2, 2],
+      0.9,
+      [
+        { lane: 0, count: 3 },
+        { lane: 3, count: 1 },
+      ],
+    ],
     ['low', [0, 0, 0, 0, 0, 0, 0, 0], 0.1, [{ lane: 0, count: 3 }]],
     ['low', [0, 0, 0, 0, 0, 0, 0, 0], 0.7, []],
     ['low', [2, 0, 0, 0, 0, 0, 0, 0], 0.1, []],
@@ -47,14 +56,23 @@ describe('congestion plan', () => {
 
   it('leaves less than 21,000 gas in a block whatever higher-paying traffic took first', () => {
     fc.assert(
-      fc.property(fc.array(fc.record({ gas: fc.integer({ min: 21_000, max: LIMIT }), usedPart: fc.double({ min: 0, max: 1, noNaN: true }) }), { maxLength: 6 }), (others) => {
-        const paying = others.map((o) => ({ gas: o.gas, used: 21_000 + Math.floor((o.gas - 21_000) * o.usedPart), price: OUTBID_LOAD_WEI }));
-        const left = fill(LIMIT, [...paying, ...loadTxs(lanes), { gas: 21_000, used: 21_000, price: 10n ** 9n }]);
-        // The 1 gwei transaction (last in price order) only fits if 21,000 gas was left after the load.
-        const withoutIt = fill(LIMIT, [...paying, ...loadTxs(lanes)]);
-        expect(withoutIt).toBeLessThan(21_000);
-        expect(left).toBe(withoutIt);
-      }),
+      fc.property(
+        fc.array(fc.record({ gas: fc.integer({ min: 21_000, max: LIMIT }), usedPart: fc.double({ min: 0, max: 1, noNaN: true }) }), {
+          maxLength: 6,
+        }),
+        (others) => {
+          const paying = others.map((o) => ({
+            gas: o.gas,
+            used: 21_000 + Math.floor((o.gas - 21_000) * o.usedPart),
+            price: OUTBID_LOAD_WEI,
+          }));
+          const left = fill(LIMIT, [...paying, ...loadTxs(lanes), { gas: 21_000, used: 21_000, price: 10n ** 9n }]);
+          // The 1 gwei transaction (last in price order) only fits if 21,000 gas was left after the load.
+          const withoutIt = fill(LIMIT, [...paying, ...loadTxs(lanes)]);
+          expect(withoutIt).toBeLessThan(21_000);
+          expect(left).toBe(withoutIt);
+        },
+      ),
       { numRuns: 300 },
     );
   });

@@ -29,8 +29,19 @@ describe('dev chain sample world', () => {
 
   it('reports where everything is', async () => {
     const info = devchain.readyInfo();
-    expect(info).toMatchObject({ ready: true, nodeUrl: devchain.nodeUrl, chainId: 31337, metadataUrl: devchain.metadataUrl, congestion: 'off' });
-    expect(info.collections.map((c) => `${c.kind}:${c.standard}`).sort()).toEqual(['batch-minted:ERC721', 'full:ERC721', 'minimal:ERC721', 'multi:ERC1155']);
+    expect(info).toMatchObject({
+      ready: true,
+      nodeUrl: devchain.nodeUrl,
+      chainId: 31337,
+      metadataUrl: devchain.metadataUrl,
+      congestion: 'off',
+    });
+    expect(info.collections.map((c) => `${c.kind}:${c.standard}`).sort()).toEqual([
+      'batch-minted:ERC721',
+      'full:ERC721',
+      'minimal:ERC721',
+      'multi:ERC1155',
+    ]);
     expect(info.accounts).toHaveLength(10);
     expect(info.accounts[0]).toBe(new Wallet(devchain.accounts[0]!.privateKey).address);
     expect(Number(BigInt(await rpc<string>(devchain.nodeUrl, 'eth_chainId')))).toBe(31337);
@@ -51,7 +62,11 @@ describe('dev chain sample world', () => {
     expect(await tiles.getFunction('ownerOf')(24n)).toBe(a1);
     expect(await tiles.getFunction('balanceOf')(a2)).toBe(5n);
 
-    const logs = await provider.getLogs({ address: await tiles.getAddress(), topics: [TRANSFER, null, null, '0x' + (1).toString(16).padStart(64, '0')], fromBlock: 0 });
+    const logs = await provider.getLogs({
+      address: await tiles.getAddress(),
+      topics: [TRANSFER, null, null, '0x' + (1).toString(16).padStart(64, '0')],
+      fromBlock: 0,
+    });
     expect(logs).toHaveLength(3);
     expect(new Set(logs.map((l) => l.blockNumber)).size).toBe(3);
 
@@ -112,7 +127,11 @@ describe('dev chain sample world', () => {
     const drops = new Contract(devchain.collections.find((c) => c.kind === 'batch-minted')!.address, dropsArtifact.abi, provider);
     const gems = new Contract(devchain.collections.find((c) => c.kind === 'multi')!.address, gemsArtifact.abi, provider);
     // Drops: 8 per holder in one ConsecutiveTransfer each (no Transfer per token); token 2 moved 1 -> 2.
-    const consecutive = await provider.getLogs({ address: await drops.getAddress(), topics: [topicOf('ConsecutiveTransfer(uint256,uint256,address,address)')], fromBlock: 0 });
+    const consecutive = await provider.getLogs({
+      address: await drops.getAddress(),
+      topics: [topicOf('ConsecutiveTransfer(uint256,uint256,address,address)')],
+      fromBlock: 0,
+    });
     expect(consecutive).toHaveLength(4);
     expect(await drops.getFunction('ownerOf')(1n)).toBe(a1);
     expect(await drops.getFunction('ownerOf')(2n)).toBe(a2);
@@ -126,7 +145,10 @@ describe('dev chain sample world', () => {
     // uri(id) is an EIP-1155 template; the metadata server answers the substituted 64-digit hex id, picture included.
     const template: string = await gems.getFunction('uri')(3n);
     expect(template).toBe(`${devchain.metadataUrl}/${(await gems.getAddress()).toLowerCase()}/{id}.json`);
-    const meta = (await (await fetch(template.replace('{id}', (3).toString(16).padStart(64, '0')))).json()) as { name: string; image: string };
+    const meta = (await (await fetch(template.replace('{id}', (3).toString(16).padStart(64, '0')))).json()) as {
+      name: string;
+      image: string;
+    };
     expect(meta.name).toBe('Txdesk Gems #3');
     const picture = await fetch(meta.image);
     expect(picture.headers.get('content-type')).toBe('image/svg+xml');

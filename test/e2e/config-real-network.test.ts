@@ -11,7 +11,15 @@ import type { AppInfo } from '../../src/shared/desktop-api.js';
 import type { TxRecord } from '../../src/shared/tx-record.js';
 import { ensureCliBuilt, runCli, startCliDaemon, type CliDaemon } from '../support/cli/cli-binary.js';
 import { authHeader } from '../support/app/core-api-token.js';
-import { FUNDED_KEY as KEY, SEPOLIA, cleanEnv, rpc, signUpClientId, startAnvil as startAnvilProcess, startDataService } from '../support/chain/real-network.js';
+import {
+  FUNDED_KEY as KEY,
+  SEPOLIA,
+  cleanEnv,
+  rpc,
+  signUpClientId,
+  startAnvil as startAnvilProcess,
+  startDataService,
+} from '../support/chain/real-network.js';
 import { freePort } from '../support/faults/reliability-procs.js';
 import { waitFor } from '../support/poll.js';
 
@@ -30,7 +38,8 @@ async function startAnvil(chainId: number | null, extra: string[] = []): Promise
 }
 
 /** `waitFor` with this file's shorter timeout and poll. */
-const until = <T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 60_000, everyMs = 250): Promise<T> => waitFor(what, check, { timeoutMs: timeoutMs, everyMs: everyMs, retryErrors: true });
+const until = <T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 60_000, everyMs = 250): Promise<T> =>
+  waitFor(what, check, { timeoutMs: timeoutMs, everyMs: everyMs, retryErrors: true });
 
 /** Reads GET /api/events (with the API token) and keeps the tracker state of every `event: status` frame. */
 function watchStatusEvents(base: string, auth: { authorization: string }) {
@@ -75,7 +84,12 @@ const startService = () => startDataService(sepolia, servicePort, serviceDir);
 beforeAll(async () => {
   ensureCliBuilt();
   // No automatic mining on the stand-in Sepolia: a transaction stays pending until the test mines, so it gets replaced.
-  [sepolia, otherChain, deadPort, servicePort] = await Promise.all([startAnvil(SEPOLIA, ['--no-mining']), startAnvil(null), freePort(), freePort()]);
+  [sepolia, otherChain, deadPort, servicePort] = await Promise.all([
+    startAnvil(SEPOLIA, ['--no-mining']),
+    startAnvil(null),
+    freePort(),
+    freePort(),
+  ]);
   serviceDir = temp('txdesk-cfg-service-');
   service = await startService();
   serviceUrl = String(service.ready.serviceUrl);
@@ -98,7 +112,13 @@ describe('the data service says what it serves', () => {
 });
 
 describe('each misconfiguration stops start-up with one line naming what to change', () => {
-  const good = (): NodeJS.ProcessEnv => ({ ...cleanEnv(), NODE_ENDPOINT: sepolia, TXDESK_SERVICE_URL: serviceUrl, CLIENT_ID: clientId, PRIVATE_KEY: KEY });
+  const good = (): NodeJS.ProcessEnv => ({
+    ...cleanEnv(),
+    NODE_ENDPOINT: sepolia,
+    TXDESK_SERVICE_URL: serviceUrl,
+    CLIENT_ID: clientId,
+    PRIVATE_KEY: KEY,
+  });
   const prefix = 'Could not start txdesk serve: ';
   // [case, environment changes, extra serve flags, the exact line, exit code]; `undefined` unsets a variable.
   const rows: (() => [string, NodeJS.ProcessEnv, string[], string, number])[] = [
@@ -109,8 +129,20 @@ describe('each misconfiguration stops start-up with one line naming what to chan
       `${prefix}NODE_ENDPOINT (${otherChain}) is on chain 31337 but TXDESK_SERVICE_URL (${serviceUrl}) serves chain ${SEPOLIA} (ethereum/sepolia): point both at the same network.`,
       2,
     ],
-    () => ['NETWORK set to another network', { NETWORK: 'local' }, [], `${prefix}NETWORK=local but the data service at ${serviceUrl} serves ethereum/sepolia: set NETWORK=sepolia, or unset it to take the service's.`, 2],
-    () => ['PLATFORM set to another platform', { PLATFORM: 'polygon' }, [], `${prefix}PLATFORM=polygon but the data service at ${serviceUrl} serves ethereum/sepolia: set PLATFORM=ethereum, or unset it to take the service's.`, 2],
+    () => [
+      'NETWORK set to another network',
+      { NETWORK: 'local' },
+      [],
+      `${prefix}NETWORK=local but the data service at ${serviceUrl} serves ethereum/sepolia: set NETWORK=sepolia, or unset it to take the service's.`,
+      2,
+    ],
+    () => [
+      'PLATFORM set to another platform',
+      { PLATFORM: 'polygon' },
+      [],
+      `${prefix}PLATFORM=polygon but the data service at ${serviceUrl} serves ethereum/sepolia: set PLATFORM=ethereum, or unset it to take the service's.`,
+      2,
+    ],
     () => [
       'CLIENT_ID unknown to the service',
       { CLIENT_ID: 'not-a-client-id' },
@@ -118,7 +150,13 @@ describe('each misconfiguration stops start-up with one line naming what to chan
       `${prefix}CLIENT_ID is not known to the data service at ${serviceUrl}: run \`txdesk login\` then \`txdesk account:describe\` with TXDESK_ENDPOINT=${serviceUrl}, and set CLIENT_ID to the ClientId it shows.`,
       2,
     ],
-    () => ['CLIENT_ID missing', { CLIENT_ID: undefined }, [], `${prefix}CLIENT_ID is not set: get one with \`txdesk login\` then \`txdesk account:describe\`, and set CLIENT_ID.`, 2],
+    () => [
+      'CLIENT_ID missing',
+      { CLIENT_ID: undefined },
+      [],
+      `${prefix}CLIENT_ID is not set: get one with \`txdesk login\` then \`txdesk account:describe\`, and set CLIENT_ID.`,
+      2,
+    ],
     () => [
       'TXDESK_SERVICE_URL pointing at the node',
       { TXDESK_SERVICE_URL: sepolia },
@@ -161,7 +199,13 @@ describe('each misconfiguration stops start-up with one line naming what to chan
       `${prefix}--congestion and --block-time apply only to the embedded dev chain, and NODE_ENDPOINT/TXDESK_SERVICE_URL point at a configured network: drop them, or unset both variables to use the dev chain.`,
       2,
     ],
-    () => ['a bad flag value', {}, ['--port', 'abc'], 'Invalid --port "abc": give a whole number from 0 to 65535 (0 picks a free port).', 2],
+    () => [
+      'a bad flag value',
+      {},
+      ['--port', 'abc'],
+      'Invalid --port "abc": give a whole number from 0 to 65535 (0 picks a free port).',
+      2,
+    ],
     () => [
       'the node is down (a failure at run time, not bad input)',
       { NODE_ENDPOINT: `http://127.0.0.1:${deadPort}` },
@@ -197,7 +241,12 @@ describe('each misconfiguration stops start-up with one line naming what to chan
       await Promise.all(batch);
     }
     for (const r of results) {
-      expect({ case: r.name, code: r.got.code, lines: r.got.lines, stdout: r.got.stdout }).toEqual({ case: r.name, code: r.code, lines: [r.line], stdout: '' });
+      expect({ case: r.name, code: r.got.code, lines: r.got.lines, stdout: r.got.stdout }).toEqual({
+        case: r.name,
+        code: r.code,
+        lines: [r.line],
+        stdout: '',
+      });
     }
   });
 
@@ -205,15 +254,28 @@ describe('each misconfiguration stops start-up with one line naming what to chan
     const env = cleanEnv();
     const table: [string[], string][] = [
       [['service', '--node', sepolia, '--congestion', 'high'], '--congestion and --block-time apply to the dev chain: add --dev.'],
-      [['service', '--dev', '--indexer-lag', '3'], '--indexer-lag applies to a service on --node, --network or --config (a dev chain is indexed to its head): drop it, or use one of those instead of --dev.'],
-      [['service', '--dev', '--confirmations', '3'], '--confirmations applies to a service on --node, --network or --config (a dev chain is indexed to its head): drop it, or use one of those instead of --dev.'],
-      [['service', '--node', sepolia, '--indexer-lag', '3', '--confirmations', '4'], '--confirmations is the old name of --indexer-lag: give only --indexer-lag.'],
+      [
+        ['service', '--dev', '--indexer-lag', '3'],
+        '--indexer-lag applies to a service on --node, --network or --config (a dev chain is indexed to its head): drop it, or use one of those instead of --dev.',
+      ],
+      [
+        ['service', '--dev', '--confirmations', '3'],
+        '--confirmations applies to a service on --node, --network or --config (a dev chain is indexed to its head): drop it, or use one of those instead of --dev.',
+      ],
+      [
+        ['service', '--node', sepolia, '--indexer-lag', '3', '--confirmations', '4'],
+        '--confirmations is the old name of --indexer-lag: give only --indexer-lag.',
+      ],
     ];
     const got = await Promise.all(table.map(([args]) => runCli(args, { env })));
-    expect(got.map((r) => ({ code: r.code, lines: messageLines(r.stderr) }))).toEqual(table.map(([, line]) => ({ code: 2, lines: [line] })));
+    expect(got.map((r) => ({ code: r.code, lines: messageLines(r.stderr) }))).toEqual(
+      table.map(([, line]) => ({ code: 2, lines: [line] })),
+    );
     const help = await runCli(['service', '--help'], { env });
     const flat = help.stdout.replace(/\s+/g, ' ');
-    expect(flat).toContain("--indexer-lag <blocks> blocks the token indexer stays behind the chain head, so short reorgs never reach the listing (default: 0 on dev chains 31337/1337, else 12); not the app's tracker confirmations");
+    expect(flat).toContain(
+      "--indexer-lag <blocks> blocks the token indexer stays behind the chain head, so short reorgs never reach the listing (default: 0 on dev chains 31337/1337, else 12); not the app's tracker confirmations",
+    );
     expect(flat).toContain('--confirmations <blocks> old name of --indexer-lag');
   });
 });
@@ -222,20 +284,40 @@ describe('a data service that is down is a state, not a crash and not a flood', 
   it('start-up goes on, the ready line says why, transactions are sent, the log has one line', async () => {
     const dead = `http://127.0.0.1:${deadPort}`;
     const app = await startCliDaemon(['serve', '--port', '0', '--json'], {
-      env: { ...cleanEnv(), NODE_ENDPOINT: sepolia, TXDESK_SERVICE_URL: dead, CLIENT_ID: clientId, PRIVATE_KEY: KEY, TXDESK_DATA_DIR: temp('txdesk-cfg-down-') },
+      env: {
+        ...cleanEnv(),
+        NODE_ENDPOINT: sepolia,
+        TXDESK_SERVICE_URL: dead,
+        CLIENT_ID: clientId,
+        PRIVATE_KEY: KEY,
+        TXDESK_DATA_DIR: temp('txdesk-cfg-down-'),
+      },
     });
     try {
       // PLATFORM/NETWORK unset and no service to ask: they follow the node's chain id.
-      expect(app.ready).toMatchObject({ chainId: SEPOLIA, platform: 'ethereum', network: 'sepolia', status: { tracker: { state: 'unreachable' }, node: { state: 'connected' } } });
+      expect(app.ready).toMatchObject({
+        chainId: SEPOLIA,
+        platform: 'ethereum',
+        network: 'sepolia',
+        status: { tracker: { state: 'unreachable' }, node: { state: 'connected' } },
+      });
       const status = app.ready.status as AppInfo['status'];
       expect(status.tracker.reason).toContain(`Cannot reach the data service at ${dead}`);
-      const sent = await fetch(`${String(app.ready.apiUrl)}/api/tx`, { method: 'POST', headers: authHeader(String(app.ready.apiTokenFile)) });
+      const sent = await fetch(`${String(app.ready.apiUrl)}/api/tx`, {
+        method: 'POST',
+        headers: authHeader(String(app.ready.apiTokenFile)),
+      });
       expect(sent.status).toBe(201);
       // Several reconnect attempts happen meanwhile (200 ms backoff doubling): none is a log line of its own.
       await new Promise((r) => setTimeout(r, 2_500));
-      const trackerLines = app.stderr().split('\n').filter((l) => /\[serve:link\] tracker/.test(l));
+      const trackerLines = app
+        .stderr()
+        .split('\n')
+        .filter((l) => /\[serve:link\] tracker/.test(l));
       expect(trackerLines).toHaveLength(1);
-      expect(trackerLines[0]).toMatch(/warn \[serve:link\] tracker unreachable: Cannot reach the data service at http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\); retrying with backoff/);
+      expect(trackerLines[0]).toMatch(
+        /warn \[serve:link\] tracker unreachable: Cannot reach the data service at http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\); retrying with backoff/,
+      );
       expect(app.stderr()).not.toContain(clientId);
     } finally {
       await app.stop();
@@ -245,7 +327,14 @@ describe('a data service that is down is a state, not a crash and not a flood', 
 
 describe('the happy path: send, replace, confirm, restart the app, restart the service', () => {
   it('works end to end, and the links say what happens', async () => {
-    const appEnv = { ...cleanEnv(), NODE_ENDPOINT: sepolia, TXDESK_SERVICE_URL: serviceUrl, CLIENT_ID: clientId, PRIVATE_KEY: KEY, TXDESK_DATA_DIR: temp('txdesk-cfg-happy-') };
+    const appEnv = {
+      ...cleanEnv(),
+      NODE_ENDPOINT: sepolia,
+      TXDESK_SERVICE_URL: serviceUrl,
+      CLIENT_ID: clientId,
+      PRIVATE_KEY: KEY,
+      TXDESK_DATA_DIR: temp('txdesk-cfg-happy-'),
+    };
     const app = await startCliDaemon(['serve', '--port', '0', '--json'], { env: appEnv });
     const base = String(app.ready.apiUrl);
     const auth = authHeader(String(app.ready.apiTokenFile));
@@ -253,7 +342,12 @@ describe('the happy path: send, replace, confirm, restart the app, restart the s
       const res = await fetch(`${base}${path}`, { ...init, headers: { ...auth, ...(init.headers as Record<string, string> | undefined) } });
       return { status: res.status, body: (await res.json()) as T };
     };
-    const patch = (body: unknown) => api<Record<string, unknown>>('/api/settings', { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const patch = (body: unknown) =>
+      api<Record<string, unknown>>('/api/settings', {
+        method: 'PATCH',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
     const appInfo = async () => (await api<AppInfo>('/api/app')).body;
     const records = async () => (await api<TxRecord[]>('/api/tx')).body;
     try {
@@ -275,13 +369,17 @@ describe('the happy path: send, replace, confirm, restart the app, restart the s
       // Send: the chain does not mine, so the tracker reports it pending and the app replaces it.
       const first = await api<TxRecord>('/api/tx', { method: 'POST' });
       expect(first.status).toBe(201);
-      const replacement = await until('a replacement', async () => (await records()).find((r) => r.replaces === first.body.transactionHash));
+      const replacement = await until('a replacement', async () =>
+        (await records()).find((r) => r.replaces === first.body.transactionHash),
+      );
       expect(replacement.nonce).toBe(first.body.nonce);
       // Now blocks come every second: one of the nonce's hashes is mined and confirmed, the other replaced.
       await rpc(sepolia, 'evm_setIntervalMining', [1]);
       const settled = await until('the nonce to settle', async () => {
         const mine = (await records()).filter((r) => r.nonce === first.body.nonce);
-        return mine.some((r) => r.status === 'confirmation') && mine.every((r) => r.status === 'confirmation' || r.status === 'replaced') ? mine : undefined;
+        return mine.some((r) => r.status === 'confirmation') && mine.every((r) => r.status === 'confirmation' || r.status === 'replaced')
+          ? mine
+          : undefined;
       });
       expect(settled.filter((r) => r.status === 'confirmation')).toHaveLength(1);
 
@@ -324,7 +422,12 @@ describe('the happy path: send, replace, confirm, restart the app, restart the s
         return s.state === 'unreachable' ? s : undefined;
       });
       expect(node.reason).toMatch(/^The node at http:\/\/127\.0\.0\.1:\d+ could not be reached .* Checking again every 15 s/);
-      expect(app.stderr().split('\n').filter((l) => /\[serve:link\] Ethereum node lost/.test(l))).toHaveLength(1);
+      expect(
+        app
+          .stderr()
+          .split('\n')
+          .filter((l) => /\[serve:link\] Ethereum node lost/.test(l)),
+      ).toHaveLength(1);
     } finally {
       await app.stop();
     }

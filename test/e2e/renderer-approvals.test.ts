@@ -33,7 +33,11 @@ function rpcCode(e: unknown): number | undefined {
 }
 
 /** Settles to the value or the error, so a request can be started now and looked at after the browser answered it. */
-const settled = <T>(p: Promise<T>) => p.then((value) => ({ ok: true as const, value }), (error: unknown) => ({ ok: false as const, error }));
+const settled = <T>(p: Promise<T>) =>
+  p.then(
+    (value) => ({ ok: true as const, value }),
+    (error: unknown) => ({ ok: false as const, error }),
+  );
 
 describe.skipIf(!browserSuites())('approvals on a configured network (Chromium, txdesk serve, ethers on /rpc)', () => {
   const temps: string[] = [];
@@ -54,15 +58,20 @@ describe.skipIf(!browserSuites())('approvals on a configured network (Chromium, 
   const pageErrors: string[] = [];
 
   const api = async <T>(path: string, init: RequestInit = {}): Promise<T> => {
-    const res = await fetch(`${base}${path}`, { ...init, headers: { ...auth, 'content-type': 'application/json', ...(init.headers as Record<string, string> | undefined) } });
+    const res = await fetch(`${base}${path}`, {
+      ...init,
+      headers: { ...auth, 'content-type': 'application/json', ...(init.headers as Record<string, string> | undefined) },
+    });
     const body = (await res.json()) as T;
     expect(res.ok, `${init.method ?? 'GET'} ${path} answered ${res.status}: ${JSON.stringify(body)}`).toBe(true);
     return body;
   };
-  const setTimeoutMs = (approvalTimeoutMs: number) => api<AppSettings>('/api/settings', { method: 'PATCH', body: JSON.stringify({ approvalTimeoutMs }) });
+  const setTimeoutMs = (approvalTimeoutMs: number) =>
+    api<AppSettings>('/api/settings', { method: 'PATCH', body: JSON.stringify({ approvalTimeoutMs }) });
   const waiting = () => api<ApprovalRequest[]>('/api/approvals');
   const dialog = () => page.getByTestId('approval-dialog');
-  const nav = (name: 'Transactions' | 'Settings') => page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name, exact: true }).click();
+  const nav = (name: 'Transactions' | 'Settings') =>
+    page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name, exact: true }).click();
   const axe = async (): Promise<string[]> => {
     await page.evaluate(axeSource);
     return (await page.evaluate(`axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations
@@ -72,7 +81,8 @@ describe.skipIf(!browserSuites())('approvals on a configured network (Chromium, 
   /** What the node says about a transaction the tool got a hash for: mined, and successful. Polled rather than ethers'
    * waitForTransaction, which looks again only when a block arrives: this anvil mines a block per transaction, so a
    * first look made before the broadcast would wait forever for the next block. */
-  const minedStatus = async (hash: string) => (await waitFor('the transaction is mined', () => tool.getTransactionReceipt(hash), { timeoutMs: 60_000, everyMs: 200 })).status;
+  const minedStatus = async (hash: string) =>
+    (await waitFor('the transaction is mined', () => tool.getTransactionReceipt(hash), { timeoutMs: 60_000, everyMs: 200 })).status;
 
   beforeAll(async () => {
     ensureCliBuilt();
@@ -81,7 +91,14 @@ describe.skipIf(!browserSuites())('approvals on a configured network (Chromium, 
     service = await startDataService(anvil.url, await freePort(), temp('txdesk-appr-service-'));
     const clientId = await signUpClientId(String(service.ready.serviceUrl), temp('txdesk-appr-cli-'));
     app = await startCliDaemon(['serve', '--port', '0', '--json'], {
-      env: { ...cleanEnv(), NODE_ENDPOINT: anvil.url, TXDESK_SERVICE_URL: String(service.ready.serviceUrl), CLIENT_ID: clientId, PRIVATE_KEY: FUNDED_KEY, TXDESK_DATA_DIR: temp('txdesk-appr-app-') },
+      env: {
+        ...cleanEnv(),
+        NODE_ENDPOINT: anvil.url,
+        TXDESK_SERVICE_URL: String(service.ready.serviceUrl),
+        CLIENT_ID: clientId,
+        PRIVATE_KEY: FUNDED_KEY,
+        TXDESK_DATA_DIR: temp('txdesk-appr-app-'),
+      },
     });
     expect(app.ready).toMatchObject({ chainId: SEPOLIA, mode: 'configured' });
     base = String(app.ready.apiUrl).replace(/\/+$/, '');
@@ -134,7 +151,9 @@ describe.skipIf(!browserSuites())('approvals on a configured network (Chromium, 
     expect(await dialog().getByTestId('approval-call').textContent()).toBe('none: a plain transfer');
     // The range starts at what the first attempt would pay now (on this configured network, the market's price).
     expect(BigInt(tx.feeFromWei) > 0n && BigInt(tx.feeFromWei) <= BigInt(policy.maxFeeWei)).toBe(true);
-    expect(await dialog().getByTestId('approval-fee').textContent()).toBe(`${gweiText(tx.feeFromWei)}, up to ${gweiText(policy.maxFeeWei)}`);
+    expect(await dialog().getByTestId('approval-fee').textContent()).toBe(
+      `${gweiText(tx.feeFromWei)}, up to ${gweiText(policy.maxFeeWei)}`,
+    );
     expect(BigInt(tx.maxCostWei)).toBe(value + BigInt(tx.gasLimit) * BigInt(policy.maxFeeWei));
     expect(await dialog().getByTestId('approval-max-cost').textContent()).toContain(`${formatWeiAsEther(tx.maxCostWei)} ETH`);
     expect(await dialog().getByTestId('approval-time-left').textContent()).toMatch(/Declined automatically in (1 min \d+ s|2 min)/);
@@ -206,10 +225,17 @@ describe.skipIf(!browserSuites())('approvals on a configured network (Chromium, 
     if (!approved.ok) throw approved.error;
     expect(await minedStatus(approved.value.hash)).toBe(1);
     const [rule] = await api<ApprovalRule[]>('/api/approval-rules');
-    expect(rule).toMatchObject({ requester: asked!.requester, maxPerDayWei: parseEther('0.05').toString(), spentWei: asked!.transaction!.maxCostWei });
+    expect(rule).toMatchObject({
+      requester: asked!.requester,
+      maxPerDayWei: parseEther('0.05').toString(),
+      spentWei: asked!.transaction!.maxCostWei,
+    });
 
     // Within the limit: no dialog, no answer needed; the tool gets its hash by itself.
-    const second = await Promise.race([signer.sendTransaction({ to: Wallet.createRandom().address, value: small }), new Promise<never>((_, no) => setTimeout(() => no(new Error('the small transaction waited for an answer')), 30_000))]);
+    const second = await Promise.race([
+      signer.sendTransaction({ to: Wallet.createRandom().address, value: small }),
+      new Promise<never>((_, no) => setTimeout(() => no(new Error('the small transaction waited for an answer')), 30_000)),
+    ]);
     expect(await minedStatus(second.hash)).toBe(1);
     expect(await dialog().count()).toBe(0);
 
@@ -250,8 +276,22 @@ describe.skipIf(!browserSuites())('approvals on a configured network (Chromium, 
     expect(verifyMessage(text, message.value)).toBe(account);
 
     const domain = { name: 'Ether Mail', version: '1', chainId: SEPOLIA, verifyingContract: '0xCcCCccccCCCCcCCCCCCcCcCccCcCCCcCcccccccC' };
-    const types = { Person: [{ name: 'name', type: 'string' }, { name: 'wallet', type: 'address' }], Mail: [{ name: 'from', type: 'Person' }, { name: 'to', type: 'Person' }, { name: 'contents', type: 'string' }] };
-    const mail = { from: { name: 'Cow', wallet: '0xCD2a3d9F938E13CD947Ec05AbC7FE734Df8DD826' }, to: { name: 'Bob', wallet: '0xbBbBBBBbbBBBbbbBbbBbbbbBBbBbbbbBbBbbBBbB' }, contents: 'Hello, Bob!' };
+    const types = {
+      Person: [
+        { name: 'name', type: 'string' },
+        { name: 'wallet', type: 'address' },
+      ],
+      Mail: [
+        { name: 'from', type: 'Person' },
+        { name: 'to', type: 'Person' },
+        { name: 'contents', type: 'string' },
+      ],
+    };
+    const mail = {
+      from: { name: 'Cow', wallet: '0xCD2a3d9F938E13CD947Ec05AbC7FE734Df8DD826' },
+      to: { name: 'Bob', wallet: '0xbBbBBBBbbBBBbbbBbbBbbbbBBbBbbbbBbBbbBBbB' },
+      contents: 'Hello, Bob!',
+    };
     const typed = settled(signer.signTypedData(domain, types, mail));
     await dialog().waitFor();
     expect(await dialog().getByTestId('approval-primary-type').textContent()).toBe('Mail');

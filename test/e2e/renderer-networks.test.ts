@@ -32,7 +32,8 @@ describe.skipIf(!browserSuites())('Networks: switch in Settings, send on each (C
     expect(res.status, `${path} answered ${res.status}`).toBe(200);
     return (await res.json()) as T;
   };
-  const nav = (name: 'Transactions' | 'Tokens' | 'Settings') => page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name, exact: true }).click();
+  const nav = (name: 'Transactions' | 'Tokens' | 'Settings') =>
+    page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name, exact: true }).click();
   const badge = () => page.getByTestId('network-badge');
   const switchTo = async (network: string) => {
     await nav('Settings');

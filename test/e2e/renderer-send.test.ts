@@ -47,12 +47,18 @@ describe.skipIf(!browserSuites())('Send: ETH and tokens (Chromium, txdesk serve)
   /** eth_getBalance straight from the dev chain's node, in wei. */
   const balanceOf = async (address: string): Promise<bigint> => {
     const { nodeUrl } = await api<{ nodeUrl: string }>('/api/app');
-    const res = await fetch(nodeUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getBalance', params: [address, 'latest'] }) });
+    const res = await fetch(nodeUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getBalance', params: [address, 'latest'] }),
+    });
     return BigInt(((await res.json()) as { result: string }).result);
   };
   /** What an account holds, through the app's listing proxy. */
-  const listing = async (owner: string): Promise<ListedToken[]> => (await api<{ data: ListedToken[] }>(`/nft/v1/accounts/${owner}/tokens?size=200`)).data;
-  const nav = (name: 'Transactions' | 'Tokens') => page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name, exact: true }).click();
+  const listing = async (owner: string): Promise<ListedToken[]> =>
+    (await api<{ data: ListedToken[] }>(`/nft/v1/accounts/${owner}/tokens?size=200`)).data;
+  const nav = (name: 'Transactions' | 'Tokens') =>
+    page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name, exact: true }).click();
   const axe = async (): Promise<string[]> => {
     await page.evaluate(axeSource);
     return (await page.evaluate(`axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations
@@ -61,7 +67,11 @@ describe.skipIf(!browserSuites())('Send: ETH and tokens (Chromium, txdesk serve)
   };
   const closeNotices = async () => {
     const close = page.locator('.notice .icon-btn');
-    for (let n = await close.count(); n > 0; n--) await close.first().click({ timeout: 2_000 }).catch(() => {});
+    for (let n = await close.count(); n > 0; n--)
+      await close
+        .first()
+        .click({ timeout: 2_000 })
+        .catch(() => {});
   };
 
   beforeAll(async () => {
@@ -149,10 +159,14 @@ describe.skipIf(!browserSuites())('Send: ETH and tokens (Chromium, txdesk serve)
     expect(await dialog.getByTestId('send-submit').textContent()).toMatch(/^Send [\d,.]+ ETH$/);
     await screenshot(page, 'send-max-1280');
     // The whole balance leaves nothing for the fee: the form says so before anything is sent.
-    await dialog.getByLabel('Amount (ETH)').fill(`${BigInt(balanceWei) / 10n ** 18n}.${(BigInt(balanceWei) % 10n ** 18n).toString().padStart(18, '0')}`);
+    await dialog
+      .getByLabel('Amount (ETH)')
+      .fill(`${BigInt(balanceWei) / 10n ** 18n}.${(BigInt(balanceWei) % 10n ** 18n).toString().padStart(18, '0')}`);
     expect(await dialog.getByTestId('send-submit').textContent()).toBe('Send');
     await dialog.getByTestId('send-submit').click();
-    expect(await amountHint()).toMatch(/That leaves too little for the fee: 21,000 gas at up to the fee cap of [\d.]+ gwei may cost [\d.]+ ETH, so at most [\d,.]+ ETH can be sent/);
+    expect(await amountHint()).toMatch(
+      /That leaves too little for the fee: 21,000 gas at up to the fee cap of [\d.]+ gwei may cost [\d.]+ ETH, so at most [\d,.]+ ETH can be sent/,
+    );
 
     // Now a real one.
     await dialog.getByLabel('Amount (ETH)').fill('0.125');
@@ -268,7 +282,8 @@ describe.skipIf(!browserSuites())('Send: ETH and tokens (Chromium, txdesk serve)
 
   it('sends 2 of a sample ERC-1155 token: the recipient holds 2 in the listing, the owner the rest', async () => {
     const s = await sendToken('ERC1155', 'Gems', '2', 'token-send-1155-1280');
-    const listed = async (owner: string) => (await listing(owner)).find((t) => t.contract.address === s.contract && t.id === s.id)?.balance ?? null;
+    const listed = async (owner: string) =>
+      (await listing(owner)).find((t) => t.contract.address === s.contract && t.id === s.id)?.balance ?? null;
     await expect.poll(() => listed(s.recipient), { timeout: 120_000 }).toBe('2');
     expect(await listed(s.owner)).toBe(String(Number(s.held.balance) - 2));
     // The card stays (some are left), with its new balance and without "being sent".

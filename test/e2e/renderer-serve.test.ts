@@ -10,7 +10,12 @@ import { browserSuites, launchBrowser, screenshot, type E2eBrowser, type Page } 
 import { startServeProcess, type ServeProcess } from '../support/browser/e2e-serve.js';
 
 // Accounts 1..4 of anvil's test mnemonic hold the dev chain's sample tokens.
-const holders = ['0x70997970c51812dc3a010c7d01b50e0d17dc79c8', '0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc', '0x90f79bf6eb2c4f870365e785982e1f101e93b906', '0x15d34aaf54267db7d7c367839aaf71a00a2c6a65'];
+const holders = [
+  '0x70997970c51812dc3a010c7d01b50e0d17dc79c8',
+  '0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc',
+  '0x90f79bf6eb2c4f870365e785982e1f101e93b906',
+  '0x15d34aaf54267db7d7c367839aaf71a00a2c6a65',
+];
 
 describe.skipIf(!browserSuites())('renderer against txdesk serve (Chromium)', () => {
   let serve: ServeProcess;
@@ -28,7 +33,8 @@ describe.skipIf(!browserSuites())('renderer against txdesk serve (Chromium)', ()
     expect(res.ok, `${path} answered ${res.status}`).toBe(true);
     return (await res.json()) as T;
   };
-  const nav = (name: 'Transactions' | 'Tokens' | 'Settings') => page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name, exact: true }).click();
+  const nav = (name: 'Transactions' | 'Tokens' | 'Settings') =>
+    page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name, exact: true }).click();
 
   beforeAll(async () => {
     // Key routes open: the key-import test goes through the page (with its session cookie).
@@ -151,7 +157,9 @@ describe.skipIf(!browserSuites())('renderer against txdesk serve (Chromium)', ()
     await page.locator('.token-card').first().waitFor();
     await screenshot(page, 'tokens-own');
 
-    const totals = await Promise.all(holders.map((h) => api<{ pagination: { totalCount: number } }>(`/nft/v1/accounts/${h}/tokens?size=1`)));
+    const totals = await Promise.all(
+      holders.map((h) => api<{ pagination: { totalCount: number } }>(`/nft/v1/accounts/${h}/tokens?size=1`)),
+    );
     const best = totals.map((t, i) => ({ holder: holders[i]!, total: t.pagination.totalCount })).sort((a, b) => b.total - a.total)[0]!;
     expect(best.total).toBeGreaterThan(6);
 
@@ -163,22 +171,36 @@ describe.skipIf(!browserSuites())('renderer against txdesk serve (Chromium)', ()
     await expect.poll(() => status.textContent()).toBe(`Page 1 of ${pages}`);
     await expect.poll(() => page.getByTestId('token-total').textContent()).toBe(`${best.total} tokens`);
     await expect.poll(() => page.locator('.token-grid[aria-busy="false"] .token-card').count()).toBe(6);
-    const firstPage = await page.locator('.token-card').evaluateAll((els) => els.map((e) => `${e.getAttribute('data-contract')}:${e.getAttribute('data-token-id')}`));
+    const firstPage = await page
+      .locator('.token-card')
+      .evaluateAll((els) => els.map((e) => `${e.getAttribute('data-contract')}:${e.getAttribute('data-token-id')}`));
 
     await page.getByRole('button', { name: 'Next →' }).click();
     await expect.poll(() => status.textContent()).toBe(`Page 2 of ${pages}`);
     await expect.poll(() => page.locator('.token-grid[aria-busy="false"] .token-card').count()).toBe(Math.min(6, best.total - 6));
-    const secondPage = await page.locator('.token-card').evaluateAll((els) => els.map((e) => `${e.getAttribute('data-contract')}:${e.getAttribute('data-token-id')}`));
+    const secondPage = await page
+      .locator('.token-card')
+      .evaluateAll((els) => els.map((e) => `${e.getAttribute('data-contract')}:${e.getAttribute('data-token-id')}`));
     expect(secondPage.some((t) => firstPage.includes(t))).toBe(false);
     await page.getByRole('button', { name: '← Previous' }).click();
     await expect.poll(() => status.textContent()).toBe(`Page 1 of ${pages}`);
 
     // Images come from the tokens' metadata through the core, and actually load.
     await expect
-      .poll(() => page.locator('.token-card img').first().evaluate((img) => (img as unknown as { complete: boolean; naturalWidth: number }).naturalWidth > 0), { timeout: 30_000 })
+      .poll(
+        () =>
+          page
+            .locator('.token-card img')
+            .first()
+            .evaluate((img) => (img as unknown as { complete: boolean; naturalWidth: number }).naturalWidth > 0),
+        { timeout: 30_000 },
+      )
       .toBe(true);
     // ...through the core's proxy: the CSP allows no other image host, so the page never asks the metadata's URL itself.
-    const src = await page.locator('.token-card img').first().evaluate((img) => (img as unknown as { currentSrc: string }).currentSrc);
+    const src = await page
+      .locator('.token-card img')
+      .first()
+      .evaluate((img) => (img as unknown as { currentSrc: string }).currentSrc);
     expect(new URL(src).pathname).toBe('/api/token-image');
     expect(new URL(src).origin).toBe(serve.appUrl);
     expect(requests).toContain('GET /api/token-image');
@@ -187,7 +209,9 @@ describe.skipIf(!browserSuites())('renderer against txdesk serve (Chromium)', ()
     // Filter to one collection: the count follows the listing and every card belongs to it.
     const chip = page.locator('.chip[data-contract]').first();
     const contract = (await chip.getAttribute('data-contract'))!;
-    const expected = (await api<{ pagination: { totalCount: number } }>(`/nft/v1/accounts/${best.holder}/tokens?size=1&contractAddresses=${contract}`)).pagination.totalCount;
+    const expected = (
+      await api<{ pagination: { totalCount: number } }>(`/nft/v1/accounts/${best.holder}/tokens?size=1&contractAddresses=${contract}`)
+    ).pagination.totalCount;
     await chip.click();
     await expect.poll(() => page.getByTestId('token-total').textContent()).toBe(`${expected} token${expected === 1 ? '' : 's'}`);
     await expect.poll(() => page.locator('.token-grid[aria-busy="false"] .token-card').count()).toBe(Math.min(6, expected));
@@ -210,7 +234,9 @@ describe.skipIf(!browserSuites())('renderer against txdesk serve (Chromium)', ()
     const dialog = page.getByTestId('key-replace-dialog');
     await dialog.getByRole('checkbox').check();
     await dialog.getByRole('button', { name: 'Replace with the imported key' }).click();
-    await expect.poll(() => keyCard.getByTestId('key-address').textContent(), { timeout: 120_000 }).toMatch(new RegExp(`^${wallet.address}$`, 'i'));
+    await expect
+      .poll(() => keyCard.getByTestId('key-address').textContent(), { timeout: 120_000 })
+      .toMatch(new RegExp(`^${wallet.address}$`, 'i'));
     expect(await field.inputValue()).toBe('');
     await expect.poll(() => page.locator('.notice-success').count()).toBeGreaterThan(0);
     await screenshot(page, 'settings-key-imported');
@@ -246,7 +272,9 @@ describe.skipIf(!browserSuites())('renderer against txdesk serve (Chromium)', ()
     expect((await api<{ congestion: string }>('/api/devchain')).congestion).toBe('low');
     // Blocks keep arriving over the event stream.
     const height = Number((await panel.getByTestId('block-height').textContent())?.replace(/,/g, ''));
-    await expect.poll(async () => Number((await panel.getByTestId('block-height').textContent())?.replace(/,/g, '')), { timeout: 60_000 }).toBeGreaterThan(height);
+    await expect
+      .poll(async () => Number((await panel.getByTestId('block-height').textContent())?.replace(/,/g, '')), { timeout: 60_000 })
+      .toBeGreaterThan(height);
   }, 120_000);
 
   it('signs in with e-mail and password, and says so when they are wrong', async () => {
@@ -307,7 +335,9 @@ describe.skipIf(!browserSuites())('renderer against txdesk serve (Chromium)', ()
       await submit();
       await p.waitForURL(`${serve.appUrl}/login`);
       await heading.waitFor();
-      expect(await p.getByRole('alert').textContent()).toBe(`That is not the token in ${tokenFile}; copy the whole line from that file and try again.`);
+      expect(await p.getByRole('alert').textContent()).toBe(
+        `That is not the token in ${tokenFile}; copy the whole line from that file and try again.`,
+      );
       expect(await second.context.cookies()).toEqual([]);
       await screenshot(p, 'login-wrong-token');
 

@@ -48,7 +48,9 @@ describe.skipIf(!browserSuites())('token browser with both standards (Chromium)'
     await expect
       .poll(
         () =>
-          page.locator('.token-card img').evaluateAll((imgs) => imgs.filter((i) => (i as unknown as { naturalWidth: number }).naturalWidth > 0).length),
+          page
+            .locator('.token-card img')
+            .evaluateAll((imgs) => imgs.filter((i) => (i as unknown as { naturalWidth: number }).naturalWidth > 0).length),
         { timeout: 60_000 },
       )
       .toBe(9);
@@ -64,7 +66,9 @@ describe.skipIf(!browserSuites())('token browser with both standards (Chromium)'
       await card.hover();
       const button = card.getByRole('button', { name: /^Refresh metadata of / });
       await button.click();
-      await expect.poll(() => answers.find((a) => a.method === 'POST' && a.path === `/api/tokens/${contract}/${id}/refresh`)?.status).toBe(202);
+      await expect
+        .poll(() => answers.find((a) => a.method === 'POST' && a.path === `/api/tokens/${contract}/${id}/refresh`)?.status)
+        .toBe(202);
       await expect.poll(() => button.getAttribute('data-state'), { timeout: 15_000 }).toBe('idle');
     }
     await page.locator('.token-card').first().hover();

@@ -47,13 +47,18 @@ describe.skipIf(!browserSuites())('the dashboard tells the truth (Chromium, txde
     expect(r.status, `${path} answered ${r.status}`).toBe(200);
     return r.body as T;
   };
-  const nav = (name: 'Transactions' | 'Tokens' | 'Settings') => page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name, exact: true }).click();
+  const nav = (name: 'Transactions' | 'Tokens' | 'Settings') =>
+    page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name, exact: true }).click();
   const shotAt = async (name: string) => {
     // Passing notices would cover the detail in the README's pictures.
     // Always the first: `.all()` numbers the buttons once, and after the first click the last number names none, so
     // its click waited out Playwright's 30 s for a button that never came (the cancel test's minute).
     const close = page.locator('.notice .icon-btn');
-    for (let n = await close.count(); n > 0; n--) await close.first().click({ timeout: 2_000 }).catch(() => {});
+    for (let n = await close.count(); n > 0; n--)
+      await close
+        .first()
+        .click({ timeout: 2_000 })
+        .catch(() => {});
     const before = page.viewportSize()!;
     for (const s of sizes) {
       await page.setViewportSize({ width: s.width, height: s.height });
@@ -147,7 +152,9 @@ describe.skipIf(!browserSuites())('the dashboard tells the truth (Chromium, txde
     const settled = page.locator(`.group-card[data-nonce="${nonce}"]`);
     await expect.poll(() => settled.getAttribute('data-state'), { timeout: 180_000 }).toMatch(/^(mined|confirmed)$/);
     // The card says how it got there, from the records' fees: replaced above the load, the rise from the 1 gwei first fee.
-    expect(await settled.getByTestId('nonce-story').textContent()).toMatch(/^(Mined|Confirmed) after \d+ replacements? \(\+\d+(\.\d)?%\)\.$/);
+    expect(await settled.getByTestId('nonce-story').textContent()).toMatch(
+      /^(Mined|Confirmed) after \d+ replacements? \(\+\d+(\.\d)?%\)\.$/,
+    );
     const records = (await api<Rec[]>('/api/tx')).filter((r) => r.nonce === nonce);
     expect(records.length).toBeGreaterThanOrEqual(2);
     expect(records.some((r) => r.status === 'receipt' || r.status === 'confirmation')).toBe(true);
@@ -166,7 +173,9 @@ describe.skipIf(!browserSuites())('the dashboard tells the truth (Chromium, txde
     await expect.poll(() => page.evaluate('navigator.clipboard.readText()')).toBe(hash);
     // The dev chain has no public explorer, so there is no link to one.
     expect(await detail.locator('.explorer-link').count()).toBe(0);
-    const broken = await page.evaluate(`[...document.querySelectorAll('.mono')].filter((e) => /0x[0-9a-f]{40}/i.test(e.textContent) && e.getClientRects().length > 1).length`);
+    const broken = await page.evaluate(
+      `[...document.querySelectorAll('.mono')].filter((e) => /0x[0-9a-f]{40}/i.test(e.textContent) && e.getClientRects().length > 1).length`,
+    );
     expect(broken).toBe(0);
   }, 60_000);
 
@@ -254,7 +263,13 @@ describe.skipIf(!browserSuites())('the dashboard tells the truth (Chromium, txde
     expect((await api<{ clientId: string | null }>('/api/settings')).clientId).toBe(saved);
     expect(await card.getByTestId('service-status').textContent()).not.toContain('!!! garbage');
     // What the data service says about itself (getServiceHealth): the embedded one answers and indexes.
-    await expect.poll(() => card.getByText(/^Data service at http:\/\/127\.0\.0\.1:\d+: answering, (tokens indexed up to date|token index \d+ blocks behind)/).count()).toBe(1);
+    await expect
+      .poll(() =>
+        card
+          .getByText(/^Data service at http:\/\/127\.0\.0\.1:\d+: answering, (tokens indexed up to date|token index \d+ blocks behind)/)
+          .count(),
+      )
+      .toBe(1);
     await screenshot(page, 'client-id-refused');
     await field.fill(saved ?? '');
   }, 60_000);
@@ -304,10 +319,13 @@ describe.skipIf(!browserSuites())('the dashboard tells the truth (Chromium, txde
     const row = page.locator(`.attempt-row[data-hash="${made.transactionHash}"]`);
     await row.waitFor({ timeout: 20_000 });
     await expect
-      .poll(async () => {
-        const core = (await api<Rec[]>('/api/tx')).find((r) => r.transactionHash === made.transactionHash);
-        return (await row.getAttribute('data-status')) === (core?.status ?? 'sent');
-      }, { timeout: 30_000 })
+      .poll(
+        async () => {
+          const core = (await api<Rec[]>('/api/tx')).find((r) => r.transactionHash === made.transactionHash);
+          return (await row.getAttribute('data-status')) === (core?.status ?? 'sent');
+        },
+        { timeout: 30_000 },
+      )
       .toBe(true);
     await page.unroute('**/api/events');
     await page.getByTestId('stream-banner').waitFor({ state: 'detached', timeout: 30_000 });
@@ -363,7 +381,10 @@ describe.skipIf(!browserSuites())('the dashboard tells the truth (Chromium, txde
     // Collection chips belong to the account shown and can be removed.
     const chip = page.locator('.chip[data-contract]').first();
     const contract = await chip.getAttribute('data-contract');
-    await page.locator('.chip-wrap', { has: page.locator(`[data-contract="${contract}"]`) }).getByRole('button', { name: /^Remove / }).click();
+    await page
+      .locator('.chip-wrap', { has: page.locator(`[data-contract="${contract}"]`) })
+      .getByRole('button', { name: /^Remove / })
+      .click();
     expect(await page.locator(`.chip[data-contract="${contract}"]`).count()).toBe(0);
   }, 120_000);
 
@@ -390,9 +411,14 @@ describe.skipIf(!browserSuites())('the dashboard tells the truth (Chromium, txde
     await page.keyboard.press('Escape');
     await page.goto(`${serve.appUrl}/#/transactions`);
     await page.locator('.group-card').first().waitFor();
-    const open = page.locator('.group-card:not([data-state="mined"]):not([data-state="confirmed"]):not([data-state="cancelled"]):not([data-state="replaced"])');
+    const open = page.locator(
+      '.group-card:not([data-state="mined"]):not([data-state="confirmed"]):not([data-state="cancelled"]):not([data-state="replaced"])',
+    );
     if ((await open.count()) > 0) {
-      await open.first().getByRole('button', { name: /^Speed up nonce/ }).click();
+      await open
+        .first()
+        .getByRole('button', { name: /^Speed up nonce/ })
+        .click();
       await page.getByTestId('confirm-action').waitFor();
       problems.push(...(await axe()).map((p) => `speed-up dialog: ${p}`));
       await page.keyboard.press('Escape');
@@ -415,11 +441,24 @@ describe.skipIf(!browserSuites())('the dashboard tells the truth (Chromium, txde
     const before = (await api<{ nodeUrl: string }>('/api/app')).nodeUrl;
     await pending.getByRole('button', { name: 'Restart now' }).click();
     // The core comes back on the same port and the page reloads what it shows.
-    await expect.poll(async () => { const r = await call('GET', '/api/app'); return r.status === 200 ? (r.body as { nodeUrl: string }).nodeUrl : before; }, { timeout: 120_000 }).not.toBe(before);
+    await expect
+      .poll(
+        async () => {
+          const r = await call('GET', '/api/app');
+          return r.status === 200 ? (r.body as { nodeUrl: string }).nodeUrl : before;
+        },
+        { timeout: 120_000 },
+      )
+      .not.toBe(before);
     const after = (await api<{ address: string }>('/api/key')).address;
     await expect.poll(() => page.getByTestId('key-address').textContent(), { timeout: 60_000 }).toBe(after);
     await expect.poll(() => page.getByTestId('stream-state').getAttribute('data-state'), { timeout: 60_000 }).toBe('up');
-    expect(await page.getByRole('alert').filter({ hasText: /restart/i }).count()).toBe(0);
+    expect(
+      await page
+        .getByRole('alert')
+        .filter({ hasText: /restart/i })
+        .count(),
+    ).toBe(0);
   }, 300_000);
 
   it('raised no page errors', () => {

@@ -38,7 +38,10 @@ describe('JSON-RPC over one WebSocket', () => {
   it('gives each of two concurrent batches, both numbered from 0, its own answers under its own ids', async () => {
     const node = await scriptedNode((r) => ({ jsonrpc: '2.0', id: r.id, result: `${r.method}:${String(r.id)}` }));
     transport = createWsTransport(node.url);
-    const [a, b] = (await Promise.all([transport.post(batch(3, 'a'), 5_000), transport.post(batch(2, 'b'), 5_000)])) as { id: number; result: string }[][];
+    const [a, b] = (await Promise.all([transport.post(batch(3, 'a'), 5_000), transport.post(batch(2, 'b'), 5_000)])) as {
+      id: number;
+      result: string;
+    }[][];
     expect(a!.map((r) => r.id)).toEqual([0, 1, 2]);
     expect(b!.map((r) => r.id)).toEqual([0, 1]);
     // The node saw ids of the connection's own (all different), so each answer went back to its own caller.
@@ -49,7 +52,9 @@ describe('JSON-RPC over one WebSocket', () => {
   });
 
   it('fails the requests in flight at once when the node answers a request it could not read (no id)', async () => {
-    const node = await scriptedNode((r) => (r.method === 'refused' ? { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'batch too large' } } : undefined));
+    const node = await scriptedNode((r) =>
+      r.method === 'refused' ? { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'batch too large' } } : undefined,
+    );
     transport = createWsTransport(node.url);
     const waiting = transport.post(batch(2, 'silent'), 60_000);
     await expect(transport.post({ jsonrpc: '2.0', id: 7, method: 'refused', params: [] }, 60_000)).rejects.toThrow(/batch too large/);
@@ -68,13 +73,19 @@ describe('JSON-RPC over one WebSocket', () => {
     });
     transport = createWsTransport(node.url);
     await expect(transport.post({ jsonrpc: '2.0', id: 1, method: 'x', params: [] }, 60_000)).rejects.toThrow(/closed/);
-    expect(await transport.post({ jsonrpc: '2.0', id: 1, method: 'x', params: [] }, 5_000)).toEqual({ jsonrpc: '2.0', id: 1, result: 'ok' });
+    expect(await transport.post({ jsonrpc: '2.0', id: 1, method: 'x', params: [] }, 5_000)).toEqual({
+      jsonrpc: '2.0',
+      id: 1,
+      result: 'ok',
+    });
     expect(node.connections()).toBe(2);
   });
 
   it('gives up on a request the node never answers after its timeout', async () => {
     const node = await scriptedNode(() => undefined);
     transport = createWsTransport(node.url);
-    await expect(transport.post({ jsonrpc: '2.0', id: 1, method: 'x', params: [] }, 200)).rejects.toThrow(/no answer from .* within 200 ms/);
+    await expect(transport.post({ jsonrpc: '2.0', id: 1, method: 'x', params: [] }, 200)).rejects.toThrow(
+      /no answer from .* within 200 ms/,
+    );
   });
 });

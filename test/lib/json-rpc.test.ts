@@ -19,11 +19,26 @@ const thrown = (f: () => unknown): unknown => {
 describe('an answer to one call', () => {
   it("is the result, or the node's own error with its code, message and data", () => {
     expect(readRpcAnswer(url, 'eth_blockNumber', 200, '{"jsonrpc":"2.0","id":1,"result":"0x10"}')).toBe('0x10');
-    const e = thrown(() => readRpcAnswer(url, 'eth_call', 200, '{"jsonrpc":"2.0","id":1,"error":{"code":3,"message":"execution reverted: no","data":"0x08c379a0"}}')) as RpcError;
+    const e = thrown(() =>
+      readRpcAnswer(
+        url,
+        'eth_call',
+        200,
+        '{"jsonrpc":"2.0","id":1,"error":{"code":3,"message":"execution reverted: no","data":"0x08c379a0"}}',
+      ),
+    ) as RpcError;
     expect(e).toBeInstanceOf(RpcError);
-    expect({ code: e.code, message: e.message, method: e.method, data: e.data }).toEqual({ code: 3, message: 'execution reverted: no', method: 'eth_call', data: '0x08c379a0' });
+    expect({ code: e.code, message: e.message, method: e.method, data: e.data }).toEqual({
+      code: 3,
+      message: 'execution reverted: no',
+      method: 'eth_call',
+      data: '0x08c379a0',
+    });
     // A node's refusal in an HTTP 4xx is still its own error.
-    expect((thrown(() => readRpcAnswer(url, 'eth_sendRawTransaction', 400, '{"error":{"code":-32000,"message":"nonce too low"}}')) as RpcError).code).toBe(-32000);
+    expect(
+      (thrown(() => readRpcAnswer(url, 'eth_sendRawTransaction', 400, '{"error":{"code":-32000,"message":"nonce too low"}}')) as RpcError)
+        .code,
+    ).toBe(-32000);
   });
 
   it.each([
@@ -60,7 +75,17 @@ describe('an answer to a batch', () => {
   });
 
   it('fails a call the node left out, and only that one; ids of other batches are ignored', () => {
-    const out = readRpcBatchAnswer(url, calls, 10, 200, JSON.stringify([{ id: 10, result: '0x1' }, { id: 12, result: '0x2' }, { id: 99, result: 'other' }]));
+    const out = readRpcBatchAnswer(
+      url,
+      calls,
+      10,
+      200,
+      JSON.stringify([
+        { id: 10, result: '0x1' },
+        { id: 12, result: '0x2' },
+        { id: 99, result: 'other' },
+      ]),
+    );
     expect(out[0]).toBe('0x1');
     expect(out[2]).toBe('0x2');
     expect(out[1]).toBeInstanceOf(RpcError);

@@ -16,7 +16,9 @@ const h = vi.hoisted(() => {
     openHandler: null as null | ((d: { url: string }) => { action: string }),
     permissionRequest: null as null | ((wc: unknown, permission: string, cb: (ok: boolean) => void) => void),
     permissionCheck: null as null | ((...a: unknown[]) => boolean),
-    headers: null as null | ((d: { responseHeaders: Record<string, string[]> }, cb: (r: { responseHeaders: Record<string, string[]> }) => void) => void),
+    headers: null as
+      | null
+      | ((d: { responseHeaders: Record<string, string[]> }, cb: (r: { responseHeaders: Record<string, string[]> }) => void) => void),
   };
   class FakeWindow {
     webContents = {
@@ -55,8 +57,14 @@ const root = join(import.meta.dirname, '..', '..');
 const { appUrl } = createAppWindow('/opt/txdesk/out/main');
 const prefs = h.rec.options!.webPreferences;
 const yaml = createRequire(import.meta.url)('js-yaml') as { load(text: string): unknown };
-const builder = yaml.load(readFileSync(join(root, 'electron-builder.yml'), 'utf8')) as { electronFuses?: Record<string, boolean>; asar?: unknown };
-const sourcesOf = (dir: string) => readdirSync(join(root, dir)).map((f) => readFileSync(join(root, dir, f), 'utf8')).join('\n');
+const builder = yaml.load(readFileSync(join(root, 'electron-builder.yml'), 'utf8')) as {
+  electronFuses?: Record<string, boolean>;
+  asar?: unknown;
+};
+const sourcesOf = (dir: string) =>
+  readdirSync(join(root, dir))
+    .map((f) => readFileSync(join(root, dir, f), 'utf8'))
+    .join('\n');
 const mainAndPreload = sourcesOf('src/main') + sourcesOf('src/preload');
 const renderer = mkdtempSync(join(tmpdir(), 'txdesk-checklist-'));
 writeFileSync(join(renderer, 'index.html'), '<!doctype html><title>t</title>');
@@ -70,26 +78,56 @@ const prevented = (event: string, url: string) => {
 
 describe("Electron's security checklist", () => {
   it.each([
-    ['1. only load secure content (our own app: page, never http or file)', () => new URL(appUrl).protocol === 'app:' && h.rec.loaded === appUrl],
-    ['2. no Node.js integration for the page, its frames and workers', () => prefs.nodeIntegration === false && prefs.nodeIntegrationInSubFrames === false && prefs.nodeIntegrationInWorker !== true],
+    [
+      '1. only load secure content (our own app: page, never http or file)',
+      () => new URL(appUrl).protocol === 'app:' && h.rec.loaded === appUrl,
+    ],
+    [
+      '2. no Node.js integration for the page, its frames and workers',
+      () => prefs.nodeIntegration === false && prefs.nodeIntegrationInSubFrames === false && prefs.nodeIntegrationInWorker !== true,
+    ],
     ['3. context isolation on', () => prefs.contextIsolation === true],
-    ['4. process sandboxing on (window and app-wide)', () => prefs.sandbox === true && /app\.enableSandbox\(\)/.test(readFileSync(join(root, 'src/main/index.ts'), 'utf8'))],
-    ['5. permission requests refused', () => {
-      let granted: boolean | undefined;
-      h.rec.permissionRequest?.({}, 'media', (ok) => (granted = ok));
-      return granted === false;
-    }],
-    ['5b. permission checks refused', () => h.rec.permissionCheck !== null && h.rec.permissionCheck({}, 'geolocation', 'app://txdesk', {}) === false],
+    [
+      '4. process sandboxing on (window and app-wide)',
+      () => prefs.sandbox === true && /app\.enableSandbox\(\)/.test(readFileSync(join(root, 'src/main/index.ts'), 'utf8')),
+    ],
+    [
+      '5. permission requests refused',
+      () => {
+        let granted: boolean | undefined;
+        h.rec.permissionRequest?.({}, 'media', (ok) => (granted = ok));
+        return granted === false;
+      },
+    ],
+    [
+      '5b. permission checks refused',
+      () => h.rec.permissionCheck !== null && h.rec.permissionCheck({}, 'geolocation', 'app://txdesk', {}) === false,
+    ],
     ['6. webSecurity not disabled', () => prefs.webSecurity !== false],
     ['8. allowRunningInsecureContent not enabled', () => prefs.allowRunningInsecureContent !== true],
     ['9. experimental features not enabled', () => prefs.experimentalFeatures !== true],
     ['10. enableBlinkFeatures not used', () => prefs.enableBlinkFeatures === undefined && !/enableBlinkFeatures/.test(mainAndPreload)],
     ['11/12. no <webview>: tag off and attaching refused', () => prefs.webviewTag === false && prevented('will-attach-webview', '')],
-    ['13. navigation limited to our origin', () => prevented('will-navigate', 'https://evil.example/') && prevented('will-redirect', 'file:///etc/passwd') && !prevented('will-navigate', `${appUrl}#/tokens`)],
+    [
+      '13. navigation limited to our origin',
+      () =>
+        prevented('will-navigate', 'https://evil.example/') &&
+        prevented('will-redirect', 'file:///etc/passwd') &&
+        !prevented('will-navigate', `${appUrl}#/tokens`),
+    ],
     ['14. new windows refused', () => h.rec.openHandler?.({ url: 'https://example.com' }).action === 'deny'],
     ['15. shell.openExternal not used', () => !/openExternal/.test(mainAndPreload)],
-    ['17. IPC senders validated', () => isTrustedSenderUrl(appUrl, appUrl) && !isTrustedSenderUrl('file:///tmp/x.html', appUrl) && !isTrustedSenderUrl('https://evil.example/', appUrl)],
-    ['18. no file:// for the page; file: gets no extra privileges', () => !appUrl.startsWith('file:') && builder.electronFuses?.grantFileProtocolExtraPrivileges === false],
+    [
+      '17. IPC senders validated',
+      () =>
+        isTrustedSenderUrl(appUrl, appUrl) &&
+        !isTrustedSenderUrl('file:///tmp/x.html', appUrl) &&
+        !isTrustedSenderUrl('https://evil.example/', appUrl),
+    ],
+    [
+      '18. no file:// for the page; file: gets no extra privileges',
+      () => !appUrl.startsWith('file:') && builder.electronFuses?.grantFileProtocolExtraPrivileges === false,
+    ],
   ])('%s', (_item, check) => {
     expect(check()).toBe(true);
   });
@@ -127,7 +165,12 @@ describe("Electron's security checklist", () => {
 
   it('17b. IPC from a frame that is not our main frame is refused before the core is called', async () => {
     const listTransactions = vi.fn(async () => []);
-    const r = await invokeGuarded({ listTransactions } as never, appUrl, { method: 'listTransactions', args: [], senderUrl: appUrl, fromMainFrame: false });
+    const r = await invokeGuarded({ listTransactions } as never, appUrl, {
+      method: 'listTransactions',
+      args: [],
+      senderUrl: appUrl,
+      fromMainFrame: false,
+    });
     expect(r.ok).toBe(false);
     expect(listTransactions).not.toHaveBeenCalled();
   });

@@ -51,7 +51,9 @@ vi.mock('electron', () => {
       registerSchemesAsPrivileged() {},
       handle: (scheme: string, fn: (request: { url: string }) => Promise<Response>) => e.protocols.set(scheme, fn),
     },
-    session: { defaultSession: { webRequest: { onHeadersReceived() {} }, setPermissionRequestHandler() {}, setPermissionCheckHandler() {} } },
+    session: {
+      defaultSession: { webRequest: { onHeadersReceived() {} }, setPermissionRequestHandler() {}, setPermissionCheckHandler() {} },
+    },
     shell: {},
   };
   // electron-store (the settings) imports the default export.
@@ -92,7 +94,10 @@ beforeAll(async () => {
 afterAll(async () => {
   // Quitting runs main's clean stop (IPC handlers removed, core stopped), then app.exit(0).
   for (const fn of e.appListeners.get('before-quit') ?? []) fn({ preventDefault() {} });
-  await waitFor('main to stop the core and exit', async () => (e.calls.exit.length > 0 ? true : undefined), { timeoutMs: 30_000, retryErrors: true });
+  await waitFor('main to stop the core and exit', async () => (e.calls.exit.length > 0 ? true : undefined), {
+    timeoutMs: 30_000,
+    retryErrors: true,
+  });
   expect(e.calls.exit).toEqual([0]);
   expect(e.handlers.size).toBe(0);
   process.env = saved;
@@ -124,23 +129,39 @@ describe('Electron main against a real core', () => {
     expect(key.address).toBe(info.address);
     await refusal('generateKey', 'CONFLICT');
     await refusal('importKey', 'CONFLICT', { privateKey: 'ab'.repeat(32) });
-    expect(JSON.parse((await call<{ keystore: string }>('exportKey', { passphrase: 'correct horse battery' })).keystore).address).toBe(info.address.slice(2));
+    expect(JSON.parse((await call<{ keystore: string }>('exportKey', { passphrase: 'correct horse battery' })).keystore).address).toBe(
+      info.address.slice(2),
+    );
 
     const tx = await call<TxRecord>('sendTransaction');
     expect((await call<TxRecord[]>('listTransactions')).map((r) => r.transactionHash)).toContain(tx.transactionHash);
-    expect(await call('getTransaction', tx.transactionHash)).toMatchObject({ transactionHash: tx.transactionHash, history: expect.any(Array) });
+    expect(await call('getTransaction', tx.transactionHash)).toMatchObject({
+      transactionHash: tx.transactionHash,
+      history: expect.any(Array),
+    });
     // Pending on the congested dev chain or already mined: either an attempt or a refusal that says why.
     for (const m of ['speedUpTransaction', 'cancelTransaction'] as const) {
       answered.add(m);
       const r = await invoke(m, tx.transactionHash);
       if (!r.ok) expect(r.error.code).toBe('CONFLICT');
     }
-    await waitFor('the transaction pushed to the window', async () => (sentToPage().some(([c, v]) => c === ipcEventChannel('tx') && (v as TxRecord).transactionHash === tx.transactionHash) ? true : undefined), { timeoutMs: 180_000, retryErrors: true });
+    await waitFor(
+      'the transaction pushed to the window',
+      async () =>
+        sentToPage().some(([c, v]) => c === ipcEventChannel('tx') && (v as TxRecord).transactionHash === tx.transactionHash)
+          ? true
+          : undefined,
+      { timeoutMs: 180_000, retryErrors: true },
+    );
 
-    const page = await waitFor('the sample tokens listed', async () => {
-      const p = await call<TokenPage>('listTokens', info.address, { size: 5 });
-      return p.data.length > 0 ? p : undefined;
-    }, { timeoutMs: 90_000, retryErrors: true });
+    const page = await waitFor(
+      'the sample tokens listed',
+      async () => {
+        const p = await call<TokenPage>('listTokens', info.address, { size: 5 });
+        return p.data.length > 0 ? p : undefined;
+      },
+      { timeoutMs: 90_000, retryErrors: true },
+    );
     const token = page.data[0]!;
     const metadata = await call<Record<string, { image?: string }>>('resolveTokenMetadata', [token.uri]);
     await call('refreshToken', token.contract.address, token.id);
@@ -156,10 +177,19 @@ describe('Electron main against a real core', () => {
     expect(settings.platform).toBe('ethereum');
     await call('updateSettings', { policy: { maxReplacements: 4 } });
     expect((await call<{ policy: { maxReplacements: number } }>('getSettings')).policy.maxReplacements).toBe(4);
-    const savedPushed = ([c, v]: unknown[]) => c === ipcEventChannel('settings') && (v as { policy: { maxReplacements: number } }).policy.maxReplacements === 4;
-    await waitFor('the saved settings pushed to the window', async () => (sentToPage().some(savedPushed) ? true : undefined), { timeoutMs: 180_000, retryErrors: true });
+    const savedPushed = ([c, v]: unknown[]) =>
+      c === ipcEventChannel('settings') && (v as { policy: { maxReplacements: number } }).policy.maxReplacements === 4;
+    await waitFor('the saved settings pushed to the window', async () => (sentToPage().some(savedPushed) ? true : undefined), {
+      timeoutMs: 180_000,
+      retryErrors: true,
+    });
     await refusal('signIn', 'UNAUTHORIZED', { email: 'nobody@example.com', password: 'wrong password' });
-    expect(await call('getServiceHealth')).toMatchObject({ reachable: true, reason: null, chainId: 31337, roles: expect.arrayContaining(['indexer-leader']) });
+    expect(await call('getServiceHealth')).toMatchObject({
+      reachable: true,
+      reason: null,
+      chainId: 31337,
+      roles: expect.arrayContaining(['indexer-leader']),
+    });
 
     // On the embedded dev chain nothing waits for approval; an answer to nothing waiting is a 404, a rule to revoke too.
     expect(await call('listApprovals')).toEqual([]);
@@ -169,7 +199,11 @@ describe('Electron main against a real core', () => {
 
     expect(await call('getDevchainStatus')).toMatchObject({ congestion: expect.any(String) });
     expect(await call('setCongestion', 'off')).toMatchObject({ congestion: 'off' });
-    await waitFor('a dev chain status pushed to the window', async () => (sentToPage().some(([c]) => c === ipcEventChannel('devchain')) ? true : undefined), { timeoutMs: 180_000, retryErrors: true });
+    await waitFor(
+      'a dev chain status pushed to the window',
+      async () => (sentToPage().some(([c]) => c === ipcEventChannel('devchain')) ? true : undefined),
+      { timeoutMs: 180_000, retryErrors: true },
+    );
 
     // Both embedded networks; a switch answers the new active network and is pushed to the window.
     expect((await call<{ network: string; active: boolean }[]>('listNetworks')).map((n) => [n.network, n.active])).toEqual([
@@ -177,13 +211,24 @@ describe('Electron main against a real core', () => {
       ['local-2', false],
     ]);
     expect(await call('switchNetwork', { platform: 'ethereum', network: 'local-2' })).toMatchObject({ network: 'local-2', chainId: 31338 });
-    await waitFor('the switch pushed to the window', async () => (sentToPage().some(([c, v]) => c === ipcEventChannel('network') && (v as { chainId: number }).chainId === 31338) ? true : undefined), { timeoutMs: 180_000, retryErrors: true });
+    await waitFor(
+      'the switch pushed to the window',
+      async () =>
+        sentToPage().some(([c, v]) => c === ipcEventChannel('network') && (v as { chainId: number }).chainId === 31338) ? true : undefined,
+      { timeoutMs: 180_000, retryErrors: true },
+    );
 
     // Validation happens once, in the core, and comes back through IPC as a sentence naming the field.
-    expect(await invoke('getTransaction', '0x12')).toMatchObject({ ok: false, error: { code: 'INVALID_PARAMETER', message: expect.stringMatching(/^The field 'hash' /) } });
+    expect(await invoke('getTransaction', '0x12')).toMatchObject({
+      ok: false,
+      error: { code: 'INVALID_PARAMETER', message: expect.stringMatching(/^The field 'hash' /) },
+    });
 
     await call('restart');
-    await waitFor('restart to relaunch the app', async () => (e.calls.relaunch === 1 && e.calls.quit === 1 ? true : undefined), { timeoutMs: 180_000, retryErrors: true });
+    await waitFor('restart to relaunch the app', async () => (e.calls.relaunch === 1 && e.calls.quit === 1 ? true : undefined), {
+      timeoutMs: 180_000,
+      retryErrors: true,
+    });
 
     // Every call of the table was made here; a method added to the table without a case here fails this.
     expect([...answered].sort()).toEqual([...callMethods].sort());

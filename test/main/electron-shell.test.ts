@@ -13,7 +13,13 @@ type FakeWindow = InstanceType<typeof h.FakeWindow>;
 
 vi.mock('electron', () => ({
   BrowserWindow: h.FakeWindow,
-  session: { defaultSession: { webRequest: { onHeadersReceived: vi.fn() }, setPermissionRequestHandler: vi.fn(), setPermissionCheckHandler: vi.fn() } },
+  session: {
+    defaultSession: {
+      webRequest: { onHeadersReceived: vi.fn() },
+      setPermissionRequestHandler: vi.fn(),
+      setPermissionCheckHandler: vi.fn(),
+    },
+  },
   ipcMain: {
     handle: (channel: string, fn: (...a: unknown[]) => unknown) => h.handlers.set(channel, fn),
     removeHandler: (channel: string) => h.handlers.delete(channel),

@@ -52,7 +52,12 @@ function fakeApi(overrides: Partial<DesktopApi> = {}): DesktopApi {
   };
 }
 
-const call = (method: string, args: unknown[], senderUrl: string | undefined = appUrl, fromMainFrame = true) => ({ method, args, senderUrl, fromMainFrame });
+const call = (method: string, args: unknown[], senderUrl: string | undefined = appUrl, fromMainFrame = true) => ({
+  method,
+  args,
+  senderUrl,
+  fromMainFrame,
+});
 
 describe('sender check', () => {
   it.each([
@@ -158,7 +163,9 @@ describe('payload validation', () => {
 
 describe('errors from the core', () => {
   it('keeps the code and message of a TxdeskError', async () => {
-    const api = fakeApi({ listTransactions: () => Promise.reject(new TxdeskError('UPSTREAM_UNAVAILABLE', 'The node is not answering; check NODE_ENDPOINT.')) });
+    const api = fakeApi({
+      listTransactions: () => Promise.reject(new TxdeskError('UPSTREAM_UNAVAILABLE', 'The node is not answering; check NODE_ENDPOINT.')),
+    });
     expect(await invokeGuarded(api, appUrl, call('listTransactions', []))).toEqual({
       ok: false,
       error: { code: 'UPSTREAM_UNAVAILABLE', message: 'The node is not answering; check NODE_ENDPOINT.' },

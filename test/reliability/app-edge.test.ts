@@ -9,7 +9,7 @@ import { networkInterfaces } from 'node:os';
 import fc from 'fast-check';
 import { Wallet } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { importKeySchema, settingsPatchSchema, signInSchema, tokenMetadataRequestSchema } from '../../src/shared/desktop-schemas.js';
+import { importKeySchema, settingsPatchSchema, tokenMetadataRequestSchema } from '../../src/shared/desktop-schemas.js';
 import { authHeader } from '../support/app/core-api-token.js';
 import { isClientError, isErrorEnvelope, rawRequest, type RawAnswer } from '../support/faults/reliability-http.js';
 import { MB, killAllChildren, spawnCore, tempDir, type ChildProc, type CoreInfo } from '../support/faults/reliability-procs.js';
@@ -19,7 +19,15 @@ const dir = tempDir('txdesk-rel-app-');
 const KEY = Wallet.createRandom().privateKey;
 const KEY_HEX = KEY.slice(2).toLowerCase();
 /** The environment of a core on the embedded default: nothing configured that the machine running the tests might set. */
-const cleanEnv = { NODE_ENDPOINT: '', TXDESK_SERVICE_URL: '', CLIENT_ID: '', PRIVATE_KEY: '', PLATFORM: '', NETWORK: '', TXDESK_KEY_PASSPHRASE: '' };
+const cleanEnv = {
+  NODE_ENDPOINT: '',
+  TXDESK_SERVICE_URL: '',
+  CLIENT_ID: '',
+  PRIVATE_KEY: '',
+  PLATFORM: '',
+  NETWORK: '',
+  TXDESK_KEY_PASSPHRASE: '',
+};
 
 /** Runs `txdesk serve` on the embedded default with `env` until it exits (killed after 60 s); its exit code and output. */
 function serveUntilExit(env: NodeJS.ProcessEnv): Promise<{ code: number | null; text: string }> {
@@ -44,7 +52,10 @@ const seen: string[] = [];
 
 beforeAll(async () => {
   // Key routes open (with the token) so the key-import checks below run over HTTP.
-  core = await spawnCore({ port: 0, policy: { timeoutMs: 3_000, confirmations: 1 }, allowKeyRoutes: true }, { ...cleanEnv, TXDESK_DATA_DIR: dir.path });
+  core = await spawnCore(
+    { port: 0, policy: { timeoutMs: 3_000, confirmations: 1 }, allowKeyRoutes: true },
+    { ...cleanEnv, TXDESK_DATA_DIR: dir.path },
+  );
   base = core.info.apiUrl;
   auth = authHeader(core.info.apiTokenFile);
   port = Number(new URL(base).port);
@@ -109,18 +120,26 @@ interface WriteRoute {
 }
 
 const writeRoutes: WriteRoute[] = [
-  { method: 'PATCH', path: '/api/settings', body: settingsBody, valid: (b) => (settingsPatchSchema.safeParse(b).success ? undefined : false) },
+  {
+    method: 'PATCH',
+    path: '/api/settings',
+    body: settingsBody,
+    valid: (b) => (settingsPatchSchema.safeParse(b).success ? undefined : false),
+  },
   {
     method: 'POST',
     path: '/api/settings/sign-in',
     body: fc.oneof(fc.record({ email: fc.oneof(hostile, fc.emailAddress()), password: hostile }, { requiredKeys: [] }), hostile),
     // A well-formed sign-in with a random password is still refused (401) by the data service.
-    valid: (b) => (signInSchema.safeParse(b).success ? false : false),
+    valid: () => false,
   },
   {
     method: 'POST',
     path: '/api/key/import',
-    body: fc.oneof(fc.record({ privateKey: fc.oneof(hostile, fc.stringMatching(/^(0x)?[0-9a-fA-F]{60,68}$/)) }, { requiredKeys: [] }), hostile),
+    body: fc.oneof(
+      fc.record({ privateKey: fc.oneof(hostile, fc.stringMatching(/^(0x)?[0-9a-fA-F]{60,68}$/)) }, { requiredKeys: [] }),
+      hostile,
+    ),
     // Importing valid random keys would replace the key this test watches: valid ones are filtered out below.
     valid: (b) => (importKeySchema.safeParse(b).success ? undefined : false),
   },
@@ -128,16 +147,41 @@ const writeRoutes: WriteRoute[] = [
     method: 'PUT',
     path: '/api/devchain/congestion',
     body: fc.oneof(fc.record({ level: hostile }, { requiredKeys: [] }), hostile),
-    valid: (b) => ((b as { level?: unknown } | null)?.level === 'off' ? true : ['low', 'high', 'market'].includes((b as { level?: unknown } | null)?.level as string) ? undefined : false),
+    valid: (b) =>
+      (b as { level?: unknown } | null)?.level === 'off'
+        ? true
+        : ['low', 'high', 'market'].includes((b as { level?: unknown } | null)?.level as string)
+          ? undefined
+          : false,
   },
   {
     method: 'POST',
     path: '/api/token-metadata',
     body: fc.oneof(
-      fc.record({ uris: fc.oneof(hostile, fc.array(fc.oneof(fc.string({ maxLength: 40 }), fc.constantFrom('data:application/json,{"name":"x"}', 'data:application/json;base64,!!!', 'ftp://x', 'http://127.0.0.1:1/x.json', 'file:///etc/passwd')), { maxLength: 5 })) }, { requiredKeys: [] }),
+      fc.record(
+        {
+          uris: fc.oneof(
+            hostile,
+            fc.array(
+              fc.oneof(
+                fc.string({ maxLength: 40 }),
+                fc.constantFrom(
+                  'data:application/json,{"name":"x"}',
+                  'data:application/json;base64,!!!',
+                  'ftp://x',
+                  'http://127.0.0.1:1/x.json',
+                  'file:///etc/passwd',
+                ),
+              ),
+              { maxLength: 5 },
+            ),
+          ),
+        },
+        { requiredKeys: [] },
+      ),
       hostile,
     ),
-    valid: (b) => (tokenMetadataRequestSchema.safeParse((b as { uris?: unknown } | null)?.uris).success ? true : false),
+    valid: (b) => !!tokenMetadataRequestSchema.safeParse((b as { uris?: unknown } | null)?.uris).success,
   },
 ];
 
@@ -151,9 +195,13 @@ describe('localhost API under random bodies', () => {
         fc.boolean(),
         async ([route, body], type, garbage) => {
           // Never switch the dev chain to real load, and never replace the key under watch with a random one.
-          if (route.path === '/api/devchain/congestion' && ['low', 'high', 'market'].includes((body as { level?: unknown } | null)?.level as string)) body = { level: 'off' };
+          if (
+            route.path === '/api/devchain/congestion' &&
+            ['low', 'high', 'market'].includes((body as { level?: unknown } | null)?.level as string)
+          )
+            body = { level: 'off' };
           if (route.path === '/api/key/import' && importKeySchema.safeParse(body).success) body = { privateKey: 'not a key' };
-          const text = garbage ? JSON.stringify(body)?.slice(0, -1) ?? '{' : (JSON.stringify(body) ?? '');
+          const text = garbage ? (JSON.stringify(body)?.slice(0, -1) ?? '{') : (JSON.stringify(body) ?? '');
           const headers: Record<string, string> = type ? { 'content-type': type } : {};
           const a = await req({ method: route.method, path: route.path, headers, body: text });
           const k = `${route.method} ${route.path} ${a.status}`;
@@ -161,8 +209,10 @@ describe('localhost API under random bodies', () => {
           expect(a.status, `${k}: ${text.slice(0, 200)} -> ${a.text.slice(0, 300)}`).toBeLessThan(500);
           if (a.status >= 400) expect(isClientError(a), `${k}: ${a.text.slice(0, 300)}`).toBe(true);
           const expectValid = garbage || (type && type !== 'application/json') ? false : route.valid(body);
-          if (expectValid === false && text.length > 0) expect(a.status, `${k}: ${text.slice(0, 200)} should be refused`).toBeGreaterThanOrEqual(400);
-          if (expectValid === true) expect(a.status, `${k}: ${text.slice(0, 200)} should succeed: ${a.text.slice(0, 300)}`).toBeLessThan(300);
+          if (expectValid === false && text.length > 0)
+            expect(a.status, `${k}: ${text.slice(0, 200)} should be refused`).toBeGreaterThanOrEqual(400);
+          if (expectValid === true)
+            expect(a.status, `${k}: ${text.slice(0, 200)} should succeed: ${a.text.slice(0, 300)}`).toBeLessThan(300);
         },
       ),
       { numRuns: Number(process.env.TXDESK_FUZZ_RUNS ?? 300) },
@@ -178,8 +228,17 @@ describe('localhost API under random bodies', () => {
           fc.string({ maxLength: 70 }).map((h) => `/api/tx/${encodeURIComponent(h)}`),
           fc.stringMatching(/^0x[0-9a-f]{64}$/).map((h) => `/api/tx/${h}`),
           fc.string({ maxLength: 30 }).map((s) => `/api/${encodeURIComponent(s)}`),
-          fc.tuple(fc.string({ maxLength: 45 }), fc.string({ maxLength: 40 })).map(([a, q]) => `/nft/v1/accounts/${encodeURIComponent(a)}/tokens?${q.replace(/[\s#]/g, encodeURIComponent)}`),
-          fc.constantFrom('/api/tx/0x', '/api/tx/%zz', '/api/events/x', '/nft/v1/contracts/0x1', '/api/key/generate/x', '/%2e%2e/%2e%2e/package.json'),
+          fc
+            .tuple(fc.string({ maxLength: 45 }), fc.string({ maxLength: 40 }))
+            .map(([a, q]) => `/nft/v1/accounts/${encodeURIComponent(a)}/tokens?${q.replace(/[\s#]/g, encodeURIComponent)}`),
+          fc.constantFrom(
+            '/api/tx/0x',
+            '/api/tx/%zz',
+            '/api/events/x',
+            '/nft/v1/contracts/0x1',
+            '/api/key/generate/x',
+            '/%2e%2e/%2e%2e/package.json',
+          ),
         ),
         fc.constantFrom('GET', 'HEAD', 'DELETE', 'PATCH'),
         async (path, method) => {
@@ -194,7 +253,15 @@ describe('localhost API under random bodies', () => {
   });
 
   it('path traversal never leaves the renderer folder', async () => {
-    for (const path of ['/../package.json', '/%2e%2e/package.json', '/assets/..%2f..%2f..%2fpackage.json', '/..%5c..%5cpackage.json', '/%2e%2e%2f%2e%2e%2f%2e%2e%2fetc/passwd', '/assets/%00.js', '//etc/passwd']) {
+    for (const path of [
+      '/../package.json',
+      '/%2e%2e/package.json',
+      '/assets/..%2f..%2f..%2fpackage.json',
+      '/..%5c..%5cpackage.json',
+      '/%2e%2e%2f%2e%2e%2f%2e%2e%2fetc/passwd',
+      '/assets/%00.js',
+      '//etc/passwd',
+    ]) {
       const a = await req({ path });
       expect(a.text, path).not.toMatch(/"name":\s*"txdesk"|root:x:0:0/);
       expect(a.status, path).toBeLessThan(500);
@@ -223,7 +290,18 @@ describe('DNS rebinding and cross-site requests', () => {
 
   it('a foreign Host header is refused with 403 on every route and nothing changes', async () => {
     const before = await snapshot();
-    for (const host of ['evil.example', `evil.example:${port}`, `127.0.0.1.evil.example:${port}`, `localhost:${port + 1}`, '127.0.0.1', `[::1]:${port}`, `0.0.0.0:${port}`, `127.1:${port}`, `localhost.:${port}`, '']) {
+    for (const host of [
+      'evil.example',
+      `evil.example:${port}`,
+      `127.0.0.1.evil.example:${port}`,
+      `localhost:${port + 1}`,
+      '127.0.0.1',
+      `[::1]:${port}`,
+      `0.0.0.0:${port}`,
+      `127.1:${port}`,
+      `localhost.:${port}`,
+      '',
+    ]) {
       for (const w of writes) {
         const a = await req({ ...w, headers: { ...(w.headers ?? {}), host } });
         expect(a.status, `${w.method} ${w.path} Host ${host}`).toBe(403);
@@ -237,7 +315,16 @@ describe('DNS rebinding and cross-site requests', () => {
 
   it('a foreign, `null` or look-alike Origin is refused (simple and preflighted) with no CORS grant, and nothing changes', async () => {
     const before = await snapshot();
-    const origins = ['http://evil.example', 'null', `http://127.0.0.1:${port + 1}`, `https://127.0.0.1:${port}`, `http://localhost.evil.example:${port}`, `http://127.0.0.1:${port}.evil.example`, 'file://', `http://[::1]:${port}`];
+    const origins = [
+      'http://evil.example',
+      'null',
+      `http://127.0.0.1:${port + 1}`,
+      `https://127.0.0.1:${port}`,
+      `http://localhost.evil.example:${port}`,
+      `http://127.0.0.1:${port}.evil.example`,
+      'file://',
+      `http://[::1]:${port}`,
+    ];
     for (const origin of origins) {
       for (const w of writes) {
         // Simple requests (a form post, text/plain) and JSON ones alike.
@@ -246,14 +333,22 @@ describe('DNS rebinding and cross-site requests', () => {
           expect(a.status, `${w.method} ${w.path} Origin ${origin} ${type}`).toBe(403);
           expect(a.headers['access-control-allow-origin']).toBeUndefined();
         }
-        const pre = await req({ method: 'OPTIONS', path: w.path, headers: { origin, 'access-control-request-method': w.method, 'access-control-request-headers': 'content-type' } });
+        const pre = await req({
+          method: 'OPTIONS',
+          path: w.path,
+          headers: { origin, 'access-control-request-method': w.method, 'access-control-request-headers': 'content-type' },
+        });
         expect(pre.status, `preflight ${w.path} from ${origin}`).toBeGreaterThanOrEqual(400);
         expect(pre.headers['access-control-allow-origin']).toBeUndefined();
         expect(pre.headers['access-control-allow-methods']).toBeUndefined();
       }
     }
     // Browsers that leave Origin out still say where a request comes from.
-    const fetchSite = await req({ method: 'POST', path: '/api/tx', headers: { 'sec-fetch-site': 'cross-site', 'content-type': 'text/plain' } });
+    const fetchSite = await req({
+      method: 'POST',
+      path: '/api/tx',
+      headers: { 'sec-fetch-site': 'cross-site', 'content-type': 'text/plain' },
+    });
     expect(fetchSite.status).toBe(403);
     expect(await snapshot()).toBe(before);
   });
@@ -309,7 +404,9 @@ function filesUnder(dirPath: string): string[] {
 
 const containsKey = (text: string) => {
   const t = text.toLowerCase();
-  return t.includes(KEY_HEX) || t.includes(KEY_HEX.slice(0, 32)) || t.includes(Buffer.from(KEY_HEX, 'hex').toString('base64').toLowerCase());
+  return (
+    t.includes(KEY_HEX) || t.includes(KEY_HEX.slice(0, 32)) || t.includes(Buffer.from(KEY_HEX, 'hex').toString('base64').toLowerCase())
+  );
 };
 
 describe('the signing key never leaves the vault', () => {
@@ -320,7 +417,17 @@ describe('the signing key never leaves the vault', () => {
     const events = readEvents(6_000);
     const tx = await req({ method: 'POST', path: '/api/tx' });
     expect(tx.status, tx.text).toBe(201);
-    for (const path of ['/api/app', '/api/key', '/api/settings', '/api/tx', `/api/tx/${tx.body.transactionHash}`, '/api/devchain', `/nft/v1/accounts/${imported.body.address}/tokens`, '/', '/index.html']) {
+    for (const path of [
+      '/api/app',
+      '/api/key',
+      '/api/settings',
+      '/api/tx',
+      `/api/tx/${tx.body.transactionHash}`,
+      '/api/devchain',
+      `/nft/v1/accounts/${imported.body.address}/tokens`,
+      '/',
+      '/index.html',
+    ]) {
       const a = await req({ path });
       expect(a.status, path).toBe(200);
     }
@@ -339,8 +446,19 @@ describe('the signing key never leaves the vault', () => {
   it('start-up failures with PRIVATE_KEY set (bad values, unreachable node, malformed key) never print the key', async () => {
     const runs: { env: NodeJS.ProcessEnv; key: string }[] = [
       { key: KEY_HEX, env: { PRIVATE_KEY: KEY, NODE_ENDPOINT: 'not a url', TXDESK_SERVICE_URL: 'ftp://x', CLIENT_ID: 'a b' } },
-      { key: KEY_HEX, env: { PRIVATE_KEY: KEY, NODE_ENDPOINT: 'http://127.0.0.1:9', TXDESK_SERVICE_URL: 'http://127.0.0.1:9', CLIENT_ID: 'someone' } },
-      { key: KEY_HEX.slice(0, 60), env: { PRIVATE_KEY: `0x${KEY_HEX.slice(0, 60)}zz`, NODE_ENDPOINT: 'http://127.0.0.1:9', TXDESK_SERVICE_URL: 'http://127.0.0.1:9', CLIENT_ID: 'x' } },
+      {
+        key: KEY_HEX,
+        env: { PRIVATE_KEY: KEY, NODE_ENDPOINT: 'http://127.0.0.1:9', TXDESK_SERVICE_URL: 'http://127.0.0.1:9', CLIENT_ID: 'someone' },
+      },
+      {
+        key: KEY_HEX.slice(0, 60),
+        env: {
+          PRIVATE_KEY: `0x${KEY_HEX.slice(0, 60)}zz`,
+          NODE_ENDPOINT: 'http://127.0.0.1:9',
+          TXDESK_SERVICE_URL: 'http://127.0.0.1:9',
+          CLIENT_ID: 'x',
+        },
+      },
       { key: 'Qz7#x', env: { PRIVATE_KEY: KEY, TXDESK_KEY_PASSPHRASE: 'Qz7#x', NODE_ENDPOINT: 'bad' } },
     ];
     const d = tempDir('txdesk-rel-crash-out-');
@@ -366,8 +484,15 @@ describe('floods against the localhost server', () => {
           Array.from({ length: 25 }, (_, j) => {
             const n = i + j;
             if (n % 5 === 0) return rawRequest(base, { path: '/api/tx', headers: auth });
-            if (n % 5 === 1) return rawRequest(base, { method: 'PATCH', path: '/api/settings', ...json({ policy: { bumpPercent: 'x'.repeat(5000) } }) });
-            if (n % 5 === 2) return rawRequest(base, { method: 'POST', path: '/api/key/import', headers: { 'content-type': 'application/json' }, body: '{"privateKey":' });
+            if (n % 5 === 1)
+              return rawRequest(base, { method: 'PATCH', path: '/api/settings', ...json({ policy: { bumpPercent: 'x'.repeat(5000) } }) });
+            if (n % 5 === 2)
+              return rawRequest(base, {
+                method: 'POST',
+                path: '/api/key/import',
+                headers: { 'content-type': 'application/json' },
+                body: '{"privateKey":',
+              });
             if (n % 5 === 3) return rawRequest(base, { method: 'POST', path: '/api/tx', headers: { origin: 'http://evil.example' } });
             return rawRequest(base, { path: `/nft/v1/accounts/0x${'1'.repeat(40)}/tokens?size=${n % 300}`, headers: auth });
           }),
@@ -381,7 +506,9 @@ describe('floods against the localhost server', () => {
     await round();
     const second = await core.memory();
     const mb = (x: number) => +(x / MB).toFixed(1);
-    process.stdout.write(`[reliability] app-edge core heap after GC: ${mb(before.heapUsed)} -> ${mb(first.heapUsed)} -> ${mb(second.heapUsed)} MB, RSS ${mb(before.rss)} -> ${mb(second.rss)} MB\n`);
+    process.stdout.write(
+      `[reliability] app-edge core heap after GC: ${mb(before.heapUsed)} -> ${mb(first.heapUsed)} -> ${mb(second.heapUsed)} MB, RSS ${mb(before.rss)} -> ${mb(second.rss)} MB\n`,
+    );
     expect(second.heapUsed - first.heapUsed).toBeLessThan(16 * MB);
   });
 
@@ -432,7 +559,9 @@ describe('floods against the localhost server', () => {
     let limited: RawAnswer | undefined;
     for (let i = 0; i < 160 && !limited; i += 16) {
       const batch = await Promise.all(
-        Array.from({ length: 16 }, () => req({ method: 'POST', path: '/api/settings/sign-in', ...json({ email: 'dev@txdesk.local', password: 'not-the-password' }) })),
+        Array.from({ length: 16 }, () =>
+          req({ method: 'POST', path: '/api/settings/sign-in', ...json({ email: 'dev@txdesk.local', password: 'not-the-password' }) }),
+        ),
       );
       for (const a of batch) {
         statuses.push(a.status);
@@ -440,12 +569,14 @@ describe('floods against the localhost server', () => {
       }
     }
     const counts = statuses.reduce<Record<number, number>>((m, s) => ((m[s] = (m[s] ?? 0) + 1), m), {});
-    expect(statuses.filter((s) => s >= 500), `statuses ${JSON.stringify(counts)}`).toEqual([]);
+    expect(
+      statuses.filter((s) => s >= 500),
+      `statuses ${JSON.stringify(counts)}`,
+    ).toEqual([]);
     expect(limited, `statuses ${JSON.stringify(counts)}`).toBeDefined();
     expect(Number(limited!.headers['retry-after'])).toBeGreaterThanOrEqual(1);
   });
 });
-
 
 describe('start-up configuration', () => {
   // Under /proc, Node 20's recursive mkdir never returns; txdesk creates folders step by step (src/lib/fs-dirs.ts).

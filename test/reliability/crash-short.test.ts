@@ -4,8 +4,17 @@ import { describe, it } from 'vitest';
 import { printCrashFigures, runCrashScenario } from '../support/faults/reliability-crash.js';
 
 describe('SIGKILL of the data service and the app core (short)', () => {
-  it('loses nothing, uses no nonce twice, drains the tracker outbox and keeps both stores intact', async () => {
-    const figures = await runCrashScenario({ target: 20, kills: ['service', 'core'], pauseMs: { min: 500, spread: 2_500 }, settleTimeoutMs: 5 * 60_000 });
-    printCrashFigures('reliability', figures);
-  }, 10 * 60_000);
+  it(
+    'loses nothing, uses no nonce twice, drains the tracker outbox and keeps both stores intact',
+    async () => {
+      const figures = await runCrashScenario({
+        target: 20,
+        kills: ['service', 'core'],
+        pauseMs: { min: 500, spread: 2_500 },
+        settleTimeoutMs: 5 * 60_000,
+      });
+      printCrashFigures('reliability', figures);
+    },
+    10 * 60_000,
+  );
 });

@@ -12,10 +12,32 @@ import { parseListingParams, readQuery } from '../../src/service/listing/listing
 import { parseFrame } from '../../src/service/tracker/tracker-rpc.js';
 import type { DesktopApi } from '../../src/shared/desktop-api.js';
 import { isTxdeskError } from '../../src/shared/errors.js';
-import { TrackerError, TransactionTracker, checkAckTimeout, checkConfirmation, checkSubscriptionId, checkTimeout, checkTxHash } from '@txdesk/tracker';
+import {
+  TrackerError,
+  TransactionTracker,
+  checkAckTimeout,
+  checkConfirmation,
+  checkSubscriptionId,
+  checkTimeout,
+  checkTxHash,
+} from '@txdesk/tracker';
 
 const RUNS = 400;
-const knownCodes = ['BAD_REQUEST', 'INVALID_PARAMETER', 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'METHOD_NOT_ALLOWED', 'CONFLICT', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'RATE_LIMITED', 'UPSTREAM_UNAVAILABLE', 'CHAIN_ERROR', 'INTERNAL'];
+const knownCodes = [
+  'BAD_REQUEST',
+  'INVALID_PARAMETER',
+  'UNAUTHORIZED',
+  'FORBIDDEN',
+  'NOT_FOUND',
+  'METHOD_NOT_ALLOWED',
+  'CONFLICT',
+  'PAYLOAD_TOO_LARGE',
+  'UNSUPPORTED_MEDIA_TYPE',
+  'RATE_LIMITED',
+  'UPSTREAM_UNAVAILABLE',
+  'CHAIN_ERROR',
+  'INTERNAL',
+];
 
 /** Arbitrary JSON-ish values including the awkward ones: -0, NaN-free huge numbers, deep nesting, long strings. */
 const hostileValue = fc.oneof(
@@ -30,10 +52,12 @@ const hostileValue = fc.oneof(
 function recordingApi(): { api: DesktopApi; calls: { method: string; args: unknown[] }[] } {
   const calls: { method: string; args: unknown[] }[] = [];
   const api = new Proxy({} as DesktopApi, {
-    get: (_t, method: string) => async (...args: unknown[]) => {
-      calls.push({ method, args });
-      return { ok: true };
-    },
+    get:
+      (_t, method: string) =>
+      async (...args: unknown[]) => {
+        calls.push({ method, args });
+        return { ok: true };
+      },
   });
   return { api, calls };
 }
@@ -45,7 +69,10 @@ describe('IPC guard (src/main/ipc-guard.ts)', () => {
   it('random method names and argument lists: never throws, refuses with a known code, or calls the core with args its schema accepts', async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.oneof(fc.constantFrom(...callMethods, 'onTransactionChanged', 'constructor', '__proto__', 'toString', 'hasOwnProperty'), fc.string({ maxLength: 40 })),
+        fc.oneof(
+          fc.constantFrom(...callMethods, 'onTransactionChanged', 'constructor', '__proto__', 'toString', 'hasOwnProperty'),
+          fc.string({ maxLength: 40 }),
+        ),
         fc.array(hostileValue, { maxLength: 4 }),
         async (method, args) => {
           const { api, calls } = recordingApi();
@@ -86,7 +113,11 @@ describe('IPC guard (src/main/ipc-guard.ts)', () => {
     await fc.assert(
       fc.asyncProperty(fc.stringMatching(/^[0-9a-f]{20,80}$/), fc.constantFrom('', '0x', '0X', ' '), async (hex, prefix) => {
         const { api } = recordingApi();
-        const r = await invokeGuarded(validatedApi(api), APP_URL, { method: 'importKey', args: [{ privateKey: prefix + hex, extra: hex }], ...appSender });
+        const r = await invokeGuarded(validatedApi(api), APP_URL, {
+          method: 'importKey',
+          args: [{ privateKey: prefix + hex, extra: hex }],
+          ...appSender,
+        });
         if (!r.ok) expect(r.error.message).not.toContain(hex);
       }),
       { numRuns: 200 },
@@ -98,7 +129,17 @@ describe('IPC guard (src/main/ipc-guard.ts)', () => {
       fc.asyncProperty(
         fc.oneof(
           fc.webUrl(),
-          fc.constantFrom('about:blank', 'file:///etc/passwd', 'file:///opt/txdesk/out/renderer/index.html', 'app://evil/index.html', 'data:text/html,x', 'null', '', 'javascript:alert(1)', 'devtools://devtools/bundled/x.html'),
+          fc.constantFrom(
+            'about:blank',
+            'file:///etc/passwd',
+            'file:///opt/txdesk/out/renderer/index.html',
+            'app://evil/index.html',
+            'data:text/html,x',
+            'null',
+            '',
+            'javascript:alert(1)',
+            'devtools://devtools/bundled/x.html',
+          ),
           fc.string({ maxLength: 60 }),
         ),
         fc.boolean(),
@@ -131,13 +172,34 @@ describe('IPC guard (src/main/ipc-guard.ts)', () => {
   });
 });
 
-const envNames = ['CLIENT_ID', 'PRIVATE_KEY', 'NODE_ENDPOINT', 'PLATFORM', 'NETWORK', 'TXDESK_SERVICE_URL', 'TXDESK_DATA_DIR', 'TXDESK_KEY_PASSPHRASE'] as const;
+const envNames = [
+  'CLIENT_ID',
+  'PRIVATE_KEY',
+  'NODE_ENDPOINT',
+  'PLATFORM',
+  'NETWORK',
+  'TXDESK_SERVICE_URL',
+  'TXDESK_DATA_DIR',
+  'TXDESK_KEY_PASSPHRASE',
+] as const;
 const envValue = fc.oneof(
   fc.string({ maxLength: 80 }),
   fc.string({ unit: 'binary', maxLength: 80 }),
   fc.webUrl(),
   fc.stringMatching(/^(0x)?[0-9a-fA-F]{60,70}$/),
-  fc.constantFrom('', ' ', 'ftp://x', 'http://', 'ethereum', 'local', 'javascript:1', 'file:///tmp', '\u0000', 'http://[::1]:8545', 'ws://127.0.0.1:1'),
+  fc.constantFrom(
+    '',
+    ' ',
+    'ftp://x',
+    'http://',
+    'ethereum',
+    'local',
+    'javascript:1',
+    'file:///tmp',
+    '\u0000',
+    'http://[::1]:8545',
+    'ws://127.0.0.1:1',
+  ),
 );
 
 describe('environment configuration (src/core/config.ts)', () => {
@@ -154,7 +216,10 @@ describe('environment configuration (src/core/config.ts)', () => {
         if (problems === null) return;
         expect(problems.length).toBeGreaterThan(0);
         for (const line of problems) {
-          expect(envNames.some((n) => line.startsWith(`${n} `)), line).toBe(true);
+          expect(
+            envNames.some((n) => line.startsWith(`${n} `)),
+            line,
+          ).toBe(true);
           expect(line).not.toContain('\n');
         }
         // A secret's own line never carries its value (other lines may contain it by coincidence, e.g. "ethereum").
@@ -172,7 +237,14 @@ describe('environment configuration (src/core/config.ts)', () => {
     fc.assert(
       fc.property(
         fc.dictionary(fc.constantFrom(...envNames), envValue, { maxKeys: 8 }),
-        fc.record({ nodeUrl: fc.option(fc.webUrl(), { nil: undefined }), serviceUrl: fc.option(fc.webUrl(), { nil: undefined }), clientId: fc.option(fc.string({ maxLength: 30 }), { nil: undefined }) }, { requiredKeys: [] }),
+        fc.record(
+          {
+            nodeUrl: fc.option(fc.webUrl(), { nil: undefined }),
+            serviceUrl: fc.option(fc.webUrl(), { nil: undefined }),
+            clientId: fc.option(fc.string({ maxLength: 30 }), { nil: undefined }),
+          },
+          { requiredKeys: [] },
+        ),
         (env, saved) => {
           try {
             const c = loadConfig({ env, dataDir: '/tmp/txdesk-fuzz', saved: saved as never });
@@ -190,7 +262,17 @@ describe('environment configuration (src/core/config.ts)', () => {
 });
 
 describe('tracker frame parser (src/service/tracker/tracker-rpc.ts)', () => {
-  const method = fc.constantFrom('track_transaction', 'tracker_subscribe', 'tracker_unsubscribe', 'ack', 'HEARTBEAT', 'eth_call', '', 'ACK', '__proto__');
+  const method = fc.constantFrom(
+    'track_transaction',
+    'tracker_subscribe',
+    'tracker_unsubscribe',
+    'ack',
+    'HEARTBEAT',
+    'eth_call',
+    '',
+    'ACK',
+    '__proto__',
+  );
   const request = fc.record(
     {
       jsonrpc: fc.oneof(fc.constant('2.0'), hostileValue),
@@ -214,7 +296,8 @@ describe('tracker frame parser (src/service/tracker/tracker-rpc.ts)', () => {
         const parsed = parseFrame(text, 10_000);
         expect(parsed.items.length).toBeGreaterThan(0);
         for (const item of parsed.items) {
-          if (item.ok) expect(['track_transaction', 'tracker_subscribe', 'tracker_unsubscribe', 'ack', 'HEARTBEAT']).toContain(item.command.method);
+          if (item.ok)
+            expect(['track_transaction', 'tracker_subscribe', 'tracker_unsubscribe', 'ack', 'HEARTBEAT']).toContain(item.command.method);
           else {
             expect([-32700, -32600, -32601, -32602]).toContain(item.code);
             expect(item.message.length).toBeGreaterThan(0);
@@ -232,7 +315,20 @@ describe('listing query parser (src/service/listing/listing-params.ts)', () => {
   const value = fc.oneof(
     fc.string({ maxLength: 30 }),
     fc.integer({ min: -5, max: 300 }).map(String),
-    fc.constantFrom('asc', 'DESC', 'token_id', 'contract_address', 'transfer_block_number', '1e3', '0x10', '99999999999999999999', '1.5', '-0', ' 1', ''),
+    fc.constantFrom(
+      'asc',
+      'DESC',
+      'token_id',
+      'contract_address',
+      'transfer_block_number',
+      '1e3',
+      '0x10',
+      '99999999999999999999',
+      '1.5',
+      '-0',
+      ' 1',
+      '',
+    ),
     fc.array(fc.stringMatching(/^0x[0-9a-fA-F]{40}$/), { maxLength: 60 }).map((a) => a.join(',')),
   );
   it('any query either parses into values within the spec ranges or is a 400 INVALID_PARAMETER', () => {
@@ -259,13 +355,29 @@ describe('tracker SDK options (src/sdk/index.ts)', () => {
   const noNetwork = () => {
     throw new Error('no network in this test');
   };
-  const opt = fc.oneof(hostileValue, fc.constantFrom('ethereum', 'local', 'http://127.0.0.1:4000', 'ws://x', 'wss://h:1/p', 'ftp://x'), fc.integer({ min: -5, max: 100_000 }));
+  const opt = fc.oneof(
+    hostileValue,
+    fc.constantFrom('ethereum', 'local', 'http://127.0.0.1:4000', 'ws://x', 'wss://h:1/p', 'ftp://x'),
+    fc.integer({ min: -5, max: 100_000 }),
+  );
 
   it('random constructor arguments: a tracker, or a TrackerError INVALID_OPTIONS thrown at once', async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.oneof(hostileValue, fc.string({ minLength: 1, maxLength: 40 })),
-        fc.record({ platform: opt, network: opt, url: opt, requestTimeoutMs: opt, initialBackoffMs: opt, maxBackoffMs: opt, heartbeatMs: opt, minAckTimeout: opt }, { requiredKeys: [] }),
+        fc.record(
+          {
+            platform: opt,
+            network: opt,
+            url: opt,
+            requestTimeoutMs: opt,
+            initialBackoffMs: opt,
+            maxBackoffMs: opt,
+            heartbeatMs: opt,
+            minAckTimeout: opt,
+          },
+          { requiredKeys: [] },
+        ),
         async (clientId, options) => {
           let t: TransactionTracker | undefined;
           try {
@@ -285,16 +397,25 @@ describe('tracker SDK options (src/sdk/index.ts)', () => {
   });
 
   it('random trackTransaction and subscribe options are refused at once with INVALID_OPTIONS, before any network use', async () => {
-    const t = new TransactionTracker('some-client', { platform: 'ethereum', network: 'local', url: 'http://127.0.0.1:9', socketFactory: noNetwork });
+    const t = new TransactionTracker('some-client', {
+      platform: 'ethereum',
+      network: 'local',
+      url: 'http://127.0.0.1:9',
+      socketFactory: noNetwork,
+    });
     t.on('error', () => {});
     try {
       await fc.assert(
-        fc.asyncProperty(fc.oneof(hostileValue, fc.stringMatching(/^0x[0-9a-f]{64}$/)), fc.record({ confirmation: hostileValue, timeout: hostileValue }, { requiredKeys: [] }), async (hash, options) => {
-          const o = options as { confirmation?: unknown; timeout?: unknown };
-          const valid = checkTxHash(hash).ok && checkConfirmation(o.confirmation ?? 6).ok && checkTimeout(o.timeout ?? 10_000).ok;
-          if (valid) return;
-          await expect(t.trackTransaction(hash as string, options as never)).rejects.toMatchObject({ code: 'INVALID_OPTIONS' });
-        }),
+        fc.asyncProperty(
+          fc.oneof(hostileValue, fc.stringMatching(/^0x[0-9a-f]{64}$/)),
+          fc.record({ confirmation: hostileValue, timeout: hostileValue }, { requiredKeys: [] }),
+          async (hash, options) => {
+            const o = options as { confirmation?: unknown; timeout?: unknown };
+            const valid = checkTxHash(hash).ok && checkConfirmation(o.confirmation ?? 6).ok && checkTimeout(o.timeout ?? 10_000).ok;
+            if (valid) return;
+            await expect(t.trackTransaction(hash as string, options as never)).rejects.toMatchObject({ code: 'INVALID_OPTIONS' });
+          },
+        ),
         { numRuns: RUNS },
       );
       fc.assert(
@@ -310,4 +431,3 @@ describe('tracker SDK options (src/sdk/index.ts)', () => {
     }
   });
 });
-

@@ -5,7 +5,15 @@ import fc from 'fast-check';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isClientError, isErrorEnvelope, rawRequest, type RawAnswer } from '../support/faults/reliability-http.js';
-import { MB, killAllChildren, spawnService, tempDir, type ChildProc, type MemoryFigures, type ServiceInfo } from '../support/faults/reliability-procs.js';
+import {
+  MB,
+  killAllChildren,
+  spawnService,
+  tempDir,
+  type ChildProc,
+  type MemoryFigures,
+  type ServiceInfo,
+} from '../support/faults/reliability-procs.js';
 import { waitFor } from '../support/poll.js';
 
 /** Runs per property; raise with TXDESK_FUZZ_RUNS for a longer hunt. */
@@ -116,12 +124,41 @@ function listingVerdict(segment: string, params: URLSearchParams, clientId: stri
 const hex40 = fc.stringMatching(/^[0-9a-fA-F]{40}$/);
 const addressLike = fc.oneof(
   hex40.map((h) => `0x${h}`),
-  fc.constantFrom('0x', '0x123', 'zz', '', ' ', '0X' + 'a'.repeat(40), '0x' + 'g'.repeat(40), '0x' + 'a'.repeat(41), '%00', '0x' + 'a'.repeat(39) + '%'),
+  fc.constantFrom(
+    '0x',
+    '0x123',
+    'zz',
+    '',
+    ' ',
+    '0X' + 'a'.repeat(40),
+    '0x' + 'g'.repeat(40),
+    '0x' + 'a'.repeat(41),
+    '%00',
+    '0x' + 'a'.repeat(39) + '%',
+  ),
   fc.string({ maxLength: 45 }),
 );
 const numberLike = fc.oneof(
   fc.integer({ min: -10, max: 250 }).map(String),
-  fc.constantFrom('', ' ', '1e3', '0x10', '1.5', '-0', '+1', '007', '1,2', 'NaN', 'Infinity', '99999999999999999999', '1000000000', '1000000001', '999999999999', '0'.repeat(14) + '5', '١٢'),
+  fc.constantFrom(
+    '',
+    ' ',
+    '1e3',
+    '0x10',
+    '1.5',
+    '-0',
+    '+1',
+    '007',
+    '1,2',
+    'NaN',
+    'Infinity',
+    '99999999999999999999',
+    '1000000000',
+    '1000000001',
+    '999999999999',
+    '0'.repeat(14) + '5',
+    '١٢',
+  ),
   fc.bigInt({ min: 0n, max: 10n ** 30n }).map(String),
   fc.string({ maxLength: 12 }),
 );
@@ -131,13 +168,21 @@ const paramValue = (name: string) => {
     case 'size':
       return numberLike;
     case 'order_by':
-      return fc.oneof(fc.constantFrom('transfer_block_number', 'token_id', 'contract_address', 'TOKEN_ID', 'id', '', 'token_id;DROP TABLE x'), fc.string({ maxLength: 20 }));
+      return fc.oneof(
+        fc.constantFrom('transfer_block_number', 'token_id', 'contract_address', 'TOKEN_ID', 'id', '', 'token_id;DROP TABLE x'),
+        fc.string({ maxLength: 20 }),
+      );
     case 'order_direction':
       return fc.oneof(fc.constantFrom('asc', 'desc', 'ASC', 'Desc', 'up', '', 'asc '), fc.string({ maxLength: 8 }));
     case 'contractAddresses':
       return fc.oneof(
         fc.array(addressLike, { minLength: 1, maxLength: 5 }).map((a) => a.join(',')),
-        fc.array(hex40.map((h) => `0x${h}`), { minLength: 49, maxLength: 52 }).map((a) => a.join(',')),
+        fc
+          .array(
+            hex40.map((h) => `0x${h}`),
+            { minLength: 49, maxLength: 52 },
+          )
+          .map((a) => a.join(',')),
         fc.constant(contract).map(() => contract),
         fc.constantFrom('', ',', ' , ', `${'0x' + 'a'.repeat(40)},`),
       );
@@ -153,7 +198,12 @@ const encode = (s: string, raw: boolean) => (raw ? s.replace(/[\s#&]/g, encodeUR
 
 const listingRequest = fc
   .record({
-    pairs: fc.array(paramName.chain((n) => fc.tuple(fc.constant(n), n === 'clientId' ? fc.constantFrom('__VALID__', '', 'nope', '__VALID__x') : paramValue(n), fc.boolean())), { maxLength: 7 }),
+    pairs: fc.array(
+      paramName.chain((n) =>
+        fc.tuple(fc.constant(n), n === 'clientId' ? fc.constantFrom('__VALID__', '', 'nope', '__VALID__x') : paramValue(n), fc.boolean()),
+      ),
+      { maxLength: 7 },
+    ),
     withClientId: fc.boolean(),
     address: fc.oneof(fc.constant('__OWNER__'), addressLike),
     rawAddress: fc.boolean(),
@@ -247,7 +297,10 @@ describe('listing API under random query strings', () => {
 
   it('a hostile Host header is never reflected into prevUrl/nextUrl', async () => {
     for (const host of ['"><script>alert(1)</script>', 'evil.example/x?', 'a b', `${'a'.repeat(300)}.example`, 'user@evil.example']) {
-      const a = await rawRequest(svc.info.serviceUrl, { path: `/nft/v1/accounts/${owner}/tokens?clientId=${svc.info.clientId}&size=1`, headers: { host } });
+      const a = await rawRequest(svc.info.serviceUrl, {
+        path: `/nft/v1/accounts/${owner}/tokens?clientId=${svc.info.clientId}&size=1`,
+        headers: { host },
+      });
       expect(a.status, host).toBeLessThan(500);
       if (a.status === 200) {
         for (const u of [a.body.pagination.prevUrl, a.body.pagination.nextUrl] as string[]) {
@@ -290,17 +343,45 @@ describe('accounts API under random bodies', () => {
     await fc.assert(
       fc.asyncProperty(
         fc.constantFrom(...routes),
-        fc.oneof(accountBody.map((b) => JSON.stringify(b) ?? ''), fc.string({ unit: 'binary', maxLength: 200 }), fc.constantFrom('{', '{"email":', '\u0000', '[]', 'null')),
-        fc.constantFrom('application/json', 'application/json; charset=utf-8', 'text/plain', 'application/x-www-form-urlencoded', undefined),
-        fc.oneof(fc.constant(undefined), fc.constantFrom('Bearer ', 'Bearer x', 'Basic abc', 'Bearer ' + 'a'.repeat(5000), 'Bearer a.b.c', 'Bearer txdesk_sk_x', `Bearer txdesk_sk_${'A'.repeat(43)}`), fc.string({ maxLength: 40 }).map((s) => `Bearer ${s}`)),
+        fc.oneof(
+          accountBody.map((b) => JSON.stringify(b) ?? ''),
+          fc.string({ unit: 'binary', maxLength: 200 }),
+          fc.constantFrom('{', '{"email":', '\u0000', '[]', 'null'),
+        ),
+        fc.constantFrom(
+          'application/json',
+          'application/json; charset=utf-8',
+          'text/plain',
+          'application/x-www-form-urlencoded',
+          undefined,
+        ),
+        fc.oneof(
+          fc.constant(undefined),
+          fc.constantFrom(
+            'Bearer ',
+            'Bearer x',
+            'Basic abc',
+            'Bearer ' + 'a'.repeat(5000),
+            'Bearer a.b.c',
+            'Bearer txdesk_sk_x',
+            `Bearer txdesk_sk_${'A'.repeat(43)}`,
+          ),
+          fc.string({ maxLength: 40 }).map((s) => `Bearer ${s}`),
+        ),
         async (route, body, type, authorization) => {
           const headers: Record<string, string> = {};
           if (type) headers['content-type'] = type;
           if (authorization !== undefined) headers.authorization = authorization.replace(/[\r\n]/g, '');
-          const a = await rawRequest(base, { method: route.method, path: route.path, headers, body: route.method === 'GET' ? undefined : body });
+          const a = await rawRequest(base, {
+            method: route.method,
+            path: route.path,
+            headers,
+            body: route.method === 'GET' ? undefined : body,
+          });
           statuses[`${route.path} ${a.status}`] = (statuses[`${route.path} ${a.status}`] ?? 0) + 1;
           expectSane(a, `${route.method} ${route.path} ${body.slice(0, 100)}`);
-          if (route.path !== '/users/v1/signup') expect(a.status, `${route.path} must refuse ${body.slice(0, 100)}`).toBeGreaterThanOrEqual(400);
+          if (route.path !== '/users/v1/signup')
+            expect(a.status, `${route.path} must refuse ${body.slice(0, 100)}`).toBeGreaterThanOrEqual(400);
           if (a.status === 201) expect(typeof a.body.clientId).toBe('string');
           if (a.status >= 400) expect(isClientError(a)).toBe(true);
         },
@@ -313,33 +394,78 @@ describe('accounts API under random bodies', () => {
   it('huge bodies get 413, wrong media types 415, broken JSON 400; the service keeps serving', async () => {
     const base = acc.info.serviceUrl;
     const big = JSON.stringify({ email: 'a@example.com', password: 'x'.repeat(2 * MB), name: 'n', organization: 'o' });
-    const a = await rawRequest(base, { method: 'POST', path: '/users/v1/signup', headers: { 'content-type': 'application/json' }, body: big });
+    const a = await rawRequest(base, {
+      method: 'POST',
+      path: '/users/v1/signup',
+      headers: { 'content-type': 'application/json' },
+      body: big,
+    });
     expect(a.status).toBe(413);
     expect(isErrorEnvelope(a)).toBe(true);
     const long = await rawRequest(base, {
       method: 'POST',
       path: '/users/v1/signup',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ email: `${'a'.repeat(300)}@example.com`, password: 'p'.repeat(1025), name: 'n'.repeat(201), organization: 'o' }),
+      body: JSON.stringify({
+        email: `${'a'.repeat(300)}@example.com`,
+        password: 'p'.repeat(1025),
+        name: 'n'.repeat(201),
+        organization: 'o',
+      }),
     });
     expect(long.status).toBe(400);
     expect(long.body.error.message).toMatch(/email|password|name/);
-    const typed = await rawRequest(base, { method: 'POST', path: '/users/v1/login', headers: { 'content-type': 'text/plain' }, body: '{"email":"a@b.co","password":"x"}' });
+    const typed = await rawRequest(base, {
+      method: 'POST',
+      path: '/users/v1/login',
+      headers: { 'content-type': 'text/plain' },
+      body: '{"email":"a@b.co","password":"x"}',
+    });
     expect(typed.status).toBe(415);
-    const broken = await rawRequest(base, { method: 'POST', path: '/users/v1/login', headers: { 'content-type': 'application/json' }, body: '{"email":' });
+    const broken = await rawRequest(base, {
+      method: 'POST',
+      path: '/users/v1/login',
+      headers: { 'content-type': 'application/json' },
+      body: '{"email":',
+    });
     expect(broken.status).toBe(400);
     // 30,000 levels of nesting inside the 64 KiB limit: a parser that recursed would blow the stack.
-    const deep = await rawRequest(base, { method: 'POST', path: '/users/v1/login', headers: { 'content-type': 'application/json' }, body: '['.repeat(30_000) + ']'.repeat(30_000) });
+    const deep = await rawRequest(base, {
+      method: 'POST',
+      path: '/users/v1/login',
+      headers: { 'content-type': 'application/json' },
+      body: '['.repeat(30_000) + ']'.repeat(30_000),
+    });
     expect(deep.status).toBe(400);
-    const deepObj = await rawRequest(base, { method: 'POST', path: '/users/v1/signup', headers: { 'content-type': 'application/json' }, body: '{"email":'.repeat(6_000) + '1' + '}'.repeat(6_000) });
+    const deepObj = await rawRequest(base, {
+      method: 'POST',
+      path: '/users/v1/signup',
+      headers: { 'content-type': 'application/json' },
+      body: '{"email":'.repeat(6_000) + '1' + '}'.repeat(6_000),
+    });
     expect(deepObj.status).toBe(400);
     // E-mail addresses are compared without case and surrounding spaces: the same person cannot sign up twice.
     const email = `Case.Test.${Date.now()}@Example.COM`;
-    const first = await rawRequest(base, { method: 'POST', path: '/users/v1/signup', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password: 'first-password', name: 'Case' }) });
+    const first = await rawRequest(base, {
+      method: 'POST',
+      path: '/users/v1/signup',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email, password: 'first-password', name: 'Case' }),
+    });
     expect(first.status, first.text).toBe(201);
-    const again = await rawRequest(base, { method: 'POST', path: '/users/v1/signup', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: `  ${email.toLowerCase()} `, password: 'second-password', name: 'Case' }) });
+    const again = await rawRequest(base, {
+      method: 'POST',
+      path: '/users/v1/signup',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: `  ${email.toLowerCase()} `, password: 'second-password', name: 'Case' }),
+    });
     expect(again.status, again.text).toBe(409);
-    const login = await rawRequest(base, { method: 'POST', path: '/users/v1/login', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: email.toUpperCase(), password: 'first-password' }) });
+    const login = await rawRequest(base, {
+      method: 'POST',
+      path: '/users/v1/login',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: email.toUpperCase(), password: 'first-password' }),
+    });
     expect(login.status, login.text).toBe(200);
     expect(login.body.clientId).toBe(first.body.clientId);
     expect((await rawRequest(base, { path: '/health' })).status).toBe(200);
@@ -367,11 +493,15 @@ function openTracker(clientId: string): Promise<WsClient> {
 }
 
 function waitFrame(c: WsClient, pred: (f: any) => boolean, what: string, timeoutMs = 30_000): Promise<any> {
-  return waitFor(what, () => {
+  return waitFor(
+    what,
+    () => {
       const f = c.frames.find(pred);
       if (f === undefined && c.closed) throw new Error(`socket closed (${c.closed.code}) while waiting for ${what}`);
       return f === undefined ? undefined : { f };
-    }, { timeoutMs: timeoutMs, everyMs: 20 }).then((found) => found.f);
+    },
+    { timeoutMs: timeoutMs, everyMs: 20 },
+  ).then((found) => found.f);
 }
 
 const RPC_CODES = [-32700, -32600, -32601, -32602, -32005];
@@ -391,12 +521,28 @@ function expectRpcFrames(frames: unknown[]): void {
 
 describe('tracker WebSocket under random frames', () => {
   const hash = fc.stringMatching(/^0x[0-9a-f]{64}$/);
-  const param = fc.oneof(hostile, hash, fc.record({ confirmation: hostile, timeout: hostile }, { requiredKeys: [] }), fc.integer({ min: -5, max: 100_000 }));
+  const param = fc.oneof(
+    hostile,
+    hash,
+    fc.record({ confirmation: hostile, timeout: hostile }, { requiredKeys: [] }),
+    fc.integer({ min: -5, max: 100_000 }),
+  );
   const request = fc.record(
     {
       jsonrpc: fc.oneof(fc.constant('2.0'), fc.constant('2.0'), hostile),
       id: fc.oneof(fc.integer(), fc.constant(null), hostile),
-      method: fc.oneof(fc.constantFrom('track_transaction', 'tracker_subscribe', 'tracker_unsubscribe', 'ack', 'HEARTBEAT', 'eth_subscribe', 'track_Transaction'), hostile),
+      method: fc.oneof(
+        fc.constantFrom(
+          'track_transaction',
+          'tracker_subscribe',
+          'tracker_unsubscribe',
+          'ack',
+          'HEARTBEAT',
+          'eth_subscribe',
+          'track_Transaction',
+        ),
+        hostile,
+      ),
       params: fc.oneof(fc.array(param, { maxLength: 4 }), hostile),
     },
     { requiredKeys: [] },
@@ -406,7 +552,14 @@ describe('tracker WebSocket under random frames', () => {
     fc.array(request, { minLength: 1, maxLength: 4 }).map((r) => JSON.stringify(r)),
     fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v)),
     fc.string({ unit: 'binary', maxLength: 200 }),
-    fc.constantFrom('', '[]', '{}', 'null', '{"jsonrpc":"2.0","id":1,"method":"HEARTBEAT"}', '{"jsonrpc":"2.0","id":1,"method":"ack","params":["x"]}'),
+    fc.constantFrom(
+      '',
+      '[]',
+      '{}',
+      'null',
+      '{"jsonrpc":"2.0","id":1,"method":"HEARTBEAT"}',
+      '{"jsonrpc":"2.0","id":1,"method":"ack","params":["x"]}',
+    ),
   );
 
   it('answers every random text or binary frame with a JSON-RPC result or error and keeps the connection open', async () => {
@@ -441,7 +594,12 @@ describe('tracker WebSocket under random frames', () => {
     const N = 5_000;
     const t0 = Date.now();
     for (let i = 0; i < N; i++) {
-      const f = i % 3 === 0 ? '{bad json' : i % 3 === 1 ? JSON.stringify({ jsonrpc: '2.0', id: 10 + i, method: 'nope' }) : JSON.stringify({ jsonrpc: '2.0', id: 10 + i, method: 'HEARTBEAT', params: [] });
+      const f =
+        i % 3 === 0
+          ? '{bad json'
+          : i % 3 === 1
+            ? JSON.stringify({ jsonrpc: '2.0', id: 10 + i, method: 'nope' })
+            : JSON.stringify({ jsonrpc: '2.0', id: 10 + i, method: 'HEARTBEAT', params: [] });
       c.ws.send(f);
     }
     await waitFrame(c, () => c.frames.length >= N + 1, `${N} answers to the flood`, 120_000);
@@ -498,7 +656,13 @@ describe('memory of the service process after the floods', () => {
     const cid = svc.info.clientId;
     const round = async () => {
       const paths = Array.from({ length: 2_000 }, (_, i) =>
-        i % 4 === 0 ? `/nft/v1/accounts/${owner}/tokens?clientId=${cid}&size=200&page=${i % 7}` : i % 4 === 1 ? `/nft/v1/accounts/${owner}/tokens?clientId=${cid}&page=-${i}` : i % 4 === 2 ? `/nft/v1/accounts/0xzz/tokens?clientId=${cid}` : `/nft/v1/accounts/${owner}/tokens?clientId=bad${i}`,
+        i % 4 === 0
+          ? `/nft/v1/accounts/${owner}/tokens?clientId=${cid}&size=200&page=${i % 7}`
+          : i % 4 === 1
+            ? `/nft/v1/accounts/${owner}/tokens?clientId=${cid}&page=-${i}`
+            : i % 4 === 2
+              ? `/nft/v1/accounts/0xzz/tokens?clientId=${cid}`
+              : `/nft/v1/accounts/${owner}/tokens?clientId=bad${i}`,
       );
       for (let i = 0; i < paths.length; i += 20) {
         const batch = await Promise.all(paths.slice(i, i + 20).map((path) => rawRequest(base, { path })));
@@ -553,4 +717,3 @@ describe('a client that floods the tracker but never reads its answers', () => {
     expect(svc.alive()).toBe(true);
   });
 });
-

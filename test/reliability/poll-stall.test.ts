@@ -36,20 +36,27 @@ try {
 it.for([
   ['between polls', '0'],
   ['in the middle of a slow check', '1'],
-] as const)('does not count time the process stood still (%s) against the deadline', { concurrent: true, timeout: 60_000 }, async ([, slowCheck], { expect }) => {
-  const child = spawn(process.execPath, ['--input-type=module', '-e', CHILD], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, SLOW_CHECK: slowCheck } });
-  let stderr = '';
-  child.stderr.on('data', (b) => (stderr += String(b)));
-  const lines = createInterface({ input: child.stdout });
-  const out: string[] = [];
-  const polling = new Promise<void>((resolve) => lines.on('line', (l) => (out.push(l), l === 'polling' && resolve())));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  await polling;
-  await new Promise((r) => setTimeout(r, 300));
-  child.kill('SIGSTOP');
-  await new Promise((r) => setTimeout(r, 7_000));
-  child.kill('SIGCONT');
-  await exited;
-  expect(out).toEqual(['polling', 'done']);
-  expect(stderr).toMatch(/stood still for [67] s/);
-});
+] as const)(
+  'does not count time the process stood still (%s) against the deadline',
+  { concurrent: true, timeout: 60_000 },
+  async ([, slowCheck], { expect }) => {
+    const child = spawn(process.execPath, ['--input-type=module', '-e', CHILD], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, SLOW_CHECK: slowCheck },
+    });
+    let stderr = '';
+    child.stderr.on('data', (b) => (stderr += String(b)));
+    const lines = createInterface({ input: child.stdout });
+    const out: string[] = [];
+    const polling = new Promise<void>((resolve) => lines.on('line', (l) => (out.push(l), l === 'polling' && resolve())));
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    await polling;
+    await new Promise((r) => setTimeout(r, 300));
+    child.kill('SIGSTOP');
+    await new Promise((r) => setTimeout(r, 7_000));
+    child.kill('SIGCONT');
+    await exited;
+    expect(out).toEqual(['polling', 'done']);
+    expect(stderr).toMatch(/stood still for [67] s/);
+  },
+);

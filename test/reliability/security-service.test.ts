@@ -22,7 +22,10 @@ beforeAll(async () => {
   dev = await spawnService({ mode: 'dev', dataDir: dirs[0]!.path, blockTimeSeconds: 1, rateLimitPerMinute: 30 });
   svc = await spawnService({ mode: 'node', nodeUrl: dev.info.nodeUrl, dataDir: dirs[1]!.path, minAckTimeoutMs: 500 });
   provider = new JsonRpcProvider(dev.info.nodeUrl, undefined, { staticNetwork: true });
-  for (const [who, password] of [['a', PASSWORD_A], ['b', PASSWORD_B]] as const) {
+  for (const [who, password] of [
+    ['a', PASSWORD_A],
+    ['b', PASSWORD_B],
+  ] as const) {
     const email = `rel-${who}-${Date.now()}@example.com`;
     const up = await rawRequest(svc.info.serviceUrl, {
       method: 'POST',
@@ -31,7 +34,12 @@ beforeAll(async () => {
       body: JSON.stringify({ email, password, name: `Reliability ${who}`, organization: 'txdesk' }),
     });
     expect(up.status, up.text).toBe(201);
-    const login = await rawRequest(svc.info.serviceUrl, { method: 'POST', path: '/users/v1/login', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password }) });
+    const login = await rawRequest(svc.info.serviceUrl, {
+      method: 'POST',
+      path: '/users/v1/login',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email, password }),
+    });
     expect(login.status, login.text).toBe(200);
     expect(login.text).not.toContain(password);
     users[who] = { email, clientId: login.body.clientId, jwtToken: login.body.jwtToken };
@@ -76,7 +84,13 @@ const pushes = (c: Client) => c.frames.filter((f) => typeof f.id === 'string' &&
 
 async function sendTx(key: string): Promise<string> {
   const w = new Wallet(key, provider);
-  const tx = await w.sendTransaction({ to: w.address, value: 0n, gasLimit: 21_000n, maxFeePerGas: parseUnits('50', 'gwei'), maxPriorityFeePerGas: parseUnits('2', 'gwei') });
+  const tx = await w.sendTransaction({
+    to: w.address,
+    value: 0n,
+    gasLimit: 21_000n,
+    maxFeePerGas: parseUnits('50', 'gwei'),
+    maxPriorityFeePerGas: parseUnits('2', 'gwei'),
+  });
   return tx.hash.toLowerCase();
 }
 
@@ -97,7 +111,8 @@ describe('clientId isolation', () => {
 
     // A's first receipt: not acked by A. B tries to ack it (and garbage ackIds); the server must still redeliver it to A.
     const first = await until(() => pushes(a).find((p) => p.result.payload.type === 'receipt'), "A's receipt");
-    for (const ackId of [first.result.ackId, first.result.messageId, `${first.result.ackId}x`]) expect((await rpc(b, 'ack', [ackId])).result).toBe(true);
+    for (const ackId of [first.result.ackId, first.result.messageId, `${first.result.ackId}x`])
+      expect((await rpc(b, 'ack', [ackId])).result).toBe(true);
     const seenAt = a.frames.length;
     const again = await until(
       () => a.frames.slice(seenAt).find((f) => f.result?.messageId === first.result.messageId),
@@ -109,7 +124,7 @@ describe('clientId isolation', () => {
     // From here on A acks everything; both wait for their confirmations.
     const acked = new Set<string>();
     const ackAll = async (c: Client) => {
-      for (const p of pushes(c)) if (!acked.has(p.result.ackId)) (acked.add(p.result.ackId), await rpc(c, 'ack', [p.result.ackId]));
+      for (const p of pushes(c)) if (!acked.has(p.result.ackId)) acked.add(p.result.ackId), await rpc(c, 'ack', [p.result.ackId]);
     };
     await until(() => (void ackAll(a), pushes(a).find((p) => p.result.payload.type === 'confirmation')), "A's confirmation");
     await until(() => (void ackAll(b), pushes(b).find((p) => p.result.payload.type === 'confirmation')), "B's confirmation");
@@ -150,12 +165,21 @@ describe('clientId isolation', () => {
       body: JSON.stringify({ password: PASSWORD_A, newPassword: 'hijacked-password' }),
     });
     expect(cross.status).toBe(401);
-    const loginA = await rawRequest(svc.info.serviceUrl, { method: 'POST', path: '/users/v1/login', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: users.a.email, password: PASSWORD_A }) });
+    const loginA = await rawRequest(svc.info.serviceUrl, {
+      method: 'POST',
+      path: '/users/v1/login',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: users.a.email, password: PASSWORD_A }),
+    });
     expect(loginA.status).toBe(200);
     // A forged token (B's with A's clientId spliced in, or a tampered signature) is a 401.
     const parts = users.b.jwtToken.split('.');
     const claims = JSON.parse(Buffer.from(parts[1]!, 'base64url').toString('utf8')) as { sub: string };
-    const forged = [parts[0], Buffer.from(JSON.stringify({ ...claims, sub: String(Number(claims.sub) - 1) })).toString('base64url'), parts[2]].join('.');
+    const forged = [
+      parts[0],
+      Buffer.from(JSON.stringify({ ...claims, sub: String(Number(claims.sub) - 1) })).toString('base64url'),
+      parts[2],
+    ].join('.');
     for (const t of [forged, `${users.a.jwtToken}x`, users.a.jwtToken.split('.').slice(0, 2).join('.') + '.', 'none']) {
       const r = await rawRequest(svc.info.serviceUrl, { path: '/users/v1/me', headers: { authorization: `Bearer ${t}` } });
       expect(r.status, t.slice(0, 40)).toBe(401);
@@ -198,7 +222,12 @@ describe('rate limits', () => {
     for (let i = 0; i < 200 && !limited; i += 20) {
       const batch = await Promise.all(
         Array.from({ length: 20 }, () =>
-          rawRequest(svc.info.serviceUrl, { method: 'POST', path: '/users/v1/login', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: users.a.email, password: 'wrong-password' }) }),
+          rawRequest(svc.info.serviceUrl, {
+            method: 'POST',
+            path: '/users/v1/login',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ email: users.a.email, password: 'wrong-password' }),
+          }),
         ),
       );
       for (const r of batch) {

@@ -11,7 +11,11 @@ const root = join(import.meta.dirname, '..', '..');
 
 /** Reviewed interpolations: file, the exact flagged expressions, and why no outside value can reach the SQL text. */
 export const SQL_ALLOWLIST: { file: string; expressions: RegExp; why: string }[] = [
-  { file: 'src/lib/sqlite.ts', expressions: /^migrations\[v\]!?$/, why: 'migrate() runs the schema scripts each module passes as a constant array literal.' },
+  {
+    file: 'src/lib/sqlite.ts',
+    expressions: /^migrations\[v\]!?$/,
+    why: 'migrate() runs the schema scripts each module passes as a constant array literal.',
+  },
   {
     file: 'src/lib/sqlite.ts',
     expressions: /^h\.pages$/,

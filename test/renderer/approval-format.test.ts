@@ -58,7 +58,9 @@ describe('what a transaction calls', () => {
   const tx = { to, input: '0x', selector: null, functionName: null };
   it('names a known function with its selector, else the selector, else says there is no call', () => {
     expect(calledText(tx)).toBe('none: a plain transfer');
-    expect(calledText({ ...tx, input: '0xa9059cbb' + '0'.repeat(128), selector: '0xa9059cbb', functionName: 'transfer(address,uint256)' })).toBe('transfer(address,uint256) (0xa9059cbb)');
+    expect(
+      calledText({ ...tx, input: '0xa9059cbb' + '0'.repeat(128), selector: '0xa9059cbb', functionName: 'transfer(address,uint256)' }),
+    ).toBe('transfer(address,uint256) (0xa9059cbb)');
     expect(calledText({ ...tx, input: '0x12345678', selector: '0x12345678' })).toBe('0x12345678 (not a function the app knows)');
     expect(calledText({ ...tx, input: '0x1234', selector: null })).toBe('data without a function selector (0x1234)');
     expect(calledText({ ...tx, to: null, input: '0x6080' })).toBe('none: deploys the code in its data');
@@ -74,19 +76,32 @@ describe('time left', () => {
     expect(secondsLeft('not a date', at)).toBe(0);
     expect([timeLeftText(105), timeLeftText(45), timeLeftText(120), timeLeftText(0)]).toEqual(['1 min 45 s', '45 s', '2 min', '0 s']);
     const r = (id: string, expiresAt: string) => ({ id, expiresAt }) as ApprovalRequest;
-    expect(stillWaiting([r('gone', '2026-01-01T00:00:00.000Z'), r('open', '2026-01-01T00:00:05.000Z')], at).map((x) => x.id)).toEqual(['open']);
+    expect(stillWaiting([r('gone', '2026-01-01T00:00:00.000Z'), r('open', '2026-01-01T00:00:05.000Z')], at).map((x) => x.id)).toEqual([
+      'open',
+    ]);
   });
 });
 
 describe('messages and typed data', () => {
   it('shows a message as text when it is text, else its hex', () => {
-    expect(messageShown({ text: 'Sign in to example.org\nNonce: 7', hex: '0x53' })).toEqual({ as: 'text', value: 'Sign in to example.org\nNonce: 7' });
+    expect(messageShown({ text: 'Sign in to example.org\nNonce: 7', hex: '0x53' })).toEqual({
+      as: 'text',
+      value: 'Sign in to example.org\nNonce: 7',
+    });
     expect(messageShown({ text: null, hex: '0xdeadbeef' })).toEqual({ as: 'hex', value: '0xdeadbeef' });
     expect(messageShown({ text: '', hex: '0x' })).toEqual({ as: 'hex', value: '0x' });
   });
 
   it('writes nested typed data as indented rows, lists keyed by index', () => {
-    const message = { from: { name: 'Cow', wallets: [to, '0x01'] }, contents: 'Hello, Bob!', amount: 12, ok: true, none: null, empty: [], blank: {} };
+    const message = {
+      from: { name: 'Cow', wallets: [to, '0x01'] },
+      contents: 'Hello, Bob!',
+      amount: 12,
+      ok: true,
+      none: null,
+      empty: [],
+      blank: {},
+    };
     expect(dataRows(message)).toEqual({
       rows: [
         { key: 'from', depth: 0, value: null },
@@ -117,7 +132,8 @@ describe('the approval time-out in Settings', () => {
     expect(parseTimeoutSeconds(' 5 ')).toEqual({ ok: true, ms: 5_000 });
     expect(parseTimeoutSeconds('7.5')).toEqual({ ok: true, ms: 7_500 });
     expect(parseTimeoutSeconds('3600')).toEqual({ ok: true, ms: 3_600_000 });
-    for (const bad of ['4.999', '3600.001', '', 'abc', '-10', '1e3', '5.0001']) expect(parseTimeoutSeconds(bad)).toMatchObject({ ok: false });
+    for (const bad of ['4.999', '3600.001', '', 'abc', '-10', '1e3', '5.0001'])
+      expect(parseTimeoutSeconds(bad)).toMatchObject({ ok: false });
     expect(timeoutSecondsText(120_000)).toBe('120');
     expect(timeoutSecondsText(7_500)).toBe('7.5');
   });

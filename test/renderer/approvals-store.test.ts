@@ -18,7 +18,17 @@ function request(id: string, p: Partial<ApprovalRequest> = {}): ApprovalRequest 
     requester,
     createdAt: '2026-01-01T00:00:00.000Z',
     expiresAt: '2099-01-01T00:00:00.000Z',
-    transaction: { to: address, value: '1', input: '0x', gasLimit: '21000', selector: null, functionName: null, feeFromWei: '1', feeCapWei: '2', maxCostWei: '42001' },
+    transaction: {
+      to: address,
+      value: '1',
+      input: '0x',
+      gasLimit: '21000',
+      selector: null,
+      functionName: null,
+      feeFromWei: '1',
+      feeCapWei: '2',
+      maxCostWei: '42001',
+    },
     ...p,
   };
 }
@@ -32,7 +42,20 @@ function fakeApi() {
   ) as unknown as DesktopApi;
   const api = {
     ...idle,
-    getAppInfo: vi.fn(async () => ({ mode: 'configured' as const, chainId: 11155111, nodeUrl: 'n', serviceUrl: 's', platform: 'ethereum', network: 'sepolia', address, status: { tracker: { state: 'connected' as const, reason: null, since: 't' }, node: { state: 'connected' as const, reason: null, since: 't' } }, toolRpc: null })),
+    getAppInfo: vi.fn(async () => ({
+      mode: 'configured' as const,
+      chainId: 11155111,
+      nodeUrl: 'n',
+      serviceUrl: 's',
+      platform: 'ethereum',
+      network: 'sepolia',
+      address,
+      status: {
+        tracker: { state: 'connected' as const, reason: null, since: 't' },
+        node: { state: 'connected' as const, reason: null, since: 't' },
+      },
+      toolRpc: null,
+    })),
     listTransactions: vi.fn(async () => []),
     getSettings: vi.fn(async () => ({ policy: {}, approvalTimeoutMs: 120_000 }) as AppSettings),
     listTokens: vi.fn(async () => ({ data: [], pagination: { totalCount: 0, prevUrl: '', nextUrl: '' } })),
@@ -80,7 +103,10 @@ describe('approvals in the renderer store', () => {
     const store = createAppStore(f.api);
     let state: StreamState = 'connecting';
     const listeners = new Set<(s: StreamState) => void>();
-    const stream = { streamState: () => state, onStreamState: (l: (s: StreamState) => void) => (listeners.add(l), () => listeners.delete(l)) };
+    const stream = {
+      streamState: () => state,
+      onStreamState: (l: (s: StreamState) => void) => (listeners.add(l), () => listeners.delete(l)),
+    };
     const set = (s: StreamState) => ((state = s), listeners.forEach((l) => l(s)));
     const disconnect = connectBridge(store, f.api, stream, { pollMs: 60_000 });
     expect(f.api.listApprovals).toHaveBeenCalledTimes(0);
@@ -113,10 +139,16 @@ describe('approvals in the renderer store', () => {
     const store = createAppStore(f.api);
     store.getState().applyApprovals([request('r1'), request('r2')]);
     f.api.decideApproval.mockRejectedValueOnce({ code: 'NOT_FOUND', message: 'No request r1 is waiting for approval.' });
-    expect(await store.getState().decideApproval('r1', { approve: true })).toEqual({ code: 'NOT_FOUND', message: 'No request r1 is waiting for approval.' });
+    expect(await store.getState().decideApproval('r1', { approve: true })).toEqual({
+      code: 'NOT_FOUND',
+      message: 'No request r1 is waiting for approval.',
+    });
     expect(ids(store)).toEqual(['r2']);
     f.api.decideApproval.mockRejectedValueOnce({ code: 'FORBIDDEN', message: 'Approve or decline requests in the txdesk window.' });
-    expect(await store.getState().decideApproval('r2', { approve: true })).toEqual({ code: 'FORBIDDEN', message: 'Approve or decline requests in the txdesk window.' });
+    expect(await store.getState().decideApproval('r2', { approve: true })).toEqual({
+      code: 'FORBIDDEN',
+      message: 'Approve or decline requests in the txdesk window.',
+    });
     expect(ids(store)).toEqual(['r2']);
   });
 
@@ -134,6 +166,10 @@ describe('approvals in the renderer store', () => {
     await vi.waitFor(() => expect(store.getState().approvalRules.map((r) => r.id)).toEqual(['x2']));
     f.api.listApprovalRules.mockRejectedValueOnce({ code: 'UPSTREAM_UNAVAILABLE', message: 'The app core is not answering.' });
     await store.getState().loadApprovalRules();
-    expect(store.getState()).toMatchObject({ approvalRulesState: 'error', approvalRulesError: { code: 'UPSTREAM_UNAVAILABLE' }, approvalRules: [{ id: 'x2' }] });
+    expect(store.getState()).toMatchObject({
+      approvalRulesState: 'error',
+      approvalRulesError: { code: 'UPSTREAM_UNAVAILABLE' },
+      approvalRules: [{ id: 'x2' }],
+    });
   });
 });

@@ -40,18 +40,22 @@ describe('formatEthAmount', () => {
       const decimals = unit === 'ETH' ? 18 : unit === 'gwei' ? 9 : 0;
       return BigInt(whole) * 10n ** BigInt(decimals) + BigInt(frac.padEnd(decimals, '0') || '0');
     };
-    fc.assert(fc.property(fc.bigInt({ min: 0n, max: 10n ** 27n }), (wei) => {
+    fc.assert(
+      fc.property(fc.bigInt({ min: 0n, max: 10n ** 27n }), (wei) => {
         expect(toWei(formatEthAmount(wei))).toBeLessThanOrEqual(wei);
         expect(toWei(formatEthAmount(wei, 'exact'))).toBe(wei);
-      }));
+      }),
+    );
   });
 });
 
 describe('weiToEtherInput: what Max fills in', () => {
   it('reads back to the same wei, without thousands separators', () => {
     expect(weiToEtherInput(1234n * ETH + 5n)).toBe('1234.000000000000000005');
-    fc.assert(fc.property(fc.bigInt({ min: 0n, max: 10n ** 30n }), (wei) => {
+    fc.assert(
+      fc.property(fc.bigInt({ min: 0n, max: 10n ** 30n }), (wei) => {
         expect(parseEtherToWei(weiToEtherInput(wei))).toEqual({ ok: true, wei: wei.toString() });
-      }));
+      }),
+    );
   });
 });

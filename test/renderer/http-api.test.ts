@@ -13,7 +13,10 @@ function fakeFetch(reply: (c: Call) => { status: number; body?: unknown }) {
     const c = { url: String(input), method: init?.method ?? 'GET', body: init?.body ? JSON.parse(String(init.body)) : undefined };
     calls.push(c);
     const r = reply(c);
-    return new Response(r.body === undefined ? '' : JSON.stringify(r.body), { status: r.status, headers: { 'content-type': 'application/json' } });
+    return new Response(r.body === undefined ? '' : JSON.stringify(r.body), {
+      status: r.status,
+      headers: { 'content-type': 'application/json' },
+    });
   }) as typeof globalThis.fetch;
   return { fetch, calls };
 }
@@ -71,12 +74,20 @@ describe('createHttpApi', () => {
   });
 
   it('turns an error envelope into an ApiError with its code, and a dead server into NETWORK', async () => {
-    const { fetch } = fakeFetch(() => ({ status: 404, body: { error: { code: 'NOT_FOUND', message: 'No transaction 0xcd…; check the hash.' } } }));
+    const { fetch } = fakeFetch(() => ({
+      status: 404,
+      body: { error: { code: 'NOT_FOUND', message: 'No transaction 0xcd…; check the hash.' } },
+    }));
     const api = createHttpApi({ fetch, openEvents: (u) => new FakeEvents(u) });
     await expect(api.getTransaction(hash)).rejects.toMatchObject({ code: 'NOT_FOUND', message: 'No transaction 0xcd…; check the hash.' });
     const html = createHttpApi({ fetch: fakeFetch(() => ({ status: 502 })).fetch, openEvents: (u) => new FakeEvents(u) });
     await expect(html.listTransactions()).rejects.toMatchObject({ code: 'INTERNAL' });
-    const dead = createHttpApi({ fetch: (async () => { throw new TypeError('fetch failed'); }) as typeof fetch, openEvents: (u) => new FakeEvents(u) });
+    const dead = createHttpApi({
+      fetch: (async () => {
+        throw new TypeError('fetch failed');
+      }) as typeof fetch,
+      openEvents: (u) => new FakeEvents(u),
+    });
     const e = await dead.getAppInfo().catch((x: unknown) => x);
     expect(e).toBeInstanceOf(ApiError);
     expect(e).toMatchObject({ code: 'NETWORK' });
@@ -91,7 +102,10 @@ describe('createHttpApi', () => {
             status: 401,
             headers: { 'content-type': 'application/json', 'www-authenticate': 'Bearer realm="txdesk"' },
           })
-        : new Response(envelope('The e-mail or password is wrong; check them and retry.'), { status: 401, headers: { 'content-type': 'application/json' } })) as typeof globalThis.fetch;
+        : new Response(envelope('The e-mail or password is wrong; check them and retry.'), {
+            status: 401,
+            headers: { 'content-type': 'application/json' },
+          })) as typeof globalThis.fetch;
     let redirects = 0;
     const api = createHttpApi({ fetch, openEvents: (u) => new FakeEvents(u), onUnauthorized: () => redirects++ });
     await expect(api.listTransactions()).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
@@ -101,14 +115,20 @@ describe('createHttpApi', () => {
     tokenCheck = false;
     let signInRedirects = 0;
     const signedIn = createHttpApi({ fetch, openEvents: (u) => new FakeEvents(u), onUnauthorized: () => signInRedirects++ });
-    await expect(signedIn.signIn({ email: 'a@b.c', password: 'wrong' })).rejects.toMatchObject({ code: 'UNAUTHORIZED', message: 'The e-mail or password is wrong; check them and retry.' });
+    await expect(signedIn.signIn({ email: 'a@b.c', password: 'wrong' })).rejects.toMatchObject({
+      code: 'UNAUTHORIZED',
+      message: 'The e-mail or password is wrong; check them and retry.',
+    });
     expect(signInRedirects).toBe(0);
   });
 
   it('shares one event stream, closes it with the last subscriber, and resyncs after a reconnect', async () => {
     FakeEvents.all = [];
     const record = { transactionHash: hash, updatedAt: 'x' } as TxRecord;
-    const { fetch, calls } = fakeFetch((c) => ({ status: 200, body: c.url.endsWith('/api/tx') ? [record] : { blockNumber: 5, baseFeeWei: '1', congestion: 'off' } }));
+    const { fetch, calls } = fakeFetch((c) => ({
+      status: 200,
+      body: c.url.endsWith('/api/tx') ? [record] : { blockNumber: 5, baseFeeWei: '1', congestion: 'off' },
+    }));
     const api = createHttpApi({ fetch, openEvents: (u) => new FakeEvents(u) });
     const txs: string[] = [];
     const blocks: number[] = [];

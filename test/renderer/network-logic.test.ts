@@ -9,7 +9,17 @@ import { onShownChain } from '../../src/renderer/src/store/tx-logic.js';
 
 const rec = (chainId?: number) => ({ transactionHash: '0xa', ...(chainId !== undefined ? { chainId } : {}) }) as TxRecord;
 const info = (o: Partial<AppInfo>): AppInfo =>
-  ({ mode: 'embedded', chainId: 31337, nodeUrl: 'n', serviceUrl: 's', platform: 'ethereum', network: 'local', address: null, status: {} as AppInfo['status'], ...o }) as AppInfo;
+  ({
+    mode: 'embedded',
+    chainId: 31337,
+    nodeUrl: 'n',
+    serviceUrl: 's',
+    platform: 'ethereum',
+    network: 'local',
+    address: null,
+    status: {} as AppInfo['status'],
+    ...o,
+  }) as AppInfo;
 
 describe('onShownChain', () => {
   it.each([

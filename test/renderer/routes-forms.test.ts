@@ -19,8 +19,14 @@ describe('hash routes', () => {
       view: fc.constantFrom('transactions' as const, 'tokens' as const, 'settings' as const),
       tx: fc.option(hex(64).map((h) => `0x${h}`)),
       tokens: fc.record({
-        owner: fc.oneof(fc.constant(''), hex(40).map((h) => `0x${h}`)),
-        contracts: fc.uniqueArray(hex(40).map((h) => `0x${h}`), { maxLength: 4 }),
+        owner: fc.oneof(
+          fc.constant(''),
+          hex(40).map((h) => `0x${h}`),
+        ),
+        contracts: fc.uniqueArray(
+          hex(40).map((h) => `0x${h}`),
+          { maxLength: 4 },
+        ),
         orderBy: fc.constantFrom('transfer_block_number' as const, 'token_id' as const, 'contract_address' as const),
         direction: fc.constantFrom('asc' as const, 'desc' as const),
         size: fc.constantFrom(...PAGE_SIZES),
@@ -51,7 +57,9 @@ describe('settings errors point at their field', () => {
     const e = checkNetwork({ nodeUrl: 'ftp://x', serviceUrl: 'nope', platform: 'Ethereum!', network: 'sepolia' });
     expect(Object.keys(e).sort()).toEqual(['nodeUrl', 'platform', 'serviceUrl']);
     expect(Object.values(e).join(' ')).not.toMatch(/[/^$]\[|regex|pattern/);
-    expect(checkNetwork({ nodeUrl: 'wss://n.example', serviceUrl: 'https://s.example', platform: 'ethereum', network: 'sepolia' })).toEqual({});
+    expect(checkNetwork({ nodeUrl: 'wss://n.example', serviceUrl: 'https://s.example', platform: 'ethereum', network: 'sepolia' })).toEqual(
+      {},
+    );
   });
 
   it('maps a refusal of the core to the field, without validator text', () => {
@@ -63,16 +71,57 @@ describe('settings errors point at their field', () => {
     expect(r.form).toBeNull();
     const policy = apiErrorToFields(refusal({ policy: { bumpPercent: 5 } }), ['bumpPercent']);
     expect(Object.keys(policy.fields)).toEqual(['bumpPercent']);
-    const other = apiErrorToFields({ code: 'UPSTREAM_UNAVAILABLE', message: 'The data service could not be reached; retry.' }, ['clientId']);
+    const other = apiErrorToFields({ code: 'UPSTREAM_UNAVAILABLE', message: 'The data service could not be reached; retry.' }, [
+      'clientId',
+    ]);
     expect(other).toEqual({ fields: {}, form: 'The data service could not be reached; retry.' });
     expect(plain('network: Invalid string: must match pattern /^[a-z0-9-]{1,40}$/')).toBe('network: is not in the expected form');
   });
 
   it('marks every invalid policy field at once', () => {
-    const r = parsePolicyForm({ pricing: 'seed', speed: 'normal', txType: 'legacy', initialFee: '0', bumpPercent: '5', maxFee: 'x', maxReplacements: '1.5', timeoutSeconds: '0', confirmations: '0' });
-    expect('errors' in r && Object.keys(r.errors).sort()).toEqual(['bumpPercent', 'confirmations', 'initialFee', 'maxFee', 'maxReplacements', 'timeoutSeconds']);
-    const ok = parsePolicyForm({ pricing: 'market', speed: 'fast', txType: 'eip1559', initialFee: '1', bumpPercent: '12.5', maxFee: '50', maxReplacements: '3', timeoutSeconds: '10', confirmations: '2' });
-    expect(ok).toEqual({ patch: { pricing: 'market', speed: 'fast', txType: 'eip1559', initialFeeWei: '1000000000', bumpPercent: 12.5, maxFeeWei: '50000000000', maxReplacements: 3, timeoutMs: 10000, confirmations: 2 } });
+    const r = parsePolicyForm({
+      pricing: 'seed',
+      speed: 'normal',
+      txType: 'legacy',
+      initialFee: '0',
+      bumpPercent: '5',
+      maxFee: 'x',
+      maxReplacements: '1.5',
+      timeoutSeconds: '0',
+      confirmations: '0',
+    });
+    expect('errors' in r && Object.keys(r.errors).sort()).toEqual([
+      'bumpPercent',
+      'confirmations',
+      'initialFee',
+      'maxFee',
+      'maxReplacements',
+      'timeoutSeconds',
+    ]);
+    const ok = parsePolicyForm({
+      pricing: 'market',
+      speed: 'fast',
+      txType: 'eip1559',
+      initialFee: '1',
+      bumpPercent: '12.5',
+      maxFee: '50',
+      maxReplacements: '3',
+      timeoutSeconds: '10',
+      confirmations: '2',
+    });
+    expect(ok).toEqual({
+      patch: {
+        pricing: 'market',
+        speed: 'fast',
+        txType: 'eip1559',
+        initialFeeWei: '1000000000',
+        bumpPercent: 12.5,
+        maxFeeWei: '50000000000',
+        maxReplacements: 3,
+        timeoutMs: 10000,
+        confirmations: 2,
+      },
+    });
   });
 });
 
@@ -93,7 +142,12 @@ describe('one way to write fees, ages and explorer links', () => {
 
   it('writes ages in the largest whole unit, and the full date with its zone', () => {
     const now = Date.UTC(2026, 0, 1, 12, 0, 0);
-    expect([5_000, 190_000, 3 * 3600_000, 50 * 3600_000].map((ms) => formatAge(new Date(now - ms).toISOString(), now))).toEqual(['5 s', '3 min', '3 h', '2 days']);
+    expect([5_000, 190_000, 3 * 3600_000, 50 * 3600_000].map((ms) => formatAge(new Date(now - ms).toISOString(), now))).toEqual([
+      '5 s',
+      '3 min',
+      '3 h',
+      '2 days',
+    ]);
     expect(formatFullDate('2026-01-01T12:00:00.000Z', 'UTC')).toBe('1 Jan 2026, 12:00:00 UTC');
   });
 

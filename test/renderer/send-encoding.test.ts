@@ -95,7 +95,9 @@ describe('token transfer calldata', () => {
       }),
     );
     const from = '0x' + 'a'.repeat(40);
-    expect(encodeErc1155SafeTransferFrom(from, from, '7', '2')).toBe(erc1155.encodeFunctionData('safeTransferFrom', [from, from, 7n, 2n, '0x']));
+    expect(encodeErc1155SafeTransferFrom(from, from, '7', '2')).toBe(
+      erc1155.encodeFunctionData('safeTransferFrom', [from, from, 7n, 2n, '0x']),
+    );
   });
 
   it('refuses what it cannot encode instead of writing wrong calldata', () => {

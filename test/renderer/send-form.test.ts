@@ -2,7 +2,14 @@
 // the balance), the requests they build, and the core's refusals put back beside their field.
 import { Interface, getAddress } from 'ethers';
 import { describe, expect, it } from 'vitest';
-import { checkSendForm, dataProblem, maxSendableWei, recipientProblem, refusalToSendErrors, sendButtonLabel } from '../../src/renderer/src/features/send/send-form.js';
+import {
+  checkSendForm,
+  dataProblem,
+  maxSendableWei,
+  recipientProblem,
+  refusalToSendErrors,
+  sendButtonLabel,
+} from '../../src/renderer/src/features/send/send-form.js';
 import { checkTokenSendForm, tokenRefusalText } from '../../src/renderer/src/features/send/token-send-form.js';
 import type { Token } from '../../src/shared/listing.js';
 import { coreRefusal } from '../support/app/core-refusal.js';
@@ -24,7 +31,9 @@ describe('recipient', () => {
     [bobChecksummed.replace(/[A-F]/, (c) => c.toLowerCase()), /checksum/],
   ])('%j: %s', (text, why) => expect(recipientProblem(text)).toMatch(why));
 
-  it.each([bob, bob.toUpperCase().replace('0X', '0x'), bobChecksummed, ` ${bobChecksummed} `])('%j is fine', (text) => expect(recipientProblem(text)).toBeNull());
+  it.each([bob, bob.toUpperCase().replace('0X', '0x'), bobChecksummed, ` ${bobChecksummed} `])('%j is fine', (text) =>
+    expect(recipientProblem(text)).toBeNull(),
+  );
 });
 
 describe('data', () => {
@@ -51,7 +60,11 @@ describe('the ETH Send form', () => {
   });
 
   it('sends data (lower case) with it, and an empty amount with data is a call with 0 ETH', () => {
-    expect(checkSendForm({ to: bob, amount: '', data: '0xA9059CBB' }, balance)).toEqual({ ok: true, request: { to: bob, value: '0', data: '0xa9059cbb' }, valueWei: '0' });
+    expect(checkSendForm({ to: bob, amount: '', data: '0xA9059CBB' }, balance)).toEqual({
+      ok: true,
+      request: { to: bob, value: '0', data: '0xa9059cbb' },
+      valueWei: '0',
+    });
   });
 
   it('marks every field that needs fixing at once, each with its sentence', () => {
@@ -102,7 +115,9 @@ describe('room for the fee: Max, the check and the button', () => {
     const more = checkSendForm(form('100'), funds);
     expect(!more.ok && more.errors.amount).toBe('That is more than the 99.9999 ETH this account holds.');
     const dust = checkSendForm(form('0.001'), { balanceWei: (10n ** 15n).toString(), feeCapWei: cap });
-    expect(!dust.ok && dust.errors.amount).toBe('The 0.001 ETH this account holds does not cover the fee: 21,000 gas at up to the fee cap of 500 gwei may cost 0.0105 ETH.');
+    expect(!dust.ok && dust.errors.amount).toBe(
+      'The 0.001 ETH this account holds does not cover the fee: 21,000 gas at up to the fee cap of 500 gwei may cost 0.0105 ETH.',
+    );
   });
 
   it("leaves a call's fee to the core, which knows its gas", () => {
@@ -129,22 +144,41 @@ describe("the core's refusals", () => {
   it('puts the issues of the fields the form has beside them, in the form’s words', () => {
     // The engine's own refusal of a checksum, and the validating face's of a value, as they cross IPC or HTTP.
     const checksum = errorInfo(new FieldsError([fieldIssue('to', 'has a wrong checksum: check the address, or write it in lower case')]));
-    expect(refusalToSendErrors(checksum)).toEqual({ fields: { to: 'The recipient has a wrong checksum: check the address, or write it in lower case.' }, form: null });
-    expect(refusalToSendErrors(refusalOf({ to: me, value: '1.5' }))).toEqual({ fields: { amount: 'The amount must be an amount of wei: a decimal or 0x-hex string.' }, form: null });
-    expect(refusalToSendErrors(refusalOf({ value: '1' }))).toEqual({ fields: { to: 'The recipient is missing: give a recipient, or data (init code) to create a contract.' }, form: null });
+    expect(refusalToSendErrors(checksum)).toEqual({
+      fields: { to: 'The recipient has a wrong checksum: check the address, or write it in lower case.' },
+      form: null,
+    });
+    expect(refusalToSendErrors(refusalOf({ to: me, value: '1.5' }))).toEqual({
+      fields: { amount: 'The amount must be an amount of wei: a decimal or 0x-hex string.' },
+      form: null,
+    });
+    expect(refusalToSendErrors(refusalOf({ value: '1' }))).toEqual({
+      fields: { to: 'The recipient is missing: give a recipient, or data (init code) to create a contract.' },
+      form: null,
+    });
   });
 
   it('keeps a revert reason, a shortfall or a field the form does not have as the form’s sentence', () => {
-    expect(refusalToSendErrors({ code: 'WOULD_REVERT', message: 'The call would revert: Error("not the owner").' })).toEqual({ fields: {}, form: 'The call would revert: Error("not the owner").' });
-    expect(refusalToSendErrors({ code: 'CONFLICT', message: 'The balance cannot cover 1 ETH plus gas at 50 gwei; 0.02 ETH is missing.' }).form).toBe(
-      'The balance cannot cover 1 ETH plus gas at 50 gwei; 0.02 ETH is missing.',
-    );
-    expect(refusalToSendErrors(refusalOf({ to: me, gas: '7' }))).toEqual({ fields: {}, form: "The field 'gas' must be a gas limit between 21000 and 100000000." });
+    expect(refusalToSendErrors({ code: 'WOULD_REVERT', message: 'The call would revert: Error("not the owner").' })).toEqual({
+      fields: {},
+      form: 'The call would revert: Error("not the owner").',
+    });
+    expect(
+      refusalToSendErrors({ code: 'CONFLICT', message: 'The balance cannot cover 1 ETH plus gas at 50 gwei; 0.02 ETH is missing.' }).form,
+    ).toBe('The balance cannot cover 1 ETH plus gas at 50 gwei; 0.02 ETH is missing.');
+    expect(refusalToSendErrors(refusalOf({ to: me, gas: '7' }))).toEqual({
+      fields: {},
+      form: "The field 'gas' must be a gas limit between 21000 and 100000000.",
+    });
   });
 
   it('reads the fields from the issues, not the sentence: a reworded sentence shows the same', () => {
     const said = refusalOf({ to: me, value: '1.5', gas: '7' });
-    const reworded = { ...said, message: 'Quite different words.', fields: said.fields!.map((i) => ({ ...i, sentence: `Reworded ${i.path}.` })) };
+    const reworded = {
+      ...said,
+      message: 'Quite different words.',
+      fields: said.fields!.map((i) => ({ ...i, sentence: `Reworded ${i.path}.` })),
+    };
     expect(refusalToSendErrors(reworded).fields).toEqual(refusalToSendErrors(said).fields);
     expect(refusalToSendErrors(reworded).form).toBe('Reworded gas.');
   });
@@ -167,7 +201,11 @@ describe("a token's Send form", () => {
 
   it('ERC-1155: the amount from 1 up to the balance goes into safeTransferFrom(owner, recipient, id, amount, "0x")', () => {
     const r = checkTokenSendForm({ to: bob, amount: '5' }, gem);
-    expect(r).toEqual({ ok: true, request: { to: contract.address, value: '0', data: erc1155.encodeFunctionData('safeTransferFrom', [me, bob, 2n, 5n, '0x']) }, amount: '5' });
+    expect(r).toEqual({
+      ok: true,
+      request: { to: contract.address, value: '0', data: erc1155.encodeFunctionData('safeTransferFrom', [me, bob, 2n, 5n, '0x']) },
+      amount: '5',
+    });
     for (const amount of ['0', '6', '1.5', '', '-1', 'x']) {
       const bad = checkTokenSendForm({ to: bob, amount }, gem);
       expect(!bad.ok && bad.errors.amount).toBe('Enter a whole number from 1 to 5, the amount this account holds.');
@@ -175,9 +213,16 @@ describe("a token's Send form", () => {
   });
 
   it("says what usually makes a token transfer revert after the core's sentence; other refusals stay as they are", () => {
-    const revert = tokenRefusalText({ code: 'WOULD_REVERT', message: 'The call would revert (the node says "execution reverted", with no reason given).' });
-    expect(revert).toMatch(/^The call would revert .*\. The collection's contract refused this transfer: it may not implement safeTransferFrom, or the recipient is a contract/);
-    expect(tokenRefusalText({ code: 'CONFLICT', message: 'The balance cannot cover the gas; 0.01 ETH is missing.' })).toBe('The balance cannot cover the gas; 0.01 ETH is missing.');
+    const revert = tokenRefusalText({
+      code: 'WOULD_REVERT',
+      message: 'The call would revert (the node says "execution reverted", with no reason given).',
+    });
+    expect(revert).toMatch(
+      /^The call would revert .*\. The collection's contract refused this transfer: it may not implement safeTransferFrom, or the recipient is a contract/,
+    );
+    expect(tokenRefusalText({ code: 'CONFLICT', message: 'The balance cannot cover the gas; 0.01 ETH is missing.' })).toBe(
+      'The balance cannot cover the gas; 0.01 ETH is missing.',
+    );
   });
 
   it('refuses the holder itself and a bad recipient, before encoding anything', () => {

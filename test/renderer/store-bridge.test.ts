@@ -11,10 +11,37 @@ import type { TxRecord } from '../../src/shared/tx-record.js';
 
 const address = '0x' + 'a'.repeat(40);
 const privateKey = '0x' + '4c'.repeat(32);
-const settings = { clientId: 'c', signedInAs: null, nodeUrl: 'http://n', serviceUrl: 'http://s', platform: 'ethereum', network: 'local', policy: {} } as AppSettings;
+const settings = {
+  clientId: 'c',
+  signedInAs: null,
+  nodeUrl: 'http://n',
+  serviceUrl: 'http://s',
+  platform: 'ethereum',
+  network: 'local',
+  policy: {},
+} as AppSettings;
 
 function rec(hash: string, p: Partial<TxRecord> = {}): TxRecord {
-  return { transactionHash: hash, from: address, nonce: 0, gasPrice: '1', txType: 'legacy', to: address, value: '0', input: '0x', gasLimit: '21000', data: {}, replaces: null, replacedBy: null, attempt: 0, kind: 'generate', problem: null, createdAt: 't0', updatedAt: 't0', ...p };
+  return {
+    transactionHash: hash,
+    from: address,
+    nonce: 0,
+    gasPrice: '1',
+    txType: 'legacy',
+    to: address,
+    value: '0',
+    input: '0x',
+    gasLimit: '21000',
+    data: {},
+    replaces: null,
+    replacedBy: null,
+    attempt: 0,
+    kind: 'generate',
+    problem: null,
+    createdAt: 't0',
+    updatedAt: 't0',
+    ...p,
+  };
 }
 
 const linkUp = { state: 'connected' as const, reason: null, since: 't0' };
@@ -25,26 +52,51 @@ function fakeApi() {
   let devListener: ((s: DevchainStatus) => void) | null = null;
   let settingsListener: ((s: AppSettings) => void) | null = null;
   const pages: TokenPage[] = [
-    { data: [{ id: '1', owner: address, uri: 'u1', contract: { address: '0x' + '1'.repeat(40), name: 'A', symbol: 'A', totalSupply: 2 } }], pagination: { totalCount: 2, prevUrl: '', nextUrl: 'http://x/t?page=1&size=1' } },
-    { data: [{ id: '2', owner: address, uri: 'u2', contract: { address: '0x' + '2'.repeat(40), name: 'B', symbol: 'B', totalSupply: 2 } }], pagination: { totalCount: 2, prevUrl: 'http://x/t?page=0&size=1', nextUrl: '' } },
+    {
+      data: [{ id: '1', owner: address, uri: 'u1', contract: { address: '0x' + '1'.repeat(40), name: 'A', symbol: 'A', totalSupply: 2 } }],
+      pagination: { totalCount: 2, prevUrl: '', nextUrl: 'http://x/t?page=1&size=1' },
+    },
+    {
+      data: [{ id: '2', owner: address, uri: 'u2', contract: { address: '0x' + '2'.repeat(40), name: 'B', symbol: 'B', totalSupply: 2 } }],
+      pagination: { totalCount: 2, prevUrl: 'http://x/t?page=0&size=1', nextUrl: '' },
+    },
   ];
   const key: KeyInfo = { address, balanceWei: '10', storage: 'keychain' };
   const api = {
-    getAppInfo: vi.fn(async () => ({ mode: 'embedded' as const, chainId: 31337, nodeUrl: 'n', serviceUrl: 's', platform: 'ethereum', network: 'local', address, status, toolRpc: null })),
+    getAppInfo: vi.fn(async () => ({
+      mode: 'embedded' as const,
+      chainId: 31337,
+      nodeUrl: 'n',
+      serviceUrl: 's',
+      platform: 'ethereum',
+      network: 'local',
+      address,
+      status,
+      toolRpc: null,
+    })),
     listTransactions: vi.fn(async () => [rec('0x1', { updatedAt: 't1' })]),
     getTransaction: vi.fn(async (h: string) => ({ ...rec(h), history: [{ at: 't', kind: 'signed' as const, summary: 's', detail: {} }] })),
     sendTransaction: vi.fn(async () => rec('0x9', { nonce: 9 })),
     cancelTransaction: vi.fn(async (h: string) => rec(h, { kind: 'cancel' })),
     speedUpTransaction: vi.fn(async (h: string) => rec(h, { kind: 'speed-up' })),
     onTransactionChanged: (l: (r: TxRecord) => void) => ((txListener = l), () => (txListener = null)),
-    listTokens: vi.fn(async (_o: string, q: { page?: number; size?: number }) => (q.size === 200 ? { ...pages[0]!, data: [...pages[0]!.data, ...pages[1]!.data] } : pages[q.page ?? 0]!)),
+    listTokens: vi.fn(async (_o: string, q: { page?: number; size?: number }) =>
+      q.size === 200 ? { ...pages[0]!, data: [...pages[0]!.data, ...pages[1]!.data] } : pages[q.page ?? 0]!,
+    ),
     resolveTokenMetadata: vi.fn(async (uris: string[]) => Object.fromEntries(uris.map((u) => [u, { name: `N ${u}` }]))),
     refreshToken: vi.fn(async () => undefined),
     getSettings: vi.fn(async () => settings),
     updateSettings: vi.fn(async () => settings),
     signIn: vi.fn(async () => Promise.reject({ code: 'UNAUTHORIZED', message: 'Wrong e-mail or password; try again.' })),
     restart: vi.fn(async () => undefined),
-    getServiceHealth: vi.fn(async () => ({ url: 'http://127.0.0.1:4000', reachable: true, reason: null, chainId: 31337, indexLagBlocks: 0, roles: ['follower'] })),
+    getServiceHealth: vi.fn(async () => ({
+      url: 'http://127.0.0.1:4000',
+      reachable: true,
+      reason: null,
+      chainId: 31337,
+      indexLagBlocks: 0,
+      roles: ['follower'],
+    })),
     getKeyInfo: vi.fn(async () => key),
     generateKey: vi.fn(async () => key),
     importKey: vi.fn(async () => key),
@@ -81,7 +133,14 @@ describe('renderer store', () => {
     const disconnect = connectBridge(store, f.api);
     await loadInitial(store);
     const s = store.getState();
-    expect([s.infoState, s.txState, s.settingsState, s.keyState, s.devchainState, s.tokensState]).toEqual(['ready', 'ready', 'ready', 'ready', 'ready', 'ready']);
+    expect([s.infoState, s.txState, s.settingsState, s.keyState, s.devchainState, s.tokensState]).toEqual([
+      'ready',
+      'ready',
+      'ready',
+      'ready',
+      'ready',
+      'ready',
+    ]);
     expect(Object.keys(s.txs)).toEqual(['0x1']);
 
     store.getState().selectTransaction('0x1');
@@ -120,7 +179,13 @@ describe('renderer store', () => {
     expect(store.getState().tokenPageControls.page).toBe(1); // what the page on screen was asked with
     await store.getState().setTokenControls({ contracts: ['0x' + '2'.repeat(40)] });
     expect(store.getState().tokenControls.page).toBe(0); // a new filter starts from the first page
-    expect(f.api.listTokens).toHaveBeenLastCalledWith(address, { page: 0, size: 1, order_by: 'transfer_block_number', order_direction: 'desc', contractAddresses: ['0x' + '2'.repeat(40)] });
+    expect(f.api.listTokens).toHaveBeenLastCalledWith(address, {
+      page: 0,
+      size: 1,
+      order_by: 'transfer_block_number',
+      order_direction: 'desc',
+      contractAddresses: ['0x' + '2'.repeat(40)],
+    });
     await settle();
     expect(store.getState().metadata).toEqual({ u1: { name: 'N u1' }, u2: { name: 'N u2' } });
     expect(f.api.resolveTokenMetadata.mock.calls.flat(2).sort()).toEqual(['u1', 'u2']);
@@ -142,7 +207,10 @@ describe('renderer store', () => {
     const store = createAppStore(f.api);
     await store.getState().loadTransactions();
     expect(store.getState()).toMatchObject({ txState: 'error', txError: { code: 'UPSTREAM_UNAVAILABLE', message: 'The node is down.' } });
-    expect(await store.getState().signIn({ email: 'a@b.co', password: 'x' })).toEqual({ code: 'UNAUTHORIZED', message: 'Wrong e-mail or password; try again.' });
+    expect(await store.getState().signIn({ email: 'a@b.co', password: 'x' })).toEqual({
+      code: 'UNAUTHORIZED',
+      message: 'Wrong e-mail or password; try again.',
+    });
     f.api.sendTransaction.mockRejectedValueOnce(new Error('boom'));
     expect(await store.getState().sendTransaction()).toBeNull();
     expect(store.getState().notices.at(-1)).toMatchObject({ tone: 'error', text: 'boom' });
@@ -155,7 +223,10 @@ describe('renderer store', () => {
       const store = createAppStore(f.api);
       let state: StreamState = 'up';
       const listeners = new Set<(s: StreamState) => void>();
-      const stream = { streamState: () => state, onStreamState: (l: (s: StreamState) => void) => (listeners.add(l), () => listeners.delete(l)) };
+      const stream = {
+        streamState: () => state,
+        onStreamState: (l: (s: StreamState) => void) => (listeners.add(l), () => listeners.delete(l)),
+      };
       const set = (s: StreamState) => ((state = s), listeners.forEach((l) => l(s)));
       const disconnect = connectBridge(store, f.api, stream, { pollMs: 1000 });
       expect(store.getState().stream).toBe('up');

@@ -1,6 +1,13 @@
 // Token-browser bookkeeping: pagination URLs to pages, query building, metadata still to fetch, known collections.
 import { describe, expect, it } from 'vitest';
-import { mergeContracts, missingUris, pageFromUrl, pageNav, toTokenQuery, defaultControls } from '../../src/renderer/src/store/token-logic.js';
+import {
+  mergeContracts,
+  missingUris,
+  pageFromUrl,
+  pageNav,
+  toTokenQuery,
+  defaultControls,
+} from '../../src/renderer/src/store/token-logic.js';
 import { tokenQueryString } from '../../src/shared/listing.js';
 import type { Token } from '../../src/shared/listing.js';
 
@@ -19,9 +26,16 @@ describe('pagination', () => {
 
   it('prev/next follow the URLs and the page count follows the total', () => {
     const controls = { ...defaultControls, page: 1, size: 6 };
-    const nav = pageNav({ data: [], pagination: { totalCount: 13, prevUrl: 'http://x/t?page=0&size=6', nextUrl: 'http://x/t?page=2&size=6' } }, controls);
+    const nav = pageNav(
+      { data: [], pagination: { totalCount: 13, prevUrl: 'http://x/t?page=0&size=6', nextUrl: 'http://x/t?page=2&size=6' } },
+      controls,
+    );
     expect(nav).toEqual({ prev: 0, next: 2, pageCount: 3 });
-    expect(pageNav({ data: [], pagination: { totalCount: 0, prevUrl: '', nextUrl: '' } }, controls)).toEqual({ prev: null, next: null, pageCount: 1 });
+    expect(pageNav({ data: [], pagination: { totalCount: 0, prevUrl: '', nextUrl: '' } }, controls)).toEqual({
+      prev: null,
+      next: null,
+      pageCount: 1,
+    });
   });
 });
 
@@ -29,7 +43,9 @@ describe('query', () => {
   it('omits an empty contract filter and joins a non-empty one', () => {
     expect(toTokenQuery(defaultControls)).toEqual({ page: 0, size: 12, order_by: 'transfer_block_number', order_direction: 'desc' });
     const q = toTokenQuery({ ...defaultControls, contracts: [c1.address, c2.address], orderBy: 'token_id', direction: 'asc', page: 2 });
-    expect(tokenQueryString(q).toString()).toBe(`page=2&size=12&order_by=token_id&order_direction=asc&contractAddresses=${c1.address}%2C${c2.address}`);
+    expect(tokenQueryString(q).toString()).toBe(
+      `page=2&size=12&order_by=token_id&order_direction=asc&contractAddresses=${c1.address}%2C${c2.address}`,
+    );
   });
 });
 

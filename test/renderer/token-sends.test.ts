@@ -4,7 +4,16 @@
 import { describe, expect, it, vi } from 'vitest';
 import { createAppStore } from '../../src/renderer/src/store/index.js';
 import { watchTokenSends } from '../../src/renderer/src/store/token-sends-watch.js';
-import { awaitingListing, endedWithoutMoving, listingShowsMoved, pageCovers, settleTokenSends, tokenSendKey, tokenSendState, type TokenSend } from '../../src/renderer/src/store/token-sends.js';
+import {
+  awaitingListing,
+  endedWithoutMoving,
+  listingShowsMoved,
+  pageCovers,
+  settleTokenSends,
+  tokenSendKey,
+  tokenSendState,
+  type TokenSend,
+} from '../../src/renderer/src/store/token-sends.js';
 import { recordsToMap } from '../../src/renderer/src/store/tx-logic.js';
 import type { DesktopApi } from '../../src/shared/desktop-api.js';
 import type { Token, TokenPage } from '../../src/shared/listing.js';
@@ -17,10 +26,31 @@ const gems = { address: '0x' + 'c0'.repeat(20), name: 'Gems', symbol: 'GEM', tot
 const tiles = { address: '0x' + 'd0'.repeat(20), name: 'Tiles', symbol: 'TILE', totalSupply: 3, standard: 'ERC721' as const };
 
 function rec(hash: string, p: Partial<TxRecord> = {}): TxRecord {
-  return baseRecord({ transactionHash: hash, from: me, nonce: 4, txType: 'eip1559', to: gems.address, input: '0xf242432a', gasLimit: '60000', createdAt: 't0', updatedAt: 't0', ...p });
+  return baseRecord({
+    transactionHash: hash,
+    from: me,
+    nonce: 4,
+    txType: 'eip1559',
+    to: gems.address,
+    input: '0xf242432a',
+    gasLimit: '60000',
+    createdAt: 't0',
+    updatedAt: 't0',
+    ...p,
+  });
 }
 
-const send = (p: Partial<TokenSend> = {}): TokenSend => ({ contract: gems.address, tokenId: '2', owner: me, to: bob, amount: '2', heldBefore: '5', hash: '0x1', label: 'Gems #2', ...p });
+const send = (p: Partial<TokenSend> = {}): TokenSend => ({
+  contract: gems.address,
+  tokenId: '2',
+  owner: me,
+  to: bob,
+  amount: '2',
+  heldBefore: '5',
+  hash: '0x1',
+  label: 'Gems #2',
+  ...p,
+});
 const gem = (balance: string, owner = me): Token => ({ id: '2', owner, uri: 'u', balance, contract: gems });
 const whole = { owner: me, covers: () => true };
 
@@ -30,14 +60,20 @@ describe('being sent: pure bookkeeping', () => {
     expect(tokenSendState(send(), recordsToMap([rec('0x1')]))?.name).toBe('waiting');
     expect(tokenSendState(send(), recordsToMap([rec('0x1', { status: 'pending' })]))?.name).toBe('stuck-replacing');
     // A reprice of the same call keeps it "being sent"; the receipt of the replacement is the nonce's.
-    const repriced = recordsToMap([rec('0x1', { status: 'replaced', replacedBy: '0x2' }), rec('0x2', { attempt: 1, kind: 'replace', replaces: '0x1', status: 'receipt', data: { status: 1 } })]);
+    const repriced = recordsToMap([
+      rec('0x1', { status: 'replaced', replacedBy: '0x2' }),
+      rec('0x2', { attempt: 1, kind: 'replace', replaces: '0x1', status: 'receipt', data: { status: 1 } }),
+    ]);
     expect(tokenSendState(send(), repriced)?.name).toBe('mined');
     expect(endedWithoutMoving(send(), repriced)).toBeNull();
     expect(awaitingListing({ k: send() }, repriced)).toHaveLength(1);
   });
 
   it('ends without moving when the nonce is cancelled or replaced elsewhere, or the call reverted', () => {
-    const cancelled = recordsToMap([rec('0x1', { status: 'replaced' }), rec('0x3', { attempt: 1, kind: 'cancel', status: 'confirmation', data: { status: 1 } })]);
+    const cancelled = recordsToMap([
+      rec('0x1', { status: 'replaced' }),
+      rec('0x3', { attempt: 1, kind: 'cancel', status: 'confirmation', data: { status: 1 } }),
+    ]);
     expect(endedWithoutMoving(send(), cancelled)).toBe('cancelled');
     expect(endedWithoutMoving(send(), recordsToMap([rec('0x1', { status: 'replaced' })]))).toBe('replaced');
     const reverted = recordsToMap([rec('0x1', { status: 'receipt', data: { status: 0 } })]);
@@ -65,7 +101,10 @@ describe('being sent: pure bookkeeping', () => {
   });
 
   it('settles only what ended, and hands back the same object when nothing did', () => {
-    const sends = { [tokenSendKey(gems.address, '2')]: send(), [tokenSendKey(tiles.address, '7')]: send({ contract: tiles.address, tokenId: '7', hash: '0x9', heldBefore: '1' }) };
+    const sends = {
+      [tokenSendKey(gems.address, '2')]: send(),
+      [tokenSendKey(tiles.address, '7')]: send({ contract: tiles.address, tokenId: '7', hash: '0x9', heldBefore: '1' }),
+    };
     const txs = recordsToMap([rec('0x1'), rec('0x9', { nonce: 5 })]);
     expect(settleTokenSends(sends, txs, null).sends).toBe(sends);
     const listing = { owner: me, tokens: [gem('3'), { id: '7', owner: me, uri: 'u', contract: tiles }], covers: () => true };
@@ -84,7 +123,10 @@ describe('being sent: the store and its watcher', () => {
       resolveTokenMetadata: vi.fn(async () => ({})),
       getTransaction: vi.fn(async (h: string) => ({ ...rec(h), history: [] })),
     } as unknown as DesktopApi & { listTokens: ReturnType<typeof vi.fn>; sendTransaction: ReturnType<typeof vi.fn> };
-    return { api, setListing: (tokens: Token[]) => (listed = { data: tokens, pagination: { totalCount: tokens.length, prevUrl: '', nextUrl: '' } }) };
+    return {
+      api,
+      setListing: (tokens: Token[]) => (listed = { data: tokens, pagination: { totalCount: tokens.length, prevUrl: '', nextUrl: '' } }),
+    };
   }
 
   it('marks the token, follows its nonce, asks the listing once it is mined, then clears it and reloads the page', async () => {
@@ -109,7 +151,13 @@ describe('being sent: the store and its watcher', () => {
       const calls = core.api.listTokens.mock.calls.length;
       await vi.advanceTimersByTimeAsync(350);
       expect(core.api.listTokens.mock.calls.length).toBeGreaterThan(calls);
-      expect(core.api.listTokens).toHaveBeenLastCalledWith(me, { page: 0, size: 200, order_by: 'token_id', order_direction: 'asc', contractAddresses: [gems.address] });
+      expect(core.api.listTokens).toHaveBeenLastCalledWith(me, {
+        page: 0,
+        size: 200,
+        order_by: 'token_id',
+        order_direction: 'asc',
+        contractAddresses: [gems.address],
+      });
       expect(store.getState().tokenSends[key]).toBeDefined();
 
       // The listing moves it: cleared, a notice, and the page on screen is read again.
@@ -139,7 +187,9 @@ describe('being sent: the store and its watcher', () => {
     expect(Object.keys(store.getState().tokenSends)).toHaveLength(1);
     store.getState().applyTxChange(rec('0x1', { status: 'replaced', replacedBy: '0x3', updatedAt: 't2' }));
     expect(Object.keys(store.getState().tokenSends)).toHaveLength(1);
-    store.getState().applyTxChange(rec('0x3', { attempt: 1, kind: 'cancel', replaces: '0x1', status: 'receipt', data: { status: 1 }, updatedAt: 't2' }));
+    store
+      .getState()
+      .applyTxChange(rec('0x3', { attempt: 1, kind: 'cancel', replaces: '0x1', status: 'receipt', data: { status: 1 }, updatedAt: 't2' }));
     expect(store.getState().tokenSends).toEqual({});
     expect(store.getState().notices.at(-1)?.text).toBe('Gems #2 was not sent: its nonce was cancelled. The token stays here.');
     expect(core.api.listTokens.mock.calls.length).toBe(calls);
@@ -148,7 +198,10 @@ describe('being sent: the store and its watcher', () => {
 
   it('a refused send marks nothing and hands the refusal back to the form', async () => {
     const core = fakeCore();
-    core.api.sendTransaction.mockRejectedValueOnce({ code: 'WOULD_REVERT', message: 'The call would revert: ERC1155: insufficient balance.' });
+    core.api.sendTransaction.mockRejectedValueOnce({
+      code: 'WOULD_REVERT',
+      message: 'The call would revert: ERC1155: insufficient balance.',
+    });
     const store = createAppStore(core.api);
     const r = await store.getState().sendToken(gem('5'), { to: gems.address, value: '0', data: '0x' }, bob, '9');
     expect(r).toEqual({ error: { code: 'WOULD_REVERT', message: 'The call would revert: ERC1155: insufficient balance.' } });

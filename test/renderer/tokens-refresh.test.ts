@@ -8,7 +8,9 @@ import type { TokenPage } from '../../src/shared/listing.js';
 const owner = '0x' + 'a'.repeat(40);
 const contract = '0x' + '1'.repeat(40);
 const page = (uri: string): TokenPage => ({
-  data: [{ id: '7', owner, uri, balance: '3', contract: { address: contract, name: 'G', symbol: 'G', totalSupply: 1, standard: 'ERC1155' } }],
+  data: [
+    { id: '7', owner, uri, balance: '3', contract: { address: contract, name: 'G', symbol: 'G', totalSupply: 1, standard: 'ERC1155' } },
+  ],
   pagination: { totalCount: 1, prevUrl: '', nextUrl: '' },
 });
 
@@ -23,7 +25,8 @@ function fakeApi(refresh: () => Promise<void>) {
     }),
   };
   // Everything else of the DesktopApi is unused here.
-  return new Proxy(api, { get: (t, k) => (k in t ? t[k as keyof typeof t] : vi.fn(async () => undefined)) }) as unknown as DesktopApi & typeof api;
+  return new Proxy(api, { get: (t, k) => (k in t ? t[k as keyof typeof t] : vi.fn(async () => undefined)) }) as unknown as DesktopApi &
+    typeof api;
 }
 
 describe('token refresh in the store', () => {
@@ -43,10 +46,15 @@ describe('token refresh in the store', () => {
   });
 
   it('keeps the refusal sentence on the token', async () => {
-    const api = fakeApi(async () => Promise.reject({ code: 'RATE_LIMITED', message: 'Too many token refreshes for this clientId; try again in 2 s.' }));
+    const api = fakeApi(async () =>
+      Promise.reject({ code: 'RATE_LIMITED', message: 'Too many token refreshes for this clientId; try again in 2 s.' }),
+    );
     const store = createAppStore(api);
     store.setState({ tokenControls: { ...store.getState().tokenControls, owner } });
     await store.getState().refreshToken(contract, '7');
-    expect(store.getState().tokenRefresh[`${contract}:7`]).toEqual({ state: 'error', message: 'Too many token refreshes for this clientId; try again in 2 s.' });
+    expect(store.getState().tokenRefresh[`${contract}:7`]).toEqual({
+      state: 'error',
+      message: 'Too many token refreshes for this clientId; try again in 2 s.',
+    });
   });
 });

@@ -7,7 +7,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as viemChains from 'viem/chains';
 import { describe, expect, it } from 'vitest';
-import { ACCOUNT_PLACEHOLDER, snippetTools, toolSnippet, viemChainNames, type SnippetTarget } from '../../src/renderer/src/lib/tool-snippets.js';
+import {
+  ACCOUNT_PLACEHOLDER,
+  snippetTools,
+  toolSnippet,
+  viemChainNames,
+  type SnippetTarget,
+} from '../../src/renderer/src/lib/tool-snippets.js';
 
 const target: SnippetTarget = {
   rpcUrl: 'http://127.0.0.1:3000/rpc',
@@ -94,7 +100,8 @@ describe('tool snippets', () => {
   });
 
   it('names only chains viem ships, each with its id', () => {
-    for (const [id, name] of Object.entries(viemChainNames)) expect((viemChains as Record<string, { id: number } | undefined>)[name]?.id, name).toBe(Number(id));
+    for (const [id, name] of Object.entries(viemChainNames))
+      expect((viemChains as Record<string, { id: number } | undefined>)[name]?.id, name).toBe(Number(id));
   });
 
   it.each([

@@ -1,6 +1,14 @@
 // Renderer bookkeeping of transaction records, as tables of cases: merging, grouping by nonce, counts, fee figures.
 import { describe, expect, it } from 'vitest';
-import { bumpPercent, chainOf, countGroups, groupByNonce, receiptFacts, recordsToMap, upsertRecord } from '../../src/renderer/src/store/tx-logic.js';
+import {
+  bumpPercent,
+  chainOf,
+  countGroups,
+  groupByNonce,
+  receiptFacts,
+  recordsToMap,
+  upsertRecord,
+} from '../../src/renderer/src/store/tx-logic.js';
 import { formatEthAmount, parseGweiToWei, shortHex, weiToGweiInput } from '../../src/renderer/src/lib/format.js';
 import type { TxRecord } from '../../src/shared/tx-record.js';
 import { rec as baseRec } from '../support/app/core-records.js';
@@ -64,8 +72,14 @@ describe('groupByNonce', () => {
 
 describe('figures', () => {
   it.each([
-    [{ blockNumber: 12, gasUsed: 21000 }, { blockNumber: 12, gasUsed: '21000' }],
-    [{ blockNumber: '13', gasUsed: '0x5208' }, { blockNumber: 13, gasUsed: '0x5208' }],
+    [
+      { blockNumber: 12, gasUsed: 21000 },
+      { blockNumber: 12, gasUsed: '21000' },
+    ],
+    [
+      { blockNumber: '13', gasUsed: '0x5208' },
+      { blockNumber: 13, gasUsed: '0x5208' },
+    ],
     [{}, { blockNumber: null, gasUsed: null }],
   ])('receiptFacts(%j)', (data, expected) => {
     expect(receiptFacts(rec({ data }))).toEqual(expected);

@@ -10,11 +10,26 @@ const tiles = '0x' + 'd0'.repeat(20);
 
 describe('txAction', () => {
   it.each([
-    [{ to: bob.toUpperCase().replace('0X', '0x'), value: '5', input: '0x' }, { kind: 'transfer', to: bob, valueWei: '5' }],
-    [{ to: me, value: '0', input: '0x' }, { kind: 'self', valueWei: '0' }],
-    [{ to: null, value: '0', input: '0x6080' }, { kind: 'create', valueWei: '0' }],
-    [{ to: bob, value: '7', input: '0xA9059CBB' + '00'.repeat(64) }, { kind: 'call', to: bob, valueWei: '7', selector: '0xa9059cbb', name: 'transfer (ERC-20)', token: null }],
-    [{ to: bob, value: '0', input: '0xdeadbeef' }, { kind: 'call', to: bob, valueWei: '0', selector: '0xdeadbeef', name: null, token: null }],
+    [
+      { to: bob.toUpperCase().replace('0X', '0x'), value: '5', input: '0x' },
+      { kind: 'transfer', to: bob, valueWei: '5' },
+    ],
+    [
+      { to: me, value: '0', input: '0x' },
+      { kind: 'self', valueWei: '0' },
+    ],
+    [
+      { to: null, value: '0', input: '0x6080' },
+      { kind: 'create', valueWei: '0' },
+    ],
+    [
+      { to: bob, value: '7', input: '0xA9059CBB' + '00'.repeat(64) },
+      { kind: 'call', to: bob, valueWei: '7', selector: '0xa9059cbb', name: 'transfer (ERC-20)', token: null },
+    ],
+    [
+      { to: bob, value: '0', input: '0xdeadbeef' },
+      { kind: 'call', to: bob, valueWei: '0', selector: '0xdeadbeef', name: null, token: null },
+    ],
     [{ to: undefined, value: undefined, input: undefined }, { kind: 'unknown' }],
   ])('%j', (fields, action) => expect(txAction({ from: me, ...(fields as object) } as never)).toEqual(action));
 

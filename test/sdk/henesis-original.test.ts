@@ -13,13 +13,18 @@ interface OriginalMessage {
   ack(): void;
 }
 interface OriginalTracker {
-  subscribe(topic: 'transaction', options: { subscriptionId: string; ackTimeout: number }): Promise<{ on(event: 'message', fn: (m: OriginalMessage) => void): void }>;
+  subscribe(
+    topic: 'transaction',
+    options: { subscriptionId: string; ackTimeout: number },
+  ): Promise<{ on(event: 'message', fn: (m: OriginalMessage) => void): void }>;
   trackTransaction(hash: string, options: { confirmation: number; timeout: number }): Promise<void>;
 }
 // CommonJS, no types of its own: loaded as its users load it.
-const OriginalTransactionTracker = (createRequire(import.meta.url)('@haechi-labs/henesis-tracker/lib/TransactionTracker') as {
-  default: new (clientId: string, options: { platform: string; network: string; url: string }) => OriginalTracker;
-}).default;
+const OriginalTransactionTracker = (
+  createRequire(import.meta.url)('@haechi-labs/henesis-tracker/lib/TransactionTracker') as {
+    default: new (clientId: string, options: { platform: string; network: string; url: string }) => OriginalTracker;
+  }
+).default;
 
 let dev: DevService;
 beforeAll(async () => {
@@ -32,7 +37,11 @@ afterAll(async () => {
 it('tracks a transaction on the second network with the original SDK: receipt, then confirmation, acked', async () => {
   const second = dev.networks[1]!;
   expect([second.network, second.chainId]).toEqual(['local-2', 31338]);
-  const tracker = new OriginalTransactionTracker(dev.clientId, { platform: 'ethereum', network: 'local-2', url: dev.service.url.replace(/^http/, 'ws') });
+  const tracker = new OriginalTransactionTracker(dev.clientId, {
+    platform: 'ethereum',
+    network: 'local-2',
+    url: dev.service.url.replace(/^http/, 'ws'),
+  });
   const seen: OriginalMessage[] = [];
   const sub = await tracker.subscribe('transaction', { subscriptionId: 'original-sdk', ackTimeout: 10_000 });
   sub.on('message', (m) => {

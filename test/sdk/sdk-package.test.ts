@@ -97,7 +97,16 @@ describe('@txdesk/tracker packed and installed alone', () => {
     expect(packed.code, packed.stderr).toBe(0);
     const [info] = JSON.parse(packed.stdout) as { filename: string; size: number; unpackedSize: number; files: { path: string }[] }[];
     const files = info!.files.map((f) => f.path).sort();
-    expect(files).toEqual(expect.arrayContaining(['README.md', 'package.json', 'dist/index.js', 'dist/index.d.ts', 'dist/webhook-signature.js', 'dist/tracker-wire.js']));
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'README.md',
+        'package.json',
+        'dist/index.js',
+        'dist/index.d.ts',
+        'dist/webhook-signature.js',
+        'dist/tracker-wire.js',
+      ]),
+    );
     expect(files.filter((f) => !/^(README\.md|package\.json|dist\/[\w-]+\.(js|d\.ts))$/.test(f))).toEqual([]);
     console.info(`@txdesk/tracker tarball: ${info!.size} bytes packed, ${info!.unpackedSize} unpacked, ${files.length} files`);
     tarball = join(folder, info!.filename);
@@ -105,7 +114,12 @@ describe('@txdesk/tracker packed and installed alone', () => {
 
   it('installs into an empty folder with ws as its only dependency', async () => {
     writeFileSync(join(folder, 'package.json'), JSON.stringify({ name: 'sdk-user', version: '1.0.0', private: true, type: 'module' }));
-    const installed = await run('npm', ['install', tarball, '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts'], folder, npmEnv());
+    const installed = await run(
+      'npm',
+      ['install', tarball, '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts'],
+      folder,
+      npmEnv(),
+    );
     expect(installed.code, installed.stderr).toBe(0);
     const modules = join(folder, 'node_modules');
     const top = readdirSync(modules).filter((n) => !n.startsWith('.'));
@@ -125,9 +139,18 @@ describe('@txdesk/tracker packed and installed alone', () => {
     const body = JSON.stringify({ type: 'confirmation', amount: 1 });
     const secret = 'whsec_packed_sdk_test';
     const webhook = { body, secret, header: signWebhook(body, secret, Math.floor(Date.now() / 1000)) };
-    const program = await run(process.execPath, ['track.mjs', stack.service.url, clientId, tx.hash], folder, { ...process.env, WEBHOOK: JSON.stringify(webhook) });
+    const program = await run(process.execPath, ['track.mjs', stack.service.url, clientId, tx.hash], folder, {
+      ...process.env,
+      WEBHOOK: JSON.stringify(webhook),
+    });
     expect(program.code, program.stderr).toBe(0);
-    const out = JSON.parse(program.stdout.trim().split('\n').pop()!) as { confirmedHash: string; types: string[]; ws: string; signed: boolean; tampered: boolean };
+    const out = JSON.parse(program.stdout.trim().split('\n').pop()!) as {
+      confirmedHash: string;
+      types: string[];
+      ws: string;
+      signed: boolean;
+      tampered: boolean;
+    };
     expect(out.confirmedHash).toBe(tx.hash);
     expect(out.types).toContain('receipt');
     expect(out.types.at(-1)).toBe('confirmation');

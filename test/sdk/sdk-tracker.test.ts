@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { silentLogger } from '../../src/lib/log.js';
 import { openDatabase } from '../../src/lib/sqlite.js';
-import { TrackerError, TransactionTracker, backoff, type TrackerMessage } from '@txdesk/tracker';
+import { type TrackerError, TransactionTracker, backoff, type TrackerMessage } from '@txdesk/tracker';
 import { nextAttempt } from '../../packages/tracker/src/tracker-connection.js';
 import { openSqliteTrackerStore } from '../../src/service/tracker/sqlite/tracker-store-sqlite.js';
 import { attachTrackerOn } from '../support/service/tracker-on-server.js';
@@ -31,7 +31,13 @@ afterAll(async () => {
 });
 
 function tracker(clientId: string, extra: Partial<ConstructorParameters<typeof TransactionTracker>[1]> = {}): TransactionTracker {
-  const t = new TransactionTracker(clientId, { platform: 'ethereum', network: 'local', url: stack.service.url, minAckTimeout: 300, ...extra });
+  const t = new TransactionTracker(clientId, {
+    platform: 'ethereum',
+    network: 'local',
+    url: stack.service.url,
+    minAckTimeout: 300,
+    ...extra,
+  });
   trackers.push(t);
   return t;
 }
@@ -46,7 +52,7 @@ async function freePortUrl(): Promise<string> {
 
 describe('TransactionTracker', () => {
   it('tracks a transaction and delivers receipt then confirmation; ack() resolves', async () => {
-    const t = tracker((await stack.newClientId()));
+    const t = tracker(await stack.newClientId());
     const sub = t.subscribe('transaction', { subscriptionId: 'happy', ackTimeout: 10_000 });
     const seen: TrackerMessage[] = [];
     sub.on('message', (m) => {
@@ -65,7 +71,7 @@ describe('TransactionTracker', () => {
   });
 
   it('connect() checks the clientId early; unsubscribe() stops deliveries and deletes the stored ones', async () => {
-    const clientId = (await stack.newClientId());
+    const clientId = await stack.newClientId();
     const t = tracker(clientId);
     await expect(t.connect()).resolves.toBeUndefined();
     const sub = t.subscribe('transaction', { subscriptionId: 'gone' });
@@ -73,7 +79,9 @@ describe('TransactionTracker', () => {
     await sub.ready;
     await sub.unsubscribe();
     expect(sub.isActive).toBe(false);
-    const count = stack.service.db!.prepare('SELECT count(*) AS n FROM tracker_subscription WHERE client_id = ?').get(clientId) as { n: number };
+    const count = stack.service.db!.prepare('SELECT count(*) AS n FROM tracker_subscription WHERE client_id = ?').get(clientId) as {
+      n: number;
+    };
     expect(count.n).toBe(0);
   });
 
@@ -86,16 +94,36 @@ describe('TransactionTracker', () => {
       }
       throw new Error('did not throw');
     };
-    expect(bad(() => new TransactionTracker('', { platform: 'ethereum', network: 'local', url: stack.service.url })).message).toMatch(/account:describe/);
+    expect(bad(() => new TransactionTracker('', { platform: 'ethereum', network: 'local', url: stack.service.url })).message).toMatch(
+      /account:describe/,
+    );
     expect(bad(() => new TransactionTracker('x', { platform: 'ethereum', network: 'local', url: 'ftp://x' })).code).toBe('INVALID_OPTIONS');
-    expect(bad(() => new TransactionTracker('x', { platform: 'eth/../x', network: 'local', url: stack.service.url })).message).toMatch(/platform/);
-    expect(bad(() => new TransactionTracker('x', { platform: 'ethereum', network: 'local', url: [] })).message).toMatch(/list of 1 to 64 URLs/);
-    expect(bad(() => new TransactionTracker('x', { platform: 'ethereum', network: 'local', url: [stack.service.url, 'nope'] })).message).toMatch(/^options\.url\[1\] must be/);
+    expect(bad(() => new TransactionTracker('x', { platform: 'eth/../x', network: 'local', url: stack.service.url })).message).toMatch(
+      /platform/,
+    );
+    expect(bad(() => new TransactionTracker('x', { platform: 'ethereum', network: 'local', url: [] })).message).toMatch(
+      /list of 1 to 64 URLs/,
+    );
+    expect(
+      bad(() => new TransactionTracker('x', { platform: 'ethereum', network: 'local', url: [stack.service.url, 'nope'] })).message,
+    ).toMatch(/^options\.url\[1\] must be/);
     const t = new TransactionTracker('x', { platform: 'ethereum', network: 'local', url: stack.service.url });
-    expect(bad(() => t.subscribe('transaction', { subscriptionId: '42' }))).toMatchObject({ option: 'options.subscriptionId', message: expect.stringMatching(/subscriptionId/) });
-    expect(bad(() => t.subscribe('transaction', { subscriptionId: 's', ackTimeout: 500 })).message).toMatch(/ackTimeout must be an integer from 10000 to 600000/);
-    expect(bad(() => t.subscribe('transaction', { subscriptionId: 's', ackTimeout: 700_000 }))).toMatchObject({ code: 'INVALID_OPTIONS', option: 'options.ackTimeout' });
-    await expect(t.trackTransaction('0x1234')).rejects.toMatchObject({ code: 'INVALID_OPTIONS', option: 'hash', message: expect.stringMatching(/hash/) });
+    expect(bad(() => t.subscribe('transaction', { subscriptionId: '42' }))).toMatchObject({
+      option: 'options.subscriptionId',
+      message: expect.stringMatching(/subscriptionId/),
+    });
+    expect(bad(() => t.subscribe('transaction', { subscriptionId: 's', ackTimeout: 500 })).message).toMatch(
+      /ackTimeout must be an integer from 10000 to 600000/,
+    );
+    expect(bad(() => t.subscribe('transaction', { subscriptionId: 's', ackTimeout: 700_000 }))).toMatchObject({
+      code: 'INVALID_OPTIONS',
+      option: 'options.ackTimeout',
+    });
+    await expect(t.trackTransaction('0x1234')).rejects.toMatchObject({
+      code: 'INVALID_OPTIONS',
+      option: 'hash',
+      message: expect.stringMatching(/hash/),
+    });
     await expect(t.trackTransaction(`0x${'1'.repeat(64)}`, { confirmation: 1001 })).rejects.toMatchObject({ code: 'INVALID_OPTIONS' });
     await expect(t.trackTransaction(`0x${'1'.repeat(64)}`, { timeout: -5 })).rejects.toMatchObject({ code: 'INVALID_OPTIONS' });
     await t.close();
@@ -107,7 +135,10 @@ describe('TransactionTracker', () => {
     const errors: TrackerError[] = [];
     sub.on('error', (e) => errors.push(e));
     await expect(sub.ready).rejects.toMatchObject({ code: 'UNKNOWN_CLIENT_ID' });
-    await expect(t.trackTransaction(`0x${'2'.repeat(64)}`)).rejects.toMatchObject({ code: 'UNKNOWN_CLIENT_ID', message: expect.stringMatching(/txdesk account:describe/) });
+    await expect(t.trackTransaction(`0x${'2'.repeat(64)}`)).rejects.toMatchObject({
+      code: 'UNKNOWN_CLIENT_ID',
+      message: expect.stringMatching(/txdesk account:describe/),
+    });
     expect(errors).toHaveLength(1);
     expect(errors[0]!.retryable).toBe(false);
     const later = t.subscribe('transaction', { subscriptionId: 'denied-again' });
@@ -119,7 +150,11 @@ describe('TransactionTracker', () => {
     const sub = t.subscribe('transaction', { subscriptionId: 'nowhere' });
     const errors: TrackerError[] = [];
     sub.on('error', (e) => errors.push(e));
-    await expect(t.trackTransaction(`0x${'3'.repeat(64)}`)).rejects.toMatchObject({ code: 'UNREACHABLE', reason: 'NOT_SENT', message: expect.stringMatching(/Cannot reach/) });
+    await expect(t.trackTransaction(`0x${'3'.repeat(64)}`)).rejects.toMatchObject({
+      code: 'UNREACHABLE',
+      reason: 'NOT_SENT',
+      message: expect.stringMatching(/Cannot reach/),
+    });
     await waitFor('repeated connection errors', () => errors.length >= 2);
     expect(errors.every((e) => e.code === 'UNREACHABLE' && e.retryable && e.reason === 'CONNECT_FAILED')).toBe(true);
     expect(errors[0]!.detail).toMatch(/ECONNREFUSED/);
@@ -133,7 +168,7 @@ describe('TransactionTracker', () => {
 
   it('reconnects after the socket dies, re-subscribes, and gets the un-acked message again', async () => {
     const sockets: WebSocket[] = [];
-    const t = tracker((await stack.newClientId()), {
+    const t = tracker(await stack.newClientId(), {
       initialBackoffMs: 50,
       socketFactory: (url) => {
         const ws = new WebSocket(url);
@@ -171,13 +206,18 @@ describe('a service that lost its data', () => {
     const db = openDatabase(join(dir, 'b.sqlite'));
     const server = createHttpServer((_q, r) => r.end());
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    const attached = await attachTrackerOn(server, { store: openSqliteTrackerStore(db), nodeUrl: stack.anvil.url, isClientId: () => true, log: silentLogger });
+    const attached = await attachTrackerOn(server, {
+      store: openSqliteTrackerStore(db),
+      nodeUrl: stack.anvil.url,
+      isClientId: () => true,
+      log: silentLogger,
+    });
     const baseA = stack.service.url.replace('http://', 'ws://');
     const baseB = `ws://127.0.0.1:${(server.address() as { port: number }).port}`;
     let base = baseA;
     const sockets: WebSocket[] = [];
     try {
-      const t = tracker((await stack.newClientId()), {
+      const t = tracker(await stack.newClientId(), {
         initialBackoffMs: 50,
         socketFactory: (url) => {
           const ws = new WebSocket(url.replace(baseA, base));
@@ -199,9 +239,14 @@ describe('a service that lost its data', () => {
       await t.trackTransaction(tx.hash, { timeout: 60_000, confirmation: 1 });
       base = baseB;
       sockets[0]!.terminate();
-      await waitFor('the hash tracked on B', () => (db.prepare('SELECT count(*) AS n FROM tracker_tracking').get() as { n: number }).n === 1);
+      await waitFor(
+        'the hash tracked on B',
+        () => (db.prepare('SELECT count(*) AS n FROM tracker_tracking').get() as { n: number }).n === 1,
+      );
       await sendTransfer(w, { nonce });
-      await waitFor('the confirmation from B', () => seen.find((m) => m.data.type === 'confirmation' && m.data.result.transactionHash === tx.hash));
+      await waitFor('the confirmation from B', () =>
+        seen.find((m) => m.data.type === 'confirmation' && m.data.result.transactionHash === tx.hash),
+      );
     } finally {
       await attached.stop();
       await new Promise((r) => server.close(r));
@@ -235,7 +280,15 @@ describe('failover across URLs', () => {
       index = next.urlIndex;
       return [next.urlIndex, next.round];
     });
-    expect(seen).toEqual([[1, 0], [2, 0], [0, 0], [1, 1], [2, 1], [0, 1], [1, 2]]);
+    expect(seen).toEqual([
+      [1, 0],
+      [2, 0],
+      [0, 0],
+      [1, 1],
+      [2, 1],
+      [0, 1],
+      [1, 2],
+    ]);
     // One URL: the plain backoff ladder of before.
     expect([0, 1, 2].map((a) => nextAttempt(a, 0, 1))).toEqual([0, 1, 2].map((round) => ({ urlIndex: 0, round })));
   });

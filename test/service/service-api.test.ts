@@ -38,7 +38,15 @@ function expectError(answer: { status: number; body: any; headers: Headers }, st
 describe('dev service', () => {
   it('reports the SPEC 8 ready fields, and its clientId lists tokens', async () => {
     const info = dev.readyInfo();
-    expect(info).toMatchObject({ ready: true, serviceUrl: base, nodeUrl: dev.devchain.nodeUrl, chainId: dev.devchain.chainId, platform: 'ethereum', network: 'local', clientId });
+    expect(info).toMatchObject({
+      ready: true,
+      serviceUrl: base,
+      nodeUrl: dev.devchain.nodeUrl,
+      chainId: dev.devchain.chainId,
+      platform: 'ethereum',
+      network: 'local',
+      clientId,
+    });
     await waitFor('the given tokens to be indexed', async () => (await tokensOf(owner)).body?.pagination?.totalCount >= 3);
     const page = await tokensOf(owner.toUpperCase().replace('0X', '0x'));
     expect(page.status).toBe(200);
@@ -83,7 +91,8 @@ describe('dev service', () => {
         '/users/v1/signup',
       ].sort(),
     );
-    for (const name of ['Error', 'Contract', 'Token', 'TokenPage', 'Health', 'Profile', 'Session', 'NetworkSummary', 'NetworkHealth']) expect(doc.body.components.schemas[name], name).toBeDefined();
+    for (const name of ['Error', 'Contract', 'Token', 'TokenPage', 'Health', 'Profile', 'Session', 'NetworkSummary', 'NetworkHealth'])
+      expect(doc.body.components.schemas[name], name).toBeDefined();
     expect(doc.body.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
     expect(doc.body.components.securitySchemes.apiSecret).toMatchObject({ type: 'http', scheme: 'bearer' });
     // Every webhook operation takes the API secret or a session token; the clientId is no credential there.
@@ -107,12 +116,29 @@ describe('dev service', () => {
       // Every documented route exists: whatever it answers to a bare request, it is never "no such endpoint" or 405.
       const url = `${base}${path.replace('{address}', owner).replace('{id}', '1').replace('{platform}', 'ethereum').replace('{network}', 'local')}`;
       const answer = await call(url, { method, headers: { 'content-type': 'application/json' } });
-      expect([404, 405].includes(answer.status) && /no endpoint|not allowed/.test(answer.body?.error?.message ?? ''), `${method} ${path}: ${answer.text}`).toBe(false);
+      expect(
+        [404, 405].includes(answer.status) && /no endpoint|not allowed/.test(answer.body?.error?.message ?? ''),
+        `${method} ${path}: ${answer.text}`,
+      ).toBe(false);
     }
     // The listing's parameters come from the validator's own schema: its bounds and names are the ones enforced.
-    const params = doc.paths['/nft/v1/accounts/{address}/tokens'].get.parameters as { name: string; in: string; required?: boolean; schema: any }[];
+    const params = doc.paths['/nft/v1/accounts/{address}/tokens'].get.parameters as {
+      name: string;
+      in: string;
+      required?: boolean;
+      schema: any;
+    }[];
     expect(params.map((p) => `${p.in}:${p.name}`).sort()).toEqual(
-      ['path:address', 'query:clientId', 'query:page', 'query:size', 'query:order_by', 'query:order_direction', 'query:contractAddresses', 'query:standard'].sort(),
+      [
+        'path:address',
+        'query:clientId',
+        'query:page',
+        'query:size',
+        'query:order_by',
+        'query:order_direction',
+        'query:contractAddresses',
+        'query:standard',
+      ].sort(),
     );
     const size = params.find((p) => p.name === 'size')!.schema;
     expect(size).toMatchObject({ type: 'integer', minimum: 1, maximum: 200, default: 15 });
@@ -169,9 +195,18 @@ describe('accounts', () => {
   const password = 'correct horse battery';
 
   it('signs up, logs in and describes the account', async () => {
-    const signup = await call(`${base}/users/v1/signup`, { method: 'POST', body: { email, password, name: 'Ada', organization: 'Engines' } });
+    const signup = await call(`${base}/users/v1/signup`, {
+      method: 'POST',
+      body: { email, password, name: 'Ada', organization: 'Engines' },
+    });
     expect(signup.status).toBe(201);
-    expect(signup.body).toEqual({ email: 'ada@example.com', name: 'Ada', organization: 'Engines', clientId: expect.stringMatching(/^[0-9a-f]{32}$/), jwtToken: expect.any(String) });
+    expect(signup.body).toEqual({
+      email: 'ada@example.com',
+      name: 'Ada',
+      organization: 'Engines',
+      clientId: expect.stringMatching(/^[0-9a-f]{32}$/),
+      jwtToken: expect.any(String),
+    });
 
     const login = await call(`${base}/users/v1/login`, { method: 'POST', body: { email: 'ada@example.com', password } });
     expect(login.status).toBe(200);
@@ -185,7 +220,10 @@ describe('accounts', () => {
   });
 
   it('refuses a second account with the same e-mail (409)', async () => {
-    const again = await call(`${base}/users/v1/signup`, { method: 'POST', body: { email: 'ADA@example.com', password, name: 'Other', organization: '' } });
+    const again = await call(`${base}/users/v1/signup`, {
+      method: 'POST',
+      body: { email: 'ADA@example.com', password, name: 'Other', organization: '' },
+    });
     expectError(again, 409, 'CONFLICT', /already exists/);
   });
 
@@ -213,7 +251,11 @@ describe('accounts', () => {
   });
 
   it('refuses bodies that are not JSON', async () => {
-    const broken = await call(`${base}/users/v1/login`, { method: 'POST', rawBody: '{"email":', headers: { 'content-type': 'application/json' } });
+    const broken = await call(`${base}/users/v1/login`, {
+      method: 'POST',
+      rawBody: '{"email":',
+      headers: { 'content-type': 'application/json' },
+    });
     expectError(broken, 400, 'BAD_REQUEST', /not valid JSON/);
     const text = await call(`${base}/users/v1/login`, { method: 'POST', rawBody: 'email=a', headers: { 'content-type': 'text/plain' } });
     expectError(text, 415, 'UNSUPPORTED_MEDIA_TYPE');
@@ -226,14 +268,22 @@ describe('accounts', () => {
 
   it('changes the password, revoking older tokens', async () => {
     const before = (await call(`${base}/users/v1/login`, { method: 'POST', body: { email, password } })).body.jwtToken as string;
-    const wrong = await call(`${base}/users/v1/passwd`, { method: 'PATCH', token: before, body: { password: 'not it at all', newPassword: 'a new password' } });
+    const wrong = await call(`${base}/users/v1/passwd`, {
+      method: 'PATCH',
+      token: before,
+      body: { password: 'not it at all', newPassword: 'a new password' },
+    });
     expectError(wrong, 401, 'UNAUTHORIZED', /current password/);
     const short = await call(`${base}/users/v1/passwd`, { method: 'PATCH', token: before, body: { password, newPassword: 'short' } });
     expectError(short, 400, 'INVALID_PARAMETER', /'newPassword'/);
     const noToken = await call(`${base}/users/v1/passwd`, { method: 'PATCH', body: { password, newPassword: 'a new password' } });
     expectError(noToken, 401, 'UNAUTHORIZED');
 
-    const changed = await call(`${base}/users/v1/passwd`, { method: 'PATCH', token: before, body: { password, newPassword: 'a new password' } });
+    const changed = await call(`${base}/users/v1/passwd`, {
+      method: 'PATCH',
+      token: before,
+      body: { password, newPassword: 'a new password' },
+    });
     expect(changed.status).toBe(200);
     expect((await call(`${base}/users/v1/me`, { token: changed.body.jwtToken })).status).toBe(200);
     expectError(await call(`${base}/users/v1/me`, { token: before }), 401, 'UNAUTHORIZED', /log in again/);
@@ -278,14 +328,23 @@ describe('listing input', () => {
   it('answers 401 for a missing or unknown clientId', async () => {
     expectError(await list(`/nft/v1/accounts/${owner}/tokens`, ''), 401, 'UNAUTHORIZED', /'clientId' is required/);
     expectError(await list(`/nft/v1/accounts/${owner}/tokens`, '?clientId='), 401, 'UNAUTHORIZED');
-    expectError(await list(`/nft/v1/accounts/${owner}/tokens`, '?clientId=0123456789abcdef0123456789abcdef'), 401, 'UNAUTHORIZED', /not known/);
+    expectError(
+      await list(`/nft/v1/accounts/${owner}/tokens`, '?clientId=0123456789abcdef0123456789abcdef'),
+      401,
+      'UNAUTHORIZED',
+      /not known/,
+    );
     expectError(await list(`/nft/v1/contracts/${A}`, ''), 401, 'UNAUTHORIZED');
   });
 
   it('answers unknown paths and methods with the envelope, never HTML', async () => {
     expectError(await call(`${base}/nope`), 404, 'NOT_FOUND', /openapi\.json/);
     expectError(await call(`${base}/nft/v1/accounts/%zz/tokens?clientId=${clientId}`), 404, 'NOT_FOUND');
-    expectError(await call(`${base}/nft/v1/accounts/${owner}/tokens?clientId=${clientId}`, { method: 'DELETE' }), 405, 'METHOD_NOT_ALLOWED');
+    expectError(
+      await call(`${base}/nft/v1/accounts/${owner}/tokens?clientId=${clientId}`, { method: 'DELETE' }),
+      405,
+      'METHOD_NOT_ALLOWED',
+    );
     expectError(await call(`${base}/users/v1/login`), 405, 'METHOD_NOT_ALLOWED');
     expectError(await call(`${base}/tracker/ethereum/local?clientId=${clientId}`), 426, 'BAD_REQUEST', /WebSocket/);
   });
@@ -354,7 +413,12 @@ describe('contract endpoints', () => {
     expectError(await list(`/nft/v1/contracts/${unknown}`, `?clientId=${clientId}`), 404, 'NOT_FOUND', /No ERC-721 or ERC-1155 contract/);
     expectError(await list(`/nft/v1/contracts/${unknown}/tokens`, `?clientId=${clientId}`), 404, 'NOT_FOUND');
     expectError(await list('/nft/v1/contracts/0xabc', `?clientId=${clientId}`), 400, 'INVALID_PARAMETER', /contract address/);
-    expectError(await list(`/nft/v1/contracts/${unknown}`, `?clientId=${clientId}&page=1`), 400, 'INVALID_PARAMETER', /Unknown query parameter 'page'/);
+    expectError(
+      await list(`/nft/v1/contracts/${unknown}`, `?clientId=${clientId}&page=1`),
+      400,
+      'INVALID_PARAMETER',
+      /Unknown query parameter 'page'/,
+    );
   });
 });
 
@@ -381,15 +445,29 @@ describe('a service with closed sign-up, short tokens and a tight rate limit', (
   });
 
   it('refuses sign-up with 403 while accounts made by the operator work', async () => {
-    const signup = await call(`${service.url}/users/v1/signup`, { method: 'POST', body: { email: 'c@example.com', password: 'long enough', name: 'C' } });
+    const signup = await call(`${service.url}/users/v1/signup`, {
+      method: 'POST',
+      body: { email: 'c@example.com', password: 'long enough', name: 'C' },
+    });
     expectError(signup, 403, 'FORBIDDEN', /Sign-up is closed/);
-    const { clientId: id } = await service.accounts.createAccount({ email: 'c@example.com', password: 'long enough', name: 'C', organization: 'O' });
-    const login = await call(`${service.url}/users/v1/login`, { method: 'POST', body: { email: 'c@example.com', password: 'long enough' } });
+    const { clientId: id } = await service.accounts.createAccount({
+      email: 'c@example.com',
+      password: 'long enough',
+      name: 'C',
+      organization: 'O',
+    });
+    const login = await call(`${service.url}/users/v1/login`, {
+      method: 'POST',
+      body: { email: 'c@example.com', password: 'long enough' },
+    });
     expect(login.body.clientId).toBe(id);
   });
 
   it('expires session tokens', async () => {
-    const login = await call(`${service.url}/users/v1/login`, { method: 'POST', body: { email: 'c@example.com', password: 'long enough' } });
+    const login = await call(`${service.url}/users/v1/login`, {
+      method: 'POST',
+      body: { email: 'c@example.com', password: 'long enough' },
+    });
     const token = login.body.jwtToken as string;
     const expired = await waitFor('the token to expire', async () => {
       const me = await call(`${service.url}/users/v1/me`, { token });
@@ -399,8 +477,18 @@ describe('a service with closed sign-up, short tokens and a tight rate limit', (
   });
 
   it('rate-limits each clientId with 429 and Retry-After', async () => {
-    const { clientId: limited } = await service.accounts.createAccount({ email: 'd@example.com', password: 'long enough', name: 'D', organization: '' });
-    const { clientId: other } = await service.accounts.createAccount({ email: 'e@example.com', password: 'long enough', name: 'E', organization: '' });
+    const { clientId: limited } = await service.accounts.createAccount({
+      email: 'd@example.com',
+      password: 'long enough',
+      name: 'D',
+      organization: '',
+    });
+    const { clientId: other } = await service.accounts.createAccount({
+      email: 'e@example.com',
+      password: 'long enough',
+      name: 'E',
+      organization: '',
+    });
     const url = (id: string) => `${service.url}/nft/v1/accounts/${owner}/tokens?clientId=${id}`;
     const statuses: number[] = [];
     let last: Awaited<ReturnType<typeof call>> | undefined;
@@ -446,9 +534,9 @@ describe('start-up failures', () => {
       expect(lines[1]).toMatch(/tries again in 2 s/);
       expect(lines.join('\n')).not.toContain('KEY');
       await expect(startService({ nodeUrl: 'not a url', dataDir, port: 0, log: silentLogger })).rejects.toThrow(/is not a URL/);
-      await expect(startService({ nodeUrl: dev.devchain.nodeUrl, dataDir, port: 70000, confirmations: -1, log: silentLogger })).rejects.toThrow(
-        "The service option 'port' must be at most 65535. The service option 'confirmations' must be at least 0.",
-      );
+      await expect(
+        startService({ nodeUrl: dev.devchain.nodeUrl, dataDir, port: 70000, confirmations: -1, log: silentLogger }),
+      ).rejects.toThrow("The service option 'port' must be at most 65535. The service option 'confirmations' must be at least 0.");
       await expect(startService({ nodeUrl: dev.devchain.nodeUrl, port: 0, log: silentLogger })).rejects.toThrow(
         "The service option 'dataDir' is required without 'database': the folder where SQLite keeps the service's state.",
       );
@@ -461,7 +549,9 @@ describe('start-up failures', () => {
     const dataDir = tempDir();
     try {
       const port = Number(new URL(base).port);
-      await expect(startService({ nodeUrl: dev.devchain.nodeUrl, dataDir, port, log: silentLogger })).rejects.toThrow(/Port \d+ on 127\.0\.0\.1 is already in use/);
+      await expect(startService({ nodeUrl: dev.devchain.nodeUrl, dataDir, port, log: silentLogger })).rejects.toThrow(
+        /Port \d+ on 127\.0\.0\.1 is already in use/,
+      );
       // The half-started service closed its database, so the same data dir starts cleanly.
       const again = await startService({ nodeUrl: dev.devchain.nodeUrl, dataDir, port: 0, log: silentLogger });
       await again.stop();

@@ -16,7 +16,13 @@ import { dumpPg, dumpSqlite } from '../support/service/index-dump.js';
 import { DEV_KEY } from '../support/chain/indexer-chain.js';
 import { indexerTestArtifacts, type TestContractName } from '../support/chain/indexer-contracts.js';
 import { createTestDatabase, type TestDatabase } from '../support/service/postgres-db.js';
-import { ensureCliBuilt, killServiceProcesses, serviceHealth, startServiceProcess, type ServiceProcess } from '../support/service/service-process.js';
+import {
+  ensureCliBuilt,
+  killServiceProcesses,
+  serviceHealth,
+  startServiceProcess,
+  type ServiceProcess,
+} from '../support/service/service-process.js';
 import { waitFor } from '../support/poll.js';
 
 const ZERO = '0x' + '0'.repeat(40);
@@ -66,7 +72,12 @@ beforeAll(async () => {
   const res = await fetch(`${fleet[0]!.serviceUrl}/users/v1/signup`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email: 'listing@example.com', password: 'correct horse battery staple', name: 'Fleet', organization: 'txdesk tests' }),
+    body: JSON.stringify({
+      email: 'listing@example.com',
+      password: 'correct horse battery staple',
+      name: 'Fleet',
+      organization: 'txdesk tests',
+    }),
   });
   expect(res.status).toBe(201);
   clientId = ((await res.json()) as { clientId: string }).clientId;
@@ -99,10 +110,18 @@ const pages = (owner: string) => [
 /** The three instances' answers to every page, once they are equal (the index may move between the reads of a round). */
 async function sameOnAll(paths: string[], what: string): Promise<unknown[]> {
   let last: unknown[][] = [];
-  return waitFor(what, async () => {
-      last = await Promise.all(fleet.filter((p) => p.child.exitCode === null && p.child.signalCode === null).map((p) => Promise.all(paths.map((q) => listing(p, q)))));
+  return waitFor(
+    what,
+    async () => {
+      last = await Promise.all(
+        fleet
+          .filter((p) => p.child.exitCode === null && p.child.signalCode === null)
+          .map((p) => Promise.all(paths.map((q) => listing(p, q)))),
+      );
       return last.every((x) => JSON.stringify(x) === JSON.stringify(last[0])) ? last[0] : undefined;
-    }, { timeoutMs: 30_000 });
+    },
+    { timeoutMs: 30_000 },
+  );
 }
 
 const totalOf = (page: unknown) => (page as { totalCount: number }).totalCount;
@@ -120,10 +139,14 @@ it('serves the same listing on every instance while the index grows', async () =
     const during = await sameOnAll(pages(alice), `round ${round}: the same answers on all three`);
     expect(totalOf(during[0])).toBeLessThanOrEqual(expected);
     await Promise.all(sent.map((t) => t.wait()));
-    const after = await waitFor(`round ${round}: ${expected} holdings of alice listed on all three`, async () => {
+    const after = await waitFor(
+      `round ${round}: ${expected} holdings of alice listed on all three`,
+      async () => {
         const x = await sameOnAll(pages(alice), `round ${round}: the same answers on all three`);
         return totalOf(x[0]) === expected ? x : undefined;
-      }, { timeoutMs: 60_000 });
+      },
+      { timeoutMs: 60_000 },
+    );
     expect(totalOf(after[2])).toBe(2 * (round + 1));
   }
   const contract = await sameOnAll([`/nft/v1/contracts/${(drop.target as string).toLowerCase()}`], 'the contract on all three');
@@ -131,10 +154,14 @@ it('serves the same listing on every instance while the index grows', async () =
 });
 
 it('hands indexing to another instance within 10 s of a SIGKILL mid-catch-up; the index equals a single-instance run', async () => {
-  const leader = await waitFor('an indexer leader', async () => {
-    for (const p of fleet) if ((await serviceHealth(p)).roles.includes('indexer-leader')) return p;
-    return undefined;
-  }, { timeoutMs: 30_000 });
+  const leader = await waitFor(
+    'an indexer leader',
+    async () => {
+      for (const p of fleet) if ((await serviceHealth(p)).roles.includes('indexer-leader')) return p;
+      return undefined;
+    },
+    { timeoutMs: 30_000 },
+  );
   // A backlog of 14 blocks (ranges of 5,000 tokens, then transfers), mined in a burst; the leader dies while it has
   // written some of them and not all.
   await provider.send('evm_setIntervalMining', [0]);
@@ -152,20 +179,30 @@ it('hands indexing to another instance within 10 s of a SIGKILL mid-catch-up; th
     await provider.send('evm_setIntervalMining', [1]);
   }
   const head = first + 13;
-  await waitFor(`the leader part-way through blocks ${first}-${head}`, async () => {
+  await waitFor(
+    `the leader part-way through blocks ${first}-${head}`,
+    async () => {
       const h = await serviceHealth(leader);
       return h.indexedBlock >= first && h.indexedBlock < head ? true : undefined;
-    }, { timeoutMs: 30_000, everyMs: 20 });
+    },
+    { timeoutMs: 30_000, everyMs: 20 },
+  );
   leader.child.kill('SIGKILL');
   const killedAt = Date.now();
   await leader.exited;
   fleet = fleet.filter((p) => p !== leader);
-  const next = await waitFor('a new indexer leader', async () => {
-    for (const p of fleet) if ((await serviceHealth(p)).roles.includes('indexer-leader')) return p;
-    return undefined;
-  }, { timeoutMs: 30_000 });
+  const next = await waitFor(
+    'a new indexer leader',
+    async () => {
+      for (const p of fleet) if ((await serviceHealth(p)).roles.includes('indexer-leader')) return p;
+      return undefined;
+    },
+    { timeoutMs: 30_000 },
+  );
   expect(Date.now() - killedAt, 'take-over time (ms)').toBeLessThan(10_000);
-  await waitFor(`the new leader past block ${head}`, async () => ((await serviceHealth(next)).indexedBlock >= head ? true : undefined), { timeoutMs: 120_000 });
+  await waitFor(`the new leader past block ${head}`, async () => ((await serviceHealth(next)).indexedBlock >= head ? true : undefined), {
+    timeoutMs: 120_000,
+  });
 
   // One instance alone, on SQLite, over the same chain.
   const dir = mkdtempSync(join(tmpdir(), 'txdesk-fleet-single-'));
@@ -197,7 +234,9 @@ it('answers 502 with a sentence while the database refuses connections, and serv
     for (const p of fleet) {
       const res = await fetch(`${p.serviceUrl}${path}&clientId=${clientId}`);
       expect(res.status).toBe(502);
-      expect(await res.json()).toEqual({ error: { code: 'UPSTREAM_UNAVAILABLE', message: "The service's database is not answering; try again in a few seconds." } });
+      expect(await res.json()).toEqual({
+        error: { code: 'UPSTREAM_UNAVAILABLE', message: "The service's database is not answering; try again in a few seconds." },
+      });
       expect((await fetch(`${p.serviceUrl}/health`)).status).toBe(200);
     }
   } finally {
@@ -205,8 +244,12 @@ it('answers 502 with a sentence while the database refuses connections, and serv
     await admin.end();
   }
   await sameOnAll([path], 'the listing on every instance again');
-  await waitFor('an indexer leader again', async () => {
-    for (const p of fleet) if ((await serviceHealth(p)).roles.includes('indexer-leader')) return true;
-    return undefined;
-  }, { timeoutMs: 30_000 });
+  await waitFor(
+    'an indexer leader again',
+    async () => {
+      for (const p of fleet) if ((await serviceHealth(p)).roles.includes('indexer-leader')) return true;
+      return undefined;
+    },
+    { timeoutMs: 30_000 },
+  );
 });

@@ -18,7 +18,14 @@ import { dumpPg, dumpSqlite } from '../support/service/index-dump.js';
 import { DEV_KEY } from '../support/chain/indexer-chain.js';
 import { indexerTestArtifacts, type TestContractName } from '../support/chain/indexer-contracts.js';
 import { createTestDatabase, type TestDatabase } from '../support/service/postgres-db.js';
-import { ensureCliBuilt, killServiceProcesses, serviceHealth, startServiceProcess, type NetworkHealth, type ServiceProcess } from '../support/service/service-process.js';
+import {
+  ensureCliBuilt,
+  killServiceProcesses,
+  serviceHealth,
+  startServiceProcess,
+  type NetworkHealth,
+  type ServiceProcess,
+} from '../support/service/service-process.js';
 import { waitFor } from '../support/poll.js';
 
 const ZERO = '0x' + '0'.repeat(40);
@@ -156,12 +163,16 @@ function networkOf(h: { networks: NetworkHealth[] }, network: NetworkName): Netw
 /** The instance holding `role` for `network`, once exactly one of `among` does. */
 async function leaderOf(role: Role, network: NetworkName, among: ServiceProcess[], timeoutMs = 30_000): Promise<ServiceProcess> {
   let seen = '';
-  return waitFor(`exactly one ${role} for ethereum/${network} (last seen: ${seen || 'none'})`, async () => {
+  return waitFor(
+    `exactly one ${role} for ethereum/${network} (last seen: ${seen || 'none'})`,
+    async () => {
       const holders: ServiceProcess[] = [];
       for (const p of among) if (networkOf(await serviceHealth(p), network).roles.includes(role)) holders.push(p);
       seen = holders.map((p) => p.serviceUrl).join(', ');
       return holders.length === 1 ? holders[0] : undefined;
-    }, { timeoutMs: timeoutMs });
+    },
+    { timeoutMs: timeoutMs },
+  );
 }
 
 /** The (role, network) pairs each instance holds, as one table: instance URL -> "role network" strings. */
@@ -173,22 +184,32 @@ async function rolesTable(among: ServiceProcess[]): Promise<Record<string, strin
 
 /** Exactly one holder per (role, network) among `among`, settled; returns the table for the record. */
 async function expectOneLeaderPerRoleAndNetwork(among: ServiceProcess[], timeoutMs = 30_000): Promise<Record<string, string[]>> {
-  for (const network of NETWORKS) for (const role of ['indexer-leader', 'watcher-leader'] as const) await leaderOf(role, network, among, timeoutMs);
+  for (const network of NETWORKS)
+    for (const role of ['indexer-leader', 'watcher-leader'] as const) await leaderOf(role, network, among, timeoutMs);
   const table = await rolesTable(among);
   const held = Object.values(table).flat().sort();
-  expect(held, JSON.stringify(table)).toEqual(['indexer-leader local', 'indexer-leader local-2', 'watcher-leader local', 'watcher-leader local-2']);
+  expect(held, JSON.stringify(table)).toEqual([
+    'indexer-leader local',
+    'indexer-leader local-2',
+    'watcher-leader local',
+    'watcher-leader local-2',
+  ]);
   return table;
 }
 
 /** Polls the instance indexing `network` until its index reaches `block`. */
 async function indexedTo(network: NetworkName, block: number, timeoutMs = 120_000): Promise<void> {
-  await waitFor(`ethereum/${network} indexed to block ${block}`, async () => {
+  await waitFor(
+    `ethereum/${network} indexed to block ${block}`,
+    async () => {
       for (const p of alive()) {
         const n = networkOf(await serviceHealth(p), network);
         if (n.roles.includes('indexer-leader') && (n.indexedBlock ?? -1) >= block) return true;
       }
       return undefined;
-    }, { timeoutMs: timeoutMs });
+    },
+    { timeoutMs: timeoutMs },
+  );
 }
 
 it('serves both networks on every instance with one leader per (role, network) across the fleet', async () => {
@@ -237,11 +258,15 @@ it("hands local-2's indexer to another instance within 10 s of a SIGKILL mid-cat
   ]);
   let partWay = 0;
   try {
-    partWay = await waitFor(`the local-2 leader part-way through blocks ${first}-${head}`, async () => {
+    partWay = await waitFor(
+      `the local-2 leader part-way through blocks ${first}-${head}`,
+      async () => {
         const n = networkOf(await serviceHealth(leader), 'local-2');
         const at = n.indexedBlock ?? -1;
         return at >= first && at < head ? at : undefined;
-      }, { timeoutMs: 60_000, everyMs: 20 });
+      },
+      { timeoutMs: 60_000, everyMs: 20 },
+    );
   } catch (e) {
     await Promise.allSettled([backlog1, backlog2]);
     throw e;
@@ -250,10 +275,14 @@ it("hands local-2's indexer to another instance within 10 s of a SIGKILL mid-cat
   const killedAt = Date.now();
   await leader.exited;
   fleet = fleet.filter((p) => p !== leader);
-  const next = await waitFor('a new indexer leader for ethereum/local-2', async () => {
+  const next = await waitFor(
+    'a new indexer leader for ethereum/local-2',
+    async () => {
       for (const p of fleet) if (networkOf(await serviceHealth(p), 'local-2').roles.includes('indexer-leader')) return p;
       return undefined;
-    }, { timeoutMs: 30_000, everyMs: 50 });
+    },
+    { timeoutMs: 30_000, everyMs: 50 },
+  );
   const takeOverMs = Date.now() - killedAt;
   expect(takeOverMs, `take-over time (ms) after a kill at block ${partWay} of ${first}-${head}`).toBeLessThan(10_000);
   expect(fleet).toContain(next);
@@ -267,7 +296,10 @@ it("hands local-2's indexer to another instance within 10 s of a SIGKILL mid-cat
   const inPublic = openPgPool(database.url, 2);
   const inOwnSchema = openPgPool(database.url, 2, networkPlace('ethereum/local-2').schema);
   pools.push(inPublic, inOwnSchema);
-  const fleetDumps = { local: await dumpPg(inPublic, { checkpoints: false }), 'local-2': await dumpPg(inOwnSchema, { checkpoints: false }) };
+  const fleetDumps = {
+    local: await dumpPg(inPublic, { checkpoints: false }),
+    'local-2': await dumpPg(inOwnSchema, { checkpoints: false }),
+  };
 
   // One indexer alone per chain, on SQLite, over the same chains: blocks mined since carry no token events.
   for (const network of NETWORKS) {
@@ -277,7 +309,9 @@ it("hands local-2's indexer to another instance within 10 s of a SIGKILL mid-cat
     const single = startIndexer({ db, nodeUrl: chains[network].anvil.url, confirmations: 0, log: silentLogger, pollMs: 100 });
     try {
       await single.caughtUp();
-      expect(fleetDumps[network], `ethereum/${network}: the fleet's index against a single indexer's`).toEqual(dumpSqlite(db, { checkpoints: false }));
+      expect(fleetDumps[network], `ethereum/${network}: the fleet's index against a single indexer's`).toEqual(
+        dumpSqlite(db, { checkpoints: false }),
+      );
     } finally {
       await single.stop();
       db.close();
@@ -287,7 +321,10 @@ it("hands local-2's indexer to another instance within 10 s of a SIGKILL mid-cat
   // No mix-up: the two indexes differ, and each holds its own chain's contracts at the addresses both chains share.
   const [local, local2] = [fleetDumps.local, fleetDumps['local-2']];
   expect(local).not.toEqual(local2);
-  const kinds = (d: Record<string, unknown[]>) => Object.fromEntries((d.contracts as { address: string; name: string; standard: string }[]).map((c) => [c.address, `${c.name} ${c.standard}`]));
+  const kinds = (d: Record<string, unknown[]>) =>
+    Object.fromEntries(
+      (d.contracts as { address: string; name: string; standard: string }[]).map((c) => [c.address, `${c.name} ${c.standard}`]),
+    );
   const address = (c: Contract) => (c.target as string).toLowerCase().slice(2);
   const sameAddress = [address(alpha), address(multi)];
   expect(sameAddress).toEqual([address(drop), address(beta)]);

@@ -10,7 +10,13 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startAnvil, type RunningAnvil } from '../../src/devchain/index.js';
 import { TransactionTracker, type TrackerMessage } from '@txdesk/tracker';
 import { createTestDatabase, type TestDatabase } from '../support/service/postgres-db.js';
-import { ensureCliBuilt, killServiceProcesses, serviceHealth, startServiceProcess, type ServiceProcess } from '../support/service/service-process.js';
+import {
+  ensureCliBuilt,
+  killServiceProcesses,
+  serviceHealth,
+  startServiceProcess,
+  type ServiceProcess,
+} from '../support/service/service-process.js';
 import { DEV_KEYS, sendTransfer, signTransfer } from '../support/service/tracker-harness.js';
 import { waitFor } from '../support/poll.js';
 
@@ -49,11 +55,15 @@ afterAll(async () => {
 
 /** The instances holding `role`, once exactly one of `among` does. */
 async function leaderOf(role: 'watcher-leader' | 'indexer-leader', among: ServiceProcess[], timeoutMs = 30_000): Promise<ServiceProcess> {
-  return waitFor(`exactly one ${role}`, async () => {
-    const holders: ServiceProcess[] = [];
-    for (const p of among) if ((await serviceHealth(p)).roles.includes(role)) holders.push(p);
-    return holders.length === 1 ? holders[0] : undefined;
-  }, { timeoutMs: timeoutMs });
+  return waitFor(
+    `exactly one ${role}`,
+    async () => {
+      const holders: ServiceProcess[] = [];
+      for (const p of among) if ((await serviceHealth(p)).roles.includes(role)) holders.push(p);
+      return holders.length === 1 ? holders[0] : undefined;
+    },
+    { timeoutMs: timeoutMs },
+  );
 }
 
 async function signup(p: ServiceProcess, email: string): Promise<string> {
@@ -67,7 +77,13 @@ async function signup(p: ServiceProcess, email: string): Promise<string> {
 }
 
 function tracker(clientId: string, p: ServiceProcess): TransactionTracker {
-  const t = new TransactionTracker(clientId, { platform: 'ethereum', network: 'local', url: p.serviceUrl, initialBackoffMs: 100, maxBackoffMs: 500 });
+  const t = new TransactionTracker(clientId, {
+    platform: 'ethereum',
+    network: 'local',
+    url: p.serviceUrl,
+    initialBackoffMs: 100,
+    maxBackoffMs: 500,
+  });
   trackers.push(t);
   return t;
 }
@@ -119,17 +135,22 @@ async function oneBlockOfTransfers(sender: TransactionTracker, key: string, n: n
   await Promise.all(signed.map((t) => sender.trackTransaction(t.hash, { timeout: 120_000, confirmation: 2 })));
   await provider.send('evm_setIntervalMining', [0]);
   try {
-    for (let i = 0; i < n; i += 250) await Promise.all(signed.slice(i, i + 250).map((t) => provider.send('eth_sendRawTransaction', [t.raw])));
+    for (let i = 0; i < n; i += 250)
+      await Promise.all(signed.slice(i, i + 250).map((t) => provider.send('eth_sendRawTransaction', [t.raw])));
     await provider.send('evm_mine', []);
   } finally {
     await provider.send('evm_setIntervalMining', [1]);
   }
   const mined = new Set((await provider.send('eth_getBlockByNumber', ['latest', false])).transactions as string[]);
-  expect(signed.filter((t) => !mined.has(t.hash)), 'the whole batch in one block').toEqual([]);
+  expect(
+    signed.filter((t) => !mined.has(t.hash)),
+    'the whole batch in one block',
+  ).toEqual([]);
   return signed.map((t) => t.hash);
 }
 
-const hashesOf = (seen: TrackerMessage[], type: string) => new Set(seen.filter((m) => m.data.type === type).map((m) => m.data.result.transactionHash));
+const hashesOf = (seen: TrackerMessage[], type: string) =>
+  new Set(seen.filter((m) => m.data.type === type).map((m) => m.data.result.transactionHash));
 
 it('runs one leader per role, reports roles, lag and outbox depth, delivers on B what a client tracks on A, and keeps no files', async () => {
   const watcher = await leaderOf('watcher-leader', fleet);
@@ -171,7 +192,10 @@ it('survives SIGKILL of the watcher leader mid-stream: another instance takes th
   // One block of 1,000 transfers, tracked before they are sent and mined together; the leader is killed as soon as the
   // first of its receipts reaches the subscriber, while it is still storing the rest of the block.
   const block = await oneBlockOfTransfers(sender, DEV_KEYS[3]!, 1_000);
-  await waitFor('the first receipt of the 1,000-transfer block on the subscriber', () => hashesOf(seen, 'receipt').size > 0, { timeoutMs: 60_000, everyMs: 5 });
+  await waitFor('the first receipt of the 1,000-transfer block on the subscriber', () => hashesOf(seen, 'receipt').size > 0, {
+    timeoutMs: 60_000,
+    everyMs: 5,
+  });
   expect(hashesOf(seen, 'receipt').size, 'killed before the block was delivered').toBeLessThan(1_000);
   watcher.child.kill('SIGKILL');
   await watcher.exited;
@@ -186,7 +210,11 @@ it('survives SIGKILL of the watcher leader mid-stream: another instance takes th
   expect(survivors).toContain(next);
   // The indexer role is held by exactly one survivor too (it moved if the killed instance held it).
   await leaderOf('indexer-leader', survivors, 10_000);
-  await waitFor('a receipt and a confirmation for all 1,030 transactions', () => hashes.every((h) => hashesOf(seen, 'confirmation').has(h)), { timeoutMs: 120_000 }).catch(async (e: Error) => {
+  await waitFor(
+    'a receipt and a confirmation for all 1,030 transactions',
+    () => hashes.every((h) => hashesOf(seen, 'confirmation').has(h)),
+    { timeoutMs: 120_000 },
+  ).catch(async (e: Error) => {
     // Say how far it got, so a failure on a slow machine shows which side stalled (chain, watcher or delivery).
     const head = Number(await provider.send('eth_blockNumber', []));
     const states = await Promise.all(survivors.map((p) => serviceHealth(p).catch((x: Error) => x.message)));
@@ -202,7 +230,9 @@ it('survives SIGKILL of the watcher leader mid-stream: another instance takes th
           return `${h} (${hashes.indexOf(h) < block.length ? 'in the killed block' : 'tracked after the kill'}; seen ${types.join(',') || 'nothing'}; ${mined?.blockNumber ? `mined in block ${Number(mined.blockNumber)}` : 'not mined'})`;
         }),
     );
-    throw new Error(`${e.message}: ${hashesOf(seen, 'receipt').size} receipts and ${confirmed.size} confirmations seen, head block ${head}, missing ${missing.join('; ')}, survivors ${JSON.stringify(states)}`);
+    throw new Error(
+      `${e.message}: ${hashesOf(seen, 'receipt').size} receipts and ${confirmed.size} confirmations seen, head block ${head}, missing ${missing.join('; ')}, survivors ${JSON.stringify(states)}`,
+    );
   });
   expect(hashesOf(seen, 'receipt')).toEqual(new Set(hashes));
   expectReceiptBeforeConfirmation(seen, hashes);
@@ -247,7 +277,9 @@ it('survives SIGKILL of the instance an SDK client is connected to: the SDK move
   // Tracked while the SDK moves: queued by the SDK and sent to the next URL once connected.
   await sendBatch(10);
 
-  await waitFor('a receipt and a confirmation for all 30 transactions', () => hashes.every((h) => hashesOf(seen, 'confirmation').has(h)), { timeoutMs: 90_000 });
+  await waitFor('a receipt and a confirmation for all 30 transactions', () => hashes.every((h) => hashesOf(seen, 'confirmation').has(h)), {
+    timeoutMs: 90_000,
+  });
   expect(hashesOf(seen, 'receipt')).toEqual(new Set(hashes));
   expectReceiptBeforeConfirmation(seen, hashes);
   // Every message held un-acked on the killed instance was delivered again, with the same id, by the other one.

@@ -40,8 +40,14 @@ beforeAll(async () => {
   const before = (await modelFromChain(dev.devchain.nodeUrl, head)).tokens;
   const bob = b!.address.toLowerCase();
   const moves: Array<[ModelToken, { address: string; privateKey: string }, string]> = [
-    ...before.filter((t) => t.owner === bob).slice(0, 3).map((t) => [t, b!, alice] as [ModelToken, typeof b & {}, string]),
-    ...before.filter((t) => t.owner === alice).slice(0, 1).map((t) => [t, a!, bob] as [ModelToken, typeof a & {}, string]),
+    ...before
+      .filter((t) => t.owner === bob)
+      .slice(0, 3)
+      .map((t) => [t, b!, alice] as [ModelToken, typeof b & {}, string]),
+    ...before
+      .filter((t) => t.owner === alice)
+      .slice(0, 1)
+      .map((t) => [t, a!, bob] as [ModelToken, typeof a & {}, string]),
   ];
   // One nonce counter per sender for all of its moves: a fresh counter per move may read a pending count that lags.
   // Sent one after another (each nonce in order), mined together.
@@ -95,7 +101,9 @@ const summary = (t: { contract: { address: string } | string; id: string | bigin
 
 describe('account listing against the chain', () => {
   const combos: Array<[OrderBy, OrderDirection, string]> = [];
-  for (const orderBy of ORDER_BY) for (const direction of DIRECTIONS) for (const filter of ['none', 'one', 'two', 'unknown+one'] as const) combos.push([orderBy, direction, filter]);
+  for (const orderBy of ORDER_BY)
+    for (const direction of DIRECTIONS)
+      for (const filter of ['none', 'one', 'two', 'unknown+one'] as const) combos.push([orderBy, direction, filter]);
 
   it('gives the model a few contracts and enough tokens to page', () => {
     const mine = model.filter((t) => t.owner === alice);
@@ -106,9 +114,16 @@ describe('account listing against the chain', () => {
   it.each(combos)('order_by=%s order_direction=%s filter=%s', async (orderBy, direction, filter) => {
     const contracts = [...new Set(model.filter((t) => t.owner === alice).map((t) => t.contract))].sort();
     const unknown = '0x' + '77'.repeat(20);
-    const chosen = { none: undefined, one: [contracts[0]!], two: contracts.slice(0, 2), 'unknown+one': [unknown, contracts[1]!.toUpperCase().replace('0X', '0x')] }[filter];
+    const chosen = {
+      none: undefined,
+      one: [contracts[0]!],
+      two: contracts.slice(0, 2),
+      'unknown+one': [unknown, contracts[1]!.toUpperCase().replace('0X', '0x')],
+    }[filter];
     const expected = modelList(model, { owner: alice, ...(chosen ? { contracts: chosen } : {}) }, orderBy, direction);
-    const query = `page=0&size=5&order_by=${orderBy}&order_direction=${direction}` + (chosen ? `&contractAddresses=${chosen.map((c) => c.toLowerCase()).join(',')}` : '');
+    const query =
+      `page=0&size=5&order_by=${orderBy}&order_direction=${direction}` +
+      (chosen ? `&contractAddresses=${chosen.map((c) => c.toLowerCase()).join(',')}` : '');
     // The first request is built like the service builds its links, so prevUrl of page 1 equals it.
     const { tokens, totalCount, pages } = await walk(`${base}/nft/v1/accounts/${alice}/tokens?${query}`);
     expect(totalCount).toBe(expected.length);
@@ -126,7 +141,10 @@ describe('account listing against the chain', () => {
         // ERC-1155: uri(id) with the {id} substitution of EIP-1155 (64 lowercase hex digits).
         uri =
           t.contract.standard === 'ERC1155'
-            ? String(await (new Contract(t.contract.address, ERC1155, provider) as any).uri(BigInt(t.id))).replaceAll('{id}', BigInt(t.id).toString(16).padStart(64, '0'))
+            ? String(await (new Contract(t.contract.address, ERC1155, provider) as any).uri(BigInt(t.id))).replaceAll(
+                '{id}',
+                BigInt(t.id).toString(16).padStart(64, '0'),
+              )
             : await (new Contract(t.contract.address, ERC721, provider) as any).tokenURI(BigInt(t.id));
       } catch {
         uri = '';
@@ -145,7 +163,9 @@ describe('account listing against the chain', () => {
     const far = await call(`${base}/nft/v1/accounts/${alice}/tokens?clientId=${clientId}&page=1000&size=200`);
     expect(far.body.data).toEqual([]);
     expect(far.body.pagination).toMatchObject({ prevUrl: '', nextUrl: '' });
-    const farthest = await call(`${base}/nft/v1/accounts/${alice}/tokens?clientId=${clientId}&page=1000000000&size=200&order_by=contract_address`);
+    const farthest = await call(
+      `${base}/nft/v1/accounts/${alice}/tokens?clientId=${clientId}&page=1000000000&size=200&order_by=contract_address`,
+    );
     expect(farthest.status).toBe(200);
     expect(farthest.body).toEqual({ data: [], pagination: { totalCount: far.body.pagination.totalCount, prevUrl: '', nextUrl: '' } });
   });
@@ -162,7 +182,9 @@ describe('account listing against the chain', () => {
         }).on('error', reject);
       });
     const local = await viaHost(`localhost:${port}`);
-    expect(local.body.pagination.nextUrl).toBe(`${base}/nft/v1/accounts/${alice}/tokens?page=1&size=1&order_by=transfer_block_number&order_direction=desc`);
+    expect(local.body.pagination.nextUrl).toBe(
+      `${base}/nft/v1/accounts/${alice}/tokens?page=1&size=1&order_by=transfer_block_number&order_direction=desc`,
+    );
     for (const host of ['evil.example', `evil.example:${port}`, `localhost.evil.example:${port}`]) {
       const foreign = await viaHost(host);
       expect([host, foreign.status, foreign.body.error?.code]).toEqual([host, 403, 'FORBIDDEN']);
@@ -183,10 +205,19 @@ describe('account listing against the chain', () => {
   });
 
   it('with a public URL: answers that host too, and every link and the OpenAPI server use it', async () => {
-    const svc = await startService({ nodeUrl: dev.devchain.nodeUrl, dataDir: tempDir(), port: 0, confirmations: 0, openSignup: true, publicUrl: 'https://txdesk.example.com/', log: silentLogger });
+    const svc = await startService({
+      nodeUrl: dev.devchain.nodeUrl,
+      dataDir: tempDir(),
+      port: 0,
+      confirmations: 0,
+      openSignup: true,
+      publicUrl: 'https://txdesk.example.com/',
+      log: silentLogger,
+    });
     try {
       await svc.caughtUp();
-      const id = (await svc.accounts.signup({ email: 'pub@example.com', password: 'a password 123', name: 'P', organization: 'O' })).clientId;
+      const id = (await svc.accounts.signup({ email: 'pub@example.com', password: 'a password 123', name: 'P', organization: 'O' }))
+        .clientId;
       const viaHost = (path: string, host: string) =>
         new Promise<{ status: number; body: any }>((resolve, reject) => {
           get(`${svc.url}${path}`, { headers: { host } }, (res) => {
@@ -205,7 +236,9 @@ describe('account listing against the chain', () => {
     } finally {
       await svc.stop();
     }
-    await expect(startService({ nodeUrl: dev.devchain.nodeUrl, dataDir: tempDir(), port: 0, publicUrl: 'https://x.example/path', log: silentLogger })).rejects.toThrow(/no path/);
+    await expect(
+      startService({ nodeUrl: dev.devchain.nodeUrl, dataDir: tempDir(), port: 0, publicUrl: 'https://x.example/path', log: silentLogger }),
+    ).rejects.toThrow(/no path/);
   });
 });
 
@@ -216,7 +249,9 @@ describe('contract listing against the chain', () => {
   it.each(combos)('order_by=%s order_direction=%s', async (orderBy, direction) => {
     const contract = model[0]!.contract;
     const expected = modelList(model, { contracts: [contract] }, orderBy, direction);
-    const { tokens, totalCount } = await walk(`${base}/nft/v1/contracts/${contract}/tokens?page=0&size=10&order_by=${orderBy}&order_direction=${direction}`);
+    const { tokens, totalCount } = await walk(
+      `${base}/nft/v1/contracts/${contract}/tokens?page=0&size=10&order_by=${orderBy}&order_direction=${direction}`,
+    );
     expect(totalCount).toBe(expected.length);
     expect(tokens.map((t) => `${summary(t)}@${t.owner}`)).toEqual(expected.map((t) => `${summary(t)}@${t.owner}`));
   });
@@ -231,10 +266,20 @@ describe('restart', () => {
   it('resumes on the same data dir: same accounts, same tokens, old sessions still valid', async () => {
     const firstUrl = `/nft/v1/accounts/${alice}/tokens?clientId=${clientId}&size=200&order_by=token_id`;
     const before = await call(`${base}${firstUrl}`);
-    const signup = await call(`${base}/users/v1/signup`, { method: 'POST', body: { email: 'r@example.com', password: 'long enough', name: 'R' } });
+    const signup = await call(`${base}/users/v1/signup`, {
+      method: 'POST',
+      body: { email: 'r@example.com', password: 'long enough', name: 'R' },
+    });
     await dev.service.stop();
 
-    restarted = await startService({ nodeUrl: dev.devchain.nodeUrl, dataDir, port: 0, openSignup: true, confirmations: 0, log: silentLogger });
+    restarted = await startService({
+      nodeUrl: dev.devchain.nodeUrl,
+      dataDir,
+      port: 0,
+      openSignup: true,
+      confirmations: 0,
+      log: silentLogger,
+    });
     await restarted.caughtUp();
     const after = await call(`${restarted.url}${firstUrl}`);
     expect(after.status).toBe(200);

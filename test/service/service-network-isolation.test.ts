@@ -21,9 +21,15 @@ const TRACKED_KEY = '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6
 
 /** The parts of the SDK's tracker this test uses (the SDK is loaded from the build, beside the service). */
 interface Tracker {
-  subscribe(topic: 'transaction', o: { subscriptionId: string; ackTimeout: number }): {
+  subscribe(
+    topic: 'transaction',
+    o: { subscriptionId: string; ackTimeout: number },
+  ): {
     ready: Promise<void>;
-    on(event: 'message', f: (m: { data: { type: string; result: { transactionHash?: string; blockNumber?: number } }; ack(): Promise<void> }) => void): void;
+    on(
+      event: 'message',
+      f: (m: { data: { type: string; result: { transactionHash?: string; blockNumber?: number } }; ack(): Promise<void> }) => void,
+    ): void;
   };
   trackTransaction(hash: string, o: { timeout: number; confirmation: number }): Promise<void>;
   close(): Promise<void>;
@@ -46,10 +52,25 @@ beforeAll(async () => {
   anvils = await Promise.all([31337, 31338].map((chainId) => startAnvil({ gasLimit: 40_000_000, blockTimeSeconds: 1, chainId })));
   [a, b] = await Promise.all([writeBulkHistory(anvils[0]!.url, 10_000, OWNERS), writeBulkHistory(anvils[1]!.url, TOKENS, OWNERS)]);
   const { JsonRpcProvider, Wallet } = await import('ethers');
-  wallet = new Wallet(TRACKED_KEY, new JsonRpcProvider(anvils[0]!.url, undefined, { staticNetwork: true, polling: false, cacheTimeout: -1 }));
+  wallet = new Wallet(
+    TRACKED_KEY,
+    new JsonRpcProvider(anvils[0]!.url, undefined, { staticNetwork: true, polling: false, cacheTimeout: -1 }),
+  );
   dataDir = mkdtempSync(join(tmpdir(), 'txdesk-isolation-'));
-  const network = (name: string, i: number) => ({ platform: 'ethereum', network: name, nodeUrls: [anvils[i]!.url], chainId: 31337 + i, indexerLag: 0 });
-  service = await startService({ networks: [network('local', 0), network('local-2', 1)], dataDir, port: 0, rateLimitPerMinute: 0, log: silentLogger });
+  const network = (name: string, i: number) => ({
+    platform: 'ethereum',
+    network: name,
+    nodeUrls: [anvils[i]!.url],
+    chainId: 31337 + i,
+    indexerLag: 0,
+  });
+  service = await startService({
+    networks: [network('local', 0), network('local-2', 1)],
+    dataDir,
+    port: 0,
+    rateLimitPerMinute: 0,
+    log: silentLogger,
+  });
 }, 600_000);
 
 afterAll(async () => {
@@ -59,11 +80,21 @@ afterAll(async () => {
 });
 
 const rpc = async (url: string, method: string, params: unknown[] = []) =>
-  ((await (await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) })).json()) as { result: unknown }).result;
+  (
+    (await (
+      await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+      })
+    ).json()) as { result: unknown }
+  ).result;
 
 /** Owner `i`'s token ids on `network` (one page holds them all, ascending). */
 async function listing(network: string, clientId: string, i: number): Promise<{ status: number; ids: bigint[] }> {
-  const res = await fetch(`${service.url}/nft/v1/ethereum/${network}/accounts/${bulkOwner(i)}/tokens?clientId=${clientId}&size=200&order_by=token_id&order_direction=asc`);
+  const res = await fetch(
+    `${service.url}/nft/v1/ethereum/${network}/accounts/${bulkOwner(i)}/tokens?clientId=${clientId}&size=200&order_by=token_id&order_direction=asc`,
+  );
   const body = (await res.json()) as { data?: { id: string }[] };
   return { status: res.status, ids: (body.data ?? []).map((t) => BigInt(t.id)) };
 }
@@ -101,11 +132,20 @@ it("keeps A's listing and tracker answering while B catches up, and B's index en
   const trackerLoop = (async () => {
     let nonce = await wallet.getNonce();
     while (!bDone) {
-      const raw = await wallet.signTransaction({ to: '0x000000000000000000000000000000000000dEaD', value: 1n, nonce: nonce++, gasLimit: 21_000n, maxFeePerGas: 200_000_000_000n, maxPriorityFeePerGas: 1_000_000_000n, chainId: 31337n, type: 2 });
+      const raw = await wallet.signTransaction({
+        to: '0x000000000000000000000000000000000000dEaD',
+        value: 1n,
+        nonce: nonce++,
+        gasLimit: 21_000n,
+        maxFeePerGas: 200_000_000_000n,
+        maxPriorityFeePerGas: 1_000_000_000n,
+        chainId: 31337n,
+        type: 2,
+      });
       const hash = (await rpc(anvils[0]!.url, 'eth_sendRawTransaction', [raw])) as string;
       await tracker.trackTransaction(hash, { timeout: 600_000, confirmation: 1 });
       await rpc(anvils[0]!.url, 'evm_mine');
-      await waitFor('the receipt of A\'s transfer', () => receipts.includes(hash.toLowerCase()), { timeoutMs: 120_000, everyMs: 20 });
+      await waitFor("the receipt of A's transfer", () => receipts.includes(hash.toLowerCase()), { timeoutMs: 120_000, everyMs: 20 });
       if (!bDone) sent.push(hash.toLowerCase());
     }
   })();
@@ -113,7 +153,9 @@ it("keeps A's listing and tracker answering while B catches up, and B's index en
   await tracker.close();
 
   // Counted while B was behind: A answered throughout, its receipts in the order the transfers were mined.
-  console.log(`isolation test: while B caught up ${2 * TOKENS} transfers, A answered ${listed.length} listings and delivered ${sent.length} tracked receipts`);
+  console.log(
+    `isolation test: while B caught up ${2 * TOKENS} transfers, A answered ${listed.length} listings and delivered ${sent.length} tracked receipts`,
+  );
   expect(listed.length).toBeGreaterThanOrEqual(10);
   expect(sent.length).toBeGreaterThanOrEqual(3);
   expect(receipts.slice(0, sent.length)).toEqual(sent);

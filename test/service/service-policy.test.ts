@@ -30,10 +30,22 @@ describe('listing parameters', () => {
   });
 
   it.each([
-    ['?page=3&size=200&order_by=token_id&order_direction=ASC', { page: 3, size: 200, orderBy: 'token_id', direction: 'asc', contracts: undefined }],
-    ['?size=1&order_by=contract_address&order_direction=Desc', { page: 0, size: 1, orderBy: 'contract_address', direction: 'desc', contracts: undefined }],
-    [`?contractAddresses=${A},${B}`, { page: 0, size: 15, orderBy: 'transfer_block_number', direction: 'desc', contracts: [A, B.toLowerCase()] }],
-    [`?contractAddresses=${A},%20${A.toUpperCase().replace('0X', '0x')}`, { page: 0, size: 15, orderBy: 'transfer_block_number', direction: 'desc', contracts: [A] }],
+    [
+      '?page=3&size=200&order_by=token_id&order_direction=ASC',
+      { page: 3, size: 200, orderBy: 'token_id', direction: 'asc', contracts: undefined },
+    ],
+    [
+      '?size=1&order_by=contract_address&order_direction=Desc',
+      { page: 0, size: 1, orderBy: 'contract_address', direction: 'desc', contracts: undefined },
+    ],
+    [
+      `?contractAddresses=${A},${B}`,
+      { page: 0, size: 15, orderBy: 'transfer_block_number', direction: 'desc', contracts: [A, B.toLowerCase()] },
+    ],
+    [
+      `?contractAddresses=${A},%20${A.toUpperCase().replace('0X', '0x')}`,
+      { page: 0, size: 15, orderBy: 'transfer_block_number', direction: 'desc', contracts: [A] },
+    ],
     ['?contractAddresses=', { page: 0, size: 15, orderBy: 'transfer_block_number', direction: 'desc', contracts: undefined }],
     ['?page=1000000000', { page: 1_000_000_000, size: 15, orderBy: 'transfer_block_number', direction: 'desc', contracts: undefined }],
   ])('accepts %s', (search, expected) => {
@@ -76,7 +88,13 @@ describe('listing parameters', () => {
 describe('prev/next links', () => {
   const base = 'http://127.0.0.1:4000';
   const path = `/nft/v1/accounts/${A}/tokens`;
-  const p = (page: number, size: number, contracts?: string[]) => ({ page, size, orderBy: 'token_id' as const, direction: 'asc' as const, contracts });
+  const p = (page: number, size: number, contracts?: string[]) => ({
+    page,
+    size,
+    orderBy: 'token_id' as const,
+    direction: 'asc' as const,
+    contracts,
+  });
 
   it.each([
     // page, size, total, prev page, next page (null = "")
@@ -96,7 +114,9 @@ describe('prev/next links', () => {
 
   it('carries contractAddresses when given and never clientId', () => {
     const links = pageLinks(base, path, p(0, 1, [A, B.toLowerCase()]), 5);
-    expect(links.nextUrl).toBe(`${base}${path}?page=1&size=1&order_by=token_id&order_direction=asc&contractAddresses=${A},${B.toLowerCase()}`);
+    expect(links.nextUrl).toBe(
+      `${base}${path}?page=1&size=1&order_by=token_id&order_direction=asc&contractAddresses=${A},${B.toLowerCase()}`,
+    );
     expect(links.nextUrl).not.toMatch(/clientId/);
   });
 });
@@ -136,7 +156,12 @@ describe('session tokens', () => {
 
   it.each([
     ['another secret', (t: string) => t, Buffer.alloc(32, 8), 'bad-signature'],
-    ['a changed payload', (t: string) => t.replace(/\.[^.]+\./, `.${Buffer.from('{"sub":"1","gen":0,"iat":0,"exp":9999999999}').toString('base64url')}.`), secret, 'bad-signature'],
+    [
+      'a changed payload',
+      (t: string) => t.replace(/\.[^.]+\./, `.${Buffer.from('{"sub":"1","gen":0,"iat":0,"exp":9999999999}').toString('base64url')}.`),
+      secret,
+      'bad-signature',
+    ],
     ['alg none', (t: string) => `${Buffer.from('{"alg":"none"}').toString('base64url')}.${t.split('.')[1]}.`, secret, 'malformed'],
     ['garbage', () => 'abc', secret, 'malformed'],
   ])('refuses %s', (_what, mangle, key, reason) => {

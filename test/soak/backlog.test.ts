@@ -43,7 +43,12 @@ describe('a reconnect with a 1,000,000-message backlog', () => {
       const messages = Array.from({ length: n }, (_, i) => {
         const k = done + i;
         const txHash = `0x${k.toString(16).padStart(64, '0')}`;
-        return { clientId, txHash, type: 'pending' as const, payload: JSON.stringify({ type: 'pending', result: { transactionHash: txHash, confirmation: 1, timeout: 1000 } }) };
+        return {
+          clientId,
+          txHash,
+          type: 'pending' as const,
+          payload: JSON.stringify({ type: 'pending', result: { transactionHash: txHash, confirmation: 1, timeout: 1000 } }),
+        };
       });
       await store.commitRound([], [], messages, Date.now());
     }
@@ -62,7 +67,10 @@ describe('a reconnect with a 1,000,000-message backlog', () => {
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`only ${got.length} of ${RECEIVE} messages within 10 minutes`)), 600_000);
       ws.on('message', (data) => {
-        const frame = JSON.parse(String(data)) as { id: unknown; result?: { ackId?: string; payload?: { result: { transactionHash: string } } } };
+        const frame = JSON.parse(String(data)) as {
+          id: unknown;
+          result?: { ackId?: string; payload?: { result: { transactionHash: string } } };
+        };
         if (frame.id !== 'late' || !frame.result?.ackId) return;
         if (got.length === 0) firstAt = performance.now();
         got.push(Number.parseInt(frame.result.payload!.result.transactionHash.slice(2), 16));

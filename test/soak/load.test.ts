@@ -5,7 +5,15 @@
 import { createRequire } from 'node:module';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MB, killAllChildren, rssOf, spawnService, tempDir, type ChildProc, type ServiceInfo } from '../support/faults/reliability-procs.js';
+import {
+  MB,
+  killAllChildren,
+  rssOf,
+  spawnService,
+  tempDir,
+  type ChildProc,
+  type ServiceInfo,
+} from '../support/faults/reliability-procs.js';
 
 const SECONDS = Number(process.env.TXDESK_SOAK_LOAD_SECONDS ?? 60);
 const WS_CLIENTS = 20;
@@ -41,7 +49,10 @@ function percentile(sorted: number[], p: number): number {
 }
 
 /** Tracker load: each client sends one request every WS_INTERVAL_MS and times the answer by id. */
-async function trackerLoad(url: string, untilMs: number): Promise<{ sent: number; answered: number; errorsAnswered: number; unanswered: number; closed: number; rtts: number[] }> {
+async function trackerLoad(
+  url: string,
+  untilMs: number,
+): Promise<{ sent: number; answered: number; errorsAnswered: number; unanswered: number; closed: number; rtts: number[] }> {
   const rtts: number[] = [];
   let sent = 0;
   let answered = 0;
@@ -49,30 +60,34 @@ async function trackerLoad(url: string, untilMs: number): Promise<{ sent: number
   let closed = 0;
   const outstanding = new Map<string, number>();
   const clients = await Promise.all(
-    Array.from({ length: WS_CLIENTS }, (_, c) =>
-      new Promise<WebSocket>((resolve, reject) => {
-        const ws = new WebSocket(url);
-        ws.on('message', (d) => {
-          const frames = ([] as any[]).concat(JSON.parse(String(d)));
-          for (const f of frames) {
-            const key = `${c}:${f.id}`;
-            const at = outstanding.get(key);
-            if (at === undefined) continue;
-            outstanding.delete(key);
-            rtts.push(performance.now() - at);
-            answered++;
-            if (f.error) errorsAnswered++;
-          }
-        });
-        ws.on('close', () => closed++);
-        ws.once('open', () => resolve(ws));
-        ws.once('error', reject);
-      }),
+    Array.from(
+      { length: WS_CLIENTS },
+      (_, c) =>
+        new Promise<WebSocket>((resolve, reject) => {
+          const ws = new WebSocket(url);
+          ws.on('message', (d) => {
+            const frames = ([] as any[]).concat(JSON.parse(String(d)));
+            for (const f of frames) {
+              const key = `${c}:${f.id}`;
+              const at = outstanding.get(key);
+              if (at === undefined) continue;
+              outstanding.delete(key);
+              rtts.push(performance.now() - at);
+              answered++;
+              if (f.error) errorsAnswered++;
+            }
+          });
+          ws.on('close', () => closed++);
+          ws.once('open', () => resolve(ws));
+          ws.once('error', reject);
+        }),
     ),
   );
   let id = 0;
   const hex = () => `0x${Array.from({ length: 64 }, () => '0123456789abcdef'[Math.floor(Math.random() * 16)]).join('')}`;
-  clients.forEach((ws, c) => ws.send(JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'tracker_subscribe', params: [`load-${c}`, 'transaction', null] })));
+  clients.forEach((ws, c) =>
+    ws.send(JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'tracker_subscribe', params: [`load-${c}`, 'transaction', null] })),
+  );
   await new Promise<void>((resolve) => {
     const timer = setInterval(() => {
       if (Date.now() >= untilMs) {
@@ -86,7 +101,13 @@ async function trackerLoad(url: string, untilMs: number): Promise<{ sent: number
         const r = n % 50;
         let frame: string;
         // 1 in 50 tracks a (never mined) hash, 4 in 50 ack unknown ids, 10 in 50 are malformed, the rest heartbeats.
-        if (r === 0) frame = JSON.stringify({ jsonrpc: '2.0', id: n, method: 'track_transaction', params: [hex(), { confirmation: 1, timeout: 60_000 }] });
+        if (r === 0)
+          frame = JSON.stringify({
+            jsonrpc: '2.0',
+            id: n,
+            method: 'track_transaction',
+            params: [hex(), { confirmation: 1, timeout: 60_000 }],
+          });
         else if (r <= 4) frame = JSON.stringify({ jsonrpc: '2.0', id: n, method: 'ack', params: [`no-such-ack-${n}`] });
         else if (r <= 8) frame = JSON.stringify({ jsonrpc: '2.0', id: n, method: 'track_transaction', params: ['0x1234', 'x'] });
         else if (r <= 12) frame = JSON.stringify({ jsonrpc: '2.0', id: n, method: 'no_such_method', params: [] });
@@ -112,7 +133,9 @@ describe(`load on loopback for ${SECONDS} s`, () => {
     const base = svc.info.serviceUrl;
     const cid = svc.info.clientId;
     const contract = svc.info.collections![0]!.address.toLowerCase();
-    const first = (await (await fetch(`${base}/nft/v1/contracts/${contract}/tokens?clientId=${cid}&size=1`)).json()) as { data: { owner: string }[] };
+    const first = (await (await fetch(`${base}/nft/v1/contracts/${contract}/tokens?clientId=${cid}&size=1`)).json()) as {
+      data: { owner: string }[];
+    };
     const owner = first.data[0]!.owner;
     const memBefore = await svc.memory();
     const rssBefore = rssOf(svc.info.pid);
@@ -160,7 +183,10 @@ describe(`load on loopback for ${SECONDS} s`, () => {
       ['tracker unanswered / sockets closed', `${ws.unanswered} / ${ws.closed}`],
       ['tracker latency p50 / p99', `${percentile(ws.rtts, 50).toFixed(1)} / ${percentile(ws.rtts, 99).toFixed(1)} ms`],
       ['service heap after GC before / after', `${(memBefore.heapUsed / MB).toFixed(1)} / ${(memAfter.heapUsed / MB).toFixed(1)} MB`],
-      ['service RSS before / after', `${((rssBefore ?? memBefore.rss) / MB).toFixed(1)} / ${((rssAfter ?? memAfter.rss) / MB).toFixed(1)} MB`],
+      [
+        'service RSS before / after',
+        `${((rssBefore ?? memBefore.rss) / MB).toFixed(1)} / ${((rssAfter ?? memAfter.rss) / MB).toFixed(1)} MB`,
+      ],
     ];
     const w = Math.max(...rows.map(([k]) => k.length));
     process.stdout.write(`\n[soak] load figures\n${rows.map(([k, v]) => `  ${k.padEnd(w)}  ${v}`).join('\n')}\n`);

@@ -18,4 +18,8 @@ export interface WaitOptions {
   retryErrors?: boolean;
 }
 
-export function waitFor<T>(what: string, check: () => T | undefined | null | false | Promise<T | undefined | null | false>, opts?: WaitOptions): Promise<T>;
+export function waitFor<T>(
+  what: string,
+  check: () => T | undefined | null | false | Promise<T | undefined | null | false>,
+  opts?: WaitOptions,
+): Promise<T>;

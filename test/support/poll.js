@@ -36,7 +36,9 @@ export function stallAwareDeadline(timeoutMs, onStall = reportStall) {
 }
 
 function reportStall(ms) {
-  process.stderr.write(`[poll] this process stood still for ${Math.round(ms / 1000)} s (machine frozen or starved); the wait's deadline moves by as much\n`);
+  process.stderr.write(
+    `[poll] this process stood still for ${Math.round(ms / 1000)} s (machine frozen or starved); the wait's deadline moves by as much\n`,
+  );
 }
 
 /**

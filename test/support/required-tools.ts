@@ -31,7 +31,11 @@ export function browserSuites(): boolean {
 
 /** Whether the pseudo-terminal tests run (util-linux `script` present, or TXDESK_SKIP_PTY=1 to skip them). */
 export function ptySuites(present: boolean): boolean {
-  return required(present, 'util-linux `script` not found: apt-get install bsdutils, or set TXDESK_SKIP_PTY=1 to skip the terminal tests.', 'TXDESK_SKIP_PTY');
+  return required(
+    present,
+    'util-linux `script` not found: apt-get install bsdutils, or set TXDESK_SKIP_PTY=1 to skip the terminal tests.',
+    'TXDESK_SKIP_PTY',
+  );
 }
 
 /** Whether the keychain tests run (a Secret Service answers, or TXDESK_SKIP_KEYCHAIN=1 to skip them). */

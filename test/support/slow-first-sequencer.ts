@@ -69,6 +69,9 @@ export default class SlowFirstSequencer extends BaseSequencer {
       return i < 0 ? SLOWEST_FILES.length : i;
     };
     const base = await super.sort(files);
-    return base.map((f, i) => ({ f, i, r: rank(f) })).sort((a, b) => a.r - b.r || a.i - b.i).map(({ f }) => f);
+    return base
+      .map((f, i) => ({ f, i, r: rank(f) }))
+      .sort((a, b) => a.r - b.r || a.i - b.i)
+      .map(({ f }) => f);
   }
 }

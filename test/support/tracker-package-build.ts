@@ -18,6 +18,10 @@ function isFresh(): boolean {
 /** Compiles the tracker package when its dist/ is older than its source. */
 export function ensureTrackerPackageBuilt(): void {
   buildOnce('txdesk-tracker-package-build.lock', isFresh, () => {
-    execFileSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'packages', 'tracker', 'tsconfig.json')], { cwd: root, stdio: 'ignore' });
+    execFileSync(
+      process.execPath,
+      [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'packages', 'tracker', 'tsconfig.json')],
+      { cwd: root, stdio: 'ignore' },
+    );
   });
 }

@@ -17,7 +17,13 @@ import {
   type TrackerPushFrame,
 } from './tracker-wire.js';
 
-export { TrackerError, isTrackerError, type TrackerErrorCode, type TrackerErrorFacts, type TrackerUnreachableReason } from './tracker-errors.js';
+export {
+  TrackerError,
+  isTrackerError,
+  type TrackerErrorCode,
+  type TrackerErrorFacts,
+  type TrackerUnreachableReason,
+} from './tracker-errors.js';
 export { backoff, type SocketFactory, type WebSocketLike } from './tracker-connection.js';
 export * from './tracker-wire.js';
 export { signWebhook, verifyWebhook, WEBHOOK_SIGNATURE_HEADER, type WebhookVerification } from './webhook-signature.js';
@@ -31,7 +37,9 @@ export interface TransactionTrackerOptions {
    */
   url: string | readonly string[];
   /** A WebSocket constructor to use instead of `ws` (e.g. a browser's). */
-  WebSocket?: new (url: string) => WebSocketLike;
+  WebSocket?: new (
+    url: string,
+  ) => WebSocketLike;
   /** Or a factory, for tests and proxies. Wins over `WebSocket`. */
   socketFactory?: SocketFactory;
   /** Per-request answer timeout (default 30000 ms). */

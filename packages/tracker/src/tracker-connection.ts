@@ -9,6 +9,7 @@ export interface WebSocketLike {
   readonly readyState: number;
   send(data: string): void;
   close(code?: number, reason?: string): void;
+  // biome-ignore lint/suspicious/noExplicitAny: each runtime's WebSocket passes its own event type; the client reads only what it checks.
   addEventListener(type: 'open' | 'message' | 'close' | 'error', listener: (ev: any) => void): void;
 }
 
@@ -83,7 +84,8 @@ export class TrackerConnection {
   /** Sends a request now or after the next (re)connect; rejects on a JSON-RPC error, timeout, refusal or close. */
   request(method: string, params: unknown[], opts: { timeoutMs?: number } = {}): Promise<unknown> {
     if (this.fatal) return Promise.reject(this.fatal);
-    if (this.state === 'closed') return Promise.reject(new TrackerError('CLOSED', 'The tracker is closed; create a new TransactionTracker.'));
+    if (this.state === 'closed')
+      return Promise.reject(new TrackerError('CLOSED', 'The tracker is closed; create a new TransactionTracker.'));
     const id = this.nextId++;
     const frame = JSON.stringify({ jsonrpc: '2.0', id, method, params });
     return new Promise((resolve, reject) => {
@@ -93,10 +95,16 @@ export class TrackerConnection {
         reject(
           this.state === 'open'
             ? new TrackerError('TIMEOUT', `The tracker did not answer ${method} within ${timeoutMs} ms; try again.`)
-            : new TrackerError('UNREACHABLE', `Cannot reach the txdesk tracker at ${this.where}; check that the data service is running (${method} was not sent).`, true, undefined, {
-                reason: 'NOT_SENT',
-                url: this.where,
-              }),
+            : new TrackerError(
+                'UNREACHABLE',
+                `Cannot reach the txdesk tracker at ${this.where}; check that the data service is running (${method} was not sent).`,
+                true,
+                undefined,
+                {
+                  reason: 'NOT_SENT',
+                  url: this.where,
+                },
+              ),
         );
       }, timeoutMs);
       this.pending.set(id, { frame, resolve, reject, timer, sent: false });
@@ -146,7 +154,15 @@ export class TrackerConnection {
         socket = ws as unknown as WebSocketLike;
       }
     } catch (e) {
-      this.fail(new TrackerError('INVALID_OPTIONS', `Cannot open a WebSocket to ${this.where}: ${e instanceof Error ? e.message : String(e)}.`, false, undefined, { option: 'options.url', url: this.where }));
+      this.fail(
+        new TrackerError(
+          'INVALID_OPTIONS',
+          `Cannot open a WebSocket to ${this.where}: ${e instanceof Error ? e.message : String(e)}.`,
+          false,
+          undefined,
+          { option: 'options.url', url: this.where },
+        ),
+      );
       return;
     }
     this.socket = socket;
@@ -184,10 +200,28 @@ export class TrackerConnection {
         ? { ...pickFacts(refusal), url: lost, retryInMs, nextUrl: this.where }
         : wasOpen
           ? { reason: 'CONNECTION_DROPPED', url: lost, retryInMs, nextUrl: this.where }
-          : { reason: 'CONNECT_FAILED', ...(lastError ? { detail: withoutQueries(lastError) } : {}), url: lost, retryInMs, nextUrl: this.where };
-      const why = refusal ? refusal.message : wasOpen ? 'the connection dropped' : `cannot connect${facts.detail ? ` (${facts.detail})` : ''}`;
+          : {
+              reason: 'CONNECT_FAILED',
+              ...(lastError ? { detail: withoutQueries(lastError) } : {}),
+              url: lost,
+              retryInMs,
+              nextUrl: this.where,
+            };
+      const why = refusal
+        ? refusal.message
+        : wasOpen
+          ? 'the connection dropped'
+          : `cannot connect${facts.detail ? ` (${facts.detail})` : ''}`;
       const to = this.o.urls.length > 1 ? ` to ${this.where}` : '';
-      this.o.onError(new TrackerError('UNREACHABLE', `Lost the txdesk tracker at ${lost}: ${why}; reconnecting${to} in ${retryInMs} ms.`, true, undefined, facts));
+      this.o.onError(
+        new TrackerError(
+          'UNREACHABLE',
+          `Lost the txdesk tracker at ${lost}: ${why}; reconnecting${to} in ${retryInMs} ms.`,
+          true,
+          undefined,
+          facts,
+        ),
+      );
       this.retryTimer = setTimeout(() => {
         this.retryTimer = null;
         this.connect();
@@ -238,7 +272,10 @@ export class TrackerConnection {
         continue;
       }
       if (typeof f.id !== 'number') {
-        if (f.error) this.o.onError(new TrackerError('RPC_ERROR', `The tracker rejected a frame: ${f.error.message ?? 'unknown error'}.`, false, f.error.code));
+        if (f.error)
+          this.o.onError(
+            new TrackerError('RPC_ERROR', `The tracker rejected a frame: ${f.error.message ?? 'unknown error'}.`, false, f.error.code),
+          );
         continue;
       }
       if (f.id === this.heartbeatId) {

@@ -166,7 +166,8 @@ export function parseTrackParams(params: readonly unknown[]): Checked<{ hash: st
   } else if (params.length >= 2) {
     const a = params[1];
     const b = params[2];
-    const flattened = typeof a === 'number' && a > MAX_CONFIRMATION && (b === undefined || (typeof b === 'number' && b <= MAX_CONFIRMATION));
+    const flattened =
+      typeof a === 'number' && a > MAX_CONFIRMATION && (b === undefined || (typeof b === 'number' && b <= MAX_CONFIRMATION));
     if (flattened) {
       rawTimeout = a;
       timeoutName = 'params[1] (timeout)';

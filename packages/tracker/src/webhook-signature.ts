@@ -41,7 +41,9 @@ export function signWebhook(body: string | Uint8Array, secrets: string | readonl
 /** The timestamp and v1 signatures of a header, or why it is not one of ours. */
 function parseHeader(header: string | null | undefined): { timestamp: number; signatures: Buffer[] } | { reason: string } {
   if (typeof header !== 'string' || header.trim() === '') {
-    return { reason: `The request has no ${WEBHOOK_SIGNATURE_HEADER} header: it was not sent by txdesk, or something on the way dropped the header.` };
+    return {
+      reason: `The request has no ${WEBHOOK_SIGNATURE_HEADER} header: it was not sent by txdesk, or something on the way dropped the header.`,
+    };
   }
   const malformed = { reason: `The ${WEBHOOK_SIGNATURE_HEADER} header is malformed: expected ${FORMAT}.` };
   if (header.length > MAX_HEADER_LENGTH) return malformed;
@@ -80,7 +82,8 @@ export function verifyWebhook(
 ): WebhookVerification {
   const tolerance = opts.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
   const now = opts.nowSeconds ?? Date.now() / 1000;
-  if (!Number.isFinite(tolerance) || tolerance < 0) throw new RangeError(`toleranceSeconds must be a number of seconds, not ${String(tolerance)}.`);
+  if (!Number.isFinite(tolerance) || tolerance < 0)
+    throw new RangeError(`toleranceSeconds must be a number of seconds, not ${String(tolerance)}.`);
   if (!Number.isFinite(now)) throw new RangeError(`nowSeconds must be unix seconds, not ${String(now)}.`);
 
   const parsed = parseHeader(header);
@@ -89,7 +92,10 @@ export function verifyWebhook(
     return { ok: false, reason: 'The body must be the raw request body as received (a string or bytes), not parsed JSON.' };
   }
   if (typeof secret !== 'string' || secret === '') {
-    return { ok: false, reason: "No secret was given to check the signature with: pass the webhook's secret (it is shown once at creation or rotation)." };
+    return {
+      ok: false,
+      reason: "No secret was given to check the signature with: pass the webhook's secret (it is shown once at creation or rotation).",
+    };
   }
 
   const expected = mac(body, secret, parsed.timestamp);
@@ -101,7 +107,8 @@ export function verifyWebhook(
   if (!matched) {
     return {
       ok: false,
-      reason: "The signature does not match: check the webhook's secret (it is shown once at creation or rotation) and that the body is the raw request body, not re-serialised JSON.",
+      reason:
+        "The signature does not match: check the webhook's secret (it is shown once at creation or rotation) and that the body is the raw request body, not re-serialised JSON.",
     };
   }
 

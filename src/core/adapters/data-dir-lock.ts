@@ -11,7 +11,9 @@ export class DataDirInUseError extends Error {
     readonly dataDir: string,
     readonly pid: number,
   ) {
-    super(`The data folder ${dataDir} is in use by another txdesk (pid ${pid}); stop that one first, or set TXDESK_DATA_DIR to another folder.`);
+    super(
+      `The data folder ${dataDir} is in use by another txdesk (pid ${pid}); stop that one first, or set TXDESK_DATA_DIR to another folder.`,
+    );
     this.name = 'DataDirInUseError';
   }
 }

@@ -38,7 +38,8 @@ export function withSpend(rule: StoredRule, costWei: bigint, nowMs: number): Sto
   const minute = new Date(Math.floor(nowMs / MINUTE_MS) * MINUTE_MS + MINUTE_MS).toISOString();
   const spends = recentSpends(rule, nowMs);
   const last = spends.at(-1);
-  if (last?.at === minute) return { ...rule, spends: [...spends.slice(0, -1), { at: minute, wei: (BigInt(last.wei) + costWei).toString() }] };
+  if (last?.at === minute)
+    return { ...rule, spends: [...spends.slice(0, -1), { at: minute, wei: (BigInt(last.wei) + costWei).toString() }] };
   return { ...rule, spends: [...spends, { at: minute, wei: costWei.toString() }] };
 }
 

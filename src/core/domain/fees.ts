@@ -3,9 +3,7 @@ import { MIN_BUMP_PERCENT } from '../../shared/defaults.js';
 
 export { MIN_BUMP_PERCENT };
 
-export type FeeFields =
-  | { txType: 'legacy'; gasPrice: bigint }
-  | { txType: 'eip1559'; maxFeePerGas: bigint; maxPriorityFeePerGas: bigint };
+export type FeeFields = { txType: 'legacy'; gasPrice: bigint } | { txType: 'eip1559'; maxFeePerGas: bigint; maxPriorityFeePerGas: bigint };
 
 /** What the network charges right now, read by the chain adapter just before a decision. */
 export interface NetworkFees {
@@ -35,7 +33,11 @@ const maxOf = (...xs: bigint[]): bigint => xs.reduce((a, b) => (b > a ? b : a));
  * Fees of a first attempt: the configured fee (the seed's 1 gwei), raised only as far as a node requires
  * to accept the transaction at all (the base fee), so it may wait but is never refused.
  */
-export function initialFees(txType: FeeFields['txType'], initialFeeWei: bigint, net: NetworkFees): { fees: FeeFields; raisedToBaseFee: boolean } {
+export function initialFees(
+  txType: FeeFields['txType'],
+  initialFeeWei: bigint,
+  net: NetworkFees,
+): { fees: FeeFields; raisedToBaseFee: boolean } {
   const base = net.baseFeeWei ?? 0n;
   const fee = maxOf(initialFeeWei, base);
   const raisedToBaseFee = fee > initialFeeWei;
@@ -61,7 +63,10 @@ export function givenFees(given: GivenFees, net: NetworkFees): { fees: FeeFields
   const tipAsked = given.maxPriorityFeePerGas ?? (askedMax !== undefined && askedMax < net.priorityFeeWei ? askedMax : net.priorityFeeWei);
   const maxFee = askedMax ?? 2n * base + tipAsked;
   const raised = maxOf(maxFee, base);
-  return { fees: { txType: 'eip1559', maxFeePerGas: raised, maxPriorityFeePerGas: tipAsked < raised ? tipAsked : raised }, raisedToBaseFee: raised > maxFee };
+  return {
+    fees: { txType: 'eip1559', maxFeePerGas: raised, maxPriorityFeePerGas: tipAsked < raised ? tipAsked : raised },
+    raisedToBaseFee: raised > maxFee,
+  };
 }
 
 /**

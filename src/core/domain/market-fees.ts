@@ -109,7 +109,11 @@ export function marketFees(q: MarketQuote, net: NetworkFees): FeeFields {
     const price = (net.gasPriceWei * (100n + LEGACY_PREMIUM_PERCENT[q.speed]) + 99n) / 100n;
     return { txType: 'legacy', gasPrice: price > q.tipWei ? price : q.tipWei };
   }
-  return { txType: 'eip1559', maxFeePerGas: baseFeeAfter(q.baseFeeWei, HEADROOM_BLOCKS[q.speed]) + q.tipWei, maxPriorityFeePerGas: q.tipWei };
+  return {
+    txType: 'eip1559',
+    maxFeePerGas: baseFeeAfter(q.baseFeeWei, HEADROOM_BLOCKS[q.speed]) + q.tipWei,
+    maxPriorityFeePerGas: q.tipWei,
+  };
 }
 
 /** The tip `fees` pays in a block with base fee `base` (legacy: the price above the base fee); null if it cannot enter. */
@@ -138,12 +142,21 @@ export function marketStuck(fees: FeeFields, h: FeeHistory): StuckVerdict {
   const blocks = h.gasUsedRatio.length;
   const next = h.baseFees ? h.baseFees.at(-1)! : 0n;
   const offered = effectiveTip(fees, next);
-  if (offered === null) return { stuck: true, reason: 'base-fee-above-max', blocks, baseFeeWei: next, maxFeeWei: fees.txType === 'legacy' ? fees.gasPrice : fees.maxFeePerGas };
+  if (offered === null)
+    return {
+      stuck: true,
+      reason: 'base-fee-above-max',
+      blocks,
+      baseFeeWei: next,
+      maxFeeWei: fees.txType === 'legacy' ? fees.gasPrice : fees.maxFeePerGas,
+    };
   if (blocks < STUCK_AFTER_BLOCKS) return { stuck: false, blocks };
   const full = busyBlocks(h).filter((i) => h.gasUsedRatio[i]! >= FULL_RATIO);
   if (full.length < STUCK_AFTER_BLOCKS) return { stuck: false, blocks };
   const included = full.map((i) => h.rewards[i]![0] ?? 0n).reduce((a, b) => (b < a ? b : a));
-  return offered < included ? { stuck: true, reason: 'outbid', blocks, includedTipWei: included, offeredTipWei: offered } : { stuck: false, blocks };
+  return offered < included
+    ? { stuck: true, reason: 'outbid', blocks, includedTipWei: included, offeredTipWei: offered }
+    : { stuck: false, blocks };
 }
 
 /**

@@ -3,7 +3,6 @@
 import type { NetworkInfo, NetworkRef, NetworkState } from '../../shared/desktop-api.js';
 import { networkKey } from '../../shared/networks.js';
 
-
 export const sameNetwork = (a: NetworkRef, b: NetworkRef): boolean => a.platform === b.platform && a.network === b.network;
 
 /** A network as GET /nft/v1/networks of the data service describes it. */
@@ -67,8 +66,10 @@ export function networkList(o: NetworkListInput): NetworkInfo[] {
 /** Why the app cannot switch to `n` now, in one sentence that says what to do; null when it can. */
 export function unavailableReason(n: ServedNetwork, o: { hasNode: boolean; listedByService: boolean }): string | null {
   const key = networkKey(n);
-  if (!o.listedByService) return `The data service does not serve ${key}; remove its node URL, or point the app at a service that serves it.`;
-  if (n.state === 'wrong-chain') return `The data service stopped serving ${key} because its node is on another chain; fix the service's node for it, then switch.`;
+  if (!o.listedByService)
+    return `The data service does not serve ${key}; remove its node URL, or point the app at a service that serves it.`;
+  if (n.state === 'wrong-chain')
+    return `The data service stopped serving ${key} because its node is on another chain; fix the service's node for it, then switch.`;
   if (!o.hasNode) return `No node URL is set for ${key}: add one under Settings → Networks to switch to it.`;
   return null;
 }
@@ -84,7 +85,10 @@ export function switchRefusal(target: NetworkRef, list: readonly NetworkInfo[]):
 }
 
 /** The node URL for `n`, if the app knows one: the start network's, an embedded dev chain's, or one saved per network. */
-export function nodeUrlFor(n: NetworkRef, o: { start: KnownNetwork; embedded: readonly KnownNetwork[]; saved: Readonly<Record<string, string>> }): string | null {
+export function nodeUrlFor(
+  n: NetworkRef,
+  o: { start: KnownNetwork; embedded: readonly KnownNetwork[]; saved: Readonly<Record<string, string>> },
+): string | null {
   if (sameNetwork(n, o.start)) return o.start.nodeUrl;
   const dev = o.embedded.find((x) => sameNetwork(x, n));
   if (dev) return dev.nodeUrl;

@@ -61,13 +61,32 @@ export function recoverNonce(f: NonceFacts): NonceRecovery {
   const stale = f.records.find((r) => r.status === 'receipt');
   if (stale && f.nonce >= f.minedNonceCount && f.headBlock !== undefined && f.headBlock >= Number(stale.data.blockNumber)) {
     // The node is past the receipt's block and the nonce is unused: the receipt was reorganised away.
-    const changes = withdrawReceipt(stale, f.records.filter((r) => r !== stale), 'the node no longer has it');
+    const changes = withdrawReceipt(
+      stale,
+      f.records.filter((r) => r !== stale),
+      'the node no longer has it',
+    );
     const sendable = f.records.filter((r) => !f.rejected.has(r.transactionHash));
     const newest = highestAttempt(sendable);
-    return { outcome: 'reorged', changes, rebroadcast: newest?.transactionHash ?? stale.transactionHash, track: [stale.transactionHash, ...(newest && newest !== stale ? [newest.transactionHash] : [])] };
+    return {
+      outcome: 'reorged',
+      changes,
+      rebroadcast: newest?.transactionHash ?? stale.transactionHash,
+      track: [stale.transactionHash, ...(newest && newest !== stale ? [newest.transactionHash] : [])],
+    };
   }
   if (f.nonce < f.minedNonceCount) {
-    const changes = f.records.filter((r) => r.status !== 'replaced').map((r) => change(r.transactionHash, 'replaced', 'nonce-used-elsewhere', { code: 'nonce-used-elsewhere', nonce: f.nonce }, { nonce: f.nonce, minedNonceCount: f.minedNonceCount }));
+    const changes = f.records
+      .filter((r) => r.status !== 'replaced')
+      .map((r) =>
+        change(
+          r.transactionHash,
+          'replaced',
+          'nonce-used-elsewhere',
+          { code: 'nonce-used-elsewhere', nonce: f.nonce },
+          { nonce: f.nonce, minedNonceCount: f.minedNonceCount },
+        ),
+      );
     return { outcome: 'used-elsewhere', changes, rebroadcast: null, track: [] };
   }
   const sendable = f.records.filter((r) => !f.rejected.has(r.transactionHash));

@@ -31,7 +31,10 @@ const PATTERNS: [Exclude<BroadcastFailure, 'unreachable'>, RegExp][] = [
   ['nonce-used', /nonce too low|nonce.*(has )?already been used|noncetoolow|nonce is too low/i],
   ['underpriced', /replacement.*(underpriced|too low)|fee too low to replace|replace.*underpriced/i],
   ['funds', /insufficient funds|insufficient balance|not enough (funds|balance)|balance too low/i],
-  ['fee-too-low', /base ?fee|fee ?cap.*(too )?low|max fee per gas less than|underpriced|gas price too low|fee too low|below (the )?(minimum|min)/i],
+  [
+    'fee-too-low',
+    /base ?fee|fee ?cap.*(too )?low|max fee per gas less than|underpriced|gas price too low|fee too low|below (the )?(minimum|min)/i,
+  ],
   ['pool-full', /pool is full|txpool is full|pool full|too many (pending )?transactions|pool.*capacity/i],
 ];
 
@@ -94,7 +97,7 @@ export function sendEndsRefusal(reason: NonceProblemReason | undefined, sentIsNe
  */
 export function lastRefusalIn(history: readonly TxEvent[]): { failure: Refusal; count: number } | null {
   const ev = [...history].reverse().find((e) => e.kind === 'broadcast-failed' || e.kind === 'broadcast' || e.kind === 'rebroadcast');
-  if (!ev || ev.kind !== 'broadcast-failed') return null;
+  if (ev?.kind !== 'broadcast-failed') return null;
   const failure = ev.detail.failure as BroadcastFailure;
   if (failure === 'known' || failure === 'nonce-used') return null;
   return { failure, count: Number(ev.detail.refusals ?? 1) };
@@ -145,13 +148,16 @@ export interface RetryFacts {
 /** What to do on a new block about a nonce whose newest transaction the node refused. */
 export function decideRetry(f: RetryFacts): RetryAction {
   switch (f.failure) {
-    case 'funds': return f.balanceWei !== null && f.balanceWei < f.costWei ? { action: 'wait' } : { action: 'resend' };
-    case 'fee-too-low': return f.baseFeeWei !== null && f.feeWei < f.baseFeeWei ? { action: 'resign' } : { action: 'resend' };
+    case 'funds':
+      return f.balanceWei !== null && f.balanceWei < f.costWei ? { action: 'wait' } : { action: 'resend' };
+    case 'fee-too-low':
+      return f.baseFeeWei !== null && f.feeWei < f.baseFeeWei ? { action: 'resign' } : { action: 'resend' };
     // underpriced: whatever outbid it may have been mined or dropped since; a resend that is refused again bumps at once.
     case 'underpriced':
     case 'pool-full':
     case 'unreachable':
       return { action: 'resend' };
-    case 'refused': return f.refusals >= REFUSALS_BEFORE_CANCEL && !f.isCancel ? { action: 'cancel' } : { action: 'resend' };
+    case 'refused':
+      return f.refusals >= REFUSALS_BEFORE_CANCEL && !f.isCancel ? { action: 'cancel' } : { action: 'resend' };
   }
 }

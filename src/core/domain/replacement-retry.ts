@@ -37,7 +37,11 @@ const DECISIONS: ReadonlySet<string> = new Set(['replacement-sent', 'replacement
  * more attempts; for `cap` always, since fees move and the fee check decides. `histories` maps a hash to its events,
  * oldest first; only the newest attempt's is read.
  */
-export function waitingForRetry(records: readonly TxRecord[], histories: ReadonlyMap<string, readonly TxEvent[]>, policy: ReplacementPolicy): WaitingAttempt | null {
+export function waitingForRetry(
+  records: readonly TxRecord[],
+  histories: ReadonlyMap<string, readonly TxEvent[]>,
+  policy: ReplacementPolicy,
+): WaitingAttempt | null {
   const newest = newestAttempt(records);
   if (!newest) return null;
   if (records.some(isMined)) return null;
@@ -45,7 +49,7 @@ export function waitingForRetry(records: readonly TxRecord[], histories: Readonl
   // replacement the node refused as underpriced whose re-bump was skipped: the nonce is stuck all the same.
   if ((newest.status !== undefined && newest.status !== 'pending') || newest.replacedBy !== null) return null;
   const lastSkip = [...(histories.get(newest.transactionHash) ?? [])].reverse().find((e) => DECISIONS.has(e.kind));
-  if (!lastSkip || lastSkip.kind !== 'replacement-skipped' || !RETRYABLE.has(lastSkip.detail.reason)) return null;
+  if (lastSkip?.kind !== 'replacement-skipped' || !RETRYABLE.has(lastSkip.detail.reason)) return null;
   const reason = lastSkip.detail.reason as RetryableSkipReason;
   if (reason === 'max-replacements' && newest.attempt >= policy.maxReplacements) return null;
   return { record: newest, others: records.filter((r) => r !== newest), reason, lastSkip };

@@ -12,10 +12,25 @@ import type { RequestRefusal, UserReplacementKind } from './send-check.js';
  * A replacement to sign: its fees and attempt, the replaced fee (for the percent), and who asked: the policy (within
  * `maxReplacements`, or beyond it for a transaction no pool took) or a person.
  */
-export type ReplaceDecision = { action: 'replace'; fees: FeeFields; attempt: number; prevFeeWei: bigint; by: 'policy' | 'beyond-limit' | UserReplacementKind; maxReplacements: number; market?: MarketQuote };
+export type ReplaceDecision = {
+  action: 'replace';
+  fees: FeeFields;
+  attempt: number;
+  prevFeeWei: bigint;
+  by: 'policy' | 'beyond-limit' | UserReplacementKind;
+  maxReplacements: number;
+  market?: MarketQuote;
+};
 
 /** What a `replacement-skipped` event stores beside each reason a stuck transaction is not replaced for. */
-type SkipDetails = { 'not-stuck': { status: TxStatus }; 'nonce-mined': { minedBy: string }; superseded: { newer: string }; 'max-replacements': { attempt: number; maxReplacements: number }; cap: { neededWei: string; capWei: string }; 'no-key': { from: string } };
+type SkipDetails = {
+  'not-stuck': { status: TxStatus };
+  'nonce-mined': { minedBy: string };
+  superseded: { newer: string };
+  'max-replacements': { attempt: number; maxReplacements: number };
+  cap: { neededWei: string; capWei: string };
+  'no-key': { from: string };
+};
 export type SkipReason = keyof SkipDetails;
 export type SkipDecision = { [R in SkipReason]: { action: 'skip'; nonce: number; reason: R; detail: SkipDetails[R] } }[SkipReason];
 export type ReplacementDecision = ReplaceDecision | SkipDecision;
@@ -72,28 +87,63 @@ export const isMined = (r: Pick<TxRecord, 'status'>): boolean => r.status !== un
  * Checks that need no network data. `tx` is the record that just went `pending`; `sameNonce` is every other
  * record of its sender and nonce. Returns null when a replacement may be sent.
  */
-export function replacementBlocker(tx: TxRecord, sameNonce: readonly TxRecord[], policy: ReplacementPolicy, ask: ReplacementAsk): SkipDecision | null {
-  if (tx.status !== undefined && tx.status !== 'pending') return { action: 'skip', nonce: tx.nonce, reason: 'not-stuck', detail: { status: tx.status } };
+export function replacementBlocker(
+  tx: TxRecord,
+  sameNonce: readonly TxRecord[],
+  policy: ReplacementPolicy,
+  ask: ReplacementAsk,
+): SkipDecision | null {
+  if (tx.status !== undefined && tx.status !== 'pending')
+    return { action: 'skip', nonce: tx.nonce, reason: 'not-stuck', detail: { status: tx.status } };
   const mined = sameNonce.find(isMined);
   if (mined) return { action: 'skip', nonce: tx.nonce, reason: 'nonce-mined', detail: { minedBy: mined.transactionHash } };
   if (tx.replacedBy !== null || sameNonce.some((r) => r.attempt > tx.attempt)) {
-    return { action: 'skip', nonce: tx.nonce, reason: 'superseded', detail: { newer: tx.replacedBy ?? sameNonce.reduce((a, b) => (b.attempt > a.attempt ? b : a)).transactionHash } };
+    return {
+      action: 'skip',
+      nonce: tx.nonce,
+      reason: 'superseded',
+      detail: { newer: tx.replacedBy ?? sameNonce.reduce((a, b) => (b.attempt > a.attempt ? b : a)).transactionHash },
+    };
   }
-  if (!ask.beyondLimit && tx.attempt >= policy.maxReplacements) return { action: 'skip', nonce: tx.nonce, reason: 'max-replacements', detail: { attempt: tx.attempt, maxReplacements: policy.maxReplacements } };
+  if (!ask.beyondLimit && tx.attempt >= policy.maxReplacements)
+    return {
+      action: 'skip',
+      nonce: tx.nonce,
+      reason: 'max-replacements',
+      detail: { attempt: tx.attempt, maxReplacements: policy.maxReplacements },
+    };
   if (ask.signer !== tx.from) return { action: 'skip', nonce: tx.nonce, reason: 'no-key', detail: { from: tx.from } };
   return null;
 }
 
 /** The full decision for a record that is stuck (by default with its key loaded); `market` under the market policy. */
-export function decideReplacement(tx: TxRecord, sameNonce: readonly TxRecord[], net: NetworkFees, policy: ReplacementPolicy, ask: ReplacementAsk = { signer: tx.from }, market?: MarketQuote): ReplacementDecision {
+export function decideReplacement(
+  tx: TxRecord,
+  sameNonce: readonly TxRecord[],
+  net: NetworkFees,
+  policy: ReplacementPolicy,
+  ask: ReplacementAsk = { signer: tx.from },
+  market?: MarketQuote,
+): ReplacementDecision {
   const blocked = replacementBlocker(tx, sameNonce, policy, ask);
   if (blocked) return blocked;
   // The market policy goes straight to the market's price for the request's speed (at least the node's bump); the
   // seed preset steps up by the bump from the previous fee.
-  const next = market ? marketReplacementFees(feesOf(tx), market, net, policy.bumpPercent) : replacementFees(feesOf(tx), net, policy.bumpPercent);
+  const next = market
+    ? marketReplacementFees(feesOf(tx), market, net, policy.bumpPercent)
+    : replacementFees(feesOf(tx), net, policy.bumpPercent);
   const cap = BigInt(policy.maxFeeWei);
-  if (headlineFee(next) > cap) return { action: 'skip', nonce: tx.nonce, reason: 'cap', detail: { neededWei: headlineFee(next).toString(), capWei: cap.toString() } };
-  return { action: 'replace', fees: next, attempt: tx.attempt + 1, prevFeeWei: BigInt(tx.gasPrice), by: ask.beyondLimit ? 'beyond-limit' : 'policy', maxReplacements: policy.maxReplacements, ...(market ? { market } : {}) };
+  if (headlineFee(next) > cap)
+    return { action: 'skip', nonce: tx.nonce, reason: 'cap', detail: { neededWei: headlineFee(next).toString(), capWei: cap.toString() } };
+  return {
+    action: 'replace',
+    fees: next,
+    attempt: tx.attempt + 1,
+    prevFeeWei: BigInt(tx.gasPrice),
+    by: ask.beyondLimit ? 'beyond-limit' : 'policy',
+    maxReplacements: policy.maxReplacements,
+    ...(market ? { market } : {}),
+  };
 }
 
 /** Why a person's cancel or speed-up of the nonce of `records` has nothing left to do: it is mined, or used elsewhere. */
@@ -104,7 +154,11 @@ export function settledNonceRefusal(records: readonly TxRecord[], nonce: number,
 }
 
 /** Why the loaded key (`signer`, null: none) cannot sign a cancel or speed-up of a transaction `from` sent. */
-export function keyRefusal(signer: string | null, from: string, kind: UserReplacementKind): Extract<RequestRefusal, { code: 'key-not-loaded' }> | null {
+export function keyRefusal(
+  signer: string | null,
+  from: string,
+  kind: UserReplacementKind,
+): Extract<RequestRefusal, { code: 'key-not-loaded' }> | null {
   return signer === from ? null : { code: 'key-not-loaded', kind, from };
 }
 
@@ -112,15 +166,32 @@ export function keyRefusal(signer: string | null, from: string, kind: UserReplac
  * The fees of a person's cancel or speed-up of `newest` (or the engine's cancel of a nonce the node keeps refusing):
  * bumped at the network's price, outside the replacement limit, never above the fee cap.
  */
-export function decideUserReplacement(newest: TxRecord, kind: UserReplacementKind, net: NetworkFees, policy: ReplacementPolicy): ReplaceDecision | Extract<RequestRefusal, { code: 'bump-above-cap' }> {
+export function decideUserReplacement(
+  newest: TxRecord,
+  kind: UserReplacementKind,
+  net: NetworkFees,
+  policy: ReplacementPolicy,
+): ReplaceDecision | Extract<RequestRefusal, { code: 'bump-above-cap' }> {
   // A cancel filling a nonce is signed with today's policy: its own transaction may have been refused for its type.
-  const base: FeeFields = kind === 'cancel' && newest.txType !== policy.txType ? initialFees(policy.txType, BigInt(newest.gasPrice), net).fees : feesOf(newest);
+  const base: FeeFields =
+    kind === 'cancel' && newest.txType !== policy.txType ? initialFees(policy.txType, BigInt(newest.gasPrice), net).fees : feesOf(newest);
   const fees = replacementFees(base, net, policy.bumpPercent);
   const capWei = BigInt(policy.maxFeeWei);
   if (headlineFee(fees) > capWei) return { code: 'bump-above-cap', kind, nonce: newest.nonce, feeWei: headlineFee(fees), capWei };
-  return { action: 'replace', fees, attempt: newest.attempt + 1, prevFeeWei: BigInt(newest.gasPrice), by: kind, maxReplacements: policy.maxReplacements };
+  return {
+    action: 'replace',
+    fees,
+    attempt: newest.attempt + 1,
+    prevFeeWei: BigInt(newest.gasPrice),
+    by: kind,
+    maxReplacements: policy.maxReplacements,
+  };
 }
 
 /** Skips that a change in fees, settings or the key can undo, as the nonce's problem; the others (mined, superseded, not stuck) are final. */
 export type RetryableSkipReason = Extract<SkipReason, 'cap' | 'max-replacements' | 'no-key'>;
-export const PROBLEM_OF_SKIP: Partial<Record<SkipReason, NonceProblemReason>> = { cap: 'fee-cap', 'max-replacements': 'max-replacements', 'no-key': 'no-key' };
+export const PROBLEM_OF_SKIP: Partial<Record<SkipReason, NonceProblemReason>> = {
+  cap: 'fee-cap',
+  'max-replacements': 'max-replacements',
+  'no-key': 'no-key',
+};

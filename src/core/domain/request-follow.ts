@@ -42,7 +42,8 @@ export function followRequest(asked: AttemptFacts, attempts: readonly AttemptFac
   if (chain.mined.has(asked.hash)) return { answer: 'as-is' };
   const mined = attempts.find((a) => chain.mined.has(a.hash));
   if (mined) {
-    if (mined.kind === 'cancel' && asked.kind !== 'cancel') return { answer: 'cancelled', cancel: mined.hash, by: mined.cancelledBy ?? 'person' };
+    if (mined.kind === 'cancel' && asked.kind !== 'cancel')
+      return { answer: 'cancelled', cancel: mined.hash, by: mined.cancelledBy ?? 'person' };
     return { answer: 'attempt', hash: mined.hash };
   }
   return chain.latestCount > nonce ? { answer: 'nonce-used-elsewhere' } : { answer: 'as-is' };

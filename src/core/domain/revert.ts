@@ -65,9 +65,13 @@ export function describeRevert(r: RevertReason, nodeMessage?: string): string {
 
 function revertWhy(r: RevertReason, nodeMessage?: string): string {
   switch (r.kind) {
-    case 'error': return `the contract says "${r.message}"`;
-    case 'panic': return `Panic(0x${r.code.toString(16).padStart(2, '0')}): ${(r.code <= 0xffn ? PANIC_MEANINGS[Number(r.code)] : undefined) ?? 'an unknown panic code'}`;
-    case 'custom': return `the contract raised the custom error ${r.selector} (look the selector up in its ABI)`;
-    case 'none': return nodeMessage ? `the node says "${nodeMessage}", with no reason given` : 'no reason given';
+    case 'error':
+      return `the contract says "${r.message}"`;
+    case 'panic':
+      return `Panic(0x${r.code.toString(16).padStart(2, '0')}): ${(r.code <= 0xffn ? PANIC_MEANINGS[Number(r.code)] : undefined) ?? 'an unknown panic code'}`;
+    case 'custom':
+      return `the contract raised the custom error ${r.selector} (look the selector up in its ABI)`;
+    case 'none':
+      return nodeMessage ? `the node says "${nodeMessage}", with no reason given` : 'no reason given';
   }
 }

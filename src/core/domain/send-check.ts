@@ -9,23 +9,37 @@ import { marketFees, type MarketQuote } from './market-fees.js';
 function capFees(fees: FeeFields, capWei: bigint): FeeFields {
   if (fees.txType === 'legacy') return fees.gasPrice > capWei ? { txType: 'legacy', gasPrice: capWei } : fees;
   const maxFee = fees.maxFeePerGas > capWei ? capWei : fees.maxFeePerGas;
-  return { txType: 'eip1559', maxFeePerGas: maxFee, maxPriorityFeePerGas: fees.maxPriorityFeePerGas < maxFee ? fees.maxPriorityFeePerGas : maxFee };
+  return {
+    txType: 'eip1559',
+    maxFeePerGas: maxFee,
+    maxPriorityFeePerGas: fees.maxPriorityFeePerGas < maxFee ? fees.maxPriorityFeePerGas : maxFee,
+  };
 }
 
 export type UserReplacementKind = 'cancel' | 'speed-up';
 
 /** Why a person's send, cancel or speed-up is refused with nothing signed: a code and the numbers of its sentence. */
 export type RequestRefusal =
-  | { code: 'no-key' } | { code: 'price-above-cap' | 'initial-fee-above-cap' | 'given-fee-above-cap'; feeWei: bigint; capWei: bigint } | ({ code: 'funds'; missingWei: bigint } & FundsFacts)
+  | { code: 'no-key' }
+  | { code: 'price-above-cap' | 'initial-fee-above-cap' | 'given-fee-above-cap'; feeWei: bigint; capWei: bigint }
+  | ({ code: 'funds'; missingWei: bigint } & FundsFacts)
   // A cancel or speed-up.
-  | { code: 'unknown-tx'; hash: string } | { code: 'key-not-loaded'; kind: UserReplacementKind; from: string } | { code: 'nonce-used-elsewhere'; kind: UserReplacementKind; nonce: number }
-  | { code: 'nonce-mined'; kind: UserReplacementKind; nonce: number; minedBy: string } | { code: 'bump-above-cap'; kind: UserReplacementKind; nonce: number; feeWei: bigint; capWei: bigint };
+  | { code: 'unknown-tx'; hash: string }
+  | { code: 'key-not-loaded'; kind: UserReplacementKind; from: string }
+  | { code: 'nonce-used-elsewhere'; kind: UserReplacementKind; nonce: number }
+  | { code: 'nonce-mined'; kind: UserReplacementKind; nonce: number; minedBy: string }
+  | { code: 'bump-above-cap'; kind: UserReplacementKind; nonce: number; feeWei: bigint; capWei: bigint };
 
 /**
  * A new transaction's fees under `policy` (or at the fees a tool gave, which replacements then start from), or the
  * refusal when they are above the fee cap.
  */
-export function firstAttemptFees(policy: ReplacementPolicy, net: NetworkFees, given?: GivenFees | null, market?: MarketQuote | null): { fees: FeeFields; raisedFromWei: bigint | null } | RequestRefusal {
+export function firstAttemptFees(
+  policy: ReplacementPolicy,
+  net: NetworkFees,
+  given?: GivenFees | null,
+  market?: MarketQuote | null,
+): { fees: FeeFields; raisedFromWei: bigint | null } | RequestRefusal {
   const capWei = BigInt(policy.maxFeeWei);
   if (!given && market && policy.pricing === 'market') {
     const fees = marketFees(market, net);
@@ -37,11 +51,13 @@ export function firstAttemptFees(policy: ReplacementPolicy, net: NetworkFees, gi
   if (given) {
     const { fees, raisedToBaseFee } = givenFees(given, net);
     const asked = 'gasPrice' in given ? given.gasPrice : given.maxFeePerGas;
-    if (headlineFee(fees) > capWei) return { code: raisedToBaseFee ? 'price-above-cap' : 'given-fee-above-cap', feeWei: headlineFee(fees), capWei };
+    if (headlineFee(fees) > capWei)
+      return { code: raisedToBaseFee ? 'price-above-cap' : 'given-fee-above-cap', feeWei: headlineFee(fees), capWei };
     return { fees, raisedFromWei: raisedToBaseFee && asked !== undefined ? asked : null };
   }
   const { fees, raisedToBaseFee } = initialFees(policy.txType, BigInt(policy.initialFeeWei), net);
-  if (headlineFee(fees) > capWei) return { code: raisedToBaseFee ? 'price-above-cap' : 'initial-fee-above-cap', feeWei: headlineFee(fees), capWei };
+  if (headlineFee(fees) > capWei)
+    return { code: raisedToBaseFee ? 'price-above-cap' : 'initial-fee-above-cap', feeWei: headlineFee(fees), capWei };
   return { fees, raisedFromWei: raisedToBaseFee ? BigInt(policy.initialFeeWei) : null };
 }
 

@@ -31,7 +31,14 @@ export interface Transition {
 const NONE: Transition = { changes: [], stuck: false };
 
 /** A change of one record, its event worded from `news`; `data` replaces the record's when given. */
-export function change(hash: string, status: TxStatus, kind: TxEventKind, news: RecordNews, detail: Record<string, unknown>, data?: Record<string, unknown>): RecordChange {
+export function change(
+  hash: string,
+  status: TxStatus,
+  kind: TxEventKind,
+  news: RecordNews,
+  detail: Record<string, unknown>,
+  data?: Record<string, unknown>,
+): RecordChange {
   return { hash, status, ...(data ? { data } : {}), event: { kind, summary: describeNews(news), detail } };
 }
 
@@ -45,14 +52,22 @@ export function applyTrackerMessage(target: TxRecord, sameNonce: readonly TxReco
       }
       // Only a record nobody has heard of yet can become pending; after a receipt or a replacement it is news from the past.
       if (target.status !== undefined) return NONE;
-      return { changes: [change(target.transactionHash, 'pending', 'pending', { code: 'tracker-timeout' }, { ...msg.result })], stuck: true };
+      return {
+        changes: [change(target.transactionHash, 'pending', 'pending', { code: 'tracker-timeout' }, { ...msg.result })],
+        stuck: true,
+      };
     case 'receipt':
     case 'confirmation':
       return mined(target, sameNonce, msg.result, msg.type);
   }
 }
 
-function mined(target: TxRecord, sameNonce: readonly TxRecord[], result: Record<string, unknown>, kind: 'receipt' | 'confirmation'): Transition {
+function mined(
+  target: TxRecord,
+  sameNonce: readonly TxRecord[],
+  result: Record<string, unknown>,
+  kind: 'receipt' | 'confirmation',
+): Transition {
   // A confirmation is final: nothing that arrives after it (duplicate, late receipt) changes the record, and once
   // one attempt of a nonce is confirmed, a stale receipt for another attempt cannot reopen the nonce.
   if (target.status === 'confirmation' || sameNonce.some((r) => r.status === 'confirmation')) return NONE;
@@ -60,14 +75,40 @@ function mined(target: TxRecord, sameNonce: readonly TxRecord[], result: Record<
   const changes: RecordChange[] = [];
   if (kind === 'receipt' && target.status === 'receipt') {
     if (result.blockHash === target.data.blockHash) return NONE;
-    changes.push(change(target.transactionHash, 'receipt', 'reorged', { code: 'mined-again', block }, { blockNumber: block, blockHash: result.blockHash, previousBlockHash: target.data.blockHash }, result));
+    changes.push(
+      change(
+        target.transactionHash,
+        'receipt',
+        'reorged',
+        { code: 'mined-again', block },
+        { blockNumber: block, blockHash: result.blockHash, previousBlockHash: target.data.blockHash },
+        result,
+      ),
+    );
   } else {
-    changes.push(change(target.transactionHash, kind, kind, { code: kind === 'receipt' ? 'mined' : 'confirmed', block }, { blockNumber: block, blockHash: result.blockHash }, result));
+    changes.push(
+      change(
+        target.transactionHash,
+        kind,
+        kind,
+        { code: kind === 'receipt' ? 'mined' : 'confirmed', block },
+        { blockNumber: block, blockHash: result.blockHash },
+        result,
+      ),
+    );
   }
   // One nonce is mined once: every other attempt of it lost, whatever it believed before.
   for (const other of sameNonce) {
     if (other.transactionHash === target.transactionHash || other.status === 'replaced' || other.status === 'confirmation') continue;
-    changes.push(change(other.transactionHash, 'replaced', 'replaced', { code: 'lost', winner: target.transactionHash, block }, { winner: target.transactionHash, blockNumber: block }));
+    changes.push(
+      change(
+        other.transactionHash,
+        'replaced',
+        'replaced',
+        { code: 'lost', winner: target.transactionHash, block },
+        { winner: target.transactionHash, blockNumber: block },
+      ),
+    );
   }
   return { changes, stuck: false };
 }
@@ -83,8 +124,25 @@ export function withdrawReceipt(target: TxRecord, sameNonce: readonly TxRecord[]
   if (!withdrawable || (!deep && sameNonce.some((r) => r.status === 'confirmation'))) return [];
   const block = target.data.blockNumber;
   return [
-    change(target.transactionHash, 'pending', 'reorged', { code: 'withdrawn', block, why }, { blockNumber: block, blockHash: target.data.blockHash, withdrawn: true }, {}),
-    ...sameNonce.filter((r) => r.status === 'replaced').map((other) => change(other.transactionHash, 'pending', 'reorged', { code: 'back-in-play', winner: target.transactionHash }, { winner: target.transactionHash, blockNumber: block })),
+    change(
+      target.transactionHash,
+      'pending',
+      'reorged',
+      { code: 'withdrawn', block, why },
+      { blockNumber: block, blockHash: target.data.blockHash, withdrawn: true },
+      {},
+    ),
+    ...sameNonce
+      .filter((r) => r.status === 'replaced')
+      .map((other) =>
+        change(
+          other.transactionHash,
+          'pending',
+          'reorged',
+          { code: 'back-in-play', winner: target.transactionHash },
+          { winner: target.transactionHash, blockNumber: block },
+        ),
+      ),
   ];
 }
 

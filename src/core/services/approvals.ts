@@ -61,7 +61,15 @@ export function createApprovals(d: ApprovalsDeps) {
     const timeout = d.timeoutMs();
     const request: ApprovalRequest = { ...partial, id: randomUUID(), createdAt: iso(now), expiresAt: iso(now + timeout) };
     return new Promise<ApprovalDecision>((resolve, reject) => {
-      const timer = setTimeout(() => settle(declined(`Nobody answered this request in the app within ${Math.round(timeout / 1000)} s, so it was declined; ask again and approve it in the txdesk window.`)), timeout);
+      const timer = setTimeout(
+        () =>
+          settle(
+            declined(
+              `Nobody answered this request in the app within ${Math.round(timeout / 1000)} s, so it was declined; ask again and approve it in the txdesk window.`,
+            ),
+          ),
+        timeout,
+      );
       timer.unref();
       const settle = (answer: ApprovalDecision | Error) => {
         if (!waiting.delete(request.id)) return;
@@ -78,7 +86,8 @@ export function createApprovals(d: ApprovalsDeps) {
     });
   }
 
-  const ruleOf = (rules: StoredRule[], who: Requester) => rules.find((r) => r.requester.kind === who.kind && r.requester.fingerprint === who.fingerprint);
+  const ruleOf = (rules: StoredRule[], who: Requester) =>
+    rules.find((r) => r.requester.kind === who.kind && r.requester.fingerprint === who.fingerprint);
 
   return {
     required: d.required,
@@ -99,7 +108,13 @@ export function createApprovals(d: ApprovalsDeps) {
       const decision = await ask({
         kind: 'transaction',
         requester,
-        transaction: { ...payload, ...calledFunction(payload.to, payload.input), feeFromWei: (firstFeeWei ?? BigInt(policy.initialFeeWei)).toString(), feeCapWei: policy.maxFeeWei, maxCostWei: maxCost.toString() },
+        transaction: {
+          ...payload,
+          ...calledFunction(payload.to, payload.input),
+          feeFromWei: (firstFeeWei ?? BigInt(policy.initialFeeWei)).toString(),
+          feeCapWei: policy.maxFeeWei,
+          maxCostWei: maxCost.toString(),
+        },
       });
       if (decision.allowPerDayWei !== undefined) {
         const now = d.clock.now();
@@ -127,7 +142,11 @@ export function createApprovals(d: ApprovalsDeps) {
     /** eth_signTypedData_v4: resolves when the typed data may be signed. */
     async gateTypedData(data: TypedData, requester: Requester): Promise<void> {
       if (!d.required) return;
-      await ask({ kind: 'typed-data', requester, typedData: { primaryType: data.primaryType, domain: data.domain, message: data.message } });
+      await ask({
+        kind: 'typed-data',
+        requester,
+        typedData: { primaryType: data.primaryType, domain: data.domain, message: data.message },
+      });
     },
 
     list,
@@ -135,20 +154,34 @@ export function createApprovals(d: ApprovalsDeps) {
     /** The person's answer; a request already answered, expired or unknown is a 404. */
     decide(id: string, decision: ApprovalDecision): void {
       const w = waiting.get(id);
-      if (!w) throw new TxdeskError('NOT_FOUND', `No request ${id} is waiting for approval (answered, expired or never made); see the waiting ones with GET /api/approvals.`);
+      if (!w)
+        throw new TxdeskError(
+          'NOT_FOUND',
+          `No request ${id} is waiting for approval (answered, expired or never made); see the waiting ones with GET /api/approvals.`,
+        );
       if (decision.allowPerDayWei !== undefined && (!decision.approve || w.request.kind !== 'transaction')) {
-        throw new TxdeskError('INVALID_PARAMETER', 'A standing rule comes only with the approval of a transaction; approve without allowPerDayWei.');
+        throw new TxdeskError(
+          'INVALID_PARAMETER',
+          'A standing rule comes only with the approval of a transaction; approve without allowPerDayWei.',
+        );
       }
       w.settle(decision);
     },
 
     rules(): ApprovalRule[] {
       const now = d.clock.now();
-      return rules.map((r) => ({ id: r.id, requester: r.requester, maxPerDayWei: r.maxPerDayWei, spentWei: spentWithin(r, now).toString(), createdAt: r.createdAt }));
+      return rules.map((r) => ({
+        id: r.id,
+        requester: r.requester,
+        maxPerDayWei: r.maxPerDayWei,
+        spentWei: spentWithin(r, now).toString(),
+        createdAt: r.createdAt,
+      }));
     },
 
     revoke(id: string): void {
-      if (!rules.some((r) => r.id === id)) throw new TxdeskError('NOT_FOUND', `There is no standing rule ${id}; list them with GET /api/approval-rules.`);
+      if (!rules.some((r) => r.id === id))
+        throw new TxdeskError('NOT_FOUND', `There is no standing rule ${id}; list them with GET /api/approval-rules.`);
       rules = rules.filter((r) => r.id !== id);
       writeRules();
     },
@@ -156,7 +189,8 @@ export function createApprovals(d: ApprovalsDeps) {
     /** Declines everything still waiting (the app is stopping). */
     stop(): void {
       if (spendTimer) writeRules();
-      for (const w of [...waiting.values()]) w.settle(declined('The txdesk app stopped before the request was answered; ask again once it runs.'));
+      for (const w of [...waiting.values()])
+        w.settle(declined('The txdesk app stopped before the request was answered; ask again once it runs.'));
     },
   };
 }

@@ -25,7 +25,11 @@ export function createClientFeed(o: ClientFeedOptions) {
     feed,
     queue,
     /** Stops the current subscription and starts one for `clientId` with the same handlers. */
-    async switchTo(clientId: string, onMessage: Parameters<TrackerFeed['start']>[0], onError: Parameters<TrackerFeed['start']>[1]): Promise<void> {
+    async switchTo(
+      clientId: string,
+      onMessage: Parameters<TrackerFeed['start']>[0],
+      onError: Parameters<TrackerFeed['start']>[1],
+    ): Promise<void> {
       const old = current;
       current = o.make(clientId);
       await old.stop();

@@ -1,6 +1,6 @@
 // A client ID is saved only once the data service it is for accepts it: a typo would otherwise surface later as a
 // tracker that never connects. The service asked is the one the settings will use (the patch's, the saved, the running).
-import { type AppSettings } from '../../shared/desktop-api.js';
+import type { AppSettings } from '../../shared/desktop-api.js';
 import { settingsPatchSchema } from '../../shared/desktop-schemas.js';
 import { TxdeskError } from '../../shared/errors.js';
 import { checkClientId } from '../startup-checks.js';
@@ -21,10 +21,16 @@ export function clientIdGuard(o: { running: () => AppSettings; check?: typeof ch
     }
     // A service URL given in the same patch that answers nothing is bad input (400); the running service down is 502.
     if (answer === 'unreachable' && p.data.serviceUrl !== undefined) {
-      throw new TxdeskError('INVALID_PARAMETER', `The client ID could not be checked: no txdesk data service answers at ${serviceUrl}; fix serviceUrl, then save again.`);
+      throw new TxdeskError(
+        'INVALID_PARAMETER',
+        `The client ID could not be checked: no txdesk data service answers at ${serviceUrl}; fix serviceUrl, then save again.`,
+      );
     }
     if (answer === 'unreachable') {
-      throw new TxdeskError('UPSTREAM_UNAVAILABLE', `The client ID could not be checked: the data service at ${serviceUrl} is not reachable; start it, then save again.`);
+      throw new TxdeskError(
+        'UPSTREAM_UNAVAILABLE',
+        `The client ID could not be checked: the data service at ${serviceUrl} is not reachable; start it, then save again.`,
+      );
     }
   };
 }

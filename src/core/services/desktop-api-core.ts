@@ -1,6 +1,18 @@
 // The core's DesktopApi: one plain object that Electron's IPC handlers and the localhost server both call, behind
 // validatedApi (desktop-api-validated.ts), so arguments arrive here already checked and both transports behave the same.
-import { extraRoutes, splitRoute, type AppInfo, type AppSettings, type AppStatus, type DesktopApi, type DevchainStatus, type NetworkInfo, type NetworkRef, type ServiceHealthInfo, type ToolRpcAccess } from '../../shared/desktop-api.js';
+import {
+  extraRoutes,
+  splitRoute,
+  type AppInfo,
+  type AppSettings,
+  type AppStatus,
+  type DesktopApi,
+  type DevchainStatus,
+  type NetworkInfo,
+  type NetworkRef,
+  type ServiceHealthInfo,
+  type ToolRpcAccess,
+} from '../../shared/desktop-api.js';
 import { TxdeskError } from '../../shared/errors.js';
 import { tokenQueryString, type TokenPage } from '../../shared/listing.js';
 import type { TxRecord } from '../../shared/tx-record.js';
@@ -82,7 +94,9 @@ export interface CoreApi extends DesktopApi {
 }
 
 /** A record as the API gives it: stamped with its chain, so a reader never files one chain's nonce under another's. */
-export const onChain = (chainId: number) => (r: TxRecord): TxRecord => ({ ...r, chainId });
+export const onChain =
+  (chainId: number) =>
+  (r: TxRecord): TxRecord => ({ ...r, chainId });
 
 /** Calls every listener; one listener's bug must not break the caller (the engine, the link tracking, an approval). */
 export function emitToEach<T>(listeners: Set<(v: T) => void>, v: T): void {
@@ -111,7 +125,14 @@ export function createCoreApi(d: CoreApiDeps): CoreApi {
     const a = d.active();
     let rpc = toolRpcs.get(a.engine);
     if (!rpc) {
-      const deps: ToolRpcDeps = { chainId: a.info.chainId, chain: a.chain, store: a.store, signer: () => d.keys.signer(), engine: a.engine, approvals: d.approvals };
+      const deps: ToolRpcDeps = {
+        chainId: a.info.chainId,
+        chain: a.chain,
+        store: a.store,
+        signer: () => d.keys.signer(),
+        engine: a.engine,
+        approvals: d.approvals,
+      };
       rpc = createToolRpc(deps);
       toolRpcs.set(a.engine, rpc);
     }
@@ -122,7 +143,12 @@ export function createCoreApi(d: CoreApiDeps): CoreApi {
     const apiTokenFile = d.apiTokenFile();
     return origin && apiTokenFile ? { url: `${origin}${splitRoute(extraRoutes.rpc).path}`, apiTokenFile } : null;
   };
-  const appInfo = (): AppInfo => ({ ...d.active().info, address: d.keys.signer()?.address ?? null, status: d.status(), toolRpc: toolRpcAccess() });
+  const appInfo = (): AppInfo => ({
+    ...d.active().info,
+    address: d.keys.signer()?.address ?? null,
+    status: d.status(),
+    toolRpc: toolRpcAccess(),
+  });
   /** The active network's engine and a stamp with its chain, taken together so a switch in between cannot mix them. */
   const onActive = () => {
     const a = d.active();
@@ -140,7 +166,11 @@ export function createCoreApi(d: CoreApiDeps): CoreApi {
       const { a, stamp } = onActive();
       const h = hash.toLowerCase();
       const rec = a.store.get(h);
-      if (!rec) throw new TxdeskError('NOT_FOUND', `No transaction ${h} is stored for ${a.platform}/${a.network} (chain ${a.info.chainId}); list them with GET /api/tx, or switch to the network it was sent on.`);
+      if (!rec)
+        throw new TxdeskError(
+          'NOT_FOUND',
+          `No transaction ${h} is stored for ${a.platform}/${a.network} (chain ${a.info.chainId}); list them with GET /api/tx, or switch to the network it was sent on.`,
+        );
       return { ...stamp(rec), history: a.store.history(h) };
     },
     async sendTransaction(request) {
@@ -165,7 +195,8 @@ export function createCoreApi(d: CoreApiDeps): CoreApi {
       }
       return r.body as TokenPage;
     },
-    proxyTokens: (address, query, appOrigin) => d.web.tokenPage({ network: d.active(), clientId: d.settings.clientId(), address, query, appOrigin }),
+    proxyTokens: (address, query, appOrigin) =>
+      d.web.tokenPage({ network: d.active(), clientId: d.settings.clientId(), address, query, appOrigin }),
     resolveTokenMetadata: (uris) => d.web.metadata(uris),
     fetchTokenImage: (url) => d.web.image(url),
     refreshToken: (contract, tokenId) => d.web.refreshToken({ network: d.active(), clientId: d.settings.clientId(), contract, tokenId }),
@@ -207,7 +238,11 @@ export function createCoreApi(d: CoreApiDeps): CoreApi {
     getDevchainStatus: async () => d.active().devchain?.status() ?? null,
     async setCongestion(level) {
       const dev = d.active().devchain;
-      if (!dev) throw new TxdeskError('CONFLICT', 'The app is connected to a configured network; the dev chain controls exist only on the embedded dev chain.');
+      if (!dev)
+        throw new TxdeskError(
+          'CONFLICT',
+          'The app is connected to a configured network; the dev chain controls exist only on the embedded dev chain.',
+        );
       dev.setCongestion(level);
       const s = await dev.status();
       api.emitDevchain(s);

@@ -19,7 +19,13 @@ function namedIssues(method: CallMethod, issues: readonly z.core.$ZodIssue[]): z
   return issues.map((issue) => {
     const [index, ...rest] = issue.path;
     // The argument list itself is short: say how many the method takes.
-    if (index === undefined) return { code: 'custom', path: [], input: undefined, message: `${method} takes ${places.length} argument${places.length === 1 ? '' : 's'}; give all of them.` };
+    if (index === undefined)
+      return {
+        code: 'custom',
+        path: [],
+        input: undefined,
+        message: `${method} takes ${places.length} argument${places.length === 1 ? '' : 's'}; give all of them.`,
+      };
     if (typeof index !== 'number') return issue;
     const name = argName(places[index]);
     return { ...issue, path: name ? [name, ...rest] : rest.length ? rest : [method === 'listTokens' ? 'query' : 'input'] };
@@ -32,7 +38,8 @@ export function checkArgs<M extends CallMethod>(method: M, args: readonly unknow
   let n = args.length;
   while (n > 0 && args[n - 1] === undefined) n--;
   const takes = desktopMethods[method].args.length;
-  if (n > takes) throw new TxdeskError('INVALID_PARAMETER', `${method} takes ${takes} argument${takes === 1 ? '' : 's'}, not ${n}; remove the others.`);
+  if (n > takes)
+    throw new TxdeskError('INVALID_PARAMETER', `${method} takes ${takes} argument${takes === 1 ? '' : 's'}, not ${n}; remove the others.`);
   const parsed = desktopArgs[method].safeParse(args.slice(0, n));
   if (parsed.success) return parsed.data as Parameters<DesktopApi[M]>;
   throw new FieldsError(fieldIssues(namedIssues(method, parsed.error.issues), 'field'));
@@ -42,7 +49,12 @@ export function checkArgs<M extends CallMethod>(method: M, args: readonly unknow
 export function parseInput<S extends z.ZodType>(schema: S, input: unknown, what: string): z.infer<S> {
   const r = schema.safeParse(input);
   if (r.success) return r.data;
-  throw new FieldsError(fieldIssues(r.error.issues.map((issue) => (issue.path.length ? issue : { ...issue, path: [what] })), 'field'));
+  throw new FieldsError(
+    fieldIssues(
+      r.error.issues.map((issue) => (issue.path.length ? issue : { ...issue, path: [what] })),
+      'field',
+    ),
+  );
 }
 
 /** `api` with every call's arguments checked first; events pass through. */

@@ -32,7 +32,10 @@ export function createKeyManager(d: KeyManagerDeps) {
   let current: string | null = null;
 
   const noVault = () =>
-    new TxdeskError('CONFLICT', 'No OS keychain is available to keep a key; set TXDESK_KEY_PASSPHRASE (8+ characters) to keep it in an encrypted file, or set PRIVATE_KEY, then restart.');
+    new TxdeskError(
+      'CONFLICT',
+      'No OS keychain is available to keep a key; set TXDESK_KEY_PASSPHRASE (8+ characters) to keep it in an encrypted file, or set PRIVATE_KEY, then restart.',
+    );
 
   async function provision(address: string): Promise<void> {
     if (!d.devchain) return;
@@ -55,7 +58,8 @@ export function createKeyManager(d: KeyManagerDeps) {
   }
 
   async function replace(privateKey: string, allowReplace: boolean): Promise<KeyInfo> {
-    if (d.envPrivateKey) throw new TxdeskError('CONFLICT', 'The signing key comes from PRIVATE_KEY; unset it and restart to manage the key in the app.');
+    if (d.envPrivateKey)
+      throw new TxdeskError('CONFLICT', 'The signing key comes from PRIVATE_KEY; unset it and restart to manage the key in the app.');
     if (!d.vault) throw noVault();
     if (signer && !allowReplace) {
       throw new TxdeskError(
@@ -68,7 +72,10 @@ export function createKeyManager(d: KeyManagerDeps) {
       await d.vault.save(privateKey);
     } catch (e) {
       // Vault messages are written to be shown (they never carry the key); anything else gets a generic sentence.
-      throw new TxdeskError('CONFLICT', e instanceof VaultError ? e.message : 'The key could not be stored; check the keychain or the data directory, then retry.');
+      throw new TxdeskError(
+        'CONFLICT',
+        e instanceof VaultError ? e.message : 'The key could not be stored; check the keychain or the data directory, then retry.',
+      );
     }
     await adopt(privateKey, d.vault.storage);
     await provision(signer!.address);
@@ -108,7 +115,8 @@ export function createKeyManager(d: KeyManagerDeps) {
     },
     /** The current key as a keystore encrypted with `passphrase`. */
     async export(passphrase: string): Promise<KeyExport> {
-      if (d.envPrivateKey) throw new TxdeskError('CONFLICT', 'The signing key comes from PRIVATE_KEY, so you already hold it; there is nothing to export.');
+      if (d.envPrivateKey)
+        throw new TxdeskError('CONFLICT', 'The signing key comes from PRIVATE_KEY, so you already hold it; there is nothing to export.');
       if (!current) throw new TxdeskError('NOT_FOUND', 'There is no signing key to export; generate or import one first.');
       return exportKeystore(current, passphrase);
     },

@@ -14,7 +14,12 @@ export interface LinkStatusBoard {
   set(link: Link, state: LinkStatus['state'], reason?: string | null): void;
 }
 
-export function createLinkStatus(o: { log: Logger; emit(status: AppStatus): void; now?: () => Date; initial?: Partial<Record<Link, LinkStatus['state']>> }): LinkStatusBoard {
+export function createLinkStatus(o: {
+  log: Logger;
+  emit(status: AppStatus): void;
+  now?: () => Date;
+  initial?: Partial<Record<Link, LinkStatus['state']>>;
+}): LinkStatusBoard {
   const now = o.now ?? (() => new Date());
   const at = now().toISOString();
   const status: AppStatus = {

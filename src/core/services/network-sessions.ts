@@ -21,7 +21,11 @@ export interface NetworkSessions<S extends NetworkSession> {
   stop(): Promise<void>;
 }
 
-export function createNetworkSessions<S extends NetworkSession>(o: { first: S; open(target: NetworkRef): Promise<S>; changed(active: S, previous: S): void }): NetworkSessions<S> {
+export function createNetworkSessions<S extends NetworkSession>(o: {
+  first: S;
+  open(target: NetworkRef): Promise<S>;
+  changed(active: S, previous: S): void;
+}): NetworkSessions<S> {
   const open: S[] = [o.first];
   let active = o.first;
   // One opening per network at a time: two quick clicks share it instead of opening two stores on one file.

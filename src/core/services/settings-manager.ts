@@ -66,7 +66,10 @@ export function createSettingsManager(o: {
     update(patch: SettingsPatch): AppSettings {
       const nextPolicy = { ...policy, ...patch.policy };
       if (BigInt(nextPolicy.maxFeeWei) < BigInt(nextPolicy.initialFeeWei)) {
-        throw new TxdeskError('INVALID_PARAMETER', 'policy.maxFeeWei must be at least policy.initialFeeWei; raise the cap or lower the first fee.');
+        throw new TxdeskError(
+          'INVALID_PARAMETER',
+          'policy.maxFeeWei must be at least policy.initialFeeWei; raise the cap or lower the first fee.',
+        );
       }
       const { policy: policyPatch, nodeUrls: nodeUrlsPatch, ...rest } = patch;
       const next: PersistedSettings = { ...saved, ...rest };
@@ -83,7 +86,10 @@ export function createSettingsManager(o: {
     },
     approvalTimeoutMs: () => saved.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS,
     /** The standing approval rules, persisted with the settings. */
-    approvalRules: { load: (): StoredRule[] => saved.approvalRules ?? [], save: (rules: StoredRule[]) => persist({ ...saved, approvalRules: rules }) },
+    approvalRules: {
+      load: (): StoredRule[] => saved.approvalRules ?? [],
+      save: (rules: StoredRule[]) => persist({ ...saved, approvalRules: rules }),
+    },
     signedIn(email: string, clientId: string): AppSettings {
       persist({ ...saved, clientId, signedInAs: email });
       if (!o.embedded && clientId !== liveClientId) {
@@ -96,7 +102,10 @@ export function createSettingsManager(o: {
 }
 
 /** `patch` over `saved`: a URL sets a network's node, null forgets it. */
-export function mergeNodeUrls(saved: Readonly<Record<string, string>>, patch: Readonly<Record<string, string | null>>): Record<string, string> {
+export function mergeNodeUrls(
+  saved: Readonly<Record<string, string>>,
+  patch: Readonly<Record<string, string | null>>,
+): Record<string, string> {
   const next = { ...saved };
   for (const [key, url] of Object.entries(patch)) {
     if (url === null) delete next[key];

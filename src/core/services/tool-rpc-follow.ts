@@ -35,9 +35,17 @@ function neverMined(rec: TxRecord, answer: Extract<FollowAnswer, { answer: 'canc
   const data = { txdesk: 'cancelled', by: answer.by, transactionHash: rec.transactionHash, nonce: rec.nonce, cancel: answer.cancel };
   // "User denied" is how wallets word a person's refusal, and how ethers recognises one (ACTION_REJECTED).
   if (answer.by === 'person') {
-    return new RpcFailure(RPC_CODES.declined, `User denied transaction ${rec.transactionHash}: it was cancelled in txdesk before it was mined (its nonce ${rec.nonce} went to the cancel ${short(answer.cancel)}, which sends nothing).`, data);
+    return new RpcFailure(
+      RPC_CODES.declined,
+      `User denied transaction ${rec.transactionHash}: it was cancelled in txdesk before it was mined (its nonce ${rec.nonce} went to the cancel ${short(answer.cancel)}, which sends nothing).`,
+      data,
+    );
   }
-  return new RpcFailure(RPC_CODES.invalidInput, `Transaction ${rec.transactionHash} was cancelled by txdesk after the node refused it again and again (its nonce ${rec.nonce} went to the cancel ${short(answer.cancel)}); see its history in the app.`, data);
+  return new RpcFailure(
+    RPC_CODES.invalidInput,
+    `Transaction ${rec.transactionHash} was cancelled by txdesk after the node refused it again and again (its nonce ${rec.nonce} went to the cancel ${short(answer.cancel)}); see its history in the app.`,
+    data,
+  );
 }
 
 export function createRequestFollowing(d: RequestFollowingDeps) {
@@ -51,10 +59,16 @@ export function createRequestFollowing(d: RequestFollowingDeps) {
   async function follow(rec: TxRecord, count: number): Promise<{ answer: FollowAnswer; receipts: Map<string, Receipt> } | null> {
     if (!(count > rec.nonce)) return null;
     const attempts = d.store.byNonce(rec.from, rec.nonce);
-    const receipts = new Map(await Promise.all(attempts.map(async (r) => [r.transactionHash, await receiptOf(r.transactionHash)] as const)));
+    const receipts = new Map(
+      await Promise.all(attempts.map(async (r) => [r.transactionHash, await receiptOf(r.transactionHash)] as const)),
+    );
     const mined = new Set([...receipts].filter(([, r]) => r !== null).map(([h]) => h));
     const by = attempts.some((r) => r.kind === 'cancel') ? cancelledByOf(d.store, attempts) : 'person';
-    const facts = (r: TxRecord): AttemptFacts => ({ hash: r.transactionHash, kind: r.kind, ...(r.kind === 'cancel' ? { cancelledBy: by } : {}) });
+    const facts = (r: TxRecord): AttemptFacts => ({
+      hash: r.transactionHash,
+      kind: r.kind,
+      ...(r.kind === 'cancel' ? { cancelledBy: by } : {}),
+    });
     return { answer: followRequest(facts(rec), attempts.map(facts), rec.nonce, { latestCount: count, mined }), receipts };
   }
 
@@ -85,7 +99,10 @@ export function createRequestFollowing(d: RequestFollowingDeps) {
   async function transaction(params: readonly unknown[]): Promise<unknown> {
     const rec = ours(params[0]);
     if (!rec) return d.chain.request('eth_getTransactionByHash', params);
-    const [answer, count] = (await Promise.all([d.chain.request('eth_getTransactionByHash', [rec.transactionHash]), minedCount(rec)])) as [Record<string, unknown> | null, number];
+    const [answer, count] = (await Promise.all([d.chain.request('eth_getTransactionByHash', [rec.transactionHash]), minedCount(rec)])) as [
+      Record<string, unknown> | null,
+      number,
+    ];
     if (answer !== null && answer.blockNumber != null) return answer;
     const followed = await follow(rec, count);
     if (followed?.answer.answer === 'attempt') {

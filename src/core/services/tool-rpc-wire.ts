@@ -52,7 +52,7 @@ export function pendingTransactionJson(raw: string): Record<string, unknown> {
     transactionIndex: null,
     r: sig.r,
     s: sig.s,
-    v: hex(legacy ? sig.networkV ?? BigInt(sig.v) : BigInt(sig.yParity)),
+    v: hex(legacy ? (sig.networkV ?? BigInt(sig.v)) : BigInt(sig.yParity)),
     ...(legacy ? {} : { yParity: hex(sig.yParity) }),
   };
 }

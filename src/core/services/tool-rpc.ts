@@ -62,7 +62,11 @@ export const FORWARDED_METHODS = new Set([
 
 const invalid = (message: string) => new RpcFailure(RPC_CODES.invalidParams, message);
 const hex = (n: bigint | number) => `0x${n.toString(16)}`;
-const quantity = (field: string) => z.string().regex(/^0x[0-9a-fA-F]{1,64}$/, `params[0].${field} must be a 0x-hex quantity of wei.`).optional();
+const quantity = (field: string) =>
+  z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{1,64}$/, `params[0].${field} must be a 0x-hex quantity of wei.`)
+    .optional();
 
 /**
  * eth_sendTransaction's fields as libraries send them. The fees, when given, price the first attempt; the nonce and
@@ -89,7 +93,10 @@ const sendParamsSchema = z
 /** The fees a tool gave, or null to let the policy price the request. */
 function givenFeesOf(p: z.infer<typeof sendParamsSchema>): GivenFees | null {
   const eip1559 = p.maxFeePerGas !== undefined || p.maxPriorityFeePerGas !== undefined;
-  if (p.gasPrice !== undefined && eip1559) throw invalid('params[0] gives both gasPrice and maxFeePerGas/maxPriorityFeePerGas; give one kind of fee, or none to let txdesk price it.');
+  if (p.gasPrice !== undefined && eip1559)
+    throw invalid(
+      'params[0] gives both gasPrice and maxFeePerGas/maxPriorityFeePerGas; give one kind of fee, or none to let txdesk price it.',
+    );
   if (p.gasPrice !== undefined) return { gasPrice: BigInt(p.gasPrice) };
   if (!eip1559) return null;
   const fees = {
@@ -126,7 +133,9 @@ function rpcFailureOf(e: unknown): RpcFailure {
     }
   }
   if (e instanceof RpcError) {
-    return e.code === 'unreachable' ? new RpcFailure(RPC_CODES.internal, `${e.message} Check that the node runs, then retry.`) : new RpcFailure(e.code, e.message, e.data);
+    return e.code === 'unreachable'
+      ? new RpcFailure(RPC_CODES.internal, `${e.message} Check that the node runs, then retry.`)
+      : new RpcFailure(e.code, e.message, e.data);
   }
   return new RpcFailure(RPC_CODES.internal, 'txdesk could not answer this request; see its log.');
 }
@@ -135,24 +144,30 @@ export function createToolRpc(d: ToolRpcDeps) {
   const following = createRequestFollowing(d);
   const account = (): string => {
     const s = d.signer();
-    if (!s) throw new RpcFailure(RPC_CODES.invalidInput, 'txdesk has no signing key yet; generate or import one in its Settings, then retry.');
+    if (!s)
+      throw new RpcFailure(RPC_CODES.invalidInput, 'txdesk has no signing key yet; generate or import one in its Settings, then retry.');
     return s.address;
   };
   const sameAccount = (given: unknown, field: string) => {
-    if (typeof given !== 'string' || given.toLowerCase() !== account()) throw invalid(`${field} must be the signing account ${account()} (see eth_accounts).`);
+    if (typeof given !== 'string' || given.toLowerCase() !== account())
+      throw invalid(`${field} must be the signing account ${account()} (see eth_accounts).`);
   };
 
   async function sendTransaction(params: readonly unknown[], requester: Requester, inTurn?: InTurn): Promise<string> {
     const parsed = sendParamsSchema.safeParse(params[0]);
     if (!parsed.success) {
-      const fee = parsed.error.issues.find((i) => i.path.length === 1 && ['gasPrice', 'maxFeePerGas', 'maxPriorityFeePerGas'].includes(String(i.path[0])));
+      const fee = parsed.error.issues.find(
+        (i) => i.path.length === 1 && ['gasPrice', 'maxFeePerGas', 'maxPriorityFeePerGas'].includes(String(i.path[0])),
+      );
       throw invalid(fee ? fee.message : 'params[0] must be a transaction object: {from, to, value, data, gas}.');
     }
     const p = parsed.data;
     const fees = givenFeesOf(p);
     if (p.from !== undefined) sameAccount(p.from, 'params[0].from');
-    if (p.chainId !== undefined && (!isHexString(p.chainId) || BigInt(p.chainId) !== BigInt(d.chainId))) throw invalid(`params[0].chainId must be ${hex(d.chainId)}, the chain txdesk signs for.`);
-    if (p.data !== undefined && p.input !== undefined && p.data.toLowerCase() !== p.input.toLowerCase()) throw invalid('params[0].data and params[0].input differ; send one of them.');
+    if (p.chainId !== undefined && (!isHexString(p.chainId) || BigInt(p.chainId) !== BigInt(d.chainId)))
+      throw invalid(`params[0].chainId must be ${hex(d.chainId)}, the chain txdesk signs for.`);
+    if (p.data !== undefined && p.input !== undefined && p.data.toLowerCase() !== p.input.toLowerCase())
+      throw invalid('params[0].data and params[0].input differ; send one of them.');
     const request: Record<string, unknown> = {};
     if (p.to !== undefined && p.to !== null) request.to = p.to;
     if (p.value !== undefined) request.value = p.value;
@@ -160,8 +175,18 @@ export function createToolRpc(d: ToolRpcDeps) {
     if (p.gas !== undefined) request.gas = p.gas;
     if (p.speed !== undefined) request.speed = p.speed;
     const checked = txRequestSchema.safeParse(request);
-    if (!checked.success) throw invalid(describeIssues(checked.error.issues.map((i) => ({ ...i, path: ['params[0]', ...i.path] })), 'field'));
-    const record = await d.engine.send(checked.data as TxRequest, { beforeSigning: (payload, firstFeeWei) => d.approvals.gateTransaction(payload, requester, firstFeeWei), ...(fees ? { fees } : {}), ...(inTurn ? { inTurn } : {}) });
+    if (!checked.success)
+      throw invalid(
+        describeIssues(
+          checked.error.issues.map((i) => ({ ...i, path: ['params[0]', ...i.path] })),
+          'field',
+        ),
+      );
+    const record = await d.engine.send(checked.data as TxRequest, {
+      beforeSigning: (payload, firstFeeWei) => d.approvals.gateTransaction(payload, requester, firstFeeWei),
+      ...(fees ? { fees } : {}),
+      ...(inTurn ? { inTurn } : {}),
+    });
     return record.transactionHash;
   }
 
@@ -186,7 +211,13 @@ export function createToolRpc(d: ToolRpcDeps) {
       }
     }
     const parsed = typedDataSchema.safeParse(value);
-    if (!parsed.success) throw invalid(describeIssues(parsed.error.issues.map((i) => ({ ...i, path: ['params[1]', ...i.path] })), 'field'));
+    if (!parsed.success)
+      throw invalid(
+        describeIssues(
+          parsed.error.issues.map((i) => ({ ...i, path: ['params[1]', ...i.path] })),
+          'field',
+        ),
+      );
     const data = parsed.data as TypedData;
     if (!data.types[data.primaryType]) throw invalid(`params[1].types has no entry for the primaryType '${data.primaryType}'.`);
     await d.approvals.gateTypedData(data, requester);
@@ -227,7 +258,10 @@ export function createToolRpc(d: ToolRpcDeps) {
     } catch (e) {
       throw rpcFailureOf(e);
     }
-    throw new RpcFailure(RPC_CODES.unsupported, `txdesk does not support ${method}; it signs with eth_sendTransaction, personal_sign and eth_signTypedData_v4 and forwards the usual reads (see docs/app.md, "JSON-RPC for tools").`);
+    throw new RpcFailure(
+      RPC_CODES.unsupported,
+      `txdesk does not support ${method}; it signs with eth_sendTransaction, personal_sign and eth_signTypedData_v4 and forwards the usual reads (see docs/app.md, "JSON-RPC for tools").`,
+    );
   }
 
   return { call };

@@ -50,7 +50,9 @@ export function createTxBroadcasting(ctx: TxEngineContext, nonceUsed: (from: str
     if (outcome === 'sent' || outcome === 'known') {
       const retried = refusals.has(hash);
       refusals.delete(hash);
-      const summary = describeNews(outcome === 'known' ? { code: 'known' } : kind === 'rebroadcast' ? { code: 'sent-again', why } : { code: 'sent', retried });
+      const summary = describeNews(
+        outcome === 'known' ? { code: 'known' } : kind === 'rebroadcast' ? { code: 'sent-again', why } : { code: 'sent', retried },
+      );
       d.store.transaction(() => {
         d.store.markBroadcast(hash, 'sent');
         d.store.addEvent(hash, { kind, summary, detail: why ? { why } : {} }, now);
@@ -60,23 +62,53 @@ export function createTxBroadcasting(ctx: TxEngineContext, nonceUsed: (from: str
           if (h) changed.push(h);
         }
       });
-      if (kind === 'rebroadcast') d.log.info(`sent ${short(hash)} (nonce ${rec.nonce}, ${fee}) again as signed: ${why ?? 'after a restart'}`);
+      if (kind === 'rebroadcast')
+        d.log.info(`sent ${short(hash)} (nonce ${rec.nonce}, ${fee}) again as signed: ${why ?? 'after a restart'}`);
       else if (outcome === 'sent') d.log.info(`sent ${short(hash)} nonce ${rec.nonce} at ${fee} (${kindNoun(rec.kind)})`);
     } else if (outcome === 'nonce-used') {
-      d.store.addEvent(hash, { kind: 'broadcast-failed', summary: describeNews({ code: 'nonce-used' }), detail: { failure: outcome, message } }, now);
+      d.store.addEvent(
+        hash,
+        { kind: 'broadcast-failed', summary: describeNews({ code: 'nonce-used' }), detail: { failure: outcome, message } },
+        now,
+      );
     } else {
       const count = (refusals.get(hash) ?? 0) + 1;
       refusals.set(hash, count);
       const cost = worstCost(rec, BigInt(rec.gasPrice));
       const balance = outcome === 'funds' ? await d.chain.balance(rec.from).catch(() => null) : null;
-      const refusal = { failure: outcome, message, nonce: rec.nonce, from: rec.from, kind: rec.kind, costWei: cost, feeWei: BigInt(rec.gasPrice), balanceWei: balance };
+      const refusal = {
+        failure: outcome,
+        message,
+        nonce: rec.nonce,
+        from: rec.from,
+        kind: rec.kind,
+        costWei: cost,
+        feeWei: BigInt(rec.gasPrice),
+        balanceWei: balance,
+      };
       const [summary, facts] = [describeRefusal(refusal), refusalProblemFacts(refusal)];
       const news = refusalIsNews(d.store.history(hash).at(-1), facts);
       d.store.transaction(() => {
         if (outcome !== 'unreachable') d.store.markBroadcast(hash, 'rejected');
         // The timeline says why it was sent again (dropped, node restarted) before it says why the node refused it.
-        if (news && kind === 'rebroadcast') d.store.addEvent(hash, { kind, summary: describeNews({ code: 'sent-again', why }), detail: why ? { why } : {} }, now);
-        if (news) d.store.addEvent(hash, { kind: 'broadcast-failed', summary, detail: { failure: outcome, message, refusals: count, ...(balance !== null ? { balanceWei: balance.toString(), costWei: cost.toString() } : {}), facts } }, now);
+        if (news && kind === 'rebroadcast')
+          d.store.addEvent(hash, { kind, summary: describeNews({ code: 'sent-again', why }), detail: why ? { why } : {} }, now);
+        if (news)
+          d.store.addEvent(
+            hash,
+            {
+              kind: 'broadcast-failed',
+              summary,
+              detail: {
+                failure: outcome,
+                message,
+                refusals: count,
+                ...(balance !== null ? { balanceWei: balance.toString(), costWei: cost.toString() } : {}),
+                facts,
+              },
+            },
+            now,
+          );
         const newest = newestAttempt(d.store.byNonce(rec.from, rec.nonce));
         if (newest?.transactionHash === hash || outcome === 'unreachable') {
           const h = ctx.setProblem(rec.from, rec.nonce, { reason: REASON_OF_REFUSAL[outcome], summary, facts });
@@ -108,7 +140,8 @@ export function createTxBroadcasting(ctx: TxEngineContext, nonceUsed: (from: str
   async function sendStored(record: TxRecord, opts: { inQueue?: boolean } = {}): Promise<BroadcastOutcome> {
     const outcome = await broadcast(record.transactionHash);
     if (outcome === 'sent' || outcome === 'known' || outcome === 'unreachable') track(record.transactionHash);
-    if (outcome === 'nonce-used') await (opts.inQueue === false ? ctx.serial(() => nonceUsed(record.from, record.nonce)) : nonceUsed(record.from, record.nonce));
+    if (outcome === 'nonce-used')
+      await (opts.inQueue === false ? ctx.serial(() => nonceUsed(record.from, record.nonce)) : nonceUsed(record.from, record.nonce));
     return outcome;
   }
 

@@ -17,7 +17,15 @@ import { createSerialQueue, type SerialQueue } from './serial-queue.js';
 
 /** The transaction the signer signs: `payload` at `nonce` with `fees`. */
 export function unsignedTx(chainId: number, nonce: number, payload: TxPayload, fees: FeeFields): UnsignedTx {
-  return { chainId, nonce, to: payload.to, valueWei: BigInt(payload.value), input: payload.input, gasLimit: BigInt(payload.gasLimit), fees };
+  return {
+    chainId,
+    nonce,
+    to: payload.to,
+    valueWei: BigInt(payload.value),
+    input: payload.input,
+    gasLimit: BigInt(payload.gasLimit),
+    fees,
+  };
 }
 
 /** A signed transaction and the payload it was signed with, not yet stored. */
@@ -84,7 +92,10 @@ export function createTxEngineContext(d: TxEngineDeps): TxEngineContext {
         return await fn();
       } catch (e) {
         d.log.warn(`${what}: ${(e as Error).message}`);
-        throw new TxdeskError('UPSTREAM_UNAVAILABLE', `The Ethereum node did not answer (${what}); check that it runs and NODE_ENDPOINT points at it, then retry.`);
+        throw new TxdeskError(
+          'UPSTREAM_UNAVAILABLE',
+          `The Ethereum node did not answer (${what}); check that it runs and NODE_ENDPOINT points at it, then retry.`,
+        );
       }
     },
     setProblem(from, nonce, problem) {
@@ -111,7 +122,9 @@ export function createTxEngineContext(d: TxEngineDeps): TxEngineContext {
       for (const c of changes) {
         if (c.status !== 'confirmation') continue;
         const r = after.find((x) => x.transactionHash === c.hash)!;
-        d.log.info(`nonce ${r.nonce} settled: ${short(r.transactionHash)} (${kindNoun(r.kind)}, attempt ${r.attempt}, ${formatGwei(BigInt(r.gasPrice))}) confirmed in block ${String(r.data.blockNumber)}`);
+        d.log.info(
+          `nonce ${r.nonce} settled: ${short(r.transactionHash)} (${kindNoun(r.kind)}, attempt ${r.attempt}, ${formatGwei(BigInt(r.gasPrice))}) confirmed in block ${String(r.data.blockNumber)}`,
+        );
       }
     },
   };

@@ -6,7 +6,15 @@ import type { TxRecord } from '../../shared/tx-record.js';
 import type { Speed } from '../../shared/tx-request.js';
 import { describeStuck } from '../domain/describe.js';
 import type { NetworkFees } from '../domain/fees.js';
-import { HISTORY_BLOCKS, marketQuote, marketStuck, parseFeeHistory, REWARD_PERCENTILES, type FeeHistory, type MarketQuote } from '../domain/market-fees.js';
+import {
+  HISTORY_BLOCKS,
+  marketQuote,
+  marketStuck,
+  parseFeeHistory,
+  REWARD_PERCENTILES,
+  type FeeHistory,
+  type MarketQuote,
+} from '../domain/market-fees.js';
 import { feesOf, isMined } from '../domain/replacement.js';
 import { newestAttempt } from '../domain/replacement-retry.js';
 import type { TxEngineContext, TxEngineDeps } from './tx-engine-context.js';
@@ -81,7 +89,11 @@ export function createMarketWatch(ctx: TxEngineContext, replacing: MarketReplace
           const now = d.store.byNonce(sender, nonce);
           const still = newestAttempt(now);
           if (!still || still.transactionHash !== newest.transactionHash || now.some(isMined)) return false;
-          return replacing.replaceAndSend(still, now.filter((r) => r !== still), describeStuck(verdict));
+          return replacing.replaceAndSend(
+            still,
+            now.filter((r) => r !== still),
+            describeStuck(verdict),
+          );
         });
         if (went) replaced += 1;
       }

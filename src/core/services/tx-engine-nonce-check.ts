@@ -60,7 +60,11 @@ export function createNonceCheck(
           if (receipt && receipt.blockHash === withReceipt.data.blockHash) {
             if (head - block < confirmations) continue;
             act = async () => {
-              const t = applyTrackerMessage(withReceipt, records.filter((r) => r !== withReceipt), { type: 'confirmation', result: receipt });
+              const t = applyTrackerMessage(
+                withReceipt,
+                records.filter((r) => r !== withReceipt),
+                { type: 'confirmation', result: receipt },
+              );
               d.store.transaction(() => ctx.applyChanges(t.changes));
               ctx.emit(t.changes.map((c) => c.hash));
               sum.settled++;
@@ -96,7 +100,9 @@ export function createNonceCheck(
 
   /** What the nonce check judged a nonce by: its records' hashes, statuses and links. */
   function fingerprint(records: readonly TxRecord[]): string {
-    return records.map((r) => `${r.transactionHash}:${r.status ?? '-'}:${r.replacedBy ?? '-'}:${d.store.broadcastOf(r.transactionHash)}`).join('|');
+    return records
+      .map((r) => `${r.transactionHash}:${r.status ?? '-'}:${r.replacedBy ?? '-'}:${d.store.broadcastOf(r.transactionHash)}`)
+      .join('|');
   }
 
   /**
@@ -118,10 +124,17 @@ export function createNonceCheck(
         if (!winner || head < Number(winner.data.blockNumber)) return 0;
         const receipt = await d.chain.receipt(winner.transactionHash);
         if (receipt) return 0;
-        const changes = withdrawReceipt(winner, records.filter((r) => r !== winner), `deeper than the ${d.policy().confirmations} confirmations`, true);
+        const changes = withdrawReceipt(
+          winner,
+          records.filter((r) => r !== winner),
+          `deeper than the ${d.policy().confirmations} confirmations`,
+          true,
+        );
         d.store.transaction(() => ctx.applyChanges(changes));
         ctx.emit(changes.map((c) => c.hash));
-        d.log.warn(`nonce ${nonce} of ${sender}: its confirmed block ${String(winner.data.blockNumber)} was reorganised away; replacing ${short(winner.transactionHash)}`);
+        d.log.warn(
+          `nonce ${nonce} of ${sender}: its confirmed block ${String(winner.data.blockNumber)} was reorganised away; replacing ${short(winner.transactionHash)}`,
+        );
         const why = 'its confirmed block was reorganised away';
         if (!(await replacing.replaceStuck(sender, nonce, why))) await resendAsSigned(winner.transactionHash, why);
         return 1;

@@ -13,7 +13,11 @@ export interface RecoverySummary {
   tracked: number;
 }
 
-export function createTxReconciling(ctx: TxEngineContext, sending: Pick<TxBroadcasting, 'broadcast' | 'track'>, replacing: Pick<TxReplacing, 'replaceStuck'>) {
+export function createTxReconciling(
+  ctx: TxEngineContext,
+  sending: Pick<TxBroadcasting, 'broadcast' | 'track'>,
+  replacing: Pick<TxReplacing, 'replaceStuck'>,
+) {
   const { d } = ctx;
 
   /** Reconciles one nonce with the chain: adopt a receipt, concede a foreign nonce, undo a withdrawn receipt, or resend. */
@@ -23,18 +27,31 @@ export function createTxReconciling(ctx: TxEngineContext, sending: Pick<TxBroadc
     const receipts = new Map<string, Record<string, unknown> | null>();
     for (const r of records) receipts.set(r.transactionHash, await d.chain.receipt(r.transactionHash));
     const mined = minedNonceCount ?? (await d.chain.nonceCount(sender, 'latest'));
-    const plan = recoverNonce({ nonce, records, receipts, minedNonceCount: mined, rejected, ...(headBlock !== undefined ? { headBlock } : {}) });
+    const plan = recoverNonce({
+      nonce,
+      records,
+      receipts,
+      minedNonceCount: mined,
+      rejected,
+      ...(headBlock !== undefined ? { headBlock } : {}),
+    });
     if (plan.changes.length) {
       d.store.transaction(() => ctx.applyChanges(plan.changes));
       ctx.emit(plan.changes.map((c) => c.hash));
     }
-    if (plan.outcome === 'used-elsewhere' && plan.changes.length) d.log.warn(`nonce ${nonce} of ${sender} was used outside txdesk; its ${records.length} record(s) are marked replaced`);
+    if (plan.outcome === 'used-elsewhere' && plan.changes.length)
+      d.log.warn(`nonce ${nonce} of ${sender} was used outside txdesk; its ${records.length} record(s) are marked replaced`);
     if (plan.outcome === 'reorged') {
       d.log.warn(`nonce ${nonce} of ${sender}: its receipt was reorganised away; replacing again`);
       // Replacement resumes at once, as for a pending nonce; when the policy holds it back, the best attempt is resent.
       if (await replacing.replaceStuck(sender, nonce, 'its receipt was reorganised away')) return { ...plan, rebroadcast: null };
     }
-    if (plan.rebroadcast) await sending.broadcast(plan.rebroadcast, 'rebroadcast', plan.outcome === 'reorged' ? 'its block was reorganised away' : 'after a restart');
+    if (plan.rebroadcast)
+      await sending.broadcast(
+        plan.rebroadcast,
+        'rebroadcast',
+        plan.outcome === 'reorged' ? 'its block was reorganised away' : 'after a restart',
+      );
     plan.track.forEach((h) => sending.track(h));
     return plan;
   }

@@ -5,7 +5,15 @@ import type { TxKind, TxRecord } from '../../shared/tx-record.js';
 import { describeNews, describeReplacement, describeSkip, short } from '../domain/describe.js';
 import { formatGwei } from '../../shared/fee-words.js';
 import { headlineFee, type NetworkFees } from '../domain/fees.js';
-import { decideReplacement, PROBLEM_OF_SKIP, replacementBlocker, replacementPricedBy, payloadOf, type ReplaceDecision, type SkipDecision } from '../domain/replacement.js';
+import {
+  decideReplacement,
+  PROBLEM_OF_SKIP,
+  replacementBlocker,
+  replacementPricedBy,
+  payloadOf,
+  type ReplaceDecision,
+  type SkipDecision,
+} from '../domain/replacement.js';
 import { skipProblemFacts } from '../domain/problem-facts.js';
 import { newestAttempt } from '../domain/replacement-retry.js';
 import type { CancelledBy } from '../domain/request-follow.js';
@@ -51,24 +59,74 @@ export function createTxReplacing(ctx: TxEngineContext, sending: Pick<TxBroadcas
    * A replacement of a cancel is still a cancel: `kind` is the nonce's intent, not who signed. A new cancel carries
    * who asked for it (`cancelledBy`, kept in its `signed` event), which /rpc tells a tool waiting on the nonce.
    */
-  function commitReplacement(prev: TxRecord, plan: ReplacementPlan, why: string, kind: TxKind = prev.kind === 'cancel' ? 'cancel' : 'replace', cancelledBy?: CancelledBy): TxRecord | null {
+  function commitReplacement(
+    prev: TxRecord,
+    plan: ReplacementPlan,
+    why: string,
+    kind: TxKind = prev.kind === 'cancel' ? 'cancel' : 'replace',
+    cancelledBy?: CancelledBy,
+  ): TxRecord | null {
     const now = ctx.iso();
     if (!('signed' in plan)) {
       const skip = plan.decision;
-      d.store.addEvent(prev.transactionHash, { kind: 'replacement-skipped', summary: describeSkip(skip), detail: { reason: skip.reason, ...skip.detail } }, now);
+      d.store.addEvent(
+        prev.transactionHash,
+        { kind: 'replacement-skipped', summary: describeSkip(skip), detail: { reason: skip.reason, ...skip.detail } },
+        now,
+      );
       const problem = PROBLEM_OF_SKIP[skip.reason];
-      if (problem) ctx.setProblem(prev.from, prev.nonce, { reason: problem, summary: describeSkip(skip, 'problem'), facts: skipProblemFacts(skip) });
+      if (problem)
+        ctx.setProblem(prev.from, prev.nonce, { reason: problem, summary: describeSkip(skip, 'problem'), facts: skipProblemFacts(skip) });
       return null;
     }
     const { decision, signed } = plan;
-    const rec = newTxRecord({ hash: signed.hash, from: prev.from, nonce: prev.nonce, fees: decision.fees, replaces: prev.transactionHash, attempt: decision.attempt, kind, payload: signed.payload, pricedBy: replacementPricedBy(decision) }, now);
+    const rec = newTxRecord(
+      {
+        hash: signed.hash,
+        from: prev.from,
+        nonce: prev.nonce,
+        fees: decision.fees,
+        replaces: prev.transactionHash,
+        attempt: decision.attempt,
+        kind,
+        payload: signed.payload,
+        pricedBy: replacementPricedBy(decision),
+      },
+      now,
+    );
     d.store.clearProblems(prev.from, prev.nonce, now);
     d.store.insert(rec, signed.raw, [
-      { kind: 'signed', summary: describeNews({ code: 'signed-replacement', kind, attempt: decision.attempt, replaces: prev.transactionHash, feeWei: headlineFee(decision.fees) }), detail: { nonce: prev.nonce, feeWei: headlineFee(decision.fees).toString(), replaces: prev.transactionHash, kind, ...(cancelledBy ? { cancelledBy } : {}) } },
+      {
+        kind: 'signed',
+        summary: describeNews({
+          code: 'signed-replacement',
+          kind,
+          attempt: decision.attempt,
+          replaces: prev.transactionHash,
+          feeWei: headlineFee(decision.fees),
+        }),
+        detail: {
+          nonce: prev.nonce,
+          feeWei: headlineFee(decision.fees).toString(),
+          replaces: prev.transactionHash,
+          kind,
+          ...(cancelledBy ? { cancelledBy } : {}),
+        },
+      },
     ]);
     d.store.linkReplacement(prev.transactionHash, rec.transactionHash, now);
-    d.store.addEvent(prev.transactionHash, { kind: 'replacement-sent', summary: describeReplacement(decision, rec.transactionHash, why), detail: { replacement: rec.transactionHash, feeWei: headlineFee(decision.fees).toString(), attempt: decision.attempt, kind, why } }, now);
-    d.log.info(`replacing ${short(prev.transactionHash)} (nonce ${prev.nonce}) with ${short(rec.transactionHash)}: ${formatGwei(BigInt(prev.gasPrice))} -> ${formatGwei(headlineFee(decision.fees))}, ${why}`);
+    d.store.addEvent(
+      prev.transactionHash,
+      {
+        kind: 'replacement-sent',
+        summary: describeReplacement(decision, rec.transactionHash, why),
+        detail: { replacement: rec.transactionHash, feeWei: headlineFee(decision.fees).toString(), attempt: decision.attempt, kind, why },
+      },
+      now,
+    );
+    d.log.info(
+      `replacing ${short(prev.transactionHash)} (nonce ${prev.nonce}) with ${short(rec.transactionHash)}: ${formatGwei(BigInt(prev.gasPrice))} -> ${formatGwei(headlineFee(decision.fees))}, ${why}`,
+    );
     return rec;
   }
 
@@ -105,7 +163,11 @@ export function createTxReplacing(ctx: TxEngineContext, sending: Pick<TxBroadcas
     const records = d.store.byNonce(from, nonce);
     const newest = newestAttempt(records);
     if (!newest) return false;
-    return replaceAndSend(newest, records.filter((r) => r !== newest), why);
+    return replaceAndSend(
+      newest,
+      records.filter((r) => r !== newest),
+      why,
+    );
   }
 
   return { planReplacement, commitReplacement, sendWithBumps, replaceAndSend, replaceStuck };

@@ -20,12 +20,23 @@ export interface RetrySummary {
   recorded: number;
 }
 
-const WHY_RETRY_NOW = { cap: 'fees came back under the cap', 'max-replacements': 'the replacement limit was raised', 'no-key': 'the signing key is loaded' } as const;
+const WHY_RETRY_NOW = {
+  cap: 'fees came back under the cap',
+  'max-replacements': 'the replacement limit was raised',
+  'no-key': 'the signing key is loaded',
+} as const;
 
 /** A refusal of the engine's own cancel, as the nonce's problem that the next block retries. */
-const PROBLEM_OF_CANCEL_REFUSAL: Record<CancelRefusal['code'], NonceProblemReason> = { 'bump-above-cap': 'fee-cap', 'key-not-loaded': 'no-key' };
+const PROBLEM_OF_CANCEL_REFUSAL: Record<CancelRefusal['code'], NonceProblemReason> = {
+  'bump-above-cap': 'fee-cap',
+  'key-not-loaded': 'no-key',
+};
 
-export function createTxRetries(ctx: TxEngineContext, replacing: Pick<TxReplacing, 'planReplacement' | 'commitReplacement' | 'sendWithBumps' | 'replaceAndSend'>, users: Pick<TxUserActions, 'signUserReplacement'>) {
+export function createTxRetries(
+  ctx: TxEngineContext,
+  replacing: Pick<TxReplacing, 'planReplacement' | 'commitReplacement' | 'sendWithBumps' | 'replaceAndSend'>,
+  users: Pick<TxUserActions, 'signUserReplacement'>,
+) {
   const { d } = ctx;
 
   /**
@@ -95,11 +106,34 @@ export function createTxRetries(ctx: TxEngineContext, replacing: Pick<TxReplacin
         const balance = refusal.failure === 'funds' ? await balanceOf(newest.from) : null;
         const net = refusal.failure === 'fee-too-low' ? await (fees ??= d.chain.fees()) : null;
         const cost = worstCost(newest, BigInt(newest.gasPrice));
-        const action = decideRetry({ failure: refusal.failure, refusals: refusal.count, costWei: cost, balanceWei: balance, feeWei: BigInt(newest.gasPrice), baseFeeWei: net?.baseFeeWei ?? null, isCancel: newest.kind === 'cancel' });
+        const action = decideRetry({
+          failure: refusal.failure,
+          refusals: refusal.count,
+          costWei: cost,
+          balanceWei: balance,
+          feeWei: BigInt(newest.gasPrice),
+          baseFeeWei: net?.baseFeeWei ?? null,
+          isCancel: newest.kind === 'cancel',
+        });
         if (action.action === 'wait') {
           // Keep the sentence current (a partial top-up changes the balance) without adding history.
-          const facts = { failure: 'funds' as const, message: '', nonce: newest.nonce, from: newest.from, kind: newest.kind, costWei: cost, feeWei: BigInt(newest.gasPrice), balanceWei: balance };
-          const h = d.store.transaction(() => ctx.setProblem(newest.from, newest.nonce, { reason: 'funds', summary: describeRefusal(facts), facts: refusalProblemFacts(facts) }));
+          const facts = {
+            failure: 'funds' as const,
+            message: '',
+            nonce: newest.nonce,
+            from: newest.from,
+            kind: newest.kind,
+            costWei: cost,
+            feeWei: BigInt(newest.gasPrice),
+            balanceWei: balance,
+          };
+          const h = d.store.transaction(() =>
+            ctx.setProblem(newest.from, newest.nonce, {
+              reason: 'funds',
+              summary: describeRefusal(facts),
+              facts: refusalProblemFacts(facts),
+            }),
+          );
           if (h) ctx.emit([h]);
           return 0;
         }
@@ -109,13 +143,24 @@ export function createTxRetries(ctx: TxEngineContext, replacing: Pick<TxReplacin
         }
         if (action.action === 'resign') {
           // Not held back by the replacement limit: the refused transaction never reached a pool.
-          await replacing.replaceAndSend(newest, records.filter((r) => r !== newest), 'the node wanted at least the base fee', { beyondLimit: true });
+          await replacing.replaceAndSend(
+            newest,
+            records.filter((r) => r !== newest),
+            'the node wanted at least the base fee',
+            { beyondLimit: true },
+          );
           return 1;
         }
         const cancel = await users.signUserReplacement(newest, 'cancel', `the node refused it ${refusal.count} times`, 'txdesk');
         if ('code' in cancel) {
           // Tried again on the next block, like the refusal itself.
-          const h = d.store.transaction(() => ctx.setProblem(newest.from, newest.nonce, { reason: PROBLEM_OF_CANCEL_REFUSAL[cancel.code], summary: describeRequestRefusal(cancel), facts: cancelRefusalFacts(cancel) }));
+          const h = d.store.transaction(() =>
+            ctx.setProblem(newest.from, newest.nonce, {
+              reason: PROBLEM_OF_CANCEL_REFUSAL[cancel.code],
+              summary: describeRequestRefusal(cancel),
+              facts: cancelRefusalFacts(cancel),
+            }),
+          );
           if (h) ctx.emit([h]);
           return 0;
         }

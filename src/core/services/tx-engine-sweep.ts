@@ -17,7 +17,12 @@ export interface SweepSummary extends RetrySummary, NonceCheckSummary {
   repriced: number;
 }
 
-export function createSweep(ctx: TxEngineContext, retries: Pick<TxRetries, 'retrySkipped' | 'retryRefused'>, nonceCheck: Pick<NonceCheck, 'checkNonces'>, market: Pick<MarketWatch, 'checkStuck'>) {
+export function createSweep(
+  ctx: TxEngineContext,
+  retries: Pick<TxRetries, 'retrySkipped' | 'retryRefused'>,
+  nonceCheck: Pick<NonceCheck, 'checkNonces'>,
+  market: Pick<MarketWatch, 'checkStuck'>,
+) {
   let lastSweptBlock = -1;
   let lastNonceCheck = -1;
 

@@ -8,7 +8,10 @@ import type { FeedMessage } from '../ports.js';
 import type { TxEngineContext } from './tx-engine-context.js';
 import type { TxReplacing } from './tx-engine-replacement.js';
 
-export function createTrackerMessageHandler(ctx: TxEngineContext, replacing: Pick<TxReplacing, 'planReplacement' | 'commitReplacement' | 'sendWithBumps'>) {
+export function createTrackerMessageHandler(
+  ctx: TxEngineContext,
+  replacing: Pick<TxReplacing, 'planReplacement' | 'commitReplacement' | 'sendWithBumps'>,
+) {
   const { d } = ctx;
 
   /** Applies one tracker message exactly once; acks it after the commit (and any broadcast), outside the queue. */
@@ -34,8 +37,15 @@ export function createTrackerMessageHandler(ctx: TxEngineContext, replacing: Pic
       // Under the market policy the tracker's timeout is a clock, not a verdict: the block check (tx-engine-market.ts)
       // replaces a transaction once the blocks say it is outbid. A withdrawn receipt is replaced either way.
       const replaceNow = t.stuck && (reorged || d.policy().pricing !== 'market');
-      const plan = replaceNow ? await replacing.planReplacement({ ...target, status: 'pending' }, [rec, ...others].map(after).filter((r) => r.transactionHash !== target.transactionHash)) : null;
-      const why = reorged ? 'its receipt was reorganised away' : `not mined within the ${Math.round(d.policy().timeoutMs / 1000)} s timeout`;
+      const plan = replaceNow
+        ? await replacing.planReplacement(
+            { ...target, status: 'pending' },
+            [rec, ...others].map(after).filter((r) => r.transactionHash !== target.transactionHash),
+          )
+        : null;
+      const why = reorged
+        ? 'its receipt was reorganised away'
+        : `not mined within the ${Math.round(d.policy().timeoutMs / 1000)} s timeout`;
       const replacement = d.store.transaction(() => {
         ctx.applyChanges(t.changes);
         const r = plan ? replacing.commitReplacement(target, plan, why) : null;
@@ -43,7 +53,11 @@ export function createTrackerMessageHandler(ctx: TxEngineContext, replacing: Pic
         return r;
       });
       if (reorged) d.log.warn(`nonce ${rec.nonce}: the receipt of ${short(hash)} was withdrawn by a reorganisation; back to pending`);
-      ctx.emit([...t.changes.map((c) => c.hash), ...(plan ? [target.transactionHash] : []), ...(replacement ? [replacement.transactionHash] : [])]);
+      ctx.emit([
+        ...t.changes.map((c) => c.hash),
+        ...(plan ? [target.transactionHash] : []),
+        ...(replacement ? [replacement.transactionHash] : []),
+      ]);
       if (replacement) await replacing.sendWithBumps(replacement);
     });
     // A lost ack only means a redelivery, which finds the message id and acks again. Outside the queue: a slow or

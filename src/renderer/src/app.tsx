@@ -40,6 +40,7 @@ export function App() {
   const first = useRef(true);
   // Moving focus to the new screen keeps keyboard users where they expect after switching views; on the first screen
   // focus stays at the top of the page, so Tab starts at the skip link and the navigation.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: `view` is the trigger: focus moves when the screen changes.
   useEffect(() => {
     if (first.current) {
       first.current = false;

@@ -16,7 +16,9 @@ export interface AccountRouteDeps {
   now: () => number;
 }
 
-const profileReply = z.object({ email: z.string(), name: z.string(), organization: z.string(), clientId: z.string() }).meta({ id: 'Profile' });
+const profileReply = z
+  .object({ email: z.string(), name: z.string(), organization: z.string(), clientId: z.string() })
+  .meta({ id: 'Profile' });
 const sessionReply = profileReply.extend({ jwtToken: z.string() }).meta({ id: 'Session' });
 const apiSecretReply = z
   .object({

@@ -19,7 +19,11 @@ const anyPassword = z
   .min(1, { error: 'must not be empty' })
   .max(1024, { error: 'must have at most 1024 characters' });
 
-const label = (max: number) => z.string({ error: `must be a string of at most ${max} characters` }).trim().max(max, { error: `must have at most ${max} characters` });
+const label = (max: number) =>
+  z
+    .string({ error: `must be a string of at most ${max} characters` })
+    .trim()
+    .max(max, { error: `must have at most ${max} characters` });
 
 export const signupSchema = z
   .object({
@@ -42,6 +46,11 @@ export const logoutSchema = z.object({}).strict();
 
 /** Making the account's API secret: `rotate` must be said out loud to replace one that exists, since programs use it. */
 export const apiSecretSchema = z
-  .object({ rotate: z.boolean({ error: 'must be true or false' }).optional().meta({ description: 'Replace the API secret the account has; the old one stops working at once.' }) })
+  .object({
+    rotate: z
+      .boolean({ error: 'must be true or false' })
+      .optional()
+      .meta({ description: 'Replace the API secret the account has; the old one stops working at once.' }),
+  })
   .strict();
 export type ApiSecretInput = z.infer<typeof apiSecretSchema>;

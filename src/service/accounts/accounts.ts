@@ -50,8 +50,11 @@ export async function createAccounts(store: AccountsStore, options: AccountsOpti
 
   async function insertOrConflict(input: SignupInput, passwordHash: string): Promise<UserRow> {
     const clientId = newClientId();
-    if (!await store.insert({ email: input.email, name: input.name, organization: input.organization, passwordHash, clientId }, now())) {
-      throw new TxdeskError('CONFLICT', `An account with the e-mail ${input.email} already exists; log in instead, or sign up with another e-mail.`);
+    if (!(await store.insert({ email: input.email, name: input.name, organization: input.organization, passwordHash, clientId }, now()))) {
+      throw new TxdeskError(
+        'CONFLICT',
+        `An account with the e-mail ${input.email} already exists; log in instead, or sign up with another e-mail.`,
+      );
     }
     known.add(clientId);
     return (await store.byEmail(input.email))!;
@@ -61,11 +64,17 @@ export async function createAccounts(store: AccountsStore, options: AccountsOpti
   async function verifySession(authorization: string | undefined): Promise<{ user: UserRow; claims: TokenClaims; tokenId: string }> {
     const token = bearerOf(authorization);
     if (token === undefined) {
-      throw new TxdeskError('UNAUTHORIZED', 'This endpoint needs a session token: send "Authorization: Bearer <jwtToken>" with the token from POST /users/v1/login.');
+      throw new TxdeskError(
+        'UNAUTHORIZED',
+        'This endpoint needs a session token: send "Authorization: Bearer <jwtToken>" with the token from POST /users/v1/login.',
+      );
     }
     if (isApiSecretShaped(token)) {
       // The API secret is for programs managing webhooks; it must not make, replace or end credentials itself.
-      throw new TxdeskError('UNAUTHORIZED', 'This endpoint needs a session token, not the API secret: log in with `txdesk login` (or POST /users/v1/login) and send its jwtToken.');
+      throw new TxdeskError(
+        'UNAUTHORIZED',
+        'This endpoint needs a session token, not the API secret: log in with `txdesk login` (or POST /users/v1/login) and send its jwtToken.',
+      );
     }
     const check = verifyToken(secret, token, nowSeconds());
     if (!check.ok) {
@@ -80,7 +89,10 @@ export async function createAccounts(store: AccountsStore, options: AccountsOpti
     }
     const id = tokenId(token);
     if (await store.isRevoked(id)) {
-      throw new TxdeskError('UNAUTHORIZED', 'This session token was revoked by a logout; log in again with `txdesk login` (or POST /users/v1/login).');
+      throw new TxdeskError(
+        'UNAUTHORIZED',
+        'This session token was revoked by a logout; log in again with `txdesk login` (or POST /users/v1/login).',
+      );
     }
     return { user, claims: check.claims, tokenId: id };
   }
@@ -208,7 +220,10 @@ export async function createAccounts(store: AccountsStore, options: AccountsOpti
       }
       const user = isWellFormedApiSecret(token) ? await store.byApiSecretHash(apiSecretHash(token)) : undefined;
       if (!user) {
-        throw new TxdeskError('UNAUTHORIZED', 'This API secret is not valid (it was rotated or revoked, or is mistyped): send the current one, or make a new one with `txdesk account:api-secret --rotate`.');
+        throw new TxdeskError(
+          'UNAUTHORIZED',
+          'This API secret is not valid (it was rotated or revoked, or is mistyped): send the current one, or make a new one with `txdesk account:api-secret --rotate`.',
+        );
       }
       return { id: user.id, clientId: user.clientId, via: 'api-secret' };
     },

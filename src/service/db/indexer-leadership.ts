@@ -45,22 +45,32 @@ export async function startLocalIndexer(start: () => Indexer | Promise<Indexer>)
 }
 
 /** `db`: the shared database, the network's lock class and whether this instance may lead now (service-database.ts). */
-export function startLeaderIndexer(db: Pick<SharedDatabase, 'url' | 'lockClass' | 'mayLead'>, start: () => Indexer | Promise<Indexer>, log: Logger): IndexerRole {
+export function startLeaderIndexer(
+  db: Pick<SharedDatabase, 'url' | 'lockClass' | 'mayLead'>,
+  start: () => Indexer | Promise<Indexer>,
+  log: Logger,
+): IndexerRole {
   let indexer: Indexer | null = null;
   let leadership: Leadership | null = null;
   let becameLeader: () => void = () => {};
   const leading = new Promise<void>((resolve) => (becameLeader = resolve));
-  leadership = startLeadership(db.url, 'indexer', log, {
-    async onAcquire() {
-      indexer = await start();
-      becameLeader();
+  leadership = startLeadership(
+    db.url,
+    'indexer',
+    log,
+    {
+      async onAcquire() {
+        indexer = await start();
+        becameLeader();
+      },
+      async onLose() {
+        const i = indexer;
+        indexer = null;
+        await i?.stop();
+      },
     },
-    async onLose() {
-      const i = indexer;
-      indexer = null;
-      await i?.stop();
-    },
-  }, { lockClass: db.lockClass, ...(db.mayLead ? { mayLead: db.mayLead } : {}) });
+    { lockClass: db.lockClass, ...(db.mayLead ? { mayLead: db.mayLead } : {}) },
+  );
   return {
     current: () => indexer,
     isLeader: () => leadership?.isLeader() ?? false,

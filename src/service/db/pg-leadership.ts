@@ -31,7 +31,13 @@ export interface Leadership {
   stop(): Promise<void>;
 }
 
-export function startLeadership(url: string, role: LockName, log: Logger, hooks: LeadershipHooks, opts: LeadershipOptions = {}): Leadership {
+export function startLeadership(
+  url: string,
+  role: LockName,
+  log: Logger,
+  hooks: LeadershipHooks,
+  opts: LeadershipOptions = {},
+): Leadership {
   const retryMs = opts.retryMs ?? 2_000;
   let client: pg.Client | null = null;
   let leader = false;
@@ -61,14 +67,20 @@ export function startLeadership(url: string, role: LockName, log: Logger, hooks:
     }
   }
 
-  const stopRole = () => Promise.resolve(hooks.onLose()).catch((e) => log.error(`stopping the ${role} failed: ${e instanceof Error ? e.message : String(e)}`));
+  const stopRole = () =>
+    Promise.resolve(hooks.onLose()).catch((e) => log.error(`stopping the ${role} failed: ${e instanceof Error ? e.message : String(e)}`));
 
   async function attempt(): Promise<void> {
     if (stopped) return;
     try {
       if (!client) {
         // A query that hangs (a half-open connection) counts as a lost connection after this long.
-        const c = new pg.Client({ connectionString: url, keepAlive: true, query_timeout: Math.max(retryMs * 2, 4_000), application_name: `txdesk-${role}-lock` });
+        const c = new pg.Client({
+          connectionString: url,
+          keepAlive: true,
+          query_timeout: Math.max(retryMs * 2, 4_000),
+          application_name: `txdesk-${role}-lock`,
+        });
         c.on('error', (e) => void schedule(() => drop(e.message)));
         await c.connect();
         client = c;
@@ -80,7 +92,10 @@ export function startLeadership(url: string, role: LockName, log: Logger, hooks:
         return;
       }
       if (!may) return;
-      const r = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS ok', [opts.lockClass ?? LOCK_CLASS, LOCKS[role]]);
+      const r = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS ok', [
+        opts.lockClass ?? LOCK_CLASS,
+        LOCKS[role],
+      ]);
       if (r.rows[0]?.ok && !stopped) {
         leader = true;
         log.info(`this instance is the ${role} leader`);

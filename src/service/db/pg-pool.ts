@@ -9,7 +9,12 @@ export type PgClient = pg.PoolClient | pg.Client;
 
 /** `schema`: the only schema its connections see (a network's own; service-database.ts), public unless set. */
 export function openPgPool(url: string, max = 10, schema?: string): PgPool {
-  const pool = new pg.Pool({ connectionString: url, max, application_name: 'txdesk-service', ...(schema ? { options: `-c search_path=${schema}` } : {}) });
+  const pool = new pg.Pool({
+    connectionString: url,
+    max,
+    application_name: 'txdesk-service',
+    ...(schema ? { options: `-c search_path=${schema}` } : {}),
+  });
   // An idle client whose connection drops emits on the pool; the next query gets a fresh one.
   pool.on('error', () => {});
   // A checked-out client reports a dropped connection as an 'error' event on itself, and pg-pool stops listening the
@@ -56,8 +61,11 @@ const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'E
 export function databaseUnreachable(e: unknown): boolean {
   if (!(e instanceof Error)) return false;
   const code = (e as { code?: unknown }).code;
-  if (typeof code === 'string' && (code.startsWith('08') || /^57P0[123]$/.test(code) || code === '53300' || UNREACHABLE_CODES.has(code))) return true;
-  return /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error)|is not currently accepting connections/.test(e.message);
+  if (typeof code === 'string' && (code.startsWith('08') || /^57P0[123]$/.test(code) || code === '53300' || UNREACHABLE_CODES.has(code)))
+    return true;
+  return /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error)|is not currently accepting connections/.test(
+    e.message,
+  );
 }
 
 /** A URL for logs: the password is replaced. */

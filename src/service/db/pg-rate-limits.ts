@@ -40,7 +40,10 @@ export interface RateLimitExchange {
 type Seen = Map<string, number>;
 
 /** What to charge, per scope and key, for rows read back, given what was charged before; updates `seen`. Pure but for `seen`. */
-export function newUsage(rows: readonly { scope: string; key: string; instance: string; slot: number; taken: number }[], seen: Seen): Map<string, Map<string, number>> {
+export function newUsage(
+  rows: readonly { scope: string; key: string; instance: string; slot: number; taken: number }[],
+  seen: Seen,
+): Map<string, Map<string, number>> {
   const out = new Map<string, Map<string, number>>();
   for (const r of rows) {
     const id = `${r.slot}\u0000${r.scope}\u0000${r.key}\u0000${r.instance}`;
@@ -127,7 +130,10 @@ export async function shareRateLimits(
       failing = false;
     } catch (e) {
       // The local limits still hold; the others learn what was taken here at the next exchange that succeeds.
-      if (!failing) log.warn(`could not exchange rate-limit usage with the database (${e instanceof Error ? e.message : String(e)}); limits are per instance until it answers`);
+      if (!failing)
+        log.warn(
+          `could not exchange rate-limit usage with the database (${e instanceof Error ? e.message : String(e)}); limits are per instance until it answers`,
+        );
       failing = true;
     }
   }

@@ -62,7 +62,9 @@ export async function openSharedDatabase(url: string, log: Logger): Promise<Shar
     await pool.query('SELECT 1');
   } catch (e) {
     await pool.end().catch(() => {});
-    throw new Error(`Cannot reach the database at ${redactUrl(url)}: ${e instanceof Error ? e.message : String(e)}. Check the URL, that PostgreSQL is running, and that it accepts this user.`);
+    throw new Error(
+      `Cannot reach the database at ${redactUrl(url)}: ${e instanceof Error ? e.message : String(e)}. Check the URL, that PostgreSQL is running, and that it accepts this user.`,
+    );
   }
   const listener = startPgListener(url, log.child('db-listen'));
   return { url, pool, listener, instance: randomBytes(6).toString('hex'), lockClass: LOCK_CLASS, channel: (base) => base };

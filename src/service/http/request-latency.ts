@@ -25,7 +25,8 @@ class TalliedHistogram extends Histogram<'method' | 'route'> {
   /** What the registry writes (prom-client asks this before get()). */
   async getForPromString() {
     const { name, help } = this.options;
-    const values: { labels: Record<string, string | number>; value: number; metricName: string; sharedLabels: Record<string, string> }[] = [];
+    const values: { labels: Record<string, string | number>; value: number; metricName: string; sharedLabels: Record<string, string> }[] =
+      [];
     for (const t of this.tallies.values()) {
       let acc = 0;
       this.bounds.forEach((le, i) => {
@@ -71,7 +72,11 @@ export function requestMetrics(registry: Registry, bounds: readonly number[]): R
       if (!s) byStatus.set(statusKey, (s = { labels: { method, route, status: String(status) }, count: 0 }));
       s.count++;
       let r = byRoute.get(routeKey);
-      if (!r) byRoute.set(routeKey, (r = { labels: { method, route }, perBucket: new Array<number>(bounds.length + 1).fill(0), sum: 0, count: 0 }));
+      if (!r)
+        byRoute.set(
+          routeKey,
+          (r = { labels: { method, route }, perBucket: new Array<number>(bounds.length + 1).fill(0), sum: 0, count: 0 }),
+        );
       let i = 0;
       while (i < bounds.length && seconds > bounds[i]!) i++;
       r.perBucket[i]!++;

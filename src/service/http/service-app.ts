@@ -31,7 +31,13 @@ export interface ServiceApp {
 }
 
 /** `origin` is the service's public URL, else its listening address: the base of page links and of the document. */
-export function createServiceApp(health: HealthSource, routes: readonly DocumentedRoute[], origin: () => string, log: Logger, options: ServiceAppOptions = {}): ServiceApp {
+export function createServiceApp(
+  health: HealthSource,
+  routes: readonly DocumentedRoute[],
+  origin: () => string,
+  log: Logger,
+  options: ServiceAppOptions = {},
+): ServiceApp {
   const app = new OpenAPIHono<NodeEnv>();
   let doc: object | undefined;
   // Written once, on the first request for it: the routes and the origin are fixed once the server listens.
@@ -40,22 +46,33 @@ export function createServiceApp(health: HealthSource, routes: readonly Document
   const { observe } = options;
   const timed = observe ? timeRequests(allRoutes, observe) : null;
   const servedForOtherMethod = mountRoutes(app, timed?.routes ?? allRoutes);
-  app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'A session token: the jwtToken of POST /users/v1/login.' });
+  app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'JWT',
+    description: 'A session token: the jwtToken of POST /users/v1/login.',
+  });
   app.openAPIRegistry.registerComponent('securitySchemes', 'apiSecret', {
     type: 'http',
     scheme: 'bearer',
-    description: "The account's API secret (txdesk_sk_…, POST /users/v1/api-secret): the long-lived credential of programs that manage webhooks.",
+    description:
+      "The account's API secret (txdesk_sk_…, POST /users/v1/api-secret): the long-lived credential of programs that manage webhooks.",
   });
   app.notFound((c) => {
     const { pathname } = new URL(c.req.url);
-    if (servedForOtherMethod(c.req.method, pathname)) throw new TxdeskError('METHOD_NOT_ALLOWED', `Method ${c.req.method} is not allowed on ${pathname}.`);
+    if (servedForOtherMethod(c.req.method, pathname))
+      throw new TxdeskError('METHOD_NOT_ALLOWED', `Method ${c.req.method} is not allowed on ${pathname}.`);
     throw noEndpoint(c.req.method, pathname);
   });
   app.onError((e, c) => {
     if (databaseUnreachable(e)) {
       // Not a bug: the shared database is down or restarting. Clients may retry; the cause is logged once per request.
       log.warn(`${c.req.method} ${new URL(c.req.url).pathname}: the database is not answering (${(e as Error).message})`);
-      return errorResponse(new TxdeskError('UPSTREAM_UNAVAILABLE', "The service's database is not answering; try again in a few seconds."), c, (m) => log.error(m));
+      return errorResponse(
+        new TxdeskError('UPSTREAM_UNAVAILABLE', "The service's database is not answering; try again in a few seconds."),
+        c,
+        (m) => log.error(m),
+      );
     }
     return errorResponse(e, c, (m) => log.error(m));
   });
@@ -70,22 +87,31 @@ export function createServiceApp(health: HealthSource, routes: readonly Document
 function timeRequests(routes: readonly DocumentedRoute[], observe: RequestObserver) {
   const templateOf = new WeakMap<IncomingMessage, string>();
   return {
-    routes: routes.map(({ doc, handler }): DocumentedRoute => ({
-      doc,
-      handler: (c) => {
-        templateOf.set(c.env.incoming, doc.path);
-        return handler(c);
+    routes: routes.map(
+      ({ doc, handler }): DocumentedRoute => ({
+        doc,
+        handler: (c) => {
+          templateOf.set(c.env.incoming, doc.path);
+          return handler(c);
+        },
+      }),
+    ),
+    listener:
+      (inner: RequestListener): RequestListener =>
+      (req, res) => {
+        const started = performance.now();
+        // 'close' comes after the answer is sent and also when the client goes away first; the latter is counted as
+        // nginx does, 499, so a slow route that clients give up on still shows in the latencies.
+        res.once('close', () =>
+          observe(
+            req.method ?? 'GET',
+            templateOf.get(req) ?? 'unmatched',
+            res.writableFinished ? res.statusCode : 499,
+            (performance.now() - started) / 1000,
+          ),
+        );
+        return inner(req, res);
       },
-    })),
-    listener: (inner: RequestListener): RequestListener => (req, res) => {
-      const started = performance.now();
-      // 'close' comes after the answer is sent and also when the client goes away first; the latter is counted as
-      // nginx does, 499, so a slow route that clients give up on still shows in the latencies.
-      res.once('close', () =>
-        observe(req.method ?? 'GET', templateOf.get(req) ?? 'unmatched', res.writableFinished ? res.statusCode : 499, (performance.now() - started) / 1000),
-      );
-      return inner(req, res);
-    },
   };
 }
 

@@ -32,7 +32,8 @@ export function publicUrlProblem(value: string): string | null {
 /** Every Host value the service answers: loopback and the bind address on its port, the public URL's host, extras. */
 export function allowedServiceHosts(port: number, bindHost: string, access: ServiceAccess = {}): Set<string> {
   const names = [...LOOPBACK];
-  if (!isWildcard(bindHost) && !LOOPBACK.includes(bindHost)) names.push(bindHost.includes(':') && !bindHost.startsWith('[') ? `[${bindHost}]` : bindHost);
+  if (!isWildcard(bindHost) && !LOOPBACK.includes(bindHost))
+    names.push(bindHost.includes(':') && !bindHost.startsWith('[') ? `[${bindHost}]` : bindHost);
   const hosts = new Set(names.map((n) => `${n}:${port}`.toLowerCase()));
   if (access.publicUrl) hosts.add(new URL(access.publicUrl).host.toLowerCase());
   for (const h of access.extraHosts ?? []) hosts.add(h.toLowerCase());

@@ -7,7 +7,6 @@ import type { DocumentedRoute } from '../../lib/hono-kit.js';
 import { nodeProblems, servedNetworkStates, type NodeProblem, type ServedNetworkState as NetworkState } from '../../shared/node-health.js';
 import { requestMetrics } from './request-latency.js';
 
-
 export type NetworkRole = 'indexer-leader' | 'watcher-leader';
 export const networkRoles: readonly NetworkRole[] = ['indexer-leader', 'watcher-leader'];
 
@@ -79,7 +78,12 @@ export function createServiceMetrics(source: MetricsSource): ServiceMetrics {
    * drops out instead of repeating its last value forever. A null value means unknown: no sample rather than a 0 that
    * would read as block 0 or an empty outbox.
    */
-  const networkGauge = <L extends string>(name: string, help: string, labelNames: readonly L[], samples: (s: NetworkMetricsSnapshot) => [Record<L, string>, number | null][]) =>
+  const networkGauge = <L extends string>(
+    name: string,
+    help: string,
+    labelNames: readonly L[],
+    samples: (s: NetworkMetricsSnapshot) => [Record<L, string>, number | null][],
+  ) =>
     new Gauge<L | 'platform' | 'network'>({
       name,
       help,
@@ -97,7 +101,12 @@ export function createServiceMetrics(source: MetricsSource): ServiceMetrics {
    * as a reset). prom-client's Counter has no set(), so each scrape resets and increments by the source's total: the
    * sample is then exactly the source's number, and never a delta we kept that could drift from it.
    */
-  const networkCounter = <L extends string>(name: string, help: string, labelNames: readonly L[], samples: (s: NetworkMetricsSnapshot) => [Record<L, string>, number][]) =>
+  const networkCounter = <L extends string>(
+    name: string,
+    help: string,
+    labelNames: readonly L[],
+    samples: (s: NetworkMetricsSnapshot) => [Record<L, string>, number][],
+  ) =>
     new Counter<L | 'platform' | 'network'>({
       name,
       help,
@@ -111,18 +120,35 @@ export function createServiceMetrics(source: MetricsSource): ServiceMetrics {
 
   const none = {} as Record<never, string>;
   networkGauge('txdesk_network_up', '1 while the network is serving, else 0.', [], (s) => [[none, s.state === 'serving' ? 1 : 0]]);
-  networkGauge('txdesk_network_state', 'The network\'s state: 1 on the current one, 0 on the others.', ['state'], (s) =>
+  networkGauge('txdesk_network_state', "The network's state: 1 on the current one, 0 on the others.", ['state'], (s) =>
     servedNetworkStates.map((state) => [{ state }, s.state === state ? 1 : 0]),
   );
   networkGauge('txdesk_network_chain_id', 'The chain id the node reports (absent until known).', [], (s) => [[none, s.chainId]]);
   networkGauge('txdesk_head_block', "The node's head block.", [], (s) => [[none, s.headBlock]]);
-  networkGauge('txdesk_indexed_block', 'The last block indexed (absent on an instance that does not index the network).', [], (s) => [[none, s.indexedBlock]]);
-  networkGauge('txdesk_index_lag_blocks', 'Head block minus indexed block (absent on an instance that does not index the network).', [], (s) => [[none, s.indexLagBlocks]]);
-  networkGauge('txdesk_indexed_behind_blocks', "Newest head seen minus the index the listing answers from (every instance; grows while the node is away).", [], (s) => [[none, s.indexedBehindBlocks]]);
-  networkGauge('txdesk_node_request_budget', 'Requests per second allowed to a node after its back-pressure (absent while not limited).', ['index', 'url'], (s) =>
-    s.nodeBudgets.map((n) => [{ index: String(n.index), url: n.url }, n.requestsPerSecond]),
+  networkGauge('txdesk_indexed_block', 'The last block indexed (absent on an instance that does not index the network).', [], (s) => [
+    [none, s.indexedBlock],
+  ]);
+  networkGauge(
+    'txdesk_index_lag_blocks',
+    'Head block minus indexed block (absent on an instance that does not index the network).',
+    [],
+    (s) => [[none, s.indexLagBlocks]],
   );
-  networkGauge('txdesk_outbox_depth', 'Un-acked receipt deliveries of every subscription, as last counted.', [], (s) => [[none, s.outboxDepth]]);
+  networkGauge(
+    'txdesk_indexed_behind_blocks',
+    'Newest head seen minus the index the listing answers from (every instance; grows while the node is away).',
+    [],
+    (s) => [[none, s.indexedBehindBlocks]],
+  );
+  networkGauge(
+    'txdesk_node_request_budget',
+    'Requests per second allowed to a node after its back-pressure (absent while not limited).',
+    ['index', 'url'],
+    (s) => s.nodeBudgets.map((n) => [{ index: String(n.index), url: n.url }, n.requestsPerSecond]),
+  );
+  networkGauge('txdesk_outbox_depth', 'Un-acked receipt deliveries of every subscription, as last counted.', [], (s) => [
+    [none, s.outboxDepth],
+  ]);
   networkGauge('txdesk_node_in_use', 'The node answering for the network (1; url redacted).', ['index', 'url'], (s) =>
     s.nodeInUse ? [[{ index: String(s.nodeInUse.index), url: s.nodeInUse.url }, 1]] : [],
   );
@@ -132,16 +158,29 @@ export function createServiceMetrics(source: MetricsSource): ServiceMetrics {
     networkRoles.map((role) => [{ role }, s.roles.includes(role) ? 1 : 0]),
   );
   networkCounter('txdesk_receipts_delivered_total', 'Receipt messages delivered to subscribers.', [], (s) => [[none, s.receiptsDelivered]]);
-  networkCounter('txdesk_webhook_deliveries_total', 'Webhook tries by this instance: sent (2xx) or failed (retried later).', ['outcome'], (s) => [
-    [{ outcome: 'sent' }, s.webhookDeliveries.sent],
-    [{ outcome: 'failed' }, s.webhookDeliveries.failed],
-  ]);
-  networkCounter('txdesk_node_errors_total', 'Node failures by kind.', ['kind'], (s) => nodeProblems.map((kind) => [{ kind }, s.nodeErrors[kind] ?? 0]));
-  networkCounter('txdesk_node_back_pressure_total', 'Back-pressure answers (HTTP 429, capacity errors) from each node: slowed down for, not failures.', ['index', 'url'], (s) =>
-    s.nodeBudgets.map((n) => [{ index: String(n.index), url: n.url }, n.backPressure]),
+  networkCounter(
+    'txdesk_webhook_deliveries_total',
+    'Webhook tries by this instance: sent (2xx) or failed (retried later).',
+    ['outcome'],
+    (s) => [
+      [{ outcome: 'sent' }, s.webhookDeliveries.sent],
+      [{ outcome: 'failed' }, s.webhookDeliveries.failed],
+    ],
+  );
+  networkCounter('txdesk_node_errors_total', 'Node failures by kind.', ['kind'], (s) =>
+    nodeProblems.map((kind) => [{ kind }, s.nodeErrors[kind] ?? 0]),
+  );
+  networkCounter(
+    'txdesk_node_back_pressure_total',
+    'Back-pressure answers (HTTP 429, capacity errors) from each node: slowed down for, not failures.',
+    ['index', 'url'],
+    (s) => s.nodeBudgets.map((n) => [{ index: String(n.index), url: n.url }, n.backPressure]),
   );
 
-  new Gauge({ name: 'txdesk_instance_info', help: "This instance's store (1).", labelNames: ['store'], registers: [registry] }).set({ store: source.store }, 1);
+  new Gauge({ name: 'txdesk_instance_info', help: "This instance's store (1).", labelNames: ['store'], registers: [registry] }).set(
+    { store: source.store },
+    1,
+  );
 
   const requests = requestMetrics(registry, latencyBuckets);
 
@@ -152,11 +191,20 @@ export function createServiceMetrics(source: MetricsSource): ServiceMetrics {
         path: '/metrics',
         operationId: 'metrics',
         summary: 'Prometheus metrics: networks, roles, HTTP requests (docs/deploy.md)',
-        responses: { 200: { description: 'The Prometheus text format, version 0.0.4.', content: { 'text/plain; version=0.0.4': { schema: z.string() } } } },
+        responses: {
+          200: {
+            description: 'The Prometheus text format, version 0.0.4.',
+            content: { 'text/plain; version=0.0.4': { schema: z.string() } },
+          },
+        },
       },
       handler: async (c) => {
         const text = await registry.metrics();
-        c.env.outgoing.writeHead(200, { 'content-type': registry.contentType, 'content-length': Buffer.byteLength(text), 'cache-control': 'no-store' });
+        c.env.outgoing.writeHead(200, {
+          'content-type': registry.contentType,
+          'content-length': Buffer.byteLength(text),
+          'cache-control': 'no-store',
+        });
         c.env.outgoing.end(text);
         return RESPONSE_ALREADY_SENT;
       },

@@ -44,7 +44,10 @@ export async function fetchChainId(nodeUrl: string, timeoutMs = 10_000): Promise
   // Logs and errors name the node without its path or query, where hosted nodes keep API keys.
   const shown = redactNodeUrl(nodeUrl);
   const unreachable = (why: string) =>
-    new TxdeskError('UPSTREAM_UNAVAILABLE', `Cannot read the chain id from the node at ${shown} (${why.split(nodeUrl).join(shown)}); check that the node runs and the URL is right.`);
+    new TxdeskError(
+      'UPSTREAM_UNAVAILABLE',
+      `Cannot read the chain id from the node at ${shown} (${why.split(nodeUrl).join(shown)}); check that the node runs and the URL is right.`,
+    );
   let url: URL;
   try {
     url = new URL(nodeUrl);
@@ -64,7 +67,10 @@ export async function fetchChainId(nodeUrl: string, timeoutMs = 10_000): Promise
     }
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new TxdeskError('BAD_REQUEST', `The node URL must start with http://, https://, ws:// or wss://; got ${JSON.stringify(nodeUrl)}.`);
+    throw new TxdeskError(
+      'BAD_REQUEST',
+      `The node URL must start with http://, https://, ws:// or wss://; got ${JSON.stringify(nodeUrl)}.`,
+    );
   }
   let result: unknown;
   try {

@@ -23,14 +23,21 @@ const healthReply = z
     confirmations: z.int().meta({ description: 'Old name of indexerLag.' }),
     indexedBlock: z.int(),
     headBlock: z.int(),
-    truncatedRanges: z
-      .object({ count: z.int(), cap: z.int(), latest: z.array(z.object({}).loose()) })
-      .meta({ description: 'EIP-2309 ConsecutiveTransfer events naming more tokens than the cap: only the first `cap` tokens are indexed.' }),
-    roles: z.array(z.enum(['indexer-leader', 'watcher-leader', 'follower'])).meta({ description: 'What this instance does in a fleet; both leaders when it runs alone.' }),
+    truncatedRanges: z.object({ count: z.int(), cap: z.int(), latest: z.array(z.object({}).loose()) }).meta({
+      description: 'EIP-2309 ConsecutiveTransfer events naming more tokens than the cap: only the first `cap` tokens are indexed.',
+    }),
+    roles: z
+      .array(z.enum(['indexer-leader', 'watcher-leader', 'follower']))
+      .meta({ description: 'What this instance does in a fleet; both leaders when it runs alone.' }),
     store: z.enum(['sqlite', 'postgres']),
-    indexLagBlocks: z.int().nullable().meta({ description: 'Blocks between the node\'s head and the indexed tip; null on an instance that does not index.' }),
+    indexLagBlocks: z
+      .int()
+      .nullable()
+      .meta({ description: "Blocks between the node's head and the indexed tip; null on an instance that does not index." }),
     outboxDepth: z.int().nullable().meta({ description: 'Un-acked deliveries of every subscription, as last counted (every 2 s).' }),
-    networks: z.array(networkHealth).meta({ description: 'Every network served, the default first (the fields above describe the default).' }),
+    networks: z
+      .array(networkHealth)
+      .meta({ description: 'Every network served, the default first (the fields above describe the default).' }),
   })
   .meta({ id: 'Health' });
 
@@ -38,7 +45,13 @@ const healthReply = z
 export function serviceRoutes(health: HealthSource, document: () => object): DocumentedRoute[] {
   return [
     {
-      doc: { method: 'get', path: '/health', operationId: 'health', summary: 'Liveness, roles and indexer progress', responses: { 200: jsonReply('The service is up.', healthReply) } },
+      doc: {
+        method: 'get',
+        path: '/health',
+        operationId: 'health',
+        summary: 'Liveness, roles and indexer progress',
+        responses: { 200: jsonReply('The service is up.', healthReply) },
+      },
       handler: (c) =>
         json(c, 200, {
           status: 'ok',
@@ -51,7 +64,13 @@ export function serviceRoutes(health: HealthSource, document: () => object): Doc
         }),
     },
     {
-      doc: { method: 'get', path: '/openapi.json', operationId: 'openApi', summary: 'This document', responses: { 200: jsonReply('OpenAPI 3.1 document.', z.object({}).loose()) } },
+      doc: {
+        method: 'get',
+        path: '/openapi.json',
+        operationId: 'openApi',
+        summary: 'This document',
+        responses: { 200: jsonReply('OpenAPI 3.1 document.', z.object({}).loose()) },
+      },
       handler: (c) => json(c, 200, document()),
     },
   ];
@@ -70,11 +89,17 @@ export function trackerUpgradeHint(): DocumentedRoute {
       summary: 'The transaction tracker (WebSocket, JSON-RPC 2.0; see docs/api.md)',
       description: 'Connect with a WebSocket client and `?clientId=…`; a plain HTTP request is refused with 426.',
       request: { params: z.object({ platform: z.string(), network: z.string() }) },
-      responses: { 426: errorReply('This endpoint speaks WebSocket; connect with a WebSocket client (for example the txdesk/tracker SDK).') },
+      responses: {
+        426: errorReply('This endpoint speaks WebSocket; connect with a WebSocket client (for example the txdesk/tracker SDK).'),
+      },
     },
     // A WebSocket upgrade never reaches the routes (the tracker handles 'upgrade'); a plain GET here is a client mistake.
     handler: () => {
-      throw new TxdeskError('BAD_REQUEST', 'The tracker speaks WebSocket; connect with a WebSocket client (for example the txdesk/tracker SDK).', 426);
+      throw new TxdeskError(
+        'BAD_REQUEST',
+        'The tracker speaks WebSocket; connect with a WebSocket client (for example the txdesk/tracker SDK).',
+        426,
+      );
     },
   };
 }

@@ -49,8 +49,12 @@ export function createServiceServer(app: RequestListener, bindHost = '127.0.0.1'
   // Malformed HTTP never reaches the handler; answer it in the same envelope instead of Node's bare 400.
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
     if (!socket.writable || err.code === 'ECONNRESET') return socket.destroy();
-    const body = JSON.stringify(new TxdeskError('BAD_REQUEST', 'The HTTP request is malformed; check the request line and headers.').toBody());
-    socket.end(`HTTP/1.1 400 Bad Request\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+    const body = JSON.stringify(
+      new TxdeskError('BAD_REQUEST', 'The HTTP request is malformed; check the request line and headers.').toBody(),
+    );
+    socket.end(
+      `HTTP/1.1 400 Bad Request\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+    );
   });
   return {
     server,
@@ -69,8 +73,10 @@ export function listen(server: Server, port: number, host: string): Promise<void
   return new Promise((resolve, reject) => {
     const onError = (e: NodeJS.ErrnoException) => {
       server.off('listening', onListening);
-      if (e.code === 'EADDRINUSE') reject(new TxdeskError('BAD_REQUEST', `Port ${port} on ${host} is already in use; pick another with --port (0 picks a free one).`));
-      else if (e.code === 'EADDRNOTAVAIL' || e.code === 'ENOTFOUND') reject(new TxdeskError('BAD_REQUEST', `Cannot listen on host ${host}; use an address of this machine, such as 127.0.0.1.`));
+      if (e.code === 'EADDRINUSE')
+        reject(new TxdeskError('BAD_REQUEST', `Port ${port} on ${host} is already in use; pick another with --port (0 picks a free one).`));
+      else if (e.code === 'EADDRNOTAVAIL' || e.code === 'ENOTFOUND')
+        reject(new TxdeskError('BAD_REQUEST', `Cannot listen on host ${host}; use an address of this machine, such as 127.0.0.1.`));
       else reject(e);
     };
     const onListening = () => {

@@ -224,13 +224,19 @@ export function startIndexer(opts: IndexerOptions): Indexer {
     }
     // The span follows each read as soon as its logs are counted, not when it is written: by then the ranges read
     // ahead were already asked for with the old span.
-    read.then((ps) => {
-      const size = ps[0]?.size;
-      if (size) s.spans = spanAfterAnswer(s.spans, to - from + 1, size, policy);
-    }, () => {});
+    read.then(
+      (ps) => {
+        const size = ps[0]?.size;
+        if (size) s.spans = spanAfterAnswer(s.spans, to - from + 1, size, policy);
+      },
+      () => {},
+    );
     const parts = read.then((ps) => ps.map(withHeaders));
     const prepared: Prepared = { from, to, parts };
-    parts.then((ps) => (prepared.split = ps), () => {});
+    parts.then(
+      (ps) => (prepared.split = ps),
+      () => {},
+    );
     return prepared;
   }
 
@@ -255,7 +261,10 @@ export function startIndexer(opts: IndexerOptions): Indexer {
   function withHeaders(p: PreparedPart): Prepared {
     const headers = chain.headers(p.from === p.to ? [p.from] : [p.from, p.to]);
     const part: Prepared = { ...p, headers };
-    Promise.all([p.result, headers]).then(([range, h]) => (part.ready = { range, headers: h }), () => {});
+    Promise.all([p.result, headers]).then(
+      ([range, h]) => (part.ready = { range, headers: h }),
+      () => {},
+    );
     return part;
   }
 
@@ -340,7 +349,9 @@ export function startIndexer(opts: IndexerOptions): Indexer {
       const blocks = current.to - from + 1;
       if (isRangeRefusal(e) && blocks > policy.min) {
         s.spans = spanAfterRefusal(s.spans, blocks, e, policy);
-        log.info(`node refused ${blocks} blocks per eth_getLogs; asking for ${s.spans.span}, and for fewer than ${s.spans.refused} from now on`);
+        log.info(
+          `node refused ${blocks} blocks per eth_getLogs; asking for ${s.spans.span}, and for fewer than ${s.spans.refused} from now on`,
+        );
         return 'busy';
       }
       throw e;
@@ -510,7 +521,16 @@ export function startIndexer(opts: IndexerOptions): Indexer {
     stats() {
       const rpc = new Map(chain.stats);
       for (const [method, n] of reader?.stats ?? []) rpc.set(method, (rpc.get(method) ?? 0) + n);
-      return { transfers: stats.transfers, rpc: Object.fromEntries(rpc), reorgs: stats.reorgs, firstRangeStart: stats.firstRangeStart, timing: { ...timing }, readerThread: reader?.usable ?? false, writerThread: writeThread !== null, threadReads: stats.threadReads };
+      return {
+        transfers: stats.transfers,
+        rpc: Object.fromEntries(rpc),
+        reorgs: stats.reorgs,
+        firstRangeStart: stats.firstRangeStart,
+        timing: { ...timing },
+        readerThread: reader?.usable ?? false,
+        writerThread: writeThread !== null,
+        threadReads: stats.threadReads,
+      };
     },
     async stop() {
       if (s.stopped) return;

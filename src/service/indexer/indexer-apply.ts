@@ -56,7 +56,8 @@ export function netMoves(logs: readonly TransferLog[]): NetMove[] {
 }
 
 /** Order key of a move: a plain log keeps the 10-byte key, a position inside a multi-token log adds 4 bytes. */
-export const moveKey = (m: { block: number; logIndex: number; sub?: number }) => transferKey(m.block, m.logIndex, m.sub ? m.sub : undefined);
+export const moveKey = (m: { block: number; logIndex: number; sub?: number }) =>
+  transferKey(m.block, m.logIndex, m.sub ? m.sub : undefined);
 
 /**
  * Uris by contract, then by token id: no `contract:id` string per token to build, copy to the writer's thread and look
@@ -176,8 +177,16 @@ export function applyBatchTo(sink: BatchSink, w: IndexWriter, b: Batch): Missing
       if (!s) {
         const row = w.idRow(c.id, kId);
         const read = b.uris.get(c.address)?.get(id);
-        s = { contract: c, id, kId, before: row ? BigInt(row.supply) : null, supply: row ? BigInt(row.supply) : 0n, uri: read ?? row?.uri ?? '' };
-        if (!row && read === undefined && c.has_uri === 1) missing.push({ standard: 'ERC1155', rowId: 0, contractId: c.id, address: c.address, id });
+        s = {
+          contract: c,
+          id,
+          kId,
+          before: row ? BigInt(row.supply) : null,
+          supply: row ? BigInt(row.supply) : 0n,
+          uri: read ?? row?.uri ?? '',
+        };
+        if (!row && read === undefined && c.has_uri === 1)
+          missing.push({ standard: 'ERC1155', rowId: 0, contractId: c.id, address: c.address, id });
         ids.set(key, s);
       }
       return s;
@@ -271,7 +280,7 @@ export function applyBatchTo(sink: BatchSink, w: IndexWriter, b: Batch): Missing
     // URI events after the moves of the range: the newest value of each id wins.
     for (const u of b.uriEvents ?? []) {
       const c = w.contract(u.contract);
-      if (!c || c.standard !== 'ERC1155') continue;
+      if (c?.standard !== 'ERC1155') continue;
       const { kId } = tokenKeys(c.addr, u.id);
       if (!w.idRow(c.id, kId)) w.putId(c.id, kId, { supply: '0', uri: u.value });
       w.setIdUri(c.id, kId, u.value);

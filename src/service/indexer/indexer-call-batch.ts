@@ -73,7 +73,8 @@ export function decodeCallBatch(answer: string, count: number): (string | undefi
 
 const HEAD_BYTES = Buffer.from(HEAD, 'latin1');
 /** The value of one hex digit, NaN for any other byte. */
-const digit = (c: number) => (c >= 0x30 && c <= 0x39 ? c - 0x30 : c >= 0x61 && c <= 0x66 ? c - 0x57 : c >= 0x41 && c <= 0x46 ? c - 0x37 : NaN);
+const digit = (c: number) =>
+  c >= 0x30 && c <= 0x39 ? c - 0x30 : c >= 0x61 && c <= 0x66 ? c - 0x57 : c >= 0x41 && c <= 0x46 ? c - 0x37 : NaN;
 
 /**
  * decodeCallBatch over hex digits where they lie in a buffer, [start, end) with or without "0x": an answer of 500

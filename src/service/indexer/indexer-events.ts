@@ -166,7 +166,16 @@ export function emptyDecoding(): DecodedLogs {
 }
 
 /** Adds one ERC-721 Transfer (its addresses lowercase); the scanner of the node's bytes calls this for most logs. */
-export function addTransfer(out: DecodedLogs, block: number, logIndex: number, blockHash: string, contract: string, from: string, to: string, id: bigint): void {
+export function addTransfer(
+  out: DecodedLogs,
+  block: number,
+  logIndex: number,
+  blockHash: string,
+  contract: string,
+  from: string,
+  to: string,
+  id: bigint,
+): void {
   if (!out.firstKind.has(contract)) out.firstKind.set(contract, 'ERC721');
   out.moves.push({ block, logIndex, blockHash, contract, sub: 0, from, to, id, amount: null });
   noteBlock(out, block, blockHash);

@@ -30,7 +30,9 @@ export function endsAgree(p: ReadyPart): boolean {
   const ends = endHeaders(p);
   if (!ends) return false;
   const { from, to } = p.range;
-  return !p.range.blocks.some((l) => (l.block === to && l.blockHash !== ends.to.hash) || (l.block === from && l.blockHash !== ends.from.hash));
+  return !p.range.blocks.some(
+    (l) => (l.block === to && l.blockHash !== ends.to.hash) || (l.block === from && l.blockHash !== ends.from.hash),
+  );
 }
 
 /**

@@ -2,7 +2,18 @@
 // JSON.parse then decodeTokenLogs for the answers nodes send, or null for any answer it does not expect (the caller
 // then parses it as JSON). Pure, except that it lends two bytes of the body to each Transfer and gives them back.
 import { addLog, addTransfer, CONSECUTIVE_CAP, decodeTokenLogs, emptyDecoding, TOPIC, type DecodedLogs } from './indexer-events.js';
-import { CLOSE_ARRAY, CLOSE_OBJECT, hexWith0x, JsonBytes, keyTable, notScanned, OPEN_ARRAY, OPEN_OBJECT, QUOTE, scanned } from '../../lib/json-bytes.js';
+import {
+  CLOSE_ARRAY,
+  CLOSE_OBJECT,
+  hexWith0x,
+  JsonBytes,
+  keyTable,
+  notScanned,
+  OPEN_ARRAY,
+  OPEN_OBJECT,
+  QUOTE,
+  scanned,
+} from '../../lib/json-bytes.js';
 import type { RawLog } from './indexer-events.js';
 
 /** A range's decoded logs, with what range adaptation needs of the node's answer. */
@@ -98,36 +109,38 @@ class LogScan extends JsonBytes {
     let topicsSeen = false;
     const topics = this.topics;
     topics.length = 0;
-    if (this.enter(OPEN_OBJECT, CLOSE_OBJECT)) do {
-      const key = this.key(KEYS);
-      const c = this.peek();
-      if (key === 'topics') {
-        topics.length = 0;
-        if (this.enter(OPEN_ARRAY, CLOSE_ARRAY)) do {
+    if (this.enter(OPEN_OBJECT, CLOSE_OBJECT))
+      do {
+        const key = this.key(KEYS);
+        const c = this.peek();
+        if (key === 'topics') {
+          topics.length = 0;
+          if (this.enter(OPEN_ARRAY, CLOSE_ARRAY))
+            do {
+              this.string();
+              topics.push(this.start, this.end);
+            } while (this.more(CLOSE_ARRAY));
+          topicsSeen = true;
+        } else if (key === 'removed') {
+          // true, false or null (JSON.parse's path skips a log whose member is truthy: anything else is not scanned).
+          if (c !== 0x74 && c !== 0x66 && c !== 0x6e) notScanned();
+          removed = c === 0x74;
+          this.skipValue();
+        } else if (c !== QUOTE) this.skipValue();
+        else {
           this.string();
-          topics.push(this.start, this.end);
-        } while (this.more(CLOSE_ARRAY));
-        topicsSeen = true;
-      } else if (key === 'removed') {
-        // true, false or null (JSON.parse's path skips a log whose member is truthy: anything else is not scanned).
-        if (c !== 0x74 && c !== 0x66 && c !== 0x6e) notScanned();
-        removed = c === 0x74;
-        this.skipValue();
-      } else if (c !== QUOTE) this.skipValue();
-      else {
-        this.string();
-        const s = this.start;
-        const e = this.end;
-        if (key === 'address') address = this.repeated(this.address, s, e);
-        else if (key === 'blockHash') blockHash = this.repeated(this.hash, s, e);
-        else if (key === 'blockNumber') blockNumber = this.repeated(this.number, s, e);
-        else if (key === 'logIndex') logIndex = b.toString('latin1', s, e);
-        else if (key === 'data') {
-          dataStart = s;
-          dataEnd = e;
+          const s = this.start;
+          const e = this.end;
+          if (key === 'address') address = this.repeated(this.address, s, e);
+          else if (key === 'blockHash') blockHash = this.repeated(this.hash, s, e);
+          else if (key === 'blockNumber') blockNumber = this.repeated(this.number, s, e);
+          else if (key === 'logIndex') logIndex = b.toString('latin1', s, e);
+          else if (key === 'data') {
+            dataStart = s;
+            dataEnd = e;
+          }
         }
-      }
-    } while (this.more(CLOSE_OBJECT));
+      } while (this.more(CLOSE_OBJECT));
     if (!topicsSeen || address === '' || blockHash === '' || blockNumber === '' || logIndex === '') notScanned();
     const block = Number(blockNumber);
     const index = Number(logIndex);
@@ -140,7 +153,16 @@ class LogScan extends JsonBytes {
     if (removed) return;
     if (topics.length === 8 && this.isTransfer(topics)) {
       const contract = address.toLowerCase();
-      addTransfer(this.out, block, index, blockHash, contract, this.addressTopic(topics[2]!), this.addressTopic(topics[4]!), BigInt(b.toString('latin1', topics[6]!, topics[7]!)));
+      addTransfer(
+        this.out,
+        block,
+        index,
+        blockHash,
+        contract,
+        this.addressTopic(topics[2]!),
+        this.addressTopic(topics[4]!),
+        BigInt(b.toString('latin1', topics[6]!, topics[7]!)),
+      );
       return;
     }
     const raw: RawLog = { address, topics: [], blockNumber, blockHash, logIndex };

@@ -105,7 +105,7 @@ export async function decodeTexts(results: readonly (string | null)[]): Promise<
 
 /** uint256 as a decimal string, or null when the call is absent or reverted. */
 export function decodeUint(data: string | null): string | null {
-  if (!data || data.length !== 66) return null;
+  if (data?.length !== 66) return null;
   return BigInt(data).toString();
 }
 
@@ -115,7 +115,7 @@ function decodeBool(data: string | null): boolean {
 
 /** An ERC-165 answer: true/false when the contract answered with a bool, null when it did not answer. */
 function answer165(data: string | null): boolean | null {
-  if (!data || data.length !== 66) return null;
+  if (data?.length !== 66) return null;
   const v = BigInt(data);
   return v === 1n ? true : v === 0n ? false : null;
 }
@@ -202,8 +202,16 @@ export async function readUris(
   const erc721 = items.flatMap((t, i) => (t.standard === 'ERC721' ? [i] : []));
   const erc1155 = items.flatMap((t, i) => (t.standard === 'ERC1155' ? [i] : []));
   const [a, b] = await Promise.all([
-    readTokenUris(chain, erc721.map((i) => items[i]!), block),
-    readIdUris(chain, erc1155.map((i) => items[i]!), block),
+    readTokenUris(
+      chain,
+      erc721.map((i) => items[i]!),
+      block,
+    ),
+    readIdUris(
+      chain,
+      erc1155.map((i) => items[i]!),
+      block,
+    ),
   ]);
   const out: string[] = new Array(items.length);
   erc721.forEach((i, j) => (out[i] = a[j]!));
@@ -211,7 +219,11 @@ export async function readUris(
   return out;
 }
 
-export async function readTokenUris(chain: ChainReader, tokens: readonly { address: string; id: bigint }[], block: number): Promise<string[]> {
+export async function readTokenUris(
+  chain: ChainReader,
+  tokens: readonly { address: string; id: bigint }[],
+  block: number,
+): Promise<string[]> {
   if (tokens.length === 0) return [];
   const out = await chain.calls(
     tokens.map((t) => ({ to: t.address, data: tokenUriCall(t.id) })),
@@ -222,6 +234,9 @@ export async function readTokenUris(chain: ChainReader, tokens: readonly { addre
 
 export async function readTotalSupplies(chain: ChainReader, addresses: readonly string[], block: number): Promise<(string | null)[]> {
   if (addresses.length === 0) return [];
-  const out = await chain.calls(addresses.map((a) => ({ to: a, data: CALL.totalSupply })), block);
+  const out = await chain.calls(
+    addresses.map((a) => ({ to: a, data: CALL.totalSupply })),
+    block,
+  );
   return out.map((d) => decodeUint(d));
 }

@@ -64,7 +64,10 @@ export function stepEnds(tip: number, from: number, step: number): { target: num
 export function movesCut(lists: readonly (readonly { block: number }[])[], limit: number): { to: number; wholeBlock: boolean } | null {
   const fullEnds = lists.filter((l) => l.length > limit).map((l) => l[l.length - 1]!.block);
   let edge = fullEnds.length ? Math.min(...fullEnds) : Infinity;
-  const blocks = lists.flatMap((l) => l.map((m) => m.block)).filter((b) => b < edge).sort((a, b) => a - b);
+  const blocks = lists
+    .flatMap((l) => l.map((m) => m.block))
+    .filter((b) => b < edge)
+    .sort((a, b) => a - b);
   if (blocks.length > limit) edge = blocks[limit]!;
   if (edge === Infinity) return null;
   const below = blocks.filter((b) => b < edge).at(-1);

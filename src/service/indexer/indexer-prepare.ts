@@ -49,7 +49,12 @@ export const PART_MOVES = 10_000;
  * Pure: cuts [from, to] after block boundaries so that each part holds at most `maxMoves` of the moves (sorted by
  * block), except a single block holding more. The parts cover [from, to] without gaps.
  */
-export function splitAtBlocks(moves: readonly { block: number }[], from: number, to: number, maxMoves: number): { from: number; to: number }[] {
+export function splitAtBlocks(
+  moves: readonly { block: number }[],
+  from: number,
+  to: number,
+  maxMoves: number,
+): { from: number; to: number }[] {
   const parts: { from: number; to: number }[] = [];
   let start = from;
   let count = 0;
@@ -110,7 +115,11 @@ export async function prepareRange(
       probes.set(l.contract, { probeId: l.id, byEvents: decoded.firstKind.get(l.contract) ?? 'ERC721' });
     }
   }
-  const metaList = await readContractMeta(chain, [...probes].map(([address, p]) => ({ address, ...p })), to);
+  const metaList = await readContractMeta(
+    chain,
+    [...probes].map(([address, p]) => ({ address, ...p })),
+    to,
+  );
   const newContracts = new Map<string, ContractMeta>([...probes.keys()].map((a, i) => [a, metaList[i]!]));
   const standardOf = (address: string): Standard | undefined => contractOf(address)?.standard ?? newContracts.get(address)?.standard;
   const hasUri = (address: string) => {

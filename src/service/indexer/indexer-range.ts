@@ -53,7 +53,13 @@ export interface SpanMemory {
   resultsLimit: number | null;
 }
 
-export const firstSpan = (span: number): SpanMemory => ({ span: Math.max(1, span), refused: null, answered: 0, sinceRefusal: 0, resultsLimit: null });
+export const firstSpan = (span: number): SpanMemory => ({
+  span: Math.max(1, span),
+  refused: null,
+  answered: 0,
+  sinceRefusal: 0,
+  resultsLimit: null,
+});
 
 /**
  * After a read of `blocks` blocks was answered with `size`: the span grows or shrinks as nextSpan says, aiming at half a
@@ -78,7 +84,13 @@ export function spanAfterRefusal(m: SpanMemory, blocks: number, err: unknown, po
   const answered = m.answered < refused ? m.answered : 0;
   const named = resultsLimitIn(err);
   const span = Math.max(policy.min, Math.min(refused - 1, answered > 0 ? answered : Math.floor(blocks / 2)));
-  return { span, refused, answered, sinceRefusal: 0, resultsLimit: named === null ? m.resultsLimit : Math.min(m.resultsLimit ?? Infinity, named) };
+  return {
+    span,
+    refused,
+    answered,
+    sinceRefusal: 0,
+    resultsLimit: named === null ? m.resultsLimit : Math.min(m.resultsLimit ?? Infinity, named),
+  };
 }
 
 /** The results limit a node's refusal names ("query returned more than 10000 results"), or null. */

@@ -147,7 +147,9 @@ export function startReadThread(nodeUrl: string, dbFile: string, log: Logger): R
 
   function ensureWorker(): Worker {
     if (worker) return worker;
-    const w = new Worker(WORKER_FILE, { workerData: { nodeUrl, dbFile, throttleMemory: nodeThrottle(nodeUrl).memory } satisfies ReadWorkerData });
+    const w = new Worker(WORKER_FILE, {
+      workerData: { nodeUrl, dbFile, throttleMemory: nodeThrottle(nodeUrl).memory } satisfies ReadWorkerData,
+    });
     w.on('message', onReply);
     w.on('error', (e) => {
       if (stopped) return;

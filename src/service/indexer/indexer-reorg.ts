@@ -68,8 +68,14 @@ export function readRollbackPlan(db: Db, ancestor: number): RollbackPlan {
   const history = db.prepare(ROLLBACK_SQL.history);
   const plan: RollbackPlan = { ancestor, counts, tokens: [], ids: [] };
   for (const a of affected) {
-    if (a.standard === 'ERC1155') plan.ids.push({ contract_id: a.contract_id, k_id: a.k_id, history: history.all(a.contract_id, a.k_id, ancestor) as HistoryRow[] });
-    else plan.tokens.push({ contract_id: a.contract_id, k_id: a.k_id, prev: (last.get(a.contract_id, a.k_id, ancestor) as HistoryRow | undefined) ?? null });
+    if (a.standard === 'ERC1155')
+      plan.ids.push({ contract_id: a.contract_id, k_id: a.k_id, history: history.all(a.contract_id, a.k_id, ancestor) as HistoryRow[] });
+    else
+      plan.tokens.push({
+        contract_id: a.contract_id,
+        k_id: a.k_id,
+        prev: (last.get(a.contract_id, a.k_id, ancestor) as HistoryRow | undefined) ?? null,
+      });
   }
   return plan;
 }

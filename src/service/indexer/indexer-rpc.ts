@@ -76,19 +76,29 @@ export const REQUEST_TIMEOUT_MS = 120_000;
  * refuse oversized eth_getLogs with an HTML page) becomes an RpcAnswerError that keeps the status, so range refusals
  * are recognised. `scan` may read an HTTP answer's bytes first: what it returns (not null) is the answer.
  */
-function exchange(node: NodeEndpoint, body: unknown, scan?: (bytes: Buffer) => unknown): Promise<{ status: number; answer: unknown; scanned?: true }> {
+function exchange(
+  node: NodeEndpoint,
+  body: unknown,
+  scan?: (bytes: Buffer) => unknown,
+): Promise<{ status: number; answer: unknown; scanned?: true }> {
   return throttled(node.throttle, () => exchangeOnce(node, body, scan), node.signal);
 }
 
 /** One try of exchange(); back-pressure in the answer is thrown as NodeBackPressure, for throttled() to wait out. */
-async function exchangeOnce(node: NodeEndpoint, body: unknown, scan?: (bytes: Buffer) => unknown): Promise<{ status: number; answer: unknown; scanned?: true }> {
+async function exchangeOnce(
+  node: NodeEndpoint,
+  body: unknown,
+  scan?: (bytes: Buffer) => unknown,
+): Promise<{ status: number; answer: unknown; scanned?: true }> {
   const tooSlow = () => new Error(`the node at ${node.url} did not answer within ${node.timeoutMs / 1000} s; is it overloaded or stuck?`);
   if (node.ws) {
     let answer: unknown;
     try {
       answer = await node.ws.post(body, node.timeoutMs);
     } catch (e) {
-      throw e instanceof RpcTimeoutError ? tooSlow() : new Error(`cannot reach the node at ${node.url}: ${e instanceof Error ? e.message : String(e)}`);
+      throw e instanceof RpcTimeoutError
+        ? tooSlow()
+        : new Error(`cannot reach the node at ${node.url}: ${e instanceof Error ? e.message : String(e)}`);
     }
     const pushBack = backPressureIn(200, null, answer, Date.now());
     if (pushBack) throw new NodeBackPressure(node.url, pushBack.retryAfterMs);
@@ -142,7 +152,8 @@ async function callEach(node: NodeEndpoint, requests: readonly CallRequest[], bl
     const slice = requests.slice(start, start + CALL_CHUNK);
     const body = slice.map((r, j) => ({ jsonrpc: '2.0', id: start + j, method: 'eth_call', params: [{ to: r.to, data: r.data }, block] }));
     const { status, answer } = await exchange(node, body);
-    if (!Array.isArray(answer)) throw new RpcAnswerError((answer as RpcAnswer).error ?? { code: status, message: `HTTP ${status} to a batch of eth_call` });
+    if (!Array.isArray(answer))
+      throw new RpcAnswerError((answer as RpcAnswer).error ?? { code: status, message: `HTTP ${status} to a batch of eth_call` });
     for (const a of answer as RpcAnswer[]) {
       if (a.error && !isRevertAnswer(a.error)) throw new RpcAnswerError(a.error);
       if (typeof a.id === 'number' && a.id >= start && a.id < start + slice.length) out[a.id] = a.error ? null : (a.result ?? null);
@@ -191,7 +202,11 @@ async function callPacked(
   });
   const retry = out.flatMap((r, i) => (r === undefined ? [i] : []));
   if (retry.length > 0) {
-    const again = await callEach(node, retry.map((i) => requests[i]!), block);
+    const again = await callEach(
+      node,
+      retry.map((i) => requests[i]!),
+      block,
+    );
     retry.forEach((i, j) => (out[i] = again[j] ?? null));
   }
   return out as (string | null)[];
@@ -218,7 +233,8 @@ async function send(node: NodeEndpoint, calls: readonly { method: string; params
 
 /** The results of a batch of `count` requests, in order; an error answer becomes an RpcAnswerError. */
 function answersOf(node: NodeEndpoint, count: number, status: number, answers: unknown): unknown[] {
-  if (!Array.isArray(answers)) throw new RpcAnswerError((answers as RpcAnswer).error ?? { code: status, message: `HTTP ${status} to a batch` });
+  if (!Array.isArray(answers))
+    throw new RpcAnswerError((answers as RpcAnswer).error ?? { code: status, message: `HTTP ${status} to a batch` });
   const out: unknown[] = new Array(count);
   for (const a of answers as { id?: number; result?: unknown; error?: { code: number; message: string } }[]) {
     if (a.error) throw new RpcAnswerError(a.error);
@@ -234,7 +250,14 @@ export function createChainReader(nodeUrl: string, opts: { timeoutMs?: number } 
   setMaxListeners(256, closing.signal);
   const target = new URL(nodeUrl);
   const ws = target.protocol === 'ws:' || target.protocol === 'wss:' ? createWsTransport(nodeUrl) : null;
-  const node: NodeEndpoint = { url: nodeUrl, target, ws, signal: closing.signal, timeoutMs: opts.timeoutMs ?? REQUEST_TIMEOUT_MS, throttle: nodeThrottle(nodeUrl) };
+  const node: NodeEndpoint = {
+    url: nodeUrl,
+    target,
+    ws,
+    signal: closing.signal,
+    timeoutMs: opts.timeoutMs ?? REQUEST_TIMEOUT_MS,
+    throttle: nodeThrottle(nodeUrl),
+  };
   const stats = new Map<string, number>();
   const count = (method: string, n: number) => stats.set(method, (stats.get(method) ?? 0) + n);
   const packing = { failures: 0 };
@@ -248,7 +271,10 @@ export function createChainReader(nodeUrl: string, opts: { timeoutMs?: number } 
     async headers(numbers) {
       if (numbers.length === 0) return [];
       count('eth_getBlockByNumber', numbers.length);
-      const blocks = await send(node, numbers.map((n) => ({ method: 'eth_getBlockByNumber', params: [hex(n), false] })));
+      const blocks = await send(
+        node,
+        numbers.map((n) => ({ method: 'eth_getBlockByNumber', params: [hex(n), false] })),
+      );
       return blocks.map((b) => {
         const block = b as { number: string; hash: string; parentHash: string } | null;
         return block ? { number: Number(block.number), hash: block.hash, parentHash: block.parentHash } : null;
@@ -256,7 +282,9 @@ export function createChainReader(nodeUrl: string, opts: { timeoutMs?: number } 
     },
     async tokenLogs(from, to, cap) {
       count('eth_getLogs', 1);
-      const request = [{ jsonrpc: '2.0', id: 0, method: 'eth_getLogs', params: [{ fromBlock: hex(from), toBlock: hex(to), topics: [TOKEN_TOPICS] }] }];
+      const request = [
+        { jsonrpc: '2.0', id: 0, method: 'eth_getLogs', params: [{ fromBlock: hex(from), toBlock: hex(to), topics: [TOKEN_TOPICS] }] },
+      ];
       // Most answers are decoded from the node's bytes; anything else (an error, a WebSocket node) is JSON first.
       const { status, answer, scanned } = await exchange(node, request, (bytes) => scanTokenLogs(bytes, cap));
       if (scanned) return answer as ScannedLogs;

@@ -61,7 +61,8 @@ export const CHECKPOINT_KEEP_BLOCKS = 10_000;
 /** pruneCheckpoints in either dialect, its one parameter `tip - CHECKPOINT_KEEP_BLOCKS`. */
 export const PRUNE_CHECKPOINTS_SQL = 'DELETE FROM idx_blocks WHERE number < (SELECT max(number) FROM idx_blocks WHERE number < ?)';
 /** The newest truncated ranges, as /health lists them. */
-export const LATEST_TRUNCATED_SQL = 'SELECT block, contract, from_id, to_id, indexed FROM idx_truncated ORDER BY block DESC, log_index DESC LIMIT 5';
+export const LATEST_TRUNCATED_SQL =
+  'SELECT block, contract, from_id, to_id, indexed FROM idx_truncated ORDER BY block DESC, log_index DESC LIMIT 5';
 
 export const toTruncatedRow = (r: { block: number; contract: string; from_id: string; to_id: string; indexed: number }): TruncatedRow => ({
   block: r.block,

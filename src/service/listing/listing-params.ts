@@ -49,23 +49,27 @@ type ParamDoc = Record<string, unknown> & { description: string };
 
 /** A single-valued parameter: refuses repeats, then hands the string to `check`; `doc` describes it in /openapi.json. */
 function param<T>(name: string, fallback: T, doc: ParamDoc, check: (v: string, fail: (sentence: string) => never) => T) {
-  const schema = z.union([z.string(), z.array(z.string())]).optional().transform((v, ctx): T => {
-    if (v === undefined) return fallback;
-    // Returns zod's NEVER marker after recording the issue; typed `never` so checks read as `return fail(...)`.
-    const fail = (message: string): never => {
-      ctx.addIssue({ code: 'custom', message });
-      return z.NEVER;
-    };
-    if (Array.isArray(v)) return fail(`The query parameter '${name}' was given ${v.length} times; give it at most once.`);
-    return check(v, fail);
-  });
+  const schema = z
+    .union([z.string(), z.array(z.string())])
+    .optional()
+    .transform((v, ctx): T => {
+      if (v === undefined) return fallback;
+      // Returns zod's NEVER marker after recording the issue; typed `never` so checks read as `return fail(...)`.
+      const fail = (message: string): never => {
+        ctx.addIssue({ code: 'custom', message });
+        return z.NEVER;
+      };
+      if (Array.isArray(v)) return fail(`The query parameter '${name}' was given ${v.length} times; give it at most once.`);
+      return check(v, fail);
+    });
   return schema.meta({ type: 'string', ...doc });
 }
 
 function integer(name: string, min: number, max: number, fallback: number, description: string) {
   return param(name, fallback, { type: 'integer', minimum: min, maximum: max, default: fallback, description }, (v, fail) => {
     const n = /^\d{1,12}$/.test(v) ? Number(v) : NaN;
-    if (!(n >= min && n <= max)) return fail(`The query parameter '${name}' must be a whole number from ${min} to ${max}; got ${shown(v)}.`);
+    if (!(n >= min && n <= max))
+      return fail(`The query parameter '${name}' must be a whole number from ${min} to ${max}; got ${shown(v)}.`);
     return n;
   });
 }
@@ -101,7 +105,9 @@ const contractAddresses = param<string[] | undefined>(
     if (v.trim() === '') return undefined;
     const entries = v.split(',').map((s) => s.trim());
     if (entries.length > MAX_CONTRACT_ADDRESSES) {
-      return fail(`The query parameter 'contractAddresses' lists ${entries.length} addresses; give at most ${MAX_CONTRACT_ADDRESSES}, separated by commas.`);
+      return fail(
+        `The query parameter 'contractAddresses' lists ${entries.length} addresses; give at most ${MAX_CONTRACT_ADDRESSES}, separated by commas.`,
+      );
     }
     const bad = entries.find((e) => !isAddress(e));
     if (bad !== undefined) {
@@ -148,18 +154,24 @@ export const listingQueryDocs = {
  */
 export function knownClientId(query: RawQuery, isClientId: (id: string) => boolean): string {
   const id = query.clientId;
-  if (Array.isArray(id)) throw new TxdeskError('INVALID_PARAMETER', "The query parameter 'clientId' was given more than once; give it once.");
+  if (Array.isArray(id))
+    throw new TxdeskError('INVALID_PARAMETER', "The query parameter 'clientId' was given more than once; give it once.");
   if (id === undefined || id === '') {
-    throw new TxdeskError('UNAUTHORIZED', "The query parameter 'clientId' is required; get one with `txdesk signup` or `txdesk account:describe`.");
+    throw new TxdeskError(
+      'UNAUTHORIZED',
+      "The query parameter 'clientId' is required; get one with `txdesk signup` or `txdesk account:describe`.",
+    );
   }
-  if (!isClientId(id)) throw new TxdeskError('UNAUTHORIZED', 'The clientId is not known to this service; check it with `txdesk account:describe`.');
+  if (!isClientId(id))
+    throw new TxdeskError('UNAUTHORIZED', 'The clientId is not known to this service; check it with `txdesk account:describe`.');
   return id;
 }
 
 /** 400 for any query parameter but clientId (routes that take nothing else). */
 export function onlyClientId(query: RawQuery): void {
   const unknown = Object.keys(query).filter((k) => k !== 'clientId');
-  if (unknown.length > 0) throw new TxdeskError('INVALID_PARAMETER', `Unknown query parameter '${unknown[0]}'; this endpoint accepts only clientId.`);
+  if (unknown.length > 0)
+    throw new TxdeskError('INVALID_PARAMETER', `Unknown query parameter '${unknown[0]}'; this endpoint accepts only clientId.`);
 }
 
 /** The clientId query parameter of every listing route, for the document (the handler checks it first, for the 401). */

@@ -15,7 +15,8 @@ export type QueryPlan =
   /** A contracts filter or a standard: the owner's holdings are read, then `planHoldings` decides. */
   | { kind: 'holdings'; owner: string; filter: string[] | null; standard: Standard | undefined };
 
-const ownerOrder = (o: OrderBy): OwnerOrder => (o === 'transfer_block_number' ? 'transfer' : o === 'token_id' ? 'token_id' : 'contract_address');
+const ownerOrder = (o: OrderBy): OwnerOrder =>
+  o === 'transfer_block_number' ? 'transfer' : o === 'token_id' ? 'token_id' : 'contract_address';
 
 export function planQuery(q: TokenQueryInput): QueryPlan {
   const filter = q.contracts && q.contracts.length > 0 ? [...new Set(q.contracts.map((a) => a.toLowerCase()))] : null;
@@ -83,7 +84,11 @@ export function planHoldings<T>(q: TokenQueryInput, h: Holdings<T>, backend: Bac
   if (q.orderBy === 'transfer_block_number' && held.length === 1) return { kind: 'pair', held: held[0]!, total, start };
   if (q.orderBy === 'contract_address' || (q.orderBy === 'token_id' && held.length === 1)) {
     const slices = q.direction === 'desc' ? [...held].reverse() : held;
-    const parts = planSlices(slices.map((x) => x.n), start, q.size).map((p) => ({ held: slices[p.slice]!, from: p.from, take: p.take }));
+    const parts = planSlices(
+      slices.map((x) => x.n),
+      start,
+      q.size,
+    ).map((p) => ({ held: slices[p.slice]!, from: p.from, take: p.take }));
     return { kind: 'slices', parts, total, start };
   }
   const byTransfer = q.orderBy === 'transfer_block_number';
@@ -92,7 +97,11 @@ export function planHoldings<T>(q: TokenQueryInput, h: Holdings<T>, backend: Bac
   const combine =
     forced ??
     (backend === 'sqlite'
-      ? filterPlan(held.length, held.reduce((n, x) => Math.max(n, x.n), 1), held.reduce((n, x) => n + Math.min(x.n, start + q.size), 0))
+      ? filterPlan(
+          held.length,
+          held.reduce((n, x) => Math.max(n, x.n), 1),
+          held.reduce((n, x) => n + Math.min(x.n, start + q.size), 0),
+        )
       : severalPlan(held, nearerEnd(start, q.size, total).reach, total, h.tokenCount, byTransfer));
   return { kind: 'several', held, byTransfer, combine, total, start };
 }
@@ -117,7 +126,13 @@ const MERGE_MAX_LISTS = 32;
  * reach * tokenCount / total entries of the owner's whole list and visits the table for each to see its contract
  * (about 0.15 us).
  */
-export function severalPlan(held: readonly { n: number }[], reach: number, total: number, tokenCount: number, byTransfer: boolean): 'merge' | 'scan' {
+export function severalPlan(
+  held: readonly { n: number }[],
+  reach: number,
+  total: number,
+  tokenCount: number,
+  byTransfer: boolean,
+): 'merge' | 'scan' {
   if (held.length > MERGE_MAX_LISTS) return 'scan';
   const merged = held.reduce((s, x) => s + Math.min(x.n, reach), 0) * (byTransfer ? 0.05 : 0.35);
   const scanned = ((reach * tokenCount) / total) * 0.15;

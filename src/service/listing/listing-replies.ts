@@ -20,7 +20,8 @@ const tokenReply = z
     id: z.string().meta({ description: 'Decimal token id.' }),
     owner: z.string().meta({ description: 'Lowercase hex with 0x.' }),
     uri: z.string().meta({
-      description: 'ERC-721 tokenURI(id); ERC-1155 uri(id) with {id} replaced by the 64-digit hex id, or the newest URI event. "" when absent or reverting.',
+      description:
+        'ERC-721 tokenURI(id); ERC-1155 uri(id) with {id} replaced by the 64-digit hex id, or the newest URI event. "" when absent or reverting.',
     }),
     balance: z.string().meta({ description: 'Decimal amount held: "1" for ERC-721. Added with ERC-1155 support; always present.' }),
     contract: contractReply,

@@ -6,7 +6,16 @@ import { ADDRESS_PATTERN, isAddress } from '../../shared/address.js';
 import { TxdeskError } from '../../shared/errors.js';
 import type { Contract, TokenPage } from '../../shared/listing.js';
 import type { RateLimiter } from '../../lib/http-rate-limit.js';
-import { clientIdParam, knownClientId, listingQueryDocs, onlyClientId, parseListingParams, readQuery, type ListingParams, type RawQuery } from './listing-params.js';
+import {
+  clientIdParam,
+  knownClientId,
+  listingQueryDocs,
+  onlyClientId,
+  parseListingParams,
+  readQuery,
+  type ListingParams,
+  type RawQuery,
+} from './listing-params.js';
 import { contractReply, refreshReply, tokenPageReply } from './listing-replies.js';
 import { andThen, type ListingReads, type Maybe, type TokenQueryResult } from './listing-reads.js';
 import { pageLinks } from './listing-urls.js';
@@ -58,7 +67,11 @@ export function createListingEndpoints(deps: ListingDeps): ListingEndpoints {
   function admitted(search: string, a: string, what: string, limiter?: RateLimiter): [RawQuery, string] {
     const query = readQuery(search);
     admit(query, limiter);
-    if (!isAddress(a)) throw new TxdeskError('INVALID_PARAMETER', `The ${what} address in the path must be 0x followed by 40 hex digits; got ${JSON.stringify(a.slice(0, 60))}.`);
+    if (!isAddress(a))
+      throw new TxdeskError(
+        'INVALID_PARAMETER',
+        `The ${what} address in the path must be 0x followed by 40 hex digits; got ${JSON.stringify(a.slice(0, 60))}.`,
+      );
     return [query, a.toLowerCase()];
   }
 
@@ -68,7 +81,11 @@ export function createListingEndpoints(deps: ListingDeps): ListingEndpoints {
 
   function contractOr404(addr: string): Maybe<Contract> {
     return andThen(deps.reads.findContract(addr), (c) => {
-      if (!c) throw new TxdeskError('NOT_FOUND', `No ERC-721 or ERC-1155 contract is indexed at ${addr}; check the address and the network this service follows.`);
+      if (!c)
+        throw new TxdeskError(
+          'NOT_FOUND',
+          `No ERC-721 or ERC-1155 contract is indexed at ${addr}; check the address and the network this service follows.`,
+        );
       return c;
     });
   }
@@ -98,7 +115,14 @@ export function createListingEndpoints(deps: ListingDeps): ListingEndpoints {
     contractTokens(address, search, origin) {
       const [query, addr] = admitted(search, address, 'contract');
       const p = parseListingParams(query, 'contract');
-      const q = { contract: addr, page: p.page, size: p.size, orderBy: p.orderBy, direction: p.direction, ...(p.standard ? { standard: p.standard } : {}) };
+      const q = {
+        contract: addr,
+        page: p.page,
+        size: p.size,
+        orderBy: p.orderBy,
+        direction: p.direction,
+        ...(p.standard ? { standard: p.standard } : {}),
+      };
       // The contract first (404), then its page; both at once on SQLite.
       const known = contractOr404(addr);
       const read = known instanceof Promise ? known.then(() => deps.reads.queryTokens(q)) : deps.reads.queryTokens(q);
@@ -110,7 +134,10 @@ export function createListingEndpoints(deps: ListingDeps): ListingEndpoints {
       const [query, addr] = admitted(search, address, 'contract', deps.refreshLimiter);
       onlyClientId(query);
       if (!TOKEN_ID.test(id) || BigInt(id) > MAX_UINT256) {
-        throw new TxdeskError('INVALID_PARAMETER', `The token id in the path must be a decimal number from 0 to 2^256-1; got ${JSON.stringify(id.slice(0, 80))}.`);
+        throw new TxdeskError(
+          'INVALID_PARAMETER',
+          `The token id in the path must be a decimal number from 0 to 2^256-1; got ${JSON.stringify(id.slice(0, 80))}.`,
+        );
       }
       await contractOr404(addr);
       if (!(await deps.refreshToken(addr, BigInt(id)))) {
@@ -130,7 +157,12 @@ export const searchOf = (url: string) => {
 };
 
 const pathAddress = (what: string) =>
-  z.object({ address: z.string().regex(ADDRESS_PATTERN).meta({ description: `The ${what} address; compared case-insensitively.` }) });
+  z.object({
+    address: z
+      .string()
+      .regex(ADDRESS_PATTERN)
+      .meta({ description: `The ${what} address; compared case-insensitively.` }),
+  });
 /** The headers of every answer about the index, as documented in /openapi.json. */
 const indexHeaderDocs = z.object({
   'Txdesk-Network-State': z.enum(['starting', 'serving', 'unreachable', 'wrong-chain']).meta({
@@ -146,7 +178,10 @@ const withIndexHeaders = (reply: ReturnType<typeof jsonReply>) => ({ ...reply, h
 const listingErrors = {
   400: errorReply('A parameter is invalid; the message names it and the allowed values.'),
   401: errorReply('Missing or unknown clientId.'),
-  429: { ...errorReply('Too many requests for this clientId.'), headers: z.object({ 'Retry-After': z.int().meta({ description: 'Seconds to wait before retrying.' }) }) },
+  429: {
+    ...errorReply('Too many requests for this clientId.'),
+    headers: z.object({ 'Retry-After': z.int().meta({ description: 'Seconds to wait before retrying.' }) }),
+  },
   502: errorReply('With a shared database: the database is not answering; retry in a few seconds.'),
 };
 
@@ -179,7 +214,7 @@ function routesAt(pick: PickListing, origin: () => string, scoped: boolean): Doc
     ...listingErrors,
     ...(scoped ? notFound('The service does not serve the network in the path; the message lists those it does.') : {}),
     503: errorReply(
-      "Nothing of the network is indexed yet and no node can be used (starting, unreachable, or on another chain), or the network is stopped because its stored state belongs to another chain; the message says which. Other networks are served as usual.",
+      'Nothing of the network is indexed yet and no node can be used (starting, unreachable, or on another chain), or the network is stopped because its stored state belongs to another chain; the message says which. Other networks are served as usual.',
     ),
   };
   return [
@@ -205,7 +240,11 @@ function routesAt(pick: PickListing, origin: () => string, scoped: boolean): Doc
         operationId: operationId('contract'),
         summary: `One indexed ERC-721 or ERC-1155 contract${where}`,
         request: { params: params(pathAddress('contract')), query: z.object({ clientId: clientIdParam() }) },
-        responses: { 200: withIndexHeaders(jsonReply('The contract.', contractReply)), ...errors, ...notFound('No contract is indexed at this address.') },
+        responses: {
+          200: withIndexHeaders(jsonReply('The contract.', contractReply)),
+          ...errors,
+          ...notFound('No contract is indexed at this address.'),
+        },
       },
       handler: (c) => {
         const l = listing(c);
@@ -220,12 +259,18 @@ function routesAt(pick: PickListing, origin: () => string, scoped: boolean): Doc
         operationId: operationId('contractTokens'),
         summary: `Tokens of one contract${where}`,
         request: { params: params(pathAddress('contract')), query: listingQueryDocs.contract },
-        responses: { 200: withIndexHeaders(jsonReply('One page of tokens.', tokenPageReply)), ...errors, ...notFound('No contract is indexed at this address.') },
+        responses: {
+          200: withIndexHeaders(jsonReply('One page of tokens.', tokenPageReply)),
+          ...errors,
+          ...notFound('No contract is indexed at this address.'),
+        },
       },
       handler: (c) => {
         const l = listing(c);
         const headers = l.headers();
-        return andThen(l.contractTokens(c.req.param('address') ?? '', searchOf(c.req.url), origin()), (page) => json(c, 200, page, headers));
+        return andThen(l.contractTokens(c.req.param('address') ?? '', searchOf(c.req.url), origin()), (page) =>
+          json(c, 200, page, headers),
+        );
       },
     },
     {
@@ -239,17 +284,22 @@ function routesAt(pick: PickListing, origin: () => string, scoped: boolean): Doc
           '202 at once; the listing shows the new uri when the read completes (usually within a second). Rate-limited per ' +
           'clientId separately from the listing (30 per minute by default).',
         request: {
-          params: params(pathAddress('contract').extend({ id: z.string().meta({ description: 'Decimal token id.', pattern: '^[0-9]{1,78}$' }) })),
+          params: params(
+            pathAddress('contract').extend({ id: z.string().meta({ description: 'Decimal token id.', pattern: '^[0-9]{1,78}$' }) }),
+          ),
           query: z.object({ clientId: clientIdParam() }),
         },
         responses: {
           202: jsonReply('The read was started.', refreshReply),
           ...errors,
           ...notFound('The contract or the token is not in the index.'),
-          502: errorReply('With a shared database: the database is not answering, or this instance does not index; retry in a few seconds.'),
+          502: errorReply(
+            'With a shared database: the database is not answering, or this instance does not index; retry in a few seconds.',
+          ),
         },
       },
-      handler: async (c) => json(c, 202, await listing(c).refresh(c.req.param('address') ?? '', c.req.param('id') ?? '', searchOf(c.req.url))),
+      handler: async (c) =>
+        json(c, 202, await listing(c).refresh(c.req.param('address') ?? '', c.req.param('id') ?? '', searchOf(c.req.url))),
     },
   ];
 }

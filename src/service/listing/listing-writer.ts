@@ -63,13 +63,27 @@ export interface IndexWriter {
    * entries are written once, not inserted unowned and moved). For an ERC-1155 holding `holder` is the owner's
    * address (part of its contract-list key) and `balance` its balance.
    */
-  createToken(contract: ContractRow, id: bigint, ownerId: number | null, kTr: Buffer, uri: string, holder?: { address: string; balance: string }): TokenRow;
+  createToken(
+    contract: ContractRow,
+    id: bigint,
+    ownerId: number | null,
+    kTr: Buffer,
+    uri: string,
+    holder?: { address: string; balance: string },
+  ): TokenRow;
   /**
    * createToken for an ERC-721 token minted by the range being written, without looking it up first (a lookup that
    * almost always misses): undefined when the index holds it already (minted again after a burn); the caller then
    * moves the existing row. `keys` are the token's tokenKeys when the caller has them.
    */
-  createMinted(contract: ContractRow, id: bigint, ownerId: number | null, kTr: Buffer, uri: string, keys?: { kId: Buffer; kCt: Buffer }): TokenRow | undefined;
+  createMinted(
+    contract: ContractRow,
+    id: bigint,
+    ownerId: number | null,
+    kTr: Buffer,
+    uri: string,
+    keys?: { kId: Buffer; kCt: Buffer },
+  ): TokenRow | undefined;
   setBalance(token: TokenRow, balance: string): void;
   idRow(contractId: number, kId: Buffer): IdRow | undefined;
   putId(contractId: number, kId: Buffer, row: IdRow): void;
@@ -80,7 +94,16 @@ export interface IndexWriter {
   setUri(tokenRowId: number, uri: string): void;
   deleteToken(token: TokenRow): void;
   /** One token (or one id's amount, ERC-1155) moved by a log; `sub` is its position in a multi-token log, else 0. */
-  recordTransfer(block: number, logIndex: number, sub: number, contractId: number, kId: Buffer, fromId: number | null, toId: number | null, amount: string | null): void;
+  recordTransfer(
+    block: number,
+    logIndex: number,
+    sub: number,
+    contractId: number,
+    kId: Buffer,
+    fromId: number | null,
+    toId: number | null,
+    amount: string | null,
+  ): void;
   /** Drops contracts first seen above `block` (and their ids) and forgets cached rows. */
   dropContractsAbove(block: number): void;
   /** Address of an account row. */

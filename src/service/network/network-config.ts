@@ -34,7 +34,8 @@ export function nodeUrlProblem(url: string): string | null {
   } catch {
     return `The node URL ${JSON.stringify(url.slice(0, 80))} is not a URL; give one like http://127.0.0.1:8545.`;
   }
-  if (!['http:', 'https:', 'ws:', 'wss:'].includes(u.protocol)) return `The node URL must start with http://, https://, ws:// or wss://; got ${JSON.stringify(url.slice(0, 80))}.`;
+  if (!['http:', 'https:', 'ws:', 'wss:'].includes(u.protocol))
+    return `The node URL must start with http://, https://, ws:// or wss://; got ${JSON.stringify(url.slice(0, 80))}.`;
   return null;
 }
 
@@ -52,7 +53,9 @@ export const networkConfigSchema = z.strictObject({
 export const networkListSchema = z
   .array(networkConfigSchema)
   .min(1, { error: 'must name at least one network' })
-  .refine((list) => new Set(list.map(networkKey)).size === list.length, { error: 'names a network twice; give each platform/network once' });
+  .refine((list) => new Set(list.map(networkKey)).size === list.length, {
+    error: 'names a network twice; give each platform/network once',
+  });
 
 /** The configuration file: `{ "networks": [ { "platform", "network", "nodeUrls", "chainId"?, "indexerLag"?, "startBlock"? } ] }`. */
 const configFileSchema = z.strictObject({ networks: networkListSchema });
@@ -63,7 +66,12 @@ export function readNetworkConfigFile(path: string): NetworkConfig[] {
   try {
     raw = JSON.parse(readFileSync(path, 'utf8'));
   } catch (e) {
-    const why = (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'it does not exist' : e instanceof SyntaxError ? `it is not JSON (${e.message})` : (e as Error).message;
+    const why =
+      (e as NodeJS.ErrnoException).code === 'ENOENT'
+        ? 'it does not exist'
+        : e instanceof SyntaxError
+          ? `it is not JSON (${e.message})`
+          : (e as Error).message;
     throw new TxdeskError('INVALID_PARAMETER', `Cannot read the configuration file ${path}: ${why}.`);
   }
   const parsed = configFileSchema.safeParse(raw, { reportInput: true });
@@ -77,9 +85,20 @@ export function parseNetworkFlag(value: string): NetworkConfig {
   const name = eq < 0 ? value : value.slice(0, eq);
   const [platform, network, extra] = name.split('/');
   if (eq < 0 || platform === undefined || network === undefined || extra !== undefined) {
-    throw new TxdeskError('INVALID_PARAMETER', `--network ${JSON.stringify(value.slice(0, 80))} must look like <platform>/<network>=<node url>[,<node url>...], e.g. ethereum/sepolia=https://rpc.example.`);
+    throw new TxdeskError(
+      'INVALID_PARAMETER',
+      `--network ${JSON.stringify(value.slice(0, 80))} must look like <platform>/<network>=<node url>[,<node url>...], e.g. ethereum/sepolia=https://rpc.example.`,
+    );
   }
-  const parsed = networkConfigSchema.safeParse({ platform, network, nodeUrls: value.slice(eq + 1).split(',').map((u) => u.trim()).filter((u) => u.length > 0) });
+  const parsed = networkConfigSchema.safeParse({
+    platform,
+    network,
+    nodeUrls: value
+      .slice(eq + 1)
+      .split(',')
+      .map((u) => u.trim())
+      .filter((u) => u.length > 0),
+  });
   if (!parsed.success) throw new TxdeskError('INVALID_PARAMETER', `--network ${name}: ${describeIssues(parsed.error.issues, 'part')}`);
   return parsed.data;
 }

@@ -15,8 +15,13 @@ export interface NetworkIdentityStore {
  * Null when `stored` (or nothing yet) fits `actual`; else why the network stops: `log` for the operator (it names the
  * file or schema), `public` for /health and refusals (no paths of the machine).
  */
-export function identityProblem(stored: NetworkIdentity | null, actual: NetworkIdentity, where: string): { log: string; public: string } | null {
-  if (!stored || (stored.chainId === actual.chainId && stored.platform === actual.platform && stored.network === actual.network)) return null;
+export function identityProblem(
+  stored: NetworkIdentity | null,
+  actual: NetworkIdentity,
+  where: string,
+): { log: string; public: string } | null {
+  if (!stored || (stored.chainId === actual.chainId && stored.platform === actual.platform && stored.network === actual.network))
+    return null;
   const held = `${stored.platform}/${stored.network} (chain ${stored.chainId})`;
   return {
     log:

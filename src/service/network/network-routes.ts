@@ -13,7 +13,8 @@ export const networkSummary = z
     chainId: z.int().nullable().meta({ description: 'Null until a node of the network has answered (unless configured).' }),
     default: z.boolean().meta({ description: 'The network of the paths without /{platform}/{network} (the first configured).' }),
     state: z.enum(NETWORK_STATES).meta({
-      description: 'serving; starting (no node answered yet); unreachable (no node answers, or only with back-pressure for 60 s); wrong-chain (stopped: see reason).',
+      description:
+        'serving; starting (no node answered yet); unreachable (no node answers, or only with back-pressure for 60 s); wrong-chain (stopped: see reason).',
     }),
     reason: z.string().meta({ description: 'Why, in one sentence, and which node is in use.' }),
     headBlock: z.int().nullable(),
@@ -39,9 +40,17 @@ export const networkHealth = networkSummary
           url: z.string().meta({ description: 'Scheme, host and port only.' }),
           head: z.int().nullable(),
           problem: z.string().nullable().meta({ description: 'refused, timeout, error, lagging, wrong-chain, rate-limited, or null.' }),
-          requestsPerSecond: z.number().nullable().meta({ description: "The request budget after the node's back-pressure (HTTP 429); null while it is not limited." }),
-          throttledSince: z.string().nullable().meta({ description: 'Since when the node has answered nothing but back-pressure (ISO 8601); null while it answers.' }),
-          backPressure: z.int().meta({ description: 'Back-pressure answers (HTTP 429, capacity errors) from this node to this instance since it started.' }),
+          requestsPerSecond: z
+            .number()
+            .nullable()
+            .meta({ description: "The request budget after the node's back-pressure (HTTP 429); null while it is not limited." }),
+          throttledSince: z
+            .string()
+            .nullable()
+            .meta({ description: 'Since when the node has answered nothing but back-pressure (ISO 8601); null while it answers.' }),
+          backPressure: z
+            .int()
+            .meta({ description: 'Back-pressure answers (HTTP 429, capacity errors) from this node to this instance since it started.' }),
         }),
       ),
     }),

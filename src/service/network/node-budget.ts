@@ -167,7 +167,9 @@ export function isCapacityError(error: { code?: unknown; message?: unknown } | n
   // A contract's own words in a revert ("rate limit exceeded" from its require) are the call's answer, not the node's.
   if (error.code === 3 || /revert/i.test(text)) return false;
   if (error.code === 429) return true;
-  return /exceeded (its|your|the)\b.*\bcapacity|capacity (exceeded|reached)|\brate[- ]limit|request rate|too many requests|requests? per second|\/second request limit|compute units per second|throughput (limit|exceeded)/i.test(text);
+  return /exceeded (its|your|the)\b.*\bcapacity|capacity (exceeded|reached)|\brate[- ]limit|request rate|too many requests|requests? per second|\/second request limit|compute units per second|throughput (limit|exceeded)/i.test(
+    text,
+  );
 }
 
 /** The pause a capacity error asks for in its `data` (Infura: `backoff_seconds`), in ms; null when it names none. */
@@ -182,10 +184,17 @@ export function capacityPauseMs(error: { data?: unknown } | null | undefined): n
  * batch array), or null when it holds none. A batch with one capacity error is refused as a whole: the calls are
  * reads, and asking again for all of them is simpler than for the few.
  */
-export function backPressureIn(status: number, retryAfter: string | null | undefined, answer: unknown, now: number): { retryAfterMs: number | null } | null {
+export function backPressureIn(
+  status: number,
+  retryAfter: string | null | undefined,
+  answer: unknown,
+  now: number,
+): { retryAfterMs: number | null } | null {
   const header = retryAfterMs(retryAfter, now);
   if (status === 429) return { retryAfterMs: header };
-  const errors = (Array.isArray(answer) ? answer : [answer]).map((a) => (a && typeof a === 'object' ? (a as { error?: { code?: unknown; message?: unknown; data?: unknown } }).error : undefined));
+  const errors = (Array.isArray(answer) ? answer : [answer]).map((a) =>
+    a && typeof a === 'object' ? (a as { error?: { code?: unknown; message?: unknown; data?: unknown } }).error : undefined,
+  );
   const capacity = errors.find((e) => isCapacityError(e));
   return capacity ? { retryAfterMs: header ?? capacityPauseMs(capacity) } : null;
 }

@@ -7,7 +7,12 @@ import { NodeBackPressure } from './node-throttle.js';
 
 let nextId = 1;
 
-export async function callNode<T = unknown>(url: string, method: string, params: unknown[], options: { timeoutMs?: number } = {}): Promise<T> {
+export async function callNode<T = unknown>(
+  url: string,
+  method: string,
+  params: unknown[],
+  options: { timeoutMs?: number } = {},
+): Promise<T> {
   let res: Response;
   try {
     res = await fetch(url, {
@@ -29,7 +34,8 @@ export async function callNode<T = unknown>(url: string, method: string, params:
   const pushBack = backPressureIn(res.status, res.headers.get('retry-after'), body, Date.now());
   if (pushBack) throw new NodeBackPressure(url, pushBack.retryAfterMs);
   if (res.status >= 500) throw new RpcError('unreachable', `The node at ${url} answered HTTP ${res.status}.`, method);
-  if (!body || typeof body !== 'object' || Array.isArray(body)) throw new RpcError('unreachable', `The node at ${url} sent a response that is not JSON-RPC.`, method);
+  if (!body || typeof body !== 'object' || Array.isArray(body))
+    throw new RpcError('unreachable', `The node at ${url} sent a response that is not JSON-RPC.`, method);
   const answer = body as { result?: T; error?: { code: number; message: string; data?: unknown } };
   if (answer.error) throw new RpcError(answer.error.code, String(answer.error.message), method, answer.error.data);
   return answer.result as T;

@@ -30,7 +30,6 @@ export interface NodeObservation {
   throttledSince?: number | null;
 }
 
-
 export interface NodeChoice {
   /**
    * Index of the node in use. Null unless `state` is 'serving': when no node can be used, reads must not go to the
@@ -75,7 +74,8 @@ export function chooseNode(prev: NodeChoice, nodes: readonly NodeObservation[], 
   // At start the first usable node waits for every node before it, so the first in the list wins, not the fastest. A
   // node that has only pushed back since the start has not answered yet either (until its back-pressure is failing).
   const starting = prev.state === 'starting';
-  const notYet = (n: NodeObservation, i: number) => n.at === null || (starting && n.head === null && isThrottled(n) && problems[i] === null);
+  const notYet = (n: NodeObservation, i: number) =>
+    n.at === null || (starting && n.head === null && isThrottled(n) && problems[i] === null);
   const waitsForEarlier = candidates.length > 0 && nodes.slice(0, candidates[0]).some(notYet);
   if (candidates.length > 0 && !waitsForEarlier) {
     const inUse = candidates[0]!;
@@ -117,7 +117,8 @@ export function classifyProbeError(e: unknown): ProbeProblem {
   const { name, message } = e;
   const code = (e as { code?: unknown }).code;
   const causeCode = (e as { cause?: { code?: unknown } }).cause?.code;
-  if (name === 'TimeoutError' || name === 'AbortError' || code === 'ETIMEDOUT' || code === RPC_TIMEOUT || causeCode === 'ETIMEDOUT') return 'timeout';
+  if (name === 'TimeoutError' || name === 'AbortError' || code === 'ETIMEDOUT' || code === RPC_TIMEOUT || causeCode === 'ETIMEDOUT')
+    return 'timeout';
   if (/\((TimeoutError|AbortError)\)|timed out/i.test(message)) return 'timeout';
   if (code === 'unreachable') return /could not be reached/.test(message) ? 'refused' : 'error';
   if (typeof code === 'string' && connectionCodes.has(code)) return 'refused';
@@ -144,7 +145,12 @@ export function nodeName(nodes: readonly NodeObservation[], index: number): stri
 }
 
 /** What is wrong with node `i`, as the end of a sentence that starts with its name. */
-export function problemText(i: number, nodes: readonly NodeObservation[], problems: readonly (NodeProblem | null)[], o: NodeChoiceOptions): string {
+export function problemText(
+  i: number,
+  nodes: readonly NodeObservation[],
+  problems: readonly (NodeProblem | null)[],
+  o: NodeChoiceOptions,
+): string {
   const n = nodes[i]!;
   switch (problems[i]) {
     case 'refused':
@@ -166,7 +172,13 @@ export function problemText(i: number, nodes: readonly NodeObservation[], proble
   }
 }
 
-function servingReason(prev: NodeChoice, inUse: number, nodes: readonly NodeObservation[], problems: readonly (NodeProblem | null)[], o: NodeChoiceOptions): string {
+function servingReason(
+  prev: NodeChoice,
+  inUse: number,
+  nodes: readonly NodeObservation[],
+  problems: readonly (NodeProblem | null)[],
+  o: NodeChoiceOptions,
+): string {
   const using = nodeName(nodes, inUse);
   if (prev.state === 'serving' && prev.inUse !== null && prev.inUse !== inUse) {
     return `Switched from ${nodeName(nodes, prev.inUse)} to ${using} because ${nodeName(nodes, prev.inUse)} ${problemText(prev.inUse, nodes, problems, o)}.`;
@@ -188,7 +200,9 @@ function isWrongChain(n: NodeObservation, o: NodeChoiceOptions): boolean {
 }
 
 function isUsable(n: NodeObservation, o: NodeChoiceOptions): boolean {
-  return n.at !== null && !n.problem && !isRateLimited(n, o) && n.head !== null && o.expectedChainId !== null && n.chainId === o.expectedChainId;
+  return (
+    n.at !== null && !n.problem && !isRateLimited(n, o) && n.head !== null && o.expectedChainId !== null && n.chainId === o.expectedChainId
+  );
 }
 
 /** The highest head among nodes that could be used (the right chain, answering); lag is measured from it. */

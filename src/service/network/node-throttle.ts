@@ -4,8 +4,15 @@
 // us down is never taken for a failed one until its back-pressure has lasted BACK_PRESSURE_LIMIT_MS.
 import { redactNodeUrl } from './node-choice.js';
 import {
-  afterAnswer, BUDGET_POLICY, freshBudget, pressureOf, started, waitBeforeStart,
-  type BudgetOutcome, type BudgetPolicy, type BudgetState,
+  afterAnswer,
+  BUDGET_POLICY,
+  freshBudget,
+  pressureOf,
+  started,
+  waitBeforeStart,
+  type BudgetOutcome,
+  type BudgetPolicy,
+  type BudgetState,
 } from './node-budget.js';
 
 /** One node's budget as the parts of the service that talk to it use it. */
@@ -40,7 +47,9 @@ export class NodeBackPressureError extends Error {
   readonly code = 'node-back-pressure';
   constructor(url: string, forMs: number) {
     // Named without its path or query, where hosted nodes keep API keys: this sentence reaches the logs.
-    super(`the node at ${redactNodeUrl(url)} has answered nothing but back-pressure (HTTP 429 or a capacity error) for ${Math.round(forMs / 1000)} s; it counts as failing until it answers again`);
+    super(
+      `the node at ${redactNodeUrl(url)} has answered nothing but back-pressure (HTTP 429 or a capacity error) for ${Math.round(forMs / 1000)} s; it counts as failing until it answers again`,
+    );
     this.name = 'NodeBackPressureError';
   }
 }
@@ -97,7 +106,16 @@ export async function throttled<T>(throttle: NodeThrottle, attempt: () => Promis
 }
 
 /** The state's numbers in the shared memory, in this order; null is stored as NaN. */
-const FIELDS = ['rate', 'tokens', 'at', 'pausedUntil', 'pressedSince', 'halvedAt', 'recent', 'refusals'] as const satisfies readonly (keyof BudgetState)[];
+const FIELDS = [
+  'rate',
+  'tokens',
+  'at',
+  'pausedUntil',
+  'pressedSince',
+  'halvedAt',
+  'recent',
+  'refusals',
+] as const satisfies readonly (keyof BudgetState)[];
 
 function createThrottle(url: string, memory: SharedArrayBuffer, fresh: boolean, policy: BudgetPolicy = BUDGET_POLICY): NodeThrottle {
   const cells = new Float64Array(memory);
@@ -107,7 +125,8 @@ function createThrottle(url: string, memory: SharedArrayBuffer, fresh: boolean, 
     const s = Object.fromEntries(FIELDS.map((f, i) => [f, cells[i]!])) as unknown as BudgetState;
     return Number.isNaN(s.pressedSince) ? { ...s, pressedSince: null } : s;
   };
-  const store = (s: BudgetState) => FIELDS.forEach((f, i) => (cells[i] = f === 'pressedSince' && s.pressedSince === null ? NaN : (s[f] as number)));
+  const store = (s: BudgetState) =>
+    FIELDS.forEach((f, i) => (cells[i] = f === 'pressedSince' && s.pressedSince === null ? NaN : (s[f] as number)));
   if (fresh) store(freshBudget(Date.now()));
   return {
     url,
@@ -127,7 +146,12 @@ function createThrottle(url: string, memory: SharedArrayBuffer, fresh: boolean, 
     report() {
       const s = load();
       const { failing } = pressureOf(s, Date.now(), policy);
-      return { requestsPerSecond: s.rate === Infinity ? null : Math.round(s.rate * 10) / 10, pressedSince: s.pressedSince, failing, refusals: s.refusals };
+      return {
+        requestsPerSecond: s.rate === Infinity ? null : Math.round(s.rate * 10) / 10,
+        pressedSince: s.pressedSince,
+        failing,
+        refusals: s.refusals,
+      };
     },
   };
 }

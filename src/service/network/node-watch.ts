@@ -9,8 +9,17 @@ import type { Logger } from '../../lib/log.js';
 import { BACK_PRESSURE_LIMIT_MS, backPressureIn, probeGapMs } from './node-budget.js';
 import { callNode } from './node-call.js';
 import {
-  adoptedChainId, chooseNode, classifyProbeError, nodeProblems, problemsOf, redactNodeUrl, startingChoice,
-  type NetworkState, type NodeChoice, type NodeObservation, type NodeProblem,
+  adoptedChainId,
+  chooseNode,
+  classifyProbeError,
+  nodeProblems,
+  problemsOf,
+  redactNodeUrl,
+  startingChoice,
+  type NetworkState,
+  type NodeChoice,
+  type NodeObservation,
+  type NodeProblem,
 } from './node-choice.js';
 import { NodeBackPressure, nodeThrottle, type NodeThrottle } from './node-throttle.js';
 
@@ -90,7 +99,14 @@ export function watchNodes(o: NodeWatchOptions): NodeWatch {
   const maxLagBlocks = o.maxLagBlocks ?? 5;
   const backPressureLimitMs = o.backPressureLimitMs ?? BACK_PRESSURE_LIMIT_MS;
   let expectedChainId = o.expectedChainId ?? null;
-  const nodes: NodeObservation[] = o.urls.map((url) => ({ url: redactNodeUrl(url), at: null, head: null, chainId: null, problem: null, throttledSince: null }));
+  const nodes: NodeObservation[] = o.urls.map((url) => ({
+    url: redactNodeUrl(url),
+    at: null,
+    head: null,
+    chainId: null,
+    problem: null,
+    throttledSince: null,
+  }));
   const transports = o.urls.map(nodeCaller);
   const throttles = o.urls.map((url) => nodeThrottle(url));
   const choiceOptions = () => ({ maxLagBlocks, expectedChainId, backPressureLimitMs });
@@ -156,7 +172,12 @@ export function watchNodes(o: NodeWatchOptions): NodeWatch {
   function record(i: number, observation: NodeObservation): void {
     nodes[i] = observation;
     if (expectedChainId === null) expectedChainId = adoptedChainId(nodes, backPressureLimitMs);
-    if (observation.throttledSince == null && observation.head !== null && observation.chainId === expectedChainId && observation.head >= (lastHead?.block ?? -1)) {
+    if (
+      observation.throttledSince == null &&
+      observation.head !== null &&
+      observation.chainId === expectedChainId &&
+      observation.head >= (lastHead?.block ?? -1)
+    ) {
       lastHead = { block: observation.head, at: observation.at ?? Date.now() };
     }
     const prev = choice;
@@ -196,7 +217,9 @@ export function watchNodes(o: NodeWatchOptions): NodeWatch {
     if (t.refusals <= said.refusals || now - said.at < BACK_PRESSURE_LOG_MS) return;
     const times = `${t.refusals - said.refusals}${said.refusals > 0 ? ' more' : ''} time${t.refusals - said.refusals === 1 ? '' : 's'}`;
     const pace = t.requestsPerSecond === null ? 'no longer needs pacing' : `is paced at ${t.requestsPerSecond} requests per second`;
-    o.log.info(`${o.label}: node ${i + 1} (${nodes[i]!.url}) asked to slow down ${times} (HTTP 429 or a capacity error); it ${pace}, and each refused request is asked again after its pause.`);
+    o.log.info(
+      `${o.label}: node ${i + 1} (${nodes[i]!.url}) asked to slow down ${times} (HTTP 429 or a capacity error); it ${pace}, and each refused request is asked again after its pause.`,
+    );
     backPressureLogged[i] = { at: now, refusals: t.refusals };
   }
 
@@ -228,11 +251,16 @@ export function watchNodes(o: NodeWatchOptions): NodeWatch {
         // next refusal would start another pause before the usual gap is over, and the node would never be probed.
         const throttle = throttles[i]!;
         const paused = throttle.pausedForMs();
-        const timer = setTimeout(() => loop(i), skipped ? paused : Math.max(paused, probeGapMs(probeMs, throttle.report().requestsPerSecond)));
+        const timer = setTimeout(
+          () => loop(i),
+          skipped ? paused : Math.max(paused, probeGapMs(probeMs, throttle.report().requestsPerSecond)),
+        );
         timer.unref();
         timers.set(i, timer);
       })
-      .catch((e: unknown) => o.log.error(`${o.label}: the node watch of node ${i + 1} stopped: ${e instanceof Error ? e.message : String(e)}`));
+      .catch((e: unknown) =>
+        o.log.error(`${o.label}: the node watch of node ${i + 1} stopped: ${e instanceof Error ? e.message : String(e)}`),
+      );
     inFlight.add(run);
     void run.finally(() => inFlight.delete(run));
   }
@@ -250,7 +278,14 @@ export function watchNodes(o: NodeWatchOptions): NodeWatch {
       const headBlock = inUse === null ? null : nodes[inUse]!.head;
       const each = nodes.map((n, i): NodeReport => {
         const t = throttles[i]!.report();
-        return { url: n.url, head: n.head, problem: problems[i] ?? null, requestsPerSecond: t.requestsPerSecond, throttledSince: n.throttledSince ?? null, backPressure: t.refusals };
+        return {
+          url: n.url,
+          head: n.head,
+          problem: problems[i] ?? null,
+          requestsPerSecond: t.requestsPerSecond,
+          throttledSince: n.throttledSince ?? null,
+          backPressure: t.refusals,
+        };
       });
       return { state, chainId: expectedChainId, headBlock, inUse, reason, nodes: each, lastHead };
     },
@@ -286,7 +321,10 @@ function nodeCaller(url: string): { call(method: string, timeoutMs: number): Pro
       if (!/^wss?:/i.test(url)) return callNode(url, method, [], { timeoutMs });
       ws ??= createWsTransport(url);
       // The WS transport's own timer is a fallback; the probe's deadline reports the timeout first.
-      const reply = (await ws.post({ jsonrpc: '2.0', id: 1, method, params: [] }, timeoutMs + 1000)) as { result?: unknown; error?: { code: number; message: string } };
+      const reply = (await ws.post({ jsonrpc: '2.0', id: 1, method, params: [] }, timeoutMs + 1000)) as {
+        result?: unknown;
+        error?: { code: number; message: string };
+      };
       const pushBack = backPressureIn(200, null, reply, Date.now());
       if (pushBack) throw new NodeBackPressure(url, pushBack.retryAfterMs);
       if (reply?.error) throw new RpcError(reply.error.code, String(reply.error.message), method);
@@ -300,7 +338,8 @@ function nodeCaller(url: string): { call(method: string, timeoutMs: number): Pro
 }
 
 function hexNumber(value: unknown): number {
-  if (typeof value !== 'string' || !/^0x[0-9a-f]+$/i.test(value)) throw new Error(`The node sent ${JSON.stringify(value)} where a hex number belongs.`);
+  if (typeof value !== 'string' || !/^0x[0-9a-f]+$/i.test(value))
+    throw new Error(`The node sent ${JSON.stringify(value)} where a hex number belongs.`);
   return Number(BigInt(value));
 }
 

@@ -120,7 +120,11 @@ function storeFits(stamp: NetworkIdentity | null | undefined, config: NetworkCon
   if (stamp === undefined) return false;
   // No stamp: a store from before the stamp existed, or an empty one (then nothing is indexed anyway).
   if (stamp === null) return true;
-  return stamp.platform === config.platform && stamp.network === config.network && (config.chainId === undefined || stamp.chainId === config.chainId);
+  return (
+    stamp.platform === config.platform &&
+    stamp.network === config.network &&
+    (config.chainId === undefined || stamp.chainId === config.chainId)
+  );
 }
 
 /** Resolves after the first probe round: with the network serving if a node of its chain answered, else waiting for one. */
@@ -159,7 +163,11 @@ export async function startServedNetwork(o: ServedNetworkOptions): Promise<Serve
 
   async function begin(chainId: number): Promise<void> {
     if (stopped || running || stopReason) return;
-    const problem = identityProblem(await stores.identity.read(), { platform: config.platform, network: config.network, chainId }, stores.where);
+    const problem = identityProblem(
+      await stores.identity.read(),
+      { platform: config.platform, network: config.network, chainId },
+      stores.where,
+    );
     if (problem) {
       stopReason = problem.public;
       log.error(problem.log);
@@ -170,7 +178,13 @@ export async function startServedNetwork(o: ServedNetworkOptions): Promise<Serve
     const confirmations = config.indexerLag ?? defaultConfirmations(chainId);
     const url = nodeUrl();
     const runIndexer = () =>
-      startIndexer({ store: stores.index, nodeUrl: nodeUrl(), confirmations, ...(config.startBlock !== undefined ? { startBlock: config.startBlock } : {}), log: log.child('indexer') });
+      startIndexer({
+        store: stores.index,
+        nodeUrl: nodeUrl(),
+        confirmations,
+        ...(config.startBlock !== undefined ? { startBlock: config.startBlock } : {}),
+        log: log.child('indexer'),
+      });
     const indexer = shared ? startLeaderIndexer(shared, runIndexer, log.child('indexer')) : await startLocalIndexer(runIndexer);
     let tracker: AttachedTracker;
     try {
@@ -279,7 +293,10 @@ export async function startServedNetwork(o: ServedNetworkOptions): Promise<Serve
   };
   const reason = (): string => stopReason ?? watch.report().reason;
   /** The reason inside another sentence: no capital, no closing period. */
-  const clause = () => reason().replace(/\.$/, '').replace(/^[A-Z](?=[a-z])/, (c) => c.toLowerCase());
+  const clause = () =>
+    reason()
+      .replace(/\.$/, '')
+      .replace(/^[A-Z](?=[a-z])/, (c) => c.toLowerCase());
   const indexerStatus = () => running?.indexer.current()?.status() ?? { indexedBlock: 0, headBlock: 0 };
   /** The last block of the index the listing reads: the indexer's own tip where it runs here, else the store's. */
   const indexedBlock = (): number | null => {
@@ -288,7 +305,9 @@ export async function startServedNetwork(o: ServedNetworkOptions): Promise<Serve
   };
   /** The highest head seen from a node of this chain (the probes', or the indexer's own read). */
   const knownHead = (): number | null => {
-    const seen = [watch.lastHead()?.block, running?.indexer.current()?.status().headBlock].filter((h): h is number => typeof h === 'number' && h > 0);
+    const seen = [watch.lastHead()?.block, running?.indexer.current()?.status().headBlock].filter(
+      (h): h is number => typeof h === 'number' && h > 0,
+    );
     return seen.length > 0 ? Math.max(...seen) : null;
   };
   const behind = (indexed: number | null): number | null => {
@@ -347,9 +366,15 @@ export async function startServedNetwork(o: ServedNetworkOptions): Promise<Serve
       if (s === 'serving') return null;
       // The node is away, throttled past the limit or not yet confirmed: what is indexed is still this chain's.
       if (!stopReason && (running !== null || storedFits) && indexedBlock() !== null) return null;
-      const then = stopReason ? 'it stays stopped until the service restarts with that fixed' : 'its listing answers again once its node does';
+      const then = stopReason
+        ? 'it stays stopped until the service restarts with that fixed'
+        : 'its listing answers again once its node does';
       const what = s === 'starting' ? 'is starting' : s === 'wrong-chain' ? 'is stopped' : 'is unreachable';
-      return new TxdeskError('UPSTREAM_UNAVAILABLE', `The network ${key} ${what} (${clause()}); ${then}. Other networks are served as usual.`, 503);
+      return new TxdeskError(
+        'UPSTREAM_UNAVAILABLE',
+        `The network ${key} ${what} (${clause()}); ${then}. Other networks are served as usual.`,
+        503,
+      );
     },
     listingHeaders() {
       const indexed = indexedBlock();
@@ -362,7 +387,11 @@ export async function startServedNetwork(o: ServedNetworkOptions): Promise<Serve
     },
     refreshToken(contract, id) {
       const indexer = running?.indexer.current();
-      if (!indexer) throw new TxdeskError('UPSTREAM_UNAVAILABLE', `This instance does not index ${key} (another one holds its indexer role); send the refresh to the indexing instance, or retry later.`);
+      if (!indexer)
+        throw new TxdeskError(
+          'UPSTREAM_UNAVAILABLE',
+          `This instance does not index ${key} (another one holds its indexer role); send the refresh to the indexing instance, or retry later.`,
+        );
       return indexer.refreshToken(contract, id);
     },
     caughtUp: async () => {
@@ -374,19 +403,20 @@ export async function startServedNetwork(o: ServedNetworkOptions): Promise<Serve
     roles,
     errorCounts: () => watch.errorCounts(),
     receiptsDelivered: () => running?.tracker.delivered() ?? 0,
-    stop: () => (stopping ??= (async () => {
-      stopped = true;
-      offChange();
-      if (retryTimer) clearTimeout(retryTimer);
-      clearInterval(outboxTimer);
-      await watch.stop();
-      await queue;
-      const r = running;
-      running = null;
-      if (r) {
-        await r.tracker.stop();
-        await r.indexer.stop();
-      }
-    })()),
+    stop: () =>
+      (stopping ??= (async () => {
+        stopped = true;
+        offChange();
+        if (retryTimer) clearTimeout(retryTimer);
+        clearInterval(outboxTimer);
+        await watch.stop();
+        await queue;
+        const r = running;
+        running = null;
+        if (r) {
+          await r.tracker.stop();
+          await r.indexer.stop();
+        }
+      })()),
   };
 }

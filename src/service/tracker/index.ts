@@ -66,7 +66,9 @@ export async function attachTracker(opts: AttachTrackerOptions): Promise<Attache
       },
       ...(opts.pollMs !== undefined ? { pollMs: opts.pollMs } : {}),
     });
-  watcher = opts.shared ? startSharedWatcher(makeEngine, store, opts.shared, hub, log.child('watcher')) : await startLocalWatcher(makeEngine);
+  watcher = opts.shared
+    ? startSharedWatcher(makeEngine, store, opts.shared, hub, log.child('watcher'))
+    : await startLocalWatcher(makeEngine);
   const role = watcher;
   const ws = startTrackerWs({
     isClientId: opts.isClientId,

@@ -18,10 +18,10 @@ export interface ChainSyncResult {
 
 export function createChainSync(rpc: NodeRpc, window: ChainWindow) {
   async function getBlock(tag: string | number): Promise<BlockInfo | null> {
-    const raw = await rpc.call<{ number: string; hash: string; parentHash: string; transactions: string[] } | null>('eth_getBlockByNumber', [
-      typeof tag === 'number' ? '0x' + tag.toString(16) : tag,
-      false,
-    ]);
+    const raw = await rpc.call<{ number: string; hash: string; parentHash: string; transactions: string[] } | null>(
+      'eth_getBlockByNumber',
+      [typeof tag === 'number' ? '0x' + tag.toString(16) : tag, false],
+    );
     return raw ? toBlock(raw) : null;
   }
 

@@ -113,7 +113,7 @@ export function createDeliveryHub(store: TrackerStore, log: Logger, opts: Delive
     const touched = new Set<ActiveSub>();
     for (const w of withdrawn) {
       const sub = active.get(keyOf(w.clientId, w.subscriptionId));
-      if (sub && sub.outbox.remove(w.ackId)) touched.add(sub);
+      if (sub?.outbox.remove(w.ackId)) touched.add(sub);
     }
     return touched;
   }
@@ -210,7 +210,17 @@ export function createDeliveryHub(store: TrackerStore, log: Logger, opts: Delive
         return;
       }
       const outbox = new DeliveryOutbox(ackTimeoutMs);
-      const sub: ActiveSub = { clientId, subscriptionId, idJson: JSON.stringify(subscriptionId), target, outbox, cursor: 0, complete: false, reading: false, readAgain: false };
+      const sub: ActiveSub = {
+        clientId,
+        subscriptionId,
+        idJson: JSON.stringify(subscriptionId),
+        target,
+        outbox,
+        cursor: 0,
+        complete: false,
+        reading: false,
+        readAgain: false,
+      };
       active.set(key, sub);
       let set = byClient.get(clientId);
       if (!set) byClient.set(clientId, (set = new Set()));

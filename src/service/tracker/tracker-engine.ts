@@ -7,7 +7,14 @@ import { createChainSync } from './tracker-chain-sync.js';
 import type { NodeRpc, RpcOutcome } from './tracker-node-rpc.js';
 import type { CreatedDeliveries, NewMessage, TrackerStore, WithdrawnDelivery } from './tracker-store.js';
 import { formatReceipt, payloadJson, type RawReceipt } from './tracker-receipt-format.js';
-import { decideTracking, nonceCheckBlock, pendingDueAt, unseenLookupDelayMs, type Observation, type TrackingState } from './tracker-watch-policy.js';
+import {
+  decideTracking,
+  nonceCheckBlock,
+  pendingDueAt,
+  unseenLookupDelayMs,
+  type Observation,
+  type TrackingState,
+} from './tracker-watch-policy.js';
 
 export interface TrackerEngineOptions {
   store: TrackerStore;
@@ -159,7 +166,13 @@ export function createTrackerEngine(opts: TrackerEngineOptions) {
       const due = pendingDueAt(s);
       if (due !== null && due <= t) requested.add(s.txHash);
       // Past the expiry and never shown: one last look (a bounded number per tick), then the round may end it.
-      else if (s.from === null && !s.receipt && s.trackedAtMs + unseenExpiryMs <= t && expiring < MAX_UNSEEN_LOOKUPS_PER_ROUND && !requested.has(s.txHash)) {
+      else if (
+        s.from === null &&
+        !s.receipt &&
+        s.trackedAtMs + unseenExpiryMs <= t &&
+        expiring < MAX_UNSEEN_LOOKUPS_PER_ROUND &&
+        !requested.has(s.txHash)
+      ) {
         if ((unseen.get(keyOf(s.clientId, s.txHash))?.nextAtMs ?? 0) <= t) {
           requested.add(s.txHash);
           expiring++;
@@ -188,7 +201,9 @@ export function createTrackerEngine(opts: TrackerEngineOptions) {
       try {
         end?.();
       } catch (e) {
-        log.warn(`could not checkpoint the tracker database after a watcher round (SQLite tries again later; is the disk full?): ${e instanceof Error ? e.message : String(e)}`);
+        log.warn(
+          `could not checkpoint the tracker database after a watcher round (SQLite tries again later; is the disk full?): ${e instanceof Error ? e.message : String(e)}`,
+        );
       }
     }
   }
@@ -254,7 +269,7 @@ export function createTrackerEngine(opts: TrackerEngineOptions) {
           if (!r.ok) return;
           const raw = r.result as RawReceipt | null;
           // A receipt from a block the window does not know yet is used anyway: the block is canonical per the node.
-          receipts.set(hashes[offset + i]!, raw && raw.blockHash ? formatReceipt(raw) : null);
+          receipts.set(hashes[offset + i]!, raw?.blockHash ? formatReceipt(raw) : null);
         });
         const affected = statesOf(receipts.keys());
         settling = settling.then(() => settle(affected, receipts, atHead, nonceUsed, neverShown));
@@ -262,7 +277,13 @@ export function createTrackerEngine(opts: TrackerEngineOptions) {
       },
     );
     await settling;
-    await settle(standingStates().filter((s) => !lookedUp.has(s.txHash)), new Map(), atHead, nonceUsed, neverShown);
+    await settle(
+      standingStates().filter((s) => !lookedUp.has(s.txHash)),
+      new Map(),
+      atHead,
+      nonceUsed,
+      neverShown,
+    );
     mark('standing');
     // A receipt from a block above our head (the node moved on, or the lookup raced a reorg) is looked up again
     // after the next sync, when the window can vouch for its block.
@@ -288,7 +309,13 @@ export function createTrackerEngine(opts: TrackerEngineOptions) {
   }
 
   /** Decides, stores and hands over one group of trackings; `receipts` holds the lookups made for them. */
-  async function settle(list: readonly TrackingState[], receipts: Map<string, TrackerReceipt | null>, head: number, nonceUsed: Set<string>, neverShown: Set<string>): Promise<void> {
+  async function settle(
+    list: readonly TrackingState[],
+    receipts: Map<string, TrackerReceipt | null>,
+    head: number,
+    nonceUsed: Set<string>,
+    neverShown: Set<string>,
+  ): Promise<void> {
     const t = now();
     const changed: TrackingState[] = [];
     const withdrawals: { clientId: string; txHash: string }[] = [];
@@ -379,10 +406,12 @@ export function createTrackerEngine(opts: TrackerEngineOptions) {
     }
     if (calls.size === 0) return out;
     const keys = [...calls.keys()];
-    const res: RpcOutcome[] = await rpc.batch(keys.map((k) => {
-      const c = calls.get(k)!;
-      return { method: 'eth_getTransactionCount', params: [c.from, '0x' + c.block.toString(16)] };
-    }));
+    const res: RpcOutcome[] = await rpc.batch(
+      keys.map((k) => {
+        const c = calls.get(k)!;
+        return { method: 'eth_getTransactionCount', params: [c.from, '0x' + c.block.toString(16)] };
+      }),
+    );
     const counts = new Map<string, number>();
     res.forEach((r, i) => {
       if (r.ok && typeof r.result === 'string') counts.set(keys[i]!, Number.parseInt(r.result, 16));

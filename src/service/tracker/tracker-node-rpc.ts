@@ -52,7 +52,11 @@ export function createNodeRpc(nodeUrl: string, log: Logger): NodeRpc {
 
   async function postOnce(body: unknown): Promise<unknown> {
     if (wsTransport) return withoutBackPressure(200, undefined, await wsTransport.post(body, 30_000));
-    const { status, text, headers } = await postText(httpUrl!, JSON.stringify(body), AbortSignal.any([closing.signal, AbortSignal.timeout(30_000)]));
+    const { status, text, headers } = await postText(
+      httpUrl!,
+      JSON.stringify(body),
+      AbortSignal.any([closing.signal, AbortSignal.timeout(30_000)]),
+    );
     if (status === 429) return withoutBackPressure(status, headers['retry-after'], null);
     if (status < 200 || status >= 300) throw new Error(`node answered HTTP ${status}`);
     try {

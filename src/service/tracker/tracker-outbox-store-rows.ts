@@ -11,7 +11,8 @@ const DELIVERY_SELECT = `SELECT d.ack_id, m.message_id, m.seq, m.tx_hash, m.payl
 /** Parameters in the order their `?` stand in the text. */
 export const HELD_SQL = {
   /** (client, subscription, created, last used) */
-  insertSub: 'INSERT INTO tracker_subscription (client_id, subscription_id, ack_timeout_ms, created_at_ms, last_used_ms) VALUES (?, ?, 0, ?, ?) ON CONFLICT DO NOTHING',
+  insertSub:
+    'INSERT INTO tracker_subscription (client_id, subscription_id, ack_timeout_ms, created_at_ms, last_used_ms) VALUES (?, ?, 0, ?, ?) ON CONFLICT DO NOTHING',
   /** (client, subscription, client, kept type): un-sent deliveries of other types go, their seqs back. */
   dropUnsentExcept: `DELETE FROM tracker_delivery WHERE client_id = ? AND subscription_id = ? AND sent_at_ms IS NULL
     AND seq IN (SELECT seq FROM tracker_message WHERE client_id = ? AND type <> ?) RETURNING seq`,
@@ -20,14 +21,18 @@ export const HELD_SQL = {
   /** (client, subscription) */
   countPending: 'SELECT count(*) AS n FROM tracker_delivery WHERE client_id = ? AND subscription_id = ? AND sent_at_ms IS NULL',
   /** (client, subscription) */
-  retryNow: 'UPDATE tracker_delivery SET attempts = 0, next_at_ms = NULL WHERE client_id = ? AND subscription_id = ? AND sent_at_ms IS NULL',
+  retryNow:
+    'UPDATE tracker_delivery SET attempts = 0, next_at_ms = NULL WHERE client_id = ? AND subscription_id = ? AND sent_at_ms IS NULL',
   /** (client, subscription, now): claims of the subscription that have not run out (index tracker_delivery_leased). */
-  countHeld: 'SELECT count(*) AS n FROM tracker_delivery WHERE client_id = ? AND subscription_id = ? AND lease_until_ms > ? AND sent_at_ms IS NULL',
+  countHeld:
+    'SELECT count(*) AS n FROM tracker_delivery WHERE client_id = ? AND subscription_id = ? AND lease_until_ms > ? AND sent_at_ms IS NULL',
   releaseLeases: 'UPDATE tracker_delivery SET lease_until_ms = NULL WHERE lease_until_ms IS NOT NULL',
   /** (now, client, delivery) */
-  markSent: 'UPDATE tracker_delivery SET sent_at_ms = ?, lease_until_ms = NULL, attempts = coalesce(attempts, 0) + 1, next_at_ms = NULL WHERE client_id = ? AND ack_id = ?',
+  markSent:
+    'UPDATE tracker_delivery SET sent_at_ms = ?, lease_until_ms = NULL, attempts = coalesce(attempts, 0) + 1, next_at_ms = NULL WHERE client_id = ? AND ack_id = ?',
   /** (next try, client, delivery) */
-  markFailed: 'UPDATE tracker_delivery SET lease_until_ms = NULL, attempts = coalesce(attempts, 0) + 1, next_at_ms = ? WHERE client_id = ? AND ack_id = ?',
+  markFailed:
+    'UPDATE tracker_delivery SET lease_until_ms = NULL, attempts = coalesce(attempts, 0) + 1, next_at_ms = ? WHERE client_id = ? AND ack_id = ?',
   replaySet: 'sent_at_ms = NULL, attempts = 0, next_at_ms = NULL, replay = 1',
   /** (message id, client) */
   seqOfMessage: 'SELECT seq FROM tracker_message WHERE message_id = ? AND client_id = ?',

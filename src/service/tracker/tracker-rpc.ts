@@ -49,7 +49,10 @@ export function parseFrame(text: string, minAckTimeoutMs: number): ParsedFrame {
   if (Array.isArray(raw)) {
     if (raw.length === 0) return { batch: false, items: [fail(null, false, RPC_INVALID_REQUEST, 'Invalid request: an empty batch.')] };
     if (raw.length > MAX_BATCH_LENGTH) {
-      return { batch: false, items: [fail(null, false, RPC_INVALID_REQUEST, `Invalid request: a batch holds at most ${MAX_BATCH_LENGTH} requests.`)] };
+      return {
+        batch: false,
+        items: [fail(null, false, RPC_INVALID_REQUEST, `Invalid request: a batch holds at most ${MAX_BATCH_LENGTH} requests.`)],
+      };
     }
     return { batch: true, items: raw.map((r) => parseRequest(r, minAckTimeoutMs)) };
   }
@@ -63,13 +66,24 @@ function parseRequest(raw: unknown, minAckTimeoutMs: number): FrameItem {
     const id: RpcId = typeof rawId === 'number' || typeof rawId === 'string' ? rawId : null;
     const issue = parsed.error.issues[0];
     const where = issue && issue.path.length > 0 ? issue.path.join('.') : 'request';
-    return fail(id, false, RPC_INVALID_REQUEST, `Invalid request: ${where} is wrong; send {"jsonrpc":"2.0","id":<integer>,"method":…,"params":[…]}.`);
+    return fail(
+      id,
+      false,
+      RPC_INVALID_REQUEST,
+      `Invalid request: ${where} is wrong; send {"jsonrpc":"2.0","id":<integer>,"method":…,"params":[…]}.`,
+    );
   }
   const { method, params = [] } = parsed.data;
   const notify = parsed.data.id === undefined;
   const id = parsed.data.id ?? null;
   const command = parseCommand(method, params, minAckTimeoutMs);
-  if (command === null) return fail(id, notify, RPC_METHOD_NOT_FOUND, `Method not found: ${method}; the tracker speaks track_transaction, tracker_subscribe, tracker_unsubscribe, ack and HEARTBEAT.`);
+  if (command === null)
+    return fail(
+      id,
+      notify,
+      RPC_METHOD_NOT_FOUND,
+      `Method not found: ${method}; the tracker speaks track_transaction, tracker_subscribe, tracker_unsubscribe, ack and HEARTBEAT.`,
+    );
   if (!command.ok) return fail(id, notify, RPC_INVALID_PARAMS, `Invalid params: ${command.message}`);
   return { ok: true, id, notify, command: command.value };
 }

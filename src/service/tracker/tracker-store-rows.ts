@@ -27,7 +27,13 @@ export interface DeliveryRow {
   payload: string;
 }
 
-export const toEntry = (r: DeliveryRow): OutboxEntry => ({ ackId: r.ack_id, messageId: r.message_id, seq: r.seq, txKey: r.tx_hash, payload: r.payload });
+export const toEntry = (r: DeliveryRow): OutboxEntry => ({
+  ackId: r.ack_id,
+  messageId: r.message_id,
+  seq: r.seq,
+  txKey: r.tx_hash,
+  payload: r.payload,
+});
 
 export function rowToState(r: TrackingRow): TrackingState {
   return {
@@ -48,7 +54,12 @@ export function rowToState(r: TrackingRow): TrackingState {
  * A round's messages, stored under `ids` as `seqs`, fanned out to the subscriptions of their client: the delivery rows
  * to insert, the same grouped per subscription for the outboxes, and the seq of each transaction's receipt message.
  */
-export function fanOut(messages: readonly NewMessage[], ids: readonly string[], seqs: readonly number[], subsOf: ReadonlyMap<string, readonly string[]>) {
+export function fanOut(
+  messages: readonly NewMessage[],
+  ids: readonly string[],
+  seqs: readonly number[],
+  subsOf: ReadonlyMap<string, readonly string[]>,
+) {
   const rows: { clientId: string; ackId: string; subscriptionId: string; seq: number }[] = [];
   const groups = new Map<string, CreatedDeliveries>();
   const receiptSeqs = new Map<string, number>();

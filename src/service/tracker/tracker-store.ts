@@ -46,7 +46,13 @@ export interface RoundResult {
 /** One contract, two backends; test/tracker/tracker-store.test.ts runs on both. */
 export interface TrackerStore {
   /** Registers a hash for a client; tracking again keeps the original start time and takes the new options. */
-  track(clientId: string, txHash: string, confirmation: number, timeoutMs: number, nowMs: number): Promise<{ state: TrackingState; created: boolean }>;
+  track(
+    clientId: string,
+    txHash: string,
+    confirmation: number,
+    timeoutMs: number,
+    nowMs: number,
+  ): Promise<{ state: TrackingState; created: boolean }>;
   countOpenTrackings(clientId: string): Promise<number>;
   loadOpenTrackings(): Promise<TrackingState[]>;
   /** The open ones among `keys` (a leader learning what another instance tracked). */
@@ -55,7 +61,12 @@ export interface TrackerStore {
    * Persists one watcher round atomically: tracking changes, withdrawn receipts and new messages (fanned out to
    * every subscription of the client, or parked as orphans until the client subscribes).
    */
-  commitRound(states: readonly TrackingState[], withdrawals: readonly TrackingKey[], messages: readonly NewMessage[], nowMs: number): Promise<RoundResult>;
+  commitRound(
+    states: readonly TrackingState[],
+    withdrawals: readonly TrackingKey[],
+    messages: readonly NewMessage[],
+    nowMs: number,
+  ): Promise<RoundResult>;
   /**
    * Creates the subscription, or updates its ackTimeout when it exists (a resume). The first subscription of a
    * client receives the messages stored while it had none.

@@ -55,7 +55,10 @@ export function decideTracking(state: TrackingState, obs: Observation): Decision
       // The client may have acted on the receipt (marked the others of its nonce lost): tell it the news is void.
       if (!obs.nonceUsedAtDepth) {
         s.pendingSent = true;
-        events.push({ type: 'pending', result: { transactionHash: s.txHash, confirmation: s.confirmation, timeout: s.timeoutMs, reorged: true } });
+        events.push({
+          type: 'pending',
+          result: { transactionHash: s.txHash, confirmation: s.confirmation, timeout: s.timeoutMs, reorged: true },
+        });
       }
     }
     if (obs.nonceUsedAtDepth) {
@@ -64,7 +67,10 @@ export function decideTracking(state: TrackingState, obs: Observation): Decision
       // A hash no node ever showed costs lookups forever: the final `pending` says tracking ended, and why.
       s.pendingSent = true;
       s.doneAtMs = obs.nowMs;
-      events.push({ type: 'pending', result: { transactionHash: s.txHash, confirmation: s.confirmation, timeout: s.timeoutMs, expired: true } });
+      events.push({
+        type: 'pending',
+        result: { transactionHash: s.txHash, confirmation: s.confirmation, timeout: s.timeoutMs, expired: true },
+      });
     } else if (!s.pendingSent && obs.nowMs >= s.trackedAtMs + s.timeoutMs) {
       // Also after a withdrawn receipt: the client's last news ("mined") no longer stands, and it may want to act.
       s.pendingSent = true;

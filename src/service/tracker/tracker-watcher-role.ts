@@ -70,7 +70,13 @@ interface TrackNotice {
  * notification arrives. Limits are counted in the database, so they hold across the fleet (see docs/deploy.md for
  * where they are approximate).
  */
-export function startSharedWatcher(makeEngine: () => TrackerEngine, store: TrackerStore, db: SharedDatabase, hub: DeliveryHub, log: Logger): WatcherRole {
+export function startSharedWatcher(
+  makeEngine: () => TrackerEngine,
+  store: TrackerStore,
+  db: SharedDatabase,
+  hub: DeliveryHub,
+  log: Logger,
+): WatcherRole {
   let engine: TrackerEngine | null = null;
 
   const parse = <T>(payload: string): T | null => {
@@ -101,7 +107,9 @@ export function startSharedWatcher(makeEngine: () => TrackerEngine, store: Track
     } catch (err) {
       // The same capped doubling as the engine's lookups of hashes the node has not shown.
       const delayMs = unseenLookupDelayMs(attempt + 1, RELEARN_FIRST_DELAY_MS, RELEARN_MAX_DELAY_MS);
-      log.warn(`could not read trackings stored by another instance (trying again in ${Math.round(delayMs / 1000)} s): ${err instanceof Error ? err.message : String(err)}`);
+      log.warn(
+        `could not read trackings stored by another instance (trying again in ${Math.round(delayMs / 1000)} s): ${err instanceof Error ? err.message : String(err)}`,
+      );
       const timer = setTimeout(() => {
         if (engine === e) void relearn(keys, attempt + 1);
       }, delayMs);
@@ -120,26 +128,33 @@ export function startSharedWatcher(makeEngine: () => TrackerEngine, store: Track
     void relearn('all');
   });
 
-  const leadership = startLeadership(db.url, 'watcher', log, {
-    async onAcquire() {
-      const e = makeEngine();
-      engine = e;
-      // Resumes from the committed state: every open tracking with what was already reported about it.
-      await e.start();
+  const leadership = startLeadership(
+    db.url,
+    'watcher',
+    log,
+    {
+      async onAcquire() {
+        const e = makeEngine();
+        engine = e;
+        // Resumes from the committed state: every open tracking with what was already reported about it.
+        await e.start();
+      },
+      async onLose() {
+        const e = engine;
+        engine = null;
+        await e?.stop();
+      },
     },
-    async onLose() {
-      const e = engine;
-      engine = null;
-      await e?.stop();
-    },
-  }, { lockClass: db.lockClass, ...(db.mayLead ? { mayLead: db.mayLead } : {}) });
+    { lockClass: db.lockClass, ...(db.mayLead ? { mayLead: db.mayLead } : {}) },
+  );
 
   return {
     intake: {
       async track(clientId, txHash, confirmation, timeoutMs, maxOpen) {
         // Counted in the database: the limit holds across instances (two instances admitting at the same moment can
         // each let one more through; see docs/deploy.md).
-        if ((await store.countOpenTrackings(clientId)) >= maxOpen && (await store.loadTrackings([{ clientId, txHash }])).length === 0) return false;
+        if ((await store.countOpenTrackings(clientId)) >= maxOpen && (await store.loadTrackings([{ clientId, txHash }])).length === 0)
+          return false;
         const e = engine;
         if (e) {
           await e.track(clientId, txHash, confirmation, timeoutMs);

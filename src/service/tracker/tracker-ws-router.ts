@@ -15,7 +15,13 @@ export interface TrackerRoute {
 
 const PREFIX = '/tracker/';
 
-const REASONS: Record<number, string> = { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 503: 'Service Unavailable' };
+const REASONS: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  503: 'Service Unavailable',
+};
 
 /** Answers an upgrade with a plain HTTP error and a JSON body, as the listing API answers. */
 export function refuseUpgrade(socket: Duplex, status: number, code: string, message: string): void {
@@ -26,7 +32,11 @@ export function refuseUpgrade(socket: Duplex, status: number, code: string, mess
 }
 
 /** `routes`: by "platform/network", in the order the service lists them (the default first). */
-export function routeTrackerUpgrades(server: Server, routes: ReadonlyMap<string, TrackerRoute>, checkHost?: (req: IncomingMessage) => TxdeskError | null): () => void {
+export function routeTrackerUpgrades(
+  server: Server,
+  routes: ReadonlyMap<string, TrackerRoute>,
+  checkHost?: (req: IncomingMessage) => TxdeskError | null,
+): () => void {
   const served = () => [...routes.keys()].join(', ');
   const listener = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     // Until ws takes the socket over, a reset by the peer must not become an uncaught 'error'.
@@ -41,15 +51,36 @@ export function routeTrackerUpgrades(server: Server, routes: ReadonlyMap<string,
     }
     if (!url.pathname.startsWith(PREFIX)) {
       // Another upgrade handler may own this path; answer only when we are the sole listener.
-      if (server.listenerCount('upgrade') <= 1) refuseUpgrade(socket, 404, 'NOT_FOUND', `Nothing is served at ${url.pathname}; the tracker lives at /tracker/{platform}/{network} (${served()}).`);
+      if (server.listenerCount('upgrade') <= 1)
+        refuseUpgrade(
+          socket,
+          404,
+          'NOT_FOUND',
+          `Nothing is served at ${url.pathname}; the tracker lives at /tracker/{platform}/{network} (${served()}).`,
+        );
       return;
     }
-    const parts = url.pathname.slice(PREFIX.length).split('/').filter((p) => p.length > 0);
+    const parts = url.pathname
+      .slice(PREFIX.length)
+      .split('/')
+      .filter((p) => p.length > 0);
     const key = parts.join('/');
     const route = parts.length === 2 ? routes.get(key) : undefined;
-    if (!route) return refuseUpgrade(socket, 404, 'NOT_FOUND', `This service does not track ${key || 'that network'}; it tracks ${served()}: connect to /tracker/{platform}/{network} with one of them.`);
+    if (!route)
+      return refuseUpgrade(
+        socket,
+        404,
+        'NOT_FOUND',
+        `This service does not track ${key || 'that network'}; it tracks ${served()}: connect to /tracker/{platform}/{network} with one of them.`,
+      );
     const handler = route.handler();
-    if (!handler) return refuseUpgrade(socket, 503, 'UPSTREAM_UNAVAILABLE', `${key} is not being tracked right now (${route.waitingReason()}); try again later.`);
+    if (!handler)
+      return refuseUpgrade(
+        socket,
+        503,
+        'UPSTREAM_UNAVAILABLE',
+        `${key} is not being tracked right now (${route.waitingReason()}); try again later.`,
+      );
     void handler(req, socket, head, url);
   };
   server.on('upgrade', listener);

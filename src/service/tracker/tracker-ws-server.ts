@@ -64,7 +64,9 @@ export function startTrackerWs(o: TrackerWsOptions): { upgrade: UpgradeHandler; 
         socket,
         401,
         'UNAUTHORIZED',
-        clientId ? 'This clientId is unknown; run `txdesk account:describe` to see yours.' : 'The clientId query parameter is missing; add ?clientId=<your clientId>.',
+        clientId
+          ? 'This clientId is unknown; run `txdesk account:describe` to see yours.'
+          : 'The clientId query parameter is missing; add ?clientId=<your clientId>.',
       );
     }
     if (socket.destroyed) return;
@@ -111,7 +113,9 @@ export function startTrackerWs(o: TrackerWsOptions): { upgrade: UpgradeHandler; 
     ws.on('message', (data: RawData, isBinary: boolean) => {
       const size = Array.isArray(data) ? data.reduce((n, b) => n + b.length, 0) : (data as Buffer).byteLength;
       if (size > MAX_FRAME_BYTES) {
-        target.send(errorFrame(null, RPC_INVALID_REQUEST, `Invalid request: frames are limited to ${MAX_FRAME_BYTES} bytes; send smaller batches.`));
+        target.send(
+          errorFrame(null, RPC_INVALID_REQUEST, `Invalid request: frames are limited to ${MAX_FRAME_BYTES} bytes; send smaller batches.`),
+        );
         return;
       }
       const text = Array.isArray(data) ? Buffer.concat(data).toString('utf8') : Buffer.from(data as ArrayBuffer).toString('utf8');
@@ -175,23 +179,40 @@ export function startTrackerWs(o: TrackerWsOptions): { upgrade: UpgradeHandler; 
         reply = 'error' in r ? errorFrame(item.id, r.error.code, r.error.message) : resultFrame(item.id, r.result);
       } catch (e) {
         o.log.error(`tracker ${item.command.method} failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
-        reply = errorFrame(item.id, RPC_INTERNAL_ERROR, 'Internal error: the tracker could not do that; try again, and report it if it keeps happening.');
+        reply = errorFrame(
+          item.id,
+          RPC_INTERNAL_ERROR,
+          'Internal error: the tracker could not do that; try again, and report it if it keeps happening.',
+        );
       }
       return item.notify ? null : reply;
     }
 
-    async function run(c: TrackerCommand, afters: (() => void)[]): Promise<{ result: unknown } | { error: { code: number; message: string } }> {
+    async function run(
+      c: TrackerCommand,
+      afters: (() => void)[],
+    ): Promise<{ result: unknown } | { error: { code: number; message: string } }> {
       switch (c.method) {
         case 'track_transaction':
           if (!(await o.intake.track(clientId, c.hash, c.confirmation, c.timeout, maxTracked))) {
-            return { error: { code: RPC_LIMIT_EXCEEDED, message: `Limit exceeded: at most ${maxTracked} transactions may be tracked at once per clientId; wait for confirmations.` } };
+            return {
+              error: {
+                code: RPC_LIMIT_EXCEEDED,
+                message: `Limit exceeded: at most ${maxTracked} transactions may be tracked at once per clientId; wait for confirmations.`,
+              },
+            };
           }
           return { result: true };
         case 'tracker_subscribe': {
           const { created } = await o.store.subscribe(clientId, c.subscriptionId, c.ackTimeout, Date.now());
           if (created && (await o.store.countSubscriptions(clientId)) > maxSubs) {
             await o.store.unsubscribe(clientId, c.subscriptionId);
-            return { error: { code: RPC_LIMIT_EXCEEDED, message: `Limit exceeded: at most ${maxSubs} subscriptions per clientId; unsubscribe unused ones.` } };
+            return {
+              error: {
+                code: RPC_LIMIT_EXCEEDED,
+                message: `Limit exceeded: at most ${maxSubs} subscriptions per clientId; unsubscribe unused ones.`,
+              },
+            };
           }
           subs.add(c.subscriptionId);
           // Bound after the reply is sent, so the client sees its result before the first push.

@@ -12,7 +12,13 @@ import { resolveWebhookAddress, webhookUrlProblem, WebhookAddressError, type Loo
 import { startActivityScanner } from './webhook-activity.js';
 import { startWebhookDeliverer, type WebhookDeliverer } from './webhook-deliverer.js';
 import type { WebhookAttempt } from './webhook-post.js';
-import { DEFAULT_SECRET_OVERLAP_SECONDS, type CreateWebhook, type ReplayRequest, type UpdateWebhook, type WebhookReply } from './webhook-schemas.js';
+import {
+  DEFAULT_SECRET_OVERLAP_SECONDS,
+  type CreateWebhook,
+  type ReplayRequest,
+  type UpdateWebhook,
+  type WebhookReply,
+} from './webhook-schemas.js';
 import type { WebhookPatch, WebhookRow, WebhookStore } from './webhook-store.js';
 
 export interface WebhookNetwork {
@@ -117,7 +123,10 @@ export function startWebhooks(o: WebhooksOptions) {
     const problem = webhookUrlProblem(url, { allowPrivate: o.allowPrivate });
     if (problem) throw new TxdeskError('INVALID_PARAMETER', problem);
     try {
-      await resolveWebhookAddress(new URL(url).hostname.replace(/^\[|\]$/g, ''), { allowPrivate: o.allowPrivate, ...(o.lookup ? { lookup: o.lookup } : {}) });
+      await resolveWebhookAddress(new URL(url).hostname.replace(/^\[|\]$/g, ''), {
+        allowPrivate: o.allowPrivate,
+        ...(o.lookup ? { lookup: o.lookup } : {}),
+      });
     } catch (e) {
       if (e instanceof WebhookAddressError) throw new TxdeskError('INVALID_PARAMETER', e.message);
       throw e;
@@ -130,7 +139,10 @@ export function startWebhooks(o: WebhooksOptions) {
       const w = await r.net.store.get(id);
       if (w && w.clientId === clientId) return { r, w };
     }
-    throw new TxdeskError('NOT_FOUND', `No webhook ${JSON.stringify(id.slice(0, 80))} belongs to this clientId; list yours with GET /tracker/v1/webhooks or \`txdesk webhook list\`.`);
+    throw new TxdeskError(
+      'NOT_FOUND',
+      `No webhook ${JSON.stringify(id.slice(0, 80))} belongs to this clientId; list yours with GET /tracker/v1/webhooks or \`txdesk webhook list\`.`,
+    );
   }
 
   const lower = (list: readonly string[] | undefined) => [...new Set((list ?? []).map((a) => a.toLowerCase()))];
@@ -140,17 +152,27 @@ export function startWebhooks(o: WebhooksOptions) {
       const main = runtimes[0]!;
       const key = `${input.platform ?? main.net.platform}/${input.network ?? main.net.network}`;
       const r = byKey.get(key);
-      if (!r) throw new TxdeskError('NOT_FOUND', `This service does not serve ${key}; it serves ${runtimes.map((x) => x.net.key).join(', ')} (GET /nft/v1/networks lists them).`);
+      if (!r)
+        throw new TxdeskError(
+          'NOT_FOUND',
+          `This service does not serve ${key}; it serves ${runtimes.map((x) => x.net.key).join(', ')} (GET /nft/v1/networks lists them).`,
+        );
       const trackerMessages = input.trackerMessages ?? true;
       const addresses = lower(input.addresses);
       if (!trackerMessages && addresses.length === 0) {
-        throw new TxdeskError('INVALID_PARAMETER', 'This webhook would deliver nothing: set trackerMessages to true, or give addresses to watch.');
+        throw new TxdeskError(
+          'INVALID_PARAMETER',
+          'This webhook would deliver nothing: set trackerMessages to true, or give addresses to watch.',
+        );
       }
       await checkUrl(input.url);
       let count = 0;
       for (const x of runtimes) count += await x.net.store.countOfClient(clientId);
       if (count >= maxPerClient) {
-        throw new TxdeskError('FORBIDDEN', `A clientId may have at most ${maxPerClient} webhooks; remove one you no longer use (\`txdesk webhook remove <id>\`).`);
+        throw new TxdeskError(
+          'FORBIDDEN',
+          `A clientId may have at most ${maxPerClient} webhooks; remove one you no longer use (\`txdesk webhook remove <id>\`).`,
+        );
       }
       const now = Date.now();
       const w: WebhookRow = {
@@ -206,7 +228,10 @@ export function startWebhooks(o: WebhooksOptions) {
       }
       if (input.state !== undefined) patch.state = input.state;
       if ((patch.trackerMessages ?? w.trackerMessages) === false && (patch.addresses ?? w.addresses).length === 0) {
-        throw new TxdeskError('INVALID_PARAMETER', 'This webhook would deliver nothing: keep trackerMessages true, or give addresses to watch.');
+        throw new TxdeskError(
+          'INVALID_PARAMETER',
+          'This webhook would deliver nothing: keep trackerMessages true, or give addresses to watch.',
+        );
       }
       let secret: string | undefined;
       if (input.rotateSecret) {
@@ -236,9 +261,16 @@ export function startWebhooks(o: WebhooksOptions) {
     async replay(clientId: string, id: string, input: ReplayRequest): Promise<{ replayed: number }> {
       const { r, w } = await find(clientId, id);
       const ms = (v: number | string) => (typeof v === 'number' ? v : Date.parse(v));
-      const range = input.fromMessageId !== undefined ? { fromMessageId: input.fromMessageId } : { fromMs: ms(input.from!), toMs: input.to === undefined ? Date.now() : ms(input.to) };
+      const range =
+        input.fromMessageId !== undefined
+          ? { fromMessageId: input.fromMessageId }
+          : { fromMs: ms(input.from!), toMs: input.to === undefined ? Date.now() : ms(input.to) };
       const n = await r.net.store.replay(w.id, clientId, range);
-      if (n === null) throw new TxdeskError('NOT_FOUND', `No message ${JSON.stringify(input.fromMessageId)} is kept for this clientId; sent messages are kept for 7 days.`);
+      if (n === null)
+        throw new TxdeskError(
+          'NOT_FOUND',
+          `No message ${JSON.stringify(input.fromMessageId)} is kept for this clientId; sent messages are kept for 7 days.`,
+        );
       r.deliverer.replayed();
       return { replayed: n };
     },
@@ -252,7 +284,8 @@ export function startWebhooks(o: WebhooksOptions) {
      * Each network's per-clientId delivery bucket, by rate-limit scope: a fleet shares them with the request limits
      * (shareRateLimits), so a client's deliveries per second hold across instances.
      */
-    rateLimiters: (): Record<string, SharedRateLimiter> => Object.fromEntries(runtimes.map((r) => [`webhooks:${r.net.key}`, r.deliverer.rateLimiter()])),
+    rateLimiters: (): Record<string, SharedRateLimiter> =>
+      Object.fromEntries(runtimes.map((r) => [`webhooks:${r.net.key}`, r.deliverer.rateLimiter()])),
 
     /** Webhook tries by this instance on network `key` (for /metrics). */
     counts: (key: string) => byKey.get(key)?.deliverer.counts() ?? { sent: 0, failed: 0 },

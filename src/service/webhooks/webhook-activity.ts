@@ -8,7 +8,15 @@
 import type { Logger } from '../../lib/log.js';
 import { CHECKPOINT_KEEP_BLOCKS, type IndexStore } from '../indexer/indexer-store.js';
 import { createNodeRpc } from '../tracker/tracker-node-rpc.js';
-import { cursorState, keepMarks, newestHeld, planRollback, type ActivityMark, type DeliveredMove, type IndexView } from './webhook-activity-reorg.js';
+import {
+  cursorState,
+  keepMarks,
+  newestHeld,
+  planRollback,
+  type ActivityMark,
+  type DeliveredMove,
+  type IndexView,
+} from './webhook-activity-reorg.js';
 import type { ActivitySpan, IndexedMove, NewActivityMessage, WebhookRow, WebhookStore } from './webhook-store.js';
 
 export interface ActivityScannerOptions {
@@ -129,7 +137,12 @@ export function startActivityScanner(o: ActivityScannerOptions) {
         transactionHash: ref.transactionHash.toLowerCase(),
         addresses: [...new Set(hits)],
       };
-      out.push({ webhookId: w.id, clientId: w.clientId, txHash: result.transactionHash, payload: JSON.stringify({ type: 'activity', result }) });
+      out.push({
+        webhookId: w.id,
+        clientId: w.clientId,
+        txHash: result.transactionHash,
+        payload: JSON.stringify({ type: 'activity', result }),
+      });
     }
     return out;
   }
@@ -149,7 +162,14 @@ export function startActivityScanner(o: ActivityScannerOptions) {
     const cursor: ActivityMark = { block: w.activityBlock!, hash: w.activityHash! };
     const marks = w.activityMarks;
     // Nothing at or below the newest mark the index still holds can have been dropped.
-    const floor = newestHeld(marks, await viewOf(tip, marks.map((m) => m.block)))?.block ?? -1;
+    const floor =
+      newestHeld(
+        marks,
+        await viewOf(
+          tip,
+          marks.map((m) => m.block),
+        ),
+      )?.block ?? -1;
     const kept = (await o.store.activityAbove(w.id, w.clientId, floor)).map(delivered);
     const view = await viewOf(tip, [cursor.block, ...marks.map((m) => m.block), ...kept.map((d) => d.block)]);
     const plan = planRollback(cursor, marks, kept, view);
@@ -184,7 +204,10 @@ export function startActivityScanner(o: ActivityScannerOptions) {
       const span: ActivitySpan = await o.store.readActivity([...new Set(group.flatMap((w) => w.addresses))], from, STEP_BLOCKS);
       if (span.tip === null) return;
       const tip = span.tip;
-      const state = cursorState({ block: from, hash: activityHash }, { tip, hashAt: (b) => (b === from ? span.fromHash : null), keepBlocks: CHECKPOINT_KEEP_BLOCKS });
+      const state = cursorState(
+        { block: from, hash: activityHash },
+        { tip, hashAt: (b) => (b === from ? span.fromHash : null), keepBlocks: CHECKPOINT_KEEP_BLOCKS },
+      );
       if (state === 'wait') continue; // made while the index catches up: it has not reached the cursor yet
       if (state === 'rollBack') {
         for (const w of group) await rollBack(w, tip);
@@ -195,7 +218,8 @@ export function startActivityScanner(o: ActivityScannerOptions) {
       const fromHash = activityHash ?? span.fromHash;
       if (span.to === from) {
         if (activityHash === null && fromHash !== null) {
-          for (const w of group) await o.store.commitActivity(w.id, cursorOf(w), { block: from, hash: fromHash, marks: w.activityMarks }, [], now());
+          for (const w of group)
+            await o.store.commitActivity(w.id, cursorOf(w), { block: from, hash: fromHash, marks: w.activityMarks }, [], now());
         }
         continue;
       }
@@ -208,7 +232,11 @@ export function startActivityScanner(o: ActivityScannerOptions) {
       for (const w of group) {
         const messages = messagesOf(w, span.moves, refs);
         if (!messages) continue;
-        const marks = keepMarks(span.to, fromHash === null ? w.activityMarks : [{ block: from, hash: fromHash }, ...w.activityMarks], CHECKPOINT_KEEP_BLOCKS);
+        const marks = keepMarks(
+          span.to,
+          fromHash === null ? w.activityMarks : [{ block: from, hash: fromHash }, ...w.activityMarks],
+          CHECKPOINT_KEEP_BLOCKS,
+        );
         const to = { block: span.to, hash: span.toHash, marks };
         if ((await o.store.commitActivity(w.id, cursorOf(w), to, messages, now())) && messages.length > 0) stored = true;
       }

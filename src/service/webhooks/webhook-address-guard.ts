@@ -93,7 +93,10 @@ const systemLookup: LookupAll = (hostname) => dns.lookup(hostname, { all: true, 
  * be reached (checking them all, since a connection could use any of them). A literal IP is checked without DNS.
  * Throws WebhookAddressError when one may not, or when the name resolves to nothing.
  */
-export async function resolveWebhookAddress(hostname: string, opts: { allowPrivate: boolean; lookup?: LookupAll }): Promise<{ address: string; family: 4 | 6 }> {
+export async function resolveWebhookAddress(
+  hostname: string,
+  opts: { allowPrivate: boolean; lookup?: LookupAll },
+): Promise<{ address: string; family: 4 | 6 }> {
   const host = bareAddress(hostname);
   let answers: { address: string; family: number }[];
   if (isIP(host)) {

@@ -100,7 +100,12 @@ export function startWebhookDeliverer(o: WebhookDelivererOptions): WebhookDelive
     `{"deliveryId":${JSON.stringify(d.deliveryId)},"messageId":${JSON.stringify(d.messageId)},"webhookId":${JSON.stringify(w.id)},` +
     `"platform":${JSON.stringify(o.platform)},"network":${JSON.stringify(o.network)},"payload":${d.payload}}`;
 
-  function post(w: WebhookRow, d: Pick<PendingDelivery, 'deliveryId' | 'messageId' | 'payload'>, attempt: number, replay: boolean): Promise<WebhookAttempt> {
+  function post(
+    w: WebhookRow,
+    d: Pick<PendingDelivery, 'deliveryId' | 'messageId' | 'payload'>,
+    attempt: number,
+    replay: boolean,
+  ): Promise<WebhookAttempt> {
     const body = bodyOf(w, d);
     const t = now();
     return postWebhook({
@@ -158,7 +163,8 @@ export function startWebhookDeliverer(o: WebhookDelivererOptions): WebhookDelive
         await o.store.markFailed(w.id, w.clientId, d.deliveryId, { nowMs: t, error, ...f });
         // The webhook's backoff and probe count from its stored row: read the rows again before the next try.
         webhooksAt = 0;
-        if (f.failing && fresh.state === 'active') log.warn(`webhook ${w.id} of ${w.clientId} is failing (${error}); its deliveries wait until it is resumed`);
+        if (f.failing && fresh.state === 'active')
+          log.warn(`webhook ${w.id} of ${w.clientId} is failing (${error}); its deliveries wait until it is resumed`);
       }
     } catch (e) {
       // The claim runs out and the delivery is tried again: at least once holds, the receiver may see it twice.
@@ -208,7 +214,12 @@ export function startWebhookDeliverer(o: WebhookDelivererOptions): WebhookDelive
     const allowed = wanted.slice(0, rate.available(w.clientId, t));
     if (allowed.length === 0) return;
     const terms = { nowMs: t, untilMs: t + timeoutMs + leaseMarginMs, maxHeld: webhookConcurrency(w) };
-    const claimed = await o.store.claim(w.id, w.clientId, allowed.map((d) => d.deliveryId), terms);
+    const claimed = await o.store.claim(
+      w.id,
+      w.clientId,
+      allowed.map((d) => d.deliveryId),
+      terms,
+    );
     rate.spend(w.clientId, claimed.size, now());
     if (claimed.size < allowed.length) markStale(w.id);
     for (const d of allowed) {
@@ -255,7 +266,9 @@ export function startWebhookDeliverer(o: WebhookDelivererOptions): WebhookDelive
     if (!stopped) void tick();
   }
 
-  const start = o.alone ? o.store.releaseLeases().catch((e: unknown) => log.warn(`could not release old claims: ${String(e)}`)) : Promise.resolve();
+  const start = o.alone
+    ? o.store.releaseLeases().catch((e: unknown) => log.warn(`could not release old claims: ${String(e)}`))
+    : Promise.resolve();
   void start.then(nudge);
   const poller = setInterval(nudge, o.pollMs ?? 250);
   const floorReset = setInterval(() => floor.clear(), FLOOR_RESET_MS);
@@ -277,7 +290,13 @@ export function startWebhookDeliverer(o: WebhookDelivererOptions): WebhookDelive
       idleSince.clear();
       nudge();
     },
-    test: (w) => post(w, { deliveryId: `test-${randomBytes(8).toString('hex')}`, messageId: 'test', payload: '{"type":"test","result":{}}' }, 1, false),
+    test: (w) =>
+      post(
+        w,
+        { deliveryId: `test-${randomBytes(8).toString('hex')}`, messageId: 'test', payload: '{"type":"test","result":{}}' },
+        1,
+        false,
+      ),
     counts: () => ({ sent: sentCount, failed: failedCount }),
     rateLimiter: () => rate,
     async stop() {

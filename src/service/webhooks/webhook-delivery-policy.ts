@@ -26,7 +26,12 @@ export function webhookSlots(w: Pick<WebhookRow, 'state' | 'retryAtMs' | 'failur
  * The deliveries to try now, at most `slots`, from a page in store order: each transaction's oldest, when it is not
  * in flight here, not claimed by another instance and due.
  */
-export function chooseDeliveries(page: readonly PendingDelivery[], nowMs: number, inFlight: ReadonlySet<string>, slots: number): PendingDelivery[] {
+export function chooseDeliveries(
+  page: readonly PendingDelivery[],
+  nowMs: number,
+  inFlight: ReadonlySet<string>,
+  slots: number,
+): PendingDelivery[] {
   const chosen: PendingDelivery[] = [];
   const seen = new Set<string>();
   for (const d of page) {

@@ -57,14 +57,17 @@ function describeFailure(f: Failure, where: string, timeoutMs: number): string {
     case 'refused-address':
       return f.message;
     case 'timeout':
-      return f.resolving ? `${where} did not resolve within ${forHumans(timeoutMs)}` : `the receiver did not answer within ${forHumans(timeoutMs)}`;
+      return f.resolving
+        ? `${where} did not resolve within ${forHumans(timeoutMs)}`
+        : `the receiver did not answer within ${forHumans(timeoutMs)}`;
     case 'cancelled':
       return 'the delivery was cancelled before the receiver answered (the service is stopping)';
     case 'network': {
       const code = f.error.code ?? '';
       if (code === 'ECONNREFUSED') return `${where} refused the connection (nothing listens there)`;
       if (code === 'ECONNRESET' || f.error.message === 'socket hang up') return `${where} closed the connection before answering`;
-      if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH' || code === 'ETIMEDOUT') return `${where} cannot be reached from the service (${code})`;
+      if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH' || code === 'ETIMEDOUT')
+        return `${where} cannot be reached from the service (${code})`;
       if (CERTIFICATE_CODE.test(code)) return `${where} presented a TLS certificate that is not valid for it (${code}: ${f.error.message})`;
       if (TLS_CODE.test(code)) return `the TLS handshake with ${where} failed (${code}); the URL must point at an https server`;
       return `the request to ${where} failed (${code || f.error.message})`;
@@ -74,7 +77,8 @@ function describeFailure(f: Failure, where: string, timeoutMs: number): string {
 
 function describeAnswer(status: number): string | null {
   if (status >= 200 && status <= 299) return null;
-  if (status >= 300 && status <= 399) return `the receiver answered ${status} (a redirect); webhooks do not follow redirects, give the final URL`;
+  if (status >= 300 && status <= 399)
+    return `the receiver answered ${status} (a redirect); webhooks do not follow redirects, give the final URL`;
   return `the receiver answered ${status}`;
 }
 
@@ -238,7 +242,16 @@ export async function postWebhook(req: WebhookPost): Promise<WebhookAttempt> {
       ended(true),
     );
     if (target.address !== hostname) where = `${url.host} (${target.address})`;
-    const status = await exchange(url, target, requestHeaders(req.headers, req.body), req.body, maxBytes, deadline.signal, ended(false), true);
+    const status = await exchange(
+      url,
+      target,
+      requestHeaders(req.headers, req.body),
+      req.body,
+      maxBytes,
+      deadline.signal,
+      ended(false),
+      true,
+    );
     return result(status, describeAnswer(status));
   } catch (e) {
     if (e instanceof AttemptEnded) return result(null, describeFailure(e.failure, where, timeoutMs));

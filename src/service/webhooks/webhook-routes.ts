@@ -10,19 +10,28 @@ import { TxdeskError } from '../../shared/errors.js';
 import { onlyClientId, readQuery } from '../listing/listing-params.js';
 import type { Context } from 'hono';
 import type { Webhooks } from './index.js';
-import { attemptReply, createWebhookSchema, replaySchema, updateWebhookSchema, webhookReply, webhookWithSecret } from './webhook-schemas.js';
+import {
+  attemptReply,
+  createWebhookSchema,
+  replaySchema,
+  updateWebhookSchema,
+  webhookReply,
+  webhookWithSecret,
+} from './webhook-schemas.js';
 
 const body = (schema: z.ZodType) => ({ required: true, content: { 'application/json': { schema } } });
 const clientIdQuery = z.object({
-  clientId: z
-    .string()
-    .optional()
-    .meta({ description: "Not needed: the credential names the account. Accepted so URLs written before the credential keep working; when given it must be the credential's account's clientId (403 otherwise)." }),
+  clientId: z.string().optional().meta({
+    description:
+      "Not needed: the credential names the account. Accepted so URLs written before the credential keep working; when given it must be the credential's account's clientId (403 otherwise).",
+  }),
 });
 /** Either credential of the account; the clientId alone is never enough. */
 const credential: Record<string, string[]>[] = [{ apiSecret: [] }, { bearerAuth: [] }];
 const idParams = z.object({ id: z.string() });
-const unauthorized = errorReply("No credential, or one that is not valid: send the account's API secret (or a session token) as `Authorization: Bearer …`.");
+const unauthorized = errorReply(
+  "No credential, or one that is not valid: send the account's API secret (or a session token) as `Authorization: Bearer …`.",
+);
 const otherAccount = errorReply("The clientId in the query is not the credential's account's.");
 const throttled = errorReply('Too many requests for this clientId; the Retry-After header says when to retry.');
 const notFound = errorReply('No such webhook for this clientId.');
@@ -51,9 +60,13 @@ export function webhookRoutes(deps: WebhookRouteDeps): DocumentedRoute[] {
     const { clientId } = await deps.authorize(c.req.header('authorization'));
     const query = readQuery(new URL(c.req.url).search);
     const named = query.clientId;
-    if (Array.isArray(named)) throw new TxdeskError('INVALID_PARAMETER', "The query parameter 'clientId' was given more than once; give it once, or leave it out.");
+    if (Array.isArray(named))
+      throw new TxdeskError('INVALID_PARAMETER', "The query parameter 'clientId' was given more than once; give it once, or leave it out.");
     if (named !== undefined && named !== clientId) {
-      throw new TxdeskError('FORBIDDEN', "The clientId in the query is not this credential's account's: leave clientId out (the credential names the account), or send the API secret of the account it belongs to.");
+      throw new TxdeskError(
+        'FORBIDDEN',
+        "The clientId in the query is not this credential's account's: leave clientId out (the credential names the account), or send the API secret of the account it belongs to.",
+      );
     }
     limiter.take(clientId, now());
     onlyClientId(query);
@@ -73,14 +86,19 @@ export function webhookRoutes(deps: WebhookRouteDeps): DocumentedRoute[] {
         responses: {
           201: jsonReply('The webhook, with its secret (shown this once).', webhookWithSecret),
           400: invalid,
-          401: unauthorized, 429: throttled,
+          401: unauthorized,
+          429: throttled,
           403: errorReply("The account has as many webhooks as it may, or the clientId in the query is not the credential's account's."),
           404: errorReply('The network is not served here.'),
         },
       },
       async handler(c) {
         const clientId = await clientOf(c);
-        const input = parseBody(createWebhookSchema, await readJsonBody(c.env.incoming), 'url and, optionally, platform, network, trackerMessages and addresses');
+        const input = parseBody(
+          createWebhookSchema,
+          await readJsonBody(c.env.incoming),
+          'url and, optionally, platform, network, trackerMessages and addresses',
+        );
         return json(c, 201, await webhooks.create(clientId, input));
       },
     },
@@ -92,7 +110,12 @@ export function webhookRoutes(deps: WebhookRouteDeps): DocumentedRoute[] {
         summary: "The clientId's webhooks, on every network",
         security: credential,
         request: { query: clientIdQuery },
-        responses: { 200: jsonReply('Every webhook of the clientId (secrets are never shown again).', z.object({ data: z.array(webhookReply) })), 401: unauthorized, 403: otherAccount, 429: throttled },
+        responses: {
+          200: jsonReply('Every webhook of the clientId (secrets are never shown again).', z.object({ data: z.array(webhookReply) })),
+          401: unauthorized,
+          403: otherAccount,
+          429: throttled,
+        },
       },
       handler: async (c) => json(c, 200, { data: await webhooks.list(await clientOf(c)) }),
     },
@@ -116,7 +139,14 @@ export function webhookRoutes(deps: WebhookRouteDeps): DocumentedRoute[] {
         summary: 'Change URL, what is delivered or state; rotate the secret',
         security: credential,
         request: { query: clientIdQuery, params: idParams, body: body(updateWebhookSchema) },
-        responses: { 200: jsonReply('The webhook (with `secret` when rotated).', webhookReply.extend({ secret: z.string().optional() })), 400: invalid, 401: unauthorized, 403: otherAccount, 429: throttled, 404: notFound },
+        responses: {
+          200: jsonReply('The webhook (with `secret` when rotated).', webhookReply.extend({ secret: z.string().optional() })),
+          400: invalid,
+          401: unauthorized,
+          403: otherAccount,
+          429: throttled,
+          404: notFound,
+        },
       },
       async handler(c) {
         const clientId = await clientOf(c);
@@ -132,7 +162,13 @@ export function webhookRoutes(deps: WebhookRouteDeps): DocumentedRoute[] {
         summary: 'Delete a webhook and what waits for it',
         security: credential,
         request: { query: clientIdQuery, params: idParams },
-        responses: { 200: jsonReply('Deleted.', z.object({ deleted: z.literal(true) })), 401: unauthorized, 403: otherAccount, 429: throttled, 404: notFound },
+        responses: {
+          200: jsonReply('Deleted.', z.object({ deleted: z.literal(true) })),
+          401: unauthorized,
+          403: otherAccount,
+          429: throttled,
+          404: notFound,
+        },
       },
       async handler(c) {
         await webhooks.remove(await clientOf(c), idOf(c));
@@ -147,7 +183,13 @@ export function webhookRoutes(deps: WebhookRouteDeps): DocumentedRoute[] {
         summary: 'Send a signed `test` message now and report the answer',
         security: credential,
         request: { query: clientIdQuery, params: idParams },
-        responses: { 200: jsonReply('What the receiver answered (ok: a 2xx).', attemptReply), 401: unauthorized, 403: otherAccount, 429: throttled, 404: notFound },
+        responses: {
+          200: jsonReply('What the receiver answered (ok: a 2xx).', attemptReply),
+          401: unauthorized,
+          403: otherAccount,
+          429: throttled,
+          404: notFound,
+        },
       },
       handler: async (c) => json(c, 200, await webhooks.test(await clientOf(c, deps.testLimiter), idOf(c))),
     },
@@ -160,7 +202,14 @@ export function webhookRoutes(deps: WebhookRouteDeps): DocumentedRoute[] {
         description: 'Replayed deliveries keep their deliveryId and carry `Txdesk-Replay: 1`. Sent deliveries are kept for 7 days.',
         security: credential,
         request: { query: clientIdQuery, params: idParams, body: body(replaySchema) },
-        responses: { 200: jsonReply('How many deliveries will be sent again.', z.object({ replayed: z.int() })), 400: invalid, 401: unauthorized, 403: otherAccount, 429: throttled, 404: notFound },
+        responses: {
+          200: jsonReply('How many deliveries will be sent again.', z.object({ replayed: z.int() })),
+          400: invalid,
+          401: unauthorized,
+          403: otherAccount,
+          429: throttled,
+          404: notFound,
+        },
       },
       async handler(c) {
         const clientId = await clientOf(c);

@@ -14,14 +14,21 @@ const addresses = z
   .array(z.string().regex(ADDRESS_PATTERN, { error: 'must be 0x followed by 40 hex digits' }))
   .max(MAX_WATCHED_ADDRESSES, { error: `at most ${MAX_WATCHED_ADDRESSES} addresses per webhook` })
   .meta({ description: 'Addresses whose ERC-721 and ERC-1155 moves (into or out of them) are delivered as `activity` messages.' });
-const url = z.string().min(1).max(2048).meta({ description: 'https://, or http:// on loopback (only where the operator allows private addresses).' });
+const url = z
+  .string()
+  .min(1)
+  .max(2048)
+  .meta({ description: 'https://, or http:// on loopback (only where the operator allows private addresses).' });
 
 export const createWebhookSchema = z
   .strictObject({
     url,
     platform: netName.optional().meta({ description: "The network's platform; the default network's unless set." }),
     network: netName.optional().meta({ description: 'The network; the default network unless set (GET /nft/v1/networks lists them).' }),
-    trackerMessages: z.boolean().optional().meta({ description: "Deliver the tracker's messages of the transactions the client tracks (default true)." }),
+    trackerMessages: z
+      .boolean()
+      .optional()
+      .meta({ description: "Deliver the tracker's messages of the transactions the client tracks (default true)." }),
     addresses: addresses.optional(),
   })
   .meta({ id: 'WebhookCreate' });
@@ -31,8 +38,14 @@ export const updateWebhookSchema = z
     url: url.optional(),
     trackerMessages: z.boolean().optional(),
     addresses: addresses.optional(),
-    state: z.enum(['active', 'paused']).optional().meta({ description: '`active` resumes a paused or failing webhook (its retries start afresh); `paused` holds its deliveries.' }),
-    rotateSecret: z.boolean().optional().meta({ description: 'A new secret, answered once in `secret`; the old one keeps signing too for `secretOverlapSeconds`.' }),
+    state: z
+      .enum(['active', 'paused'])
+      .optional()
+      .meta({ description: '`active` resumes a paused or failing webhook (its retries start afresh); `paused` holds its deliveries.' }),
+    rotateSecret: z
+      .boolean()
+      .optional()
+      .meta({ description: 'A new secret, answered once in `secret`; the old one keeps signing too for `secretOverlapSeconds`.' }),
     secretOverlapSeconds: z.int().min(0).max(MAX_SECRET_OVERLAP_SECONDS).optional().meta({ description: 'Default 86400 (one day).' }),
   })
   .meta({ id: 'WebhookUpdate' });
@@ -40,11 +53,15 @@ export const updateWebhookSchema = z
 const when = z.union([z.int().min(0), z.iso.datetime({ offset: true })]);
 export const replaySchema = z
   .strictObject({
-    from: when.optional().meta({ description: 'Start of the range: ms since 1970 or an ISO 8601 time; the messages stored in [from, to] are sent again.' }),
+    from: when
+      .optional()
+      .meta({ description: 'Start of the range: ms since 1970 or an ISO 8601 time; the messages stored in [from, to] are sent again.' }),
     to: when.optional().meta({ description: 'End of the range (now unless set).' }),
     fromMessageId: z.string().min(1).max(128).optional().meta({ description: 'Or: this message and every later one.' }),
   })
-  .refine((r) => (r.from !== undefined) !== (r.fromMessageId !== undefined), { error: 'give either from (with an optional to) or fromMessageId' })
+  .refine((r) => (r.from !== undefined) !== (r.fromMessageId !== undefined), {
+    error: 'give either from (with an optional to) or fromMessageId',
+  })
   .meta({ id: 'WebhookReplay' });
 
 export const webhookReply = z
@@ -55,7 +72,9 @@ export const webhookReply = z
     url: z.string(),
     trackerMessages: z.boolean(),
     addresses: z.array(z.string()),
-    state: z.enum(['active', 'failing', 'paused']).meta({ description: '`failing`: the receiver failed for 24 hours; deliveries wait until it is set `active` again.' }),
+    state: z
+      .enum(['active', 'failing', 'paused'])
+      .meta({ description: '`failing`: the receiver failed for 24 hours; deliveries wait until it is set `active` again.' }),
     pending: z.int().meta({ description: 'Deliveries waiting to be sent.' }),
     createdAt: z.string(),
     lastAttemptAt: z.string().nullable(),
@@ -66,7 +85,9 @@ export const webhookReply = z
   })
   .meta({ id: 'Webhook' });
 
-export const webhookWithSecret = webhookReply.extend({ secret: z.string().meta({ description: 'Shown once: keep it to verify signatures.' }) }).meta({ id: 'WebhookWithSecret' });
+export const webhookWithSecret = webhookReply
+  .extend({ secret: z.string().meta({ description: 'Shown once: keep it to verify signatures.' }) })
+  .meta({ id: 'WebhookWithSecret' });
 
 export const attemptReply = z
   .object({ ok: z.boolean(), status: z.int().nullable(), error: z.string().nullable(), durationMs: z.number() })

@@ -27,7 +27,8 @@ export interface WebhookDbRow {
 
 /** The cursor's marks as stored: compact pairs, as the row is rewritten at every step of the scan. */
 export const marksJson = (marks: readonly ActivityMark[]): string => JSON.stringify(marks.map((m) => [m.block, m.hash]));
-const parseMarks = (v: string | null): ActivityMark[] => (v === null ? [] : (JSON.parse(v) as [number, string][]).map(([block, hash]) => ({ block, hash })));
+const parseMarks = (v: string | null): ActivityMark[] =>
+  v === null ? [] : (JSON.parse(v) as [number, string][]).map(([block, hash]) => ({ block, hash }));
 
 /** PostgreSQL's BIGINT arrives as a string. */
 const num = (v: number | string | null): number | null => (v === null ? null : Number(v));
@@ -56,9 +57,25 @@ export const toWebhook = (r: WebhookDbRow): WebhookRow => ({
 
 /** The row's values in the column order of WEBHOOK_COLUMNS. */
 export const webhookValues = (w: WebhookRow): unknown[] => [
-  w.id, w.clientId, w.url, w.trackerMessages ? 1 : 0, JSON.stringify(w.addresses), w.secret, w.previousSecret, w.previousSecretUntilMs, w.state,
-  w.failingSinceMs, w.failures, w.retryAtMs, w.lastError, w.lastAttemptMs, w.lastSuccessMs, w.activityBlock, w.createdAtMs,
-  w.activityHash, marksJson(w.activityMarks),
+  w.id,
+  w.clientId,
+  w.url,
+  w.trackerMessages ? 1 : 0,
+  JSON.stringify(w.addresses),
+  w.secret,
+  w.previousSecret,
+  w.previousSecretUntilMs,
+  w.state,
+  w.failingSinceMs,
+  w.failures,
+  w.retryAtMs,
+  w.lastError,
+  w.lastAttemptMs,
+  w.lastSuccessMs,
+  w.activityBlock,
+  w.createdAtMs,
+  w.activityHash,
+  marksJson(w.activityMarks),
 ];
 export const WEBHOOK_COLUMNS =
   'id, client_id, url, tracker_messages, addresses, secret, previous_secret, previous_secret_until_ms, state, failing_since_ms, failures, retry_at_ms, last_error, last_attempt_ms, last_success_ms, activity_block, created_at_ms, activity_hash, activity_marks';
@@ -85,7 +102,8 @@ export const WEBHOOK_INSERT = `INSERT INTO webhook (${WEBHOOK_COLUMNS}) VALUES (
 /** Resuming a failing webhook starts its retries afresh. */
 export const RESUME_SET = 'failing_since_ms = NULL, failures = 0, retry_at_ms = NULL';
 /** A 2xx: the failure streak ends (parameters: now, now, id). */
-export const WEBHOOK_OK = 'UPDATE webhook SET failing_since_ms = NULL, failures = 0, retry_at_ms = NULL, last_error = NULL, last_attempt_ms = ?, last_success_ms = ? WHERE id = ?';
+export const WEBHOOK_OK =
+  'UPDATE webhook SET failing_since_ms = NULL, failures = 0, retry_at_ms = NULL, last_error = NULL, last_attempt_ms = ?, last_success_ms = ? WHERE id = ?';
 /** A failed try: the streak grows, the webhook turns failing when told (parameters: now, retry at, error, now, failing 0/1, id). */
 export const WEBHOOK_FAILED = `UPDATE webhook SET failing_since_ms = coalesce(failing_since_ms, ?), failures = failures + 1, retry_at_ms = ?, last_error = ?,
   last_attempt_ms = ?, state = CASE WHEN ? = 1 AND state = 'active' THEN 'failing' ELSE state END WHERE id = ?`;

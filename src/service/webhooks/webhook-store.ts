@@ -75,7 +75,12 @@ export interface NewActivityMessage {
   payload: string;
 }
 
-export type WebhookPatch = Partial<Pick<WebhookRow, 'url' | 'trackerMessages' | 'addresses' | 'state' | 'secret' | 'previousSecret' | 'previousSecretUntilMs' | 'activityBlock'>>;
+export type WebhookPatch = Partial<
+  Pick<
+    WebhookRow,
+    'url' | 'trackerMessages' | 'addresses' | 'state' | 'secret' | 'previousSecret' | 'previousSecretUntilMs' | 'activityBlock'
+  >
+>;
 
 /** One contract, two backends; test/service/webhooks/webhook-store.test.ts runs on both. */
 export interface WebhookStore {

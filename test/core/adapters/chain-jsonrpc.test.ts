@@ -51,7 +51,15 @@ beforeAll(async () => {
       if (calls.some((c) => c.method === 'silent')) return;
       const refuse = Array.isArray(parsed) && !takesBatches;
       res.writeHead(refuse ? 400 : 200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(refuse ? { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'batches are not supported' } } : Array.isArray(parsed) ? parsed.map(answer) : answer(parsed)));
+      res.end(
+        JSON.stringify(
+          refuse
+            ? { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'batches are not supported' } }
+            : Array.isArray(parsed)
+              ? parsed.map(answer)
+              : answer(parsed),
+        ),
+      );
     });
   });
   server.on('connection', () => connections++);
@@ -69,13 +77,29 @@ beforeEach(() => {
   takesBatches = true;
 });
 
-const failure = (p: Promise<unknown>) => p.then(() => null, (e: unknown) => e);
+const failure = (p: Promise<unknown>) =>
+  p.then(
+    () => null,
+    (e: unknown) => e,
+  );
 
 it("sends a turn's calls as one batch, each with its own answer, and a broadcast refusal classified", async () => {
   const chain = createJsonRpcChain(url);
-  const [fees, pending, balance, sent] = await Promise.all([chain.fees(), chain.nonceCount('0xa', 'pending'), chain.balance('0xa'), failure(chain.sendRaw('0x02'))]);
+  const [fees, pending, balance, sent] = await Promise.all([
+    chain.fees(),
+    chain.nonceCount('0xa', 'pending'),
+    chain.balance('0xa'),
+    failure(chain.sendRaw('0x02')),
+  ]);
   expect(requests).toHaveLength(1);
-  expect(requests[0]!.sort()).toEqual(['eth_gasPrice', 'eth_getBalance', 'eth_getBlockByNumber', 'eth_getTransactionCount', 'eth_maxPriorityFeePerGas', 'eth_sendRawTransaction']);
+  expect(requests[0]!.sort()).toEqual([
+    'eth_gasPrice',
+    'eth_getBalance',
+    'eth_getBlockByNumber',
+    'eth_getTransactionCount',
+    'eth_maxPriorityFeePerGas',
+    'eth_sendRawTransaction',
+  ]);
   expect(fees).toEqual({ baseFeeWei: 100n, gasPriceWei: 200n, priorityFeeWei: 1n });
   expect(pending).toBe(7);
   expect(balance).toBe(10n ** 18n);
@@ -98,7 +122,8 @@ it('fails the call the node left out of its answer, and only that one', async ()
   server.removeAllListeners('request');
   server.on('request', (req, res) => {
     const end = res.end.bind(res);
-    res.end = ((body: string) => end(JSON.stringify((JSON.parse(body) as { result?: unknown }[]).filter((a) => a.result !== 'left out')))) as typeof res.end;
+    res.end = ((body: string) =>
+      end(JSON.stringify((JSON.parse(body) as { result?: unknown }[]).filter((a) => a.result !== 'left out')))) as typeof res.end;
     original(req, res);
   });
   try {

@@ -42,7 +42,9 @@ describe('data dir lock', { timeout: 120_000 }, () => {
     try {
       writeFileSync(join(dir, LOCK_FILE), `${other.pid}\n`);
       expect(() => acquireDataDirLock(dir)).toThrow(DataDirInUseError);
-      expect(() => acquireDataDirLock(dir)).toThrow(`The data folder ${dir} is in use by another txdesk (pid ${other.pid}); stop that one first, or set TXDESK_DATA_DIR to another folder.`);
+      expect(() => acquireDataDirLock(dir)).toThrow(
+        `The data folder ${dir} is in use by another txdesk (pid ${other.pid}); stop that one first, or set TXDESK_DATA_DIR to another folder.`,
+      );
       expect(readFileSync(join(dir, LOCK_FILE), 'utf8').trim()).toBe(String(other.pid));
     } finally {
       other.kill('SIGKILL');

@@ -33,7 +33,12 @@ const tampered = {
   policy: { maxFeeWei: 'a lot', bumpPercent: 1000000, maxReplacements: 3, initialFeeWei: 1e30, txType: 'eip1559' },
   extra: { anything: true },
 };
-const kept = { clientId: 'client-1', serviceUrl: 'http://127.0.0.1:4000', network: 'sepolia', policy: { maxReplacements: 3, txType: 'eip1559' } };
+const kept = {
+  clientId: 'client-1',
+  serviceUrl: 'http://127.0.0.1:4000',
+  network: 'sepolia',
+  policy: { maxReplacements: 3, txType: 'eip1559' },
+};
 
 describe('settings read back', () => {
   it('a tampered electron-store file keeps its valid fields and drops the rest, with a warning naming them', () => {
@@ -44,7 +49,9 @@ describe('settings read back', () => {
     writeFileSync(file, JSON.stringify({ settings: tampered }));
     warnings.length = 0;
     expect(createElectronSettingsStore(cwd, log).load()).toEqual(kept);
-    expect(warnings.join('\n')).toMatch(/nodeUrl, platform, localApi, signedInAs, policy\.initialFeeWei, policy\.bumpPercent, policy\.maxFeeWei/);
+    expect(warnings.join('\n')).toMatch(
+      /nodeUrl, platform, localApi, signedInAs, policy\.initialFeeWei, policy\.bumpPercent, policy\.maxFeeWei/,
+    );
     // The core starts on what is left: the defaults stand in for the dropped fields.
     const config = loadConfig({ env: { NODE_ENDPOINT: 'http://127.0.0.1:8545' }, saved: createElectronSettingsStore(cwd, log).load() });
     expect(config.policy).toMatchObject({ maxFeeWei: '500000000000', bumpPercent: 12.5, maxReplacements: 3 });
@@ -53,7 +60,12 @@ describe('settings read back', () => {
   it('an electron-store file that is not JSON, or whose settings are not an object, gives the defaults', () => {
     const cwd = join(dir, 'electron-broken');
     createElectronSettingsStore(cwd, log).save({});
-    for (const text of ['{not json', JSON.stringify({ settings: [1, 2] }), JSON.stringify({ settings: 'x' }), JSON.stringify({ settings: null })]) {
+    for (const text of [
+      '{not json',
+      JSON.stringify({ settings: [1, 2] }),
+      JSON.stringify({ settings: 'x' }),
+      JSON.stringify({ settings: null }),
+    ]) {
       writeFileSync(join(cwd, 'settings.json'), text);
       expect(createElectronSettingsStore(cwd, log).load()).toEqual({});
     }

@@ -38,7 +38,12 @@ describe('sqlite tx store', () => {
 
     const changed = t.applyChanges(
       [
-        { hash: hashOf(3), status: 'confirmation', data: { blockNumber: 9 }, event: { kind: 'confirmation', summary: 'Confirmed.', detail: {} } },
+        {
+          hash: hashOf(3),
+          status: 'confirmation',
+          data: { blockNumber: 9 },
+          event: { kind: 'confirmation', summary: 'Confirmed.', detail: {} },
+        },
         { hash: hashOf(1), status: 'replaced', event: { kind: 'replaced', summary: 'Lost.', detail: {} } },
       ],
       '2026-01-01T00:00:02.000Z',
@@ -57,7 +62,11 @@ describe('sqlite tx store', () => {
 
     // kind and problem round-trip; clearProblems empties a whole nonce.
     expect(t.get(hashOf(1))).toMatchObject({ kind: 'generate', problem: null });
-    const problem = { reason: 'funds' as const, summary: 'Balance 0 ETH is below the 0.1 ETH this replacement needs.', since: '2026-01-01T00:00:03.000Z' };
+    const problem = {
+      reason: 'funds' as const,
+      summary: 'Balance 0 ETH is below the 0.1 ETH this replacement needs.',
+      since: '2026-01-01T00:00:03.000Z',
+    };
     t.setProblem(hashOf(2), problem, '2026-01-01T00:00:03.000Z');
     expect(t.get(hashOf(2))!.problem).toEqual(problem);
     expect(t.withProblems().map((r) => r.transactionHash)).toEqual([hashOf(2)]);

@@ -68,7 +68,11 @@ describe('token image proxy', () => {
     const image = await createTokenImageProxy({ allowOrigins: [a.origin] })(`${a.origin}/art.svg`);
     expect(image.contentType).toBe('image/svg+xml');
     const headers = tokenImageHeaders(image);
-    expect(headers).toMatchObject({ 'content-type': 'image/svg+xml', 'x-content-type-options': 'nosniff', 'content-length': String(Buffer.byteLength(SVG)) });
+    expect(headers).toMatchObject({
+      'content-type': 'image/svg+xml',
+      'x-content-type-options': 'nosniff',
+      'content-length': String(Buffer.byteLength(SVG)),
+    });
     expect(headers['content-security-policy']).toMatch(/default-src 'none'.*sandbox/);
   });
 
@@ -76,7 +80,12 @@ describe('token image proxy', () => {
     const proxy = createTokenImageProxy({ allowOrigins: [a.origin] });
     a.redirectTo = `${b.origin}/img/2.png`;
     const before = b.connections;
-    for (const url of [`${b.origin}/img/2.png`, `http://localhost:${b.port}/img/2.png`, 'http://169.254.169.254/latest/meta-data/', `${a.origin}/hop`]) {
+    for (const url of [
+      `${b.origin}/img/2.png`,
+      `http://localhost:${b.port}/img/2.png`,
+      'http://169.254.169.254/latest/meta-data/',
+      `${a.origin}/hop`,
+    ]) {
       const e = await failure(proxy(url));
       expect(`${url} ${e.status} ${e.code}`).toBe(`${url} 403 FORBIDDEN`);
       expect(e.message).toMatch(/local or private address/);

@@ -49,7 +49,9 @@ describe('vault without a keychain', () => {
   });
 
   it('rejects a short passphrase', () => {
-    expect(() => createEncryptedFileVault(join(dir, 'x.json'), 'short')).toThrow(expect.objectContaining({ reason: 'weak-passphrase', message: expect.stringMatching(/at least 8 characters/) }));
+    expect(() => createEncryptedFileVault(join(dir, 'x.json'), 'short')).toThrow(
+      expect.objectContaining({ reason: 'weak-passphrase', message: expect.stringMatching(/at least 8 characters/) }),
+    );
   });
 
   it('keeps a dev-chain key in memory only, and offers nothing for a real network', async () => {

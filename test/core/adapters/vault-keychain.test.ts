@@ -34,4 +34,3 @@ describe('vault on a real Secret Service', () => {
     expect(await a!.load()).toBeNull();
   });
 });
-

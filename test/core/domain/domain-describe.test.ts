@@ -3,7 +3,14 @@
 // (undefined, NaN, an unfilled template). Each table is typed by its code union, so a new code without a row fails tsc.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { describeNews, describeRefusal, describeReplacement, describeRequestRefusal, describeSkip, type RecordNews } from '../../../src/core/domain/describe.js';
+import {
+  describeNews,
+  describeRefusal,
+  describeReplacement,
+  describeRequestRefusal,
+  describeSkip,
+  type RecordNews,
+} from '../../../src/core/domain/describe.js';
 import type { FeeFields } from '../../../src/core/domain/fees.js';
 import type { Refusal } from '../../../src/core/domain/refusal.js';
 import type { ReplaceDecision, SkipDecision, SkipReason } from '../../../src/core/domain/replacement.js';
@@ -11,7 +18,8 @@ import type { RequestRefusal } from '../../../src/core/domain/send-check.js';
 import { describeTrackerError } from '../../../src/core/startup-refusals.js';
 import { TrackerError, type TrackerErrorCode, type TrackerErrorFacts, type TrackerUnreachableReason } from '@txdesk/tracker';
 
-const hex = (digits: number) => fc.bigInt({ min: 0n, max: 16n ** BigInt(digits) - 1n }).map((n) => `0x${n.toString(16).padStart(digits, '0')}`);
+const hex = (digits: number) =>
+  fc.bigInt({ min: 0n, max: 16n ** BigInt(digits) - 1n }).map((n) => `0x${n.toString(16).padStart(digits, '0')}`);
 const hash = hex(64);
 const address = hex(40);
 const wei = fc.bigInt({ min: 0n, max: 10n ** 24n });
@@ -29,17 +37,43 @@ function expectOneSentence(s: string): void {
 type Arbs<Code extends string, T> = { [C in Code]: fc.Arbitrary<T> };
 
 const skips = {
-  'not-stuck': fc.record({ action: fc.constant('skip'), nonce, reason: fc.constant('not-stuck'), detail: fc.record({ status: fc.constantFrom('receipt' as const, 'confirmation' as const, 'replaced' as const) }) }),
-  'nonce-mined': fc.record({ action: fc.constant('skip'), nonce, reason: fc.constant('nonce-mined'), detail: fc.record({ minedBy: hash }) }),
+  'not-stuck': fc.record({
+    action: fc.constant('skip'),
+    nonce,
+    reason: fc.constant('not-stuck'),
+    detail: fc.record({ status: fc.constantFrom('receipt' as const, 'confirmation' as const, 'replaced' as const) }),
+  }),
+  'nonce-mined': fc.record({
+    action: fc.constant('skip'),
+    nonce,
+    reason: fc.constant('nonce-mined'),
+    detail: fc.record({ minedBy: hash }),
+  }),
   superseded: fc.record({ action: fc.constant('skip'), nonce, reason: fc.constant('superseded'), detail: fc.record({ newer: hash }) }),
-  'max-replacements': fc.record({ action: fc.constant('skip'), nonce, reason: fc.constant('max-replacements'), detail: fc.record({ attempt: fc.nat(50), maxReplacements: fc.nat(50) }) }),
-  cap: fc.record({ action: fc.constant('skip'), nonce, reason: fc.constant('cap'), detail: fc.record({ neededWei: weiString, capWei: weiString }) }),
+  'max-replacements': fc.record({
+    action: fc.constant('skip'),
+    nonce,
+    reason: fc.constant('max-replacements'),
+    detail: fc.record({ attempt: fc.nat(50), maxReplacements: fc.nat(50) }),
+  }),
+  cap: fc.record({
+    action: fc.constant('skip'),
+    nonce,
+    reason: fc.constant('cap'),
+    detail: fc.record({ neededWei: weiString, capWei: weiString }),
+  }),
   'no-key': fc.record({ action: fc.constant('skip'), nonce, reason: fc.constant('no-key'), detail: fc.record({ from: address }) }),
 } satisfies Arbs<SkipReason, SkipDecision>;
 
 const news = {
   signed: fc.record({ code: fc.constant('signed'), nonce, feeWei: wei, raisedFromWei: fc.option(wei, { nil: null }) }),
-  'signed-replacement': fc.record({ code: fc.constant('signed-replacement'), kind: fc.constantFrom('generate' as const, 'replace' as const, 'cancel' as const, 'speed-up' as const), attempt: fc.nat(50), replaces: hash, feeWei: wei }),
+  'signed-replacement': fc.record({
+    code: fc.constant('signed-replacement'),
+    kind: fc.constantFrom('generate' as const, 'replace' as const, 'cancel' as const, 'speed-up' as const),
+    attempt: fc.nat(50),
+    replaces: hash,
+    feeWei: wei,
+  }),
   known: fc.constant({ code: 'known' as const }),
   'nonce-used': fc.constant({ code: 'nonce-used' as const }),
   sent: fc.record({ code: fc.constant('sent'), retried: fc.boolean() }),
@@ -54,7 +88,14 @@ const news = {
   'nonce-used-elsewhere': fc.record({ code: fc.constant('nonce-used-elsewhere'), nonce }),
 } satisfies Arbs<RecordNews['code'], RecordNews>;
 
-const funds = { from: address, balanceWei: wei, valueWei: wei, gasLimit: fc.bigInt({ min: 21_000n, max: 30_000_000n }), capWei: wei, missingWei: wei };
+const funds = {
+  from: address,
+  balanceWei: wei,
+  valueWei: wei,
+  gasLimit: fc.bigInt({ min: 21_000n, max: 30_000_000n }),
+  capWei: wei,
+  missingWei: wei,
+};
 const refusals = {
   'unknown-tx': fc.record({ code: fc.constant('unknown-tx'), hash }),
   'no-key': fc.constant({ code: 'no-key' as const }),
@@ -83,12 +124,14 @@ const replaceDecision: fc.Arbitrary<ReplaceDecision> = fc.record({
 
 describe('every code has one sentence', () => {
   it.each(Object.keys(skips) as SkipReason[])('skip %s: the event and the nonce problem', (reason) => {
-    fc.assert(fc.property(skips[reason], (s) => {
+    fc.assert(
+      fc.property(skips[reason], (s) => {
         expect(s.reason).toBe(reason);
         expectOneSentence(describeSkip(s));
         expect(describeSkip(s)).toMatch(/^Not replaced/);
         expectOneSentence(describeSkip(s, 'problem'));
-      }));
+      }),
+    );
   });
 
   it.each(Object.keys(news) as RecordNews['code'][])('news %s', (code) => {
@@ -100,20 +143,33 @@ describe('every code has one sentence', () => {
   });
 
   it('a replacement, whoever asked: the fee, the new hash and why, and the limit only for the policy', () => {
-    fc.assert(fc.property(replaceDecision, hash, words, (d, h, why) => {
+    fc.assert(
+      fc.property(replaceDecision, hash, words, (d, h, why) => {
         const s = describeReplacement(d, h, why);
         expectOneSentence(s);
         expect(s).toContain(`${h.slice(0, 10)}… (${why}).`);
         expect(s.includes(`attempt ${d.attempt} of ${d.maxReplacements}:`)).toBe(d.by === 'policy');
         expect(s.includes('(outside the replacement limit)')).toBe(d.by === 'beyond-limit');
-      }));
+      }),
+    );
   });
 
   it('a node refusal, for every failure', () => {
     const failure = fc.constantFrom<Refusal>('underpriced', 'fee-too-low', 'funds', 'pool-full', 'refused', 'unreachable');
-    fc.assert(fc.property(failure, words, nonce, address, wei, wei, fc.option(wei, { nil: null }), (f, message, n, from, costWei, feeWei, balanceWei) => {
-        expectOneSentence(describeRefusal({ failure: f, message, nonce: n, from, kind: 'replace', costWei, feeWei, balanceWei }));
-      }));
+    fc.assert(
+      fc.property(
+        failure,
+        words,
+        nonce,
+        address,
+        wei,
+        wei,
+        fc.option(wei, { nil: null }),
+        (f, message, n, from, costWei, feeWei, balanceWei) => {
+          expectOneSentence(describeRefusal({ failure: f, message, nonce: n, from, kind: 'replace', costWei, feeWei, balanceWei }));
+        },
+      ),
+    );
   });
 
   const unreachable: Record<TrackerUnreachableReason, TrackerErrorFacts> = {
@@ -126,9 +182,17 @@ describe('every code has one sentence', () => {
     ['UNKNOWN_CLIENT_ID', {}],
     ['NOT_FOUND', {}],
     ['UNREACHABLE', {}],
-    ...Object.entries(unreachable).map(([reason, facts]) => ['UNREACHABLE', { reason: reason as TrackerUnreachableReason, ...facts }] as [TrackerErrorCode, TrackerErrorFacts]),
+    ...Object.entries(unreachable).map(
+      ([reason, facts]) =>
+        ['UNREACHABLE', { reason: reason as TrackerUnreachableReason, ...facts }] as [TrackerErrorCode, TrackerErrorFacts],
+    ),
   ])("the tracker's %s %o, while running and at start-up (with nothing to restart)", (code, facts) => {
-    const net = { serviceUrl: 'http://svc:4000', origin: { nodeUrl: 'env', serviceUrl: 'env', clientId: 'env', platform: 'env', network: 'env' } as const, platform: 'ethereum', network: 'local' };
+    const net = {
+      serviceUrl: 'http://svc:4000',
+      origin: { nodeUrl: 'env', serviceUrl: 'env', clientId: 'env', platform: 'env', network: 'env' } as const,
+      platform: 'ethereum',
+      network: 'local',
+    };
     const e = new TrackerError(code, 'x', false, undefined, facts);
     expectOneSentence(describeTrackerError(e, net));
     expectOneSentence(describeTrackerError(e, net, 'starting'));
@@ -146,26 +210,48 @@ describe('the words of a few sentences people misread', () => {
     // What sending "the whole balance" looks like after some gas was spent: 18 significant digits.
     const balanceWei = 99n * ETH + 999_968_499_999_999_999n;
     const capWei = 500_000_000_000n;
-    const s = describeRequestRefusal({ code: 'funds', from, balanceWei, valueWei: balanceWei, gasLimit: 21_000n, capWei, missingWei: 21_000n * capWei });
+    const s = describeRequestRefusal({
+      code: 'funds',
+      from,
+      balanceWei,
+      valueWei: balanceWei,
+      gasLimit: 21_000n,
+      capWei,
+      missingWei: 21_000n * capWei,
+    });
     const [balance, cost, value] = figures(s);
-    expect(s).toContain('The balance of 0xa1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1, 99.999 ETH, does not cover the 100.011 ETH this transaction may cost (99.999 ETH value');
+    expect(s).toContain(
+      'The balance of 0xa1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1, 99.999 ETH, does not cover the 100.011 ETH this transaction may cost (99.999 ETH value',
+    );
     expect(value).toBe(balance);
     expect(cost).toBeGreaterThan(balance!);
   });
 
   it('for any amounts: the value never reads above a balance it does not exceed, the cost always above the balance', () => {
-    fc.assert(fc.property(wei, wei, fc.bigInt({ min: 21_000n, max: 30_000_000n }), fc.bigInt({ min: 1n, max: 10n ** 12n }), (balanceWei, valueWei, gasLimit, capWei) => {
-        const costWei = valueWei + gasLimit * capWei;
-        fc.pre(costWei > balanceWei);
-        const [balance, cost, value] = figures(describeRequestRefusal({ code: 'funds', from, balanceWei, valueWei, gasLimit, capWei, missingWei: costWei - balanceWei }));
-        expect(cost).toBeGreaterThan(balance!);
-        if (valueWei <= balanceWei) expect(value).toBeLessThanOrEqual(balance!);
-      }));
+    fc.assert(
+      fc.property(
+        wei,
+        wei,
+        fc.bigInt({ min: 21_000n, max: 30_000_000n }),
+        fc.bigInt({ min: 1n, max: 10n ** 12n }),
+        (balanceWei, valueWei, gasLimit, capWei) => {
+          const costWei = valueWei + gasLimit * capWei;
+          fc.pre(costWei > balanceWei);
+          const [balance, cost, value] = figures(
+            describeRequestRefusal({ code: 'funds', from, balanceWei, valueWei, gasLimit, capWei, missingWei: costWei - balanceWei }),
+          );
+          expect(cost).toBeGreaterThan(balance!);
+          if (valueWei <= balanceWei) expect(value).toBeLessThanOrEqual(balance!);
+        },
+      ),
+    );
   });
 
   it('an attempt another one beat was replaced, not lost', () => {
     const winner = '0x' + 'b2'.repeat(32);
-    expect(describeNews({ code: 'lost', winner, block: 12 })).toBe('Another attempt of this nonce, 0xb2b2b2b2…, was mined instead in block 12.');
+    expect(describeNews({ code: 'lost', winner, block: 12 })).toBe(
+      'Another attempt of this nonce, 0xb2b2b2b2…, was mined instead in block 12.',
+    );
     expect(describeNews({ code: 'back-in-play', winner })).not.toMatch(/lost/i);
   });
 });

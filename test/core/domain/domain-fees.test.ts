@@ -31,9 +31,30 @@ describe('bumpWei', () => {
 describe('initialFees', () => {
   const rows: { name: string; type: FeeFields['txType']; fee: bigint; net: NetworkFees; want: FeeFields; raised: boolean }[] = [
     { name: 'legacy at 1 gwei', type: 'legacy', fee: GWEI, net: quiet, want: { txType: 'legacy', gasPrice: GWEI }, raised: false },
-    { name: 'legacy raised to base fee', type: 'legacy', fee: GWEI, net: { ...quiet, baseFeeWei: 3n * GWEI }, want: { txType: 'legacy', gasPrice: 3n * GWEI }, raised: true },
-    { name: 'legacy, chain without base fee', type: 'legacy', fee: GWEI, net: { ...quiet, baseFeeWei: null }, want: { txType: 'legacy', gasPrice: GWEI }, raised: false },
-    { name: 'eip1559 at 1 gwei', type: 'eip1559', fee: GWEI, net: quiet, want: { txType: 'eip1559', maxFeePerGas: GWEI, maxPriorityFeePerGas: GWEI }, raised: false },
+    {
+      name: 'legacy raised to base fee',
+      type: 'legacy',
+      fee: GWEI,
+      net: { ...quiet, baseFeeWei: 3n * GWEI },
+      want: { txType: 'legacy', gasPrice: 3n * GWEI },
+      raised: true,
+    },
+    {
+      name: 'legacy, chain without base fee',
+      type: 'legacy',
+      fee: GWEI,
+      net: { ...quiet, baseFeeWei: null },
+      want: { txType: 'legacy', gasPrice: GWEI },
+      raised: false,
+    },
+    {
+      name: 'eip1559 at 1 gwei',
+      type: 'eip1559',
+      fee: GWEI,
+      net: quiet,
+      want: { txType: 'eip1559', maxFeePerGas: GWEI, maxPriorityFeePerGas: GWEI },
+      raised: false,
+    },
     {
       name: 'eip1559 raised to base fee keeps the tip',
       type: 'eip1559',
@@ -51,9 +72,24 @@ describe('initialFees', () => {
 describe('replacementFees', () => {
   const rows: { name: string; prev: FeeFields; net: NetworkFees; want: FeeFields }[] = [
     { name: 'legacy +12.5%', prev: { txType: 'legacy', gasPrice: GWEI }, net: quiet, want: { txType: 'legacy', gasPrice: 1_125_000_000n } },
-    { name: 'legacy lifted just above eth_gasPrice', prev: { txType: 'legacy', gasPrice: GWEI }, net: { ...quiet, gasPriceWei: 40n * GWEI }, want: { txType: 'legacy', gasPrice: 40n * GWEI + 1n } },
-    { name: 'legacy lifted to base fee', prev: { txType: 'legacy', gasPrice: GWEI }, net: { ...quiet, baseFeeWei: 5n * GWEI }, want: { txType: 'legacy', gasPrice: 5n * GWEI } },
-    { name: 'legacy from 0 wei', prev: { txType: 'legacy', gasPrice: 0n }, net: { baseFeeWei: 0n, gasPriceWei: 0n, priorityFeeWei: 0n }, want: { txType: 'legacy', gasPrice: 1n } },
+    {
+      name: 'legacy lifted just above eth_gasPrice',
+      prev: { txType: 'legacy', gasPrice: GWEI },
+      net: { ...quiet, gasPriceWei: 40n * GWEI },
+      want: { txType: 'legacy', gasPrice: 40n * GWEI + 1n },
+    },
+    {
+      name: 'legacy lifted to base fee',
+      prev: { txType: 'legacy', gasPrice: GWEI },
+      net: { ...quiet, baseFeeWei: 5n * GWEI },
+      want: { txType: 'legacy', gasPrice: 5n * GWEI },
+    },
+    {
+      name: 'legacy from 0 wei',
+      prev: { txType: 'legacy', gasPrice: 0n },
+      net: { baseFeeWei: 0n, gasPriceWei: 0n, priorityFeeWei: 0n },
+      want: { txType: 'legacy', gasPrice: 1n },
+    },
     {
       name: 'eip1559 bumps both fields',
       prev: { txType: 'eip1559', maxFeePerGas: 2n * GWEI, maxPriorityFeePerGas: GWEI },
@@ -87,25 +123,72 @@ describe('replacementFees', () => {
 
 describe('decideReplacement', () => {
   const stuck = rec({ n: 1, status: 'pending' });
-  const rows: { name: string; tx: ReturnType<typeof rec>; same: ReturnType<typeof rec>[]; net?: NetworkFees; pol?: Parameters<typeof policy>[0]; want: string; gasPrice?: bigint; attempt?: number }[] = [
+  const rows: {
+    name: string;
+    tx: ReturnType<typeof rec>;
+    same: ReturnType<typeof rec>[];
+    net?: NetworkFees;
+    pol?: Parameters<typeof policy>[0];
+    want: string;
+    gasPrice?: bigint;
+    attempt?: number;
+  }[] = [
     { name: 'first pending: replace at +12.5%', tx: stuck, same: [], want: 'replace', gasPrice: 1_125_000_000n, attempt: 1 },
     { name: 'record with no status yet (called before the transition): replace', tx: rec({ n: 1 }), same: [], want: 'replace', attempt: 1 },
     { name: 'already mined itself', tx: rec({ n: 1, status: 'receipt' }), same: [], want: 'not-stuck' },
     { name: 'already replaced', tx: rec({ n: 1, status: 'replaced' }), same: [], want: 'not-stuck' },
     { name: 'a sibling has a receipt', tx: stuck, same: [rec({ n: 2, attempt: 1, status: 'receipt' })], want: 'nonce-mined' },
     { name: 'a sibling is confirmed', tx: stuck, same: [rec({ n: 2, attempt: 1, status: 'confirmation' })], want: 'nonce-mined' },
-    { name: 'an older attempt went pending after the newer was sent', tx: rec({ n: 1, status: 'pending', replacedBy: hashOf(2) }), same: [rec({ n: 2, attempt: 1 })], want: 'superseded' },
+    {
+      name: 'an older attempt went pending after the newer was sent',
+      tx: rec({ n: 1, status: 'pending', replacedBy: hashOf(2) }),
+      same: [rec({ n: 2, attempt: 1 })],
+      want: 'superseded',
+    },
     { name: 'a newer attempt exists without a link', tx: stuck, same: [rec({ n: 2, attempt: 1 })], want: 'superseded' },
     { name: 'replacement limit reached', tx: rec({ n: 3, status: 'pending', attempt: 5 }), same: [], want: 'max-replacements' },
     { name: 'limit 0 disables replacement', tx: stuck, same: [], pol: { maxReplacements: 0 }, want: 'max-replacements' },
-    { name: 'last allowed attempt', tx: rec({ n: 3, status: 'pending', attempt: 4, gasPrice: String(2n * GWEI) }), same: [], want: 'replace', gasPrice: 2_250_000_000n, attempt: 5 },
+    {
+      name: 'last allowed attempt',
+      tx: rec({ n: 3, status: 'pending', attempt: 4, gasPrice: String(2n * GWEI) }),
+      same: [],
+      want: 'replace',
+      gasPrice: 2_250_000_000n,
+      attempt: 5,
+    },
     { name: 'cap below the minimal bump', tx: stuck, same: [], pol: { maxFeeWei: String(1_100_000_000n) }, want: 'cap' },
-    { name: 'cap exactly at the minimal bump', tx: stuck, same: [], pol: { maxFeeWei: String(1_125_000_000n) }, want: 'replace', gasPrice: 1_125_000_000n },
+    {
+      name: 'cap exactly at the minimal bump',
+      tx: stuck,
+      same: [],
+      pol: { maxFeeWei: String(1_125_000_000n) },
+      want: 'replace',
+      gasPrice: 1_125_000_000n,
+    },
     { name: 'network price above the cap', tx: stuck, same: [], net: { ...quiet, gasPriceWei: 900n * GWEI }, want: 'cap' },
-    { name: 'network price outbid by 1 wei', tx: stuck, same: [], net: { ...quiet, gasPriceWei: 30n * GWEI }, want: 'replace', gasPrice: 30n * GWEI + 1n },
+    {
+      name: 'network price outbid by 1 wei',
+      tx: stuck,
+      same: [],
+      net: { ...quiet, gasPriceWei: 30n * GWEI },
+      want: 'replace',
+      gasPrice: 30n * GWEI + 1n,
+    },
     { name: 'bigger bump percent', tx: stuck, same: [], pol: { bumpPercent: 50 }, want: 'replace', gasPrice: 1_500_000_000n },
-    { name: 'eip1559 record: max fee >= base fee + bumped tip', tx: rec({ n: 1, status: 'pending', txType: 'eip1559', maxPriorityFeePerGas: String(GWEI) }), same: [], want: 'replace', gasPrice: 1_125_000_007n },
-    { name: 'eip1559 cap applies to max fee', tx: rec({ n: 1, status: 'pending', txType: 'eip1559', maxPriorityFeePerGas: String(GWEI) }), same: [], pol: { maxFeeWei: String(GWEI) }, want: 'cap' },
+    {
+      name: 'eip1559 record: max fee >= base fee + bumped tip',
+      tx: rec({ n: 1, status: 'pending', txType: 'eip1559', maxPriorityFeePerGas: String(GWEI) }),
+      same: [],
+      want: 'replace',
+      gasPrice: 1_125_000_007n,
+    },
+    {
+      name: 'eip1559 cap applies to max fee',
+      tx: rec({ n: 1, status: 'pending', txType: 'eip1559', maxPriorityFeePerGas: String(GWEI) }),
+      same: [],
+      pol: { maxFeeWei: String(GWEI) },
+      want: 'cap',
+    },
   ];
   it.each(rows)('$name', ({ tx, same, net, pol, want, gasPrice, attempt }) => {
     const d = decideReplacement(tx, same, net ?? quiet, policy(pol));

@@ -6,7 +6,20 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { describeStuck } from '../../../src/core/domain/describe.js';
 import { bumpWei, type FeeFields, type NetworkFees } from '../../../src/core/domain/fees.js';
-import { baseFeeAfter, effectiveTip, FULL_RATIO, HEADROOM_BLOCKS, RECENT_BUSY_BLOCKS, marketFees, marketQuote, marketReplacementFees, marketStuck, parseFeeHistory, STUCK_AFTER_BLOCKS, type FeeHistory } from '../../../src/core/domain/market-fees.js';
+import {
+  baseFeeAfter,
+  effectiveTip,
+  FULL_RATIO,
+  HEADROOM_BLOCKS,
+  RECENT_BUSY_BLOCKS,
+  marketFees,
+  marketQuote,
+  marketReplacementFees,
+  marketStuck,
+  parseFeeHistory,
+  STUCK_AFTER_BLOCKS,
+  type FeeHistory,
+} from '../../../src/core/domain/market-fees.js';
 import { SPEEDS } from '../../../src/shared/tx-request.js';
 
 const GWEI = 1_000_000_000n;
@@ -17,7 +30,9 @@ const net: NetworkFees = { baseFeeWei: GWEI, gasPriceWei: 2n * GWEI, priorityFee
 const block = fc.record({
   base: fc.bigInt({ min: 1n, max: 500n * GWEI }),
   full: fc.oneof(fc.constant(0), fc.double({ min: 0.01, max: 1, noNaN: true })),
-  tips: fc.array(fc.bigInt({ min: 0n, max: 50n * GWEI }), { minLength: 4, maxLength: 4 }).map((t) => t.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))),
+  tips: fc
+    .array(fc.bigInt({ min: 0n, max: 50n * GWEI }), { minLength: 4, maxLength: 4 })
+    .map((t) => t.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))),
 });
 /** A history of 1-12 blocks: any shape of base fee (rising, falling, spiking), empty blocks reporting zero tips. */
 const history: fc.Arbitrary<FeeHistory> = fc.array(block, { minLength: 1, maxLength: 12 }).chain((blocks) =>
@@ -31,7 +46,13 @@ const history: fc.Arbitrary<FeeHistory> = fc.array(block, { minLength: 1, maxLen
 const speed = fc.constantFrom(...SPEEDS);
 const fees: fc.Arbitrary<FeeFields> = fc.oneof(
   fc.record({ txType: fc.constant('legacy' as const), gasPrice: fc.bigInt({ min: 1n, max: 600n * GWEI }) }),
-  fc.record({ maxFeePerGas: fc.bigInt({ min: 1n, max: 600n * GWEI }), tip: fc.bigInt({ min: 0n, max: 60n * GWEI }) }).map(({ maxFeePerGas, tip }): FeeFields => ({ txType: 'eip1559', maxFeePerGas, maxPriorityFeePerGas: tip < maxFeePerGas ? tip : maxFeePerGas })),
+  fc.record({ maxFeePerGas: fc.bigInt({ min: 1n, max: 600n * GWEI }), tip: fc.bigInt({ min: 0n, max: 60n * GWEI }) }).map(
+    ({ maxFeePerGas, tip }): FeeFields => ({
+      txType: 'eip1559',
+      maxFeePerGas,
+      maxPriorityFeePerGas: tip < maxFeePerGas ? tip : maxFeePerGas,
+    }),
+  ),
 );
 
 describe('the market price of a first attempt', () => {
@@ -42,7 +63,11 @@ describe('the market price of a first attempt', () => {
         const fees = marketFees(q, net);
         const next = h.baseFees!.at(-1)!;
         expect(q.baseFeeWei).toBe(next);
-        expect(fees).toEqual({ txType: 'eip1559', maxFeePerGas: baseFeeAfter(next, HEADROOM_BLOCKS[s]) + q.tipWei, maxPriorityFeePerGas: q.tipWei });
+        expect(fees).toEqual({
+          txType: 'eip1559',
+          maxFeePerGas: baseFeeAfter(next, HEADROOM_BLOCKS[s]) + q.tipWei,
+          maxPriorityFeePerGas: q.tipWei,
+        });
         // It can enter the next block, and stays able to for the blocks of room it was given.
         expect(effectiveTip(fees, baseFeeAfter(next, HEADROOM_BLOCKS[s]))).toBe(q.tipWei);
         const busy = h.gasUsedRatio.flatMap((r, i) => (r > 0 ? [{ r, tips: h.rewards[i]! }] : [])).slice(-RECENT_BUSY_BLOCKS);
@@ -73,7 +98,12 @@ describe('the market price of a first attempt', () => {
   });
 
   it('prices a chain without a base fee from eth_gasPrice, legacy', () => {
-    const h = parseFeeHistory({ oldestBlock: '0x1', baseFeePerGas: ['0x0', '0x0'], gasUsedRatio: [0.5], reward: [['0x1', '0x2', '0x3', '0x4']] });
+    const h = parseFeeHistory({
+      oldestBlock: '0x1',
+      baseFeePerGas: ['0x0', '0x0'],
+      gasUsedRatio: [0.5],
+      reward: [['0x1', '0x2', '0x3', '0x4']],
+    });
     expect(h.baseFees).toBeNull();
     const legacyNet = { baseFeeWei: null, gasPriceWei: 10n * GWEI, priorityFeeWei: 0n };
     expect(marketFees(marketQuote(h, legacyNet, 'normal'), legacyNet)).toEqual({ txType: 'legacy', gasPrice: 11n * GWEI });
@@ -94,7 +124,8 @@ describe('stuck as a market fact', () => {
           return;
         }
         const least = busy.length ? busy.reduce((a, b) => (b < a ? b : a)) : null;
-        const outbid = h.gasUsedRatio.length >= STUCK_AFTER_BLOCKS && busy.length >= STUCK_AFTER_BLOCKS && least !== null && offered < least;
+        const outbid =
+          h.gasUsedRatio.length >= STUCK_AFTER_BLOCKS && busy.length >= STUCK_AFTER_BLOCKS && least !== null && offered < least;
         expect(v.stuck).toBe(outbid);
         if (v.stuck) expect(describeStuck(v)).toMatch(/included tips of .* and more; this one offers/);
       }),
@@ -105,14 +136,41 @@ describe('stuck as a market fact', () => {
     const f: FeeFields = { txType: 'eip1559', maxFeePerGas: 10n * GWEI, maxPriorityFeePerGas: GWEI };
     const one = { oldestBlock: 1, baseFees: [GWEI, GWEI], gasUsedRatio: [1], rewards: [[5n * GWEI, 5n * GWEI, 6n * GWEI, 7n * GWEI]] };
     expect(marketStuck(f, one).stuck).toBe(false);
-    const empty = { oldestBlock: 1, baseFees: [GWEI, GWEI, GWEI, GWEI], gasUsedRatio: [0, 0, 0], rewards: [[0n, 0n, 0n, 0n], [0n, 0n, 0n, 0n], [0n, 0n, 0n, 0n]] };
+    const empty = {
+      oldestBlock: 1,
+      baseFees: [GWEI, GWEI, GWEI, GWEI],
+      gasUsedRatio: [0, 0, 0],
+      rewards: [
+        [0n, 0n, 0n, 0n],
+        [0n, 0n, 0n, 0n],
+        [0n, 0n, 0n, 0n],
+      ],
+    };
     expect(marketStuck(f, empty).stuck).toBe(false);
-    const roomy = { oldestBlock: 1, baseFees: [GWEI, GWEI, GWEI], gasUsedRatio: [0.5, 0.6], rewards: [[5n * GWEI, 5n * GWEI, 6n * GWEI, 7n * GWEI], [5n * GWEI, 5n * GWEI, 6n * GWEI, 7n * GWEI]] };
+    const roomy = {
+      oldestBlock: 1,
+      baseFees: [GWEI, GWEI, GWEI],
+      gasUsedRatio: [0.5, 0.6],
+      rewards: [
+        [5n * GWEI, 5n * GWEI, 6n * GWEI, 7n * GWEI],
+        [5n * GWEI, 5n * GWEI, 6n * GWEI, 7n * GWEI],
+      ],
+    };
     expect(marketStuck(f, roomy).stuck).toBe(false);
-    const outbid = { oldestBlock: 1, baseFees: [GWEI, GWEI, GWEI], gasUsedRatio: [1, 0.95], rewards: [[gwei(2.1), gwei(2.2), 3n * GWEI, 4n * GWEI], [gwei(2.5), gwei(2.6), 3n * GWEI, 4n * GWEI]] };
+    const outbid = {
+      oldestBlock: 1,
+      baseFees: [GWEI, GWEI, GWEI],
+      gasUsedRatio: [1, 0.95],
+      rewards: [
+        [gwei(2.1), gwei(2.2), 3n * GWEI, 4n * GWEI],
+        [gwei(2.5), gwei(2.6), 3n * GWEI, 4n * GWEI],
+      ],
+    };
     const v = marketStuck(f, outbid);
     expect(v).toEqual({ stuck: true, reason: 'outbid', blocks: 2, includedTipWei: gwei(2.1), offeredTipWei: GWEI });
-    expect(describeStuck(v as Extract<typeof v, { stuck: true }>)).toBe('the last 2 blocks included tips of 2.1 gwei and more; this one offers 1 gwei');
+    expect(describeStuck(v as Extract<typeof v, { stuck: true }>)).toBe(
+      'the last 2 blocks included tips of 2.1 gwei and more; this one offers 1 gwei',
+    );
   });
 });
 

@@ -24,7 +24,11 @@ function toMessage(m: { type: TrackerNews['type']; i: number; block?: number }):
 
 function apply(records: TxRecord[], m: TrackerNews): { next: TxRecord[]; changed: number } {
   const target = records.find((r) => r.transactionHash === m.result.transactionHash)!;
-  const t = applyTrackerMessage(target, records.filter((r) => r !== target), m);
+  const t = applyTrackerMessage(
+    target,
+    records.filter((r) => r !== target),
+    m,
+  );
   const next = records.map((r) => {
     const c = t.changes.filter((x) => x.hash === r.transactionHash).at(-1);
     return c ? { ...r, status: c.status, data: c.data ?? r.data } : r;
@@ -64,24 +68,32 @@ describe('fee properties', () => {
   it('every replacement fee field rises >= 12.5% and >= 1 wei, and never undercuts the network', async () => {
     const { replacementFees } = await import('../../../src/core/domain/fees.js');
     fc.assert(
-      fc.property(wei, wei, wei, fc.option(wei, { nil: null }), wei, fc.double({ min: 12.5, max: 300, noNaN: true }), (maxFee, tipRaw, gasPrice, base, prio, pct) => {
-        const tip = tipRaw > maxFee ? maxFee : tipRaw;
-        const net = { baseFeeWei: base, gasPriceWei: gasPrice, priorityFeeWei: prio };
-        const l = replacementFees({ txType: 'legacy', gasPrice: maxFee }, net, pct);
-        if (l.txType !== 'legacy') throw new Error('type changed');
-        expect(l.gasPrice * 1000n).toBeGreaterThanOrEqual(maxFee * 1125n);
-        expect(l.gasPrice).toBeGreaterThan(maxFee);
-        expect(l.gasPrice).toBeGreaterThan(gasPrice);
-        expect(l.gasPrice).toBeGreaterThanOrEqual(base ?? 0n);
-        const e = replacementFees({ txType: 'eip1559', maxFeePerGas: maxFee, maxPriorityFeePerGas: tip }, net, pct);
-        if (e.txType !== 'eip1559') throw new Error('type changed');
-        expect(e.maxFeePerGas * 1000n).toBeGreaterThanOrEqual(maxFee * 1125n);
-        expect(e.maxPriorityFeePerGas * 1000n).toBeGreaterThanOrEqual(tip * 1125n);
-        expect(e.maxFeePerGas).toBeGreaterThan(maxFee);
-        expect(e.maxPriorityFeePerGas).toBeGreaterThan(tip);
-        expect(e.maxPriorityFeePerGas).toBeGreaterThan(prio);
-        expect(e.maxFeePerGas).toBeGreaterThanOrEqual((base ?? 0n) + e.maxPriorityFeePerGas);
-      }),
+      fc.property(
+        wei,
+        wei,
+        wei,
+        fc.option(wei, { nil: null }),
+        wei,
+        fc.double({ min: 12.5, max: 300, noNaN: true }),
+        (maxFee, tipRaw, gasPrice, base, prio, pct) => {
+          const tip = tipRaw > maxFee ? maxFee : tipRaw;
+          const net = { baseFeeWei: base, gasPriceWei: gasPrice, priorityFeeWei: prio };
+          const l = replacementFees({ txType: 'legacy', gasPrice: maxFee }, net, pct);
+          if (l.txType !== 'legacy') throw new Error('type changed');
+          expect(l.gasPrice * 1000n).toBeGreaterThanOrEqual(maxFee * 1125n);
+          expect(l.gasPrice).toBeGreaterThan(maxFee);
+          expect(l.gasPrice).toBeGreaterThan(gasPrice);
+          expect(l.gasPrice).toBeGreaterThanOrEqual(base ?? 0n);
+          const e = replacementFees({ txType: 'eip1559', maxFeePerGas: maxFee, maxPriorityFeePerGas: tip }, net, pct);
+          if (e.txType !== 'eip1559') throw new Error('type changed');
+          expect(e.maxFeePerGas * 1000n).toBeGreaterThanOrEqual(maxFee * 1125n);
+          expect(e.maxPriorityFeePerGas * 1000n).toBeGreaterThanOrEqual(tip * 1125n);
+          expect(e.maxFeePerGas).toBeGreaterThan(maxFee);
+          expect(e.maxPriorityFeePerGas).toBeGreaterThan(tip);
+          expect(e.maxPriorityFeePerGas).toBeGreaterThan(prio);
+          expect(e.maxFeePerGas).toBeGreaterThanOrEqual((base ?? 0n) + e.maxPriorityFeePerGas);
+        },
+      ),
       { numRuns: 1000 },
     );
   });

@@ -4,7 +4,14 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { planNextNonce, recoverNonce } from '../../../src/core/domain/nonce.js';
 import { describeRefusal } from '../../../src/core/domain/describe.js';
-import { classifyRefusal, decideRetry, formatEth, REASON_OF_REFUSAL, REFUSALS_BEFORE_CANCEL, type Refusal } from '../../../src/core/domain/refusal.js';
+import {
+  classifyRefusal,
+  decideRetry,
+  formatEth,
+  REASON_OF_REFUSAL,
+  REFUSALS_BEFORE_CANCEL,
+  type Refusal,
+} from '../../../src/core/domain/refusal.js';
 import { applyTrackerMessage, withdrawReceipt } from '../../../src/core/domain/transitions.js';
 import { hashOf, rec } from '../../support/app/core-records.js';
 
@@ -61,39 +68,67 @@ const weiArb = fc.bigInt({ min: 0n, max: 10n ** 20n });
 describe('refusal sentences and retries', () => {
   it('every refusal gets one sentence that says what happens next, and a problem reason', () => {
     fc.assert(
-      fc.property(refusalArb, fc.string(), weiArb, weiArb, fc.option(weiArb, { nil: null }), fc.nat(1000), (failure, message, cost, fee, balance, nonce) => {
-        const s = describeRefusal({ failure, message, nonce, from: '0x' + 'a'.repeat(40), kind: 'replace', costWei: cost, feeWei: fee, balanceWei: balance });
-        expect(s).toMatch(/^[A-Z].*\.$/);
-        expect(s.split(/\.\s+(?=[A-Z])/)).toHaveLength(1);
-        expect(s).toMatch(/again|added|add funds|bumped/);
-        expect(REASON_OF_REFUSAL[failure]).toBeTruthy();
-        if (failure === 'funds' && balance !== null && balance < cost) expect(s).toContain(`Balance ${formatEth(balance)} ETH is below the ${formatEth(cost, 'up')} ETH`);
-        // Never a false claim: a balance that covers this transaction alone is not called "below" it.
-        if (failure === 'funds' && balance !== null && balance >= cost) expect(s).toContain('with the account\'s other pending transactions');
-      }),
+      fc.property(
+        refusalArb,
+        fc.string(),
+        weiArb,
+        weiArb,
+        fc.option(weiArb, { nil: null }),
+        fc.nat(1000),
+        (failure, message, cost, fee, balance, nonce) => {
+          const s = describeRefusal({
+            failure,
+            message,
+            nonce,
+            from: '0x' + 'a'.repeat(40),
+            kind: 'replace',
+            costWei: cost,
+            feeWei: fee,
+            balanceWei: balance,
+          });
+          expect(s).toMatch(/^[A-Z].*\.$/);
+          expect(s.split(/\.\s+(?=[A-Z])/)).toHaveLength(1);
+          expect(s).toMatch(/again|added|add funds|bumped/);
+          expect(REASON_OF_REFUSAL[failure]).toBeTruthy();
+          if (failure === 'funds' && balance !== null && balance < cost)
+            expect(s).toContain(`Balance ${formatEth(balance)} ETH is below the ${formatEth(cost, 'up')} ETH`);
+          // Never a false claim: a balance that covers this transaction alone is not called "below" it.
+          if (failure === 'funds' && balance !== null && balance >= cost)
+            expect(s).toContain("with the account's other pending transactions");
+        },
+      ),
     );
   });
 
   it('a retry never gives up: it waits only for funds that are short, and cancels only after repeated other refusals', () => {
     fc.assert(
-      fc.property(refusalArb, fc.nat(10), weiArb, fc.option(weiArb, { nil: null }), weiArb, fc.option(weiArb, { nil: null }), fc.boolean(), (failure, refusals, cost, balance, fee, baseFee, isCancel) => {
-        const a = decideRetry({ failure, refusals, costWei: cost, balanceWei: balance, feeWei: fee, baseFeeWei: baseFee, isCancel });
-        if (a.action === 'wait') {
-          expect(failure).toBe('funds');
-          expect(balance! < cost).toBe(true);
-        }
-        if (failure === 'funds' && (balance === null || balance >= cost)) expect(a.action).toBe('resend');
-        if (a.action === 'cancel') {
-          expect(failure).toBe('refused');
-          expect(refusals).toBeGreaterThanOrEqual(REFUSALS_BEFORE_CANCEL);
-          expect(isCancel).toBe(false);
-        }
-        if (a.action === 'resign') {
-          expect(failure).toBe('fee-too-low');
-          expect(fee < baseFee!).toBe(true);
-        }
-        if (failure === 'pool-full' || failure === 'unreachable' || failure === 'underpriced') expect(a.action).toBe('resend');
-      }),
+      fc.property(
+        refusalArb,
+        fc.nat(10),
+        weiArb,
+        fc.option(weiArb, { nil: null }),
+        weiArb,
+        fc.option(weiArb, { nil: null }),
+        fc.boolean(),
+        (failure, refusals, cost, balance, fee, baseFee, isCancel) => {
+          const a = decideRetry({ failure, refusals, costWei: cost, balanceWei: balance, feeWei: fee, baseFeeWei: baseFee, isCancel });
+          if (a.action === 'wait') {
+            expect(failure).toBe('funds');
+            expect(balance! < cost).toBe(true);
+          }
+          if (failure === 'funds' && (balance === null || balance >= cost)) expect(a.action).toBe('resend');
+          if (a.action === 'cancel') {
+            expect(failure).toBe('refused');
+            expect(refusals).toBeGreaterThanOrEqual(REFUSALS_BEFORE_CANCEL);
+            expect(isCancel).toBe(false);
+          }
+          if (a.action === 'resign') {
+            expect(failure).toBe('fee-too-low');
+            expect(fee < baseFee!).toBe(true);
+          }
+          if (failure === 'pool-full' || failure === 'unreachable' || failure === 'underpriced') expect(a.action).toBe('resend');
+        },
+      ),
       { numRuns: 2000 },
     );
   });
@@ -134,16 +169,36 @@ describe('withdrawn receipts', () => {
             const c = changes.filter((x) => x.hash === r.transactionHash).at(-1);
             return c ? { ...r, status: c.status, data: c.data ?? r.data } : r;
           }));
-        const minedT = applyTrackerMessage(records[w]!, records.filter((_, i) => i !== w), { type: 'receipt', result: receipt(w + 1, 5) });
+        const minedT = applyTrackerMessage(
+          records[w]!,
+          records.filter((_, i) => i !== w),
+          { type: 'receipt', result: receipt(w + 1, 5) },
+        );
         apply(minedT.changes);
-        const back = applyTrackerMessage(records[w]!, records.filter((_, i) => i !== w), { type: 'pending', result: { transactionHash: hashOf(w + 1), reorged: true } });
+        const back = applyTrackerMessage(
+          records[w]!,
+          records.filter((_, i) => i !== w),
+          { type: 'pending', result: { transactionHash: hashOf(w + 1), reorged: true } },
+        );
         expect(back.stuck).toBe(true);
         apply(back.changes);
         expect(records.every((r) => r.status === 'pending')).toBe(true);
         expect(records[w]!.data).toEqual({});
         // The same news again changes nothing.
-        expect(applyTrackerMessage(records[w]!, records.filter((_, i) => i !== w), { type: 'pending', result: { transactionHash: hashOf(w + 1), reorged: true } }).changes).toEqual([]);
-        apply(applyTrackerMessage(records[again]!, records.filter((_, i) => i !== again), { type: 'receipt', result: receipt(again + 1, 7) }).changes);
+        expect(
+          applyTrackerMessage(
+            records[w]!,
+            records.filter((_, i) => i !== w),
+            { type: 'pending', result: { transactionHash: hashOf(w + 1), reorged: true } },
+          ).changes,
+        ).toEqual([]);
+        apply(
+          applyTrackerMessage(
+            records[again]!,
+            records.filter((_, i) => i !== again),
+            { type: 'receipt', result: receipt(again + 1, 7) },
+          ).changes,
+        );
         expect(records.filter((r) => r.status === 'receipt')).toHaveLength(1);
         expect(records.filter((r) => r.status === 'replaced')).toHaveLength(attempts - 1);
       }),
@@ -162,7 +217,10 @@ describe('withdrawn receipts', () => {
     expect(recoverNonce({ ...facts, headBlock: 4 }).outcome).toBe('open');
     const plan = recoverNonce({ ...facts, headBlock: 6 });
     expect(plan.outcome).toBe('reorged');
-    expect(plan.changes.map((c) => [c.hash, c.status])).toEqual([[a.transactionHash, 'pending'], [b.transactionHash, 'pending']]);
+    expect(plan.changes.map((c) => [c.hash, c.status])).toEqual([
+      [a.transactionHash, 'pending'],
+      [b.transactionHash, 'pending'],
+    ]);
     expect(plan.rebroadcast).toBe(b.transactionHash);
     expect(recoverNonce({ ...facts, headBlock: 6, minedNonceCount: 1 }).outcome).toBe('used-elsewhere');
   });

@@ -25,7 +25,11 @@ const history: fc.Arbitrary<AttemptFacts[]> = fc
 /** What the chain says: nothing mined yet, one attempt mined, or the nonce used by a transaction txdesk did not sign. */
 type Outcome = { mined: 'none' } | { mined: 'attempt'; index: number } | { mined: 'stranger' };
 const outcome = (n: number): fc.Arbitrary<Outcome> =>
-  fc.oneof(fc.constant<Outcome>({ mined: 'none' }), fc.constant<Outcome>({ mined: 'stranger' }), fc.nat({ max: n - 1 }).map((index): Outcome => ({ mined: 'attempt', index })));
+  fc.oneof(
+    fc.constant<Outcome>({ mined: 'none' }),
+    fc.constant<Outcome>({ mined: 'stranger' }),
+    fc.nat({ max: n - 1 }).map((index): Outcome => ({ mined: 'attempt', index })),
+  );
 
 function chainOf(attempts: readonly AttemptFacts[], o: Outcome): NonceOnChain {
   if (o.mined === 'none') return { latestCount: NONCE, mined: new Set() };
@@ -33,7 +37,8 @@ function chainOf(attempts: readonly AttemptFacts[], o: Outcome): NonceOnChain {
   return { latestCount: NONCE + 1, mined: new Set([attempts[o.index]!.hash]) };
 }
 
-const answerFor = (asked: AttemptFacts, attempts: readonly AttemptFacts[], o: Outcome) => followRequest(asked, attempts, NONCE, chainOf(attempts, o));
+const answerFor = (asked: AttemptFacts, attempts: readonly AttemptFacts[], o: Outcome) =>
+  followRequest(asked, attempts, NONCE, chainOf(attempts, o));
 
 describe('followRequest', () => {
   it('answers every hash of a request with what the chain did to the request as a whole', () => {
@@ -44,10 +49,13 @@ describe('followRequest', () => {
           const asked = attempts[askedIndex]!;
           const mined = o.mined === 'attempt' ? attempts[o.index]! : null;
           const expected =
-            o.mined === 'none' || mined === asked ? { answer: 'as-is' }
-            : o.mined === 'stranger' ? { answer: 'nonce-used-elsewhere' }
-            : mined!.kind === 'cancel' && asked.kind !== 'cancel' ? { answer: 'cancelled', cancel: mined!.hash, by: mined!.cancelledBy }
-            : { answer: 'attempt', hash: mined!.hash };
+            o.mined === 'none' || mined === asked
+              ? { answer: 'as-is' }
+              : o.mined === 'stranger'
+                ? { answer: 'nonce-used-elsewhere' }
+                : mined!.kind === 'cancel' && asked.kind !== 'cancel'
+                  ? { answer: 'cancelled', cancel: mined!.hash, by: mined!.cancelledBy }
+                  : { answer: 'attempt', hash: mined!.hash };
           expect(answerFor(asked, attempts, o)).toEqual(expected);
         },
       ),
@@ -62,7 +70,8 @@ describe('followRequest', () => {
           // Each chain view stands alone: nothing of an earlier answer (a receipt since withdrawn) leaks into a later one.
           for (const o of timeline) {
             const first = answerFor(attempts[0]!, attempts, o);
-            if (o.mined === 'attempt' && o.index > 0 && attempts[o.index]!.kind !== 'cancel') expect(first).toEqual({ answer: 'attempt', hash: attempts[o.index]!.hash });
+            if (o.mined === 'attempt' && o.index > 0 && attempts[o.index]!.kind !== 'cancel')
+              expect(first).toEqual({ answer: 'attempt', hash: attempts[o.index]!.hash });
             if (o.mined === 'none') expect(first).toEqual({ answer: 'as-is' });
           }
         },
@@ -77,9 +86,15 @@ describe('followRequest', () => {
       { hash: hashOf(3), kind: 'replace' },
     ];
     const asked = attempts[0]!;
-    expect(followRequest(asked, attempts, NONCE, { latestCount: NONCE + 1, mined: new Set([hashOf(2)]) })).toEqual({ answer: 'attempt', hash: hashOf(2) });
+    expect(followRequest(asked, attempts, NONCE, { latestCount: NONCE + 1, mined: new Set([hashOf(2)]) })).toEqual({
+      answer: 'attempt',
+      hash: hashOf(2),
+    });
     expect(followRequest(asked, attempts, NONCE, { latestCount: NONCE, mined: new Set() })).toEqual({ answer: 'as-is' });
-    expect(followRequest(asked, attempts, NONCE, { latestCount: NONCE + 1, mined: new Set([hashOf(3)]) })).toEqual({ answer: 'attempt', hash: hashOf(3) });
+    expect(followRequest(asked, attempts, NONCE, { latestCount: NONCE + 1, mined: new Set([hashOf(3)]) })).toEqual({
+      answer: 'attempt',
+      hash: hashOf(3),
+    });
   });
 
   it("a cancel's own hashes follow the cancel; a cancel before the record said who asked counts as a person's", () => {
@@ -95,7 +110,11 @@ describe('followRequest', () => {
 
   it('a nonce the count says is used while the asked hash is mined is that hash, not a stranger', () => {
     const attempts: AttemptFacts[] = [{ hash: hashOf(1), kind: 'generate' }];
-    expect(followRequest(attempts[0]!, attempts, NONCE, { latestCount: NONCE + 5, mined: new Set([hashOf(1)]) })).toEqual({ answer: 'as-is' });
-    expect(followRequest(attempts[0]!, attempts, NONCE, { latestCount: NONCE + 5, mined: new Set() })).toEqual({ answer: 'nonce-used-elsewhere' });
+    expect(followRequest(attempts[0]!, attempts, NONCE, { latestCount: NONCE + 5, mined: new Set([hashOf(1)]) })).toEqual({
+      answer: 'as-is',
+    });
+    expect(followRequest(attempts[0]!, attempts, NONCE, { latestCount: NONCE + 5, mined: new Set() })).toEqual({
+      answer: 'nonce-used-elsewhere',
+    });
   });
 });

@@ -6,11 +6,26 @@ import { newestAttempt, skipIsNews, waitingForRetry } from '../../../src/core/do
 import type { TxEvent, TxEventKind, TxRecord, TxStatus } from '../../../src/shared/tx-record.js';
 import { GWEI, hashOf, policy, rec } from '../../support/app/core-records.js';
 
-const ev = (kind: TxEventKind, detail: Record<string, unknown> = {}): TxEvent => ({ at: '2026-01-01T00:00:01.000Z', kind, summary: kind, detail });
-const skip = (reason: string | undefined, extra: Record<string, unknown> = {}) => ev('replacement-skipped', { ...(reason === undefined ? {} : { reason }), ...extra });
+const ev = (kind: TxEventKind, detail: Record<string, unknown> = {}): TxEvent => ({
+  at: '2026-01-01T00:00:01.000Z',
+  kind,
+  summary: kind,
+  detail,
+});
+const skip = (reason: string | undefined, extra: Record<string, unknown> = {}) =>
+  ev('replacement-skipped', { ...(reason === undefined ? {} : { reason }), ...extra });
 const histories = (entries: [TxRecord, TxEvent[]][]) => new Map(entries.map(([r, h]) => [r.transactionHash, h]));
 
-const REASONS: (SkipReason | 'unknown' | undefined)[] = ['not-stuck', 'nonce-mined', 'superseded', 'max-replacements', 'cap', 'no-key', 'unknown', undefined];
+const REASONS: (SkipReason | 'unknown' | undefined)[] = [
+  'not-stuck',
+  'nonce-mined',
+  'superseded',
+  'max-replacements',
+  'cap',
+  'no-key',
+  'unknown',
+  undefined,
+];
 const STATUSES: (TxStatus | undefined)[] = [undefined, 'pending', 'receipt', 'confirmation', 'replaced'];
 const SIBLINGS: (TxStatus | undefined | 'none')[] = ['none', undefined, 'pending', 'receipt', 'confirmation', 'replaced'];
 
@@ -31,7 +46,13 @@ describe('waitingForRetry, every reason x newest status x sibling status x limit
   it(`covers ${rows.length} combinations`, () => {
     for (const { reason, status, sibling, maxReplacements, want } of rows) {
       const newest = rec({ n: 3, nonce: 7, attempt: 2, replaces: hashOf(2), ...(status ? { status } : {}) });
-      const older = rec({ n: 2, nonce: 7, attempt: 1, replacedBy: newest.transactionHash, ...(sibling !== 'none' && sibling ? { status: sibling } : {}) });
+      const older = rec({
+        n: 2,
+        nonce: 7,
+        attempt: 1,
+        replacedBy: newest.transactionHash,
+        ...(sibling !== 'none' && sibling ? { status: sibling } : {}),
+      });
       const records = sibling === 'none' ? [newest] : [older, newest];
       const h = histories([[newest, [ev('signed'), ev('broadcast'), ev('pending'), skip(reason)]]]);
       const got = waitingForRetry(records, h, policy({ maxReplacements }));
@@ -58,11 +79,31 @@ describe('waitingForRetry, history shapes', () => {
     { name: 'no decision yet (fresh pending)', records: [a], history: [[a, [ev('signed'), ev('broadcast'), ev('pending')]]], want: null },
     { name: 'history missing from the map', records: [a], history: [], want: null },
     { name: 'skipped for the cap', records: [a], history: [[a, [ev('pending'), skip('cap')]]], want: 'cap' },
-    { name: 'skipped, then sent again after a restart: still waiting', records: [a], history: [[a, [ev('pending'), skip('cap'), ev('rebroadcast'), ev('broadcast-failed')]]], want: 'cap' },
-    { name: 'the newest skip counts, not an older one', records: [a], history: [[a, [ev('pending'), skip('cap'), skip('superseded')]]], want: null },
-    { name: 'a later retryable skip after a final one', records: [a], history: [[a, [ev('pending'), skip('superseded'), skip('cap')]]], want: 'cap' },
+    {
+      name: 'skipped, then sent again after a restart: still waiting',
+      records: [a],
+      history: [[a, [ev('pending'), skip('cap'), ev('rebroadcast'), ev('broadcast-failed')]]],
+      want: 'cap',
+    },
+    {
+      name: 'the newest skip counts, not an older one',
+      records: [a],
+      history: [[a, [ev('pending'), skip('cap'), skip('superseded')]]],
+      want: null,
+    },
+    {
+      name: 'a later retryable skip after a final one',
+      records: [a],
+      history: [[a, [ev('pending'), skip('superseded'), skip('cap')]]],
+      want: 'cap',
+    },
     { name: 'a missing key is waited for', records: [a], history: [[a, [ev('pending'), skip('cap'), skip('no-key')]]], want: 'no-key' },
-    { name: 'skipped, then replaced: the decision was a replacement', records: [a], history: [[a, [ev('pending'), skip('cap'), ev('replacement-sent')]]], want: null },
+    {
+      name: 'skipped, then replaced: the decision was a replacement',
+      records: [a],
+      history: [[a, [ev('pending'), skip('cap'), ev('replacement-sent')]]],
+      want: null,
+    },
     {
       name: 'the skip is on an older attempt, the newest has none',
       records: [aReplaced, b],
@@ -78,11 +119,19 @@ describe('waitingForRetry, history shapes', () => {
       history: [[b, [ev('signed'), ev('broadcast-failed', { failure: 'underpriced' }), skip('cap')]]],
       want: 'cap',
     },
-    { name: 'a newest attempt already replaced by a link (race) is not waiting', records: [{ ...a, replacedBy: hashOf(9) }], history: [[a, [skip('cap')]]], want: null },
+    {
+      name: 'a newest attempt already replaced by a link (race) is not waiting',
+      records: [{ ...a, replacedBy: hashOf(9) }],
+      history: [[a, [skip('cap')]]],
+      want: null,
+    },
     {
       name: 'equal attempts (a refused first transaction, nonce reused): the later one is the newest',
       records: [{ ...a, createdAt: '2026-01-01T00:00:05.000Z' }, rec({ n: 5, nonce: 3 })],
-      history: [[a, [ev('pending'), skip('max-replacements')]], [rec({ n: 5 }), [ev('broadcast-failed')]]],
+      history: [
+        [a, [ev('pending'), skip('max-replacements')]],
+        [rec({ n: 5 }), [ev('broadcast-failed')]],
+      ],
       want: 'max-replacements',
     },
   ];
@@ -94,12 +143,20 @@ describe('waitingForRetry, history shapes', () => {
   it('max-replacements waits exactly until the limit exceeds the newest attempt', () => {
     const r = rec({ n: 1, attempt: 3, status: 'pending' });
     const h = histories([[r, [skip('max-replacements', { attempt: 3, maxReplacements: 3 })]]]);
-    expect([0, 1, 2, 3, 4, 10].map((m) => waitingForRetry([r], h, policy({ maxReplacements: m })) !== null)).toEqual([false, false, false, false, true, true]);
+    expect([0, 1, 2, 3, 4, 10].map((m) => waitingForRetry([r], h, policy({ maxReplacements: m })) !== null)).toEqual([
+      false,
+      false,
+      false,
+      false,
+      true,
+      true,
+    ]);
   });
 
   it('cap is always worth asking, whatever the cap is now', () => {
     const h = histories([[a, [skip('cap', { neededWei: String(2n * GWEI), capWei: String(GWEI) })]]]);
-    for (const maxFeeWei of ['1000000000', '1', String(1000n * GWEI)]) expect(waitingForRetry([a], h, policy({ maxFeeWei }))?.reason).toBe('cap');
+    for (const maxFeeWei of ['1000000000', '1', String(1000n * GWEI)])
+      expect(waitingForRetry([a], h, policy({ maxFeeWei }))?.reason).toBe('cap');
   });
 });
 
@@ -116,8 +173,18 @@ describe('newestAttempt', () => {
 
 describe('skipIsNews', () => {
   type Skip = Extract<ReplacementDecision, { action: 'skip' }>;
-  const capSkip = (neededWei: bigint, capWei: bigint): Skip => ({ action: 'skip', reason: 'cap', nonce: 1, detail: { neededWei: String(neededWei), capWei: String(capWei) } });
-  const maxSkip = (attempt: number, maxReplacements: number): Skip => ({ action: 'skip', reason: 'max-replacements', nonce: 1, detail: { attempt, maxReplacements } });
+  const capSkip = (neededWei: bigint, capWei: bigint): Skip => ({
+    action: 'skip',
+    reason: 'cap',
+    nonce: 1,
+    detail: { neededWei: String(neededWei), capWei: String(capWei) },
+  });
+  const maxSkip = (attempt: number, maxReplacements: number): Skip => ({
+    action: 'skip',
+    reason: 'max-replacements',
+    nonce: 1,
+    detail: { attempt, maxReplacements },
+  });
   const lastCap = skip('cap', { neededWei: String(2n * GWEI), capWei: String(GWEI) });
   const lastMax = skip('max-replacements', { attempt: 2, maxReplacements: 2 });
   it.each([
@@ -132,8 +199,18 @@ describe('skipIsNews', () => {
     { name: 'max-replacements -> cap (limit raised, fee too high)', last: lastMax, next: capSkip(2n * GWEI, GWEI), want: true },
     { name: 'identical max-replacements skip', last: lastMax, next: maxSkip(2, 2), want: false },
     { name: 'max-replacements with another limit', last: lastMax, next: maxSkip(2, 1), want: true },
-    { name: 'a recorded cap skip without a readable fee', last: skip('cap', { capWei: String(GWEI) }), next: capSkip(2n * GWEI, GWEI), want: true },
-    { name: 'any other reason is news after a cap skip', last: lastCap, next: { action: 'skip', reason: 'nonce-mined', nonce: 1, detail: { minedBy: hashOf(1) } } as Skip, want: true },
+    {
+      name: 'a recorded cap skip without a readable fee',
+      last: skip('cap', { capWei: String(GWEI) }),
+      next: capSkip(2n * GWEI, GWEI),
+      want: true,
+    },
+    {
+      name: 'any other reason is news after a cap skip',
+      last: lastCap,
+      next: { action: 'skip', reason: 'nonce-mined', nonce: 1, detail: { minedBy: hashOf(1) } } as Skip,
+      want: true,
+    },
   ])('$name -> $want', ({ last, next, want }) => {
     expect(skipIsNews(last, next)).toBe(want);
   });

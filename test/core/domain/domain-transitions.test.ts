@@ -6,8 +6,16 @@ import { planNextNonce, recoverNonce } from '../../../src/core/domain/nonce.js';
 import type { TxRecord, TxStatus } from '../../../src/shared/tx-record.js';
 import { hashOf, rec } from '../../support/app/core-records.js';
 
-const receiptIn = (block: number, blockHash = `0xb${block}`): Record<string, unknown> => ({ transactionHash: hashOf(1), blockNumber: block, blockHash, status: 1 });
-const msg = (type: TrackerNews['type'], result: Record<string, unknown> = { transactionHash: hashOf(1), confirmation: 6, timeout: 10000 }): TrackerNews => ({ type, result });
+const receiptIn = (block: number, blockHash = `0xb${block}`): Record<string, unknown> => ({
+  transactionHash: hashOf(1),
+  blockNumber: block,
+  blockHash,
+  status: 1,
+});
+const msg = (
+  type: TrackerNews['type'],
+  result: Record<string, unknown> = { transactionHash: hashOf(1), confirmation: 6, timeout: 10000 },
+): TrackerNews => ({ type, result });
 
 type Row = {
   name: string;
@@ -33,22 +41,76 @@ describe('applyTrackerMessage', () => {
     { name: 'receipt on a fresh record', status: undefined, m: msg('receipt', receiptIn(5)), want: [[1, 'receipt']], kinds: ['receipt'] },
     { name: 'receipt after pending', status: 'pending', m: msg('receipt', receiptIn(5)), want: [[1, 'receipt']] },
     { name: 'receipt twice, same block', status: 'receipt', data: receiptIn(5), m: msg('receipt', receiptIn(5)), want: [] },
-    { name: 'receipt again after a reorg', status: 'receipt', data: receiptIn(5), m: msg('receipt', receiptIn(6)), want: [[1, 'receipt']], kinds: ['reorged'] },
+    {
+      name: 'receipt again after a reorg',
+      status: 'receipt',
+      data: receiptIn(5),
+      m: msg('receipt', receiptIn(6)),
+      want: [[1, 'receipt']],
+      kinds: ['reorged'],
+    },
     { name: 'receipt after confirmation', status: 'confirmation', data: receiptIn(5), m: msg('receipt', receiptIn(5)), want: [] },
     {
       name: 'receipt marks every sibling replaced',
       status: 'pending',
       siblings: [r2(), r3('pending')],
       m: msg('receipt', receiptIn(5)),
-      want: [[1, 'receipt'], [2, 'replaced'], [3, 'replaced']],
+      want: [
+        [1, 'receipt'],
+        [2, 'replaced'],
+        [3, 'replaced'],
+      ],
       kinds: ['receipt', 'replaced', 'replaced'],
     },
-    { name: 'receipt of a record we had marked replaced (the sibling was reorged out)', status: 'replaced', siblings: [r2('receipt')], m: msg('receipt', receiptIn(7)), want: [[1, 'receipt'], [2, 'replaced']] },
-    { name: 'receipt leaves an already replaced sibling alone', status: 'pending', siblings: [r2('replaced')], m: msg('receipt', receiptIn(5)), want: [[1, 'receipt']] },
-    { name: 'a stale receipt after a sibling was confirmed changes nothing', status: 'replaced', siblings: [r2('confirmation')], m: msg('receipt', receiptIn(5)), want: [] },
-    { name: 'a stale confirmation after a sibling was confirmed changes nothing', status: 'replaced', siblings: [r2('confirmation')], m: msg('confirmation', receiptIn(5)), want: [] },
-    { name: 'confirmation after receipt', status: 'receipt', data: receiptIn(5), m: msg('confirmation', receiptIn(5)), want: [[1, 'confirmation']], kinds: ['confirmation'] },
-    { name: 'confirmation without a receipt first (out of order)', status: undefined, siblings: [r2()], m: msg('confirmation', receiptIn(5)), want: [[1, 'confirmation'], [2, 'replaced']] },
+    {
+      name: 'receipt of a record we had marked replaced (the sibling was reorged out)',
+      status: 'replaced',
+      siblings: [r2('receipt')],
+      m: msg('receipt', receiptIn(7)),
+      want: [
+        [1, 'receipt'],
+        [2, 'replaced'],
+      ],
+    },
+    {
+      name: 'receipt leaves an already replaced sibling alone',
+      status: 'pending',
+      siblings: [r2('replaced')],
+      m: msg('receipt', receiptIn(5)),
+      want: [[1, 'receipt']],
+    },
+    {
+      name: 'a stale receipt after a sibling was confirmed changes nothing',
+      status: 'replaced',
+      siblings: [r2('confirmation')],
+      m: msg('receipt', receiptIn(5)),
+      want: [],
+    },
+    {
+      name: 'a stale confirmation after a sibling was confirmed changes nothing',
+      status: 'replaced',
+      siblings: [r2('confirmation')],
+      m: msg('confirmation', receiptIn(5)),
+      want: [],
+    },
+    {
+      name: 'confirmation after receipt',
+      status: 'receipt',
+      data: receiptIn(5),
+      m: msg('confirmation', receiptIn(5)),
+      want: [[1, 'confirmation']],
+      kinds: ['confirmation'],
+    },
+    {
+      name: 'confirmation without a receipt first (out of order)',
+      status: undefined,
+      siblings: [r2()],
+      m: msg('confirmation', receiptIn(5)),
+      want: [
+        [1, 'confirmation'],
+        [2, 'replaced'],
+      ],
+    },
     { name: 'confirmation after pending', status: 'pending', m: msg('confirmation', receiptIn(5)), want: [[1, 'confirmation']] },
     { name: 'confirmation twice', status: 'confirmation', data: receiptIn(5), m: msg('confirmation', receiptIn(5)), want: [] },
   ];
@@ -66,7 +128,14 @@ describe('applyTrackerMessage', () => {
 
   it('applying every permutation of a message sequence twice ends in the same state', () => {
     const seqs: TrackerNews[] = [msg('pending'), msg('receipt', receiptIn(5)), msg('confirmation', receiptIn(5))];
-    const perms = [[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]];
+    const perms = [
+      [0, 1, 2],
+      [0, 2, 1],
+      [1, 0, 2],
+      [1, 2, 0],
+      [2, 0, 1],
+      [2, 1, 0],
+    ];
     for (const p of perms) {
       let r = rec({ n: 1 });
       for (const i of [...p, ...p]) {
@@ -105,13 +174,92 @@ describe('recoverNonce', () => {
   const b = rec({ n: 2, nonce: 4, attempt: 1, replaces: hashOf(1) });
   const none = new Set<string>();
   it.each([
-    { name: 'our replacement was mined', records: [{ ...a, status: 'pending' as const, replacedBy: b.transactionHash }, b], receipts: [[2, receiptIn(9)]], mined: 5, outcome: 'mined', changed: [[2, 'receipt'], [1, 'replaced']], rebroadcast: null, track: [2] },
-    { name: 'our original was mined', records: [a, b], receipts: [[1, receiptIn(9)]], mined: 5, outcome: 'mined', changed: [[1, 'receipt'], [2, 'replaced']], rebroadcast: null, track: [1] },
-    { name: 'a foreign transaction used the nonce', records: [a, b], receipts: [], mined: 5, outcome: 'used-elsewhere', changed: [[1, 'replaced'], [2, 'replaced']], rebroadcast: null, track: [] },
-    { name: 'still open: resend the newest attempt, track both', records: [a, b], receipts: [], mined: 4, outcome: 'open', changed: [], rebroadcast: 2, track: [1, 2] },
-    { name: 'still open, newest refused by the node', records: [a, b], receipts: [], mined: 4, rejected: new Set([b.transactionHash]), outcome: 'open', changed: [], rebroadcast: 1, track: [1] },
-    { name: 'reorged out after a receipt: resend the known-good one', records: [{ ...a, status: 'receipt' as const }, { ...b, status: 'replaced' as const }], receipts: [], mined: 4, outcome: 'open', changed: [], rebroadcast: 1, track: [1] },
-    { name: 'already confirmed', records: [{ ...a, status: 'confirmation' as const }, { ...b, status: 'replaced' as const }], receipts: [], mined: 5, outcome: 'closed', changed: [], rebroadcast: null, track: [] },
+    {
+      name: 'our replacement was mined',
+      records: [{ ...a, status: 'pending' as const, replacedBy: b.transactionHash }, b],
+      receipts: [[2, receiptIn(9)]],
+      mined: 5,
+      outcome: 'mined',
+      changed: [
+        [2, 'receipt'],
+        [1, 'replaced'],
+      ],
+      rebroadcast: null,
+      track: [2],
+    },
+    {
+      name: 'our original was mined',
+      records: [a, b],
+      receipts: [[1, receiptIn(9)]],
+      mined: 5,
+      outcome: 'mined',
+      changed: [
+        [1, 'receipt'],
+        [2, 'replaced'],
+      ],
+      rebroadcast: null,
+      track: [1],
+    },
+    {
+      name: 'a foreign transaction used the nonce',
+      records: [a, b],
+      receipts: [],
+      mined: 5,
+      outcome: 'used-elsewhere',
+      changed: [
+        [1, 'replaced'],
+        [2, 'replaced'],
+      ],
+      rebroadcast: null,
+      track: [],
+    },
+    {
+      name: 'still open: resend the newest attempt, track both',
+      records: [a, b],
+      receipts: [],
+      mined: 4,
+      outcome: 'open',
+      changed: [],
+      rebroadcast: 2,
+      track: [1, 2],
+    },
+    {
+      name: 'still open, newest refused by the node',
+      records: [a, b],
+      receipts: [],
+      mined: 4,
+      rejected: new Set([b.transactionHash]),
+      outcome: 'open',
+      changed: [],
+      rebroadcast: 1,
+      track: [1],
+    },
+    {
+      name: 'reorged out after a receipt: resend the known-good one',
+      records: [
+        { ...a, status: 'receipt' as const },
+        { ...b, status: 'replaced' as const },
+      ],
+      receipts: [],
+      mined: 4,
+      outcome: 'open',
+      changed: [],
+      rebroadcast: 1,
+      track: [1],
+    },
+    {
+      name: 'already confirmed',
+      records: [
+        { ...a, status: 'confirmation' as const },
+        { ...b, status: 'replaced' as const },
+      ],
+      receipts: [],
+      mined: 5,
+      outcome: 'closed',
+      changed: [],
+      rebroadcast: null,
+      track: [],
+    },
   ])('$name', ({ records, receipts, mined, rejected, outcome, changed, rebroadcast, track }) => {
     const r = recoverNonce({
       nonce: 4,

@@ -32,7 +32,10 @@ function world(required = true, timeoutMs = 60_000) {
 }
 
 const declinedWith = async (p: Promise<unknown>) => {
-  const e = await p.then(() => null, (x: unknown) => x);
+  const e = await p.then(
+    () => null,
+    (x: unknown) => x,
+  );
   expect(isTxdeskError(e, 'DECLINED')).toBe(true);
   return (e as Error).message;
 };
@@ -42,7 +45,13 @@ describe('approvals', () => {
     const w = world();
     const gate = w.approvals.gateTransaction({ ...payload('5'), input: '0xa9059cbb' + '0'.repeat(128) }, tool);
     const [waiting] = w.approvals.list();
-    expect(waiting!.transaction).toMatchObject({ value: '5', selector: '0xa9059cbb', functionName: 'transfer(address,uint256)', feeCapWei: '1000000000', maxCostWei: String(5n + 21_000n * 10n ** 9n) });
+    expect(waiting!.transaction).toMatchObject({
+      value: '5',
+      selector: '0xa9059cbb',
+      functionName: 'transfer(address,uint256)',
+      feeCapWei: '1000000000',
+      maxCostWei: String(5n + 21_000n * 10n ** 9n),
+    });
     expect(waiting!.requester).toEqual(tool);
     w.approvals.decide(waiting!.id, { approve: true });
     await gate;
@@ -101,7 +110,9 @@ describe('approvals', () => {
   it('a rule comes only with the approval of a transaction', async () => {
     const w = world();
     const p = w.approvals.gateMessage(new Uint8Array([1]), tool);
-    expect(() => w.approvals.decide(w.approvals.list()[0]!.id, { approve: true, allowPerDayWei: '1' })).toThrow(/only with the approval of a transaction/);
+    expect(() => w.approvals.decide(w.approvals.list()[0]!.id, { approve: true, allowPerDayWei: '1' })).toThrow(
+      /only with the approval of a transaction/,
+    );
     w.approvals.stop();
     await declinedWith(p);
   });
@@ -131,7 +142,10 @@ describe('approval rules (pure)', () => {
     expect(spentWithin(r, t0 + day + 121_000)).toBe(0n);
   });
   it('names well-known functions and leaves the rest to their selector', () => {
-    expect(calledFunction('0x' + '1'.repeat(40), '0x42842e0e' + '0'.repeat(192))).toEqual({ selector: '0x42842e0e', functionName: 'safeTransferFrom(address,address,uint256)' });
+    expect(calledFunction('0x' + '1'.repeat(40), '0x42842e0e' + '0'.repeat(192))).toEqual({
+      selector: '0x42842e0e',
+      functionName: 'safeTransferFrom(address,address,uint256)',
+    });
     expect(calledFunction('0x' + '1'.repeat(40), '0xdeadbeef')).toEqual({ selector: '0xdeadbeef', functionName: null });
     expect(calledFunction(null, '0x6080')).toEqual({ selector: null, functionName: null });
     expect(calledFunction('0x' + '1'.repeat(40), '0x')).toEqual({ selector: null, functionName: null });

@@ -7,7 +7,14 @@ import { createWalletSigner } from '../../../src/core/adapters/chain/chain-signe
 import { createSqliteTxStore, migrateTxStore } from '../../../src/core/adapters/sqlite/tx-store-sqlite.js';
 import { defaultPolicy } from '../../../src/core/config.js';
 import type { NetworkFees } from '../../../src/core/domain/fees.js';
-import { BroadcastError, type BroadcastFailure, type Chain, type FeedMessage, type TrackerFeed, type TxStore } from '../../../src/core/ports.js';
+import {
+  BroadcastError,
+  type BroadcastFailure,
+  type Chain,
+  type FeedMessage,
+  type TrackerFeed,
+  type TxStore,
+} from '../../../src/core/ports.js';
 import { startNonceWatchdog } from '../../../src/core/services/nonce-watchdog.js';
 import { createTxEngine, type RetrySummary, type SweepSummary, type TxEngine } from '../../../src/core/services/tx-engine.js';
 import { openDatabase } from '../../../src/lib/sqlite.js';
@@ -158,7 +165,10 @@ describe('tx engine', () => {
     expect(s.resent).toBe(1);
     const after = w.store.get(r.transactionHash)!;
     expect(after.problem).toBeNull();
-    expect(w.store.history(r.transactionHash).at(-1)).toMatchObject({ kind: 'broadcast', summary: 'Sent to the node; it took it this time.' });
+    expect(w.store.history(r.transactionHash).at(-1)).toMatchObject({
+      kind: 'broadcast',
+      summary: 'Sent to the node; it took it this time.',
+    });
     expect(w.tracked).toContain(r.transactionHash);
     // The same block again: nothing to do.
     expect(await w.engine.sweep()).toBeNull();
@@ -381,18 +391,44 @@ describe('retrying skipped replacements', () => {
 describe('startNonceWatchdog', () => {
   const capture = () => {
     const lines: string[] = [];
-    const log: Logger = { info: (m) => void lines.push(`info ${m}`), warn: (m) => void lines.push(`warn ${m}`), error: (m) => void lines.push(`error ${m}`), child: () => log };
+    const log: Logger = {
+      info: (m) => void lines.push(`info ${m}`),
+      warn: (m) => void lines.push(`warn ${m}`),
+      error: (m) => void lines.push(`error ${m}`),
+      child: () => log,
+    };
     return { log, lines };
   };
-  const ok: SweepSummary = { block: 1, waiting: 0, replaced: 0, recorded: 0, resent: 0, repriced: 0, rebroadcast: 0, reorged: 0, settled: 0 };
+  const ok: SweepSummary = {
+    block: 1,
+    waiting: 0,
+    replaced: 0,
+    recorded: 0,
+    resent: 0,
+    repriced: 0,
+    rebroadcast: 0,
+    reorged: 0,
+    settled: 0,
+  };
 
   it('logs a failure once per distinct message and recovers', async () => {
-    const outcomes: (Error | SweepSummary)[] = [new Error('node down'), new Error('node down'), new Error('node down'), new Error('timeout'), new Error('timeout'), ok, new Error('node down'), { ...ok, rebroadcast: 2 }];
-    const engine = { sweep: async () => {
-      const o = outcomes.shift()!;
-      if (o instanceof Error) throw o;
-      return o;
-    } };
+    const outcomes: (Error | SweepSummary)[] = [
+      new Error('node down'),
+      new Error('node down'),
+      new Error('node down'),
+      new Error('timeout'),
+      new Error('timeout'),
+      ok,
+      new Error('node down'),
+      { ...ok, rebroadcast: 2 },
+    ];
+    const engine = {
+      sweep: async () => {
+        const o = outcomes.shift()!;
+        if (o instanceof Error) throw o;
+        return o;
+      },
+    };
     const { log, lines } = capture();
     const s = startNonceWatchdog(engine, log, 3_600_000);
     try {
@@ -409,11 +445,13 @@ describe('startNonceWatchdog', () => {
     let calls = 0;
     let release: () => void = () => {};
     const forced: boolean[] = [];
-    const engine = { sweep: (o: { force?: boolean } = {}) => {
-      calls++;
-      forced.push(o.force === true);
-      return calls === 1 ? new Promise<SweepSummary>((r) => (release = () => r(ok))) : Promise.resolve(ok);
-    } };
+    const engine = {
+      sweep: (o: { force?: boolean } = {}) => {
+        calls++;
+        forced.push(o.force === true);
+        return calls === 1 ? new Promise<SweepSummary>((r) => (release = () => r(ok))) : Promise.resolve(ok);
+      },
+    };
     const s = startNonceWatchdog(engine, silentLogger, 3_600_000);
     const first = s.kick();
     const second = s.kick();
@@ -504,7 +542,9 @@ describe('faults', () => {
     await newBlock();
     expect(w.store.list()).toHaveLength(1);
     expect(w.store.get(r.transactionHash)!.problem).toMatchObject({ reason: 'fee-cap' });
-    expect(w.store.get(r.transactionHash)!.problem!.summary).toMatch(/^To cancel nonce 0 needs a fee of .*, above your fee cap of 1 gwei; raise the cap in Settings, then retry\.$/);
+    expect(w.store.get(r.transactionHash)!.problem!.summary).toMatch(
+      /^To cancel nonce 0 needs a fee of .*, above your fee cap of 1 gwei; raise the cap in Settings, then retry\.$/,
+    );
     w.policy = { ...w.policy, maxFeeWei: String(5n * GWEI) };
     await newBlock();
     const cancel = w.store.get(w.store.get(r.transactionHash)!.replacedBy!)!;
@@ -624,7 +664,9 @@ describe('faults', () => {
     w.fees = { ...w.fees, baseFeeWei: 3n * GWEI };
     const err = await w.engine.send().catch((e: unknown) => e);
     expect(isTxdeskError(err, 'CONFLICT')).toBe(true);
-    expect((err as Error).message).toBe("The network's price is 3 gwei, above your fee cap of 2 gwei; raise the cap in Settings or wait for fees to fall, then retry.");
+    expect((err as Error).message).toBe(
+      "The network's price is 3 gwei, above your fee cap of 2 gwei; raise the cap in Settings or wait for fees to fall, then retry.",
+    );
     expect(w.store.list()).toEqual([]);
     expect(w.sent).toEqual([]);
   });
@@ -645,7 +687,9 @@ describe('faults', () => {
     w.policy = { ...w.policy, maxFeeWei: String(GWEI) };
     const capped = await w.engine.speedUp(b.transactionHash).catch((e: unknown) => e);
     expect(isTxdeskError(capped, 'CONFLICT')).toBe(true);
-    expect((capped as Error).message).toMatch(/^To speed up nonce 1 needs a fee of .* above your fee cap of 1 gwei; raise the cap in Settings, then retry\.$/);
+    expect((capped as Error).message).toMatch(
+      /^To speed up nonce 1 needs a fee of .* above your fee cap of 1 gwei; raise the cap in Settings, then retry\.$/,
+    );
     await w.engine.handleMessage(message('m2', 'receipt', b.transactionHash, receipt(b.transactionHash, 3)));
     const mined = await w.engine.cancel(b.transactionHash).catch((e: unknown) => e);
     expect(isTxdeskError(mined, 'CONFLICT')).toBe(true);
@@ -655,7 +699,12 @@ describe('faults', () => {
   it('a slow ack does not hold up the next send', async () => {
     const r = await w.engine.send();
     let release: () => void = () => {};
-    const slow: FeedMessage = { id: 's1', type: 'pending', result: { transactionHash: r.transactionHash }, ack: () => new Promise<void>((res) => (release = res)) };
+    const slow: FeedMessage = {
+      id: 's1',
+      type: 'pending',
+      result: { transactionHash: r.transactionHash },
+      ack: () => new Promise<void>((res) => (release = res)),
+    };
     const handled = w.engine.handleMessage(slow);
     await w.engine.idle();
     const next = await w.engine.send();
@@ -668,7 +717,12 @@ describe('faults', () => {
 describe('operational log', () => {
   it('says when a transaction is sent, replaced (old fee -> new fee, why) and its nonce settled', async () => {
     const lines: string[] = [];
-    const log: Logger = { info: (m) => void lines.push(`info ${m}`), warn: (m) => void lines.push(`warn ${m}`), error: (m) => void lines.push(`error ${m}`), child: () => log };
+    const log: Logger = {
+      info: (m) => void lines.push(`info ${m}`),
+      warn: (m) => void lines.push(`warn ${m}`),
+      error: (m) => void lines.push(`error ${m}`),
+      child: () => log,
+    };
     w = makeWorld(log);
     const r = await w.engine.send();
     await w.engine.handleMessage(message('m1', 'pending', r.transactionHash));

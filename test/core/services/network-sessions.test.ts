@@ -42,7 +42,11 @@ describe('network sessions', () => {
   });
 
   it('stays on the active network when opening another fails', async () => {
-    const s = createNetworkSessions({ first: session('local'), open: async () => Promise.reject(new Error('node down')), changed: () => undefined });
+    const s = createNetworkSessions({
+      first: session('local'),
+      open: async () => Promise.reject(new Error('node down')),
+      changed: () => undefined,
+    });
     await expect(s.switchTo({ platform: 'ethereum', network: 'local-2' })).rejects.toThrow('node down');
     expect(s.active().network).toBe('local');
     expect(s.all()).toHaveLength(1);

@@ -15,8 +15,9 @@ import { call, tempDir, type Answer } from '../../support/service/service-harnes
 
 const password = 'correct horse battery';
 const needsSecret =
-  "Managing webhooks needs your account's API secret, not only the clientId: send \"Authorization: Bearer <API secret>\" (make one with `txdesk account:api-secret`), or use the txdesk command while logged in.";
-const notValid = 'This API secret is not valid (it was rotated or revoked, or is mistyped): send the current one, or make a new one with `txdesk account:api-secret --rotate`.';
+  'Managing webhooks needs your account\'s API secret, not only the clientId: send "Authorization: Bearer <API secret>" (make one with `txdesk account:api-secret`), or use the txdesk command while logged in.';
+const notValid =
+  'This API secret is not valid (it was rotated or revoked, or is mistyped): send the current one, or make a new one with `txdesk account:api-secret --rotate`.';
 
 function expectRefusal(answer: Answer, status: number, code: string, message: string) {
   expect({ status: answer.status, body: answer.body }).toEqual({ status, body: { error: { code, message } } });
@@ -26,7 +27,8 @@ describe('API secrets and who may manage webhooks', () => {
   let anvil: RunningAnvil;
   let service: RunningService;
   let dataDir: string;
-  const start = () => startService({ nodeUrl: anvil.url, dataDir, port: 0, openSignup: true, allowPrivateWebhooks: true, log: silentLogger });
+  const start = () =>
+    startService({ nodeUrl: anvil.url, dataDir, port: 0, openSignup: true, allowPrivateWebhooks: true, log: silentLogger });
 
   beforeAll(async () => {
     anvil = await startAnvil({ blockTimeSeconds: 2 });
@@ -47,7 +49,11 @@ describe('API secrets and who may manage webhooks', () => {
     return answer.body as { clientId: string; jwtToken: string };
   };
   const makeSecret = (token?: string, body?: unknown) =>
-    call(url('/users/v1/api-secret'), { method: 'POST', ...(token !== undefined ? { token } : {}), ...(body !== undefined ? { body } : {}) });
+    call(url('/users/v1/api-secret'), {
+      method: 'POST',
+      ...(token !== undefined ? { token } : {}),
+      ...(body !== undefined ? { body } : {}),
+    });
   const hooks = (path = '', init: Parameters<typeof call>[1] = {}) => call(url(`/tracker/v1/webhooks${path}`), init);
 
   it('is made once with a session, shown once, replaced only on request, and revoked', async () => {
@@ -67,7 +73,9 @@ describe('API secrets and who may manage webhooks', () => {
     // A second one would silently break the program using the first: it takes rotate, said out loud.
     const twice = await makeSecret(jwtToken, {});
     expect(twice.status).toBe(409);
-    expect(twice.body.error.message).toMatch(/^This account already has an API secret \(made \S+Z\), which is shown only when made: send \{"rotate":true\} to replace it/);
+    expect(twice.body.error.message).toMatch(
+      /^This account already has an API secret \(made \S+Z\), which is shown only when made: send \{"rotate":true\} to replace it/,
+    );
     expect((await makeSecret(jwtToken, { rotate: 'yes' })).status).toBe(400);
     expect((await makeSecret(jwtToken, { rotat: true })).status).toBe(400);
     // Only a login makes or ends API secrets, never the API secret itself.
@@ -98,12 +106,25 @@ describe('API secrets and who may manage webhooks', () => {
     const other = await signup('linus@example.com');
     const apiSecret = (await makeSecret(jwtToken)).body.apiSecret as string;
 
-    for (const [method, path] of [['GET', ''], ['POST', ''], ['GET', '/x'], ['PATCH', '/x'], ['DELETE', '/x'], ['POST', '/x/test'], ['POST', '/x/replay']] as const) {
+    for (const [method, path] of [
+      ['GET', ''],
+      ['POST', ''],
+      ['GET', '/x'],
+      ['PATCH', '/x'],
+      ['DELETE', '/x'],
+      ['POST', '/x/test'],
+      ['POST', '/x/replay'],
+    ] as const) {
       const body = method === 'POST' || method === 'PATCH' ? { url: 'http://127.0.0.1:9/hook' } : undefined;
       expectRefusal(await hooks(`${path}?clientId=${clientId}`, { method, ...(body ? { body } : {}) }), 401, 'UNAUTHORIZED', needsSecret);
       expectRefusal(await hooks(path, { method, ...(body ? { body } : {}) }), 401, 'UNAUTHORIZED', needsSecret);
     }
-    expectRefusal(await hooks('', { headers: { authorization: `Basic ${Buffer.from(`${clientId}:`).toString('base64')}` } }), 401, 'UNAUTHORIZED', needsSecret);
+    expectRefusal(
+      await hooks('', { headers: { authorization: `Basic ${Buffer.from(`${clientId}:`).toString('base64')}` } }),
+      401,
+      'UNAUTHORIZED',
+      needsSecret,
+    );
     expectRefusal(await hooks('', { token: clientId }), 401, 'UNAUTHORIZED', needsSecret);
     expectRefusal(await hooks('', { token: 'txdesk_sk_short' }), 401, 'UNAUTHORIZED', notValid);
     expectRefusal(await hooks('', { token: `txdesk_sk_${'A'.repeat(43)}` }), 401, 'UNAUTHORIZED', notValid);
@@ -132,7 +153,11 @@ describe('API secrets and who may manage webhooks', () => {
     expect((await call(url(`/nft/v1/accounts/0x70997970C51812dc3A010C7d01b50e0d17dc79C8/tokens?clientId=${clientId}`))).status).toBe(200);
 
     // A password change ends the sessions, not the API secret (a program keeps working until the secret is rotated).
-    const changed = await call(url('/users/v1/passwd'), { method: 'PATCH', token: jwtToken, body: { password, newPassword: 'another long password' } });
+    const changed = await call(url('/users/v1/passwd'), {
+      method: 'PATCH',
+      token: jwtToken,
+      body: { password, newPassword: 'another long password' },
+    });
     expect(changed.status).toBe(200);
     expect((await hooks('', { token: jwtToken })).status).toBe(401);
     expect((await hooks('', { token: apiSecret })).status).toBe(200);

@@ -65,7 +65,10 @@ describe('a running service', () => {
     expect(out.text).toBe('');
 
     expectUnauthorized(await me(first), revoked);
-    expectUnauthorized(await call(url('/users/v1/passwd'), { method: 'PATCH', token: first, body: { password, newPassword: 'another password' } }), revoked);
+    expectUnauthorized(
+      await call(url('/users/v1/passwd'), { method: 'PATCH', token: first, body: { password, newPassword: 'another password' } }),
+      revoked,
+    );
     // A second logout with the same token is the 401 of any revoked token.
     expectUnauthorized(await logout(first), revoked);
     // Another spelling of the same signature (base64url decoding ignores a trailing "=") is the same revoked token.
@@ -142,7 +145,9 @@ describe('the deny-list on a real database with a fake clock', () => {
 
   it('migrates a database from before logout, whose tokens (without jti) still work and can be revoked', async () => {
     // Back to accounts schema version 1, as a service from before this change left it (and so before API secrets).
-    db.exec("DROP TABLE accounts_api_secrets; DROP TABLE accounts_revoked_tokens; UPDATE schema_migrations SET version = 1 WHERE module = 'accounts'");
+    db.exec(
+      "DROP TABLE accounts_api_secrets; DROP TABLE accounts_revoked_tokens; UPDATE schema_migrations SET version = 1 WHERE module = 'accounts'",
+    );
     const accounts = await open();
     expect(db.prepare("SELECT version FROM schema_migrations WHERE module = 'accounts'").pluck().get()).toBe(3);
 

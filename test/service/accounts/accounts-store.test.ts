@@ -7,7 +7,13 @@ import { openSqliteAccountsStore } from '../../../src/service/accounts/sqlite/ac
 import { openPostgresAccountsStore } from '../../../src/service/accounts/postgres/accounts-store-postgres.js';
 import { backends, type BackendPlace } from '../../support/service/store-backends.js';
 
-const user = (n: number) => ({ email: `u${n}@example.com`, name: `U${n}`, organization: 'O', passwordHash: `hash${n}`, clientId: `client${n}` });
+const user = (n: number) => ({
+  email: `u${n}@example.com`,
+  name: `U${n}`,
+  organization: 'O',
+  passwordHash: `hash${n}`,
+  clientId: `client${n}`,
+});
 
 describe.each(backends)('accounts store on $name', (backend) => {
   const places: BackendPlace[] = [];
@@ -26,7 +32,15 @@ describe.each(backends)('accounts store on $name', (backend) => {
     expect(await store.insert({ ...user(2), email: 'u1@example.com' }, 2_000)).toBe(false);
     expect(await store.insert(user(2), 2_000)).toBe(true);
     const u1 = await store.byEmail('u1@example.com');
-    expect(u1).toEqual({ id: expect.any(Number), email: 'u1@example.com', name: 'U1', organization: 'O', passwordHash: 'hash1', clientId: 'client1', tokenGeneration: 0 });
+    expect(u1).toEqual({
+      id: expect.any(Number),
+      email: 'u1@example.com',
+      name: 'U1',
+      organization: 'O',
+      passwordHash: 'hash1',
+      clientId: 'client1',
+      tokenGeneration: 0,
+    });
     expect(await store.byId(u1!.id)).toEqual(u1);
     expect(await store.byEmail('nobody@example.com')).toBeUndefined();
     expect(await store.byId(999_999)).toBeUndefined();

@@ -22,7 +22,12 @@ describe('the shared limiter bookkeeping', () => {
     l.take('a', 0);
     l.take('a', 0);
     l.take('b', 0);
-    expect(l.drainTaken()).toEqual(new Map([['a', 2], ['b', 1]]));
+    expect(l.drainTaken()).toEqual(
+      new Map([
+        ['a', 2],
+        ['b', 1],
+      ]),
+    );
     expect(l.drainTaken()).toEqual(new Map());
     l.charge('a', 200, 0); // 58 left, less 200, clamps at one minute's debt (-60)
     expect(() => l.take('a', 0)).toThrow(/retry after 61 s/);
@@ -121,7 +126,9 @@ function serviceFleet(count: number, label: string, perMinute: number): RunningS
     for (let i = 0; i < count; i++) {
       const dataDir = mkdtempSync(join(tmpdir(), 'txdesk-rate-'));
       dirs.push(dataDir);
-      services.push(await startService({ nodeUrl: anvil.url, dataDir, port: 0, database: db.url, rateLimitPerMinute: perMinute, log: silentLogger }));
+      services.push(
+        await startService({ nodeUrl: anvil.url, dataDir, port: 0, database: db.url, rateLimitPerMinute: perMinute, log: silentLogger }),
+      );
     }
   }, 60_000);
   afterAll(async () => {
@@ -171,9 +178,17 @@ describe('three services on one database', () => {
   const services = serviceFleet(3, 'rate_fleet_3', PER_MINUTE);
 
   it('refuses a client spread over three instances once the fleet has let its rate through, on every instance', async () => {
-    const account = await services[0]!.accounts.createAccount({ email: 'spread@example.com', password: 'correct horse battery staple', name: 'S', organization: 'txdesk tests' });
+    const account = await services[0]!.accounts.createAccount({
+      email: 'spread@example.com',
+      password: 'correct horse battery staple',
+      name: 'S',
+      organization: 'txdesk tests',
+    });
     const { clientId } = account;
-    await waitFor('every instance to know the new clientId', () => services.every((s) => s.accounts.isKnownClientId(clientId)), { timeoutMs: 30_000, everyMs: 50 });
+    await waitFor('every instance to know the new clientId', () => services.every((s) => s.accounts.isKnownClientId(clientId)), {
+      timeoutMs: 30_000,
+      everyMs: 50,
+    });
     // Ten requests a second, in turn on each instance, for 20 s: 200 requests. Alone each instance would let its
     // PER_MINUTE and its refill through (3 x 80 > 200: every request); the fleet lets PER_MINUTE and one refill through.
     const EVERY_MS = 100;
@@ -196,7 +211,9 @@ describe('three services on one database', () => {
     const elapsedS = (Date.now() - t0) / 1000;
     const total = passed.reduce((x, y) => x + y, 0);
     const bound = PER_MINUTE + (PER_MINUTE / 60) * elapsedS + (1000 / EVERY_MS) * TOLERANCE_S;
-    console.log(`fleet rate test: ${total} of ${COUNT} requests over ${elapsedS.toFixed(1)} s let through (per instance ${passed.join(', ')}; refused ${refused.join(', ')}); the rate allows ${Math.round(PER_MINUTE + (PER_MINUTE / 60) * elapsedS)}, the stated tolerance ${Math.round(bound)}`);
+    console.log(
+      `fleet rate test: ${total} of ${COUNT} requests over ${elapsedS.toFixed(1)} s let through (per instance ${passed.join(', ')}; refused ${refused.join(', ')}); the rate allows ${Math.round(PER_MINUTE + (PER_MINUTE / 60) * elapsedS)}, the stated tolerance ${Math.round(bound)}`,
+    );
     expect(total, 'the fleet let through less than the rate: sharing overcharged').toBeGreaterThanOrEqual(PER_MINUTE);
     expect(total, 'the fleet let through more than the rate and its tolerance').toBeLessThanOrEqual(bound);
     for (const n of refused) expect(n, 'every instance refuses the client').toBeGreaterThan(0);

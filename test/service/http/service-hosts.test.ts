@@ -9,8 +9,20 @@ describe('allowedServiceHosts', () => {
     ['wildcard bind: loopback only', 4000, '0.0.0.0', {}, ['127.0.0.1:4000', 'localhost:4000', '[::1]:4000']],
     ['LAN address', 4000, '192.168.1.5', {}, ['127.0.0.1:4000', 'localhost:4000', '[::1]:4000', '192.168.1.5:4000']],
     ['IPv6 address', 4000, 'fe80::1', {}, ['127.0.0.1:4000', 'localhost:4000', '[::1]:4000', '[fe80::1]:4000']],
-    ['public URL, default port', 4000, '0.0.0.0', { publicUrl: 'https://TxDesk.Example.com' }, ['127.0.0.1:4000', 'localhost:4000', '[::1]:4000', 'txdesk.example.com']],
-    ['public URL with port', 4000, '127.0.0.1', { publicUrl: 'http://svc.example:8080' }, ['127.0.0.1:4000', 'localhost:4000', '[::1]:4000', 'svc.example:8080']],
+    [
+      'public URL, default port',
+      4000,
+      '0.0.0.0',
+      { publicUrl: 'https://TxDesk.Example.com' },
+      ['127.0.0.1:4000', 'localhost:4000', '[::1]:4000', 'txdesk.example.com'],
+    ],
+    [
+      'public URL with port',
+      4000,
+      '127.0.0.1',
+      { publicUrl: 'http://svc.example:8080' },
+      ['127.0.0.1:4000', 'localhost:4000', '[::1]:4000', 'svc.example:8080'],
+    ],
   ])('%s', (_name, port, bind, access, expected) => {
     expect([...allowedServiceHosts(port, bind, access)].sort()).toEqual([...expected].sort());
   });

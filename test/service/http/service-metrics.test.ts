@@ -69,7 +69,7 @@ const family = (families: Family[], name: string): Family => {
 };
 const matches = (have: Labels | undefined, want: Labels) => Object.entries(want).every(([k, v]) => have?.[k] === v);
 /** The value of the one sample of `name` whose labels include `labels`; undefined when there is none. */
-const valueOf = (families: Family[], name: string, labels: Labels = {}) => {
+const sampleValue = (families: Family[], name: string, labels: Labels = {}) => {
   const hits = family(families, name).metrics.filter((m) => matches(m.labels, labels));
   if (hits.length > 1) throw new Error(`${hits.length} samples of ${name} match ${JSON.stringify(labels)}`);
   return hits[0] ? Number(hits[0].value) : undefined;
@@ -84,7 +84,13 @@ describe('GET /metrics', () => {
   let base: string;
 
   beforeAll(async () => {
-    const health = { chainId: 1, platform: 'ethereum', network: 'mainnet', confirmations: 0, status: () => ({ indexedBlock: 100, headBlock: 120 }) };
+    const health = {
+      chainId: 1,
+      platform: 'ethereum',
+      network: 'mainnet',
+      confirmations: 0,
+      status: () => ({ indexedBlock: 100, headBlock: 120 }),
+    };
     const app = createServiceApp(health, [metrics.route, tokensRoute], () => base, silentLogger, { observe: metrics.observe });
     service = createServiceServer(app.listener);
     await listen(service.server, 0, '127.0.0.1');
@@ -144,7 +150,7 @@ describe('GET /metrics', () => {
       ['txdesk_instance_role', { ...net('sepolia'), role: 'indexer-leader' }, 0],
       ['txdesk_instance_info', { store: 'postgres' }, 1],
     ];
-    expect(rows.map(([name, labels]) => [name, labels, valueOf(families, name, labels)])).toEqual(rows);
+    expect(rows.map(([name, labels]) => [name, labels, sampleValue(families, name, labels)])).toEqual(rows);
     expect(family(families, 'txdesk_receipts_delivered_total').type).toBe('COUNTER');
     expect(family(families, 'txdesk_node_errors_total').type).toBe('COUNTER');
     expect(family(families, 'txdesk_node_back_pressure_total').type).toBe('COUNTER');
@@ -154,23 +160,29 @@ describe('GET /metrics', () => {
   it('follows the source: lag grows while the node runs ahead, and a stopped node shows as down', async () => {
     // The chain moves on, the indexer does not.
     snapshots[0] = { ...mainnet, headBlock: 150, indexLagBlocks: 50 };
-    expect(valueOf((await scrape()).families, 'txdesk_index_lag_blocks', net('mainnet'))).toBe(50);
+    expect(sampleValue((await scrape()).families, 'txdesk_index_lag_blocks', net('mainnet'))).toBe(50);
 
     // The node stops: the head stays where it was, the state and the error counts say why.
-    snapshots[0] = { ...mainnet, state: 'unreachable', headBlock: 150, indexLagBlocks: 50, nodeErrors: { ...mainnet.nodeErrors, refused: 3 } };
+    snapshots[0] = {
+      ...mainnet,
+      state: 'unreachable',
+      headBlock: 150,
+      indexLagBlocks: 50,
+      nodeErrors: { ...mainnet.nodeErrors, refused: 3 },
+    };
     let { families } = await scrape();
-    expect(valueOf(families, 'txdesk_network_up', net('mainnet'))).toBe(0);
-    expect(valueOf(families, 'txdesk_network_state', { ...net('mainnet'), state: 'unreachable' })).toBe(1);
-    expect(valueOf(families, 'txdesk_node_errors_total', { ...net('mainnet'), kind: 'refused' })).toBe(3);
+    expect(sampleValue(families, 'txdesk_network_up', net('mainnet'))).toBe(0);
+    expect(sampleValue(families, 'txdesk_network_state', { ...net('mainnet'), state: 'unreachable' })).toBe(1);
+    expect(sampleValue(families, 'txdesk_node_errors_total', { ...net('mainnet'), kind: 'refused' })).toBe(3);
 
     // Back, and indexing catches up; a network that went away leaves no stale samples.
     snapshots[0] = { ...mainnet, headBlock: 151, indexedBlock: 151, indexLagBlocks: 0, nodeErrors: { ...mainnet.nodeErrors, refused: 3 } };
     snapshots.pop();
     ({ families } = await scrape());
-    expect(valueOf(families, 'txdesk_index_lag_blocks', net('mainnet'))).toBe(0);
-    expect(valueOf(families, 'txdesk_network_up', net('mainnet'))).toBe(1);
-    expect(valueOf(families, 'txdesk_network_up', net('sepolia'))).toBeUndefined();
-    expect(valueOf(families, 'txdesk_node_errors_total', { ...net('sepolia'), kind: 'refused' })).toBeUndefined();
+    expect(sampleValue(families, 'txdesk_index_lag_blocks', net('mainnet'))).toBe(0);
+    expect(sampleValue(families, 'txdesk_network_up', net('mainnet'))).toBe(1);
+    expect(sampleValue(families, 'txdesk_network_up', net('sepolia'))).toBeUndefined();
+    expect(sampleValue(families, 'txdesk_node_errors_total', { ...net('sepolia'), kind: 'refused' })).toBeUndefined();
   });
 
   it('counts and times requests by route template, never by raw path', async () => {
@@ -183,13 +195,13 @@ describe('GET /metrics', () => {
     // Each request is recorded once its answer is sent; the scrape after it may be a moment quicker.
     const { text, families } = await waitFor('the 404 in http_requests_total', async () => {
       const s = await scrape();
-      return valueOf(s.families, ...requests('unmatched', '404')) === 1 ? s : undefined;
+      return sampleValue(s.families, ...requests('unmatched', '404')) === 1 ? s : undefined;
     });
 
-    expect(valueOf(families, ...requests(tokensTemplate, '200'))).toBe(2);
-    expect(valueOf(families, ...requests('/tracker/{platform}/{network}', '426'))).toBe(1);
-    expect(valueOf(families, 'http_requests_total', { method: 'POST', route: 'unmatched', status: '405' })).toBe(1);
-    expect(valueOf(families, ...requests('/metrics', '200'))).toBeGreaterThanOrEqual(3);
+    expect(sampleValue(families, ...requests(tokensTemplate, '200'))).toBe(2);
+    expect(sampleValue(families, ...requests('/tracker/{platform}/{network}', '426'))).toBe(1);
+    expect(sampleValue(families, 'http_requests_total', { method: 'POST', route: 'unmatched', status: '405' })).toBe(1);
+    expect(sampleValue(families, ...requests('/metrics', '200'))).toBeGreaterThanOrEqual(3);
     expect(text.toLowerCase()).not.toContain(address.toLowerCase());
 
     // This parser folds a labelled histogram into one sample (dropping its labels); without the TYPE line it reads
@@ -197,9 +209,9 @@ describe('GET /metrics', () => {
     const untyped = parsePrometheusTextFormat(text.replace(/^# TYPE http_request_duration_seconds histogram$/m, ''));
     const timed = { method: 'GET', route: tokensTemplate };
     expect(family(families, 'http_request_duration_seconds').type).toBe('HISTOGRAM');
-    expect(valueOf(untyped, 'http_request_duration_seconds_count', timed)).toBe(2);
-    expect(valueOf(untyped, 'http_request_duration_seconds_bucket', { ...timed, le: '+Inf' })).toBe(2);
-    expect(valueOf(untyped, 'http_request_duration_seconds_sum', timed)).toBeGreaterThan(0);
+    expect(sampleValue(untyped, 'http_request_duration_seconds_count', timed)).toBe(2);
+    expect(sampleValue(untyped, 'http_request_duration_seconds_bucket', { ...timed, le: '+Inf' })).toBe(2);
+    expect(sampleValue(untyped, 'http_request_duration_seconds_sum', timed)).toBeGreaterThan(0);
     const routes = new Set(family(untyped, 'http_request_duration_seconds_count').metrics.map((m) => m.labels?.route));
     expect([...routes].sort()).toEqual(['/metrics', '/tracker/{platform}/{network}', tokensTemplate, 'unmatched'].sort());
   });

@@ -21,7 +21,13 @@ function newContracts(known: (a: string) => boolean, logs: Batch['logs']): Map<s
   for (const l of logs) {
     if (known(l.contract) || out.has(l.contract)) continue;
     const standard = STANDARD[l.contract]!;
-    out.set(l.contract, { name: `N${l.contract.slice(-2)}`, symbol: standard === 'ERC1155' ? '' : 'S', totalSupply: standard === 'ERC721' ? '0' : null, hasUri: true, standard });
+    out.set(l.contract, {
+      name: `N${l.contract.slice(-2)}`,
+      symbol: standard === 'ERC1155' ? '' : 'S',
+      totalSupply: standard === 'ERC721' ? '0' : null,
+      hasUri: true,
+      standard,
+    });
   }
   return out;
 }
@@ -62,8 +68,14 @@ describe('index store on PostgreSQL', () => {
             const logs = h.moves.slice(start);
             // Some tokens come without a uri (a transfer seen before its mint was read): the write lists them.
             const read = logs.filter((l) => l.id % 3n !== 0n).map((l) => ({ address: l.contract, id: l.id }));
-            const uris = tokenUris(read, read.map((t) => uriOf(t.address, t.id)));
-            const metadataUpdates: MetadataUpdate[] = updates[r]! < 6 ? [{ contract: updates[r]! % 2 ? PLAIN : (logs[0]?.contract ?? MULTI), fromId: 0n, toId: BigInt(updates[r]! * 300) }] : [];
+            const uris = tokenUris(
+              read,
+              read.map((t) => uriOf(t.address, t.id)),
+            );
+            const metadataUpdates: MetadataUpdate[] =
+              updates[r]! < 6
+                ? [{ contract: updates[r]! % 2 ? PLAIN : (logs[0]?.contract ?? MULTI), fromId: 0n, toId: BigInt(updates[r]! * 300) }]
+                : [];
             const hash = (n: number) => '0x' + n.toString(16).padStart(64, '0');
             const known = (x: string) => lite.lookups.contractOf(x) !== undefined;
             const bt: Batch = {
@@ -80,8 +92,14 @@ describe('index store on PostgreSQL', () => {
             const b = await pg.apply(bt, tip);
             expect(missingKeys(b)).toEqual(missingKeys(a));
             // The uris read afterwards: each store gets its own rows' targets.
-            await lite.writeUris(a, a.map((m) => `late:${m.address}:${m.id}`));
-            await pg.writeUris(b, b.map((m) => `late:${m.address}:${m.id}`));
+            await lite.writeUris(
+              a,
+              a.map((m) => `late:${m.address}:${m.id}`),
+            );
+            await pg.writeUris(
+              b,
+              b.map((m) => `late:${m.address}:${m.id}`),
+            );
             tip = h.block;
             h.block++;
             h.logIndex = 0;
@@ -105,12 +123,36 @@ describe('index store on PostgreSQL', () => {
 
   it('refuses a write built on a tip that is no longer the committed one, and writes nothing of it', async () => {
     await pool.query(`TRUNCATE ${INDEX_TABLES.join(', ')}`);
-    const mint = (block: number, id: bigint) => ({ block, logIndex: 0, blockHash: '0x' + block.toString(16).padStart(64, '0'), contract: PLAIN, from: '0x' + '0'.repeat(40), to: OWNERS[0]!, id });
-    const first: Batch = { from: 1, to: 1, headers: [], logs: [mint(1, 1n)], newContracts: newContracts(() => false, [mint(1, 1n)]), uris: new Map(), supplies: new Map() };
+    const mint = (block: number, id: bigint) => ({
+      block,
+      logIndex: 0,
+      blockHash: '0x' + block.toString(16).padStart(64, '0'),
+      contract: PLAIN,
+      from: '0x' + '0'.repeat(40),
+      to: OWNERS[0]!,
+      id,
+    });
+    const first: Batch = {
+      from: 1,
+      to: 1,
+      headers: [],
+      logs: [mint(1, 1n)],
+      newContracts: newContracts(() => false, [mint(1, 1n)]),
+      uris: new Map(),
+      supplies: new Map(),
+    };
     await pg.apply(first, 0);
     expect(await pg.tip()).toBe(1);
     // A second writer that still believes the index is at block 0 (a leader that lost its role without noticing).
-    const stale: Batch = { from: 1, to: 2, headers: [], logs: [mint(2, 2n)], newContracts: new Map(), uris: new Map(), supplies: new Map() };
+    const stale: Batch = {
+      from: 1,
+      to: 2,
+      headers: [],
+      logs: [mint(2, 2n)],
+      newContracts: new Map(),
+      uris: new Map(),
+      supplies: new Map(),
+    };
     await expect(pg.apply(stale, 0)).rejects.toThrow(/another instance is indexing/);
     expect(await pg.tip()).toBe(1);
     expect((await pool.query('SELECT token_id FROM idx_tokens ORDER BY token_id')).rows.map((r) => r.token_id)).toEqual(['1']);
@@ -159,7 +201,15 @@ describe('index store on PostgreSQL when the connection is lost at COMMIT', () =
 
   it('counts a write whose COMMIT landed as written (its uris are still read) and retries one whose COMMIT did not', async () => {
     const store = await postgresIndexStore(losingPool(pool));
-    const mint = (block: number, id: bigint) => ({ block, logIndex: 0, blockHash: '0x' + block.toString(16).padStart(64, '0'), contract: PLAIN, from: '0x' + '0'.repeat(40), to: OWNERS[0]!, id });
+    const mint = (block: number, id: bigint) => ({
+      block,
+      logIndex: 0,
+      blockHash: '0x' + block.toString(16).padStart(64, '0'),
+      contract: PLAIN,
+      from: '0x' + '0'.repeat(40),
+      to: OWNERS[0]!,
+      id,
+    });
     const batch = (block: number, known: boolean): Batch => ({
       from: block,
       to: block,

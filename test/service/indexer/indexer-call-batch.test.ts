@@ -5,7 +5,13 @@ import { AbiCoder, ContractFactory, Interface, JsonRpcProvider, NonceManager, Wa
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDevchain, type Devchain } from '../../../src/devchain/index.js';
-import { chunkCalls, decodeCallBatch, encodeCallBatch, scanCallBatchAnswer, type CallRequest } from '../../../src/service/indexer/indexer-call-batch.js';
+import {
+  chunkCalls,
+  decodeCallBatch,
+  encodeCallBatch,
+  scanCallBatchAnswer,
+  type CallRequest,
+} from '../../../src/service/indexer/indexer-call-batch.js';
 import { decodeAbiString, readContractMeta } from '../../../src/service/indexer/indexer-metadata.js';
 import { compileSolidity } from '../../../scripts/solc-compile.js';
 import { createChainReader, type ChainReader } from '../../../src/service/indexer/indexer-rpc.js';
@@ -40,11 +46,17 @@ describe('decodeAbiString', () => {
       return '0x' + copy.subarray(0, Math.max(0, copy.length - cut)).toString('hex');
     });
     fc.assert(
-      fc.property(fc.oneof(corrupted, fc.uint8Array({ maxLength: 200 }).map((u) => '0x' + Buffer.from(u).toString('hex'))), (data) => {
-        const fast = decodeAbiString(data);
-        // null means "let ethers decide"; anything else must be ethers' own answer.
-        if (fast !== null) expect(fast).toBe(ethersDecode(data));
-      }),
+      fc.property(
+        fc.oneof(
+          corrupted,
+          fc.uint8Array({ maxLength: 200 }).map((u) => '0x' + Buffer.from(u).toString('hex')),
+        ),
+        (data) => {
+          const fast = decodeAbiString(data);
+          // null means "let ethers decide"; anything else must be ethers' own answer.
+          if (fast !== null) expect(fast).toBe(ethersDecode(data));
+        },
+      ),
       { numRuns: 2000 },
     );
   });
@@ -56,8 +68,24 @@ describe('chunkCalls', () => {
     ['no calls', [], 100, []],
     ['one call larger than a chunk still gets a chunk', [call(500)], 100, [[0, 1]]],
     ['calls that fit together', [call(10), call(10), call(10)], 100, [[0, 3]]],
-    ['a split exactly at the limit (22 + 28 bytes each)', [call(28), call(28), call(28)], 100, [[0, 2], [2, 3]]],
-    ['one call a chunk when each fills it', [call(78), call(78)], 100, [[0, 1], [1, 2]]],
+    [
+      'a split exactly at the limit (22 + 28 bytes each)',
+      [call(28), call(28), call(28)],
+      100,
+      [
+        [0, 2],
+        [2, 3],
+      ],
+    ],
+    [
+      'one call a chunk when each fills it',
+      [call(78), call(78)],
+      100,
+      [
+        [0, 1],
+        [1, 2],
+      ],
+    ],
   ];
   it.each(rows)('%s', (_what, calls, max, expected) => {
     expect(chunkCalls(calls, max)).toEqual(expected);
@@ -68,7 +96,10 @@ describe('scanCallBatchAnswer', () => {
   const head = '0x08c379a0' + AbiCoder.defaultAbiCoder().encode(['string'], ['txdesk-call-batch-v2']).slice(2);
   const entry = fc.record({ failed: fc.boolean(), data: fc.uint8Array({ maxLength: 70 }) });
   const batch = (entries: { failed: boolean; data: Uint8Array }[]) =>
-    head + entries.map((e) => (e.failed ? '8' : '0') + e.data.length.toString(16).padStart(63, '0') + Buffer.from(e.data).toString('hex')).join('');
+    head +
+    entries
+      .map((e) => (e.failed ? '8' : '0') + e.data.length.toString(16).padStart(63, '0') + Buffer.from(e.data).toString('hex'))
+      .join('');
   /** The JSON path of indexer-rpc.ts: the revert data, else the result, decoded from a string. */
   const jsonPath = (text: string, count: number) => {
     const a = JSON.parse(text) as { result?: unknown; error?: { data?: unknown } };
@@ -78,18 +109,28 @@ describe('scanCallBatchAnswer', () => {
 
   it('reads what the JSON path reads, from the revert data or the result, and leaves the bytes as they were (fast-check)', () => {
     fc.assert(
-      fc.property(fc.array(entry, { maxLength: 8 }), fc.boolean(), fc.constantFrom(undefined, 1), fc.string({ maxLength: 8 }), (entries, reverted, space, note) => {
-        const data = batch(entries);
-        const answer = reverted ? { jsonrpc: '2.0', id: 1, error: { code: 3, message: `execution reverted: ${note}`, data } } : { jsonrpc: '2.0', id: 1, result: data };
-        const text = JSON.stringify(answer, null, space);
-        const bytes = Buffer.from(text);
-        const scanned = scanCallBatchAnswer(bytes, entries.length);
-        // An escape in the message (a quote, a backslash) is left to JSON.parse; anything else is read here.
-        if (text.includes('\\')) expect(scanned === null || scanned.length === entries.length).toBe(true);
-        else expect(scanned).toEqual(jsonPath(text, entries.length));
-        expect(scanned ?? jsonPath(text, entries.length)).toEqual(entries.map((e) => (e.failed ? undefined : '0x' + Buffer.from(e.data).toString('hex'))));
-        expect(bytes.toString()).toBe(text);
-      }),
+      fc.property(
+        fc.array(entry, { maxLength: 8 }),
+        fc.boolean(),
+        fc.constantFrom(undefined, 1),
+        fc.string({ maxLength: 8 }),
+        (entries, reverted, space, note) => {
+          const data = batch(entries);
+          const answer = reverted
+            ? { jsonrpc: '2.0', id: 1, error: { code: 3, message: `execution reverted: ${note}`, data } }
+            : { jsonrpc: '2.0', id: 1, result: data };
+          const text = JSON.stringify(answer, null, space);
+          const bytes = Buffer.from(text);
+          const scanned = scanCallBatchAnswer(bytes, entries.length);
+          // An escape in the message (a quote, a backslash) is left to JSON.parse; anything else is read here.
+          if (text.includes('\\')) expect(scanned === null || scanned.length === entries.length).toBe(true);
+          else expect(scanned).toEqual(jsonPath(text, entries.length));
+          expect(scanned ?? jsonPath(text, entries.length)).toEqual(
+            entries.map((e) => (e.failed ? undefined : '0x' + Buffer.from(e.data).toString('hex'))),
+          );
+          expect(bytes.toString()).toBe(text);
+        },
+      ),
     );
   });
 
@@ -128,7 +169,11 @@ describe('packed eth_calls on anvil', () => {
   }
 
   it('answers every request as a plain eth_call would: results, reverts, missing functions and empty accounts', async () => {
-    const erc721 = new Interface(['function tokenURI(uint256) view returns (string)', 'function totalSupply() view returns (uint256)', 'function name() view returns (string)']);
+    const erc721 = new Interface([
+      'function tokenURI(uint256) view returns (string)',
+      'function totalSupply() view returns (uint256)',
+      'function name() view returns (string)',
+    ]);
     const [tiles, pebbles] = [chain.collections.find((c) => c.kind === 'full')!, chain.collections.find((c) => c.kind === 'minimal')!];
     const requests: CallRequest[] = [];
     // Minted ids answer, unminted ids revert; the minimal collection has no tokenURI at all.
@@ -158,26 +203,39 @@ contract OldToken {
   bytes32 public symbol = "MKR";
   function tokenURI(uint256) external pure returns (string memory) { return "ipfs://old"; }
 }`;
-    const art = compileSolidity({ 'O.sol': source }, { optimizer: { enabled: true, runs: 200 }, evmVersion: 'paris' }).contracts['O.sol']!.OldToken!;
+    const art = compileSolidity({ 'O.sol': source }, { optimizer: { enabled: true, runs: 200 }, evmVersion: 'paris' }).contracts['O.sol']!
+      .OldToken!;
     const provider = new JsonRpcProvider(chain.nodeUrl, undefined, { staticNetwork: true, pollingInterval: 200 });
     const deployer = new NonceManager(new Wallet(chain.accounts[9]!.privateKey, provider));
     const token = await new ContractFactory(art.abi as InterfaceAbi, art.bytecode, deployer).deploy();
     await token.waitForDeployment();
     const block = await reader.blockNumber();
-    const [meta] = await readContractMeta(reader, [{ address: (await token.getAddress()).toLowerCase(), probeId: 1n, byEvents: 'ERC721' }], block);
+    const [meta] = await readContractMeta(
+      reader,
+      [{ address: (await token.getAddress()).toLowerCase(), probeId: 1n, byEvents: 'ERC721' }],
+      block,
+    );
     expect(meta).toEqual({ name: 'Maker', symbol: 'MKR', totalSupply: null, hasUri: true, standard: 'ERC721' });
     provider.destroy();
   });
 
-  it('gets a CallBatch answer from the node itself (no fallback), with the node\'s error message kept short', async () => {
+  it("gets a CallBatch answer from the node itself (no fallback), with the node's error message kept short", async () => {
     const erc721 = new Interface(['function tokenURI(uint256) view returns (string)']);
     const tiles = chain.collections.find((c) => c.kind === 'full')!;
-    const requests = Array.from({ length: 200 }, (_, i): CallRequest => ({ to: tiles.address, data: erc721.encodeFunctionData('tokenURI', [(i % 10) + 1]) }));
+    const requests = Array.from(
+      { length: 200 },
+      (_, i): CallRequest => ({ to: tiles.address, data: erc721.encodeFunctionData('tokenURI', [(i % 10) + 1]) }),
+    );
     const block = await reader.blockNumber();
     const res = await fetch(chain.nodeUrl, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_call', params: [{ data: encodeCallBatch(requests) }, '0x' + block.toString(16)] }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'eth_call',
+        params: [{ data: encodeCallBatch(requests) }, '0x' + block.toString(16)],
+      }),
     });
     const bytes = Buffer.from(await res.arrayBuffer());
     const body = JSON.parse(bytes.toString()) as { error: { message: string; data: string } };

@@ -37,9 +37,27 @@ afterEach(() => {
 
 /** Block `b` mints three tokens. */
 function mints(b: number): Batch {
-  const logs = [0, 1, 2].map((i) => ({ block: b, logIndex: i, blockHash: `0x${b}`, contract: CONTRACT, id: BigInt(b * 10 + i), from: ZERO, to: owner(i) }));
-  const newContracts = new Map(b === 1 ? [[CONTRACT, { name: 'N', symbol: 'S', totalSupply: null, hasUri: true, standard: 'ERC721' as const }]] : []);
-  return { from: b, to: b, headers: [], logs, newContracts, uris: new Map([[CONTRACT, new Map(logs.map((l) => [l.id, 'ipfs://x']))]]), supplies: new Map() };
+  const logs = [0, 1, 2].map((i) => ({
+    block: b,
+    logIndex: i,
+    blockHash: `0x${b}`,
+    contract: CONTRACT,
+    id: BigInt(b * 10 + i),
+    from: ZERO,
+    to: owner(i),
+  }));
+  const newContracts = new Map(
+    b === 1 ? [[CONTRACT, { name: 'N', symbol: 'S', totalSupply: null, hasUri: true, standard: 'ERC721' as const }]] : [],
+  );
+  return {
+    from: b,
+    to: b,
+    headers: [],
+    logs,
+    newContracts,
+    uris: new Map([[CONTRACT, new Map(logs.map((l) => [l.id, 'ipfs://x']))]]),
+    supplies: new Map(),
+  };
 }
 
 /** The tip as the database file alone holds it, without its WAL: what a checkpoint has copied there. */

@@ -102,7 +102,10 @@ describe('indexer on the dev chain over a WebSocket', () => {
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([
         overWs.caughtUp(),
-        new Promise((_, reject) => (timer = setTimeout(() => reject(new Error('the indexer never caught up through the WebSocket-only node')), 30_000))),
+        new Promise(
+          (_, reject) =>
+            (timer = setTimeout(() => reject(new Error('the indexer never caught up through the WebSocket-only node')), 30_000)),
+        ),
       ]).finally(() => clearTimeout(timer));
       await indexer.caughtUp();
       expect(overWs.status().indexedBlock).toBe(indexer.status().indexedBlock);

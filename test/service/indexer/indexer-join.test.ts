@@ -11,7 +11,15 @@ const C = '0x' + 'c'.repeat(40);
 
 /** A ready part over [from, to] with `moves` moves in its last block. */
 function part(from: number, to: number, moves: number, extra: Partial<PreparedRange> = {}, fork = 0): ReadyPart {
-  const logs = Array.from({ length: moves }, (_, i) => ({ block: to, logIndex: i, blockHash: hash(to, fork), contract: C, from: C, to: C, id: BigInt(from * 1000 + i) }));
+  const logs = Array.from({ length: moves }, (_, i) => ({
+    block: to,
+    logIndex: i,
+    blockHash: hash(to, fork),
+    contract: C,
+    from: C,
+    to: C,
+    id: BigInt(from * 1000 + i),
+  }));
   const range: PreparedRange = {
     from,
     to,
@@ -38,7 +46,12 @@ describe('partsToJoin', () => {
     { name: 'a gap in blocks', next: [part(4, 4, 1)], max: 30, n: 0 },
     { name: 'a part from another fork (parent hash differs)', next: [part(3, 3, 1, {}, 1)], max: 30, n: 0 },
     { name: 'a missing header', next: [{ ...part(3, 4, 1), headers: [header(3), null] }], max: 30, n: 0 },
-    { name: 'a log whose block hash is not its header’s', next: [{ ...part(3, 3, 1), headers: [{ ...header(3), hash: hash(3, 2) }] }], max: 30, n: 0 },
+    {
+      name: 'a log whose block hash is not its header’s',
+      next: [{ ...part(3, 3, 1), headers: [{ ...header(3), hash: hash(3, 2) }] }],
+      max: 30,
+      n: 0,
+    },
     { name: 'joining off (cap 0)', next: [part(3, 3, 0)], max: 0, n: 0 },
   ])('$name', ({ next, max, n }) => {
     expect(partsToJoin(first, next, max)).toBe(n);
@@ -55,18 +68,51 @@ describe('partsToJoin', () => {
 describe('joinParts', () => {
   it('keeps moves in order, later reads win, events of the last part, every end header, first blocks of new contracts', () => {
     const meta = { name: 'A', symbol: 'A', totalSupply: null, hasUri: true, standard: 'ERC721' as const };
-    const a = part(1, 2, 2, { newContracts: new Map([['0xa', meta]]), uris: new Map([['0xk', new Map([[1n, 'old'], [2n, 'only a']])]]), supplies: new Map([['s', '1']]) });
-    const b = part(3, 3, 1, { newContracts: new Map([['0xb', meta]]), uris: new Map([['0xk', new Map([[1n, 'new']])], ['0xm', new Map([[1n, 'only b']])]]), supplies: new Map([['s', '2']]) });
+    const a = part(1, 2, 2, {
+      newContracts: new Map([['0xa', meta]]),
+      uris: new Map([
+        [
+          '0xk',
+          new Map([
+            [1n, 'old'],
+            [2n, 'only a'],
+          ]),
+        ],
+      ]),
+      supplies: new Map([['s', '1']]),
+    });
+    const b = part(3, 3, 1, {
+      newContracts: new Map([['0xb', meta]]),
+      uris: new Map([
+        ['0xk', new Map([[1n, 'new']])],
+        ['0xm', new Map([[1n, 'only b']])],
+      ]),
+      supplies: new Map([['s', '2']]),
+    });
     const c = part(4, 5, 1, { metadataUpdates: [{ contract: C, fromId: 1n, toId: 2n }] });
     const { range, headers, firstBlocks } = joinParts([a, b, c]);
     expect([range.from, range.to]).toEqual([1, 5]);
     expect(range.logs).toEqual([...a.range.logs, ...b.range.logs, ...c.range.logs]);
-    expect(range.uris).toEqual(new Map([['0xk', new Map([[1n, 'new'], [2n, 'only a']])], ['0xm', new Map([[1n, 'only b']])]]));
+    expect(range.uris).toEqual(
+      new Map([
+        [
+          '0xk',
+          new Map([
+            [1n, 'new'],
+            [2n, 'only a'],
+          ]),
+        ],
+        ['0xm', new Map([[1n, 'only b']])],
+      ]),
+    );
     expect(range.supplies.get('s')).toBe('2');
     expect(range.metadataUpdates).toEqual(c.range.metadataUpdates);
     expect(headers.map((h) => h.number)).toEqual([1, 2, 3, 4, 5]);
     // Contracts without a move of their own in the part that brought them: that part's last block, as before.
-    expect([...firstBlocks]).toEqual([['0xa', 2], ['0xb', 3]]);
+    expect([...firstBlocks]).toEqual([
+      ['0xa', 2],
+      ['0xb', 3],
+    ]);
     expect(range.timing).toEqual({ logsMs: 3, metadataMs: 6 });
   });
 
@@ -83,7 +129,9 @@ describe('joinParts', () => {
         const { range, headers } = joinParts(parts);
         expect(range.logs).toEqual(parts.flatMap((p) => p.range.logs));
         expect(range.blocks).toEqual(parts.flatMap((p) => p.range.blocks));
-        expect(headers.map((h) => h.number)).toEqual(parts.flatMap((p) => (p.range.from === p.range.to ? [p.range.from] : [p.range.from, p.range.to])));
+        expect(headers.map((h) => h.number)).toEqual(
+          parts.flatMap((p) => (p.range.from === p.range.to ? [p.range.from] : [p.range.from, p.range.to])),
+        );
       }),
     );
   });

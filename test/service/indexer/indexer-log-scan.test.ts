@@ -14,11 +14,22 @@ const jsonPath = (text: string) => decodeRawLogs((JSON.parse(text) as { result: 
 
 /** Topics and data of one log of each kind the indexer reads, and of kinds it skips. */
 const event: fc.Arbitrary<{ topics: readonly string[]; data: string }> = fc.oneof(
-  fc.record({ from: fc.nat(4), to: fc.nat(4), id: fc.bigInt(0n, 2n ** 256n - 1n) }).map((e) => ({ topics: [TOPIC.transfer, topic(e.from), topic(e.to), topic(e.id)], data: '0x' })),
-  fc.record({ from: fc.nat(4), to: fc.nat(4), amount: fc.nat() }).map((e) => ({ topics: [TOPIC.transfer, topic(e.from), topic(e.to)], data: data(e.amount) })),
-  fc.record({ start: fc.nat(100), n: fc.nat(4), to: fc.nat(4) }).map((e) => ({ topics: [TOPIC.consecutive, topic(e.start), topic(0), topic(e.to)], data: data(e.start + e.n) })),
-  fc.record({ id: fc.nat(9), amount: fc.nat(9), from: fc.nat(4), to: fc.nat(4) }).map((e) => ({ topics: [TOPIC.single, topic(1), topic(e.from), topic(e.to)], data: data(e.id, e.amount) })),
-  fc.array(fc.nat(9), { maxLength: 3 }).map((ids) => ({ topics: [TOPIC.batch, topic(1), topic(0), topic(2)], data: data(64, 96 + 32 * ids.length, ids.length, ...ids, ids.length, ...ids) })),
+  fc
+    .record({ from: fc.nat(4), to: fc.nat(4), id: fc.bigInt(0n, 2n ** 256n - 1n) })
+    .map((e) => ({ topics: [TOPIC.transfer, topic(e.from), topic(e.to), topic(e.id)], data: '0x' })),
+  fc
+    .record({ from: fc.nat(4), to: fc.nat(4), amount: fc.nat() })
+    .map((e) => ({ topics: [TOPIC.transfer, topic(e.from), topic(e.to)], data: data(e.amount) })),
+  fc
+    .record({ start: fc.nat(100), n: fc.nat(4), to: fc.nat(4) })
+    .map((e) => ({ topics: [TOPIC.consecutive, topic(e.start), topic(0), topic(e.to)], data: data(e.start + e.n) })),
+  fc
+    .record({ id: fc.nat(9), amount: fc.nat(9), from: fc.nat(4), to: fc.nat(4) })
+    .map((e) => ({ topics: [TOPIC.single, topic(1), topic(e.from), topic(e.to)], data: data(e.id, e.amount) })),
+  fc.array(fc.nat(9), { maxLength: 3 }).map((ids) => ({
+    topics: [TOPIC.batch, topic(1), topic(0), topic(2)],
+    data: data(64, 96 + 32 * ids.length, ids.length, ...ids, ids.length, ...ids),
+  })),
   fc.nat(9).map((id) => ({ topics: [TOPIC.uri, topic(id)], data: data(32, 3) + Buffer.from('a{id}').toString('hex').padEnd(64, '0') })),
   fc.nat(9).map((id) => ({ topics: [TOPIC.metadataUpdate], data: data(id) })),
   fc.constant({ topics: ['0x' + '1'.repeat(64)], data: '0x' }),
@@ -71,7 +82,9 @@ const outOfOrder = (logs: Record<string, unknown>[]) =>
 
 /** Each log's members in another order. */
 const reorder = (logs: Record<string, unknown>[], rank: (i: number) => number) =>
-  logs.map((l) => Object.fromEntries(Object.entries(l).sort(([a], [b]) => rank(a.length * 31 + a.charCodeAt(1)) - rank(b.length * 31 + b.charCodeAt(1)))));
+  logs.map((l) =>
+    Object.fromEntries(Object.entries(l).sort(([a], [b]) => rank(a.length * 31 + a.charCodeAt(1)) - rank(b.length * 31 + b.charCodeAt(1)))),
+  );
 
 describe('scanTokenLogs', () => {
   it('decodes what the JSON path decodes, in any member order and spacing, and leaves the bytes as they were (fast-check)', () => {
@@ -89,7 +102,10 @@ describe('scanTokenLogs', () => {
   it('declines answers out of chain order or with an escaped string, or gives what the JSON path gives (fast-check)', () => {
     fc.assert(
       fc.property(chainLogs, fc.func(fc.integer()), fc.string({ unit: 'binary', maxLength: 6 }), (logs, rank, note) => {
-        const shuffled = logs.map((l, i) => ({ l, k: rank(i) })).sort((a, b) => a.k - b.k).map((e) => ({ ...e.l, note }));
+        const shuffled = logs
+          .map((l, i) => ({ l, k: rank(i) }))
+          .sort((a, b) => a.k - b.k)
+          .map((e) => ({ ...e.l, note }));
         const text = answer(shuffled);
         const bytes = Buffer.from(text);
         const scanned = scanTokenLogs(bytes);
@@ -100,7 +116,14 @@ describe('scanTokenLogs', () => {
     );
   });
 
-  const transfer = { address: '0x' + '1'.repeat(40), topics: [TOPIC.transfer, topic(0), topic(5), topic(9)], data: '0x', blockHash: '0x' + 'b'.repeat(64), blockNumber: '0x3', logIndex: '0x0' };
+  const transfer = {
+    address: '0x' + '1'.repeat(40),
+    topics: [TOPIC.transfer, topic(0), topic(5), topic(9)],
+    data: '0x',
+    blockHash: '0x' + 'b'.repeat(64),
+    blockNumber: '0x3',
+    logIndex: '0x0',
+  };
   it.each([
     ['an error answer', '[{"jsonrpc":"2.0","id":0,"error":{"code":-32005,"message":"query returned more than 10000 results"}}]'],
     ['an answer that is not a batch', JSON.stringify({ jsonrpc: '2.0', id: 0, result: [transfer] })],
@@ -119,7 +142,12 @@ describe('scanTokenLogs', () => {
 
   it('counts the logs and the most in one block, removed and ERC-20 logs included', () => {
     const erc20 = { ...transfer, topics: transfer.topics.slice(0, 3) };
-    const logs = [transfer, { ...erc20, logIndex: '0x1' }, { ...transfer, logIndex: '0x2', removed: true }, { ...transfer, blockNumber: '0x4' }];
+    const logs = [
+      transfer,
+      { ...erc20, logIndex: '0x1' },
+      { ...transfer, logIndex: '0x2', removed: true },
+      { ...transfer, blockNumber: '0x4' },
+    ];
     const scanned = scanTokenLogs(Buffer.from(answer(logs)));
     expect(scanned).toMatchObject({ count: 4, densest: 3 });
     expect(scanned!.decoded.moves.map((m) => [m.block, m.logIndex, m.to.slice(-1), m.id])).toEqual([

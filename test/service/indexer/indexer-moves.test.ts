@@ -29,8 +29,12 @@ const kId = (id: number) => tokenKeys(Buffer.from(NFT.slice(2), 'hex'), BigInt(i
 
 function fillSqlite(db: Db): void {
   db.prepare('INSERT INTO idx_accounts (id, address) VALUES (1, ?), (2, ?), (3, ?), (4, ?)').run(A, B, C, D);
-  db.prepare("INSERT INTO idx_contracts (id, address, addr, name, symbol, has_uri, first_block, standard) VALUES (1, ?, ?, 'N', 'N', 0, 1, 'ERC721')").run(NFT, Buffer.from(NFT.slice(2), 'hex'));
-  const move = db.prepare('INSERT INTO idx_transfers (block, log_index, sub, contract_id, k_id, from_id, to_id, amount) VALUES (?, ?, 0, 1, ?, ?, ?, NULL)');
+  db.prepare(
+    "INSERT INTO idx_contracts (id, address, addr, name, symbol, has_uri, first_block, standard) VALUES (1, ?, ?, 'N', 'N', 0, 1, 'ERC721')",
+  ).run(NFT, Buffer.from(NFT.slice(2), 'hex'));
+  const move = db.prepare(
+    'INSERT INTO idx_transfers (block, log_index, sub, contract_id, k_id, from_id, to_id, amount) VALUES (?, ?, 0, 1, ?, ?, ?, NULL)',
+  );
   const block = db.prepare('INSERT INTO idx_blocks (number, hash, parent_hash) VALUES (?, ?, NULL)');
   db.transaction(() => {
     for (const [b, li, from, to, id] of history()) move.run(b, li, kId(id), from, to);
@@ -48,16 +52,19 @@ async function fill(place: BackendPlace): Promise<IndexMovesReads> {
   const pool = place.pool!;
   await migratePostgresIndex(pool);
   await pool.query('INSERT INTO idx_accounts (id, address) VALUES (1, $1), (2, $2), (3, $3), (4, $4)', [A, B, C, D]);
-  await pool.query("INSERT INTO idx_contracts (id, address, addr, name, symbol, has_uri, first_block, standard) VALUES (1, $1, $2, 'N', 'N', 0, 1, 'ERC721')", [
-    NFT,
-    Buffer.from(NFT.slice(2), 'hex'),
-  ]);
+  await pool.query(
+    "INSERT INTO idx_contracts (id, address, addr, name, symbol, has_uri, first_block, standard) VALUES (1, $1, $2, 'N', 'N', 0, 1, 'ERC721')",
+    [NFT, Buffer.from(NFT.slice(2), 'hex')],
+  );
   const rows = history();
   await pool.query(
     'INSERT INTO idx_transfers (block, log_index, sub, contract_id, k_id, from_id, to_id, amount) SELECT b, l, 0, 1, k, f, t, NULL FROM unnest($1::bigint[], $2::int[], $3::bytea[], $4::bigint[], $5::bigint[]) AS u(b, l, k, f, t)',
     [rows.map((r) => r[0]), rows.map((r) => r[1]), rows.map((r) => kId(r[4])), rows.map((r) => r[2]), rows.map((r) => r[3])],
   );
-  await pool.query('INSERT INTO idx_blocks (number, hash, parent_hash) SELECT n, $1 || lpad(to_hex(n), 64, \'0\'), NULL FROM generate_series(1, 60) AS n', ['0x']);
+  await pool.query(
+    "INSERT INTO idx_blocks (number, hash, parent_hash) SELECT n, $1 || lpad(to_hex(n), 64, '0'), NULL FROM generate_series(1, 60) AS n",
+    ['0x'],
+  );
   await pool.query("INSERT INTO idx_state (key, value) VALUES ('tip', '60')");
   return openPostgresIndexMoves(pool);
 }
@@ -96,12 +103,24 @@ describe.each(backends)('moves by owner on $name', (backend) => {
       from = span.to;
     }
     // 30 a block: three blocks a step; block 40's 250 (over the limit alone) are one step of their own.
-    expect(steps.slice(0, 3)).toEqual([{ to: 3, n: 90 }, { to: 6, n: 90 }, { to: 9, n: 90 }]);
+    expect(steps.slice(0, 3)).toEqual([
+      { to: 3, n: 90 },
+      { to: 6, n: 90 },
+      { to: 9, n: 90 },
+    ]);
     expect(steps).toContainEqual({ to: 40, n: 250 });
     expect(steps.every((s) => s.n <= 100 || s.to === 40)).toBe(true);
     const expected = history().filter(([, , f, t]) => f === 1 || t === 1);
     expect(seen.map((m) => [m.block, m.logIndex])).toEqual(expected.map(([b, li]) => [b, li]));
-    expect(seen[0]).toMatchObject({ contract: NFT, standard: 'ERC-721', tokenId: '1000', from: B, to: A, amount: '1', blockHash: hashOf(1) });
+    expect(seen[0]).toMatchObject({
+      contract: NFT,
+      standard: 'ERC-721',
+      tokenId: '1000',
+      from: B,
+      to: A,
+      amount: '1',
+      blockHash: hashOf(1),
+    });
     // Both ends watched: each move once.
     expect((await reads.movesOfOwners([A, B], 0, 2, 1_000)).moves).toHaveLength(60);
   });
@@ -115,7 +134,8 @@ it('an index made before the owner indexes gets them, and reads by owner through
       migrate(db, 'indexer', indexSchemaSteps(INDEXER_SQLITE_STEPS.slice(0, 3), LISTING_SCHEMA_STEPS));
       fillSqlite(db);
       migrateSqliteIndex(db);
-      const plan = (sql: string) => (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(1, 0, 60, 100) as { detail: string }[]).map((r) => r.detail).join('; ');
+      const plan = (sql: string) =>
+        (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(1, 0, 60, 100) as { detail: string }[]).map((r) => r.detail).join('; ');
       expect(plan(MOVES_SQL.movesFrom)).toMatch(/idx_transfers_from/);
       expect(plan(MOVES_SQL.movesTo)).toMatch(/idx_transfers_to/);
       const span = await openSqliteIndexMoves(db).movesOfOwners([A], 0, 5_000, 100);

@@ -70,7 +70,13 @@ async function expectSameIndex(): Promise<void> {
 it('indexes the same rows on PostgreSQL as on SQLite, through updates, a refresh and a reorganisation', async () => {
   const opts = { nodeUrl: chain.url, confirmations: 0, log: silentLogger, pollMs: 100, partMoves: 500 };
   indexers.push(startIndexer({ ...opts, db, ...(process.env.TXDESK_TEST_LOG ? { log: createLogger('indexer-sqlite') } : {}) }));
-  indexers.push(startIndexer({ ...opts, store: await postgresIndexStore(pool), ...(process.env.TXDESK_TEST_LOG ? { log: createLogger('indexer-pg') } : {}) }));
+  indexers.push(
+    startIndexer({
+      ...opts,
+      store: await postgresIndexStore(pool),
+      ...(process.env.TXDESK_TEST_LOG ? { log: createLogger('indexer-pg') } : {}),
+    }),
+  );
   await expectSameIndex();
   const tokens = await pool.query<{ n: string }>('SELECT count(*) AS n FROM idx_tokens WHERE owner_id IS NOT NULL');
   expect(Number(tokens.rows[0]!.n)).toBeGreaterThan(3000);
@@ -79,9 +85,10 @@ it('indexes the same rows on PostgreSQL as on SQLite, through updates, a refresh
   await chain.send(drop, 'reveal', 'ar://revealed/');
   await chain.send(drop, 'setSpecial', 17, 'ar://seventeen');
   await expectSameIndex();
-  const special = await pool.query<{ uri: string }>("SELECT t.uri FROM idx_tokens t JOIN idx_contracts c ON c.id = t.contract_id WHERE c.address = $1 AND t.token_id = '17'", [
-    (drop.target as string).toLowerCase(),
-  ]);
+  const special = await pool.query<{ uri: string }>(
+    "SELECT t.uri FROM idx_tokens t JOIN idx_contracts c ON c.id = t.contract_id WHERE c.address = $1 AND t.token_id = '17'",
+    [(drop.target as string).toLowerCase()],
+  );
   expect(special.rows).toEqual([{ uri: 'ar://seventeen' }]);
   // A refresh re-reads the same tokenURI here: it may land at any time without changing what is compared.
   expect(await indexers[1]!.refreshToken((nft.target as string).toLowerCase(), 3n)).toBe(true);
@@ -110,12 +117,21 @@ it('finishes the same index when the database drops its connections again and ag
   // 200 ms apart, while the index is written.
   const faults = (async () => {
     for (let i = 0; i < 10 && running; i++) {
-      const r = await killer.query('SELECT count(pg_terminate_backend(pid)) AS n FROM pg_stat_activity WHERE datname = $1', [new URL(second.url).pathname.slice(1)]);
+      const r = await killer.query('SELECT count(pg_terminate_backend(pid)) AS n FROM pg_stat_activity WHERE datname = $1', [
+        new URL(second.url).pathname.slice(1),
+      ]);
       killed += Number(r.rows[0].n);
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
   })();
-  const indexer = startIndexer({ nodeUrl: chain.url, confirmations: 0, log: silentLogger, pollMs: 50, partMoves: 200, store: await openStoreRetrying(faulty) });
+  const indexer = startIndexer({
+    nodeUrl: chain.url,
+    confirmations: 0,
+    log: silentLogger,
+    pollMs: 50,
+    partMoves: 200,
+    store: await openStoreRetrying(faulty),
+  });
   try {
     await indexer.caughtUp();
     await indexers[0]!.caughtUp();

@@ -13,7 +13,15 @@ import type * as BackendModule from '../../../src/service/backend.js';
 import type * as IndexerModule from '../../../src/service/indexer/index.js';
 import type * as ReadThreadModule from '../../../src/service/indexer/indexer-read-thread.js';
 import { ensureCoreBuilt } from '../../support/app/core-build.js';
-import { logSpan, refuseLogRangesOver, rpc, startRpcProxy, startTestChain, type RpcProxy, type TestChain } from '../../support/chain/indexer-chain.js';
+import {
+  logSpan,
+  refuseLogRangesOver,
+  rpc,
+  startRpcProxy,
+  startTestChain,
+  type RpcProxy,
+  type TestChain,
+} from '../../support/chain/indexer-chain.js';
 import { expectListingsMatch, modelFromChain } from '../../support/service/service-model.js';
 import { waitFor } from '../../support/poll.js';
 

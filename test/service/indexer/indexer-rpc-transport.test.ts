@@ -38,7 +38,9 @@ it('names the node when it cannot be reached', async () => {
   const port = (closed.address() as { port: number }).port;
   await new Promise((r) => closed.close(r));
   const reader = createChainReader(`http://127.0.0.1:${port}`);
-  await expect(reader.blockNumber()).rejects.toThrow(new RegExp(`^cannot reach the node at http://127\\.0\\.0\\.1:${port}: .*ECONNREFUSED`));
+  await expect(reader.blockNumber()).rejects.toThrow(
+    new RegExp(`^cannot reach the node at http://127\\.0\\.0\\.1:${port}: .*ECONNREFUSED`),
+  );
   reader.destroy();
 });
 

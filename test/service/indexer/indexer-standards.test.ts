@@ -21,7 +21,13 @@ import { expectListingsMatch, modelFromChain } from '../../support/service/servi
 import { waitFor } from '../../support/poll.js';
 
 const ZERO = '0x' + '0'.repeat(40);
-const [a, b, c, d, e] = ['0x1111', '0x2222', '0x3333', '0x4444', '0x5555'].map((p) => (p + '0'.repeat(36)).toLowerCase()) as [string, string, string, string, string];
+const [a, b, c, d, e] = ['0x1111', '0x2222', '0x3333', '0x4444', '0x5555'].map((p) => (p + '0'.repeat(36)).toLowerCase()) as [
+  string,
+  string,
+  string,
+  string,
+  string,
+];
 const CAP = 6_000;
 
 let chain: TestChain;
@@ -100,7 +106,16 @@ afterAll(async () => {
 
 describe('indexer on anvil: EIP-2309, ERC-1155, ERC-4906', () => {
   it('indexes batch mints, moves out of the ranges and ERC-1155 balances like the model replayed from the chain', async () => {
-    indexer = startIndexer({ db, nodeUrl: chain.url, confirmations: 0, log, pollMs: 100, bucketSize: 4, consecutiveCap: CAP, partMoves: 3 });
+    indexer = startIndexer({
+      db,
+      nodeUrl: chain.url,
+      confirmations: 0,
+      log,
+      pollMs: 100,
+      bucketSize: 4,
+      consecutiveCap: CAP,
+      partMoves: 3,
+    });
     await indexer.caughtUp();
     await expectIndexMatchesChain({ owners: [a, b, c, d, e], sizes: [200] });
     await expectIndexMatchesChain({ owners: [b, c, d], sizes: [1, 3] });
@@ -121,8 +136,12 @@ describe('indexer on anvil: EIP-2309, ERC-1155, ERC-4906', () => {
 
   it("decodes the node's eth_getLogs answer from its bytes exactly as from JSON.parse (every event kind here)", async () => {
     const head = await rpc<string>(chain.url, 'eth_blockNumber');
-    const body = JSON.stringify([{ jsonrpc: '2.0', id: 0, method: 'eth_getLogs', params: [{ fromBlock: '0x0', toBlock: head, topics: [TOKEN_TOPICS] }] }]);
-    const bytes = Buffer.from(await (await fetch(chain.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body })).arrayBuffer());
+    const body = JSON.stringify([
+      { jsonrpc: '2.0', id: 0, method: 'eth_getLogs', params: [{ fromBlock: '0x0', toBlock: head, topics: [TOKEN_TOPICS] }] },
+    ]);
+    const bytes = Buffer.from(
+      await (await fetch(chain.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body })).arrayBuffer(),
+    );
     const json = decodeRawLogs((JSON.parse(bytes.toString()) as { result: RawLog[] }[])[0]!.result, CAP);
     expect(new Set(json.decoded.moves.map((m) => `${m.amount === null}:${m.sub > 0}`)).size).toBe(4);
     expect(scanTokenLogs(bytes, CAP)).toEqual(json);
@@ -153,21 +172,32 @@ describe('indexer on anvil: EIP-2309, ERC-1155, ERC-4906', () => {
     // Reversed and spaced answers are scanned from their bytes; those with an escaped string go through JSON.parse.
     const proxy = await startRpcProxy(chain.url);
     let answers = 0;
-    const reverse = (_: string, v: unknown) => (v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).reverse()) : v);
+    const reverse = (_: string, v: unknown) =>
+      v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).reverse()) : v;
     proxy.format = (answer) => {
       const reshaped = JSON.parse(JSON.stringify(answer), reverse) as unknown;
       const noted = (a: unknown) => (a && typeof a === 'object' ? { ...a, note: 'a "quoted" word' } : a);
       return JSON.stringify(answers++ % 2 ? reshaped : Array.isArray(reshaped) ? reshaped.map(noted) : noted(reshaped), null, 1);
     };
     const other = openDatabase(join(dir, 'reshaped.db'));
-    const second = startIndexer({ db: other, nodeUrl: proxy.url, confirmations: 0, log, pollMs: 100, bucketSize: 4, consecutiveCap: CAP, partMoves: 3 });
+    const second = startIndexer({
+      db: other,
+      nodeUrl: proxy.url,
+      confirmations: 0,
+      log,
+      pollMs: 100,
+      bucketSize: 4,
+      consecutiveCap: CAP,
+      partMoves: 3,
+    });
     try {
       await Promise.all([second.caughtUp(), indexer.caughtUp()]);
       expect(answers).toBeGreaterThan(10);
       const holdings = (d: Db, owner: string, orderBy: 'token_id' | 'contract_address' | 'transfer_block_number') =>
         queryTokens(d, { owner, page: 0, size: 500, orderBy, direction: 'asc' }).tokens.map((t) => [t.contract.address, t.id, t.balance]);
       for (const owner of [a, b, c, d, e]) {
-        for (const order of ['token_id', 'contract_address', 'transfer_block_number'] as const) expect(holdings(other, owner, order)).toEqual(holdings(db, owner, order));
+        for (const order of ['token_id', 'contract_address', 'transfer_block_number'] as const)
+          expect(holdings(other, owner, order)).toEqual(holdings(db, owner, order));
       }
       expect(holdings(db, a, 'token_id').length).toBeGreaterThan(100);
       for (const x of [drop, multi, bareMulti, nft]) expect(findContract(other, addr(x))).toEqual(findContract(db, addr(x)));
@@ -181,7 +211,9 @@ describe('indexer on anvil: EIP-2309, ERC-1155, ERC-4906', () => {
   it('follows URI events for every holder of the id', async () => {
     await chain.send(multi, 'setUri', 1, 'ar://one/{id}');
     await indexer.caughtUp();
-    const holders = queryTokens(db, { contract: addr(multi), page: 0, size: 50, orderBy: 'token_id', direction: 'asc' }).tokens.filter((t) => t.id === '1');
+    const holders = queryTokens(db, { contract: addr(multi), page: 0, size: 50, orderBy: 'token_id', direction: 'asc' }).tokens.filter(
+      (t) => t.id === '1',
+    );
     expect(holders.map((t) => [t.owner, t.uri])).toEqual([
       [b, `ar://one/${hex64(1n)}`],
       [c, `ar://one/${hex64(1n)}`],
@@ -195,12 +227,18 @@ describe('indexer on anvil: EIP-2309, ERC-1155, ERC-4906', () => {
     // The lowest and the highest ids of an owner are on page 0 of the two directions.
     const byId = (owner: string, id: string) =>
       (['asc', 'desc'] as const)
-        .flatMap((direction) => queryTokens(db, { owner, page: 0, size: 200, orderBy: 'token_id', direction, contracts: [addr(drop)] }).tokens)
+        .flatMap(
+          (direction) => queryTokens(db, { owner, page: 0, size: 200, orderBy: 'token_id', direction, contracts: [addr(drop)] }).tokens,
+        )
         .find((t) => t.id === id);
     expect(byId(c, '17')?.uri).toBe('ar://seventeen');
     expect(byId(a, '1')?.uri).toBe('ar://revealed/1');
     expect(byId(a, '10005')?.uri).toBe('ar://revealed/10005');
-    expect(queryTokens(db, { owner: a, page: 0, size: 200, orderBy: 'token_id', direction: 'desc', contracts: [addr(drop)] }).tokens.every((t) => t.uri.startsWith('ar://revealed/'))).toBe(true);
+    expect(
+      queryTokens(db, { owner: a, page: 0, size: 200, orderBy: 'token_id', direction: 'desc', contracts: [addr(drop)] }).tokens.every((t) =>
+        t.uri.startsWith('ar://revealed/'),
+      ),
+    ).toBe(true);
   });
 
   it('refreshes one token on demand (ERC-721 tokenURI, ERC-1155 uri of every holder); unknown tokens are refused', async () => {
@@ -208,13 +246,19 @@ describe('indexer on anvil: EIP-2309, ERC-1155, ERC-4906', () => {
     await chain.send(multi, 'setBaseQuietly', 'ar://base2/{id}');
     await indexer.caughtUp();
     const uriOf = (owner: string, contract: string, id: string) =>
-      queryTokens(db, { owner, page: 0, size: 200, orderBy: 'token_id', direction: 'asc', contracts: [contract] }).tokens.find((t) => t.id === id)?.uri;
+      queryTokens(db, { owner, page: 0, size: 200, orderBy: 'token_id', direction: 'asc', contracts: [contract] }).tokens.find(
+        (t) => t.id === id,
+      )?.uri;
     expect(uriOf(a, addr(drop), '18')).toBe('ar://revealed/18');
     expect(await indexer.refreshToken(addr(drop), 18n)).toBe(true);
     expect(await indexer.refreshToken(addr(multi), 1n)).toBe(true);
     expect(await indexer.refreshToken(addr(drop), 999_999n)).toBe(false);
     expect(await indexer.refreshToken(b, 1n)).toBe(false);
-    await waitFor('the refreshes to land', () => uriOf(a, addr(drop), '18') === 'ar://quiet' && uriOf(c, addr(multi), '1') === `ar://base2/${hex64(1n)}`, { timeoutMs: 10_000, everyMs: 50 });
+    await waitFor(
+      'the refreshes to land',
+      () => uriOf(a, addr(drop), '18') === 'ar://quiet' && uriOf(c, addr(multi), '1') === `ar://base2/${hex64(1n)}`,
+      { timeoutMs: 10_000, everyMs: 50 },
+    );
     expect(uriOf(b, addr(multi), '1')).toBe(`ar://base2/${hex64(1n)}`);
   });
 
@@ -232,17 +276,37 @@ describe('indexer on anvil: EIP-2309, ERC-1155, ERC-4906', () => {
     await indexer.caughtUp();
     expect(indexer.stats().reorgs).toBeGreaterThan(reorgs);
     expect(queryTokens(db, { owner: d, page: 0, size: 200, orderBy: 'token_id', direction: 'asc' }).totalCount).toBe(1);
-    expect(queryTokens(db, { owner: c, page: 0, size: 10, orderBy: 'token_id', direction: 'asc', contracts: [addr(multi)] }).tokens.find((t) => t.id === '3')?.balance).toBe('24');
-    const uris = (t: Token) => expect(t.uri).toBe(t.contract.address === addr(drop) ? (t.id === '17' ? 'ar://seventeen' : t.id === '18' ? 'ar://quiet' : `ar://revealed/${t.id}`) : t.uri);
+    expect(
+      queryTokens(db, { owner: c, page: 0, size: 10, orderBy: 'token_id', direction: 'asc', contracts: [addr(multi)] }).tokens.find(
+        (t) => t.id === '3',
+      )?.balance,
+    ).toBe('24');
+    const uris = (t: Token) =>
+      expect(t.uri).toBe(
+        t.contract.address === addr(drop)
+          ? t.id === '17'
+            ? 'ar://seventeen'
+            : t.id === '18'
+              ? 'ar://quiet'
+              : `ar://revealed/${t.id}`
+          : t.uri,
+      );
     await expectIndexMatchesChain({ owners: [a, b, c, d], sizes: [200], uri: uris });
   });
 
   it('indexes a ConsecutiveTransfer longer than the cap up to the cap, and says so in the log and the status', async () => {
     await chain.send(huge, 'mintRange', e, 1, CAP + 1000);
     await indexer.caughtUp();
-    expect(queryTokens(db, { owner: e, page: 0, size: 1, orderBy: 'token_id', direction: 'desc' })).toMatchObject({ totalCount: CAP, tokens: [{ id: String(CAP) }] });
+    expect(queryTokens(db, { owner: e, page: 0, size: 1, orderBy: 'token_id', direction: 'desc' })).toMatchObject({
+      totalCount: CAP,
+      tokens: [{ id: String(CAP) }],
+    });
     const t = indexer.truncatedRanges();
-    expect(t).toMatchObject({ count: 1, cap: CAP, latest: [{ contract: addr(huge), fromTokenId: '1', toTokenId: String(CAP + 1000), indexed: CAP }] });
+    expect(t).toMatchObject({
+      count: 1,
+      cap: CAP,
+      latest: [{ contract: addr(huge), fromTokenId: '1', toTokenId: String(CAP + 1000), indexed: CAP }],
+    });
     expect(warnings.some((w) => w.includes(`ConsecutiveTransfer of ${addr(huge)}`) && w.includes(`first ${CAP}`))).toBe(true);
   });
 });

@@ -9,7 +9,17 @@ import { mostInOneBlock } from '../../../src/service/indexer/indexer-log-scan.js
 import type { PreparedRange } from '../../../src/service/indexer/indexer-prepare.js';
 import { CONSECUTIVE_CAP, decodeTokenLogs, substituteId, TOPIC } from '../../../src/service/indexer/indexer-events.js';
 import { progressLine, createProgress } from '../../../src/service/indexer/indexer-progress.js';
-import { firstSpan, isRangeRefusal, nextSpan, RELEARN_AFTER, resultsLimitIn, spanAfterAnswer, spanAfterRefusal, type RangeOutcome, type SpanMemory } from '../../../src/service/indexer/indexer-range.js';
+import {
+  firstSpan,
+  isRangeRefusal,
+  nextSpan,
+  RELEARN_AFTER,
+  resultsLimitIn,
+  spanAfterAnswer,
+  spanAfterRefusal,
+  type RangeOutcome,
+  type SpanMemory,
+} from '../../../src/service/indexer/indexer-range.js';
 import { readsHere } from '../../../src/service/indexer/indexer-read-thread.js';
 import { commonAncestor } from '../../../src/service/indexer/indexer-reorg.js';
 import { isRevertAnswer } from '../../../src/lib/json-rpc.js';
@@ -17,7 +27,15 @@ import { TRANSFER_TOPIC } from '../../../src/service/indexer/indexer-rpc.js';
 import { CALL, decideStandard, decodeTexts, decodeUint } from '../../../src/service/indexer/indexer-metadata.js';
 import { ascendingRank, mergeWindow, pageStartRank, planSlices, selectRank } from '../../../src/service/listing/listing-cursor.js';
 import { filterPlan } from '../../../src/service/listing/listing-plan.js';
-import { contractOrderKey, contractSlice, idOrderKey, tokenIdFromKey, tokenIdKey, transferKey, transferKeyParts } from '../../../src/service/listing/listing-keys.js';
+import {
+  contractOrderKey,
+  contractSlice,
+  idOrderKey,
+  tokenIdFromKey,
+  tokenIdKey,
+  transferKey,
+  transferKeyParts,
+} from '../../../src/service/listing/listing-keys.js';
 
 const policy = { min: 1, max: 1000, targetLogs: 100 };
 
@@ -68,7 +86,11 @@ describe('nextSpan', () => {
  * Reads `reads` ranges in order from a node that refuses more than `maxBlocks` blocks or `maxResults` logs (at
  * `perBlock` logs a block), as the indexer does one at a time; returns the refusals and the spans asked for.
  */
-function readThrough(o: { maxBlocks: number; maxResults?: number; perBlock: number; reads: number }): { refusals: number; spans: number[]; memory: SpanMemory } {
+function readThrough(o: { maxBlocks: number; maxResults?: number; perBlock: number; reads: number }): {
+  refusals: number;
+  spans: number[];
+  memory: SpanMemory;
+} {
   let m = firstSpan(1);
   let refusals = 0;
   const spans: number[] = [];
@@ -87,7 +109,7 @@ function readThrough(o: { maxBlocks: number; maxResults?: number; perBlock: numb
   return { refusals, spans, memory: m };
 }
 
-describe('the span learns the node\'s limits', () => {
+describe("the span learns the node's limits", () => {
   it('stays below a block-range limit after a few refusals instead of doubling into it every other read', () => {
     // Doubling alone: 8, 16 refused, 8, 16 refused, ... a refusal every other read, for ever.
     const r = readThrough({ maxBlocks: 8, perBlock: 0, reads: 400 });
@@ -123,14 +145,18 @@ describe('the span learns the node\'s limits', () => {
 
   it('never asks for a refused span again before relearning, whatever the answers', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 2, max: 1000 }), fc.array(fc.record({ logs: fc.nat(1000), blocks: fc.integer({ min: 1, max: 1000 }) }), { maxLength: 60 }), (refusedAt, answers) => {
-        let m = spanAfterRefusal(firstSpan(refusedAt), refusedAt, { message: 'block range too large' }, policy);
-        for (const a of answers) {
-          m = spanAfterAnswer(m, a.blocks, { logs: a.logs }, policy);
-          expect(m.span).toBeLessThan(refusedAt);
-          expect(m.span).toBeGreaterThanOrEqual(policy.min);
-        }
-      }),
+      fc.property(
+        fc.integer({ min: 2, max: 1000 }),
+        fc.array(fc.record({ logs: fc.nat(1000), blocks: fc.integer({ min: 1, max: 1000 }) }), { maxLength: 60 }),
+        (refusedAt, answers) => {
+          let m = spanAfterRefusal(firstSpan(refusedAt), refusedAt, { message: 'block range too large' }, policy);
+          for (const a of answers) {
+            m = spanAfterAnswer(m, a.blocks, { logs: a.logs }, policy);
+            expect(m.span).toBeLessThan(refusedAt);
+            expect(m.span).toBeGreaterThanOrEqual(policy.min);
+          }
+        },
+      ),
     );
   });
 });
@@ -210,29 +236,59 @@ describe('page arithmetic', () => {
   });
   it.each([
     [[5, 5, 5], 0, 3, [{ slice: 0, from: 0, take: 3 }]],
-    [[5, 5, 5], 3, 4, [{ slice: 0, from: 3, take: 2 }, { slice: 1, from: 0, take: 2 }]],
-    [[5, 0, 5], 4, 3, [{ slice: 0, from: 4, take: 1 }, { slice: 2, from: 0, take: 2 }]],
+    [
+      [5, 5, 5],
+      3,
+      4,
+      [
+        { slice: 0, from: 3, take: 2 },
+        { slice: 1, from: 0, take: 2 },
+      ],
+    ],
+    [
+      [5, 0, 5],
+      4,
+      3,
+      [
+        { slice: 0, from: 4, take: 1 },
+        { slice: 2, from: 0, take: 2 },
+      ],
+    ],
     [[2, 2], 4, 3, []],
-    [[1, 1, 1, 1], 1, 10, [{ slice: 1, from: 0, take: 1 }, { slice: 2, from: 0, take: 1 }, { slice: 3, from: 0, take: 1 }]],
+    [
+      [1, 1, 1, 1],
+      1,
+      10,
+      [
+        { slice: 1, from: 0, take: 1 },
+        { slice: 2, from: 0, take: 1 },
+        { slice: 3, from: 0, take: 1 },
+      ],
+    ],
   ])('slices %j from %i take %i', (sizes, rank, size, expected) => {
     expect(planSlices(sizes, rank, size)).toEqual(expected);
   });
   it('selectRank finds the k-th key of disjoint sorted lists, reading few keys', () => {
     fc.assert(
-      fc.property(fc.array(fc.uniqueArray(fc.integer({ min: 0, max: 5000 }), { maxLength: 300 }), { minLength: 1, maxLength: 6 }), fc.nat(2000), fc.integer({ min: 1, max: 12 }), (raw, r, small) => {
-        const lists = raw.map((l, i) => l.map((v) => v * 10 + i).sort((a, b) => a - b));
-        const all = lists.flat().sort((a, b) => a - b);
-        let reads = 0;
-        const ranked = lists.map((l) => ({
-          size: l.length,
-          keyAt: (i: number) => (reads++, l[i]!),
-          countLess: (k: number) => (reads++, l.filter((v) => v < k).length),
-        }));
-        const rank = all.length ? r % (all.length + 1) : 0;
-        expect(selectRank(ranked, rank, (a, b) => a - b, small)).toBe(all[rank] ?? null);
-        // Bounded by rounds of rank lookups, not by the rank.
-        expect(reads).toBeLessThanOrEqual(small + 1 + lists.length * lists.length * 2 * (Math.log2(all.length + 2) + 2));
-      }),
+      fc.property(
+        fc.array(fc.uniqueArray(fc.integer({ min: 0, max: 5000 }), { maxLength: 300 }), { minLength: 1, maxLength: 6 }),
+        fc.nat(2000),
+        fc.integer({ min: 1, max: 12 }),
+        (raw, r, small) => {
+          const lists = raw.map((l, i) => l.map((v) => v * 10 + i).sort((a, b) => a - b));
+          const all = lists.flat().sort((a, b) => a - b);
+          let reads = 0;
+          const ranked = lists.map((l) => ({
+            size: l.length,
+            keyAt: (i: number) => (reads++, l[i]!),
+            countLess: (k: number) => (reads++, l.filter((v) => v < k).length),
+          }));
+          const rank = all.length ? r % (all.length + 1) : 0;
+          expect(selectRank(ranked, rank, (a, b) => a - b, small)).toBe(all[rank] ?? null);
+          // Bounded by rounds of rank lookups, not by the rank.
+          expect(reads).toBeLessThanOrEqual(small + 1 + lists.length * lists.length * 2 * (Math.log2(all.length + 2) + 2));
+        },
+      ),
     );
   });
   it.each([
@@ -245,12 +301,17 @@ describe('page arithmetic', () => {
   });
   it('mergeWindow equals sort-then-slice', () => {
     fc.assert(
-      fc.property(fc.array(fc.uniqueArray(fc.integer({ min: 0, max: 500 }), { maxLength: 30 }), { maxLength: 5 }), fc.nat(40), fc.integer({ min: 1, max: 20 }), (raw, skip, take) => {
-        // Make the lists disjoint like real key lists.
-        const lists = raw.map((l, i) => l.map((v) => v * 10 + i).sort((a, b) => a - b));
-        const all = lists.flat().sort((a, b) => a - b);
-        expect(mergeWindow(lists, (a, b) => a - b, skip, take)).toEqual(all.slice(skip, skip + take));
-      }),
+      fc.property(
+        fc.array(fc.uniqueArray(fc.integer({ min: 0, max: 500 }), { maxLength: 30 }), { maxLength: 5 }),
+        fc.nat(40),
+        fc.integer({ min: 1, max: 20 }),
+        (raw, skip, take) => {
+          // Make the lists disjoint like real key lists.
+          const lists = raw.map((l, i) => l.map((v) => v * 10 + i).sort((a, b) => a - b));
+          const all = lists.flat().sort((a, b) => a - b);
+          expect(mergeWindow(lists, (a, b) => a - b, skip, take)).toEqual(all.slice(skip, skip + take));
+        },
+      ),
     );
   });
 });
@@ -292,9 +353,33 @@ describe('sortable keys', () => {
 describe('commonAncestor', () => {
   const h = (n: number, hash: string) => ({ number: n, hash, parentHash: '0x' });
   it.each([
-    ['all match', [{ number: 9, hash: '0xa' }, { number: 5, hash: '0xb' }], [h(9, '0xa'), h(5, '0xb')], 9],
-    ['tip replaced', [{ number: 9, hash: '0xa' }, { number: 5, hash: '0xb' }], [h(9, '0xz'), h(5, '0xB')], 5],
-    ['chain shorter', [{ number: 9, hash: '0xa' }, { number: 5, hash: '0xb' }], [null, h(5, '0xb')], 5],
+    [
+      'all match',
+      [
+        { number: 9, hash: '0xa' },
+        { number: 5, hash: '0xb' },
+      ],
+      [h(9, '0xa'), h(5, '0xb')],
+      9,
+    ],
+    [
+      'tip replaced',
+      [
+        { number: 9, hash: '0xa' },
+        { number: 5, hash: '0xb' },
+      ],
+      [h(9, '0xz'), h(5, '0xB')],
+      5,
+    ],
+    [
+      'chain shorter',
+      [
+        { number: 9, hash: '0xa' },
+        { number: 5, hash: '0xb' },
+      ],
+      [null, h(5, '0xb')],
+      5,
+    ],
     ['nothing matches', [{ number: 9, hash: '0xa' }], [h(9, '0xc')], null],
     ['no checkpoints', [], [], null],
   ] as const)('%s', (_, stored, canonical, expected) => {
@@ -503,7 +588,9 @@ describe('decodeTokenLogs: EIP-2309, ERC-1155, ERC-4906', () => {
       [11n, 2, null, '00', 'a1'],
       [12n, 3, null, '00', 'a1'],
     ]);
-    expect(out.truncated).toEqual([{ block: 1, logIndex: 0, contract: '0x00000000000000000000000000000000000000c1', fromId: 10n, toId: 14n, indexed: 3 }]);
+    expect(out.truncated).toEqual([
+      { block: 1, logIndex: 0, contract: '0x00000000000000000000000000000000000000c1', fromId: 10n, toId: 14n, indexed: 3 },
+    ]);
     expect(out.firstKind.get('0x00000000000000000000000000000000000000c1')).toBe('ERC721');
     // A range that ends before it starts, or has no data, is not an event the indexer can follow.
     expect(decodeTokenLogs([log([TOPIC.consecutive, t(10), t(0), t(A)], '0x' + w(9))]).moves).toEqual([]);

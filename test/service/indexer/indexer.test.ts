@@ -11,7 +11,15 @@ import { startIndexer, type Indexer } from '../../../src/service/indexer/index.j
 import { findContract, queryTokens } from '../../../src/service/listing/sqlite/listing-reads-sqlite.js';
 import { sqliteIndexStore } from '../../../src/service/backend.js';
 import type { IndexStore } from '../../../src/service/indexer/indexer-store.js';
-import { logSpan, refuseLogRangesOver, rpc, startRpcProxy, startTestChain, type RpcProxy, type TestChain } from '../../support/chain/indexer-chain.js';
+import {
+  logSpan,
+  refuseLogRangesOver,
+  rpc,
+  startRpcProxy,
+  startTestChain,
+  type RpcProxy,
+  type TestChain,
+} from '../../support/chain/indexer-chain.js';
 import { expectListingsMatch, modelFromChain } from '../../support/service/service-model.js';
 
 const owners = ['0x1111', '0x2222', '0x3333', '0x4444'].map((p) => (p + '0'.repeat(36)).toLowerCase());
@@ -90,7 +98,15 @@ afterAll(async () => {
 
 describe('indexer on anvil', () => {
   it('indexes ERC-721 transfers so every listing equals the model replayed from the chain', async () => {
-    indexer = startIndexer({ db, nodeUrl: proxy.url, confirmations: 0, log: process.env.TXDESK_TEST_LOG ? createLogger('indexer') : silentLogger, pollMs: 100, bucketSize: 2, partMoves: 3 });
+    indexer = startIndexer({
+      db,
+      nodeUrl: proxy.url,
+      confirmations: 0,
+      log: process.env.TXDESK_TEST_LOG ? createLogger('indexer') : silentLogger,
+      pollMs: 100,
+      bucketSize: 2,
+      partMoves: 3,
+    });
     await indexer.caughtUp();
     const head = await rpc<string>(chain.url, 'eth_blockNumber');
     expect(indexer.status().indexedBlock).toBe(Number(head));
@@ -104,7 +120,10 @@ describe('indexer on anvil', () => {
 
   it('does not treat ERC-20 transfers as tokens', () => {
     expect(findContract(db, addr(coin))).toBeNull();
-    expect(queryTokens(db, { owner: owners[3]!, page: 0, size: 15, orderBy: 'token_id', direction: 'asc' })).toEqual({ tokens: [], totalCount: 0 });
+    expect(queryTokens(db, { owner: owners[3]!, page: 0, size: 15, orderBy: 'token_id', direction: 'asc' })).toEqual({
+      tokens: [],
+      totalCount: 0,
+    });
     expect(queryTokens(db, { contract: addr(coin), page: 0, size: 15, orderBy: 'token_id', direction: 'asc' }).totalCount).toBe(0);
   });
 
@@ -142,14 +161,20 @@ describe('indexer on anvil', () => {
     await chain.send(beta, 'mint', owners[1]!, 500);
     await chain.send(bare, 'burn', 9);
     await indexer!.caughtUp();
-    expect(queryTokens(db, { owner: owners[1]!, contract: undefined, page: 0, size: 200, orderBy: 'token_id', direction: 'asc' }).tokens.map((t) => t.id)).toContain('500');
+    expect(
+      queryTokens(db, { owner: owners[1]!, contract: undefined, page: 0, size: 200, orderBy: 'token_id', direction: 'asc' }).tokens.map(
+        (t) => t.id,
+      ),
+    ).toContain('500');
     const reorgsBefore = indexer!.stats().reorgs;
     await rpc(chain.url, 'anvil_reorg', [3, []]);
     chain.signer.reset();
     await chain.mine(1);
     await indexer!.caughtUp();
     expect(indexer!.stats().reorgs).toBeGreaterThan(reorgsBefore);
-    expect(queryTokens(db, { owner: owners[1]!, page: 0, size: 200, orderBy: 'token_id', direction: 'asc' }).tokens.map((t) => t.id)).not.toContain('500');
+    expect(
+      queryTokens(db, { owner: owners[1]!, page: 0, size: 200, orderBy: 'token_id', direction: 'asc' }).tokens.map((t) => t.id),
+    ).not.toContain('500');
     await expectIndexMatchesChain([2, 200]);
   });
 
@@ -165,7 +190,9 @@ describe('indexer on anvil', () => {
     proxy.requests.length = 0;
     indexer = startIndexer({ db, nodeUrl: proxy.url, confirmations: 0, log: silentLogger, pollMs: 100, bucketSize: 2 });
     await indexer.caughtUp();
-    const ranges = proxy.requests.filter((r) => r.method === 'eth_getLogs').map((r) => Number((r.params[0] as { fromBlock: string }).fromBlock));
+    const ranges = proxy.requests
+      .filter((r) => r.method === 'eth_getLogs')
+      .map((r) => Number((r.params[0] as { fromBlock: string }).fromBlock));
     expect(ranges.length).toBeGreaterThan(0);
     expect(Math.min(...ranges)).toBe(stoppedAt + 1);
     expect(indexer.stats().firstRangeStart).toBe(stoppedAt + 1);
@@ -200,7 +227,14 @@ describe('indexer on anvil', () => {
       apply: (batch, tip) => (calls.push('apply'), base.apply(batch, tip)),
       catchingUp: (behind) => (calls.push(`behind ${behind}`), base.catchingUp!(behind)),
     };
-    indexer = startIndexer({ store, nodeUrl: proxy.url, confirmations: 0, log: silentLogger, pollMs: 100, rangePolicy: { min: 1, max: 1, targetLogs: 4 } });
+    indexer = startIndexer({
+      store,
+      nodeUrl: proxy.url,
+      confirmations: 0,
+      log: silentLogger,
+      pollMs: 100,
+      rangePolicy: { min: 1, max: 1, targetLogs: 4 },
+    });
     await indexer.caughtUp();
     await indexer.stop();
     indexer = null;
@@ -213,7 +247,15 @@ describe('indexer on anvil', () => {
   it('asks for one block at a time after a read whose densest block alone fills half its target', async () => {
     const fresh = await freshIndex('dense.db');
     // The first range (16 blocks) holds the block of six mints in one transaction: at 4 logs per read, one block per read.
-    indexer = startIndexer({ db: fresh, nodeUrl: proxy.url, confirmations: 0, log: silentLogger, pollMs: 100, batchSize: 16, rangePolicy: { min: 1, max: 64, targetLogs: 4 } });
+    indexer = startIndexer({
+      db: fresh,
+      nodeUrl: proxy.url,
+      confirmations: 0,
+      log: silentLogger,
+      pollMs: 100,
+      batchSize: 16,
+      rangePolicy: { min: 1, max: 64, targetLogs: 4 },
+    });
     await indexer.caughtUp();
     const spans = proxy.requests.filter((r) => r.method === 'eth_getLogs').map(logSpan);
     expect(spans[0]).toBe(16);

@@ -38,7 +38,8 @@ function expectMatches(db: Db, w: SqliteIndexWriter, moves: readonly TransferLog
   }
   // Bucket sums agree with the counters for every list.
   const accounts = db.prepare('SELECT id, token_count FROM idx_accounts').all() as { id: number; token_count: number }[];
-  for (const a of accounts) for (const code of [LIST.OWNER_TR, LIST.OWNER_ID, LIST.OWNER_CT]) expect(w.rank.countOf(code, a.id)).toBe(a.token_count);
+  for (const a of accounts)
+    for (const code of [LIST.OWNER_TR, LIST.OWNER_ID, LIST.OWNER_CT]) expect(w.rank.countOf(code, a.id)).toBe(a.token_count);
   const cs = db.prepare('SELECT id, token_count FROM idx_contracts').all() as { id: number; token_count: number }[];
   for (const c of cs) for (const code of [LIST.CONTRACT_TR, LIST.CONTRACT_ID]) expect(w.rank.countOf(code, c.id)).toBe(c.token_count);
 }
@@ -60,7 +61,10 @@ describe('listing of both standards under random histories and rollbacks', () =>
             const start = h.moves.length;
             for (const s of steps) h.add(s);
             const logs = h.moves.slice(start);
-            const uris = tokenUris(logs.map((l) => ({ address: l.contract, id: l.id })), logs.map((l) => uriOf(l.contract, l.id)));
+            const uris = tokenUris(
+              logs.map((l) => ({ address: l.contract, id: l.id })),
+              logs.map((l) => uriOf(l.contract, l.id)),
+            );
             applyBatch(db, w, { from: fromBlock, to: h.block, headers: [], logs, newContracts: metas(w, logs), uris, supplies: new Map() });
             h.block++;
             h.logIndex = 0;
@@ -88,12 +92,38 @@ describe('listing of both standards under random histories and rollbacks', () =>
     migrateSqliteIndex(db);
     let w = createIndexWriter(db, 2);
     const hash = '0x' + '2'.repeat(64);
-    const mint = (contract: string): TransferLog => ({ block: 5, logIndex: 0, sub: 0, blockHash: hash, contract, from: ZERO, to: OWNERS[0]!, id: 1n, amount: 2n });
-    applyBatch(db, w, { from: 5, to: 5, headers: [], logs: [mint(MULTI)], newContracts: metas(w, [mint(MULTI)]), uris: tokenUris([{ address: MULTI, id: 1n }], ['ipfs://old']), supplies: new Map() });
+    const mint = (contract: string): TransferLog => ({
+      block: 5,
+      logIndex: 0,
+      sub: 0,
+      blockHash: hash,
+      contract,
+      from: ZERO,
+      to: OWNERS[0]!,
+      id: 1n,
+      amount: 2n,
+    });
+    applyBatch(db, w, {
+      from: 5,
+      to: 5,
+      headers: [],
+      logs: [mint(MULTI)],
+      newContracts: metas(w, [mint(MULTI)]),
+      uris: tokenUris([{ address: MULTI, id: 1n }], ['ipfs://old']),
+      supplies: new Map(),
+    });
     rollbackTo(db, w, 4);
     expect(db.prepare('SELECT count(*) FROM idx_ids').pluck().get()).toBe(0);
     w = createIndexWriter(db, 2);
-    const missing = applyBatch(db, w, { from: 5, to: 5, headers: [], logs: [mint(GAME)], newContracts: metas(w, [mint(GAME)]), uris: new Map(), supplies: new Map() });
+    const missing = applyBatch(db, w, {
+      from: 5,
+      to: 5,
+      headers: [],
+      logs: [mint(GAME)],
+      newContracts: metas(w, [mint(GAME)]),
+      uris: new Map(),
+      supplies: new Map(),
+    });
     const [t] = queryTokens(db, { owner: OWNERS[0]!, page: 0, size: 5, orderBy: 'token_id', direction: 'asc' }).tokens;
     expect(t).toMatchObject({ id: '1', uri: '', balance: '2', contract: { address: GAME, totalSupply: 1 } });
     // Its uri is read after the write, like any id first seen without one.
@@ -114,7 +144,10 @@ describe('listing of both standards under random histories and rollbacks', () =>
       { block: 1, logIndex: 2, sub: 0, blockHash: hash, contract: MULTI, from: a, to: ZERO, id: 2n, amount: 5n },
       { block: 1, logIndex: 3, blockHash: hash, contract: PLAIN, from: ZERO, to: a, id: 1n },
     ];
-    const uris = tokenUris(logs.map((l) => ({ address: l.contract, id: l.id })), logs.map((l) => uriOf(l.contract, l.id)));
+    const uris = tokenUris(
+      logs.map((l) => ({ address: l.contract, id: l.id })),
+      logs.map((l) => uriOf(l.contract, l.id)),
+    );
     applyBatch(db, w, { from: 1, to: 1, headers: [], logs, newContracts: metas(w, logs), uris, supplies: new Map() });
     const page = queryTokens(db, { owner: a, page: 0, size: 10, orderBy: 'token_id', direction: 'asc' });
     expect(page.totalCount).toBe(2);
@@ -122,11 +155,15 @@ describe('listing of both standards under random histories and rollbacks', () =>
       ['ERC1155', '1', '6'],
       ['ERC721', '1', '1'],
     ]);
-    expect(queryTokens(db, { owner: b, page: 0, size: 10, orderBy: 'token_id', direction: 'asc' }).tokens.map((t) => t.balance)).toEqual(['4']);
+    expect(queryTokens(db, { owner: b, page: 0, size: 10, orderBy: 'token_id', direction: 'asc' }).tokens.map((t) => t.balance)).toEqual([
+      '4',
+    ]);
     expect(queryTokens(db, { owner: a, page: 0, size: 10, orderBy: 'token_id', direction: 'asc', standard: 'ERC1155' }).totalCount).toBe(1);
     // Id 2 was burned out: 1 id with a supply.
     expect(findContract(db, MULTI)).toMatchObject({ totalSupply: 1, standard: 'ERC1155', symbol: '' });
-    expect(db.prepare('SELECT count(*) FROM idx_tokens WHERE contract_id = (SELECT id FROM idx_contracts WHERE address = ?)').pluck().get(MULTI)).toBe(2);
+    expect(
+      db.prepare('SELECT count(*) FROM idx_tokens WHERE contract_id = (SELECT id FROM idx_contracts WHERE address = ?)').pluck().get(MULTI),
+    ).toBe(2);
     db.close();
   });
 });

@@ -20,15 +20,30 @@ const holdings = (ns: number[], mine: number | null = null): Holdings<{ key: num
 
 describe('planQuery', () => {
   it('reads a whole list when nothing filters it', () => {
-    expect(planQuery({ ...base, contract: A.toUpperCase() })).toEqual({ kind: 'contract', address: A, order: 'transfer', standard: undefined });
+    expect(planQuery({ ...base, contract: A.toUpperCase() })).toEqual({
+      kind: 'contract',
+      address: A,
+      order: 'transfer',
+      standard: undefined,
+    });
     expect(planQuery({ ...base, owner: A, orderBy: 'contract_address' })).toEqual({ kind: 'owner', owner: A, order: 'contract_address' });
     expect(planQuery({ ...base, owner: A, contracts: [] })).toMatchObject({ kind: 'owner' });
   });
 
   it('is empty for a contract the filter leaves out, and reads the holdings for a filter or a standard', () => {
     expect(planQuery({ ...base, contract: A, contracts: [B] })).toEqual({ kind: 'empty' });
-    expect(planQuery({ ...base, owner: A, contracts: [B, B.toUpperCase()] })).toEqual({ kind: 'holdings', owner: A, filter: [B], standard: undefined });
-    expect(planQuery({ ...base, owner: A, standard: 'ERC1155' })).toEqual({ kind: 'holdings', owner: A, filter: null, standard: 'ERC1155' });
+    expect(planQuery({ ...base, owner: A, contracts: [B, B.toUpperCase()] })).toEqual({
+      kind: 'holdings',
+      owner: A,
+      filter: [B],
+      standard: undefined,
+    });
+    expect(planQuery({ ...base, owner: A, standard: 'ERC1155' })).toEqual({
+      kind: 'holdings',
+      owner: A,
+      filter: null,
+      standard: 'ERC1155',
+    });
     expect(() => planQuery(base)).toThrow(/owner or a contract/);
   });
 });
@@ -42,8 +57,15 @@ describe('planHoldings', () => {
 
   it('picks the pair list, the slices or a way to combine several', () => {
     expect(planHoldings(base, holdings([0, 5]), 'sqlite')).toMatchObject({ kind: 'pair', total: 5, held: { n: 5 } });
-    expect(planHoldings({ ...base, orderBy: 'token_id' }, holdings([5]), 'sqlite')).toMatchObject({ kind: 'slices', parts: [{ from: 0, take: 5 }] });
-    expect(planHoldings({ ...base, orderBy: 'token_id' }, holdings([5, 5]), 'postgres')).toMatchObject({ kind: 'several', byTransfer: false, combine: 'merge' });
+    expect(planHoldings({ ...base, orderBy: 'token_id' }, holdings([5]), 'sqlite')).toMatchObject({
+      kind: 'slices',
+      parts: [{ from: 0, take: 5 }],
+    });
+    expect(planHoldings({ ...base, orderBy: 'token_id' }, holdings([5, 5]), 'postgres')).toMatchObject({
+      kind: 'several',
+      byTransfer: false,
+      combine: 'merge',
+    });
     expect(planHoldings({ ...base, several: 'select' }, holdings([5, 5]), 'sqlite')).toMatchObject({ kind: 'several', combine: 'select' });
     expect(() => planHoldings({ ...base, several: 'select' }, holdings([5, 5]), 'postgres')).toThrow(/cannot select/);
     // Many contracts: PostgreSQL scans the owner's list instead of a subquery each.

@@ -37,7 +37,13 @@ function newContracts(w: SqliteIndexWriter, logs: readonly TransferLog[]): Map<s
     if (w.contract(l.contract) || out.has(l.contract)) continue;
     const standard = standardOf(l.contract);
     // PLAIN answers totalSupply(); the other ERC-721s count minted - burned.
-    out.set(l.contract, { name: `N${l.contract.slice(-2)}`, symbol: standard === 'ERC1155' ? '' : 'S', totalSupply: l.contract === PLAIN ? '77' : null, hasUri: true, standard });
+    out.set(l.contract, {
+      name: `N${l.contract.slice(-2)}`,
+      symbol: standard === 'ERC1155' ? '' : 'S',
+      totalSupply: l.contract === PLAIN ? '77' : null,
+      hasUri: true,
+      standard,
+    });
   }
   return out;
 }
@@ -56,14 +62,20 @@ function prefix(h: History): void {
 }
 
 /** Applies the prefix and `ranges` through the SQLite write path, rolling back some of them. */
-function buildSqlite(ranges: (typeof step extends fc.Arbitrary<infer S> ? S : never)[][], rollbacks: number[]): { db: Db; model: ListingModel } {
+function buildSqlite(
+  ranges: (typeof step extends fc.Arbitrary<infer S> ? S : never)[][],
+  rollbacks: number[],
+): { db: Db; model: ListingModel } {
   const db = openDatabase(':memory:');
   migrateSqliteIndex(db);
   let w = createIndexWriter(db, 2);
   const h = new History();
   const apply = (fromBlock: number, start: number) => {
     const logs = h.moves.slice(start);
-    const uris = tokenUris(logs.map((l) => ({ address: l.contract, id: l.id })), logs.map((l) => uriOf(l.contract, l.id)));
+    const uris = tokenUris(
+      logs.map((l) => ({ address: l.contract, id: l.id })),
+      logs.map((l) => uriOf(l.contract, l.id)),
+    );
     applyBatch(db, w, { from: fromBlock, to: h.block, headers: [], logs, newContracts: newContracts(w, logs), uris, supplies: new Map() });
     h.block++;
     h.logIndex = 0;
@@ -93,7 +105,9 @@ async function copyToPg(db: Db, pool: PgPool): Promise<void> {
   await pool.query(`TRUNCATE ${TABLES.join(', ')}`);
   for (const table of TABLES) {
     const pgColumns = new Set(
-      (await pool.query<{ column_name: string }>('SELECT column_name FROM information_schema.columns WHERE table_name = $1', [table])).rows.map((r) => r.column_name),
+      (
+        await pool.query<{ column_name: string }>('SELECT column_name FROM information_schema.columns WHERE table_name = $1', [table])
+      ).rows.map((r) => r.column_name),
     );
     const rows = db.prepare(`SELECT * FROM ${table}`).all() as Record<string, unknown>[];
     if (rows.length === 0) continue;
@@ -138,7 +152,9 @@ async function expectSameAnswer(db: Db, pool: PgPool, model: ListingModel, r: Ra
   const got = await queryTokensPg(pool, { ...q, several: r.several });
   const what = JSON.stringify({ ...q, several: r.several });
   expect(got, what).toEqual(want);
-  const all = modelList(model.tokens, base, r.orderBy, r.direction).map((m) => `${m.contract}:${m.id}:${m.owner}:${m.balance}:${m.standard}`);
+  const all = modelList(model.tokens, base, r.orderBy, r.direction).map(
+    (m) => `${m.contract}:${m.id}:${m.owner}:${m.balance}:${m.standard}`,
+  );
   expect(got.totalCount, what).toBe(all.length);
   const start = page * r.size;
   expect(got.tokens.map(label), what).toEqual(Number.isSafeInteger(start) && start >= 0 ? all.slice(start, start + r.size) : []);
@@ -150,7 +166,8 @@ async function expectSameContracts(db: Db, pool: PgPool, model: ListingModel): P
     for (const a of [c, upper(c)]) expect(await findContractPg(pool, a), a).toEqual(findContract(db, a));
   }
   expect((await findContractPg(pool, PLAIN))?.totalSupply).toBe(77);
-  for (const c of [DROP, LONE]) expect((await findContractPg(pool, c))?.totalSupply).toBe((model.minted.get(c) ?? 0) - (model.burned.get(c) ?? 0));
+  for (const c of [DROP, LONE])
+    expect((await findContractPg(pool, c))?.totalSupply).toBe((model.minted.get(c) ?? 0) - (model.burned.get(c) ?? 0));
   for (const c of [MULTI, GAME]) expect((await findContractPg(pool, c))?.totalSupply).toBe(model.idsWithSupply.get(c) ?? 0);
 }
 
@@ -202,7 +219,10 @@ describe('listing reads on PostgreSQL', () => {
   });
 
   it('pages every list of a long history through to its end like the model, under every plan', async () => {
-    const [ranges] = fc.sample(fc.array(fc.array(step, { minLength: 30, maxLength: 30 }), { minLength: 20, maxLength: 20 }), { seed: 7, numRuns: 1 });
+    const [ranges] = fc.sample(fc.array(fc.array(step, { minLength: 30, maxLength: 30 }), { minLength: 20, maxLength: 20 }), {
+      seed: 7,
+      numRuns: 1,
+    });
     const { db, model } = buildSqlite(ranges!, []);
     try {
       await copyToPg(db, pool);
@@ -216,7 +236,9 @@ describe('listing reads on PostgreSQL', () => {
             for (const orderBy of ORDER_BY) {
               for (const direction of ['asc', 'desc'] as const) {
                 const base = { ...scope, ...(contracts ? { contracts } : {}), ...(standard ? { standard } : {}) };
-                const expected = modelList(model.tokens, base, orderBy, direction).map((m) => `${m.contract}:${m.id}:${m.owner}:${m.balance}:${m.standard}`);
+                const expected = modelList(model.tokens, base, orderBy, direction).map(
+                  (m) => `${m.contract}:${m.id}:${m.owner}:${m.balance}:${m.standard}`,
+                );
                 for (const several of ['merge', 'scan'] as const) {
                   const got: string[] = [];
                   for (let page = 0; ; page++) {

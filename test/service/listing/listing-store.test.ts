@@ -43,7 +43,18 @@ describe('listing store under random histories and rollbacks', () => {
       // Contract addresses out of creation order, ids that collide across contracts and span many byte lengths.
       const contracts = [addr(0xc3), addr(0xa1), addr(0xb2)];
       const owners = [1, 2, 3, 4, 5].map((n) => addr(0x1000 + n * 7919));
-      const ids = [0n, 1n, 2n, 3n, 255n, 256n, 65_535n, 10n ** 30n, 2n ** 256n - 1n, ...Array.from({ length: 12 }, (_, i) => BigInt(4 + i * 37))];
+      const ids = [
+        0n,
+        1n,
+        2n,
+        3n,
+        255n,
+        256n,
+        65_535n,
+        10n ** 30n,
+        2n ** 256n - 1n,
+        ...Array.from({ length: 12 }, (_, i) => BigInt(4 + i * 37)),
+      ];
       const all: TransferLog[] = [];
       const live = new Map<string, string>(); // contract:id -> owner
       let block = 1;
@@ -59,7 +70,15 @@ describe('listing store under random histories and rollbacks', () => {
             const key = `${contract}:${id}`;
             const cur = live.get(key);
             const to = cur && rnd() < 0.15 ? ZERO : owners[Math.floor(rnd() * owners.length)]!;
-            const l: TransferLog = { block, logIndex: li, blockHash: '0x' + block.toString(16).padStart(64, '0'), contract, from: cur ?? ZERO, to, id };
+            const l: TransferLog = {
+              block,
+              logIndex: li,
+              blockHash: '0x' + block.toString(16).padStart(64, '0'),
+              contract,
+              from: cur ?? ZERO,
+              to,
+              id,
+            };
             if (to === ZERO) live.delete(key);
             else live.set(key, to);
             logs.push(l);
@@ -68,9 +87,24 @@ describe('listing store under random histories and rollbacks', () => {
         const newContracts = new Map(
           [...new Set(logs.map((l) => l.contract))]
             .filter((c) => !w.contract(c))
-            .map((c) => [c, { name: `N${c.slice(-2)}`, symbol: `S${c.slice(-2)}`, totalSupply: c === contracts[0] ? '77' : null, hasUri: true, standard: 'ERC721' }] as const),
+            .map(
+              (c) =>
+                [
+                  c,
+                  {
+                    name: `N${c.slice(-2)}`,
+                    symbol: `S${c.slice(-2)}`,
+                    totalSupply: c === contracts[0] ? '77' : null,
+                    hasUri: true,
+                    standard: 'ERC721',
+                  },
+                ] as const,
+            ),
         );
-        const uris = tokenUris(logs.map((l) => ({ address: l.contract, id: l.id })), logs.map((l) => `uri:${l.contract}:${l.id}`));
+        const uris = tokenUris(
+          logs.map((l) => ({ address: l.contract, id: l.id })),
+          logs.map((l) => `uri:${l.contract}:${l.id}`),
+        );
         applyBatch(db, w, { from, to: block - 1, headers: [], logs, newContracts, uris, supplies: new Map() });
         all.push(...logs);
 
@@ -100,9 +134,11 @@ describe('listing store under random histories and rollbacks', () => {
           });
           // Bucket sums agree with the counters for every list.
           const accounts = db.prepare('SELECT id, token_count FROM idx_accounts').all() as { id: number; token_count: number }[];
-          for (const a of accounts) for (const code of [LIST.OWNER_TR, LIST.OWNER_ID, LIST.OWNER_CT]) expect(w.rank.countOf(code, a.id)).toBe(a.token_count);
+          for (const a of accounts)
+            for (const code of [LIST.OWNER_TR, LIST.OWNER_ID, LIST.OWNER_CT]) expect(w.rank.countOf(code, a.id)).toBe(a.token_count);
           const cs = db.prepare('SELECT id, token_count FROM idx_contracts').all() as { id: number; token_count: number }[];
-          for (const c of cs) for (const code of [LIST.CONTRACT_TR, LIST.CONTRACT_ID]) expect(w.rank.countOf(code, c.id)).toBe(c.token_count);
+          for (const c of cs)
+            for (const code of [LIST.CONTRACT_TR, LIST.CONTRACT_ID]) expect(w.rank.countOf(code, c.id)).toBe(c.token_count);
           const pairs = db
             .prepare('SELECT p.id, (SELECT count(*) FROM idx_tokens t WHERE t.pair_id = p.id) AS n FROM idx_pairs p')
             .all() as { id: number; n: number }[];
@@ -113,7 +149,12 @@ describe('listing store under random histories and rollbacks', () => {
       const maxBuckets = db.prepare('SELECT max(n) FROM (SELECT count(*) AS n FROM idx_rank GROUP BY list)').pluck().get() as number;
       expect(maxBuckets).toBeGreaterThan(2);
       // A bulk rebuild of the derived tables gives the same counters and the same pages as the incremental upkeep.
-      const counters = () => db.prepare('SELECT (SELECT group_concat(token_count) FROM idx_accounts) AS a, (SELECT group_concat(token_count) FROM idx_contracts) AS c, (SELECT group_concat(n) FROM (SELECT n FROM idx_owner_contract ORDER BY owner_id, caddr)) AS oc').get();
+      const counters = () =>
+        db
+          .prepare(
+            'SELECT (SELECT group_concat(token_count) FROM idx_accounts) AS a, (SELECT group_concat(token_count) FROM idx_contracts) AS c, (SELECT group_concat(n) FROM (SELECT n FROM idx_owner_contract ORDER BY owner_id, caddr)) AS oc',
+          )
+          .get();
       const before = counters();
       rebuildDerived(db, bucketSize + 1);
       expect(counters()).toEqual(before);
@@ -139,12 +180,26 @@ describe('listing store under random histories and rollbacks', () => {
     const logs: TransferLog[] = [];
     for (let i = 0; i < 420; i++) {
       const c = cs[Math.floor(rnd() * cs.length)]!;
-      logs.push({ block: 1 + Math.floor(i / 7), logIndex: i % 7, blockHash: '0x', contract: c, from: ZERO, to: rnd() < 0.85 ? big : other, id: BigInt(Math.floor(rnd() * 1e6)) * 1000n + BigInt(i) });
+      logs.push({
+        block: 1 + Math.floor(i / 7),
+        logIndex: i % 7,
+        blockHash: '0x',
+        contract: c,
+        from: ZERO,
+        to: rnd() < 0.85 ? big : other,
+        id: BigInt(Math.floor(rnd() * 1e6)) * 1000n + BigInt(i),
+      });
     }
     const metas = new Map(cs.map((a) => [a, { name: 'N', symbol: 'S', totalSupply: null, hasUri: false, standard: 'ERC721' }] as const));
     applyBatch(db, w, { from: 1, to: 70, headers: [], logs, newContracts: metas, uris: new Map(), supplies: new Map() });
     for (const several of ['merge', 'select', 'auto'] as const) {
-      expectListingsMatch(db, replay(logs, 999), { owners: [big], contracts: [], filters: [[cs[0]!, cs[2]!], [cs[1]!, cs[2]!, cs[3]!], cs], sizes: [7, 50], extra: { several } });
+      expectListingsMatch(db, replay(logs, 999), {
+        owners: [big],
+        contracts: [],
+        filters: [[cs[0]!, cs[2]!], [cs[1]!, cs[2]!, cs[3]!], cs],
+        sizes: [7, 50],
+        extra: { several },
+      });
     }
     db.close();
   });
@@ -157,9 +212,17 @@ describe('listing store under random histories and rollbacks', () => {
     const c = addr(0xc1);
     const owners = [addr(0x11), addr(0x22)];
     const logs: TransferLog[] = Array.from({ length: 30 }, (_, i) => ({
-      block: 1 + Math.floor(i / 4), logIndex: i % 4, blockHash: '0x', contract: i % 3 ? c : addr(0xc2), from: ZERO, to: owners[i % 2]!, id: BigInt(i),
+      block: 1 + Math.floor(i / 4),
+      logIndex: i % 4,
+      blockHash: '0x',
+      contract: i % 3 ? c : addr(0xc2),
+      from: ZERO,
+      to: owners[i % 2]!,
+      id: BigInt(i),
     }));
-    const metas = new Map([c, addr(0xc2)].map((a) => [a, { name: 'N', symbol: 'S', totalSupply: null, hasUri: false, standard: 'ERC721' }] as const));
+    const metas = new Map(
+      [c, addr(0xc2)].map((a) => [a, { name: 'N', symbol: 'S', totalSupply: null, hasUri: false, standard: 'ERC721' }] as const),
+    );
     applyBatch(cur, w, { from: 1, to: 9, headers: [], logs, newContracts: metas, uris: new Map(), supplies: new Map() });
     cur.close();
     // A version-1 database with the same content: no pairs, no holdings columns, the old history table.
@@ -184,9 +247,17 @@ describe('listing store under random histories and rollbacks', () => {
   it('answers pages past the end, unknown owners and unknown contracts with empty pages', () => {
     const db = openDatabase(':memory:');
     migrateSqliteIndex(db);
-    expect(queryTokens(db, { owner: addr(1), page: 0, size: 15, orderBy: 'token_id', direction: 'asc' })).toEqual({ tokens: [], totalCount: 0 });
-    expect(queryTokens(db, { contract: addr(1), page: 3, size: 15, orderBy: 'token_id', direction: 'asc' })).toEqual({ tokens: [], totalCount: 0 });
-    expect(queryTokens(db, { owner: addr(1), page: Number.MAX_SAFE_INTEGER, size: 200, orderBy: 'contract_address', direction: 'desc' }).tokens).toEqual([]);
+    expect(queryTokens(db, { owner: addr(1), page: 0, size: 15, orderBy: 'token_id', direction: 'asc' })).toEqual({
+      tokens: [],
+      totalCount: 0,
+    });
+    expect(queryTokens(db, { contract: addr(1), page: 3, size: 15, orderBy: 'token_id', direction: 'asc' })).toEqual({
+      tokens: [],
+      totalCount: 0,
+    });
+    expect(
+      queryTokens(db, { owner: addr(1), page: Number.MAX_SAFE_INTEGER, size: 200, orderBy: 'contract_address', direction: 'desc' }).tokens,
+    ).toEqual([]);
     expect(findContract(db, addr(1))).toBeNull();
     db.close();
   });

@@ -64,11 +64,17 @@ function build(blocks: TransferLog[][], bucketSize: number, oneByOne: boolean): 
   const db = openDatabase(':memory:');
   migrateSqliteIndex(db);
   const w = createIndexWriter(db, bucketSize);
-  const meta = (c: string) => ({ name: 'N', symbol: 'S', totalSupply: null, hasUri: true, standard: c === ERC1155 ? 'ERC1155' : 'ERC721' }) as const;
-  const ranges = oneByOne ? blocks.map((logs, i) => ({ from: i + 1, to: i + 1, logs })) : [{ from: 1, to: blocks.length, logs: blocks.flat() }];
+  const meta = (c: string) =>
+    ({ name: 'N', symbol: 'S', totalSupply: null, hasUri: true, standard: c === ERC1155 ? 'ERC1155' : 'ERC721' }) as const;
+  const ranges = oneByOne
+    ? blocks.map((logs, i) => ({ from: i + 1, to: i + 1, logs }))
+    : [{ from: 1, to: blocks.length, logs: blocks.flat() }];
   for (const r of ranges) {
     const newContracts = new Map([...new Set(r.logs.map((l) => l.contract))].filter((c) => !w.contract(c)).map((c) => [c, meta(c)]));
-    const uris = tokenUris(r.logs.map((l) => ({ address: l.contract, id: l.id })), r.logs.map((l) => `uri:${l.id}`));
+    const uris = tokenUris(
+      r.logs.map((l) => ({ address: l.contract, id: l.id })),
+      r.logs.map((l) => `uri:${l.id}`),
+    );
     applyBatch(db, w, { from: r.from, to: r.to, headers: [], logs: r.logs, newContracts, uris, supplies: new Map() });
   }
   return db;
@@ -85,7 +91,9 @@ function snapshot(db: Db) {
     .all();
   const counters = db.prepare('SELECT address, token_count FROM idx_accounts WHERE token_count != 0 ORDER BY address').all();
   const contracts = db.prepare('SELECT address, token_count, minted, burned, total_supply FROM idx_contracts ORDER BY address').all();
-  const ids = db.prepare('SELECT c.address, hex(i.k_id) AS k, i.supply FROM idx_ids i JOIN idx_contracts c ON c.id = i.contract_id ORDER BY 1, 2').all();
+  const ids = db
+    .prepare('SELECT c.address, hex(i.k_id) AS k, i.supply FROM idx_ids i JOIN idx_contracts c ON c.id = i.contract_id ORDER BY 1, 2')
+    .all();
   const pages: unknown[] = [];
   for (const owner of OWNERS) {
     for (const orderBy of ['transfer_block_number', 'token_id', 'contract_address'] as const) {
@@ -103,7 +111,10 @@ function expectBucketsExact(db: Db): void {
   for (const { list, n } of sums) {
     const code = (list % 8) as ListCode;
     const s = listSource(code);
-    const real = db.prepare(`SELECT count(*) FROM idx_tokens WHERE ${s.scope} = ?${s.extra}`).pluck().get(Math.floor(list / 8));
+    const real = db
+      .prepare(`SELECT count(*) FROM idx_tokens WHERE ${s.scope} = ?${s.extra}`)
+      .pluck()
+      .get(Math.floor(list / 8));
     expect(n, `list ${list} (code ${code})`).toBe(real);
   }
   expect(Object.values(LIST).length).toBe(6);
@@ -130,7 +141,15 @@ describe('listing writer: a mint inserts without a lookup', () => {
   it('a token minted again after its burn keeps one row and goes to the new owner', () => {
     const c = CONTRACTS[0]!;
     const blockHash = '0x' + '1'.repeat(64);
-    const move = (block: number, from: string, to: string): TransferLog => ({ block, logIndex: 0, blockHash, contract: c, from, to, id: 7n });
+    const move = (block: number, from: string, to: string): TransferLog => ({
+      block,
+      logIndex: 0,
+      blockHash,
+      contract: c,
+      from,
+      to,
+      id: 7n,
+    });
     const blocks = [[move(1, ZERO, OWNERS[0]!)], [move(2, OWNERS[0]!, ZERO)], [move(3, ZERO, OWNERS[1]!)]];
     {
       // Each block its own range: the re-mint's insert meets the burned row and moves it instead.
@@ -139,7 +158,11 @@ describe('listing writer: a mint inserts without a lookup', () => {
       expect(queryTokens(db, { owner: OWNERS[0]!, page: 0, size: 5, orderBy: 'token_id', direction: 'asc' }).totalCount).toBe(0);
       const held = queryTokens(db, { owner: OWNERS[1]!, page: 0, size: 5, orderBy: 'token_id', direction: 'asc' });
       expect(held.tokens.map((t) => [t.id, t.uri])).toEqual([['7', 'uri:7']]);
-      expect(db.prepare('SELECT minted, burned, token_count FROM idx_contracts WHERE address = ?').get(c)).toEqual({ minted: 2, burned: 1, token_count: 1 });
+      expect(db.prepare('SELECT minted, burned, token_count FROM idx_contracts WHERE address = ?').get(c)).toEqual({
+        minted: 2,
+        burned: 1,
+        token_count: 1,
+      });
       expectBucketsExact(db);
       expect(snapshot(db)).toEqual(snapshot(build(blocks, 2, false)));
       db.close();
@@ -151,18 +174,58 @@ describe('splitAtBlocks', () => {
   it.each([
     { moves: [], from: 5, to: 9, max: 2, parts: [[5, 9]] },
     { moves: [5, 5, 6], from: 5, to: 9, max: 3, parts: [[5, 9]] },
-    { moves: [5, 5, 6, 7], from: 5, to: 9, max: 3, parts: [[5, 6], [7, 9]] },
-    { moves: [5, 5, 5, 5, 6], from: 5, to: 9, max: 2, parts: [[5, 5], [6, 9]] },
-    { moves: [6, 8, 8, 9], from: 5, to: 9, max: 1, parts: [[5, 7], [8, 8], [9, 9]] },
+    {
+      moves: [5, 5, 6, 7],
+      from: 5,
+      to: 9,
+      max: 3,
+      parts: [
+        [5, 6],
+        [7, 9],
+      ],
+    },
+    {
+      moves: [5, 5, 5, 5, 6],
+      from: 5,
+      to: 9,
+      max: 2,
+      parts: [
+        [5, 5],
+        [6, 9],
+      ],
+    },
+    {
+      moves: [6, 8, 8, 9],
+      from: 5,
+      to: 9,
+      max: 1,
+      parts: [
+        [5, 7],
+        [8, 8],
+        [9, 9],
+      ],
+    },
   ])('$moves in [$from, $to] by $max', ({ moves, from, to, max, parts }) => {
-    expect(splitAtBlocks(moves.map((block) => ({ block })), from, to, max).map((p) => [p.from, p.to])).toEqual(parts);
+    expect(
+      splitAtBlocks(
+        moves.map((block) => ({ block })),
+        from,
+        to,
+        max,
+      ).map((p) => [p.from, p.to]),
+    ).toEqual(parts);
   });
 
   it('covers the range without gaps, never cuts a block, and keeps parts small (fast-check)', () => {
     fc.assert(
       fc.property(fc.array(fc.nat(30)), fc.integer({ min: 1, max: 6 }), (raw, max) => {
         const blocks = [...raw].sort((a, b) => a - b);
-        const parts = splitAtBlocks(blocks.map((block) => ({ block })), 0, 40, max);
+        const parts = splitAtBlocks(
+          blocks.map((block) => ({ block })),
+          0,
+          40,
+          max,
+        );
         expect(parts[0]!.from).toBe(0);
         expect(parts.at(-1)!.to).toBe(40);
         for (let i = 1; i < parts.length; i++) expect(parts[i]!.from).toBe(parts[i - 1]!.to + 1);

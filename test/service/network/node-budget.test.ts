@@ -4,8 +4,22 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
-  afterAnswer, backPressureIn, BUDGET_POLICY, budgetAt, capacityPauseMs, freshBudget, isCapacityError, PROBE_SHARE, pressureOf, probeGapMs, retryAfterMs, started, waitBeforeStart,
-  type BudgetOutcome, type BudgetPolicy, type BudgetState,
+  afterAnswer,
+  backPressureIn,
+  BUDGET_POLICY,
+  budgetAt,
+  capacityPauseMs,
+  freshBudget,
+  isCapacityError,
+  PROBE_SHARE,
+  pressureOf,
+  probeGapMs,
+  retryAfterMs,
+  started,
+  waitBeforeStart,
+  type BudgetOutcome,
+  type BudgetPolicy,
+  type BudgetState,
 } from '../../../src/service/network/node-budget.js';
 
 const p: BudgetPolicy = BUDGET_POLICY;
@@ -16,7 +30,11 @@ type Event = { dt: number } & ({ kind: 'start' } | { kind: 'answered' } | { kind
 const eventArb: fc.Arbitrary<Event> = fc.oneof(
   fc.record({ dt: fc.integer({ min: 0, max: 3_000 }), kind: fc.constant('start' as const) }),
   fc.record({ dt: fc.integer({ min: 0, max: 3_000 }), kind: fc.constant('answered' as const) }),
-  fc.record({ dt: fc.integer({ min: 0, max: 3_000 }), kind: fc.constant('refused' as const), retryAfterMs: fc.option(fc.integer({ min: 0, max: 120_000 })) }),
+  fc.record({
+    dt: fc.integer({ min: 0, max: 3_000 }),
+    kind: fc.constant('refused' as const),
+    retryAfterMs: fc.option(fc.integer({ min: 0, max: 120_000 })),
+  }),
 );
 const runArb = fc.array(eventArb, { minLength: 1, maxLength: 80 });
 
@@ -39,7 +57,11 @@ function replay(events: readonly Event[]): { before: BudgetState; after: BudgetS
 }
 
 describe('the budget, as properties over random runs', () => {
-  const run = (check: (steps: ReturnType<typeof replay>) => void) => fc.assert(fc.property(runArb, (events) => check(replay(events))), { numRuns: 1000 });
+  const run = (check: (steps: ReturnType<typeof replay>) => void) =>
+    fc.assert(
+      fc.property(runArb, (events) => check(replay(events))),
+      { numRuns: 1000 },
+    );
 
   it('stays between the minimum and the ceiling, or is unlimited', () =>
     run((steps) => {
@@ -141,13 +163,17 @@ describe('the budget, as properties over random runs', () => {
 describe('probes of a paced node', () => {
   it('take at most their share of the budget, and keep their own period otherwise', () =>
     fc.assert(
-      fc.property(fc.integer({ min: 50, max: 5_000 }), fc.option(fc.double({ min: p.minPerSecond, max: p.unlimitedAbove, noNaN: true })), (probeMs, rate) => {
-        const gap = probeGapMs(probeMs, rate);
-        expect(gap).toBeGreaterThanOrEqual(probeMs);
-        if (rate === null) expect(gap).toBe(probeMs);
-        // Two requests per probe.
-        else expect(2 / (gap / 1000)).toBeLessThanOrEqual(rate * PROBE_SHARE + 1e-9);
-      }),
+      fc.property(
+        fc.integer({ min: 50, max: 5_000 }),
+        fc.option(fc.double({ min: p.minPerSecond, max: p.unlimitedAbove, noNaN: true })),
+        (probeMs, rate) => {
+          const gap = probeGapMs(probeMs, rate);
+          expect(gap).toBeGreaterThanOrEqual(probeMs);
+          if (rate === null) expect(gap).toBe(probeMs);
+          // Two requests per probe.
+          else expect(2 / (gap / 1000)).toBeLessThanOrEqual(rate * PROBE_SHARE + 1e-9);
+        },
+      ),
     ));
 });
 
@@ -192,12 +218,15 @@ describe('against a provider with a fixed capacity', () => {
     [10, 1_000, 0.2],
     [25, null, 0.05],
     [100, 1_000, 0.01],
-  ])('settles below a capacity of %i requests/s (Retry-After %s ms): at least half of it answered, under %s refused', (capacity, retryAfter, refusedAtMost) => {
-    const r = simulate(capacity, 120, 20, retryAfter);
-    expect(r.okPerSecond).toBeGreaterThan(capacity * 0.5);
-    expect(r.okPerSecond).toBeLessThanOrEqual(capacity);
-    expect(r.refusedShare).toBeLessThan(refusedAtMost);
-  });
+  ])(
+    'settles below a capacity of %i requests/s (Retry-After %s ms): at least half of it answered, under %s refused',
+    (capacity, retryAfter, refusedAtMost) => {
+      const r = simulate(capacity, 120, 20, retryAfter);
+      expect(r.okPerSecond).toBeGreaterThan(capacity * 0.5);
+      expect(r.okPerSecond).toBeLessThanOrEqual(capacity);
+      expect(r.refusedShare).toBeLessThan(refusedAtMost);
+    },
+  );
 });
 
 describe('what counts as back-pressure', () => {
@@ -212,9 +241,21 @@ describe('what counts as back-pressure', () => {
   ])('Retry-After: %s', (_name, header, ms) => expect(retryAfterMs(header, 1_000_000)).toBe(ms));
 
   it.each<[string, { code?: unknown; message?: unknown }, boolean]>([
-    ['Alchemy', { code: 429, message: 'Your app has exceeded its compute units per second capacity. If you have retries enabled, you can safely ignore this message.' }, true],
+    [
+      'Alchemy',
+      {
+        code: 429,
+        message:
+          'Your app has exceeded its compute units per second capacity. If you have retries enabled, you can safely ignore this message.',
+      },
+      true,
+    ],
     ['Infura rate', { code: -32005, message: 'project ID request rate exceeded' }, true],
-    ['QuickNode', { code: -32007, message: '100/second request limit reached - reduce calls per second or upgrade your account at quicknode.com' }, true],
+    [
+      'QuickNode',
+      { code: -32007, message: '100/second request limit reached - reduce calls per second or upgrade your account at quicknode.com' },
+      true,
+    ],
     ['a gateway', { code: -32000, message: 'Too Many Requests' }, true],
     ['Infura log range (same code, not back-pressure)', { code: -32005, message: 'query returned more than 10000 results' }, false],
     ['a range limit', { code: -32005, message: 'query exceeds max block range 1000' }, false],
@@ -233,10 +274,31 @@ describe('what counts as back-pressure', () => {
   it.each<[string, number, string | null, unknown, { retryAfterMs: number | null } | null]>([
     ['HTTP 429 with Retry-After', 429, '2', 'Too Many Requests', { retryAfterMs: 2_000 }],
     ['HTTP 429 without', 429, null, null, { retryAfterMs: null }],
-    ['a capacity error', 200, null, { jsonrpc: '2.0', id: 1, error: { code: 429, message: 'exceeded its capacity' } }, { retryAfterMs: null }],
-    ['a batch with one capacity error', 200, null, [{ id: 0, result: '0x1' }, { id: 1, error: { code: -32005, message: 'request rate exceeded', data: { backoff_seconds: 3 } } }], { retryAfterMs: 3_000 }],
+    [
+      'a capacity error',
+      200,
+      null,
+      { jsonrpc: '2.0', id: 1, error: { code: 429, message: 'exceeded its capacity' } },
+      { retryAfterMs: null },
+    ],
+    [
+      'a batch with one capacity error',
+      200,
+      null,
+      [
+        { id: 0, result: '0x1' },
+        { id: 1, error: { code: -32005, message: 'request rate exceeded', data: { backoff_seconds: 3 } } },
+      ],
+      { retryAfterMs: 3_000 },
+    ],
     ['an answer', 200, null, { jsonrpc: '2.0', id: 1, result: '0x10' }, null],
-    ['a range refusal', 200, null, { jsonrpc: '2.0', id: 1, error: { code: -32005, message: 'query returned more than 10000 results' } }, null],
+    [
+      'a range refusal',
+      200,
+      null,
+      { jsonrpc: '2.0', id: 1, error: { code: -32005, message: 'query returned more than 10000 results' } },
+      null,
+    ],
     ['HTTP 503 (a failure, not back-pressure)', 503, '5', null, null],
   ])('%s', (_name, status, header, answer, expected) => expect(backPressureIn(status, header, answer, 0)).toEqual(expected));
 });

@@ -3,14 +3,29 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { RpcError } from '../../../src/lib/json-rpc.js';
 import { RpcTimeoutError } from '../../../src/lib/json-rpc-ws.js';
-import { adoptedChainId, chooseNode, classifyProbeError, problemsOf, startingChoice, type NodeChoice, type NodeChoiceOptions, type NodeObservation } from '../../../src/service/network/node-choice.js';
+import {
+  adoptedChainId,
+  chooseNode,
+  classifyProbeError,
+  problemsOf,
+  startingChoice,
+  type NodeChoice,
+  type NodeChoiceOptions,
+  type NodeObservation,
+} from '../../../src/service/network/node-choice.js';
 
 const EXPECTED = 1;
 const opts: NodeChoiceOptions = { maxLagBlocks: 5, expectedChainId: EXPECTED };
 
 const unprobed = (url: string): NodeObservation => ({ url, at: null, head: null, chainId: null, problem: null });
 const healthy = (url: string, head: number, chainId = EXPECTED): NodeObservation => ({ url, at: 1, head, chainId, problem: null });
-const failed = (url: string, problem: 'refused' | 'timeout' | 'error'): NodeObservation => ({ url, at: 1, head: null, chainId: null, problem });
+const failed = (url: string, problem: 'refused' | 'timeout' | 'error'): NodeObservation => ({
+  url,
+  at: 1,
+  head: null,
+  chainId: null,
+  problem,
+});
 const serving = (inUse: number): NodeChoice => ({ inUse, state: 'serving', reason: 'Using it.' });
 
 /** One node as the watcher records it: not probed yet, failed (forgetting its chain), or answering. */
@@ -27,7 +42,9 @@ const prevArb = (count: number) =>
     fc.integer({ min: 0, max: count - 1 }).map(serving),
     fc.constantFrom<NodeChoice>({ inUse: null, state: 'unreachable', reason: 'x.' }, { inUse: null, state: 'wrong-chain', reason: 'x.' }),
   );
-const caseArb = nodesArb.chain((nodes) => fc.record({ nodes: fc.constant(nodes), prev: prevArb(nodes.length), maxLagBlocks: fc.integer({ min: 0, max: 8 }) }));
+const caseArb = nodesArb.chain((nodes) =>
+  fc.record({ nodes: fc.constant(nodes), prev: prevArb(nodes.length), maxLagBlocks: fc.integer({ min: 0, max: 8 }) }),
+);
 
 const isCandidate = (nodes: readonly NodeObservation[], o: NodeChoiceOptions, i: number) =>
   nodes[i]!.at !== null && nodes[i]!.chainId === o.expectedChainId && problemsOf(nodes, o)[i] === null;
@@ -90,7 +107,11 @@ describe('chooseNode, as properties', () => {
   it('over a run of probes, switches only away from a node that cannot be used', () =>
     fc.assert(
       fc.property(
-        fc.integer({ min: 1, max: 4 }).chain((n) => fc.array(fc.tuple(...Array.from({ length: n }, (_, i) => observation(`http://n${i}`))), { minLength: 1, maxLength: 12 })),
+        fc
+          .integer({ min: 1, max: 4 })
+          .chain((n) =>
+            fc.array(fc.tuple(...Array.from({ length: n }, (_, i) => observation(`http://n${i}`))), { minLength: 1, maxLength: 12 }),
+          ),
         (rounds) => {
           let choice = startingChoice;
           for (const nodes of rounds) {
@@ -123,7 +144,11 @@ describe('chooseNode, by example', () => {
 
   it('switches to the next node when the current one refuses, and says why', () => {
     const next = chooseNode(serving(0), [failed('http://a', 'refused'), healthy('http://b', 10)], opts);
-    expect(next).toEqual({ inUse: 1, state: 'serving', reason: 'Switched from node 1 (http://a) to node 2 (http://b) because node 1 (http://a) refused the connection.' });
+    expect(next).toEqual({
+      inUse: 1,
+      state: 'serving',
+      reason: 'Switched from node 1 (http://a) to node 2 (http://b) because node 1 (http://a) refused the connection.',
+    });
   });
 
   it('switches away from a node that lags more than maxLagBlocks behind the best', () => {
@@ -160,7 +185,11 @@ describe('chooseNode, by example', () => {
     const down = chooseNode(serving(0), [failed('http://a', 'refused'), failed('http://b', 'error')], opts);
     expect(down).toMatchObject({ inUse: null, state: 'unreachable' });
     const back = chooseNode(down, [failed('http://a', 'refused'), healthy('http://b', 3)], opts);
-    expect(back).toEqual({ inUse: 1, state: 'serving', reason: 'Using node 2 (http://b) because node 1 (http://a) refused the connection.' });
+    expect(back).toEqual({
+      inUse: 1,
+      state: 'serving',
+      reason: 'Using node 2 (http://b) because node 1 (http://a) refused the connection.',
+    });
   });
 
   it('uses no node while the expected chain is not known', () => {
@@ -184,9 +213,13 @@ describe('a node that pushes back (HTTP 429, a capacity error)', () => {
   const anyNode = (url: string) =>
     fc.oneof(
       observation(url),
-      fc.record({ head: fc.option(fc.integer({ min: 0, max: 30 })), forMs: fc.integer({ min: 0, max: 2 * LIMIT }), chainId: fc.constantFrom(1, 2) }).map((r) =>
-        throttled(url, r.head, r.forMs, r.head === null ? null : r.chainId),
-      ),
+      fc
+        .record({
+          head: fc.option(fc.integer({ min: 0, max: 30 })),
+          forMs: fc.integer({ min: 0, max: 2 * LIMIT }),
+          chainId: fc.constantFrom(1, 2),
+        })
+        .map((r) => throttled(url, r.head, r.forMs, r.head === null ? null : r.chainId)),
     );
   const withThrottled = fc
     .integer({ min: 1, max: 4 })
@@ -213,7 +246,8 @@ describe('a node that pushes back (HTTP 429, a capacity error)', () => {
         if (next.inUse !== null) expect(problemsOf(nodes, limited)[next.inUse]).toBeNull();
         if (prev.state !== 'serving' || prev.inUse === null) return;
         const n = nodes[prev.inUse]!;
-        if (n.throttledSince != null && n.at! - n.throttledSince < LIMIT && n.head !== null && n.chainId === EXPECTED) expect(next).toBe(prev);
+        if (n.throttledSince != null && n.at! - n.throttledSince < LIMIT && n.head !== null && n.chainId === EXPECTED)
+          expect(next).toBe(prev);
       }),
       { numRuns: 2000 },
     ));
@@ -233,7 +267,8 @@ describe('a node that pushes back (HTTP 429, a capacity error)', () => {
     expect(chooseNode(serving(0), [throttled('http://a', 30, 60_000), ahead], limited)).toEqual({
       inUse: 1,
       state: 'serving',
-      reason: 'Switched from node 1 (http://a) to node 2 (http://b) because node 1 (http://a) has asked to slow down (HTTP 429 or a capacity error) for 60 s without answering.',
+      reason:
+        'Switched from node 1 (http://a) to node 2 (http://b) because node 1 (http://a) has asked to slow down (HTTP 429 or a capacity error) for 60 s without answering.',
     });
   });
 
@@ -248,7 +283,11 @@ describe('a node that pushes back (HTTP 429, a capacity error)', () => {
 
   it('waits at start for node 1 that pushed back before it ever answered, then moves on to node 2 after the limit', () => {
     const early = chooseNode(startingChoice, [throttled('http://a', null, 2_000, null), healthy('http://b', 10)], limited);
-    expect(early).toEqual({ inUse: null, state: 'starting', reason: 'Waiting for the first answer of node 1 (http://a), which asks to slow down (HTTP 429).' });
+    expect(early).toEqual({
+      inUse: null,
+      state: 'starting',
+      reason: 'Waiting for the first answer of node 1 (http://a), which asks to slow down (HTTP 429).',
+    });
     expect(adoptedChainId([throttled('http://a', null, 2_000, null), healthy('http://b', 10, 7)], LIMIT)).toBeNull();
     const late = chooseNode(early, [throttled('http://a', null, LIMIT, null), healthy('http://b', 10)], limited);
     expect(late.inUse).toBe(1);
@@ -271,8 +310,16 @@ describe('adoptedChainId', () => {
 
 describe('classifyProbeError', () => {
   const rows: [string, unknown, string][] = [
-    ['fetch could not connect', new RpcError('unreachable', 'The node at http://x could not be reached (TypeError).', 'eth_blockNumber'), 'refused'],
-    ['fetch hit its timeout', new RpcError('unreachable', 'The node at http://x could not be reached (TimeoutError).', 'eth_blockNumber'), 'timeout'],
+    [
+      'fetch could not connect',
+      new RpcError('unreachable', 'The node at http://x could not be reached (TypeError).', 'eth_blockNumber'),
+      'refused',
+    ],
+    [
+      'fetch hit its timeout',
+      new RpcError('unreachable', 'The node at http://x could not be reached (TimeoutError).', 'eth_blockNumber'),
+      'timeout',
+    ],
     ['HTTP 503', new RpcError('unreachable', 'The node at http://x answered HTTP 503.'), 'error'],
     ['not JSON-RPC', new RpcError('unreachable', 'The node at http://x sent a response that is not JSON-RPC.'), 'error'],
     ['a JSON-RPC error', new RpcError(-32000, 'header not found'), 'error'],

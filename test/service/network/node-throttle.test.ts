@@ -34,7 +34,14 @@ beforeAll(async () => {
         return void res.end('Too Many Requests');
       }
       res.writeHead(200, { 'content-type': 'application/json' });
-      if (step.kind === 'capacity') return void res.end(each((id) => ({ jsonrpc: '2.0', id, error: { code: 429, message: 'Your app has exceeded its compute units per second capacity.' } })));
+      if (step.kind === 'capacity')
+        return void res.end(
+          each((id) => ({
+            jsonrpc: '2.0',
+            id,
+            error: { code: 429, message: 'Your app has exceeded its compute units per second capacity.' },
+          })),
+        );
       res.end(each((id) => ({ jsonrpc: '2.0', id, result: '0x10' })));
     });
   });
@@ -100,7 +107,9 @@ describe('requests to a node that pushes back', () => {
       const t0 = Date.now();
       const error = await rpc.call('eth_blockNumber', []).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(NodeBackPressureError);
-      expect((error as Error).message).toMatch(/^the node at .* has answered nothing but back-pressure \(HTTP 429 or a capacity error\) for \d+ s; it counts as failing until it answers again$/);
+      expect((error as Error).message).toMatch(
+        /^the node at .* has answered nothing but back-pressure \(HTTP 429 or a capacity error\) for \d+ s; it counts as failing until it answers again$/,
+      );
       const elapsedMs = Date.now() - t0;
       expect(elapsedMs).toBeGreaterThanOrEqual(1_500);
       // Paced meanwhile: a few requests a second (the budget halves on each refusal and grows back by 5 a second),

@@ -2,7 +2,13 @@
 // that stops the network with one line, recovery from every node being down, and a node that pushes back (HTTP 429)
 // kept in use, its Retry-After honoured, until its back-pressure has lasted the limit.
 import { afterEach, describe, expect, it } from 'vitest';
-import { DEV_CHAIN_ID, DEV_CHAIN_ID_2, startAnvil, type RunningAnvil, type StartAnvilOptions } from '../../../src/devchain/anvil-process.js';
+import {
+  DEV_CHAIN_ID,
+  DEV_CHAIN_ID_2,
+  startAnvil,
+  type RunningAnvil,
+  type StartAnvilOptions,
+} from '../../../src/devchain/anvil-process.js';
 import { jsonRpcCall } from '../../../src/lib/json-rpc.js';
 import type { Logger } from '../../../src/lib/log.js';
 import { redactNodeUrl } from '../../../src/service/network/node-choice.js';
@@ -102,7 +108,9 @@ describe('node watch (real anvil)', () => {
     expect(w.report().nodes[0]!.problem).toBe('timeout');
     expect(w.report().reason).toContain('did not answer in time');
     resume(a.pid);
-    await waitFor('node 1 to answer again', () => w.report().nodes[0]!.problem === null && w.report().nodes[0]!.head !== null, { timeoutMs: 10_000 });
+    await waitFor('node 1 to answer again', () => w.report().nodes[0]!.problem === null && w.report().nodes[0]!.head !== null, {
+      timeoutMs: 10_000,
+    });
     // Several probe periods with node 1 healthy: the watch stays on node 2.
     const probesBefore = w.errorCounts().timeout;
     await new Promise((r) => setTimeout(r, 1000));
@@ -159,7 +167,9 @@ describe('node watch (real anvil)', () => {
     await anvil({ port: b.port });
     await waitFor('the network to serve again', () => w.report().state === 'serving', { timeoutMs: 10_000 });
     expect(w.current()).toEqual({ url: b.url, index: 1 });
-    expect(w.lines.some((l) => l === `warn ethereum/test: Using node 2 (${b.url}) because node 1 (${a.url}) refused the connection.`)).toBe(true);
+    expect(w.lines.some((l) => l === `warn ethereum/test: Using node 2 (${b.url}) because node 1 (${a.url}) refused the connection.`)).toBe(
+      true,
+    );
   });
 
   it('keeps a node that pushes back in use, probes it only after its Retry-After, and fails it only after the limit', async () => {
@@ -183,7 +193,9 @@ describe('node watch (real anvil)', () => {
     await waitFor('the node counted as failing after the limit', () => w.report().state === 'unreachable', { timeoutMs: 15_000 });
     expect(Date.now() - first).toBeGreaterThanOrEqual(2_900);
     expect(w.report().nodes[0]!.problem).toBe('rate-limited');
-    expect(w.report().reason).toMatch(/^No node can be used: node 1 \(.*\) has asked to slow down \(HTTP 429 or a capacity error\) for \d+ s without answering\.$/);
+    expect(w.report().reason).toMatch(
+      /^No node can be used: node 1 \(.*\) has asked to slow down \(HTTP 429 or a capacity error\) for \d+ s without answering\.$/,
+    );
     expect(w.errorCounts()['rate-limited']).toBeGreaterThan(0);
     expect(w.errorCounts().error).toBe(0);
 

@@ -47,7 +47,11 @@ const services: RunningService[] = [];
 
 beforeAll(async () => {
   anvil = await startAnvil({ gasLimit: 40_000_000, blockTimeSeconds: 1 });
-  await fetch(anvil.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'anvil_mine', params: ['0x40'] }) });
+  await fetch(anvil.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'anvil_mine', params: ['0x40'] }),
+  });
   const t0 = Date.now();
   history = await writeBulkHistory(anvil.url, TOKENS, OWNERS);
   console.log(`back-pressure test: ${2 * TOKENS} transfers written in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
@@ -63,7 +67,12 @@ afterAll(async () => {
 
 function capturingLogger(): { log: Logger; lines: string[] } {
   const lines: string[] = [];
-  const log: Logger = { info: (m) => void lines.push(m), warn: (m) => void lines.push(m), error: (m) => void lines.push(m), child: () => log };
+  const log: Logger = {
+    info: (m) => void lines.push(m),
+    warn: (m) => void lines.push(m),
+    error: (m) => void lines.push(m),
+    child: () => log,
+  };
   return { log, lines };
 }
 
@@ -93,7 +102,15 @@ async function read(service: RunningService, clientId: string, i: number): Promi
     return fetch(url);
   });
   const header = (name: string) => (res.headers.get(name) === null ? null : Number(res.headers.get(name)));
-  return { at: Date.now(), owner: i, status: res.status, state: res.headers.get('txdesk-network-state'), block: header('txdesk-indexed-block'), behind: header('txdesk-indexed-behind'), body: (await res.json()) as Answer['body'] };
+  return {
+    at: Date.now(),
+    owner: i,
+    status: res.status,
+    state: res.headers.get('txdesk-network-state'),
+    block: header('txdesk-indexed-block'),
+    behind: header('txdesk-indexed-behind'),
+    body: (await res.json()) as Answer['body'],
+  };
 }
 
 /** The answer is the listing of its owner at the block it names (no block named: nothing indexed yet), exactly. */
@@ -114,12 +131,19 @@ it('starts on a node that pushes back, catches up, and answers every listing exa
   // Every request draws a 429 at first: before item 5 the service exited 1 here.
   node.pushBack({ share: 1, retryAfterS: 1, seed: 45 });
   const starting = startService({ nodeUrl: node.url, dataDir, port: 0, log });
-  await waitFor('the start-up waiting for the node', () => lines.some((l) => l.includes('the service waits for it and tries again')), { timeoutMs: 30_000 });
+  await waitFor('the start-up waiting for the node', () => lines.some((l) => l.includes('the service waits for it and tries again')), {
+    timeoutMs: 30_000,
+  });
   node.pushBack({ share: 0.2, retryAfterS: 1, seed: 45 });
   const t0 = Date.now();
   const service = await starting;
   services.push(service);
-  const { clientId } = await service.accounts.createAccount({ email: 'pressure@example.com', password: 'correct horse battery staple', name: 'P', organization: 'txdesk tests' });
+  const { clientId } = await service.accounts.createAccount({
+    email: 'pressure@example.com',
+    password: 'correct horse battery staple',
+    name: 'P',
+    organization: 'txdesk tests',
+  });
 
   // A client reading a listing every 200 ms, the whole time.
   const answers: Answer[] = [];
@@ -132,7 +156,10 @@ it('starts on a node that pushes back, catches up, and answers every listing exa
   })();
 
   const last = history.moveBlocks.at(-1)!;
-  await waitFor('the catch-up through the pushing-back node', () => service.indexerStatus().indexedBlock >= last, { timeoutMs: 600_000, everyMs: 200 });
+  await waitFor('the catch-up through the pushing-back node', () => service.indexerStatus().indexedBlock >= last, {
+    timeoutMs: 600_000,
+    everyMs: 200,
+  });
   const catchUpS = (Date.now() - t0) / 1000;
   // A few more reads at the head.
   await new Promise((r) => setTimeout(r, 2_000));
@@ -152,7 +179,9 @@ it('starts on a node that pushes back, catches up, and answers every listing exa
   expect(new Set(answers.map((a) => a.block)).size).toBeGreaterThan(3);
   expect(node.pushedBack()).toBeGreaterThan(10);
   expect(node.logRangeRefusals()).toBeGreaterThan(0);
-  expect(node.logRangeRefusals(), 'eth_getLogs refusals: the span learns the limits instead of doubling into them').toBeLessThanOrEqual(MOST_LOG_REFUSALS);
+  expect(node.logRangeRefusals(), 'eth_getLogs refusals: the span learns the limits instead of doubling into them').toBeLessThanOrEqual(
+    MOST_LOG_REFUSALS,
+  );
   console.log(
     `back-pressure test: caught up ${2 * TOKENS} transfers in ${catchUpS.toFixed(1)} s through a node answering 429 to ${node.pushedBack()} of ${node.requests()} requests ` +
       `(${node.logRangeRefusals()} eth_getLogs refused for their range or size); ${answers.length} listing reads (${resets} sent again after a reset kept-alive socket), ${firstOk} of them 503 before the first block was indexed, the rest 200 and exact`,
@@ -160,19 +189,27 @@ it('starts on a node that pushes back, catches up, and answers every listing exa
 
   // Serving, its node without a problem: polled, since a machine that stops this process past the probe timeout (3 s)
   // makes one probe a timeout for a moment, which is no back-pressure taken for failure.
-  const net = await waitFor('the network serving with its node and no problem', async () => {
-    const n = ((await (await fetch(`${service.url}/health`)).json()) as any).networks[0];
-    return n.state === 'serving' && n.node.nodes[0].problem === null ? n : undefined;
-  }, { timeoutMs: 30_000, everyMs: 200 });
+  const net = await waitFor(
+    'the network serving with its node and no problem',
+    async () => {
+      const n = ((await (await fetch(`${service.url}/health`)).json()) as any).networks[0];
+      return n.state === 'serving' && n.node.nodes[0].problem === null ? n : undefined;
+    },
+    { timeoutMs: 30_000, everyMs: 200 },
+  );
   expect(net.node.nodes[0].backPressure).toBeGreaterThan(0);
   expect(net.indexedBehindBlocks).toBeGreaterThanOrEqual(0);
   // Back-pressure is never taken for an error (a timeout while the machine stood still is another matter).
   expect(lines.filter((l) => /answered with an error|without answering/.test(l))).toEqual([]);
   const metrics = await (await fetch(`${service.url}/metrics`)).text();
-  expect(metrics).toMatch(/txdesk_node_back_pressure_total\{platform="ethereum",network="local",index="0",url="http:\/\/127\.0\.0\.1:\d+"\} [1-9]/);
+  expect(metrics).toMatch(
+    /txdesk_node_back_pressure_total\{platform="ethereum",network="local",index="0",url="http:\/\/127\.0\.0\.1:\d+"\} [1-9]/,
+  );
 
   // The whole index, by the contract's listing and a sample of owners.
-  const contract = (await (await fetch(`${service.url}/nft/v1/contracts/${history.contract}?clientId=${clientId}`)).json()) as { totalSupply: number };
+  const contract = (await (await fetch(`${service.url}/nft/v1/contracts/${history.contract}?clientId=${clientId}`)).json()) as {
+    totalSupply: number;
+  };
   expect(contract.totalSupply).toBe(TOKENS);
   for (const i of [0, 1, 499, 996, 999]) expectExact(await read(service, clientId, i));
 

@@ -37,7 +37,7 @@ const dirs: string[] = [];
 
 const head = async () => Number(await provider.send('eth_blockNumber', []));
 async function send(method: string, ...args: unknown[]): Promise<void> {
-  const tx = (await (nft.getFunction(method) as (...a: unknown[]) => Promise<{ wait(): Promise<unknown> }>)(...args));
+  const tx = await (nft.getFunction(method) as (...a: unknown[]) => Promise<{ wait(): Promise<unknown> }>)(...args);
   await tx.wait();
 }
 
@@ -46,7 +46,9 @@ beforeAll(async () => {
   provider = new JsonRpcProvider(anvil.url, undefined, { staticNetwork: true, pollingInterval: 100 });
   const a = indexerTestArtifacts().TestNft;
   const signer = new NonceManager(new Wallet(DEV_KEY, provider));
-  nft = (await (await new ContractFactory(a.abi as never, a.bytecode, signer).deploy('Alpha', 'ALP')).waitForDeployment()) as unknown as Contract;
+  nft = (await (
+    await new ContractFactory(a.abi as never, a.bytecode, signer).deploy('Alpha', 'ALP')
+  ).waitForDeployment()) as unknown as Contract;
   await send('mintMany', alice, 0, 50);
   database = await createTestDatabase('step_down');
   for (let i = 0; i < 2; i++) {
@@ -78,16 +80,27 @@ afterAll(async () => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-const leads = (s: RunningService) => s.roles().filter((r) => r !== 'follower').sort();
+const leads = (s: RunningService) =>
+  s
+    .roles()
+    .filter((r) => r !== 'follower')
+    .sort();
 
 it('hands the indexer and the watcher to the instance whose node answers, and the index stays exact', async () => {
-  const leader = await waitFor('exactly one indexer leader', () => {
-    const holders = services.filter((s) => s.roles().includes('indexer-leader'));
-    return holders.length === 1 ? holders[0] : undefined;
-  }, { timeoutMs: 30_000, everyMs: 50 });
+  const leader = await waitFor(
+    'exactly one indexer leader',
+    () => {
+      const holders = services.filter((s) => s.roles().includes('indexer-leader'));
+      return holders.length === 1 ? holders[0] : undefined;
+    },
+    { timeoutMs: 30_000, everyMs: 50 },
+  );
   const other = services.find((s) => s !== leader)!;
   const cut = proxies[services.indexOf(leader)]!;
-  await waitFor('the leader to index the first mints', async () => leader.indexerStatus().indexedBlock >= (await head()), { timeoutMs: 30_000, everyMs: 100 });
+  await waitFor('the leader to index the first mints', async () => leader.indexerStatus().indexedBlock >= (await head()), {
+    timeoutMs: 30_000,
+    everyMs: 100,
+  });
 
   await cut.down();
   const cutAt = Date.now();
@@ -97,7 +110,10 @@ it('hands the indexer and the watcher to the instance whose node answers, and th
     await send('burn', 4);
     await send('mintMany', bob, 100, 30);
   })();
-  await waitFor('the other instance holding both roles', () => (leads(other).length === 2 ? true : undefined), { timeoutMs: TAKE_OVER_MS + 30_000, everyMs: 50 });
+  await waitFor('the other instance holding both roles', () => (leads(other).length === 2 ? true : undefined), {
+    timeoutMs: TAKE_OVER_MS + 30_000,
+    everyMs: 50,
+  });
   const takeOverMs = Date.now() - cutAt;
   expect(takeOverMs, 'the hand-over after the cut (ms)').toBeGreaterThanOrEqual(NODE_LINK_DOWN_MS);
   expect(takeOverMs, 'the hand-over after the cut (ms)').toBeLessThan(TAKE_OVER_MS);
@@ -108,15 +124,22 @@ it('hands the indexer and the watcher to the instance whose node answers, and th
   await moving;
   const last = await head();
   const watchUntil = Date.now() + 5_000;
-  await waitFor('the new leader indexed to the head, the old one leading nothing for 5 s', () => {
-    expect(leads(leader)).toEqual([]);
-    expect(leads(other)).toEqual(['indexer-leader', 'watcher-leader']);
-    return Date.now() >= watchUntil && other.indexerStatus().indexedBlock >= last ? true : undefined;
-  }, { timeoutMs: 60_000, everyMs: 100 });
+  await waitFor(
+    'the new leader indexed to the head, the old one leading nothing for 5 s',
+    () => {
+      expect(leads(leader)).toEqual([]);
+      expect(leads(other)).toEqual(['indexer-leader', 'watcher-leader']);
+      return Date.now() >= watchUntil && other.indexerStatus().indexedBlock >= last ? true : undefined;
+    },
+    { timeoutMs: 60_000, everyMs: 100 },
+  );
 
   // The link comes back: the roles stay where they are (only the normal election moves them).
   await cut.up();
-  await waitFor('the old leader serving again', () => (leader.networks[0]!.state() === 'serving' ? true : undefined), { timeoutMs: 30_000, everyMs: 100 });
+  await waitFor('the old leader serving again', () => (leader.networks[0]!.state() === 'serving' ? true : undefined), {
+    timeoutMs: 30_000,
+    everyMs: 100,
+  });
   expect(leads(other)).toEqual(['indexer-leader', 'watcher-leader']);
   expect(leads(leader)).toEqual([]);
 

@@ -24,7 +24,9 @@ const trackers: TransactionTracker[] = [];
 const erc721 = new Interface(['function balanceOf(address) view returns (uint256)']);
 
 beforeAll(async () => {
-  chains = await Promise.all([DEV_CHAIN_ID, DEV_CHAIN_ID_2].map((chainId) => startDevchain({ chainId, blockTimeSeconds: 1, progress: false, log: silentLogger })));
+  chains = await Promise.all(
+    [DEV_CHAIN_ID, DEV_CHAIN_ID_2].map((chainId) => startDevchain({ chainId, blockTimeSeconds: 1, progress: false, log: silentLogger })),
+  );
   proxies = await Promise.all(chains.map((c) => startTcpProxy(c.nodeUrl)));
   dataDir = mkdtempSync(join(tmpdir(), 'txdesk-networks-'));
   service = await startService({
@@ -40,7 +42,14 @@ beforeAll(async () => {
     probeTimeoutMs: 1_000,
     log: silentLogger,
   });
-  clientId = (await service.accounts.createAccount({ email: 'networks@example.com', password: 'correct horse battery staple', name: 'Networks', organization: 'txdesk tests' })).clientId;
+  clientId = (
+    await service.accounts.createAccount({
+      email: 'networks@example.com',
+      password: 'correct horse battery staple',
+      name: 'Networks',
+      organization: 'txdesk tests',
+    })
+  ).clientId;
 }, 120_000);
 
 afterAll(async () => {
@@ -60,7 +69,12 @@ const tiles = (c: Devchain) => c.collections.find((x) => x.kind === 'full')!.add
 async function balanceOnChain(c: Devchain, owner: string): Promise<number> {
   const provider = new JsonRpcProvider(c.nodeUrl, undefined, { staticNetwork: true });
   try {
-    return Number(erc721.decodeFunctionResult('balanceOf', await provider.call({ to: tiles(c), data: erc721.encodeFunctionData('balanceOf', [owner]) }))[0]);
+    return Number(
+      erc721.decodeFunctionResult(
+        'balanceOf',
+        await provider.call({ to: tiles(c), data: erc721.encodeFunctionData('balanceOf', [owner]) }),
+      )[0],
+    );
   } finally {
     provider.destroy();
   }
@@ -74,7 +88,8 @@ async function metric(name: string, labels: Record<string, string>): Promise<num
 }
 const net = (network: string) => ({ platform: 'ethereum', network });
 
-const tileCount = async (prefix: string, owner: string) => (await tokensOf(prefix, owner, `&contractAddresses=${tiles(chains[0]!)}`)).body.pagination?.totalCount;
+const tileCount = async (prefix: string, owner: string) =>
+  (await tokensOf(prefix, owner, `&contractAddresses=${tiles(chains[0]!)}`)).body.pagination?.totalCount;
 
 function tracker(network: string): TransactionTracker {
   const t = new TransactionTracker(clientId, { platform: 'ethereum', network, url: service.url, minAckTimeout: 300, maxBackoffMs: 500 });
@@ -96,7 +111,11 @@ async function trackOn(chain: Devchain, network: string, key: string): Promise<T
   try {
     const tx = await sendTransfer(new Wallet(key, provider), { chainId: chain.chainId });
     await t.trackTransaction(tx.hash, { timeout: 60_000, confirmation: 1 });
-    return await waitFor(`a receipt on ${network}`, () => seen.find((m) => m.data.type === 'receipt' && m.data.result.transactionHash === tx.hash), { timeoutMs: 30_000 });
+    return await waitFor(
+      `a receipt on ${network}`,
+      () => seen.find((m) => m.data.type === 'receipt' && m.data.result.transactionHash === tx.hash),
+      { timeoutMs: 30_000 },
+    );
   } finally {
     provider.destroy();
   }
@@ -122,7 +141,11 @@ describe('one service, two networks', () => {
     const owner = Wallet.createRandom().address.toLowerCase();
     await chains[0]!.giveTokens(owner, 2);
     await chains[1]!.giveTokens(owner, 5);
-    await waitFor('both listings', async () => (await tileCount('/nft/v1/ethereum/local-2', owner)) === 5 && (await tileCount('/nft/v1/ethereum/local', owner)) === 2, { timeoutMs: 30_000 });
+    await waitFor(
+      'both listings',
+      async () => (await tileCount('/nft/v1/ethereum/local-2', owner)) === 5 && (await tileCount('/nft/v1/ethereum/local', owner)) === 2,
+      { timeoutMs: 30_000 },
+    );
     expect(await balanceOnChain(chains[0]!, owner)).toBe(2);
     expect(await balanceOnChain(chains[1]!, owner)).toBe(5);
     // The seed's path is the default network's.
@@ -144,7 +167,9 @@ describe('one service, two networks', () => {
     await expect(t.connect()).rejects.toThrow('This service does not track ethereum/local-3; it tracks ethereum/local, ethereum/local-2');
     const listing = await tokensOf('/nft/v1/ethereum/local-3', '0x' + '1'.repeat(40));
     expect(listing.status).toBe(404);
-    expect(listing.body.error.message).toBe('This service does not serve ethereum/local-3; it serves ethereum/local, ethereum/local-2 (GET /nft/v1/networks lists them).');
+    expect(listing.body.error.message).toBe(
+      'This service does not serve ethereum/local-3; it serves ethereum/local, ethereum/local-2 (GET /nft/v1/networks lists them).',
+    );
   });
 
   it('reports a network whose node stops as unreachable while the other goes on, and catches up with nothing skipped', async () => {
@@ -153,7 +178,9 @@ describe('one service, two networks', () => {
     await waitFor('the first token', async () => (await tileCount('/nft/v1/ethereum/local-2', owner)) === 1, { timeoutMs: 30_000 });
 
     await proxies[1]!.down();
-    await waitFor('local-2 unreachable', async () => (await get('/nft/v1/networks')).body.data[1].state === 'unreachable', { timeoutMs: 10_000 });
+    await waitFor('local-2 unreachable', async () => (await get('/nft/v1/networks')).body.data[1].state === 'unreachable', {
+      timeoutMs: 10_000,
+    });
     // The listing answers from what is indexed, and says that no node can be used and how far behind it may be.
     const stale = await tokensOf('/nft/v1/ethereum/local-2', owner);
     expect(stale.status).toBe(200);
@@ -182,7 +209,13 @@ describe('one service, two networks', () => {
     expect((await get('/nft/v1/networks')).body.data[1].state).toBe('serving');
     // The index lag on /metrics follows the node back: the head seen again, the blocks mined meanwhile indexed.
     const head = Number(await new JsonRpcProvider(chains[1]!.nodeUrl, undefined, { staticNetwork: true }).getBlockNumber());
-    await waitFor('local-2 lag back to 0', async () => ((await metric('txdesk_indexed_block', net('local-2'))) ?? 0) >= head && (await metric('txdesk_index_lag_blocks', net('local-2'))) === 0, { timeoutMs: 20_000 });
+    await waitFor(
+      'local-2 lag back to 0',
+      async () =>
+        ((await metric('txdesk_indexed_block', net('local-2'))) ?? 0) >= head &&
+        (await metric('txdesk_index_lag_blocks', net('local-2'))) === 0,
+      { timeoutMs: 20_000 },
+    );
     expect(await metric('txdesk_network_up', net('local-2'))).toBe(1);
   });
 
@@ -211,10 +244,19 @@ describe('one service, two networks', () => {
       const about = lines.filter((l) => l.includes('ethereum/wrong'));
       expect(about).toHaveLength(1);
       expect(about[0]).toContain(`is on chain ${DEV_CHAIN_ID_2}, not ${DEV_CHAIN_ID}`);
-      const own = (await mixed.accounts.createAccount({ email: 'wrong@example.com', password: 'correct horse battery staple', name: 'W', organization: 'txdesk tests' })).clientId;
+      const own = (
+        await mixed.accounts.createAccount({
+          email: 'wrong@example.com',
+          password: 'correct horse battery staple',
+          name: 'W',
+          organization: 'txdesk tests',
+        })
+      ).clientId;
       const refused = await fetch(`${mixed.url}/nft/v1/ethereum/wrong/accounts/${'0x' + '2'.repeat(40)}/tokens?clientId=${own}`);
       expect(refused.status).toBe(503);
-      expect(((await refused.json()) as any).error.message).toMatch(/^The network ethereum\/wrong is stopped \(.*is on chain 31338, not 31337/);
+      expect(((await refused.json()) as any).error.message).toMatch(
+        /^The network ethereum\/wrong is stopped \(.*is on chain 31338, not 31337/,
+      );
       expect((await fetch(`${mixed.url}/nft/v1/accounts/${'0x' + '2'.repeat(40)}/tokens?clientId=${own}`)).status).toBe(200);
     } finally {
       await mixed.stop();
@@ -227,7 +269,13 @@ describe('one service, two networks', () => {
     const log: Logger = { info: () => {}, warn: (m) => void lines.push(m), error: (m) => void lines.push(m), child: () => log };
     const dir = mkdtempSync(join(tmpdir(), 'txdesk-networks-identity-'));
     const once = (nodeUrl: string) =>
-      startService({ networks: [{ platform: 'ethereum', network: 'local', nodeUrls: [nodeUrl], indexerLag: 0 }], dataDir: dir, port: 0, probeMs: 200, log });
+      startService({
+        networks: [{ platform: 'ethereum', network: 'local', nodeUrls: [nodeUrl], indexerLag: 0 }],
+        dataDir: dir,
+        port: 0,
+        probeMs: 200,
+        log,
+      });
     try {
       await (await once(chains[0]!.nodeUrl)).stop();
       // The same data dir, now pointed at the other chain: refused at start, since no network could be served.
@@ -235,7 +283,13 @@ describe('one service, two networks', () => {
         `No network could be started: ethereum/local: its stored state belongs to ethereum/local (chain ${DEV_CHAIN_ID}) but its node is on chain ${DEV_CHAIN_ID_2}; the operator must fix the node URL or the store and restart`,
       );
       // The log names the file; what clients can see does not.
-      expect(lines.filter((l) => l === `ethereum/local: service.sqlite in ${dir} holds the state of ethereum/local (chain ${DEV_CHAIN_ID}), but this network's node is on chain ${DEV_CHAIN_ID_2}; point the network at a node of chain ${DEV_CHAIN_ID}, or give it a fresh data dir or database.`)).toHaveLength(1);
+      expect(
+        lines.filter(
+          (l) =>
+            l ===
+            `ethereum/local: service.sqlite in ${dir} holds the state of ethereum/local (chain ${DEV_CHAIN_ID}), but this network's node is on chain ${DEV_CHAIN_ID_2}; point the network at a node of chain ${DEV_CHAIN_ID}, or give it a fresh data dir or database.`,
+        ),
+      ).toHaveLength(1);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -245,10 +299,25 @@ describe('one service, two networks', () => {
     const dir = mkdtempSync(join(tmpdir(), 'txdesk-networks-swap-'));
     let node = await startTcpProxy(chains[0]!.nodeUrl);
     const port = node.port;
-    const one = await startService({ networks: [{ platform: 'ethereum', network: 'local', nodeUrls: [node.url], indexerLag: 0 }], dataDir: dir, port: 0, probeMs: 150, probeTimeoutMs: 1_000, log: silentLogger });
-    const own = (await one.accounts.createAccount({ email: 'swap@example.com', password: 'correct horse battery staple', name: 'S', organization: 'txdesk tests' })).clientId;
+    const one = await startService({
+      networks: [{ platform: 'ethereum', network: 'local', nodeUrls: [node.url], indexerLag: 0 }],
+      dataDir: dir,
+      port: 0,
+      probeMs: 150,
+      probeTimeoutMs: 1_000,
+      log: silentLogger,
+    });
+    const own = (
+      await one.accounts.createAccount({
+        email: 'swap@example.com',
+        password: 'correct horse battery staple',
+        name: 'S',
+        organization: 'txdesk tests',
+      })
+    ).clientId;
     const owner = Wallet.createRandom().address.toLowerCase();
-    const count = async () => ((await (await fetch(`${one.url}/nft/v1/accounts/${owner}/tokens?clientId=${own}`)).json()) as any).pagination?.totalCount;
+    const count = async () =>
+      ((await (await fetch(`${one.url}/nft/v1/accounts/${owner}/tokens?clientId=${own}`)).json()) as any).pagination?.totalCount;
     try {
       await chains[0]!.giveTokens(owner, 1);
       await waitFor('the first token', async () => (await count()) === 1, { timeoutMs: 30_000 });
@@ -265,7 +334,9 @@ describe('one service, two networks', () => {
       await node.close();
       node = await startTcpProxy(chains[0]!.nodeUrl, port);
       await chains[0]!.giveTokens(owner, 1);
-      await waitFor('indexing on the right chain again', async () => one.networks[0]!.state() === 'serving' && (await count()) === 2, { timeoutMs: 30_000 });
+      await waitFor('indexing on the right chain again', async () => one.networks[0]!.state() === 'serving' && (await count()) === 2, {
+        timeoutMs: 30_000,
+      });
       expect(await balanceOnChain(chains[0]!, owner)).toBe(2);
     } finally {
       await one.stop();

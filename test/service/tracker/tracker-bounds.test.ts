@@ -52,7 +52,13 @@ function start(chain: FakeChain, clock: { t: number }, o: { unseenExpiryMs?: num
 }
 
 /** One block every `stepMs` of the test's clock; returns the calls of each method the watcher made for it. */
-async function nextBlock(chain: FakeChain, clock: { t: number }, e: TrackerEngine, stepMs: number, txs: string[] = []): Promise<Map<string, number>> {
+async function nextBlock(
+  chain: FakeChain,
+  clock: { t: number },
+  e: TrackerEngine,
+  stepMs: number,
+  txs: string[] = [],
+): Promise<Map<string, number>> {
   const before = new Map(chain.calls);
   clock.t += stepMs;
   chain.mine('a', txs);
@@ -84,7 +90,9 @@ describe('a client tracking hashes no node has seen', () => {
     const byHash = perBlock.slice(1).map((m) => m.get('eth_getTransactionByHash') ?? 0);
     const receipts = perBlock.slice(2).map((m) => m.get('eth_getTransactionReceipt') ?? 0);
     const total = perBlock.slice(1).map((m) => [...m.values()].reduce((a, b) => a + b, 0));
-    process.stdout.write(`[tracker-bounds] 100,000 unseen hashes: calls per block after pending (by hash) ${byHash.join(',')}; receipts ${Math.max(...receipts)} max; all methods ${Math.max(...total)} max\n`);
+    process.stdout.write(
+      `[tracker-bounds] 100,000 unseen hashes: calls per block after pending (by hash) ${byHash.join(',')}; receipts ${Math.max(...receipts)} max; all methods ${Math.max(...total)} max\n`,
+    );
     // Each round asks about at most MAX_UNSEEN_LOOKUPS_PER_ROUND hashes; a block triggers at most a few rounds.
     for (const n of byHash) expect(n).toBeLessThanOrEqual(3 * MAX_UNSEEN_LOOKUPS_PER_ROUND);
     for (const n of total) expect(n).toBeLessThanOrEqual(3 * MAX_UNSEEN_LOOKUPS_PER_ROUND + 10);
@@ -96,7 +104,9 @@ describe('a client tracking hashes no node has seen', () => {
     // Memory: nothing per block accumulates.
     gc();
     const heapLate = process.memoryUsage().heapUsed;
-    process.stdout.write(`[tracker-bounds] heap ${(heapEarly / 2 ** 20).toFixed(1)} -> ${(heapLate / 2 ** 20).toFixed(1)} MB over 30 blocks\n`);
+    process.stdout.write(
+      `[tracker-bounds] heap ${(heapEarly / 2 ** 20).toFixed(1)} -> ${(heapLate / 2 ** 20).toFixed(1)} MB over 30 blocks\n`,
+    );
     expect(heapLate - heapEarly).toBeLessThan(64 * 2 ** 20);
     expect(e.unseenCount()).toBeLessThanOrEqual(100_000);
   });
@@ -126,6 +136,8 @@ describe('a client tracking hashes no node has seen', () => {
   });
 
   it('backs off exponentially up to a cap', () => {
-    expect([1, 2, 3, 4, 5, 12, 40].map((n) => unseenLookupDelayMs(n, 2_000, 600_000))).toEqual([2_000, 4_000, 8_000, 16_000, 32_000, 600_000, 600_000]);
+    expect([1, 2, 3, 4, 5, 12, 40].map((n) => unseenLookupDelayMs(n, 2_000, 600_000))).toEqual([
+      2_000, 4_000, 8_000, 16_000, 32_000, 600_000, 600_000,
+    ]);
   });
 });

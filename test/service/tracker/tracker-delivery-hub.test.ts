@@ -97,7 +97,12 @@ it('stores waiting acks when stopped', async () => {
 /** Stores `n` messages (one transaction each) for c1's subscription s1. */
 async function storeBacklog(n: number, tag = 'b') {
   await store.subscribe('c1', 's1', 60_000, 0);
-  const messages = Array.from({ length: n }, (_, i) => ({ clientId: 'c1', txHash: `0x${tag}${String(i).padStart(63, '0')}`.slice(0, 66), type: 'pending' as const, payload: `{"type":"pending","result":{"i":${i}}}` }));
+  const messages = Array.from({ length: n }, (_, i) => ({
+    clientId: 'c1',
+    txHash: `0x${tag}${String(i).padStart(63, '0')}`.slice(0, 66),
+    type: 'pending' as const,
+    payload: `{"type":"pending","result":{"i":${i}}}`,
+  }));
   return store.commitRound([], [], messages, 0);
 }
 
@@ -140,7 +145,9 @@ it('deletes a subscription unused for the idle time, with its messages, and keep
   await store.subscribe('c1', 'recent', 60_000, t); // a resume six days later counts as use
   t += 2 * 86_400_000;
   expect(await hub.pruneIdle()).toBe(1);
-  const subs = (db.prepare('SELECT subscription_id FROM tracker_subscription ORDER BY 1').all() as { subscription_id: string }[]).map((r) => r.subscription_id);
+  const subs = (db.prepare('SELECT subscription_id FROM tracker_subscription ORDER BY 1').all() as { subscription_id: string }[]).map(
+    (r) => r.subscription_id,
+  );
   expect(subs).toEqual(['bound', 'recent']);
   expect((db.prepare("SELECT count(*) AS n FROM tracker_delivery WHERE subscription_id = 's1'").get() as { n: number }).n).toBe(0);
   // The five messages were s1's only: they are gone too.

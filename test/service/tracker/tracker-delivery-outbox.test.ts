@@ -3,7 +3,13 @@ import { describe, expect, it } from 'vitest';
 import { DeliveryOutbox, type OutboxEntry } from '../../../src/service/tracker/tracker-delivery-outbox.js';
 
 let seq = 0;
-const entry = (tx: string, type: string): OutboxEntry => ({ ackId: `${tx}-${type}-a`, messageId: `${tx}-${type}-m`, seq: ++seq, txKey: tx, payload: `"${type}"` });
+const entry = (tx: string, type: string): OutboxEntry => ({
+  ackId: `${tx}-${type}-a`,
+  messageId: `${tx}-${type}-m`,
+  seq: ++seq,
+  txKey: tx,
+  payload: `"${type}"`,
+});
 const ids = (xs: { entry: OutboxEntry }[]) => xs.map((x) => x.entry.messageId);
 
 describe('DeliveryOutbox', () => {

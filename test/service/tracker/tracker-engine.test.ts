@@ -29,7 +29,10 @@ function start(chain: FakeChain, wrap: (s: TrackerStore) => TrackerStore = (s) =
     onDeliveries(created, gone) {
       for (const c of created) {
         for (const e of c.entries) {
-          const p = JSON.parse(e.payload) as { type: string; result: { blockHash?: string; blockNumber?: number; transactionHash: string } };
+          const p = JSON.parse(e.payload) as {
+            type: string;
+            result: { blockHash?: string; blockNumber?: number; transactionHash: string };
+          };
           sent.push({ type: p.type, blockHash: p.result.blockHash, blockNumber: p.result.blockNumber, tx: p.result.transactionHash });
         }
       }
@@ -202,6 +205,8 @@ describe("the store's round hooks", () => {
     await engine.whenIdle();
     expect(sent.map((s) => s.type)).toEqual(['receipt', 'confirmation']);
     expect(warnings.length).toBe(counts.ended);
-    expect(warnings[0]).toMatch(/could not checkpoint the tracker database after a watcher round .*is the disk full\?\): database or disk is full/);
+    expect(warnings[0]).toMatch(
+      /could not checkpoint the tracker database after a watcher round .*is the disk full\?\): database or disk is full/,
+    );
   });
 });

@@ -29,13 +29,16 @@ afterAll(async () => {
   await database?.drop();
 });
 
-const oneWatcher = () => waitFor('exactly one watcher leader', () => instances.filter((i) => i.tracker.isWatcher()).length === 1, { timeoutMs: 20_000 });
+const oneWatcher = () =>
+  waitFor('exactly one watcher leader', () => instances.filter((i) => i.tracker.isWatcher()).length === 1, { timeoutMs: 20_000 });
 
 /** Tracks a new transfer through `via` and waits for its receipt push at `sub`. */
 async function trackAndReceive(via: RawTrackerClient, sub: RawTrackerClient, wallet: Wallet): Promise<void> {
   const tx = await sendTransfer(wallet);
   expect((await via.request('track_transaction', [tx.hash, { confirmation: 1, timeout: 60_000 }])).result).toBe(true);
-  await waitFor(`the receipt of ${tx.hash} on the other instance`, () => sub.pushesOf('receipt', tx.hash).length > 0, { timeoutMs: 30_000 });
+  await waitFor(`the receipt of ${tx.hash} on the other instance`, () => sub.pushesOf('receipt', tx.hash).length > 0, {
+    timeoutMs: 30_000,
+  });
 }
 
 it('recovers from the database dropping every connection: one leader again, and delivery across instances', async () => {
@@ -50,21 +53,27 @@ it('recovers from the database dropping every connection: one leader again, and 
   // Every connection of both instances is ended by the server, as a database restart would.
   const admin = new pg.Client({ connectionString: database.url });
   await admin.connect();
-  const ended = await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()');
+  const ended = await admin.query(
+    'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+  );
   await admin.end();
   expect(ended.rowCount).toBeGreaterThan(2);
 
   // The leader lost its lock with its connection: the role is taken again, by exactly one of the two.
   await oneWatcher();
   // The WebSockets stayed open; tracking on one and delivery on the other work again (retried while reconnecting).
-  await waitFor('delivery across instances after the reconnect', async () => {
-    try {
-      await trackAndReceive(tracking, subscribed, wallet);
-      return true;
-    } catch {
-      return undefined;
-    }
-  }, { timeoutMs: 60_000 });
+  await waitFor(
+    'delivery across instances after the reconnect',
+    async () => {
+      try {
+        await trackAndReceive(tracking, subscribed, wallet);
+        return true;
+      } catch {
+        return undefined;
+      }
+    },
+    { timeoutMs: 60_000 },
+  );
   await tracking.close();
   await subscribed.close();
 });

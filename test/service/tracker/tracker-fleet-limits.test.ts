@@ -17,7 +17,14 @@ const hash = () => `0x${randomBytes(32).toString('hex')}`;
 beforeAll(async () => {
   anvil = await startAnvil({ blockTimeSeconds: 1 });
   database = await createTestDatabase('fleet_limits');
-  instances.push(...(await startTrackerFleet(2, database.url, { nodeUrl: anvil.url, isClientId: async (id) => id === 'a' || id === 'b', maxOpenTrackingsPerClient: 3, maxSubscriptionsPerClient: 2 })));
+  instances.push(
+    ...(await startTrackerFleet(2, database.url, {
+      nodeUrl: anvil.url,
+      isClientId: async (id) => id === 'a' || id === 'b',
+      maxOpenTrackingsPerClient: 3,
+      maxSubscriptionsPerClient: 2,
+    })),
+  );
 });
 
 afterAll(async () => {
@@ -26,7 +33,7 @@ afterAll(async () => {
   await database?.drop();
 });
 
-it('counts one client\'s trackings and subscriptions across both instances, and elects one watcher', async () => {
+it("counts one client's trackings and subscriptions across both instances, and elects one watcher", async () => {
   await waitFor('one watcher leader', () => instances.filter((i) => i.tracker.isWatcher()).length === 1, { timeoutMs: 20_000 });
   const [one, two] = instances;
   const a1 = await RawTrackerClient.connect(`${one!.base}?clientId=a`);
@@ -47,7 +54,10 @@ it('counts one client\'s trackings and subscriptions across both instances, and 
   expect((await a1.request('tracker_subscribe', ['s1', 'transaction', null])).result).toBe('s1');
   expect((await a2.request('tracker_subscribe', ['s2', 'transaction', null])).result).toBe('s2');
   const third = await a1.request('tracker_subscribe', ['s3', 'transaction', null]);
-  expect(third.error).toEqual({ code: RPC_LIMIT_EXCEEDED, message: expect.stringMatching(/^Limit exceeded: at most 2 subscriptions per clientId/) });
+  expect(third.error).toEqual({
+    code: RPC_LIMIT_EXCEEDED,
+    message: expect.stringMatching(/^Limit exceeded: at most 2 subscriptions per clientId/),
+  });
   expect((await a2.request('tracker_unsubscribe', ['s2'])).result).toBe(true);
   expect((await a1.request('tracker_subscribe', ['s3', 'transaction', null])).result).toBe('s3');
   for (const c of [a1, a2, b2]) await c.close();

@@ -127,6 +127,9 @@ function startRole(store: TrackerStore, log: Logger) {
     hub,
     log,
   );
-  stops.push(() => hub.stop(), () => role.stop());
+  stops.push(
+    () => hub.stop(),
+    () => role.stop(),
+  );
   return { role, chain, receipts };
 }

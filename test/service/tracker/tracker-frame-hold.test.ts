@@ -56,7 +56,9 @@ async function start(frameHoldMaxMs: number): Promise<RawTrackerClient> {
     pollMs: 50,
     frameHoldMaxMs,
   });
-  const client = await RawTrackerClient.connect(`ws://127.0.0.1:${(server.address() as { port: number }).port}/tracker/ethereum/local?clientId=a`);
+  const client = await RawTrackerClient.connect(
+    `ws://127.0.0.1:${(server.address() as { port: number }).port}/tracker/ethereum/local?clientId=a`,
+  );
   open.push({ tracker, server, db, client });
   expect((await client.request('tracker_subscribe', ['s', 'transaction', null])).result).toBe('s');
   return client;
@@ -71,11 +73,14 @@ async function holdRoundOn(client: RawTrackerClient): Promise<{ hash: string; re
   const hash = tx.hash.toLowerCase();
   proxy.hold = (r) => (r.method === 'eth_getTransactionReceipt' && r.params[0] === hash ? gate : null);
   expect((await client.request('track_transaction', [hash, { confirmation: 1, timeout: 60_000 }])).result).toBe(true);
-  await waitFor('the watcher to ask for the receipt', () => proxy.requests.some((r) => r.method === 'eth_getTransactionReceipt' && r.params[0] === hash));
+  await waitFor('the watcher to ask for the receipt', () =>
+    proxy.requests.some((r) => r.method === 'eth_getTransactionReceipt' && r.params[0] === hash),
+  );
   return { hash, release };
 }
 
-const send = (client: RawTrackerClient, id: number, method: string, params: unknown[]) => client.sendRaw(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
+const send = (client: RawTrackerClient, id: number, method: string, params: unknown[]) =>
+  client.sendRaw(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
 
 it('answers frames sent during a round after the receipts of that round', async () => {
   const client = await start(60_000);

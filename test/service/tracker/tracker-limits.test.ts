@@ -63,7 +63,10 @@ it('refuses a fourth open tracking and a third subscription of one clientId with
   expect((await a.request('tracker_subscribe', ['s1', 'transaction', null])).result).toBe('s1');
   expect((await a.request('tracker_subscribe', ['s2', 'transaction', null])).result).toBe('s2');
   const third = await a.request('tracker_subscribe', ['s3', 'transaction', null]);
-  expect(third.error).toEqual({ code: RPC_LIMIT_EXCEEDED, message: expect.stringMatching(/^Limit exceeded: at most 2 subscriptions per clientId/) });
+  expect(third.error).toEqual({
+    code: RPC_LIMIT_EXCEEDED,
+    message: expect.stringMatching(/^Limit exceeded: at most 2 subscriptions per clientId/),
+  });
   expect((await b.request('tracker_subscribe', ['s3', 'transaction', null])).result).toBe('s3');
   // Unsubscribing frees the slot.
   expect((await a.request('tracker_unsubscribe', ['s1'])).result).toBe(true);

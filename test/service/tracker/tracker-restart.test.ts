@@ -40,12 +40,23 @@ it('delivers every message after kill -9 and a restart, resuming un-acked ones w
   const signup = await fetch(`${first.serviceUrl}/users/v1/signup`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email: 'crash@example.com', password: 'correct horse battery staple', name: 'Crash', organization: 'txdesk tests' }),
+    body: JSON.stringify({
+      email: 'crash@example.com',
+      password: 'correct horse battery staple',
+      name: 'Crash',
+      organization: 'txdesk tests',
+    }),
   });
   expect(signup.status).toBe(201);
   const { clientId } = (await signup.json()) as { clientId: string };
 
-  const tracker = new TransactionTracker(clientId, { platform: 'ethereum', network: 'local', url: first.serviceUrl, initialBackoffMs: 100, maxBackoffMs: 500 });
+  const tracker = new TransactionTracker(clientId, {
+    platform: 'ethereum',
+    network: 'local',
+    url: first.serviceUrl,
+    initialBackoffMs: 100,
+    maxBackoffMs: 500,
+  });
   const sub = tracker.subscribe('transaction', { subscriptionId: 'durable', ackTimeout: 600_000 });
   const seen: TrackerMessage[] = [];
   const errors: TrackerError[] = [];

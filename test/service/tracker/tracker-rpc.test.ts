@@ -86,8 +86,13 @@ describe('parseFrame', () => {
   });
 
   it('defaults ackTimeout to 10000 and honours a lowered minimum', () => {
-    expect(one('{"jsonrpc":"2.0","id":1,"method":"tracker_subscribe","params":["s","transaction",null]}')).toMatchObject({ command: { ackTimeout: 10000 } });
-    expect(one('{"jsonrpc":"2.0","id":1,"method":"tracker_subscribe","params":["s","transaction",300]}', 300)).toMatchObject({ ok: true, command: { ackTimeout: 300 } });
+    expect(one('{"jsonrpc":"2.0","id":1,"method":"tracker_subscribe","params":["s","transaction",null]}')).toMatchObject({
+      command: { ackTimeout: 10000 },
+    });
+    expect(one('{"jsonrpc":"2.0","id":1,"method":"tracker_subscribe","params":["s","transaction",300]}', 300)).toMatchObject({
+      ok: true,
+      command: { ackTimeout: 300 },
+    });
   });
 
   it('marks notifications and splits batches', () => {

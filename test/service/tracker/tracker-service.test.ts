@@ -2,7 +2,14 @@
 // upgrade refusals, malformed frames, the three event types, redelivery, resume, isolation, and a reorg.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { RawTrackerClient, sendTransfer, startTrackerStack, trackerWsUrl, type PushFrame, type TrackerStack } from '../../support/service/tracker-harness.js';
+import {
+  RawTrackerClient,
+  sendTransfer,
+  startTrackerStack,
+  trackerWsUrl,
+  type PushFrame,
+  type TrackerStack,
+} from '../../support/service/tracker-harness.js';
 import { waitFor } from '../../support/poll.js';
 
 let stack: TrackerStack;
@@ -62,7 +69,7 @@ describe('the upgrade', () => {
   });
 
   it('answers 404 for a platform/network this service does not serve, and for other paths', async () => {
-    const id = (await stack.newClientId());
+    const id = await stack.newClientId();
     expect((await upgradeStatus(trackerWsUrl(stack.service.url, id, 'ethereum', 'mainnet'))).status).toBe(404);
     expect((await upgradeStatus(trackerWsUrl(stack.service.url, id, 'bitcoin', 'local'))).status).toBe(404);
     expect((await upgradeStatus(`${stack.service.url.replace('http', 'ws')}/elsewhere?clientId=${id}`)).status).toBe(404);
@@ -71,20 +78,36 @@ describe('the upgrade', () => {
 
 describe('malformed frames', () => {
   it('get JSON-RPC errors and the connection stays open', async () => {
-    const c = await client((await stack.newClientId()));
+    const c = await client(await stack.newClientId());
     const cases: { send: string; code: number; match?: RegExp }[] = [
       { send: '{not json', code: -32700 },
       { send: '[]', code: -32600 },
       { send: '{"jsonrpc":"1.0","id":7,"method":"ack","params":["x"]}', code: -32600 },
       { send: '{"jsonrpc":"2.0","id":8,"method":"eth_blockNumber","params":[]}', code: -32601 },
       { send: '{"jsonrpc":"2.0","id":9,"method":"track_transaction","params":["0x12"]}', code: -32602, match: /txHash/ },
-      { send: `{"jsonrpc":"2.0","id":10,"method":"track_transaction","params":["0x${'a'.repeat(64)}",{"confirmation":5000,"timeout":1}]}`, code: -32602, match: /confirmation/ },
-      { send: `{"jsonrpc":"2.0","id":11,"method":"track_transaction","params":["0x${'a'.repeat(64)}",{"timeout":-1}]}`, code: -32602, match: /timeout/ },
-      { send: '{"jsonrpc":"2.0","id":12,"method":"tracker_subscribe","params":["12345","transaction",null]}', code: -32602, match: /subscriptionId/ },
+      {
+        send: `{"jsonrpc":"2.0","id":10,"method":"track_transaction","params":["0x${'a'.repeat(64)}",{"confirmation":5000,"timeout":1}]}`,
+        code: -32602,
+        match: /confirmation/,
+      },
+      {
+        send: `{"jsonrpc":"2.0","id":11,"method":"track_transaction","params":["0x${'a'.repeat(64)}",{"timeout":-1}]}`,
+        code: -32602,
+        match: /timeout/,
+      },
+      {
+        send: '{"jsonrpc":"2.0","id":12,"method":"tracker_subscribe","params":["12345","transaction",null]}',
+        code: -32602,
+        match: /subscriptionId/,
+      },
       { send: '{"jsonrpc":"2.0","id":13,"method":"tracker_subscribe","params":["s","blocks",null]}', code: -32602, match: /topic/ },
       { send: '{"jsonrpc":"2.0","id":14,"method":"tracker_subscribe","params":["s","transaction",5]}', code: -32602, match: /ackTimeout/ },
       { send: '{"jsonrpc":"2.0","id":15,"method":"ack","params":[42]}', code: -32602, match: /ackId/ },
-      { send: JSON.stringify({ jsonrpc: '2.0', id: 16, method: 'HEARTBEAT', params: ['x'.repeat(300_000)] }), code: -32600, match: /limited/ },
+      {
+        send: JSON.stringify({ jsonrpc: '2.0', id: 16, method: 'HEARTBEAT', params: ['x'.repeat(300_000)] }),
+        code: -32600,
+        match: /limited/,
+      },
     ];
     for (const k of cases) {
       const seen = c.frames.length;
@@ -98,7 +121,7 @@ describe('malformed frames', () => {
   });
 
   it('answers batches in one array and stays silent for notifications', async () => {
-    const c = await client((await stack.newClientId()));
+    const c = await client(await stack.newClientId());
     c.sendRaw('{"jsonrpc":"2.0","method":"HEARTBEAT","params":[]}');
     c.sendRaw('[{"jsonrpc":"2.0","id":1,"method":"HEARTBEAT","params":[]},{"jsonrpc":"2.0","id":2,"method":"nope"}]');
     const reply = await c.waitFrame((f) => Array.isArray(f), 'the batch answer');
@@ -112,7 +135,7 @@ describe('malformed frames', () => {
 
 describe('events', () => {
   it('reports pending, then receipt and confirmation with the SPEC 3.2 payloads, in order', async () => {
-    const c = await client((await stack.newClientId()));
+    const c = await client(await stack.newClientId());
     expect((await c.request('tracker_subscribe', ['events', 'transaction', null])).result).toBe('events');
     const w = stack.wallet(1);
     const nonce = await w.getNonce('pending');
@@ -131,9 +154,30 @@ describe('events', () => {
     const receipt = await waitFor('receipt', () => c.pushesOf('receipt', late.hash)[0]);
     const r = receipt.result.payload.result;
     expect(Object.keys(r).sort()).toEqual(
-      ['blockHash', 'blockNumber', 'contractAddress', 'cumulativeGasUsed', 'effectiveGasPrice', 'from', 'gasUsed', 'logs', 'status', 'to', 'transactionHash', 'transactionIndex', 'type'].sort(),
+      [
+        'blockHash',
+        'blockNumber',
+        'contractAddress',
+        'cumulativeGasUsed',
+        'effectiveGasPrice',
+        'from',
+        'gasUsed',
+        'logs',
+        'status',
+        'to',
+        'transactionHash',
+        'transactionIndex',
+        'type',
+      ].sort(),
     );
-    expect(r).toMatchObject({ transactionHash: late.hash, from: w.address.toLowerCase(), status: 1, gasUsed: 21000, contractAddress: null, logs: [] });
+    expect(r).toMatchObject({
+      transactionHash: late.hash,
+      from: w.address.toLowerCase(),
+      status: 1,
+      gasUsed: 21000,
+      contractAddress: null,
+      logs: [],
+    });
     expect(typeof r.blockNumber).toBe('number');
     expect(typeof r.transactionIndex).toBe('number');
     expect(typeof r.cumulativeGasUsed).toBe('number');
@@ -150,7 +194,7 @@ describe('events', () => {
   });
 
   it('reads both positional forms, including the flattened [timeout, confirmation] of older clients', async () => {
-    const c = await client((await stack.newClientId()));
+    const c = await client(await stack.newClientId());
     await c.request('tracker_subscribe', ['forms', 'transaction', null]);
     const w = stack.wallet(2);
     const nonce = await w.getNonce('pending');
@@ -170,7 +214,7 @@ describe('events', () => {
 
 describe('the end of tracking', () => {
   it('ends silently once the sender’s nonce is used by another transaction at confirmation depth', async () => {
-    const clientId = (await stack.newClientId());
+    const clientId = await stack.newClientId();
     const c = await client(clientId);
     await c.request('tracker_subscribe', ['replaced', 'transaction', null]);
     const w = stack.wallet(0);
@@ -183,19 +227,25 @@ describe('the end of tracking', () => {
     await sendTransfer(w, { nonce: nonce + 1, gwei: '4' });
     await sendTransfer(w, { nonce });
     const row = () =>
-      stack.service.db!.prepare('SELECT done_at_ms FROM tracker_tracking WHERE client_id = ? AND tx_hash = ?').get(clientId, stuck.hash) as { done_at_ms: number | null };
+      stack.service
+        .db!.prepare('SELECT done_at_ms FROM tracker_tracking WHERE client_id = ? AND tx_hash = ?')
+        .get(clientId, stuck.hash) as { done_at_ms: number | null };
     await waitFor('the tracking to end', () => row().done_at_ms !== null);
-    expect(c.pushes.filter((p) => p.result.payload.result.transactionHash === stuck.hash).map((p) => p.result.payload.type)).toEqual(['pending']);
+    expect(c.pushes.filter((p) => p.result.payload.result.transactionHash === stuck.hash).map((p) => p.result.payload.type)).toEqual([
+      'pending',
+    ]);
   });
 });
 
 describe('delivery', () => {
   it('redelivers an un-acked message with the same messageId after ackTimeout, and stops once acked', async () => {
-    const c = await client((await stack.newClientId()));
+    const c = await client(await stack.newClientId());
     await c.request('tracker_subscribe', ['redeliver', 'transaction', 400]);
     const tx = await sendTransfer(stack.wallet(3));
     await c.request('track_transaction', [tx.hash, { confirmation: 50, timeout: 60_000 }]);
-    const copies = await waitFor('two redeliveries', () => (c.pushesOf('receipt', tx.hash).length >= 3 ? c.pushesOf('receipt', tx.hash) : null));
+    const copies = await waitFor('two redeliveries', () =>
+      c.pushesOf('receipt', tx.hash).length >= 3 ? c.pushesOf('receipt', tx.hash) : null,
+    );
     expect(new Set(copies.map((p) => p.result.messageId)).size).toBe(1);
     expect(new Set(copies.map((p) => p.result.ackId)).size).toBe(1);
     await c.request('ack', [copies[0]!.result.ackId]);
@@ -205,7 +255,7 @@ describe('delivery', () => {
   });
 
   it('resumes on re-subscribe after a reconnect: un-acked messages come again, acked ones do not', async () => {
-    const clientId = (await stack.newClientId());
+    const clientId = await stack.newClientId();
     const c1 = await client(clientId);
     await c1.request('tracker_subscribe', ['resume', 'transaction', 60_000]);
     const w = stack.wallet(4);
@@ -228,8 +278,8 @@ describe('delivery', () => {
   });
 
   it('keeps clientIds apart: no shared messages, and acking another client’s ackId changes nothing', async () => {
-    const alice = await client((await stack.newClientId()));
-    const bob = await client((await stack.newClientId()));
+    const alice = await client(await stack.newClientId());
+    const bob = await client(await stack.newClientId());
     await alice.request('tracker_subscribe', ['same-name', 'transaction', 400]);
     await bob.request('tracker_subscribe', ['same-name', 'transaction', 400]);
     const tx = await sendTransfer(stack.wallet(5));
@@ -244,7 +294,7 @@ describe('delivery', () => {
   });
 
   it('fans a message out to every subscription of the client, each with its own ackId', async () => {
-    const c = await client((await stack.newClientId()));
+    const c = await client(await stack.newClientId());
     await c.request('tracker_subscribe', ['fan-a', 'transaction', null]);
     await c.request('tracker_subscribe', ['fan-b', 'transaction', null]);
     const tx = await sendTransfer(stack.wallet(6));
@@ -260,7 +310,7 @@ describe('delivery', () => {
 
 describe('reorganisations', () => {
   it('withdraws a receipt whose block was reorganised away and reports the new one; the confirmation names the new block', async () => {
-    const c = await client((await stack.newClientId()));
+    const c = await client(await stack.newClientId());
     await c.request('tracker_subscribe', ['reorg', 'transaction', null]);
     await manualMining(async () => {
       const tx = await sendTransfer(stack.wallet(7));
@@ -292,7 +342,7 @@ describe('reorganisations', () => {
   });
 
   it('follows a chain that went back (evm_revert) and sends no confirmation for the lost block', async () => {
-    const c = await client((await stack.newClientId()));
+    const c = await client(await stack.newClientId());
     await c.request('tracker_subscribe', ['revert', 'transaction', null]);
     await manualMining(async () => {
       const snapshot = await stack.provider.send('evm_snapshot', []);

@@ -76,7 +76,14 @@ describe('tracker store migration', () => {
     // Oldest tracking first: the order the new table keeps.
     expect(open.map((s) => s.txHash)).toEqual(['0x' + '01'.repeat(32), '0x' + 'ff'.repeat(32)]);
     expect(open[0]).toMatchObject({ clientId: 'c1', confirmation: 6, timeoutMs: 10000, trackedAtMs: 100, pendingSent: false, receipt });
-    expect(open[1]).toMatchObject({ confirmation: 3, timeoutMs: 5000, pendingSent: true, receipt: null, from: '0x' + '33'.repeat(20), nonce: 4 });
+    expect(open[1]).toMatchObject({
+      confirmation: 3,
+      timeoutMs: 5000,
+      pendingSent: true,
+      receipt: null,
+      from: '0x' + '33'.repeat(20),
+      nonce: 4,
+    });
     // Tracking again is still idempotent on (clientId, hash), and an ended one stays ended.
     expect((await store.track('c1', '0x' + '01'.repeat(32), 2, 7000, 999)).created).toBe(false);
     expect((await store.track('c2', '0x' + '02'.repeat(32), 2, 7000, 999)).state.doneAtMs).toBe(400);
@@ -93,11 +100,15 @@ describe('tracker store migration', () => {
     migrate(old, 'tracker', trackerMigrations.slice(0, 3));
     const hash = receipt.transactionHash;
     old.prepare('INSERT INTO tracker_subscription VALUES (?, ?, ?, ?)').run('c1', 's1', 10000, 0);
-    old.prepare('INSERT INTO tracker_tracking (client_id, tx_hash, confirmation, timeout_ms, tracked_at_ms, receipt_json) VALUES (?, ?, ?, ?, ?, ?)').run(
-      'c1', hash, 6, 10000, 100, JSON.stringify(receipt),
-    );
+    old
+      .prepare(
+        'INSERT INTO tracker_tracking (client_id, tx_hash, confirmation, timeout_ms, tracked_at_ms, receipt_json) VALUES (?, ?, ?, ?, ?, ?)',
+      )
+      .run('c1', hash, 6, 10000, 100, JSON.stringify(receipt));
     const seq = old
-      .prepare('INSERT INTO tracker_message (message_id, client_id, tx_hash, type, payload, created_at_ms, orphan) VALUES (?, ?, ?, ?, ?, ?, 0)')
+      .prepare(
+        'INSERT INTO tracker_message (message_id, client_id, tx_hash, type, payload, created_at_ms, orphan) VALUES (?, ?, ?, ?, ?, ?, 0)',
+      )
       .run(orderedId(), 'c1', hash, 'receipt', payloadJson({ type: 'receipt', result: receipt }), 100).lastInsertRowid;
     old.prepare('INSERT INTO tracker_delivery VALUES (?, ?, ?, ?)').run('c1', 'ack-1', 's1', seq);
     old.close();
@@ -121,13 +132,23 @@ describe('tracker store migration', () => {
     const messages = () => db.prepare('SELECT type, orphan FROM tracker_message ORDER BY seq').all();
     const { state } = await store.track('c9', hash, 6, 10000, 0);
     const mined = { ...state, receipt };
-    await store.commitRound([mined], [], [{ clientId: 'c9', txHash: hash, type: 'receipt', payload: payloadJson({ type: 'receipt', result: receipt }) }], 1);
+    await store.commitRound(
+      [mined],
+      [],
+      [{ clientId: 'c9', txHash: hash, type: 'receipt', payload: payloadJson({ type: 'receipt', result: receipt }) }],
+      1,
+    );
     expect(messages()).toEqual([{ type: 'receipt', orphan: 1 }]);
     await store.commitRound([{ ...mined, receipt: null }], [{ clientId: 'c9', txHash: hash }], [], 2);
     expect(messages()).toEqual([]);
     // Mined again: the new receipt is the one a later withdrawal removes.
     const again = { ...receipt, blockHash: '0x' + 'cc'.repeat(32) };
-    await store.commitRound([{ ...mined, receipt: again }], [], [{ clientId: 'c9', txHash: hash, type: 'receipt', payload: payloadJson({ type: 'receipt', result: again }) }], 3);
+    await store.commitRound(
+      [{ ...mined, receipt: again }],
+      [],
+      [{ clientId: 'c9', txHash: hash, type: 'receipt', payload: payloadJson({ type: 'receipt', result: again }) }],
+      3,
+    );
     expect(messages()).toEqual([{ type: 'receipt', orphan: 1 }]);
     await store.commitRound([{ ...mined, receipt: null }], [{ clientId: 'c9', txHash: hash }], [], 4);
     expect(messages()).toEqual([]);
@@ -142,12 +163,18 @@ describe('tracker store migration', () => {
     await store.subscribe('subscribed', 's1', 10000, 0);
     const park = async (clientId: string, byte: string, atMs: number) => {
       const { state } = await store.track(clientId, '0x' + byte.repeat(32), 6, 10000, atMs);
-      await store.commitRound([{ ...state, pendingSent: true }], [], [{ clientId, txHash: state.txHash, type: 'pending', payload: '{}' }], atMs);
+      await store.commitRound(
+        [{ ...state, pendingSent: true }],
+        [],
+        [{ clientId, txHash: state.txHash, type: 'pending', payload: '{}' }],
+        atMs,
+      );
     };
     await park('away', 'a1', 1_000);
     await park('away', 'a2', 5_000);
     await park('subscribed', 'b1', 1_000);
-    const left = () => db.prepare('SELECT client_id AS c, tx_hash AS t FROM tracker_message ORDER BY seq').all() as { c: string; t: string }[];
+    const left = () =>
+      db.prepare('SELECT client_id AS c, tx_hash AS t FROM tracker_message ORDER BY seq').all() as { c: string; t: string }[];
     expect(await store.pruneOrphans(2_000)).toBe(1);
     expect(left().map((r) => [r.c, r.t.slice(2, 4)])).toEqual([
       ['away', 'a2'],
@@ -189,7 +216,7 @@ describe('WAL checkpoints during a watcher round', () => {
     write(db);
     // Twelve megabytes written, none of it copied back yet.
     expect(mainFileBytes(file)).toBeLessThan(1_000_000);
-    expect((db.prepare('SELECT count(*) FROM filler').pluck().get() as number)).toBe(3000);
+    expect(db.prepare('SELECT count(*) FROM filler').pluck().get() as number).toBe(3000);
     release();
     expect(mainFileBytes(file)).toBeGreaterThan(12_000_000);
     expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(1000);

@@ -8,7 +8,12 @@ import type { NewMessage } from '../../../src/service/tracker/tracker-store.js';
 import { backends, type BackendPlace } from '../../support/service/store-backends.js';
 
 const hash = (n: number) => '0x' + n.toString(16).padStart(64, '0');
-const msg = (clientId: string, n: number, type: NewMessage['type'] = 'pending'): NewMessage => ({ clientId, txHash: hash(n), type, payload: `{"type":"${type}","result":{"n":${n}}}` });
+const msg = (clientId: string, n: number, type: NewMessage['type'] = 'pending'): NewMessage => ({
+  clientId,
+  txHash: hash(n),
+  type,
+  payload: `{"type":"${type}","result":{"n":${n}}}`,
+});
 const payloadN = (p: string) => (JSON.parse(p) as { result: { n: number } }).result.n;
 
 describe.each(backends)('tracker store on $name', (backend) => {
@@ -27,7 +32,16 @@ describe.each(backends)('tracker store on $name', (backend) => {
     const { store } = await open();
     const first = await store.track('c1', hash(1), 2, 5_000, 100);
     expect(first.created).toBe(true);
-    expect(first.state).toMatchObject({ clientId: 'c1', txHash: hash(1), confirmation: 2, timeoutMs: 5_000, trackedAtMs: 100, pendingSent: false, receipt: null, doneAtMs: null });
+    expect(first.state).toMatchObject({
+      clientId: 'c1',
+      txHash: hash(1),
+      confirmation: 2,
+      timeoutMs: 5_000,
+      trackedAtMs: 100,
+      pendingSent: false,
+      receipt: null,
+      doneAtMs: null,
+    });
     const again = await store.track('c1', hash(1), 6, 9_000, 500);
     expect(again).toMatchObject({ created: false, state: { confirmation: 6, timeoutMs: 9_000, trackedAtMs: 100 } });
     expect((await store.track('c2', hash(1), 1, 1_000, 0)).created).toBe(true);
@@ -36,16 +50,34 @@ describe.each(backends)('tracker store on $name', (backend) => {
     expect(await store.countOpenTrackings('c1')).toBe(0);
     expect(await store.countOpenTrackings('c2')).toBe(1);
     expect((await store.loadOpenTrackings()).map((s) => s.clientId)).toEqual(['c2']);
-    expect(await store.loadTrackings([{ clientId: 'c1', txHash: hash(1) }, { clientId: 'c2', txHash: hash(1) }, { clientId: 'c3', txHash: hash(1) }])).toEqual([
-      expect.objectContaining({ clientId: 'c2', txHash: hash(1) }),
-    ]);
+    expect(
+      await store.loadTrackings([
+        { clientId: 'c1', txHash: hash(1) },
+        { clientId: 'c2', txHash: hash(1) },
+        { clientId: 'c3', txHash: hash(1) },
+      ]),
+    ).toEqual([expect.objectContaining({ clientId: 'c2', txHash: hash(1) })]);
     expect(await store.pruneDoneTrackings(701)).toBe(1);
   });
 
   it('keeps sender, nonce, pending flag and receipt of a tracking', async () => {
     const { store } = await open();
     const { state } = await store.track('c1', hash(2), 1, 1_000, 0);
-    const receipt = { transactionHash: hash(2), blockHash: hash(99), blockNumber: 7, transactionIndex: 0, from: '0x' + '11'.repeat(20), to: null, contractAddress: null, gasUsed: 21000, cumulativeGasUsed: 21000, effectiveGasPrice: '1', status: 1, type: 2, logs: [] };
+    const receipt = {
+      transactionHash: hash(2),
+      blockHash: hash(99),
+      blockNumber: 7,
+      transactionIndex: 0,
+      from: '0x' + '11'.repeat(20),
+      to: null,
+      contractAddress: null,
+      gasUsed: 21000,
+      cumulativeGasUsed: 21000,
+      effectiveGasPrice: '1',
+      status: 1,
+      type: 2,
+      logs: [],
+    };
     await store.commitRound([{ ...state, pendingSent: true, from: '0x' + '11'.repeat(20), nonce: 4, receipt }], [], [], 1);
     expect((await store.loadOpenTrackings())[0]).toEqual({ ...state, pendingSent: true, from: '0x' + '11'.repeat(20), nonce: 4, receipt });
   });
@@ -78,7 +110,7 @@ describe.each(backends)('tracker store on $name', (backend) => {
     expect((await store.loadDeliveriesPage('c1', 'a', page1[2]!.seq, 3)).map((e) => payloadN(e.payload))).toEqual([5]);
   });
 
-  it('acks only the caller\'s own deliveries and drops a message once every subscription acked it', async () => {
+  it("acks only the caller's own deliveries and drops a message once every subscription acked it", async () => {
     const { store } = await open();
     await store.subscribe('c1', 'a', 10_000, 0);
     await store.subscribe('c1', 'b', 10_000, 0);
@@ -86,7 +118,10 @@ describe.each(backends)('tracker store on $name', (backend) => {
     const [ga, gb] = created;
     await store.ackMany([{ clientId: 'c2', ackId: ga!.entries[0]!.ackId }]);
     expect(await store.outboxDepth()).toBe(2);
-    await store.ackMany([{ clientId: 'c1', ackId: ga!.entries[0]!.ackId }, { clientId: 'c1', ackId: 'unknown' }]);
+    await store.ackMany([
+      { clientId: 'c1', ackId: ga!.entries[0]!.ackId },
+      { clientId: 'c1', ackId: 'unknown' },
+    ]);
     expect(await store.outboxDepth()).toBe(1);
     await store.ackMany([{ clientId: 'c1', ackId: gb!.entries[0]!.ackId }]);
     expect(await store.outboxDepth()).toBe(0);
@@ -100,7 +135,21 @@ describe.each(backends)('tracker store on $name', (backend) => {
     await store.subscribe('c1', 'a', 10_000, 0);
     await store.subscribe('c1', 'b', 10_000, 0);
     const { state } = await store.track('c1', hash(7), 1, 1_000, 0);
-    const receipt = { transactionHash: hash(7), blockHash: hash(98), blockNumber: 3, transactionIndex: 0, from: '0x' + '11'.repeat(20), to: null, contractAddress: null, gasUsed: 1, cumulativeGasUsed: 1, effectiveGasPrice: '1', status: 1, type: 2, logs: [] };
+    const receipt = {
+      transactionHash: hash(7),
+      blockHash: hash(98),
+      blockNumber: 3,
+      transactionIndex: 0,
+      from: '0x' + '11'.repeat(20),
+      to: null,
+      contractAddress: null,
+      gasUsed: 1,
+      cumulativeGasUsed: 1,
+      effectiveGasPrice: '1',
+      status: 1,
+      type: 2,
+      logs: [],
+    };
     const mined = { ...state, receipt };
     const { created } = await store.commitRound([mined], [], [msg('c1', 7, 'receipt')], 1);
     const { withdrawn } = await store.commitRound([{ ...mined, receipt: null }], [{ clientId: 'c1', txHash: hash(7) }], [], 2);

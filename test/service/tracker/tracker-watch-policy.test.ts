@@ -2,7 +2,13 @@
 import { describe, expect, it } from 'vitest';
 import type { TrackerReceipt } from '@txdesk/tracker/tracker-wire';
 import { formatReceipt } from '../../../src/service/tracker/tracker-receipt-format.js';
-import { decideTracking, nonceCheckBlock, pendingDueAt, type Observation, type TrackingState } from '../../../src/service/tracker/tracker-watch-policy.js';
+import {
+  decideTracking,
+  nonceCheckBlock,
+  pendingDueAt,
+  type Observation,
+  type TrackingState,
+} from '../../../src/service/tracker/tracker-watch-policy.js';
 
 const H = '0x' + 'ab'.repeat(32);
 const receiptAt = (blockNumber: number, blockHash = `0xb${blockNumber}`): TrackerReceipt => ({
@@ -46,16 +52,86 @@ const rows: Row[] = [
   ['confirmation depth reached', { receipt: receiptAt(5) }, { nowMs: 30_000, head: 8 }, ['confirmation'], false, true],
   ['one block short of depth', { receipt: receiptAt(5) }, { nowMs: 30_000, head: 7 }, [], false, false],
   ['receipt and depth in one round', {}, { nowMs: 30_000, head: 9, receipt: receiptAt(5) }, ['receipt', 'confirmation'], false, true],
-  ['confirmation 0: confirmed with the receipt', { confirmation: 0 }, { nowMs: 30_000, head: 5, receipt: receiptAt(5) }, ['receipt', 'confirmation'], false, true],
-  ['reorged away, not mined again: withdraw, pending again (reorged), no confirmation', { receipt: receiptAt(5), pendingSent: true }, { nowMs: 30_000, head: 9, receipt: null }, ['pending'], true, false],
-  ['reorged away per the window, no lookup: withdraw, pending again (reorged)', { receipt: receiptAt(5), pendingSent: true }, { nowMs: 30_000, head: 9, receiptCanonical: false }, ['pending'], true, false],
-  ['reorged away before the timeout: pending (reorged) at once', { receipt: receiptAt(5) }, { nowMs: 1_000, head: 9, receipt: null }, ['pending'], true, false],
-  ['reorged away and the nonce used at depth: ends silently', { receipt: receiptAt(5), pendingSent: true }, { nowMs: 30_000, head: 9, receipt: null, nonceUsedAtDepth: true }, [], true, true],
-  ['reorged away past the timeout, pending never sent: pending now', { receipt: receiptAt(5) }, { nowMs: 30_000, head: 9, receipt: null }, ['pending'], true, false],
-  ['mined again in another block: withdraw + new receipt', { receipt: receiptAt(5, '0xold') }, { nowMs: 30_000, head: 6, receipt: receiptAt(6, '0xnew') }, ['receipt'], true, false],
-  ['mined again and already deep', { receipt: receiptAt(5, '0xold') }, { nowMs: 30_000, head: 9, receipt: receiptAt(6, '0xnew') }, ['receipt', 'confirmation'], true, true],
-  ['nonce used elsewhere at depth: ends silently', { pendingSent: true }, { nowMs: 30_000, head: 9, receipt: null, nonceUsedAtDepth: true }, [], false, true],
-  ['nonce used but our receipt exists: receipt wins', { pendingSent: true }, { nowMs: 30_000, head: 9, receipt: receiptAt(8), nonceUsedAtDepth: true }, ['receipt'], false, false],
+  [
+    'confirmation 0: confirmed with the receipt',
+    { confirmation: 0 },
+    { nowMs: 30_000, head: 5, receipt: receiptAt(5) },
+    ['receipt', 'confirmation'],
+    false,
+    true,
+  ],
+  [
+    'reorged away, not mined again: withdraw, pending again (reorged), no confirmation',
+    { receipt: receiptAt(5), pendingSent: true },
+    { nowMs: 30_000, head: 9, receipt: null },
+    ['pending'],
+    true,
+    false,
+  ],
+  [
+    'reorged away per the window, no lookup: withdraw, pending again (reorged)',
+    { receipt: receiptAt(5), pendingSent: true },
+    { nowMs: 30_000, head: 9, receiptCanonical: false },
+    ['pending'],
+    true,
+    false,
+  ],
+  [
+    'reorged away before the timeout: pending (reorged) at once',
+    { receipt: receiptAt(5) },
+    { nowMs: 1_000, head: 9, receipt: null },
+    ['pending'],
+    true,
+    false,
+  ],
+  [
+    'reorged away and the nonce used at depth: ends silently',
+    { receipt: receiptAt(5), pendingSent: true },
+    { nowMs: 30_000, head: 9, receipt: null, nonceUsedAtDepth: true },
+    [],
+    true,
+    true,
+  ],
+  [
+    'reorged away past the timeout, pending never sent: pending now',
+    { receipt: receiptAt(5) },
+    { nowMs: 30_000, head: 9, receipt: null },
+    ['pending'],
+    true,
+    false,
+  ],
+  [
+    'mined again in another block: withdraw + new receipt',
+    { receipt: receiptAt(5, '0xold') },
+    { nowMs: 30_000, head: 6, receipt: receiptAt(6, '0xnew') },
+    ['receipt'],
+    true,
+    false,
+  ],
+  [
+    'mined again and already deep',
+    { receipt: receiptAt(5, '0xold') },
+    { nowMs: 30_000, head: 9, receipt: receiptAt(6, '0xnew') },
+    ['receipt', 'confirmation'],
+    true,
+    true,
+  ],
+  [
+    'nonce used elsewhere at depth: ends silently',
+    { pendingSent: true },
+    { nowMs: 30_000, head: 9, receipt: null, nonceUsedAtDepth: true },
+    [],
+    false,
+    true,
+  ],
+  [
+    'nonce used but our receipt exists: receipt wins',
+    { pendingSent: true },
+    { nowMs: 30_000, head: 9, receipt: receiptAt(8), nonceUsedAtDepth: true },
+    ['receipt'],
+    false,
+    false,
+  ],
   ['done: nothing more', { doneAtMs: 1 }, { nowMs: 30_000, head: 9, receipt: null }, [], false, true],
 ];
 
@@ -73,7 +149,9 @@ describe('decideTracking', () => {
       expect(d.events.map((e) => e.type)).toEqual(events);
       expect(d.withdrawReceipt).toBe(withdraw);
       expect(d.state.doneAtMs !== null).toBe(done);
-      expect(d.changed).toBe(events.length > 0 || withdraw || (done && !state.doneAtMs) || d.state.pendingSent !== (state.pendingSent ?? false));
+      expect(d.changed).toBe(
+        events.length > 0 || withdraw || (done && !state.doneAtMs) || d.state.pendingSent !== (state.pendingSent ?? false),
+      );
     });
   }
 
@@ -115,9 +193,31 @@ describe('formatReceipt', () => {
       effectiveGasPrice: '0x1bc16d674ec80000',
       status: '0x0',
       type: '0x2',
-      logs: [{ address: '0xAA', topics: ['0x01'], data: '0x', logIndex: '0x3', blockNumber: '0x10', blockHash: '0xBB', transactionHash: H, transactionIndex: '0x2' }],
+      logs: [
+        {
+          address: '0xAA',
+          topics: ['0x01'],
+          data: '0x',
+          logIndex: '0x3',
+          blockNumber: '0x10',
+          blockHash: '0xBB',
+          transactionHash: H,
+          transactionIndex: '0x2',
+        },
+      ],
     });
-    expect(r).toMatchObject({ blockNumber: 16, transactionIndex: 2, from: '0xabc', to: null, contractAddress: '0xc0', gasUsed: 21000, cumulativeGasUsed: 42000, effectiveGasPrice: '2000000000000000000', status: 0, type: 2 });
+    expect(r).toMatchObject({
+      blockNumber: 16,
+      transactionIndex: 2,
+      from: '0xabc',
+      to: null,
+      contractAddress: '0xc0',
+      gasUsed: 21000,
+      cumulativeGasUsed: 42000,
+      effectiveGasPrice: '2000000000000000000',
+      status: 0,
+      type: 2,
+    });
     expect(r.logs[0]).toMatchObject({ logIndex: 3, blockNumber: 16, blockHash: '0xbb', removed: false });
   });
 });

@@ -44,7 +44,12 @@ describe('where a cursor stands against the index', () => {
     ['its block has no hash now (the new block there carries no checkpoint)', { block: 10, hash: '0xab' }, index(30, {}), 'rollBack'],
     ['the index went below it', { block: 10, hash: '0xab' }, index(8, {}), 'rollBack'],
     ['no hash yet, above the tip: a webhook made while the index catches up', { block: 10, hash: null }, index(8, {}), 'wait'],
-    ['no hash yet (a new cursor, or one stored before hashes were): takes the index as it is', { block: 10, hash: null }, index(30, {}), 'follow'],
+    [
+      'no hash yet (a new cursor, or one stored before hashes were): takes the index as it is',
+      { block: 10, hash: null },
+      index(30, {}),
+      'follow',
+    ],
     ['never started', { block: -1, hash: null }, index(30, {}), 'follow'],
   ] as const)('%s', (_why, cursor, view, state) => expect(cursorState(cursor, view)).toBe(state));
 });
@@ -61,7 +66,10 @@ describe('the earlier positions a cursor remembers', () => {
     expect(keepMarks(100, [], 50)).toEqual([]);
   });
 
-  const candidates = fc.uniqueArray(fc.record({ block: fc.integer({ min: 0, max: 5_000 }), hash: fc.constantFrom('a', 'b') }), { selector: (m) => m.block, maxLength: 60 });
+  const candidates = fc.uniqueArray(fc.record({ block: fc.integer({ min: 0, max: 5_000 }), hash: fc.constantFrom('a', 'b') }), {
+    selector: (m) => m.block,
+    maxLength: 60,
+  });
 
   it('are candidates below the cursor, newest first, the newest always among them, at most one past `deepest`', () => {
     fc.assert(
@@ -79,23 +87,27 @@ describe('the earlier positions a cursor remembers', () => {
 
   it('stay near any depth and few as the cursor moves on: a mark between d and 2d + the largest step down', () => {
     fc.assert(
-      fc.property(fc.array(fc.integer({ min: 1, max: 300 }), { minLength: 1, maxLength: 400 }), fc.integer({ min: 64, max: 20_000 }), (steps, deepest) => {
-        let top = 0;
-        let marks: ActivityMark[] = [];
-        const maxStep = Math.max(...steps);
-        for (const step of steps) {
-          marks = keepMarks(top + step, [mark(top, `h${top}`), ...marks], deepest);
-          top += step;
-          // Two per doubling of the depth, about: each mark but the ends is more than twice as deep as the one two before.
-          expect(marks.length).toBeLessThanOrEqual(2 * Math.log2(deepest) + 4);
-          const reach = Math.min(deepest, top); // position 0 is the oldest
-          for (let d = 1; d <= reach; d = Math.ceil(d * 1.5)) {
-            const first = marks.find((m) => top - m.block >= d);
-            expect(first, `depth ${d} at ${top}`).toBeDefined();
-            expect(top - first!.block).toBeLessThanOrEqual(2 * d + maxStep);
+      fc.property(
+        fc.array(fc.integer({ min: 1, max: 300 }), { minLength: 1, maxLength: 400 }),
+        fc.integer({ min: 64, max: 20_000 }),
+        (steps, deepest) => {
+          let top = 0;
+          let marks: ActivityMark[] = [];
+          const maxStep = Math.max(...steps);
+          for (const step of steps) {
+            marks = keepMarks(top + step, [mark(top, `h${top}`), ...marks], deepest);
+            top += step;
+            // Two per doubling of the depth, about: each mark but the ends is more than twice as deep as the one two before.
+            expect(marks.length).toBeLessThanOrEqual(2 * Math.log2(deepest) + 4);
+            const reach = Math.min(deepest, top); // position 0 is the oldest
+            for (let d = 1; d <= reach; d = Math.ceil(d * 1.5)) {
+              const first = marks.find((m) => top - m.block >= d);
+              expect(first, `depth ${d} at ${top}`).toBeDefined();
+              expect(top - first!.block).toBeLessThanOrEqual(2 * d + maxStep);
+            }
           }
-        }
-      }),
+        },
+      ),
       { numRuns: 60 },
     );
   });
@@ -103,7 +115,14 @@ describe('the earlier positions a cursor remembers', () => {
 
 describe('after a rollback: where scanning resumes, what is withdrawn', () => {
   it('a withdrawal cancels one earlier delivery of the same move and hash; a move delivered again after it is live', () => {
-    const d = [move(5, 'x', 'a'), move(6, 'y', 'b'), move(6, 'y', 'b', true), move(6, 'y', 'b'), move(7, 'z', 'c'), move(7, 'z', 'c', true)];
+    const d = [
+      move(5, 'x', 'a'),
+      move(6, 'y', 'b'),
+      move(6, 'y', 'b', true),
+      move(6, 'y', 'b'),
+      move(7, 'z', 'c'),
+      move(7, 'z', 'c', true),
+    ];
     expect(liveMoves(d)).toEqual([move(5, 'x', 'a'), move(6, 'y', 'b')]);
     expect(liveMoves(d)[1]).toBe(d[3]);
   });
@@ -112,7 +131,14 @@ describe('after a rollback: where scanning resumes, what is withdrawn', () => {
     // The chain forked above block 12: the index now holds new hashes from 13 on, up to 30.
     const view = index(30, { 4: 'h4', 8: 'h8', 12: 'h12', 14: 'n14', 20: 'n20', 30: 'n30' });
     const marks = [mark(18, 'o18'), mark(10, 'h10'), mark(4, 'h4')];
-    const delivered = [move(8, 'h8', 'a'), move(12, 'h12', 'b'), move(14, 'o14', 'c'), move(20, 'o20', 'd'), move(20, 'o20', 'd', true), move(21, 'o21', 'e')];
+    const delivered = [
+      move(8, 'h8', 'a'),
+      move(12, 'h12', 'b'),
+      move(14, 'o14', 'c'),
+      move(20, 'o20', 'd'),
+      move(20, 'o20', 'd', true),
+      move(21, 'o21', 'e'),
+    ];
     const plan = planRollback(mark(25, 'o25'), marks, delivered, view);
     // Block 10's mark: the new index has no hash there, so it is not known to hold; block 12's delivered move is.
     expect(plan.resume).toEqual({ block: 12, hash: 'h12' });
@@ -129,7 +155,11 @@ describe('after a rollback: where scanning resumes, what is withdrawn', () => {
 
   it('with nothing it remembers still held, resumes just below the lowest of it with an unknown hash', () => {
     const view = index(40, { 30: 'n30', 40: 'n40' });
-    expect(planRollback(mark(35, 'o35'), [mark(30, 'o30')], [move(32, 'o32')], view)).toEqual({ resume: { block: 29, hash: null }, marks: [], withdraw: [move(32, 'o32')] });
+    expect(planRollback(mark(35, 'o35'), [mark(30, 'o30')], [move(32, 'o32')], view)).toEqual({
+      resume: { block: 29, hash: null },
+      marks: [],
+      withdraw: [move(32, 'o32')],
+    });
     expect(planRollback(mark(35, 'o35'), [], [], view)).toEqual({ resume: { block: 34, hash: null }, marks: [], withdraw: [] });
     expect(planRollback(mark(35, 'o35'), [], [], index(20, {}))).toEqual({ resume: { block: 20, hash: null }, marks: [], withdraw: [] });
   });
@@ -168,8 +198,12 @@ describe('after a rollback: where scanning resumes, what is withdrawn', () => {
         const deepest = 100_000;
         // The webhook's history: a step to each position, remembering the one before.
         let marks: ActivityMark[] = [];
-        for (let i = 1; i < positions.length; i++) marks = keepMarks(positions[i]!, [mark(positions[i - 1]!, oldHash(positions[i - 1]!)), ...marks], deepest);
-        const delivered = moveBlocks.filter((b) => b > 0 && b <= cursor).sort((a, b) => a - b).map((b) => move(b, oldHash(b), `m${b}`));
+        for (let i = 1; i < positions.length; i++)
+          marks = keepMarks(positions[i]!, [mark(positions[i - 1]!, oldHash(positions[i - 1]!)), ...marks], deepest);
+        const delivered = moveBlocks
+          .filter((b) => b > 0 && b <= cursor)
+          .sort((a, b) => a - b)
+          .map((b) => move(b, oldHash(b), `m${b}`));
         // The new index: rolled back to its newest checkpoint at or below the fork, then re-indexed up to its tip.
         const oldStored = new Set([...positions, ...delivered.map((d) => d.block), ...extraStored.filter((b) => b <= cursor)]);
         const ancestor = Math.max(-1, ...[...oldStored].filter((b) => b <= fork));

@@ -40,7 +40,12 @@ beforeAll(async () => {
     webhookTuning: { activityPollMs: 100 },
     log: process.env.TXDESK_TEST_LOG ? createLogger('activity-test') : silentLogger,
   });
-  await service.accounts.createAccount({ email: 'activity@example.com', password: 'correct horse battery staple', name: 'A', organization: 'T' });
+  await service.accounts.createAccount({
+    email: 'activity@example.com',
+    password: 'correct horse battery staple',
+    name: 'A',
+    organization: 'T',
+  });
   apiSecret = (await service.accounts.replaceApiSecret('activity@example.com')).apiSecret;
   receiver = await startWebhookReceiver();
 });
@@ -52,7 +57,8 @@ afterAll(async () => {
 });
 
 /** The webhook API as a program of the account calls it: its API secret in the Authorization header. */
-const hooks = (rest = '', init: Parameters<typeof call>[1] = {}) => call(`${service.url}/tracker/v1/webhooks${rest}`, { ...init, token: apiSecret });
+const hooks = (rest = '', init: Parameters<typeof call>[1] = {}) =>
+  call(`${service.url}/tracker/v1/webhooks${rest}`, { ...init, token: apiSecret });
 const head = async () => Number(await rpc<string>(chain.url, 'eth_blockNumber'));
 /** Sends a contract call and returns its transaction hash (automine: mined at once). */
 async function sendTx(c: Contract, method: string, ...args: unknown[]): Promise<string> {
@@ -60,12 +66,19 @@ async function sendTx(c: Contract, method: string, ...args: unknown[]): Promise<
   await tx.wait();
   return tx.hash.toLowerCase();
 }
-const activity = () => receiver.accepted().map((a) => a.body).filter((b) => b.payload.type === 'activity');
+const activity = () =>
+  receiver
+    .accepted()
+    .map((a) => a.body)
+    .filter((b) => b.payload.type === 'activity');
 
 describe('address activity', () => {
   it('delivers a mint, a transfer and an ERC-1155 batch into the watched address once each, with their fields', async () => {
     await waitForIndexed(service.url, (await head()) - LAG);
-    const created = await hooks('', { method: 'POST', body: { url: receiver.url, trackerMessages: false, addresses: [watched.toUpperCase().replace('0X', '0x')] } });
+    const created = await hooks('', {
+      method: 'POST',
+      body: { url: receiver.url, trackerMessages: false, addresses: [watched.toUpperCase().replace('0X', '0x')] },
+    });
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ trackerMessages: false, addresses: [watched] });
 
@@ -86,9 +99,34 @@ describe('address activity', () => {
     expect(got).toHaveLength(4);
     const nftAddr = (await nft.getAddress()).toLowerCase();
     const multiAddr = (await multi.getAddress()).toLowerCase();
-    expect(got[0]).toMatchObject({ standard: 'ERC-721', contract: nftAddr, tokenId: '7', from: '0x' + '0'.repeat(40), to: watched, amount: '1', transactionHash: mintTx, addresses: [watched] });
-    expect(got[1]).toMatchObject({ standard: 'ERC-721', contract: nftAddr, tokenId: '8', from: other, to: watched, amount: '1', transactionHash: moveTx });
-    expect(got[2]).toMatchObject({ standard: 'ERC-1155', contract: multiAddr, tokenId: '1', from: other, to: watched, amount: '5', transactionHash: batchTx });
+    expect(got[0]).toMatchObject({
+      standard: 'ERC-721',
+      contract: nftAddr,
+      tokenId: '7',
+      from: '0x' + '0'.repeat(40),
+      to: watched,
+      amount: '1',
+      transactionHash: mintTx,
+      addresses: [watched],
+    });
+    expect(got[1]).toMatchObject({
+      standard: 'ERC-721',
+      contract: nftAddr,
+      tokenId: '8',
+      from: other,
+      to: watched,
+      amount: '1',
+      transactionHash: moveTx,
+    });
+    expect(got[2]).toMatchObject({
+      standard: 'ERC-1155',
+      contract: multiAddr,
+      tokenId: '1',
+      from: other,
+      to: watched,
+      amount: '5',
+      transactionHash: batchTx,
+    });
     expect(got[3]).toMatchObject({ standard: 'ERC-1155', contract: multiAddr, tokenId: '2', amount: '7', transactionHash: batchTx });
     for (const r of got) {
       const block = await rpc<{ hash: string }>(chain.url, 'eth_getBlockByNumber', ['0x' + r.blockNumber.toString(16), false]);
@@ -108,7 +146,9 @@ describe('address activity', () => {
     await waitForIndexed(service.url, (await head()) - LAG);
     await waitFor('the move of the new history', () => activity().length > before);
     await new Promise((r) => setTimeout(r, 1_000));
-    const fresh = activity().slice(before).map((b) => b.payload.result);
+    const fresh = activity()
+      .slice(before)
+      .map((b) => b.payload.result);
     expect(fresh.map((r) => r.tokenId)).toEqual(['101']);
     expect(fresh[0].transactionHash).toBe(afterTx);
   });
@@ -123,7 +163,10 @@ describe('address activity', () => {
     expect(patched.body.addresses).toEqual([late]);
     const tx = await sendTx(nft, 'mint', late, 201);
     await chain.mine(LAG);
-    const mine = () => activity().filter((b) => b.webhookId === created.body.id).map((b) => b.payload.result);
+    const mine = () =>
+      activity()
+        .filter((b) => b.webhookId === created.body.id)
+        .map((b) => b.payload.result);
     await waitFor('the move after the change', () => mine().length > 0);
     await new Promise((r) => setTimeout(r, 1_000));
     expect(mine().map((r) => [r.tokenId, r.transactionHash])).toEqual([['201', tx]]);
@@ -141,18 +184,40 @@ describe('address activity', () => {
       return { code: -32005, message: 'rate limited' };
     };
     const dir = mkdtempSync(join(tmpdir(), 'txdesk-webhook-activity-proxy-'));
-    const second = await startService({ nodeUrl: proxy.url, dataDir: dir, port: 0, confirmations: LAG, allowPrivateWebhooks: true, webhookTuning: { activityPollMs: 100 }, log: silentLogger });
+    const second = await startService({
+      nodeUrl: proxy.url,
+      dataDir: dir,
+      port: 0,
+      confirmations: LAG,
+      allowPrivateWebhooks: true,
+      webhookTuning: { activityPollMs: 100 },
+      log: silentLogger,
+    });
     try {
-      const id = (await second.accounts.createAccount({ email: 'activity-proxy@example.com', password: 'correct horse battery staple', name: 'A', organization: 'T' })).clientId;
+      const id = (
+        await second.accounts.createAccount({
+          email: 'activity-proxy@example.com',
+          password: 'correct horse battery staple',
+          name: 'A',
+          organization: 'T',
+        })
+      ).clientId;
       const token = (await second.accounts.replaceApiSecret('activity-proxy@example.com')).apiSecret;
       await waitForIndexed(second.url, (await head()) - LAG);
       const watchedHere = Wallet.createRandom().address.toLowerCase();
       // A URL written before the API secret, with the clientId in it: still accepted beside the secret.
-      const created = await call(`${second.url}/tracker/v1/webhooks?clientId=${id}`, { method: 'POST', token, body: { url: receiver.url, trackerMessages: false, addresses: [watchedHere] } });
+      const created = await call(`${second.url}/tracker/v1/webhooks?clientId=${id}`, {
+        method: 'POST',
+        token,
+        body: { url: receiver.url, trackerMessages: false, addresses: [watchedHere] },
+      });
       expect(created.status).toBe(201);
       const tx = await sendTx(nft, 'mint', watchedHere, 300);
       await chain.mine(LAG);
-      const mine = () => activity().filter((b) => b.webhookId === created.body.id).map((b) => b.payload.result);
+      const mine = () =>
+        activity()
+          .filter((b) => b.webhookId === created.body.id)
+          .map((b) => b.payload.result);
       await waitFor('the move after the refusals', () => mine().length > 0, { timeoutMs: 30_000 });
       await new Promise((r) => setTimeout(r, 1_000));
       expect(refusals).toBe(3);
@@ -165,13 +230,21 @@ describe('address activity', () => {
   });
 
   describe.each(['sqlite', 'postgres'] as const)('a reorganisation deeper than the lag, on %s', (backend) => {
-    it('withdraws the delivered moves of the dropped blocks (`removed`), then delivers the new chain\'s moves, each once', async () => {
+    it("withdraws the delivered moves of the dropped blocks (`removed`), then delivers the new chain's moves, each once", async () => {
       // A service of its own that scans every 3 s: the chain is reorganised and re-indexed past the webhook's cursor
       // between two scans, so the index's tip is never seen going down; only the cursor's block hash tells.
       const dir = mkdtempSync(join(tmpdir(), 'txdesk-webhook-activity-reorg-'));
       const database = backend === 'postgres' ? await createTestDatabase('webhook-reorg') : null;
       const where: Pick<ServiceOptions, 'dataDir' | 'database'> = database ? { database: database.url } : { dataDir: dir };
-      const slow = await startService({ nodeUrl: chain.url, ...where, port: 0, confirmations: LAG, allowPrivateWebhooks: true, webhookTuning: { activityPollMs: 3_000 }, log: silentLogger });
+      const slow = await startService({
+        nodeUrl: chain.url,
+        ...where,
+        port: 0,
+        confirmations: LAG,
+        allowPrivateWebhooks: true,
+        webhookTuning: { activityPollMs: 3_000 },
+        log: silentLogger,
+      });
       try {
         const email = `activity-reorg-${backend}@example.com`;
         await slow.accounts.createAccount({ email, password: 'correct horse battery staple', name: 'A', organization: 'T' });
@@ -179,7 +252,11 @@ describe('address activity', () => {
         await chain.mine(LAG + 1); // an indexed tip to start from, whatever ran before
         await waitForIndexed(slow.url, (await head()) - LAG);
         const deep = Wallet.createRandom().address.toLowerCase();
-        const created = await call(`${slow.url}/tracker/v1/webhooks`, { method: 'POST', token, body: { url: receiver.url, trackerMessages: false, addresses: [deep] } });
+        const created = await call(`${slow.url}/tracker/v1/webhooks`, {
+          method: 'POST',
+          token,
+          body: { url: receiver.url, trackerMessages: false, addresses: [deep] },
+        });
         expect(created.status).toBe(201);
         const mine = () => activity().filter((b) => b.webhookId === created.body.id);
         await new Promise((r) => setTimeout(r, 3_500)); // its first scan takes the index's hash of where it starts
@@ -202,8 +279,15 @@ describe('address activity', () => {
 
         const got = mine();
         expect(new Set(got.map((b) => b.deliveryId)).size).toBe(got.length);
-        expect(got.map((b) => `${b.payload.result.tokenId}${b.payload.result.removed ? ' removed' : ''}`).sort()).toEqual([ids[0], `${ids[0]} removed`, ids[1], `${ids[1]} removed`, ids[2]]);
-        const canonicalHash = async (n: number) => (await rpc<{ hash: string } | null>(chain.url, 'eth_getBlockByNumber', ['0x' + n.toString(16), false]))?.hash;
+        expect(got.map((b) => `${b.payload.result.tokenId}${b.payload.result.removed ? ' removed' : ''}`).sort()).toEqual([
+          ids[0],
+          `${ids[0]} removed`,
+          ids[1],
+          `${ids[1]} removed`,
+          ids[2],
+        ]);
+        const canonicalHash = async (n: number) =>
+          (await rpc<{ hash: string } | null>(chain.url, 'eth_getBlockByNumber', ['0x' + n.toString(16), false]))?.hash;
         for (const [i, tokenId] of ids.slice(0, 2).entries()) {
           const [move, withdrawal] = got.filter((b) => b.payload.result.tokenId === tokenId).map((b) => b.payload.result);
           // The same fields plus `removed`, after the move (in order per transaction), naming a block no longer the chain's.

@@ -2,14 +2,28 @@
 // ([half, full] of the capped exponential), never shrinks as failures add up, and the retry window's edge is exact.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_BACKOFF, isPastRetryWindow, retryDelayMs, WEBHOOK_RETRY_WINDOW_MS, type BackoffPolicy } from '../../../src/service/webhooks/webhook-backoff.js';
+import {
+  DEFAULT_BACKOFF,
+  isPastRetryWindow,
+  retryDelayMs,
+  WEBHOOK_RETRY_WINDOW_MS,
+  type BackoffPolicy,
+} from '../../../src/service/webhooks/webhook-backoff.js';
 
-const attempts = fc.oneof(fc.integer({ min: 1, max: 80 }), fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }), fc.constantFrom(1, 2, 1023, 1024, 1025, 2 ** 31, Number.MAX_VALUE, Infinity));
+const attempts = fc.oneof(
+  fc.integer({ min: 1, max: 80 }),
+  fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }),
+  fc.constantFrom(1, 2, 1023, 1024, 1025, 2 ** 31, Number.MAX_VALUE, Infinity),
+);
 const randoms = fc.oneof(fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }), fc.constantFrom(0, 0.5, 1 - Number.EPSILON));
 const policies: fc.Arbitrary<BackoffPolicy> = fc.oneof(
   fc.constant(DEFAULT_BACKOFF),
-  fc.integer({ min: 1, max: 60_000 }).chain((baseMs) => fc.integer({ min: baseMs, max: 48 * 3_600_000 }).map((capMs) => ({ baseMs, capMs }))),
-  fc.double({ min: 1, max: 1e6, noNaN: true }).chain((baseMs) => fc.double({ min: baseMs, max: 1e9, noNaN: true }).map((capMs) => ({ baseMs, capMs }))),
+  fc
+    .integer({ min: 1, max: 60_000 })
+    .chain((baseMs) => fc.integer({ min: baseMs, max: 48 * 3_600_000 }).map((capMs) => ({ baseMs, capMs }))),
+  fc
+    .double({ min: 1, max: 1e6, noNaN: true })
+    .chain((baseMs) => fc.double({ min: baseMs, max: 1e9, noNaN: true }).map((capMs) => ({ baseMs, capMs }))),
 );
 
 /** The band the delay must fall in: the capped exponential is its top, half of it its bottom. */
@@ -111,9 +125,14 @@ describe('isPastRetryWindow', () => {
 
   it('is false up to the edge and true after it, for any first failure and window', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 2 ** 45 }), fc.integer({ min: 0, max: 2 ** 40 }), fc.integer({ min: 0, max: 2 ** 41 }), (firstMs, windowMs, elapsed) => {
-        expect(isPastRetryWindow(firstMs, firstMs + elapsed, windowMs)).toBe(elapsed > windowMs);
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: 2 ** 45 }),
+        fc.integer({ min: 0, max: 2 ** 40 }),
+        fc.integer({ min: 0, max: 2 ** 41 }),
+        (firstMs, windowMs, elapsed) => {
+          expect(isPastRetryWindow(firstMs, firstMs + elapsed, windowMs)).toBe(elapsed > windowMs);
+        },
+      ),
     );
   });
 });

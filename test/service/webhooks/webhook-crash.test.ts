@@ -11,7 +11,13 @@ import { startAnvil, type RunningAnvil } from '../../../src/devchain/index.js';
 import { DEFAULT_WEBHOOK_TIMEOUT_MS } from '../../../src/service/webhooks/webhook-deliverer.js';
 import { call } from '../../support/service/service-harness.js';
 import { createTestDatabase, type TestDatabase } from '../../support/service/postgres-db.js';
-import { ensureCliBuilt, killServiceProcesses, serviceHealth, startServiceProcess, type ServiceProcess } from '../../support/service/service-process.js';
+import {
+  ensureCliBuilt,
+  killServiceProcesses,
+  serviceHealth,
+  startServiceProcess,
+  type ServiceProcess,
+} from '../../support/service/service-process.js';
 import { DEV_KEYS, RawTrackerClient, signTransfer, trackerWsUrl } from '../../support/service/tracker-harness.js';
 import { startWebhookReceiver, type ReceivedRequest, type WebhookReceiver } from '../../support/service/webhook-receiver.js';
 import { waitFor } from '../../support/poll.js';
@@ -54,7 +60,8 @@ async function service(opts: { dataDir: string; database?: string }): Promise<Se
     extraArgs: ['--allow-private-webhooks'],
     env: { TXDESK_WEBHOOK_LEASE_MARGIN_MS: String(LEASE_MARGIN_MS), ...(process.env.TXDESK_TEST_LOG ? { TXDESK_LOG: 'info' } : {}) },
   });
-  if (process.env.TXDESK_TEST_LOG) p.child.stderr!.on('data', (d: Buffer) => process.stderr.write(`[pid ${p.child.pid}] ${d.toString('utf8')}`));
+  if (process.env.TXDESK_TEST_LOG)
+    p.child.stderr!.on('data', (d: Buffer) => process.stderr.write(`[pid ${p.child.pid}] ${d.toString('utf8')}`));
   processes.push(p);
   return p;
 }
@@ -141,7 +148,12 @@ function allAccepted(receiver: WebhookReceiver, id: string, hashes: string[]): b
  * Kills `victim` once `enough` holds of the webhook's requests (some accepted, more still open); returns the requests
  * the kill cut: open at that moment and ended without an answer.
  */
-async function killMidFlight(victim: ServiceProcess, receiver: WebhookReceiver, id: string, enough: (ds: Delivery[]) => boolean): Promise<Delivery[]> {
+async function killMidFlight(
+  victim: ServiceProcess,
+  receiver: WebhookReceiver,
+  id: string,
+  enough: (ds: Delivery[]) => boolean,
+): Promise<Delivery[]> {
   await waitFor('deliveries accepted and more in flight', () => enough(requestsOf(receiver, id)), { timeoutMs: 60_000 });
   victim.child.kill('SIGKILL');
   const openAtKill = open(requestsOf(receiver, id));
@@ -157,7 +169,13 @@ async function killMidFlight(victim: ServiceProcess, receiver: WebhookReceiver, 
  * delivery id per message (a message seen twice was a retry of the same delivery); per transaction, the receipt
  * accepted before the confirmation was first sent; no delivery id in flight twice at once; nothing left pending.
  */
-async function expectNothingLost(p: ServiceProcess, account: Account, receiver: WebhookReceiver, id: string, hashes: string[]): Promise<Delivery[]> {
+async function expectNothingLost(
+  p: ServiceProcess,
+  account: Account,
+  receiver: WebhookReceiver,
+  id: string,
+  hashes: string[],
+): Promise<Delivery[]> {
   await waitFor('no delivery left pending', async () => (await hooks(p, account, `/${id}`)).body.pending === 0, { timeoutMs: 30_000 });
   const all = requestsOf(receiver, id);
   expect(open(all)).toEqual([]);
@@ -167,15 +185,25 @@ async function expectNothingLost(p: ServiceProcess, account: Account, receiver: 
   const twoIds = [...deliveryOf].filter(([, ids]) => ids.size > 1);
   expect(twoIds, 'messages sent under more than one delivery id').toEqual([]);
   const acceptedMessages = new Set(accepted(all).map((d) => d.messageId));
-  expect([...deliveryOf.keys()].filter((m) => !acceptedMessages.has(m)), 'messages tried but never accepted').toEqual([]);
+  expect(
+    [...deliveryOf.keys()].filter((m) => !acceptedMessages.has(m)),
+    'messages tried but never accepted',
+  ).toEqual([]);
 
   const hashSet = new Set(hashes);
-  expect(all.filter((d) => !hashSet.has(d.txHash)), 'deliveries of transactions not tracked').toEqual([]);
+  expect(
+    all.filter((d) => !hashSet.has(d.txHash)),
+    'deliveries of transactions not tracked',
+  ).toEqual([]);
   for (const h of hashes) {
     const mine = all.filter((d) => d.txHash === h);
     const messages = new Map(mine.map((d) => [d.messageId, d.type]));
     expect([...messages.values()].sort(), `the messages of ${h}`).toEqual(['confirmation', 'receipt']);
-    const receiptAccepted = Math.min(...accepted(mine).filter((d) => d.type === 'receipt').map((d) => d.req.doneAtMs!));
+    const receiptAccepted = Math.min(
+      ...accepted(mine)
+        .filter((d) => d.type === 'receipt')
+        .map((d) => d.req.doneAtMs!),
+    );
     const confirmationSent = Math.min(...mine.filter((d) => d.type === 'confirmation').map((d) => d.req.atMs));
     expect(receiptAccepted, `the receipt of ${h} accepted before its confirmation was sent`).toBeLessThanOrEqual(confirmationSent);
   }
@@ -186,7 +214,9 @@ async function expectNothingLost(p: ServiceProcess, account: Account, receiver: 
   for (const [deliveryId, tries] of byDelivery) {
     tries.sort((a, b) => a.req.atMs - b.req.atMs);
     for (let i = 1; i < tries.length; i++) {
-      expect(tries[i]!.req.atMs, `delivery ${deliveryId}: a try before the previous one ended`).toBeGreaterThanOrEqual(tries[i - 1]!.req.doneAtMs!);
+      expect(tries[i]!.req.atMs, `delivery ${deliveryId}: a try before the previous one ended`).toBeGreaterThanOrEqual(
+        tries[i - 1]!.req.doneAtMs!,
+      );
     }
   }
   expect((await hooks(p, account, `/${id}`)).body).toMatchObject({ state: 'active', pending: 0 });
@@ -209,10 +239,16 @@ describe('SIGKILL while webhook deliveries are in flight', () => {
     expect(allAccepted(receiver, id, hashes)).toBe(false);
 
     const second = await service({ dataDir: dir });
-    await waitFor('every receipt and confirmation accepted after the restart', () => allAccepted(receiver, id, hashes), { timeoutMs: 90_000 });
+    await waitFor('every receipt and confirmation accepted after the restart', () => allAccepted(receiver, id, hashes), {
+      timeoutMs: 90_000,
+    });
     const all = await expectNothingLost(second, account, receiver, id, hashes);
     // What the kill cut was sent again, under the same delivery id, and accepted.
-    for (const c of cut) expect(accepted(all).some((d) => d.deliveryId === c.deliveryId && d.req.atMs > c.req.atMs), `cut delivery ${c.deliveryId} sent again`).toBe(true);
+    for (const c of cut)
+      expect(
+        accepted(all).some((d) => d.deliveryId === c.deliveryId && d.req.atMs > c.req.atMs),
+        `cut delivery ${c.deliveryId} sent again`,
+      ).toBe(true);
   }, 180_000);
 
   describe('on a PostgreSQL fleet of two', () => {
@@ -232,11 +268,15 @@ describe('SIGKILL while webhook deliveries are in flight', () => {
       // open request. The victim is the watcher leader (it stores the messages), and the other is paused before any
       // webhook exists: every request before the kill is the victim's, and the kill cuts some of them. Resumed, the
       // survivor takes the watcher role and the deliveries.
-      const victim = await waitFor('one watcher leader', async () => {
-        const leaders = [];
-        for (const p of both) if ((await serviceHealth(p)).roles.includes('watcher-leader')) leaders.push(p);
-        return leaders.length === 1 ? leaders[0] : undefined;
-      }, { timeoutMs: 30_000 });
+      const victim = await waitFor(
+        'one watcher leader',
+        async () => {
+          const leaders = [];
+          for (const p of both) if ((await serviceHealth(p)).roles.includes('watcher-leader')) leaders.push(p);
+          return leaders.length === 1 ? leaders[0] : undefined;
+        },
+        { timeoutMs: 30_000 },
+      );
       const survivor = both.find((p) => p !== victim)!;
       survivor.child.kill('SIGSTOP');
       let cut: Delivery[];
@@ -258,14 +298,18 @@ describe('SIGKILL while webhook deliveries are in flight', () => {
       const killedAt = Date.now();
       expect(cut.length, 'requests cut by the kill').toBeGreaterThan(0);
 
-      await waitFor('every receipt and confirmation accepted by way of the survivor', () => allAccepted(receiver, id, hashes), { timeoutMs: LEASE_MS + 60_000 });
+      await waitFor('every receipt and confirmation accepted by way of the survivor', () => allAccepted(receiver, id, hashes), {
+        timeoutMs: LEASE_MS + 60_000,
+      });
       const all = await expectNothingLost(survivor, account, receiver, id, hashes);
       // A cut delivery was claimed by the victim: the survivor sent it again, same delivery id, only once the claim's
       // lease ran out (claimed just before the cut request reached the receiver; 2 s of slack for the clocks' reads).
       for (const c of cut) {
         const retry = all.find((d) => d.deliveryId === c.deliveryId && d.req.atMs > c.req.atMs);
         expect(retry, `cut delivery ${c.deliveryId} sent again`).toBeDefined();
-        expect(retry!.req.atMs - c.req.atMs, `cut delivery ${c.deliveryId} sent again only after its lease`).toBeGreaterThanOrEqual(LEASE_MS - 2_000);
+        expect(retry!.req.atMs - c.req.atMs, `cut delivery ${c.deliveryId} sent again only after its lease`).toBeGreaterThanOrEqual(
+          LEASE_MS - 2_000,
+        );
         expect(retry!.req.atMs).toBeGreaterThan(killedAt);
       }
     }, 240_000);

@@ -10,7 +10,12 @@ import { openDatabase } from '../../../src/lib/sqlite.js';
 import { silentLogger } from '../../../src/lib/log.js';
 import { openSqliteTrackerStore } from '../../../src/service/tracker/sqlite/tracker-store-sqlite.js';
 import { openSqliteWebhookStore } from '../../../src/service/webhooks/sqlite/webhook-store-sqlite.js';
-import { DEFAULT_WEBHOOK_TIMEOUT_MS, LEASE_MARGIN_MS, startWebhookDeliverer, type WebhookDeliverer } from '../../../src/service/webhooks/webhook-deliverer.js';
+import {
+  DEFAULT_WEBHOOK_TIMEOUT_MS,
+  LEASE_MARGIN_MS,
+  startWebhookDeliverer,
+  type WebhookDeliverer,
+} from '../../../src/service/webhooks/webhook-deliverer.js';
 import type { WebhookRow } from '../../../src/service/webhooks/webhook-store.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../../support/service/webhook-receiver.js';
 import { waitFor } from '../../support/poll.js';
@@ -24,20 +29,55 @@ afterEach(async () => {
 it('claims a delivery for the timeout plus 20 s unless told otherwise', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'txdesk-lease-'));
   const db = openDatabase(join(dir, 'service.sqlite'));
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }), () => void db.close());
+  cleanups.push(
+    () => rmSync(dir, { recursive: true, force: true }),
+    () => void db.close(),
+  );
   const tracker = openSqliteTrackerStore(db);
   const store = openSqliteWebhookStore(db);
   const receiver: WebhookReceiver = await startWebhookReceiver();
   cleanups.push(() => receiver.close());
   receiver.mode = { kind: 'hang' };
   // A new active webhook of tracker messages, as the webhook API stores one.
-  const row: WebhookRow = { id: 'w1', clientId: 'c1', url: receiver.url, trackerMessages: true, addresses: [], secret: 'whsec_lease', state: 'active',
-    previousSecret: null, previousSecretUntilMs: null, failingSinceMs: null, failures: 0, retryAtMs: null, lastError: null, lastAttemptMs: null,
-    lastSuccessMs: null, activityBlock: 0, activityHash: null, activityMarks: [], createdAtMs: NOW };
+  const row: WebhookRow = {
+    id: 'w1',
+    clientId: 'c1',
+    url: receiver.url,
+    trackerMessages: true,
+    addresses: [],
+    secret: 'whsec_lease',
+    state: 'active',
+    previousSecret: null,
+    previousSecretUntilMs: null,
+    failingSinceMs: null,
+    failures: 0,
+    retryAtMs: null,
+    lastError: null,
+    lastAttemptMs: null,
+    lastSuccessMs: null,
+    activityBlock: 0,
+    activityHash: null,
+    activityMarks: [],
+    createdAtMs: NOW,
+  };
   await store.create(row);
-  await tracker.commitRound([], [], [{ clientId: 'c1', txHash: '0x' + '1'.repeat(64), type: 'pending', payload: '{"type":"pending","result":{}}' }], 1);
+  await tracker.commitRound(
+    [],
+    [],
+    [{ clientId: 'c1', txHash: '0x' + '1'.repeat(64), type: 'pending', payload: '{"type":"pending","result":{}}' }],
+    1,
+  );
 
-  const deliverer: WebhookDeliverer = startWebhookDeliverer({ store, platform: 'ethereum', network: 'local', allowPrivate: true, perClientPerSecond: 50, alone: true, log: silentLogger, now: () => NOW });
+  const deliverer: WebhookDeliverer = startWebhookDeliverer({
+    store,
+    platform: 'ethereum',
+    network: 'local',
+    allowPrivate: true,
+    perClientPerSecond: 50,
+    alone: true,
+    log: silentLogger,
+    now: () => NOW,
+  });
   cleanups.push(() => deliverer.stop());
   deliverer.nudge();
   await waitFor('the delivery sent to the receiver', () => receiver.requests.length > 0, { timeoutMs: 30_000, everyMs: 20 });

@@ -3,7 +3,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createRateLimiter } from '../../../src/lib/http-rate-limit.js';
-import { afterFailure, chooseDeliveries, signingSecrets, WEBHOOK_CONCURRENCY, webhookConcurrency, webhookSlots } from '../../../src/service/webhooks/webhook-delivery-policy.js';
+import {
+  afterFailure,
+  chooseDeliveries,
+  signingSecrets,
+  WEBHOOK_CONCURRENCY,
+  webhookConcurrency,
+  webhookSlots,
+} from '../../../src/service/webhooks/webhook-delivery-policy.js';
 import type { PendingDelivery } from '../../../src/service/webhooks/webhook-store.js';
 
 const d = (seq: number, tx: string, over: Partial<PendingDelivery> = {}): PendingDelivery => ({
@@ -30,7 +37,11 @@ describe('chooseDeliveries', () => {
 
   it('never picks two of one transaction, never one behind an older of its transaction, never more than the slots', () => {
     const arb = fc.array(
-      fc.record({ tx: fc.constantFrom('a', 'b', 'c', 'd'), lease: fc.option(fc.integer({ min: 0, max: 200 })), next: fc.option(fc.integer({ min: 0, max: 200 })) }),
+      fc.record({
+        tx: fc.constantFrom('a', 'b', 'c', 'd'),
+        lease: fc.option(fc.integer({ min: 0, max: 200 })),
+        next: fc.option(fc.integer({ min: 0, max: 200 })),
+      }),
       { maxLength: 40 },
     );
     fc.assert(

@@ -4,7 +4,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyWebhook } from '@txdesk/tracker/webhook-signature';
 import { call } from '../../support/service/service-harness.js';
-import { RawTrackerClient, signTransfer, startTrackerStack, trackerWsUrl, type TrackerStack } from '../../support/service/tracker-harness.js';
+import {
+  RawTrackerClient,
+  signTransfer,
+  startTrackerStack,
+  trackerWsUrl,
+  type TrackerStack,
+} from '../../support/service/tracker-harness.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../../support/service/webhook-receiver.js';
 import { waitFor } from '../../support/poll.js';
 
@@ -62,7 +68,11 @@ describe('webhook deliveries', () => {
       }
       return m;
     };
-    await waitFor('a confirmation of every transaction by webhook', () => [...hashes].every((h) => byTx().get(h)?.includes('confirmation')), { timeoutMs: 120_000 });
+    await waitFor(
+      'a confirmation of every transaction by webhook',
+      () => [...hashes].every((h) => byTx().get(h)?.includes('confirmation')),
+      { timeoutMs: 120_000 },
+    );
 
     const mine = receiver.requests.filter((r) => r.headers['txdesk-webhook'] === id);
     for (const r of mine) {

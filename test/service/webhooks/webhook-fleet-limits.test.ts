@@ -35,7 +35,6 @@ const dirs: string[] = [];
 let fleet: ServiceProcess[] = [];
 let clientId = '';
 
-
 beforeAll(async () => {
   ensureCliBuilt();
   anvil = await startAnvil({ blockTimeSeconds: 1 });
@@ -56,15 +55,23 @@ beforeAll(async () => {
   const p = fleet[0]!;
   const signup = await call(`${p.serviceUrl}/users/v1/signup`, {
     method: 'POST',
-    body: { email: 'webhook-limits@example.com', password: 'correct horse battery staple', name: 'Webhook limits', organization: 'txdesk tests' },
+    body: {
+      email: 'webhook-limits@example.com',
+      password: 'correct horse battery staple',
+      name: 'Webhook limits',
+      organization: 'txdesk tests',
+    },
   });
   expect(signup.status).toBe(201);
   clientId = signup.body.clientId;
   const secret = await call(`${p.serviceUrl}/users/v1/api-secret`, { method: 'POST', token: signup.body.jwtToken });
   expect(secret.status).toBe(201);
-  const created = await call(`${p.serviceUrl}/tracker/v1/webhooks`, { method: 'POST', token: secret.body.apiSecret, body: { url: receiver.url } });
+  const created = await call(`${p.serviceUrl}/tracker/v1/webhooks`, {
+    method: 'POST',
+    token: secret.body.apiSecret,
+    body: { url: receiver.url },
+  });
   expect(created.status).toBe(201);
-
 }, 120_000);
 
 afterAll(async () => {
@@ -82,7 +89,12 @@ let batch = 0;
 async function storeMessages(n: number): Promise<Set<string>> {
   batch++;
   const hash = (i: number) => `0x${batch.toString(16).padStart(8, '0')}${i.toString(16).padStart(56, '0')}`;
-  const messages = Array.from({ length: n }, (_, i) => ({ clientId, txHash: hash(i), type: 'pending' as const, payload: `{"type":"pending","result":{"transactionHash":"${hash(i)}"}}` }));
+  const messages = Array.from({ length: n }, (_, i) => ({
+    clientId,
+    txHash: hash(i),
+    type: 'pending' as const,
+    payload: `{"type":"pending","result":{"transactionHash":"${hash(i)}"}}`,
+  }));
   await tracker.commitRound([], [], messages, Date.now());
   return new Set(messages.map((m) => m.txHash));
 }
@@ -91,7 +103,17 @@ const hashOf = (r: ReceivedRequest): string => JSON.parse(r.body).payload.result
 
 /** Waits until every message of `hashes` was accepted by the receiver; returns the requests about them. */
 async function deliveredAll(hashes: Set<string>, timeoutMs: number): Promise<ReceivedRequest[]> {
-  await waitFor(`${hashes.size} deliveries accepted`, () => new Set(receiver.accepted().map((a) => hashOf(a.req)).filter((h) => hashes.has(h))).size === hashes.size, { timeoutMs: timeoutMs, everyMs: 100 });
+  await waitFor(
+    `${hashes.size} deliveries accepted`,
+    () =>
+      new Set(
+        receiver
+          .accepted()
+          .map((a) => hashOf(a.req))
+          .filter((h) => hashes.has(h)),
+      ).size === hashes.size,
+    { timeoutMs: timeoutMs, everyMs: 100 },
+  );
   return receiver.requests.filter((r) => hashes.has(hashOf(r)));
 }
 
@@ -137,7 +159,9 @@ it('keeps the requests in flight to one webhook within its limit across the flee
   const hashes = await storeMessages(60);
   const requests = await deliveredAll(hashes, 120_000);
   const most = mostInFlight(requests);
-  console.log(`webhook fleet limits: at most ${most} requests in flight across ${INSTANCES} instances (limit ${WEBHOOK_CONCURRENCY}); sent per instance ${(await sentByInstance()).join(', ')}`);
+  console.log(
+    `webhook fleet limits: at most ${most} requests in flight across ${INSTANCES} instances (limit ${WEBHOOK_CONCURRENCY}); sent per instance ${(await sentByInstance()).join(', ')}`,
+  );
   expect(most).toBeLessThanOrEqual(WEBHOOK_CONCURRENCY);
   expect(requests.filter((r) => r.answered !== 200)).toEqual([]);
 }, 180_000);

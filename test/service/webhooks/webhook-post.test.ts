@@ -27,7 +27,10 @@ afterEach(async () => {
 });
 
 /** A server on 127.0.0.1 that records what reaches it; `respond` answers (or does not). */
-async function receiver(respond: (req: IncomingMessage, res: Parameters<RequestListener>[1], r: Receiver) => void, server: Server = createServer()): Promise<Receiver> {
+async function receiver(
+  respond: (req: IncomingMessage, res: Parameters<RequestListener>[1], r: Receiver) => void,
+  server: Server = createServer(),
+): Promise<Receiver> {
   const r: Receiver = { url: '', port: 0, requests: [], connections: 0, closedSockets: 0 };
   server.on('connection', (socket: Socket) => {
     r.connections++;
@@ -48,13 +51,16 @@ async function receiver(respond: (req: IncomingMessage, res: Parameters<RequestL
   return r;
 }
 
-const answer = (status: number, headers: Record<string, string> = {}) => (_req: IncomingMessage, res: Parameters<RequestListener>[1]) => {
-  res.writeHead(status, headers);
-  res.end('thanks');
-};
+const answer =
+  (status: number, headers: Record<string, string> = {}) =>
+  (_req: IncomingMessage, res: Parameters<RequestListener>[1]) => {
+    res.writeHead(status, headers);
+    res.end('thanks');
+  };
 
 const BODY = '{"deliveryId":"d-1","payload":{"type":"confirmation","memo":"naïve ✓"}}';
-const post = (url: string, extra: Partial<Parameters<typeof postWebhook>[0]> = {}) => postWebhook({ url, body: BODY, headers: {}, allowPrivate: true, ...extra });
+const post = (url: string, extra: Partial<Parameters<typeof postWebhook>[0]> = {}) =>
+  postWebhook({ url, body: BODY, headers: {}, allowPrivate: true, ...extra });
 
 /** A lookup that answers `address` for every name and counts how often it is asked. */
 function countingLookup(...answers: string[][]): LookupAll & { calls: number } {
@@ -82,7 +88,14 @@ describe('postWebhook', () => {
   it('sends the body byte for byte, its own framing headers and the given ones, as a POST to the path and query', async () => {
     const r = await receiver(answer(200));
     await post(`${r.url}/hooks/txdesk?token=abc`, {
-      headers: { 'Txdesk-Signature': 't=1,v1=ab', 'txdesk-delivery': 'd-1', 'Content-Type': 'text/plain', 'User-Agent': 'spoof', 'content-length': '1', host: 'evil.example' },
+      headers: {
+        'Txdesk-Signature': 't=1,v1=ab',
+        'txdesk-delivery': 'd-1',
+        'Content-Type': 'text/plain',
+        'User-Agent': 'spoof',
+        'content-length': '1',
+        host: 'evil.example',
+      },
     });
     expect(r.requests).toHaveLength(1);
     const got = r.requests[0]!;
@@ -109,7 +122,11 @@ describe('postWebhook', () => {
     for (const status of [301, 302, 307, 308]) {
       const r = await receiver(answer(status, { location: `${target.url}/elsewhere` }));
       const a = await post(r.url);
-      expect(a).toMatchObject({ ok: false, status, error: `the receiver answered ${status} (a redirect); webhooks do not follow redirects, give the final URL` });
+      expect(a).toMatchObject({
+        ok: false,
+        status,
+        error: `the receiver answered ${status} (a redirect); webhooks do not follow redirects, give the final URL`,
+      });
     }
     expect(target.connections).toBe(0);
   });
@@ -161,7 +178,11 @@ describe('postWebhook', () => {
 
   it('says the receiver hung up when it closes the connection without answering', async () => {
     const r = await receiver((req) => req.socket.destroy());
-    expect(await post(r.url)).toMatchObject({ ok: false, status: null, error: `127.0.0.1:${r.port} closed the connection before answering` });
+    expect(await post(r.url)).toMatchObject({
+      ok: false,
+      status: null,
+      error: `127.0.0.1:${r.port} closed the connection before answering`,
+    });
   });
 
   it('without allowPrivate refuses a loopback receiver before connecting, by address or by name', async () => {
@@ -175,7 +196,8 @@ describe('postWebhook', () => {
     expect(named).toMatchObject({
       ok: false,
       status: null,
-      error: 'hooks.example resolves to a loopback address (127.0.0.1); webhooks may only reach public addresses unless the service runs with --allow-private-webhooks.',
+      error:
+        'hooks.example resolves to a loopback address (127.0.0.1); webhooks may only reach public addresses unless the service runs with --allow-private-webhooks.',
     });
     expect(lookup.calls).toBe(1);
     expect(r.connections).toBe(0);
@@ -204,9 +226,15 @@ describe('postWebhook', () => {
         return answers;
       },
     });
-    expect(first).toMatchObject({ ok: false, status: null, error: 'the delivery was cancelled before the receiver answered (the service is stopping)' });
+    expect(first).toMatchObject({
+      ok: false,
+      status: null,
+      error: 'the delivery was cancelled before the receiver answered (the service is stopping)',
+    });
     const second = await post(`https://rebind.example:${r.port}/hook`, { allowPrivate: false, lookup });
-    expect(second.error).toBe('rebind.example resolves to a loopback address (127.0.0.1); webhooks may only reach public addresses unless the service runs with --allow-private-webhooks.');
+    expect(second.error).toBe(
+      'rebind.example resolves to a loopback address (127.0.0.1); webhooks may only reach public addresses unless the service runs with --allow-private-webhooks.',
+    );
     expect(lookup.calls).toBe(2);
     expect(r.connections).toBe(0);
   });
@@ -245,7 +273,11 @@ describe('postWebhook', () => {
     const pending = post(r.url, { signal: cancel.signal, timeoutMs: 30_000 });
     await expect.poll(() => r.requests.length).toBe(1);
     cancel.abort();
-    expect(await pending).toMatchObject({ ok: false, status: null, error: 'the delivery was cancelled before the receiver answered (the service is stopping)' });
+    expect(await pending).toMatchObject({
+      ok: false,
+      status: null,
+      error: 'the delivery was cancelled before the receiver answered (the service is stopping)',
+    });
 
     const idle = await receiver(answer(200));
     expect(await post(idle.url, { signal: AbortSignal.abort() })).toMatchObject({ ok: false, status: null });
@@ -302,7 +334,9 @@ describe('postWebhook', () => {
     const r = await receiver(answer(200), tls);
     const a = await post(`https://hooks.invalid:${r.port}/hook`, { lookup: countingLookup(['127.0.0.1']) });
     expect(a).toMatchObject({ ok: false, status: null });
-    expect(a.error).toMatch(/^hooks\.invalid:\d+ \(127\.0\.0\.1\) presented a TLS certificate that is not valid for it \((DEPTH_ZERO_SELF_SIGNED_CERT|CERT_NOT_YET_VALID)/);
+    expect(a.error).toMatch(
+      /^hooks\.invalid:\d+ \(127\.0\.0\.1\) presented a TLS certificate that is not valid for it \((DEPTH_ZERO_SELF_SIGNED_CERT|CERT_NOT_YET_VALID)/,
+    );
     expect(names).toEqual(['hooks.invalid']);
     expect(r.connections).toBe(1);
     expect(r.requests).toHaveLength(0);
@@ -312,7 +346,9 @@ describe('postWebhook', () => {
     const r = await receiver(answer(200));
     const a = await post(`https://hooks.invalid:${r.port}/hook`, { lookup: countingLookup(['127.0.0.1']) });
     expect(a).toMatchObject({ ok: false, status: null });
-    expect(a.error).toMatch(/^the TLS handshake with hooks\.invalid:\d+ \(127\.0\.0\.1\) failed \((EPROTO|ERR_SSL_[A-Z_]+)\); the URL must point at an https server$/);
+    expect(a.error).toMatch(
+      /^the TLS handshake with hooks\.invalid:\d+ \(127\.0\.0\.1\) failed \((EPROTO|ERR_SSL_[A-Z_]+)\); the URL must point at an https server$/,
+    );
     expect(r.requests).toHaveLength(0);
   });
 });

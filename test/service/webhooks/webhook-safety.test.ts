@@ -12,7 +12,11 @@ import { waitFor } from '../../support/poll.js';
 let rebindCalls = 0;
 const lookup: LookupAll = async (host) => {
   if (host === 'internal.test') return [{ address: '10.1.2.3', family: 4 }];
-  if (host === 'mixed.test') return [{ address: '93.184.216.34', family: 4 }, { address: '192.168.1.1', family: 4 }];
+  if (host === 'mixed.test')
+    return [
+      { address: '93.184.216.34', family: 4 },
+      { address: '192.168.1.1', family: 4 },
+    ];
   if (host === 'public.test') return [{ address: '93.184.216.34', family: 4 }];
   if (host === 'rebind.test') return [{ address: rebindCalls++ === 0 ? '93.184.216.34' : '127.0.0.1', family: 4 }];
   if (host === 'localhost') return [{ address: '127.0.0.1', family: 4 }];
@@ -22,7 +26,9 @@ const lookup: LookupAll = async (host) => {
 let stack: TrackerStack;
 let receiver: WebhookReceiver;
 beforeAll(async () => {
-  stack = await startTrackerStack({ service: { maxWebhooksPerClient: 3, webhookTuning: { lookup, backoff: { baseMs: 100, capMs: 500 } } } });
+  stack = await startTrackerStack({
+    service: { maxWebhooksPerClient: 3, webhookTuning: { lookup, backoff: { baseMs: 100, capMs: 500 } } },
+  });
   receiver = await startWebhookReceiver();
 });
 afterAll(async () => {
@@ -71,7 +77,8 @@ describe('webhook URLs a stranger may not use', () => {
 
   it('limits webhooks per clientId, with a sentence saying what to do', async () => {
     const account = await stack.newAccount();
-    for (let i = 0; i < 3; i++) expect((await hooks(account, '', { method: 'POST', body: { url: `https://public.test/h${i}` } })).status).toBe(201);
+    for (let i = 0; i < 3; i++)
+      expect((await hooks(account, '', { method: 'POST', body: { url: `https://public.test/h${i}` } })).status).toBe(201);
     const fourth = await hooks(account, '', { method: 'POST', body: { url: 'https://public.test/h4' } });
     expect(fourth.status).toBe(403);
     expect(fourth.body.error.message).toMatch(/at most 3 webhooks/);

@@ -48,10 +48,16 @@ describe('verifyWebhook', () => {
 
   it('round-trips any body, secret and time within the tolerance', () => {
     fc.assert(
-      fc.property(fc.string({ unit: 'grapheme' }), fc.string({ minLength: 1 }), fc.integer({ min: 0, max: 2 ** 40 }), fc.integer({ min: -300, max: 300 }), (body, secret, t, skew) => {
-        const v = verifyWebhook(body, signWebhook(body, secret, t), secret, { nowSeconds: t + skew });
-        expect(v).toEqual({ ok: true, timestamp: t });
-      }),
+      fc.property(
+        fc.string({ unit: 'grapheme' }),
+        fc.string({ minLength: 1 }),
+        fc.integer({ min: 0, max: 2 ** 40 }),
+        fc.integer({ min: -300, max: 300 }),
+        (body, secret, t, skew) => {
+          const v = verifyWebhook(body, signWebhook(body, secret, t), secret, { nowSeconds: t + skew });
+          expect(v).toEqual({ ok: true, timestamp: t });
+        },
+      ),
     );
   });
 
@@ -92,7 +98,9 @@ describe('verifyWebhook', () => {
 
   it('refuses a signature dated more than the tolerance in the future, naming a replay or a clock', () => {
     const header = signWebhook(BODY, SECRET, NOW + 301);
-    expect(reasonOf(verifyWebhook(BODY, header, SECRET, { nowSeconds: NOW }))).toMatch(/^The signature is dated 301 s in the future.*replayed request, or this machine's clock is behind\.$/);
+    expect(reasonOf(verifyWebhook(BODY, header, SECRET, { nowSeconds: NOW }))).toMatch(
+      /^The signature is dated 301 s in the future.*replayed request, or this machine's clock is behind\.$/,
+    );
     expect(verifyWebhook(BODY, signWebhook(BODY, SECRET, NOW + 300), SECRET, { nowSeconds: NOW }).ok).toBe(true);
   });
 
@@ -112,7 +120,13 @@ describe('verifyWebhook', () => {
   it('reads the header with spaces around its parts, upper-case hex, and keys of later schemes beside v1', () => {
     const header = signWebhook(BODY, SECRET, NOW);
     const [t, v1] = header.split(',') as [string, string];
-    for (const variant of [`${t}, ${v1}`, ` ${v1} , ${t} `, `${t},v1=${v1.slice(3).toUpperCase()}`, `${t},v2=abc,${v1}`, `${t},v1=${'0'.repeat(64)},${v1}`]) {
+    for (const variant of [
+      `${t}, ${v1}`,
+      ` ${v1} , ${t} `,
+      `${t},v1=${v1.slice(3).toUpperCase()}`,
+      `${t},v2=abc,${v1}`,
+      `${t},v1=${'0'.repeat(64)},${v1}`,
+    ]) {
       expect(verifyWebhook(BODY, variant, SECRET, { nowSeconds: NOW }).ok, variant).toBe(true);
     }
   });
@@ -157,12 +171,26 @@ describe('verifyWebhook', () => {
       .tuple(fc.nat({ max: real.length }), fc.nat({ max: 8 }), fc.string({ maxLength: 8 }))
       .map(([at, cut, insert]) => real.slice(0, at) + insert + real.slice(at + cut))
       .filter((h) => h !== real);
-    const headers = fc.oneof(fc.string(), fc.string({ unit: 'binary' }), mangled, fc.constantFrom('t=', 'v1=', ',', '=', 't=1,v1=', `t=${NOW},v1=`));
+    const headers = fc.oneof(
+      fc.string(),
+      fc.string({ unit: 'binary' }),
+      mangled,
+      fc.constantFrom('t=', 'v1=', ',', '=', 't=1,v1=', `t=${NOW},v1=`),
+    );
     fc.assert(
       fc.property(headers, (header) => {
         const v = verifyWebhook(BODY, header, SECRET, { nowSeconds: NOW });
         // A mangling that only adds spaces or keys of other schemes is the same signature, read leniently.
-        if (v.ok) expect(header.replace(/\s/g, '').toLowerCase().split(',').filter((p) => /^(t|v1)=/.test(p)).sort().join(',')).toBe(real.split(',').sort().join(','));
+        if (v.ok)
+          expect(
+            header
+              .replace(/\s/g, '')
+              .toLowerCase()
+              .split(',')
+              .filter((p) => /^(t|v1)=/.test(p))
+              .sort()
+              .join(','),
+          ).toBe(real.split(',').sort().join(','));
         else expect(v.reason).toMatch(/^[A-Z].*\.$/);
       }),
       { numRuns: 2000 },

@@ -15,7 +15,12 @@ import { tokenKeys } from '../../../src/service/listing/listing-writer.js';
 import { backends, type BackendPlace } from '../../support/service/store-backends.js';
 
 const hash = (n: number) => '0x' + n.toString(16).padStart(64, '0');
-const msg = (clientId: string, n: number, type: NewMessage['type'] = 'pending'): NewMessage => ({ clientId, txHash: hash(n), type, payload: `{"type":"${type}","result":{"n":${n}}}` });
+const msg = (clientId: string, n: number, type: NewMessage['type'] = 'pending'): NewMessage => ({
+  clientId,
+  txHash: hash(n),
+  type,
+  payload: `{"type":"${type}","result":{"n":${n}}}`,
+});
 const nOf = (p: string) => (JSON.parse(p) as { result: { n: number } }).result.n;
 
 const webhook = (id: string, clientId: string, over: Partial<WebhookRow> = {}): WebhookRow => ({
@@ -102,9 +107,15 @@ describe.each(backends)('webhook store on $name', (backend) => {
     const { tracker, store } = await open();
     await store.create(webhook('w1', 'c1'));
     await store.create(webhook('w2', 'c1'));
-    await tracker.commitRound([], [], [1, 2, 3, 4, 5].map((n) => msg('c1', n)), 5);
+    await tracker.commitRound(
+      [],
+      [],
+      [1, 2, 3, 4, 5].map((n) => msg('c1', n)),
+      5,
+    );
     const ids = (await store.pending('w1', 'c1', 0, 10)).map((d) => d.deliveryId);
-    const claim = (webhookId: string, of: string[], nowMs: number, maxHeld = 3) => store.claim(webhookId, 'c1', of, { nowMs, untilMs: nowMs + 100, maxHeld });
+    const claim = (webhookId: string, of: string[], nowMs: number, maxHeld = 3) =>
+      store.claim(webhookId, 'c1', of, { nowMs, untilMs: nowMs + 100, maxHeld });
     // Asked in any order, the oldest are claimed up to the room left: another caller's claims count too.
     expect([...(await claim('w1', [ids[1]!, ids[0]!], 100))].sort()).toEqual([ids[0]!, ids[1]!].sort());
     expect([...(await claim('w1', [ids[4]!, ids[3]!, ids[2]!], 110))]).toEqual([ids[2]!]);
@@ -127,11 +138,29 @@ describe.each(backends)('webhook store on $name', (backend) => {
     await store.create(webhook('w1', 'c1'));
     await tracker.commitRound([], [], [msg('c1', 1)], 5);
     const [d] = await store.pending('w1', 'c1', 0, 10);
-    await store.markFailed('w1', 'c1', d!.deliveryId, { nowMs: 100, nextAtMs: 1_100, error: 'the receiver answered 500', retryAtMs: 600, failing: false });
+    await store.markFailed('w1', 'c1', d!.deliveryId, {
+      nowMs: 100,
+      nextAtMs: 1_100,
+      error: 'the receiver answered 500',
+      retryAtMs: 600,
+      failing: false,
+    });
     await store.markFailed('w1', 'c1', d!.deliveryId, { nowMs: 2_000, nextAtMs: 4_000, error: 'timeout', retryAtMs: 3_000, failing: true });
-    expect(await store.get('w1')).toMatchObject({ failingSinceMs: 100, failures: 2, retryAtMs: 3_000, lastError: 'timeout', lastAttemptMs: 2_000, state: 'failing' });
+    expect(await store.get('w1')).toMatchObject({
+      failingSinceMs: 100,
+      failures: 2,
+      retryAtMs: 3_000,
+      lastError: 'timeout',
+      lastAttemptMs: 2_000,
+      state: 'failing',
+    });
     expect((await store.pending('w1', 'c1', 0, 10))[0]).toMatchObject({ attempts: 2, nextAtMs: 4_000 });
-    expect(await store.update('w1', { state: 'active' })).toMatchObject({ state: 'active', failures: 0, failingSinceMs: null, retryAtMs: null });
+    expect(await store.update('w1', { state: 'active' })).toMatchObject({
+      state: 'active',
+      failures: 0,
+      failingSinceMs: null,
+      retryAtMs: null,
+    });
     // Resumed: the waiting deliveries' own backoff starts afresh too.
     expect((await store.pending('w1', 'c1', 0, 10))[0]).toMatchObject({ attempts: 0, nextAtMs: null });
     // A paused webhook does not turn failing (only an active one does).
@@ -143,9 +172,18 @@ describe.each(backends)('webhook store on $name', (backend) => {
   it('replays exactly a range of sent deliveries, or from a message on, with their delivery ids', async () => {
     const { tracker, store } = await open();
     await store.create(webhook('w1', 'c1'));
-    for (const [i, at] of [[1, 1_000], [2, 2_000], [3, 3_000], [4, 4_000]] as const) await tracker.commitRound([], [], [msg('c1', i)], at);
+    for (const [i, at] of [
+      [1, 1_000],
+      [2, 2_000],
+      [3, 3_000],
+      [4, 4_000],
+    ] as const)
+      await tracker.commitRound([], [], [msg('c1', i)], at);
     const all = await store.pending('w1', 'c1', 0, 10);
-    await store.markSent(all.map((d) => ({ webhookId: 'w1', clientId: 'c1', deliveryId: d.deliveryId })), 5_000);
+    await store.markSent(
+      all.map((d) => ({ webhookId: 'w1', clientId: 'c1', deliveryId: d.deliveryId })),
+      5_000,
+    );
     expect(await store.replay('w1', 'c1', { fromMs: 2_000, toMs: 3_000 })).toBe(2);
     const again = await store.pending('w1', 'c1', 0, 10);
     expect(again.map((d) => nOf(d.payload))).toEqual([2, 3]);
@@ -168,7 +206,11 @@ describe.each(backends)('webhook store on $name', (backend) => {
     expect(await store.commitActivity('w1', at(20, hash(99)), at(30, hash(30)), [m(3)], 60)).toBe(false);
     expect(await store.commitActivity('w1', at(20, hash(20)), at(30, hash(30), [{ block: 20, hash: hash(20) }]), [m(4)], 70)).toBe(true);
     expect((await store.pending('w1', 'c1', 0, 10)).map((d) => nOf(d.payload))).toEqual([1, 2, 4]);
-    expect(await store.get('w1')).toMatchObject({ activityBlock: 30, activityHash: hash(30), activityMarks: [{ block: 20, hash: hash(20) }] });
+    expect(await store.get('w1')).toMatchObject({
+      activityBlock: 30,
+      activityHash: hash(30),
+      activityMarks: [{ block: 20, hash: hash(20) }],
+    });
     expect(await tracker.outboxDepth()).toBe(3);
     // A cursor the owner set anew (addresses given to a webhook that watched none) starts with no hash and no marks.
     expect(await store.update('w1', { activityBlock: 40 })).toMatchObject({ activityBlock: 40, activityHash: null, activityMarks: [] });
@@ -183,7 +225,13 @@ describe.each(backends)('webhook store on $name', (backend) => {
     const { tracker, store } = await open();
     await store.create(webhook('w1', 'c1'));
     await tracker.commitRound([], [], [msg('c1', 9)], 4);
-    await store.commitActivity('w1', { block: 10, hash: null }, { block: 11, hash: null, marks: [] }, [{ webhookId: 'w1', clientId: 'c1', txHash: hash(8), payload: '{"type":"activity","result":{"n":8}}' }], 4);
+    await store.commitActivity(
+      'w1',
+      { block: 10, hash: null },
+      { block: 11, hash: null, marks: [] },
+      [{ webhookId: 'w1', clientId: 'c1', txHash: hash(8), payload: '{"type":"activity","result":{"n":8}}' }],
+      4,
+    );
     await store.update('w1', { trackerMessages: false, addresses: ['0x' + '22'.repeat(20)] });
     // The tracker's waiting messages go with the switch; address activity stays.
     expect((await store.pending('w1', 'c1', 0, 10)).map((d) => nOf(d.payload))).toEqual([8]);
@@ -192,11 +240,16 @@ describe.each(backends)('webhook store on $name', (backend) => {
     await store.update('w1', { trackerMessages: true });
     expect((await tracker.commitRound([], [], [msg('c1', 2)], 6)).created.map((g) => g.subscriptionId)).toEqual(['webhook/w1']);
     const rotated = await store.update('w1', { secret: 's2', previousSecret: 's1', previousSecretUntilMs: 9_000 });
-    expect(rotated).toMatchObject({ secret: 's2', previousSecret: 's1', previousSecretUntilMs: 9_000, addresses: ['0x' + '22'.repeat(20)] });
+    expect(rotated).toMatchObject({
+      secret: 's2',
+      previousSecret: 's1',
+      previousSecretUntilMs: 9_000,
+      addresses: ['0x' + '22'.repeat(20)],
+    });
     expect(await store.update('nope', { state: 'paused' })).toBeNull();
   });
 
-  it("reads one scan step of the index at once: its tip, the hashes at both ends and the moves into or out of watched addresses", async () => {
+  it('reads one scan step of the index at once: its tip, the hashes at both ends and the moves into or out of watched addresses', async () => {
     const { store } = await open();
     const place = lastPlace;
     const [a, b, c] = ['0x' + 'aa'.repeat(20), '0x' + 'bb'.repeat(20), '0x' + 'cc'.repeat(20)];
@@ -219,7 +272,8 @@ describe.each(backends)('webhook store on $name', (backend) => {
       accounts: 'INSERT INTO idx_accounts (id, address) VALUES (1, $a), (2, $b), (3, $c)',
       contracts:
         "INSERT INTO idx_contracts (id, address, addr, name, symbol, has_uri, first_block, standard) VALUES (1, $n, $na, 'N', 'N', 0, 1, 'ERC721'), (2, $m, $ma, 'M', 'M', 0, 1, 'ERC1155')",
-      transfer: 'INSERT INTO idx_transfers (block, log_index, sub, contract_id, k_id, from_id, to_id, amount) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)',
+      transfer:
+        'INSERT INTO idx_transfers (block, log_index, sub, contract_id, k_id, from_id, to_id, amount) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)',
       block: 'INSERT INTO idx_blocks (number, hash, parent_hash) VALUES ($1, $2, NULL)',
       tip: "INSERT INTO idx_state (key, value) VALUES ('tip', $1)",
     };
@@ -228,9 +282,15 @@ describe.each(backends)('webhook store on $name', (backend) => {
       const db = place.sqlite;
       migrateSqliteIndex(db);
       db.prepare(sql.accounts.replace(/\$(\w+)/g, '@$1')).run({ a, b, c });
-      db.prepare(sql.contracts.replace(/\$(\w+)/g, '@$1')).run({ n: nft, na: Buffer.from(nft.slice(2), 'hex'), m: multi, ma: Buffer.from(multi.slice(2), 'hex') });
+      db.prepare(sql.contracts.replace(/\$(\w+)/g, '@$1')).run({
+        n: nft,
+        na: Buffer.from(nft.slice(2), 'hex'),
+        m: multi,
+        ma: Buffer.from(multi.slice(2), 'hex'),
+      });
       const ins = db.prepare(sql.transfer.replace(/\$\d/g, '?'));
-      for (const [cid, id, f, t, amount, block, li, sub] of rows) ins.run(block, li, sub, cid, kId(cid === 1 ? nft : multi, id), f, t, amount);
+      for (const [cid, id, f, t, amount, block, li, sub] of rows)
+        ins.run(block, li, sub, cid, kId(cid === 1 ? nft : multi, id), f, t, amount);
       for (const n of stored) db.prepare(sql.block.replace(/\$\d/g, '?')).run(n, bh(n));
       setTip = async () => void db.prepare(sql.tip.replace('$1', '?')).run('12');
     } else {
@@ -241,19 +301,42 @@ describe.each(backends)('webhook store on $name', (backend) => {
         "INSERT INTO idx_contracts (id, address, addr, name, symbol, has_uri, first_block, standard) VALUES (1, $1, $2, 'N', 'N', 0, 1, 'ERC721'), (2, $3, $4, 'M', 'M', 0, 1, 'ERC1155')",
         [nft, Buffer.from(nft.slice(2), 'hex'), multi, Buffer.from(multi.slice(2), 'hex')],
       );
-      for (const [cid, id, f, t, amount, block, li, sub] of rows) await pool.query(sql.transfer, [block, li, sub, cid, kId(cid === 1 ? nft : multi, id), f, t, amount]);
+      for (const [cid, id, f, t, amount, block, li, sub] of rows)
+        await pool.query(sql.transfer, [block, li, sub, cid, kId(cid === 1 ? nft : multi, id), f, t, amount]);
       for (const n of stored) await pool.query(sql.block, [n, bh(n)]);
       setTip = async () => void (await pool.query(sql.tip, ['12']));
     }
     // Nothing indexed yet: no tip, nothing to read.
     expect(await store.readActivity([a], 4, 3)).toEqual({ tip: null, fromHash: null, to: 4, toHash: null, moves: [] });
     await setTip();
-    const mint = { block: 5, logIndex: 0, sub: 0, contract: nft, standard: 'ERC-721', tokenId: '7', from: null, to: a, amount: '1', blockHash: bh(5) };
+    const mint = {
+      block: 5,
+      logIndex: 0,
+      sub: 0,
+      contract: nft,
+      standard: 'ERC-721',
+      tokenId: '7',
+      from: null,
+      to: a,
+      amount: '1',
+      blockHash: bh(5),
+    };
     const batch = [
       { block: 7, logIndex: 0, sub: 0, contract: multi, standard: 'ERC-1155', tokenId: '1', from: b, to: a, amount: '5', blockHash: bh(7) },
       { block: 7, logIndex: 0, sub: 1, contract: multi, standard: 'ERC-1155', tokenId: '2', from: b, to: a, amount: '7', blockHash: bh(7) },
     ];
-    const away = { block: 9, logIndex: 0, sub: 0, contract: nft, standard: 'ERC-721', tokenId: '7', from: a, to: c, amount: '1', blockHash: bh(9) };
+    const away = {
+      block: 9,
+      logIndex: 0,
+      sub: 0,
+      contract: nft,
+      standard: 'ERC-721',
+      tokenId: '7',
+      from: a,
+      to: c,
+      amount: '1',
+      blockHash: bh(9),
+    };
     expect(await store.readActivity([a], 4, 3)).toEqual({ tip: 12, fromHash: null, to: 7, toHash: bh(7), moves: [mint, ...batch] });
     // Block 8 has no stored hash: the step goes on to 9, the next block that has one (no move lies between).
     expect(await store.readActivity([a], 4, 4)).toEqual({ tip: 12, fromHash: null, to: 9, toHash: bh(9), moves: [mint, ...batch, away] });
@@ -276,10 +359,22 @@ describe.each(backends)('webhook store on $name', (backend) => {
       txHash: hash(n),
       payload: JSON.stringify({ type: 'activity', result: { n, blockNumber: block, ...(removed ? { removed: true } : {}) } }),
     });
-    await store.commitActivity('w1', { block: 10, hash: null }, { block: 20, hash: hash(20), marks: [] }, [act('w1', 1, 12), act('w1', 2, 15), act('w1', 3, 20)], 5);
+    await store.commitActivity(
+      'w1',
+      { block: 10, hash: null },
+      { block: 20, hash: hash(20), marks: [] },
+      [act('w1', 1, 12), act('w1', 2, 15), act('w1', 3, 20)],
+      5,
+    );
     await store.commitActivity('w2', { block: 10, hash: null }, { block: 20, hash: hash(20), marks: [] }, [act('w2', 4, 15)], 5);
     await tracker.commitRound([], [], [msg('c1', 5, 'receipt')], 6); // a tracker message: not activity
-    await store.commitActivity('w1', { block: 20, hash: hash(20) }, { block: 14, hash: hash(14), marks: [] }, [act('w1', 2, 15, true), act('w1', 3, 20, true)], 7);
+    await store.commitActivity(
+      'w1',
+      { block: 20, hash: hash(20) },
+      { block: 14, hash: hash(14), marks: [] },
+      [act('w1', 2, 15, true), act('w1', 3, 20, true)],
+      7,
+    );
     const [first] = await store.pending('w1', 'c1', 0, 1);
     await store.markSent([{ webhookId: 'w1', clientId: 'c1', deliveryId: first!.deliveryId }], 8);
     const above = await store.activityAbove('w1', 'c1', 12);
@@ -314,7 +409,19 @@ describe.each(backends)('webhook store on $name', (backend) => {
       store = await openPostgresWebhookStore(place.pool!);
     }
     expect(await store.get('old')).toMatchObject({ activityBlock: 33, activityHash: null, activityMarks: [] });
-    expect(await store.commitActivity('old', { block: 33, hash: null }, { block: 40, hash: hash(40), marks: [{ block: 33, hash: hash(33) }] }, [], 5)).toBe(true);
-    expect(await store.get('old')).toMatchObject({ activityBlock: 40, activityHash: hash(40), activityMarks: [{ block: 33, hash: hash(33) }] });
+    expect(
+      await store.commitActivity(
+        'old',
+        { block: 33, hash: null },
+        { block: 40, hash: hash(40), marks: [{ block: 33, hash: hash(33) }] },
+        [],
+        5,
+      ),
+    ).toBe(true);
+    expect(await store.get('old')).toMatchObject({
+      activityBlock: 40,
+      activityHash: hash(40),
+      activityMarks: [{ block: 33, hash: hash(33) }],
+    });
   });
 });

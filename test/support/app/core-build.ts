@@ -20,5 +20,8 @@ export function ensureCoreBuilt(): void {
   const out = join(root, 'dist', 'core', 'serve.js');
   const src = Math.max(...['core', 'service', 'sdk', 'devchain', 'lib', 'shared'].map((d) => newest(join(root, 'src', d))));
   if (existsSync(out) && statSync(out).mtimeMs >= src) return;
-  execFileSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'tsconfig.build.json')], { cwd: root, stdio: 'ignore' });
+  execFileSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'tsconfig.build.json')], {
+    cwd: root,
+    stdio: 'ignore',
+  });
 }

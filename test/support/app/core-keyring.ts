@@ -30,12 +30,30 @@ export async function ensureSecretService(): Promise<SecretService> {
       bus.stdout!.once('data', (b: Buffer) => resolve(String(b).trim()));
     });
     const env = { ...process.env, DBUS_SESSION_BUS_ADDRESS: address, HOME: home, XDG_DATA_HOME: join(home, 'data'), XDG_RUNTIME_DIR: home };
-    const keyring = spawn('sh', ['-c', 'printf pw | exec gnome-keyring-daemon --unlock --components=secrets --foreground'], { env, stdio: 'ignore' });
+    const keyring = spawn('sh', ['-c', 'printf pw | exec gnome-keyring-daemon --unlock --components=secrets --foreground'], {
+      env,
+      stdio: 'ignore',
+    });
     children.push(keyring);
     // Wait (out of process) until the daemon owns the Secret Service name, then let the library look.
-    const owned = () => execFileSync('dbus-send', ['--session', '--dest=org.freedesktop.DBus', '--print-reply', '/org/freedesktop/DBus', 'org.freedesktop.DBus.NameHasOwner', 'string:org.freedesktop.secrets'], { env, encoding: 'utf8' });
+    const owned = () =>
+      execFileSync(
+        'dbus-send',
+        [
+          '--session',
+          '--dest=org.freedesktop.DBus',
+          '--print-reply',
+          '/org/freedesktop/DBus',
+          'org.freedesktop.DBus.NameHasOwner',
+          'string:org.freedesktop.secrets',
+        ],
+        { env, encoding: 'utf8' },
+      );
     // Still not owned after 10 s: the library's own look below decides.
-    await waitFor('the Secret Service name on the private bus', () => /boolean true/.test(owned()), { timeoutMs: 10_000, everyMs: 50 }).catch(() => undefined);
+    await waitFor('the Secret Service name on the private bus', () => /boolean true/.test(owned()), {
+      timeoutMs: 10_000,
+      everyMs: 50,
+    }).catch(() => undefined);
     process.env.DBUS_SESSION_BUS_ADDRESS = address;
     if (await keychainWorks()) return { available: true, stop };
   } catch {

@@ -21,7 +21,10 @@ export const serveChildren = new Set<ChildProcess>();
  * on `port` when given (a restart a tool must find again), else a free one.
  */
 export async function startServeChild(policy: Record<string, unknown>, env: NodeJS.ProcessEnv, port?: number): Promise<ServeChild> {
-  const child = spawn(process.execPath, [fixture, JSON.stringify(policy), ...(port ? [String(port)] : [])], { env: { ...process.env, ...env, TXDESK_LOG: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [fixture, JSON.stringify(policy), ...(port ? [String(port)] : [])], {
+    env: { ...process.env, ...env, TXDESK_LOG: '' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   serveChildren.add(child);
   child.on('exit', () => serveChildren.delete(child));
   const log: string[] = [];

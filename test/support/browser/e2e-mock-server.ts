@@ -22,7 +22,17 @@ let settings: AppSettings = {
   serviceUrl: 'http://127.0.0.1:4000',
   platform: 'ethereum',
   network: 'local',
-  policy: { pricing: 'seed', speed: 'normal', txType: 'legacy', initialFeeWei: '1000000000', bumpPercent: 27, maxFeeWei: '50000000000', maxReplacements: 5, timeoutMs: 10000, confirmations: 6 },
+  policy: {
+    pricing: 'seed',
+    speed: 'normal',
+    txType: 'legacy',
+    initialFeeWei: '1000000000',
+    bumpPercent: 27,
+    maxFeeWei: '50000000000',
+    maxReplacements: 5,
+    timeoutMs: 10000,
+    confirmations: 6,
+  },
   localApi: false,
   approvalTimeoutMs: 120000,
   pendingRestart: [],
@@ -54,16 +64,53 @@ const tool = { kind: 'token' as const, fingerprint: '1a2b3c4d', label: 'a tool w
 const later = (ms: number) => new Date(Date.now() + ms).toISOString();
 let approvals: ApprovalRequest[] = [
   {
-    id: '7d0f6a52-1c2b-4e8a-9f3d-2b1c0a9e8d7f', kind: 'transaction', requester: tool, createdAt: now(), expiresAt: later(600_000),
-    transaction: { to: collections[0]!.address, value: '12500000000000000', input: `0xa9059cbb${'0'.repeat(24)}${address.slice(2)}${'0'.repeat(63)}1`, gasLimit: '51234', selector: '0xa9059cbb', functionName: 'transfer(address,uint256)', feeFromWei: '1000000000', feeCapWei: '50000000000', maxCostWei: '15061700000000000' },
+    id: '7d0f6a52-1c2b-4e8a-9f3d-2b1c0a9e8d7f',
+    kind: 'transaction',
+    requester: tool,
+    createdAt: now(),
+    expiresAt: later(600_000),
+    transaction: {
+      to: collections[0]!.address,
+      value: '12500000000000000',
+      input: `0xa9059cbb${'0'.repeat(24)}${address.slice(2)}${'0'.repeat(63)}1`,
+      gasLimit: '51234',
+      selector: '0xa9059cbb',
+      functionName: 'transfer(address,uint256)',
+      feeFromWei: '1000000000',
+      feeCapWei: '50000000000',
+      maxCostWei: '15061700000000000',
+    },
   },
-  { id: '8e1a7b63-2d3c-4f9b-8a4e-3c2d1b0a9f8e', kind: 'message', requester: tool, createdAt: now(), expiresAt: later(600_000), message: { text: 'Sign in to example.org\nNonce: 7c1e', hex: '0x' } },
   {
-    id: '9f2b8c74-3e4d-4a0c-9b5f-4d3e2c1b0a9f', kind: 'typed-data', requester: tool, createdAt: now(), expiresAt: later(600_000),
-    typedData: { primaryType: 'Mail', domain: { name: 'Ether Mail', version: '1', chainId: 11155111, verifyingContract: collections[1]!.address }, message: { from: { name: 'Cow', wallet: address }, to: { name: 'Bob', wallet: collections[2]!.address }, contents: 'Hello, Bob!' } },
+    id: '8e1a7b63-2d3c-4f9b-8a4e-3c2d1b0a9f8e',
+    kind: 'message',
+    requester: tool,
+    createdAt: now(),
+    expiresAt: later(600_000),
+    message: { text: 'Sign in to example.org\nNonce: 7c1e', hex: '0x' },
+  },
+  {
+    id: '9f2b8c74-3e4d-4a0c-9b5f-4d3e2c1b0a9f',
+    kind: 'typed-data',
+    requester: tool,
+    createdAt: now(),
+    expiresAt: later(600_000),
+    typedData: {
+      primaryType: 'Mail',
+      domain: { name: 'Ether Mail', version: '1', chainId: 11155111, verifyingContract: collections[1]!.address },
+      message: { from: { name: 'Cow', wallet: address }, to: { name: 'Bob', wallet: collections[2]!.address }, contents: 'Hello, Bob!' },
+    },
   },
 ];
-let rules: ApprovalRule[] = [{ id: '0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d', requester: tool, maxPerDayWei: '50000000000000000', spentWei: '3061700000000000', createdAt: later(-3_600_000) }];
+let rules: ApprovalRule[] = [
+  {
+    id: '0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d',
+    requester: tool,
+    maxPerDayWei: '50000000000000000',
+    spentWei: '3061700000000000',
+    createdAt: later(-3_600_000),
+  },
+];
 function event(hash: string, kind: TxEvent['kind'], summary: string) {
   const list = history.get(hash) ?? [];
   list.push({ at: now(), kind, summary, detail: {} });
@@ -75,21 +122,53 @@ function update(r: TxRecord, patch: Partial<TxRecord>) {
 }
 function generate(): TxRecord {
   const n = nonce++;
-  const r: TxRecord = { transactionHash: hex(n * 10), from: address, nonce: n, gasPrice: '1000000000', txType: 'legacy', to: address, value: '0', input: '0x', gasLimit: '21000', data: {}, replaces: null, replacedBy: null, attempt: 0, kind: 'generate', problem: null, createdAt: now(), updatedAt: now() };
+  const r: TxRecord = {
+    transactionHash: hex(n * 10),
+    from: address,
+    nonce: n,
+    gasPrice: '1000000000',
+    txType: 'legacy',
+    to: address,
+    value: '0',
+    input: '0x',
+    gasLimit: '21000',
+    data: {},
+    replaces: null,
+    replacedBy: null,
+    attempt: 0,
+    kind: 'generate',
+    problem: null,
+    createdAt: now(),
+    updatedAt: now(),
+  };
   txs.push(r);
   event(r.transactionHash, 'signed', 'Signed with nonce ' + n + ' at 1 gwei.');
   event(r.transactionHash, 'broadcast', 'Broadcast to the node.');
   let prev = r;
   const step = (attempt: number) => {
-    if (attempt <= (n % 3)) {
+    if (attempt <= n % 3) {
       setTimeout(() => {
         update(prev, { status: 'pending' });
         event(prev.transactionHash, 'pending', 'No receipt after 10 s.');
         const fee = (BigInt(prev.gasPrice) * 127n) / 100n;
-        const next: TxRecord = { ...prev, transactionHash: hex(n * 10 + attempt + 1), gasPrice: fee.toString(), status: undefined, attempt: attempt + 1, kind: 'replace', replaces: prev.transactionHash, createdAt: now(), updatedAt: now() };
+        const next: TxRecord = {
+          ...prev,
+          transactionHash: hex(n * 10 + attempt + 1),
+          gasPrice: fee.toString(),
+          status: undefined,
+          attempt: attempt + 1,
+          kind: 'replace',
+          replaces: prev.transactionHash,
+          createdAt: now(),
+          updatedAt: now(),
+        };
         delete next.status;
         txs.push(next);
-        event(prev.transactionHash, 'replacement-sent', `Replaced by ${next.transactionHash.slice(0, 10)}… at ${Number(fee) / 1e9} gwei (+27%).`);
+        event(
+          prev.transactionHash,
+          'replacement-sent',
+          `Replaced by ${next.transactionHash.slice(0, 10)}… at ${Number(fee) / 1e9} gwei (+27%).`,
+        );
         event(next.transactionHash, 'signed', `Signed as replacement #${attempt + 1}.`);
         update(prev, { replacedBy: next.transactionHash });
         push('tx', next);
@@ -101,8 +180,15 @@ function generate(): TxRecord {
         const data = { blockNumber: devchain.blockNumber, gasUsed: 21000, status: 1 };
         update(prev, { status: 'receipt', data });
         event(prev.transactionHash, 'receipt', `Mined in block ${devchain.blockNumber}.`);
-        for (const o of txs) if (o.nonce === n && o !== prev) { update(o, { status: 'replaced' }); event(o.transactionHash, 'replaced', 'Another transaction with this nonce was mined.'); }
-        setTimeout(() => { update(prev, { status: 'confirmation' }); event(prev.transactionHash, 'confirmation', '6 confirmations.'); }, 2500);
+        for (const o of txs)
+          if (o.nonce === n && o !== prev) {
+            update(o, { status: 'replaced' });
+            event(o.transactionHash, 'replaced', 'Another transaction with this nonce was mined.');
+          }
+        setTimeout(() => {
+          update(prev, { status: 'confirmation' });
+          event(prev.transactionHash, 'confirmation', '6 confirmations.');
+        }, 2500);
       }, 1500);
     }
   };
@@ -141,13 +227,24 @@ const server = createServer(async (req, res) => {
   }
   if (p === '/api/app') {
     const toolRpc = { url: `http://${req.headers.host ?? '127.0.0.1'}/rpc`, apiTokenFile: '/home/dev/.config/txdesk/api-token' };
-    return json(res, 200, { mode: 'embedded', chainId: 31337, nodeUrl: settings.nodeUrl, serviceUrl: settings.serviceUrl, platform: 'ethereum', network: 'local', address, toolRpc });
+    return json(res, 200, {
+      mode: 'embedded',
+      chainId: 31337,
+      nodeUrl: settings.nodeUrl,
+      serviceUrl: settings.serviceUrl,
+      platform: 'ethereum',
+      network: 'local',
+      address,
+      toolRpc,
+    });
   }
   if (p === '/api/tx' && m === 'GET') return json(res, 200, txs);
   if (p === '/api/tx' && m === 'POST') return json(res, 201, generate());
   if (p.startsWith('/api/tx/')) {
     const r = txs.find((t) => t.transactionHash === p.slice(8));
-    return r ? json(res, 200, { ...r, history: history.get(r.transactionHash) ?? [] }) : json(res, 404, { error: { code: 'NOT_FOUND', message: 'No such transaction.' } });
+    return r
+      ? json(res, 200, { ...r, history: history.get(r.transactionHash) ?? [] })
+      : json(res, 404, { error: { code: 'NOT_FOUND', message: 'No such transaction.' } });
   }
   if (p === '/api/settings' && m === 'GET') return json(res, 200, settings);
   if (p === '/api/settings' && m === 'PATCH') {
@@ -158,7 +255,8 @@ const server = createServer(async (req, res) => {
   if (p === '/api/approvals') return json(res, 200, approvals);
   const decided = /^\/api\/approvals\/([^/]+)$/.exec(p);
   if (decided && m === 'POST') {
-    if (!approvals.some((a) => a.id === decided[1])) return json(res, 404, { error: { code: 'NOT_FOUND', message: 'No such request is waiting.' } });
+    if (!approvals.some((a) => a.id === decided[1]))
+      return json(res, 404, { error: { code: 'NOT_FOUND', message: 'No such request is waiting.' } });
     approvals = approvals.filter((a) => a.id !== decided[1]);
     push('approvals', approvals);
     return json(res, 200, { decided: true });
@@ -178,7 +276,11 @@ const server = createServer(async (req, res) => {
   }
   if (p === '/api/token-metadata') {
     const { uris } = JSON.parse(body) as { uris: string[] };
-    return json(res, 200, Object.fromEntries(uris.map((u) => [u, { name: `Token ${u.split('/').pop()}`, image: svg(Number(u.split('/').pop())) }])));
+    return json(
+      res,
+      200,
+      Object.fromEntries(uris.map((u) => [u, { name: `Token ${u.split('/').pop()}`, image: svg(Number(u.split('/').pop())) }])),
+    );
   }
   const tm = /^\/nft\/v1\/accounts\/[^/]+\/tokens$/.exec(p);
   if (tm) {
@@ -188,7 +290,14 @@ const server = createServer(async (req, res) => {
     const all = tokens.filter((t) => filter.length === 0 || filter.includes(t.contract.address));
     const data = all.slice(page * size, page * size + size);
     const mk = (n: number) => `http://${req.headers.host}${p}?page=${n}&size=${size}`;
-    return json(res, 200, { data, pagination: { totalCount: all.length, prevUrl: page > 0 ? mk(page - 1) : '', nextUrl: (page + 1) * size < all.length ? mk(page + 1) : '' } });
+    return json(res, 200, {
+      data,
+      pagination: {
+        totalCount: all.length,
+        prevUrl: page > 0 ? mk(page - 1) : '',
+        nextUrl: (page + 1) * size < all.length ? mk(page + 1) : '',
+      },
+    });
   }
   const file = join(root, p === '/' ? 'index.html' : p);
   if (file.startsWith(root) && existsSync(file)) {

@@ -21,9 +21,19 @@ export interface ServeProcess {
   stop(): Promise<void>;
 }
 
-export async function startServeProcess(opts: { congestion?: 'off' | 'low' | 'high'; timeoutMs?: number; allowKeyRoutes?: boolean } = {}): Promise<ServeProcess> {
+export async function startServeProcess(
+  opts: { congestion?: 'off' | 'low' | 'high'; timeoutMs?: number; allowKeyRoutes?: boolean } = {},
+): Promise<ServeProcess> {
   const dataDir = mkdtempSync(join(tmpdir(), 'txdesk-e2e-'));
-  const args = ['bin/txdesk.js', 'serve', '--json', '--port', '0', ...(opts.congestion ? ['--congestion', opts.congestion] : []), ...(opts.allowKeyRoutes ? ['--allow-key-routes'] : [])];
+  const args = [
+    'bin/txdesk.js',
+    'serve',
+    '--json',
+    '--port',
+    '0',
+    ...(opts.congestion ? ['--congestion', opts.congestion] : []),
+    ...(opts.allowKeyRoutes ? ['--allow-key-routes'] : []),
+  ];
   const env: NodeJS.ProcessEnv = { ...process.env, TXDESK_DATA_DIR: dataDir };
   for (const name of ['CLIENT_ID', 'PRIVATE_KEY', 'NODE_ENDPOINT', 'PLATFORM', 'NETWORK', 'TXDESK_SERVICE_URL']) delete env[name];
   const child: ChildProcess = spawn(process.execPath, args, { cwd: process.cwd(), env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -47,7 +57,10 @@ export async function startServeProcess(opts: { congestion?: 'off' | 'low' | 'hi
 
   try {
     const info = await new Promise<Record<string, unknown>>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`txdesk serve was not ready within ${opts.timeoutMs ?? 180_000} ms:\n${log()}`)), opts.timeoutMs ?? 180_000);
+      const timer = setTimeout(
+        () => reject(new Error(`txdesk serve was not ready within ${opts.timeoutMs ?? 180_000} ms:\n${log()}`)),
+        opts.timeoutMs ?? 180_000,
+      );
       child.once('exit', (code) => {
         clearTimeout(timer);
         reject(new Error(`txdesk serve exited (${code}) before it was ready:\n${log()}`));
@@ -64,7 +77,15 @@ export async function startServeProcess(opts: { congestion?: 'off' | 'low' | 'hi
         }
       });
     });
-    return { appUrl: String(info.apiUrl).replace(/\/+$/, ''), loginUrl: String(info.appUrl), auth: authHeader(String(info.apiTokenFile)), info, dataDir, log, stop };
+    return {
+      appUrl: String(info.apiUrl).replace(/\/+$/, ''),
+      loginUrl: String(info.appUrl),
+      auth: authHeader(String(info.apiTokenFile)),
+      info,
+      dataDir,
+      log,
+      stop,
+    };
   } catch (e) {
     await stop();
     throw e;

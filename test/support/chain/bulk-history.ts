@@ -33,7 +33,9 @@ function bulkArtifact(): { abi: unknown[]; bytecode: string } {
   const hash = createHash('sha256').update(SOURCE).digest('hex').slice(0, 16);
   const cache = join(tmpdir(), `txdesk-bulk-history-${hash}.json`);
   if (existsSync(cache)) return JSON.parse(readFileSync(cache, 'utf8'));
-  const compiled = compileSolidity({ 'Bulk.sol': SOURCE }, { optimizer: { enabled: true, runs: 200 }, evmVersion: 'paris' }).contracts['Bulk.sol']!.BulkNft!;
+  const compiled = compileSolidity({ 'Bulk.sol': SOURCE }, { optimizer: { enabled: true, runs: 200 }, evmVersion: 'paris' }).contracts[
+    'Bulk.sol'
+  ]!.BulkNft!;
   writeFileSync(cache, JSON.stringify(compiled));
   return compiled;
 }
@@ -73,14 +75,17 @@ export async function writeBulkHistory(url: string, tokens: number, owners: numb
       const hashes: string[] = [];
       for (let start = 0; start < tokens; start += BULK_PER_TX) {
         const n = Math.min(BULK_PER_TX, tokens - start);
-        const tx = await deployed.connect(wallet).getFunction(method).send(...args(start, n), { nonce: nonce++, gasLimit: 35_000_000 });
+        const tx = await deployed
+          .connect(wallet)
+          .getFunction(method)
+          .send(...args(start, n), { nonce: nonce++, gasLimit: 35_000_000 });
         hashes.push(tx.hash);
         await provider.send('anvil_mine', ['0x1']);
       }
       const blocks: number[] = [];
       for (const h of hashes) {
         const r = await provider.getTransactionReceipt(h);
-        if (!r || r.status !== 1) throw new Error(`history transaction ${h} failed`);
+        if (r?.status !== 1) throw new Error(`history transaction ${h} failed`);
         blocks.push(r.blockNumber);
       }
       return blocks;

@@ -20,12 +20,25 @@ export interface TestChain {
 }
 
 /** `secondChain`: also ethereum/local-2 (chain 31338), for tests of switching networks; one chain unless set. */
-export async function startTestChain(o: { congestion?: CongestionLevel; secondChain?: boolean; marketSchedule?: MarketSchedule } = {}): Promise<TestChain> {
-  const dev = await startDevService({ port: 0, congestion: o.congestion ?? 'off', blockTimeSeconds: 1, secondChain: o.secondChain ?? false, ...(o.marketSchedule ? { marketSchedule: o.marketSchedule } : {}), log: silentLogger });
+export async function startTestChain(
+  o: { congestion?: CongestionLevel; secondChain?: boolean; marketSchedule?: MarketSchedule } = {},
+): Promise<TestChain> {
+  const dev = await startDevService({
+    port: 0,
+    congestion: o.congestion ?? 'off',
+    blockTimeSeconds: 1,
+    secondChain: o.secondChain ?? false,
+    ...(o.marketSchedule ? { marketSchedule: o.marketSchedule } : {}),
+    log: silentLogger,
+  });
   const wallet = Wallet.createRandom();
   await dev.devchain.fund(wallet.address, 100n * 10n ** 18n);
   const rpc = async <T>(method: string, params: unknown[] = []): Promise<T> => {
-    const res = await fetch(dev.devchain.nodeUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+    const res = await fetch(dev.devchain.nodeUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+    });
     const body = (await res.json()) as { result: T; error?: { message: string } };
     if (body.error) throw new Error(body.error.message);
     return body.result;
@@ -52,7 +65,12 @@ export async function startTestChain(o: { congestion?: CongestionLevel; secondCh
  * Every nonce settled: nonces 0..n-1 of `address` each have exactly one confirmed record and every other record of
  * it replaced, none skipped or used twice, and the chain agrees (its count is n; only the winners have receipts).
  */
-export async function expectCleanEndState(chain: TestChain, records: TxRecord[], expectedNonces: number, address = chain.address): Promise<void> {
+export async function expectCleanEndState(
+  chain: TestChain,
+  records: TxRecord[],
+  expectedNonces: number,
+  address = chain.address,
+): Promise<void> {
   records = records.filter((r) => r.from === address.toLowerCase());
   const byNonce = new Map<number, TxRecord[]>();
   for (const r of records) byNonce.set(r.nonce, [...(byNonce.get(r.nonce) ?? []), r]);
@@ -63,7 +81,9 @@ export async function expectCleanEndState(chain: TestChain, records: TxRecord[],
     const confirmed = group.filter((r) => r.status === 'confirmation');
     expect(confirmed, `nonce ${nonce}`).toHaveLength(1);
     for (const r of group) if (r !== confirmed[0]) expect(r.status, `nonce ${nonce} loser ${r.transactionHash}`).toBe('replaced');
-    const receipt = await chain.rpc<{ blockNumber: string; from: string } | null>('eth_getTransactionReceipt', [confirmed[0]!.transactionHash]);
+    const receipt = await chain.rpc<{ blockNumber: string; from: string } | null>('eth_getTransactionReceipt', [
+      confirmed[0]!.transactionHash,
+    ]);
     expect(receipt, `receipt of the winner of nonce ${nonce}`).not.toBeNull();
     expect(confirmed[0]!.data.blockNumber).toBe(Number(BigInt(receipt!.blockNumber)));
     for (const r of group) if (r !== confirmed[0]) expect(await chain.rpc('eth_getTransactionReceipt', [r.transactionHash])).toBeNull();

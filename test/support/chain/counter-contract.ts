@@ -24,6 +24,8 @@ let cached: Artifact | null = null;
 
 /** The Counter's ABI and init code. */
 export function counterArtifact(): Artifact {
-  cached ??= compileSolidity({ 'Counter.sol': SOURCE }, { optimizer: { enabled: true, runs: 200 }, evmVersion: 'paris' }).contracts['Counter.sol']!.Counter as Artifact;
+  cached ??= compileSolidity({ 'Counter.sol': SOURCE }, { optimizer: { enabled: true, runs: 200 }, evmVersion: 'paris' }).contracts[
+    'Counter.sol'
+  ]!.Counter as Artifact;
   return cached;
 }

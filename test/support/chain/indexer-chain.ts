@@ -9,7 +9,11 @@ import { indexerTestArtifacts, type TestContractName } from './indexer-contracts
 export const DEV_KEY = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
 
 export async function rpc<T = unknown>(url: string, method: string, params: unknown[] = []): Promise<T> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
   const body = (await res.json()) as { result?: T; error?: { message: string } };
   if (body.error) throw new Error(`${method}: ${body.error.message}`);
   return body.result as T;
@@ -120,6 +124,10 @@ export async function startRpcProxy(target: string): Promise<RpcProxy> {
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   proxy.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  proxy.stop = () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); });
+  proxy.stop = () =>
+    new Promise<void>((r) => {
+      server.closeAllConnections();
+      server.close(() => r());
+    });
   return proxy;
 }

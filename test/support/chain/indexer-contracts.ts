@@ -122,7 +122,8 @@ export function indexerTestArtifacts(): Record<TestContractName, Artifact> {
   const hash = createHash('sha256').update(INDEXER_TEST_SOURCE).digest('hex').slice(0, 16);
   const cache = join(tmpdir(), `txdesk-indexer-test-contracts-${hash}.json`);
   if (existsSync(cache)) return JSON.parse(readFileSync(cache, 'utf8'));
-  const compiled = compileSolidity({ 'Test.sol': INDEXER_TEST_SOURCE }, { optimizer: { enabled: true, runs: 200 }, evmVersion: 'paris' }).contracts['Test.sol']!;
+  const compiled = compileSolidity({ 'Test.sol': INDEXER_TEST_SOURCE }, { optimizer: { enabled: true, runs: 200 }, evmVersion: 'paris' })
+    .contracts['Test.sol']!;
   const pick = (name: string): Artifact => compiled[name]!;
   const result = Object.fromEntries(TEST_CONTRACTS.map((n) => [n, pick(n)])) as Record<TestContractName, Artifact>;
   writeFileSync(cache, JSON.stringify(result));

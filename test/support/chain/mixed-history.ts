@@ -14,7 +14,12 @@ export const DROP = addr(0xa1); // ERC-721 minted with ConsecutiveTransfer
 export const MULTI = addr(0xb2); // ERC-1155
 export const GAME = addr(0xd4); // ERC-1155
 export const OWNERS = [addr(0x1111), addr(0x2222), addr(0x3333), addr(0x4444)];
-export const STANDARD: Record<string, 'ERC721' | 'ERC1155'> = { [PLAIN]: 'ERC721', [DROP]: 'ERC721', [MULTI]: 'ERC1155', [GAME]: 'ERC1155' };
+export const STANDARD: Record<string, 'ERC721' | 'ERC1155'> = {
+  [PLAIN]: 'ERC721',
+  [DROP]: 'ERC721',
+  [MULTI]: 'ERC1155',
+  [GAME]: 'ERC1155',
+};
 export const IDS_1155 = [0n, 1n, 2n, 7n, 256n, 2n ** 200n];
 
 export const step = fc.record({ kind: fc.nat(99), a: fc.nat(1000), b: fc.nat(1000), c: fc.nat(1000), newBlock: fc.boolean() });
@@ -24,7 +29,10 @@ export class History {
   moves: TransferLog[] = [];
   block = 1;
   logIndex = 0;
-  nextId = new Map<string, bigint>([[PLAIN, 1n], [DROP, 1000n]]);
+  nextId = new Map<string, bigint>([
+    [PLAIN, 1n],
+    [DROP, 1000n],
+  ]);
 
   private state() {
     return modelFromTransfers(this.moves);
@@ -59,7 +67,8 @@ export class History {
     } else {
       // ERC-1155: single or batch, mint (from zero), transfer, or burn (to zero), amounts within balances.
       const contract = s.kind % 2 ? MULTI : GAME;
-      const ids = s.kind < 75 ? [IDS_1155[s.c % IDS_1155.length]!] : [...new Set([s.c, s.c + 1, s.c * 7].map((x) => IDS_1155[x % IDS_1155.length]!))];
+      const ids =
+        s.kind < 75 ? [IDS_1155[s.c % IDS_1155.length]!] : [...new Set([s.c, s.c + 1, s.c * 7].map((x) => IDS_1155[x % IDS_1155.length]!))];
       const mode = s.b % 4; // 0, 1: mint; 2: transfer; 3: burn
       let from = ZERO;
       if (mode >= 2) {
@@ -71,7 +80,9 @@ export class History {
       const balance = (id: bigint) => held.find((t) => t.contract === contract && t.id === id && t.owner === from)?.balance ?? 0n;
       const amounts = ids.map((id) => (from === ZERO ? BigInt(1 + (s.a % 5)) : (balance(id) * BigInt(1 + (s.c % 3))) / 3n));
       const b = base();
-      ids.forEach((id, i) => this.moves.push({ ...b, sub: ids.length > 1 || s.kind >= 75 ? i + 1 : 0, contract, from, to, id, amount: amounts[i]! }));
+      ids.forEach((id, i) =>
+        this.moves.push({ ...b, sub: ids.length > 1 || s.kind >= 75 ? i + 1 : 0, contract, from, to, id, amount: amounts[i]! }),
+      );
     }
   }
 }
@@ -81,10 +92,15 @@ export function metas(w: Pick<IndexWriter, 'contract'>, logs: readonly TransferL
   for (const l of logs) {
     if (w.contract(l.contract) || out.has(l.contract)) continue;
     const standard = STANDARD[l.contract]!;
-    out.set(l.contract, { name: `N${l.contract.slice(-2)}`, symbol: standard === 'ERC1155' ? '' : 'S', totalSupply: null, hasUri: true, standard });
+    out.set(l.contract, {
+      name: `N${l.contract.slice(-2)}`,
+      symbol: standard === 'ERC1155' ? '' : 'S',
+      totalSupply: null,
+      hasUri: true,
+      standard,
+    });
   }
   return out;
 }
 
 export const uriOf = (contract: string, id: bigint) => `${STANDARD[contract] === 'ERC1155' ? 'u1155' : 'u721'}:${contract}:${id}`;
-

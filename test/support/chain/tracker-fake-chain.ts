@@ -87,4 +87,3 @@ export class FakeChain implements NodeRpc {
 
   close(): void {}
 }
-

@@ -84,10 +84,14 @@ export async function startSecretService(): Promise<SecretService | null> {
     keyring.stdin!.end('txdesk-test'); // the password of the fresh login keyring, which --unlock creates unlocked
     process.env.DBUS_SESSION_BUS_ADDRESS = address;
     // Its output is block-buffered on a pipe, so readiness is probed on the bus instead.
-    await waitFor('gnome-keyring-daemon to answer on the bus', () => {
-      if (keyring.exitCode !== null) throw new Error('gnome-keyring-daemon exited');
-      return keychainWorks();
-    }, { timeoutMs: 20_000, everyMs: 200 });
+    await waitFor(
+      'gnome-keyring-daemon to answer on the bus',
+      () => {
+        if (keyring.exitCode !== null) throw new Error('gnome-keyring-daemon exited');
+        return keychainWorks();
+      },
+      { timeoutMs: 20_000, everyMs: 200 },
+    );
     return { address, stop };
   } catch {
     await stop();

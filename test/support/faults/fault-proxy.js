@@ -70,7 +70,11 @@ export async function startRpcFaults(nodeUrl) {
     res.writeHead(status, { 'content-type': 'application/json', ...headers });
     res.end(typeof body === 'string' ? body : JSON.stringify(body));
   };
-  const forward = (body) => fetch(nodeUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body }).then(async (r) => ({ status: r.status, text: await r.text() }));
+  const forward = (body) =>
+    fetch(nodeUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body }).then(async (r) => ({
+      status: r.status,
+      text: await r.text(),
+    }));
   const logSpan = (call) => {
     const p = call.params?.[0];
     return call.method === 'eth_getLogs' && p?.fromBlock && p?.toBlock ? Number(p.toBlock) - Number(p.fromBlock) + 1 : 0;
@@ -94,8 +98,19 @@ export async function startRpcFaults(nodeUrl) {
         pushedBack++;
         const error = { code: 429, message: 'Your app has exceeded its compute units per second capacity. Please retry after a moment.' };
         // Like Alchemy: HTTP 429 with Retry-After, or HTTP 200 with the same words as the JSON-RPC error (no header).
-        if (pushBack.as === 'rpc-error') return answer(res, 200, {}, Array.isArray(parsed) ? calls.map((c) => ({ jsonrpc: '2.0', id: c.id, error })) : { jsonrpc: '2.0', id: parsed.id, error });
-        return answer(res, 429, { 'retry-after': String(pushBack.retryAfterS) }, { jsonrpc: '2.0', id: Array.isArray(parsed) ? null : parsed.id, error });
+        if (pushBack.as === 'rpc-error')
+          return answer(
+            res,
+            200,
+            {},
+            Array.isArray(parsed) ? calls.map((c) => ({ jsonrpc: '2.0', id: c.id, error })) : { jsonrpc: '2.0', id: parsed.id, error },
+          );
+        return answer(
+          res,
+          429,
+          { 'retry-after': String(pushBack.retryAfterS) },
+          { jsonrpc: '2.0', id: Array.isArray(parsed) ? null : parsed.id, error },
+        );
       }
       const refusal = !Array.isArray(parsed) && parsed.method === 'eth_sendRawTransaction' ? refusals.shift() : undefined;
       if (refusal !== undefined) {
@@ -108,7 +123,9 @@ export async function startRpcFaults(nodeUrl) {
         logRefusals += tooWide.filter(Boolean).length;
         Promise.all(
           calls.map((c, i) =>
-            tooWide[i] ? { jsonrpc: '2.0', id: c.id, error: { code: -32005, message: `query exceeds max block range ${maxLogBlocks}` } } : forward(JSON.stringify(c)).then((r) => JSON.parse(r.text)),
+            tooWide[i]
+              ? { jsonrpc: '2.0', id: c.id, error: { code: -32005, message: `query exceeds max block range ${maxLogBlocks}` } }
+              : forward(JSON.stringify(c)).then((r) => JSON.parse(r.text)),
           ),
         )
           .then((answers) => answer(res, 200, {}, Array.isArray(parsed) ? answers : answers[0]))
@@ -122,7 +139,11 @@ export async function startRpcFaults(nodeUrl) {
             const out = answers.map((a, i) => {
               if (calls[i].method !== 'eth_getLogs' || !Array.isArray(a.result) || a.result.length <= maxLogResults) return a;
               logRefusals++;
-              return { jsonrpc: '2.0', id: calls[i].id, error: { code: -32005, message: `query returned more than ${maxLogResults} results` } };
+              return {
+                jsonrpc: '2.0',
+                id: calls[i].id,
+                error: { code: -32005, message: `query returned more than ${maxLogResults} results` },
+              };
             });
             answer(res, 200, {}, Array.isArray(parsed) ? out : out[0]);
           })

@@ -43,12 +43,20 @@ export function faultRunSuite(txs: number, seeds: number[]): void {
           transactions: txs,
           nodeUrl: chain.dev.devchain.nodeUrl,
           node,
-          env: { ...process.env, ...chain.env, NODE_ENDPOINT: node.url, PRIVATE_KEY: wallet.privateKey, TXDESK_DATA_DIR: join(dir, `seed-${SEED}`), TXDESK_LOG: '' },
+          env: {
+            ...process.env,
+            ...chain.env,
+            NODE_ENDPOINT: node.url,
+            PRIVATE_KEY: wallet.privateKey,
+            TXDESK_DATA_DIR: join(dir, `seed-${SEED}`),
+            TXDESK_LOG: '',
+          },
           script,
           policy: { pricing: 'seed', timeoutMs: 2_000, confirmations: 2 },
         });
         const kinds = new Set(run.faults.map((f) => f.kind));
-        for (const k of ['refusal', 'drop', 'drop-all', 'reorg', 'node-restart', 'app-kill']) expect(kinds, `the run includes a ${k}`).toContain(k);
+        for (const k of ['refusal', 'drop', 'drop-all', 'reorg', 'node-restart', 'app-kill'])
+          expect(kinds, `the run includes a ${k}`).toContain(k);
         const hashes = new Set(run.records.map((r) => r.transactionHash));
         for (const h of run.acknowledged) expect(hashes.has(h), `acknowledged ${h} is stored`).toBe(true);
         const nonces = new Set(run.records.map((r) => r.nonce)).size;

@@ -16,7 +16,11 @@ const REFUSALS = ['txpool is full', 'exceeds block gas limit', 'insufficient fun
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 async function rpcCall(url, method, params = []) {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
   const body = await res.json();
   if (body.error) throw new Error(`${method}: ${body.error.message}`);
   return body.result;
@@ -59,14 +63,21 @@ export async function runFaultRun(o) {
   // Faults come from a shuffled deck of every kind, so each kind happens about equally often in any run.
   let deck = [];
   const nextFault = () => {
-    if (deck.length === 0) deck = FAULT_KINDS.map((k) => [rnd(), k]).sort((a, b) => a[0] - b[0]).map(([, k]) => k);
+    if (deck.length === 0)
+      deck = FAULT_KINDS.map((k) => [rnd(), k])
+        .sort((a, b) => a[0] - b[0])
+        .map(([, k]) => k);
     return deck.pop();
   };
   const head = async () => Number(BigInt(await rpcCall(o.nodeUrl, 'eth_blockNumber')));
   // A reorganisation rebuilds state from its fork block: what the caller set up just before (the sender's funds, set
   // with anvil_setBalance) would vanish with it, and the run would test an empty account. Start below every reorg.
   const setUpAt = await head();
-  await waitFor(`block ${setUpAt + MAX_REORG_DEPTH + 1} (the set-up below any reorganisation)`, async () => (await head()) > setUpAt + MAX_REORG_DEPTH, { timeoutMs: 60_000, everyMs: 200 });
+  await waitFor(
+    `block ${setUpAt + MAX_REORG_DEPTH + 1} (the set-up below any reorganisation)`,
+    async () => (await head()) > setUpAt + MAX_REORG_DEPTH,
+    { timeoutMs: 60_000, everyMs: 200 },
+  );
   const acknowledged = new Set();
   const faults = [];
   const sends = [];
@@ -74,7 +85,7 @@ export async function runFaultRun(o) {
   const log = [];
   let app = await startApp(o.script, o.env, o.policy, log);
   let starts = 1;
-  const list = async () => (await (await fetch(`${app.url}/api/tx`, { headers: app.auth })).json());
+  const list = async () => await (await fetch(`${app.url}/api/tx`, { headers: app.auth })).json();
   const openNonces = async () => {
     const recs = await list().catch(() => []);
     const done = new Set(recs.filter((r) => r.status === 'receipt' || r.status === 'confirmation').map((r) => r.nonce));
@@ -132,7 +143,9 @@ export async function runFaultRun(o) {
       if (deadline.passed()) {
         await app.kill('SIGTERM');
         const chain = `head block ${lastHead.block}, unchanged for ${Math.round((Date.now() - lastHead.since) / 1000)} s`;
-        throw new Error(`${open.size} nonce(s) never settled: ${[...open].join(', ')}; ${chain}\n${whyOpen(recs, open, faults, log.join(''))}`);
+        throw new Error(
+          `${open.size} nonce(s) never settled: ${[...open].join(', ')}; ${chain}\n${whyOpen(recs, open, faults, log.join(''))}`,
+        );
       }
       await sleep(500);
     }
@@ -148,9 +161,28 @@ export async function runFaultRun(o) {
 function whyOpen(records, open, faults, log) {
   const lowest = Math.min(...open);
   const hitBy = faults.filter((f) => f.nonces.includes(lowest)).map((f) => `${f.kind}@${f.block}`);
-  const recs = records.filter((r) => r.nonce === lowest).map((r) => JSON.stringify({ hash: r.transactionHash, status: r.status, gasPrice: r.gasPrice, replaces: r.replaces, replacedBy: r.replacedBy, problem: r.problem }));
+  const recs = records
+    .filter((r) => r.nonce === lowest)
+    .map((r) =>
+      JSON.stringify({
+        hash: r.transactionHash,
+        status: r.status,
+        gasPrice: r.gasPrice,
+        replaces: r.replaces,
+        replacedBy: r.replacedBy,
+        problem: r.problem,
+      }),
+    );
   const lines = log.split('\n').filter((l) => l.includes(`nonce ${lowest}`) || /watchdog|block \d+:/.test(l));
-  return [`records of nonce ${lowest}:`, ...recs, `faults while it was open: ${hitBy.join(' ') || 'none'}`, `log about it:`, ...lines.slice(-40), 'log tail:', log.slice(-2500)].join('\n');
+  return [
+    `records of nonce ${lowest}:`,
+    ...recs,
+    `faults while it was open: ${hitBy.join(' ') || 'none'}`,
+    `log about it:`,
+    ...lines.slice(-40),
+    'log tail:',
+    log.slice(-2500),
+  ].join('\n');
 }
 
 /** The nonces of `records` that no confirmed record settles yet (every nonce settled: an empty set). */

@@ -12,7 +12,16 @@ import { silentLogger } from '../../../src/lib/log.js';
 import type { TxRecord } from '../../../src/shared/tx-record.js';
 import { authHeader } from '../app/core-api-token.js';
 import { allConfirmed } from '../chain/core-chain.js';
-import { freePort, killAllChildren, spawnCore, spawnService, tempDir, type ChildProc, type CoreInfo, type ServiceInfo } from './reliability-procs.js';
+import {
+  freePort,
+  killAllChildren,
+  spawnCore,
+  spawnService,
+  tempDir,
+  type ChildProc,
+  type CoreInfo,
+  type ServiceInfo,
+} from './reliability-procs.js';
 import { waitFor } from '../poll.js';
 
 export interface CrashOptions {
@@ -80,12 +89,19 @@ export async function runCrashScenario(o: CrashOptions): Promise<CrashFigures> {
     const coreDb = () => join(coreDir.path, readdirSync(coreDir.path).find((f) => /^tx-.*\.db$/.test(f))!);
     const serviceDb = () => join(serviceDir.path, 'service.sqlite');
     const rpc = async <T>(method: string, params: unknown[]): Promise<T> => {
-      const res = await fetch(nodeUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+      const res = await fetch(nodeUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+      });
       return ((await res.json()) as { result: T }).result;
     };
     const list = async (): Promise<TxRecord[] | null> => {
       try {
-        const r = await fetch(`${core!.info.apiUrl}/api/tx`, { headers: authHeader(String(core!.info.apiTokenFile)), signal: AbortSignal.timeout(10_000) });
+        const r = await fetch(`${core!.info.apiUrl}/api/tx`, {
+          headers: authHeader(String(core!.info.apiTokenFile)),
+          signal: AbortSignal.timeout(10_000),
+        });
         return r.ok ? ((await r.json()) as TxRecord[]) : null;
       } catch {
         return null;
@@ -104,7 +120,11 @@ export async function runCrashScenario(o: CrashOptions): Promise<CrashFigures> {
         await restarting;
         attempted++;
         try {
-          const res = await fetch(`${core!.info.apiUrl}/api/tx`, { method: 'POST', headers: authHeader(String(core!.info.apiTokenFile)), signal: AbortSignal.timeout(20_000) });
+          const res = await fetch(`${core!.info.apiUrl}/api/tx`, {
+            method: 'POST',
+            headers: authHeader(String(core!.info.apiTokenFile)),
+            signal: AbortSignal.timeout(20_000),
+          });
           if (res.status === 201) acknowledged.add(((await res.json()) as TxRecord).transactionHash);
           else await sleep(200);
         } catch {
@@ -115,7 +135,9 @@ export async function runCrashScenario(o: CrashOptions): Promise<CrashFigures> {
     })();
 
     // The killer: a victim at a random moment, during generation and while replacements and confirmations run.
-    const victims: ('service' | 'core')[] = Array.isArray(o.kills) ? o.kills : Array.from({ length: o.kills }, () => (Math.random() < 0.5 ? 'service' : 'core'));
+    const victims: ('service' | 'core')[] = Array.isArray(o.kills)
+      ? o.kills
+      : Array.from({ length: o.kills }, () => (Math.random() < 0.5 ? 'service' : 'core'));
     const pause = o.pauseMs ?? { min: 3_000, spread: 9_000 };
     for (const [k, victim] of victims.entries()) {
       await sleep(pause.min + Math.floor(Math.random() * pause.spread));
@@ -130,7 +152,9 @@ export async function runCrashScenario(o: CrashOptions): Promise<CrashFigures> {
         expect(service.info.clientId).toBe(coreEnv.CLIENT_ID);
       } else {
         await core.kill('SIGKILL');
-        expect(core.output().toLowerCase(), 'the key in the output of a killed core').not.toContain(wallet.privateKey.slice(2).toLowerCase());
+        expect(core.output().toLowerCase(), 'the key in the output of a killed core').not.toContain(
+          wallet.privateKey.slice(2).toLowerCase(),
+        );
         expect(integrity(coreDb()), `core store after kill ${k + 1}`).toBe('ok');
         core = await spawnCore({ port: 0, policy }, coreEnv);
       }
@@ -139,10 +163,14 @@ export async function runCrashScenario(o: CrashOptions): Promise<CrashFigures> {
     await generator;
 
     // Left alone now: everything open must settle.
-    const final = await waitFor('every nonce settled', async () => {
+    const final = await waitFor(
+      'every nonce settled',
+      async () => {
         const l = await list();
         return l && allConfirmed(l) && new Set(l.map((r) => r.nonce)).size >= o.target ? l : undefined;
-      }, { timeoutMs: o.settleTimeoutMs ?? 20 * 60_000, everyMs: 2_000 }).catch((e: Error) => {
+      },
+      { timeoutMs: o.settleTimeoutMs ?? 20 * 60_000, everyMs: 2_000 },
+    ).catch((e: Error) => {
       throw new Error(`${e.message}; kills ${JSON.stringify(schedule)}\n${core?.output().slice(-3000) ?? ''}`);
     });
     const settledMs = Date.now() - t0;
@@ -184,7 +212,9 @@ export async function runCrashScenario(o: CrashOptions): Promise<CrashFigures> {
     expect(unacked(), 'un-acked tracker deliveries left').toBe(0);
     const cdb = new Database(coreDb(), { readonly: true, fileMustExist: true });
     const processed = (cdb.prepare('SELECT count(*) AS n FROM tracker_processed').get() as { n: number }).n;
-    const dupConfirm = cdb.prepare("SELECT hash, count(*) AS n FROM tx_events WHERE kind = 'confirmation' GROUP BY hash HAVING n > 1").all();
+    const dupConfirm = cdb
+      .prepare("SELECT hash, count(*) AS n FROM tx_events WHERE kind = 'confirmation' GROUP BY hash HAVING n > 1")
+      .all();
     const attemptsOver = cdb.prepare('SELECT nonce, count(*) AS n FROM txs GROUP BY nonce HAVING n > ?').all(policy.maxReplacements + 2);
     cdb.close();
     expect(processed).toBeGreaterThanOrEqual(2 * nonces.length);
@@ -220,5 +250,9 @@ export async function runCrashScenario(o: CrashOptions): Promise<CrashFigures> {
 
 export function printCrashFigures(label: string, f: CrashFigures): void {
   const { killSchedule, ...rest } = f;
-  process.stdout.write(`\n[${label}] crash figures\n${Object.entries(rest).map(([k, v]) => `  ${k.padEnd(24)} ${v}`).join('\n')}\n  kill schedule ${JSON.stringify(killSchedule)}\n`);
+  process.stdout.write(
+    `\n[${label}] crash figures\n${Object.entries(rest)
+      .map(([k, v]) => `  ${k.padEnd(24)} ${v}`)
+      .join('\n')}\n  kill schedule ${JSON.stringify(killSchedule)}\n`,
+  );
 }

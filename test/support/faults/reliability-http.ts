@@ -27,7 +27,8 @@ export function rawRequest(baseUrl: string, r: RawRequest): Promise<RawAnswer> {
   const body = r.body === undefined ? undefined : Buffer.isBuffer(r.body) ? r.body : Buffer.from(r.body, 'utf8');
   const headers: Record<string, string> = { connection: 'close', ...r.headers };
   if (!r.noHost && !Object.keys(headers).some((h) => h.toLowerCase() === 'host')) headers.host = u.host;
-  if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-length')) headers['content-length'] = String(body.length);
+  if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-length'))
+    headers['content-length'] = String(body.length);
   const head = `${r.method ?? 'GET'} ${r.path} HTTP/1.1\r\n${Object.entries(headers)
     .map(([k, v]) => `${k}: ${v}\r\n`)
     .join('')}\r\n`;

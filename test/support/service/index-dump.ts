@@ -3,7 +3,18 @@
 import type { Db } from '../../../src/lib/sqlite.js';
 import type { PgPool } from '../../../src/service/db/pg-pool.js';
 
-export const INDEX_TABLES = ['idx_state', 'idx_accounts', 'idx_contracts', 'idx_tokens', 'idx_owner_contract', 'idx_pairs', 'idx_ids', 'idx_blocks', 'idx_transfers', 'idx_truncated'];
+export const INDEX_TABLES = [
+  'idx_state',
+  'idx_accounts',
+  'idx_contracts',
+  'idx_tokens',
+  'idx_owner_contract',
+  'idx_pairs',
+  'idx_ids',
+  'idx_blocks',
+  'idx_transfers',
+  'idx_truncated',
+];
 
 /** Every table of the index by natural keys; one SQL text for both stores. */
 // A burned token's uri is left out: whether it was read depends on whether its mint and its burn fell into one range
@@ -11,7 +22,8 @@ export const INDEX_TABLES = ['idx_state', 'idx_accounts', 'idx_contracts', 'idx_
 export const INDEX_DUMPS: Record<string, string> = {
   state: "SELECT key, value FROM idx_state WHERE key = 'tip' ORDER BY key",
   accounts: 'SELECT address, token_count FROM idx_accounts ORDER BY address',
-  contracts: 'SELECT address, addr, name, symbol, total_supply, has_uri, minted, burned, token_count, first_block, standard FROM idx_contracts ORDER BY address',
+  contracts:
+    'SELECT address, addr, name, symbol, total_supply, has_uri, minted, burned, token_count, first_block, standard FROM idx_contracts ORDER BY address',
   tokens: `SELECT c.address AS contract, t.token_id, a.address AS owner, t.k_tr, t.k_id, t.k_ct, t.k_cid, t.balance, CASE WHEN t.owner_id IS NULL THEN '' ELSE t.uri END AS uri,
       CASE WHEN t.pair_id IS NULL THEN t.owner_id IS NULL ELSE (p.owner_id = t.owner_id AND p.contract_id = t.contract_id) END AS pair_ok
     FROM idx_tokens t JOIN idx_contracts c ON c.id = t.contract_id LEFT JOIN idx_accounts a ON a.id = t.owner_id LEFT JOIN idx_pairs p ON p.id = t.pair_id
@@ -27,7 +39,11 @@ export const INDEX_DUMPS: Record<string, string> = {
 
 /** Buffers as hex and booleans as 0/1, so both drivers' rows compare equal. */
 const plain = (rows: Record<string, unknown>[]) =>
-  rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, Buffer.isBuffer(v) ? v.toString('hex') : typeof v === 'boolean' ? Number(v) : v])));
+  rows.map((r) =>
+    Object.fromEntries(
+      Object.entries(r).map(([k, v]) => [k, Buffer.isBuffer(v) ? v.toString('hex') : typeof v === 'boolean' ? Number(v) : v]),
+    ),
+  );
 
 /**
  * `checkpoints: false` leaves out idx_blocks and the tip: which blocks an indexer keeps as checkpoints depends on how
@@ -37,7 +53,8 @@ export interface DumpOptions {
   checkpoints?: boolean;
 }
 
-const dumps = (o: DumpOptions) => Object.entries(INDEX_DUMPS).filter(([name]) => o.checkpoints !== false || (name !== 'blocks' && name !== 'state'));
+const dumps = (o: DumpOptions) =>
+  Object.entries(INDEX_DUMPS).filter(([name]) => o.checkpoints !== false || (name !== 'blocks' && name !== 'state'));
 
 export function dumpSqlite(db: Db, o: DumpOptions = {}): Record<string, unknown[]> {
   return Object.fromEntries(dumps(o).map(([name, sql]) => [name, plain(db.prepare(sql).all() as Record<string, unknown>[])]));
@@ -48,4 +65,3 @@ export async function dumpPg(pool: PgPool, o: DumpOptions = {}): Promise<Record<
   for (const [name, sql] of dumps(o)) out[name] = plain((await pool.query(sql)).rows);
   return out;
 }
-

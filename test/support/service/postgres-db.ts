@@ -17,7 +17,10 @@ function adminUrl(): string {
 /** Creates an empty database named after `label`; drop() removes it (closing whatever still uses it). */
 export async function createTestDatabase(label: string): Promise<TestDatabase> {
   const admin = adminUrl();
-  const name = `t_${label.toLowerCase().replace(/[^a-z0-9]+/g, '_').slice(0, 30)}_${randomBytes(4).toString('hex')}`;
+  const name = `t_${label
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_')
+    .slice(0, 30)}_${randomBytes(4).toString('hex')}`;
   const c = new pg.Client({ connectionString: admin });
   await c.connect();
   try {

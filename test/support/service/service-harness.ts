@@ -15,7 +15,15 @@ export interface TestDevService extends DevService {
 export async function startTestDevService(opts: DevServiceOptions = {}): Promise<TestDevService> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'txdesk-service-test-'));
   // One dev chain unless a test asks for ethereum/local-2 too: the second costs a start and sample deployment.
-  const dev = await startDevService({ port: 0, blockTimeSeconds: 1, congestion: 'off', secondChain: false, log: silentLogger, ...opts, dataDir });
+  const dev = await startDevService({
+    port: 0,
+    blockTimeSeconds: 1,
+    congestion: 'off',
+    secondChain: false,
+    log: silentLogger,
+    ...opts,
+    dataDir,
+  });
   return {
     ...dev,
     dataDir,

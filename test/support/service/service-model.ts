@@ -66,7 +66,17 @@ export function modelFromTransfers(transfers: Iterable<ModelTransfer>, toBlock =
       if (t.to === ZERO) {
         burned.set(t.contract, (burned.get(t.contract) ?? 0) + 1);
         tokens.delete(key);
-      } else tokens.set(key, { contract: t.contract, id: t.id, owner: t.to, block: t.block, logIndex: t.logIndex, sub, balance: 1n, standard: 'ERC721' });
+      } else
+        tokens.set(key, {
+          contract: t.contract,
+          id: t.id,
+          owner: t.to,
+          block: t.block,
+          logIndex: t.logIndex,
+          sub,
+          balance: 1n,
+          standard: 'ERC721',
+        });
       continue;
     }
     const idKey = `${t.contract}:${t.id}`;
@@ -86,7 +96,17 @@ export function modelFromTransfers(transfers: Iterable<ModelTransfer>, toBlock =
       const key = `${idKey}:${t.to}`;
       const h = tokens.get(key);
       const balance = (h?.balance ?? 0n) + t.amount;
-      if (balance > 0n) tokens.set(key, { contract: t.contract, id: t.id, owner: t.to, block: t.block, logIndex: t.logIndex, sub, balance, standard: 'ERC1155' });
+      if (balance > 0n)
+        tokens.set(key, {
+          contract: t.contract,
+          id: t.id,
+          owner: t.to,
+          block: t.block,
+          logIndex: t.logIndex,
+          sub,
+          balance,
+          standard: 'ERC1155',
+        });
       else if (h) tokens.delete(key);
     }
   }
@@ -121,7 +141,9 @@ export async function modelFromChain(nodeUrl: string, toBlock: number | 'latest'
         moves.push({ ...base, id: e.args[3] as bigint, amount: e.args[4] as bigint, from: lc(e.args[1]), to: lc(e.args[2]) });
       } else {
         const ids = e.args[3] as bigint[];
-        ids.forEach((id, i) => moves.push({ ...base, sub: i + 1, id, amount: (e.args[4] as bigint[])[i]!, from: lc(e.args[1]), to: lc(e.args[2]) }));
+        ids.forEach((id, i) =>
+          moves.push({ ...base, sub: i + 1, id, amount: (e.args[4] as bigint[])[i]!, from: lc(e.args[1]), to: lc(e.args[2]) }),
+        );
       }
     }
     return modelFromTransfers(moves);
@@ -191,7 +213,9 @@ export function expectListingsMatch(db: Db, model: readonly ModelToken[], o: Mat
       const query = { ...scope, ...(filter ? { contracts: filter } : {}), ...(standard ? { standard } : {}) };
       for (const orderBy of ORDER_BY) {
         for (const direction of ['asc', 'desc'] as const) {
-          const expected = modelList(model, query, orderBy, direction).map((m) => `${m.contract}:${m.id}:${m.owner}:${m.balance}:${m.standard}`);
+          const expected = modelList(model, query, orderBy, direction).map(
+            (m) => `${m.contract}:${m.id}:${m.owner}:${m.balance}:${m.standard}`,
+          );
           for (const size of o.sizes) {
             const got: string[] = [];
             for (let page = 0; ; page++) {

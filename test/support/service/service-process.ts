@@ -21,7 +21,14 @@ const children = new Set<ChildProcess>();
  * (`--allow-private-webhooks`, say).
  */
 export async function startServiceProcess(
-  opts: ({ nodeUrl: string; networks?: undefined } | { nodeUrl?: undefined; networks: string[] }) & { dataDir: string; port?: number; database?: string; indexerLag?: number; extraArgs?: string[]; env?: NodeJS.ProcessEnv },
+  opts: ({ nodeUrl: string; networks?: undefined } | { nodeUrl?: undefined; networks: string[] }) & {
+    dataDir: string;
+    port?: number;
+    database?: string;
+    indexerLag?: number;
+    extraArgs?: string[];
+    env?: NodeJS.ProcessEnv;
+  },
 ): Promise<ServiceProcess> {
   const chains = opts.networks ? opts.networks.flatMap((n) => ['--network', n]) : ['--node', opts.nodeUrl!];
   const args = ['service', ...chains, '--port', String(opts.port ?? 0), '--data-dir', opts.dataDir, '--open-signup', '--json'];

@@ -12,12 +12,14 @@ export interface Backend {
   fresh(): Promise<BackendPlace>;
 }
 
-export type BackendPlace = { sqlite: ReturnType<typeof openDatabase>; pool?: undefined; url?: undefined; close(): Promise<void> } | {
-  sqlite?: undefined;
-  pool: PgPool;
-  url: string;
-  close(): Promise<void>;
-};
+export type BackendPlace =
+  | { sqlite: ReturnType<typeof openDatabase>; pool?: undefined; url?: undefined; close(): Promise<void> }
+  | {
+      sqlite?: undefined;
+      pool: PgPool;
+      url: string;
+      close(): Promise<void>;
+    };
 
 export const backends: Backend[] = [
   {

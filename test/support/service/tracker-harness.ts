@@ -29,7 +29,9 @@ export interface TrackerStack {
 let accountSeq = 0;
 
 /** `service`: more service options (webhooks' tuning, say). */
-export async function startTrackerStack(opts: { minAckTimeoutMs?: number; blockTimeSeconds?: number; service?: Partial<ServiceOptions> } = {}): Promise<TrackerStack> {
+export async function startTrackerStack(
+  opts: { minAckTimeoutMs?: number; blockTimeSeconds?: number; service?: Partial<ServiceOptions> } = {},
+): Promise<TrackerStack> {
   const anvil = await startAnvil({ blockTimeSeconds: opts.blockTimeSeconds ?? 1 });
   const dataDir = mkdtempSync(join(tmpdir(), 'txdesk-tracker-test-'));
   let service: RunningService;
@@ -52,7 +54,12 @@ export async function startTrackerStack(opts: { minAckTimeoutMs?: number; blockT
   const createAccount = async () => {
     const n = ++accountSeq;
     const email = `tracker-${process.pid}-${n}@example.com`;
-    const { clientId } = await service.accounts.createAccount({ email, password: 'correct horse battery staple', name: `Tracker ${n}`, organization: 'txdesk tests' });
+    const { clientId } = await service.accounts.createAccount({
+      email,
+      password: 'correct horse battery staple',
+      name: `Tracker ${n}`,
+      organization: 'txdesk tests',
+    });
     return { email, clientId };
   };
   return {
@@ -138,7 +145,9 @@ export class RawTrackerClient {
   }
 
   pushesOf(type: string, hash?: string): PushFrame[] {
-    return this.pushes.filter((p) => p.result.payload.type === type && (hash === undefined || p.result.payload.result.transactionHash === hash));
+    return this.pushes.filter(
+      (p) => p.result.payload.type === type && (hash === undefined || p.result.payload.result.transactionHash === hash),
+    );
   }
 
   async close(): Promise<void> {
@@ -148,7 +157,10 @@ export class RawTrackerClient {
 }
 
 /** Signs (without sending) a plain 1-wei transfer; its hash is known before any node sees it. */
-export async function signTransfer(wallet: Wallet, opts: { nonce: number; gwei?: string; to?: string; chainId?: number }): Promise<{ hash: string; raw: string; nonce: number }> {
+export async function signTransfer(
+  wallet: Wallet,
+  opts: { nonce: number; gwei?: string; to?: string; chainId?: number },
+): Promise<{ hash: string; raw: string; nonce: number }> {
   const fee = parseUnits(opts.gwei ?? '2', 'gwei');
   const req: TransactionRequest = {
     to: opts.to ?? '0x000000000000000000000000000000000000dEaD',
@@ -165,7 +177,10 @@ export async function signTransfer(wallet: Wallet, opts: { nonce: number; gwei?:
 }
 
 /** Signs and broadcasts a plain transfer; `nonceOffset` > 0 leaves a gap so it waits in the pool. */
-export async function sendTransfer(wallet: Wallet, opts: { nonce?: number; gwei?: string; to?: string; chainId?: number } = {}): Promise<{ hash: string; raw: string; nonce: number }> {
+export async function sendTransfer(
+  wallet: Wallet,
+  opts: { nonce?: number; gwei?: string; to?: string; chainId?: number } = {},
+): Promise<{ hash: string; raw: string; nonce: number }> {
   const signed = await signTransfer(wallet, { ...opts, nonce: opts.nonce ?? (await wallet.getNonce('pending')) });
   const hash = (await (wallet.provider as JsonRpcProvider).send('eth_sendRawTransaction', [signed.raw])) as string;
   return { ...signed, hash: hash.toLowerCase() };

@@ -43,7 +43,8 @@ export async function startWebhookReceiver(path = '/hook'): Promise<WebhookRecei
     port: 0,
     requests: [],
     mode: { kind: 'ok' },
-    accepted: () => receiver.requests.filter((r) => r.answered !== null && r.answered < 300).map((req) => ({ req, body: JSON.parse(req.body) })),
+    accepted: () =>
+      receiver.requests.filter((r) => r.answered !== null && r.answered < 300).map((req) => ({ req, body: JSON.parse(req.body) })),
     async down() {
       const s = server;
       server = null;
@@ -59,7 +60,14 @@ export async function startWebhookReceiver(path = '/hook'): Promise<WebhookRecei
         req.on('data', (c: Buffer) => chunks.push(c));
         req.on('end', () => {
           const mode = receiver.mode;
-          const entry: ReceivedRequest = { atMs: Date.now(), path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), answered: null, doneAtMs: null };
+          const entry: ReceivedRequest = {
+            atMs: Date.now(),
+            path: req.url ?? '',
+            headers: req.headers,
+            body: Buffer.concat(chunks).toString('utf8'),
+            answered: null,
+            doneAtMs: null,
+          };
           receiver.requests.push(entry);
           // A sender that dies mid-request (SIGKILL) closes the connection: the request ends there, unanswered.
           res.once('close', () => {

@@ -56,7 +56,9 @@ export function scanSql(root: string, files?: string[]): { findings: SqlFinding[
   }
 
   const strip = (e: ts.Expression): ts.Expression =>
-    ts.isParenthesizedExpression(e) || ts.isAsExpression(e) || ts.isSatisfiesExpression(e) || ts.isNonNullExpression(e) ? strip(e.expression) : e;
+    ts.isParenthesizedExpression(e) || ts.isAsExpression(e) || ts.isSatisfiesExpression(e) || ts.isNonNullExpression(e)
+      ? strip(e.expression)
+      : e;
 
   /** The const object/array literal an expression reads from, through const names and property/element reads. */
   function rootLiteral(e: ts.Expression, depth: number): ts.ObjectLiteralExpression | ts.ArrayLiteralExpression | null {
@@ -73,7 +75,9 @@ export function scanSql(root: string, files?: string[]): { findings: SqlFinding[
 
   /** True when every leaf of a literal table is a compile-time constant. */
   function deepConstant(lit: ts.ObjectLiteralExpression | ts.ArrayLiteralExpression, depth: number): boolean {
-    const values = ts.isArrayLiteralExpression(lit) ? [...lit.elements] : lit.properties.map((p) => (ts.isPropertyAssignment(p) ? p.initializer : null));
+    const values = ts.isArrayLiteralExpression(lit)
+      ? [...lit.elements]
+      : lit.properties.map((p) => (ts.isPropertyAssignment(p) ? p.initializer : null));
     return values.every((v) => {
       if (!v || !ts.isExpression(v)) return false;
       const x = strip(v);
@@ -116,7 +120,9 @@ export function scanSql(root: string, files?: string[]): { findings: SqlFinding[
         const decl = constDeclaration(obj);
         const init = decl?.initializer && (ts.isAsExpression(decl.initializer) ? decl.initializer.expression : decl.initializer);
         if (init && (ts.isArrayLiteralExpression(init) || ts.isObjectLiteralExpression(init))) {
-          const parts = ts.isArrayLiteralExpression(init) ? [...init.elements] : init.properties.map((p) => (ts.isPropertyAssignment(p) ? p.initializer : p));
+          const parts = ts.isArrayLiteralExpression(init)
+            ? [...init.elements]
+            : init.properties.map((p) => (ts.isPropertyAssignment(p) ? p.initializer : p));
           for (const p of parts) {
             const bad = ts.isExpression(p) ? nonConstant(p, depth + 1) : { node: p, reason: 'not a plain property' };
             if (bad) return bad;
@@ -145,7 +151,8 @@ export function scanSql(root: string, files?: string[]): { findings: SqlFinding[
       if (ts.isIdentifier(target)) {
         const decl = constDeclaration(target);
         const init = decl?.initializer && (ts.isAsExpression(decl.initializer) ? decl.initializer.expression : decl.initializer);
-        if (init && ts.isArrayLiteralExpression(init)) return init.elements.map((el) => nonConstant(el as ts.Expression, depth + 1)).find((x) => x) ?? null;
+        if (init && ts.isArrayLiteralExpression(init))
+          return init.elements.map((el) => nonConstant(el as ts.Expression, depth + 1)).find((x) => x) ?? null;
       }
       return { node: e, reason: 'a join over values that are not provably constant' };
     }
@@ -155,14 +162,25 @@ export function scanSql(root: string, files?: string[]): { findings: SqlFinding[
   for (const sf of program.getSourceFiles()) {
     if (sf.isDeclarationFile || !sf.fileName.startsWith(files ? root : join(root, 'src'))) continue;
     const visit = (n: ts.Node) => {
-      if (ts.isCallExpression(n) && ts.isPropertyAccessExpression(n.expression) && SQL_METHODS.has(n.expression.name.text) && isDatabase(n.expression.expression)) {
+      if (
+        ts.isCallExpression(n) &&
+        ts.isPropertyAccessExpression(n.expression) &&
+        SQL_METHODS.has(n.expression.name.text) &&
+        isDatabase(n.expression.expression)
+      ) {
         callSites++;
         const arg = n.arguments[0];
         if (!arg) findings.push({ where: where(n), method: n.expression.name.text, expression: n.getText(), reason: 'no SQL argument' });
         else {
           extra.length = 0;
           const bad = nonConstant(arg);
-          for (const b of bad ? [bad, ...extra] : []) findings.push({ where: where(n), method: n.expression.name.text, expression: b.node.getText().slice(0, 200), reason: b.reason });
+          for (const b of bad ? [bad, ...extra] : [])
+            findings.push({
+              where: where(n),
+              method: n.expression.name.text,
+              expression: b.node.getText().slice(0, 200),
+              reason: b.reason,
+            });
         }
       }
       ts.forEachChild(n, visit);

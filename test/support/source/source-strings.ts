@@ -27,7 +27,22 @@ function cook(raw: string): string {
 }
 
 /** Words after which `/` starts a regular expression and `<` a JSX element, as after an operator. */
-const EXPRESSION_KEYWORDS = new Set(['return', 'typeof', 'instanceof', 'in', 'of', 'new', 'delete', 'void', 'throw', 'case', 'do', 'else', 'yield', 'await']);
+const EXPRESSION_KEYWORDS = new Set([
+  'return',
+  'typeof',
+  'instanceof',
+  'in',
+  'of',
+  'new',
+  'delete',
+  'void',
+  'throw',
+  'case',
+  'do',
+  'else',
+  'yield',
+  'await',
+]);
 
 /** Every string of `text`, in source order; `jsx` for .tsx files. */
 export function stringLiteralsOf(text: string, jsx: boolean): string[] {

@@ -7,7 +7,15 @@ import { BroadcastError, type Chain } from '../../ports.js';
 import type { NetworkFees } from '../../domain/fees.js';
 import { classifyRefusal } from '../../domain/refusal.js';
 import { bodyText, postBytes } from '../../../lib/json-post.js';
-import { BatchRefused, readRpcAnswer, readRpcBatchAnswer, RpcError, takeRpcIds, unreachableNode, type RpcCallSpec } from '../../../lib/json-rpc.js';
+import {
+  BatchRefused,
+  readRpcAnswer,
+  readRpcBatchAnswer,
+  RpcError,
+  takeRpcIds,
+  unreachableNode,
+  type RpcCallSpec,
+} from '../../../lib/json-rpc.js';
 
 type Send = (method: string, params: unknown[]) => Promise<unknown>;
 
@@ -92,7 +100,10 @@ function wsSender(url: string, timeoutMs: number): { send: Send; close: () => Pr
   };
   const connect = () => {
     const socket = new WebSocket(url, { handshakeTimeout: timeoutMs });
-    const c = { provider: new WebSocketProvider(socket as unknown as ConstructorParameters<typeof WebSocketProvider>[0]), fail: new Set<(e: RpcError) => void>() };
+    const c = {
+      provider: new WebSocketProvider(socket as unknown as ConstructorParameters<typeof WebSocketProvider>[0]),
+      fail: new Set<(e: RpcError) => void>(),
+    };
     socket.on('error', (e) => drop(c, (e as NodeJS.ErrnoException).code ?? e.message));
     socket.on('close', () => drop(c, 'the connection closed'));
     current = c;
@@ -186,7 +197,7 @@ export function createJsonRpcChain(nodeUrl: string, opts: { timeoutMs?: number }
     hasTransaction: async (hash) => (await send('eth_getTransactionByHash', [hash])) !== null,
     async receipt(hash) {
       const r = (await send('eth_getTransactionReceipt', [hash])) as Record<string, unknown> | null;
-      return r && r.blockHash ? receiptToResult(r) : null;
+      return r?.blockHash ? receiptToResult(r) : null;
     },
     balance: async (address) => big(await send('eth_getBalance', [address, 'latest'])),
     async latestBlock() {

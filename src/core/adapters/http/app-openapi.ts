@@ -4,7 +4,15 @@
 import type { RouteConfig } from '@hono/zod-openapi';
 import { z } from 'zod';
 import { errorReply, openApiPath } from '../../../lib/hono-kit.js';
-import { desktopMethods, eventMethods, splitRoute, type ArgPlace, type CallMethod, type CallSpec, type extraRoutes } from '../../../shared/desktop-api.js';
+import {
+  desktopMethods,
+  eventMethods,
+  splitRoute,
+  type ArgPlace,
+  type CallMethod,
+  type CallSpec,
+  type extraRoutes,
+} from '../../../shared/desktop-api.js';
 import { desktopArgs, tokenImageUrlSchema, tokenQuerySchema } from '../../../shared/desktop-schemas.js';
 
 const errorResponse = errorReply('Refused: the message says what to do.');
@@ -20,7 +28,8 @@ const tokenQueryParams = tokenQuerySchema.extend({
 export const appOpenApiInfo = {
   title: 'txdesk app (localhost API)',
   version: '1',
-  description: 'The desktop contract over HTTP (docs/desktop.md). Every request, reads too, needs the bearer token from <data dir>/api-token.',
+  description:
+    'The desktop contract over HTTP (docs/desktop.md). Every request, reads too, needs the bearer token from <data dir>/api-token.',
 };
 
 function callRoute(method: CallMethod): RouteConfig {
@@ -57,12 +66,18 @@ const extraRouteDocs: Record<keyof typeof extraRoutes, Omit<RouteConfig, 'method
     operationId: 'events',
     // Derived from the table, so an event added there is listed here.
     description: `Server-sent events, one per pushed value of the desktop API: ${eventMethods.map((m) => `\`event: ${desktopMethods[m].event}\` (${m})`).join(', ')}.`,
-    responses: { 200: { description: 'The event stream.', content: { 'text/event-stream': { schema: z.string() } } }, default: errorResponse },
+    responses: {
+      200: { description: 'The event stream.', content: { 'text/event-stream': { schema: z.string() } } },
+      default: errorResponse,
+    },
   },
   tokenImage: {
     operationId: 'tokenImage',
     request: { query: z.object({ url: tokenImageUrlSchema }) },
-    responses: { 200: { description: 'The image, fetched by the core.', content: { 'image/*': { schema: z.string() } } }, default: errorResponse },
+    responses: {
+      200: { description: 'The image, fetched by the core.', content: { 'image/*': { schema: z.string() } } },
+      default: errorResponse,
+    },
   },
   openApi: { operationId: 'openApi', responses: { 200: anyJson('This document.') } },
   rpc: {
@@ -78,7 +93,11 @@ const extraRouteDocs: Record<keyof typeof extraRoutes, Omit<RouteConfig, 'method
 export function appRouteDoc(name: string, route: string): RouteConfig {
   if (name in extraRouteDocs) {
     const { method, path } = splitRoute(route);
-    return { method: method.toLowerCase() as RouteConfig['method'], path: openApiPath(path), ...extraRouteDocs[name as keyof typeof extraRoutes] };
+    return {
+      method: method.toLowerCase() as RouteConfig['method'],
+      path: openApiPath(path),
+      ...extraRouteDocs[name as keyof typeof extraRoutes],
+    };
   }
   return callRoute(name as CallMethod);
 }

@@ -88,7 +88,10 @@ export function checkToken(_method: string, headers: IncomingHttpHeaders, auth: 
   }
   const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
   if (!m || !same(m[1]!, auth.token)) {
-    return new TxdeskError('UNAUTHORIZED', `The API token is wrong: send "Authorization: Bearer <token>" with the token in ${auth.tokenFile}.`);
+    return new TxdeskError(
+      'UNAUTHORIZED',
+      `The API token is wrong: send "Authorization: Bearer <token>" with the token in ${auth.tokenFile}.`,
+    );
   }
   return null;
 }
@@ -122,9 +125,13 @@ async function readFormToken(req: IncomingMessage): Promise<string> {
     if (size > 16 * FORM_LIMIT_BYTES) break;
     if (size <= FORM_LIMIT_BYTES) chunks.push(chunk as Buffer);
   }
-  if (size > FORM_LIMIT_BYTES) throw new TxdeskError('PAYLOAD_TOO_LARGE', `The login form is larger than ${FORM_LIMIT_BYTES} bytes; send only the token field.`);
+  if (size > FORM_LIMIT_BYTES)
+    throw new TxdeskError('PAYLOAD_TOO_LARGE', `The login form is larger than ${FORM_LIMIT_BYTES} bytes; send only the token field.`);
   if (!/^application\/x-www-form-urlencoded\b/i.test(type)) {
-    throw new TxdeskError('UNSUPPORTED_MEDIA_TYPE', `Send the login as a form (application/x-www-form-urlencoded) with the field "${LOGIN_FIELD}".`);
+    throw new TxdeskError(
+      'UNSUPPORTED_MEDIA_TYPE',
+      `Send the login as a form (application/x-www-form-urlencoded) with the field "${LOGIN_FIELD}".`,
+    );
   }
   return (new URLSearchParams(Buffer.concat(chunks).toString('utf8')).get(LOGIN_FIELD) ?? '').trim();
 }
@@ -141,7 +148,12 @@ export function createLogin(auth: AppServerAuth, port: () => number) {
   const sessionCookie = () =>
     `${sessionCookieName(port())}=${sessionCookieValue(auth.token)}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${COOKIE_MAX_AGE_S}`;
   const redirect = (res: ServerResponse, status: number, location: string, cookie: boolean) => {
-    res.writeHead(status, { location, ...(cookie ? { 'set-cookie': sessionCookie() } : {}), 'cache-control': 'no-store', 'content-length': 0 });
+    res.writeHead(status, {
+      location,
+      ...(cookie ? { 'set-cookie': sessionCookie() } : {}),
+      'cache-control': 'no-store',
+      'content-length': 0,
+    });
     res.end();
   };
   return {
@@ -169,10 +181,18 @@ export function createLogin(auth: AppServerAuth, port: () => number) {
         else sendLoginPage(res, method, 200, auth.tokenFile, null);
         return true;
       }
-      if (method !== 'POST') throw new TxdeskError('METHOD_NOT_ALLOWED', `Method ${method} is not allowed on ${LOGIN_PATH}; open it in a browser.`);
+      if (method !== 'POST')
+        throw new TxdeskError('METHOD_NOT_ALLOWED', `Method ${method} is not allowed on ${LOGIN_PATH}; open it in a browser.`);
       // The Host and Origin checks ran before this (a foreign page cannot post here); 303 turns the POST into a GET.
       if (same(await readFormToken(req), auth.token)) redirect(res, 303, '/', true);
-      else sendLoginPage(res, method, 401, auth.tokenFile, `That is not the token in ${auth.tokenFile}; copy the whole line from that file and try again.`);
+      else
+        sendLoginPage(
+          res,
+          method,
+          401,
+          auth.tokenFile,
+          `That is not the token in ${auth.tokenFile}; copy the whole line from that file and try again.`,
+        );
       return true;
     },
   };

@@ -15,12 +15,18 @@ export function ownOrigins(port: number): Set<string> {
 export function guardRequest(method: string, headers: IncomingHttpHeaders, port: number): TxdeskError | null {
   const host = (headers.host ?? '').toLowerCase();
   if (!allowedHosts(port).has(host)) {
-    return new TxdeskError('FORBIDDEN', `This server only answers requests addressed to 127.0.0.1:${port} or localhost:${port}; use one of those in the URL.`);
+    return new TxdeskError(
+      'FORBIDDEN',
+      `This server only answers requests addressed to 127.0.0.1:${port} or localhost:${port}; use one of those in the URL.`,
+    );
   }
   const origin = headers.origin;
   // No Origin: curl, scripts, same-origin navigations. Anything else (other sites, `null` from sandboxes and files) is refused.
   if (origin !== undefined && !ownOrigins(port).has(origin.toLowerCase())) {
-    return new TxdeskError('FORBIDDEN', 'Requests from other web pages are refused; open the app at its own address, or call the API without an Origin header (curl, scripts).');
+    return new TxdeskError(
+      'FORBIDDEN',
+      'Requests from other web pages are refused; open the app at its own address, or call the API without an Origin header (curl, scripts).',
+    );
   }
   // Belt and braces for browsers that omit Origin on some requests: a cross-site fetch metadata header is refused too.
   const site = headers['sec-fetch-site'];

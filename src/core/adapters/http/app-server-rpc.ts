@@ -18,7 +18,11 @@ const BATCH_LIMIT = 100;
 type Id = string | number | null;
 type Call = (method: string, params: readonly unknown[], requester: Requester, inTurn?: InTurn) => Promise<unknown>;
 
-const errorReply = (id: Id, e: RpcFailure) => ({ jsonrpc: '2.0', id, error: { code: e.code, message: e.message, ...(e.data !== undefined ? { data: e.data } : {}) } });
+const errorReply = (id: Id, e: RpcFailure) => ({
+  jsonrpc: '2.0',
+  id,
+  error: { code: e.code, message: e.message, ...(e.data !== undefined ? { data: e.data } : {}) },
+});
 
 function send(res: ServerResponse, body: unknown): void {
   const text = JSON.stringify(body);
@@ -29,7 +33,11 @@ function send(res: ServerResponse, body: unknown): void {
 /** Who is asking, for the approval dialog and standing rules: the app's own page, or a holder of the API token. */
 export function requesterOf(req: IncomingMessage, auth: AppServerAuth, port: number): Requester {
   if (hasSession(req.headers, auth, port) && req.headers.authorization === undefined) {
-    return { kind: 'browser', fingerprint: createHash('sha256').update(`browser:${auth.token}`).digest('hex').slice(0, 8), label: "the app's own page" };
+    return {
+      kind: 'browser',
+      fingerprint: createHash('sha256').update(`browser:${auth.token}`).digest('hex').slice(0, 8),
+      label: "the app's own page",
+    };
   }
   const fingerprint = createHash('sha256').update(auth.token).digest('hex').slice(0, 8);
   return { kind: 'token', fingerprint, label: `a tool with the API token …${fingerprint}` };
@@ -39,18 +47,29 @@ async function one(entry: unknown, call: Call, requester: Requester, inTurn?: In
   const e = entry as { jsonrpc?: unknown; id?: unknown; method?: unknown; params?: unknown } | null;
   const id: Id = e && (typeof e.id === 'string' || typeof e.id === 'number') ? e.id : null;
   if (!e || typeof e !== 'object' || e.jsonrpc !== '2.0' || typeof e.method !== 'string') {
-    return errorReply(id, new RpcFailure(RPC_CODES.invalidRequest, 'A JSON-RPC request is {"jsonrpc":"2.0","id":…,"method":"…","params":[…]}.'));
+    return errorReply(
+      id,
+      new RpcFailure(RPC_CODES.invalidRequest, 'A JSON-RPC request is {"jsonrpc":"2.0","id":…,"method":"…","params":[…]}.'),
+    );
   }
-  if (e.params !== undefined && !Array.isArray(e.params)) return errorReply(id, new RpcFailure(RPC_CODES.invalidParams, 'params must be an array.'));
+  if (e.params !== undefined && !Array.isArray(e.params))
+    return errorReply(id, new RpcFailure(RPC_CODES.invalidParams, 'params must be an array.'));
   try {
     return { jsonrpc: '2.0', id, result: (await call(e.method, (e.params as unknown[] | undefined) ?? [], requester, inTurn)) ?? null };
   } catch (err) {
-    return errorReply(id, err instanceof RpcFailure ? err : new RpcFailure(RPC_CODES.internal, 'txdesk could not answer this request; see its log.'));
+    return errorReply(
+      id,
+      err instanceof RpcFailure ? err : new RpcFailure(RPC_CODES.internal, 'txdesk could not answer this request; see its log.'),
+    );
   }
 }
 
 /** Handles one POST /rpc (Host and Origin were checked before). */
-export async function handleRpc(req: IncomingMessage, res: ServerResponse, o: { call: Call; auth: AppServerAuth; port: number }): Promise<void> {
+export async function handleRpc(
+  req: IncomingMessage,
+  res: ServerResponse,
+  o: { call: Call; auth: AppServerAuth; port: number },
+): Promise<void> {
   if (req.method !== 'POST') {
     res.writeHead(405, { allow: 'POST', 'content-length': 0 });
     return void res.end();
@@ -65,7 +84,16 @@ export async function handleRpc(req: IncomingMessage, res: ServerResponse, o: { 
     body = await readJsonBody(req, RPC_BODY_LIMIT);
   } catch (e) {
     const too = isTxdeskError(e, 'PAYLOAD_TOO_LARGE');
-    return send(res, errorReply(null, new RpcFailure(too ? RPC_CODES.invalidRequest : RPC_CODES.parse, isTxdeskError(e) ? e.message : 'The request body could not be read.')));
+    return send(
+      res,
+      errorReply(
+        null,
+        new RpcFailure(
+          too ? RPC_CODES.invalidRequest : RPC_CODES.parse,
+          isTxdeskError(e) ? e.message : 'The request body could not be read.',
+        ),
+      ),
+    );
   }
   const requester = requesterOf(req, o.auth, o.port);
   if (!Array.isArray(body)) return send(res, await one(body, o.call, requester));
@@ -76,7 +104,14 @@ export async function handleRpc(req: IncomingMessage, res: ServerResponse, o: { 
 }
 
 /** Methods that change nothing in txdesk or on the chain: the node's reads and the ones txdesk answers itself. */
-const OWN_READS = new Set(['eth_chainId', 'net_version', 'web3_clientVersion', 'eth_accounts', 'eth_getTransactionByHash', 'eth_getTransactionReceipt']);
+const OWN_READS = new Set([
+  'eth_chainId',
+  'net_version',
+  'web3_clientVersion',
+  'eth_accounts',
+  'eth_getTransactionByHash',
+  'eth_getTransactionReceipt',
+]);
 
 /** How an entry of a batch runs beside its neighbours (see runBatch). */
 function kindOf(entry: unknown): 'read' | 'send' | 'alone' {

@@ -57,7 +57,13 @@ export function createStaticHandler(rendererDir: string) {
     if (!file && !extname(pathname)) file = fileIn(root, '/index.html');
     if (!file) {
       const built = existsSync(join(root, 'index.html'));
-      sendError(res, new TxdeskError('NOT_FOUND', built ? `Nothing is served at ${pathname}.` : 'The renderer is not built yet; run `npm run build`, then reload.'));
+      sendError(
+        res,
+        new TxdeskError(
+          'NOT_FOUND',
+          built ? `Nothing is served at ${pathname}.` : 'The renderer is not built yet; run `npm run build`, then reload.',
+        ),
+      );
       return;
     }
     const size = statSync(file).size;

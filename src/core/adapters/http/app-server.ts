@@ -9,7 +9,15 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import { errorResponse, json, mountRoutes, nodeListener, type NodeEnv, type RouteHandler as Handler } from '../../../lib/hono-kit.js';
 import { readJsonBody, sendError, sendJson } from '../../../lib/http-kit.js';
 import type { Logger } from '../../../lib/log.js';
-import { appRouteList, desktopMethods, extraRoutes, splitRoute, type ArgPlace, type CallMethod, type CallSpec } from '../../../shared/desktop-api.js';
+import {
+  appRouteList,
+  desktopMethods,
+  extraRoutes,
+  splitRoute,
+  type ArgPlace,
+  type CallMethod,
+  type CallSpec,
+} from '../../../shared/desktop-api.js';
 import { TxdeskError } from '../../../shared/errors.js';
 import type { CoreApi } from '../../services/desktop-api-core.js';
 import { tokenImageHeaders } from '../net/token-image.js';
@@ -50,7 +58,8 @@ export interface AppServer {
   close(): Promise<void>;
 }
 
-const field = (body: unknown, name: string): unknown => (body && typeof body === 'object' ? (body as Record<string, unknown>)[name] : undefined);
+const field = (body: unknown, name: string): unknown =>
+  body && typeof body === 'object' ? (body as Record<string, unknown>)[name] : undefined;
 
 /** One call of the table over HTTP: arguments from the path, the body or one body field; the core checks them. */
 function callHandler(api: CoreApi, method: CallMethod): Handler {
@@ -78,7 +87,10 @@ function specialHandlers(api: CoreApi, sse: ReturnType<typeof createSseHub>, ori
     // A tool holds the bearer token too: only the app's own page (its login cookie) may answer a request.
     async decideApproval(c) {
       if (!hasSession(c.env.incoming.headers, auth, port())) {
-        throw new TxdeskError('FORBIDDEN', "Approve or decline requests in the txdesk window (the app's page); a tool's API token cannot answer them.");
+        throw new TxdeskError(
+          'FORBIDDEN',
+          "Approve or decline requests in the txdesk window (the app's page); a tool's API token cannot answer them.",
+        );
       }
       await api.decideApproval(c.req.param('id') ?? '', (await readJsonBody(c.env.incoming)) as never);
       return json(c, 200, desktopMethods.decideApproval.reply);
@@ -101,7 +113,8 @@ function specialHandlers(api: CoreApi, sse: ReturnType<typeof createSseHub>, ori
     async tokenImage(c) {
       // Only the app's own page (or a tool) may use the proxy: other sites' <img> tags would otherwise turn it into theirs.
       const site = c.req.header('sec-fetch-site');
-      if (site === 'cross-site' || site === 'same-site') throw new TxdeskError('FORBIDDEN', 'Token images are served to the app\'s own page only; open the app at its own address.');
+      if (site === 'cross-site' || site === 'same-site')
+        throw new TxdeskError('FORBIDDEN', "Token images are served to the app's own page only; open the app at its own address.");
       const image = await api.fetchTokenImage(c.req.query('url'));
       return new Response(c.req.method === 'HEAD' ? null : new Uint8Array(image.body), { status: 200, headers: tokenImageHeaders(image) });
     },
@@ -115,20 +128,37 @@ function specialHandlers(api: CoreApi, sse: ReturnType<typeof createSseHub>, ori
 /** The Hono app's own OpenAPI document (every route below registers its schemas) as GET /api/openapi.json. */
 const openApiHandler = (app: OpenAPIHono<NodeEnv>, origin: () => string): Handler => {
   // Every route needs the token, so the document says so once, for all of them.
-  app.openAPIRegistry.registerComponent('securitySchemes', 'apiToken', { type: 'http', scheme: 'bearer', description: 'The token in <data dir>/api-token.' });
-  return (c) => json(c, 200, app.getOpenAPI31Document({ openapi: '3.1.0', info: appOpenApiInfo, servers: [{ url: origin() }], security: [{ apiToken: [] }] }));
+  app.openAPIRegistry.registerComponent('securitySchemes', 'apiToken', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'The token in <data dir>/api-token.',
+  });
+  return (c) =>
+    json(
+      c,
+      200,
+      app.getOpenAPI31Document({ openapi: '3.1.0', info: appOpenApiInfo, servers: [{ url: origin() }], security: [{ apiToken: [] }] }),
+    );
 };
 
 /**
  * The Hono app: one route per entry (its handler, and its schemas for the OpenAPI document), key routes refused unless
  * opened, 405 and 404 in the envelope, static files last.
  */
-function honoApp(o: AppServerOptions, sse: ReturnType<typeof createSseHub>, origin: () => string, serveStatic: ReturnType<typeof createStaticHandler>): OpenAPIHono<NodeEnv> {
+function honoApp(
+  o: AppServerOptions,
+  sse: ReturnType<typeof createSseHub>,
+  origin: () => string,
+  serveStatic: ReturnType<typeof createStaticHandler>,
+): OpenAPIHono<NodeEnv> {
   const app = new OpenAPIHono<NodeEnv>();
   const refuse: Handler = () => {
     throw keyRoutesOff('Key management');
   };
-  const special: Partial<Record<string, Handler>> = { ...specialHandlers(o.api, sse, origin, o.auth), openApi: openApiHandler(app, origin) };
+  const special: Partial<Record<string, Handler>> = {
+    ...specialHandlers(o.api, sse, origin, o.auth),
+    openApi: openApiHandler(app, origin),
+  };
   // Every route of the app's localhost API by name, with its handler: the table's calls, then the extra routes. The
   // descriptions only document: arguments are checked once, by the core (a route's own validator would check twice).
   const routes = appRouteList.map(({ name, route }) => {
@@ -200,7 +230,11 @@ export async function startAppServer(o: AppServerOptions): Promise<AppServer> {
   server.keepAliveTimeout = 5_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', (e: NodeJS.ErrnoException) =>
-      reject(e.code === 'EADDRINUSE' ? new Error(`Port ${port} on 127.0.0.1 is already in use; stop the other program or pass --port N (0 picks a free port).`) : e),
+      reject(
+        e.code === 'EADDRINUSE'
+          ? new Error(`Port ${port} on 127.0.0.1 is already in use; stop the other program or pass --port N (0 picks a free port).`)
+          : e,
+      ),
     );
     server.listen(port, '127.0.0.1', () => resolve());
   });

@@ -107,7 +107,8 @@ async function readBody(res: IncomingMessage, maxBytes: number): Promise<Buffer>
 export async function guardedGet(start: URL, o: GuardedGetOptions): Promise<GuardedBody> {
   let url = start;
   for (let hop = 0; ; hop++) {
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new GuardedFetchError('not-http', `${url.protocol} URLs are not fetched.`);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      throw new GuardedFetchError('not-http', `${url.protocol} URLs are not fetched.`);
     let res: IncomingMessage;
     try {
       res = await get(url, o.allowOrigins.has(url.origin), o.accept, o.signal);
@@ -119,7 +120,8 @@ export async function guardedGet(start: URL, o: GuardedGetOptions): Promise<Guar
     if (REDIRECTS.has(status)) {
       res.destroy();
       const location = res.headers.location;
-      if (!location || hop >= MAX_REDIRECTS) throw new GuardedFetchError('redirects', `More than ${MAX_REDIRECTS} redirects, or one without a target.`);
+      if (!location || hop >= MAX_REDIRECTS)
+        throw new GuardedFetchError('redirects', `More than ${MAX_REDIRECTS} redirects, or one without a target.`);
       url = new URL(location, url);
       continue;
     }

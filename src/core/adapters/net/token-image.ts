@@ -46,7 +46,10 @@ function toTxdeskError(e: unknown, maxBytes: number): TxdeskError {
   if (!(e instanceof GuardedFetchError)) return new TxdeskError('UPSTREAM_UNAVAILABLE', 'The image could not be read; retry later.');
   switch (e.reason) {
     case 'refused':
-      return new TxdeskError('FORBIDDEN', 'The image URL points at a local or private address, which the app does not fetch; add its origin to TXDESK_METADATA_ORIGINS if it is yours.');
+      return new TxdeskError(
+        'FORBIDDEN',
+        'The image URL points at a local or private address, which the app does not fetch; add its origin to TXDESK_METADATA_ORIGINS if it is yours.',
+      );
     case 'status':
       return e.status === 404 || e.status === 410
         ? new TxdeskError('NOT_FOUND', `The image server has no image at this URL (HTTP ${e.status}).`)
@@ -57,7 +60,12 @@ function toTxdeskError(e: unknown, maxBytes: number): TxdeskError {
       return new TxdeskError('UPSTREAM_UNAVAILABLE', `The image is larger than ${maxBytes / MIB} MiB, so it is not shown.`, 502, false);
     case 'not-http':
     case 'redirects':
-      return new TxdeskError('UPSTREAM_UNAVAILABLE', 'The image URL redirects too often or to something other than http(s), so it is not shown.', 502, false);
+      return new TxdeskError(
+        'UPSTREAM_UNAVAILABLE',
+        'The image URL redirects too often or to something other than http(s), so it is not shown.',
+        502,
+        false,
+      );
     case 'network':
       return new TxdeskError('UPSTREAM_UNAVAILABLE', 'The image server could not be reached or did not answer in time; retry later.');
   }
@@ -69,7 +77,11 @@ export function createTokenImageProxy(opts: TokenImageOptions = {}) {
   const maxBytes = opts.maxBytes ?? 5 * MIB;
   const timeoutMs = opts.timeoutMs ?? 10_000;
   // Bounded by count and by bytes; an image larger than the whole budget is not kept. (lru-cache sizes must be >= 1.)
-  const cache = new LRUCache<string, TokenImage>({ max: opts.cacheEntries ?? 256, maxSize: opts.cacheBytes ?? 64 * MIB, sizeCalculation: (image) => Math.max(1, image.body.length) });
+  const cache = new LRUCache<string, TokenImage>({
+    max: opts.cacheEntries ?? 256,
+    maxSize: opts.cacheBytes ?? 64 * MIB,
+    sizeCalculation: (image) => Math.max(1, image.body.length),
+  });
   // Requests for the same URL while one is under way share it (a page of cards often repeats an image).
   const inFlight = new Map<string, Promise<TokenImage>>();
   // At most this many downloads at once: each may hold up to maxBytes, and a page of cards asks for dozens together.

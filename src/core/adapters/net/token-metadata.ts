@@ -34,7 +34,12 @@ async function readOne(uri: string, allowOrigins: ReadonlySet<string>): Promise<
       return pickMetadata(JSON.parse(text));
     }
     if (!/^https?:\/\//i.test(uri)) return {};
-    const { body } = await guardedGet(new URL(uri), { allowOrigins, signal: AbortSignal.timeout(TIMEOUT_MS), accept: 'application/json', maxBytes: MAX_BYTES });
+    const { body } = await guardedGet(new URL(uri), {
+      allowOrigins,
+      signal: AbortSignal.timeout(TIMEOUT_MS),
+      accept: 'application/json',
+      maxBytes: MAX_BYTES,
+    });
     return pickMetadata(JSON.parse(body.toString('utf8')));
   } catch {
     return {};

@@ -6,7 +6,9 @@ import type { ListingNetwork } from '../../ports.js';
 
 /** The listing's base path on the service for `network` (null: the default, at /nft/v1 as in the seed). */
 export function listingBase(serviceUrl: string, network: ListingNetwork | null): string {
-  return network && !network.isDefault ? `${serviceUrl}/nft/v1/${encodeURIComponent(network.platform)}/${encodeURIComponent(network.network)}` : `${serviceUrl}/nft/v1`;
+  return network && !network.isDefault
+    ? `${serviceUrl}/nft/v1/${encodeURIComponent(network.platform)}/${encodeURIComponent(network.network)}`
+    : `${serviceUrl}/nft/v1`;
 }
 
 export interface UpstreamAnswer {
@@ -30,7 +32,8 @@ export function rewritePageUrl(url: unknown, serviceUrl: string, appOrigin: stri
   if (!appOrigin) return u.toString();
   const basePath = new URL(serviceUrl).pathname.replace(/\/+$/, '');
   let path = basePath && u.pathname.startsWith(basePath) ? u.pathname.slice(basePath.length) : u.pathname;
-  const prefix = network && !network.isDefault ? `/nft/v1/${encodeURIComponent(network.platform)}/${encodeURIComponent(network.network)}/` : null;
+  const prefix =
+    network && !network.isDefault ? `/nft/v1/${encodeURIComponent(network.platform)}/${encodeURIComponent(network.network)}/` : null;
   if (prefix && path.startsWith(prefix)) path = `/nft/v1/${path.slice(prefix.length)}`;
   return `${appOrigin}${path}${u.search}`;
 }
@@ -45,7 +48,10 @@ async function askService(serviceUrl: string, target: string, method: 'GET' | 'P
   try {
     res = await fetch(target, { method, headers: { accept: 'application/json' }, signal: AbortSignal.timeout(15_000) });
   } catch {
-    throw new TxdeskError('UPSTREAM_UNAVAILABLE', `The data service at ${serviceUrl} could not be reached; check that it runs and TXDESK_SERVICE_URL points at it.`);
+    throw new TxdeskError(
+      'UPSTREAM_UNAVAILABLE',
+      `The data service at ${serviceUrl} could not be reached; check that it runs and TXDESK_SERVICE_URL points at it.`,
+    );
   }
   return { res, body: (await res.json().catch(() => null)) as unknown };
 }
@@ -60,7 +66,13 @@ function upstreamError(body: unknown): { code: string; message: string } | null 
  * Asks the data service to read a token's metadata URI again (POST .../tokens/{id}/refresh, 202). The service's own
  * refusals (404 unknown token, 429 with its sentence) come back as TxdeskErrors with the same code and status.
  */
-export async function requestTokenRefresh(o: { serviceUrl: string; network?: ListingNetwork | null; clientId: string | null; contract: string; tokenId: string }): Promise<void> {
+export async function requestTokenRefresh(o: {
+  serviceUrl: string;
+  network?: ListingNetwork | null;
+  clientId: string | null;
+  contract: string;
+  tokenId: string;
+}): Promise<void> {
   if (!o.clientId) throw missingClientId();
   const target =
     `${listingBase(o.serviceUrl, o.network ?? null)}/contracts/${encodeURIComponent(o.contract)}/tokens/${encodeURIComponent(o.tokenId)}/refresh` +
@@ -94,7 +106,8 @@ export async function fetchTokenPage(o: {
     throw new TxdeskError('UPSTREAM_UNAVAILABLE', `The data service answered HTTP ${res.status}; try again later.`);
   }
   const page = body as TokenPage | null;
-  if (!page || !Array.isArray(page.data) || !page.pagination) throw new TxdeskError('UPSTREAM_UNAVAILABLE', 'The data service sent a listing this app does not understand.');
+  if (!page || !Array.isArray(page.data) || !page.pagination)
+    throw new TxdeskError('UPSTREAM_UNAVAILABLE', 'The data service sent a listing this app does not understand.');
   return {
     status: 200,
     body: {

@@ -8,7 +8,10 @@ const STATES: readonly NetworkState[] = ['starting', 'serving', 'unreachable', '
 
 export async function readServedNetworks(serviceUrl: string, timeoutMs = NETWORKS_TIMEOUT_MS): Promise<ServedNetwork[] | null> {
   try {
-    const res = await fetch(`${serviceUrl}/nft/v1/networks`, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(timeoutMs) });
+    const res = await fetch(`${serviceUrl}/nft/v1/networks`, {
+      headers: { accept: 'application/json' },
+      signal: AbortSignal.timeout(timeoutMs),
+    });
     if (!res.ok) {
       await res.body?.cancel();
       return null;

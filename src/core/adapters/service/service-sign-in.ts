@@ -16,7 +16,10 @@ export async function signInToService(serviceUrl: string, credentials: SignIn): 
       signal: AbortSignal.timeout(SIGN_IN_TIMEOUT_MS),
     });
   } catch {
-    throw new TxdeskError('UPSTREAM_UNAVAILABLE', `The data service at ${serviceUrl} could not be reached; check that it runs, then retry.`);
+    throw new TxdeskError(
+      'UPSTREAM_UNAVAILABLE',
+      `The data service at ${serviceUrl} could not be reached; check that it runs, then retry.`,
+    );
   }
   const body = (await res.json().catch(() => null)) as { clientId?: unknown } | null;
   if (res.status === 401) throw new TxdeskError('UNAUTHORIZED', 'The e-mail or password is wrong; check them and retry.');
@@ -24,6 +27,7 @@ export async function signInToService(serviceUrl: string, credentials: SignIn): 
     const wait = Math.max(1, Number(res.headers.get('retry-after')) || 60);
     throw new RateLimitedError(wait, `Too many sign-in attempts; wait ${wait} s, then retry.`);
   }
-  if (!res.ok || typeof body?.clientId !== 'string') throw new TxdeskError('UPSTREAM_UNAVAILABLE', `The data service answered HTTP ${res.status} to the sign-in; try again later.`);
+  if (!res.ok || typeof body?.clientId !== 'string')
+    throw new TxdeskError('UPSTREAM_UNAVAILABLE', `The data service answered HTTP ${res.status} to the sign-in; try again later.`);
   return body.clientId;
 }

@@ -13,7 +13,11 @@ const fieldSchemas = {
     .array(
       z.object({
         id: z.uuid(),
-        requester: z.object({ kind: z.enum(['token', 'browser']), fingerprint: z.string().regex(/^[0-9a-f]{8}$/), label: z.string().max(200) }),
+        requester: z.object({
+          kind: z.enum(['token', 'browser']),
+          fingerprint: z.string().regex(/^[0-9a-f]{8}$/),
+          label: z.string().max(200),
+        }),
         maxPerDayWei: z.string().regex(/^[0-9]{1,78}$/),
         createdAt: z.iso.datetime(),
         spends: z.array(z.object({ at: z.iso.datetime(), wei: z.string().regex(/^[0-9]{1,78}$/) })).max(10_000),
@@ -32,7 +36,8 @@ export interface ValidatedSettings {
 export function validatePersistedSettings(raw: unknown): ValidatedSettings {
   const settings: Record<string, unknown> = {};
   const dropped: string[] = [];
-  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return { settings: {}, dropped: raw === undefined || raw === null ? [] : ['settings'] };
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw))
+    return { settings: {}, dropped: raw === undefined || raw === null ? [] : ['settings'] };
   const input = raw as Record<string, unknown>;
   for (const [name, schema] of Object.entries(fieldSchemas)) {
     if (name === 'policy' || !Object.hasOwn(input, name) || input[name] === undefined) continue;

@@ -72,7 +72,8 @@ interface Row {
   updated_at: string;
 }
 
-const COLS = 'hash, sender, nonce, tx_type, gas_price, max_priority_fee, status, data, replaces, replaced_by, attempt, kind, problem, to_addr, value, input, gas_limit, priced_by, created_at, updated_at';
+const COLS =
+  'hash, sender, nonce, tx_type, gas_price, max_priority_fee, status, data, replaces, replaced_by, attempt, kind, problem, to_addr, value, input, gas_limit, priced_by, created_at, updated_at';
 
 function toRecord(r: Row): TxRecord {
   const rec: TxRecord = {
@@ -118,7 +119,9 @@ export function createSqliteTxStore(db: Db): TxStore {
     byNonce: db.prepare(`SELECT ${COLS} FROM txs WHERE sender = ? AND nonce = ? ORDER BY attempt, id`),
     history: db.prepare('SELECT at, kind, summary, detail FROM tx_events WHERE hash = ? ORDER BY id'),
     liveNonces: db.prepare('SELECT DISTINCT nonce FROM txs WHERE sender = ?'),
-    noncesFrom: db.prepare('SELECT DISTINCT nonce FROM txs WHERE sender = ? AND nonce >= ? UNION SELECT MAX(nonce) FROM txs WHERE sender = ? ORDER BY 1'),
+    noncesFrom: db.prepare(
+      'SELECT DISTINCT nonce FROM txs WHERE sender = ? AND nonce >= ? UNION SELECT MAX(nonce) FROM txs WHERE sender = ? ORDER BY 1',
+    ),
     openNonces: db.prepare(
       "SELECT DISTINCT nonce FROM txs WHERE sender = ? AND nonce NOT IN (SELECT nonce FROM txs WHERE sender = ? AND status = 'confirmation') ORDER BY nonce",
     ),
@@ -170,7 +173,9 @@ export function createSqliteTxStore(db: Db): TxStore {
     byNonce: (from, nonce) => (q.byNonce.all(from.toLowerCase(), nonce) as Row[]).map(toRecord),
     liveNonces: (from) => (q.liveNonces.all(from.toLowerCase()) as { nonce: number }[]).map((r) => r.nonce),
     noncesFrom: (from, atLeast) =>
-      (q.noncesFrom.raw().all(from.toLowerCase(), atLeast, from.toLowerCase()) as [number | null][]).map(([n]) => n).filter((n): n is number => n !== null),
+      (q.noncesFrom.raw().all(from.toLowerCase(), atLeast, from.toLowerCase()) as [number | null][])
+        .map(([n]) => n)
+        .filter((n): n is number => n !== null),
     openNonces: (from) => (q.openNonces.all(from.toLowerCase(), from.toLowerCase()) as { nonce: number }[]).map((r) => r.nonce),
     skippedNonces: () => (q.skippedNonces.all() as { sender: string; nonce: number }[]).map((r) => ({ from: r.sender, nonce: r.nonce })),
     rawOf: (hash) => (q.raw.get(hash.toLowerCase()) as { raw: string } | undefined)?.raw ?? null,
@@ -217,7 +222,7 @@ export function createSqliteTxStore(db: Db): TxStore {
     linkReplacement: (prev, next, now) => void q.link.run(next.toLowerCase(), now, prev.toLowerCase()),
     markBroadcast: (hash, state) => void q.broadcast.run(state, hash.toLowerCase()),
     unreject: (hash) => void q.unreject.run(hash.toLowerCase()),
-    broadcastOf: (hash) => ((q.broadcastOf.get(hash.toLowerCase()) as { broadcast: BroadcastState } | undefined)?.broadcast ?? null),
+    broadcastOf: (hash) => (q.broadcastOf.get(hash.toLowerCase()) as { broadcast: BroadcastState } | undefined)?.broadcast ?? null,
     withProblems: () => (q.withProblems.all() as Row[]).map(toRecord),
     setProblem: (hash, problem, now) => void q.setProblem.run(problem ? JSON.stringify(problem) : null, now, hash.toLowerCase()),
     clearProblems: (from, nonce, now) => void q.clearProblems.run(now, from.toLowerCase(), nonce),

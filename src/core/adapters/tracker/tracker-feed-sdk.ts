@@ -42,7 +42,12 @@ export function createSdkTrackerFeed(o: SdkFeedOptions): TrackerFeed {
         else onError(e);
       });
       sub.on('message', (m: TrackerMessage) => {
-        const msg: FeedMessage = { id: m.id, type: m.data.type, result: m.data.result as unknown as Record<string, unknown>, ack: () => m.ack() };
+        const msg: FeedMessage = {
+          id: m.id,
+          type: m.data.type,
+          result: m.data.result as unknown as Record<string, unknown>,
+          ack: () => m.ack(),
+        };
         onMessage(msg).catch(onError);
       });
       // Start-up does not wait for a service that is down: the SDK keeps re-subscribing in the background.

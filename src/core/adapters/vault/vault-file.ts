@@ -31,7 +31,8 @@ const isPowerOfTwo = (n: number) => n > 1 && (n & (n - 1)) === 0;
 /** Null when a file's scrypt parameters may be used; else the reason. Pure. */
 export function kdfProblem(k: ScryptParams): string | null {
   const legacy = k.N === LEGACY_KDF.N && k.r === LEGACY_KDF.r && k.p === LEGACY_KDF.p;
-  if (!legacy && (!isPowerOfTwo(k.N) || k.N < KDF_BOUNDS.minN || k.N > KDF_BOUNDS.maxN)) return `scrypt N=${k.N} is not a power of two from 2^17 to 2^20`;
+  if (!legacy && (!isPowerOfTwo(k.N) || k.N < KDF_BOUNDS.minN || k.N > KDF_BOUNDS.maxN))
+    return `scrypt N=${k.N} is not a power of two from 2^17 to 2^20`;
   if (k.r < 1 || k.r > KDF_BOUNDS.maxR) return `scrypt r=${k.r} is outside 1..${KDF_BOUNDS.maxR}`;
   if (k.p < 1 || k.p > KDF_BOUNDS.maxP) return `scrypt p=${k.p} is outside 1..${KDF_BOUNDS.maxP}`;
   return null;
@@ -42,7 +43,13 @@ export const kdfIsWeak = (k: ScryptParams) => k.N < DEFAULT_KDF.N || k.r < DEFAU
 
 const fileSchema = z.object({
   version: z.literal(1),
-  kdf: z.object({ name: z.literal('scrypt'), N: z.number().int().safe(), r: z.number().int().safe(), p: z.number().int().safe(), salt: z.string().max(200) }),
+  kdf: z.object({
+    name: z.literal('scrypt'),
+    N: z.number().int().safe(),
+    r: z.number().int().safe(),
+    p: z.number().int().safe(),
+    salt: z.string().max(200),
+  }),
   cipher: z.literal('aes-256-gcm'),
   iv: z.string().max(100),
   tag: z.string().max(100),
@@ -50,10 +57,12 @@ const fileSchema = z.object({
 });
 
 export function createEncryptedFileVault(file: string, passphrase: string, kdf = DEFAULT_KDF): KeyVault {
-  if (passphrase.length < 8) throw new VaultError('weak-passphrase', 'TXDESK_KEY_PASSPHRASE must be at least 8 characters long; choose a longer passphrase.');
+  if (passphrase.length < 8)
+    throw new VaultError('weak-passphrase', 'TXDESK_KEY_PASSPHRASE must be at least 8 characters long; choose a longer passphrase.');
   const problem = kdfProblem(kdf);
   if (problem) throw new VaultError('unsafe-kdf', `The key file's scrypt parameters are out of bounds (${problem}).`);
-  const derive = (salt: Buffer, k: ScryptParams) => scrypt(passphrase, salt, 32, { N: k.N, r: k.r, p: k.p, maxmem: 128 * k.N * k.r + 16 * 1024 * 1024 });
+  const derive = (salt: Buffer, k: ScryptParams) =>
+    scrypt(passphrase, salt, 32, { N: k.N, r: k.r, p: k.p, maxmem: 128 * k.N * k.r + 16 * 1024 * 1024 });
   const vault: KeyVault = {
     storage: 'encrypted-file',
     async load() {
@@ -69,7 +78,11 @@ export function createEncryptedFileVault(file: string, passphrase: string, kdf =
       const f = parsed.data;
       // Checked before scrypt runs: N, r and p decide how much memory and time the derivation takes.
       const bad = kdfProblem(f.kdf);
-      if (bad) throw new VaultError('unsafe-kdf', `The key file ${file} asks for unsafe scrypt parameters (${bad}); remove it and import the key again.`);
+      if (bad)
+        throw new VaultError(
+          'unsafe-kdf',
+          `The key file ${file} asks for unsafe scrypt parameters (${bad}); remove it and import the key again.`,
+        );
       const key = await derive(Buffer.from(f.kdf.salt, 'base64'), f.kdf);
       let privateKey: string;
       try {
@@ -78,7 +91,10 @@ export function createEncryptedFileVault(file: string, passphrase: string, kdf =
         d.setAuthTag(Buffer.from(f.tag, 'base64'));
         privateKey = Buffer.concat([d.update(Buffer.from(f.ciphertext, 'base64')), d.final()]).toString('utf8');
       } catch {
-        throw new VaultError('wrong-passphrase', `The key file ${file} cannot be decrypted with TXDESK_KEY_PASSPHRASE; set the passphrase it was saved with.`);
+        throw new VaultError(
+          'wrong-passphrase',
+          `The key file ${file} cannot be decrypted with TXDESK_KEY_PASSPHRASE; set the passphrase it was saved with.`,
+        );
       }
       // Weaker than today's default (an older version wrote it): written again with the default now that it is open.
       if (kdfIsWeak(f.kdf) && !kdfIsWeak(kdf)) await vault.save(privateKey);

@@ -24,7 +24,13 @@ export async function readStoredKey(o: { dataDir?: string; scope?: KeyScope; env
   const dataDir = resolveDataDir(o.dataDir, o.env);
   const keychainAvailable = e.TXDESK_KEYCHAIN === 'off' ? async () => false : undefined;
   for (const scope of o.scope ? [o.scope] : (['configured', 'embedded'] as const)) {
-    const vault = await selectKeyVault({ dataDir, scope, passphrase: e.TXDESK_KEY_PASSPHRASE, log: o.log, ...(keychainAvailable ? { keychainAvailable } : {}) });
+    const vault = await selectKeyVault({
+      dataDir,
+      scope,
+      passphrase: e.TXDESK_KEY_PASSPHRASE,
+      log: o.log,
+      ...(keychainAvailable ? { keychainAvailable } : {}),
+    });
     // Memory holds nothing between runs: there is nothing to read back.
     if (!vault || vault.storage === 'memory') continue;
     const key = await vault.load();

@@ -32,7 +32,12 @@ export function ConfirmDialog({
         <button type="button" className="btn btn-secondary" onClick={onCancel} disabled={busy} autoFocus>
           Keep it as it is
         </button>
-        <button type="button" className={`btn ${tone === 'danger' ? 'btn-danger' : 'btn-primary'}`} onClick={onConfirm} disabled={busy || confirmDisabled}>
+        <button
+          type="button"
+          className={`btn ${tone === 'danger' ? 'btn-danger' : 'btn-primary'}`}
+          onClick={onConfirm}
+          disabled={busy || confirmDisabled}
+        >
           {busy ? <Spinner label="Working" /> : null}
           {confirmLabel}
         </button>

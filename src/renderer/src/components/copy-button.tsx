@@ -10,6 +10,7 @@ export function useCopy(value: string): { state: 'idle' | 'copied' | 'failed'; c
     return () => clearTimeout(t);
   }, [state]);
   // Another value is shown: the last one's "Copied" no longer describes it.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: `value` is the trigger, not an input: a new value resets the state.
   useEffect(() => setState('idle'), [value]);
   const copy = async () => {
     try {
@@ -22,7 +23,15 @@ export function useCopy(value: string): { state: 'idle' | 'copied' | 'failed'; c
   return { state, copy };
 }
 
-export function CopyButton({ value, label, tabbable = true }: { value: string; /** What is copied, e.g. "transaction hash". */ label: string; tabbable?: boolean }) {
+export function CopyButton({
+  value,
+  label,
+  tabbable = true,
+}: {
+  value: string /** What is copied, e.g. "transaction hash". */;
+  label: string;
+  tabbable?: boolean;
+}) {
   const { state, copy } = useCopy(value);
   return (
     <button
@@ -44,7 +53,12 @@ export function CopyButton({ value, label, tabbable = true }: { value: string; /
       ) : (
         <svg width="13" height="13" viewBox="0 0 16 16" aria-hidden="true">
           <rect x="5.5" y="5.5" width="8" height="8" rx="1.5" fill="none" stroke="currentColor" strokeWidth="1.5" />
-          <path d="M10.5 3.5v-.5a1.5 1.5 0 0 0-1.5-1.5H4A1.5 1.5 0 0 0 2.5 3v5A1.5 1.5 0 0 0 4 9.5h.5" fill="none" stroke="currentColor" strokeWidth="1.5" />
+          <path
+            d="M10.5 3.5v-.5a1.5 1.5 0 0 0-1.5-1.5H4A1.5 1.5 0 0 0 2.5 3v5A1.5 1.5 0 0 0 4 9.5h.5"
+            fill="none"
+            stroke="currentColor"
+            strokeWidth="1.5"
+          />
         </svg>
       )}
       <span className="sr-only" role="status">

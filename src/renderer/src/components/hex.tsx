@@ -39,7 +39,14 @@ export function Hex({
       {text}
       {copy ? <CopyButton value={value} label={copy} tabbable={copyTabbable} /> : null}
       {link ? (
-        <a className="explorer-link" href={link} target="_blank" rel="noreferrer noopener" aria-label={`Open ${value} in the block explorer`} title="Open in the block explorer">
+        <a
+          className="explorer-link"
+          href={link}
+          target="_blank"
+          rel="noreferrer noopener"
+          aria-label={`Open ${value} in the block explorer`}
+          title="Open in the block explorer"
+        >
           ↗
         </a>
       ) : null}

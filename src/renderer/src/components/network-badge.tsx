@@ -130,7 +130,9 @@ export function NetworkBadge() {
           ) : (
             <Spinner label="Listing networks" />
           )}
-          <p className="hint">Each network keeps its own transactions, and each dev chain its own congestion; open nonces on the one you leave still settle.</p>
+          <p className="hint">
+            Each network keeps its own transactions, and each dev chain its own congestion; open nonces on the one you leave still settle.
+          </p>
           <button type="button" className="link-btn" onClick={toSettings}>
             Settings › Networks
           </button>

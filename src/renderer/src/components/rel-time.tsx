@@ -21,7 +21,17 @@ function useNow(): number {
   return now;
 }
 
-export function RelTime({ iso, prefix = '', suffix = ' ago', className = '' }: { iso: string; prefix?: string; suffix?: string; className?: string }) {
+export function RelTime({
+  iso,
+  prefix = '',
+  suffix = ' ago',
+  className = '',
+}: {
+  iso: string;
+  prefix?: string;
+  suffix?: string;
+  className?: string;
+}) {
   const now = useNow();
   const full = formatFullDate(iso);
   return (

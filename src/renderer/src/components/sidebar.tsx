@@ -43,7 +43,10 @@ function LiveStatus() {
   const link = (name: string, l: LinkStatus | undefined) =>
     l ? (
       <li className="live-row" data-link={name.toLowerCase()} data-state={l.state} title={l.reason ?? undefined}>
-        <span className={`dot dot-${l.state === 'connected' ? 'success' : l.state === 'connecting' ? 'warning' : 'danger'}`} aria-hidden="true" />
+        <span
+          className={`dot dot-${l.state === 'connected' ? 'success' : l.state === 'connecting' ? 'warning' : 'danger'}`}
+          aria-hidden="true"
+        />
         <span>
           {name} {linkWord[l.state]}
           {l.state !== 'connected' ? (

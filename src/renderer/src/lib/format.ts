@@ -94,7 +94,11 @@ export function formatTime(iso: string): string {
 export function formatOffset(fromIso: string, toIso: string): string {
   const ms = new Date(toIso).getTime() - new Date(fromIso).getTime();
   if (!Number.isFinite(ms)) return '';
-  return ms < 1000 ? `+${ms} ms` : ms < 60_000 ? `+${(ms / 1000).toFixed(1)} s` : `+${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
+  return ms < 1000
+    ? `+${ms} ms`
+    : ms < 60_000
+      ? `+${(ms / 1000).toFixed(1)} s`
+      : `+${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
 }
 
 /** Every fee the app shows, one way, the way the core's sentences write it (shared/fee-words.ts): "1.8 gwei", "7 wei". */
@@ -125,5 +129,15 @@ export function formatAge(iso: string, nowMs: number): string {
 export function formatFullDate(iso: string, timeZone?: string): string {
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return '—';
-  return d.toLocaleString('en-GB', { day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit', hour12: false, timeZoneName: 'short', ...(timeZone ? { timeZone } : {}) });
+  return d.toLocaleString('en-GB', {
+    day: 'numeric',
+    month: 'short',
+    year: 'numeric',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+    hour12: false,
+    timeZoneName: 'short',
+    ...(timeZone ? { timeZone } : {}),
+  });
 }

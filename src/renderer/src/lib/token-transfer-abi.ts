@@ -37,5 +37,13 @@ export function encodeErc721SafeTransferFrom(from: string, to: string, tokenId: 
 export function encodeErc1155SafeTransferFrom(from: string, to: string, id: string | bigint, amount: string | bigint, data = '0x'): string {
   // Five head words; the `bytes` argument's head is the offset of its tail from the start of the arguments.
   const tailOffset = 5n * 32n;
-  return ERC1155_SAFE_TRANSFER_FROM + addressWord(from) + addressWord(to) + uintWord(id) + uintWord(amount) + uintWord(tailOffset) + bytesTail(data);
+  return (
+    ERC1155_SAFE_TRANSFER_FROM +
+    addressWord(from) +
+    addressWord(to) +
+    uintWord(id) +
+    uintWord(amount) +
+    uintWord(tailOffset) +
+    bytesTail(data)
+  );
 }

@@ -40,7 +40,8 @@ export function connectRouter(store: AppStore, win: Window = window): () => void
         return;
       }
       if (r.tx !== store.getState().selectedHash) store.getState().selectTransaction(r.tx);
-      if (r.view === 'tokens' && JSON.stringify(r.tokens) !== JSON.stringify(store.getState().tokenControls)) void store.getState().setTokenControls(r.tokens);
+      if (r.view === 'tokens' && JSON.stringify(r.tokens) !== JSON.stringify(store.getState().tokenControls))
+        void store.getState().setTokenControls(r.tokens);
     } finally {
       applying = false;
     }

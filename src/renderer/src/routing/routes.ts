@@ -28,7 +28,10 @@ export function parseRoute(hash: string): Route {
   if (view === 'tokens') {
     const owner = q.get('owner') ?? '';
     if (isAddressInput(owner)) tokens.owner = owner.toLowerCase();
-    const contracts = (q.get('contracts') ?? '').split(',').filter(isAddressInput).map((c) => c.toLowerCase());
+    const contracts = (q.get('contracts') ?? '')
+      .split(',')
+      .filter(isAddressInput)
+      .map((c) => c.toLowerCase());
     tokens.contracts = [...new Set(contracts)].slice(0, 50);
     const order = q.get('order');
     if (order && (orders as readonly string[]).includes(order)) tokens.orderBy = order as OrderBy;

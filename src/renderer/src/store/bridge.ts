@@ -15,7 +15,12 @@ export const POLL_MS = 3_000;
 /** How soon after a `pending` the history of a nonce is read, for a core that does not set `problem` itself. */
 const HISTORY_AFTER_MS = 800;
 
-export function connectBridge(store: AppStore, api: DesktopApi, stream: StreamWatch | null = null, opts: { pollMs?: number } = {}): () => void {
+export function connectBridge(
+  store: AppStore,
+  api: DesktopApi,
+  stream: StreamWatch | null = null,
+  opts: { pollMs?: number } = {},
+): () => void {
   let balanceTimer: ReturnType<typeof setTimeout> | null = null;
   const historyTimers = new Map<string, ReturnType<typeof setTimeout>>();
 

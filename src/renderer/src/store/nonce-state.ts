@@ -41,7 +41,7 @@ export const reasonWords: Record<NeedsYouReason, string> = {
 
 /** The one action that fixes a nonce that needs you. */
 export type FixAction =
-  | { kind: 'raise-cap'; /** The fee a replacement needs now, decimal wei, when the core said so. */ neededWei: string | null }
+  | { kind: 'raise-cap' /** The fee a replacement needs now, decimal wei, when the core said so. */; neededWei: string | null }
   | { kind: 'raise-limit' }
   | { kind: 'top-up' }
   | { kind: 'speed-up' }
@@ -78,7 +78,14 @@ const skipReasons: Record<string, NonceProblemReason> = { cap: 'fee-cap', 'max-r
 export function problemFromHistory(history: readonly TxEvent[]): NonceProblem | null {
   for (let i = history.length - 1; i >= 0; i--) {
     const e = history[i]!;
-    if (e.kind === 'replacement-sent' || e.kind === 'receipt' || e.kind === 'confirmation' || e.kind === 'broadcast' || e.kind === 'rebroadcast') return null;
+    if (
+      e.kind === 'replacement-sent' ||
+      e.kind === 'receipt' ||
+      e.kind === 'confirmation' ||
+      e.kind === 'broadcast' ||
+      e.kind === 'rebroadcast'
+    )
+      return null;
     if (e.kind === 'replacement-skipped') {
       const reason = skipReasons[String(e.detail.reason)];
       if (!reason) return null;
@@ -138,7 +145,12 @@ export function nonceState(attempts: readonly TxRecord[], newestHistory?: readon
   let winner: TxRecord | undefined;
   for (const a of attempts) {
     if (a.status === undefined || !MINED.has(a.status)) continue;
-    if (!winner || (a.status === 'confirmation') > (winner.status === 'confirmation') || (a.status === winner.status && a.attempt > winner.attempt)) winner = a;
+    if (
+      !winner ||
+      (a.status === 'confirmation') > (winner.status === 'confirmation') ||
+      (a.status === winner.status && a.attempt > winner.attempt)
+    )
+      winner = a;
   }
   if (winner) {
     const name: NonceStateName = winner.kind === 'cancel' ? 'cancelled' : winner.status === 'confirmation' ? 'confirmed' : 'mined';
@@ -146,15 +158,18 @@ export function nonceState(attempts: readonly TxRecord[], newestHistory?: readon
   }
   const newest = newestOf(attempts);
   // Every attempt replaced and none of ours mined: the nonce went to a transaction sent elsewhere.
-  if (attempts.every((a) => a.status === 'replaced')) return { name: 'replaced', problem: null, reason: null, fix: null, lead: newest, open: false };
+  if (attempts.every((a) => a.status === 'replaced'))
+    return { name: 'replaced', problem: null, reason: null, fix: null, lead: newest, open: false };
   const problem = newest.problem !== undefined ? newest.problem : newestHistory ? problemFromHistory(newestHistory) : null;
   const reason = problem ? needsYou[problem.reason] : null;
-  if (problem && reason) return { name: 'needs-you', problem, reason, fix: fixFor(reason, problem, newestHistory), lead: newest, open: true };
+  if (problem && reason)
+    return { name: 'needs-you', problem, reason, fix: fixFor(reason, problem, newestHistory), lead: newest, open: true };
   let name: NonceStateName;
   if (newest.status === 'pending' || problem) name = 'stuck-replacing';
   else if (newest.kind === 'cancel') name = 'waiting';
   else if (newest.attempt > 0 && newest.status === undefined) name = 'stuck-replacing';
-  else if (newestHistory && !newestHistory.some((e) => e.kind === 'broadcast' || e.kind === 'rebroadcast' || e.kind === 'broadcast-failed')) name = 'sending';
+  else if (newestHistory && !newestHistory.some((e) => e.kind === 'broadcast' || e.kind === 'rebroadcast' || e.kind === 'broadcast-failed'))
+    name = 'sending';
   else name = 'waiting';
   return { name, problem, reason: null, fix: null, lead: newest, open: true };
 }

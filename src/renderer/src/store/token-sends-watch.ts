@@ -18,7 +18,11 @@ function shownListing(s: AppState): ListingView | null {
   return owner ? { owner, tokens: s.tokenPage.data, covers: pageCovers(s.tokenPage.pagination, s.tokenPageControls.contracts) } : null;
 }
 
-export function watchTokenSends(store: AppStore, api: DesktopApi, opts: { firstChecksMs?: number; laterChecksMs?: number } = {}): () => void {
+export function watchTokenSends(
+  store: AppStore,
+  api: DesktopApi,
+  opts: { firstChecksMs?: number; laterChecksMs?: number } = {},
+): () => void {
   const timers = new Map<string, ReturnType<typeof setTimeout>>();
   const attempts = new Map<string, number>();
 
@@ -27,13 +31,22 @@ export function watchTokenSends(store: AppStore, api: DesktopApi, opts: { firstC
     if (timers.has(key)) return;
     const n = attempts.get(key) ?? 0;
     const wait = n < FIRST_CHECKS ? (opts.firstChecksMs ?? FIRST_CHECKS_MS) : (opts.laterChecksMs ?? LATER_CHECKS_MS);
-    timers.set(key, setTimeout(() => void check(key, send), wait));
+    timers.set(
+      key,
+      setTimeout(() => void check(key, send), wait),
+    );
   };
 
   async function check(key: string, send: TokenSend) {
     attempts.set(key, (attempts.get(key) ?? 0) + 1);
     try {
-      const page = await api.listTokens(send.owner, { page: 0, size: 200, order_by: 'token_id', order_direction: 'asc', contractAddresses: [send.contract] });
+      const page = await api.listTokens(send.owner, {
+        page: 0,
+        size: 200,
+        order_by: 'token_id',
+        order_direction: 'asc',
+        contractAddresses: [send.contract],
+      });
       store.getState().settleTokenSends({ owner: send.owner, tokens: page.data, covers: pageCovers(page.pagination, [send.contract]) });
     } catch {
       // the listing is unreachable for now: the next check asks again

@@ -64,7 +64,11 @@ export function listingShowsMoved(send: TokenSend, listing: ListingView): boolea
 }
 
 /** The sends still under way after what the transactions and (when given) a listing say; the same object when none ended. */
-export function settleTokenSends(sends: TokenSends, txs: TxMap, listing: ListingView | null): { sends: TokenSends; ended: { send: TokenSend; outcome: SendOutcome }[] } {
+export function settleTokenSends(
+  sends: TokenSends,
+  txs: TxMap,
+  listing: ListingView | null,
+): { sends: TokenSends; ended: { send: TokenSend; outcome: SendOutcome }[] } {
   const ended: { send: TokenSend; outcome: SendOutcome }[] = [];
   for (const send of Object.values(sends)) {
     const outcome = (listing && listingShowsMoved(send, listing) ? 'moved' : null) ?? endedWithoutMoving(send, txs);
@@ -85,7 +89,8 @@ export function awaitingListing(sends: TokenSends, txs: TxMap): TokenSend[] {
 
 /** A page of the listing covers a contract whole when it is the only page and its filter keeps that contract. */
 export function pageCovers(pagination: { prevUrl: string; nextUrl: string }, contracts: readonly string[]) {
-  return (contract: string) => !pagination.prevUrl && !pagination.nextUrl && (contracts.length === 0 || contracts.includes(contract.toLowerCase()));
+  return (contract: string) =>
+    !pagination.prevUrl && !pagination.nextUrl && (contracts.length === 0 || contracts.includes(contract.toLowerCase()));
 }
 
 /** The sentence a notice says when a send ends. */

@@ -19,7 +19,11 @@ export function fieldIssuesOf(value: unknown): FieldIssue[] | undefined {
   if (!Array.isArray(value)) return undefined;
   const issues = value.filter(
     (i): i is FieldIssue =>
-      !!i && typeof i === 'object' && typeof i.path === 'string' && typeof i.sentence === 'string' && (i.problem === undefined || typeof i.problem === 'string'),
+      !!i &&
+      typeof i === 'object' &&
+      typeof i.path === 'string' &&
+      typeof i.sentence === 'string' &&
+      (i.problem === undefined || typeof i.problem === 'string'),
   );
   return issues.map(({ path, problem, sentence }) => (problem === undefined ? { path, sentence } : { path, problem, sentence }));
 }

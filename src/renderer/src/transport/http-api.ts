@@ -88,7 +88,8 @@ export function createHttpApi(options: HttpApiOptions): HttpBridge {
         method,
         // The session cookie of the login link authorizes writes; it goes to our own origin only.
         credentials: 'same-origin',
-        headers: payload === undefined ? { accept: 'application/json' } : { accept: 'application/json', 'content-type': 'application/json' },
+        headers:
+          payload === undefined ? { accept: 'application/json' } : { accept: 'application/json', 'content-type': 'application/json' },
         body: payload === undefined ? undefined : JSON.stringify(payload),
       });
     } catch {
@@ -109,7 +110,8 @@ export function createHttpApi(options: HttpApiOptions): HttpBridge {
         options.onUnauthorized?.();
       }
       const err = (body as { error?: { code?: unknown; message?: unknown; fields?: unknown } } | null)?.error;
-      if (err && typeof err.code === 'string' && typeof err.message === 'string') throw new ApiError(err.code as ApiError['code'], err.message, fieldIssuesOf(err.fields));
+      if (err && typeof err.code === 'string' && typeof err.message === 'string')
+        throw new ApiError(err.code as ApiError['code'], err.message, fieldIssuesOf(err.fields));
       throw new ApiError('INTERNAL', `The app server answered ${res.status}; try again.`);
     }
     return body as T;

@@ -42,7 +42,8 @@ export async function openPostgresAccountsStore(pool: PgPool): Promise<AccountsS
     byEmail: (email) => one(`SELECT ${COLUMNS} FROM accounts_users WHERE email = $1`, [email]),
     byId: (id) => one(`SELECT ${COLUMNS} FROM accounts_users WHERE id = $1`, [id]),
     hasClientId: async (clientId) => (await pool.query('SELECT 1 FROM accounts_users WHERE client_id = $1', [clientId])).rowCount! > 0,
-    allClientIds: async () => (await pool.query<{ client_id: string }>('SELECT client_id FROM accounts_users')).rows.map((r) => r.client_id),
+    allClientIds: async () =>
+      (await pool.query<{ client_id: string }>('SELECT client_id FROM accounts_users')).rows.map((r) => r.client_id),
     insert: (user, nowMs) =>
       inTransaction(pool, async (c) => {
         const r = await c.query(
@@ -54,12 +55,19 @@ export async function openPostgresAccountsStore(pool: PgPool): Promise<AccountsS
         return r.rowCount === 1;
       }),
     setPassword: async (id, hash, revoke) => {
-      await pool.query('UPDATE accounts_users SET password_hash = $1, token_generation = token_generation + $2 WHERE id = $3', [hash, revoke ? 1 : 0, id]);
+      await pool.query('UPDATE accounts_users SET password_hash = $1, token_generation = token_generation + $2 WHERE id = $3', [
+        hash,
+        revoke ? 1 : 0,
+        id,
+      ]);
     },
     async tokenSecret() {
       if (!secret) {
         // Two instances starting at once both try; the first insert wins and both read that one.
-        await pool.query('INSERT INTO accounts_secrets (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING', [SECRET_NAME, randomBytes(32)]);
+        await pool.query('INSERT INTO accounts_secrets (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING', [
+          SECRET_NAME,
+          randomBytes(32),
+        ]);
         secret = (await pool.query<{ value: Buffer }>('SELECT value FROM accounts_secrets WHERE name = $1', [SECRET_NAME])).rows[0]!.value;
       }
       return secret;
@@ -68,13 +76,22 @@ export async function openPostgresAccountsStore(pool: PgPool): Promise<AccountsS
     revoke: (tokenId, userId, expiresAt, nowSeconds) =>
       inTransaction(pool, async (c) => {
         await c.query('DELETE FROM accounts_revoked_tokens WHERE expires_at <= $1', [nowSeconds]);
-        await c.query('INSERT INTO accounts_revoked_tokens (token_id, user_id, expires_at) VALUES ($1, $2, $3) ON CONFLICT (token_id) DO NOTHING', [tokenId, userId, expiresAt]);
+        await c.query(
+          'INSERT INTO accounts_revoked_tokens (token_id, user_id, expires_at) VALUES ($1, $2, $3) ON CONFLICT (token_id) DO NOTHING',
+          [tokenId, userId, expiresAt],
+        );
       }),
-    byApiSecretHash: (hash) => one(`SELECT ${COLUMNS} FROM accounts_users WHERE id = (SELECT user_id FROM accounts_api_secrets WHERE secret_hash = $1)`, [hash]),
-    apiSecretCreatedAt: async (userId) => (await pool.query<{ created_at: number }>('SELECT created_at FROM accounts_api_secrets WHERE user_id = $1', [userId])).rows[0]?.created_at,
+    byApiSecretHash: (hash) =>
+      one(`SELECT ${COLUMNS} FROM accounts_users WHERE id = (SELECT user_id FROM accounts_api_secrets WHERE secret_hash = $1)`, [hash]),
+    apiSecretCreatedAt: async (userId) =>
+      (await pool.query<{ created_at: number }>('SELECT created_at FROM accounts_api_secrets WHERE user_id = $1', [userId])).rows[0]
+        ?.created_at,
     putApiSecret: async (userId, hash, nowMs, replace) => {
       const onConflict = replace ? 'DO UPDATE SET secret_hash = excluded.secret_hash, created_at = excluded.created_at' : 'DO NOTHING';
-      const r = await pool.query(`INSERT INTO accounts_api_secrets (user_id, secret_hash, created_at) VALUES ($1, $2, $3) ON CONFLICT (user_id) ${onConflict}`, [userId, hash, nowMs]);
+      const r = await pool.query(
+        `INSERT INTO accounts_api_secrets (user_id, secret_hash, created_at) VALUES ($1, $2, $3) ON CONFLICT (user_id) ${onConflict}`,
+        [userId, hash, nowMs],
+      );
       return r.rowCount === 1;
     },
     deleteApiSecret: async (userId) => (await pool.query('DELETE FROM accounts_api_secrets WHERE user_id = $1', [userId])).rowCount === 1,

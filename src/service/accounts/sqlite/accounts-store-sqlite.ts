@@ -60,9 +60,13 @@ export function openSqliteAccountsStore(db: Db): AccountsStore {
     pruneRevoked.run(nowSeconds);
     insertRevoked.run(tokenId, userId, expiresAt);
   });
-  const byApiSecretHash = db.prepare(`SELECT ${COLUMNS} FROM accounts_users WHERE id = (SELECT user_id FROM accounts_api_secrets WHERE secret_hash = ?)`);
+  const byApiSecretHash = db.prepare(
+    `SELECT ${COLUMNS} FROM accounts_users WHERE id = (SELECT user_id FROM accounts_api_secrets WHERE secret_hash = ?)`,
+  );
   const apiSecretCreatedAt = db.prepare('SELECT created_at FROM accounts_api_secrets WHERE user_id = ?').pluck();
-  const addApiSecret = db.prepare('INSERT INTO accounts_api_secrets (user_id, secret_hash, created_at) VALUES (?, ?, ?) ON CONFLICT(user_id) DO NOTHING');
+  const addApiSecret = db.prepare(
+    'INSERT INTO accounts_api_secrets (user_id, secret_hash, created_at) VALUES (?, ?, ?) ON CONFLICT(user_id) DO NOTHING',
+  );
   const replaceApiSecret = db.prepare(
     `INSERT INTO accounts_api_secrets (user_id, secret_hash, created_at) VALUES (?, ?, ?)
      ON CONFLICT(user_id) DO UPDATE SET secret_hash = excluded.secret_hash, created_at = excluded.created_at`,
@@ -88,7 +92,8 @@ export function openSqliteAccountsStore(db: Db): AccountsStore {
     revoke: async (tokenId, userId, expiresAt, nowSeconds) => void revoke(tokenId, userId, expiresAt, nowSeconds),
     byApiSecretHash: async (hash) => byApiSecretHash.get(hash) as UserRow | undefined,
     apiSecretCreatedAt: async (userId) => apiSecretCreatedAt.get(userId) as number | undefined,
-    putApiSecret: async (userId, hash, nowMs, replace) => (replace ? replaceApiSecret : addApiSecret).run(userId, hash, nowMs).changes === 1,
+    putApiSecret: async (userId, hash, nowMs, replace) =>
+      (replace ? replaceApiSecret : addApiSecret).run(userId, hash, nowMs).changes === 1,
     deleteApiSecret: async (userId) => deleteApiSecret.run(userId).changes === 1,
   };
 }

@@ -16,8 +16,14 @@ import {
   type MovesSpan,
 } from '../indexer-moves.js';
 
-const SQL = Object.fromEntries(Object.entries(MOVES_SQL).map(([k, v]) => [k, numberedPlaceholders(v)])) as Record<keyof typeof MOVES_SQL, string>;
-const SIDES = [{ name: 'from', sql: ownersMovesPg('from_id') }, { name: 'to', sql: ownersMovesPg('to_id') }];
+const SQL = Object.fromEntries(Object.entries(MOVES_SQL).map(([k, v]) => [k, numberedPlaceholders(v)])) as Record<
+  keyof typeof MOVES_SQL,
+  string
+>;
+const SIDES = [
+  { name: 'from', sql: ownersMovesPg('from_id') },
+  { name: 'to', sql: ownersMovesPg('to_id') },
+];
 /** No limit: PostgreSQL's LIMIT NULL. */
 const ALL = null;
 
@@ -30,12 +36,15 @@ export function openPostgresIndexMoves(pool: PgPool): IndexMovesReads {
         const tipText = (await one<{ value: string }>(SQL.tip))?.value;
         if (tipText === undefined) return { tip: null, fromHash: null, to: from, toHash: null, moves: [] };
         const tip = Number(tipText);
-        const hashOf = async (block: number) => (block > tip ? null : ((await one<{ hash: string }>(SQL.blockHash, [block]))?.hash ?? null));
+        const hashOf = async (block: number) =>
+          block > tip ? null : ((await one<{ hash: string }>(SQL.blockHash, [block]))?.hash ?? null);
         const fromHash = await hashOf(from);
         const ends = stepEnds(tip, from, step);
         if (!ends) return { tip, fromHash, to: from, toHash: fromHash, moves: [] };
         const stored = await one<{ number: string; hash: string }>(SQL.firstStored, [ends.target, ends.upTo]);
-        const ids = (await c.query<{ id: string }>('SELECT id FROM idx_accounts WHERE address = ANY($1::text[])', [[...addresses]])).rows.map((r) => r.id);
+        const ids = (
+          await c.query<{ id: string }>('SELECT id FROM idx_accounts WHERE address = ANY($1::text[])', [[...addresses]])
+        ).rows.map((r) => r.id);
         // One list per owner and side, as SQLite reads them one by one.
         const listsUpTo = async (to: number, n: number | null) => {
           const lists = new Map<string, IndexedMove[]>();

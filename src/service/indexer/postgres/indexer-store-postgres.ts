@@ -6,7 +6,14 @@
 import { randomUUID } from 'node:crypto';
 import { LOCK_CLASS, LOCKS } from '../../db/pg-locks.js';
 import { inTransaction, type PgClient, type PgPool } from '../../db/pg-pool.js';
-import { addressBytes, tokenKeys, type ContractRow, type PostgresListingWriter, type PreparedWrite, type WriteIntent } from '../../listing/listing-writer.js';
+import {
+  addressBytes,
+  tokenKeys,
+  type ContractRow,
+  type PostgresListingWriter,
+  type PreparedWrite,
+  type WriteIntent,
+} from '../../listing/listing-writer.js';
 import { applyBatchTo, applyUris, METADATA_UPDATE_CAP, metadataBounds, metadataTargets, type BatchSink } from '../indexer-apply.js';
 import type { MetadataUpdate, Truncation } from '../indexer-events.js';
 import { ROLLBACK_SQL, rollbackWith, type HistoryRow, type RollbackPlan } from '../indexer-reorg.js';
@@ -46,7 +53,11 @@ function collectingSink(): { sink: BatchSink; collected: Collected } {
 
 async function writeCollected(c: PgClient, x: Collected): Promise<void> {
   if (x.dropAbove !== null) {
-    for (const sql of ['DELETE FROM idx_transfers WHERE block > $1', 'DELETE FROM idx_truncated WHERE block > $1', 'DELETE FROM idx_blocks WHERE number > $1']) {
+    for (const sql of [
+      'DELETE FROM idx_transfers WHERE block > $1',
+      'DELETE FROM idx_truncated WHERE block > $1',
+      'DELETE FROM idx_blocks WHERE number > $1',
+    ]) {
       await c.query(sql, [x.dropAbove]);
     }
   }
@@ -64,7 +75,9 @@ async function writeCollected(c: PgClient, x: Collected): Promise<void> {
     );
   }
   if (x.tip !== null) {
-    await c.query("INSERT INTO idx_state (key, value) VALUES ('tip', $1) ON CONFLICT (key) DO UPDATE SET value = excluded.value", [String(x.tip)]);
+    await c.query("INSERT INTO idx_state (key, value) VALUES ('tip', $1) ON CONFLICT (key) DO UPDATE SET value = excluded.value", [
+      String(x.tip),
+    ]);
   }
   if (x.bump) await bumpGenerationPg(c);
 }
@@ -77,7 +90,9 @@ class StaleTip extends Error {
 }
 
 export async function bumpGenerationPg(c: PgClient): Promise<void> {
-  await c.query("INSERT INTO idx_state (key, value) VALUES ('gen', '1') ON CONFLICT (key) DO UPDATE SET value = (idx_state.value::bigint + 1)::text");
+  await c.query(
+    "INSERT INTO idx_state (key, value) VALUES ('gen', '1') ON CONFLICT (key) DO UPDATE SET value = (idx_state.value::bigint + 1)::text",
+  );
 }
 
 async function readTip(c: PgClient | PgPool): Promise<number | null> {
@@ -91,7 +106,12 @@ export async function readRollbackPlanPg(pool: PgPool, ancestor: number): Promis
     pool.query<{ contract_id: number; k_id: Buffer; standard: string }>(numbered(ROLLBACK_SQL.affected), [ancestor]),
     pool.query<{ contract_id: number; minted: string; burned: string }>(numbered(ROLLBACK_SQL.counts), [ancestor]),
   ]);
-  const plan: RollbackPlan = { ancestor, counts: counts.rows.map((c) => ({ contract_id: c.contract_id, minted: Number(c.minted), burned: Number(c.burned) })), tokens: [], ids: [] };
+  const plan: RollbackPlan = {
+    ancestor,
+    counts: counts.rows.map((c) => ({ contract_id: c.contract_id, minted: Number(c.minted), burned: Number(c.burned) })),
+    tokens: [],
+    ids: [],
+  };
   const erc721 = affected.rows.filter((a) => a.standard !== 'ERC1155');
   const erc1155 = affected.rows.filter((a) => a.standard === 'ERC1155');
   const keys = (rows: typeof erc721) => [rows.map((a) => a.contract_id), rows.map((a) => a.k_id), ancestor];
@@ -111,7 +131,14 @@ export async function readRollbackPlanPg(pool: PgPool, ancestor: number): Promis
       keys(erc1155),
     ),
   ]);
-  const row = (r: Keyed): HistoryRow => ({ block: r.block, log_index: r.log_index, sub: r.sub, from_id: r.from_id, to_id: r.to_id, amount: r.amount });
+  const row = (r: Keyed): HistoryRow => ({
+    block: r.block,
+    log_index: r.log_index,
+    sub: r.sub,
+    from_id: r.from_id,
+    to_id: r.to_id,
+    amount: r.amount,
+  });
   for (const r of last.rows) plan.tokens.push({ contract_id: r.c, k_id: r.k, prev: r.block === null ? null : row(r) });
   const byId = new Map<string, HistoryRow[]>();
   for (const r of history.rows) {
@@ -120,7 +147,8 @@ export async function readRollbackPlanPg(pool: PgPool, ancestor: number): Promis
     if (!list) byId.set(key, (list = []));
     list.push(row(r));
   }
-  for (const a of erc1155) plan.ids.push({ contract_id: a.contract_id, k_id: a.k_id, history: byId.get(`${a.contract_id}:${a.k_id.toString('hex')}`) ?? [] });
+  for (const a of erc1155)
+    plan.ids.push({ contract_id: a.contract_id, k_id: a.k_id, history: byId.get(`${a.contract_id}:${a.k_id.toString('hex')}`) ?? [] });
   return plan;
 }
 
@@ -133,7 +161,11 @@ const rollbackIntent = (plan: RollbackPlan): WriteIntent => ({
   undo: {
     contractIds: plan.counts.map((c) => c.contract_id),
     tokens: plan.tokens.map((t) => ({ contractId: t.contract_id, kId: t.k_id, owner: t.prev?.to_id ?? null })),
-    ids: plan.ids.map((i) => ({ contractId: i.contract_id, kId: i.k_id, receivers: i.history.flatMap((h) => (h.to_id === null ? [] : [h.to_id])) })),
+    ids: plan.ids.map((i) => ({
+      contractId: i.contract_id,
+      kId: i.k_id,
+      receivers: i.history.flatMap((h) => (h.to_id === null ? [] : [h.to_id])),
+    })),
   },
 });
 
@@ -173,7 +205,10 @@ export async function openPostgresIndexStore(pool: PgPool, listing: PostgresList
         }
         await w.commit(c);
         await writeCollected(c, collected);
-        await c.query("INSERT INTO idx_state (key, value) VALUES ('last_write', $1) ON CONFLICT (key) DO UPDATE SET value = excluded.value", [mark]);
+        await c.query(
+          "INSERT INTO idx_state (key, value) VALUES ('last_write', $1) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+          [mark],
+        );
       });
     } catch (e) {
       if (e instanceof StaleTip || !(await landed(mark))) throw e;
@@ -199,7 +234,10 @@ export async function openPostgresIndexStore(pool: PgPool, listing: PostgresList
       async preload(moves) {
         const addresses = [...new Set(moves.map((m) => m.contract))].filter((a) => !contracts.has(a));
         if (addresses.length > 0) {
-          const r = await pool.query<ContractRow>('SELECT id, address, addr, has_uri, total_supply, standard FROM idx_contracts WHERE address = ANY($1::text[])', [addresses]);
+          const r = await pool.query<ContractRow>(
+            'SELECT id, address, addr, has_uri, total_supply, standard FROM idx_contracts WHERE address = ANY($1::text[])',
+            [addresses],
+          );
           for (const c of r.rows) contracts.set(c.address, c);
         }
         const mints = moves.filter((m) => m.amount !== null && contracts.has(m.contract));
@@ -219,13 +257,21 @@ export async function openPostgresIndexStore(pool: PgPool, listing: PostgresList
       return r.rows[0]?.hash ?? null;
     },
     async checkpointsBelow(below, limit) {
-      const r = await pool.query<{ number: number; hash: string }>('SELECT number, hash FROM idx_blocks WHERE number <= $1 ORDER BY number DESC LIMIT $2', [below, limit]);
+      const r = await pool.query<{ number: number; hash: string }>(
+        'SELECT number, hash FROM idx_blocks WHERE number <= $1 ORDER BY number DESC LIMIT $2',
+        [below, limit],
+      );
       return r.rows;
     },
     apply: (batch, tip) =>
       serial(() => {
         const contracts = [...batch.newContracts.keys(), ...batch.supplies.keys()];
-        const intent = { contracts, moves: batch.logs, idUris: batch.uriEvents ?? [], idRanges: metadataRanges(batch.metadataUpdates ?? []) };
+        const intent = {
+          contracts,
+          moves: batch.logs,
+          idUris: batch.uriEvents ?? [],
+          idRanges: metadataRanges(batch.metadataUpdates ?? []),
+        };
         return write(intent, tip, (w, sink) => applyBatchTo(sink, w, batch));
       }),
     rollback: (ancestor, tip) =>

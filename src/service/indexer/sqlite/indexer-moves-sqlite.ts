@@ -2,13 +2,26 @@
 // writer commits between statements otherwise.
 import type { Statement } from 'better-sqlite3';
 import type { Db } from '../../../lib/sqlite.js';
-import { MOVES_PER_STEP, MOVES_SQL, mergeMoves, movesCut, stepEnds, toMove, type IndexMovesReads, type MoveDbRow, type MovesSpan } from '../indexer-moves.js';
+import {
+  MOVES_PER_STEP,
+  MOVES_SQL,
+  mergeMoves,
+  movesCut,
+  stepEnds,
+  toMove,
+  type IndexMovesReads,
+  type MoveDbRow,
+  type MovesSpan,
+} from '../indexer-moves.js';
 
 export function openSqliteIndexMoves(db: Db): IndexMovesReads {
   // Prepared at first use: the index's tables are made by the index store, which need not be opened before this.
   let q: Record<keyof typeof MOVES_SQL, Statement<unknown[]>> | undefined;
   const read = db.transaction((addresses: readonly string[], from: number, step: number, limit: number): MovesSpan => {
-    q ??= Object.fromEntries(Object.entries(MOVES_SQL).map(([k, v]) => [k, db.prepare(v)])) as Record<keyof typeof MOVES_SQL, Statement<unknown[]>>;
+    q ??= Object.fromEntries(Object.entries(MOVES_SQL).map(([k, v]) => [k, db.prepare(v)])) as Record<
+      keyof typeof MOVES_SQL,
+      Statement<unknown[]>
+    >;
     const tipText = q.tip.pluck().get() as string | undefined;
     if (tipText === undefined) return { tip: null, fromHash: null, to: from, toHash: null, moves: [] };
     const tip = Number(tipText);
@@ -29,5 +42,7 @@ export function openSqliteIndexMoves(db: Db): IndexMovesReads {
     }
     return { tip, fromHash, to, toHash: !cut && stored ? stored.hash : hashOf(to), moves: mergeMoves(lists, to) };
   });
-  return { movesOfOwners: async (addresses, fromBlock, stepBlocks, maxMoves = MOVES_PER_STEP) => read(addresses, fromBlock, stepBlocks, maxMoves) };
+  return {
+    movesOfOwners: async (addresses, fromBlock, stepBlocks, maxMoves = MOVES_PER_STEP) => read(addresses, fromBlock, stepBlocks, maxMoves),
+  };
 }

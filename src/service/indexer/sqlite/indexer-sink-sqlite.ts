@@ -43,4 +43,3 @@ export function rollbackTo(db: Db, w: IndexWriter, ancestor: number): string[] {
   const sink = sqliteSink(db);
   return sink.transaction(() => rollbackWith(sink, w, readRollbackPlan(db, ancestor)));
 }
-

@@ -30,7 +30,12 @@ export const CHECKPOINT_EVERY_MOVES = 50_000;
 export const OWN_CHECKPOINT_EVERY = 4;
 
 /** `listingSteps`: the listing's SQLite schema steps; `checkpointEveryMoves`: see CHECKPOINT_EVERY_MOVES (tests use a few). */
-export function openSqliteIndexStore(db: Db, listingSteps: readonly string[], bucketSize?: number, checkpointEveryMoves = CHECKPOINT_EVERY_MOVES): IndexStore {
+export function openSqliteIndexStore(
+  db: Db,
+  listingSteps: readonly string[],
+  bucketSize?: number,
+  checkpointEveryMoves = CHECKPOINT_EVERY_MOVES,
+): IndexStore {
   migrateIndex(db, listingSteps);
   let writer: IndexWriter = createIndexWriter(db, bucketSize);
   // After a failed transaction cached rows may name rows that no longer exist: start over with a fresh writer.
@@ -97,13 +102,22 @@ export function openSqliteIndexStore(db: Db, listingSteps: readonly string[], bu
     },
     metadataTargets: async (updates) => metadataTargets(writer, updates),
     async truncated() {
-      return { count: truncatedCount.get() as number, latest: (truncatedLatest.all() as Parameters<typeof toTruncatedRow>[0][]).map(toTruncatedRow) };
+      return {
+        count: truncatedCount.get() as number,
+        latest: (truncatedLatest.all() as Parameters<typeof toTruncatedRow>[0][]).map(toTruncatedRow),
+      };
     },
     async pruneCheckpoints(tip) {
       prune.run(tip - CHECKPOINT_KEEP_BLOCKS);
     },
     // Given up on, the thread hands over to a store opened then: its cached rows start from what the thread committed.
-    onWriteThread: (log) => startWriteThread(db, { bucketSize, checkpointEveryMoves }, () => openSqliteIndexStore(db, listingSteps, bucketSize, checkpointEveryMoves), log),
+    onWriteThread: (log) =>
+      startWriteThread(
+        db,
+        { bucketSize, checkpointEveryMoves },
+        () => openSqliteIndexStore(db, listingSteps, bucketSize, checkpointEveryMoves),
+        log,
+      ),
     useCheckpointer(c) {
       checkpointer = c;
     },

@@ -14,7 +14,18 @@ import { receiveError, type SentError } from '../indexer-read-thread.js';
 import type { IndexStore } from '../indexer-store.js';
 
 /** The store's operations that cross to the thread: every one of IndexStore's that writes or reads the index. */
-export type WriteOp = 'tip' | 'storedHash' | 'checkpointsBelow' | 'apply' | 'rollback' | 'writeUris' | 'metadataTargets' | 'truncated' | 'pruneCheckpoints' | 'catchingUp' | 'close';
+export type WriteOp =
+  | 'tip'
+  | 'storedHash'
+  | 'checkpointsBelow'
+  | 'apply'
+  | 'rollback'
+  | 'writeUris'
+  | 'metadataTargets'
+  | 'truncated'
+  | 'pruneCheckpoints'
+  | 'catchingUp'
+  | 'close';
 
 /** A batch as it crosses: its moves as columns (indexer-part-wire.ts), whose buffer is handed over, not copied. */
 export type WireBatch = Omit<Batch, 'logs'> & { logs: PackedLogs };
@@ -48,7 +59,12 @@ const WORKER_FAILURES = 3;
  * After WORKER_FAILURES failures in a row (a packaged app that cannot load the file, say) the store `openHere` opens,
  * the same index on the calling thread's connection, takes the calls.
  */
-export function startWriteThread(db: Db, options: Omit<WriteWorkerData, 'file'>, openHere: () => IndexStore, log: Logger): (IndexStore & { close(): Promise<void> }) | null {
+export function startWriteThread(
+  db: Db,
+  options: Omit<WriteWorkerData, 'file'>,
+  openHere: () => IndexStore,
+  log: Logger,
+): (IndexStore & { close(): Promise<void> }) | null {
   const file = db.name;
   if (!file || file === ':memory:' || !existsSync(fileURLToPath(WORKER_FILE))) return null;
   // The read-ahead's questions are answered on this thread from what the writer has committed (as the reader thread's).
@@ -117,7 +133,8 @@ export function startWriteThread(db: Db, options: Omit<WriteWorkerData, 'file'>,
   }
 
   // Housekeeping whose outcome the loop does not wait for: a failure is logged, and the next write goes on.
-  const tell = (op: 'catchingUp', args: unknown[]) => void call(op, args).catch((e) => log.warn(`index ${op} failed: ${(e as Error).message}`));
+  const tell = (op: 'catchingUp', args: unknown[]) =>
+    void call(op, args).catch((e) => log.warn(`index ${op} failed: ${(e as Error).message}`));
 
   return {
     readerFile: file,

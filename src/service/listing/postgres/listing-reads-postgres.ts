@@ -43,7 +43,10 @@ const PAGE_SQL = (ids: string) =>
   `SELECT p.part, p.k, t.token_id, t.uri, t.balance, a.address AS owner, t.contract_id, ${CONTRACT_COLUMNS.replace(/(\w+)/g, 'c.$1')} ` +
   `FROM (${ids}) p JOIN idx_tokens t ON t.id = p.id JOIN idx_accounts a ON a.id = t.owner_id LEFT JOIN idx_contracts c ON c.id = t.contract_id`;
 
-type PageRow = { token_id: string; uri: string; balance: string; owner: string; contract_id: number; address: string | null } & Omit<ContractColumns, 'address'>;
+type PageRow = { token_id: string; uri: string; balance: string; owner: string; contract_id: number; address: string | null } & Omit<
+  ContractColumns,
+  'address'
+>;
 
 const EMPTY: TokenQueryResult = { tokens: [], totalCount: 0 };
 
@@ -71,7 +74,16 @@ interface List {
  * contract. nearerEnd in SQL: of the two branches, each gated by a condition on parameters alone, PostgreSQL runs one,
  * and a page past the end reads nothing.
  */
-function listIds(p: Params, list: List, dir: Dir, offset: number, limit: number, total: string, part = 0, range?: { lo: Buffer; hi: Buffer }): string {
+function listIds(
+  p: Params,
+  list: List,
+  dir: Dir,
+  offset: number,
+  limit: number,
+  total: string,
+  part = 0,
+  range?: { lo: Buffer; hi: Buffer },
+): string {
   // Contract lists are partial indexes of held tokens; the owner and pair lists' own conditions imply theirs.
   const held = list.scope === 'contract_id' ? ' AND owner_id IS NOT NULL' : '';
   const slice = range ? ` AND ${list.key} >= ${p.$(range.lo)} AND ${list.key} < ${p.$(range.hi)}` : '';
@@ -91,7 +103,10 @@ function toTokens(rows: readonly PageRow[]): Token[] {
   return rows.map((row) => {
     let c = contracts.get(row.contract_id);
     if (!c) {
-      c = row.address === null ? { address: '', name: '', symbol: '', totalSupply: 0, standard: 'ERC721' } : toContract({ ...row, address: row.address });
+      c =
+        row.address === null
+          ? { address: '', name: '', symbol: '', totalSupply: 0, standard: 'ERC721' }
+          : toContract({ ...row, address: row.address });
       contracts.set(row.contract_id, c);
     }
     return { id: row.token_id, owner: row.owner, uri: row.uri, balance: row.balance, contract: c };
@@ -99,7 +114,9 @@ function toTokens(rows: readonly PageRow[]): Token[] {
 }
 
 export async function findContractPg(pool: PgPool, address: string): Promise<Contract | null> {
-  const { rows } = await pool.query<ContractColumns>(`SELECT ${CONTRACT_COLUMNS} FROM idx_contracts WHERE address = $1`, [address.toLowerCase()]);
+  const { rows } = await pool.query<ContractColumns>(`SELECT ${CONTRACT_COLUMNS} FROM idx_contracts WHERE address = $1`, [
+    address.toLowerCase(),
+  ]);
   return rows[0] ? toContract(rows[0]) : null;
 }
 
@@ -151,7 +168,12 @@ interface OwnerHoldings {
 }
 
 /** The owner's counters for the filtered contracts (else all of its contracts) of the standard; null for an unknown owner. */
-async function ownerHoldings(pool: PgPool, owner: string, filter: string[] | null, standard: Standard | undefined): Promise<OwnerHoldings | null> {
+async function ownerHoldings(
+  pool: PgPool,
+  owner: string,
+  filter: string[] | null,
+  standard: Standard | undefined,
+): Promise<OwnerHoldings | null> {
   const p = params();
   const ownerArg = p.$(owner);
   const ofStandard = standard ? ` AND c.standard = ${p.$(standard)}` : '';
@@ -166,13 +188,23 @@ async function ownerHoldings(pool: PgPool, owner: string, filter: string[] | nul
          LEFT JOIN idx_pairs pr ON pr.owner_id = a.id AND pr.contract_id = c.id
          WHERE oc.owner_id = a.id${ofStandard}`;
   const mine = filter ? '0' : '(SELECT count(*) FROM idx_owner_contract WHERE owner_id = a.id)';
-  const res = await pool.query<{ id: number; token_count: number; mine: number; contract_id: number | null; addr: Buffer; n: number; pair_id: number | null }>(
+  const res = await pool.query<{
+    id: number;
+    token_count: number;
+    mine: number;
+    contract_id: number | null;
+    addr: Buffer;
+    n: number;
+    pair_id: number | null;
+  }>(
     `SELECT a.id, a.token_count, ${mine} AS mine, h.* FROM idx_accounts a LEFT JOIN LATERAL (${rows}) h ON true WHERE a.address = ${ownerArg}`,
     p.args,
   );
   const first = res.rows[0];
   if (!first) return null;
-  const kept = res.rows.filter((r) => r.contract_id !== null).map((r) => ({ contractId: r.contract_id!, addr: r.addr, n: r.n, pairId: r.pair_id }));
+  const kept = res.rows
+    .filter((r) => r.contract_id !== null)
+    .map((r) => ({ contractId: r.contract_id!, addr: r.addr, n: r.n, pairId: r.pair_id }));
   return { id: first.id, tokenCount: first.token_count, kept, mine: first.mine };
 }
 
@@ -191,12 +223,20 @@ export async function queryTokensPg(pool: PgPool, q: TokenQueryInput): Promise<T
     const key = plan.order === 'transfer' ? 'k_tr' : 'k_cid';
     return wholeList(pool, 'idx_contracts', plan.address, plan.standard, q, (scopeId) => ({ scope: 'contract_id', scopeId, key }));
   }
-  const ownerList = (order: OwnerOrder) => (scopeId: string): List => ({ scope: 'owner_id', scopeId, key: OWNER_KEY[order] });
+  const ownerList =
+    (order: OwnerOrder) =>
+    (scopeId: string): List => ({ scope: 'owner_id', scopeId, key: OWNER_KEY[order] });
   if (plan.kind === 'owner') return wholeList(pool, 'idx_accounts', plan.owner, undefined, q, ownerList(plan.order));
 
   const h = await ownerHoldings(pool, plan.owner, plan.filter, plan.standard);
   if (!h) return EMPTY;
-  const holdings: Holdings<Holding> = { kept: h.kept, mine: plan.filter ? null : h.mine, addr: (x) => x.addr, count: (x) => x.n, tokenCount: h.tokenCount };
+  const holdings: Holdings<Holding> = {
+    kept: h.kept,
+    mine: plan.filter ? null : h.mine,
+    addr: (x) => x.addr,
+    count: (x) => x.n,
+    tokenCount: h.tokenCount,
+  };
   const then = planHoldings(q, holdings, 'postgres');
   if (then.kind === 'empty') return EMPTY;
   if (then.kind === 'owner') return wholeList(pool, 'idx_accounts', plan.owner, undefined, q, ownerList(then.order));
@@ -209,7 +249,9 @@ export async function queryTokensPg(pool: PgPool, q: TokenQueryInput): Promise<T
   if (then.kind === 'pair') {
     const pair = then.held.of.pairId;
     if (pair === null) return page([]);
-    return page(await readPage(pool, p, listIds(p, { scope: 'pair_id', scopeId: p.$(pair), key: 'k_tr' }, dir, start, q.size, p.$(then.held.n)), dir));
+    return page(
+      await readPage(pool, p, listIds(p, { scope: 'pair_id', scopeId: p.$(pair), key: 'k_tr' }, dir, start, q.size, p.$(then.held.n)), dir),
+    );
   }
 
   // Pushed only where used: PostgreSQL cannot type a parameter that no part of the text refers to.
@@ -217,7 +259,9 @@ export async function queryTokensPg(pool: PgPool, q: TokenQueryInput): Promise<T
   if (then.kind === 'slices') {
     // Each contract is one contiguous slice of the owner's contract-ordered list, where key order is id order.
     const scope: List = { scope: 'owner_id', scopeId: ownerId(), key: 'k_ct' };
-    const ids = then.parts.map(({ held, from, take }, i) => `(${listIds(p, scope, dir, from, take, p.$(held.n), i, contractSlice(held.of.addr))})`);
+    const ids = then.parts.map(
+      ({ held, from, take }, i) => `(${listIds(p, scope, dir, from, take, p.$(held.n), i, contractSlice(held.of.addr))})`,
+    );
     return page(ids.length === 0 ? [] : await readPage(pool, p, ids.join(' UNION ALL '), dir));
   }
 

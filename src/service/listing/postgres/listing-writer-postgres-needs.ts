@@ -27,7 +27,18 @@ export interface OverlayNeeds {
 }
 
 export function emptyNeeds(): OverlayNeeds {
-  return { contracts: new Set(), contractIds: new Set(), accounts: new Set(), accountIds: new Set(), tokens: [], ids: [], holdingsOfIds: [], pairs: [], nonZero: new Set(), ranges: [] };
+  return {
+    contracts: new Set(),
+    contractIds: new Set(),
+    accounts: new Set(),
+    accountIds: new Set(),
+    tokens: [],
+    ids: [],
+    holdingsOfIds: [],
+    pairs: [],
+    nonZero: new Set(),
+    ranges: [],
+  };
 }
 
 export function needsOf(intent: WriteIntent): OverlayNeeds {

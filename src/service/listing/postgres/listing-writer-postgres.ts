@@ -59,10 +59,10 @@ async function loadOverlay(pool: PgPool, needs: OverlayNeeds): Promise<Overlay> 
       [...needs.contracts, ...needs.ranges.map((r) => r.contract)],
       [...needs.contractIds],
     ]),
-    pool.query<{ id: number; address: string }>('SELECT id, address FROM idx_accounts WHERE address = ANY($1::text[]) OR id = ANY($2::bigint[])', [
-      [...needs.accounts, ...ownerAddresses],
-      [...needs.accountIds],
-    ]),
+    pool.query<{ id: number; address: string }>(
+      'SELECT id, address FROM idx_accounts WHERE address = ANY($1::text[]) OR id = ANY($2::bigint[])',
+      [[...needs.accounts, ...ownerAddresses], [...needs.accountIds]],
+    ),
     pool.query<{ a: number; c: number; t: number; p: number }>(
       'SELECT (SELECT coalesce(max(id), 0) FROM idx_accounts) AS a, (SELECT coalesce(max(id), 0) FROM idx_contracts) AS c, (SELECT coalesce(max(id), 0) FROM idx_tokens) AS t, (SELECT coalesce(max(id), 0) FROM idx_pairs) AS p',
     ),
@@ -73,7 +73,13 @@ async function loadOverlay(pool: PgPool, needs: OverlayNeeds): Promise<Overlay> 
     contractsById: new Map(contracts.rows.map((c) => [c.id, c])),
     accounts: new Map(accounts.rows.map((a) => [a.address, a.id])),
     accountAddresses: new Map(accounts.rows.map((a) => [a.id, a.address])),
-    tokens: new Map(), ids: new Map(), holdings: new Map(), pairs: new Map(), nonZero: new Map(), tokenRanges: new Map(), idRanges: new Map(),
+    tokens: new Map(),
+    ids: new Map(),
+    holdings: new Map(),
+    pairs: new Map(),
+    nonZero: new Map(),
+    tokenRanges: new Map(),
+    idRanges: new Map(),
     next: { account: Number(m.a) + 1, contract: Number(m.c) + 1, token: Number(m.t) + 1, pair: Number(m.p) + 1 },
   };
 
@@ -86,15 +92,22 @@ async function loadOverlay(pool: PgPool, needs: OverlayNeeds): Promise<Overlay> 
       absent.set(tkey(c, k), null);
       return [{ c, k }];
     });
-  const tokenKeys = keysOf(needs.tokens.map((t) => ({ contract: t.contract, k: t.kCid })), o.tokens);
-  const idKeys = keysOf(needs.ids.map((t) => ({ contract: t.contract, k: t.kId })), o.ids);
+  const tokenKeys = keysOf(
+    needs.tokens.map((t) => ({ contract: t.contract, k: t.kCid })),
+    o.tokens,
+  );
+  const idKeys = keysOf(
+    needs.ids.map((t) => ({ contract: t.contract, k: t.kId })),
+    o.ids,
+  );
   const pairKeys = needs.pairs.flatMap((p) => {
     const c = cid(p.contract);
     const owner = typeof p.owner === 'number' ? p.owner : o.accounts.get(p.owner);
     return c === undefined || owner === undefined ? [] : [{ owner, c }];
   });
   const reads: Promise<void>[] = [];
-  const read = <T extends QueryResultRow>(sql: string, params: unknown[], use: (rows: T[]) => void) => void reads.push(pool.query<T>(sql, params).then((r) => use(r.rows)));
+  const read = <T extends QueryResultRow>(sql: string, params: unknown[], use: (rows: T[]) => void) =>
+    void reads.push(pool.query<T>(sql, params).then((r) => use(r.rows)));
   if (tokenKeys.length > 0) {
     read<TokenRow>(
       `SELECT t.${TOKEN_COLUMNS.split(', ').join(', t.')} FROM unnest($1::bigint[], $2::bytea[]) AS u(c, k) JOIN idx_tokens t ON t.contract_id = u.c AND t.k_cid = u.k`,
@@ -143,9 +156,21 @@ async function loadOverlay(pool: PgPool, needs: OverlayNeeds): Promise<Overlay> 
     if (!c) continue;
     const key = rkey(c.id, r.lo, r.hi, r.limit);
     if (c.standard === 'ERC721') {
-      read<{ id: number; token_id: string; k_cid: Buffer }>('SELECT id, token_id, k_cid FROM idx_tokens WHERE contract_id = $1 AND k_cid >= $2 AND k_cid <= $3 ORDER BY k_cid LIMIT $4', [c.id, r.lo, r.hi, r.limit], (rows) => o.tokenRanges.set(key, rows));
+      read<{ id: number; token_id: string; k_cid: Buffer }>(
+        'SELECT id, token_id, k_cid FROM idx_tokens WHERE contract_id = $1 AND k_cid >= $2 AND k_cid <= $3 ORDER BY k_cid LIMIT $4',
+        [c.id, r.lo, r.hi, r.limit],
+        (rows) => o.tokenRanges.set(key, rows),
+      );
     } else {
-      read<{ k_id: Buffer }>('SELECT k_id FROM idx_ids WHERE contract_id = $1 AND k_id >= $2 AND k_id <= $3 ORDER BY k_id LIMIT $4', [c.id, r.lo, r.hi, r.limit], (rows) => o.idRanges.set(key, rows.map((row) => row.k_id)));
+      read<{ k_id: Buffer }>(
+        'SELECT k_id FROM idx_ids WHERE contract_id = $1 AND k_id >= $2 AND k_id <= $3 ORDER BY k_id LIMIT $4',
+        [c.id, r.lo, r.hi, r.limit],
+        (rows) =>
+          o.idRanges.set(
+            key,
+            rows.map((row) => row.k_id),
+          ),
+      );
     }
   }
   await Promise.all(reads);
@@ -172,7 +197,16 @@ export interface OverlayChanges {
   contractCount: Map<number, number>;
   accountCount: Map<number, number>;
   ownerContract: Map<string, { owner: number; caddr: Buffer; contract: number; n: number }>;
-  transfers: { block: number; logIndex: number; sub: number; contract: number; kId: Buffer; from: number | null; to: number | null; amount: string | null }[];
+  transfers: {
+    block: number;
+    logIndex: number;
+    sub: number;
+    contract: number;
+    kId: Buffer;
+    from: number | null;
+    to: number | null;
+    amount: string | null;
+  }[];
   dropContractsAbove: number | null;
 }
 
@@ -181,8 +215,22 @@ export type OverlayWriter = IndexWriter & { changes(): OverlayChanges };
 /** The IndexWriter over loaded rows: reads come from the overlay, changes are kept for writeOverlay. */
 function createOverlayWriter(o: Overlay): OverlayWriter {
   const ch: OverlayChanges = {
-    newAccounts: [], newContracts: [], newPairs: [], tokens: new Map(), created: new Set(), deleted: new Set(), uris: new Map(), idUris: [], ids: new Map(),
-    totalSupply: new Map(), mintBurn: new Map(), contractCount: new Map(), accountCount: new Map(), ownerContract: new Map(), transfers: [], dropContractsAbove: null,
+    newAccounts: [],
+    newContracts: [],
+    newPairs: [],
+    tokens: new Map(),
+    created: new Set(),
+    deleted: new Set(),
+    uris: new Map(),
+    idUris: [],
+    ids: new Map(),
+    totalSupply: new Map(),
+    mintBurn: new Map(),
+    contractCount: new Map(),
+    accountCount: new Map(),
+    ownerContract: new Map(),
+    transfers: [],
+    dropContractsAbove: null,
   };
   const tokensById = new Map<number, TokenRow>();
   // ERC-1155 holdings by id (their k_cid is the id key plus the holder's address), for uri copies and replays.
@@ -234,9 +282,30 @@ function createOverlayWriter(o: Overlay): OverlayWriter {
     ch.tokens.set(t.id, t);
   }
 
-  function insert(c: ContractRow, tokenId: string, owner: number | null, kTr: Buffer, keys: { kId: Buffer; kCt: Buffer }, kCid: Buffer, balance: string, uri: string): TokenRow {
+  function insert(
+    c: ContractRow,
+    tokenId: string,
+    owner: number | null,
+    kTr: Buffer,
+    keys: { kId: Buffer; kCt: Buffer },
+    kCid: Buffer,
+    balance: string,
+    uri: string,
+  ): TokenRow {
     const pair = owner === null ? null : pairId(owner, c.id);
-    const t: TokenRow = { id: o.next.token++, contract_id: c.id, token_id: tokenId, owner_id: owner, pair_id: pair, k_tr: kTr, k_id: keys.kId, k_ct: keys.kCt, k_cid: kCid, balance, uri };
+    const t: TokenRow = {
+      id: o.next.token++,
+      contract_id: c.id,
+      token_id: tokenId,
+      owner_id: owner,
+      pair_id: pair,
+      k_tr: kTr,
+      k_id: keys.kId,
+      k_ct: keys.kCt,
+      k_cid: kCid,
+      balance,
+      uri,
+    };
     o.tokens.set(tkey(c.id, kCid), t);
     track(t);
     ch.created.add(t.id);
@@ -275,7 +344,15 @@ function createOverlayWriter(o: Overlay): OverlayWriter {
     contract: (address) => o.contracts.get(address),
     contractById: (id) => o.contractsById.get(id),
     addContract(n) {
-      const c: Contract = { id: o.next.contract++, address: n.address, addr: addressBytes(n.address), has_uri: n.hasUri ? 1 : 0, total_supply: n.totalSupply, standard: n.standard, first_block: n.firstBlock };
+      const c: Contract = {
+        id: o.next.contract++,
+        address: n.address,
+        addr: addressBytes(n.address),
+        has_uri: n.hasUri ? 1 : 0,
+        total_supply: n.totalSupply,
+        standard: n.standard,
+        first_block: n.firstBlock,
+      };
       o.contracts.set(c.address, c);
       o.contractsById.set(c.id, c);
       added.add(c.id);
@@ -371,17 +448,24 @@ function createOverlayWriter(o: Overlay): OverlayWriter {
     countNonZeroIds: (contractId) => o.nonZero.get(contractId) ?? missing(`non-zero ids of contract ${contractId}`),
     // Ranges as the database held them, joined with the rows this write made (SQLite reads them after its writes).
     tokensInIdRange(contractId, lo, hi, limit) {
-      const loaded = o.tokenRanges.get(rkey(contractId, lo, hi, limit)) ?? (added.has(contractId) ? [] : missing(`tokens in a range of contract ${contractId}`));
+      const loaded =
+        o.tokenRanges.get(rkey(contractId, lo, hi, limit)) ??
+        (added.has(contractId) ? [] : missing(`tokens in a range of contract ${contractId}`));
       const inRange = (k: Buffer) => Buffer.compare(k, lo) >= 0 && Buffer.compare(k, hi) <= 0;
       const made = [...ch.created].map((id) => tokensById.get(id)!).filter((t) => t.contract_id === contractId && inRange(t.k_cid));
-      const rows = [...loaded.filter((r) => !ch.deleted.has(r.id)), ...made.map((t) => ({ id: t.id, token_id: t.token_id, k_cid: t.k_cid }))];
+      const rows = [
+        ...loaded.filter((r) => !ch.deleted.has(r.id)),
+        ...made.map((t) => ({ id: t.id, token_id: t.token_id, k_cid: t.k_cid })),
+      ];
       return rows
         .sort((a, b) => Buffer.compare(a.k_cid, b.k_cid))
         .slice(0, limit)
         .map((r) => ({ id: r.id, token_id: r.token_id }));
     },
     idKeysInRange(contractId, lo, hi, limit) {
-      const loaded = o.idRanges.get(rkey(contractId, lo, hi, limit)) ?? (added.has(contractId) ? [] : missing(`ids in a range of contract ${contractId}`));
+      const loaded =
+        o.idRanges.get(rkey(contractId, lo, hi, limit)) ??
+        (added.has(contractId) ? [] : missing(`ids in a range of contract ${contractId}`));
       const keys = new Map(loaded.map((k) => [hex(k), k]));
       for (const { contract, kId } of ch.ids.values()) {
         if (contract === contractId && Buffer.compare(kId, lo) >= 0 && Buffer.compare(kId, hi) <= 0) keys.set(hex(kId), kId);
@@ -399,17 +483,34 @@ function createOverlayWriter(o: Overlay): OverlayWriter {
 async function writeOverlay(c: PgClient, ch: OverlayChanges): Promise<void> {
   const q = (sql: string, params: unknown[]) => c.query(sql, params);
   if (ch.newAccounts.length > 0) {
-    await q('INSERT INTO idx_accounts (id, address) SELECT * FROM unnest($1::bigint[], $2::text[])', [ch.newAccounts.map((a) => a.id), ch.newAccounts.map((a) => a.address)]);
+    await q('INSERT INTO idx_accounts (id, address) SELECT * FROM unnest($1::bigint[], $2::text[])', [
+      ch.newAccounts.map((a) => a.id),
+      ch.newAccounts.map((a) => a.address),
+    ]);
   }
   if (ch.newContracts.length > 0) {
     const n = ch.newContracts;
     await q(
       'INSERT INTO idx_contracts (id, address, addr, name, symbol, total_supply, has_uri, first_block, standard) SELECT * FROM unnest($1::bigint[], $2::text[], $3::bytea[], $4::text[], $5::text[], $6::text[], $7::int[], $8::bigint[], $9::text[])',
-      [n.map((x) => x.id), n.map((x) => x.address), n.map((x) => x.addr), n.map((x) => x.name), n.map((x) => x.symbol), n.map((x) => x.total_supply), n.map((x) => x.has_uri), n.map((x) => x.first_block), n.map((x) => x.standard)],
+      [
+        n.map((x) => x.id),
+        n.map((x) => x.address),
+        n.map((x) => x.addr),
+        n.map((x) => x.name),
+        n.map((x) => x.symbol),
+        n.map((x) => x.total_supply),
+        n.map((x) => x.has_uri),
+        n.map((x) => x.first_block),
+        n.map((x) => x.standard),
+      ],
     );
   }
   if (ch.newPairs.length > 0) {
-    await q('INSERT INTO idx_pairs (id, owner_id, contract_id) SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[])', [ch.newPairs.map((p) => p.id), ch.newPairs.map((p) => p.owner), ch.newPairs.map((p) => p.contract)]);
+    await q('INSERT INTO idx_pairs (id, owner_id, contract_id) SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[])', [
+      ch.newPairs.map((p) => p.id),
+      ch.newPairs.map((p) => p.owner),
+      ch.newPairs.map((p) => p.contract),
+    ]);
   }
   // Deletes first: a replayed ERC-1155 id deletes and re-creates holdings with the same keys.
   if (ch.deleted.size > 0) await q('DELETE FROM idx_tokens WHERE id = ANY($1::bigint[])', [[...ch.deleted]]);
@@ -430,7 +531,10 @@ async function writeOverlay(c: PgClient, ch: OverlayChanges): Promise<void> {
     );
   }
   if (ch.uris.size > 0) {
-    await q('UPDATE idx_tokens t SET uri = u.uri FROM unnest($1::bigint[], $2::text[]) AS u(id, uri) WHERE t.id = u.id', [[...ch.uris.keys()], [...ch.uris.values()]]);
+    await q('UPDATE idx_tokens t SET uri = u.uri FROM unnest($1::bigint[], $2::text[]) AS u(id, uri) WHERE t.id = u.id', [
+      [...ch.uris.keys()],
+      [...ch.uris.values()],
+    ]);
   }
   const ids = [...ch.ids.values()];
   if (ids.length > 0) {
@@ -441,20 +545,34 @@ async function writeOverlay(c: PgClient, ch: OverlayChanges): Promise<void> {
   }
   for (const u of ch.idUris) {
     await q('UPDATE idx_ids SET uri = $1 WHERE contract_id = $2 AND k_id = $3', [u.uri, u.contract, u.kId]);
-    await q('UPDATE idx_tokens SET uri = $1 WHERE contract_id = $2 AND k_cid > $3 AND k_cid < $4', [u.uri, u.contract, u.kId, holdingsUpperBound(u.kId)]);
+    await q('UPDATE idx_tokens SET uri = $1 WHERE contract_id = $2 AND k_cid > $3 AND k_cid < $4', [
+      u.uri,
+      u.contract,
+      u.kId,
+      holdingsUpperBound(u.kId),
+    ]);
   }
   const contractIds = [...new Set([...ch.totalSupply.keys(), ...ch.mintBurn.keys(), ...ch.contractCount.keys()])];
   if (contractIds.length > 0) {
     await q(
       `UPDATE idx_contracts c SET total_supply = CASE WHEN u.set_supply THEN u.supply ELSE c.total_supply END, minted = c.minted + u.minted, burned = c.burned + u.burned, token_count = c.token_count + u.n
        FROM unnest($1::bigint[], $2::bool[], $3::text[], $4::bigint[], $5::bigint[], $6::bigint[]) AS u(id, set_supply, supply, minted, burned, n) WHERE c.id = u.id`,
-      [contractIds, contractIds.map((id) => ch.totalSupply.has(id)), contractIds.map((id) => ch.totalSupply.get(id) ?? null),
-        contractIds.map((id) => ch.mintBurn.get(id)?.[0] ?? 0), contractIds.map((id) => ch.mintBurn.get(id)?.[1] ?? 0), contractIds.map((id) => ch.contractCount.get(id) ?? 0)],
+      [
+        contractIds,
+        contractIds.map((id) => ch.totalSupply.has(id)),
+        contractIds.map((id) => ch.totalSupply.get(id) ?? null),
+        contractIds.map((id) => ch.mintBurn.get(id)?.[0] ?? 0),
+        contractIds.map((id) => ch.mintBurn.get(id)?.[1] ?? 0),
+        contractIds.map((id) => ch.contractCount.get(id) ?? 0),
+      ],
     );
   }
   const accounts = [...ch.accountCount].filter(([, d]) => d !== 0);
   if (accounts.length > 0) {
-    await q('UPDATE idx_accounts a SET token_count = a.token_count + u.d FROM unnest($1::bigint[], $2::bigint[]) AS u(id, d) WHERE a.id = u.id', [accounts.map(([id]) => id), accounts.map(([, d]) => d)]);
+    await q(
+      'UPDATE idx_accounts a SET token_count = a.token_count + u.d FROM unnest($1::bigint[], $2::bigint[]) AS u(id, d) WHERE a.id = u.id',
+      [accounts.map(([id]) => id), accounts.map(([, d]) => d)],
+    );
   }
   const oc = [...ch.ownerContract.values()].filter((x) => x.n !== 0);
   if (oc.length > 0) {
@@ -463,14 +581,26 @@ async function writeOverlay(c: PgClient, ch: OverlayChanges): Promise<void> {
       'INSERT INTO idx_owner_contract (owner_id, caddr, contract_id, n) SELECT * FROM unnest($1::bigint[], $2::bytea[], $3::bigint[], $4::bigint[]) ON CONFLICT (owner_id, caddr) DO UPDATE SET n = idx_owner_contract.n + excluded.n',
       params,
     );
-    await q('DELETE FROM idx_owner_contract o USING unnest($1::bigint[], $2::bytea[]) AS u(owner_id, caddr) WHERE o.owner_id = u.owner_id AND o.caddr = u.caddr AND o.n <= 0', params.slice(0, 2));
+    await q(
+      'DELETE FROM idx_owner_contract o USING unnest($1::bigint[], $2::bytea[]) AS u(owner_id, caddr) WHERE o.owner_id = u.owner_id AND o.caddr = u.caddr AND o.n <= 0',
+      params.slice(0, 2),
+    );
   }
   if (ch.transfers.length > 0) {
     const t = ch.transfers;
     await q(
       `INSERT INTO idx_transfers (block, log_index, sub, contract_id, k_id, from_id, to_id, amount) SELECT * FROM unnest($1::bigint[], $2::int[], $3::int[], $4::bigint[], $5::bytea[], $6::bigint[], $7::bigint[], $8::text[])
        ON CONFLICT (block, log_index, sub) DO UPDATE SET contract_id = excluded.contract_id, k_id = excluded.k_id, from_id = excluded.from_id, to_id = excluded.to_id, amount = excluded.amount`,
-      [t.map((x) => x.block), t.map((x) => x.logIndex), t.map((x) => x.sub), t.map((x) => x.contract), t.map((x) => x.kId), t.map((x) => x.from), t.map((x) => x.to), t.map((x) => x.amount)],
+      [
+        t.map((x) => x.block),
+        t.map((x) => x.logIndex),
+        t.map((x) => x.sub),
+        t.map((x) => x.contract),
+        t.map((x) => x.kId),
+        t.map((x) => x.from),
+        t.map((x) => x.to),
+        t.map((x) => x.amount),
+      ],
     );
   }
   if (ch.dropContractsAbove !== null) {

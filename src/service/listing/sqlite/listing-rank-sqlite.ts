@@ -18,7 +18,9 @@ export const DEFAULT_BUCKET_SIZE = 256;
  * prefix sums, contract rows) in memory and drop it the moment anything changes.
  */
 export function bumpGeneration(db: Db): void {
-  db.prepare("INSERT INTO idx_state (key, value) VALUES ('gen', '1') ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + 1").run();
+  db.prepare(
+    "INSERT INTO idx_state (key, value) VALUES ('gen', '1') ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + 1",
+  ).run();
 }
 
 export function readGeneration(db: Db): () => string {
@@ -266,7 +268,11 @@ export function createRankReader(db: Db, generation: () => string): RankReader {
     const src = LIST_SOURCES[code];
     between.set(
       code,
-      db.prepare(`SELECT count(*) FROM idx_tokens INDEXED BY ${src.index} WHERE ${src.scope} = ? AND ${src.key} >= ? AND ${src.key} < ?${src.extra}`).pluck(),
+      db
+        .prepare(
+          `SELECT count(*) FROM idx_tokens INDEXED BY ${src.index} WHERE ${src.scope} = ? AND ${src.key} >= ? AND ${src.key} < ?${src.extra}`,
+        )
+        .pluck(),
     );
   }
   const all = db.prepare('SELECT lo, cnt FROM idx_rank WHERE list = ? ORDER BY lo');

@@ -223,8 +223,16 @@ export function queryTokens(db: Db, q: TokenQueryInput): TokenQueryResult {
 
   const ofStandard = (c: ContractInfo) => !plan.standard || c.standard === plan.standard;
   const mine = plan.filter ? null : r.ownerContracts(owner.id).map((id) => r.contractById(id)!);
-  const kept = (plan.filter ? plan.filter.map((a) => r.contract(a)).filter((c): c is ContractInfo => c !== undefined) : mine!).filter(ofStandard);
-  const holdings: Holdings<ContractInfo> = { kept, mine: mine?.length ?? null, addr: (c) => c.addr, count: (c) => r.ownerContractCount(owner.id, c.addr), tokenCount: owner.token_count };
+  const kept = (plan.filter ? plan.filter.map((a) => r.contract(a)).filter((c): c is ContractInfo => c !== undefined) : mine!).filter(
+    ofStandard,
+  );
+  const holdings: Holdings<ContractInfo> = {
+    kept,
+    mine: mine?.length ?? null,
+    addr: (c) => c.addr,
+    count: (c) => r.ownerContractCount(owner.id, c.addr),
+    tokenCount: owner.token_count,
+  };
   const then = planHoldings(q, holdings, 'sqlite');
   if (then.kind === 'empty') return EMPTY;
   if (then.kind === 'owner') return wholeOwnerList(then.order);
@@ -268,7 +276,11 @@ export function queryTokens(db: Db, q: TokenQueryInput): TokenQueryResult {
       keyAt: (i) => r.rank.keyAt(LIST.PAIR_TR, pair, i, n) ?? MAX_KEY,
       countLess: (k) => r.rank.rankOf(LIST.PAIR_TR, pair, k),
     }));
-    from = pairs.map(({ pair }) => (bound, limit) => st.all(pair, bound ?? (asc ? MIN_KEY : MAX_KEY), limit) as Buffer[]);
+    from = pairs.map(
+      ({ pair }) =>
+        (bound, limit) =>
+          st.all(pair, bound ?? (asc ? MIN_KEY : MAX_KEY), limit) as Buffer[],
+    );
   } else {
     const lists = held.map((x) => ({ ...x, slice: contractSlice(x.c.addr) }));
     ranked = lists.map((x) => {

@@ -155,7 +155,19 @@ export function createIndexWriter(db: Db, bucketSize = DEFAULT_BUCKET_SIZE): Sql
       const tokenId = id.toString();
       const pair = ownerId === null ? null : pairId(ownerId, contract.id);
       const rowId = Number(s.tokenIns.run(contract.id, tokenId, ownerId, pair, kTr, kId, kCt, kCid, balance, uri).lastInsertRowid);
-      const t: TokenRow = { id: rowId, contract_id: contract.id, token_id: tokenId, owner_id: ownerId, pair_id: pair, k_tr: kTr, k_id: kId, k_ct: kCt, k_cid: kCid, balance, uri };
+      const t: TokenRow = {
+        id: rowId,
+        contract_id: contract.id,
+        token_id: tokenId,
+        owner_id: ownerId,
+        pair_id: pair,
+        k_tr: kTr,
+        k_id: kId,
+        k_ct: kCt,
+        k_cid: kCid,
+        balance,
+        uri,
+      };
       if (ownerId !== null) attach(t, ownerId, contract);
       return t;
     },
@@ -165,7 +177,19 @@ export function createIndexWriter(db: Db, bucketSize = DEFAULT_BUCKET_SIZE): Sql
       const pair = ownerId === null ? null : pairId(ownerId, contract.id);
       const r = s.tokenInsNew.run(contract.id, tokenId, ownerId, pair, kTr, kId, kCt, kId, '1', uri);
       if (r.changes === 0) return undefined;
-      const t: TokenRow = { id: Number(r.lastInsertRowid), contract_id: contract.id, token_id: tokenId, owner_id: ownerId, pair_id: pair, k_tr: kTr, k_id: kId, k_ct: kCt, k_cid: kId, balance: '1', uri };
+      const t: TokenRow = {
+        id: Number(r.lastInsertRowid),
+        contract_id: contract.id,
+        token_id: tokenId,
+        owner_id: ownerId,
+        pair_id: pair,
+        k_tr: kTr,
+        k_id: kId,
+        k_ct: kCt,
+        k_cid: kId,
+        balance: '1',
+        uri,
+      };
       if (ownerId !== null) attach(t, ownerId, contract);
       return t;
     },

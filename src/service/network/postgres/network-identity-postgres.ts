@@ -4,7 +4,9 @@ import type { PgPool } from '../../db/pg-pool.js';
 import type { NetworkIdentity, NetworkIdentityStore } from '../network-identity.js';
 
 export async function openPostgresNetworkIdentity(pool: PgPool): Promise<NetworkIdentityStore> {
-  await migratePg(pool, 'network', ['CREATE TABLE network_identity (one INTEGER PRIMARY KEY CHECK (one = 1), platform TEXT NOT NULL, network TEXT NOT NULL, chain_id BIGINT NOT NULL)']);
+  await migratePg(pool, 'network', [
+    'CREATE TABLE network_identity (one INTEGER PRIMARY KEY CHECK (one = 1), platform TEXT NOT NULL, network TEXT NOT NULL, chain_id BIGINT NOT NULL)',
+  ]);
   return {
     async read() {
       const r = await pool.query<NetworkIdentity>('SELECT platform, network, chain_id AS "chainId" FROM network_identity WHERE one = 1');
@@ -12,7 +14,10 @@ export async function openPostgresNetworkIdentity(pool: PgPool): Promise<Network
     },
     async write(id) {
       // The first instance to reach the node writes it; the others find it there.
-      await pool.query('INSERT INTO network_identity (one, platform, network, chain_id) VALUES (1, $1, $2, $3) ON CONFLICT (one) DO NOTHING', [id.platform, id.network, id.chainId]);
+      await pool.query(
+        'INSERT INTO network_identity (one, platform, network, chain_id) VALUES (1, $1, $2, $3) ON CONFLICT (one) DO NOTHING',
+        [id.platform, id.network, id.chainId],
+      );
     },
   };
 }

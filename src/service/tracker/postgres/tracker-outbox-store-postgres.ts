@@ -11,7 +11,6 @@ import type { HeldOutboxPostgres } from '../tracker-outbox-store.js';
 type Client = PgClient | PgPool;
 const SQL = Object.fromEntries(Object.entries(HELD_SQL).map(([k, v]) => [k, pg(v)])) as Record<keyof typeof HELD_SQL, string>;
 
-
 /** The tracker's per-client lock (tracker-store-postgres.ts): parked messages go to exactly one first subscription. */
 const lockClient = (c: Client, clientId: string) => c.query('SELECT pg_advisory_xact_lock(hashtext($1))', [clientId]);
 
@@ -29,21 +28,27 @@ const seqsOf = (r: { rows: { seq: string }[] }) => r.rows.map((x) => x.seq);
 export const postgresHeldOutbox: HeldOutboxPostgres<Client> = {
   async subscribe(c, clientId, subscriptionId, nowMs) {
     await lockClient(c, clientId);
-    const others = Number((await c.query<{ n: string }>('SELECT count(*) AS n FROM tracker_subscription WHERE client_id = $1', [clientId])).rows[0]!.n);
+    const others = Number(
+      (await c.query<{ n: string }>('SELECT count(*) AS n FROM tracker_subscription WHERE client_id = $1', [clientId])).rows[0]!.n,
+    );
     await c.query(SQL.insertSub, [clientId, subscriptionId, nowMs, NEVER_IDLE]);
     if (others > 0) return;
-    const orphans = await c.query<{ seq: string }>('UPDATE tracker_message SET orphan = 0 WHERE client_id = $1 AND orphan = 1 RETURNING seq', [clientId]);
+    const orphans = await c.query<{ seq: string }>(
+      'UPDATE tracker_message SET orphan = 0 WHERE client_id = $1 AND orphan = 1 RETURNING seq',
+      [clientId],
+    );
     const seqs = orphans.rows.map((r) => Number(r.seq)).sort((a, b) => a - b);
     if (seqs.length === 0) return;
-    await c.query('INSERT INTO tracker_delivery (client_id, ack_id, subscription_id, seq) SELECT $1, a, $2, s FROM unnest($3::text[], $4::bigint[]) AS u(a, s)', [
-      clientId,
-      subscriptionId,
-      seqs.map(() => orderedId()),
-      seqs,
-    ]);
+    await c.query(
+      'INSERT INTO tracker_delivery (client_id, ack_id, subscription_id, seq) SELECT $1, a, $2, s FROM unnest($3::text[], $4::bigint[]) AS u(a, s)',
+      [clientId, subscriptionId, seqs.map(() => orderedId()), seqs],
+    );
   },
   async unsubscribe(c, clientId, subscriptionId) {
-    const gone = await c.query<{ seq: string }>('DELETE FROM tracker_delivery WHERE client_id = $1 AND subscription_id = $2 RETURNING seq', [clientId, subscriptionId]);
+    const gone = await c.query<{ seq: string }>(
+      'DELETE FROM tracker_delivery WHERE client_id = $1 AND subscription_id = $2 RETURNING seq',
+      [clientId, subscriptionId],
+    );
     await c.query('DELETE FROM tracker_subscription WHERE client_id = $1 AND subscription_id = $2', [clientId, subscriptionId]);
     await pruneSeqs(c, seqsOf(gone));
   },
@@ -54,13 +59,22 @@ export const postgresHeldOutbox: HeldOutboxPostgres<Client> = {
   },
   pending: async (c, clientId, subscriptionId, afterSeq, limit) =>
     (await c.query<HeldDeliveryRow>(SQL.pending, [clientId, subscriptionId, afterSeq, limit])).rows.map(toHeldDelivery),
-  countPending: async (c, clientId, subscriptionId) => Number((await c.query<{ n: string }>(SQL.countPending, [clientId, subscriptionId])).rows[0]!.n),
+  countPending: async (c, clientId, subscriptionId) =>
+    Number((await c.query<{ n: string }>(SQL.countPending, [clientId, subscriptionId])).rows[0]!.n),
   retryNow: async (c, clientId, subscriptionId) => void (await c.query(SQL.retryNow, [clientId, subscriptionId])),
   // Counted then claimed under the caller's lock on the webhook (each statement sees the claims committed before it).
   async claim(c, clientId, subscriptionId, deliveryIds, { nowMs, untilMs, maxHeld }) {
     const room = maxHeld - Number((await c.query<{ n: string }>(SQL.countHeld, [clientId, subscriptionId, nowMs])).rows[0]!.n);
     if (room <= 0 || deliveryIds.length === 0) return new Set<string>();
-    const claimed = await c.query<{ ack_id: string }>(pg(CLAIM_SOME.postgres), [untilMs, clientId, clientId, subscriptionId, [...deliveryIds], nowMs, room]);
+    const claimed = await c.query<{ ack_id: string }>(pg(CLAIM_SOME.postgres), [
+      untilMs,
+      clientId,
+      clientId,
+      subscriptionId,
+      [...deliveryIds],
+      nowMs,
+      room,
+    ]);
     return new Set(claimed.rows.map((r) => r.ack_id));
   },
   releaseLeases: async (c) => void (await c.query(SQL.releaseLeases)),
@@ -107,14 +121,24 @@ export const postgresHeldOutbox: HeldOutboxPostgres<Client> = {
          FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS u(message_id, client_id, tx_hash, type, payload, n)
         ORDER BY u.n
        RETURNING seq, message_id`,
-      [ids, messages.map((m) => m.clientId), messages.map((m) => m.txHash), messages.map((m) => m.type), messages.map((m) => m.payload), nowMs],
+      [
+        ids,
+        messages.map((m) => m.clientId),
+        messages.map((m) => m.txHash),
+        messages.map((m) => m.type),
+        messages.map((m) => m.payload),
+        nowMs,
+      ],
     );
     const seqOf = new Map(inserted.rows.map((r) => [r.message_id, r.seq]));
-    await c.query('INSERT INTO tracker_delivery (client_id, ack_id, subscription_id, seq) SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[])', [
-      messages.map((m) => m.clientId),
-      messages.map(() => orderedId(nowMs)),
-      messages.map(() => subscriptionId),
-      ids.map((id) => seqOf.get(id)!),
-    ]);
+    await c.query(
+      'INSERT INTO tracker_delivery (client_id, ack_id, subscription_id, seq) SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[])',
+      [
+        messages.map((m) => m.clientId),
+        messages.map(() => orderedId(nowMs)),
+        messages.map(() => subscriptionId),
+        ids.map((id) => seqOf.get(id)!),
+      ],
+    );
   },
 };

@@ -5,7 +5,14 @@ import { migratePg } from '../../db/pg-migrate.js';
 import { inTransaction, type PgClient, type PgPool } from '../../db/pg-pool.js';
 import { orderedId } from '../tracker-ids.js';
 import { receiptJson } from '../tracker-receipt-format.js';
-import { DELIVERY_CHANNEL, IDLE_SUBSCRIPTIONS_PER_CALL, TRACK_CHANNEL, type TrackerStore, type TrackingKey, type WithdrawnDelivery } from '../tracker-store.js';
+import {
+  DELIVERY_CHANNEL,
+  IDLE_SUBSCRIPTIONS_PER_CALL,
+  TRACK_CHANNEL,
+  type TrackerStore,
+  type TrackingKey,
+  type WithdrawnDelivery,
+} from '../tracker-store.js';
 import { fanOut, rowToState, toEntry, type DeliveryRow, type TrackingRow } from '../tracker-store-rows.js';
 
 /** NOTIFY payloads are limited to 8000 bytes; a longer list is cut and marked `all`, which wakes every bound subscription. */
@@ -96,11 +103,16 @@ function notice(instance: string, body: object): string {
 }
 export const deliveryNotice = (instance: string, clients: readonly string[], withdrawn: readonly WithdrawnDelivery[]): string =>
   notice(instance, { c: clients, w: withdrawn.map((w) => [w.clientId, w.subscriptionId, w.ackId]) });
-export const trackNotice = (instance: string, keys: readonly TrackingKey[]): string => notice(instance, { k: keys.map((k) => [k.clientId, k.txHash]) });
+export const trackNotice = (instance: string, keys: readonly TrackingKey[]): string =>
+  notice(instance, { k: keys.map((k) => [k.clientId, k.txHash]) });
 
 /** `instance` names this process in its notifications, so it can skip its own. */
 /** `channel`: a network's NOTIFY channel of each base name (SharedDatabase.channel); the bare names unless set. */
-export async function openPostgresTrackerStore(pool: PgPool, instance: string, channel: (base: string) => string = (base) => base): Promise<TrackerStore> {
+export async function openPostgresTrackerStore(
+  pool: PgPool,
+  instance: string,
+  channel: (base: string) => string = (base) => base,
+): Promise<TrackerStore> {
   const [trackChannel, deliveryChannel] = [channel(TRACK_CHANNEL), channel(DELIVERY_CHANNEL)];
   await migratePg(pool, 'tracker', trackerPgMigrations);
   const rows = async <T>(sql: string, params: unknown[] = []) => (await pool.query(sql, params)).rows as T[];
@@ -121,15 +133,21 @@ export async function openPostgresTrackerStore(pool: PgPool, instance: string, c
             'UPDATE tracker_tracking SET confirmation = $1, timeout_ms = $2 WHERE client_id = $3 AND tx_hash = $4 AND done_at_ms IS NULL RETURNING *',
             [confirmation, timeoutMs, clientId, txHash],
           );
-          row = upd.rows[0] ?? (await c.query<TrackingRow>('SELECT * FROM tracker_tracking WHERE client_id = $1 AND tx_hash = $2', [clientId, txHash])).rows[0]!;
+          row =
+            upd.rows[0] ??
+            (await c.query<TrackingRow>('SELECT * FROM tracker_tracking WHERE client_id = $1 AND tx_hash = $2', [clientId, txHash]))
+              .rows[0]!;
         }
-        if (row.done_at_ms === null) await c.query('SELECT pg_notify($1, $2)', [trackChannel, trackNotice(instance, [{ clientId, txHash }])]);
+        if (row.done_at_ms === null)
+          await c.query('SELECT pg_notify($1, $2)', [trackChannel, trackNotice(instance, [{ clientId, txHash }])]);
         return { state: rowToState(row), created };
       }),
 
-    countOpenTrackings: (clientId) => count('SELECT count(*) AS n FROM tracker_tracking WHERE client_id = $1 AND done_at_ms IS NULL', [clientId]),
+    countOpenTrackings: (clientId) =>
+      count('SELECT count(*) AS n FROM tracker_tracking WHERE client_id = $1 AND done_at_ms IS NULL', [clientId]),
 
-    loadOpenTrackings: async () => (await rows<TrackingRow>('SELECT * FROM tracker_tracking WHERE done_at_ms IS NULL ORDER BY id')).map(rowToState),
+    loadOpenTrackings: async () =>
+      (await rows<TrackingRow>('SELECT * FROM tracker_tracking WHERE done_at_ms IS NULL ORDER BY id')).map(rowToState),
 
     async loadTrackings(keys) {
       if (keys.length === 0) return [];
@@ -147,7 +165,12 @@ export async function openPostgresTrackerStore(pool: PgPool, instance: string, c
         // Withdrawals first: they read the receipt_seq that the tracking rows still hold.
         const withdrawn: WithdrawnDelivery[] = [];
         for (const w of withdrawals) {
-          const seq = (await c.query<{ receipt_seq: number | null }>('SELECT receipt_seq FROM tracker_tracking WHERE client_id = $1 AND tx_hash = $2', [w.clientId, w.txHash])).rows[0]?.receipt_seq;
+          const seq = (
+            await c.query<{ receipt_seq: number | null }>(
+              'SELECT receipt_seq FROM tracker_tracking WHERE client_id = $1 AND tx_hash = $2',
+              [w.clientId, w.txHash],
+            )
+          ).rows[0]?.receipt_seq;
           if (seq === null || seq === undefined) continue;
           const gone = await c.query<{ ack_id: string; subscription_id: string }>(
             'DELETE FROM tracker_delivery WHERE seq = $1 AND client_id = $2 RETURNING ack_id, subscription_id',
@@ -162,10 +185,12 @@ export async function openPostgresTrackerStore(pool: PgPool, instance: string, c
         if (messages.length > 0) {
           const clients = [...new Set(messages.map((m) => m.clientId))];
           const subsOf = new Map<string, string[]>();
-          for (const r of (await c.query<{ client_id: string; subscription_id: string }>(
-            'SELECT client_id, subscription_id FROM tracker_subscription WHERE client_id = ANY($1::text[]) ORDER BY client_id, subscription_id',
-            [clients],
-          )).rows) {
+          for (const r of (
+            await c.query<{ client_id: string; subscription_id: string }>(
+              'SELECT client_id, subscription_id FROM tracker_subscription WHERE client_id = ANY($1::text[]) ORDER BY client_id, subscription_id',
+              [clients],
+            )
+          ).rows) {
             let list = subsOf.get(r.client_id);
             if (!list) subsOf.set(r.client_id, (list = []));
             list.push(r.subscription_id);
@@ -179,17 +204,30 @@ export async function openPostgresTrackerStore(pool: PgPool, instance: string, c
                     WITH ORDINALITY AS u(message_id, client_id, tx_hash, type, payload, orphan, n)
               ORDER BY u.n
              RETURNING seq, message_id`,
-            [ids, messages.map((m) => m.clientId), messages.map((m) => m.txHash), messages.map((m) => m.type), messages.map((m) => m.payload), nowMs,
-              messages.map((m) => ((subsOf.get(m.clientId)?.length ?? 0) === 0 ? 1 : 0))],
+            [
+              ids,
+              messages.map((m) => m.clientId),
+              messages.map((m) => m.txHash),
+              messages.map((m) => m.type),
+              messages.map((m) => m.payload),
+              nowMs,
+              messages.map((m) => ((subsOf.get(m.clientId)?.length ?? 0) === 0 ? 1 : 0)),
+            ],
           );
           const seqOf = new Map(inserted.rows.map((r) => [r.message_id, r.seq]));
-          fan = fanOut(messages, ids, ids.map((id) => seqOf.get(id)!), subsOf);
+          fan = fanOut(
+            messages,
+            ids,
+            ids.map((id) => seqOf.get(id)!),
+            subsOf,
+          );
         }
 
         const result = { created: fan.created, withdrawn };
-        const notice = result.created.length > 0 || withdrawn.length > 0
-          ? deliveryNotice(instance, [...new Set(result.created.map((g) => g.clientId))], withdrawn)
-          : null;
+        const notice =
+          result.created.length > 0 || withdrawn.length > 0
+            ? deliveryNotice(instance, [...new Set(result.created.map((g) => g.clientId))], withdrawn)
+            : null;
         if (fan.rows.length > 0 || states.length > 0 || notice !== null) {
           // One statement (one round trip) for the deliveries, the tracking rows and the NOTIFY: data-modifying WITH
           // parts always run, each on its own table. A standing receipt keeps the seq of the message that reported it
@@ -241,7 +279,10 @@ export async function openPostgresTrackerStore(pool: PgPool, instance: string, c
           'INSERT INTO tracker_subscription (client_id, subscription_id, ack_timeout_ms, created_at_ms, last_used_ms) VALUES ($1, $2, $3, $4, $4)',
           [clientId, subscriptionId, ackTimeoutMs, nowMs],
         );
-        const orphans = await c.query<{ seq: number }>('UPDATE tracker_message SET orphan = 0 WHERE client_id = $1 AND orphan = 1 RETURNING seq', [clientId]);
+        const orphans = await c.query<{ seq: number }>(
+          'UPDATE tracker_message SET orphan = 0 WHERE client_id = $1 AND orphan = 1 RETURNING seq',
+          [clientId],
+        );
         const seqs = orphans.rows.map((r) => r.seq).sort((a, b) => a - b);
         if (seqs.length > 0) {
           await c.query(
@@ -257,24 +298,34 @@ export async function openPostgresTrackerStore(pool: PgPool, instance: string, c
     unsubscribe: (clientId, subscriptionId) =>
       inTransaction(pool, async (c) => {
         await lockClients(c, [clientId]);
-        const gone = await c.query<{ seq: number }>('DELETE FROM tracker_delivery WHERE client_id = $1 AND subscription_id = $2 RETURNING seq', [clientId, subscriptionId]);
+        const gone = await c.query<{ seq: number }>(
+          'DELETE FROM tracker_delivery WHERE client_id = $1 AND subscription_id = $2 RETURNING seq',
+          [clientId, subscriptionId],
+        );
         await c.query('DELETE FROM tracker_subscription WHERE client_id = $1 AND subscription_id = $2', [clientId, subscriptionId]);
-        await pruneSeqs(c, gone.rows.map((r) => r.seq));
+        await pruneSeqs(
+          c,
+          gone.rows.map((r) => r.seq),
+        );
       }),
 
     loadDeliveries: async (clientId, subscriptionId) =>
-      (await rows<DeliveryRow>(
-        `SELECT ${DELIVERY_COLUMNS} FROM tracker_delivery d JOIN tracker_message m ON m.seq = d.seq
+      (
+        await rows<DeliveryRow>(
+          `SELECT ${DELIVERY_COLUMNS} FROM tracker_delivery d JOIN tracker_message m ON m.seq = d.seq
           WHERE d.client_id = $1 AND d.subscription_id = $2 ORDER BY m.seq`,
-        [clientId, subscriptionId],
-      )).map(toEntry),
+          [clientId, subscriptionId],
+        )
+      ).map(toEntry),
 
     loadDeliveriesPage: async (clientId, subscriptionId, afterSeq, limit) =>
-      (await rows<DeliveryRow>(
-        `SELECT ${DELIVERY_COLUMNS} FROM tracker_delivery d JOIN tracker_message m ON m.seq = d.seq
+      (
+        await rows<DeliveryRow>(
+          `SELECT ${DELIVERY_COLUMNS} FROM tracker_delivery d JOIN tracker_message m ON m.seq = d.seq
           WHERE d.client_id = $1 AND d.subscription_id = $2 AND d.seq > $3 ORDER BY d.seq LIMIT $4`,
-        [clientId, subscriptionId, afterSeq, limit],
-      )).map(toEntry),
+          [clientId, subscriptionId, afterSeq, limit],
+        )
+      ).map(toEntry),
 
     async touchSubscriptions(subs, nowMs) {
       if (subs.length === 0) return;
@@ -286,9 +337,12 @@ export async function openPostgresTrackerStore(pool: PgPool, instance: string, c
     },
 
     idleSubscriptions: async (beforeMs) =>
-      (await rows<{ client_id: string; subscription_id: string }>(`SELECT client_id, subscription_id FROM tracker_subscription WHERE last_used_ms < $1 LIMIT ${IDLE_SUBSCRIPTIONS_PER_CALL}`, [beforeMs])).map(
-        (r) => ({ clientId: r.client_id, subscriptionId: r.subscription_id }),
-      ),
+      (
+        await rows<{ client_id: string; subscription_id: string }>(
+          `SELECT client_id, subscription_id FROM tracker_subscription WHERE last_used_ms < $1 LIMIT ${IDLE_SUBSCRIPTIONS_PER_CALL}`,
+          [beforeMs],
+        )
+      ).map((r) => ({ clientId: r.client_id, subscriptionId: r.subscription_id })),
 
     async ackMany(acks) {
       if (acks.length === 0) return;
@@ -298,15 +352,19 @@ export async function openPostgresTrackerStore(pool: PgPool, instance: string, c
             WHERE d.client_id = u.client_id AND d.ack_id = u.ack_id RETURNING d.seq`,
           [acks.map((a) => a.clientId), acks.map((a) => a.ackId)],
         );
-        await pruneSeqs(c, gone.rows.map((r) => r.seq));
+        await pruneSeqs(
+          c,
+          gone.rows.map((r) => r.seq),
+        );
       });
     },
 
-    pruneDoneTrackings: async (beforeMs) => (await pool.query('DELETE FROM tracker_tracking WHERE done_at_ms IS NOT NULL AND done_at_ms < $1', [beforeMs])).rowCount ?? 0,
+    pruneDoneTrackings: async (beforeMs) =>
+      (await pool.query('DELETE FROM tracker_tracking WHERE done_at_ms IS NOT NULL AND done_at_ms < $1', [beforeMs])).rowCount ?? 0,
 
-    pruneOrphans: async (beforeMs) => (await pool.query('DELETE FROM tracker_message WHERE orphan = 1 AND created_at_ms < $1', [beforeMs])).rowCount ?? 0,
+    pruneOrphans: async (beforeMs) =>
+      (await pool.query('DELETE FROM tracker_message WHERE orphan = 1 AND created_at_ms < $1', [beforeMs])).rowCount ?? 0,
 
     outboxDepth: () => count('SELECT count(*) AS n FROM tracker_delivery WHERE sent_at_ms IS NULL'),
   };
 }
-

@@ -16,7 +16,9 @@ export function sqliteHeldOutbox(db: Db): HeldOutbox {
     insertDelivery: db.prepare('INSERT INTO tracker_delivery (client_id, ack_id, subscription_id, seq) VALUES (?, ?, ?, ?)'),
     deleteDeliveries: db.prepare('DELETE FROM tracker_delivery WHERE client_id = ? AND subscription_id = ? RETURNING seq').pluck(),
     dropUnsentExcept: db.prepare(HELD_SQL.dropUnsentExcept).pluck(),
-    pruneMessage: db.prepare('DELETE FROM tracker_message WHERE seq = ? AND orphan = 0 AND NOT EXISTS (SELECT 1 FROM tracker_delivery d WHERE d.seq = ?)'),
+    pruneMessage: db.prepare(
+      'DELETE FROM tracker_message WHERE seq = ? AND orphan = 0 AND NOT EXISTS (SELECT 1 FROM tracker_delivery d WHERE d.seq = ?)',
+    ),
     pending: db.prepare(HELD_SQL.pending),
     countPending: db.prepare(HELD_SQL.countPending).pluck(),
     retryNow: db.prepare(HELD_SQL.retryNow),
@@ -36,7 +38,9 @@ export function sqliteHeldOutbox(db: Db): HeldOutbox {
       `SELECT m.tx_hash, m.payload FROM tracker_delivery d JOIN tracker_message m ON m.seq = d.seq
         WHERE d.client_id = ? AND d.subscription_id = ? AND m.type = ? AND json_extract(m.payload, '$.result.blockNumber') > ? ORDER BY m.seq`,
     ),
-    insertMessage: db.prepare('INSERT INTO tracker_message (message_id, client_id, tx_hash, type, payload, created_at_ms, orphan) VALUES (?, ?, ?, ?, ?, ?, 0)'),
+    insertMessage: db.prepare(
+      'INSERT INTO tracker_message (message_id, client_id, tx_hash, type, payload, created_at_ms, orphan) VALUES (?, ?, ?, ?, ?, ?, 0)',
+    ),
   };
   const pruneSeqs = (seqs: Iterable<number>) => {
     for (const s of new Set(seqs)) q.pruneMessage.run(s, s);
@@ -61,7 +65,8 @@ export function sqliteHeldOutbox(db: Db): HeldOutbox {
       q.deleteSub.run(clientId, subscriptionId);
       pruneSeqs(q.dropUnsentExcept.all(clientId, subscriptionId, clientId, keptType) as number[]);
     }),
-    pending: (clientId, subscriptionId, afterSeq, limit) => (q.pending.all(clientId, subscriptionId, afterSeq, limit) as HeldDeliveryRow[]).map(toHeldDelivery),
+    pending: (clientId, subscriptionId, afterSeq, limit) =>
+      (q.pending.all(clientId, subscriptionId, afterSeq, limit) as HeldDeliveryRow[]).map(toHeldDelivery),
     countPending: (clientId, subscriptionId) => q.countPending.get(clientId, subscriptionId) as number,
     retryNow: (clientId, subscriptionId) => void q.retryNow.run(clientId, subscriptionId),
     claim: tx((clientId, subscriptionId, deliveryIds, { nowMs, untilMs, maxHeld }) => {
@@ -85,7 +90,10 @@ export function sqliteHeldOutbox(db: Db): HeldOutbox {
       return seqs.length;
     }),
     keptAbove: (clientId, subscriptionId, type, block) =>
-      (q.keptAbove.all(clientId, subscriptionId, type, block) as { tx_hash: string; payload: string }[]).map((r) => ({ txHash: r.tx_hash, payload: r.payload })),
+      (q.keptAbove.all(clientId, subscriptionId, type, block) as { tx_hash: string; payload: string }[]).map((r) => ({
+        txHash: r.tx_hash,
+        payload: r.payload,
+      })),
     store: tx((subscriptionId, messages, nowMs) => {
       for (const m of messages) {
         const seq = Number(q.insertMessage.run(orderedId(nowMs), m.clientId, m.txHash, m.type, m.payload, nowMs).lastInsertRowid);

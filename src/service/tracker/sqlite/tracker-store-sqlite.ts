@@ -127,10 +127,16 @@ export function openSqliteTrackerStore(db: Db): TrackerStore {
     subsOf: db.prepare('SELECT subscription_id FROM tracker_subscription WHERE client_id = ?'),
     getSub: db.prepare('SELECT ack_timeout_ms FROM tracker_subscription WHERE client_id = ? AND subscription_id = ?'),
     countSubs: db.prepare('SELECT count(*) AS n FROM tracker_subscription WHERE client_id = ?'),
-    insertSub: db.prepare('INSERT INTO tracker_subscription (client_id, subscription_id, ack_timeout_ms, created_at_ms, last_used_ms) VALUES (?, ?, ?, ?, ?)'),
-    updateSub: db.prepare('UPDATE tracker_subscription SET ack_timeout_ms = ?, last_used_ms = ? WHERE client_id = ? AND subscription_id = ?'),
+    insertSub: db.prepare(
+      'INSERT INTO tracker_subscription (client_id, subscription_id, ack_timeout_ms, created_at_ms, last_used_ms) VALUES (?, ?, ?, ?, ?)',
+    ),
+    updateSub: db.prepare(
+      'UPDATE tracker_subscription SET ack_timeout_ms = ?, last_used_ms = ? WHERE client_id = ? AND subscription_id = ?',
+    ),
     touchSub: db.prepare('UPDATE tracker_subscription SET last_used_ms = ? WHERE client_id = ? AND subscription_id = ?'),
-    idleSubs: db.prepare(`SELECT client_id, subscription_id FROM tracker_subscription WHERE last_used_ms < ? LIMIT ${IDLE_SUBSCRIPTIONS_PER_CALL}`),
+    idleSubs: db.prepare(
+      `SELECT client_id, subscription_id FROM tracker_subscription WHERE last_used_ms < ? LIMIT ${IDLE_SUBSCRIPTIONS_PER_CALL}`,
+    ),
     deleteSub: db.prepare('DELETE FROM tracker_subscription WHERE client_id = ? AND subscription_id = ?'),
     deleteSubDeliveries: db.prepare('DELETE FROM tracker_delivery WHERE client_id = ? AND subscription_id = ? RETURNING seq'),
     orphansOf: db.prepare('SELECT seq FROM tracker_message WHERE client_id = ? AND orphan = 1 ORDER BY seq'),
@@ -192,18 +198,37 @@ export function openSqliteTrackerStore(db: Db): TrackerStore {
         }
         const subsOf = new Map<string, string[]>();
         for (const m of messages) {
-          if (!subsOf.has(m.clientId)) subsOf.set(m.clientId, (q.subsOf.all(m.clientId) as { subscription_id: string }[]).map((r) => r.subscription_id));
+          if (!subsOf.has(m.clientId))
+            subsOf.set(
+              m.clientId,
+              (q.subsOf.all(m.clientId) as { subscription_id: string }[]).map((r) => r.subscription_id),
+            );
         }
         const ids = messages.map(() => orderedId());
         const seqs = messages.map((m, i) =>
-          Number(q.insertMessage.run(ids[i], m.clientId, m.txHash, m.type, m.payload, nowMs, subsOf.get(m.clientId)!.length === 0 ? 1 : 0).lastInsertRowid),
+          Number(
+            q.insertMessage.run(ids[i], m.clientId, m.txHash, m.type, m.payload, nowMs, subsOf.get(m.clientId)!.length === 0 ? 1 : 0)
+              .lastInsertRowid,
+          ),
         );
         const { rows, created, receiptSeqs } = fanOut(messages, ids, seqs, subsOf);
         for (const d of rows) q.insertDelivery.run(d.clientId, d.ackId, d.subscriptionId, d.seq);
         for (const s of states) {
           // A standing receipt keeps the seq of the message that reported it (null once withdrawn or ended).
-          const receiptSeq = s.receipt && s.doneAtMs === null ? (receiptSeqs.get(s.clientId + '\u0000' + s.txHash) ?? q.receiptSeqOf.get(s.clientId, s.txHash) ?? null) : null;
-          q.saveTracking.run(s.pendingSent ? 1 : 0, s.receipt ? receiptJson(s.receipt) : null, receiptSeq, s.from, s.nonce, s.doneAtMs, s.clientId, s.txHash);
+          const receiptSeq =
+            s.receipt && s.doneAtMs === null
+              ? (receiptSeqs.get(s.clientId + '\u0000' + s.txHash) ?? q.receiptSeqOf.get(s.clientId, s.txHash) ?? null)
+              : null;
+          q.saveTracking.run(
+            s.pendingSent ? 1 : 0,
+            s.receipt ? receiptJson(s.receipt) : null,
+            receiptSeq,
+            s.from,
+            s.nonce,
+            s.doneAtMs,
+            s.clientId,
+            s.txHash,
+          );
         }
         return { created, withdrawn };
       })();
@@ -236,7 +261,8 @@ export function openSqliteTrackerStore(db: Db): TrackerStore {
 
     loadDeliveries: async (clientId, subscriptionId) => (q.deliveriesOf.all(clientId, subscriptionId) as DeliveryRow[]).map(toEntry),
 
-    loadDeliveriesPage: async (clientId, subscriptionId, afterSeq, limit) => (q.deliveriesPage.all(clientId, subscriptionId, afterSeq, limit) as DeliveryRow[]).map(toEntry),
+    loadDeliveriesPage: async (clientId, subscriptionId, afterSeq, limit) =>
+      (q.deliveriesPage.all(clientId, subscriptionId, afterSeq, limit) as DeliveryRow[]).map(toEntry),
 
     async touchSubscriptions(subs, nowMs) {
       db.transaction(() => {
@@ -245,7 +271,10 @@ export function openSqliteTrackerStore(db: Db): TrackerStore {
     },
 
     idleSubscriptions: async (beforeMs) =>
-      (q.idleSubs.all(beforeMs) as { client_id: string; subscription_id: string }[]).map((r) => ({ clientId: r.client_id, subscriptionId: r.subscription_id })),
+      (q.idleSubs.all(beforeMs) as { client_id: string; subscription_id: string }[]).map((r) => ({
+        clientId: r.client_id,
+        subscriptionId: r.subscription_id,
+      })),
 
     async ackMany(acks) {
       db.transaction(() => {

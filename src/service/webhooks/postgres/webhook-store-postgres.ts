@@ -7,7 +7,18 @@ import { migratePg } from '../../db/pg-migrate.js';
 import { inTransaction, type PgPool } from '../../db/pg-pool.js';
 import { openPostgresIndexMoves } from '../../indexer/postgres/indexer-moves-postgres.js';
 import { postgresHeldOutbox as outbox } from '../../tracker/postgres/tracker-outbox-store-postgres.js';
-import { marksJson, patchValues, RESUME_SET, toWebhook, WEBHOOK_FAILED, WEBHOOK_INSERT, WEBHOOK_OK, WEBHOOK_UPDATE, webhookValues, type WebhookDbRow } from '../webhook-store-rows.js';
+import {
+  marksJson,
+  patchValues,
+  RESUME_SET,
+  toWebhook,
+  WEBHOOK_FAILED,
+  WEBHOOK_INSERT,
+  WEBHOOK_OK,
+  WEBHOOK_UPDATE,
+  webhookValues,
+  type WebhookDbRow,
+} from '../webhook-store-rows.js';
 import { webhookSubscriptionId as subOf, type WebhookStore } from '../webhook-store.js';
 
 /** The webhook table, this module's own (its deliveries are the tracker's: openPostgresTrackerStore first). */
@@ -53,8 +64,10 @@ export async function openPostgresWebhookStore(pool: PgPool): Promise<WebhookSto
       const r = (await rows<WebhookDbRow>('SELECT * FROM webhook WHERE id = $1', [id]))[0];
       return r ? toWebhook(r) : null;
     },
-    listOfClient: async (clientId) => (await rows<WebhookDbRow>('SELECT * FROM webhook WHERE client_id = $1 ORDER BY created_at_ms, id', [clientId])).map(toWebhook),
-    countOfClient: async (clientId) => Number((await rows<{ n: string }>('SELECT count(*) AS n FROM webhook WHERE client_id = $1', [clientId]))[0]!.n),
+    listOfClient: async (clientId) =>
+      (await rows<WebhookDbRow>('SELECT * FROM webhook WHERE client_id = $1 ORDER BY created_at_ms, id', [clientId])).map(toWebhook),
+    countOfClient: async (clientId) =>
+      Number((await rows<{ n: string }>('SELECT count(*) AS n FROM webhook WHERE client_id = $1', [clientId]))[0]!.n),
     all: async () => (await rows<WebhookDbRow>('SELECT * FROM webhook ORDER BY created_at_ms, id')).map(toWebhook),
 
     update: (id, patch) =>
@@ -62,13 +75,16 @@ export async function openPostgresWebhookStore(pool: PgPool): Promise<WebhookSto
         const before = (await c.query<WebhookDbRow>('SELECT * FROM webhook WHERE id = $1 FOR UPDATE', [id])).rows[0];
         if (!before) return null;
         await c.query(pg(WEBHOOK_UPDATE), patchValues(id, patch));
-        if (patch.activityBlock !== undefined) await c.query('UPDATE webhook SET activity_hash = NULL, activity_marks = NULL WHERE id = $1', [id]);
+        if (patch.activityBlock !== undefined)
+          await c.query('UPDATE webhook SET activity_hash = NULL, activity_marks = NULL WHERE id = $1', [id]);
         if (patch.state === 'active') {
           await c.query(`UPDATE webhook SET ${RESUME_SET} WHERE id = $1`, [id]);
           await outbox.retryNow(c, before.client_id, subOf(id));
         }
-        if (patch.trackerMessages === true && Number(before.tracker_messages) === 0) await outbox.subscribe(c, before.client_id, subOf(id), Date.now());
-        if (patch.trackerMessages === false && Number(before.tracker_messages) === 1) await outbox.unsubscribeKeeping(c, before.client_id, subOf(id), 'activity');
+        if (patch.trackerMessages === true && Number(before.tracker_messages) === 0)
+          await outbox.subscribe(c, before.client_id, subOf(id), Date.now());
+        if (patch.trackerMessages === false && Number(before.tracker_messages) === 1)
+          await outbox.unsubscribeKeeping(c, before.client_id, subOf(id), 'activity');
         return toWebhook((await c.query<WebhookDbRow>('SELECT * FROM webhook WHERE id = $1', [id])).rows[0]!);
       }),
 
@@ -116,7 +132,12 @@ export async function openPostgresWebhookStore(pool: PgPool): Promise<WebhookSto
           [to.block, to.hash, marksJson(to.marks), webhookId, from.block, from.hash],
         );
         if (moved.rowCount !== 1) return false;
-        await outbox.store(c, subOf(webhookId), messages.map((m) => ({ ...m, type: 'activity' })), nowMs);
+        await outbox.store(
+          c,
+          subOf(webhookId),
+          messages.map((m) => ({ ...m, type: 'activity' })),
+          nowMs,
+        );
         return true;
       }),
   };

@@ -4,7 +4,18 @@
 import { migrate, type Db } from '../../../lib/sqlite.js';
 import { openSqliteIndexMoves } from '../../indexer/sqlite/indexer-moves-sqlite.js';
 import { sqliteHeldOutbox } from '../../tracker/sqlite/tracker-outbox-store-sqlite.js';
-import { marksJson, patchValues, RESUME_SET, toWebhook, WEBHOOK_FAILED, WEBHOOK_INSERT, WEBHOOK_OK, WEBHOOK_UPDATE, webhookValues, type WebhookDbRow } from '../webhook-store-rows.js';
+import {
+  marksJson,
+  patchValues,
+  RESUME_SET,
+  toWebhook,
+  WEBHOOK_FAILED,
+  WEBHOOK_INSERT,
+  WEBHOOK_OK,
+  WEBHOOK_UPDATE,
+  webhookValues,
+  type WebhookDbRow,
+} from '../webhook-store-rows.js';
 import { webhookSubscriptionId as subOf, type WebhookStore } from '../webhook-store.js';
 
 /** The webhook table, this module's own (its deliveries are the tracker's: openSqliteTrackerStore first). */
@@ -53,7 +64,9 @@ export function openSqliteWebhookStore(db: Db): WebhookStore {
     deleteWebhook: db.prepare('DELETE FROM webhook WHERE id = ?'),
     webhookOk: db.prepare(WEBHOOK_OK),
     webhookFailed: db.prepare(WEBHOOK_FAILED),
-    cursorMove: db.prepare('UPDATE webhook SET activity_block = ?, activity_hash = ?, activity_marks = ? WHERE id = ? AND activity_block IS ? AND activity_hash IS ?'),
+    cursorMove: db.prepare(
+      'UPDATE webhook SET activity_block = ?, activity_hash = ?, activity_marks = ? WHERE id = ? AND activity_block IS ? AND activity_hash IS ?',
+    ),
     cursorRestart: db.prepare('UPDATE webhook SET activity_hash = NULL, activity_marks = NULL WHERE id = ?'),
   };
 
@@ -83,7 +96,8 @@ export function openSqliteWebhookStore(db: Db): WebhookStore {
           outbox.retryNow(before.client_id, subOf(id));
         }
         if (patch.trackerMessages === true && before.tracker_messages === 0) outbox.subscribe(before.client_id, subOf(id), Date.now());
-        if (patch.trackerMessages === false && before.tracker_messages === 1) outbox.unsubscribeKeeping(before.client_id, subOf(id), 'activity');
+        if (patch.trackerMessages === false && before.tracker_messages === 1)
+          outbox.unsubscribeKeeping(before.client_id, subOf(id), 'activity');
         return toWebhook(q.get.get(id) as WebhookDbRow);
       })();
     },
@@ -125,7 +139,11 @@ export function openSqliteWebhookStore(db: Db): WebhookStore {
     async commitActivity(webhookId, from, to, messages, nowMs) {
       return db.transaction(() => {
         if (q.cursorMove.run(to.block, to.hash, marksJson(to.marks), webhookId, from.block, from.hash).changes !== 1) return false;
-        outbox.store(subOf(webhookId), messages.map((m) => ({ ...m, type: 'activity' })), nowMs);
+        outbox.store(
+          subOf(webhookId),
+          messages.map((m) => ({ ...m, type: 'activity' })),
+          nowMs,
+        );
         return true;
       })();
     },

@@ -109,14 +109,25 @@ describe('what opens without the token', () => {
       expect(opensWithoutToken(method, concrete), route).toBe(false);
       expect(opensWithoutToken('GET', concrete), route).toBe(false);
     }
-    for (const path of ['/api', '/api/', '/nft', '/rpc', '/api/events', '/api/openapi.json', '/nft/v1/accounts/0xab/tokens']) expect(opensWithoutToken('GET', path), path).toBe(false);
+    for (const path of ['/api', '/api/', '/nft', '/rpc', '/api/events', '/api/openapi.json', '/nft/v1/accounts/0xab/tokens'])
+      expect(opensWithoutToken('GET', path), path).toBe(false);
   });
 
-  it('only reads of the renderer\'s files (its page, assets, icon, client-side routes) open without it', () => {
-    for (const path of ['/', '/index.html', '/assets/index-abc.js', '/favicon.ico', '/transactions/0xabc', '/tokens/assets/app.css', '/apiary', '/nfts']) {
+  it("only reads of the renderer's files (its page, assets, icon, client-side routes) open without it", () => {
+    for (const path of [
+      '/',
+      '/index.html',
+      '/assets/index-abc.js',
+      '/favicon.ico',
+      '/transactions/0xabc',
+      '/tokens/assets/app.css',
+      '/apiary',
+      '/nfts',
+    ]) {
       expect(opensWithoutToken('GET', path), path).toBe(true);
       expect(opensWithoutToken('HEAD', path), path).toBe(true);
-      for (const method of ['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']) expect(opensWithoutToken(method, path), `${method} ${path}`).toBe(false);
+      for (const method of ['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'])
+        expect(opensWithoutToken(method, path), `${method} ${path}`).toBe(false);
     }
   });
 });
@@ -186,16 +197,23 @@ describe('privateKeyProblem', () => {
 
   it('accepts exactly the keys ethers can make a wallet of', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.bigInt({ min: 0n, max: 2n ** 256n - 1n }), fc.bigInt({ min: SECP256K1_ORDER - 3n, max: SECP256K1_ORDER + 3n }), fc.constantFrom(0n, 1n)), (k) => {
-        const key = `0x${hex(k)}`;
-        let ethersOk = true;
-        try {
-          new Wallet(key);
-        } catch {
-          ethersOk = false;
-        }
-        expect(privateKeyProblem(key) === null).toBe(ethersOk);
-      }),
+      fc.property(
+        fc.oneof(
+          fc.bigInt({ min: 0n, max: 2n ** 256n - 1n }),
+          fc.bigInt({ min: SECP256K1_ORDER - 3n, max: SECP256K1_ORDER + 3n }),
+          fc.constantFrom(0n, 1n),
+        ),
+        (k) => {
+          const key = `0x${hex(k)}`;
+          let ethersOk = true;
+          try {
+            new Wallet(key);
+          } catch {
+            ethersOk = false;
+          }
+          expect(privateKeyProblem(key) === null).toBe(ethersOk);
+        },
+      ),
       { numRuns: 300 },
     );
   });

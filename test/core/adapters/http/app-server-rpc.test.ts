@@ -48,7 +48,11 @@ afterAll(() => new Promise((r) => server.close(r)));
 async function batch(entries: [string, ...unknown[]][]): Promise<{ id: number; result?: string; error?: { code: number } }[]> {
   log = [];
   const body = entries.map(([method, ...params], i) => ({ jsonrpc: '2.0', id: i, method, params }));
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify(body) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify(body),
+  });
   return (await res.json()) as { id: number; result?: string }[];
 }
 

@@ -45,8 +45,8 @@ export function AllowanceForm({ busy, allowing, onAllow }: { busy: boolean; allo
         </p>
       ) : null}
       <p id={`${id}-hint`} className="hint">
-        Until you revoke it in Settings, this tool&apos;s transactions then go through without asking while what they can cost in 24 hours stays within the
-        limit (this one counts). Signatures always ask.
+        Until you revoke it in Settings, this tool&apos;s transactions then go through without asking while what they can cost in 24 hours
+        stays within the limit (this one counts). Signatures always ask.
       </p>
     </form>
   );

@@ -78,6 +78,7 @@ function DataList({ title, data, testId }: { title: string; data: Record<string,
       <h3 className="section-title">{title}</h3>
       <ul className="approval-data" data-testid={testId}>
         {rows.map((r, i) => (
+          // biome-ignore lint/suspicious/noArrayIndexKey: the rows of one request never reorder; a row is its position.
           <li key={i} className={`depth-${Math.min(r.depth, 5)}`}>
             <span className="approval-key">{r.key}:</span>
             {r.value === null ? null : (
@@ -98,7 +99,10 @@ function TypedDataFacts({ typedData }: { typedData: NonNullable<ApprovalRequest[
   return (
     <>
       <p className="approval-primary">
-        Primary type <strong className="mono" data-testid="approval-primary-type">{typedData.primaryType}</strong>
+        Primary type{' '}
+        <strong className="mono" data-testid="approval-primary-type">
+          {typedData.primaryType}
+        </strong>
       </p>
       <DataList title="Domain" data={typedData.domain} testId="approval-domain" />
       <DataList title="Message" data={typedData.message} testId="approval-typed-message" />

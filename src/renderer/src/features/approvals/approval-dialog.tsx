@@ -68,13 +68,32 @@ function RequestPanel({ request, now, others }: { request: ApprovalRequest; now:
           {error}
         </p>
       ) : null}
-      {request.kind === 'transaction' ? <AllowanceForm busy={busy !== null} allowing={busy === 'allow'} onAllow={(wei) => void answer('allow', { approve: true, allowPerDayWei: wei })} /> : null}
+      {request.kind === 'transaction' ? (
+        <AllowanceForm
+          busy={busy !== null}
+          allowing={busy === 'allow'}
+          onAllow={(wei) => void answer('allow', { approve: true, allowPerDayWei: wei })}
+        />
+      ) : null}
       <div className="dialog-actions approval-actions">
-        <button ref={declineRef} type="button" className="btn btn-secondary" disabled={busy !== null} onClick={() => void answer('decline', { approve: false })} data-testid="approval-decline">
+        <button
+          ref={declineRef}
+          type="button"
+          className="btn btn-secondary"
+          disabled={busy !== null}
+          onClick={() => void answer('decline', { approve: false })}
+          data-testid="approval-decline"
+        >
           {busy === 'decline' ? <Spinner label="Declining" /> : null}
           Decline
         </button>
-        <button type="button" className="btn btn-primary" disabled={busy !== null} onClick={() => void answer('approve', { approve: true })} data-testid="approval-approve">
+        <button
+          type="button"
+          className="btn btn-primary"
+          disabled={busy !== null}
+          onClick={() => void answer('approve', { approve: true })}
+          data-testid="approval-approve"
+        >
           {busy === 'approve' ? <Spinner label="Approving" /> : null}
           {request.kind === 'transaction' ? 'Approve' : 'Approve and sign'}
         </button>

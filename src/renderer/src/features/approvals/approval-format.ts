@@ -22,7 +22,8 @@ export function feeRangeText(tx: Pick<TransactionApproval, 'feeFromWei' | 'feeCa
 /** What the transaction calls: the known signature with its selector, the bare selector, or nothing at all. */
 export function calledText(tx: Pick<TransactionApproval, 'to' | 'input' | 'selector' | 'functionName'>): string {
   if (tx.to === null) return 'none: deploys the code in its data';
-  if (tx.selector === null) return tx.input === '0x' || tx.input === '' ? 'none: a plain transfer' : `data without a function selector (${tx.input})`;
+  if (tx.selector === null)
+    return tx.input === '0x' || tx.input === '' ? 'none: a plain transfer' : `data without a function selector (${tx.input})`;
   return tx.functionName ? `${tx.functionName} (${tx.selector})` : `${tx.selector} (not a function the app knows)`;
 }
 
@@ -50,11 +51,16 @@ export function timeLeftText(seconds: number): string {
 }
 
 /** The requests a person can still answer at `nowMs`: one past its time is already declined by the core. */
-export const stillWaiting = (requests: readonly ApprovalRequest[], nowMs: number): ApprovalRequest[] => requests.filter((r) => secondsLeft(r.expiresAt, nowMs) > 0);
+export const stillWaiting = (requests: readonly ApprovalRequest[], nowMs: number): ApprovalRequest[] =>
+  requests.filter((r) => secondsLeft(r.expiresAt, nowMs) > 0);
 
 /** The dialog's title for a kind of request. */
 export function requestTitle(kind: ApprovalRequest['kind']): string {
-  return kind === 'transaction' ? 'A tool asks to send a transaction' : kind === 'message' ? 'A tool asks you to sign a message' : 'A tool asks you to sign typed data';
+  return kind === 'transaction'
+    ? 'A tool asks to send a transaction'
+    : kind === 'message'
+      ? 'A tool asks you to sign a message'
+      : 'A tool asks you to sign typed data';
 }
 
 /** personal_sign: the text when the bytes are text (and not empty), else their hex. */

@@ -55,7 +55,14 @@ export function useSendForm<F extends object, E extends Partial<Record<keyof F, 
 }
 
 /** The fee note, the core's refusal, and Close / the submit button. */
-export function SendFormFooter(p: { ids: { fee: string; formError: string }; formError: string | null; busy: boolean; onClose: () => void; submitTestId: string; label: string }) {
+export function SendFormFooter(p: {
+  ids: { fee: string; formError: string };
+  formError: string | null;
+  busy: boolean;
+  onClose: () => void;
+  submitTestId: string;
+  label: string;
+}) {
   return (
     <>
       <FeeNote id={p.ids.fee} />

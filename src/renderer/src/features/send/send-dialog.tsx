@@ -38,7 +38,11 @@ export function SendDialog({ onClose }: { onClose: () => void }) {
   const sendRequest = useApp((s) => s.sendRequest);
   const notify = useApp((s) => s.notify);
   const funds: SendFunds = { balanceWei, feeCapWei };
-  const { form, errors, formError, busy, formRef, ids, update, submit } = useSendForm(emptySendForm, (f: SendForm) => checkSendForm(f, funds), fieldOrder);
+  const { form, errors, formError, busy, formRef, ids, update, submit } = useSendForm(
+    emptySendForm,
+    (f: SendForm) => checkSendForm(f, funds),
+    fieldOrder,
+  );
   const withData = form.data.trim() !== '' && form.data.trim() !== '0x' && dataProblem(form.data) === null;
   const max = withData ? null : maxSendableWei(funds);
 
@@ -53,16 +57,40 @@ export function SendDialog({ onClose }: { onClose: () => void }) {
 
   return (
     <Modal title="Send" onClose={onClose} testId="send-dialog" busy={busy} closeButton={false}>
-      <form ref={formRef} className="send-form" noValidate onSubmit={(e) => void send(e)} aria-describedby={formError ? ids.formError : ids.fee}>
+      <form
+        ref={formRef}
+        className="send-form"
+        noValidate
+        onSubmit={(e) => void send(e)}
+        aria-describedby={formError ? ids.formError : ids.fee}
+      >
         <Field label="Recipient" error={errors.to} hint="The address to send to: 0x followed by 40 hex digits.">
           {(p) => (
-            <input {...p} name="to" className="input mono" value={form.to} placeholder="0x…" spellCheck={false} autoComplete="off" onChange={(e) => update('to', e.target.value)} />
+            <input
+              {...p}
+              name="to"
+              className="input mono"
+              value={form.to}
+              placeholder="0x…"
+              spellCheck={false}
+              autoComplete="off"
+              onChange={(e) => update('to', e.target.value)}
+            />
           )}
         </Field>
         <Field label="Amount (ETH)" error={errors.amount} hint={amountHint(funds, withData)}>
           {(p) => (
             <div className="input-group">
-              <input {...p} name="amount" className="input mono" inputMode="decimal" value={form.amount} placeholder="0.0" autoComplete="off" onChange={(e) => update('amount', e.target.value)} />
+              <input
+                {...p}
+                name="amount"
+                className="input mono"
+                inputMode="decimal"
+                value={form.amount}
+                placeholder="0.0"
+                autoComplete="off"
+                onChange={(e) => update('amount', e.target.value)}
+              />
               <button
                 type="button"
                 className="btn btn-secondary"
@@ -76,12 +104,32 @@ export function SendDialog({ onClose }: { onClose: () => void }) {
             </div>
           )}
         </Field>
-        <Field label="Data (optional)" error={errors.data} hint="Calldata as 0x-hex, to call a contract at the recipient; leave it empty for a plain transfer.">
+        <Field
+          label="Data (optional)"
+          error={errors.data}
+          hint="Calldata as 0x-hex, to call a contract at the recipient; leave it empty for a plain transfer."
+        >
           {(p) => (
-            <textarea {...p} name="data" className="input textarea mono" value={form.data} placeholder="0x" rows={3} spellCheck={false} onChange={(e) => update('data', e.target.value)} />
+            <textarea
+              {...p}
+              name="data"
+              className="input textarea mono"
+              value={form.data}
+              placeholder="0x"
+              rows={3}
+              spellCheck={false}
+              onChange={(e) => update('data', e.target.value)}
+            />
           )}
         </Field>
-        <SendFormFooter ids={ids} formError={formError} busy={busy} onClose={onClose} submitTestId="send-submit" label={sendButtonLabel(form, funds)} />
+        <SendFormFooter
+          ids={ids}
+          formError={formError}
+          busy={busy}
+          onClose={onClose}
+          submitTestId="send-submit"
+          label={sendButtonLabel(form, funds)}
+        />
       </form>
     </Modal>
   );

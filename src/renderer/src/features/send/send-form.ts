@@ -30,7 +30,8 @@ export function recipientProblem(text: string): string | null {
   const body = t.slice(2);
   if (/[^0-9a-fA-F]/.test(body)) return 'An address holds only hex digits (0–9, a–f) after 0x; check what was pasted.';
   if (body.length !== 40) return `This address has ${body.length} hex digits after 0x; an address has 40. Check that it is complete.`;
-  if (!hasValidChecksum(t)) return 'The capital letters of this address do not match its checksum, so it probably has a typo; check it, or write it in lower case.';
+  if (!hasValidChecksum(t))
+    return 'The capital letters of this address do not match its checksum, so it probably has a typo; check it, or write it in lower case.';
   if (t.toLowerCase() === ZERO_ADDRESS) return 'That is the zero address: whatever is sent there is lost for good.';
   return null;
 }
@@ -80,7 +81,8 @@ function checkAmount(form: SendForm, funds: SendFunds): { wei: string } | { erro
   const hasData = hasCalldata(form);
   const amount = parseEtherToWei(form.amount.trim() === '' && hasData ? '0' : form.amount);
   if (!amount.ok) return { error: amount.error };
-  if (amount.wei === '0' && !hasData && dataProblem(form.data) === null) return { error: 'Enter an amount above 0, or data to call the recipient with.' };
+  if (amount.wei === '0' && !hasData && dataProblem(form.data) === null)
+    return { error: 'Enter an amount above 0, or data to call the recipient with.' };
   const { balanceWei, feeCapWei } = funds;
   if (balanceWei === null) return { wei: amount.wei };
   const value = BigInt(amount.wei);

@@ -31,12 +31,17 @@ export function checkTokenSendForm(form: TokenSendForm, token: Token): TokenSend
   const errors: TokenSendErrors = {};
   const to = recipientProblem(form.to);
   if (to) errors.to = to;
-  else if (form.to.trim().toLowerCase() === token.owner.toLowerCase()) errors.to = 'That is the account that holds the token; enter the address to send it to.';
+  else if (form.to.trim().toLowerCase() === token.owner.toLowerCase())
+    errors.to = 'That is the account that holds the token; enter the address to send it to.';
   let amount = 1n;
   if (isMultiToken(token)) {
     const held = heldAmount(token);
     const t = form.amount.trim();
-    if (!/^\d{1,78}$/.test(t) || BigInt(t) < 1n || BigInt(t) > held) errors.amount = held === 1n ? 'This account holds 1 of this token: the amount is 1.' : `Enter a whole number from 1 to ${held}, the amount this account holds.`;
+    if (!/^\d{1,78}$/.test(t) || BigInt(t) < 1n || BigInt(t) > held)
+      errors.amount =
+        held === 1n
+          ? 'This account holds 1 of this token: the amount is 1.'
+          : `Enter a whole number from 1 to ${held}, the amount this account holds.`;
     else amount = BigInt(t);
   }
   if (Object.keys(errors).length > 0) return { ok: false, errors };

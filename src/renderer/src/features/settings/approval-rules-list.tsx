@@ -67,9 +67,11 @@ export function ApprovalRulesList() {
   const load = useApp((s) => s.loadApprovalRules);
   // A transaction let through under a rule arrives as a new record: what the rule has used changes with it.
   const records = useApp((s) => Object.keys(s.txs).length);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: `records` is the trigger: a new transaction may have spent from a rule.
   useEffect(() => void load(), [load, records]);
 
-  if (state === 'error' && rules.length === 0) return <ErrorState title="Could not load the standing rules" error={error} onRetry={() => void load()} />;
+  if (state === 'error' && rules.length === 0)
+    return <ErrorState title="Could not load the standing rules" error={error} onRetry={() => void load()} />;
   if (state !== 'ready' && rules.length === 0) return <p className="hint">Loading the standing rules…</p>;
   if (rules.length === 0) {
     return (

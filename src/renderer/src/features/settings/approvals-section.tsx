@@ -35,7 +35,11 @@ export function ApprovalsSection({ settings }: { settings: AppSettings }) {
     if (error) {
       const mapped = apiErrorToFields(error, ['approvalTimeoutMs']);
       setFieldError(mapped.fields.approvalTimeoutMs ? TIMEOUT_RULE : undefined);
-      setState({ busy: false, error: { code: error.code, message: mapped.form ?? 'Nothing was saved: fix the marked field.' }, saved: false });
+      setState({
+        busy: false,
+        error: { code: error.code, message: mapped.form ?? 'Nothing was saved: fix the marked field.' },
+        saved: false,
+      });
     } else setState({ busy: false, error: null, saved: true });
   };
 

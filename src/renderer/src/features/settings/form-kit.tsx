@@ -11,7 +11,17 @@ export interface FieldProps {
   'aria-invalid': true | undefined;
 }
 
-export function Field({ label, hint, error, children }: { label: string; hint?: string; error?: string | undefined; children: (props: FieldProps) => ReactNode }) {
+export function Field({
+  label,
+  hint,
+  error,
+  children,
+}: {
+  label: string;
+  hint?: string;
+  error?: string | undefined;
+  children: (props: FieldProps) => ReactNode;
+}) {
   const id = useId();
   const hintId = hint ? `${id}-hint` : undefined;
   const errorId = error ? `${id}-error` : undefined;

@@ -21,10 +21,25 @@ function download(fileName: string, text: string) {
   setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
 
-export function KeyReplaceDialog({ current, action, busy, onConfirm, onCancel }: { current: KeyInfo; action: 'generate' | 'import'; busy: boolean; onConfirm: () => void; onCancel: () => void }) {
+export function KeyReplaceDialog({
+  current,
+  action,
+  busy,
+  onConfirm,
+  onCancel,
+}: {
+  current: KeyInfo;
+  action: 'generate' | 'import';
+  busy: boolean;
+  onConfirm: () => void;
+  onCancel: () => void;
+}) {
   const txs = useApp((s) => s.txs);
   const exportKey = useApp((s) => s.exportKey);
-  const open = useMemo(() => groupByNonce(txs).filter((g) => g.state.open && g.from.toLowerCase() === current.address.toLowerCase()), [txs, current.address]);
+  const open = useMemo(
+    () => groupByNonce(txs).filter((g) => g.state.open && g.from.toLowerCase() === current.address.toLowerCase()),
+    [txs, current.address],
+  );
   const [passphrase, setPassphrase] = useState('');
   const [exporting, setExporting] = useState(false);
   const [exported, setExported] = useState<string | null>(null);
@@ -61,8 +76,8 @@ export function KeyReplaceDialog({ current, action, busy, onConfirm, onCancel }:
       testId="key-replace-dialog"
     >
       <p>
-        The app will sign with {action === 'generate' ? 'a newly generated key' : 'the key you entered'} instead. Unless you have a copy, the current key and what it
-        holds are lost:
+        The app will sign with {action === 'generate' ? 'a newly generated key' : 'the key you entered'} instead. Unless you have a copy,
+        the current key and what it holds are lost:
       </p>
       <dl className="facts facts-wide replace-facts">
         <div>
@@ -87,7 +102,15 @@ export function KeyReplaceDialog({ current, action, busy, onConfirm, onCancel }:
         </div>
         <div>
           <dt>Kept in</dt>
-          <dd>{current.storage === 'memory' ? 'memory only: lost for good once replaced' : current.storage === 'environment' ? 'the PRIVATE_KEY environment variable' : current.storage === 'keychain' ? 'the OS keychain' : 'an encrypted file'}</dd>
+          <dd>
+            {current.storage === 'memory'
+              ? 'memory only: lost for good once replaced'
+              : current.storage === 'environment'
+                ? 'the PRIVATE_KEY environment variable'
+                : current.storage === 'keychain'
+                  ? 'the OS keychain'
+                  : 'an encrypted file'}
+          </dd>
         </div>
       </dl>
       <div className="export-box">

@@ -60,7 +60,11 @@ export function KeySection() {
   };
 
   return (
-    <Card id="settings-key" title="Signing key" description="Kept by the app, never shown again after import. Transactions are signed with it.">
+    <Card
+      id="settings-key"
+      title="Signing key"
+      description="Kept by the app, never shown again after import. Transactions are signed with it."
+    >
       <div className="key-box" data-testid="key-info">
         {keyState === 'loading' && !key ? (
           <Spinner label="Loading key" />

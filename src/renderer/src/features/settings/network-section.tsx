@@ -10,7 +10,14 @@ import { apiErrorToFields, checkNetwork, type FieldErrors } from './field-errors
 import { Card, Field, SaveBar, idleSave, type SaveState } from './form-kit.js';
 import { useDirty } from './use-dirty.js';
 
-const labels: Record<string, string> = { nodeUrl: 'Node URL', serviceUrl: 'Data service URL', platform: 'Platform', network: 'Network', clientId: 'Client ID', localApi: 'Local API' };
+const labels: Record<string, string> = {
+  nodeUrl: 'Node URL',
+  serviceUrl: 'Data service URL',
+  platform: 'Platform',
+  network: 'Network',
+  clientId: 'Client ID',
+  localApi: 'Local API',
+};
 const keys = ['nodeUrl', 'serviceUrl', 'platform', 'network'] as const;
 
 /** "Node URL and Network apply after a restart." with the Restart button. */
@@ -24,7 +31,8 @@ export function PendingRestart({ names }: { names: readonly string[] }) {
   return (
     <div className="pending-restart" role="status" data-testid="pending-restart">
       <p>
-        <strong>{text}</strong> {list.length === 1 ? 'applies' : 'apply'} after a restart; until then the app keeps using the values it started with.
+        <strong>{text}</strong> {list.length === 1 ? 'applies' : 'apply'} after a restart; until then the app keeps using the values it
+        started with.
       </p>
       <button
         type="button"
@@ -78,7 +86,9 @@ function ActiveNetwork({ settings }: { settings: AppSettings }) {
           <dd className="mono">{info.serviceUrl}</dd>
         </div>
       </dl>
-      <h3 className="section-title">{switched ? `Starts on ${settings.platform}/${settings.network} (switched since, under Networks)` : 'Starts on'}</h3>
+      <h3 className="section-title">
+        {switched ? `Starts on ${settings.platform}/${settings.network} (switched since, under Networks)` : 'Starts on'}
+      </h3>
     </div>
   );
 }
@@ -86,7 +96,12 @@ function ActiveNetwork({ settings }: { settings: AppSettings }) {
 export function NetworkSection({ settings }: { settings: AppSettings }) {
   const save = useApp((s) => s.saveSettings);
   const embedded = useApp((s) => s.info?.mode === 'embedded');
-  const [form, setForm] = useState({ nodeUrl: settings.nodeUrl, serviceUrl: settings.serviceUrl, platform: settings.platform, network: settings.network });
+  const [form, setForm] = useState({
+    nodeUrl: settings.nodeUrl,
+    serviceUrl: settings.serviceUrl,
+    platform: settings.platform,
+    network: settings.network,
+  });
   const [state, setState] = useState<SaveState>(idleSave);
   const [errors, setErrors] = useState<FieldErrors>({});
   const { nodeUrl, serviceUrl, platform, network } = settings;
@@ -123,14 +138,27 @@ export function NetworkSection({ settings }: { settings: AppSettings }) {
     if (error) {
       const mapped = apiErrorToFields(error, keys);
       setErrors(mapped.fields);
-      setState({ busy: false, error: { code: error.code, message: mapped.form ?? 'Nothing was saved: fix the marked field.' }, saved: false });
+      setState({
+        busy: false,
+        error: { code: error.code, message: mapped.form ?? 'Nothing was saved: fix the marked field.' },
+        saved: false,
+      });
     } else setState({ busy: false, error: null, saved: true });
   };
 
   const pending = settings.pendingRestart ?? [];
   const input = (k: (typeof keys)[number], hint?: string) => (
     <Field label={labels[k]!} hint={hint} error={errors[k]}>
-      {(p) => <input {...p} className={`input${k.endsWith('Url') ? ' mono' : ''}`} name={k} value={form[k]} spellCheck={false} onChange={set(k)} />}
+      {(p) => (
+        <input
+          {...p}
+          className={`input${k.endsWith('Url') ? ' mono' : ''}`}
+          name={k}
+          value={form[k]}
+          spellCheck={false}
+          onChange={set(k)}
+        />
+      )}
     </Field>
   );
 

@@ -31,7 +31,14 @@ function NodeUrlForm({ row }: { row: NetworkInfo }) {
       <label className="sr-only" htmlFor={`node-${keyOf(row)}`}>
         Node URL of {keyOf(row)}
       </label>
-      <input id={`node-${keyOf(row)}`} className="input mono" placeholder="https://… node of this network" value={url} spellCheck={false} onChange={(e) => setUrl(e.target.value)} />
+      <input
+        id={`node-${keyOf(row)}`}
+        className="input mono"
+        placeholder="https://… node of this network"
+        value={url}
+        spellCheck={false}
+        onChange={(e) => setUrl(e.target.value)}
+      />
       <button type="submit" className="btn btn-secondary btn-small" disabled={busy}>
         {busy ? <Spinner label="Saving" /> : null}
         Save

@@ -38,7 +38,8 @@ export function parsePolicyForm(f: PolicyForm): { patch: ReplacementPolicy } | {
   const maxFeeWei = parseGweiToWei(f.maxFee);
   if (!maxFeeWei || (initialFeeWei && BigInt(maxFeeWei) < BigInt(initialFeeWei))) e.maxFee = fieldRules.maxFee!;
   const bumpPercent = numberOr(f.bumpPercent);
-  if (!Number.isFinite(bumpPercent) || bumpPercent < MIN_BUMP_PERCENT || bumpPercent > MAX_BUMP_PERCENT) e.bumpPercent = fieldRules.bumpPercent!;
+  if (!Number.isFinite(bumpPercent) || bumpPercent < MIN_BUMP_PERCENT || bumpPercent > MAX_BUMP_PERCENT)
+    e.bumpPercent = fieldRules.bumpPercent!;
   const maxReplacements = numberOr(f.maxReplacements);
   if (!Number.isInteger(maxReplacements) || maxReplacements < 0 || maxReplacements > 100) e.maxReplacements = fieldRules.maxReplacements!;
   const timeoutMs = Math.round(numberOr(f.timeoutSeconds) * 1000);
@@ -46,5 +47,17 @@ export function parsePolicyForm(f: PolicyForm): { patch: ReplacementPolicy } | {
   const confirmations = numberOr(f.confirmations);
   if (!Number.isInteger(confirmations) || confirmations < 1 || confirmations > 1000) e.confirmations = fieldRules.confirmations!;
   if (Object.keys(e).length > 0 || !initialFeeWei || !maxFeeWei) return { errors: e };
-  return { patch: { pricing: f.pricing, speed: f.speed, txType: f.txType, initialFeeWei, bumpPercent, maxFeeWei, maxReplacements, timeoutMs, confirmations } };
+  return {
+    patch: {
+      pricing: f.pricing,
+      speed: f.speed,
+      txType: f.txType,
+      initialFeeWei,
+      bumpPercent,
+      maxFeeWei,
+      maxReplacements,
+      timeoutMs,
+      confirmations,
+    },
+  };
 }

@@ -34,7 +34,11 @@ export function PolicySection({ policy }: { policy: ReplacementPolicy }) {
     if ('errors' in parsed) {
       setErrors(parsed.errors);
       const n = Object.keys(parsed.errors).length;
-      setState({ busy: false, error: { code: 'INVALID_PARAMETER', message: `Nothing was saved: ${n === 1 ? 'one field needs' : `${n} fields need`} fixing.` }, saved: false });
+      setState({
+        busy: false,
+        error: { code: 'INVALID_PARAMETER', message: `Nothing was saved: ${n === 1 ? 'one field needs' : `${n} fields need`} fixing.` },
+        saved: false,
+      });
       return;
     }
     setErrors({});
@@ -43,7 +47,11 @@ export function PolicySection({ policy }: { policy: ReplacementPolicy }) {
     if (error) {
       const mapped = apiErrorToFields(error, fieldNames);
       setErrors(mapped.fields);
-      setState({ busy: false, error: { code: error.code, message: mapped.form ?? 'Nothing was saved: one field needs fixing.' }, saved: false });
+      setState({
+        busy: false,
+        error: { code: error.code, message: mapped.form ?? 'Nothing was saved: one field needs fixing.' },
+        saved: false,
+      });
     } else setState({ busy: false, error: null, saved: true });
   };
 
@@ -54,12 +62,29 @@ export function PolicySection({ policy }: { policy: ReplacementPolicy }) {
   );
 
   return (
-    <Card id="settings-policy" title="Replacement policy" description="When a transaction is still pending after the timeout, it is re-sent with the same nonce and a higher fee.">
+    <Card
+      id="settings-policy"
+      title="Replacement policy"
+      description="When a transaction is still pending after the timeout, it is re-sent with the same nonce and a higher fee."
+    >
       <form onSubmit={(e) => void submit(e)} className="form" noValidate>
         <div className="form-grid">
-          <Field label="Pricing" hint={form.pricing === 'market' ? 'From recent blocks; replaced when blocks go by that included higher tips.' : "The seed's example: the first fee below, replaced after the timeout."}>
+          <Field
+            label="Pricing"
+            hint={
+              form.pricing === 'market'
+                ? 'From recent blocks; replaced when blocks go by that included higher tips.'
+                : "The seed's example: the first fee below, replaced after the timeout."
+            }
+          >
             {(p) => (
-              <select {...p} className="input" name="pricing" value={form.pricing} onChange={(e) => setForm((f) => ({ ...f, pricing: e.target.value === 'seed' ? 'seed' : 'market' }))}>
+              <select
+                {...p}
+                className="input"
+                name="pricing"
+                value={form.pricing}
+                onChange={(e) => setForm((f) => ({ ...f, pricing: e.target.value === 'seed' ? 'seed' : 'market' }))}
+              >
                 <option value="market">Market (recent blocks)</option>
                 <option value="seed">Seed preset (fixed first fee, timeout)</option>
               </select>
@@ -67,7 +92,15 @@ export function PolicySection({ policy }: { policy: ReplacementPolicy }) {
           </Field>
           <Field label="Speed" hint="The tip recent full blocks included: their 1st, 10th or 50th percentile (market pricing).">
             {(p) => (
-              <select {...p} className="input" name="speed" value={form.speed} onChange={(e) => setForm((f) => ({ ...f, speed: e.target.value === 'slow' || e.target.value === 'fast' ? e.target.value : 'normal' }))}>
+              <select
+                {...p}
+                className="input"
+                name="speed"
+                value={form.speed}
+                onChange={(e) =>
+                  setForm((f) => ({ ...f, speed: e.target.value === 'slow' || e.target.value === 'fast' ? e.target.value : 'normal' }))
+                }
+              >
                 <option value="slow">Slow</option>
                 <option value="normal">Normal</option>
                 <option value="fast">Fast</option>
@@ -76,7 +109,13 @@ export function PolicySection({ policy }: { policy: ReplacementPolicy }) {
           </Field>
           <Field label="Transaction type">
             {(p) => (
-              <select {...p} className="input" name="txType" value={form.txType} onChange={(e) => setForm((f) => ({ ...f, txType: e.target.value === 'eip1559' ? 'eip1559' : 'legacy' }))}>
+              <select
+                {...p}
+                className="input"
+                name="txType"
+                value={form.txType}
+                onChange={(e) => setForm((f) => ({ ...f, txType: e.target.value === 'eip1559' ? 'eip1559' : 'legacy' }))}
+              >
                 <option value="legacy">Legacy (gas price)</option>
                 <option value="eip1559">EIP-1559 (max fee + tip)</option>
               </select>
@@ -86,7 +125,12 @@ export function PolicySection({ policy }: { policy: ReplacementPolicy }) {
           {input('bumpPercent', 'Bump per replacement (%)', 'decimal', `At least ${MIN_BUMP_PERCENT}.`)}
           {input('maxFee', 'Fee cap (gwei)', 'decimal')}
           {input('maxReplacements', 'Replacements per nonce', 'numeric')}
-          {input('timeoutSeconds', 'Pending after (seconds)', 'decimal', 'Not mined (included in a block) within this time: the transaction counts as stuck and is replaced with a higher fee.')}
+          {input(
+            'timeoutSeconds',
+            'Pending after (seconds)',
+            'decimal',
+            'Not mined (included in a block) within this time: the transaction counts as stuck and is replaced with a higher fee.',
+          )}
           {input('confirmations', 'Confirmations', 'numeric')}
         </div>
         <SaveBar state={state} dirty={dirty} />

@@ -21,7 +21,9 @@ function ConnectionLine({ settings }: { settings: AppSettings }) {
     return (
       <>
         <span className={`dot dot-${tracker.state === 'connecting' ? 'warning' : 'danger'}`} aria-hidden="true" />{' '}
-        {tracker.state === 'connecting' ? 'Connecting to the data service…' : `Not connected: ${tracker.reason ?? 'the data service cannot be reached.'}`}
+        {tracker.state === 'connecting'
+          ? 'Connecting to the data service…'
+          : `Not connected: ${tracker.reason ?? 'the data service cannot be reached.'}`}
       </>
     );
   }
@@ -47,7 +49,12 @@ function ServiceHealthLine() {
   useEffect(() => void load(), [load]);
   if (!health) return null;
   if (!health.reachable) return <p className="hint service-health">Data service: {health.reason}</p>;
-  const lag = health.indexLagBlocks === null ? null : health.indexLagBlocks === 0 ? 'tokens indexed up to date' : `token index ${health.indexLagBlocks} blocks behind`;
+  const lag =
+    health.indexLagBlocks === null
+      ? null
+      : health.indexLagBlocks === 0
+        ? 'tokens indexed up to date'
+        : `token index ${health.indexLagBlocks} blocks behind`;
   return (
     <p className="hint service-health">
       Data service at {health.url}: answering{lag ? `, ${lag}` : ''}
@@ -82,7 +89,7 @@ export function ServiceSection({ settings }: { settings: AppSettings }) {
     if (error) {
       // The core asked the service: an unknown client ID is refused with a sentence that goes beside the field.
       const mapped = apiErrorToFields(error, ['clientId']);
-      setFieldError(mapped.fields.clientId ? error.message : mapped.form ?? undefined);
+      setFieldError(mapped.fields.clientId ? error.message : (mapped.form ?? undefined));
       setState({ busy: false, error: { code: error.code, message: 'The client ID was not saved.' }, saved: false });
     } else setState({ busy: false, error: null, saved: true });
   };
@@ -96,16 +103,32 @@ export function ServiceSection({ settings }: { settings: AppSettings }) {
   };
 
   return (
-    <Card id="settings-service" title="Data service access" description="The client ID the app uses for token listings and transaction tracking.">
+    <Card
+      id="settings-service"
+      title="Data service access"
+      description="The client ID the app uses for token listings and transaction tracking."
+    >
       <div className="status-line" data-testid="service-status">
         <ConnectionLine settings={settings} />
       </div>
       <ServiceHealthLine />
       <div className="tabs" role="tablist" aria-label="How to connect">
-        <button type="button" role="tab" aria-selected={mode === 'client-id'} className={`tab${mode === 'client-id' ? ' is-active' : ''}`} onClick={() => setMode('client-id')}>
+        <button
+          type="button"
+          role="tab"
+          aria-selected={mode === 'client-id'}
+          className={`tab${mode === 'client-id' ? ' is-active' : ''}`}
+          onClick={() => setMode('client-id')}
+        >
           Client ID
         </button>
-        <button type="button" role="tab" aria-selected={mode === 'sign-in'} className={`tab${mode === 'sign-in' ? ' is-active' : ''}`} onClick={() => setMode('sign-in')}>
+        <button
+          type="button"
+          role="tab"
+          aria-selected={mode === 'sign-in'}
+          className={`tab${mode === 'sign-in' ? ' is-active' : ''}`}
+          onClick={() => setMode('sign-in')}
+        >
           Sign in
         </button>
       </div>
@@ -128,16 +151,41 @@ export function ServiceSection({ settings }: { settings: AppSettings }) {
               />
             )}
           </Field>
-          <SaveBar state={state} savedText={settings.pendingRestart?.includes('clientId') ? '✓ Saved; applies after a restart' : '✓ Saved'} />
+          <SaveBar
+            state={state}
+            savedText={settings.pendingRestart?.includes('clientId') ? '✓ Saved; applies after a restart' : '✓ Saved'}
+          />
         </form>
       ) : (
         <form onSubmit={(e) => void submitSignIn(e)} className="form" role="tabpanel">
           <div className="form-grid">
             <Field label="E-mail">
-              {(p) => <input {...p} className="input" type="email" name="email" required value={email} autoComplete="username" onChange={(e) => setEmail(e.target.value)} />}
+              {(p) => (
+                <input
+                  {...p}
+                  className="input"
+                  type="email"
+                  name="email"
+                  required
+                  value={email}
+                  autoComplete="username"
+                  onChange={(e) => setEmail(e.target.value)}
+                />
+              )}
             </Field>
             <Field label="Password">
-              {(p) => <input {...p} className="input" type="password" name="password" required value={password} autoComplete="current-password" onChange={(e) => setPassword(e.target.value)} />}
+              {(p) => (
+                <input
+                  {...p}
+                  className="input"
+                  type="password"
+                  name="password"
+                  required
+                  value={password}
+                  autoComplete="current-password"
+                  onChange={(e) => setPassword(e.target.value)}
+                />
+              )}
             </Field>
           </div>
           <SaveBar state={state} label="Sign in" />

@@ -20,8 +20,8 @@ export function ToolSnippetsPanel() {
       <div className="tool-snippets">
         <h3 className="section-title">Connect a script</h3>
         <p className="hint">
-          The app serves no localhost API now, so no tool can reach /rpc: turn the <code className="mono">localApi</code> setting on and restart
-          the app.
+          The app serves no localhost API now, so no tool can reach /rpc: turn the <code className="mono">localApi</code> setting on and
+          restart the app.
         </p>
       </div>
     );
@@ -32,11 +32,15 @@ export function ToolSnippetsPanel() {
   const onTabKey = (e: KeyboardEvent<HTMLDivElement>) => {
     const at = snippetTools.indexOf(tool);
     const next =
-      e.key === 'ArrowRight' ? snippetTools[(at + 1) % snippetTools.length]
-      : e.key === 'ArrowLeft' ? snippetTools[(at + snippetTools.length - 1) % snippetTools.length]
-      : e.key === 'Home' ? snippetTools[0]
-      : e.key === 'End' ? snippetTools[snippetTools.length - 1]
-      : undefined;
+      e.key === 'ArrowRight'
+        ? snippetTools[(at + 1) % snippetTools.length]
+        : e.key === 'ArrowLeft'
+          ? snippetTools[(at + snippetTools.length - 1) % snippetTools.length]
+          : e.key === 'Home'
+            ? snippetTools[0]
+            : e.key === 'End'
+              ? snippetTools[snippetTools.length - 1]
+              : undefined;
     if (!next) return;
     e.preventDefault();
     setTool(next);
@@ -48,8 +52,8 @@ export function ToolSnippetsPanel() {
       <h3 className="section-title">Connect a script</h3>
       <p className="hint">
         A script signs through this app at <code className="mono">{access.url}</code> (chain {chainId}), sending the API token from{' '}
-        <code className="mono">{access.apiTokenFile}</code> as <code className="mono">Authorization: Bearer</code>. The snippets read the token
-        from that file when they run.
+        <code className="mono">{access.apiTokenFile}</code> as <code className="mono">Authorization: Bearer</code>. The snippets read the
+        token from that file when they run.
       </p>
       <div className="tool-snippets-bar">
         <div className="tabs" role="tablist" aria-label="Library" onKeyDown={onTabKey}>
@@ -81,9 +85,12 @@ export function ToolSnippetsPanel() {
       </pre>
       <p className="hint">
         When the app reprices a stuck transaction, the wait still returns: the receipt of the hash the tool was handed is the mined
-        attempt&rsquo;s. A request you cancel here ends the tool&rsquo;s wait with error 4001, &ldquo;User denied … cancelled in txdesk&rdquo;.
+        attempt&rsquo;s. A request you cancel here ends the tool&rsquo;s wait with error 4001, &ldquo;User denied … cancelled in
+        txdesk&rdquo;.
       </p>
-      {tool === 'cast' && !account ? <p className="hint">Create or import a signing key first; then the snippet names its account.</p> : null}
+      {tool === 'cast' && !account ? (
+        <p className="hint">Create or import a signing key first; then the snippet names its account.</p>
+      ) : null}
     </div>
   );
 }

@@ -22,7 +22,12 @@ export const TokenCard = memo(function TokenCard({ token, onOpen }: { token: Tok
   const refreshToken = useApp((s) => s.refreshToken);
   const multi = token.contract.standard === 'ERC1155';
   return (
-    <li className="token-card" data-contract={token.contract.address} data-token-id={token.id} data-standard={token.contract.standard ?? 'ERC721'}>
+    <li
+      className="token-card"
+      data-contract={token.contract.address}
+      data-token-id={token.id}
+      data-standard={token.contract.standard ?? 'ERC721'}
+    >
       <div className="token-media" style={image ? undefined : { background: seedGradient(`${token.contract.address}:${token.id}`) }}>
         {multi ? (
           <span className="token-balance" data-testid="token-balance" title={`Holds ${token.balance ?? '?'} of this ERC-1155 token`}>

@@ -62,7 +62,9 @@ export function TokenControlsBar() {
     if (!controls.contracts.includes(value)) void setControls({ contracts: [...controls.contracts, value] });
   };
 
-  const chips = [...known.map((k) => k.address), ...controls.contracts.filter((c) => !known.some((k) => k.address === c))].filter((c) => !hidden.includes(c));
+  const chips = [...known.map((k) => k.address), ...controls.contracts.filter((c) => !known.some((k) => k.address === c))].filter(
+    (c) => !hidden.includes(c),
+  );
 
   return (
     <div className="toolbar-stack">
@@ -93,7 +95,12 @@ export function TokenControlsBar() {
         </form>
         <div className="field">
           <label htmlFor={ids.order}>Order by</label>
-          <select id={ids.order} className="input" value={controls.orderBy} onChange={(e) => void setControls({ orderBy: e.target.value as OrderBy })}>
+          <select
+            id={ids.order}
+            className="input"
+            value={controls.orderBy}
+            onChange={(e) => void setControls({ orderBy: e.target.value as OrderBy })}
+          >
             {Object.entries(orderLabels).map(([value, label]) => (
               <option key={value} value={value}>
                 {label}
@@ -115,7 +122,12 @@ export function TokenControlsBar() {
         </div>
         <div className="field">
           <label htmlFor={ids.size}>Per page</label>
-          <select id={ids.size} className="input" value={controls.size} onChange={(e) => void setControls({ size: Number(e.target.value) })}>
+          <select
+            id={ids.size}
+            className="input"
+            value={controls.size}
+            onChange={(e) => void setControls({ size: Number(e.target.value) })}
+          >
             {PAGE_SIZES.map((n) => (
               <option key={n} value={n}>
                 {n}
@@ -140,11 +152,24 @@ export function TokenControlsBar() {
           const name = k?.name || k?.symbol || shortHex(address);
           return (
             <span key={address} className={`chip-wrap${active ? ' is-active' : ''}`}>
-              <button type="button" className={`chip${active ? ' is-active' : ''}`} aria-pressed={active} data-contract={address} title={address} onClick={() => toggleContract(address)}>
+              <button
+                type="button"
+                className={`chip${active ? ' is-active' : ''}`}
+                aria-pressed={active}
+                data-contract={address}
+                title={address}
+                onClick={() => toggleContract(address)}
+              >
                 {name}
                 {k?.symbol && k.name ? <span className="chip-sub">{k.symbol}</span> : null}
               </button>
-              <button type="button" className="chip-remove" aria-label={`Remove ${name} from the collections of this account`} title="Remove" onClick={() => void forget(address)}>
+              <button
+                type="button"
+                className="chip-remove"
+                aria-label={`Remove ${name} from the collections of this account`}
+                title="Remove"
+                onClick={() => void forget(address)}
+              >
                 ×
               </button>
             </span>

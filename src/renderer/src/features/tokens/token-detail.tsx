@@ -19,7 +19,15 @@ function transferBlock(token: Token): number | null {
   return Number.isFinite(n) ? n : null;
 }
 
-export function TokenDetail({ token, onClose, onSend }: { token: Token; onClose: () => void; /** Set when the signing account holds the token. */ onSend?: ((token: Token) => void) | undefined }) {
+export function TokenDetail({
+  token,
+  onClose,
+  onSend,
+}: {
+  token: Token;
+  onClose: () => void /** Set when the signing account holds the token. */;
+  onSend?: ((token: Token) => void) | undefined;
+}) {
   const meta = useApp((s) => (token.uri ? s.metadata[token.uri] : undefined));
   const transport = useContext(TransportContext);
   const image = tokenImageSrc(meta?.image, transport);
@@ -30,11 +38,18 @@ export function TokenDetail({ token, onClose, onSend }: { token: Token; onClose:
   return (
     <Modal title={name} onClose={onClose} testId="token-detail" wide>
       <div className="token-detail">
-        <div className="token-detail-media" style={image ? undefined : { background: seedGradient(`${token.contract.address}:${token.id}`) }}>
+        <div
+          className="token-detail-media"
+          style={image ? undefined : { background: seedGradient(`${token.contract.address}:${token.id}`) }}
+        >
           {image ? <img src={image} alt={name} /> : <span className="token-fallback">#{token.id}</span>}
         </div>
         <div className="token-detail-body">
-          {meta?.description ? <p className="token-description">{meta.description}</p> : meta === null ? <p className="muted">Loading metadata…</p> : null}
+          {meta?.description ? (
+            <p className="token-description">{meta.description}</p>
+          ) : meta === null ? (
+            <p className="muted">Loading metadata…</p>
+          ) : null}
           {sending ? (
             <SendingFacts send={sending.send} name={sending.name} />
           ) : onSend ? (
@@ -42,7 +57,9 @@ export function TokenDetail({ token, onClose, onSend }: { token: Token; onClose:
               <button type="button" className="btn btn-primary" onClick={() => onSend(token)} data-testid="token-send">
                 Send
               </button>
-              <span className="muted">to another address{token.contract.standard === 'ERC1155' ? ', some or all of what this account holds' : ''}.</span>
+              <span className="muted">
+                to another address{token.contract.standard === 'ERC1155' ? ', some or all of what this account holds' : ''}.
+              </span>
             </div>
           ) : null}
           <dl className="facts facts-wide">

@@ -33,7 +33,8 @@ export function SendingFacts({ send, name }: { send: TokenSend; name: NonceState
     <div className="token-sending-facts" data-testid="token-sending-facts">
       <div className="token-sending-text">
         <p>
-          <strong>Being sent</strong> {send.amount !== '1' ? `(${send.amount}) ` : ''}to <Hex value={send.to} head={8} tail={6} copy="recipient address" explorer="address" /> <StateBadge state={name} />
+          <strong>Being sent</strong> {send.amount !== '1' ? `(${send.amount}) ` : ''}to{' '}
+          <Hex value={send.to} head={8} tail={6} copy="recipient address" explorer="address" /> <StateBadge state={name} />
         </p>
         <p className="muted">It stays in this account’s listing until the indexer sees the transfer.</p>
       </div>

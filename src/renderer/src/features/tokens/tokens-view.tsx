@@ -49,7 +49,11 @@ export function TokensView() {
   } else if (page.data.length === 0) {
     body = (
       <EmptyState title={controls.contracts.length ? 'No tokens in these collections' : 'This account holds no tokens'} icon="◈">
-        <p>{controls.contracts.length ? 'Clear the collection filter to see everything the account holds.' : 'Tokens appear here once the indexer sees a transfer to this account.'}</p>
+        <p>
+          {controls.contracts.length
+            ? 'Clear the collection filter to see everything the account holds.'
+            : 'Tokens appear here once the indexer sees a transfer to this account.'}
+        </p>
       </EmptyState>
     );
   } else {
@@ -88,13 +92,23 @@ export function TokensView() {
       {body}
       {page && nav && page.data.length > 0 ? (
         <nav className="pager" aria-label="Pages">
-          <button type="button" className="btn btn-secondary" disabled={nav.prev === null || state === 'loading'} onClick={() => nav.prev !== null && void setControls({ page: nav.prev })}>
+          <button
+            type="button"
+            className="btn btn-secondary"
+            disabled={nav.prev === null || state === 'loading'}
+            onClick={() => nav.prev !== null && void setControls({ page: nav.prev })}
+          >
             ← Previous
           </button>
           <span className="pager-status" data-testid="page-status">
             Page {shown.page + 1} of {nav.pageCount}
           </span>
-          <button type="button" className="btn btn-secondary" disabled={nav.next === null || state === 'loading'} onClick={() => nav.next !== null && void setControls({ page: nav.next })}>
+          <button
+            type="button"
+            className="btn btn-secondary"
+            disabled={nav.next === null || state === 'loading'}
+            onClick={() => nav.next !== null && void setControls({ page: nav.next })}
+          >
             Next →
           </button>
         </nav>

@@ -10,7 +10,17 @@ const H = 170;
 /** The cap's label sits right of the plot, so it never crosses a bar or a bar's value. */
 const PAD = { top: 28, right: 78, bottom: 44, left: 8 };
 
-export function FeeBumpChart({ attempts, selectedHash, capWei, state: given }: { attempts: TxRecord[]; selectedHash: string; capWei?: string | undefined; state?: NonceState }) {
+export function FeeBumpChart({
+  attempts,
+  selectedHash,
+  capWei,
+  state: given,
+}: {
+  attempts: TxRecord[];
+  selectedHash: string;
+  capWei?: string | undefined;
+  state?: NonceState;
+}) {
   if (attempts.length === 0) return null;
   const state = given ?? nonceState(attempts);
   const fees = attempts.map((a) => weiToGweiNumber(a.gasPrice));
@@ -30,7 +40,11 @@ export function FeeBumpChart({ attempts, selectedHash, capWei, state: given }: {
 
   return (
     <figure className="fee-chart">
-      <svg viewBox={`0 0 ${W} ${H}`} role="img" aria-label={`Fee per attempt: ${attempts.map((a) => `${attemptWord(a)} ${formatFee(a.gasPrice)}`).join(', ')}${showCap ? `; cap ${formatFee(capWei)}` : ''}`}>
+      <svg
+        viewBox={`0 0 ${W} ${H}`}
+        role="img"
+        aria-label={`Fee per attempt: ${attempts.map((a) => `${attemptWord(a)} ${formatFee(a.gasPrice)}`).join(', ')}${showCap ? `; cap ${formatFee(capWei)}` : ''}`}
+      >
         <line className="chart-axis" x1={PAD.left} x2={W - PAD.right} y1={PAD.top + plotH} y2={PAD.top + plotH} />
         {showCap ? (
           <g>
@@ -51,13 +65,20 @@ export function FeeBumpChart({ attempts, selectedHash, capWei, state: given }: {
           // A value label the cap line would cross goes inside the top of its bar instead.
           const labelY = showCap && Math.abs(barTop - 8 - y(cap)) < 12 && PAD.top + plotH - barTop > 24 ? barTop + 16 : barTop - 8;
           return (
-            <g key={a.transactionHash} className={`chart-bar tone-${stateTone(attemptState(a, state))}${a.transactionHash === selectedHash ? ' is-selected' : ''}`}>
+            <g
+              key={a.transactionHash}
+              className={`chart-bar tone-${stateTone(attemptState(a, state))}${a.transactionHash === selectedHash ? ' is-selected' : ''}`}
+            >
               <rect x={cx - barW / 2} y={barTop} width={barW} height={Math.max(2, PAD.top + plotH - barTop)} rx={5} />
               <text className="chart-value" x={cx} y={labelY} textAnchor="middle">
                 {formatFee(a.gasPrice).replace(' gwei', '')}
               </text>
               <text className="chart-label" x={cx} y={H - 26} textAnchor="middle">
-                {longLabels ? attemptWord(a) : i === 0 ? 'Orig.' : `${a.kind === 'cancel' ? 'Cancel' : a.kind === 'speed-up' ? 'Speed' : 'R'} ${a.attempt}`}
+                {longLabels
+                  ? attemptWord(a)
+                  : i === 0
+                    ? 'Orig.'
+                    : `${a.kind === 'cancel' ? 'Cancel' : a.kind === 'speed-up' ? 'Speed' : 'R'} ${a.attempt}`}
               </text>
               <text className="chart-label chart-bump" x={cx} y={H - 12} textAnchor="middle">
                 {prev ? bumpPercent(prev.gasPrice, a.gasPrice) : ''}

@@ -18,7 +18,15 @@ export function suggestedCapWei(neededWei: string | null, capWei: string): strin
   return (rounded > BigInt(capWei) ? rounded : BigInt(capWei) * 2n).toString();
 }
 
-export function NonceActions({ state, nonce, part }: { state: NonceState; nonce: number; /** The buttons in the card's head, or the needs-you line under it. */ part: 'buttons' | 'needs-you' }) {
+export function NonceActions({
+  state,
+  nonce,
+  part,
+}: {
+  state: NonceState;
+  nonce: number /** The buttons in the card's head, or the needs-you line under it. */;
+  part: 'buttons' | 'needs-you';
+}) {
   const acting = useApp((s) => s.acting[state.lead.transactionHash]);
   const act = useApp((s) => s.actOnTransaction);
   const policy = useApp((s) => s.settings?.policy);
@@ -43,7 +51,10 @@ export function NonceActions({ state, nonce, part }: { state: NonceState; nonce:
       notify(err ? 'error' : 'success', err ? err.message : `Fee cap raised to ${formatFee(newCap)}; nonce ${nonce} is replaced next.`);
     } else if (ask === 'raise-limit' && newLimit !== null) {
       const err = await save({ policy: { maxReplacements: newLimit } });
-      notify(err ? 'error' : 'success', err ? err.message : `Up to ${newLimit} replacements per nonce now; nonce ${nonce} is replaced next.`);
+      notify(
+        err ? 'error' : 'success',
+        err ? err.message : `Up to ${newLimit} replacements per nonce now; nonce ${nonce} is replaced next.`,
+      );
     }
     setBusy(false);
     setAsk(null);
@@ -69,7 +80,8 @@ export function NonceActions({ state, nonce, part }: { state: NonceState; nonce:
       case 'top-up':
         fixControl = (
           <span className="fix-text" data-testid="fix">
-            Top up: send ETH to <Hex value={state.lead.from} head={8} tail={6} copy="address" explorer="address" />; it is replaced once the balance covers the fee.
+            Top up: send ETH to <Hex value={state.lead.from} head={8} tail={6} copy="address" explorer="address" />; it is replaced once the
+            balance covers the fee.
           </span>
         );
         break;
@@ -100,14 +112,26 @@ export function NonceActions({ state, nonce, part }: { state: NonceState; nonce:
         </div>
       ) : null}
       {part === 'buttons' ? (
-      <div className="group-actions">
-        <button type="button" className="btn btn-secondary btn-small" disabled={Boolean(acting)} onClick={() => setAsk('speed-up')} aria-label={`Speed up nonce ${nonce}`}>
-          {acting === 'speed-up' ? 'Speeding up…' : 'Speed up'}
-        </button>
-        <button type="button" className="btn btn-ghost btn-small" disabled={Boolean(acting)} onClick={() => setAsk('cancel')} aria-label={`Cancel nonce ${nonce}`}>
-          {acting === 'cancel' ? 'Cancelling…' : 'Cancel'}
-        </button>
-      </div>
+        <div className="group-actions">
+          <button
+            type="button"
+            className="btn btn-secondary btn-small"
+            disabled={Boolean(acting)}
+            onClick={() => setAsk('speed-up')}
+            aria-label={`Speed up nonce ${nonce}`}
+          >
+            {acting === 'speed-up' ? 'Speeding up…' : 'Speed up'}
+          </button>
+          <button
+            type="button"
+            className="btn btn-ghost btn-small"
+            disabled={Boolean(acting)}
+            onClick={() => setAsk('cancel')}
+            aria-label={`Cancel nonce ${nonce}`}
+          >
+            {acting === 'cancel' ? 'Cancelling…' : 'Cancel'}
+          </button>
+        </div>
       ) : null}
       {ask ? (
         <ConfirmDialog
@@ -120,7 +144,15 @@ export function NonceActions({ state, nonce, part }: { state: NonceState; nonce:
                   ? `Raise the fee cap to ${newCap ? formatFee(newCap) : ''}?`
                   : `Allow ${newLimit} replacements per nonce?`
           }
-          confirmLabel={ask === 'cancel' ? 'Cancel the transaction' : ask === 'speed-up' ? 'Speed it up' : ask === 'raise-cap' ? 'Raise the cap and replace' : 'Allow and replace'}
+          confirmLabel={
+            ask === 'cancel'
+              ? 'Cancel the transaction'
+              : ask === 'speed-up'
+                ? 'Speed it up'
+                : ask === 'raise-cap'
+                  ? 'Raise the cap and replace'
+                  : 'Allow and replace'
+          }
           tone={ask === 'cancel' ? 'danger' : 'primary'}
           busy={busy}
           onConfirm={() => void confirm()}
@@ -129,18 +161,19 @@ export function NonceActions({ state, nonce, part }: { state: NonceState; nonce:
         >
           {ask === 'cancel' ? (
             <p>
-              The app signs a 0 ETH transfer to yourself with the same nonce and a higher fee than {formatFee(state.lead.gasPrice)}. If it is mined first, the
-              transaction is never carried out; the fee of the cancel is still paid.
+              The app signs a 0 ETH transfer to yourself with the same nonce and a higher fee than {formatFee(state.lead.gasPrice)}. If it
+              is mined first, the transaction is never carried out; the fee of the cancel is still paid.
             </p>
           ) : ask === 'speed-up' ? (
             <p>
-              The app signs the same transaction again with the same nonce and a fee at least {policy ? `${policy.bumpPercent} %` : `${MIN_BUMP_PERCENT} %`} above{' '}
-              {formatFee(state.lead.gasPrice)}, now, without waiting for the timeout{policy ? `; never above the cap of ${formatFee(policy.maxFeeWei)}` : ''}.
+              The app signs the same transaction again with the same nonce and a fee at least{' '}
+              {policy ? `${policy.bumpPercent} %` : `${MIN_BUMP_PERCENT} %`} above {formatFee(state.lead.gasPrice)}, now, without waiting
+              for the timeout{policy ? `; never above the cap of ${formatFee(policy.maxFeeWei)}` : ''}.
             </p>
           ) : ask === 'raise-cap' ? (
             <p>
-              The cap goes from {policy ? formatFee(policy.maxFeeWei) : '—'} to {newCap ? formatFee(newCap) : '—'} for every transaction, and nonce {nonce} is replaced at
-              the fee the network asks now.
+              The cap goes from {policy ? formatFee(policy.maxFeeWei) : '—'} to {newCap ? formatFee(newCap) : '—'} for every transaction,
+              and nonce {nonce} is replaced at the fee the network asks now.
             </p>
           ) : (
             <p>

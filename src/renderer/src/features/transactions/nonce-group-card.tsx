@@ -47,7 +47,9 @@ export const NonceGroupCard = memo(function NonceGroupCard({
     <li className={`group-card edge-${stateTone(state.name)}`} data-nonce={group.nonce} data-state={state.name} aria-labelledby={headingId}>
       <div className="group-head">
         <h3 className="group-title" id={headingId}>
-          <span className="sr-only">Nonce {group.nonce}: {stateLabel(state)}</span>
+          <span className="sr-only">
+            Nonce {group.nonce}: {stateLabel(state)}
+          </span>
           <span aria-hidden="true" className="nonce-pill">
             <span className="muted">nonce</span> <strong className="mono">{group.nonce}</strong>
           </span>

@@ -51,7 +51,9 @@ export function nonceStory(attempts: readonly TxRecord[], state: NonceState): st
     case 'confirmed':
       if (lead.attempt > 0) return `${stateWords[state.name]} after ${replacements(lead.attempt)}${rise(lead)}.`;
       // The first attempt won while a replacement was on its way.
-      return attempts.length > 1 ? `${stateWords[state.name]} as first sent, at ${formatFee(first.gasPrice)}, before its ${attempts.length > 2 ? 'replacements' : 'replacement'}.` : null;
+      return attempts.length > 1
+        ? `${stateWords[state.name]} as first sent, at ${formatFee(first.gasPrice)}, before its ${attempts.length > 2 ? 'replacements' : 'replacement'}.`
+        : null;
     case 'cancelled':
       return `Cancelled at ${formatFee(lead.gasPrice)}${rise(lead)}: only the fee was paid.`;
     default:
@@ -81,7 +83,10 @@ function pricedWords(r: TxRecord): string | null {
  */
 export function feeLine(attempts: readonly TxRecord[], lead: TxRecord): string | null {
   if (attempts.length === 0) return null;
-  const offer = lead.txType === 'eip1559' ? `Offers up to ${formatFee(lead.gasPrice)}, tip ${formatFee(lead.maxPriorityFeePerGas)}` : `Offers ${formatFee(lead.gasPrice)}`;
+  const offer =
+    lead.txType === 'eip1559'
+      ? `Offers up to ${formatFee(lead.gasPrice)}, tip ${formatFee(lead.maxPriorityFeePerGas)}`
+      : `Offers ${formatFee(lead.gasPrice)}`;
   const priced = pricedWords(lead);
   const paid = typeof lead.data.effectiveGasPrice === 'string' ? `paid ${formatFee(lead.data.effectiveGasPrice)} per gas` : null;
   return [offer + (priced ? ` (${priced})` : ''), paid].filter(Boolean).join(' · ');

@@ -46,7 +46,14 @@ function moveFocus(e: KeyboardEvent<HTMLButtonElement>) {
   if (!list) return;
   const rows = [...list.querySelectorAll<HTMLButtonElement>('.attempt-row')];
   const i = rows.indexOf(e.currentTarget);
-  const next = e.key === 'Home' ? 0 : e.key === 'End' ? rows.length - 1 : e.key === 'ArrowDown' ? Math.min(rows.length - 1, i + 1) : Math.max(0, i - 1);
+  const next =
+    e.key === 'Home'
+      ? 0
+      : e.key === 'End'
+        ? rows.length - 1
+        : e.key === 'ArrowDown'
+          ? Math.min(rows.length - 1, i + 1)
+          : Math.max(0, i - 1);
   e.preventDefault();
   rows[next]?.focus();
 }
@@ -68,7 +75,10 @@ export function TransactionsView() {
   const details = useApp((s) => s.details);
   const [sendOpen, setSendOpen] = useState(false);
 
-  const histories = useMemo<HistoryMap>(() => Object.fromEntries(Object.entries(details).map(([h, d]) => [h, d.record?.history])), [details]);
+  const histories = useMemo<HistoryMap>(
+    () => Object.fromEntries(Object.entries(details).map(([h, d]) => [h, d.record?.history])),
+    [details],
+  );
   const groups = useMemo(() => groupByNonce(txs, histories), [txs, histories]);
   const counts = useMemo(() => countGroups(groups), [groups]);
   const detailRef = useRef<HTMLDivElement>(null);
@@ -91,7 +101,12 @@ export function TransactionsView() {
     if (narrow() || top < 0 || top > window.innerHeight - 120) el.scrollIntoView({ block: 'start', behavior: 'smooth' });
   }, [selectedHash]);
   const allHashes = groups.flatMap((g) => g.attempts.map((a) => a.transactionHash));
-  const tabbableHash = focusHash && allHashes.includes(focusHash) ? focusHash : selectedHash && allHashes.includes(selectedHash) ? selectedHash : (allHashes[0] ?? null);
+  const tabbableHash =
+    focusHash && allHashes.includes(focusHash)
+      ? focusHash
+      : selectedHash && allHashes.includes(selectedHash)
+        ? selectedHash
+        : (allHashes[0] ?? null);
 
   let body;
   if (txState === 'error' && groups.length === 0) {
@@ -101,7 +116,10 @@ export function TransactionsView() {
   } else if (groups.length === 0) {
     body = (
       <EmptyState title="No transactions yet" icon="⇄">
-        <p>Send ETH, or generate a 0 ETH transfer to yourself, to watch it travel: Sending, Waiting, Stuck — replacing when it needs a higher fee, Mined, Confirmed.</p>
+        <p>
+          Send ETH, or generate a 0 ETH transfer to yourself, to watch it travel: Sending, Waiting, Stuck — replacing when it needs a higher
+          fee, Mined, Confirmed.
+        </p>
       </EmptyState>
     );
   } else {
@@ -109,7 +127,15 @@ export function TransactionsView() {
       <div className="tx-layout">
         <ul className="group-list" aria-label="Transactions by nonce">
           {groups.map((g) => (
-            <NonceGroupCard key={g.key} group={g} selectedHash={selectedHash} tabbableHash={tabbableHash} onSelect={onSelect} onRowFocus={setFocusHash} onRowKey={moveFocus} />
+            <NonceGroupCard
+              key={g.key}
+              group={g}
+              selectedHash={selectedHash}
+              tabbableHash={tabbableHash}
+              onSelect={onSelect}
+              onRowFocus={setFocusHash}
+              onRowKey={moveFocus}
+            />
           ))}
         </ul>
         <div className="detail-column" ref={detailRef}>
@@ -134,8 +160,8 @@ export function TransactionsView() {
             <NetworkBadge />
           </div>
           <p className="view-sub">
-            Every transaction the app signed, one card per nonce. Stuck ones are replaced with a higher fee automatically; when the app cannot, the card says
-            “Stuck — needs you” and what to do.
+            Every transaction the app signed, one card per nonce. Stuck ones are replaced with a higher fee automatically; when the app
+            cannot, the card says “Stuck — needs you” and what to do.
           </p>
         </div>
         <div className="view-actions">
@@ -162,8 +188,18 @@ export function TransactionsView() {
         </div>
       </header>
       <div className="stats" aria-label="Summary">
-        <Stat label="Transactions" value={counts.transactions} tone="neutral" hint="Nonces: one per transaction you generated, whatever its replacements." />
-        <Stat label="Attempts" value={counts.attempts} tone="neutral" hint="Signed transactions: originals, replacements, speed-ups and cancels." />
+        <Stat
+          label="Transactions"
+          value={counts.transactions}
+          tone="neutral"
+          hint="Nonces: one per transaction you generated, whatever its replacements."
+        />
+        <Stat
+          label="Attempts"
+          value={counts.attempts}
+          tone="neutral"
+          hint="Signed transactions: originals, replacements, speed-ups and cancels."
+        />
         <Stat label="Open" value={counts.open} tone="warning" hint="Not mined yet: Sending, Waiting or Stuck." />
         <Stat label="Needs you" value={counts.needsYou} tone="danger" hint="Stuck, and the app will not replace them on its own." />
         <Stat label="Confirmed" value={counts.confirmed} tone="success" hint="Confirmed or cancelled: final." />

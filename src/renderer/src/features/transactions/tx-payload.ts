@@ -41,7 +41,13 @@ export function decodeTokenTransfer(input: string): TokenTransferCall | null {
   const selector = hex.slice(0, 10);
   const words = (hex.length - 10) / 64;
   if (selector === ERC721_SAFE_TRANSFER_FROM && words === 3) {
-    return { standard: 'ERC721', from: wordAddress(word(hex, 0)), to: wordAddress(word(hex, 1)), tokenId: BigInt(`0x${word(hex, 2)}`).toString(), amount: '1' };
+    return {
+      standard: 'ERC721',
+      from: wordAddress(word(hex, 0)),
+      to: wordAddress(word(hex, 1)),
+      tokenId: BigInt(`0x${word(hex, 2)}`).toString(),
+      amount: '1',
+    };
   }
   if (selector === ERC1155_SAFE_TRANSFER_FROM && words >= 6) {
     return {

@@ -42,6 +42,7 @@ export function TxTimeline({ history }: { history: TxEvent[] }) {
   return (
     <ol className="timeline" aria-label="History">
       {history.map((e, i) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: a history only grows at its end; two events may share a time.
         <li key={`${e.at}-${i}`} className={`timeline-item tone-${tone[e.kind] ?? 'neutral'}`} data-kind={e.kind}>
           <span className="timeline-dot" aria-hidden="true" />
           <div className="timeline-body">

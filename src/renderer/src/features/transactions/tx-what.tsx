@@ -9,9 +9,17 @@ import { txAction } from './tx-payload.js';
 const eth = (wei: string) => formatEthAmount(wei, 'exact');
 const withValue = (wei: string) => (wei !== '0' ? ` with ${eth(wei)}` : '');
 
-export function TxWhat({ record, copy = false }: { record: TxRecord; /** Copy buttons beside addresses (the detail has room). */ copy?: boolean }) {
+export function TxWhat({
+  record,
+  copy = false,
+}: {
+  record: TxRecord /** Copy buttons beside addresses (the detail has room). */;
+  copy?: boolean;
+}) {
   const a = txAction(record);
-  const address = (value: string, what: string) => <Hex value={value} head={6} tail={4} {...(copy ? { copy: what, explorer: 'address' as const } : {})} />;
+  const address = (value: string, what: string) => (
+    <Hex value={value} head={6} tail={4} {...(copy ? { copy: what, explorer: 'address' as const } : {})} />
+  );
   switch (a.kind) {
     case 'unknown':
       return null;

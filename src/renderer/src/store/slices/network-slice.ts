@@ -54,7 +54,15 @@ export const createNetworkSlice: SliceCreator<NetworkSlice> = (api) => (set, get
     const s = get();
     if (!isOtherNetwork(s.info, info)) return;
     // The new chain's records only: what was shown belongs to the network left (which keeps settling it).
-    set({ info, appStatus: info.status, devchain: null, devchainState: 'idle', tokenPage: null, tokenControls: { ...s.tokenControls, page: 0, contracts: [] }, knownContracts: {} });
+    set({
+      info,
+      appStatus: info.status,
+      devchain: null,
+      devchainState: 'idle',
+      tokenPage: null,
+      tokenControls: { ...s.tokenControls, page: 0, contracts: [] },
+      knownContracts: {},
+    });
     s.clearTransactions();
     void Promise.all([s.loadTransactions(), s.refreshKey(), s.loadDevchain(), s.loadTokens(), s.loadNetworks()]);
   },

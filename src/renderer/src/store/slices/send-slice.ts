@@ -39,7 +39,16 @@ export const createSendSlice: SliceCreator<SendSlice> = (api) => (set, get) => (
     if ('error' in result) return result;
     const contract = token.contract.address.toLowerCase();
     const label = `${token.contract.name || token.contract.symbol || 'Token'} #${token.id}`;
-    const send = { contract, tokenId: token.id, owner: token.owner.toLowerCase(), to: to.toLowerCase(), amount, heldBefore: token.balance ?? '1', hash: result.record.transactionHash, label };
+    const send = {
+      contract,
+      tokenId: token.id,
+      owner: token.owner.toLowerCase(),
+      to: to.toLowerCase(),
+      amount,
+      heldBefore: token.balance ?? '1',
+      hash: result.record.transactionHash,
+      label,
+    };
     set((s) => ({ tokenSends: { ...s.tokenSends, [tokenSendKey(contract, token.id)]: send } }));
     return result;
   },

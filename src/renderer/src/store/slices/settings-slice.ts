@@ -132,7 +132,11 @@ export const createSettingsSlice: SliceCreator<SettingsSlice> = (api) => (set, g
       }
       // The core answers first and restarts after: wait until it has gone (up to 10 s), then until it answers again
       // (up to 60 s), so what is loaded next comes from the new one.
-      const up = async () => api.getAppInfo().then(() => true, () => false);
+      const up = async () =>
+        api.getAppInfo().then(
+          () => true,
+          () => false,
+        );
       const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
       for (let i = 0; i < 40 && (await up()); i++) await sleep(250);
       for (let i = 0; i < 60 && !(await up()); i++) await sleep(1_000);

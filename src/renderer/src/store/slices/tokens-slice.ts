@@ -39,7 +39,8 @@ export interface TokensSlice {
 }
 
 /** The address to list: the typed one, else the app's own signing address. */
-export const effectiveOwner = (controls: TokenControls, appAddress: string | null | undefined): string => controls.owner.trim() || appAddress || '';
+export const effectiveOwner = (controls: TokenControls, appAddress: string | null | undefined): string =>
+  controls.owner.trim() || appAddress || '';
 
 export const createTokensSlice: SliceCreator<TokensSlice> = (api) => {
   let requestSeq = 0;
@@ -116,7 +117,9 @@ export const createTokensSlice: SliceCreator<TokensSlice> = (api) => {
           const page = await api.listTokens(owner, toTokenQuery(tokenControls));
           if (seq !== requestSeq) return; // a newer request superseded this one
           const key = owner.toLowerCase();
-          const remember = (s: TokensSlice, tokens: Token[]) => ({ knownContracts: { ...s.knownContracts, [key]: mergeContracts(s.knownContracts[key] ?? [], tokens) } });
+          const remember = (s: TokensSlice, tokens: Token[]) => ({
+            knownContracts: { ...s.knownContracts, [key]: mergeContracts(s.knownContracts[key] ?? [], tokens) },
+          });
           set((s) => ({ tokenPage: page, tokenPageControls: tokenControls, tokensState: 'ready', ...remember(s, page.data) }));
           void loadMetadata(page);
           if (tokenControls.contracts.length === 0 && tokenControls.page === 0 && page.pagination.nextUrl) {

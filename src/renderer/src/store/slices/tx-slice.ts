@@ -63,7 +63,10 @@ export const createTxSlice: SliceCreator<TxSlice> = (api) => (set, get) => {
         const record = await (action === 'cancel' ? api.cancelTransaction(hash) : api.speedUpTransaction(hash));
         done();
         if (shown([record]).length) set((s) => ({ txs: upsertRecord(s.txs, record) }));
-        get().notify('success', action === 'cancel' ? `Cancel sent for nonce ${record.nonce}.` : `Speed-up sent for nonce ${record.nonce}.`);
+        get().notify(
+          'success',
+          action === 'cancel' ? `Cancel sent for nonce ${record.nonce}.` : `Speed-up sent for nonce ${record.nonce}.`,
+        );
         return record;
       } catch (e) {
         done();
@@ -110,7 +113,9 @@ export const createTxSlice: SliceCreator<TxSlice> = (api) => (set, get) => {
         if (!shown([record]).length) return;
         set((s) => ({ details: { ...s.details, [hash]: { state: 'ready', record, error: null } }, txs: upsertRecord(s.txs, record) }));
       } catch (e) {
-        set((s) => ({ details: { ...s.details, [hash]: { state: 'error', record: s.details[hash]?.record ?? null, error: errorInfo(e) } } }));
+        set((s) => ({
+          details: { ...s.details, [hash]: { state: 'error', record: s.details[hash]?.record ?? null, error: errorInfo(e) } },
+        }));
       }
     },
     applyTxChange(record) {
