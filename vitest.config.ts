@@ -1,4 +1,4 @@
-// Test runner settings, as two projects. `unit` (`npm run test:unit`, under 30 s): pure code, stores on SQLite, the
+// Test runner settings, as two projects. `unit` (`npm run test:unit`, about a minute on 2 cores; the goal is 30 s): pure code, stores on SQLite, the
 // renderer's logic, CLI parsing, loopback servers in the test's own process; no chain, no PostgreSQL, no browser, no
 // spawned service. `integration`: every other file (real anvil chains, `txdesk` processes, PostgreSQL, Chromium). Real
 // chains and servers are slow to start, so timeouts are generous and files run in separate processes.
