@@ -5,6 +5,7 @@
 import { numberedPlaceholders as pg } from '../../../lib/sql-placeholders.js';
 import type { PgClient, PgPool } from '../../db/pg-pool.js';
 import { orderedId } from '../tracker-ids.js';
+import { insertMessages } from './tracker-store-postgres.js';
 import { CLAIM_SOME, HELD_SQL, NEVER_IDLE, toHeldDelivery, type HeldDeliveryRow } from '../tracker-outbox-store-rows.js';
 import type { HeldOutboxPostgres } from '../tracker-outbox-store.js';
 
@@ -115,22 +116,13 @@ export const postgresHeldOutbox: HeldOutboxPostgres<Client> = {
   async store(c, subscriptionId, messages, nowMs) {
     if (messages.length === 0) return;
     const ids = messages.map(() => orderedId(nowMs));
-    const inserted = await c.query<{ seq: string; message_id: string }>(
-      `INSERT INTO tracker_message (message_id, client_id, tx_hash, type, payload, created_at_ms, orphan)
-       SELECT u.message_id, u.client_id, u.tx_hash, u.type, u.payload, $6, 0
-         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS u(message_id, client_id, tx_hash, type, payload, n)
-        ORDER BY u.n
-       RETURNING seq, message_id`,
-      [
-        ids,
-        messages.map((m) => m.clientId),
-        messages.map((m) => m.txHash),
-        messages.map((m) => m.type),
-        messages.map((m) => m.payload),
-        nowMs,
-      ],
+    const seqOf = await insertMessages(
+      c,
+      messages,
+      ids,
+      nowMs,
+      messages.map(() => 0),
     );
-    const seqOf = new Map(inserted.rows.map((r) => [r.message_id, r.seq]));
     await c.query(
       'INSERT INTO tracker_delivery (client_id, ack_id, subscription_id, seq) SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[])',
       [

@@ -196,25 +196,13 @@ export async function openPostgresTrackerStore(
             list.push(r.subscription_id);
           }
           const ids = messages.map(() => orderedId());
-          // One statement for the round's messages; WITH ORDINALITY keeps the seqs in the order of `messages`.
-          const inserted = await c.query<{ seq: number; message_id: string }>(
-            `INSERT INTO tracker_message (message_id, client_id, tx_hash, type, payload, created_at_ms, orphan)
-             SELECT u.message_id, u.client_id, u.tx_hash, u.type, u.payload, $6, u.orphan
-               FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $7::smallint[])
-                    WITH ORDINALITY AS u(message_id, client_id, tx_hash, type, payload, orphan, n)
-              ORDER BY u.n
-             RETURNING seq, message_id`,
-            [
-              ids,
-              messages.map((m) => m.clientId),
-              messages.map((m) => m.txHash),
-              messages.map((m) => m.type),
-              messages.map((m) => m.payload),
-              nowMs,
-              messages.map((m) => ((subsOf.get(m.clientId)?.length ?? 0) === 0 ? 1 : 0)),
-            ],
+          const seqOf = await insertMessages(
+            c,
+            messages,
+            ids,
+            nowMs,
+            messages.map((m) => ((subsOf.get(m.clientId)?.length ?? 0) === 0 ? 1 : 0)),
           );
-          const seqOf = new Map(inserted.rows.map((r) => [r.message_id, r.seq]));
           fan = fanOut(
             messages,
             ids,
@@ -367,4 +355,35 @@ export async function openPostgresTrackerStore(
 
     outboxDepth: () => count('SELECT count(*) AS n FROM tracker_delivery WHERE sent_at_ms IS NULL'),
   };
+}
+
+/**
+ * Stores `messages` under `ids` in one statement (WITH ORDINALITY keeps the seqs in the order of `messages`), each
+ * marked an orphan (no subscription to deliver it to) or not, and gives each message id its seq.
+ */
+export async function insertMessages(
+  c: PgClient | PgPool,
+  messages: readonly { clientId: string; txHash: string; type: string; payload: string }[],
+  ids: readonly string[],
+  nowMs: number,
+  orphans: readonly number[],
+): Promise<Map<string, number>> {
+  const inserted = await c.query<{ seq: number; message_id: string }>(
+    `INSERT INTO tracker_message (message_id, client_id, tx_hash, type, payload, created_at_ms, orphan)
+     SELECT u.message_id, u.client_id, u.tx_hash, u.type, u.payload, $6, u.orphan
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $7::smallint[])
+            WITH ORDINALITY AS u(message_id, client_id, tx_hash, type, payload, orphan, n)
+      ORDER BY u.n
+     RETURNING seq, message_id`,
+    [
+      ids,
+      messages.map((m) => m.clientId),
+      messages.map((m) => m.txHash),
+      messages.map((m) => m.type),
+      messages.map((m) => m.payload),
+      nowMs,
+      orphans,
+    ],
+  );
+  return new Map(inserted.rows.map((r) => [r.message_id, r.seq]));
 }
