@@ -303,7 +303,7 @@ describe('the import graph reader', () => {
     expect(has('src/main/index.ts', 'electron', false)).toBe(true);
     expect(has('src/core/ports.ts', 'src/shared/desktop-api.ts', true)).toBe(true); // import type
     expect(has('src/service/http/service-node.ts', 'src/shared/networks.ts', false)).toBe(true); // export … from
-    expect(has('src/cli/command-serve.ts', 'src/embedded/index.ts', false)).toBe(true); // await import()
+    expect(has('src/cli/command-serve.ts', 'src/embedded/embedded-network.ts', false)).toBe(true); // await import()
     // Every local edge lands on a file, so a rule cannot pass because a path did not resolve.
     expect(edges.filter((e) => !e.external && !existsSync(join(root, e.to))).map((e) => `${e.from} -> ${e.to}`)).toEqual([]);
   });
@@ -351,5 +351,38 @@ describe('import circles', () => {
   it('nor one through type-only imports (they still tie modules together), but for the store slices', () => {
     expect(importCircles(graphOf(edges)).filter((c) => !allowedCircle(c))).toEqual([]);
     expect(allowedCircle('src/service/index.ts -> src/service/dev-service.ts -> src/service/index.ts')).toBe(false);
+  });
+});
+
+/**
+ * Files are named for what they hold: an `index.ts` only re-exports, except the entry points a tool names by that
+ * name (electron-vite's main and preload, the CLI's compiled entry, the renderer store's one combination of slices).
+ */
+const indexEntryPoints = ['src/main/index.ts', 'src/preload/index.ts', 'src/cli/index.ts', 'src/renderer/src/store/index.ts'];
+
+/** The statements of a file that are neither imports nor re-exports (what makes it an implementation). */
+function ownStatements(text: string): string[] {
+  const file = ts.createSourceFile('index.ts', text, ts.ScriptTarget.Latest, true);
+  return file.statements
+    .filter((s) => !ts.isImportDeclaration(s) && !(ts.isExportDeclaration(s) && s.moduleSpecifier))
+    .map((s) => s.getText(file).split('\n')[0]!);
+}
+
+describe('file names', () => {
+  it('tells a re-export from an implementation', () => {
+    expect(ownStatements("// job\nexport { a } from './a.js';\nexport * from './b.js';\nimport './c.js';")).toEqual([]);
+    expect(ownStatements("import { a } from './a.js';\nexport const b = a + 1;\nexport { a };")).toEqual([
+      'export const b = a + 1;',
+      'export { a };',
+    ]);
+  });
+
+  it('an index.ts only re-exports, but for the entry points a tool names', () => {
+    const indexes = [...sourceFiles(src), ...sourceFiles(trackerSource)].filter((p) => p.endsWith('/index.ts'));
+    const implementations = indexes
+      .map((p) => relative(root, p))
+      .filter((p) => !indexEntryPoints.includes(p) && ownStatements(readFileSync(join(root, p), 'utf8')).length > 0);
+    expect(implementations).toEqual([]);
+    for (const p of indexEntryPoints) expect(existsSync(join(root, p)), p).toBe(true);
   });
 });

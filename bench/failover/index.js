@@ -18,7 +18,7 @@ import { startThrowawayPostgres } from '../lib/throwaway-postgres.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const { Wallet, JsonRpcProvider, parseUnits } = await import('ethers');
-const { startAnvil } = await import(root + 'dist/devchain/index.js');
+const { startAnvil } = await import(root + 'dist/devchain/devchain.js');
 const { deriveDevAccounts } = await import(root + 'dist/devchain/dev-accounts.js');
 const { TransactionTracker } = await import(root + 'dist/sdk/index.js');
 const pg = await startThrowawayPostgres('fb');

@@ -12,7 +12,7 @@ import { JsonRpcProvider, Wallet } from 'ethers';
 import { createWalletClient, defineChain, http, publicActions } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { createCore } from '../../dist/core/create-core.js';
-import { phaseAt } from '../../dist/devchain/index.js';
+import { phaseAt } from '../../dist/devchain/devchain.js';
 import { silentLogger } from '../../dist/lib/log.js';
 import { startDevService } from '../../dist/service/index.js';
 

@@ -5,13 +5,13 @@
 // same load once B has caught up: A's quiet baseline, in the same run. Printed: A's listing p99 and tracker receipt p99
 // during against quiet, and the event loop's longest block (perf_hooks.monitorEventLoopDelay) in each phase.
 // Goals: p99 ratios <= 2, longest block during B's catch-up <= 20 ms.
-// TXDESK_BENCH_TRANSFERS sets N (default 100,000). Usage: node bench/indexer/index.js --networks 2 --isolation
+// TXDESK_BENCH_TRANSFERS sets N (default 100,000). Usage: node bench/indexer/indexer.js --networks 2 --isolation
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Wallet } from 'ethers';
-import { startAnvil } from '../../dist/devchain/index.js';
+import { startAnvil } from '../../dist/devchain/devchain.js';
 import { TransactionTracker } from '../../dist/sdk/index.js';
 import { startService } from '../../dist/service/index.js';
 import { compileSolidity } from '../../scripts/solc-compile.js';

@@ -31,7 +31,7 @@ const stops = [];
 let service = null;
 let pgService = null;
 try {
-  const { startAnvil } = await import('../../dist/devchain/index.js');
+  const { startAnvil } = await import('../../dist/devchain/devchain.js');
   const { startService } = await import('../../dist/service/index.js');
   const anvil = await startAnvil({ blockTimeSeconds: 5 });
   stops.push(() => anvil.stop());

@@ -21,7 +21,7 @@
 // The service runs as its own process (service.js: the compiled startService with allowPrivateWebhooks, because the
 // CLI cannot lift the per-clientId webhook limit, 50 deliveries/s by default; --rate 50 measures with that limit).
 // Needs the build: `npx tsc -p tsconfig.build.json` (or `npm run build`).
-// Usage: node bench/webhooks/index.js [--rounds 3] [--txs 2000] [--per-block 1000] [--confirmation 1] [--warmup 1]
+// Usage: node bench/webhooks/webhook-service.js [--rounds 3] [--txs 2000] [--per-block 1000] [--confirmation 1] [--warmup 1]
 //                                     [--rate 0] [--no-control] [--json] [--trace]
 //        npm run bench -- webhooks      (the defaults)
 // --trace prints each block's burst on both channels. TXDESK_BENCH_SERVICE_NODE_ARGS="--cpu-prof
@@ -36,7 +36,7 @@ import { Worker } from 'node:worker_threads';
 import { broadcast, cpuMs, numberArg, pct, rpc, signTransfers, sleep } from '../lib/chain-load.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-for (const f of ['dist/sdk/index.js', 'dist/service/index.js', 'dist/service/webhooks/index.js', 'dist/devchain/index.js']) {
+for (const f of ['dist/sdk/index.js', 'dist/service/index.js', 'dist/service/webhooks/webhook-service.js', 'dist/devchain/devchain.js']) {
   if (!existsSync(join(root, f))) {
     process.stderr.write(
       `bench/webhooks needs the build (${f} is missing): run \`npx tsc -p tsconfig.build.json\` (or \`npm run build\`) first.\n`,
@@ -44,7 +44,7 @@ for (const f of ['dist/sdk/index.js', 'dist/service/index.js', 'dist/service/web
     process.exit(1);
   }
 }
-const { startAnvil } = await import(join(root, 'dist/devchain/index.js'));
+const { startAnvil } = await import(join(root, 'dist/devchain/devchain.js'));
 const { deriveDevAccounts } = await import(join(root, 'dist/devchain/dev-accounts.js'));
 const { TransactionTracker } = await import(join(root, 'dist/sdk/index.js'));
 

@@ -36,7 +36,7 @@ export function registerDevchain(program: Command): void {
         json: opts.json === true,
         port,
         start: async (log) => {
-          const { startDevchain } = await import('../devchain/index.js');
+          const { startDevchain } = await import('../devchain/devchain.js');
           return startDevchain({
             port,
             blockTimeSeconds: opts.blockTime,

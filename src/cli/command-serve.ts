@@ -36,7 +36,7 @@ export function registerServe(program: Command): void {
         start: async (log) => {
           const [{ startServe }, { startEmbeddedNetwork }] = await Promise.all([
             import('../core/serve.js'),
-            import('../embedded/index.js'),
+            import('../embedded/embedded-network.js'),
           ]);
           return startServe({
             port,

@@ -5,7 +5,7 @@ import { app, dialog, protocol } from 'electron';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createCore } from '../core/create-core.js';
-import { startEmbeddedNetwork } from '../embedded/index.js';
+import { startEmbeddedNetwork } from '../embedded/embedded-network.js';
 import { createLogger } from '../lib/log.js';
 import { tokenImageScheme } from '../shared/desktop-api.js';
 import { appProtocolResponse, appSchemePrivileges, APP_SCHEME } from './app-protocol.js';

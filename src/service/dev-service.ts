@@ -4,7 +4,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DEV_CHAIN_ID_2, startDevchain, type Devchain, type MarketSchedule } from '../devchain/index.js';
+import { DEV_CHAIN_ID_2, startDevchain, type Devchain, type MarketSchedule } from '../devchain/devchain.js';
 import { createLogger, type Logger } from '../lib/log.js';
 import type { CongestionLevel } from '../shared/desktop-api.js';
 import { startService } from './start-service.js';

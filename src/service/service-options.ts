@@ -12,7 +12,7 @@ import { databaseUrlProblem } from './db/service-database.js';
 import { publicUrlProblem } from './http/service-hosts.js';
 import { networkListSchema, type NetworkConfig } from './network/network-config.js';
 import type { ServedNetwork } from './network/served-network.js';
-import type { WebhooksOptions } from './webhooks/index.js';
+import type { WebhooksOptions } from './webhooks/webhook-service.js';
 
 export { DEFAULT_SERVICE_PORT };
 export const DEFAULT_RATE_LIMIT_PER_MINUTE = 6000;

@@ -13,7 +13,7 @@ import type { HealthSource } from './http/service-routes.js';
 import { createListingEndpoints, type ListingEndpoints, type PickListing } from './listing/listing-routes.js';
 import { networkKey, type NetworkConfig } from './network/network-config.js';
 import { startServedNetwork, type ServedNetwork } from './network/served-network.js';
-import { startWebhooks } from './webhooks/index.js';
+import { startWebhooks } from './webhooks/webhook-service.js';
 import {
   DEFAULT_RATE_LIMIT_PER_MINUTE,
   DEFAULT_REFRESH_RATE_LIMIT_PER_MINUTE,

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccountsClient } from '../../src/cli/accounts-client.js';
 import { tokenExpiry } from '../../src/cli/session-store.js';
-import { startAnvil, type RunningAnvil } from '../../src/devchain/index.js';
+import { startAnvil, type RunningAnvil } from '../../src/devchain/devchain.js';
 import { silentLogger } from '../../src/lib/log.js';
 import { startService, type RunningService } from '../../src/service/index.js';
 import { ensureCliBuilt, runCli } from '../support/cli/cli-binary.js';

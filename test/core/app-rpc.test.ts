@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createJsonRpcChain } from '../../src/core/adapters/chain/chain-jsonrpc.js';
 import { createToolRpc, pendingTransactionJson } from '../../src/core/services/tool-rpc.js';
 import { startServe, type RunningServe } from '../../src/core/serve.js';
-import { startEmbeddedNetwork } from '../../src/embedded/index.js';
+import { startEmbeddedNetwork } from '../../src/embedded/embedded-network.js';
 import { silentLogger } from '../../src/lib/log.js';
 import type { TxRecord } from '../../src/shared/tx-record.js';
 import { counterArtifact } from '../support/chain/counter-contract.js';

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServe, type RunningServe } from '../../src/core/serve.js';
-import { startEmbeddedNetwork } from '../../src/embedded/index.js';
+import { startEmbeddedNetwork } from '../../src/embedded/embedded-network.js';
 import { silentLogger } from '../../src/lib/log.js';
 import type { DevchainStatus, KeyInfo } from '../../src/shared/desktop-api.js';
 import type { TokenPage } from '../../src/shared/listing.js';

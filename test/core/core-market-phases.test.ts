@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServe, type RunningServe } from '../../src/core/serve.js';
-import { phaseAt, type MarketSchedule } from '../../src/devchain/index.js';
+import { phaseAt, type MarketSchedule } from '../../src/devchain/devchain.js';
 import { silentLogger } from '../../src/lib/log.js';
 import type { TxRecord } from '../../src/shared/tx-record.js';
 import { startTestChain, type TestChain } from '../support/chain/core-chain.js';

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startServe, type RunningServe } from '../../src/core/serve.js';
-import { startEmbeddedNetwork } from '../../src/embedded/index.js';
+import { startEmbeddedNetwork } from '../../src/embedded/embedded-network.js';
 import { silentLogger } from '../../src/lib/log.js';
 import type { TxRecord } from '../../src/shared/tx-record.js';
 

@@ -12,7 +12,7 @@ import { createWalletClient, defineChain, http, publicActions, type Hex } from '
 import { HttpProvider, Web3 } from 'web3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServe, type RunningServe } from '../../src/core/serve.js';
-import { startEmbeddedNetwork } from '../../src/embedded/index.js';
+import { startEmbeddedNetwork } from '../../src/embedded/embedded-network.js';
 import { silentLogger } from '../../src/lib/log.js';
 import type { TxRecord } from '../../src/shared/tx-record.js';
 import { castBinaryPath } from '../support/chain/cast-binary.js';

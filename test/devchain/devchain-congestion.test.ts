@@ -1,7 +1,7 @@
 // The congestion simulator on a real anvil: under `high` a 1 gwei transaction waits while a 2 gwei same-nonce replacement is mined; `off` mines it next block.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JsonRpcProvider, Wallet, parseUnits, type TransactionResponse } from 'ethers';
-import { startDevchain, type Devchain } from '../../src/devchain/index.js';
+import { startDevchain, type Devchain } from '../../src/devchain/devchain.js';
 import { silentLogger } from '../../src/lib/log.js';
 import { headBlock, rpc } from '../support/chain/devchain-helpers.js';
 import { waitFor } from '../support/poll.js';

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
-import { startAnvil } from '../../src/devchain/index.js';
+import { startAnvil } from '../../src/devchain/devchain.js';
 import { buildDevchainForChild, isAlive, repoRoot, rpc } from '../support/chain/devchain-helpers.js';
 import { waitFor } from '../support/poll.js';
 

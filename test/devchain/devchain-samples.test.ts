@@ -1,7 +1,7 @@
 // The sample world on a real anvil: collections, owners and history, token URIs and the metadata server, ERC-20 logs, giveTokens, fund.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Contract, JsonRpcProvider, Wallet, id as topicOf, parseEther } from 'ethers';
-import { startDevchain, type Devchain } from '../../src/devchain/index.js';
+import { startDevchain, type Devchain } from '../../src/devchain/devchain.js';
 import { silentLogger } from '../../src/lib/log.js';
 import { dollarArtifact, dropsArtifact, gemsArtifact, pebblesArtifact, tilesArtifact } from '../../src/devchain/artifacts.js';
 import { isAlive, rpc } from '../support/chain/devchain-helpers.js';

@@ -71,6 +71,16 @@ describe.skipIf(!browserSuites())('renderer against txdesk serve (Chromium)', ()
   it('keeps changed settings across a reload', async () => {
     await nav('Settings');
     const policy = page.getByRole('region', { name: 'Replacement policy' });
+    // The dev chain prices by the seed preset: its first fee and timeout show, the market's speed does not; choosing
+    // market pricing swaps them (nothing saved), and choosing the seed preset again brings back the values as they were.
+    expect(await policy.getByLabel('Speed').count()).toBe(0);
+    const firstFee = await policy.getByLabel('First fee (gwei)').inputValue();
+    await policy.getByLabel('Pricing').selectOption('market');
+    await policy.getByLabel('Speed').waitFor();
+    expect(await policy.getByLabel('First fee (gwei)').count()).toBe(0);
+    expect(await policy.getByLabel('Pending after (seconds)').count()).toBe(0);
+    await policy.getByLabel('Pricing').selectOption('seed');
+    expect(await policy.getByLabel('First fee (gwei)').inputValue()).toBe(firstFee);
     await policy.getByLabel('Bump per replacement (%)').fill('40');
     await policy.getByLabel('Pending after (seconds)').fill('4');
     await policy.getByLabel('Replacements per nonce').fill('8');

@@ -1,7 +1,7 @@
 // `txdesk service --database` (and TXDESK_DATABASE_URL) as a user meets it: a URL that is not PostgreSQL, the flag
 // with --dev, and a database that does not answer each get one sentence that says what to do.
 import { describe, expect, it } from 'vitest';
-import { startAnvil } from '../../src/devchain/index.js';
+import { startAnvil } from '../../src/devchain/devchain.js';
 import { freePort } from '../support/faults/reliability-procs.js';
 import { ensureCliBuilt, runCli } from '../support/cli/cli-binary.js';
 

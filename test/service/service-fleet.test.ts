@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { JsonRpcProvider, Wallet } from 'ethers';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startAnvil, type RunningAnvil } from '../../src/devchain/index.js';
+import { startAnvil, type RunningAnvil } from '../../src/devchain/devchain.js';
 import { TransactionTracker, type TrackerMessage } from '@txdesk/tracker';
 import { createTestDatabase, type TestDatabase } from '../support/service/postgres-db.js';
 import {

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type * as DevchainModule from '../../src/devchain/index.js';
+import type * as DevchainModule from '../../src/devchain/devchain.js';
 import { silentLogger } from '../../src/lib/log.js';
 import type * as ServiceModule from '../../src/service/index.js';
 import { bulkOwner, writeBulkHistory, type BulkHistory } from '../support/chain/bulk-history.js';

@@ -5,7 +5,7 @@
 import { join } from 'node:path';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDevchain, type Devchain } from '../../src/devchain/index.js';
+import { startDevchain, type Devchain } from '../../src/devchain/devchain.js';
 import { silentLogger } from '../../src/lib/log.js';
 import { openDatabase } from '../../src/lib/sqlite.js';
 import { openSqliteTrackerStore } from '../../src/service/tracker/sqlite/tracker-store-sqlite.js';

@@ -1,7 +1,7 @@
 // The token indexer on a shared database: only the instance holding the indexer lock runs it, into the index every
 // instance's listing reads (PostgreSQL, indexer/postgres/indexer-store-postgres.ts). Alone, the indexer just runs.
 import type { Logger } from '../../lib/log.js';
-import type { Indexer } from '../indexer/index.js';
+import type { Indexer } from '../indexer/indexer.js';
 import { startLeadership, type Leadership } from './pg-leadership.js';
 import type { SharedDatabase } from './service-database.js';
 

@@ -9,7 +9,7 @@ import { parseBody } from '../../lib/http-validation.js';
 import { TxdeskError } from '../../shared/errors.js';
 import { onlyClientId, readQuery } from '../listing/listing-params.js';
 import type { Context } from 'hono';
-import type { Webhooks } from './index.js';
+import type { Webhooks } from './webhook-service.js';
 import {
   attemptReply,
   createWebhookSchema,

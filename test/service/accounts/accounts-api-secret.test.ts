@@ -5,7 +5,7 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startAnvil, type RunningAnvil } from '../../../src/devchain/index.js';
+import { startAnvil, type RunningAnvil } from '../../../src/devchain/devchain.js';
 import { silentLogger } from '../../../src/lib/log.js';
 import { openDatabase } from '../../../src/lib/sqlite.js';
 import { createAccounts } from '../../../src/service/accounts/accounts.js';

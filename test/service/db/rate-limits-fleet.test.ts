@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startAnvil, type RunningAnvil } from '../../../src/devchain/index.js';
+import { startAnvil, type RunningAnvil } from '../../../src/devchain/devchain.js';
 import { createRateLimiter } from '../../../src/lib/http-rate-limit.js';
 import { silentLogger } from '../../../src/lib/log.js';
 import { newUsage, shareRateLimits } from '../../../src/service/db/pg-rate-limits.js';

@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { AbiCoder, ContractFactory, Interface, JsonRpcProvider, NonceManager, Wallet, type InterfaceAbi } from 'ethers';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDevchain, type Devchain } from '../../../src/devchain/index.js';
+import { startDevchain, type Devchain } from '../../../src/devchain/devchain.js';
 import {
   chunkCalls,
   decodeCallBatch,

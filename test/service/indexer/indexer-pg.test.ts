@@ -9,7 +9,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createLogger, silentLogger } from '../../../src/lib/log.js';
 import { openDatabase, type Db } from '../../../src/lib/sqlite.js';
 import { openPgPool, type PgPool } from '../../../src/service/db/pg-pool.js';
-import { startIndexer, type Indexer } from '../../../src/service/indexer/index.js';
+import { startIndexer, type Indexer } from '../../../src/service/indexer/indexer.js';
 import { postgresIndexStore } from '../../../src/service/backend.js';
 import { dumpPg, dumpSqlite } from '../../support/service/index-dump.js';
 import { rpc, startTestChain, type TestChain } from '../../support/chain/indexer-chain.js';

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../../src/lib/log.js';
 import { openDatabase, type Db } from '../../../src/lib/sqlite.js';
 import type * as BackendModule from '../../../src/service/backend.js';
-import type * as IndexerModule from '../../../src/service/indexer/index.js';
+import type * as IndexerModule from '../../../src/service/indexer/indexer.js';
 import type * as ReadThreadModule from '../../../src/service/indexer/indexer-read-thread.js';
 import { ensureCoreBuilt } from '../../support/app/core-build.js';
 import {

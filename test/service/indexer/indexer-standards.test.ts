@@ -8,7 +8,7 @@ import type { Contract } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Logger } from '../../../src/lib/log.js';
 import { openDatabase, type Db } from '../../../src/lib/sqlite.js';
-import { startIndexer, type Indexer } from '../../../src/service/indexer/index.js';
+import { startIndexer, type Indexer } from '../../../src/service/indexer/indexer.js';
 import { findContract, queryTokens } from '../../../src/service/listing/sqlite/listing-reads-sqlite.js';
 import { TOKEN_TOPICS } from '../../../src/service/indexer/indexer-events.js';
 import { prepareRange } from '../../../src/service/indexer/indexer-prepare.js';

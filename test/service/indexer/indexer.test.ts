@@ -7,7 +7,7 @@ import type { Contract } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger, silentLogger } from '../../../src/lib/log.js';
 import { openDatabase, type Db } from '../../../src/lib/sqlite.js';
-import { startIndexer, type Indexer } from '../../../src/service/indexer/index.js';
+import { startIndexer, type Indexer } from '../../../src/service/indexer/indexer.js';
 import { findContract, queryTokens } from '../../../src/service/listing/sqlite/listing-reads-sqlite.js';
 import { sqliteIndexStore } from '../../../src/service/backend.js';
 import type { IndexStore } from '../../../src/service/indexer/indexer-store.js';

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import { startAnvil, type RunningAnvil } from '../../../src/devchain/index.js';
+import { startAnvil, type RunningAnvil } from '../../../src/devchain/devchain.js';
 import { createShutdown } from '../../../src/lib/shutdown.js';
 import type { Logger } from '../../../src/lib/log.js';
 import { openBackend } from '../../../src/service/backend.js';

@@ -16,7 +16,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startAnvil, type RunningAnvil } from '../../../src/devchain/index.js';
+import { startAnvil, type RunningAnvil } from '../../../src/devchain/devchain.js';
 import type { Logger } from '../../../src/lib/log.js';
 import { startService, type RunningService } from '../../../src/service/index.js';
 import { bulkOwner, writeBulkHistory, type BulkHistory } from '../../support/chain/bulk-history.js';

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { Interface, JsonRpcProvider, Wallet } from 'ethers';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEV_CHAIN_ID, DEV_CHAIN_ID_2, startDevchain, type Devchain } from '../../../src/devchain/index.js';
+import { DEV_CHAIN_ID, DEV_CHAIN_ID_2, startDevchain, type Devchain } from '../../../src/devchain/devchain.js';
 import { silentLogger, type Logger } from '../../../src/lib/log.js';
 import { TransactionTracker, type TrackerMessage } from '@txdesk/tracker';
 import { startService, type RunningService } from '../../../src/service/index.js';

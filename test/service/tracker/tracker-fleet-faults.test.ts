@@ -4,7 +4,7 @@
 import { JsonRpcProvider, Wallet } from 'ethers';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startAnvil, type RunningAnvil } from '../../../src/devchain/index.js';
+import { startAnvil, type RunningAnvil } from '../../../src/devchain/devchain.js';
 import { createTestDatabase, type TestDatabase } from '../../support/service/postgres-db.js';
 import { startTrackerFleet, stopTrackerFleet, type FleetInstance } from '../../support/service/tracker-fleet.js';
 import { DEV_KEYS, RawTrackerClient, sendTransfer } from '../../support/service/tracker-harness.js';

@@ -2,7 +2,7 @@
 // counted in the database, so a client at its limit on one instance is at its limit on the other too.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startAnvil, type RunningAnvil } from '../../../src/devchain/index.js';
+import { startAnvil, type RunningAnvil } from '../../../src/devchain/devchain.js';
 import { RPC_LIMIT_EXCEEDED } from '@txdesk/tracker/tracker-wire';
 import { createTestDatabase, type TestDatabase } from '../../support/service/postgres-db.js';
 import { startTrackerFleet, stopTrackerFleet, type FleetInstance } from '../../support/service/tracker-fleet.js';

@@ -10,7 +10,7 @@ import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { silentLogger } from '../../../src/lib/log.js';
 import { openDatabase, type Db } from '../../../src/lib/sqlite.js';
 import { openSqliteTrackerStore } from '../../../src/service/tracker/sqlite/tracker-store-sqlite.js';
-import type { AttachedTracker } from '../../../src/service/tracker/index.js';
+import type { AttachedTracker } from '../../../src/service/tracker/tracker-attach.js';
 import { attachTrackerOn } from '../../support/service/tracker-on-server.js';
 import { startRpcProxy, startTestChain, type RpcProxy, type TestChain } from '../../support/chain/indexer-chain.js';
 import { RawTrackerClient } from '../../support/service/tracker-harness.js';

@@ -7,12 +7,12 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startAnvil, type RunningAnvil } from '../../../src/devchain/index.js';
+import { startAnvil, type RunningAnvil } from '../../../src/devchain/devchain.js';
 import { silentLogger } from '../../../src/lib/log.js';
 import { openDatabase, type Db } from '../../../src/lib/sqlite.js';
 import { RPC_LIMIT_EXCEEDED } from '@txdesk/tracker/tracker-wire';
 import { openSqliteTrackerStore } from '../../../src/service/tracker/sqlite/tracker-store-sqlite.js';
-import type { AttachedTracker } from '../../../src/service/tracker/index.js';
+import type { AttachedTracker } from '../../../src/service/tracker/tracker-attach.js';
 import { attachTrackerOn } from '../../support/service/tracker-on-server.js';
 import { RawTrackerClient } from '../../support/service/tracker-harness.js';
 

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { JsonRpcProvider, Wallet } from 'ethers';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startAnvil, type RunningAnvil } from '../../../src/devchain/index.js';
+import { startAnvil, type RunningAnvil } from '../../../src/devchain/devchain.js';
 import { TransactionTracker, type TrackerError, type TrackerMessage } from '@txdesk/tracker';
 import { ensureCliBuilt, killServiceProcesses, startServiceProcess } from '../../support/service/service-process.js';
 import { DEV_KEYS, sendTransfer } from '../../support/service/tracker-harness.js';

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { JsonRpcProvider, Wallet } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startAnvil, type RunningAnvil } from '../../../src/devchain/index.js';
+import { startAnvil, type RunningAnvil } from '../../../src/devchain/devchain.js';
 import { DEFAULT_WEBHOOK_TIMEOUT_MS } from '../../../src/service/webhooks/webhook-deliverer.js';
 import { call } from '../../support/service/service-harness.js';
 import { createTestDatabase, type TestDatabase } from '../../support/service/postgres-db.js';

@@ -2,7 +2,7 @@
 // the port in argv[3] (a free one when absent), prints the ready line on stdout, and stops cleanly on SIGTERM.
 // Configuration comes from env.
 import { startServe } from '../../../dist/core/serve.js';
-import { startEmbeddedNetwork } from '../../../dist/embedded/index.js';
+import { startEmbeddedNetwork } from '../../../dist/embedded/embedded-network.js';
 
 const policy = JSON.parse(process.argv[2] ?? '{}');
 const serve = await startServe({ port: Number(process.argv[3] ?? 0), policy, startEmbedded: startEmbeddedNetwork });

@@ -6,7 +6,7 @@ import { unsettledNonces } from '../faults/fault-run.js';
 import { startDevService, type DevService } from '../../../src/service/index.js';
 import { silentLogger } from '../../../src/lib/log.js';
 import type { CongestionLevel } from '../../../src/shared/desktop-api.js';
-import type { MarketSchedule } from '../../../src/devchain/index.js';
+import type { MarketSchedule } from '../../../src/devchain/devchain.js';
 import type { TxRecord } from '../../../src/shared/tx-record.js';
 
 export interface TestChain {

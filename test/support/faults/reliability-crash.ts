@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { Wallet } from 'ethers';
 import { expect } from 'vitest';
-import { startDevchain, type Devchain } from '../../../src/devchain/index.js';
+import { startDevchain, type Devchain } from '../../../src/devchain/devchain.js';
 import { silentLogger } from '../../../src/lib/log.js';
 import type { TxRecord } from '../../../src/shared/tx-record.js';
 import { authHeader } from '../app/core-api-token.js';

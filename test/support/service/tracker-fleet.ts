@@ -3,7 +3,7 @@
 import { createServer, type Server } from 'node:http';
 import { silentLogger } from '../../../src/lib/log.js';
 import { closeSharedDatabase, openSharedDatabase, type SharedDatabase } from '../../../src/service/db/service-database.js';
-import type { AttachedTracker } from '../../../src/service/tracker/index.js';
+import type { AttachedTracker } from '../../../src/service/tracker/tracker-attach.js';
 import { attachTrackerOn, type TrackerOnServerOptions } from './tracker-on-server.js';
 import { openPostgresTrackerStore } from '../../../src/service/tracker/postgres/tracker-store-postgres.js';
 

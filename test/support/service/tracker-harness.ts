@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { JsonRpcProvider, Wallet, keccak256, parseUnits, type TransactionRequest } from 'ethers';
 import WebSocket from 'ws';
 import { deriveDevAccounts } from '../../../src/devchain/dev-accounts.js';
-import { startAnvil, type RunningAnvil } from '../../../src/devchain/index.js';
+import { startAnvil, type RunningAnvil } from '../../../src/devchain/devchain.js';
 import { createLogger, silentLogger } from '../../../src/lib/log.js';
 import { startService, type RunningService, type ServiceOptions } from '../../../src/service/index.js';
 import { waitFor } from '../poll.js';

@@ -1,7 +1,7 @@
 // One network's tracker on a plain node:http server, as tests set it up: attachTracker plus the upgrade router for
 // ethereum/local (or the platform and network given), with a fixed node URL.
 import type { Server } from 'node:http';
-import { attachTracker, type AttachTrackerOptions, type AttachedTracker } from '../../../src/service/tracker/index.js';
+import { attachTracker, type AttachTrackerOptions, type AttachedTracker } from '../../../src/service/tracker/tracker-attach.js';
 import { routeTrackerUpgrades } from '../../../src/service/tracker/tracker-ws-router.js';
 
 export type TrackerOnServerOptions = Omit<AttachTrackerOptions, 'nodeUrl' | 'label'> & {

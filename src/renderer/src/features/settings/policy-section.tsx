@@ -1,5 +1,6 @@
 // The replacement policy: how a first attempt is priced, how much each replacement bumps, the cap and the limits.
-// Every field is checked on its own; each mistake is shown beside its field.
+// Every field is checked on its own; each mistake is shown beside its field. Fields only one pricing reads (speed for
+// the market; first fee and timeout for the seed preset) show under that pricing only, keeping their saved values.
 import { useEffect, useState, type FormEvent } from 'react';
 import type { ReplacementPolicy } from '../../../../shared/desktop-api.js';
 import { useApp } from '../../store/use-app.js';
@@ -65,7 +66,11 @@ export function PolicySection({ policy }: { policy: ReplacementPolicy }) {
     <Card
       id="settings-policy"
       title="Replacement policy"
-      description="When a transaction is still pending after the timeout, it is re-sent with the same nonce and a higher fee."
+      description={
+        form.pricing === 'market'
+          ? 'A transaction that recent blocks outbid is re-sent with the same nonce at the market price.'
+          : 'When a transaction is still pending after the timeout, it is re-sent with the same nonce and a higher fee.'
+      }
     >
       <form onSubmit={(e) => void submit(e)} className="form" noValidate>
         <div className="form-grid">
@@ -90,23 +95,25 @@ export function PolicySection({ policy }: { policy: ReplacementPolicy }) {
               </select>
             )}
           </Field>
-          <Field label="Speed" hint="The tip recent full blocks included: their 1st, 10th or 50th percentile (market pricing).">
-            {(p) => (
-              <select
-                {...p}
-                className="input"
-                name="speed"
-                value={form.speed}
-                onChange={(e) =>
-                  setForm((f) => ({ ...f, speed: e.target.value === 'slow' || e.target.value === 'fast' ? e.target.value : 'normal' }))
-                }
-              >
-                <option value="slow">Slow</option>
-                <option value="normal">Normal</option>
-                <option value="fast">Fast</option>
-              </select>
-            )}
-          </Field>
+          {form.pricing === 'market' && (
+            <Field label="Speed" hint="The tip recent full blocks included: their 1st, 10th or 50th percentile (market pricing).">
+              {(p) => (
+                <select
+                  {...p}
+                  className="input"
+                  name="speed"
+                  value={form.speed}
+                  onChange={(e) =>
+                    setForm((f) => ({ ...f, speed: e.target.value === 'slow' || e.target.value === 'fast' ? e.target.value : 'normal' }))
+                  }
+                >
+                  <option value="slow">Slow</option>
+                  <option value="normal">Normal</option>
+                  <option value="fast">Fast</option>
+                </select>
+              )}
+            </Field>
+          )}
           <Field label="Transaction type">
             {(p) => (
               <select
@@ -121,16 +128,22 @@ export function PolicySection({ policy }: { policy: ReplacementPolicy }) {
               </select>
             )}
           </Field>
-          {input('initialFee', 'First fee (gwei)', 'decimal')}
-          {input('bumpPercent', 'Bump per replacement (%)', 'decimal', `At least ${MIN_BUMP_PERCENT}.`)}
+          {form.pricing === 'seed' && input('initialFee', 'First fee (gwei)', 'decimal')}
+          {input(
+            'bumpPercent',
+            'Bump per replacement (%)',
+            'decimal',
+            `At least ${MIN_BUMP_PERCENT}${form.pricing === 'market' ? '; a replacement pays the market price or this much more, whichever is higher' : ''}.`,
+          )}
           {input('maxFee', 'Fee cap (gwei)', 'decimal')}
           {input('maxReplacements', 'Replacements per nonce', 'numeric')}
-          {input(
-            'timeoutSeconds',
-            'Pending after (seconds)',
-            'decimal',
-            'Not mined (included in a block) within this time: the transaction counts as stuck and is replaced with a higher fee.',
-          )}
+          {form.pricing === 'seed' &&
+            input(
+              'timeoutSeconds',
+              'Pending after (seconds)',
+              'decimal',
+              'Not mined (included in a block) within this time: the transaction counts as stuck and is replaced with a higher fee.',
+            )}
           {input('confirmations', 'Confirmations', 'numeric')}
         </div>
         <SaveBar state={state} dirty={dirty} />

@@ -2,7 +2,7 @@
 // started above the core by the entry points that offer it (`txdesk serve`, Electron main) and handed to the core
 // as plain URLs, so the core reaches the service only through the SDK and HTTP, as it does a remote one.
 import type { DevchainControl, EmbeddedChain, StartEmbedded } from '../core/ports.js';
-import type { Devchain } from '../devchain/index.js';
+import type { Devchain } from '../devchain/devchain.js';
 import { startDevService } from '../service/dev-service.js';
 
 /** A dev chain's controls as the core uses them. */
