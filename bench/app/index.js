@@ -136,13 +136,15 @@ async function faultFigures(dev) {
     const faulted = await run(undefined, FAULT_TXS);
     const by = blocksToSettle(faulted);
     console.log(
-      `fault run: ${FAULT_TXS} txs, seed ${FAULT_SEED}, ${faulted.faults.length} faults, ${faulted.starts - 1} SIGKILLs, every nonce settled in ${((performance.now() - t0) / 1000).toFixed(0)} s (both runs)`,
+      `fault run: ${FAULT_TXS} txs, seed ${FAULT_SEED}, ${faulted.faults.length} faults, ${faulted.starts - 1} SIGKILLs, ` +
+        `every nonce settled in ${((performance.now() - t0) / 1000).toFixed(0)} s (both runs)`,
     );
     for (const k of FAULT_KINDS) {
       const xs = by[k];
       if (!xs.length) continue;
       console.log(
-        `  ${k.padEnd(13)} fault -> nonce mined: p50 ${pct(xs, 50)} blocks  p99 ${pct(xs, 99)} blocks  (${xs.length} nonces)  p50 ratio to the baseline: ${(pct(xs, 50) / Math.max(1, baseP50)).toFixed(2)}x`,
+        `  ${k.padEnd(13)} fault -> nonce mined: p50 ${pct(xs, 50)} blocks  p99 ${pct(xs, 99)} blocks  (${xs.length} ` +
+          `nonces)  p50 ratio to the baseline: ${(pct(xs, 50) / Math.max(1, baseP50)).toFixed(2)}x`,
       );
     }
   } finally {
@@ -167,7 +169,8 @@ async function main() {
     if (r.stuck.length === 0) throw new Error('no transaction got stuck; is the congestion load running?');
     const p50 = pct(r.stuck, 50);
     console.log(
-      `stuck (tracker pending) -> replacement mined:              p50 ${fmt(p50)}  p90 ${fmt(pct(r.stuck, 90))}  max ${fmt(Math.max(...r.stuck))}  (${r.stuck.length} of ${STUCK_TXS} txs were stuck)`,
+      `stuck (tracker pending) -> replacement mined:              p50 ${fmt(p50)}  p90 ${fmt(pct(r.stuck, 90))}  ` +
+        `max ${fmt(Math.max(...r.stuck))}  (${r.stuck.length} of ${STUCK_TXS} txs were stuck)`,
     );
     console.log(
       `  ratio to block time: ${(p50 / (BLOCK_TIME_S * 1000)).toFixed(2)} blocks (p50); ratio to the no-replacement baseline: ${(p50 / baseP50).toFixed(2)}x`,
@@ -187,7 +190,8 @@ async function main() {
       });
       const ok = result['2xx'];
       console.log(
-        `POST /api/tx: ${(ok / THROUGHPUT_SECONDS).toFixed(0)} tx/s created  p50 ${result.latency.p50} ms  p99 ${result.latency.p99} ms  (${ok} ok, ${result.non2xx} non-2xx, 4 connections, ${THROUGHPUT_SECONDS} s)`,
+        `POST /api/tx: ${(ok / THROUGHPUT_SECONDS).toFixed(0)} tx/s created  p50 ${result.latency.p50} ms  ` +
+          `p99 ${result.latency.p99} ms  (${ok} ok, ${result.non2xx} non-2xx, 4 connections, ${THROUGHPUT_SECONDS} s)`,
       );
 
       // Baseline 1: the node alone, sequential eth_sendRawTransaction of pre-signed transactions (the core is serial per nonce too).
@@ -216,7 +220,8 @@ async function main() {
       }
       const nodeRate = raws.length / ((performance.now() - t0) / 1000);
       console.log(
-        `baseline  node eth_sendRawTransaction alone (sequential): ${nodeRate.toFixed(0)} tx/s  -> POST /api/tx is ${(ok / THROUGHPUT_SECONDS / nodeRate).toFixed(2)}x of it`,
+        `baseline  node eth_sendRawTransaction alone (sequential): ${nodeRate.toFixed(0)} tx/s  -> POST /api/tx ` +
+          `is ${(ok / THROUGHPUT_SECONDS / nodeRate).toFixed(2)}x of it`,
       );
 
       // Baseline 2: the store alone, one write-ahead insert (record + raw + event) per transaction, on disk.
@@ -255,7 +260,8 @@ async function main() {
       store.close();
       rmSync(dir, { recursive: true, force: true });
       console.log(
-        `baseline  SQLite store insert alone (WAL, on disk):        ${storeRate.toFixed(0)} tx/s  -> the store is ${(storeRate / (ok / THROUGHPUT_SECONDS)).toFixed(0)}x faster than the whole POST`,
+        `baseline  SQLite store insert alone (WAL, on disk):        ${storeRate.toFixed(0)} tx/s  -> the store ` +
+          `is ${(storeRate / (ok / THROUGHPUT_SECONDS)).toFixed(0)}x faster than the whole POST`,
       );
     });
 
@@ -337,10 +343,12 @@ async function rpcThroughput(dev) {
     );
     const cpu = (r) => `CPU per tx: this process ${r.perTx.self.toFixed(2)} ms, anvil ${r.perTx.anvil.toFixed(2)} ms`;
     console.log(
-      `/rpc eth_sendTransaction: ${tool.rate.toFixed(0)} tx/s  p50 ${tool.p50} ms  p99 ${tool.p99} ms  (${tool.errors} errors, ${RPC_TXS} requests, ${RPC_CONNECTIONS} connections); ${cpu(tool)}`,
+      `/rpc eth_sendTransaction: ${tool.rate.toFixed(0)} tx/s  p50 ${tool.p50} ms  p99 ${tool.p99} ms  (${tool.errors} ` +
+        `errors, ${RPC_TXS} requests, ${RPC_CONNECTIONS} connections); ${cpu(tool)}`,
     );
     console.log(
-      `baseline  anvil eth_sendRawTransaction of pre-signed txs:  ${bare.rate.toFixed(0)} tx/s  p50 ${bare.p50} ms  (${bare.errors} errors); ${cpu(bare)}  -> /rpc is ${(tool.rate / bare.rate).toFixed(2)}x of it`,
+      `baseline  anvil eth_sendRawTransaction of pre-signed txs:  ${bare.rate.toFixed(0)} tx/s  p50 ${bare.p50} ms  ` +
+        `(${bare.errors} errors); ${cpu(bare)}  -> /rpc is ${(tool.rate / bare.rate).toFixed(2)}x of it`,
     );
   });
 }

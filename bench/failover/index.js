@@ -103,7 +103,8 @@ for (let i = 0; i < N; i++) await sendTracked();
 while (arrive.a.size < 2 * N || arrive.b.size < 2 * N) await sleep(100);
 const gaps = [...arrive.a].map(([id, t]) => arrive.b.get(id) - t).sort((x, y) => x - y);
 console.log(
-  `cross-instance: ${gaps.length} messages; follower B minus leader A arrival: p50 ${pct(gaps, 50).toFixed(1)} ms, p99 ${pct(gaps, 99).toFixed(1)} ms, max ${gaps[gaps.length - 1].toFixed(1)} ms`,
+  `cross-instance: ${gaps.length} messages; follower B minus leader A arrival: p50 ${pct(gaps, 50).toFixed(1)} ms, ` +
+    `p99 ${pct(gaps, 99).toFixed(1)} ms, max ${gaps[gaps.length - 1].toFixed(1)} ms`,
 );
 
 // 2. Failover under a steady stream.
@@ -155,7 +156,8 @@ const ms = (v) => (v === null ? 'not within 60 s' : `${v.toFixed(0)} ms`);
 console.log(`take-over: a follower's /health shows watcher-leader ${ms(takeover)} after SIGKILL of the leader`);
 if (indexerWasA) {
   console.log(
-    `indexer take-over: a follower's /health shows indexer-leader ${ms(indexerTakeover)} after the SIGKILL; the shared index is past block ${headAtKill} (the head at the kill) ${ms(indexResumed)} after it`,
+    `indexer take-over: a follower's /health shows indexer-leader ${ms(indexerTakeover)} after the SIGKILL; the shared ` +
+      `index is past block ${headAtKill} (the head at the kill) ${ms(indexResumed)} after it`,
   );
 }
 console.log(
@@ -169,7 +171,8 @@ for (const [name, who] of [
   const around = longestSilence(log[name], killedAt - 2_000, killedAt + 8_000);
   const dup = log[name].length - new Set(log[name].map((e) => e.key)).size;
   console.log(
-    `delivery gap, ${who}: ${around.toFixed(0)} ms around the kill vs ${before.toFixed(0)} ms before it (${(around / before).toFixed(1)}x); ${missing(name)} of ${want.size} messages missing, ${dup} delivered again`,
+    `delivery gap, ${who}: ${around.toFixed(0)} ms around the kill vs ${before.toFixed(0)} ms before it ` +
+      `(${(around / before).toFixed(1)}x); ${missing(name)} of ${want.size} messages missing, ${dup} delivered again`,
   );
 }
 for (const t of trackers) await t.close().catch(() => {});

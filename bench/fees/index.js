@@ -168,7 +168,8 @@ const cycle = schedule.calm + schedule.rush + schedule.spike;
 let start = (await head()) + 1;
 start += (cycle - (start % cycle)) % cycle;
 log(
-  `waiting for block ${start} (cycle of ${cycle} blocks: ${schedule.calm} calm, ${schedule.rush} rush, ${schedule.spike} spike); ${CYCLES} cycles, a send every ${EVERY} blocks`,
+  `waiting for block ${start} (cycle of ${cycle} blocks: ${schedule.calm} calm, ${schedule.rush} rush, ${schedule.spike} ` +
+    `spike); ${CYCLES} cycles, a send every ${EVERY} blocks`,
 );
 while ((await head()) < start) await sleep(200);
 
@@ -220,13 +221,15 @@ for (const s of strategies) {
   }
 }
 console.log(
-  `bench/fees ${new Date().toISOString().slice(0, 10)}, ${CYCLES} cycles, a send every ${EVERY} blocks per strategy; blocks to inclusion counted from the head when sent`,
+  `bench/fees ${new Date().toISOString().slice(0, 10)}, ${CYCLES} cycles, a send every ${EVERY} blocks per strategy; blocks ` +
+    `to inclusion counted from the head when sent`,
 );
 console.log('| strategy | phase | n | blocks p50 | p95 | max | not mined in 20 | replacements/tx | paid / cheapest in block p50 | p95 |');
 console.log('|---|---|---|---|---|---|---|---|---|---|');
 for (const r of rows)
   console.log(
-    `| ${r.strategy} | ${r.phase} | ${r.n} | ${r.p50 ?? '-'} | ${r.p95 ?? '-'} | ${r.max ?? '-'} | ${r.notMined} | ${r.replacements} | ${r.paidP50} | ${r.paidP95} |`,
+    `| ${r.strategy} | ${r.phase} | ${r.n} | ${r.p50 ?? '-'} | ${r.p95 ?? '-'} | ${r.max ?? '-'} | ${r.notMined} ` +
+      `| ${r.replacements} | ${r.paidP50} | ${r.paidP95} |`,
   );
 
 for (const s of strategies) await s.stop();

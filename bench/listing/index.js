@@ -3,11 +3,12 @@
 // the service (on Hono) against its HTTP front before Hono serving the same listing function.
 //
 // Seeds 1,000,000 holdings over 100,000 owners (the largest holds 50,000) and 1,000 contracts, a fifth of them ERC-1155
-// and a fifth batch-minted ERC-721 (seed.js), straight into the index tables, then serves them from a child process. TXDESK_BENCH_SECONDS sets each run's length (default 5);
-// TXDESK_BENCH_LISTING_DIR keeps the seeded database there between runs. The index is also copied into a throwaway
-// PostgreSQL, and the service started on it (`database`) and its bare listing query are measured beside SQLite's in
-// the same run, with the PostgreSQL/SQLite ratios (`--sqlite-only` skips that). The service's network-scoped path
-// (/nft/v1/{platform}/{network}/accounts/...) is measured against the seed's path in alternating rounds (target p99 <= 1.1x).
+// and a fifth batch-minted ERC-721 (seed.js), straight into the index tables, then serves them from a child process.
+// TXDESK_BENCH_SECONDS sets each run's length (default 5); TXDESK_BENCH_LISTING_DIR keeps the seeded database there
+// between runs. The index is also copied into a throwaway PostgreSQL, and the service started on it (`database`) and
+// its bare listing query are measured beside SQLite's in the same run, with the PostgreSQL/SQLite ratios
+// (`--sqlite-only` skips that). The service's network-scoped path (/nft/v1/{platform}/{network}/accounts/...) is
+// measured against the seed's path in alternating rounds (target p99 <= 1.1x).
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -158,11 +159,14 @@ try {
       const all = (xs) => xs.map((r) => r.toFixed(2)).join(', ');
       const ms = (xs, k) => `${median(xs.map((x) => x[k])).toFixed(2)} ms`;
       console.log(
-        `service network path/seed path, ${page} (unrounded, median of rounds): seed p50 ${ms(seen.seed, 'p50')}, p99 ${ms(seen.seed, 'p99')}, ${Math.round(median(seen.seed.map((x) => x.rps)))} req/s; ` +
+        `service network path/seed path, ${page} (unrounded, median of rounds): seed p50 ${ms(seen.seed, 'p50')}, ` +
+          `p99 ${ms(seen.seed, 'p99')}, ${Math.round(median(seen.seed.map((x) => x.rps)))} req/s; ` +
           `network path p50 ${ms(seen.network, 'p50')}, p99 ${ms(seen.network, 'p99')}, ${Math.round(median(seen.network.map((x) => x.rps)))} req/s`,
       );
       console.log(
-        `ratio service /nft/v1/${ready.service.network}/accounts/.../tokens over /nft/v1/accounts/.../tokens, ${page}: p99 median ${median(p99).toFixed(2)} of ${ROUNDS} alternating rounds (${all(p99)}) (target <= 1.1); p50 median ${median(p50).toFixed(2)} (${all(p50)})`,
+        `ratio service /nft/v1/${ready.service.network}/accounts/.../tokens over /nft/v1/accounts/.../tokens, ${page}: p99 ` +
+          `median ${median(p99).toFixed(2)} of ${ROUNDS} alternating rounds (${all(p99)}) (target <= 1.1); p50 ` +
+          `median ${median(p50).toFixed(2)} (${all(p50)})`,
       );
     }
   }
@@ -186,7 +190,9 @@ try {
     }
   }
   console.log(
-    `ratio index/naive req/s, deep page: ${(results['index query (bare http) deep page'].rps / results['naive OFFSET+COUNT(*) (bare http) deep page'].rps).toFixed(2)}`,
+    `ratio index/naive req/s, deep page: ${(
+      results['index query (bare http) deep page'].rps / results['naive OFFSET+COUNT(*) (bare http) deep page'].rps
+    ).toFixed(2)}`,
   );
 } finally {
   child.stdin.end();

@@ -35,7 +35,8 @@ export function seedListing(file) {
     const insAccount = db.prepare('INSERT INTO idx_accounts (id, address) VALUES (?, ?)');
     for (let o = 0; o < SEED.owners; o++) insAccount.run(o + 1, ownerAddress(o));
     const insContract = db.prepare(
-      'INSERT INTO idx_contracts (id, address, addr, name, symbol, total_supply, has_uri, minted, first_block, standard) VALUES (?, ?, ?, ?, ?, NULL, 1, 0, 1, ?)',
+      'INSERT INTO idx_contracts (id, address, addr, name, symbol, total_supply, has_uri, minted, first_block, standard) ' +
+        'VALUES (?, ?, ?, ?, ?, NULL, 1, 0, 1, ?)',
     );
     const caddr = [];
     const isMulti = (c) => c % 5 === 0;

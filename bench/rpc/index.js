@@ -220,7 +220,8 @@ async function main() {
     };
     const both = [senders.rpc.addr, senders.wallet.addr];
     log(
-      `txdesk ${ready.apiUrl} (pid ${pids.txdesk}), node ${ready.nodeUrl} (anvil pid ${pids.anvil}); txdesk signs as ${signer.address}, the Wallet is ${wallet.address}`,
+      `txdesk ${ready.apiUrl} (pid ${pids.txdesk}), node ${ready.nodeUrl} (anvil pid ${pids.anvil}); txdesk signs ` +
+        `as ${signer.address}, the Wallet is ${wallet.address}`,
     );
 
     // Warm-up, not counted: network detection, connections, the JIT.
@@ -297,15 +298,18 @@ function report({ rpc: r, wallet: w }, floors) {
   const floor = p50(w.seq) + 4 * (floors.forwarded - floors.straight) + floors.straight + floors.commit;
   console.log(`sequential, ${r.seq.sends} sends each (turns of ${BLOCK}, alternating):`);
   console.log(
-    `  /rpc   JsonRpcSigner.sendTransaction: p50 ${ms(p50(r.seq))}  p99 ${ms(p99(r.seq))};  CPU per send: ${cpuLine(r.seq)} (txdesk net of its background: ${net(r.seq)})`,
+    `  /rpc   JsonRpcSigner.sendTransaction: p50 ${ms(p50(r.seq))}  p99 ${ms(p99(r.seq))};  CPU per send: ${cpuLine(r.seq)} ` +
+      `(txdesk net of its background: ${net(r.seq)})`,
   );
   console.log(`  Wallet straight to the node:         p50 ${ms(p50(w.seq))}  p99 ${ms(p99(w.seq))};  CPU per send: ${cpuLine(w.seq)}`);
   console.log(
-    `  -> latency p50 /rpc over Wallet: ${(p50(r.seq) / p50(w.seq)).toFixed(2)}x (goal <= 1.15x); p99 ${(p99(r.seq) / p99(w.seq)).toFixed(2)}x; floor (estimated) ${ms(floor)} = ${(floor / p50(w.seq)).toFixed(2)}x`,
+    `  -> latency p50 /rpc over Wallet: ${(p50(r.seq) / p50(w.seq)).toFixed(2)}x (goal <= 1.15x); ` +
+      `p99 ${(p99(r.seq) / p99(w.seq)).toFixed(2)}x; floor (estimated) ${ms(floor)} = ${(floor / p50(w.seq)).toFixed(2)}x`,
   );
   console.log(`${CONCURRENT} at once, ${ROUNDS} rounds each (alternating who goes first):`);
   console.log(
-    `  /rpc   ${rate(r.con).toFixed(0)} tx/s  (p50 ${ms(p50(r.con))} under load);  CPU per send: ${cpuLine(r.con)} (txdesk net of its background: ${net(r.con)})`,
+    `  /rpc   ${rate(r.con).toFixed(0)} tx/s  (p50 ${ms(p50(r.con))} under load);  CPU per send: ${cpuLine(r.con)} (txdesk ` +
+      `net of its background: ${net(r.con)})`,
   );
   console.log(
     `  Wallet ${rate(w.con).toFixed(0)} tx/s  (p50 ${ms(p50(w.con))} under load, NonceManager);  CPU per send: ${cpuLine(w.con)}`,
@@ -316,7 +320,8 @@ function report({ rpc: r, wallet: w }, floors) {
   );
   console.log('floors measured in the same run (p50; the round trips between the sequential turns):');
   console.log(
-    `  a /rpc round trip that does no work (eth_chainId): ${ms(floors.hop)};  eth_blockNumber through /rpc ${ms(floors.forwarded)} against straight to the node ${ms(floors.straight)}`,
+    `  a /rpc round trip that does no work (eth_chainId): ${ms(floors.hop)};  eth_blockNumber through ` +
+      `/rpc ${ms(floors.forwarded)} against straight to the node ${ms(floors.straight)}`,
   );
   console.log(`  the write-ahead commit alone (SQLite on disk): ${ms(floors.commit)}`);
 }

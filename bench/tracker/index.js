@@ -187,7 +187,9 @@ async function trackerPhase(nodeUrl, serviceUrl, clientId, txs, pids, on = { net
     }
     if (args.includes('--trace'))
       log(
-        `block ${head + 1}: mined at ${Math.round(performance.timeOrigin + t0) % 100000}, last receipt +${Math.round(Math.max(...(perBlockLatency.get(head + 1) ?? [0])))} ms, p99 ${Math.round(pct(perBlockLatency.get(head + 1) ?? [], 99))}`,
+        `block ${head + 1}: mined at ${Math.round(performance.timeOrigin + t0) % 100000}, last receipt ` +
+          `+${Math.round(Math.max(...(perBlockLatency.get(head + 1) ?? [0])))} ms, ` +
+          `p99 ${Math.round(pct(perBlockLatency.get(head + 1) ?? [], 99))}`,
       );
     if (b >= WARMUP)
       bursts.push({ messages: acked - before, ms: lastAckAt - t0, deliveryMs: firstMessageAt === null ? 0 : lastAckAt - firstMessageAt });
@@ -484,7 +486,8 @@ async function twoNetworks() {
       };
     };
     const line = (r) =>
-      `receipt p50 ${f(r.p50)} ms, p99 ${f(r.p99)} ms (${r.p99OverOwnBlock.toFixed(2)}x the node's own time for the block), ${f(r.ackedPerSecond)} acked msgs/s while delivering`;
+      `receipt p50 ${f(r.p50)} ms, p99 ${f(r.p99)} ms (${r.p99OverOwnBlock.toFixed(2)}x the node's own time for the ` +
+      `block), ${f(r.ackedPerSecond)} acked msgs/s while delivering`;
     log(`${TOTAL} transactions per network and phase, ${PER_BLOCK} per block, ${rounds} alternating rounds`);
     const ratios = { p50: [], p99: [], acked: [], overOwn: [], serviceCpu: [], allCpu: [] };
     for (let round = 1; round <= rounds; round++) {
@@ -497,7 +500,9 @@ async function twoNetworks() {
         console.log(`round ${round}, ${what === 'alone' ? 'A alone (B idle) ' : 'A while B is loaded'}: A ${line(x.a)}`);
         if (x.b) console.log(`round ${round}, ${'B at the same time'.padEnd(19)}: B ${line(x.b)}`);
         console.log(
-          `round ${round}, ${'cpu per receipt'.padEnd(19)}: service ${x.cpu.service.toFixed(3)} ms, anvils ${x.cpu.nodes.toFixed(3)} ms, bench client ${x.cpu.client.toFixed(3)} ms (each with its confirmation; ${os.cpus().length} cores)`,
+          `round ${round}, ${'cpu per receipt'.padEnd(19)}: service ${x.cpu.service.toFixed(3)} ms, ` +
+            `anvils ${x.cpu.nodes.toFixed(3)} ms, bench client ${x.cpu.client.toFixed(3)} ms (each with its ` +
+            `confirmation; ${os.cpus().length} cores)`,
         );
       }
       const sum = (c) => c.service + c.nodes + c.client;
@@ -510,14 +515,17 @@ async function twoNetworks() {
     }
     const show = (xs) => `median ${median(xs).toFixed(2)} (rounds ${xs.map((x) => x.toFixed(2)).join(', ')})`;
     console.log(
-      `ratio    A with B loaded/A alone: receipt p50 ${show(ratios.p50)}, p99 ${show(ratios.p99)} (expected <= ~2.0: B doubles the work on the same 2 shared cores, A gets its share)`,
+      `ratio    A with B loaded/A alone: receipt p50 ${show(ratios.p50)}, p99 ${show(ratios.p99)} (expected <= ~2.0: B ` +
+        `doubles the work on the same 2 shared cores, A gets its share)`,
     );
     console.log(`ratio    A with B loaded/A alone: acked msgs/s ${show(ratios.acked)} (expected >= ~0.5)`);
     console.log(
-      `ratio    A with B loaded/A alone: p99 over A's node time for the block ${show(ratios.overOwn)} (the node slows down too; ~1.0 if the service adds no delay of its own)`,
+      `ratio    A with B loaded/A alone: p99 over A's node time for the block ${show(ratios.overOwn)} (the node slows down ` +
+        `too; ~1.0 if the service adds no delay of its own)`,
     );
     console.log(
-      `ratio    cpu per receipt with B loaded/alone: service ${show(ratios.serviceCpu)}, service + anvils + bench client ${show(ratios.allCpu)} (expected ~1.0: B's receipts cost their own CPU and nothing more)`,
+      `ratio    cpu per receipt with B loaded/alone: service ${show(ratios.serviceCpu)}, service + anvils + bench ` +
+        `client ${show(ratios.allCpu)} (expected ~1.0: B's receipts cost their own CPU and nothing more)`,
     );
   } finally {
     if (service) {
@@ -549,38 +557,50 @@ async function main() {
     targets: { p99Under100ms: tracker.worstBlockP99 <= 100, ackedPerSecondOver5000: tracker.ackedPerSecond >= 5000 },
   };
   console.log(
-    `tracker  receipts ${tracker.receipts}/${TOTAL}: latency p50 ${f(tracker.p50)} ms, p99 ${f(tracker.p99)} ms (worst block p99 ${f(tracker.worstBlockP99)} ms); ${f(tracker.ackedPerSecond)} acked msgs/s while delivering, ${f(tracker.ackedPerSecondFromBlock)}/s counted from block arrival (${tracker.acked} acked)`,
+    `tracker  receipts ${tracker.receipts}/${TOTAL}: latency p50 ${f(tracker.p50)} ms, p99 ${f(tracker.p99)} ms (worst ` +
+      `block p99 ${f(tracker.worstBlockP99)} ms); ${f(tracker.ackedPerSecond)} acked msgs/s while ` +
+      `delivering, ${f(tracker.ackedPerSecondFromBlock)}/s counted from block arrival (${tracker.acked} acked)`,
   );
   console.log(
     `tracker  warm-up blocks before these (not counted): last receipt at ${tracker.warmupBlockLast.map((ms) => `+${f(ms)} ms`).join(', ') || 'none'}`,
   );
   console.log(
-    `tracker  confirmations: latency p50 ${f(tracker.confirmationP50)} ms, p99 ${f(tracker.confirmationP99)} ms (from the arrival of the block that makes them due)`,
+    `tracker  confirmations: latency p50 ${f(tracker.confirmationP50)} ms, p99 ${f(tracker.confirmationP99)} ms (from the ` +
+      `arrival of the block that makes them due)`,
   );
   const c = tracker.cpuPerBlockMs;
   console.log(
-    `cpu      per block round: anvil ${f(c.node)} ms (with the node-time measurement after the block), service ${f(c.service)} ms (tracker and indexer), bench client ${f(c.client)} ms`,
+    `cpu      per block round: anvil ${f(c.node)} ms (with the node-time measurement after the block), ` +
+      `service ${f(c.service)} ms (tracker and indexer), bench client ${f(c.client)} ms`,
   );
   const w = tracker.cpuReceiptWindowMs;
   console.log(
-    `cpu      from mining a block to its last receipt at the SDK: anvil ${f(w.node)} ms (mining included), service ${f(w.service)} ms, bench client ${f(w.client)} ms, on 2 cores`,
+    `cpu      from mining a block to its last receipt at the SDK: anvil ${f(w.node)} ms (mining included), ` +
+      `service ${f(w.service)} ms, bench client ${f(w.client)} ms, on 2 cores`,
   );
   console.log(
-    `node     serving one block's ${PER_BLOCK} receipts takes anvil ${spreadMs(tracker.nodeTimeByBlock)} measured right after each block (service CPU meanwhile ${f(tracker.serviceCpuDuringNodeTimeMs)} ms), ${f(floor.p50)} ms (p50; max ${f(floor.max)} ms) after the tracker phase: a floor under the tracker's latency`,
+    `node     serving one block's ${PER_BLOCK} receipts takes anvil ${spreadMs(tracker.nodeTimeByBlock)} measured right ` +
+      `after each block (service CPU meanwhile ${f(tracker.serviceCpuDuringNodeTimeMs)} ms), ${f(floor.p50)} ms (p50; ` +
+      `max ${f(floor.max)} ms) after the tracker phase: a floor under the tracker's latency`,
   );
   console.log(
-    `baseline receipts ${baseline.receipts}/${TOTAL}: latency p50 ${f(baseline.p50)} ms, p99 ${f(baseline.p99)} ms; ${f(baseline.receiptsPerSecond)} receipts/s from ${baseline.requests} eth_getTransactionReceipt calls`,
+    `baseline receipts ${baseline.receipts}/${TOTAL}: latency p50 ${f(baseline.p50)} ms, p99 ${f(baseline.p99)} ` +
+      `ms; ${f(baseline.receiptsPerSecond)} receipts/s from ${baseline.requests} eth_getTransactionReceipt calls`,
   );
   console.log(`ratio    baseline/tracker latency: p50 x${f(result.ratios.p50)}, p99 x${f(result.ratios.p99)}`);
   console.log(
-    `ratio    SQLite: receipt p99 is ${tracker.p99OverOwnBlock.toFixed(2)}x the node's own time for the receipt's block (target <= 1.3x); ${result.ratios.p99OverNode.toFixed(2)}x the p50 measured after the phase`,
+    `ratio    SQLite: receipt p99 is ${tracker.p99OverOwnBlock.toFixed(2)}x the node's own time for the receipt's block ` +
+      `(target <= 1.3x); ${result.ratios.p99OverNode.toFixed(2)}x the p50 measured after the phase`,
   );
   console.log(`ratio    SQLite, each block's last receipt over that block's node time: ${spread(tracker.blockLastOverOwn)}`);
   console.log(
-    `floor    a client that only fetches each block's receipts the tracker's way, scored the same: p99 ${fetchOnly.p99OverOwnBlock.toFixed(2)}x (each block's last receipt ${spread(fetchOnly.blockLastOverOwn)}); the tracker's p99 is ${(tracker.p99OverOwnBlock / fetchOnly.p99OverOwnBlock).toFixed(2)}x this floor`,
+    `floor    a client that only fetches each block's receipts the tracker's way, scored the same: ` +
+      `p99 ${fetchOnly.p99OverOwnBlock.toFixed(2)}x (each block's last receipt ${spread(fetchOnly.blockLastOverOwn)}); the ` +
+      `tracker's p99 is ${(tracker.p99OverOwnBlock / fetchOnly.p99OverOwnBlock).toFixed(2)}x this floor`,
   );
   console.log(
-    `targets  p99 <= 100 ms per 1,000-tx block: ${result.targets.p99Under100ms ? 'met' : 'MISSED'}; >= 5,000 acked msgs/s: ${result.targets.ackedPerSecondOver5000 ? 'met' : 'MISSED'}`,
+    `targets  p99 <= 100 ms per 1,000-tx block: ${result.targets.p99Under100ms ? 'met' : 'MISSED'}; >= 5,000 acked ` +
+      `msgs/s: ${result.targets.ackedPerSecondOver5000 ? 'met' : 'MISSED'}`,
   );
   if (!args.includes('--sqlite-only')) {
     const pg = await startThrowawayPostgres('tracker');
@@ -593,11 +613,15 @@ async function main() {
         p99OverNode: onPg.tracker.p99 / onPg.floor.p50,
       };
       console.log(
-        `postgres receipts ${onPg.tracker.receipts}/${TOTAL}: latency p50 ${f(onPg.tracker.p50)} ms, p99 ${f(onPg.tracker.p99)} ms; ${f(onPg.tracker.ackedPerSecond)} acked msgs/s; node ${spreadMs(onPg.tracker.nodeTimeByBlock)} per block (${f(onPg.floor.p50)} ms after the phase)`,
+        `postgres receipts ${onPg.tracker.receipts}/${TOTAL}: latency p50 ${f(onPg.tracker.p50)} ms, ` +
+          `p99 ${f(onPg.tracker.p99)} ms; ${f(onPg.tracker.ackedPerSecond)} acked msgs/s; ` +
+          `node ${spreadMs(onPg.tracker.nodeTimeByBlock)} per block (${f(onPg.floor.p50)} ms after the phase)`,
       );
       console.log(`ratio    PostgreSQL, each block's last receipt over that block's node time: ${spread(onPg.tracker.blockLastOverOwn)}`);
       console.log(
-        `ratio    PostgreSQL: receipt p99 is ${onPg.tracker.p99OverOwnBlock.toFixed(2)}x the node's own time for the receipt's block (${result.postgres.p99OverNode.toFixed(2)}x the p50 after the phase); its p99 is ${(onPg.tracker.p99 / tracker.p99).toFixed(2)}x SQLite's in this run`,
+        `ratio    PostgreSQL: receipt p99 is ${onPg.tracker.p99OverOwnBlock.toFixed(2)}x the node's own time for the ` +
+          `receipt's block (${result.postgres.p99OverNode.toFixed(2)}x the p50 after the phase); its p99 ` +
+          `is ${(onPg.tracker.p99 / tracker.p99).toFixed(2)}x SQLite's in this run`,
       );
     } finally {
       await pg.stop();

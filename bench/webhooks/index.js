@@ -164,7 +164,9 @@ async function round(ctx, txs, alone = false) {
       WAIT_MS,
     );
     if (!ok) {
-      missing = `block ${head + 1}: ${arrivals.hook.length - from.hook} webhook deliveries and ${wsList.length - from.ws} WebSocket messages of ${expected} after ${WAIT_MS / 1000} s`;
+      missing =
+        `block ${head + 1}: ${arrivals.hook.length - from.hook} webhook deliveries and ${wsList.length - from.ws} ` +
+        `WebSocket messages of ${expected} after ${WAIT_MS / 1000} s`;
       break;
     }
     const hooks = arrivals.hook.slice(before.hook);
@@ -267,10 +269,11 @@ async function round(ctx, txs, alone = false) {
 
 async function main() {
   log(
-    `${ROUNDS} rounds of ${TXS} transactions, ${PER_BLOCK} per block, confirmation ${CONFIRMATION}, ${WARMUP} warm-up block(s); webhook limit ${RATE > 0 ? `${RATE}/s per clientId` : 'lifted'}; ${os.cpus().length} cores, load ${os
-      .loadavg()
-      .map((x) => x.toFixed(1))
-      .join(' ')}`,
+    `${ROUNDS} rounds of ${TXS} transactions, ${PER_BLOCK} per block, confirmation ${CONFIRMATION}, ${WARMUP} warm-up ` +
+      `block(s); webhook limit ${RATE > 0 ? `${RATE}/s per clientId` : 'lifted'}; ${os.cpus().length} cores, load ${os
+        .loadavg()
+        .map((x) => x.toFixed(1))
+        .join(' ')}`,
   );
   const anvil = await startAnvil({ gasLimit: PER_BLOCK * 21_000, accounts: SENDERS, blockTimeSeconds: 1 });
   const dataDir = mkdtempSync(join(tmpdir(), 'txdesk-bench-webhooks-'));
@@ -380,7 +383,8 @@ function report(results) {
   if (control) head.push('alone p50', 'alone p99', 'cpu/hook');
   const row = (cells) => cells.map((c, i) => String(c).padStart(i === 0 ? 5 : 10)).join(' ');
   console.log(
-    `webhooks: ${TXS} transactions per round, ${PER_BLOCK} per block, confirmation ${CONFIRMATION}, webhook limit ${RATE > 0 ? `${RATE}/s` : 'lifted'}; receipt delays in ms from the block's arrival`,
+    `webhooks: ${TXS} transactions per round, ${PER_BLOCK} per block, confirmation ${CONFIRMATION}, webhook ` +
+      `limit ${RATE > 0 ? `${RATE}/s` : 'lifted'}; receipt delays in ms from the block's arrival`,
   );
   console.log(row(head));
   /** Service CPU ms per webhook delivery: the round with the webhook less the WebSocket-alone round, per delivery. */
@@ -407,7 +411,8 @@ function report(results) {
     return `${f(xs[0], d)}-${f(xs.at(-1), d)}`;
   };
   console.log(
-    `median   webhook receipt p50 ${f(m((r) => r.webhook.p50))} ms, p99 ${f(m((r) => r.webhook.p99))} ms; WebSocket (same receipts) p50 ${f(m((r) => r.webSocket.p50))} ms, p99 ${f(m((r) => r.webSocket.p99))} ms; ` +
+    `median   webhook receipt p50 ${f(m((r) => r.webhook.p50))} ms, p99 ${f(m((r) => r.webhook.p99))} ms; WebSocket (same ` +
+      `receipts) p50 ${f(m((r) => r.webSocket.p50))} ms, p99 ${f(m((r) => r.webSocket.p99))} ms; ` +
       `ratio webhook/WebSocket p50 ${f(
         m((r) => r.ratioP50),
         2,
@@ -424,7 +429,8 @@ function report(results) {
       m((r) => r.webSocketPerSecond),
       0,
     )} WebSocket msgs/s over the same bursts; ` +
-      `the same receipt came by webhook after the WebSocket by p50 ${f(m((r) => r.webhookLaterP50))} ms, p99 ${f(m((r) => r.webhookLaterP99))} ms; first webhook delivery ${f(
+      `the same receipt came by webhook after the WebSocket by p50 ${f(m((r) => r.webhookLaterP50))} ms, ` +
+      `p99 ${f(m((r) => r.webhookLaterP99))} ms; first webhook delivery ${f(
         m((r) => median(r.firstWebhookMs)),
         0,
       )} ms after the block (WebSocket ${f(
@@ -433,11 +439,14 @@ function report(results) {
       )} ms)`,
   );
   console.log(
-    `median   confirmations: webhook p50 ${f(m((r) => r.webhook.confirmationP50))} ms, p99 ${f(m((r) => r.webhook.confirmationP99))} ms; WebSocket p50 ${f(m((r) => r.webSocket.confirmationP50))} ms, p99 ${f(m((r) => r.webSocket.confirmationP99))} ms`,
+    `median   confirmations: webhook p50 ${f(m((r) => r.webhook.confirmationP50))} ms, ` +
+      `p99 ${f(m((r) => r.webhook.confirmationP99))} ms; WebSocket p50 ${f(m((r) => r.webSocket.confirmationP50))} ms, ` +
+      `p99 ${f(m((r) => r.webSocket.confirmationP99))} ms`,
   );
   if (control) {
     console.log(
-      `control  WebSocket alone (a clientId without webhooks, same load, alternating rounds): receipt p50 ${f(m((r) => r.alone.webSocket.p50))} ms, p99 ${f(m((r) => r.alone.webSocket.p99))} ms; ` +
+      `control  WebSocket alone (a clientId without webhooks, same load, alternating rounds): receipt ` +
+        `p50 ${f(m((r) => r.alone.webSocket.p50))} ms, p99 ${f(m((r) => r.alone.webSocket.p99))} ms; ` +
         `the WebSocket beside a webhook over alone: p50 ${f(
           m((r) => r.webSocket.p50 / r.alone.webSocket.p50),
           2,
@@ -454,16 +463,20 @@ function report(results) {
         )}x`,
     );
     console.log(
-      `cpu      service per webhook delivery (round with the webhook less the round without, per delivery): median ${f(m(cpuPerHook), 3)} ms (${range(cpuPerHook, 3)}); ` +
+      `cpu      service per webhook delivery (round with the webhook less the round without, per delivery): ` +
+        `median ${f(m(cpuPerHook), 3)} ms (${range(cpuPerHook, 3)}); ` +
         `service per round with/without: ${results.map((r) => `${f(r.cpuMs.service, 0)}/${f(r.alone.cpuMs.service, 0)}`).join(', ')} ms`,
     );
   }
   console.log(
     `checks   ${results.map((r) => `${r.webhookDeliveries}/${r.webSocketMessages}`).join(', ')} webhook/WebSocket messages per round; ` +
-      `${results.reduce((n, r) => n + r.duplicates, 0)} duplicate deliveries, ${results.reduce((n, r) => n + r.retries, 0)} retries, ${results.reduce((n, r) => n + r.unsigned, 0)} unsigned`,
+      `${results.reduce((n, r) => n + r.duplicates, 0)} duplicate deliveries, ${results.reduce((n, r) => n + r.retries, 0)} ` +
+      `retries, ${results.reduce((n, r) => n + r.unsigned, 0)} unsigned`,
   );
   console.log(
-    `cpu      per round with the webhook (ms): ${results.map((r) => `service ${f(r.cpuMs.service, 0)}, anvil ${f(r.cpuMs.node, 0)}, bench ${f(r.cpuMs.bench, 0)}`).join('; ')} (${os.cpus().length} cores)`,
+    `cpu      per round with the webhook (ms): ${results
+      .map((r) => `service ${f(r.cpuMs.service, 0)}, anvil ${f(r.cpuMs.node, 0)}, bench ${f(r.cpuMs.bench, 0)}`)
+      .join('; ')} (${os.cpus().length} cores)`,
   );
   if (args.includes('--json'))
     console.log(JSON.stringify({ transactions: TXS, perBlock: PER_BLOCK, confirmation: CONFIRMATION, rate: RATE, rounds: results }));

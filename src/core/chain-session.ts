@@ -148,7 +148,8 @@ export async function openChainSession(d: SessionDeps, t: SessionTarget, mode: A
     const recovery = await engine.recover();
     if (recovery.nonces > 0) {
       log.info(
-        `recovered ${recovery.nonces} open nonce(s): ${recovery.mined} mined, ${recovery.usedElsewhere} used elsewhere, ${recovery.rebroadcast} sent again, ${recovery.tracked} tracked`,
+        `recovered ${recovery.nonces} open nonce(s): ${recovery.mined} mined, ${recovery.usedElsewhere} used ` +
+          `elsewhere, ${recovery.rebroadcast} sent again, ${recovery.tracked} tracked`,
       );
     }
     await tracking.feed

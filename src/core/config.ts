@@ -74,7 +74,8 @@ const envSchemas = {
       if (!/^(0x)?[0-9a-fA-F]{64}$/.test(v)) return true;
       const k = BigInt(v.startsWith('0x') ? v : `0x${v}`);
       return k > 0n && k < SECP256K1_N;
-    }, 'is not a usable key: it must be above zero and below the secp256k1 order (the value is not shown); export the key from your wallet again, or unset PRIVATE_KEY and generate one in the app'),
+    }, 'is not a usable key: it must be above zero and below the secp256k1 order (the value is not shown); export the key ' +
+      'from your wallet again, or unset PRIVATE_KEY and generate one in the app'),
   NODE_ENDPOINT: z.url({
     protocol: /^(https?|wss?)$/,
     error: 'must be an http(s):// or ws(s):// URL of an Ethereum JSON-RPC node, e.g. http://127.0.0.1:8545',

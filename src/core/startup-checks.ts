@@ -73,11 +73,13 @@ export async function probeService(net: Pick<NetworkConfig, 'serviceUrl' | 'orig
   const nodeChain = await ethChainId(net.serviceUrl, timeoutMs);
   if (nodeChain !== null) {
     throw new ConfigError([
-      `${name} (${net.serviceUrl}) is an Ethereum node (chain ${nodeChain}), not a txdesk data service: set ${name} to the URL \`txdesk service\` prints (port ${DEFAULT_SERVICE_PORT} by default) and NODE_ENDPOINT to the node.`,
+      `${name} (${net.serviceUrl}) is an Ethereum node (chain ${nodeChain}), not a txdesk data service: set ${name} to the ` +
+        `URL \`txdesk service\` prints (port ${DEFAULT_SERVICE_PORT} by default) and NODE_ENDPOINT to the node.`,
     ]);
   }
   throw new ConfigError([
-    `${name} (${net.serviceUrl}) does not answer GET /health like a txdesk data service (HTTP ${res.status}): set it to the URL \`txdesk service\` prints, e.g. ${DEFAULT_SERVICE_URL}.`,
+    `${name} (${net.serviceUrl}) does not answer GET /health like a txdesk data service (HTTP ${res.status}): set it to the ` +
+      `URL \`txdesk service\` prints, e.g. ${DEFAULT_SERVICE_URL}.`,
   ]);
 }
 
@@ -98,7 +100,8 @@ export function compareParts(
   const served = `${health.platform}/${health.network}`;
   if (health.chainId !== nodeChainId) {
     throw new ConfigError([
-      `${settingName(net, 'nodeUrl')} (${net.nodeUrl}) is on chain ${nodeChainId} but ${settingName(net, 'serviceUrl')} (${net.serviceUrl}) serves chain ${health.chainId} (${served}): point both at the same network.`,
+      `${settingName(net, 'nodeUrl')} (${net.nodeUrl}) is on chain ${nodeChainId} but ${settingName(net, 'serviceUrl')} ` +
+        `(${net.serviceUrl}) serves chain ${health.chainId} (${served}): point both at the same network.`,
     ]);
   }
   const problems: string[] = [];
@@ -113,7 +116,8 @@ export function compareParts(
       );
     } else {
       warnings.push(
-        `${name} (${want}) does not match the data service at ${net.serviceUrl}, which serves ${served}: using ${health[key]}; change it in the app's settings.`,
+        `${name} (${want}) does not match the data service at ${net.serviceUrl}, which serves ${served}: ` +
+          `using ${health[key]}; change it in the app's settings.`,
       );
     }
   }
@@ -139,7 +143,10 @@ export async function checkClientId(serviceUrl: string, clientId: string, timeou
 /** The one sentence for a client ID the service does not know. */
 export function unknownClientIdMessage(net: Pick<NetworkConfig, 'serviceUrl' | 'origin'>): string {
   const name = settingName(net, 'clientId');
-  return `${name} is not known to the data service at ${net.serviceUrl}: run \`txdesk login\` then \`txdesk account:describe\` with TXDESK_ENDPOINT=${net.serviceUrl}, and set ${name} to the ClientId it shows.`;
+  return (
+    `${name} is not known to the data service at ${net.serviceUrl}: run \`txdesk login\` then \`txdesk ` +
+    `account:describe\` with TXDESK_ENDPOINT=${net.serviceUrl}, and set ${name} to the ClientId it shows.`
+  );
 }
 
 async function ethChainId(url: string, timeoutMs: number): Promise<number | null> {

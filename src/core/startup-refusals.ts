@@ -14,7 +14,9 @@ export function refuseDevchainFlags(embedded: boolean, o: { congestion?: string;
   const given = [o.congestion ? '--congestion' : '', o.blockTimeSeconds !== undefined ? '--block-time' : ''].filter(Boolean);
   if (given.length) {
     throw new ConfigError([
-      `${given.join(' and ')} ${given.length > 1 ? 'apply' : 'applies'} only to the embedded dev chain, and NODE_ENDPOINT/TXDESK_SERVICE_URL point at a configured network: drop ${given.length > 1 ? 'them' : 'it'}, or unset both variables to use the dev chain.`,
+      `${given.join(' and ')} ${given.length > 1 ? 'apply' : 'applies'} only to the embedded dev chain, and ` +
+        `NODE_ENDPOINT/TXDESK_SERVICE_URL point at a configured network: drop ${given.length > 1 ? 'them' : 'it'}, or ` +
+        `unset both variables to use the dev chain.`,
     ]);
   }
 }
@@ -24,7 +26,10 @@ export function noKeyPlace(keychainAllowed: boolean): string {
   const keychain = keychainAllowed
     ? 'run where an OS keychain works (Secret Service, Keychain, Credential Manager)'
     : 'unset TXDESK_KEYCHAIN=off so the OS keychain keeps it';
-  return `No signing key and nowhere to keep one: set PRIVATE_KEY to your key, or ${keychain}, or set TXDESK_KEY_PASSPHRASE (8+ characters) to keep it in an encrypted file.`;
+  return (
+    `No signing key and nowhere to keep one: set PRIVATE_KEY to your key, or ${keychain}, or set TXDESK_KEY_PASSPHRASE ` +
+    `(8+ characters) to keep it in an encrypted file.`
+  );
 }
 
 /**
@@ -37,9 +42,16 @@ export function describeTrackerError(e: TrackerError, net: TrackerNet, when: 'ru
   const [url, restart] = [net.serviceUrl, when === 'running'];
   if (e.code === 'UNKNOWN_CLIENT_ID') return `${unknownClientIdMessage(net)}${restart ? ' Then restart the app.' : ''}`;
   if (e.code === 'NOT_FOUND') {
-    return `The data service at ${url} does not serve ${net.platform}/${net.network}: set ${settingName(net, 'network')} (and ${settingName(net, 'platform')}) to what ${url}/health names, or unset them to take the service's${restart ? ', then restart the app' : ''}.`;
+    return (
+      `The data service at ${url} does not serve ${net.platform}/${net.network}: set ${settingName(net, 'network')} ` +
+      `(and ${settingName(net, 'platform')}) to what ${url}/health names, or unset them to take the ` +
+      `service's${restart ? ', then restart the app' : ''}.`
+    );
   }
-  return `The tracker at ${url} is unreachable (${unreachableWhy(e)}); retrying with backoff up to 5 s apart, meanwhile transactions are still sent and their tracking is queued.`;
+  return (
+    `The tracker at ${url} is unreachable (${unreachableWhy(e)}); retrying with backoff up to 5 s apart, meanwhile ` +
+    `transactions are still sent and their tracking is queued.`
+  );
 }
 
 function unreachableWhy(e: TrackerError): string {

@@ -106,7 +106,8 @@ export function refuseWhenNoneServes(networks: readonly ServedNetwork[], log: Lo
   // (A network stopped for a wrong chain has had its line from the node watch.)
   for (const n of networks.filter((x) => x.state() === 'starting' || x.state() === 'unreachable')) {
     log.warn(
-      `${n.key} is not served yet (${n.report().reason.replace(/\.$/, '')}); it starts by itself when a node of its chain answers, and its listing answers from what is indexed meanwhile.`,
+      `${n.key} is not served yet (${n.report().reason.replace(/\.$/, '')}); it starts by itself when a node of its chain ` +
+        `answers, and its listing answers from what is indexed meanwhile.`,
     );
   }
 }

@@ -11,3 +11,7 @@ export const DEFAULT_APP_PORT = 3000;
 export const DEFAULT_SERVICE_PORT = 4000;
 /** The data service's URL when nothing else is configured. */
 export const DEFAULT_SERVICE_URL = `http://127.0.0.1:${DEFAULT_SERVICE_PORT}`;
+/** The dev chain's JSON-RPC port (`txdesk devchain`), anvil's own default. */
+export const DEFAULT_DEVCHAIN_PORT = 8545;
+/** Longest overlap of a webhook's old secret after a rotation: the service's limit and the CLI's help text. */
+export const MAX_SECRET_OVERLAP_SECONDS = 7 * 24 * 60 * 60;

@@ -1,7 +1,10 @@
 // What a person or a local tool asks the engine to send: what to call and with how much, and how fast (the fee policy
 // prices it). POST /api/tx takes it as its body, /rpc's eth_sendTransaction maps onto it.
 
-/** How soon a request wants to be mined, under the market fee policy: the tip recent full blocks included at the 1st, 10th or 50th percentile (less when they had room). */
+/**
+ * How soon a request wants to be mined, under the market fee policy: the tip recent full blocks included at the 1st,
+ * 10th or 50th percentile (less when they had room).
+ */
 export type Speed = 'slow' | 'normal' | 'fast';
 export const SPEEDS: readonly Speed[] = ['slow', 'normal', 'fast'];
 

@@ -1,4 +1,5 @@
-// `market` congestion on a real anvil, short phases: the base fee moves by EIP-1559 (rising in rush and spike, falling in calm), blocks fill per phase, and the load is the seed's.
+// `market` congestion on a real anvil, short phases: the base fee moves by EIP-1559 (rising in rush and spike, falling
+// in calm), blocks fill per phase, and the load is the seed's.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDevchain, type Devchain, type MarketSchedule } from '../../src/devchain/devchain.js';
 import {

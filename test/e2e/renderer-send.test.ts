@@ -187,6 +187,44 @@ describe.skipIf(!browserSuites())('Send: ETH and tokens (Chromium, txdesk serve)
     expect(pageErrors).toEqual([]);
   }, 300_000);
 
+  it('under market pricing the form asks for a speed (the policy’s own until picked) and the request carries it', async () => {
+    expect((await call('PATCH', '/api/settings', { policy: { pricing: 'market', speed: 'normal' } })).status).toBe(200);
+    try {
+      await nav('Transactions');
+      await page.getByTestId('send').click();
+      const dialog = page.getByTestId('send-dialog');
+      await dialog.waitFor();
+      const speed = dialog.getByRole('group', { name: 'Speed' });
+      expect(await speed.getByRole('button', { pressed: true }).textContent()).toBe('Normal');
+      expect(await dialog.locator('.send-fee-note').textContent()).toMatch(/^Priced from recent blocks at the normal speed/);
+      await speed.getByRole('button', { name: 'Fast' }).click();
+      expect(await speed.getByRole('button', { pressed: true }).textContent()).toBe('Fast');
+      expect(await dialog.locator('.send-fee-note').textContent()).toMatch(/^Priced from recent blocks at the fast speed/);
+      const recipient = Wallet.createRandom().address;
+      await dialog.getByLabel('Recipient').fill(recipient);
+      await dialog.getByLabel('Amount (ETH)').fill('0.01');
+      await screenshot(page, 'send-speed-1280');
+      await dialog.getByTestId('send-submit').click();
+      await dialog.waitFor({ state: 'detached' });
+      const sent = (await api<Array<Rec & { to?: string | null; pricedBy?: { by: string; speed?: string } }>>('/api/tx')).find(
+        (r) => r.to?.toLowerCase() === recipient.toLowerCase(),
+      );
+      expect(sent?.pricedBy).toMatchObject({ by: 'market', speed: 'fast' });
+      await closeNotices();
+    } finally {
+      expect((await call('PATCH', '/api/settings', { policy: { pricing: 'seed' } })).status).toBe(200);
+    }
+    // Under the seed preset there is no speed to ask for.
+    await page.getByTestId('send').click();
+    const dialog = page.getByTestId('send-dialog');
+    await dialog.waitFor();
+    expect(await dialog.getByRole('group', { name: 'Speed' }).count()).toBe(0);
+    expect(await dialog.locator('.send-fee-note').textContent()).toMatch(/^Signed at /);
+    await dialog.getByRole('button', { name: 'Close' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    expect(pageErrors).toEqual([]);
+  }, 300_000);
+
   /**
    * Sends `amount` of the first card of `standard` in `collection` to a fresh address from the token browser; returns
    * what was sent. Tiles, not Drops: the batch-minted sample has transferFrom only, so its safeTransferFrom reverts.

@@ -317,7 +317,8 @@ describe('the package export', () => {
     const script = [
       "const m = await import('txdesk/tracker');",
       "const header = m.signWebhook('{\"a\":1}', 'whsec_x', Math.floor(Date.now() / 1000));",
-      "console.log(typeof m.TransactionTracker, typeof m.TrackerError, m.verifyWebhook('{\"a\":1}', header, 'whsec_x').ok, m.verifyWebhook('{\"a\":2}', header, 'whsec_x').ok);",
+      "console.log(typeof m.TransactionTracker, typeof m.TrackerError, m.verifyWebhook('{\"a\":1}', header, 'whsec_x').ok, " +
+        "m.verifyWebhook('{\"a\":2}', header, 'whsec_x').ok);",
     ].join(' ');
     const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
     expect(out.trim()).toBe('function function true false');

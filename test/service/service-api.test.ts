@@ -529,7 +529,10 @@ describe('start-up failures', () => {
       stop.abort(new Error('stopped while waiting'));
       await expect(waiting).rejects.toThrow('stopped while waiting');
       expect(lines[0]).toMatch(
-        /^Cannot read the chain id from the node at http:\/\/127\.0\.0\.1:9 \(.*\); check that the node runs and the URL is right; the service waits for it and tries again in 1 s \(Ctrl-C stops\)\.$/,
+        new RegExp(
+          /^Cannot read the chain id from the node at http:\/\/127\.0\.0\.1:9 \(.*\); /.source +
+            /check that the node runs and the URL is right; the service waits for it and tries again in 1 s \(Ctrl-C stops\)\.$/.source,
+        ),
       );
       expect(lines[1]).toMatch(/tries again in 2 s/);
       expect(lines.join('\n')).not.toContain('KEY');

@@ -227,11 +227,15 @@ it('survives SIGKILL of the watcher leader mid-stream: another instance takes th
         .map(async (h) => {
           const mined = (await provider.send('eth_getTransactionReceipt', [h]).catch(() => null)) as { blockNumber?: string } | null;
           const types = seen.filter((m) => m.data.result.transactionHash === h).map((m) => m.data.type);
-          return `${h} (${hashes.indexOf(h) < block.length ? 'in the killed block' : 'tracked after the kill'}; seen ${types.join(',') || 'nothing'}; ${mined?.blockNumber ? `mined in block ${Number(mined.blockNumber)}` : 'not mined'})`;
+          return (
+            `${h} (${hashes.indexOf(h) < block.length ? 'in the killed block' : 'tracked after the kill'}; ` +
+            `seen ${types.join(',') || 'nothing'}; ${mined?.blockNumber ? `mined in block ${Number(mined.blockNumber)}` : 'not mined'})`
+          );
         }),
     );
     throw new Error(
-      `${e.message}: ${hashesOf(seen, 'receipt').size} receipts and ${confirmed.size} confirmations seen, head block ${head}, missing ${missing.join('; ')}, survivors ${JSON.stringify(states)}`,
+      `${e.message}: ${hashesOf(seen, 'receipt').size} receipts and ${confirmed.size} confirmations seen, head ` +
+        `block ${head}, missing ${missing.join('; ')}, survivors ${JSON.stringify(states)}`,
     );
   });
   expect(hashesOf(seen, 'receipt')).toEqual(new Set(hashes));

@@ -90,7 +90,8 @@ describe('a reconnect with a 1,000,000-message backlog', () => {
 
     const mb = (x: number) => (x / MB).toFixed(1);
     process.stdout.write(
-      `[soak] backlog ${BACKLOG.toLocaleString('en')} messages: filled in ${fillS.toFixed(1)} s; first message ${((firstAt - tConnect) / 1000).toFixed(2)} s after connect; ` +
+      `[soak] backlog ${BACKLOG.toLocaleString('en')} messages: filled in ${fillS.toFixed(1)} s; first ` +
+        `message ${((firstAt - tConnect) / 1000).toFixed(2)} s after connect; ` +
         `${RECEIVE.toLocaleString('en')} received and acked in ${elapsedS.toFixed(1)} s (${(RECEIVE / elapsedS).toFixed(0)}/s); ` +
         `service heap after GC: idle ${mb(idle.heapUsed)} MB, while draining ${heaps.map(mb).join(' / ')} MB (limit ${mb(HEAP_LIMIT)})\n`,
     );

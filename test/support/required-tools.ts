@@ -42,7 +42,8 @@ export function ptySuites(present: boolean): boolean {
 export function keychainSuites(present: boolean): boolean {
   return required(
     present,
-    'No Secret Service could be started (it needs dbus-daemon and gnome-keyring-daemon): apt-get install gnome-keyring dbus, or set TXDESK_SKIP_KEYCHAIN=1 to skip the keychain tests.',
+    'No Secret Service could be started (it needs dbus-daemon and gnome-keyring-daemon): apt-get install gnome-keyring ' +
+      'dbus, or set TXDESK_SKIP_KEYCHAIN=1 to skip the keychain tests.',
     'TXDESK_SKIP_KEYCHAIN',
   );
 }

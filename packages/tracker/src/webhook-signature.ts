@@ -108,7 +108,8 @@ export function verifyWebhook(
     return {
       ok: false,
       reason:
-        "The signature does not match: check the webhook's secret (it is shown once at creation or rotation) and that the body is the raw request body, not re-serialised JSON.",
+        "The signature does not match: check the webhook's secret (it is shown once at creation or rotation) and that the " +
+        'body is the raw request body, not re-serialised JSON.',
     };
   }
 
@@ -117,13 +118,17 @@ export function verifyWebhook(
   if (age > tolerance) {
     return {
       ok: false,
-      reason: `The signature is ${Math.round(age)} s old, more than the ${tolerance} s allowed: this may be a replayed request (if it keeps happening, check this machine's clock).`,
+      reason:
+        `The signature is ${Math.round(age)} s old, more than the ${tolerance} s allowed: this may be a replayed ` +
+        `request (if it keeps happening, check this machine's clock).`,
     };
   }
   if (-age > tolerance) {
     return {
       ok: false,
-      reason: `The signature is dated ${Math.round(-age)} s in the future, more than the ${tolerance} s allowed: this may be a replayed request, or this machine's clock is behind.`,
+      reason:
+        `The signature is dated ${Math.round(-age)} s in the future, more than the ${tolerance} s allowed: this may ` +
+        `be a replayed request, or this machine's clock is behind.`,
     };
   }
   return { ok: true, timestamp: parsed.timestamp };

@@ -60,7 +60,9 @@ export function describeNews(n: RecordNews): string {
     case 'sent-again':
       return `Sent to the node again, exactly as signed: ${n.why ?? 'after a restart'}.`;
     case 'signed':
-      return `Signed nonce ${n.nonce} at ${formatGwei(n.feeWei)}${n.given ? ', the fee the request gave' : ''}${n.raisedFromWei === null ? '' : `, raised from ${formatGwei(n.raisedFromWei)} to the base fee`}.`;
+      return `Signed nonce ${n.nonce} at ${formatGwei(n.feeWei)}${
+        n.given ? ', the fee the request gave' : ''
+      }${n.raisedFromWei === null ? '' : `, raised from ${formatGwei(n.raisedFromWei)} to the base fee`}.`;
     case 'signed-replacement':
       return `Signed as ${kindNoun(n.kind)} ${n.attempt} of ${short(n.replaces)} at ${formatGwei(n.feeWei)}.`;
   }
@@ -116,10 +118,20 @@ export function describeRefusal(f: RefusalFacts): string {
         return `The balance of ${f.from} is below the ${formatEth(f.costWei, 'up')} ETH this ${what} needs; add funds and it is sent again on the next block.`;
       // Nodes may also count the account's other pending transactions against the balance.
       if (f.balanceWei >= f.costWei)
-        return `The node says balance ${formatEth(f.balanceWei)} ETH does not cover this ${what}'s ${formatEth(f.costWei, 'up')} ETH with the account's other pending transactions; add funds to ${f.from} and it is sent again on the next block.`;
-      return `Balance ${formatEth(f.balanceWei)} ETH is below the ${formatEth(f.costWei, 'up')} ETH this ${what} needs; add funds to ${f.from} and it is sent again on the next block.`;
+        return (
+          `The node says balance ${formatEth(f.balanceWei)} ETH does not cover ` +
+          `this ${what}'s ${formatEth(f.costWei, 'up')} ETH with the account's other pending transactions; add funds ` +
+          `to ${f.from} and it is sent again on the next block.`
+        );
+      return (
+        `Balance ${formatEth(f.balanceWei)} ETH is below the ${formatEth(f.costWei, 'up')} ETH this ${what} needs; add ` +
+        `funds to ${f.from} and it is sent again on the next block.`
+      );
     case 'underpriced':
-      return `The node holds another transaction for nonce ${f.nonce} that this ${what} at ${formatGwei(f.feeWei)} does not outbid by enough; it is bumped again on the next block.`;
+      return (
+        `The node holds another transaction for nonce ${f.nonce} that this ${what} at ${formatGwei(f.feeWei)} does not ` +
+        `outbid by enough; it is bumped again on the next block.`
+      );
     case 'fee-too-low':
       return `The node takes no fee as low as ${formatGwei(f.feeWei)} now ("${clip(f.message)}"); it is signed again at the network's price on the next block.`;
     case 'pool-full':
@@ -127,7 +139,10 @@ export function describeRefusal(f: RefusalFacts): string {
     case 'unreachable':
       return `The node could not be reached; this ${what} is sent again on every new block until it answers.`;
     case 'refused':
-      return `The node refused this ${what} ("${clip(f.message)}"); it is sent again on every new block, and after ${REFUSALS_BEFORE_CANCEL} refusals nonce ${f.nonce} is filled by a cancel.`;
+      return (
+        `The node refused this ${what} ("${clip(f.message)}"); it is sent again on every new block, and ` +
+        `after ${REFUSALS_BEFORE_CANCEL} refusals nonce ${f.nonce} is filled by a cancel.`
+      );
   }
 }
 
@@ -150,13 +165,25 @@ export function describeRequestRefusal(r: RequestRefusal): string {
     case 'nonce-used-elsewhere':
       return `Nonce ${r.nonce} was used by a transaction sent outside txdesk; there is nothing left to ${verbOf(r.kind)}.`;
     case 'price-above-cap':
-      return `The network's price is ${formatGwei(r.feeWei)}, above your fee cap of ${formatGwei(r.capWei)}; raise the cap in Settings or wait for fees to fall, then retry.`;
+      return (
+        `The network's price is ${formatGwei(r.feeWei)}, above your fee cap of ${formatGwei(r.capWei)}; raise the cap ` +
+        `in Settings or wait for fees to fall, then retry.`
+      );
     case 'initial-fee-above-cap':
-      return `The initial fee of ${formatGwei(r.feeWei)} is above your fee cap of ${formatGwei(r.capWei)}; lower the initial fee or raise the cap in Settings, then retry.`;
+      return (
+        `The initial fee of ${formatGwei(r.feeWei)} is above your fee cap of ${formatGwei(r.capWei)}; lower the ` +
+        `initial fee or raise the cap in Settings, then retry.`
+      );
     case 'given-fee-above-cap':
-      return `The fee this request gives, ${formatGwei(r.feeWei)}, is above txdesk's fee cap of ${formatGwei(r.capWei)}; give a lower fee, or leave the fee out so txdesk prices it, or raise the cap in Settings.`;
+      return (
+        `The fee this request gives, ${formatGwei(r.feeWei)}, is above txdesk's fee cap of ${formatGwei(r.capWei)}; ` +
+        `give a lower fee, or leave the fee out so txdesk prices it, or raise the cap in Settings.`
+      );
     case 'bump-above-cap':
-      return `To ${verbOf(r.kind)} nonce ${r.nonce} needs a fee of ${formatGwei(r.feeWei)}, above your fee cap of ${formatGwei(r.capWei)}; raise the cap in Settings, then retry.`;
+      return (
+        `To ${verbOf(r.kind)} nonce ${r.nonce} needs a fee of ${formatGwei(r.feeWei)}, above your fee cap ` +
+        `of ${formatGwei(r.capWei)}; raise the cap in Settings, then retry.`
+      );
     case 'funds': {
       const costWei = r.valueWei + r.gasLimit * r.capWei;
       const [balance, cost, value] = sameGrid(
@@ -165,7 +192,11 @@ export function describeRequestRefusal(r: RequestRefusal): string {
         [costWei, 'up'],
         [r.valueWei, 'down'],
       );
-      return `The balance of ${r.from}, ${balance} ETH, does not cover the ${cost} ETH this transaction may cost (${value} ETH value plus ${r.gasLimit} gas at up to the fee cap of ${formatGwei(r.capWei)}): add ${formatEth(r.missingWei, 'up')} ETH, send less, or lower the fee cap in Settings.`;
+      return (
+        `The balance of ${r.from}, ${balance} ETH, does not cover the ${cost} ETH this transaction may cost (${value} ` +
+        `ETH value plus ${r.gasLimit} gas at up to the fee cap of ${formatGwei(r.capWei)}): ` +
+        `add ${formatEth(r.missingWei, 'up')} ETH, send less, or lower the fee cap in Settings.`
+      );
     }
   }
 }

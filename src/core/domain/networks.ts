@@ -97,5 +97,8 @@ export function nodeUrlFor(
 
 /** The one sentence for a node that is on another chain than the service says the network is. */
 export function wrongChainMessage(n: NetworkRef, nodeUrl: string, nodeChainId: number, servedChainId: number): string {
-  return `The node at ${nodeUrl} is on chain ${nodeChainId} but ${networkKey(n)} is chain ${servedChainId}: set the node URL of ${networkKey(n)} under Settings → Networks to a node of that chain.`;
+  return (
+    `The node at ${nodeUrl} is on chain ${nodeChainId} but ${networkKey(n)} is chain ${servedChainId}: set the node ` +
+    `URL of ${networkKey(n)} under Settings → Networks to a node of that chain.`
+  );
 }

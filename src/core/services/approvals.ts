@@ -65,7 +65,8 @@ export function createApprovals(d: ApprovalsDeps) {
         () =>
           settle(
             declined(
-              `Nobody answered this request in the app within ${Math.round(timeout / 1000)} s, so it was declined; ask again and approve it in the txdesk window.`,
+              `Nobody answered this request in the app within ${Math.round(timeout / 1000)} s, so it was declined; ask ` +
+                `again and approve it in the txdesk window.`,
             ),
           ),
         timeout,

@@ -16,7 +16,8 @@ export function clientIdGuard(o: { running: () => AppSettings; check?: typeof ch
     if (answer === 'unknown') {
       throw new TxdeskError(
         'INVALID_PARAMETER',
-        `The data service at ${serviceUrl} does not know this client ID; copy the ClientId that \`txdesk account:describe\` shows for an account on that service, or sign in instead.`,
+        `The data service at ${serviceUrl} does not know this client ID; copy the ClientId that \`txdesk account:describe\` ` +
+          `shows for an account on that service, or sign in instead.`,
       );
     }
     // A service URL given in the same patch that answers nothing is bad input (400); the running service down is 502.

@@ -169,7 +169,8 @@ export function createCoreApi(d: CoreApiDeps): CoreApi {
       if (!rec)
         throw new TxdeskError(
           'NOT_FOUND',
-          `No transaction ${h} is stored for ${a.platform}/${a.network} (chain ${a.info.chainId}); list them with GET /api/tx, or switch to the network it was sent on.`,
+          `No transaction ${h} is stored for ${a.platform}/${a.network} (chain ${a.info.chainId}); list them with GET ` +
+            `/api/tx, or switch to the network it was sent on.`,
         );
       return { ...stamp(rec), history: a.store.history(h) };
     },

@@ -28,7 +28,8 @@ function neverMined(rec: TxRecord, answer: Extract<FollowAnswer, { answer: 'canc
   if (answer.answer === 'nonce-used-elsewhere') {
     return new RpcFailure(
       RPC_CODES.invalidInput,
-      `Transaction ${rec.transactionHash} will never be mined: its nonce ${rec.nonce} was used by a transaction txdesk did not sign; send it again if it is still wanted.`,
+      `Transaction ${rec.transactionHash} will never be mined: its nonce ${rec.nonce} was used by a transaction txdesk did ` +
+        `not sign; send it again if it is still wanted.`,
       { txdesk: 'nonce-used-elsewhere', transactionHash: rec.transactionHash, nonce: rec.nonce },
     );
   }
@@ -37,13 +38,15 @@ function neverMined(rec: TxRecord, answer: Extract<FollowAnswer, { answer: 'canc
   if (answer.by === 'person') {
     return new RpcFailure(
       RPC_CODES.declined,
-      `User denied transaction ${rec.transactionHash}: it was cancelled in txdesk before it was mined (its nonce ${rec.nonce} went to the cancel ${short(answer.cancel)}, which sends nothing).`,
+      `User denied transaction ${rec.transactionHash}: it was cancelled in txdesk before it was mined (its ` +
+        `nonce ${rec.nonce} went to the cancel ${short(answer.cancel)}, which sends nothing).`,
       data,
     );
   }
   return new RpcFailure(
     RPC_CODES.invalidInput,
-    `Transaction ${rec.transactionHash} was cancelled by txdesk after the node refused it again and again (its nonce ${rec.nonce} went to the cancel ${short(answer.cancel)}); see its history in the app.`,
+    `Transaction ${rec.transactionHash} was cancelled by txdesk after the node refused it again and again (its ` +
+      `nonce ${rec.nonce} went to the cancel ${short(answer.cancel)}); see its history in the app.`,
     data,
   );
 }

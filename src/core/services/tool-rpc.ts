@@ -260,7 +260,8 @@ export function createToolRpc(d: ToolRpcDeps) {
     }
     throw new RpcFailure(
       RPC_CODES.unsupported,
-      `txdesk does not support ${method}; it signs with eth_sendTransaction, personal_sign and eth_signTypedData_v4 and forwards the usual reads (see docs/app.md, "JSON-RPC for tools").`,
+      `txdesk does not support ${method}; it signs with eth_sendTransaction, personal_sign and eth_signTypedData_v4 and ` +
+        `forwards the usual reads (see docs/app.md, "JSON-RPC for tools").`,
     );
   }
 

@@ -123,7 +123,8 @@ export function createTxEngineContext(d: TxEngineDeps): TxEngineContext {
         if (c.status !== 'confirmation') continue;
         const r = after.find((x) => x.transactionHash === c.hash)!;
         d.log.info(
-          `nonce ${r.nonce} settled: ${short(r.transactionHash)} (${kindNoun(r.kind)}, attempt ${r.attempt}, ${formatGwei(BigInt(r.gasPrice))}) confirmed in block ${String(r.data.blockNumber)}`,
+          `nonce ${r.nonce} settled: ${short(r.transactionHash)} (${kindNoun(r.kind)}, ` +
+            `attempt ${r.attempt}, ${formatGwei(BigInt(r.gasPrice))}) confirmed in block ${String(r.data.blockNumber)}`,
         );
       }
     },

@@ -133,7 +133,8 @@ export function createNonceCheck(
         d.store.transaction(() => ctx.applyChanges(changes));
         ctx.emit(changes.map((c) => c.hash));
         d.log.warn(
-          `nonce ${nonce} of ${sender}: its confirmed block ${String(winner.data.blockNumber)} was reorganised away; replacing ${short(winner.transactionHash)}`,
+          `nonce ${nonce} of ${sender}: its confirmed block ${String(winner.data.blockNumber)} was reorganised away; ` +
+            `replacing ${short(winner.transactionHash)}`,
         );
         const why = 'its confirmed block was reorganised away';
         if (!(await replacing.replaceStuck(sender, nonce, why))) await resendAsSigned(winner.transactionHash, why);

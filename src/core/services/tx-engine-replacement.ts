@@ -125,7 +125,9 @@ export function createTxReplacing(ctx: TxEngineContext, sending: Pick<TxBroadcas
       now,
     );
     d.log.info(
-      `replacing ${short(prev.transactionHash)} (nonce ${prev.nonce}) with ${short(rec.transactionHash)}: ${formatGwei(BigInt(prev.gasPrice))} -> ${formatGwei(headlineFee(decision.fees))}, ${why}`,
+      `replacing ${short(prev.transactionHash)} (nonce ${prev.nonce}) ` +
+        `with ${short(rec.transactionHash)}: ${formatGwei(BigInt(prev.gasPrice))} ` +
+        `-> ${formatGwei(headlineFee(decision.fees))}, ${why}`,
     );
     return rec;
   }

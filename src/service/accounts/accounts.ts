@@ -109,7 +109,9 @@ export async function createAccounts(store: AccountsStore, options: AccountsOpti
       const since = await store.apiSecretCreatedAt(user.id);
       throw new TxdeskError(
         'CONFLICT',
-        `This account already has an API secret${since === undefined ? '' : ` (made ${new Date(since).toISOString()})`}, which is shown only when made: send {"rotate":true} to replace it (the old one stops working at once), or \`txdesk account:api-secret --rotate\`.`,
+        `This account already has an API secret${since === undefined ? '' : ` (made ${new Date(since).toISOString()})`}, ` +
+          `which is shown only when made: send {"rotate":true} to replace it (the old one stops working at once), or ` +
+          `\`txdesk account:api-secret --rotate\`.`,
       );
     }
     return { apiSecret, createdAt: new Date(made).toISOString() };
@@ -211,7 +213,8 @@ export async function createAccounts(store: AccountsStore, options: AccountsOpti
       if (token === undefined || (!isApiSecretShaped(token) && token.split('.').length !== 3)) {
         throw new TxdeskError(
           'UNAUTHORIZED',
-          `${what} needs your account's API secret, not only the clientId: send "Authorization: Bearer <API secret>" (make one with \`txdesk account:api-secret\`), or use the txdesk command while logged in.`,
+          `${what} needs your account's API secret, not only the clientId: send "Authorization: Bearer <API secret>" (make ` +
+            `one with \`txdesk account:api-secret\`), or use the txdesk command while logged in.`,
         );
       }
       if (!isApiSecretShaped(token)) {
@@ -222,7 +225,8 @@ export async function createAccounts(store: AccountsStore, options: AccountsOpti
       if (!user) {
         throw new TxdeskError(
           'UNAUTHORIZED',
-          'This API secret is not valid (it was rotated or revoked, or is mistyped): send the current one, or make a new one with `txdesk account:api-secret --rotate`.',
+          'This API secret is not valid (it was rotated or revoked, or is mistyped): send the current one, or make a new ' +
+            'one with `txdesk account:api-secret --rotate`.',
         );
       }
       return { id: user.id, clientId: user.clientId, via: 'api-secret' };

@@ -63,8 +63,9 @@ export function databaseUnreachable(e: unknown): boolean {
   const code = (e as { code?: unknown }).code;
   if (typeof code === 'string' && (code.startsWith('08') || /^57P0[123]$/.test(code) || code === '53300' || UNREACHABLE_CODES.has(code)))
     return true;
-  return /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error)|is not currently accepting connections/.test(
-    e.message,
+  return (
+    /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error)/.test(e.message) ||
+    /is not currently accepting connections/.test(e.message)
   );
 }
 

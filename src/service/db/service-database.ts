@@ -63,7 +63,8 @@ export async function openSharedDatabase(url: string, log: Logger): Promise<Shar
   } catch (e) {
     await pool.end().catch(() => {});
     throw new Error(
-      `Cannot reach the database at ${redactUrl(url)}: ${e instanceof Error ? e.message : String(e)}. Check the URL, that PostgreSQL is running, and that it accepts this user.`,
+      `Cannot reach the database at ${redactUrl(url)}: ${e instanceof Error ? e.message : String(e)}. Check the URL, that ` +
+        `PostgreSQL is running, and that it accepts this user.`,
     );
   }
   const listener = startPgListener(url, log.child('db-listen'));

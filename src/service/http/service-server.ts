@@ -53,7 +53,8 @@ export function createServiceServer(app: RequestListener, bindHost = '127.0.0.1'
       new TxdeskError('BAD_REQUEST', 'The HTTP request is malformed; check the request line and headers.').toBody(),
     );
     socket.end(
-      `HTTP/1.1 400 Bad Request\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+      `HTTP/1.1 400 Bad Request\r\ncontent-type: application/json; ` +
+        `charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
     );
   });
   return {

@@ -112,7 +112,8 @@ const contractAddresses = param<string[] | undefined>(
     const bad = entries.find((e) => !isAddress(e));
     if (bad !== undefined) {
       return fail(
-        `The query parameter 'contractAddresses' must be comma-separated addresses (0x followed by 40 hex digits); ${bad === '' ? 'it has an empty entry' : `${shown(bad)} is not one`}.`,
+        `The query parameter 'contractAddresses' must be comma-separated addresses (0x followed by 40 hex ` +
+          `digits); ${bad === '' ? 'it has an empty entry' : `${shown(bad)} is not one`}.`,
       );
     }
     return [...new Set(entries.map((e) => e.toLowerCase()))];

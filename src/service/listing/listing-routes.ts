@@ -214,7 +214,9 @@ function routesAt(pick: PickListing, origin: () => string, scoped: boolean): Doc
     ...listingErrors,
     ...(scoped ? notFound('The service does not serve the network in the path; the message lists those it does.') : {}),
     503: errorReply(
-      'Nothing of the network is indexed yet and no node can be used (starting, unreachable, or on another chain), or the network is stopped because its stored state belongs to another chain; the message says which. Other networks are served as usual.',
+      'Nothing of the network is indexed yet and no node can be used (starting, unreachable, or on another chain), or the ' +
+        'network is stopped because its stored state belongs to another chain; the message says which. Other networks are ' +
+        'served as usual.',
     ),
   };
   return [

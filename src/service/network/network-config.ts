@@ -87,7 +87,8 @@ export function parseNetworkFlag(value: string): NetworkConfig {
   if (eq < 0 || platform === undefined || network === undefined || extra !== undefined) {
     throw new TxdeskError(
       'INVALID_PARAMETER',
-      `--network ${JSON.stringify(value.slice(0, 80))} must look like <platform>/<network>=<node url>[,<node url>...], e.g. ethereum/sepolia=https://rpc.example.`,
+      `--network ${JSON.stringify(value.slice(0, 80))} must look like <platform>/<network>=<node url>[,<node url>...], e.g. ` +
+        `ethereum/sepolia=https://rpc.example.`,
     );
   }
   const parsed = networkConfigSchema.safeParse({

@@ -20,10 +20,14 @@ export const networkSummary = z
     headBlock: z.int().nullable(),
     indexedBlock: z.int().nullable().meta({ description: 'Null on an instance that does not index this network.' }),
     indexLagBlocks: z.int().nullable(),
-    indexedBehindBlocks: z.int().nullable().meta({
-      description:
-        "Blocks between the newest head seen from the network's nodes and the index the listing answers from (every instance); a lower bound while no node answers. The listing's Txdesk-Indexed-Behind header.",
-    }),
+    indexedBehindBlocks: z
+      .int()
+      .nullable()
+      .meta({
+        description:
+          "Blocks between the newest head seen from the network's nodes and the index the listing answers from (every " +
+          "instance); a lower bound while no node answers. The listing's Txdesk-Indexed-Behind header.",
+      }),
     headSeenAt: z.string().nullable().meta({ description: 'When a node last reported that head (ISO 8601); null before any did.' }),
   })
   .meta({ id: 'NetworkSummary' });

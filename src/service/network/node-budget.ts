@@ -167,8 +167,9 @@ export function isCapacityError(error: { code?: unknown; message?: unknown } | n
   // A contract's own words in a revert ("rate limit exceeded" from its require) are the call's answer, not the node's.
   if (error.code === 3 || /revert/i.test(text)) return false;
   if (error.code === 429) return true;
-  return /exceeded (its|your|the)\b.*\bcapacity|capacity (exceeded|reached)|\brate[- ]limit|request rate|too many requests|requests? per second|\/second request limit|compute units per second|throughput (limit|exceeded)/i.test(
-    text,
+  return (
+    /exceeded (its|your|the)\b.*\bcapacity|capacity (exceeded|reached)|\brate[- ]limit|request rate|too many requests/i.test(text) ||
+    /requests? per second|\/second request limit|compute units per second|throughput (limit|exceeded)/i.test(text)
   );
 }
 

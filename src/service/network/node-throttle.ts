@@ -48,7 +48,8 @@ export class NodeBackPressureError extends Error {
   constructor(url: string, forMs: number) {
     // Named without its path or query, where hosted nodes keep API keys: this sentence reaches the logs.
     super(
-      `the node at ${redactNodeUrl(url)} has answered nothing but back-pressure (HTTP 429 or a capacity error) for ${Math.round(forMs / 1000)} s; it counts as failing until it answers again`,
+      `the node at ${redactNodeUrl(url)} has answered nothing but back-pressure (HTTP 429 or a capacity error) ` +
+        `for ${Math.round(forMs / 1000)} s; it counts as failing until it answers again`,
     );
     this.name = 'NodeBackPressureError';
   }

@@ -218,7 +218,8 @@ export function watchNodes(o: NodeWatchOptions): NodeWatch {
     const times = `${t.refusals - said.refusals}${said.refusals > 0 ? ' more' : ''} time${t.refusals - said.refusals === 1 ? '' : 's'}`;
     const pace = t.requestsPerSecond === null ? 'no longer needs pacing' : `is paced at ${t.requestsPerSecond} requests per second`;
     o.log.info(
-      `${o.label}: node ${i + 1} (${nodes[i]!.url}) asked to slow down ${times} (HTTP 429 or a capacity error); it ${pace}, and each refused request is asked again after its pause.`,
+      `${o.label}: node ${i + 1} (${nodes[i]!.url}) asked to slow down ${times} (HTTP 429 or a capacity error); it ${pace}, ` +
+        `and each refused request is asked again after its pause.`,
     );
     backPressureLogged[i] = { at: now, refusals: t.refusals };
   }

@@ -202,7 +202,8 @@ export function createTrackerEngine(opts: TrackerEngineOptions) {
         end?.();
       } catch (e) {
         log.warn(
-          `could not checkpoint the tracker database after a watcher round (SQLite tries again later; is the disk full?): ${e instanceof Error ? e.message : String(e)}`,
+          `could not checkpoint the tracker database after a watcher round (SQLite tries again later; is the disk ` +
+            `full?): ${e instanceof Error ? e.message : String(e)}`,
         );
       }
     }

@@ -29,7 +29,8 @@ export const HELD_SQL = {
   releaseLeases: 'UPDATE tracker_delivery SET lease_until_ms = NULL WHERE lease_until_ms IS NOT NULL',
   /** (now, client, delivery) */
   markSent:
-    'UPDATE tracker_delivery SET sent_at_ms = ?, lease_until_ms = NULL, attempts = coalesce(attempts, 0) + 1, next_at_ms = NULL WHERE client_id = ? AND ack_id = ?',
+    'UPDATE tracker_delivery SET sent_at_ms = ?, lease_until_ms = NULL, attempts = coalesce(attempts, 0) + 1, next_at_ms = ' +
+    'NULL WHERE client_id = ? AND ack_id = ?',
   /** (next try, client, delivery) */
   markFailed:
     'UPDATE tracker_delivery SET lease_until_ms = NULL, attempts = coalesce(attempts, 0) + 1, next_at_ms = ? WHERE client_id = ? AND ack_id = ?',
@@ -38,7 +39,8 @@ export const HELD_SQL = {
   seqOfMessage: 'SELECT seq FROM tracker_message WHERE message_id = ? AND client_id = ?',
   /** (client, subscription, from seq) */
   replayFrom:
-    'UPDATE tracker_delivery SET sent_at_ms = NULL, attempts = 0, next_at_ms = NULL, replay = 1 WHERE client_id = ? AND subscription_id = ? AND sent_at_ms IS NOT NULL AND seq >= ?',
+    'UPDATE tracker_delivery SET sent_at_ms = NULL, attempts = 0, next_at_ms = NULL, replay = 1 WHERE client_id = ? AND ' +
+    'subscription_id = ? AND sent_at_ms IS NOT NULL AND seq >= ?',
   /** (before): the pruned deliveries' seqs back. */
   pruneSent: 'DELETE FROM tracker_delivery WHERE sent_at_ms IS NOT NULL AND sent_at_ms < ? RETURNING seq',
 } as const;

@@ -108,7 +108,8 @@ export function startSharedWatcher(
       // The same capped doubling as the engine's lookups of hashes the node has not shown.
       const delayMs = unseenLookupDelayMs(attempt + 1, RELEARN_FIRST_DELAY_MS, RELEARN_MAX_DELAY_MS);
       log.warn(
-        `could not read trackings stored by another instance (trying again in ${Math.round(delayMs / 1000)} s): ${err instanceof Error ? err.message : String(err)}`,
+        `could not read trackings stored by another instance (trying again in ${Math.round(delayMs / 1000)} ` +
+          `s): ${err instanceof Error ? err.message : String(err)}`,
       );
       const timer = setTimeout(() => {
         if (engine === e) void relearn(keys, attempt + 1);

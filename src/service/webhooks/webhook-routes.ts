@@ -21,10 +21,14 @@ import {
 
 const body = (schema: z.ZodType) => ({ required: true, content: { 'application/json': { schema } } });
 const clientIdQuery = z.object({
-  clientId: z.string().optional().meta({
-    description:
-      "Not needed: the credential names the account. Accepted so URLs written before the credential keep working; when given it must be the credential's account's clientId (403 otherwise).",
-  }),
+  clientId: z
+    .string()
+    .optional()
+    .meta({
+      description:
+        'Not needed: the credential names the account. Accepted so URLs written before the credential keep working; when ' +
+        "given it must be the credential's account's clientId (403 otherwise).",
+    }),
 });
 /** Either credential of the account; the clientId alone is never enough. */
 const credential: Record<string, string[]>[] = [{ apiSecret: [] }, { bearerAuth: [] }];
@@ -65,7 +69,8 @@ export function webhookRoutes(deps: WebhookRouteDeps): DocumentedRoute[] {
     if (named !== undefined && named !== clientId) {
       throw new TxdeskError(
         'FORBIDDEN',
-        "The clientId in the query is not this credential's account's: leave clientId out (the credential names the account), or send the API secret of the account it belongs to.",
+        "The clientId in the query is not this credential's account's: leave clientId out (the credential names the " +
+          'account), or send the API secret of the account it belongs to.',
       );
     }
     limiter.take(clientId, now());

@@ -2,11 +2,10 @@
 // routes validate and the OpenAPI document is generated.
 import { z } from 'zod';
 import { ADDRESS_PATTERN } from '../../shared/address.js';
+import { MAX_SECRET_OVERLAP_SECONDS } from '../../shared/defaults.js';
 
 /** Addresses one webhook may watch. */
 export const MAX_WATCHED_ADDRESSES = 100;
-/** Longest overlap of an old secret after a rotation. */
-export const MAX_SECRET_OVERLAP_SECONDS = 7 * 24 * 60 * 60;
 export const DEFAULT_SECRET_OVERLAP_SECONDS = 24 * 60 * 60;
 
 const netName = z.string().regex(/^[a-z0-9-]{1,40}$/, { error: 'must be 1 to 40 lowercase letters, digits or dashes' });

@@ -78,7 +78,9 @@ export const webhookValues = (w: WebhookRow): unknown[] => [
   marksJson(w.activityMarks),
 ];
 export const WEBHOOK_COLUMNS =
-  'id, client_id, url, tracker_messages, addresses, secret, previous_secret, previous_secret_until_ms, state, failing_since_ms, failures, retry_at_ms, last_error, last_attempt_ms, last_success_ms, activity_block, created_at_ms, activity_hash, activity_marks';
+  'id, client_id, url, tracker_messages, addresses, secret, previous_secret, previous_secret_until_ms, state, ' +
+  'failing_since_ms, failures, retry_at_ms, last_error, last_attempt_ms, last_success_ms, activity_block, created_at_ms, ' +
+  'activity_hash, activity_marks';
 
 /** A patch's values in the order of the UPDATE's placeholders (null: unchanged), then the id. */
 export const patchValues = (id: string, p: WebhookPatch): unknown[] => [

@@ -15,9 +15,11 @@ import { call, tempDir, type Answer } from '../../support/service/service-harnes
 
 const password = 'correct horse battery';
 const needsSecret =
-  'Managing webhooks needs your account\'s API secret, not only the clientId: send "Authorization: Bearer <API secret>" (make one with `txdesk account:api-secret`), or use the txdesk command while logged in.';
+  'Managing webhooks needs your account\'s API secret, not only the clientId: send "Authorization: Bearer <API secret>" ' +
+  '(make one with `txdesk account:api-secret`), or use the txdesk command while logged in.';
 const notValid =
-  'This API secret is not valid (it was rotated or revoked, or is mistyped): send the current one, or make a new one with `txdesk account:api-secret --rotate`.';
+  'This API secret is not valid (it was rotated or revoked, or is mistyped): send the current one, or make a new one with ' +
+  '`txdesk account:api-secret --rotate`.';
 
 function expectRefusal(answer: Answer, status: number, code: string, message: string) {
   expect({ status: answer.status, body: answer.body }).toEqual({ status, body: { error: { code, message } } });
@@ -143,7 +145,8 @@ describe('API secrets and who may manage webhooks', () => {
       await hooks(`/${id}?clientId=${clientId}`, { token: other.jwtToken }),
       403,
       'FORBIDDEN',
-      "The clientId in the query is not this credential's account's: leave clientId out (the credential names the account), or send the API secret of the account it belongs to.",
+      "The clientId in the query is not this credential's account's: leave clientId out (the credential names the account), " +
+        'or send the API secret of the account it belongs to.',
     );
     // The clientId beside the credential is accepted when it is the credential's account's (URLs written before).
     expect((await hooks(`/${id}?clientId=${clientId}`, { token: apiSecret })).status).toBe(200);

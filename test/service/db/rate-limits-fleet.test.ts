@@ -212,7 +212,9 @@ describe('three services on one database', () => {
     const total = passed.reduce((x, y) => x + y, 0);
     const bound = PER_MINUTE + (PER_MINUTE / 60) * elapsedS + (1000 / EVERY_MS) * TOLERANCE_S;
     console.log(
-      `fleet rate test: ${total} of ${COUNT} requests over ${elapsedS.toFixed(1)} s let through (per instance ${passed.join(', ')}; refused ${refused.join(', ')}); the rate allows ${Math.round(PER_MINUTE + (PER_MINUTE / 60) * elapsedS)}, the stated tolerance ${Math.round(bound)}`,
+      `fleet rate test: ${total} of ${COUNT} requests over ${elapsedS.toFixed(1)} s let through (per ` +
+        `instance ${passed.join(', ')}; refused ${refused.join(', ')}); the rate ` +
+        `allows ${Math.round(PER_MINUTE + (PER_MINUTE / 60) * elapsedS)}, the stated tolerance ${Math.round(bound)}`,
     );
     expect(total, 'the fleet let through less than the rate: sharing overcharged').toBeGreaterThanOrEqual(PER_MINUTE);
     expect(total, 'the fleet let through more than the rate and its tolerance').toBeLessThanOrEqual(bound);

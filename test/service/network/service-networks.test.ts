@@ -280,14 +280,17 @@ describe('one service, two networks', () => {
       await (await once(chains[0]!.nodeUrl)).stop();
       // The same data dir, now pointed at the other chain: refused at start, since no network could be served.
       await expect(once(chains[1]!.nodeUrl)).rejects.toThrow(
-        `No network could be started: ethereum/local: its stored state belongs to ethereum/local (chain ${DEV_CHAIN_ID}) but its node is on chain ${DEV_CHAIN_ID_2}; the operator must fix the node URL or the store and restart`,
+        `No network could be started: ethereum/local: its stored state belongs to ethereum/local (chain ${DEV_CHAIN_ID}) ` +
+          `but its node is on chain ${DEV_CHAIN_ID_2}; the operator must fix the node URL or the store and restart`,
       );
       // The log names the file; what clients can see does not.
       expect(
         lines.filter(
           (l) =>
             l ===
-            `ethereum/local: service.sqlite in ${dir} holds the state of ethereum/local (chain ${DEV_CHAIN_ID}), but this network's node is on chain ${DEV_CHAIN_ID_2}; point the network at a node of chain ${DEV_CHAIN_ID}, or give it a fresh data dir or database.`,
+            `ethereum/local: service.sqlite in ${dir} holds the state of ethereum/local (chain ${DEV_CHAIN_ID}), but this ` +
+              `network's node is on chain ${DEV_CHAIN_ID_2}; point the network at a node of chain ${DEV_CHAIN_ID}, or give ` +
+              `it a fresh data dir or database.`,
         ),
       ).toHaveLength(1);
     } finally {

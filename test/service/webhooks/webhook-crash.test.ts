@@ -1,7 +1,8 @@
 // SIGKILL of `txdesk service` while webhook deliveries are in flight to a slow receiver: on SQLite (one instance,
 // started again on its data dir) and on a PostgreSQL fleet of two (the survivor sends what the dead one had claimed
-// once the claims' lease runs out, shortened here by TXDESK_WEBHOOK_LEASE_MARGIN_MS). Nothing is lost; a message seen twice is a retry of its one delivery id; a
-// transaction's receipt is accepted before its confirmation is sent; no delivery is in flight from two senders at once.
+// once the claims' lease runs out, shortened here by TXDESK_WEBHOOK_LEASE_MARGIN_MS). Nothing is lost; a message seen
+// twice is a retry of its one delivery id; a transaction's receipt is accepted before its confirmation is sent; no
+// delivery is in flight from two senders at once.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

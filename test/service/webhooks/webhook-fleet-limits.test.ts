@@ -160,7 +160,8 @@ it('keeps the requests in flight to one webhook within its limit across the flee
   const requests = await deliveredAll(hashes, 120_000);
   const most = mostInFlight(requests);
   console.log(
-    `webhook fleet limits: at most ${most} requests in flight across ${INSTANCES} instances (limit ${WEBHOOK_CONCURRENCY}); sent per instance ${(await sentByInstance()).join(', ')}`,
+    `webhook fleet limits: at most ${most} requests in flight across ${INSTANCES} instances (limit ${WEBHOOK_CONCURRENCY}); ` +
+      `sent per instance ${(await sentByInstance()).join(', ')}`,
   );
   expect(most).toBeLessThanOrEqual(WEBHOOK_CONCURRENCY);
   expect(requests.filter((r) => r.answered !== 200)).toEqual([]);

@@ -271,7 +271,8 @@ describe.each(backends)('webhook store on $name', (backend) => {
     const sql = {
       accounts: 'INSERT INTO idx_accounts (id, address) VALUES (1, $a), (2, $b), (3, $c)',
       contracts:
-        "INSERT INTO idx_contracts (id, address, addr, name, symbol, has_uri, first_block, standard) VALUES (1, $n, $na, 'N', 'N', 0, 1, 'ERC721'), (2, $m, $ma, 'M', 'M', 0, 1, 'ERC1155')",
+        'INSERT INTO idx_contracts (id, address, addr, name, symbol, has_uri, first_block, standard) VALUES (1, $n, $na, ' +
+        "'N', 'N', 0, 1, 'ERC721'), (2, $m, $ma, 'M', 'M', 0, 1, 'ERC1155')",
       transfer:
         'INSERT INTO idx_transfers (block, log_index, sub, contract_id, k_id, from_id, to_id, amount) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)',
       block: 'INSERT INTO idx_blocks (number, hash, parent_hash) VALUES ($1, $2, NULL)',
@@ -298,7 +299,8 @@ describe.each(backends)('webhook store on $name', (backend) => {
       await migratePostgresIndex(pool);
       await pool.query('INSERT INTO idx_accounts (id, address) VALUES (1, $1), (2, $2), (3, $3)', [a, b, c]);
       await pool.query(
-        "INSERT INTO idx_contracts (id, address, addr, name, symbol, has_uri, first_block, standard) VALUES (1, $1, $2, 'N', 'N', 0, 1, 'ERC721'), (2, $3, $4, 'M', 'M', 0, 1, 'ERC1155')",
+        'INSERT INTO idx_contracts (id, address, addr, name, symbol, has_uri, first_block, standard) VALUES (1, $1, $2, ' +
+          "'N', 'N', 0, 1, 'ERC721'), (2, $3, $4, 'M', 'M', 0, 1, 'ERC1155')",
         [nft, Buffer.from(nft.slice(2), 'hex'), multi, Buffer.from(multi.slice(2), 'hex')],
       );
       for (const [cid, id, f, t, amount, block, li, sub] of rows)

@@ -207,7 +207,11 @@ const json = (res: ServerResponse, status: number, body: unknown) => {
   res.end(JSON.stringify(body));
 };
 const svg = (i: number) =>
-  `data:image/svg+xml;base64,${Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 100"><rect width="100" height="100" fill="hsl(${i * 47} 60% 45%)"/><circle cx="50" cy="50" r="${20 + (i % 4) * 6}" fill="hsl(${i * 47 + 120} 70% 70%)"/></svg>`).toString('base64')}`;
+  `data:image/svg+xml;base64,${Buffer.from(
+    `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 100"><rect width="100" ` +
+      `height="100" fill="hsl(${i * 47} 60% 45%)"/><circle cx="50" cy="50" r="${20 + (i % 4) * 6}" fill="hsl(${i * 47 + 120} ` +
+      `70% 70%)"/></svg>`,
+  ).toString('base64')}`;
 
 const server = createServer(async (req, res) => {
   const url = new URL(req.url ?? '/', 'http://x');

@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { compileSolidity } from '../../../scripts/solc-compile.js';
 
-export const INDEXER_TEST_SOURCE = `
+export const INDEXER_TEST_SOURCE =
+  `
 // SPDX-License-Identifier: MIT
 pragma solidity ^0.8.20;
 
@@ -30,11 +31,14 @@ contract TestNft {
     require(ownerOf[id] != address(0), "no such token");
     return string(abi.encodePacked("ipfs://t/", _str(id)));
   }
-  function mint(address to, uint256 id) public { require(ownerOf[id] == address(0), "exists"); ownerOf[id] = to; totalSupply++; emit Transfer(address(0), to, id); }
+  function mint(address to, uint256 id) public { require(ownerOf[id] == address(0), "exists"); ownerOf[id] = to; ` +
+  `totalSupply++; emit Transfer(address(0), to, id); }
   function mintMany(address to, uint256 start, uint256 n) external { for (uint256 i = 0; i < n; i++) mint(to, start + i); }
-  function move(address to, uint256 id) public { address f = ownerOf[id]; require(f != address(0), "no such token"); ownerOf[id] = to; emit Transfer(f, to, id); }
+  function move(address to, uint256 id) public { address f = ownerOf[id]; require(f != address(0), "no such token"); ` +
+  `ownerOf[id] = to; emit Transfer(f, to, id); }
   function moveMany(address to, uint256[] calldata ids) external { for (uint256 i = 0; i < ids.length; i++) move(to, ids[i]); }
-  function burn(uint256 id) external { address f = ownerOf[id]; require(f != address(0), "no such token"); delete ownerOf[id]; totalSupply--; emit Transfer(f, address(0), id); }
+  function burn(uint256 id) external { address f = ownerOf[id]; require(f != address(0), "no such token"); delete ` +
+  `ownerOf[id]; totalSupply--; emit Transfer(f, address(0), id); }
   function _str(uint256 v) internal pure returns (string memory) {
     if (v == 0) return "0";
     uint256 len; for (uint256 t = v; t != 0; t /= 10) len++;

@@ -24,7 +24,9 @@ export const INDEX_DUMPS: Record<string, string> = {
   accounts: 'SELECT address, token_count FROM idx_accounts ORDER BY address',
   contracts:
     'SELECT address, addr, name, symbol, total_supply, has_uri, minted, burned, token_count, first_block, standard FROM idx_contracts ORDER BY address',
-  tokens: `SELECT c.address AS contract, t.token_id, a.address AS owner, t.k_tr, t.k_id, t.k_ct, t.k_cid, t.balance, CASE WHEN t.owner_id IS NULL THEN '' ELSE t.uri END AS uri,
+  tokens:
+    `SELECT c.address AS contract, t.token_id, a.address AS owner, t.k_tr, t.k_id, t.k_ct, t.k_cid, t.balance, CASE ` +
+    `WHEN t.owner_id IS NULL THEN '' ELSE t.uri END AS uri,
       CASE WHEN t.pair_id IS NULL THEN t.owner_id IS NULL ELSE (p.owner_id = t.owner_id AND p.contract_id = t.contract_id) END AS pair_ok
     FROM idx_tokens t JOIN idx_contracts c ON c.id = t.contract_id LEFT JOIN idx_accounts a ON a.id = t.owner_id LEFT JOIN idx_pairs p ON p.id = t.pair_id
     ORDER BY c.address, t.k_cid`,

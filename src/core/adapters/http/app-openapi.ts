@@ -65,7 +65,9 @@ const extraRouteDocs: Record<keyof typeof extraRoutes, Omit<RouteConfig, 'method
   events: {
     operationId: 'events',
     // Derived from the table, so an event added there is listed here.
-    description: `Server-sent events, one per pushed value of the desktop API: ${eventMethods.map((m) => `\`event: ${desktopMethods[m].event}\` (${m})`).join(', ')}.`,
+    description:
+      `Server-sent events, one per pushed value of the desktop ` +
+      `API: ${eventMethods.map((m) => `\`event: ${desktopMethods[m].event}\` (${m})`).join(', ')}.`,
     responses: {
       200: { description: 'The event stream.', content: { 'text/event-stream': { schema: z.string() } } },
       default: errorResponse,
@@ -83,7 +85,10 @@ const extraRouteDocs: Record<keyof typeof extraRoutes, Omit<RouteConfig, 'method
   rpc: {
     operationId: 'rpc',
     description:
-      'Ethereum JSON-RPC 2.0 (one request or a batch) for ethers, viem and scripts: eth_sendTransaction through the engine, personal_sign, eth_signTypedData_v4, eth_accounts, eth_chainId, and the usual reads forwarded to the node. Errors are JSON-RPC errors in a 200: 4100 without the token, 4001 declined, 4200 unsupported, -32602 bad params, 3 would revert.',
+      'Ethereum JSON-RPC 2.0 (one request or a batch) for ethers, viem and scripts: eth_sendTransaction through the engine, ' +
+      'personal_sign, eth_signTypedData_v4, eth_accounts, eth_chainId, and the usual reads forwarded to the node. Errors ' +
+      'are JSON-RPC errors in a 200: 4100 without the token, 4001 declined, 4200 unsupported, -32602 bad params, 3 would ' +
+      'revert.',
     request: { body: { required: true, content: { 'application/json': { schema: z.any() } } } },
     responses: { 200: anyJson('The JSON-RPC response (or the array of them for a batch).') },
   },

@@ -83,7 +83,8 @@ export function checkToken(_method: string, headers: IncomingHttpHeaders, auth: 
   if (header === undefined) {
     return new TxdeskError(
       'UNAUTHORIZED',
-      `This request needs the API token: send "Authorization: Bearer <token>" with the token in ${auth.tokenFile} (in a browser, open ${LOGIN_PATH} on this server and paste it there).`,
+      `This request needs the API token: send "Authorization: Bearer <token>" with the token in ${auth.tokenFile} (in a ` +
+        `browser, open ${LOGIN_PATH} on this server and paste it there).`,
     );
   }
   const m = /^Bearer\s+(\S+)\s*$/i.exec(header);

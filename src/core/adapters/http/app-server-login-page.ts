@@ -8,7 +8,8 @@ export const LOGIN_PATH = '/login';
 /** The form field that carries the token. */
 export const LOGIN_FIELD = 'token';
 
-const STYLE = `
+const STYLE =
+  `
 :root { color-scheme: dark; font-family: system-ui, sans-serif; background: #0b0e14; color: #e6e9f0; }
 body { margin: 0; min-height: 100vh; display: grid; place-items: center; }
 main { width: min(30rem, calc(100vw - 2rem)); padding: 2rem; border: 1px solid #2a3040; border-radius: 12px; background: #121722; }
@@ -17,14 +18,19 @@ p { line-height: 1.5; margin: 0 0 1rem; }
 code { font-family: ui-monospace, monospace; background: #1c2231; padding: 0.1rem 0.3rem; border-radius: 4px; word-break: break-all; }
 .problem { color: #ffb4a8; border-left: 3px solid #ff6b57; padding-left: 0.75rem; }
 label { display: block; font-weight: 600; margin-bottom: 0.4rem; }
-input { box-sizing: border-box; width: 100%; padding: 0.6rem; font: inherit; font-family: ui-monospace, monospace; color: inherit; background: #0b0e14; border: 1px solid #3a4256; border-radius: 6px; }
+input { box-sizing: border-box; width: 100%; padding: 0.6rem; font: inherit; font-family: ui-monospace, monospace; color: ` +
+  `inherit; background: #0b0e14; border: 1px solid #3a4256; border-radius: 6px; }
 input:focus { outline: 2px solid #6474f5; outline-offset: 1px; }
-button { margin-top: 1rem; padding: 0.6rem 1.2rem; font: inherit; font-weight: 600; color: #0b0e14; background: #6474f5; border: 0; border-radius: 6px; cursor: pointer; }
+button { margin-top: 1rem; padding: 0.6rem 1.2rem; font: inherit; font-weight: 600; color: #0b0e14; background: #6474f5; ` +
+  `border: 0; border-radius: 6px; cursor: pointer; }
 `;
 
 // The same icon as the app's page (src/renderer/index.html), inline so the page loads nothing.
 const ICON =
-  "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 512 512'%3E%3Crect x='16' y='16' width='480' height='480' rx='112' fill='%236474f5'/%3E%3Cg fill='none' stroke='%230b0e14' stroke-width='40' stroke-linecap='round' stroke-linejoin='round'%3E%3Cpath d='M132 196h232l-56-56'/%3E%3Cpath d='M380 316H148l56 56'/%3E%3C/g%3E%3C/svg%3E";
+  "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 512 512'%3E%3Crect x='16' y='16' width='480' " +
+  "height='480' rx='112' fill='%236474f5'/%3E%3Cg fill='none' stroke='%230b0e14' stroke-width='40' " +
+  "stroke-linecap='round' stroke-linejoin='round'%3E%3Cpath d='M132 196h232l-56-56'/%3E%3Cpath d='M380 316H148l56 " +
+  "56'/%3E%3C/g%3E%3C/svg%3E";
 
 /**
  * No script at all; the one inline style is allowed by its hash, the icon as a data: URL, and the form may post only
@@ -44,7 +50,8 @@ const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt
 /** The page's HTML: `problem` (one sentence, or null) above the form, and where the token file is. */
 export function loginPageHtml(tokenFile: string, problem: string | null): string {
   const file = escapeHtml(tokenFile);
-  return `<!doctype html>
+  return (
+    `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -56,7 +63,9 @@ export function loginPageHtml(tokenFile: string, problem: string | null): string
 <body>
 <main>
 <h1>Sign in to txdesk</h1>
-${problem ? `<p class="problem" role="alert">${escapeHtml(problem)}</p>\n` : ''}<p>Paste the API token from <code>${file}</code> (<code>cat ${file}</code> prints it), or open the login link that <code>txdesk serve</code> printed when it last started.</p>
+${problem ? `<p class="problem" role="alert">${escapeHtml(problem)}</p>\n` : ''}<p>Paste the API token from ` +
+    `<code>${file}</code> (<code>cat ${file}</code> prints it), or open the login link that <code>txdesk serve</code> ` +
+    `printed when it last started.</p>
 <form method="post" action="${LOGIN_PATH}">
 <label for="${LOGIN_FIELD}">API token</label>
 <input id="${LOGIN_FIELD}" name="${LOGIN_FIELD}" type="password" autocomplete="off" spellcheck="false" required autofocus>
@@ -65,7 +74,8 @@ ${problem ? `<p class="problem" role="alert">${escapeHtml(problem)}</p>\n` : ''}
 </main>
 </body>
 </html>
-`;
+`
+  );
 }
 
 /** Sends the page with `status` (200 when asked for, 401 after a spent link or a wrong token). */

@@ -73,7 +73,8 @@ interface Row {
 }
 
 const COLS =
-  'hash, sender, nonce, tx_type, gas_price, max_priority_fee, status, data, replaces, replaced_by, attempt, kind, problem, to_addr, value, input, gas_limit, priced_by, created_at, updated_at';
+  'hash, sender, nonce, tx_type, gas_price, max_priority_fee, status, data, replaces, replaced_by, attempt, kind, problem, ' +
+  'to_addr, value, input, gas_limit, priced_by, created_at, updated_at';
 
 function toRecord(r: Row): TxRecord {
   const rec: TxRecord = {
@@ -134,8 +135,10 @@ export function createSqliteTxStore(db: Db): TxStore {
     raw: db.prepare('SELECT raw FROM txs WHERE hash = ?'),
     rejected: db.prepare("SELECT hash FROM txs WHERE sender = ? AND broadcast = 'rejected'"),
     insert: db.prepare(
-      `INSERT INTO txs (hash, sender, nonce, tx_type, gas_price, max_priority_fee, status, data, replaces, replaced_by, attempt, kind, problem, to_addr, value, input, gas_limit, priced_by, raw, created_at, updated_at)
-       VALUES (@hash, @sender, @nonce, @tx_type, @gas_price, @max_priority_fee, @status, @data, @replaces, @replaced_by, @attempt, @kind, @problem, @to_addr, @value, @input, @gas_limit, @priced_by, @raw, @created_at, @updated_at)`,
+      `INSERT INTO txs (hash, sender, nonce, tx_type, gas_price, max_priority_fee, status, data, replaces, replaced_by,
+         attempt, kind, problem, to_addr, value, input, gas_limit, priced_by, raw, created_at, updated_at)
+       VALUES (@hash, @sender, @nonce, @tx_type, @gas_price, @max_priority_fee, @status, @data, @replaces, @replaced_by,
+         @attempt, @kind, @problem, @to_addr, @value, @input, @gas_limit, @priced_by, @raw, @created_at, @updated_at)`,
     ),
     withProblems: db.prepare(`SELECT ${COLS} FROM txs WHERE problem IS NOT NULL ORDER BY sender, nonce, id`),
     setProblem: db.prepare('UPDATE txs SET problem = ?, updated_at = ? WHERE hash = ?'),

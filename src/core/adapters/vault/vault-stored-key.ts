@@ -41,6 +41,7 @@ export async function readStoredKey(o: { dataDir?: string; scope?: KeyScope; env
   }
   const which = o.scope ? `${o.scope} ` : '';
   throw new Error(
-    `No ${which}signing key is stored for the data dir ${dataDir} (keychain, or the encrypted file with TXDESK_KEY_PASSPHRASE); check --data-dir and the passphrase.`,
+    `No ${which}signing key is stored for the data dir ${dataDir} (keychain, or the encrypted file with ` +
+      `TXDESK_KEY_PASSPHRASE); check --data-dir and the passphrase.`,
   );
 }

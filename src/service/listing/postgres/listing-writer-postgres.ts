@@ -64,7 +64,8 @@ async function loadOverlay(pool: PgPool, needs: OverlayNeeds): Promise<Overlay> 
       [[...needs.accounts, ...ownerAddresses], [...needs.accountIds]],
     ),
     pool.query<{ a: number; c: number; t: number; p: number }>(
-      'SELECT (SELECT coalesce(max(id), 0) FROM idx_accounts) AS a, (SELECT coalesce(max(id), 0) FROM idx_contracts) AS c, (SELECT coalesce(max(id), 0) FROM idx_tokens) AS t, (SELECT coalesce(max(id), 0) FROM idx_pairs) AS p',
+      'SELECT (SELECT coalesce(max(id), 0) FROM idx_accounts) AS a, (SELECT coalesce(max(id), 0) FROM idx_contracts) AS c, ' +
+        '(SELECT coalesce(max(id), 0) FROM idx_tokens) AS t, (SELECT coalesce(max(id), 0) FROM idx_pairs) AS p',
     ),
   ]);
   const m = max.rows[0]!;
@@ -110,7 +111,8 @@ async function loadOverlay(pool: PgPool, needs: OverlayNeeds): Promise<Overlay> 
     void reads.push(pool.query<T>(sql, params).then((r) => use(r.rows)));
   if (tokenKeys.length > 0) {
     read<TokenRow>(
-      `SELECT t.${TOKEN_COLUMNS.split(', ').join(', t.')} FROM unnest($1::bigint[], $2::bytea[]) AS u(c, k) JOIN idx_tokens t ON t.contract_id = u.c AND t.k_cid = u.k`,
+      `SELECT t.${TOKEN_COLUMNS.split(', ').join(', t.')} FROM unnest($1::bigint[], $2::bytea[]) AS u(c, k) ` +
+        'JOIN idx_tokens t ON t.contract_id = u.c AND t.k_cid = u.k',
       [tokenKeys.map((t) => t.c), tokenKeys.map((t) => t.k)],
       (rows) => rows.forEach((t) => o.tokens.set(tkey(t.contract_id, t.k_cid), t)),
     );
@@ -491,7 +493,9 @@ async function writeOverlay(c: PgClient, ch: OverlayChanges): Promise<void> {
   if (ch.newContracts.length > 0) {
     const n = ch.newContracts;
     await q(
-      'INSERT INTO idx_contracts (id, address, addr, name, symbol, total_supply, has_uri, first_block, standard) SELECT * FROM unnest($1::bigint[], $2::text[], $3::bytea[], $4::text[], $5::text[], $6::text[], $7::int[], $8::bigint[], $9::text[])',
+      'INSERT INTO idx_contracts (id, address, addr, name, symbol, total_supply, has_uri, first_block, standard) SELECT * ' +
+        'FROM unnest($1::bigint[], $2::text[], $3::bytea[], $4::text[], $5::text[], $6::text[], $7::int[], $8::bigint[], ' +
+        '$9::text[])',
       [
         n.map((x) => x.id),
         n.map((x) => x.address),
@@ -519,14 +523,17 @@ async function writeOverlay(c: PgClient, ch: OverlayChanges): Promise<void> {
   const changed = rows.filter((t) => !ch.created.has(t.id));
   if (created.length > 0) {
     await q(
-      `INSERT INTO idx_tokens (${TOKEN_COLUMNS}) SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::bigint[], $5::bigint[], $6::bytea[], $7::bytea[], $8::bytea[], $9::bytea[], $10::text[], $11::text[])`,
+      `INSERT INTO idx_tokens (${TOKEN_COLUMNS}) SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::bigint[], ` +
+        `$5::bigint[], $6::bytea[], $7::bytea[], $8::bytea[], $9::bytea[], $10::text[], $11::text[])`,
       columns(created),
     );
   }
   if (changed.length > 0) {
     const [id, , , owner, pair, kTr, , , , balance, uri] = columns(changed);
     await q(
-      'UPDATE idx_tokens t SET owner_id = u.owner_id, pair_id = u.pair_id, k_tr = u.k_tr, balance = u.balance, uri = u.uri FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bytea[], $5::text[], $6::text[]) AS u(id, owner_id, pair_id, k_tr, balance, uri) WHERE t.id = u.id',
+      'UPDATE idx_tokens t SET owner_id = u.owner_id, pair_id = u.pair_id, k_tr = u.k_tr, balance = u.balance, uri = u.uri ' +
+        'FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bytea[], $5::text[], $6::text[]) AS u(id, owner_id, ' +
+        'pair_id, k_tr, balance, uri) WHERE t.id = u.id',
       [id, owner, pair, kTr, balance, uri],
     );
   }
@@ -539,7 +546,8 @@ async function writeOverlay(c: PgClient, ch: OverlayChanges): Promise<void> {
   const ids = [...ch.ids.values()];
   if (ids.length > 0) {
     await q(
-      'INSERT INTO idx_ids (contract_id, k_id, supply, uri) SELECT * FROM unnest($1::bigint[], $2::bytea[], $3::text[], $4::text[]) ON CONFLICT (contract_id, k_id) DO UPDATE SET supply = excluded.supply, uri = excluded.uri',
+      'INSERT INTO idx_ids (contract_id, k_id, supply, uri) SELECT * FROM unnest($1::bigint[], $2::bytea[], $3::text[], ' +
+        '$4::text[]) ON CONFLICT (contract_id, k_id) DO UPDATE SET supply = excluded.supply, uri = excluded.uri',
       [ids.map((i) => i.contract), ids.map((i) => i.kId), ids.map((i) => i.row.supply), ids.map((i) => i.row.uri)],
     );
   }
@@ -555,8 +563,10 @@ async function writeOverlay(c: PgClient, ch: OverlayChanges): Promise<void> {
   const contractIds = [...new Set([...ch.totalSupply.keys(), ...ch.mintBurn.keys(), ...ch.contractCount.keys()])];
   if (contractIds.length > 0) {
     await q(
-      `UPDATE idx_contracts c SET total_supply = CASE WHEN u.set_supply THEN u.supply ELSE c.total_supply END, minted = c.minted + u.minted, burned = c.burned + u.burned, token_count = c.token_count + u.n
-       FROM unnest($1::bigint[], $2::bool[], $3::text[], $4::bigint[], $5::bigint[], $6::bigint[]) AS u(id, set_supply, supply, minted, burned, n) WHERE c.id = u.id`,
+      `UPDATE idx_contracts c SET total_supply = CASE WHEN u.set_supply THEN u.supply ELSE c.total_supply END,
+         minted = c.minted + u.minted, burned = c.burned + u.burned, token_count = c.token_count + u.n
+       FROM unnest($1::bigint[], $2::bool[], $3::text[], $4::bigint[], $5::bigint[], $6::bigint[])
+         AS u(id, set_supply, supply, minted, burned, n) WHERE c.id = u.id`,
       [
         contractIds,
         contractIds.map((id) => ch.totalSupply.has(id)),
@@ -578,19 +588,23 @@ async function writeOverlay(c: PgClient, ch: OverlayChanges): Promise<void> {
   if (oc.length > 0) {
     const params = [oc.map((x) => x.owner), oc.map((x) => x.caddr), oc.map((x) => x.contract), oc.map((x) => x.n)];
     await q(
-      'INSERT INTO idx_owner_contract (owner_id, caddr, contract_id, n) SELECT * FROM unnest($1::bigint[], $2::bytea[], $3::bigint[], $4::bigint[]) ON CONFLICT (owner_id, caddr) DO UPDATE SET n = idx_owner_contract.n + excluded.n',
+      'INSERT INTO idx_owner_contract (owner_id, caddr, contract_id, n) SELECT * FROM unnest($1::bigint[], $2::bytea[], ' +
+        '$3::bigint[], $4::bigint[]) ON CONFLICT (owner_id, caddr) DO UPDATE SET n = idx_owner_contract.n + excluded.n',
       params,
     );
     await q(
-      'DELETE FROM idx_owner_contract o USING unnest($1::bigint[], $2::bytea[]) AS u(owner_id, caddr) WHERE o.owner_id = u.owner_id AND o.caddr = u.caddr AND o.n <= 0',
+      'DELETE FROM idx_owner_contract o USING unnest($1::bigint[], $2::bytea[]) AS u(owner_id, caddr) WHERE o.owner_id = ' +
+        'u.owner_id AND o.caddr = u.caddr AND o.n <= 0',
       params.slice(0, 2),
     );
   }
   if (ch.transfers.length > 0) {
     const t = ch.transfers;
     await q(
-      `INSERT INTO idx_transfers (block, log_index, sub, contract_id, k_id, from_id, to_id, amount) SELECT * FROM unnest($1::bigint[], $2::int[], $3::int[], $4::bigint[], $5::bytea[], $6::bigint[], $7::bigint[], $8::text[])
-       ON CONFLICT (block, log_index, sub) DO UPDATE SET contract_id = excluded.contract_id, k_id = excluded.k_id, from_id = excluded.from_id, to_id = excluded.to_id, amount = excluded.amount`,
+      `INSERT INTO idx_transfers (block, log_index, sub, contract_id, k_id, from_id, to_id, amount)
+       SELECT * FROM unnest($1::bigint[], $2::int[], $3::int[], $4::bigint[], $5::bytea[], $6::bigint[], $7::bigint[], $8::text[])
+       ON CONFLICT (block, log_index, sub) DO UPDATE SET contract_id = excluded.contract_id, k_id = excluded.k_id,
+         from_id = excluded.from_id, to_id = excluded.to_id, amount = excluded.amount`,
       [
         t.map((x) => x.block),
         t.map((x) => x.logIndex),

@@ -84,10 +84,12 @@ export function createRankLists(db: Db, bucketSize = DEFAULT_BUCKET_SIZE): RankL
     sum: db.prepare('SELECT coalesce(sum(cnt), 0) AS n FROM idx_rank WHERE list = ?'),
     // Running sums stream in key order, so the outer LIMIT stops at the bucket holding the rank.
     fwd: db.prepare(
-      'SELECT lo, cnt, cum FROM (SELECT lo, cnt, sum(cnt) OVER (ORDER BY lo ROWS UNBOUNDED PRECEDING) AS cum FROM idx_rank WHERE list = ?) WHERE cum > ? LIMIT 1',
+      'SELECT lo, cnt, cum FROM (SELECT lo, cnt, sum(cnt) OVER (ORDER BY lo ROWS UNBOUNDED PRECEDING) AS cum FROM idx_rank ' +
+        'WHERE list = ?) WHERE cum > ? LIMIT 1',
     ),
     back: db.prepare(
-      'SELECT lo, cnt, cum FROM (SELECT lo, cnt, sum(cnt) OVER (ORDER BY lo DESC ROWS UNBOUNDED PRECEDING) AS cum FROM idx_rank WHERE list = ?) WHERE cum > ? LIMIT 1',
+      'SELECT lo, cnt, cum FROM (SELECT lo, cnt, sum(cnt) OVER (ORDER BY lo DESC ROWS UNBOUNDED PRECEDING) AS cum FROM ' +
+        'idx_rank WHERE list = ?) WHERE cum > ? LIMIT 1',
     ),
   };
   const nth = new Map<ListCode, Statement<unknown[]>>();

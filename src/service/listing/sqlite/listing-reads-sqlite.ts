@@ -88,7 +88,8 @@ function reader(db: Db): Reader {
       const asc = dir === 'asc';
       st = byTransfer
         ? db.prepare(
-            `SELECT k_tr FROM idx_tokens INDEXED BY idx_tokens_pair_tr WHERE pair_id = ? AND k_tr ${asc ? '>=' : '<='} ? ORDER BY k_tr ${asc ? 'ASC' : 'DESC'} LIMIT ?`,
+            `SELECT k_tr FROM idx_tokens INDEXED BY idx_tokens_pair_tr WHERE pair_id = ? AND k_tr ${asc ? '>=' : '<='} ? ` +
+              `ORDER BY k_tr ${asc ? 'ASC' : 'DESC'} LIMIT ?`,
           )
         : db.prepare(
             asc
@@ -101,10 +102,12 @@ function reader(db: Db): Reader {
     return st;
   };
   const byTr = db.prepare(
-    `SELECT ${PAGE_COLUMNS}, t.k_tr AS k FROM idx_tokens t INDEXED BY idx_tokens_owner_tr JOIN idx_accounts a ON a.id = t.owner_id WHERE t.owner_id = ? AND t.k_tr = ?`,
+    `SELECT ${PAGE_COLUMNS}, t.k_tr AS k FROM idx_tokens t INDEXED BY idx_tokens_owner_tr JOIN idx_accounts a ON a.id = ` +
+      `t.owner_id WHERE t.owner_id = ? AND t.k_tr = ?`,
   );
   const byKid = db.prepare(
-    `SELECT ${PAGE_COLUMNS}, t.k_id AS k FROM idx_tokens t INDEXED BY idx_tokens_owner_id JOIN idx_accounts a ON a.id = t.owner_id WHERE t.owner_id = ? AND t.k_id = ?`,
+    `SELECT ${PAGE_COLUMNS}, t.k_id AS k FROM idx_tokens t INDEXED BY idx_tokens_owner_id JOIN idx_accounts a ON a.id = ` +
+      `t.owner_id WHERE t.owner_id = ? AND t.k_id = ?`,
   );
   const generation = readGeneration(db);
   let gen = '';

@@ -31,12 +31,14 @@ export function createIndexWriter(db: Db, bucketSize = DEFAULT_BUCKET_SIZE): Sql
       'INSERT INTO idx_tokens (contract_id, token_id, owner_id, pair_id, k_tr, k_id, k_ct, k_cid, balance, uri) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
     ),
     tokenInsNew: db.prepare(
-      'INSERT INTO idx_tokens (contract_id, token_id, owner_id, pair_id, k_tr, k_id, k_ct, k_cid, balance, uri) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (contract_id, k_cid) DO NOTHING',
+      'INSERT INTO idx_tokens (contract_id, token_id, owner_id, pair_id, k_tr, k_id, k_ct, k_cid, balance, uri) VALUES (?, ' +
+        '?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (contract_id, k_cid) DO NOTHING',
     ),
     tokenBalance: db.prepare('UPDATE idx_tokens SET balance = ? WHERE id = ?'),
     idGet: db.prepare('SELECT supply, uri FROM idx_ids WHERE contract_id = ? AND k_id = ?'),
     idPut: db.prepare(
-      'INSERT INTO idx_ids (contract_id, k_id, supply, uri) VALUES (?, ?, ?, ?) ON CONFLICT (contract_id, k_id) DO UPDATE SET supply = excluded.supply, uri = excluded.uri',
+      'INSERT INTO idx_ids (contract_id, k_id, supply, uri) VALUES (?, ?, ?, ?) ON CONFLICT (contract_id, k_id) DO UPDATE ' +
+        'SET supply = excluded.supply, uri = excluded.uri',
     ),
     idUri: db.prepare('UPDATE idx_ids SET uri = ? WHERE contract_id = ? AND k_id = ?'),
     holdersUri: db.prepare('UPDATE idx_tokens SET uri = ? WHERE contract_id = ? AND k_cid > ? AND k_cid < ?'),

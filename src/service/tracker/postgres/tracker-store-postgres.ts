@@ -1,6 +1,7 @@
-// The tracker's store in the PostgreSQL database a fleet shares (`--database`; the contract: ../tracker-store.ts). What it adds for a fleet: per-client transaction locks where two
-// instances could interleave (a first subscription racing a round that parks orphans), and a NOTIFY in the same
-// transaction as every stored tracking and delivery, so other instances wake as soon as it commits.
+// The tracker's store in the PostgreSQL database a fleet shares (`--database`; the contract: ../tracker-store.ts). What
+// it adds for a fleet: per-client transaction locks where two instances could interleave (a first subscription racing a
+// round that parks orphans), and a NOTIFY in the same transaction as every stored tracking and delivery, so other
+// instances wake as soon as it commits.
 import { migratePg } from '../../db/pg-migrate.js';
 import { inTransaction, type PgClient, type PgPool } from '../../db/pg-pool.js';
 import { orderedId } from '../tracker-ids.js';

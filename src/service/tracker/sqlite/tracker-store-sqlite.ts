@@ -116,7 +116,8 @@ export function openSqliteTrackerStore(db: Db): TrackerStore {
     ),
     updateOptions: db.prepare('UPDATE tracker_tracking SET confirmation = ?, timeout_ms = ? WHERE client_id = ? AND tx_hash = ?'),
     saveTracking: db.prepare(
-      'UPDATE tracker_tracking SET pending_sent = ?, receipt_json = ?, receipt_seq = ?, tx_from = ?, tx_nonce = ?, done_at_ms = ? WHERE client_id = ? AND tx_hash = ?',
+      'UPDATE tracker_tracking SET pending_sent = ?, receipt_json = ?, receipt_seq = ?, tx_from = ?, tx_nonce = ?, ' +
+        'done_at_ms = ? WHERE client_id = ? AND tx_hash = ?',
     ),
     receiptSeqOf: db.prepare('SELECT receipt_seq FROM tracker_tracking WHERE client_id = ? AND tx_hash = ?').pluck(),
     openTrackings: db.prepare('SELECT * FROM tracker_tracking WHERE done_at_ms IS NULL'),

@@ -128,7 +128,8 @@ export async function openPostgresWebhookStore(pool: PgPool): Promise<WebhookSto
     commitActivity: (webhookId, from, to, messages, nowMs) =>
       inTransaction(pool, async (c) => {
         const moved = await c.query(
-          'UPDATE webhook SET activity_block = $1, activity_hash = $2, activity_marks = $3 WHERE id = $4 AND activity_block IS NOT DISTINCT FROM $5 AND activity_hash IS NOT DISTINCT FROM $6',
+          'UPDATE webhook SET activity_block = $1, activity_hash = $2, activity_marks = $3 WHERE id = $4 AND activity_block ' +
+            'IS NOT DISTINCT FROM $5 AND activity_hash IS NOT DISTINCT FROM $6',
           [to.block, to.hash, marksJson(to.marks), webhookId, from.block, from.hash],
         );
         if (moved.rowCount !== 1) return false;

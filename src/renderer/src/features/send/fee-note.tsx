@@ -1,15 +1,14 @@
 // The one sentence under both Send forms that says how the app will price what it signs (the policy sets every fee,
-// the form none), so nobody is surprised by a replacement on the dashboard.
-import { formatFee } from '../../lib/format.js';
+// the form at most the market speed), so nobody is surprised by a replacement on the dashboard.
+import type { Speed } from '../../../../shared/tx-request.js';
 import { useApp } from '../../store/use-app.js';
+import { feeNoteText } from './fee-note-text.js';
 
-export function FeeNote({ id }: { id: string }) {
+export function FeeNote({ id, speed }: { id: string; speed: Speed | null }) {
   const policy = useApp((s) => s.settings?.policy);
   return (
     <p id={id} className="hint send-fee-note">
-      {policy
-        ? `Signed at ${formatFee(policy.initialFeeWei)}; if it is not mined in ${policy.timeoutMs / 1000} s, the app replaces it at a higher fee, never above the cap of ${formatFee(policy.maxFeeWei)}. The gas limit is estimated, and a call that would fail is refused before anything is signed.`
-        : 'The fee comes from the replacement policy in Settings; the gas limit is estimated, and a call that would fail is refused before anything is signed.'}
+      {feeNoteText(policy, speed)}
     </p>
   );
 }

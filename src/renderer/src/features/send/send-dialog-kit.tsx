@@ -1,7 +1,10 @@
 // What both send dialogs share: the form state (field errors follow the typing once sending was tried, the first
-// invalid field gets the focus), and the refusal line and buttons at the bottom.
+// invalid field gets the focus), the speed a send asks for under market pricing, and the refusal line and buttons at
+// the bottom.
 import { useId, useRef, useState, type FormEvent } from 'react';
+import { SPEEDS, type Speed, type TxRequest } from '../../../../shared/tx-request.js';
 import { Spinner } from '../../components/states.js';
+import { useApp } from '../../store/use-app.js';
 import { FeeNote } from './fee-note.js';
 
 type Checked<E, R> = (R & { ok: true }) | { ok: false; errors: E };
@@ -54,7 +57,48 @@ export function useSendForm<F extends object, E extends Partial<Record<keyof F, 
   return { form, errors, formError, busy, formRef, ids, update, submit };
 }
 
-/** The fee note, the core's refusal, and Close / the submit button. */
+/**
+ * The speed a send asks for: under market pricing the policy's own until the person picks another; null under the seed
+ * preset, which prices every first attempt the same.
+ */
+export function useSendSpeed() {
+  const policy = useApp((s) => s.settings?.policy);
+  const [picked, setPicked] = useState<Speed | null>(null);
+  const speed = policy?.pricing === 'market' ? (picked ?? policy.speed) : null;
+  return { speed, setSpeed: setPicked };
+}
+
+/** The request as checked, asking for `speed` when there is one to ask for. */
+export const withSpeed = (request: TxRequest, speed: Speed | null): TxRequest => (speed ? { ...request, speed } : request);
+
+const speedWords: Record<Speed, string> = { slow: 'Slow', normal: 'Normal', fast: 'Fast' };
+
+function SpeedChoice({ speed, onSpeed, busy }: { speed: Speed; onSpeed: (s: Speed) => void; busy: boolean }) {
+  const label = useId();
+  return (
+    <div className="send-speed">
+      <p id={label} className="control-label">
+        Speed
+      </p>
+      <div className="segmented" role="group" aria-labelledby={label}>
+        {SPEEDS.map((s) => (
+          <button
+            key={s}
+            type="button"
+            className={`segment${speed === s ? ' is-active' : ''}`}
+            aria-pressed={speed === s}
+            disabled={busy}
+            onClick={() => onSpeed(s)}
+          >
+            {speedWords[s]}
+          </button>
+        ))}
+      </div>
+    </div>
+  );
+}
+
+/** The speed choice (market pricing only), the fee note, the core's refusal, and Close / the submit button. */
 export function SendFormFooter(p: {
   ids: { fee: string; formError: string };
   formError: string | null;
@@ -62,10 +106,13 @@ export function SendFormFooter(p: {
   onClose: () => void;
   submitTestId: string;
   label: string;
+  speed: Speed | null;
+  onSpeed: (s: Speed) => void;
 }) {
   return (
     <>
-      <FeeNote id={p.ids.fee} />
+      {p.speed ? <SpeedChoice speed={p.speed} onSpeed={p.onSpeed} busy={p.busy} /> : null}
+      <FeeNote id={p.ids.fee} speed={p.speed} />
       {p.formError ? (
         <p id={p.ids.formError} className="form-error send-refusal" role="alert" data-testid="send-refusal">
           {p.formError}

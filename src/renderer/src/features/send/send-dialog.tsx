@@ -7,7 +7,7 @@ import { weiToEtherInput } from '../../lib/eth-amount.js';
 import { formatEthAmount, formatFee, shortHex } from '../../lib/format.js';
 import { useApp } from '../../store/use-app.js';
 import { Field } from '../settings/form-kit.js';
-import { SendFormFooter, useSendForm } from './send-dialog-kit.js';
+import { SendFormFooter, useSendForm, useSendSpeed, withSpeed } from './send-dialog-kit.js';
 import {
   checkSendForm,
   dataProblem,
@@ -29,7 +29,10 @@ function amountHint(funds: SendFunds, withData: boolean): string {
   const held = `This account holds ${formatEthAmount(funds.balanceWei)}`;
   if (!funds.feeCapWei) return `${held}.`;
   if (withData) return `${held}. With data the gas is estimated when sending, so Max is for a plain transfer only.`;
-  return `${held}; Max keeps ${formatEthAmount(transferFeeCapWei(funds.feeCapWei), 'exact')} for the fee (21,000 gas at up to the fee cap of ${formatFee(funds.feeCapWei)}).`;
+  return (
+    `${held}; Max keeps ${formatEthAmount(transferFeeCapWei(funds.feeCapWei), 'exact')} for the fee (21,000 gas at up ` +
+    `to the fee cap of ${formatFee(funds.feeCapWei)}).`
+  );
 }
 
 export function SendDialog({ onClose }: { onClose: () => void }) {
@@ -46,8 +49,9 @@ export function SendDialog({ onClose }: { onClose: () => void }) {
   const withData = form.data.trim() !== '' && form.data.trim() !== '0x' && dataProblem(form.data) === null;
   const max = withData ? null : maxSendableWei(funds);
 
+  const { speed, setSpeed } = useSendSpeed();
   const send = submit(async (check) => {
-    const result = await sendRequest(check.request);
+    const result = await sendRequest(withSpeed(check.request, speed));
     if ('error' in result) return refusalToSendErrors(result.error);
     const to = check.request.to ?? '';
     notify('success', `Sent as nonce ${result.record.nonce}: ${formatEthAmount(check.valueWei, 'exact')} to ${shortHex(to, 8, 6)}.`);
@@ -128,6 +132,8 @@ export function SendDialog({ onClose }: { onClose: () => void }) {
           busy={busy}
           onClose={onClose}
           submitTestId="send-submit"
+          speed={speed}
+          onSpeed={setSpeed}
           label={sendButtonLabel(form, funds)}
         />
       </form>

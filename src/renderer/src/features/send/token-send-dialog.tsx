@@ -9,7 +9,7 @@ import { seedGradient } from '../../lib/seed-art.js';
 import { tokenImageSrc } from '../../lib/token-image.js';
 import { TransportContext, useApp } from '../../store/use-app.js';
 import { Field } from '../settings/form-kit.js';
-import { SendFormFooter, useSendForm } from './send-dialog-kit.js';
+import { SendFormFooter, useSendForm, useSendSpeed, withSpeed } from './send-dialog-kit.js';
 import {
   checkTokenSendForm,
   heldAmount,
@@ -35,8 +35,9 @@ export function TokenSendDialog({ token, onClose }: { token: Token; onClose: () 
   const name = meta?.name || `${token.contract.symbol || collection} #${token.id}`;
   const image = tokenImageSrc(meta?.image, transport);
 
+  const { speed, setSpeed } = useSendSpeed();
   const send = submit(async (check) => {
-    const result = await sendToken(token, check.request, form.to.trim(), check.amount);
+    const result = await sendToken(token, withSpeed(check.request, speed), form.to.trim(), check.amount);
     if ('error' in result) return { form: tokenRefusalText(result.error) };
     notify(
       'success',
@@ -113,6 +114,8 @@ export function TokenSendDialog({ token, onClose }: { token: Token; onClose: () 
           busy={busy}
           onClose={onClose}
           submitTestId="token-send-submit"
+          speed={speed}
+          onSpeed={setSpeed}
           label={`Send ${multi ? 'tokens' : 'token'}`}
         />
       </form>

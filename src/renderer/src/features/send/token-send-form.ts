@@ -62,5 +62,8 @@ export function tokenRefusalText(error: ErrorInfo): string {
   const { fields, form } = refusalToSendErrors(error);
   const text = [form, ...Object.values(fields)].filter(Boolean).join(' ');
   if (error.code !== 'WOULD_REVERT') return text;
-  return `${text} The collection's contract refused this transfer: it may not implement safeTransferFrom, or the recipient is a contract that does not accept tokens.`;
+  return (
+    `${text} The collection's contract refused this transfer: it may not implement safeTransferFrom, or the recipient ` +
+    `is a contract that does not accept tokens.`
+  );
 }

@@ -49,7 +49,8 @@ export function ApprovalsSection({ settings }: { settings: AppSettings }) {
       title="Tool requests"
       description={
         embedded
-          ? 'On this dev chain a local tool’s transactions and signatures (through /rpc) are signed at once; on a configured network each waits for your approval in a dialog.'
+          ? 'On this dev chain a local tool’s transactions and signatures (through /rpc) are signed at once; on a ' +
+            'configured network each waits for your approval in a dialog.'
           : 'Each transaction and signature a local tool asks for through /rpc waits for your approval in a dialog.'
       }
     >

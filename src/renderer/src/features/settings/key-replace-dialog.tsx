@@ -97,7 +97,8 @@ export function KeyReplaceDialog({
           <dd data-testid="replace-open">
             {open.length === 0
               ? 'none'
-              : `${open.length} (nonce${open.length === 1 ? '' : 's'} ${open.map((g) => g.nonce).join(', ')}): the app stops watching and replacing ${open.length === 1 ? 'it' : 'them'}`}
+              : `${open.length} (nonce${open.length === 1 ? '' : 's'} ${open.map((g) => g.nonce).join(', ')}): the app ` +
+                `stops watching and replacing ${open.length === 1 ? 'it' : 'them'}`}
           </dd>
         </div>
         <div>

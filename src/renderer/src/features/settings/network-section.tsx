@@ -168,8 +168,10 @@ export function NetworkSection({ settings }: { settings: AppSettings }) {
       title="Network"
       description={
         embedded
-          ? 'The network shown now, and what the app starts on: its own dev chains and data service; change these to use a real network. Switching between served networks is under Networks, at once.'
-          : 'The network shown now, and the Ethereum node, data service and network the app starts on. Switching between served networks is under Networks, at once.'
+          ? 'The network shown now, and what the app starts on: its own dev chains and data service; change these to use a ' +
+            'real network. Switching between served networks is under Networks, at once.'
+          : 'The network shown now, and the Ethereum node, data service and network the app starts on. Switching between ' +
+            'served networks is under Networks, at once.'
       }
     >
       <ActiveNetwork settings={settings} />

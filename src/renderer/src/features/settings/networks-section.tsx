@@ -121,7 +121,10 @@ export function NetworksSection() {
     <Card
       id="settings-networks"
       title="Networks"
-      description="The networks the data service serves. Switching takes effect at once: the dashboard, the token browser, /api/tx and /rpc follow; transactions still open on the network you leave keep being watched and settled."
+      description={
+        'The networks the data service serves. Switching takes effect at once: the dashboard, the token browser, /api/tx and /rpc ' +
+        'follow; transactions still open on the network you leave keep being watched and settled.'
+      }
     >
       {!networks && state === 'error' ? (
         <ErrorState title="Could not list the networks" error={error} onRetry={() => void load()} />

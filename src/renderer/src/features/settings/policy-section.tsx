@@ -1,6 +1,6 @@
 // The replacement policy: how a first attempt is priced, how much each replacement bumps, the cap and the limits.
 // Every field is checked on its own; each mistake is shown beside its field. Fields only one pricing reads (speed for
-// the market; first fee and timeout for the seed preset) show under that pricing only, keeping their saved values.
+// the market; transaction type, first fee and timeout for the seed preset) show under that pricing only, keeping their saved values.
 import { useEffect, useState, type FormEvent } from 'react';
 import type { ReplacementPolicy } from '../../../../shared/desktop-api.js';
 import { useApp } from '../../store/use-app.js';
@@ -114,20 +114,22 @@ export function PolicySection({ policy }: { policy: ReplacementPolicy }) {
               )}
             </Field>
           )}
-          <Field label="Transaction type">
-            {(p) => (
-              <select
-                {...p}
-                className="input"
-                name="txType"
-                value={form.txType}
-                onChange={(e) => setForm((f) => ({ ...f, txType: e.target.value === 'eip1559' ? 'eip1559' : 'legacy' }))}
-              >
-                <option value="legacy">Legacy (gas price)</option>
-                <option value="eip1559">EIP-1559 (max fee + tip)</option>
-              </select>
-            )}
-          </Field>
+          {form.pricing === 'seed' && (
+            <Field label="Transaction type">
+              {(p) => (
+                <select
+                  {...p}
+                  className="input"
+                  name="txType"
+                  value={form.txType}
+                  onChange={(e) => setForm((f) => ({ ...f, txType: e.target.value === 'eip1559' ? 'eip1559' : 'legacy' }))}
+                >
+                  <option value="legacy">Legacy (gas price)</option>
+                  <option value="eip1559">EIP-1559 (max fee + tip)</option>
+                </select>
+              )}
+            </Field>
+          )}
           {form.pricing === 'seed' && input('initialFee', 'First fee (gwei)', 'decimal')}
           {input(
             'bumpPercent',

@@ -43,7 +43,9 @@ export function FeeBumpChart({
       <svg
         viewBox={`0 0 ${W} ${H}`}
         role="img"
-        aria-label={`Fee per attempt: ${attempts.map((a) => `${attemptWord(a)} ${formatFee(a.gasPrice)}`).join(', ')}${showCap ? `; cap ${formatFee(capWei)}` : ''}`}
+        aria-label={`Fee per attempt: ${attempts.map((a) => `${attemptWord(a)} ${formatFee(a.gasPrice)}`).join(', ')}${
+          showCap ? `; cap ${formatFee(capWei)}` : ''
+        }`}
       >
         <line className="chart-axis" x1={PAD.left} x2={W - PAD.right} y1={PAD.top + plotH} y2={PAD.top + plotH} />
         {showCap ? (
