@@ -369,6 +369,9 @@ describe('listing proxy', () => {
     expect(first.body.pagination.prevUrl).toBe('');
     expect(first.body.pagination.nextUrl.startsWith(`${app}/nft/v1/accounts/`)).toBe(true);
     expect(first.body.pagination.nextUrl).not.toContain('clientId');
+    // Which index answered, as the service says it to its own callers.
+    expect(Number(first.headers['txdesk-indexed-block'])).toBeGreaterThan(0);
+    expect(String(first.headers['txdesk-indexed-behind'])).toMatch(/^\d+$/);
     const next = new URL(first.body.pagination.nextUrl);
     const second = await json<TokenPage>('GET', `${next.pathname}${next.search}`);
     expect(second.body.pagination.prevUrl.startsWith(app)).toBe(true);

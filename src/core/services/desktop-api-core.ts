@@ -80,7 +80,11 @@ export function createCoreEvents(): CoreEvents {
 /** The DesktopApi plus what the HTTP layer needs beyond it (the raw listing proxy and event fan-out). */
 export interface CoreApi extends DesktopApi {
   /** The listing proxy with the caller's own query string, so the service's validation answers unchanged. */
-  proxyTokens(address: string, query: URLSearchParams, appOrigin: string | null): Promise<{ status: number; body: unknown }>;
+  proxyTokens(
+    address: string,
+    query: URLSearchParams,
+    appOrigin: string | null,
+  ): Promise<{ status: number; body: unknown; headers?: Record<string, string> }>;
   /** A token image (`?url=` of GET /api/token-image, or Electron's image scheme), fetched like the metadata. */
   fetchTokenImage(url: unknown): Promise<TokenImage>;
   /** One JSON-RPC method of /rpc for a local tool (tool-rpc.ts); throws RpcFailure. */

@@ -98,7 +98,7 @@ function specialHandlers(api: CoreApi, sse: ReturnType<typeof createSseHub>, ori
     // The service's own query validation and pagination links answer unchanged: the caller's query string goes as is.
     async listTokens(c) {
       const answer = await api.proxyTokens(c.req.param('address') ?? '', new URL(c.req.url).searchParams, origin());
-      return json(c, answer.status, answer.body);
+      return json(c, answer.status, answer.body, answer.headers);
     },
     async updateSettings(c) {
       const body = await readJsonBody(c.env.incoming);

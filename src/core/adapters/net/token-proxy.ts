@@ -14,6 +14,20 @@ export function listingBase(serviceUrl: string, network: ListingNetwork | null):
 export interface UpstreamAnswer {
   status: number;
   body: unknown;
+  /** The service's Txdesk-Indexed-* headers (how far the index it read is), passed on to the caller as they came. */
+  headers?: Record<string, string>;
+}
+
+/** The listing's headers that say which index answered: the caller of the proxy sees them as the service's caller does. */
+const INDEX_HEADERS = ['Txdesk-Indexed-Block', 'Txdesk-Indexed-Behind'] as const;
+
+function indexHeaders(res: Response): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const h of INDEX_HEADERS) {
+    const v = res.headers.get(h);
+    if (v !== null) out[h] = v;
+  }
+  return out;
 }
 
 /**
@@ -100,9 +114,10 @@ export async function fetchTokenPage(o: {
   q.set('clientId', o.clientId);
   const target = `${listingBase(o.serviceUrl, o.network ?? null)}/accounts/${encodeURIComponent(o.address)}/tokens?${q.toString()}`;
   const { res, body } = await askService(o.serviceUrl, target, 'GET');
+  const headers = indexHeaders(res);
   if (!res.ok) {
     const err = upstreamError(body);
-    if (err) return { status: res.status, body: { error: err } };
+    if (err) return { status: res.status, body: { error: err }, headers };
     throw new TxdeskError('UPSTREAM_UNAVAILABLE', `The data service answered HTTP ${res.status}; try again later.`);
   }
   const page = body as TokenPage | null;
@@ -110,6 +125,7 @@ export async function fetchTokenPage(o: {
     throw new TxdeskError('UPSTREAM_UNAVAILABLE', 'The data service sent a listing this app does not understand.');
   return {
     status: 200,
+    headers,
     body: {
       data: page.data,
       pagination: {
