@@ -9,7 +9,7 @@
 // Before the measured blocks, --warmup blocks (default 2) of the same shape run through the same service and are reported
 // apart: the first blocks after start measure the JIT compiling the receipt path and the node's cold caches, not the
 // steady state a running service is in.
-// Usage: node bench/tracker/tracker-attach.js [--txs 10000] [--per-block 1000] [--warmup 2] [--json] [--trace] [--sqlite-only]
+// Usage: node bench/tracker/index.js [--txs 10000] [--per-block 1000] [--warmup 2] [--json] [--trace] [--sqlite-only]
 // `--networks 2 [--rounds 2]` runs only twoNetworks() below: the same load on network A of a two-network service, alone
 // and while network B carries it too.
 // --trace prints each block's mining time and its last receipt's latency; with TXDESK_TRACKER_TRACE=1 TXDESK_LOG=info

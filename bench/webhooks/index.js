@@ -21,7 +21,7 @@
 // The service runs as its own process (service.js: the compiled startService with allowPrivateWebhooks, because the
 // CLI cannot lift the per-clientId webhook limit, 50 deliveries/s by default; --rate 50 measures with that limit).
 // Needs the build: `npx tsc -p tsconfig.build.json` (or `npm run build`).
-// Usage: node bench/webhooks/webhook-service.js [--rounds 3] [--txs 2000] [--per-block 1000] [--confirmation 1] [--warmup 1]
+// Usage: node bench/webhooks/index.js [--rounds 3] [--txs 2000] [--per-block 1000] [--confirmation 1] [--warmup 1]
 //                                     [--rate 0] [--no-control] [--json] [--trace]
 //        npm run bench -- webhooks      (the defaults)
 // --trace prints each block's burst on both channels. TXDESK_BENCH_SERVICE_NODE_ARGS="--cpu-prof

@@ -95,13 +95,19 @@ describe.skipIf(!browserSuites())('the dashboard tells the truth (Chromium, txde
       return out;
     })()`)) as string[];
 
+  /** Chromium starts while the core does (neither needs the other before the page opens); afterAll closes it either way. */
+  let launching: Promise<E2eBrowser> | undefined;
+
   beforeAll(async () => {
+    launching = launchBrowser();
+    // Its failure is awaited below (or met by afterAll), not an unhandled rejection while the core starts.
+    launching.catch(() => {});
     // Key routes open (where the server closes them by default): the key replacement goes through the page.
     serve = await startServeProcess({ congestion: 'high', ...({ allowKeyRoutes: true } as object) });
     // A cap just above the first fee: under high congestion the network asks more, so nonces stop at the cap.
     const r = await call('PATCH', '/api/settings', { policy: { maxFeeWei: '1200000000', timeoutMs: 3000, bumpPercent: 12.5 } });
     expect(r.status).toBe(200);
-    browser = await launchBrowser();
+    browser = await launching;
     page = browser.page;
     page.setDefaultTimeout(60_000);
     await browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: serve.appUrl });
@@ -118,7 +124,10 @@ describe.skipIf(!browserSuites())('the dashboard tells the truth (Chromium, txde
   }, 300_000);
 
   afterAll(async () => {
-    await browser?.close();
+    await launching?.then(
+      (b) => b.close(),
+      () => {},
+    );
     await serve?.stop();
   });
 

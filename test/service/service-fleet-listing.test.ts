@@ -5,6 +5,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import { ContractFactory, JsonRpcProvider, NonceManager, Wallet, type Contract } from 'ethers';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startAnvil, type RunningAnvil } from '../../src/devchain/devchain.js';
@@ -211,8 +212,10 @@ it('hands indexing to another instance within 10 s of a SIGKILL mid-catch-up; th
   const single = startIndexer({ db, nodeUrl: anvil.url, confirmations: 0, log: silentLogger, pollMs: 100 });
   try {
     await single.caughtUp();
-    // Blocks mined since carry no token events: both indexes hold every move there is.
-    expect(await dumpPg(pool, { checkpoints: false })).toEqual(dumpSqlite(db, { checkpoints: false }));
+    // Blocks mined since carry no token events: both indexes hold every move there is. Compared by node's deep
+    // equality first (0.4 s over the 60,000 tokens, toEqual 3 s); toEqual, which says where they differ, only if not.
+    const [inPg, inSqlite] = [await dumpPg(pool, { checkpoints: false }), dumpSqlite(db, { checkpoints: false })];
+    if (!isDeepStrictEqual(inPg, inSqlite)) expect(inPg).toEqual(inSqlite);
   } finally {
     await single.stop();
     db.close();

@@ -1,7 +1,7 @@
-// What one client can cost the tracker and its node: 100,000 random hashes no node has seen keep the JSON-RPC calls
-// per block flat (sender lookups back off, at most a fixed number per round) and memory bounded, and a hash never
-// seen ends with a final `pending` marked `expired` after the expiry time. A scripted chain counts every call; the
-// clock is the test's; storage is real SQLite in memory.
+// What one client can cost the tracker and its node: 20,000 random hashes no node has seen (the issue's 100,000 with
+// TXDESK_TRACKER_BOUNDS_HASHES) keep the JSON-RPC calls per block flat (sender lookups back off, at most a fixed number
+// per round) and memory bounded, and a hash never seen ends with a final `pending` marked `expired` after the expiry
+// time. A scripted chain counts every call; the clock is the test's; storage is real SQLite in memory.
 import { randomBytes } from 'node:crypto';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -25,6 +25,13 @@ setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/**
+ * Hashes the client tracks. The issue's figure is 100,000 (TXDESK_TRACKER_BOUNDS_HASHES=100000; 31 CPU-s, most of it
+ * the engine tracking them and walking them each round). 20,000 shows the same: more than the 30 blocks x
+ * MAX_UNSEEN_LOOKUPS_PER_ROUND (15,000) lookups the run can make, so every block meets the cap, and 13 times what one
+ * block would cost without it; the memory bound is per hash (64 MB per 100,000), so a leak per hash is caught alike.
+ */
+const HASHES = Number(process.env.TXDESK_TRACKER_BOUNDS_HASHES ?? 20_000);
 const randomHash = () => `0x${randomBytes(32).toString('hex')}`;
 
 function start(chain: FakeChain, clock: { t: number }, o: { unseenExpiryMs?: number } = {}) {
@@ -69,19 +76,19 @@ async function nextBlock(
 }
 
 describe('a client tracking hashes no node has seen', () => {
-  it('100,000 random hashes: calls per block stay flat, memory stays bounded', { timeout: 300_000 }, async () => {
+  it(`${HASHES.toLocaleString('en')} random hashes: calls per block stay flat, memory stays bounded`, { timeout: 300_000 }, async () => {
     const chain = new FakeChain();
     const clock = { t: 1_000_000 };
     const { engine: e, sent } = start(chain, clock);
     await e.start();
-    const hashes = Array.from({ length: 100_000 }, randomHash);
+    const hashes = Array.from({ length: HASHES }, randomHash);
     for (const h of hashes) await e.track('c', h, 1, 1_000);
-    expect(e.openCount('c')).toBe(100_000);
+    expect(e.openCount('c')).toBe(HASHES);
 
     // The timeout passes: every hash is reported pending once (one receipt lookup each, as before).
     const perBlock: Map<string, number>[] = [];
     perBlock.push(await nextBlock(chain, clock, e, 2_000));
-    await waitFor('a pending for every hash', () => sent.filter((s) => s.type === 'pending').length === 100_000, { timeoutMs: 120_000 });
+    await waitFor('a pending for every hash', () => sent.filter((s) => s.type === 'pending').length === HASHES, { timeoutMs: 120_000 });
     gc();
     const heapEarly = process.memoryUsage().heapUsed;
 
@@ -91,13 +98,14 @@ describe('a client tracking hashes no node has seen', () => {
     const receipts = perBlock.slice(2).map((m) => m.get('eth_getTransactionReceipt') ?? 0);
     const total = perBlock.slice(1).map((m) => [...m.values()].reduce((a, b) => a + b, 0));
     process.stdout.write(
-      `[tracker-bounds] 100,000 unseen hashes: calls per block after pending (by hash) ${byHash.join(',')}; receipts ${Math.max(...receipts)} max; all methods ${Math.max(...total)} max\n`,
+      `[tracker-bounds] ${HASHES} unseen hashes: calls per block after pending (by hash) ${byHash.join(',')}; ` +
+        `receipts ${Math.max(...receipts)} max; all methods ${Math.max(...total)} max\n`,
     );
     // Each round asks about at most MAX_UNSEEN_LOOKUPS_PER_ROUND hashes; a block triggers at most a few rounds.
     for (const n of byHash) expect(n).toBeLessThanOrEqual(3 * MAX_UNSEEN_LOOKUPS_PER_ROUND);
     for (const n of total) expect(n).toBeLessThanOrEqual(3 * MAX_UNSEEN_LOOKUPS_PER_ROUND + 10);
-    // Before the bounds every block cost one eth_getTransactionByHash per hash: 100,000.
-    expect(byHash.reduce((a, b) => a + b, 0)).toBeLessThan(30 * 100_000 * 0.05);
+    // Before the bounds every block cost one eth_getTransactionByHash per hash.
+    expect(byHash.reduce((a, b) => a + b, 0)).toBeLessThan(30 * HASHES * 0.05);
     // No receipt lookups for hashes that are in no block.
     expect(Math.max(...receipts)).toBeLessThanOrEqual(10);
 
@@ -107,8 +115,8 @@ describe('a client tracking hashes no node has seen', () => {
     process.stdout.write(
       `[tracker-bounds] heap ${(heapEarly / 2 ** 20).toFixed(1)} -> ${(heapLate / 2 ** 20).toFixed(1)} MB over 30 blocks\n`,
     );
-    expect(heapLate - heapEarly).toBeLessThan(64 * 2 ** 20);
-    expect(e.unseenCount()).toBeLessThanOrEqual(100_000);
+    expect(heapLate - heapEarly).toBeLessThan((64 * 2 ** 20 * HASHES) / 100_000);
+    expect(e.unseenCount()).toBeLessThanOrEqual(HASHES);
   });
 
   it('ends a hash the node never showed after the expiry with a final pending marked expired; a mined one is unaffected', async () => {
