@@ -147,7 +147,8 @@ function unreachableReason(e: unknown, timeoutMs: number): string {
 
 function unreachable(baseUrl: string, why: string): CliError {
   return new CliError(
-    `Cannot reach the txdesk service at ${baseUrl} (${why}): start one with \`txdesk service --dev\`, or point txdesk at another with \`txdesk config:set endpoint <url>\`.`,
+    `Cannot reach the txdesk service at ${baseUrl} (${why}): start one with \`txdesk service --dev\`, ` +
+      'or point txdesk at another with `txdesk config:set endpoint <url>`.',
     exitCodes.unreachable,
   );
 }
@@ -171,12 +172,14 @@ function failure(baseUrl: string, { status, body, retryAfter, location }: Answer
   }
   if (op === 'api-secret' && status === 409) {
     return new CliError(
-      'This account already has an API secret, shown only when it was made: run `txdesk account:api-secret --rotate` to replace it (the old one stops working at once).',
+      'This account already has an API secret, shown only when it was made: run `txdesk account:api-secret --rotate` ' +
+        'to replace it (the old one stops working at once).',
     );
   }
   if (op === 'api-secret' && status === 404) {
     return new CliError(
-      `The txdesk service at ${baseUrl} issues no API secrets (HTTP 404): it predates them, so its webhook API takes the clientId alone; \`txdesk webhook\` works with it as it is.`,
+      `The txdesk service at ${baseUrl} issues no API secrets (HTTP 404): it predates them, so its webhook API takes ` +
+        'the clientId alone; `txdesk webhook` works with it as it is.',
     );
   }
   if (status >= 300 && status < 400) {

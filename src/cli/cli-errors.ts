@@ -30,7 +30,10 @@ export function usageError(message: string): CliError {
 /** "Not logged in", naming the endpoint asked and where that endpoint came from, so a wrong one is easy to spot. */
 export function notLoggedInMessage(endpoint: { url: string; source: 'TXDESK_ENDPOINT' | 'config' | 'default' }): string {
   if (endpoint.source === 'default') {
-    return `Not logged in to ${endpoint.url} (the default endpoint): run \`txdesk login\`, or point txdesk at your service with \`txdesk config:set endpoint <url>\`.`;
+    return (
+      `Not logged in to ${endpoint.url} (the default endpoint): run \`txdesk login\`, ` +
+      'or point txdesk at your service with `txdesk config:set endpoint <url>`.'
+    );
   }
   const from = endpoint.source === 'TXDESK_ENDPOINT' ? 'TXDESK_ENDPOINT' : 'set with `txdesk config:set endpoint`';
   return `Not logged in to ${endpoint.url} (${from}): run \`txdesk login\` first.`;

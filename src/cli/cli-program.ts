@@ -1,19 +1,9 @@
-// The `txdesk` commander program: global settings, every command, and how errors become exit codes.
+// The `txdesk` commander program: global settings, the commands (cli-commands.ts), and how errors become exit codes.
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { CliError, exitCodes } from './cli-errors.js';
-import { createCliContext, type CliContext } from './cli-context.js';
-import { registerAccountApiSecret } from './command-account-api-secret.js';
-import { registerAccountDescribe } from './command-account-describe.js';
-import { registerConfig } from './command-config.js';
-import { registerDevchain } from './command-devchain.js';
-import { registerKey } from './command-key.js';
-import { registerLogin } from './command-login.js';
-import { registerLogout } from './command-logout.js';
-import { registerServe } from './command-serve.js';
-import { registerService } from './command-service.js';
-import { registerSignup } from './command-signup.js';
-import { registerWebhook } from './command-webhook.js';
+import { registerCommands } from './cli-commands.js';
+import type { CliContext } from './cli-context.js';
 import { DEFAULT_SERVICE_URL } from '../shared/defaults.js';
 
 /** The package version; package.json sits two levels above both src/cli and dist/cli. */
@@ -22,7 +12,8 @@ export function packageVersion(): string {
   return pkg.version ?? '0.0.0';
 }
 
-export function buildProgram(context: () => CliContext = createCliContext): Command {
+/** The program with every command; `context` replaces the account commands' real one (loaded when one runs). */
+export function buildProgram(context?: () => CliContext): Command {
   const program = new Command('txdesk')
     .description('txdesk: dev chain, data service, headless app, and your txdesk account')
     .version(packageVersion(), '-V, --version', 'print the txdesk version')
@@ -30,20 +21,11 @@ export function buildProgram(context: () => CliContext = createCliContext): Comm
     .helpCommand('help [command]', 'show help for a command')
     .showSuggestionAfterError(true)
     .exitOverride(); // inherited by the commands below, so usage errors reach run() and exit with 2
-  registerDevchain(program);
-  registerService(program);
-  registerServe(program);
-  registerSignup(program, context);
-  registerLogin(program, context);
-  registerLogout(program, context);
-  registerAccountDescribe(program, context);
-  registerAccountApiSecret(program, context);
-  registerConfig(program, context);
-  registerWebhook(program, context);
-  registerKey(program);
+  registerCommands(program, context);
   program.addHelpText(
     'after',
-    `\nAccount commands talk to $TXDESK_ENDPOINT, else the endpoint saved with \`txdesk config:set endpoint <url>\`, else ${DEFAULT_SERVICE_URL}.\nDocs: docs/cli.md`,
+    '\nAccount commands talk to $TXDESK_ENDPOINT, else the endpoint saved with `txdesk config:set endpoint <url>`, else ' +
+      `${DEFAULT_SERVICE_URL}.\nDocs: docs/cli.md`,
   );
   return program;
 }

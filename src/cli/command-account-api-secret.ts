@@ -1,6 +1,5 @@
 // `txdesk account:api-secret [--rotate | --revoke]`: the logged-in account's API secret, the long-lived credential a
 // program sends to manage webhooks (docs/webhooks.md, "Who may manage webhooks"); shown once, when made.
-import type { Command } from 'commander';
 import { z } from 'zod';
 import { createAccountsClient } from './accounts-client.js';
 import { CliError, notLoggedInMessage, usageError } from './cli-errors.js';
@@ -12,42 +11,35 @@ const apiSecretOptions = z.object({ rotate: z.boolean().optional(), revoke: z.bo
 
 /** The sentence that goes with a new secret: it is shown this once, and says how a program uses it. */
 const secretNotice =
-  'This API secret is shown only this once: give it to the program that manages your webhooks, which sends it as "Authorization: Bearer <secret>" (docs/webhooks.md); `txdesk account:api-secret --rotate` replaces it.';
+  'This API secret is shown only this once: give it to the program that manages your webhooks, which sends it as ' +
+  '"Authorization: Bearer <secret>" (docs/webhooks.md); `txdesk account:api-secret --rotate` replaces it.';
 
-export function registerAccountApiSecret(program: Command, context: () => CliContext): void {
-  program
-    .command('account:api-secret')
-    .description("make the logged-in account's API secret, shown only this once: what a program sends to manage webhooks")
-    .option('--rotate', 'replace the API secret the account has (the old one stops working at once)')
-    .option('--revoke', 'end the API secret: programs using it can no longer manage webhooks')
-    .option('--json', 'print {"apiSecret", "createdAt"} (or {"revoked"}) as one JSON object')
-    .action(async (raw: Record<string, unknown>) => {
-      const opts = parseOptions(apiSecretOptions, raw);
-      if (opts.rotate && opts.revoke) throw usageError('--rotate and --revoke contradict each other: give one of them.');
-      const ctx = context();
-      const endpoint = ctx.endpoint();
-      const session = ctx.sessions.load(new URL(endpoint.url).origin);
-      if (!session) throw new CliError(notLoggedInMessage(endpoint));
-      const exp = tokenExpiry(session.token);
-      if (exp !== null && exp * 1000 < Date.now()) throw new CliError('Your session has expired: run `txdesk login` again.');
-      const client = createAccountsClient(endpoint.url);
+export async function runAccountApiSecret(raw: Record<string, unknown>, context: () => CliContext): Promise<void> {
+  const opts = parseOptions(apiSecretOptions, raw);
+  if (opts.rotate && opts.revoke) throw usageError('--rotate and --revoke contradict each other: give one of them.');
+  const ctx = context();
+  const endpoint = ctx.endpoint();
+  const session = ctx.sessions.load(new URL(endpoint.url).origin);
+  if (!session) throw new CliError(notLoggedInMessage(endpoint));
+  const exp = tokenExpiry(session.token);
+  if (exp !== null && exp * 1000 < Date.now()) throw new CliError('Your session has expired: run `txdesk login` again.');
+  const client = createAccountsClient(endpoint.url);
 
-      if (opts.revoke) {
-        const revoked = await client.revokeApiSecret(session.token);
-        if (opts.json) return ctx.out(JSON.stringify({ revoked }));
-        return ctx.out(
-          revoked
-            ? 'Revoked the API secret: programs using it can no longer manage webhooks.'
-            : 'This account has no API secret; nothing to revoke.',
-        );
-      }
-      const made = await client.createApiSecret(session.token, opts.rotate === true);
-      if (opts.json) {
-        ctx.out(JSON.stringify(made));
-        ctx.err(secretNotice);
-        return;
-      }
-      ctx.out(`API secret: ${made.apiSecret}`);
-      ctx.out(secretNotice);
-    });
+  if (opts.revoke) {
+    const revoked = await client.revokeApiSecret(session.token);
+    if (opts.json) return ctx.out(JSON.stringify({ revoked }));
+    return ctx.out(
+      revoked
+        ? 'Revoked the API secret: programs using it can no longer manage webhooks.'
+        : 'This account has no API secret; nothing to revoke.',
+    );
+  }
+  const made = await client.createApiSecret(session.token, opts.rotate === true);
+  if (opts.json) {
+    ctx.out(JSON.stringify(made));
+    ctx.err(secretNotice);
+    return;
+  }
+  ctx.out(`API secret: ${made.apiSecret}`);
+  ctx.out(secretNotice);
 }

@@ -2,7 +2,6 @@
 // (hidden prompt, or --passphrase-stdin), to --out FILE (mode 0600, never over an existing file) or stdout.
 import { writeFileSync } from 'node:fs';
 import type { ReadStream } from 'node:tty';
-import type { Command } from 'commander';
 import { z } from 'zod';
 import { silentLogger } from '../lib/log.js';
 import { CliError, usageError } from './cli-errors.js';
@@ -40,46 +39,36 @@ async function askPassphrase(passphraseStdin: boolean): Promise<string> {
   return passphrase;
 }
 
-export function registerKey(program: Command): void {
-  const key = program.command('key').description("the app's signing key");
-  key
-    .command('export')
-    .description('export the stored signing key as a passphrase-encrypted keystore file (Web3 Secret Storage v3)')
-    .option('--out <file>', 'write the keystore to this new file (mode 0600); default: stdout')
-    .option('--data-dir <dir>', 'the app data folder (default: $TXDESK_DATA_DIR or ~/.txdesk)')
-    .option('--scope <scope>', 'configured (a real network) or embedded (the dev chain); default: configured if stored, else embedded')
-    .option('--passphrase-stdin', 'read the export passphrase from stdin, for scripts')
-    .action(async (raw: Record<string, unknown>) => {
-      const opts = parseOptions(exportOptions, raw);
-      const [{ readStoredKey }, { exportKeystore }] = await Promise.all([
-        import('../core/adapters/vault/vault-stored-key.js'),
-        import('../core/services/key-export.js'),
-      ]);
-      let stored;
-      try {
-        stored = await readStoredKey({ dataDir: opts.dataDir, scope: opts.scope, env: process.env, log: silentLogger });
-      } catch (e) {
-        throw new CliError((e as Error).message);
-      }
-      const passphrase = await askPassphrase(opts.passphraseStdin === true);
-      const out = await exportKeystore(stored.privateKey, passphrase);
-      if (opts.out) {
-        try {
-          writeFileSync(opts.out, `${out.keystore}\n`, { mode: 0o600, flag: 'wx' });
-        } catch (e) {
-          const code = (e as NodeJS.ErrnoException).code;
-          throw new CliError(
-            code === 'EEXIST'
-              ? `${opts.out} already exists; choose another --out file (an export never overwrites one).`
-              : `Cannot write ${opts.out} (${code ?? 'error'}); choose a folder you can write.`,
-          );
-        }
-        process.stderr.write(
-          `Exported ${out.address} (${stored.scope} key, ${stored.storage}) to ${opts.out}; keep the passphrase, the file is useless without it.\n`,
-        );
-      } else {
-        process.stdout.write(`${out.keystore}\n`);
-        process.stderr.write(`Exported ${out.address} (${stored.scope} key, ${stored.storage}); suggested file name ${out.fileName}.\n`);
-      }
-    });
+export async function runKeyExport(raw: Record<string, unknown>): Promise<void> {
+  const opts = parseOptions(exportOptions, raw);
+  const [{ readStoredKey }, { exportKeystore }] = await Promise.all([
+    import('../core/adapters/vault/vault-stored-key.js'),
+    import('../core/services/key-export.js'),
+  ]);
+  let stored;
+  try {
+    stored = await readStoredKey({ dataDir: opts.dataDir, scope: opts.scope, env: process.env, log: silentLogger });
+  } catch (e) {
+    throw new CliError((e as Error).message);
+  }
+  const passphrase = await askPassphrase(opts.passphraseStdin === true);
+  const out = await exportKeystore(stored.privateKey, passphrase);
+  if (opts.out) {
+    try {
+      writeFileSync(opts.out, `${out.keystore}\n`, { mode: 0o600, flag: 'wx' });
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      throw new CliError(
+        code === 'EEXIST'
+          ? `${opts.out} already exists; choose another --out file (an export never overwrites one).`
+          : `Cannot write ${opts.out} (${code ?? 'error'}); choose a folder you can write.`,
+      );
+    }
+    process.stderr.write(
+      `Exported ${out.address} (${stored.scope} key, ${stored.storage}) to ${opts.out}; keep the passphrase, the file is useless without it.\n`,
+    );
+  } else {
+    process.stdout.write(`${out.keystore}\n`);
+    process.stderr.write(`Exported ${out.address} (${stored.scope} key, ${stored.storage}); suggested file name ${out.fileName}.\n`);
+  }
 }

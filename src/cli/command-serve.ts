@@ -1,5 +1,4 @@
 // `txdesk serve`: the app's core headless under plain Node, with the renderer as a web page on localhost.
-import type { Command } from 'commander';
 import { z } from 'zod';
 import { blockTimeOption, congestionOption, dirOption, parseOptions, portOption } from './cli-options.js';
 import { runLongRunning, startExitCode } from './cli-runner.js';
@@ -15,51 +14,40 @@ const serveOptions = z.object({
   allowKeyRoutes: z.boolean().optional(),
 });
 
-export function registerServe(program: Command): void {
-  program
-    .command('serve')
-    .description('run the app headless: /api/tx, the listing proxy and the web UI on 127.0.0.1')
-    .option('--port <n>', `HTTP port; 0 picks a free one (default ${DEFAULT_APP_PORT})`)
-    .option('--json', 'when ready, print one JSON line (appUrl, rpcUrl, apiTokenFile, serviceUrl, nodeUrl, ...) on stdout')
-    .option('--congestion <level>', 'background load on the embedded dev chain: off, low, high or market (seed: $TXDESK_DEVCHAIN_SEED)')
-    .option('--data-dir <dir>', 'where the app keeps its data (default: $TXDESK_DATA_DIR or the app default)')
-    .option('--block-time <s>', 'seconds per block of the embedded dev chain (default 1)')
-    .option('--allow-key-routes', 'also allow key generate/import/export and node/service URL changes over HTTP (with the API token)')
-    .action(async (raw: Record<string, unknown>) => {
-      const opts = parseOptions(serveOptions, raw);
-      const port = opts.port ?? DEFAULT_APP_PORT;
-      await runLongRunning({
-        what: 'txdesk serve',
-        scope: 'serve',
-        json: opts.json === true,
+export async function runServe(raw: Record<string, unknown>): Promise<void> {
+  const opts = parseOptions(serveOptions, raw);
+  const port = opts.port ?? DEFAULT_APP_PORT;
+  await runLongRunning({
+    what: 'txdesk serve',
+    scope: 'serve',
+    json: opts.json === true,
+    port,
+    start: async (log) => {
+      const [{ startServe }, { startEmbeddedNetwork }] = await Promise.all([
+        import('../core/serve.js'),
+        import('../embedded/embedded-network.js'),
+      ]);
+      return startServe({
         port,
-        start: async (log) => {
-          const [{ startServe }, { startEmbeddedNetwork }] = await Promise.all([
-            import('../core/serve.js'),
-            import('../embedded/embedded-network.js'),
-          ]);
-          return startServe({
-            port,
-            startEmbedded: startEmbeddedNetwork,
-            congestion: opts.congestion,
-            blockTimeSeconds: opts.blockTime,
-            env: process.env,
-            dataDir: opts.dataDir,
-            allowKeyRoutes: opts.allowKeyRoutes === true,
-            log,
-            // The old core is stopped already: without a new one there is nothing left to serve.
-            onRestartFailed: (e) => process.exit(startExitCode(e)),
-          });
-        },
-        summary: (info) => [
-          `txdesk is ready: open ${text(info.appUrl)} (service ${text(info.serviceUrl)}, node ${text(info.nodeUrl)})`,
-          ...linkLines(info.status),
-          `JSON-RPC for tools (ethers, viem, cast; snippets in Settings > Tool requests): ${text(info.rpcUrl)}`,
-          `API token for every request (Authorization: Bearer …; a browser that has lost its login pastes it at /login): ${text(info.apiTokenFile)}`,
-          'Press Ctrl-C to stop.',
-        ],
+        startEmbedded: startEmbeddedNetwork,
+        congestion: opts.congestion,
+        blockTimeSeconds: opts.blockTime,
+        env: process.env,
+        dataDir: opts.dataDir,
+        allowKeyRoutes: opts.allowKeyRoutes === true,
+        log,
+        // The old core is stopped already: without a new one there is nothing left to serve.
+        onRestartFailed: (e) => process.exit(startExitCode(e)),
       });
-    });
+    },
+    summary: (info) => [
+      `txdesk is ready: open ${text(info.appUrl)} (service ${text(info.serviceUrl)}, node ${text(info.nodeUrl)})`,
+      ...linkLines(info.status),
+      `JSON-RPC for tools (ethers, viem, cast; snippets in Settings > Tool requests): ${text(info.rpcUrl)}`,
+      `API token for every request (Authorization: Bearer …; a browser that has lost its login pastes it at /login): ${text(info.apiTokenFile)}`,
+      'Press Ctrl-C to stop.',
+    ],
+  });
 }
 
 /** `tracker: unreachable (reason)` lines for the human summary; nothing when both links are connected. */

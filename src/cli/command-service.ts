@@ -1,5 +1,4 @@
 // `txdesk service`: the data service (token listing, tracker, accounts); `--dev` brings its own dev chain and account.
-import type { Command } from 'commander';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { usageError } from './cli-errors.js';
@@ -48,144 +47,101 @@ const serviceOptions = z.object({
     .optional(),
 });
 
-export function registerService(program: Command): void {
-  program
-    .command('service')
-    .description('run the data service: token listing API, transaction tracker, accounts')
-    .option('--dev', 'also run a dev chain, with open sign-up and a dev account')
-    .option(
-      '--node <url>',
-      'Ethereum JSON-RPC URL to index and watch, http(s):// or ws(s)://, e.g. http://127.0.0.1:8545 (default: $NODE_ENDPOINT; not with --dev)',
-    )
-    .option(
-      '--network <spec>',
-      'a network to serve, <platform>/<network>=<node url>[,<node url>...] (more URLs: failover), e.g. ethereum/sepolia=https://rpc.example; repeat for more networks, the first is the default',
-      (value: string, all: string[] = []) => [...all, value],
-    )
-    .option(
-      '--config <file>',
-      'a JSON file listing the networks to serve (platform, network, nodeUrls, chainId, indexerLag, startBlock; see docs/deploy.md)',
-    )
-    .option('--port <n>', `HTTP port; 0 picks a free one (default ${DEFAULT_SERVICE_PORT})`)
-    .option(
-      '--data-dir <dir>',
-      'where the SQLite database goes (default: $TXDESK_DATA_DIR, else the user data folder); not used with --database',
-    )
-    .option(
-      '--indexer-lag <blocks>',
-      "blocks the token indexer stays behind the chain head, so short reorgs never reach the listing (default: 0 on dev chains 31337/1337, else 12); not the app's tracker confirmations",
-    )
-    .option('--confirmations <blocks>', 'old name of --indexer-lag')
-    .option('--json', 'when ready, print one JSON line (serviceUrl, nodeUrl, chainId, ...) on stdout')
-    .option('--open-signup', 'let anyone create an account with `txdesk signup` (always on with --dev)')
-    .option(
-      '--allow-private-webhooks',
-      'let webhooks reach loopback, private and link-local addresses (always on with --dev; off for a service strangers use)',
-    )
-    .option('--congestion <level>', 'with --dev: background load on the dev chain, off, low, high or market')
-    .option('--block-time <s>', 'with --dev: seconds per block of the dev chain')
-    .option(
-      '--database <url>',
-      'postgres://user:password@host:5432/db shared by any number of service instances: accounts, token index and tracker live there (default: $TXDESK_DATABASE_URL, else SQLite in --data-dir)',
-    )
-    .option(
-      '--public-url <url>',
-      'the URL clients use (e.g. https://txdesk.example.com behind a proxy): its host is answered besides loopback, and page links use it',
-    )
-    .action(async (raw: Record<string, unknown>) => {
-      const opts = parseOptions(serviceOptions, raw);
-      const env = process.env;
-      const port = opts.port ?? DEFAULT_SERVICE_PORT;
-      const dataDir = opts.dataDir ?? (env.TXDESK_DATA_DIR || undefined);
-      const given = [opts.dev && '--dev', opts.node && '--node', opts.network?.length && '--network', opts.config && '--config'].filter(
-        Boolean,
-      );
-      if (given.length > 1)
-        throw usageError(
-          `Pass one of --dev (dev chains are started), --node URL, --network (repeatable) or --config FILE; got ${given.join(' and ')}.`,
-        );
-      if (!opts.dev && (opts.congestion || opts.blockTime !== undefined)) {
-        throw usageError('--congestion and --block-time apply to the dev chain: add --dev.');
+export async function runService(raw: Record<string, unknown>): Promise<void> {
+  const opts = parseOptions(serviceOptions, raw);
+  const env = process.env;
+  const port = opts.port ?? DEFAULT_SERVICE_PORT;
+  const dataDir = opts.dataDir ?? (env.TXDESK_DATA_DIR || undefined);
+  const given = [opts.dev && '--dev', opts.node && '--node', opts.network?.length && '--network', opts.config && '--config'].filter(
+    Boolean,
+  );
+  if (given.length > 1)
+    throw usageError(
+      `Pass one of --dev (dev chains are started), --node URL, --network (repeatable) or --config FILE; got ${given.join(' and ')}.`,
+    );
+  if (!opts.dev && (opts.congestion || opts.blockTime !== undefined)) {
+    throw usageError('--congestion and --block-time apply to the dev chain: add --dev.');
+  }
+  if (opts.indexerLag !== undefined && opts.confirmations !== undefined && opts.indexerLag !== opts.confirmations) {
+    throw usageError('--confirmations is the old name of --indexer-lag: give only --indexer-lag.');
+  }
+  const indexerLag = opts.indexerLag ?? opts.confirmations;
+  const lagFlag = opts.indexerLag !== undefined ? '--indexer-lag' : '--confirmations';
+  if (opts.dev && indexerLag !== undefined)
+    throw usageError(
+      `${lagFlag} applies to a service on --node, --network or --config (a dev chain is indexed to its head): drop it, or use one of those instead of --dev.`,
+    );
+  if (opts.dev && opts.publicUrl)
+    throw usageError('--public-url applies to a service on --node, --network or --config; the --dev service answers on loopback only.');
+  const database = opts.database ?? databaseFromEnv(env);
+  const leaseMarginMs = leaseMarginFromEnv(env);
+  if (opts.dev && database)
+    throw usageError(
+      '--database applies to a service on --node, --network or --config; the --dev service keeps its state in SQLite: ' +
+        'drop --database (or unset TXDESK_DATABASE_URL).',
+    );
+  const networks = networksFromFlags(opts.network, opts.config);
+  const nodeUrl = opts.dev || networks ? undefined : (opts.node ?? nodeFromEnv(env));
+  const json = opts.json === true;
+  await runLongRunning({
+    what: 'the data service',
+    scope: 'service',
+    json,
+    port,
+    start: async (log, signal) => {
+      const { startDevService, startService } = await import('../service/index.js');
+      if (nodeUrl === undefined && !networks) {
+        const dev = await startDevService({ port, dataDir, congestion: opts.congestion, blockTimeSeconds: opts.blockTime, log });
+        // The dev account's API secret goes beside its clientId, so its webhooks can be managed with no login.
+        return { readyInfo: () => ({ ...dev.readyInfo(), apiSecret: dev.devAccount.apiSecret }), stop: () => dev.stop() };
       }
-      if (opts.indexerLag !== undefined && opts.confirmations !== undefined && opts.indexerLag !== opts.confirmations) {
-        throw usageError('--confirmations is the old name of --indexer-lag: give only --indexer-lag.');
-      }
-      const indexerLag = opts.indexerLag ?? opts.confirmations;
-      const lagFlag = opts.indexerLag !== undefined ? '--indexer-lag' : '--confirmations';
-      if (opts.dev && indexerLag !== undefined)
-        throw usageError(
-          `${lagFlag} applies to a service on --node, --network or --config (a dev chain is indexed to its head): drop it, or use one of those instead of --dev.`,
-        );
-      if (opts.dev && opts.publicUrl)
-        throw usageError('--public-url applies to a service on --node, --network or --config; the --dev service answers on loopback only.');
-      const database = opts.database ?? databaseFromEnv(env);
-      const leaseMarginMs = leaseMarginFromEnv(env);
-      if (opts.dev && database)
-        throw usageError(
-          '--database applies to a service on --node, --network or --config; the --dev service keeps its state in SQLite: drop --database (or unset TXDESK_DATABASE_URL).',
-        );
-      const networks = networksFromFlags(opts.network, opts.config);
-      const nodeUrl = opts.dev || networks ? undefined : (opts.node ?? nodeFromEnv(env));
-      const json = opts.json === true;
-      await runLongRunning({
-        what: 'the data service',
-        scope: 'service',
-        json,
+      if (database && opts.dataDir)
+        log.warn('--data-dir is not used with --database: the instance keeps its state in PostgreSQL and writes no files.');
+      const service = await startService({
+        ...(networks ? { networks } : { nodeUrl: nodeUrl! }),
+        // A fleet instance keeps no files; alone, the service's SQLite lives in the data folder.
+        ...(database ? { database } : { dataDir: dataDir ?? join(userDataDir(currentPlace()), 'service') }),
         port,
-        start: async (log, signal) => {
-          const { startDevService, startService } = await import('../service/index.js');
-          if (nodeUrl === undefined && !networks) {
-            const dev = await startDevService({ port, dataDir, congestion: opts.congestion, blockTimeSeconds: opts.blockTime, log });
-            // The dev account's API secret goes beside its clientId, so its webhooks can be managed with no login.
-            return { readyInfo: () => ({ ...dev.readyInfo(), apiSecret: dev.devAccount.apiSecret }), stop: () => dev.stop() };
-          }
-          if (database && opts.dataDir)
-            log.warn('--data-dir is not used with --database: the instance keeps its state in PostgreSQL and writes no files.');
-          const service = await startService({
-            ...(networks ? { networks } : { nodeUrl: nodeUrl! }),
-            // A fleet instance keeps no files; alone, the service's SQLite lives in the data folder.
-            ...(database ? { database } : { dataDir: dataDir ?? join(userDataDir(currentPlace()), 'service') }),
-            port,
-            confirmations: indexerLag,
-            openSignup: opts.openSignup === true,
-            allowPrivateWebhooks: opts.allowPrivateWebhooks === true,
-            ...(leaseMarginMs !== undefined ? { webhookTuning: { leaseMarginMs } } : {}),
-            ...(opts.publicUrl ? { publicUrl: opts.publicUrl } : {}),
-            // Ctrl-C while the service waits for its node ends the wait.
-            signal,
-            log,
-          });
-          return {
-            readyInfo: () => ({
-              serviceUrl: service.url,
-              ...(opts.publicUrl ? { publicUrl: new URL(opts.publicUrl).origin } : {}),
-              nodeUrl: service.nodeUrl,
-              chainId: service.chainId,
-              platform: service.platform,
-              network: service.network,
-              indexerLag: service.confirmations,
-              networks: service.networks.map((n) => ({
-                platform: n.platform,
-                network: n.network,
-                chainId: n.chainId(),
-                state: n.state(),
-                default: n.isDefault,
-              })),
-            }),
-            stop: () => service.stop(),
-          };
-        },
-        summary: (info) => [
-          `Data service ready: ${text(info.serviceUrl)} (node ${text(info.nodeUrl)}, chain ID ${text(info.chainId)}, ${text(info.platform)}/${text(info.network)}, indexer ${text(info.indexerLag)} blocks behind the head)`,
-          ...networkLines(info.networks),
-          ...(typeof info.clientId === 'string' ? [`Dev account client ID: ${info.clientId}`] : []),
-          ...(typeof info.apiSecret === 'string'
-            ? [`Dev account API secret (manages its webhooks; new at every start): ${info.apiSecret}`]
-            : []),
-          'Press Ctrl-C to stop.',
-        ],
+        confirmations: indexerLag,
+        openSignup: opts.openSignup === true,
+        allowPrivateWebhooks: opts.allowPrivateWebhooks === true,
+        ...(leaseMarginMs !== undefined ? { webhookTuning: { leaseMarginMs } } : {}),
+        ...(opts.publicUrl ? { publicUrl: opts.publicUrl } : {}),
+        // Ctrl-C while the service waits for its node ends the wait.
+        signal,
+        log,
       });
-    });
+      return {
+        readyInfo: () => ({
+          serviceUrl: service.url,
+          ...(opts.publicUrl ? { publicUrl: new URL(opts.publicUrl).origin } : {}),
+          nodeUrl: service.nodeUrl,
+          chainId: service.chainId,
+          platform: service.platform,
+          network: service.network,
+          indexerLag: service.confirmations,
+          networks: service.networks.map((n) => ({
+            platform: n.platform,
+            network: n.network,
+            chainId: n.chainId(),
+            state: n.state(),
+            default: n.isDefault,
+          })),
+        }),
+        stop: () => service.stop(),
+      };
+    },
+    summary: (info) => [
+      `Data service ready: ${text(info.serviceUrl)} (node ${text(info.nodeUrl)}, chain ID ${text(info.chainId)}, ` +
+        `${text(info.platform)}/${text(info.network)}, indexer ${text(info.indexerLag)} blocks behind the head)`,
+      ...networkLines(info.networks),
+      ...(typeof info.clientId === 'string' ? [`Dev account client ID: ${info.clientId}`] : []),
+      ...(typeof info.apiSecret === 'string'
+        ? [`Dev account API secret (manages its webhooks; new at every start): ${info.apiSecret}`]
+        : []),
+      'Press Ctrl-C to stop.',
+    ],
+  });
 }
 
 /** The networks of --network flags or a --config file, checked; undefined when neither is given. */
@@ -208,7 +164,12 @@ function networksFromFlags(flags: string[] | undefined, file: string | undefined
 function networkLines(networks: unknown): string[] {
   if (!Array.isArray(networks) || networks.length < 2) return [];
   return [
-    `Networks: ${networks.map((n: { platform: string; network: string; chainId: number | null; state?: string }) => `${n.platform}/${n.network} (chain ${n.chainId ?? '?'}${n.state ? `, ${n.state}` : ''})`).join(', ')}; the first is the default.`,
+    `Networks: ${networks
+      .map(
+        (n: { platform: string; network: string; chainId: number | null; state?: string }) =>
+          `${n.platform}/${n.network} (chain ${n.chainId ?? '?'}${n.state ? `, ${n.state}` : ''})`,
+      )
+      .join(', ')}; the first is the default.`,
   ];
 }
 
@@ -242,7 +203,8 @@ function nodeFromEnv(env: NodeJS.ProcessEnv): string {
   const parsed = nodeUrlOption.safeParse(value);
   if (!parsed.success)
     throw usageError(
-      `NODE_ENDPOINT "${value}" is not a valid node URL: set it to the node's JSON-RPC URL, http(s):// or ws(s)://, such as http://127.0.0.1:8545, or pass --node URL.`,
+      `NODE_ENDPOINT "${value}" is not a valid node URL: set it to the node's JSON-RPC URL, http(s):// or ws(s)://, ` +
+        'such as http://127.0.0.1:8545, or pass --node URL.',
     );
   return parsed.data;
 }

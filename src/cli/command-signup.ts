@@ -1,5 +1,4 @@
 // `txdesk signup`: creates an account on the txdesk service (open sign-up only) and logs in to it.
-import type { Command } from 'commander';
 import { z } from 'zod';
 import { createAccountsClient } from './accounts-client.js';
 import type { CliContext } from './cli-context.js';
@@ -13,36 +12,27 @@ const signupOptions = z.object({
   passwordStdin: z.boolean().optional(),
 });
 
-export function registerSignup(program: Command, context: () => CliContext): void {
-  program
-    .command('signup')
-    .description('create an account on the txdesk service and log in; prompts for what is not given at a terminal')
-    .option('--name <name>', 'your name')
-    .option('--organization <organization>', 'your organization')
-    .option('--email <email>', 'the account e-mail')
-    .option('--password-stdin', 'read the password from stdin, for scripts')
-    .action(async (raw: Record<string, unknown>) => {
-      const opts = parseOptions(signupOptions, raw);
-      const ctx = context();
-      const endpoint = ctx.endpoint();
-      const client = createAccountsClient(endpoint.url);
-      const { values, password } = await collectCredentials({
-        command: 'signup',
-        beforePrompting: () => client.assertReachable(),
-        fields: [
-          { key: 'name', label: 'Name', flag: '--name', given: opts.name },
-          { key: 'organization', label: 'Organization', flag: '--organization', given: opts.organization },
-          { key: 'email', label: 'Email', flag: '--email', given: opts.email },
-        ],
-        passwordStdin: opts.passwordStdin === true,
-        confirmPassword: true,
-      });
-      const email = values.email ?? '';
-      const created = await client.signup({ email, password, name: values.name ?? '', organization: values.organization ?? '' });
-      const session = created ?? (await client.login(email, password));
-      const saved = ctx.sessions.save(new URL(endpoint.url).origin, session.jwtToken);
-      if (saved.warning) ctx.err(saved.warning);
-      ctx.out(`Signed up and logged in to ${endpoint.url} as ${session.email}.`);
-      ctx.out(`ClientId: ${session.clientId}`);
-    });
+export async function runSignup(raw: Record<string, unknown>, context: () => CliContext): Promise<void> {
+  const opts = parseOptions(signupOptions, raw);
+  const ctx = context();
+  const endpoint = ctx.endpoint();
+  const client = createAccountsClient(endpoint.url);
+  const { values, password } = await collectCredentials({
+    command: 'signup',
+    beforePrompting: () => client.assertReachable(),
+    fields: [
+      { key: 'name', label: 'Name', flag: '--name', given: opts.name },
+      { key: 'organization', label: 'Organization', flag: '--organization', given: opts.organization },
+      { key: 'email', label: 'Email', flag: '--email', given: opts.email },
+    ],
+    passwordStdin: opts.passwordStdin === true,
+    confirmPassword: true,
+  });
+  const email = values.email ?? '';
+  const created = await client.signup({ email, password, name: values.name ?? '', organization: values.organization ?? '' });
+  const session = created ?? (await client.login(email, password));
+  const saved = ctx.sessions.save(new URL(endpoint.url).origin, session.jwtToken);
+  if (saved.warning) ctx.err(saved.warning);
+  ctx.out(`Signed up and logged in to ${endpoint.url} as ${session.email}.`);
+  ctx.out(`ClientId: ${session.clientId}`);
 }

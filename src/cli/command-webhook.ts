@@ -1,12 +1,10 @@
 // `txdesk webhook add|list|remove|test|replay|update`: the logged-in account's webhooks (docs/webhooks.md), managed
 // through the data service's webhook API with the login session as the credential (nothing to paste); a refusal is
 // shown as the service's own sentence.
-import type { Command } from 'commander';
 import { z } from 'zod';
 import { ADDRESS_PATTERN } from '../shared/address.js';
 import {
   attemptReply,
-  MAX_SECRET_OVERLAP_SECONDS,
   webhookReply,
   webhookWithSecret,
   type CreateWebhook,
@@ -19,11 +17,11 @@ import { CliError, notLoggedInMessage, usageError } from './cli-errors.js';
 import type { CliContext } from './cli-context.js';
 import { parseOptions } from './cli-options.js';
 import { tokenExpiry } from './session-store.js';
+import { MAX_SECRET_OVERLAP_SECONDS } from '../shared/defaults.js';
 
 /** Longer than the service's own 10 s limit on a test delivery, so its answer about a slow receiver arrives. */
 const REQUEST_TIMEOUT_MS = 30_000;
 
-const repeatable = (value: string, all: string[] = []) => [...all, value];
 const addressList = z
   .array(
     z
@@ -197,170 +195,109 @@ function table(rows: string[][]): string[] {
 
 /** The sentence that goes with a secret: it is shown this once. */
 const secretNotice = (id: string) =>
-  `This secret is shown only this once: keep it to verify each delivery's Txdesk-Signature header (docs/webhooks.md); \`txdesk webhook update ${id} --rotate-secret\` makes a new one.`;
+  "This secret is shown only this once: keep it to verify each delivery's Txdesk-Signature header (docs/webhooks.md); " +
+  `\`txdesk webhook update ${id} --rotate-secret\` makes a new one.`;
 
-export function registerWebhook(program: Command, context: () => CliContext): void {
-  const webhook = program
-    .command('webhook')
-    .description("the logged-in account's webhooks: tracker messages and address activity POSTed, signed, to a URL (docs/webhooks.md)");
+export async function runWebhookAdd(url: string, raw: Record<string, unknown>, context: () => CliContext): Promise<void> {
+  const opts = parseOptions(addOptions, raw);
+  if (!opts.trackerMessages && !opts.address?.length) {
+    throw usageError('This webhook would deliver nothing: drop --no-tracker-messages, or give --address for each address to watch.');
+  }
+  const [platform, network] = opts.network?.includes('/') ? opts.network.split('/') : [undefined, opts.network];
+  const body: CreateWebhook = {
+    url: url.trim(),
+    ...(platform ? { platform } : {}),
+    ...(network ? { network } : {}),
+    trackerMessages: opts.trackerMessages,
+    ...(opts.address ? { addresses: opts.address } : {}),
+  };
+  const ctx = context();
+  const created = await (await openWebhookApi(ctx)).call('POST', '', webhookWithSecret, body);
+  if (opts.json) {
+    ctx.out(JSON.stringify(created));
+    ctx.err(secretNotice(created.id));
+    return;
+  }
+  ctx.out(`Created webhook ${created.id} on ${created.platform}/${created.network}: ${deliveries(created)} to ${created.url}`);
+  ctx.out(`Secret: ${created.secret}`);
+  ctx.out(secretNotice(created.id));
+}
 
-  webhook
-    .command('add <url>')
-    .description('create a webhook; prints its id and its secret, shown only this once')
-    .option('--network <platform/network>', "the network whose messages it gets (default: the service's default network)")
-    .option('--no-tracker-messages', "do not deliver the tracker's messages of the transactions the account tracks")
-    .option('--address <0x...>', 'also deliver the ERC-721 and ERC-1155 moves into or out of this address (repeat for more)', repeatable)
-    .option('--json', 'print the webhook, secret included, as one JSON object')
-    .action(async (url: string, raw: Record<string, unknown>) => {
-      const opts = parseOptions(addOptions, raw);
-      if (!opts.trackerMessages && !opts.address?.length) {
-        throw usageError('This webhook would deliver nothing: drop --no-tracker-messages, or give --address for each address to watch.');
-      }
-      const [platform, network] = opts.network?.includes('/') ? opts.network.split('/') : [undefined, opts.network];
-      const body: CreateWebhook = {
-        url: url.trim(),
-        ...(platform ? { platform } : {}),
-        ...(network ? { network } : {}),
-        trackerMessages: opts.trackerMessages,
-        ...(opts.address ? { addresses: opts.address } : {}),
-      };
-      const ctx = context();
-      const created = await (await openWebhookApi(ctx)).call('POST', '', webhookWithSecret, body);
-      if (opts.json) {
-        ctx.out(JSON.stringify(created));
-        ctx.err(secretNotice(created.id));
-        return;
-      }
-      ctx.out(`Created webhook ${created.id} on ${created.platform}/${created.network}: ${deliveries(created)} to ${created.url}`);
-      ctx.out(`Secret: ${created.secret}`);
-      ctx.out(secretNotice(created.id));
-    });
+export async function runWebhookList(raw: Record<string, unknown>, context: () => CliContext): Promise<void> {
+  const opts = parseOptions(jsonOnly, raw);
+  const ctx = context();
+  const { data } = await (await openWebhookApi(ctx)).call('GET', '', z.object({ data: z.array(webhookReply) }));
+  if (opts.json) return ctx.out(JSON.stringify(data));
+  if (data.length === 0) return ctx.out('No webhooks yet: add one with `txdesk webhook add <url>`.');
+  const rows = data.map((w) => [w.id, `${w.platform}/${w.network}`, w.state, String(w.pending), w.url, deliveries(w), w.lastError ?? '-']);
+  for (const line of table([['ID', 'NETWORK', 'STATE', 'PENDING', 'URL', 'DELIVERS', 'LAST ERROR'], ...rows])) ctx.out(line);
+}
 
-  webhook
-    .command('list')
-    .description("the account's webhooks on every network, with their state and waiting deliveries")
-    .option('--json', 'print them as one JSON array')
-    .action(async (raw: Record<string, unknown>) => {
-      const opts = parseOptions(jsonOnly, raw);
-      const ctx = context();
-      const { data } = await (await openWebhookApi(ctx)).call('GET', '', z.object({ data: z.array(webhookReply) }));
-      if (opts.json) return ctx.out(JSON.stringify(data));
-      if (data.length === 0) return ctx.out('No webhooks yet: add one with `txdesk webhook add <url>`.');
-      const rows = data.map((w) => [
-        w.id,
-        `${w.platform}/${w.network}`,
-        w.state,
-        String(w.pending),
-        w.url,
-        deliveries(w),
-        w.lastError ?? '-',
-      ]);
-      for (const line of table([['ID', 'NETWORK', 'STATE', 'PENDING', 'URL', 'DELIVERS', 'LAST ERROR'], ...rows])) ctx.out(line);
-    });
+export async function runWebhookRemove(id: string, context: () => CliContext): Promise<void> {
+  const ctx = context();
+  await (await openWebhookApi(ctx)).call('DELETE', member(id), z.object({ deleted: z.literal(true) }));
+  ctx.out(`Removed webhook ${id}.`);
+}
 
-  webhook
-    .command('remove <id>')
-    .description('delete a webhook and the deliveries waiting for it')
-    .action(async (id: string) => {
-      const ctx = context();
-      await (await openWebhookApi(ctx)).call('DELETE', member(id), z.object({ deleted: z.literal(true) }));
-      ctx.out(`Removed webhook ${id}.`);
-    });
+export async function runWebhookTest(id: string, raw: Record<string, unknown>, context: () => CliContext): Promise<void> {
+  const opts = parseOptions(jsonOnly, raw);
+  const ctx = context();
+  const answer = await (await openWebhookApi(ctx)).call('POST', member(id, '/test'), attemptReply);
+  if (opts.json) ctx.out(JSON.stringify(answer));
+  if (!answer.ok) {
+    // The service's reasons are clauses ("the receiver answered 500") or whole sentences ("The URL's host ..."): one clause here.
+    const why = (answer.error ?? `the receiver answered ${answer.status}`)
+      .replace(/[.;]+$/, '')
+      .replace(/^[A-Z](?=[a-z' ])/, (c) => c.toLowerCase());
+    throw new CliError(
+      `The test delivery failed after ${answer.durationMs} ms: ${why}; fix that and run \`txdesk webhook test ${id}\` again.`,
+    );
+  }
+  if (!opts.json) ctx.out(`Test delivery to webhook ${id}: the receiver answered ${answer.status} in ${answer.durationMs} ms.`);
+}
 
-  webhook
-    .command('test <id>')
-    .description('send a signed `test` message to the webhook now and print the answer (exit 1 unless a 2xx)')
-    .option('--json', 'print the answer as one JSON object {ok, status, error, durationMs}')
-    .action(async (id: string, raw: Record<string, unknown>) => {
-      const opts = parseOptions(jsonOnly, raw);
-      const ctx = context();
-      const answer = await (await openWebhookApi(ctx)).call('POST', member(id, '/test'), attemptReply);
-      if (opts.json) ctx.out(JSON.stringify(answer));
-      if (!answer.ok) {
-        // The service's reasons are clauses ("the receiver answered 500") or whole sentences ("The URL's host ..."): one clause here.
-        const why = (answer.error ?? `the receiver answered ${answer.status}`)
-          .replace(/[.;]+$/, '')
-          .replace(/^[A-Z](?=[a-z' ])/, (c) => c.toLowerCase());
-        throw new CliError(
-          `The test delivery failed after ${answer.durationMs} ms: ${why}; fix that and run \`txdesk webhook test ${id}\` again.`,
-        );
-      }
-      if (!opts.json) ctx.out(`Test delivery to webhook ${id}: the receiver answered ${answer.status} in ${answer.durationMs} ms.`);
-    });
+export async function runWebhookReplay(id: string, raw: Record<string, unknown>, context: () => CliContext): Promise<void> {
+  const opts = parseOptions(replayOptions, raw);
+  if ((opts.from === undefined) === (opts.fromMessage === undefined))
+    throw usageError('Give --from <time> (with an optional --to <time>) or --from-message <messageId>, one of the two.');
+  if (opts.to !== undefined && opts.from === undefined) throw usageError('--to ends a range that --from starts: add --from <time>.');
+  const ms = (t: number | string) => (typeof t === 'number' ? t : Date.parse(t));
+  if (opts.from !== undefined && opts.to !== undefined && ms(opts.from) > ms(opts.to))
+    throw usageError('--from is later than --to: give the earlier time to --from.');
+  const body: ReplayRequest =
+    opts.fromMessage !== undefined
+      ? { fromMessageId: opts.fromMessage }
+      : { from: opts.from!, ...(opts.to !== undefined ? { to: opts.to } : {}) };
+  const ctx = context();
+  const { replayed } = await (await openWebhookApi(ctx)).call('POST', member(id, '/replay'), z.object({ replayed: z.number() }), body);
+  if (opts.json) return ctx.out(JSON.stringify({ replayed }));
+  ctx.out(
+    replayed === 0
+      ? 'Nothing to replay: this webhook sent no delivery of a message stored in that range (sent deliveries are kept for 7 days).'
+      : `Replaying ${plural(replayed, 'delivery', 'deliveries')} to webhook ${id}: each keeps its deliveryId and carries Txdesk-Replay: 1.`,
+  );
+}
 
-  webhook
-    .command('replay <id>')
-    .description('send sent deliveries again (kept 7 days): a time range, or from a message on')
-    .option('--from <time>', 'start of the range: ISO 8601 (2026-01-31T12:00:00Z) or ms since 1970')
-    .option('--to <time>', 'end of the range (default: now)')
-    .option('--from-message <messageId>', 'instead of a range: this message and every later one')
-    .option('--json', 'print {"replayed": n}')
-    .action(async (id: string, raw: Record<string, unknown>) => {
-      const opts = parseOptions(replayOptions, raw);
-      if ((opts.from === undefined) === (opts.fromMessage === undefined))
-        throw usageError('Give --from <time> (with an optional --to <time>) or --from-message <messageId>, one of the two.');
-      if (opts.to !== undefined && opts.from === undefined) throw usageError('--to ends a range that --from starts: add --from <time>.');
-      const ms = (t: number | string) => (typeof t === 'number' ? t : Date.parse(t));
-      if (opts.from !== undefined && opts.to !== undefined && ms(opts.from) > ms(opts.to))
-        throw usageError('--from is later than --to: give the earlier time to --from.');
-      const body: ReplayRequest =
-        opts.fromMessage !== undefined
-          ? { fromMessageId: opts.fromMessage }
-          : { from: opts.from!, ...(opts.to !== undefined ? { to: opts.to } : {}) };
-      const ctx = context();
-      const { replayed } = await (await openWebhookApi(ctx)).call('POST', member(id, '/replay'), z.object({ replayed: z.number() }), body);
-      if (opts.json) return ctx.out(JSON.stringify({ replayed }));
-      ctx.out(
-        replayed === 0
-          ? 'Nothing to replay: this webhook sent no delivery of a message stored in that range (sent deliveries are kept for 7 days).'
-          : `Replaying ${plural(replayed, 'delivery', 'deliveries')} to webhook ${id}: each keeps its deliveryId and carries Txdesk-Replay: 1.`,
-      );
-    });
-
-  webhook
-    .command('update <id>')
-    .description('change the URL, what is delivered or the state; rotate the secret')
-    .option('--url <url>', 'deliver to this URL from now on')
-    .option('--state <state>', 'active (resumes a paused or failing webhook) or paused (holds its deliveries)')
-    .option('--rotate-secret', 'make a new secret, shown only this once; the old one keeps signing too for --overlap')
-    .option(
-      '--overlap <seconds>',
-      `with --rotate-secret: how long the old secret keeps signing (default 86400, at most ${MAX_SECRET_OVERLAP_SECONDS})`,
-    )
-    .option('--address <0x...>', 'watch exactly these addresses from now on (repeat for more)', repeatable)
-    .option('--clear-addresses', 'watch no address any more')
-    .option('--tracker-messages', "deliver the tracker's messages of the account's transactions")
-    .option('--no-tracker-messages', "stop delivering the tracker's messages")
-    .option('--json', 'print the webhook (with `secret` when rotated) as one JSON object')
-    .action(async (id: string, raw: Record<string, unknown>) => {
-      const opts = parseOptions(updateOptions, raw);
-      if (opts.overlap !== undefined && !opts.rotateSecret)
-        throw usageError('--overlap goes with --rotate-secret: add it, or drop --overlap.');
-      if (opts.address && opts.clearAddresses) throw usageError('--address and --clear-addresses contradict each other: give one of them.');
-      const body: UpdateWebhook = {
-        ...(opts.url !== undefined ? { url: opts.url } : {}),
-        ...(opts.state !== undefined ? { state: opts.state } : {}),
-        ...(opts.trackerMessages !== undefined ? { trackerMessages: opts.trackerMessages } : {}),
-        ...(opts.address ? { addresses: opts.address } : opts.clearAddresses ? { addresses: [] } : {}),
-        ...(opts.rotateSecret ? { rotateSecret: true, ...(opts.overlap !== undefined ? { secretOverlapSeconds: opts.overlap } : {}) } : {}),
-      };
-      if (Object.keys(body).length === 0) {
-        throw usageError(
-          'Nothing to change: give --url, --state, --rotate-secret, --address, --clear-addresses or --[no-]tracker-messages.',
-        );
-      }
-      const ctx = context();
-      const updated = await (await openWebhookApi(ctx)).call(
-        'PATCH',
-        member(id),
-        webhookReply.extend({ secret: z.string().optional() }),
-        body,
-      );
-      if (opts.json) ctx.out(JSON.stringify(updated));
-      else ctx.out(`Updated webhook ${updated.id}: ${updated.state}, ${deliveries(updated)} to ${updated.url}`);
-      if (updated.secret === undefined) return;
-      if (!opts.json) ctx.out(`New secret: ${updated.secret}`);
-      const overlap = updated.previousSecretUntil ? ` The old secret also signs deliveries until ${updated.previousSecretUntil}.` : '';
-      (opts.json ? ctx.err : ctx.out)(`${secretNotice(updated.id)}${overlap}`);
-    });
+export async function runWebhookUpdate(id: string, raw: Record<string, unknown>, context: () => CliContext): Promise<void> {
+  const opts = parseOptions(updateOptions, raw);
+  if (opts.overlap !== undefined && !opts.rotateSecret) throw usageError('--overlap goes with --rotate-secret: add it, or drop --overlap.');
+  if (opts.address && opts.clearAddresses) throw usageError('--address and --clear-addresses contradict each other: give one of them.');
+  const body: UpdateWebhook = {
+    ...(opts.url !== undefined ? { url: opts.url } : {}),
+    ...(opts.state !== undefined ? { state: opts.state } : {}),
+    ...(opts.trackerMessages !== undefined ? { trackerMessages: opts.trackerMessages } : {}),
+    ...(opts.address ? { addresses: opts.address } : opts.clearAddresses ? { addresses: [] } : {}),
+    ...(opts.rotateSecret ? { rotateSecret: true, ...(opts.overlap !== undefined ? { secretOverlapSeconds: opts.overlap } : {}) } : {}),
+  };
+  if (Object.keys(body).length === 0) {
+    throw usageError('Nothing to change: give --url, --state, --rotate-secret, --address, --clear-addresses or --[no-]tracker-messages.');
+  }
+  const ctx = context();
+  const updated = await (await openWebhookApi(ctx)).call('PATCH', member(id), webhookReply.extend({ secret: z.string().optional() }), body);
+  if (opts.json) ctx.out(JSON.stringify(updated));
+  else ctx.out(`Updated webhook ${updated.id}: ${updated.state}, ${deliveries(updated)} to ${updated.url}`);
+  if (updated.secret === undefined) return;
+  if (!opts.json) ctx.out(`New secret: ${updated.secret}`);
+  const overlap = updated.previousSecretUntil ? ` The old secret also signs deliveries until ${updated.previousSecretUntil}.` : '';
+  (opts.json ? ctx.err : ctx.out)(`${secretNotice(updated.id)}${overlap}`);
 }

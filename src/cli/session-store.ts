@@ -1,11 +1,13 @@
 // Keeps the login session token per service origin: in the OS keychain, or in a user-only file where there is none.
 import { chmodSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { Entry } from '@napi-rs/keyring';
 import { z } from 'zod';
 import { ensurePrivateDir } from './config-store.js';
 
 export const keychainService = 'txdesk';
+
+const require = createRequire(import.meta.url);
 
 /** One keychain item; every method may throw when no keychain is reachable. */
 export interface KeychainEntry {
@@ -19,6 +21,9 @@ export type OpenKeychainEntry = (service: string, account: string) => KeychainEn
 /** The real OS keychain. On Linux it is pinned to the Secret Service: the library's fallback to the kernel keyring
  * would keep the token only until logout or reboot, which is worse than the 0600 file. */
 export const openOsKeychainEntry: OpenKeychainEntry = (service, account) => {
+  // Loaded on first use, not with the CLI: the native module costs every start ~0.1 CPU-s, and most commands (and
+  // every one with TXDESK_KEYCHAIN=off) never open the keychain.
+  const { Entry } = require('@napi-rs/keyring') as typeof import('@napi-rs/keyring');
   const entry = new Entry(service, account, process.platform === 'linux' ? { linux: { store: 'secret-service' } } : undefined);
   return {
     get: () => entry.getPassword() ?? null,
