@@ -199,7 +199,8 @@ describe('installed globally', () => {
       env: { ...process.env, TXDESK_CONFIG_DIR: join(elsewhere, 'config'), DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent' },
     });
     expect(describe.stderr).toBe(
-      'Not logged in to http://127.0.0.1:4000 (the default endpoint): run `txdesk login`, or point txdesk at your service with `txdesk config:set endpoint <url>`.\n',
+      'Not logged in to http://127.0.0.1:4000 (the default endpoint): run `txdesk login`, or point txdesk at your service ' +
+        'with `txdesk config:set endpoint <url>`.\n',
     );
     expect(describe.code).toBe(1);
   });

@@ -142,7 +142,8 @@ describe('txdesk logout with the service down', () => {
       expect(logout.stdout).toBe(`Logged out of ${endpoint}.\n`);
       const expiresAt = new Date(exp * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
       expect(logout.stderr).toBe(
-        `Warning: the session token could not be revoked on ${endpoint} (cannot reach it: ECONNREFUSED); it stays valid there until it expires at ${expiresAt}.\n`,
+        `Warning: the session token could not be revoked on ${endpoint} (cannot reach it: ECONNREFUSED); it stays valid ` +
+          `there until it expires at ${expiresAt}.\n`,
       );
       expect(savedToken()).toBeNull();
       expect(existsSync(sessionFile)).toBe(false);

@@ -274,7 +274,8 @@ describe('txdesk webhook', () => {
 
     // Whoever has only the clientId (it is in every listing URL) can neither read nor change the account's webhooks.
     const needed =
-      'Managing webhooks needs your account\'s API secret, not only the clientId: send "Authorization: Bearer <API secret>" (make one with `txdesk account:api-secret`), or use the txdesk command while logged in.';
+      'Managing webhooks needs your account\'s API secret, not only the clientId: send "Authorization: Bearer <API secret>" ' +
+      '(make one with `txdesk account:api-secret`), or use the txdesk command while logged in.';
     const attempts: [string, string, unknown][] = [
       ['GET', '', undefined],
       ['POST', '', { url: `${receiver.url}/thief` }],
@@ -314,7 +315,8 @@ describe('txdesk webhook', () => {
     const elsewhere = await api(endpoint, `/${id}`, secret!, { query: `?clientId=${dev.ready.clientId}` });
     expect(elsewhere.status).toBe(403);
     expect(((await elsewhere.json()) as { error: { message: string } }).error.message).toBe(
-      "The clientId in the query is not this credential's account's: leave clientId out (the credential names the account), or send the API secret of the account it belongs to.",
+      "The clientId in the query is not this credential's account's: leave clientId out (the credential names the account), " +
+        'or send the API secret of the account it belongs to.',
     );
     // Never in a URL: a secret in the query is an unknown parameter.
     expect((await api(endpoint, '', null, { query: `?apiSecret=${secret}` })).status).toBe(401);
@@ -323,7 +325,8 @@ describe('txdesk webhook', () => {
     const again = await runCli(['account:api-secret'], { env });
     expect({ stderr: again.stderr, code: again.code }).toEqual({
       stderr:
-        'This account already has an API secret, shown only when it was made: run `txdesk account:api-secret --rotate` to replace it (the old one stops working at once).\n',
+        'This account already has an API secret, shown only when it was made: run `txdesk account:api-secret --rotate` to ' +
+        'replace it (the old one stops working at once).\n',
       code: 1,
     });
     const rotated = await runCli(['account:api-secret', '--rotate', '--json'], { env });
@@ -335,7 +338,8 @@ describe('txdesk webhook', () => {
     const old = await api(endpoint, '', secret!);
     expect(old.status).toBe(401);
     expect(((await old.json()) as { error: { message: string } }).error.message).toBe(
-      'This API secret is not valid (it was rotated or revoked, or is mistyped): send the current one, or make a new one with `txdesk account:api-secret --rotate`.',
+      'This API secret is not valid (it was rotated or revoked, or is mistyped): send the current one, or make a new one ' +
+        'with `txdesk account:api-secret --rotate`.',
     );
     const patched = await api(endpoint, `/${id}`, next.apiSecret, { method: 'PATCH', body: { state: 'paused' } });
     expect(((await patched.json()) as { state: string }).state).toBe('paused');
@@ -403,7 +407,8 @@ describe('txdesk webhook', () => {
       ],
       [
         ['add', receiver.url, '--network', 'Ethereum/Local'],
-        'Invalid --network "Ethereum/Local": give <platform>/<network> (e.g. ethereum/local-2) or a network of the default platform, in lowercase letters, digits and dashes.',
+        'Invalid --network "Ethereum/Local": give <platform>/<network> (e.g. ethereum/local-2) or a network of the default ' +
+          'platform, in lowercase letters, digits and dashes.',
       ],
       [['replay', 'x'], 'Give --from <time> (with an optional --to <time>) or --from-message <messageId>, one of the two.'],
       [

@@ -126,7 +126,8 @@ describe('each misconfiguration stops start-up with one line naming what to chan
       'node on another chain than the service',
       { NODE_ENDPOINT: otherChain },
       [],
-      `${prefix}NODE_ENDPOINT (${otherChain}) is on chain 31337 but TXDESK_SERVICE_URL (${serviceUrl}) serves chain ${SEPOLIA} (ethereum/sepolia): point both at the same network.`,
+      `${prefix}NODE_ENDPOINT (${otherChain}) is on chain 31337 but TXDESK_SERVICE_URL (${serviceUrl}) serves ` +
+        `chain ${SEPOLIA} (ethereum/sepolia): point both at the same network.`,
       2,
     ],
     () => [
@@ -147,7 +148,8 @@ describe('each misconfiguration stops start-up with one line naming what to chan
       'CLIENT_ID unknown to the service',
       { CLIENT_ID: 'not-a-client-id' },
       [],
-      `${prefix}CLIENT_ID is not known to the data service at ${serviceUrl}: run \`txdesk login\` then \`txdesk account:describe\` with TXDESK_ENDPOINT=${serviceUrl}, and set CLIENT_ID to the ClientId it shows.`,
+      `${prefix}CLIENT_ID is not known to the data service at ${serviceUrl}: run \`txdesk login\` then \`txdesk ` +
+        `account:describe\` with TXDESK_ENDPOINT=${serviceUrl}, and set CLIENT_ID to the ClientId it shows.`,
       2,
     ],
     () => [
@@ -161,7 +163,8 @@ describe('each misconfiguration stops start-up with one line naming what to chan
       'TXDESK_SERVICE_URL pointing at the node',
       { TXDESK_SERVICE_URL: sepolia },
       [],
-      `${prefix}TXDESK_SERVICE_URL (${sepolia}) is an Ethereum node (chain ${SEPOLIA}), not a txdesk data service: set TXDESK_SERVICE_URL to the URL \`txdesk service\` prints (port 4000 by default) and NODE_ENDPOINT to the node.`,
+      `${prefix}TXDESK_SERVICE_URL (${sepolia}) is an Ethereum node (chain ${SEPOLIA}), not a txdesk data service: set ` +
+        `TXDESK_SERVICE_URL to the URL \`txdesk service\` prints (port 4000 by default) and NODE_ENDPOINT to the node.`,
       2,
     ],
     () => [
@@ -175,28 +178,32 @@ describe('each misconfiguration stops start-up with one line naming what to chan
       'PRIVATE_KEY zero',
       { PRIVATE_KEY: `0x${'0'.repeat(64)}` },
       [],
-      `${prefix}PRIVATE_KEY is not a usable key: it must be above zero and below the secp256k1 order (the value is not shown); export the key from your wallet again, or unset PRIVATE_KEY and generate one in the app.`,
+      `${prefix}PRIVATE_KEY is not a usable key: it must be above zero and below the secp256k1 order (the value is not ` +
+        `shown); export the key from your wallet again, or unset PRIVATE_KEY and generate one in the app.`,
       2,
     ],
     () => [
       'PRIVATE_KEY above the curve order',
       { PRIVATE_KEY: `0x${'f'.repeat(64)}` },
       [],
-      `${prefix}PRIVATE_KEY is not a usable key: it must be above zero and below the secp256k1 order (the value is not shown); export the key from your wallet again, or unset PRIVATE_KEY and generate one in the app.`,
+      `${prefix}PRIVATE_KEY is not a usable key: it must be above zero and below the secp256k1 order (the value is not ` +
+        `shown); export the key from your wallet again, or unset PRIVATE_KEY and generate one in the app.`,
       2,
     ],
     () => [
       'no key and nowhere to keep one',
       { PRIVATE_KEY: undefined },
       [],
-      `${prefix}No signing key and nowhere to keep one: set PRIVATE_KEY to your key, or unset TXDESK_KEYCHAIN=off so the OS keychain keeps it, or set TXDESK_KEY_PASSPHRASE (8+ characters) to keep it in an encrypted file.`,
+      `${prefix}No signing key and nowhere to keep one: set PRIVATE_KEY to your key, or unset TXDESK_KEYCHAIN=off so the OS ` +
+        `keychain keeps it, or set TXDESK_KEY_PASSPHRASE (8+ characters) to keep it in an encrypted file.`,
       2,
     ],
     () => [
       '--congestion and --block-time on a configured network',
       {},
       ['--congestion', 'high', '--block-time', '5'],
-      `${prefix}--congestion and --block-time apply only to the embedded dev chain, and NODE_ENDPOINT/TXDESK_SERVICE_URL point at a configured network: drop them, or unset both variables to use the dev chain.`,
+      `${prefix}--congestion and --block-time apply only to the embedded dev chain, and NODE_ENDPOINT/TXDESK_SERVICE_URL ` +
+        `point at a configured network: drop them, or unset both variables to use the dev chain.`,
       2,
     ],
     () => [
@@ -256,11 +263,13 @@ describe('each misconfiguration stops start-up with one line naming what to chan
       [['service', '--node', sepolia, '--congestion', 'high'], '--congestion and --block-time apply to the dev chain: add --dev.'],
       [
         ['service', '--dev', '--indexer-lag', '3'],
-        '--indexer-lag applies to a service on --node, --network or --config (a dev chain is indexed to its head): drop it, or use one of those instead of --dev.',
+        '--indexer-lag applies to a service on --node, --network or --config (a dev chain is indexed to its head): drop it, ' +
+          'or use one of those instead of --dev.',
       ],
       [
         ['service', '--dev', '--confirmations', '3'],
-        '--confirmations applies to a service on --node, --network or --config (a dev chain is indexed to its head): drop it, or use one of those instead of --dev.',
+        '--confirmations applies to a service on --node, --network or --config (a dev chain is indexed to its head): drop ' +
+          'it, or use one of those instead of --dev.',
       ],
       [
         ['service', '--node', sepolia, '--indexer-lag', '3', '--confirmations', '4'],
@@ -274,7 +283,8 @@ describe('each misconfiguration stops start-up with one line naming what to chan
     const help = await runCli(['service', '--help'], { env });
     const flat = help.stdout.replace(/\s+/g, ' ');
     expect(flat).toContain(
-      "--indexer-lag <blocks> blocks the token indexer stays behind the chain head, so short reorgs never reach the listing (default: 0 on dev chains 31337/1337, else 12); not the app's tracker confirmations",
+      '--indexer-lag <blocks> blocks the token indexer stays behind the chain head, so short reorgs never reach the listing ' +
+        "(default: 0 on dev chains 31337/1337, else 12); not the app's tracker confirmations",
     );
     expect(flat).toContain('--confirmations <blocks> old name of --indexer-lag');
   });
@@ -359,7 +369,8 @@ describe('the happy path: send, replace, confirm, restart the app, restart the s
       const bad = await patch({ clientId: 'typo-in-the-id' });
       expect(bad.status).toBe(400);
       expect((bad.body as { error: { message: string } }).error.message).toBe(
-        `The data service at ${serviceUrl} does not know this client ID; copy the ClientId that \`txdesk account:describe\` shows for an account on that service, or sign in instead.`,
+        `The data service at ${serviceUrl} does not know this client ID; copy the ClientId that \`txdesk account:describe\` ` +
+          `shows for an account on that service, or sign in instead.`,
       );
       expect((await patch({ clientId })).status).toBe(200);
       // The seed preset: a chain that mines no block gives the market policy nothing to judge, while the seed's

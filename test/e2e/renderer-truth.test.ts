@@ -77,7 +77,8 @@ describe.skipIf(!browserSuites())('the dashboard tells the truth (Chromium, txde
   };
   /** Horizontal overflow of the page or of the main area, and any element that clips content it does not ellipsize. */
   const overflow = async (): Promise<string[]> =>
-    (await page.evaluate(`(() => {
+    (await page.evaluate(
+      `(() => {
       const out = [];
       const doc = document.documentElement;
       if (doc.scrollWidth > doc.clientWidth + 1) out.push('page ' + doc.scrollWidth + '>' + doc.clientWidth);
@@ -90,10 +91,12 @@ describe.skipIf(!browserSuites())('the dashboard tells the truth (Chromium, txde
       }
       // Cells of rows and fact lists must hold their content, or it runs into the next one.
       for (const el of document.querySelectorAll('main .attempt-row > *, main .facts dd, main .group-head > *, main .stat')) {
-        if (el.getClientRects().length > 0 && el.scrollWidth > el.clientWidth + 1) out.push((el.className || el.tagName) + ' overflows ' + el.scrollWidth + '>' + el.clientWidth);
+        if (el.getClientRects().length > 0 && el.scrollWidth > el.clientWidth + 1) out.push((el.className || el.tagName) + ` +
+        `' overflows ' + el.scrollWidth + '>' + el.clientWidth);
       }
       return out;
-    })()`)) as string[];
+    })()`,
+    )) as string[];
 
   /** Chromium starts while the core does (neither needs the other before the page opens); afterAll closes it either way. */
   let launching: Promise<E2eBrowser> | undefined;

@@ -507,7 +507,8 @@ describe('floods against the localhost server', () => {
     const second = await core.memory();
     const mb = (x: number) => +(x / MB).toFixed(1);
     process.stdout.write(
-      `[reliability] app-edge core heap after GC: ${mb(before.heapUsed)} -> ${mb(first.heapUsed)} -> ${mb(second.heapUsed)} MB, RSS ${mb(before.rss)} -> ${mb(second.rss)} MB\n`,
+      `[reliability] app-edge core heap after GC: ${mb(before.heapUsed)} -> ${mb(first.heapUsed)} -> ${mb(second.heapUsed)} ` +
+        `MB, RSS ${mb(before.rss)} -> ${mb(second.rss)} MB\n`,
     );
     expect(second.heapUsed - first.heapUsed).toBeLessThan(16 * MB);
   });

@@ -327,69 +327,73 @@ const accountBody = fc.oneof(
 );
 
 describe('accounts API under random bodies', () => {
-  it('sign-up, login, passwd, me, api-secret and the webhook API answer random JSON, wrong types and garbage with a 4xx envelope (or a real success), never 5xx', async () => {
-    const base = acc.info.serviceUrl;
-    const statuses: Record<string, number> = {};
-    const routes = [
-      { method: 'POST', path: '/users/v1/signup' },
-      { method: 'POST', path: '/users/v1/login' },
-      { method: 'PATCH', path: '/users/v1/passwd' },
-      { method: 'GET', path: '/users/v1/me' },
-      { method: 'POST', path: '/users/v1/api-secret' },
-      { method: 'DELETE', path: '/users/v1/api-secret' },
-      { method: 'POST', path: '/tracker/v1/webhooks' },
-      { method: 'GET', path: '/tracker/v1/webhooks' },
-    ];
-    await fc.assert(
-      fc.asyncProperty(
-        fc.constantFrom(...routes),
-        fc.oneof(
-          accountBody.map((b) => JSON.stringify(b) ?? ''),
-          fc.string({ unit: 'binary', maxLength: 200 }),
-          fc.constantFrom('{', '{"email":', '\u0000', '[]', 'null'),
-        ),
-        fc.constantFrom(
-          'application/json',
-          'application/json; charset=utf-8',
-          'text/plain',
-          'application/x-www-form-urlencoded',
-          undefined,
-        ),
-        fc.oneof(
-          fc.constant(undefined),
-          fc.constantFrom(
-            'Bearer ',
-            'Bearer x',
-            'Basic abc',
-            'Bearer ' + 'a'.repeat(5000),
-            'Bearer a.b.c',
-            'Bearer txdesk_sk_x',
-            `Bearer txdesk_sk_${'A'.repeat(43)}`,
+  it(
+    'sign-up, login, passwd, me, api-secret and the webhook API answer random JSON, wrong types and garbage with a 4xx ' +
+      'envelope (or a real success), never 5xx',
+    async () => {
+      const base = acc.info.serviceUrl;
+      const statuses: Record<string, number> = {};
+      const routes = [
+        { method: 'POST', path: '/users/v1/signup' },
+        { method: 'POST', path: '/users/v1/login' },
+        { method: 'PATCH', path: '/users/v1/passwd' },
+        { method: 'GET', path: '/users/v1/me' },
+        { method: 'POST', path: '/users/v1/api-secret' },
+        { method: 'DELETE', path: '/users/v1/api-secret' },
+        { method: 'POST', path: '/tracker/v1/webhooks' },
+        { method: 'GET', path: '/tracker/v1/webhooks' },
+      ];
+      await fc.assert(
+        fc.asyncProperty(
+          fc.constantFrom(...routes),
+          fc.oneof(
+            accountBody.map((b) => JSON.stringify(b) ?? ''),
+            fc.string({ unit: 'binary', maxLength: 200 }),
+            fc.constantFrom('{', '{"email":', '\u0000', '[]', 'null'),
           ),
-          fc.string({ maxLength: 40 }).map((s) => `Bearer ${s}`),
+          fc.constantFrom(
+            'application/json',
+            'application/json; charset=utf-8',
+            'text/plain',
+            'application/x-www-form-urlencoded',
+            undefined,
+          ),
+          fc.oneof(
+            fc.constant(undefined),
+            fc.constantFrom(
+              'Bearer ',
+              'Bearer x',
+              'Basic abc',
+              'Bearer ' + 'a'.repeat(5000),
+              'Bearer a.b.c',
+              'Bearer txdesk_sk_x',
+              `Bearer txdesk_sk_${'A'.repeat(43)}`,
+            ),
+            fc.string({ maxLength: 40 }).map((s) => `Bearer ${s}`),
+          ),
+          async (route, body, type, authorization) => {
+            const headers: Record<string, string> = {};
+            if (type) headers['content-type'] = type;
+            if (authorization !== undefined) headers.authorization = authorization.replace(/[\r\n]/g, '');
+            const a = await rawRequest(base, {
+              method: route.method,
+              path: route.path,
+              headers,
+              body: route.method === 'GET' ? undefined : body,
+            });
+            statuses[`${route.path} ${a.status}`] = (statuses[`${route.path} ${a.status}`] ?? 0) + 1;
+            expectSane(a, `${route.method} ${route.path} ${body.slice(0, 100)}`);
+            if (route.path !== '/users/v1/signup')
+              expect(a.status, `${route.path} must refuse ${body.slice(0, 100)}`).toBeGreaterThanOrEqual(400);
+            if (a.status === 201) expect(typeof a.body.clientId).toBe('string');
+            if (a.status >= 400) expect(isClientError(a)).toBe(true);
+          },
         ),
-        async (route, body, type, authorization) => {
-          const headers: Record<string, string> = {};
-          if (type) headers['content-type'] = type;
-          if (authorization !== undefined) headers.authorization = authorization.replace(/[\r\n]/g, '');
-          const a = await rawRequest(base, {
-            method: route.method,
-            path: route.path,
-            headers,
-            body: route.method === 'GET' ? undefined : body,
-          });
-          statuses[`${route.path} ${a.status}`] = (statuses[`${route.path} ${a.status}`] ?? 0) + 1;
-          expectSane(a, `${route.method} ${route.path} ${body.slice(0, 100)}`);
-          if (route.path !== '/users/v1/signup')
-            expect(a.status, `${route.path} must refuse ${body.slice(0, 100)}`).toBeGreaterThanOrEqual(400);
-          if (a.status === 201) expect(typeof a.body.clientId).toBe('string');
-          if (a.status >= 400) expect(isClientError(a)).toBe(true);
-        },
-      ),
-      { numRuns: 200 },
-    );
-    figures.accountStatuses = statuses;
-  });
+        { numRuns: 200 },
+      );
+      figures.accountStatuses = statuses;
+    },
+  );
 
   it('huge bodies get 413, wrong media types 415, broken JSON 400; the service keeps serving', async () => {
     const base = acc.info.serviceUrl;

@@ -142,7 +142,8 @@ describe('node watch (real anvil)', () => {
     expect(w.current()).toBeNull();
     await waitFor('several probes of the wrong chain', () => w.errorCounts()['wrong-chain'] >= 5, { timeoutMs: 10_000 });
     expect(w.lines).toEqual([
-      `warn ethereum/local-2: the node at ${a.url} is on chain ${DEV_CHAIN_ID}, not ${DEV_CHAIN_ID_2} as configured; this network is stopped until it is fixed.`,
+      `warn ethereum/local-2: the node at ${a.url} is on chain ${DEV_CHAIN_ID}, not ${DEV_CHAIN_ID_2} as configured; this ` +
+        `network is stopped until it is fixed.`,
     ]);
     expect(w.changes).toEqual([]);
   });

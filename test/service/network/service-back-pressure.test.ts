@@ -188,8 +188,11 @@ it('starts on a node that pushes back, catches up, and answers every listing exa
     MOST_LOG_REFUSALS,
   );
   console.log(
-    `back-pressure test: caught up ${2 * TOKENS} transfers in ${catchUpS.toFixed(1)} s through a node answering 429 to ${node.pushedBack()} of ${node.requests()} requests ` +
-      `(${node.logRangeRefusals()} eth_getLogs refused for their range or size); ${answers.length} listing reads (${resets} sent again after a reset kept-alive socket), ${firstOk} of them 503 before the first block was indexed, the rest 200 and exact`,
+    `back-pressure test: caught up ${2 * TOKENS} transfers in ${catchUpS.toFixed(1)} s through a node answering 429 ` +
+      `to ${node.pushedBack()} of ${node.requests()} requests ` +
+      `(${node.logRangeRefusals()} eth_getLogs refused for their range or size); ${answers.length} listing reads (${resets} ` +
+      `sent again after a reset kept-alive socket), ${firstOk} of them 503 before the first block was indexed, the rest ` +
+      `200 and exact`,
   );
 
   // Serving, its node without a problem: polled, since a machine that stops this process past the probe timeout (3 s)
