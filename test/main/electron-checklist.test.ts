@@ -49,6 +49,9 @@ vi.mock('electron', () => ({
 }));
 
 delete process.env.ELECTRON_RENDERER_URL;
+// The unit project runs several files in one process (isolate: false): an earlier file may have loaded src/main with its
+// own stand-in for electron, so these modules are evaluated afresh against this file's recorder.
+vi.resetModules();
 const { createAppWindow } = await import('../../src/main/window.js');
 const { appProtocolResponse } = await import('../../src/main/app-protocol.js');
 const { isTrustedSenderUrl, invokeGuarded } = await import('../../src/main/ipc-guard.js');

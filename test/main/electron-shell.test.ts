@@ -26,6 +26,9 @@ vi.mock('electron', () => ({
   },
 }));
 
+// The unit project runs several files in one process (isolate: false): an earlier file may have loaded src/main with its
+// own stand-in for electron, so these modules are evaluated afresh against this file's recorder.
+vi.resetModules();
 const { createAppWindow } = await import('../../src/main/window.js');
 const { registerIpc } = await import('../../src/main/ipc-handlers.js');
 

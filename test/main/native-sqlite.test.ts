@@ -33,9 +33,14 @@ describe('Electron-ABI sqlite binding, loaded for real', () => {
       opened.push(f);
       return original.call(process, m, f, ...flags);
     }) as typeof process.dlopen;
+    // The unit project runs several files in one process (isolate: false), so an earlier file may have loaded
+    // better-sqlite3 and its binding already: both are loaded afresh here, and the earlier copies put back after (when
+    // there were none, this copy stays: taking it out of the cache broke the next file's import of better-sqlite3).
+    const earlier = Object.entries(require.cache).filter(([id]) => /[\\/]better-sqlite3[\\/]/.test(id));
+    for (const [id] of earlier) delete require.cache[id];
     const undo = redirectSqliteBinding(override);
     try {
-      const { default: Database } = await import('better-sqlite3');
+      const Database = require('better-sqlite3') as typeof import('better-sqlite3');
       const db = new Database(':memory:');
       expect(db.prepare('select 41 + 1 as n').get()).toEqual({ n: 42 });
       db.close();
@@ -44,6 +49,7 @@ describe('Electron-ABI sqlite binding, loaded for real', () => {
     } finally {
       undo();
       process.dlopen = original;
+      for (const [id, m] of earlier) require.cache[id] = m;
       rmSync(dir, { recursive: true, force: true });
     }
   });

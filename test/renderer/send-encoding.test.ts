@@ -62,6 +62,10 @@ describe('EIP-55', () => {
       if (at < 2) continue;
       const c = sum[at]!;
       const typo = sum.slice(0, at) + (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase()) + sum.slice(at + 1);
+      // A flip that leaves every letter in one case makes a one-case address, which is valid by design (about one
+      // random address in ten thousand: the run then failed at random).
+      const hex = typo.slice(2);
+      if (hex === hex.toLowerCase() || hex === hex.toUpperCase()) continue;
       expect(hasValidChecksum(typo)).toBe(false);
     }
   });
