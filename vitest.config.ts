@@ -12,6 +12,7 @@ export const UNIT_FILES = [
   'test/layering.test.ts',
   'test/table-ownership.test.ts',
   'test/readme-paths.test.ts',
+  'test/line-length.test.ts',
   'test/core/domain/*.test.ts',
   'test/core/adapters/{store-sqlite,vault-file,token-image,token-metadata,settings-validate}.test.ts',
   'test/core/adapters/http/*.test.ts',
@@ -32,7 +33,8 @@ export const UNIT_FILES = [
   'test/service/service-policy.test.ts',
   'test/service/tracker/{tracker-chain-window,tracker-delivery-hub,tracker-delivery-outbox,tracker-json-post}.test.ts',
   'test/service/tracker/{tracker-rpc,tracker-store-layout,tracker-watch-policy}.test.ts',
-  'test/service/webhooks/{webhook-activity-reorg,webhook-address-guard,webhook-backoff,webhook-deliverer-lease,webhook-delivery-policy,webhook-post,webhook-signature}.test.ts',
+  'test/service/webhooks/{webhook-activity-reorg,webhook-address-guard,webhook-backoff,webhook-deliverer-lease}.test.ts',
+  'test/service/webhooks/{webhook-delivery-policy,webhook-post,webhook-signature}.test.ts',
 ];
 
 /**

@@ -214,7 +214,9 @@ const rules: Array<{ says: string; broken: () => string[] }> = [
         .map((e) => `${e.from} -> ${e.to}`),
   },
   {
-    says: 'src/service never reaches src/core, and uses the tracker SDK only for its wire contracts, @txdesk/tracker/tracker-wire and @txdesk/tracker/webhook-signature',
+    says:
+      'src/service never reaches src/core, and uses the tracker SDK only for its wire contracts, ' +
+      '@txdesk/tracker/tracker-wire and @txdesk/tracker/webhook-signature',
     broken: () => [
       ...badChains('src/service', (m) => inside(m, 'src/core')),
       ...edges
@@ -224,7 +226,9 @@ const rules: Array<{ says: string; broken: () => string[] }> = [
     ],
   },
   {
-    says: 'storage (better-sqlite3, pg) is opened only by the store modules: src/lib/sqlite*, src/service/db, the sqlite/ and postgres/ folders of src/service, src/core/adapters/sqlite and src/main/native-sqlite.ts',
+    says:
+      'storage (better-sqlite3, pg) is opened only by the store modules: src/lib/sqlite*, src/service/db, the sqlite/ ' +
+      'and postgres/ folders of src/service, src/core/adapters/sqlite and src/main/native-sqlite.ts',
     broken: () => {
       const store = (f: string) =>
         /^src\/lib\/sqlite[^/]*\.ts$/.test(f) ||
@@ -236,7 +240,9 @@ const rules: Array<{ says: string; broken: () => string[] }> = [
     },
   },
   {
-    says: "a backend is chosen in one place: src/service/*/sqlite and src/service/*/postgres are imported only by the same backend's folders and src/service/backend.ts",
+    says:
+      'a backend is chosen in one place: src/service/*/sqlite and src/service/*/postgres are imported only by the same ' +
+      "backend's folders and src/service/backend.ts",
     broken: () => {
       const backend = (p: string) => /^src\/service\/[^/]+\/(sqlite|postgres)\//.exec(p)?.[1];
       return edges

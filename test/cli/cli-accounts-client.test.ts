@@ -113,13 +113,15 @@ describe('accounts client errors', () => {
       'api-secret',
       { status: 409, body: envelope('CONFLICT', 'This account already has an API secret.') },
       1,
-      'This account already has an API secret, shown only when it was made: run `txdesk account:api-secret --rotate` to replace it (the old one stops working at once).',
+      'This account already has an API secret, shown only when it was made: run `txdesk account:api-secret --rotate` to ' +
+        'replace it (the old one stops working at once).',
     ],
     [
       'api-secret',
       { status: 404, body: envelope('NOT_FOUND', 'No endpoint POST /users/v1/api-secret.') },
       1,
-      'The txdesk service at BASE issues no API secrets (HTTP 404): it predates them, so its webhook API takes the clientId alone; `txdesk webhook` works with it as it is.',
+      'The txdesk service at BASE issues no API secrets (HTTP 404): it predates them, so its webhook API takes the clientId ' +
+        'alone; `txdesk webhook` works with it as it is.',
     ],
     [
       'api-secret',

@@ -68,7 +68,10 @@ describe('compareParts: the node, the service and PLATFORM/NETWORK', () => {
       {},
       1,
       sepolia,
-      /^NODE_ENDPOINT \(http:\/\/node:8545\) is on chain 1 but TXDESK_SERVICE_URL \(http:\/\/svc:4000\) serves chain 11155111 \(ethereum\/sepolia\): point both at the same network\.$/,
+      new RegExp(
+        /^NODE_ENDPOINT \(http:\/\/node:8545\) is on chain 1 but TXDESK_SERVICE_URL \(http:\/\/svc:4000\) /.source +
+          /serves chain 11155111 \(ethereum\/sepolia\): point both at the same network\.$/.source,
+      ),
     ],
     [
       'NETWORK differs',
@@ -103,7 +106,8 @@ describe('compareParts: the node, the service and PLATFORM/NETWORK', () => {
       network: 'sepolia',
       isDefault: true,
       warnings: [
-        "the network saved in the app (holesky) does not match the data service at http://svc:4000, which serves ethereum/sepolia: using sepolia; change it in the app's settings.",
+        'the network saved in the app (holesky) does not match the data service at http://svc:4000, which serves ' +
+          "ethereum/sepolia: using sepolia; change it in the app's settings.",
       ],
     });
   });

@@ -1,4 +1,5 @@
-// The `market` congestion policy as pure functions: EIP-1559's base fee rule, the phase schedule, the seeded demand per phase, and a simulated market over whole cycles.
+// The `market` congestion policy as pure functions: EIP-1559's base fee rule, the phase schedule, the seeded demand per
+// phase, and a simulated market over whole cycles.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import {

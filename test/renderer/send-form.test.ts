@@ -110,7 +110,8 @@ describe('room for the fee: Max, the check and the button', () => {
   it('the whole balance leaves nothing for the fee: it says so, and what can be sent, never a figure above the balance', () => {
     const all = checkSendForm(form('99.999968499999999999'), funds);
     expect(!all.ok && all.errors.amount).toBe(
-      'That leaves too little for the fee: 21,000 gas at up to the fee cap of 500 gwei may cost 0.0105 ETH, so at most 99.9894 ETH can be sent (Max fills it in).',
+      'That leaves too little for the fee: 21,000 gas at up to the fee cap of 500 gwei may cost 0.0105 ETH, so at most ' +
+        '99.9894 ETH can be sent (Max fills it in).',
     );
     const more = checkSendForm(form('100'), funds);
     expect(!more.ok && more.errors.amount).toBe('That is more than the 99.9999 ETH this account holds.');

@@ -56,36 +56,40 @@ const fees: fc.Arbitrary<FeeFields> = fc.oneof(
 );
 
 describe('the market price of a first attempt', () => {
-  it("pays what the last busy blocks included at its speed's percentile (lower when they had room, at least the newest full block's) and leaves the speed's room over the next base fee", () => {
-    fc.assert(
-      fc.property(history, speed, (h, s) => {
-        const q = marketQuote(h, net, s);
-        const fees = marketFees(q, net);
-        const next = h.baseFees!.at(-1)!;
-        expect(q.baseFeeWei).toBe(next);
-        expect(fees).toEqual({
-          txType: 'eip1559',
-          maxFeePerGas: baseFeeAfter(next, HEADROOM_BLOCKS[s]) + q.tipWei,
-          maxPriorityFeePerGas: q.tipWei,
-        });
-        // It can enter the next block, and stays able to for the blocks of room it was given.
-        expect(effectiveTip(fees, baseFeeAfter(next, HEADROOM_BLOCKS[s]))).toBe(q.tipWei);
-        const busy = h.gasUsedRatio.flatMap((r, i) => (r > 0 ? [{ r, tips: h.rewards[i]! }] : [])).slice(-RECENT_BUSY_BLOCKS);
-        if (busy.length === 0) {
-          expect(q.tipWei).toBe(net.priorityFeeWei);
-          return;
-        }
-        const contested = busy.filter((b) => b.r >= FULL_RATIO).length * 2 > busy.length;
-        const index = contested ? { slow: 0, normal: 1, fast: 2 }[s] : { slow: 0, normal: 0, fast: 1 }[s];
-        const column = busy.map((b) => b.tips[index]!);
-        const sorted = [...column].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-        const med = sorted[Math.floor((sorted.length - 1) / 2)]!;
-        const newest = busy.at(-1)!;
-        const expected = newest.r >= FULL_RATIO && newest.tips[index]! > med ? newest.tips[index]! : med;
-        expect(q.tipWei).toBe(expected);
-      }),
-    );
-  });
+  it(
+    "pays what the last busy blocks included at its speed's percentile (lower when they had room, at least the newest full " +
+      "block's) and leaves the speed's room over the next base fee",
+    () => {
+      fc.assert(
+        fc.property(history, speed, (h, s) => {
+          const q = marketQuote(h, net, s);
+          const fees = marketFees(q, net);
+          const next = h.baseFees!.at(-1)!;
+          expect(q.baseFeeWei).toBe(next);
+          expect(fees).toEqual({
+            txType: 'eip1559',
+            maxFeePerGas: baseFeeAfter(next, HEADROOM_BLOCKS[s]) + q.tipWei,
+            maxPriorityFeePerGas: q.tipWei,
+          });
+          // It can enter the next block, and stays able to for the blocks of room it was given.
+          expect(effectiveTip(fees, baseFeeAfter(next, HEADROOM_BLOCKS[s]))).toBe(q.tipWei);
+          const busy = h.gasUsedRatio.flatMap((r, i) => (r > 0 ? [{ r, tips: h.rewards[i]! }] : [])).slice(-RECENT_BUSY_BLOCKS);
+          if (busy.length === 0) {
+            expect(q.tipWei).toBe(net.priorityFeeWei);
+            return;
+          }
+          const contested = busy.filter((b) => b.r >= FULL_RATIO).length * 2 > busy.length;
+          const index = contested ? { slow: 0, normal: 1, fast: 2 }[s] : { slow: 0, normal: 0, fast: 1 }[s];
+          const column = busy.map((b) => b.tips[index]!);
+          const sorted = [...column].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+          const med = sorted[Math.floor((sorted.length - 1) / 2)]!;
+          const newest = busy.at(-1)!;
+          const expected = newest.r >= FULL_RATIO && newest.tips[index]! > med ? newest.tips[index]! : med;
+          expect(q.tipWei).toBe(expected);
+        }),
+      );
+    },
+  );
 
   it('asks more the faster it is asked to be mined', () => {
     fc.assert(

@@ -336,27 +336,31 @@ describe('retrying skipped replacements', () => {
     expect(skips(r.transactionHash).map((e) => e.detail.reason)).toEqual(['max-replacements', 'cap']);
   });
 
-  it('a nonce skipped for a missing key is its problem and is replaced once the key is loaded; a key missing during a retry keeps the nonce waiting', async () => {
-    const a = await w.engine.send();
-    w.noKey = true;
-    await w.engine.handleMessage(message('m1', 'pending', a.transactionHash));
-    expect(skips(a.transactionHash).map((e) => e.detail.reason)).toEqual(['no-key']);
-    expect(w.store.get(a.transactionHash)!.problem).toMatchObject({ reason: 'no-key' });
-    expect(await retry()).toEqual({ waiting: 0, replaced: 0, recorded: 0 });
-    w.noKey = false;
-    expect(await retry()).toEqual({ waiting: 1, replaced: 1, recorded: 0 });
-    expect(w.store.get(a.transactionHash)!.problem).toBeNull();
+  it(
+    'a nonce skipped for a missing key is its problem and is replaced once the key is loaded; a key missing during a retry ' +
+      'keeps the nonce waiting',
+    async () => {
+      const a = await w.engine.send();
+      w.noKey = true;
+      await w.engine.handleMessage(message('m1', 'pending', a.transactionHash));
+      expect(skips(a.transactionHash).map((e) => e.detail.reason)).toEqual(['no-key']);
+      expect(w.store.get(a.transactionHash)!.problem).toMatchObject({ reason: 'no-key' });
+      expect(await retry()).toEqual({ waiting: 0, replaced: 0, recorded: 0 });
+      w.noKey = false;
+      expect(await retry()).toEqual({ waiting: 1, replaced: 1, recorded: 0 });
+      expect(w.store.get(a.transactionHash)!.problem).toBeNull();
 
-    w.policy = { ...w.policy, maxFeeWei: String(1_100_000_000n) };
-    const b = await w.engine.send();
-    await w.engine.handleMessage(message('m2', 'pending', b.transactionHash));
-    w.policy = { ...w.policy, maxFeeWei: String(5n * GWEI) };
-    w.noKey = true;
-    expect(await retry()).toEqual({ waiting: 0, replaced: 0, recorded: 0 });
-    expect(skips(b.transactionHash).map((e) => e.detail.reason)).toEqual(['cap']);
-    w.noKey = false;
-    expect(await retry()).toEqual({ waiting: 1, replaced: 1, recorded: 0 });
-  });
+      w.policy = { ...w.policy, maxFeeWei: String(1_100_000_000n) };
+      const b = await w.engine.send();
+      await w.engine.handleMessage(message('m2', 'pending', b.transactionHash));
+      w.policy = { ...w.policy, maxFeeWei: String(5n * GWEI) };
+      w.noKey = true;
+      expect(await retry()).toEqual({ waiting: 0, replaced: 0, recorded: 0 });
+      expect(skips(b.transactionHash).map((e) => e.detail.reason)).toEqual(['cap']);
+      w.noKey = false;
+      expect(await retry()).toEqual({ waiting: 1, replaced: 1, recorded: 0 });
+    },
+  );
 
   it('a mined nonce is no longer waiting; a node failure writes nothing and the next try works', async () => {
     w.policy = { ...w.policy, maxFeeWei: String(1_100_000_000n) };

@@ -153,7 +153,9 @@ describe('listing store under random histories and rollbacks', () => {
       const counters = () =>
         db
           .prepare(
-            'SELECT (SELECT group_concat(token_count) FROM idx_accounts) AS a, (SELECT group_concat(token_count) FROM idx_contracts) AS c, (SELECT group_concat(n) FROM (SELECT n FROM idx_owner_contract ORDER BY owner_id, caddr)) AS oc',
+            'SELECT (SELECT group_concat(token_count) FROM idx_accounts) AS a, (SELECT group_concat(token_count) FROM ' +
+              'idx_contracts) AS c, (SELECT group_concat(n) FROM (SELECT n FROM idx_owner_contract ORDER BY owner_id, ' +
+              'caddr)) AS oc',
           )
           .get();
       const before = counters();

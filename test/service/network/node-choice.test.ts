@@ -268,7 +268,8 @@ describe('a node that pushes back (HTTP 429, a capacity error)', () => {
       inUse: 1,
       state: 'serving',
       reason:
-        'Switched from node 1 (http://a) to node 2 (http://b) because node 1 (http://a) has asked to slow down (HTTP 429 or a capacity error) for 60 s without answering.',
+        'Switched from node 1 (http://a) to node 2 (http://b) because node 1 (http://a) has asked to slow down (HTTP 429 or ' +
+        'a capacity error) for 60 s without answering.',
     });
   });
 

@@ -286,7 +286,8 @@ describe('resolveWebhookAddress', () => {
     const e = await refusal(resolveWebhookAddress('hooks.example.com', { allowPrivate: false, lookup: answering('10.0.0.5') }));
     expect(e.kind).toBe('private');
     expect(e.message).toBe(
-      'hooks.example.com resolves to a private address (10.0.0.5); webhooks may only reach public addresses unless the service runs with --allow-private-webhooks.',
+      'hooks.example.com resolves to a private address (10.0.0.5); webhooks may only reach public addresses unless the ' +
+        'service runs with --allow-private-webhooks.',
     );
   });
 
@@ -356,7 +357,10 @@ describe('resolveWebhookAddress', () => {
     const e = await refusal(resolveWebhookAddress('localhost', { allowPrivate: false }));
     expect(e.kind).toBe('loopback');
     expect(e.message).toMatch(
-      /^localhost resolves to a loopback address \((127\.0\.0\.1|::1)\); webhooks may only reach public addresses unless the service runs with --allow-private-webhooks\.$/,
+      new RegExp(
+        /^localhost resolves to a loopback address \((127\.0\.0\.1|::1)\); /.source +
+          /webhooks may only reach public addresses unless the service runs with --allow-private-webhooks\.$/.source,
+      ),
     );
     const allowed = await resolveWebhookAddress('localhost', { allowPrivate: true });
     expect(classifyAddress(allowed.address)).toBe('loopback');

@@ -197,7 +197,8 @@ describe('postWebhook', () => {
       ok: false,
       status: null,
       error:
-        'hooks.example resolves to a loopback address (127.0.0.1); webhooks may only reach public addresses unless the service runs with --allow-private-webhooks.',
+        'hooks.example resolves to a loopback address (127.0.0.1); webhooks may only reach public addresses unless the ' +
+        'service runs with --allow-private-webhooks.',
     });
     expect(lookup.calls).toBe(1);
     expect(r.connections).toBe(0);
@@ -233,7 +234,8 @@ describe('postWebhook', () => {
     });
     const second = await post(`https://rebind.example:${r.port}/hook`, { allowPrivate: false, lookup });
     expect(second.error).toBe(
-      'rebind.example resolves to a loopback address (127.0.0.1); webhooks may only reach public addresses unless the service runs with --allow-private-webhooks.',
+      'rebind.example resolves to a loopback address (127.0.0.1); webhooks may only reach public addresses unless the ' +
+        'service runs with --allow-private-webhooks.',
     );
     expect(lookup.calls).toBe(2);
     expect(r.connections).toBe(0);
