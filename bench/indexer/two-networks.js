@@ -10,7 +10,7 @@
 // are taken round by round and their median printed. A warm-up catch-up of A alone runs first and counts nowhere.
 // Last, a running service that adds B while A is indexed: A's listing latency while B catches up, against after.
 // TXDESK_BENCH_TRANSFERS sets N (default 100,000); `--rounds R` the number of alternating rounds (default 2).
-// Usage: node bench/indexer/indexer.js --networks 2 [--rounds 2]   (or node bench/indexer/two-networks.js)
+// Usage: node bench/indexer/index.js --networks 2 [--rounds 2]   (or node bench/indexer/two-networks.js)
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';

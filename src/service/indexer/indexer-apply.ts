@@ -30,29 +30,38 @@ export interface NetMove {
 }
 
 export function netMoves(logs: readonly TransferLog[]): NetMove[] {
-  // Each token's place in `out` (order of first move), by contract then by id: no "contract:id" string per log.
+  const fold = netMoveFold();
+  for (const l of logs) fold.add(l);
+  return fold.moves;
+}
+
+/** netMoves one move at a time, in chain order: applySteps folds them in its own pass over the range, in pieces. */
+function netMoveFold(): { add(l: TransferLog): void; moves: NetMove[] } {
+  // Each token's place in `moves` (order of first move), by contract then by id: no "contract:id" string per log.
   const at = new Map<string, Map<bigint, number>>();
   const out: NetMove[] = [];
-  for (const l of logs) {
-    if (l.amount != null) continue;
-    let ofContract = at.get(l.contract);
-    if (!ofContract) at.set(l.contract, (ofContract = new Map()));
-    const i = ofContract.get(l.id);
-    const move: NetMove = {
-      contract: l.contract,
-      id: l.id,
-      to: l.to,
-      block: l.block,
-      logIndex: l.logIndex,
-      sub: l.sub ?? 0,
-      minted: (i !== undefined && out[i]!.minted) || l.from === ZERO_ADDRESS,
-    };
-    if (i === undefined) {
-      ofContract.set(l.id, out.length);
-      out.push(move);
-    } else out[i] = move;
-  }
-  return out;
+  return {
+    moves: out,
+    add(l) {
+      if (l.amount != null) return;
+      let ofContract = at.get(l.contract);
+      if (!ofContract) at.set(l.contract, (ofContract = new Map()));
+      const i = ofContract.get(l.id);
+      const move: NetMove = {
+        contract: l.contract,
+        id: l.id,
+        to: l.to,
+        block: l.block,
+        logIndex: l.logIndex,
+        sub: l.sub ?? 0,
+        minted: (i !== undefined && out[i]!.minted) || l.from === ZERO_ADDRESS,
+      };
+      if (i === undefined) {
+        ofContract.set(l.id, out.length);
+        out.push(move);
+      } else out[i] = move;
+    },
+  };
 }
 
 /** Order key of a move: a plain log keeps the 10-byte key, a position inside a multi-token log adds 4 bytes. */
@@ -89,6 +98,21 @@ export function mergeTokenUris(list: readonly TokenUris[]): TokenUris {
   return out;
 }
 
+/**
+ * One part's moves and uris as the reader thread sealed them for the writer thread (indexer-part-wire.ts): the main
+ * thread holds the two buffers, handed over and never read there, and only what its loop needs of them.
+ */
+export interface SealedPart {
+  /** Moves in the part. */
+  moves: number;
+  /** The block of each of the part's new contracts' first move in it. */
+  firstBlocks: Map<string, number>;
+  /** The moves' number columns (indexer-part-wire.ts). */
+  cols: Float64Array;
+  /** The rest, serialised: the strings the columns name, the ids, the amounts and the uris. */
+  rest: Uint8Array;
+}
+
 export interface Batch {
   from: number;
   to: number;
@@ -105,6 +129,11 @@ export interface Batch {
   uriEvents?: UriEvent[];
   metadataUpdates?: MetadataUpdate[];
   truncated?: Truncation[];
+  /**
+   * The moves and uris of its parts, in order, still sealed by the reader thread for the writer thread: `logs` and
+   * `uris` are empty until the writer thread unseals them (unsealBatch).
+   */
+  sealed?: SealedPart[];
 }
 
 /**
@@ -149,155 +178,194 @@ export interface BatchSink {
   bumpGeneration(): void;
 }
 
+/**
+ * Moves applied between two yields of applyBatchInPieces: the in-memory apply of a 10,000-move range on PostgreSQL
+ * held the event loop 80-170 ms at once (profiled on the shared box); in pieces of 500 moves each took 3-13 ms of CPU
+ * (median 4), so 250 keeps a piece within a few ms.
+ */
+export const APPLY_PIECE_MOVES = 250;
+
 /** Applies one range through the listing's writer and the indexer's sink, inside the sink's transaction. */
 export function applyBatchTo(sink: BatchSink, w: IndexWriter, b: Batch): MissingUri[] {
   return sink.transaction(() => {
-    const missing: MissingUri[] = [];
-    for (const [address, m] of b.newContracts) {
-      // Read ahead of the previous range's write: that write may have added it since.
-      if (w.contract(address)) continue;
-      const first = b.logs.find((l) => l.contract === address);
-      w.addContract({
-        address,
-        name: m.name,
-        symbol: m.symbol,
-        totalSupply: m.standard === 'ERC1155' ? '0' : m.totalSupply,
-        hasUri: m.hasUri,
-        firstBlock: b.firstBlocks?.get(address) ?? first?.block ?? b.to,
-        standard: m.standard,
-      });
+    const steps = applySteps(sink, w, b, Number.POSITIVE_INFINITY);
+    for (;;) {
+      const r = steps.next();
+      if (r.done) return r.value;
     }
-    const mintBurn = new Map<number, [number, number]>();
-    const seenBlocks = new Map<number, string>();
-    const holdings = new Map<string, Holding>();
-    const ids = new Map<string, { contract: ContractRow; id: bigint; kId: Buffer; before: bigint | null; supply: bigint; uri: string }>();
-    const idState = (c: ContractRow, id: bigint, kId: Buffer) => {
-      const key = `${c.id}:${id}`;
-      let s = ids.get(key);
-      if (!s) {
-        const row = w.idRow(c.id, kId);
-        const read = b.uris.get(c.address)?.get(id);
-        s = {
-          contract: c,
-          id,
-          kId,
-          before: row ? BigInt(row.supply) : null,
-          supply: row ? BigInt(row.supply) : 0n,
-          uri: read ?? row?.uri ?? '',
-        };
-        if (!row && read === undefined && c.has_uri === 1)
-          missing.push({ standard: 'ERC1155', rowId: 0, contractId: c.id, address: c.address, id });
-        ids.set(key, s);
-      }
-      return s;
-    };
-    const holding = (c: ContractRow, id: bigint, kId: Buffer, owner: string) => {
-      const key = `${c.id}:${id}:${owner}`;
-      let h = holdings.get(key);
-      if (!h) {
-        const row = w.token(c.id, holdingIdKey(kId, addressBytes(owner)));
-        h = { contract: c, id, kId, owner, balance: row ? BigInt(row.balance) : 0n, ...(row ? { row } : {}) };
-        holdings.set(key, h);
-      }
-      return h;
-    };
-
-    for (const l of b.logs) {
-      const c = w.contract(l.contract)!;
-      const { kId } = tokenKeys(c.addr, l.id);
-      const fromId = l.from === ZERO_ADDRESS ? null : w.accountId(l.from);
-      const toId = l.to === ZERO_ADDRESS ? null : w.accountId(l.to);
-      w.recordTransfer(l.block, l.logIndex, l.sub ?? 0, c.id, kId, fromId, toId, l.amount == null ? null : l.amount.toString());
-      const mb = mintBurn.get(c.id) ?? [0, 0];
-      if (fromId === null) mb[0]++;
-      if (toId === null) mb[1]++;
-      mintBurn.set(c.id, mb);
-      seenBlocks.set(l.block, l.blockHash);
-      if (l.amount == null) continue;
-      // ERC-1155: balances move by the amount; a balance never goes below zero (a history that starts after the mint).
-      const s = idState(c, l.id, kId);
-      if (fromId === null) s.supply += l.amount;
-      else {
-        const h = holding(c, l.id, kId, l.from);
-        h.balance = h.balance > l.amount ? h.balance - l.amount : 0n;
-      }
-      if (toId === null) s.supply = s.supply > l.amount ? s.supply - l.amount : 0n;
-      else {
-        const h = holding(c, l.id, kId, l.to);
-        h.balance += l.amount;
-        h.kTr = moveKey(l);
-      }
-    }
-    for (const [cid, [m, burned]] of mintBurn) w.addMintBurn(cid, m, burned);
-
-    for (const move of netMoves(b.logs)) {
-      const c = w.contract(move.contract)!;
-      const keys = tokenKeys(c.addr, move.id);
-      const kTr = moveKey(move);
-      const owner = move.to === ZERO_ADDRESS ? null : w.accountId(move.to);
-      const uri = b.uris.get(move.contract)?.get(move.id);
-      // A token minted here is almost never in the index yet: insert it without a lookup first.
-      const created = move.minted ? w.createMinted(c, move.id, owner, kTr, uri ?? '', keys) : undefined;
-      let row = created ?? w.token(c.id, keys.kId);
-      if (created || !row) {
-        row = created ?? w.createToken(c, move.id, owner, kTr, uri ?? '');
-        if (uri === undefined && c.has_uri === 1 && owner !== null) {
-          missing.push({ standard: 'ERC721', rowId: row.id, contractId: c.id, address: move.contract, id: move.id });
-        }
-        continue;
-      }
-      if (uri !== undefined) w.setUri(row.id, uri);
-      w.setOwner(row, owner, kTr);
-    }
-
-    // ERC-1155 ids first: a new holding copies its id's uri.
-    const nonZero = new Map<number, number>();
-    for (const s of ids.values()) {
-      w.putId(s.contract.id, s.kId, { supply: s.supply.toString(), uri: s.uri });
-      const was = s.before !== null && s.before > 0n ? 1 : 0;
-      const is = s.supply > 0n ? 1 : 0;
-      if (is !== was) nonZero.set(s.contract.id, (nonZero.get(s.contract.id) ?? 0) + is - was);
-    }
-    for (const h of holdings.values()) {
-      if (h.balance === 0n) {
-        if (h.row) w.deleteToken(h.row);
-        continue;
-      }
-      const ownerId = w.accountId(h.owner);
-      const row = h.row;
-      if (!row) {
-        const uri = ids.get(`${h.contract.id}:${h.id}`)?.uri ?? w.idRow(h.contract.id, h.kId)?.uri ?? '';
-        w.createToken(h.contract, h.id, ownerId, h.kTr!, uri, { address: h.owner, balance: h.balance.toString() });
-      } else {
-        w.setBalance(row, h.balance.toString());
-        if (h.kTr) w.setOwner(row, ownerId, h.kTr);
-      }
-    }
-    for (const [cid, d] of nonZero) {
-      const c = w.contractById(cid)!;
-      w.setTotalSupply(cid, String(Number(c.total_supply ?? '0') + d));
-    }
-    // URI events after the moves of the range: the newest value of each id wins.
-    for (const u of b.uriEvents ?? []) {
-      const c = w.contract(u.contract);
-      if (c?.standard !== 'ERC1155') continue;
-      const { kId } = tokenKeys(c.addr, u.id);
-      if (!w.idRow(c.id, kId)) w.putId(c.id, kId, { supply: '0', uri: u.value });
-      w.setIdUri(c.id, kId, u.value);
-    }
-    w.flush();
-    for (const [address, supply] of b.supplies) {
-      const c = w.contract(address);
-      if (c && c.standard === 'ERC721') w.setTotalSupply(c.id, supply);
-    }
-    for (const t of b.truncated ?? []) sink.putTruncated(t);
-    missing.push(...metadataTargets(w, b.metadataUpdates ?? []));
-    for (const [n, hash] of seenBlocks) sink.putBlock(n, hash, null);
-    for (const h of b.headers) sink.putBlock(h.number, h.hash, h.parentHash);
-    sink.setTip(b.to);
-    if (b.logs.length > 0 || b.supplies.size > 0 || (b.uriEvents?.length ?? 0) > 0) sink.bumpGeneration();
-    return missing;
   });
+}
+
+/**
+ * The same apply, giving the event loop a turn after every `pieceMoves` moves: for a store that holds no transaction
+ * while it applies (PostgreSQL collects the changes and writes them in one transaction afterwards), so that a big
+ * range never holds the thread that answers every network's listing and tracker for long. `w` and `sink` must be this
+ * write's alone meanwhile.
+ */
+export async function applyBatchInPieces(sink: BatchSink, w: IndexWriter, b: Batch, pieceMoves = APPLY_PIECE_MOVES): Promise<MissingUri[]> {
+  const steps = applySteps(sink, w, b, pieceMoves);
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+}
+
+/** applyBatchTo's work, yielding after every `pieceMoves` moves of each pass over the range (never when Infinity). */
+function* applySteps(sink: BatchSink, w: IndexWriter, b: Batch, pieceMoves: number): Generator<void, MissingUri[]> {
+  let done = 0;
+  const piece = () => ++done % pieceMoves === 0;
+  const missing: MissingUri[] = [];
+  for (const [address, m] of b.newContracts) {
+    // Read ahead of the previous range's write: that write may have added it since.
+    if (w.contract(address)) continue;
+    const first = b.logs.find((l) => l.contract === address);
+    w.addContract({
+      address,
+      name: m.name,
+      symbol: m.symbol,
+      totalSupply: m.standard === 'ERC1155' ? '0' : m.totalSupply,
+      hasUri: m.hasUri,
+      firstBlock: b.firstBlocks?.get(address) ?? first?.block ?? b.to,
+      standard: m.standard,
+    });
+  }
+  const mintBurn = new Map<number, [number, number]>();
+  // Where each ERC-721 token ends up (netMoves), folded in the pass over the moves below rather than in one go.
+  const net = netMoveFold();
+  const seenBlocks = new Map<number, string>();
+  const holdings = new Map<string, Holding>();
+  const ids = new Map<string, { contract: ContractRow; id: bigint; kId: Buffer; before: bigint | null; supply: bigint; uri: string }>();
+  const idState = (c: ContractRow, id: bigint, kId: Buffer) => {
+    const key = `${c.id}:${id}`;
+    let s = ids.get(key);
+    if (!s) {
+      const row = w.idRow(c.id, kId);
+      const read = b.uris.get(c.address)?.get(id);
+      s = {
+        contract: c,
+        id,
+        kId,
+        before: row ? BigInt(row.supply) : null,
+        supply: row ? BigInt(row.supply) : 0n,
+        uri: read ?? row?.uri ?? '',
+      };
+      if (!row && read === undefined && c.has_uri === 1)
+        missing.push({ standard: 'ERC1155', rowId: 0, contractId: c.id, address: c.address, id });
+      ids.set(key, s);
+    }
+    return s;
+  };
+  const holding = (c: ContractRow, id: bigint, kId: Buffer, owner: string) => {
+    const key = `${c.id}:${id}:${owner}`;
+    let h = holdings.get(key);
+    if (!h) {
+      const row = w.token(c.id, holdingIdKey(kId, addressBytes(owner)));
+      h = { contract: c, id, kId, owner, balance: row ? BigInt(row.balance) : 0n, ...(row ? { row } : {}) };
+      holdings.set(key, h);
+    }
+    return h;
+  };
+
+  for (const l of b.logs) {
+    const c = w.contract(l.contract)!;
+    const { kId } = tokenKeys(c.addr, l.id);
+    const fromId = l.from === ZERO_ADDRESS ? null : w.accountId(l.from);
+    const toId = l.to === ZERO_ADDRESS ? null : w.accountId(l.to);
+    w.recordTransfer(l.block, l.logIndex, l.sub ?? 0, c.id, kId, fromId, toId, l.amount == null ? null : l.amount.toString());
+    const mb = mintBurn.get(c.id) ?? [0, 0];
+    if (fromId === null) mb[0]++;
+    if (toId === null) mb[1]++;
+    mintBurn.set(c.id, mb);
+    seenBlocks.set(l.block, l.blockHash);
+    net.add(l);
+    if (piece()) yield;
+    if (l.amount == null) continue;
+    // ERC-1155: balances move by the amount; a balance never goes below zero (a history that starts after the mint).
+    const s = idState(c, l.id, kId);
+    if (fromId === null) s.supply += l.amount;
+    else {
+      const h = holding(c, l.id, kId, l.from);
+      h.balance = h.balance > l.amount ? h.balance - l.amount : 0n;
+    }
+    if (toId === null) s.supply = s.supply > l.amount ? s.supply - l.amount : 0n;
+    else {
+      const h = holding(c, l.id, kId, l.to);
+      h.balance += l.amount;
+      h.kTr = moveKey(l);
+    }
+  }
+  for (const [cid, [m, burned]] of mintBurn) w.addMintBurn(cid, m, burned);
+
+  for (const move of net.moves) {
+    if (piece()) yield;
+    const c = w.contract(move.contract)!;
+    const keys = tokenKeys(c.addr, move.id);
+    const kTr = moveKey(move);
+    const owner = move.to === ZERO_ADDRESS ? null : w.accountId(move.to);
+    const uri = b.uris.get(move.contract)?.get(move.id);
+    // A token minted here is almost never in the index yet: insert it without a lookup first.
+    const created = move.minted ? w.createMinted(c, move.id, owner, kTr, uri ?? '', keys) : undefined;
+    let row = created ?? w.token(c.id, keys.kId);
+    if (created || !row) {
+      row = created ?? w.createToken(c, move.id, owner, kTr, uri ?? '');
+      if (uri === undefined && c.has_uri === 1 && owner !== null) {
+        missing.push({ standard: 'ERC721', rowId: row.id, contractId: c.id, address: move.contract, id: move.id });
+      }
+      continue;
+    }
+    if (uri !== undefined) w.setUri(row.id, uri);
+    w.setOwner(row, owner, kTr);
+  }
+
+  // ERC-1155 ids first: a new holding copies its id's uri.
+  const nonZero = new Map<number, number>();
+  for (const s of ids.values()) {
+    w.putId(s.contract.id, s.kId, { supply: s.supply.toString(), uri: s.uri });
+    const was = s.before !== null && s.before > 0n ? 1 : 0;
+    const is = s.supply > 0n ? 1 : 0;
+    if (is !== was) nonZero.set(s.contract.id, (nonZero.get(s.contract.id) ?? 0) + is - was);
+  }
+  for (const h of holdings.values()) {
+    if (piece()) yield;
+    if (h.balance === 0n) {
+      if (h.row) w.deleteToken(h.row);
+      continue;
+    }
+    const ownerId = w.accountId(h.owner);
+    const row = h.row;
+    if (!row) {
+      const uri = ids.get(`${h.contract.id}:${h.id}`)?.uri ?? w.idRow(h.contract.id, h.kId)?.uri ?? '';
+      w.createToken(h.contract, h.id, ownerId, h.kTr!, uri, { address: h.owner, balance: h.balance.toString() });
+    } else {
+      w.setBalance(row, h.balance.toString());
+      if (h.kTr) w.setOwner(row, ownerId, h.kTr);
+    }
+  }
+  for (const [cid, d] of nonZero) {
+    const c = w.contractById(cid)!;
+    w.setTotalSupply(cid, String(Number(c.total_supply ?? '0') + d));
+  }
+  // URI events after the moves of the range: the newest value of each id wins.
+  for (const u of b.uriEvents ?? []) {
+    const c = w.contract(u.contract);
+    if (c?.standard !== 'ERC1155') continue;
+    const { kId } = tokenKeys(c.addr, u.id);
+    if (!w.idRow(c.id, kId)) w.putId(c.id, kId, { supply: '0', uri: u.value });
+    w.setIdUri(c.id, kId, u.value);
+  }
+  w.flush();
+  for (const [address, supply] of b.supplies) {
+    const c = w.contract(address);
+    if (c && c.standard === 'ERC721') w.setTotalSupply(c.id, supply);
+  }
+  for (const t of b.truncated ?? []) sink.putTruncated(t);
+  missing.push(...metadataTargets(w, b.metadataUpdates ?? []));
+  for (const [n, hash] of seenBlocks) sink.putBlock(n, hash, null);
+  for (const h of b.headers) sink.putBlock(h.number, h.hash, h.parentHash);
+  sink.setTip(b.to);
+  if (b.logs.length > 0 || b.supplies.size > 0 || (b.uriEvents?.length ?? 0) > 0) sink.bumpGeneration();
+  return missing;
 }
 
 /** Stores uris read after a write: an ERC-721 token's own row, or an ERC-1155 id and every holding of it. */

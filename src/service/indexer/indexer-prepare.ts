@@ -4,7 +4,7 @@
 // part k is written, so a catch-up whose first range holds every log does not wait for all of its metadata.
 import type { Standard } from '../../shared/listing.js';
 import type { ContractRow } from '../listing/listing-writer.js';
-import { netMoves, tokenUris, type TokenUris, type TransferLog } from './indexer-apply.js';
+import { netMoves, tokenUris, type SealedPart, type TokenUris, type TransferLog } from './indexer-apply.js';
 import { CONSECUTIVE_CAP, ZERO_ADDRESS, type MetadataUpdate, type TokenMove, type Truncation, type UriEvent } from './indexer-events.js';
 import { readContractMeta, readTotalSupplies, readUris, type ContractMeta } from './indexer-metadata.js';
 import { mostInOneBlock } from './indexer-log-scan.js';
@@ -27,6 +27,11 @@ export interface PreparedRange {
   truncated: Truncation[];
   /** Time of this part's reads (the log read is counted on the first part). */
   timing: { logsMs: number; metadataMs: number };
+  /**
+   * Set when the reader thread sealed the moves and uris for the writer thread (indexer-part-wire.ts, sealRange):
+   * `logs` and `uris` are empty then, and `blocks` holds only the range's two end blocks.
+   */
+  sealed?: SealedPart[];
 }
 
 /** A part of a range read: its blocks and its reads, which finish in order. */

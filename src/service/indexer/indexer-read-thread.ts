@@ -18,6 +18,8 @@ export interface ReadRequest {
   refreshSupply: string[];
   cap: number;
   partMoves: number;
+  /** Seal each part's moves and uris for the writer thread (indexer-part-wire.ts, sealRange): the main thread only passes them on. */
+  seal: boolean;
 }
 
 /** An error that crossed the thread boundary: the fields the range policy and the logs look at. */
@@ -65,7 +67,8 @@ export interface RangeReader {
   readonly ready: boolean;
   /** Starts the thread now, so that it boots while the first range is read elsewhere. */
   warm(): void;
-  read(from: number, to: number, refreshSupply: readonly string[], cap: number, partMoves: number): Promise<PreparedPart[]>;
+  /** `seal`: the parts come sealed for the writer thread (PreparedRange.sealed). */
+  read(from: number, to: number, refreshSupply: readonly string[], cap: number, partMoves: number, seal?: boolean): Promise<PreparedPart[]>;
   /** JSON-RPC requests by method made by the worker (its latest count). */
   readonly stats: Map<string, number>;
   stop(): Promise<void>;
@@ -187,13 +190,13 @@ export function startReadThread(nodeUrl: string, dbFile: string, log: Logger): R
         // A thread that cannot start fails the first read instead, which counts it (see read).
       }
     },
-    read(from, to, refreshSupply, cap, partMoves) {
+    read(from, to, refreshSupply, cap, partMoves, seal = false) {
       if (stopped) return Promise.reject(new Error('The indexer is stopped.'));
       const req = ++seq;
       return new Promise<PreparedPart[]>((resolve, reject) => {
         pending.set(req, { parts: { resolve, reject }, results: [], left: 0 });
         try {
-          ensureWorker().postMessage({ req, from, to, refreshSupply: [...refreshSupply], cap, partMoves } satisfies ReadRequest);
+          ensureWorker().postMessage({ req, from, to, refreshSupply: [...refreshSupply], cap, partMoves, seal } satisfies ReadRequest);
         } catch (e) {
           // The thread cannot start here (e.g. a packaged app that cannot load the file): count it as a failure.
           failures++;

@@ -11,6 +11,7 @@ import { readsHere, startReadThread, type RangeReader } from './indexer-read-thr
 import { DEFAULT_RANGE_POLICY, firstSpan, isRangeRefusal, spanAfterAnswer, spanAfterRefusal, type RangePolicy } from './indexer-range.js';
 import { commonAncestor } from './indexer-reorg.js';
 import { endsAgree, JOIN_MOVES, joinParts, partsToJoin, type ReadyPart } from './indexer-join.js';
+import { moveCount } from './indexer-part-wire.js';
 import { createChainReader, type BlockHeader, type ChainReader } from './indexer-rpc.js';
 import type { IndexStore, TruncatedRow } from './indexer-store.js';
 import { sqliteIndexStore } from '../backend.js';
@@ -212,8 +213,9 @@ export function startIndexer(opts: IndexerOptions): Indexer {
     // ones wait for the reader thread to boot instead.
     const thread = readsHere(reader, idleMeanwhile && writeThread === null, reading) ? null : reader;
     const here = thread === null;
+    // With a writer thread the parts come sealed for it (PreparedRange.sealed): this thread passes their moves on unopened.
     const read = thread
-      ? thread.read(from, to, [...pendingSupply], cap, opts.partMoves ?? PART_MOVES)
+      ? thread.read(from, to, [...pendingSupply], cap, opts.partMoves ?? PART_MOVES, writeThread !== null)
       : prepareRange(chain, store.lookups, from, to, new Set(pendingSupply), cap, opts.partMoves);
     if (!here) stats.threadReads++;
     if (reader !== null) {
@@ -251,7 +253,7 @@ export function startIndexer(opts: IndexerOptions): Indexer {
       if (a.split) s.ahead.splice(i--, 1, ...a.split);
       else if (a.ready) {
         out.push(a.ready);
-        moves -= a.ready.range.logs.length;
+        moves -= moveCount(a.ready.range);
       } else break;
     }
     return out;
@@ -283,7 +285,7 @@ export function startIndexer(opts: IndexerOptions): Indexer {
     await refreshTruncated();
     await storePendingUris();
     if (++s.batches % 100 === 0) await store.pruneCheckpoints(s.tip);
-    progress.update(s.tip, s.target, range.logs.length);
+    progress.update(s.tip, s.target, moveCount(range));
     // Last: a checkpoint that fails here (the write is committed) fails only the rest of this step.
     store.catchingUp?.(s.tip < s.target);
     if (s.tip >= s.target && s.headSeq === seq) {
@@ -384,7 +386,7 @@ export function startIndexer(opts: IndexerOptions): Indexer {
   /** Phase 4: the parts already read join this write (within JOIN_MOVES), and READ_AHEAD more ranges are asked for. */
   function gather(from: number, { range, headers }: ReadyPart, ends: BlockHeader[]): Batch {
     const joinMoves = opts.joinMoves ?? JOIN_MOVES;
-    const ready = readyParts(joinMoves - range.logs.length);
+    const ready = readyParts(joinMoves - moveCount(range));
     const group = [{ range, headers }, ...ready.slice(0, partsToJoin({ range, headers }, ready, joinMoves))];
     s.ahead.splice(0, group.length - 1);
     for (const p of group) {
@@ -396,7 +398,7 @@ export function startIndexer(opts: IndexerOptions): Indexer {
     // Keep READ_AHEAD ranges in flight while this one is written: the node works while we do.
     const inFlight = () => s.ahead.filter((a) => a.parts).length;
     for (let end = s.ahead.at(-1)?.to ?? r.to; inFlight() < READ_AHEAD && end < s.target; end = s.ahead.at(-1)!.to) {
-      s.ahead.push(prepare(end + 1, Math.min(s.target, end + s.spans.span), r.logs.length === 0));
+      s.ahead.push(prepare(end + 1, Math.min(s.target, end + s.spans.span), moveCount(r) === 0));
     }
     return {
       from,
@@ -410,6 +412,7 @@ export function startIndexer(opts: IndexerOptions): Indexer {
       uriEvents: r.uriEvents,
       metadataUpdates: r.metadataUpdates,
       truncated: r.truncated,
+      ...(r.sealed ? { sealed: r.sealed } : {}),
     };
   }
 
@@ -443,7 +446,7 @@ export function startIndexer(opts: IndexerOptions): Indexer {
         `ConsecutiveTransfer of ${t.contract} in block ${t.block} names tokens ${t.fromId}..${t.toId}; indexed the first ${t.indexed} (the cap per event)`,
       );
     }
-    stats.transfers += batch.logs.length;
+    stats.transfers += moveCount(batch);
   }
 
   async function refreshTruncated(): Promise<void> {

@@ -1,9 +1,16 @@
 // Table-driven tests of the indexer's pure parts: range adaptation, refusal detection, page arithmetic, sortable keys,
-// common-ancestor search, log decoding and the progress line.
+// common-ancestor search, log decoding and the progress line; and a range applied in pieces against one applied at once.
 import { id as keccakText, Interface } from 'ethers';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { netMoves } from '../../../src/service/indexer/indexer-apply.js';
+import { openDatabase } from '../../../src/lib/sqlite.js';
+import { applyBatchInPieces, netMoves, tokenUris, type Batch, type TransferLog } from '../../../src/service/indexer/indexer-apply.js';
+import { applyBatch, sqliteSink } from '../../../src/service/indexer/sqlite/indexer-sink-sqlite.js';
+// The SQLite index's migration from its parts, as listing-writer.test.ts does (backend.ts would load PostgreSQL too).
+import { migrateIndex } from '../../../src/service/indexer/sqlite/indexer-schema-sqlite.js';
+import { LISTING_SCHEMA_STEPS } from '../../../src/service/listing/sqlite/listing-schema-sqlite.js';
+import { createIndexWriter } from '../../../src/service/listing/sqlite/listing-writer-sqlite.js';
+import { dumpSqlite } from '../../support/service/index-dump.js';
 import { endsAgree } from '../../../src/service/indexer/indexer-join.js';
 import { mostInOneBlock } from '../../../src/service/indexer/indexer-log-scan.js';
 import type { PreparedRange } from '../../../src/service/indexer/indexer-prepare.js';
@@ -38,6 +45,7 @@ import {
 } from '../../../src/service/listing/listing-keys.js';
 
 const policy = { min: 1, max: 1000, targetLogs: 100 };
+const migrateSqliteIndex = (db: Parameters<typeof migrateIndex>[0]): void => migrateIndex(db, LISTING_SCHEMA_STEPS);
 
 describe('nextSpan', () => {
   const rows: [number, RangeOutcome, number][] = [
@@ -637,5 +645,84 @@ describe('decideStandard', () => {
     ['ERC1155', true, null, 'ERC1155'],
   ] as const)('events say %s, ERC-165 721 %s, 1155 %s -> %s', (byEvents, erc721, erc1155, expected) => {
     expect(decideStandard(byEvents, erc721, erc1155)).toBe(expected);
+  });
+});
+
+describe('applyBatchInPieces (PostgreSQL applies a range in pieces that yield)', () => {
+  const addr = (n: number) => '0x' + n.toString(16).padStart(40, '0');
+  const ZERO = addr(0);
+  const ERC721 = [addr(0xc1), addr(0xc2)];
+  const ERC1155 = addr(0xd1);
+  const OWNERS = [1, 2, 3, 4].map((n) => addr(0x1000 + n));
+  const moves = fc.array(
+    fc.record({
+      erc1155: fc.boolean(),
+      contract: fc.nat(1),
+      id: fc.nat(12),
+      to: fc.nat(OWNERS.length),
+      from: fc.nat(OWNERS.length),
+      amount: fc.integer({ min: 1, max: 4 }),
+    }),
+    { maxLength: 80 },
+  );
+
+  /** The batch of one range over blocks 1-4 (moves spread over them), ERC-721 moves from each token's owner. */
+  function batchOf(ms: { erc1155: boolean; contract: number; id: number; to: number; from: number; amount: number }[]): Batch {
+    const live = new Map<string, string>();
+    const logs: TransferLog[] = ms.map((m, i) => {
+      const block = 1 + (i % 4);
+      const blockHash = '0x' + block.toString(16).padStart(64, '0');
+      const to = m.to === OWNERS.length ? ZERO : OWNERS[m.to]!;
+      if (m.erc1155) {
+        const from = m.from === OWNERS.length ? ZERO : OWNERS[m.from]!;
+        return { block, logIndex: i, blockHash, contract: ERC1155, from, to, id: BigInt(m.id), sub: 0, amount: BigInt(m.amount) };
+      }
+      const contract = ERC721[m.contract]!;
+      const key = `${contract}:${m.id}`;
+      const from = live.get(key) ?? ZERO;
+      if (to === ZERO) live.delete(key);
+      else live.set(key, to);
+      return { block, logIndex: i, blockHash, contract, from, to, id: BigInt(m.id) };
+    });
+    logs.sort((a, b) => a.block - b.block || a.logIndex - b.logIndex);
+    const meta = (c: string) =>
+      ({ name: 'N', symbol: 'S', totalSupply: null, hasUri: true, standard: c === ERC1155 ? 'ERC1155' : 'ERC721' }) as const;
+    const minted = logs.filter((l, i) => l.from === ZERO && i % 3 !== 0);
+    return {
+      from: 1,
+      to: 4,
+      headers: [],
+      logs,
+      newContracts: new Map([...ERC721, ERC1155].map((c) => [c, meta(c)])),
+      uris: tokenUris(
+        minted.map((l) => ({ address: l.contract, id: l.id })),
+        minted.map((l) => `uri:${l.id}`),
+      ),
+      supplies: new Map([[ERC721[0]!, '9']]),
+    };
+  }
+
+  it('writes what applyBatchTo writes at once, and reports the same uris missing (fast-check)', async () => {
+    await fc.assert(
+      fc.asyncProperty(moves, fc.integer({ min: 1, max: 7 }), async (ms, piece) => {
+        const b = batchOf(ms);
+        const once = openDatabase(':memory:');
+        const pieces = openDatabase(':memory:');
+        for (const db of [once, pieces]) migrateSqliteIndex(db);
+        const missingOnce = applyBatch(once, createIndexWriter(once, 2), b);
+        // No transaction held across the pieces' turns, as on PostgreSQL (which writes everything afterwards).
+        const missingPieces = await applyBatchInPieces(
+          { ...sqliteSink(pieces), transaction: (fn) => fn() },
+          createIndexWriter(pieces, 2),
+          b,
+          piece,
+        );
+        expect(missingPieces).toEqual(missingOnce);
+        expect(dumpSqlite(pieces)).toEqual(dumpSqlite(once));
+        once.close();
+        pieces.close();
+      }),
+      { numRuns: 25 },
+    );
   });
 });

@@ -4,7 +4,7 @@ import Database from 'better-sqlite3';
 import { parentPort, workerData } from 'node:worker_threads';
 import { tokenKeys, type ContractRow } from '../../listing/listing-writer.js';
 import { createIndexLookups } from '../../listing/sqlite/listing-lookups-sqlite.js';
-import { toWire } from '../indexer-part-wire.js';
+import { sealedBuffers, sealRange, toWire } from '../indexer-part-wire.js';
 import { prepareRange } from '../indexer-prepare.js';
 import { sendError, type ReadReply, type ReadRequest, type ReadWorkerData } from '../indexer-read-thread.js';
 import { createChainReader } from '../indexer-rpc.js';
@@ -18,8 +18,9 @@ db.pragma('busy_timeout = 5000');
 const index = createIndexLookups(db);
 const chain = createChainReader(nodeUrl);
 const port = parentPort!;
-// A part's columns are handed over, not copied.
-const reply = (m: ReadReply) => port.postMessage(m, m.type === 'part' ? [m.range.logs.cols.buffer as ArrayBuffer] : []);
+// A part's columns (and its sealed buffers) are handed over, not copied.
+const reply = (m: ReadReply) =>
+  port.postMessage(m, m.type === 'part' ? [m.range.logs.cols.buffer as ArrayBuffer, ...sealedBuffers(m.range.sealed)] : []);
 
 port.on('message', (r: ReadRequest) => {
   const lookups = {
@@ -31,7 +32,7 @@ port.on('message', (r: ReadRequest) => {
       reply({ type: 'parts', req: r.req, parts: parts.map((p) => ({ from: p.from, to: p.to, size: p.size })) });
       parts.forEach((p, k) =>
         p.result.then(
-          (range) => reply({ type: 'part', req: r.req, k, range: toWire(range), rpc: [...chain.stats] }),
+          (range) => reply({ type: 'part', req: r.req, k, range: toWire(r.seal ? sealRange(range) : range), rpc: [...chain.stats] }),
           (e) => reply({ type: 'failed', req: r.req, k, error: sendError(e) }),
         ),
       );

@@ -9,7 +9,7 @@ import type { Db } from '../../../lib/sqlite.js';
 import { tokenKeys } from '../../listing/listing-writer.js';
 import { createIndexLookups } from '../../listing/sqlite/listing-lookups-sqlite.js';
 import type { Batch } from '../indexer-apply.js';
-import { packLogs, type PackedLogs } from '../indexer-part-wire.js';
+import { packLogs, sealedBuffers, unsealBatch, type PackedLogs } from '../indexer-part-wire.js';
 import { receiveError, type SentError } from '../indexer-read-thread.js';
 import type { IndexStore } from '../indexer-store.js';
 
@@ -27,8 +27,11 @@ export type WriteOp =
   | 'catchingUp'
   | 'close';
 
-/** A batch as it crosses: its moves as columns (indexer-part-wire.ts), whose buffer is handed over, not copied. */
-export type WireBatch = Omit<Batch, 'logs'> & { logs: PackedLogs };
+/**
+ * A batch as it crosses: its moves as columns (indexer-part-wire.ts), whose buffer is handed over, not copied; or,
+ * read on the reader thread, its parts sealed there (`sealed`), passed on without being opened on this thread.
+ */
+export type WireBatch = Omit<Batch, 'logs'> & { logs: PackedLogs | null };
 
 export interface WriteRequest {
   req: number;
@@ -147,9 +150,15 @@ export function startWriteThread(
     checkpointsBelow: (below, limit) => call('checkpointsBelow', [below, limit]),
     apply(batch, tip) {
       const direct = onCallingThread();
-      if (direct) return direct.apply(batch, tip);
-      const logs = packLogs(batch.logs);
-      return send('apply', [{ ...batch, logs } satisfies WireBatch, tip], [logs.cols.buffer as ArrayBuffer]);
+      if (direct) return direct.apply(unsealBatch(batch), tip);
+      // Sealed parts cross as they came from the reader thread (the main thread never opens them); moves read here
+      // (the reader thread booting or given up) are packed.
+      if (batch.sealed && batch.logs.length === 0) {
+        return send('apply', [{ ...batch, logs: null } satisfies WireBatch, tip], sealedBuffers(batch.sealed));
+      }
+      const plain = unsealBatch(batch);
+      const logs = packLogs(plain.logs);
+      return send('apply', [{ ...plain, logs } satisfies WireBatch, tip], [logs.cols.buffer as ArrayBuffer]);
     },
     rollback: (ancestor, tip) => call('rollback', [ancestor, tip]),
     writeUris: (missing, uris) => call('writeUris', [missing, uris]),

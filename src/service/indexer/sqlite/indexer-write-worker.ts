@@ -5,7 +5,7 @@ import type { Logger } from '../../../lib/log.js';
 import { openDatabase } from '../../../lib/sqlite.js';
 import { startCheckpointer } from '../../../lib/sqlite-checkpointer.js';
 import { LISTING_SCHEMA_STEPS } from '../../listing/sqlite/listing-schema-sqlite.js';
-import { unpackLogs } from '../indexer-part-wire.js';
+import { unpackLogs, unsealBatch } from '../indexer-part-wire.js';
 import { sendError } from '../indexer-read-thread.js';
 import type { IndexStore } from '../indexer-store.js';
 import { openSqliteIndexStore } from './indexer-store-sqlite.js';
@@ -31,7 +31,7 @@ async function run(op: WriteRequest['op'], args: unknown[]): Promise<unknown> {
   switch (op) {
     case 'apply': {
       const [wire, tip] = args as [WireBatch, number];
-      return s.apply({ ...wire, logs: unpackLogs(wire.logs) }, tip);
+      return s.apply(unsealBatch({ ...wire, logs: wire.logs ? unpackLogs(wire.logs) : [] }), tip);
     }
     case 'catchingUp':
       return s.catchingUp(args[0] as boolean);
