@@ -73,11 +73,9 @@ export default defineConfig({
           // A worker runs its files one after another in one process and keeps the modules they share (vitest, ethers,
           // zod, src): with a fresh process per file, starting and importing was half the unit run's CPU. A file whose
           // vi.mock must reach modules an earlier file may have loaded resets them first (vi.resetModules), and a file
-          // that changes process state (environment, require cache) puts it back.
+          // that changes process state (environment, require cache) puts it back. Its workers are the run's (maxWorkers
+          // above): a project of its own count would have to run apart from the integration files, not beside them.
           isolate: false,
-          // Unit files compute rather than wait, so one per core: two workers share more modules and ran the project in
-          // 61 CPU-s and 59 s against 68 CPU-s and 84 s with three (one run each, same busy box).
-          maxWorkers: 2,
         },
       },
       {

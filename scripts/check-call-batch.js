@@ -8,7 +8,8 @@ const settings = { optimizer: { enabled: true, runs: 200 }, evmVersion: 'paris',
 const code = compileSolidity({ 'C.sol': source }, settings).contracts['C.sol'].CallBatch.bytecode;
 if (process.argv.includes('--print')) console.log(code);
 else {
-  const ts = readFileSync(new URL('../src/service/indexer/indexer-call-batch.ts', import.meta.url), 'utf8');
+  // The literal is written in pieces joined with + (no line over 160 characters): join them before looking.
+  const ts = readFileSync(new URL('../src/service/indexer/indexer-call-batch.ts', import.meta.url), 'utf8').replace(/'\s*\+\s*'/g, '');
   if (!ts.includes(code)) {
     console.error('indexer-call-batch.ts does not embed the compiled init code; run with --print and paste it.');
     process.exit(1);

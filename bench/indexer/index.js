@@ -8,9 +8,9 @@
 // TXDESK_BENCH_TRANSFERS sets the number of each (default 100,000); TXDESK_BENCH_READER_THREAD=0 reads ranges on the
 // writer's thread instead of the reader thread. Each line says how long the writer sat idle waiting for reads, and the
 // CPU seconds the indexer process and anvil used: on a 2-core box the two share the cores the bare read has to itself.
-// The bare read runs three times and the fastest is the baseline of every ratio. Two ceilings follow the ratios: the write path alone, and that CPU spread perfectly over the cores (no overlap of
-// reads and writes can beat either).
-// Then the mints and transfers again into a throwaway PostgreSQL (the fleet's store), with the ratio to SQLite;
+// The bare read runs three times and the fastest is the baseline of every ratio. Two ceilings follow the ratios: the
+// write path alone, and that CPU spread perfectly over the cores (no overlap of reads and writes can beat either). Then
+// the mints and transfers again into a throwaway PostgreSQL (the fleet's store), with the ratio to SQLite;
 // `--sqlite-only` skips that. `--networks 2` runs two-networks.js instead: one service catching up over one network
 // against one service catching up over two at once; `--networks 2 --isolation` runs isolation.js: network A's listing
 // and tracker p99 and the event loop's longest block while network B catches up, against A quiet.
@@ -46,7 +46,9 @@ const READER_THREAD = process.env.TXDESK_BENCH_READER_THREAD !== '0';
 /** `--sqlite-only` skips the same catch-ups into a throwaway PostgreSQL. */
 const SQLITE_ONLY = process.argv.includes('--sqlite-only');
 const split = (t, s) =>
-  `(reading logs ${(t.logsMs / 1000).toFixed(1)} s and metadata ${(t.metadataMs / 1000).toFixed(1)} s, overlapped with index writes ${(t.writeMs / 1000).toFixed(1)} s; idle waiting ${(t.waitMs / 1000).toFixed(1)} s = ${Math.round(t.waitMs / 10 / s)}%)`;
+  `(reading logs ${(t.logsMs / 1000).toFixed(1)} s and metadata ${(t.metadataMs / 1000).toFixed(1)} s, overlapped with ` +
+  `index writes ${(t.writeMs / 1000).toFixed(1)} s; idle waiting ${(t.waitMs / 1000).toFixed(1)} s ` +
+  `= ${Math.round(t.waitMs / 10 / s)}%)`;
 /** CPU seconds (user + system) of a process so far, from /proc (0 where there is none). */
 function cpuOf(pid) {
   try {
@@ -194,7 +196,8 @@ try {
   const raw = Math.max(...reads);
   const uri = await measureUriReads(anvil.url, (await c.getAddress()).toLowerCase(), N, midBlock);
   console.log(
-    `${'baseline: tokenURI eth_calls alone'.padEnd(44)} plain batches ${Math.round(uri.plain)}/s, packed (indexer) ${Math.round(uri.packed)}/s: ratio ${(uri.packed / uri.plain).toFixed(2)}`,
+    `${'baseline: tokenURI eth_calls alone'.padEnd(44)} plain batches ${Math.round(uri.plain)}/s, packed ` +
+      `(indexer) ${Math.round(uri.packed)}/s: ratio ${(uri.packed / uri.plain).toFixed(2)}`,
   );
   // Ranges of the size the indexer writes at once while catching up (parts read ahead are joined up to JOIN_MOVES).
   const write = await measureWritePath(N, OWNERS, JOIN_MOVES);
@@ -207,7 +210,8 @@ try {
     `ceiling, index writes alone/raw log read: mints ${(write.mints / raw).toFixed(2)}, transfers ${(write.moves / raw).toFixed(2)}`,
   );
   console.log(
-    `ceiling, the catch-up's CPU (indexer + anvil) spread over ${cpus().length} cores/raw log read: mints ${(mintBound / raw).toFixed(2)}, transfers ${(moveBound / raw).toFixed(2)}`,
+    `ceiling, the catch-up's CPU (indexer + anvil) spread over ${cpus().length} cores/raw log read: ` +
+      `mints ${(mintBound / raw).toFixed(2)}, transfers ${(moveBound / raw).toFixed(2)}`,
   );
   console.log(
     `ratio to plain transfers: ConsecutiveTransfer tokens ${(dropRate / moveRate).toFixed(2)}, TransferBatch ids ${(batchRate / moveRate).toFixed(2)}`,

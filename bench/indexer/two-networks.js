@@ -143,8 +143,12 @@ function report(label, r) {
   const each = r.ms.length > 1 ? ` (A ${(r.ms[0] / 1000).toFixed(2)} s, B ${(r.ms[1] / 1000).toFixed(2)} s)` : '';
   const anvils = r.anvilS.map((s) => s.toFixed(1)).join(' + ');
   console.log(
-    `${label.padEnd(32)} ${r.blocks} blocks, ${r.transfers} transfers caught up in ${(r.allMs / 1000).toFixed(2)} s${each} (service started in ${r.startedMs.toFixed(0)} ms); ` +
-      `cpu: service ${r.serviceS.toFixed(1)} s (${(r.serviceS / (r.allMs / 1000)).toFixed(2)} cores; main thread busy ${Math.round(r.mainThread * 100)}%, event loop delay p99 ${r.stallMs.p99.toFixed(0)} ms, max ${r.stallMs.max.toFixed(0)} ms) = ${((r.serviceS * 1000) / r.blocks).toFixed(0)} ms per block, ${((r.serviceS * 1e6) / r.transfers).toFixed(0)} ms per 1,000 transfers; anvil ${anvils} s`,
+    `${label.padEnd(32)} ${r.blocks} blocks, ${r.transfers} transfers caught up in ${(r.allMs / 1000).toFixed(2)} s${each} ` +
+      `(service started in ${r.startedMs.toFixed(0)} ms); ` +
+      `cpu: service ${r.serviceS.toFixed(1)} s (${(r.serviceS / (r.allMs / 1000)).toFixed(2)} cores; main thread ` +
+      `busy ${Math.round(r.mainThread * 100)}%, event loop delay p99 ${r.stallMs.p99.toFixed(0)} ms, ` +
+      `max ${r.stallMs.max.toFixed(0)} ms) = ${((r.serviceS * 1000) / r.blocks).toFixed(0)} ms per ` +
+      `block, ${((r.serviceS * 1e6) / r.transfers).toFixed(0)} ms per 1,000 transfers; anvil ${anvils} s`,
   );
 }
 
@@ -179,10 +183,14 @@ try {
     ratios.cpuPerBlockWithAnvils.push(perBlock(r.together, true) / perBlock(r.alone, true));
   }
   console.log(
-    `ratio (A and B at once)/(A alone), until every network caught up: median ${median(ratios.together).toFixed(2)} (rounds ${list(ratios.together)}) (expected <= ~2.0: twice the work on the same 2 shared cores, each network its share)`,
+    `ratio (A and B at once)/(A alone), until every network caught up: median ${median(ratios.together).toFixed(2)} ` +
+      `(rounds ${list(ratios.together)}) (expected <= ~2.0: twice the work on the same 2 shared cores, each network its ` +
+      `share)`,
   );
   console.log(
-    `ratio A within two/A alone, A's own catch-up: median ${median(ratios.aWithin).toFixed(2)} (rounds ${list(ratios.aWithin)}) (expected <= ~2.0, and near the ratio above: A waits for nothing of B's but the cores)`,
+    `ratio A within two/A alone, A's own catch-up: median ${median(ratios.aWithin).toFixed(2)} ` +
+      `(rounds ${list(ratios.aWithin)}) (expected <= ~2.0, and near the ratio above: A waits for nothing of B's but the ` +
+      `cores)`,
   );
   const { during, after, bMs } = await listingWhileOtherCatchesUp(a, b);
   const at = (xs, p) => xs[Math.min(xs.length - 1, Math.ceil(p * xs.length) - 1)];
@@ -192,10 +200,13 @@ try {
     `listing of A while a running service catches up over B (${(bMs / 1000).toFixed(2)} s): ${stats(during)}; after B caught up: ${stats(after)}`,
   );
   console.log(
-    `ratio listing of A while B catches up/after: p99 ${(at(during, 0.99) / at(after, 0.99)).toFixed(1)}, p50 ${(at(during, 0.5) / at(after, 0.5)).toFixed(1)} (A's requests wait for B's index writes on the one main thread)`,
+    `ratio listing of A while B catches up/after: p99 ${(at(during, 0.99) / at(after, 0.99)).toFixed(1)}, ` +
+      `p50 ${(at(during, 0.5) / at(after, 0.5)).toFixed(1)} (A's requests wait for B's index writes on the one main thread)`,
   );
   console.log(
-    `ratio service cpu per block, two networks/one: median ${median(ratios.cpuPerBlock).toFixed(2)} (rounds ${list(ratios.cpuPerBlock)}); with the anvils' cpu: ${median(ratios.cpuPerBlockWithAnvils).toFixed(2)} (expected ~1.0: a second network costs its own blocks and nothing more)`,
+    `ratio service cpu per block, two networks/one: median ${median(ratios.cpuPerBlock).toFixed(2)} ` +
+      `(rounds ${list(ratios.cpuPerBlock)}); with the anvils' cpu: ${median(ratios.cpuPerBlockWithAnvils).toFixed(2)} ` +
+      `(expected ~1.0: a second network costs its own blocks and nothing more)`,
   );
 } finally {
   for (const x of anvils) await x.stop();

@@ -110,7 +110,8 @@ export function isRangeRefusal(err: unknown): boolean {
   const codes = [e?.code, e?.error?.code];
   if (codes.includes(-32005) || codes.includes(413)) return true;
   const text = `${String(e?.message ?? '')} ${String(e?.error?.message ?? '')}`.toLowerCase();
-  return /(more than \d+ results|too many|block range|range (is )?too (large|wide|big)|limit exceeded|exceeds? (the )?(max|limit)|response size|query timeout|max results)/.test(
-    text,
+  return (
+    /(more than \d+ results|too many|block range|range (is )?too (large|wide|big)|limit exceeded)/.test(text) ||
+    /(exceeds? (the )?(max|limit)|response size|query timeout|max results)/.test(text)
   );
 }

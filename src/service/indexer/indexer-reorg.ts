@@ -53,10 +53,14 @@ export interface RollbackPlan {
  */
 export const ROLLBACK_SQL = {
   affected:
-    "SELECT DISTINCT t.contract_id, t.k_id, coalesce(c.standard, 'ERC721') AS standard FROM idx_transfers t LEFT JOIN idx_contracts c ON c.id = t.contract_id WHERE t.block > ?",
+    "SELECT DISTINCT t.contract_id, t.k_id, coalesce(c.standard, 'ERC721') AS standard FROM idx_transfers t LEFT JOIN " +
+    'idx_contracts c ON c.id = t.contract_id WHERE t.block > ?',
   counts:
-    'SELECT contract_id, sum(CASE WHEN from_id IS NULL THEN 1 ELSE 0 END) AS minted, sum(CASE WHEN to_id IS NULL THEN 1 ELSE 0 END) AS burned FROM idx_transfers WHERE block > ? GROUP BY contract_id',
-  last: 'SELECT block, log_index, sub, from_id, to_id, amount FROM idx_transfers WHERE contract_id = ? AND k_id = ? AND block <= ? ORDER BY block DESC, log_index DESC, sub DESC LIMIT 1',
+    'SELECT contract_id, sum(CASE WHEN from_id IS NULL THEN 1 ELSE 0 END) AS minted, sum(CASE WHEN to_id IS NULL THEN 1 ' +
+    'ELSE 0 END) AS burned FROM idx_transfers WHERE block > ? GROUP BY contract_id',
+  last:
+    'SELECT block, log_index, sub, from_id, to_id, amount FROM idx_transfers WHERE contract_id = ? AND k_id = ? AND ' +
+    'block <= ? ORDER BY block DESC, log_index DESC, sub DESC LIMIT 1',
   history:
     'SELECT block, log_index, sub, from_id, to_id, amount FROM idx_transfers WHERE contract_id = ? AND k_id = ? AND block <= ? ORDER BY block, log_index, sub',
 };

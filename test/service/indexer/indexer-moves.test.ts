@@ -58,7 +58,8 @@ async function fill(place: BackendPlace): Promise<IndexMovesReads> {
   );
   const rows = history();
   await pool.query(
-    'INSERT INTO idx_transfers (block, log_index, sub, contract_id, k_id, from_id, to_id, amount) SELECT b, l, 0, 1, k, f, t, NULL FROM unnest($1::bigint[], $2::int[], $3::bytea[], $4::bigint[], $5::bigint[]) AS u(b, l, k, f, t)',
+    'INSERT INTO idx_transfers (block, log_index, sub, contract_id, k_id, from_id, to_id, amount) SELECT b, l, 0, 1, k, f, ' +
+      't, NULL FROM unnest($1::bigint[], $2::int[], $3::bytea[], $4::bigint[], $5::bigint[]) AS u(b, l, k, f, t)',
     [rows.map((r) => r[0]), rows.map((r) => r[1]), rows.map((r) => kId(r[4])), rows.map((r) => r[2]), rows.map((r) => r[3])],
   );
   await pool.query(

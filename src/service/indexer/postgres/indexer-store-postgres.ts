@@ -64,13 +64,17 @@ async function writeCollected(c: PgClient, x: Collected): Promise<void> {
   if (x.blocks.size > 0) {
     const rows = [...x.blocks];
     await c.query(
-      'INSERT INTO idx_blocks (number, hash, parent_hash) SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[]) ON CONFLICT (number) DO UPDATE SET hash = excluded.hash, parent_hash = coalesce(excluded.parent_hash, idx_blocks.parent_hash)',
+      'INSERT INTO idx_blocks (number, hash, parent_hash) SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[]) ON ' +
+        'CONFLICT (number) DO UPDATE SET hash = excluded.hash, parent_hash = coalesce(excluded.parent_hash, ' +
+        'idx_blocks.parent_hash)',
       [rows.map(([n]) => n), rows.map(([, b]) => b.hash), rows.map(([, b]) => b.parent)],
     );
   }
   for (const t of x.truncated) {
     await c.query(
-      'INSERT INTO idx_truncated (block, log_index, contract, from_id, to_id, indexed) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (block, log_index) DO UPDATE SET contract = excluded.contract, from_id = excluded.from_id, to_id = excluded.to_id, indexed = excluded.indexed',
+      'INSERT INTO idx_truncated (block, log_index, contract, from_id, to_id, indexed) VALUES ($1, $2, $3, $4, $5, $6) ON ' +
+        'CONFLICT (block, log_index) DO UPDATE SET contract = excluded.contract, from_id = excluded.from_id, to_id = ' +
+        'excluded.to_id, indexed = excluded.indexed',
       [t.block, t.logIndex, t.contract, t.fromId.toString(), t.toId.toString(), t.indexed],
     );
   }

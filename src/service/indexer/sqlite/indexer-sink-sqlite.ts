@@ -8,7 +8,8 @@ import { readRollbackPlan, rollbackWith } from '../indexer-reorg.js';
 
 export function sqliteSink(db: Db): BatchSink {
   const putBlock = db.prepare(
-    'INSERT INTO idx_blocks (number, hash, parent_hash) VALUES (?, ?, ?) ON CONFLICT (number) DO UPDATE SET hash = excluded.hash, parent_hash = coalesce(excluded.parent_hash, parent_hash)',
+    'INSERT INTO idx_blocks (number, hash, parent_hash) VALUES (?, ?, ?) ON CONFLICT (number) DO UPDATE SET hash = ' +
+      'excluded.hash, parent_hash = coalesce(excluded.parent_hash, parent_hash)',
   );
   const setTip = db.prepare("INSERT INTO idx_state (key, value) VALUES ('tip', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value");
   const putTruncated = db.prepare(
