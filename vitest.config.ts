@@ -1,4 +1,4 @@
-// Test runner settings, as two projects. `unit` (`npm run test:unit`, about 60 CPU-seconds, ~35 s on 2 cores; the goal
+// Test runner settings, as two projects. `unit` (`npm run test:unit`, about 60 CPU-seconds, 31 s on 2 cores; the goal
 // is 30 s): pure code, stores on SQLite, the renderer's logic, CLI parsing, loopback servers in the test's own process;
 // no chain, no PostgreSQL, no browser, no spawned service. `integration`: every other file (real anvil chains, `txdesk`
 // processes, PostgreSQL, Chromium). Real chains and servers are slow to start, so timeouts are generous and integration

@@ -22,7 +22,7 @@ describe('anvil lifetime', () => {
   });
 
   it('kills anvil when the process that started the dev chain is killed with SIGKILL', async () => {
-    const child = spawn(process.execPath, [join(repoRoot, 'test', 'support', 'chain', 'devchain-child.mjs'), build.indexJs, 'high'], {
+    const child = spawn(process.execPath, [join(repoRoot, 'test', 'support', 'chain', 'devchain-child.mjs'), build.entryJs, 'high'], {
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     children.push(child);

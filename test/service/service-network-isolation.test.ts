@@ -46,7 +46,7 @@ let wallet: import('ethers').Wallet;
 beforeAll(async () => {
   ensureCoreBuilt();
   const dist = join(import.meta.dirname, '..', '..', 'dist');
-  const { startAnvil } = (await import(join(dist, 'devchain', 'index.js'))) as typeof DevchainModule;
+  const { startAnvil } = (await import(join(dist, 'devchain', 'devchain.js'))) as typeof DevchainModule;
   const { startService } = (await import(join(dist, 'service', 'index.js'))) as typeof ServiceModule;
   Sdk = await import(join(dist, 'sdk', 'index.js'));
   anvils = await Promise.all([31337, 31338].map((chainId) => startAnvil({ gasLimit: 40_000_000, blockTimeSeconds: 1, chainId })));

@@ -48,7 +48,7 @@ const start = (db: Db, extra: Partial<IndexerModule.IndexerOptions> = {}) =>
 beforeAll(async () => {
   ensureCoreBuilt();
   const dist = join(import.meta.dirname, '..', '..', '..', 'dist', 'service', 'indexer');
-  built = (await import(join(dist, 'index.js'))) as typeof IndexerModule;
+  built = (await import(join(dist, 'indexer.js'))) as typeof IndexerModule;
   builtThread = (await import(join(dist, 'indexer-read-thread.js'))) as typeof ReadThreadModule;
   builtBackend = (await import(join(dist, '..', 'backend.js'))) as typeof BackendModule;
   chain = await startTestChain();

@@ -1,4 +1,4 @@
-// Test fixture: a parent process that starts the dev chain from a JS build (argv[2] = its index.js), prints one JSON line, then idles until killed.
+// Test fixture: a parent process that starts the dev chain from a JS build (argv[2] = its devchain.js), prints one JSON line, then idles until killed.
 const { startDevchain } = await import(process.argv[2]);
 const devchain = await startDevchain({
   congestion: process.argv[3] ?? 'high',

@@ -43,7 +43,7 @@ export function isAlive(pid: number): boolean {
  * can run the real module without a build of the whole app. The output lives under node_modules/.cache so that
  * package imports (ethers, zod, @foundry-rs/anvil) resolve as they do from src.
  */
-export function buildDevchainForChild(): { indexJs: string; dispose(): void } {
+export function buildDevchainForChild(): { entryJs: string; dispose(): void } {
   const out = join(repoRoot, 'node_modules', '.cache', 'txdesk-devchain-test', randomUUID());
   for (const dir of ['devchain', 'lib', 'shared']) {
     const src = join(repoRoot, 'src', dir);
@@ -60,7 +60,7 @@ export function buildDevchainForChild(): { indexJs: string; dispose(): void } {
       } else if (file.endsWith('.json')) cpSync(file, target);
     }
   }
-  return { indexJs: join(out, 'devchain', 'index.js'), dispose: () => rmSync(out, { recursive: true, force: true }) };
+  return { entryJs: join(out, 'devchain', 'devchain.js'), dispose: () => rmSync(out, { recursive: true, force: true }) };
 }
 
 function walk(dir: string): string[] {
