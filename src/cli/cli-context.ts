@@ -1,7 +1,8 @@
-// What the account commands share: the config store, the session store and the endpoint they talk to.
-import { usageError } from './cli-errors.js';
+// What the account commands share: the config store, the session store, the endpoint they talk to and the session
+// logged in to it.
+import { CliError, notLoggedInMessage, usageError } from './cli-errors.js';
 import { configDir, currentPlace, openConfigStore, resolveEndpoint, type ConfigStore, type Endpoint, type Place } from './config-store.js';
-import { openSessionStore, type SessionStore } from './session-store.js';
+import { openSessionStore, tokenExpiry, type SessionStore } from './session-store.js';
 
 export interface CliContext {
   place: Place;
@@ -31,4 +32,14 @@ function keychainSetting(value: string | undefined): boolean {
   if (value === undefined || value === '' || value === 'on') return true;
   if (value === 'off') return false;
   throw usageError(`TXDESK_KEYCHAIN "${value}" is not valid: set it to off (only the session file) or on, or leave it unset.`);
+}
+
+/** The endpoint and the token of the session logged in to it; refuses, saying what to run, when there is none or it has expired. */
+export function liveSession(ctx: CliContext): { endpoint: Endpoint; token: string } {
+  const endpoint = ctx.endpoint();
+  const session = ctx.sessions.load(new URL(endpoint.url).origin);
+  if (!session) throw new CliError(notLoggedInMessage(endpoint));
+  const exp = tokenExpiry(session.token);
+  if (exp !== null && exp * 1000 < Date.now()) throw new CliError('Your session has expired: run `txdesk login` again.');
+  return { endpoint, token: session.token };
 }

@@ -2,10 +2,9 @@
 // program sends to manage webhooks (docs/webhooks.md, "Who may manage webhooks"); shown once, when made.
 import { z } from 'zod';
 import { createAccountsClient } from './accounts-client.js';
-import { CliError, notLoggedInMessage, usageError } from './cli-errors.js';
-import type { CliContext } from './cli-context.js';
+import { usageError } from './cli-errors.js';
+import { liveSession, type CliContext } from './cli-context.js';
 import { parseOptions } from './cli-options.js';
-import { tokenExpiry } from './session-store.js';
 
 const apiSecretOptions = z.object({ rotate: z.boolean().optional(), revoke: z.boolean().optional(), json: z.boolean().optional() });
 
@@ -18,15 +17,11 @@ export async function runAccountApiSecret(raw: Record<string, unknown>, context:
   const opts = parseOptions(apiSecretOptions, raw);
   if (opts.rotate && opts.revoke) throw usageError('--rotate and --revoke contradict each other: give one of them.');
   const ctx = context();
-  const endpoint = ctx.endpoint();
-  const session = ctx.sessions.load(new URL(endpoint.url).origin);
-  if (!session) throw new CliError(notLoggedInMessage(endpoint));
-  const exp = tokenExpiry(session.token);
-  if (exp !== null && exp * 1000 < Date.now()) throw new CliError('Your session has expired: run `txdesk login` again.');
+  const { endpoint, token } = liveSession(ctx);
   const client = createAccountsClient(endpoint.url);
 
   if (opts.revoke) {
-    const revoked = await client.revokeApiSecret(session.token);
+    const revoked = await client.revokeApiSecret(token);
     if (opts.json) return ctx.out(JSON.stringify({ revoked }));
     return ctx.out(
       revoked
@@ -34,7 +29,7 @@ export async function runAccountApiSecret(raw: Record<string, unknown>, context:
         : 'This account has no API secret; nothing to revoke.',
     );
   }
-  const made = await client.createApiSecret(session.token, opts.rotate === true);
+  const made = await client.createApiSecret(token, opts.rotate === true);
   if (opts.json) {
     ctx.out(JSON.stringify(made));
     ctx.err(secretNotice);

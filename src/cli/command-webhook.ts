@@ -13,10 +13,9 @@ import {
   type WebhookReply,
 } from '../service/webhooks/webhook-schemas.js';
 import { createAccountsClient } from './accounts-client.js';
-import { CliError, notLoggedInMessage, usageError } from './cli-errors.js';
-import type { CliContext } from './cli-context.js';
+import { CliError, usageError } from './cli-errors.js';
+import { liveSession, type CliContext } from './cli-context.js';
 import { parseOptions } from './cli-options.js';
-import { tokenExpiry } from './session-store.js';
 import { MAX_SECRET_OVERLAP_SECONDS } from '../shared/defaults.js';
 
 /** Longer than the service's own 10 s limit on a test delivery, so its answer about a slow receiver arrives. */
@@ -88,13 +87,9 @@ interface WebhookApi {
  * service that predates the credential knows the account only by it, and a current one checks that both agree.
  */
 async function openWebhookApi(ctx: CliContext): Promise<WebhookApi> {
-  const endpoint = ctx.endpoint();
-  const session = ctx.sessions.load(new URL(endpoint.url).origin);
-  if (!session) throw new CliError(notLoggedInMessage(endpoint));
-  const exp = tokenExpiry(session.token);
-  if (exp !== null && exp * 1000 < Date.now()) throw new CliError('Your session has expired: run `txdesk login` again.');
+  const { endpoint, token } = liveSession(ctx);
   const base = endpoint.url;
-  const { clientId } = await createAccountsClient(base).me(session.token);
+  const { clientId } = await createAccountsClient(base).me(token);
   return {
     async call(method, path, reply, body) {
       let response: Response;
@@ -103,7 +98,7 @@ async function openWebhookApi(ctx: CliContext): Promise<WebhookApi> {
           method,
           headers: {
             accept: 'application/json',
-            authorization: `Bearer ${session.token}`,
+            authorization: `Bearer ${token}`,
             ...(body === undefined ? {} : { 'content-type': 'application/json' }),
           },
           body: body === undefined ? undefined : JSON.stringify(body),
