@@ -146,16 +146,27 @@ function allAccepted(receiver: WebhookReceiver, id: string, hashes: string[]): b
 }
 
 /**
- * Kills `victim` once `enough` holds of the webhook's requests (some accepted, more still open); returns the requests
- * the kill cut: open at that moment and ended without an answer.
+ * Kills `victim` once `enough` holds of the webhook's requests (some accepted, more still open) and one open request is
+ * still in the first third of the receiver's `delayMs`; returns the requests the kill cut: open at that moment and
+ * ended without an answer. (Without the fresh one, every open request could be about to be answered: on a busy box
+ * the receiver then answers them all before the dead process's sockets close, and the kill cuts nothing.)
  */
 async function killMidFlight(
   victim: ServiceProcess,
   receiver: WebhookReceiver,
   id: string,
+  delayMs: number,
   enough: (ds: Delivery[]) => boolean,
 ): Promise<Delivery[]> {
-  await waitFor('deliveries accepted and more in flight', () => enough(requestsOf(receiver, id)), { timeoutMs: 60_000 });
+  const fresh = (ds: Delivery[]) => open(ds).some((d) => Date.now() - d.req.atMs < delayMs / 3);
+  await waitFor(
+    'deliveries accepted, more in flight, one just sent',
+    () => {
+      const ds = requestsOf(receiver, id);
+      return enough(ds) && fresh(ds);
+    },
+    { timeoutMs: 60_000, everyMs: 10 },
+  );
   victim.child.kill('SIGKILL');
   const openAtKill = open(requestsOf(receiver, id));
   await victim.exited;
@@ -226,7 +237,8 @@ async function expectNothingLost(
 
 describe('SIGKILL while webhook deliveries are in flight', () => {
   it('on SQLite: the service started again on its data dir sends the cut deliveries and the rest, nothing lost', async () => {
-    const receiver = await slowReceiver(300);
+    const delayMs = 300;
+    const receiver = await slowReceiver(delayMs);
     const dir = dataDir();
     const first = await service({ dataDir: dir });
     const account = await signup(first, 'webhook-crash-sqlite@example.com');
@@ -235,7 +247,7 @@ describe('SIGKILL while webhook deliveries are in flight', () => {
     const { id } = created.body as { id: string };
     const hashes = await trackAndSend(first, account.clientId, DEV_KEYS[3]!, TRANSACTIONS);
 
-    const cut = await killMidFlight(first, receiver, id, (ds) => accepted(ds).length >= 10 && open(ds).length >= 3);
+    const cut = await killMidFlight(first, receiver, id, delayMs, (ds) => accepted(ds).length >= 10 && open(ds).length >= 3);
     expect(cut.length, 'requests cut by the kill').toBeGreaterThan(0);
     expect(allAccepted(receiver, id, hashes)).toBe(false);
 
@@ -262,7 +274,8 @@ describe('SIGKILL while webhook deliveries are in flight', () => {
     });
 
     it('the survivor sends the dead instance’s claimed deliveries after their lease, and the rest, nothing lost', async () => {
-      const receiver = await slowReceiver(500);
+      const delayMs = 500;
+      const receiver = await slowReceiver(delayMs);
       // Started together: they race for the migration lock and the leaderships.
       const both = await Promise.all([0, 1].map(() => service({ dataDir: dataDir(), database: database.url })));
       // The webhook's limit in flight holds across the fleet, so from outside it is not known which instance holds an
@@ -292,7 +305,7 @@ describe('SIGKILL while webhook deliveries are in flight', () => {
         hashes = await trackAndSend(victim, account.clientId, DEV_KEYS[4]!, TRANSACTIONS);
         // Most of the webhook's 8 slots open: some requests are early in the receiver's delay, so the kill cuts them
         // before it answers (a dying process's sockets close a moment after the signal).
-        cut = await killMidFlight(victim, receiver, id, (ds) => accepted(ds).length >= 10 && open(ds).length >= 6);
+        cut = await killMidFlight(victim, receiver, id, delayMs, (ds) => accepted(ds).length >= 10 && open(ds).length >= 6);
       } finally {
         survivor.child.kill('SIGCONT');
       }
