@@ -10,6 +10,7 @@ import {
   type IndexWriter,
   type TokenRow,
 } from '../listing/listing-writer.js';
+import { runInPieces } from '../../lib/event-loop-pieces.js';
 import { ZERO_ADDRESS, type MetadataUpdate, type TokenMove, type Truncation, type UriEvent } from './indexer-events.js';
 import type { ContractMeta } from './indexer-metadata.js';
 import type { BlockHeader } from './indexer-rpc.js';
@@ -203,12 +204,7 @@ export function applyBatchTo(sink: BatchSink, w: IndexWriter, b: Batch): Missing
  * write's alone meanwhile.
  */
 export async function applyBatchInPieces(sink: BatchSink, w: IndexWriter, b: Batch, pieceMoves = APPLY_PIECE_MOVES): Promise<MissingUri[]> {
-  const steps = applySteps(sink, w, b, pieceMoves);
-  for (;;) {
-    const r = steps.next();
-    if (r.done) return r.value;
-    await new Promise<void>((resolve) => setImmediate(resolve));
-  }
+  return runInPieces(applySteps(sink, w, b, pieceMoves));
 }
 
 /** applyBatchTo's work, yielding after every `pieceMoves` moves of each pass over the range (never when Infinity). */

@@ -1,6 +1,7 @@
 // The index on PostgreSQL against the index on SQLite: the same random histories of both standards (with ERC-4906
 // updates, uri backfills and rollbacks) go through both IndexStores, and every table must end up the same, compared by
-// natural keys (row ids are each store's own). A write built on a stale tip is refused and leaves nothing behind.
+// natural keys (row ids are each store's own); a second PostgreSQL store whose writer works in pieces of 2 rows (every
+// step that yields, every statement split) gets them too. A write built on a stale tip is refused and leaves nothing behind.
 import fc from 'fast-check';
 import type { PoolClient } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,6 +13,8 @@ import type { ContractMeta } from '../../../src/service/indexer/indexer-metadata
 import { postgresIndexStore } from '../../../src/service/backend.js';
 import { sqliteIndexStore } from '../../../src/service/backend.js';
 import type { IndexStore } from '../../../src/service/indexer/indexer-store.js';
+import { openPostgresIndexStore } from '../../../src/service/indexer/postgres/indexer-store-postgres.js';
+import { openPostgresListingWriter } from '../../../src/service/listing/postgres/listing-writer-postgres.js';
 import { dumpPg, dumpSqlite, INDEX_TABLES } from '../../support/service/index-dump.js';
 import { History, MULTI, OWNERS, PLAIN, STANDARD, step, uriOf } from '../../support/chain/mixed-history.js';
 import { createTestDatabase, type TestDatabase } from '../../support/service/postgres-db.js';
@@ -38,15 +41,23 @@ describe('index store on PostgreSQL', () => {
   let tdb: TestDatabase;
   let pool: PgPool;
   let pg: IndexStore;
+  let smallDb: TestDatabase;
+  let smallPool: PgPool;
+  let small: IndexStore;
 
   beforeAll(async () => {
     tdb = await createTestDatabase('index-store');
     pool = openPgPool(tdb.url);
     pg = await postgresIndexStore(pool);
+    smallDb = await createTestDatabase('index-store-pieces');
+    smallPool = openPgPool(smallDb.url);
+    small = await openPostgresIndexStore(smallPool, openPostgresListingWriter(smallPool, 2));
   });
   afterAll(async () => {
     await pool?.end();
     await tdb?.drop();
+    await smallPool?.end();
+    await smallDb?.drop();
   });
 
   it('ends every random history with the same tables as SQLite (fast-check)', async () => {
@@ -57,6 +68,7 @@ describe('index store on PostgreSQL', () => {
         fc.array(fc.nat(20), { minLength: 7, maxLength: 7 }),
         async (ranges, rollbacks, updates) => {
           await pool.query(`TRUNCATE ${INDEX_TABLES.join(', ')}`);
+          await smallPool.query(`TRUNCATE ${INDEX_TABLES.join(', ')}`);
           const db = openDatabase(':memory:');
           const lite = sqliteIndexStore(db, 2);
           const h = new History();
@@ -91,6 +103,8 @@ describe('index store on PostgreSQL', () => {
             const a = await lite.apply(bt, tip);
             const b = await pg.apply(bt, tip);
             expect(missingKeys(b)).toEqual(missingKeys(a));
+            const c = await small.apply(bt, tip);
+            expect(missingKeys(c)).toEqual(missingKeys(a));
             // The uris read afterwards: each store gets its own rows' targets.
             await lite.writeUris(
               a,
@@ -100,19 +114,25 @@ describe('index store on PostgreSQL', () => {
               b,
               b.map((m) => `late:${m.address}:${m.id}`),
             );
+            await small.writeUris(
+              c,
+              c.map((m) => `late:${m.address}:${m.id}`),
+            );
             tip = h.block;
             h.block++;
             h.logIndex = 0;
             if (rollbacks[r]! < 2 && r > 0) {
               const ancestor = Math.max(0, tip - 1 - rollbacks[r]!);
-              const [x, y] = [await lite.rollback(ancestor, tip), await pg.rollback(ancestor, tip)];
+              const [x, y, z] = [await lite.rollback(ancestor, tip), await pg.rollback(ancestor, tip), await small.rollback(ancestor, tip)];
               expect([...y].sort()).toEqual([...x].sort());
+              expect([...z].sort()).toEqual([...x].sort());
               h.moves = h.moves.filter((m) => m.block <= ancestor);
               h.block = ancestor + 1;
               tip = ancestor;
             }
           }
           expect(await dumpPg(pool)).toEqual(dumpSqlite(db));
+          expect(await dumpPg(smallPool)).toEqual(dumpSqlite(db));
           expect(await pg.truncated()).toEqual(await lite.truncated());
           db.close();
         },

@@ -1,8 +1,10 @@
 // Leaders that step down (issue 45, item 4): two services on one PostgreSQL database, each reaching the one dev chain
-// through a TCP proxy of its own. Cutting the indexer leader's link makes it hand the network's indexer and receipt
-// watcher to the other instance within TAKE_OVER_MS (node-link.ts: no usable node for NODE_LINK_DOWN_MS, then the
-// leadership's next try), and keep neither while its link stays down; the index the fleet built across the hand-over
-// equals a single SQLite indexer's over the same chain, row for row: nothing indexed twice, nothing missed.
+// through a TCP proxy of its own. Blackholing the indexer leader's link (connections accepted, nothing answered: a dead
+// route, a hung provider; the harder case than refused connections, since every request waits for its own timeout)
+// makes it hand the network's indexer and receipt watcher to the other instance within TAKE_OVER_MS (node-link.ts: no
+// usable node for NODE_LINK_DOWN_MS, then the leadership's next try; stepping down aborts the requests the blackhole
+// holds instead of waiting for them), and keep neither while its link stays down; the index the fleet built across the
+// hand-over equals a single SQLite indexer's over the same chain, row for row: nothing indexed twice, nothing missed.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,7 +24,10 @@ import { indexerTestArtifacts } from '../../support/chain/indexer-contracts.js';
 import { createTestDatabase, type TestDatabase } from '../../support/service/postgres-db.js';
 import { waitFor } from '../../support/poll.js';
 
-/** The cut is noticed within a probe timeout (1 s here), then NODE_LINK_DOWN_MS, then at most two 2 s lock tries. */
+/**
+ * The cut is noticed within a probe timeout (1 s here), then NODE_LINK_DOWN_MS, then at most two 2 s lock tries; the
+ * old leader's hung requests (the indexer's would wait 120 s, indexer-rpc.ts REQUEST_TIMEOUT_MS) are aborted, not waited for.
+ */
 const TAKE_OVER_MS = 20_000;
 const [alice, bob] = ['0x1111', '0x2222'].map((p) => (p + '0'.repeat(36)).toLowerCase()) as [string, string];
 
@@ -102,7 +107,7 @@ it('hands the indexer and the watcher to the instance whose node answers, and th
     everyMs: 100,
   });
 
-  await cut.down();
+  await cut.blackhole();
   const cutAt = Date.now();
   // The chain moves on while the roles change hands: the new leader must index what the old one never saw.
   const moving = (async () => {
@@ -118,7 +123,16 @@ it('hands the indexer and the watcher to the instance whose node answers, and th
   expect(takeOverMs, 'the hand-over after the cut (ms)').toBeGreaterThanOrEqual(NODE_LINK_DOWN_MS);
   expect(takeOverMs, 'the hand-over after the cut (ms)').toBeLessThan(TAKE_OVER_MS);
   expect(leads(leader)).toEqual([]);
-  console.log(`step-down test: the other instance held the indexer and the watcher ${(takeOverMs / 1000).toFixed(1)} s after the cut`);
+  // The leader's indexer asks for the head every 400 ms, so one of its requests sat in the blackhole from just after the
+  // cut until the step-down gave it up: far longer than a probe's 1 s, far shorter than its own 120 s timeout.
+  await waitFor('a request of the old leader given up in the blackhole', () => cut.longestHeldMs() >= NODE_LINK_DOWN_MS / 2, {
+    timeoutMs: 5_000,
+    everyMs: 20,
+  });
+  console.log(
+    `step-down test: the other instance held the indexer and the watcher ${(takeOverMs / 1000).toFixed(1)} s after the cut; ` +
+      `the old leader gave up a request the blackhole held for ${(cut.longestHeldMs() / 1000).toFixed(1)} s`,
+  );
 
   // While its link stays down the old leader takes nothing back: watched over more than two of its lock tries.
   await moving;

@@ -5,7 +5,15 @@ export interface TcpProxy {
   port: number;
   /** Refuses connections and cuts open ones, as a dead or restarting process does. */
   down(): Promise<void>;
+  /**
+   * A dead route or a hung peer: open connections stay open and nothing crosses them either way, new ones are accepted
+   * and get nothing (no refusal, no reset: a client learns only from its own timeout).
+   */
+  blackhole(): Promise<void>;
+  /** Forwards again: after down(), on new connections; after blackhole(), also what the held connections sent meanwhile. */
   up(): Promise<void>;
+  /** The longest a client waited on the blackhole, with a request held, before it closed the connection (ms; 0 if none did). */
+  longestHeldMs(): number;
   close(): Promise<void>;
 }
 
@@ -34,6 +42,8 @@ export interface RpcFaults {
   logRangeRefusals(): number;
   /** The node goes away (connections refused) until `up()`. */
   down(): Promise<void>;
+  /** The node stops answering (connections accepted, nothing comes back) until `up()`. */
+  blackhole(): Promise<void>;
   up(): Promise<void>;
   close(): Promise<void>;
 }

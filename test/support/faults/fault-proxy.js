@@ -1,30 +1,77 @@
 // Fault injection between the app and what it talks to, on real loopback sockets: a TCP proxy that can go down and
-// come back on the same port (a node or data service restart, a dead link), and on top of it for JSON-RPC a refusal
-// of the next eth_sendRawTransaction calls with a node's own words ("txpool is full"), a hosted provider's
-// back-pressure (a share of requests answered HTTP 429 with Retry-After, or with an "exceeded its capacity" error), and
-// a provider's limits on eth_getLogs ranges and answer sizes.
+// come back on the same port (a node or data service restart, a dead link) or blackhole its traffic (a dead route, a
+// hung provider: connections stay open and nothing comes back), and on top of it for JSON-RPC a refusal of the next
+// eth_sendRawTransaction calls with a node's own words ("txpool is full"), a hosted provider's back-pressure (a share
+// of requests answered HTTP 429 with Retry-After, or with an "exceeded its capacity" error), and a provider's limits on
+// eth_getLogs ranges and answer sizes.
 import { createServer as createHttpServer } from 'node:http';
 import { connect, createServer } from 'node:net';
 import { prng } from '../prng.js';
 
-/** A TCP proxy to `target` (http(s)://host:port); `url` is the same URL pointing at the proxy. */
+/**
+ * A TCP proxy to `target` (http(s)://host:port); `url` is the same URL pointing at the proxy. Blackholed, every byte
+ * either way is held in the proxy, as packets are on a dead route; `up()` delivers what was held and forwards again, as
+ * TCP's retransmissions would once the route is back.
+ */
 export async function startTcpProxy(target, listenPort = 0) {
   const t = new URL(target);
-  const sockets = new Set();
+  /** Each accepted connection: its sockets, and while blackholed what each side sent and since when the client waits. */
+  const links = new Set();
   let server = null;
   let port = listenPort;
+  let blackholed = false;
+  /** The longest a client waited on the blackhole with bytes held before it gave up (closed the connection). */
+  let longestHeldMs = 0;
+  const forward = (link) => {
+    const { client } = link;
+    if (!link.upstream) {
+      const upstream = connect(Number(t.port), t.hostname);
+      upstream.on('error', () => undefined);
+      // Blackholed, the node's end of the connection is held too: the client learns of it only once the route is back.
+      upstream.on('close', () => (link.held ? (link.held.upstreamClosed = true) : client.destroy()));
+      client.on('close', () => upstream.destroy());
+      link.upstream = upstream;
+    }
+    client.pipe(link.upstream).pipe(client);
+  };
+  const hold = (link) => {
+    const { client, upstream } = link;
+    client.unpipe();
+    upstream?.unpipe();
+    link.held = { fromClient: [], fromUpstream: [], since: null, upstreamClosed: false };
+    link.onClient = (chunk) => {
+      link.held.fromClient.push(chunk);
+      link.held.since ??= Date.now();
+    };
+    link.onUpstream = (chunk) => link.held.fromUpstream.push(chunk);
+    client.on('data', link.onClient).resume();
+    upstream?.on('data', link.onUpstream).resume();
+  };
+  const release = (link) => {
+    const { client, held } = link;
+    client.off('data', link.onClient);
+    link.upstream?.off('data', link.onUpstream);
+    link.held = null;
+    if (held.upstreamClosed) {
+      for (const chunk of held.fromUpstream) client.write(chunk);
+      return void client.end();
+    }
+    forward(link);
+    for (const chunk of held.fromClient) link.upstream.write(chunk);
+    for (const chunk of held.fromUpstream) client.write(chunk);
+  };
   const listen = () =>
     new Promise((resolve, reject) => {
       const s = createServer((client) => {
-        const upstream = connect(Number(t.port), t.hostname);
-        for (const x of [client, upstream]) {
-          sockets.add(x);
-          x.on('close', () => sockets.delete(x));
-          x.on('error', () => undefined);
-        }
-        client.pipe(upstream).pipe(client);
-        client.on('close', () => upstream.destroy());
-        upstream.on('close', () => client.destroy());
+        const link = { client, upstream: null, held: null };
+        links.add(link);
+        client.on('close', () => {
+          links.delete(link);
+          if (link.held?.since != null) longestHeldMs = Math.max(longestHeldMs, Date.now() - link.held.since);
+        });
+        client.on('error', () => undefined);
+        if (blackholed) hold(link);
+        else forward(link);
       });
       s.once('error', reject);
       s.listen(port, '127.0.0.1', () => {
@@ -36,7 +83,11 @@ export async function startTcpProxy(target, listenPort = 0) {
   const down = async () => {
     const s = server;
     server = null;
-    for (const x of sockets) x.destroy();
+    blackholed = false;
+    for (const { client, upstream } of links) {
+      client.destroy();
+      upstream?.destroy();
+    }
     if (s) await new Promise((r) => s.close(() => r()));
   };
   await listen();
@@ -48,7 +99,19 @@ export async function startTcpProxy(target, listenPort = 0) {
       return port;
     },
     down,
-    up: () => (server ? Promise.resolve() : listen()),
+    async blackhole() {
+      if (!blackholed) for (const link of links) hold(link);
+      blackholed = true;
+      if (!server) await listen();
+    },
+    async up() {
+      if (blackholed) {
+        blackholed = false;
+        for (const link of links) release(link);
+      }
+      if (!server) await listen();
+    },
+    longestHeldMs: () => longestHeldMs,
     close: down,
   };
 }
@@ -176,6 +239,7 @@ export async function startRpcFaults(nodeUrl) {
     },
     logRangeRefusals: () => logRefusals,
     down: () => tcp.down(),
+    blackhole: () => tcp.blackhole(),
     up: () => tcp.up(),
     async close() {
       await tcp.close();

@@ -41,12 +41,15 @@ export function emptyNeeds(): OverlayNeeds {
   };
 }
 
-export function needsOf(intent: WriteIntent): OverlayNeeds {
+/** What `intent` needs, worked out as a generator that yields after every `piece` moves (runInPieces runs it). */
+export function* needsOf(intent: WriteIntent, piece = Number.POSITIVE_INFINITY): Generator<void, OverlayNeeds, undefined> {
   const needs = emptyNeeds();
   for (const a of intent.contracts ?? []) needs.contracts.add(a);
   for (const id of intent.contractIds ?? []) needs.contractIds.add(id);
   const keysOf = new Map<string, Buffer>();
+  let done = 0;
   for (const l of intent.moves ?? []) {
+    if (++done % piece === 0) yield;
     needs.contracts.add(l.contract);
     let addr = keysOf.get(l.contract);
     if (!addr) keysOf.set(l.contract, (addr = addressBytes(l.contract)));
@@ -77,11 +80,13 @@ export function needsOf(intent: WriteIntent): OverlayNeeds {
   if (!undo) return needs;
   for (const id of undo.contractIds) needs.contractIds.add(id);
   for (const t of undo.tokens) {
+    if (++done % piece === 0) yield;
     needs.contractIds.add(t.contractId);
     needs.tokens.push({ contract: t.contractId, kCid: t.kId });
     if (t.owner !== null) needs.pairs.push({ owner: t.owner, contract: t.contractId });
   }
   for (const i of undo.ids) {
+    if (++done % piece === 0) yield;
     needs.contractIds.add(i.contractId);
     needs.ids.push({ contract: i.contractId, kId: i.kId });
     needs.holdingsOfIds.push({ contract: i.contractId, kId: i.kId });

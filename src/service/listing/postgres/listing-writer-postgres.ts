@@ -12,15 +12,28 @@ import type { PostgresListingWriter } from '../listing-writer.js';
 import { tokenKeys, type ContractRow, type IdRow, type IndexWriter, type TokenRow } from '../listing-writer.js';
 import { addressBytes, holdingIdKey, holdingsUpperBound } from '../listing-keys.js';
 import { LISTING_PG_SCHEMA_STEPS } from './listing-schema-postgres.js';
+import { forEachInPieces, runInPieces } from '../../../lib/event-loop-pieces.js';
 import { needsOf, type ContractRef, type OverlayNeeds } from './listing-writer-postgres-needs.js';
 
-/** The listing's write side on the fleet's PostgreSQL: read what a write touches, apply it in memory, commit it. */
-export function openPostgresListingWriter(pool: PgPool): PostgresListingWriter {
+/**
+ * Moves, keys or rows handled between two turns of the event loop while a write is prepared and while its statements
+ * are built (each statement takes at most this many rows): the writer runs on the thread that answers every network,
+ * and in one piece a 10,000-move range held it 30-60 ms working out and loading its rows and 45-65 ms building the
+ * transaction's parameters (docs/deploy.md, "Isolation between networks"; bench/indexer/pg-write-steps.js).
+ */
+export const WRITE_PIECE = 500;
+
+/**
+ * The listing's write side on the fleet's PostgreSQL: read what a write touches, apply it in memory, commit it.
+ * `piece`: WRITE_PIECE; Infinity does each step in one piece and each kind of change in one statement (as before).
+ */
+export function openPostgresListingWriter(pool: PgPool, piece = WRITE_PIECE): PostgresListingWriter {
   return {
     schemaSteps: LISTING_PG_SCHEMA_STEPS,
     async prepare(intent) {
-      const w = createOverlayWriter(await loadOverlay(pool, needsOf(intent)));
-      return Object.assign(w, { commit: (c: PgClient) => writeOverlay(c, w.changes()) });
+      const needs = await runInPieces(needsOf(intent, piece));
+      const w = await runInPieces(overlayWriter(await loadOverlay(pool, needs, piece), piece));
+      return Object.assign(w, { commit: (c: PgClient) => writeOverlay(c, w.changes(), piece) });
     },
   };
 }
@@ -51,18 +64,43 @@ export interface Overlay {
 const CONTRACT_COLUMNS = 'id, address, addr, has_uri, total_supply, standard, first_block';
 const TOKEN_COLUMNS = 'id, contract_id, token_id, owner_id, pair_id, k_tr, k_id, k_ct, k_cid, balance, uri';
 
-/** Reads what `needs` names: contracts and accounts first (later keys are by their ids), then the rest at once. */
-async function loadOverlay(pool: PgPool, needs: OverlayNeeds): Promise<Overlay> {
-  const ownerAddresses = needs.pairs.flatMap((p) => (typeof p.owner === 'string' ? [p.owner] : []));
-  const [contracts, accounts, max] = await Promise.all([
+/**
+ * Reads what `needs` names: contracts and accounts first (later keys are by their ids), then the rest at once, each
+ * kind `piece` keys a query, one query of a kind after the other.
+ */
+async function loadOverlay(pool: PgPool, needs: OverlayNeeds, piece: number): Promise<Overlay> {
+  // Keys are read in pieces of `piece`; `use` takes each piece's rows as they come.
+  const inPieces = async <K, T extends QueryResultRow>(
+    keys: readonly K[],
+    sql: string,
+    params: (part: readonly K[]) => unknown[],
+    use: (rows: T[]) => void,
+  ) => {
+    for (let i = 0; i < keys.length; i += piece) use((await pool.query<T>(sql, params(keys.slice(i, i + piece)))).rows);
+  };
+  // A move's recipient is both an account and a pair's owner: each address is asked for once.
+  const addresses = new Set(needs.accounts);
+  await forEachInPieces(needs.pairs, piece, (p) => void (typeof p.owner === 'string' && addresses.add(p.owner)));
+  const accounts = new Map<string, number>();
+  const accountAddresses = new Map<number, string>();
+  const byAddress = [...addresses];
+  const [contracts, , max] = await Promise.all([
     pool.query<Contract>(`SELECT ${CONTRACT_COLUMNS} FROM idx_contracts WHERE address = ANY($1::text[]) OR id = ANY($2::bigint[])`, [
       [...needs.contracts, ...needs.ranges.map((r) => r.contract)],
       [...needs.contractIds],
     ]),
-    pool.query<{ id: number; address: string }>(
-      'SELECT id, address FROM idx_accounts WHERE address = ANY($1::text[]) OR id = ANY($2::bigint[])',
-      [[...needs.accounts, ...ownerAddresses], [...needs.accountIds]],
-    ),
+    // By address in pieces, then by id (a rollback's few receivers) in one.
+    (async () => {
+      const use = (rows: { id: number; address: string }[]) => {
+        for (const a of rows) {
+          accounts.set(a.address, a.id);
+          accountAddresses.set(a.id, a.address);
+        }
+      };
+      const sql = 'SELECT id, address FROM idx_accounts WHERE address = ANY($1::text[]) OR id = ANY($2::bigint[])';
+      await inPieces(byAddress, sql, (part) => [part, []], use);
+      if (needs.accountIds.size > 0) await inPieces([null], sql, () => [[], [...needs.accountIds]], use);
+    })(),
     pool.query<{ a: number; c: number; t: number; p: number }>(
       'SELECT (SELECT coalesce(max(id), 0) FROM idx_accounts) AS a, (SELECT coalesce(max(id), 0) FROM idx_contracts) AS c, ' +
         '(SELECT coalesce(max(id), 0) FROM idx_tokens) AS t, (SELECT coalesce(max(id), 0) FROM idx_pairs) AS p',
@@ -72,8 +110,8 @@ async function loadOverlay(pool: PgPool, needs: OverlayNeeds): Promise<Overlay> 
   const o: Overlay = {
     contracts: new Map(contracts.rows.map((c) => [c.address, c])),
     contractsById: new Map(contracts.rows.map((c) => [c.id, c])),
-    accounts: new Map(accounts.rows.map((a) => [a.address, a.id])),
-    accountAddresses: new Map(accounts.rows.map((a) => [a.id, a.address])),
+    accounts,
+    accountAddresses,
     tokens: new Map(),
     ids: new Map(),
     holdings: new Map(),
@@ -85,88 +123,92 @@ async function loadOverlay(pool: PgPool, needs: OverlayNeeds): Promise<Overlay> 
   };
 
   const cid = (ref: ContractRef) => (typeof ref === 'number' ? ref : o.contracts.get(ref)?.id);
-  // Keys of contracts the index does not hold yet are absent without asking; the others are absent until read.
-  const keysOf = (list: { contract: ContractRef; k: Buffer }[], absent: Map<string, unknown>) =>
-    list.flatMap(({ contract, k }) => {
+  // Keys of contracts the index does not hold yet are absent without asking; the others are absent until read. A key
+  // named twice is asked for once.
+  const keysOf = async <T>(list: readonly T[], key: (x: T) => { contract: ContractRef; k: Buffer }, absent: Map<string, unknown>) => {
+    const out: { c: number; k: Buffer }[] = [];
+    await forEachInPieces(list, piece, (x) => {
+      const { contract, k } = key(x);
       const c = cid(contract);
-      if (c === undefined) return [];
+      if (c === undefined || absent.has(tkey(c, k))) return;
       absent.set(tkey(c, k), null);
-      return [{ c, k }];
+      out.push({ c, k });
     });
-  const tokenKeys = keysOf(
-    needs.tokens.map((t) => ({ contract: t.contract, k: t.kCid })),
-    o.tokens,
-  );
-  const idKeys = keysOf(
-    needs.ids.map((t) => ({ contract: t.contract, k: t.kId })),
-    o.ids,
-  );
-  const pairKeys = needs.pairs.flatMap((p) => {
+    return out;
+  };
+  const tokenKeys = await keysOf(needs.tokens, (t) => ({ contract: t.contract, k: t.kCid }), o.tokens);
+  const idKeys = await keysOf(needs.ids, (t) => ({ contract: t.contract, k: t.kId }), o.ids);
+  const pairKeys: { owner: number; c: number }[] = [];
+  const pairsSeen = new Set<string>();
+  await forEachInPieces(needs.pairs, piece, (p) => {
     const c = cid(p.contract);
     const owner = typeof p.owner === 'number' ? p.owner : o.accounts.get(p.owner);
-    return c === undefined || owner === undefined ? [] : [{ owner, c }];
+    if (c === undefined || owner === undefined || pairsSeen.has(`${owner}:${c}`)) return;
+    pairsSeen.add(`${owner}:${c}`);
+    pairKeys.push({ owner, c });
   });
+  // Each kind reads its pieces one after the other; the kinds read at the same time.
   const reads: Promise<void>[] = [];
-  const read = <T extends QueryResultRow>(sql: string, params: unknown[], use: (rows: T[]) => void) =>
-    void reads.push(pool.query<T>(sql, params).then((r) => use(r.rows)));
-  if (tokenKeys.length > 0) {
-    read<TokenRow>(
-      `SELECT t.${TOKEN_COLUMNS.split(', ').join(', t.')} FROM unnest($1::bigint[], $2::bytea[]) AS u(c, k) ` +
-        'JOIN idx_tokens t ON t.contract_id = u.c AND t.k_cid = u.k',
-      [tokenKeys.map((t) => t.c), tokenKeys.map((t) => t.k)],
-      (rows) => rows.forEach((t) => o.tokens.set(tkey(t.contract_id, t.k_cid), t)),
-    );
-  }
-  if (idKeys.length > 0) {
-    read<{ contract_id: number; k_id: Buffer; supply: string; uri: string }>(
-      'SELECT i.contract_id, i.k_id, i.supply, i.uri FROM unnest($1::bigint[], $2::bytea[]) AS u(c, k) JOIN idx_ids i ON i.contract_id = u.c AND i.k_id = u.k',
-      [idKeys.map((t) => t.c), idKeys.map((t) => t.k)],
-      (rows) => rows.forEach((i) => o.ids.set(tkey(i.contract_id, i.k_id), { supply: i.supply, uri: i.uri })),
-    );
-  }
-  if (needs.holdingsOfIds.length > 0) {
-    const ids = needs.holdingsOfIds;
-    for (const h of ids) o.holdings.set(tkey(h.contract, h.kId), []);
-    read<TokenRow & { u_k: Buffer }>(
-      `SELECT u.k AS u_k, t.${TOKEN_COLUMNS.split(', ').join(', t.')} FROM unnest($1::bigint[], $2::bytea[], $3::bytea[]) AS u(c, k, hi)
+  const read = <K, T extends QueryResultRow>(
+    keys: readonly K[],
+    sql: string,
+    params: (part: readonly K[]) => unknown[],
+    use: (rows: T[]) => void,
+  ) => void reads.push(inPieces(keys, sql, params, use));
+  read<{ c: number; k: Buffer }, TokenRow>(
+    tokenKeys,
+    `SELECT t.${TOKEN_COLUMNS.split(', ').join(', t.')} FROM unnest($1::bigint[], $2::bytea[]) AS u(c, k) ` +
+      'JOIN idx_tokens t ON t.contract_id = u.c AND t.k_cid = u.k',
+    (part) => [part.map((t) => t.c), part.map((t) => t.k)],
+    (rows) => rows.forEach((t) => o.tokens.set(tkey(t.contract_id, t.k_cid), t)),
+  );
+  read<{ c: number; k: Buffer }, { contract_id: number; k_id: Buffer; supply: string; uri: string }>(
+    idKeys,
+    'SELECT i.contract_id, i.k_id, i.supply, i.uri FROM unnest($1::bigint[], $2::bytea[]) AS u(c, k) JOIN idx_ids i ON i.contract_id = u.c AND i.k_id = u.k',
+    (part) => [part.map((t) => t.c), part.map((t) => t.k)],
+    (rows) => rows.forEach((i) => o.ids.set(tkey(i.contract_id, i.k_id), { supply: i.supply, uri: i.uri })),
+  );
+  for (const h of needs.holdingsOfIds) o.holdings.set(tkey(h.contract, h.kId), []);
+  read<{ contract: number; kId: Buffer }, TokenRow & { u_k: Buffer }>(
+    needs.holdingsOfIds,
+    `SELECT u.k AS u_k, t.${TOKEN_COLUMNS.split(', ').join(', t.')} FROM unnest($1::bigint[], $2::bytea[], $3::bytea[]) AS u(c, k, hi)
        JOIN idx_tokens t ON t.contract_id = u.c AND t.k_cid > u.k AND t.k_cid < u.hi`,
-      [ids.map((h) => h.contract), ids.map((h) => h.kId), ids.map((h) => holdingsUpperBound(h.kId))],
-      (rows) => {
-        for (const { u_k, ...t } of rows) {
-          o.holdings.get(tkey(t.contract_id, u_k))!.push(t);
-          o.tokens.set(tkey(t.contract_id, t.k_cid), t);
-        }
-      },
-    );
-  }
-  if (pairKeys.length > 0) {
-    read<{ id: number; owner_id: number; contract_id: number }>(
-      'SELECT p.id, p.owner_id, p.contract_id FROM unnest($1::bigint[], $2::bigint[]) AS u(o, c) JOIN idx_pairs p ON p.owner_id = u.o AND p.contract_id = u.c',
-      [pairKeys.map((p) => p.owner), pairKeys.map((p) => p.c)],
-      (rows) => rows.forEach((p) => o.pairs.set(`${p.owner_id}:${p.contract_id}`, p.id)),
-    );
-  }
-  if (needs.nonZero.size > 0) {
-    read<{ contract_id: number; n: number }>(
-      "SELECT c AS contract_id, (SELECT count(*) FROM idx_ids WHERE contract_id = c AND supply <> '0') AS n FROM unnest($1::bigint[]) AS u(c)",
-      [[...needs.nonZero]],
-      (rows) => rows.forEach((x) => o.nonZero.set(x.contract_id, Number(x.n))),
-    );
-  }
+    (part) => [part.map((h) => h.contract), part.map((h) => h.kId), part.map((h) => holdingsUpperBound(h.kId))],
+    (rows) => {
+      for (const { u_k, ...t } of rows) {
+        o.holdings.get(tkey(t.contract_id, u_k))!.push(t);
+        o.tokens.set(tkey(t.contract_id, t.k_cid), t);
+      }
+    },
+  );
+  read<{ owner: number; c: number }, { id: number; owner_id: number; contract_id: number }>(
+    pairKeys,
+    'SELECT p.id, p.owner_id, p.contract_id FROM unnest($1::bigint[], $2::bigint[]) AS u(o, c) JOIN idx_pairs p ON p.owner_id = u.o AND p.contract_id = u.c',
+    (part) => [part.map((p) => p.owner), part.map((p) => p.c)],
+    (rows) => rows.forEach((p) => o.pairs.set(`${p.owner_id}:${p.contract_id}`, p.id)),
+  );
+  read<number, { contract_id: number; n: number }>(
+    [...needs.nonZero],
+    "SELECT c AS contract_id, (SELECT count(*) FROM idx_ids WHERE contract_id = c AND supply <> '0') AS n FROM unnest($1::bigint[]) AS u(c)",
+    (part) => [part],
+    (rows) => rows.forEach((x) => o.nonZero.set(x.contract_id, Number(x.n))),
+  );
   for (const r of needs.ranges) {
     const c = o.contracts.get(r.contract);
     if (!c) continue;
     const key = rkey(c.id, r.lo, r.hi, r.limit);
     if (c.standard === 'ERC721') {
-      read<{ id: number; token_id: string; k_cid: Buffer }>(
+      read<null, { id: number; token_id: string; k_cid: Buffer }>(
+        [null],
         'SELECT id, token_id, k_cid FROM idx_tokens WHERE contract_id = $1 AND k_cid >= $2 AND k_cid <= $3 ORDER BY k_cid LIMIT $4',
-        [c.id, r.lo, r.hi, r.limit],
+        () => [c.id, r.lo, r.hi, r.limit],
         (rows) => o.tokenRanges.set(key, rows),
       );
     } else {
-      read<{ k_id: Buffer }>(
+      read<null, { k_id: Buffer }>(
+        [null],
         'SELECT k_id FROM idx_ids WHERE contract_id = $1 AND k_id >= $2 AND k_id <= $3 ORDER BY k_id LIMIT $4',
-        [c.id, r.lo, r.hi, r.limit],
+        () => [c.id, r.lo, r.hi, r.limit],
         (rows) =>
           o.idRanges.set(
             key,
@@ -214,8 +256,11 @@ export interface OverlayChanges {
 
 export type OverlayWriter = IndexWriter & { changes(): OverlayChanges };
 
-/** The IndexWriter over loaded rows: reads come from the overlay, changes are kept for writeOverlay. */
-function createOverlayWriter(o: Overlay): OverlayWriter {
+/**
+ * The IndexWriter over loaded rows: reads come from the overlay, changes are kept for writeOverlay. A generator that
+ * yields after every `piece` loaded rows it indexes (runInPieces runs it) and returns the writer.
+ */
+function* overlayWriter(o: Overlay, piece: number): Generator<void, OverlayWriter, undefined> {
   const ch: OverlayChanges = {
     newAccounts: [],
     newContracts: [],
@@ -252,7 +297,11 @@ function createOverlayWriter(o: Overlay): OverlayWriter {
     const k = idOfHolding(t);
     if (k !== null) holders.get(k)?.delete(t);
   }
-  for (const t of o.tokens.values()) if (t) track(t);
+  let tracked = 0;
+  for (const t of o.tokens.values()) {
+    if (t) track(t);
+    if (++tracked % piece === 0) yield;
+  }
 
   const missing = (what: string): never => {
     throw new Error(`index writer asked for ${what}, which was not loaded for this write (a bug in the write's needs)`);
@@ -481,76 +530,74 @@ function createOverlayWriter(o: Overlay): OverlayWriter {
   };
 }
 
-/** Writes an overlay's changes inside the caller's transaction, in bulk (one statement per kind of change). */
-async function writeOverlay(c: PgClient, ch: OverlayChanges): Promise<void> {
+/**
+ * Writes an overlay's changes inside the caller's transaction, in bulk: one statement per kind of change and piece of
+ * at most `piece` rows (a statement's parameters are built on the thread that answers every network; a 10,000-move
+ * range's in one go held it 45-65 ms).
+ */
+async function writeOverlay(c: PgClient, ch: OverlayChanges, piece: number): Promise<void> {
   const q = (sql: string, params: unknown[]) => c.query(sql, params);
-  if (ch.newAccounts.length > 0) {
-    await q('INSERT INTO idx_accounts (id, address) SELECT * FROM unnest($1::bigint[], $2::text[])', [
-      ch.newAccounts.map((a) => a.id),
-      ch.newAccounts.map((a) => a.address),
-    ]);
-  }
-  if (ch.newContracts.length > 0) {
-    const n = ch.newContracts;
-    await q(
-      'INSERT INTO idx_contracts (id, address, addr, name, symbol, total_supply, has_uri, first_block, standard) SELECT * ' +
-        'FROM unnest($1::bigint[], $2::text[], $3::bytea[], $4::text[], $5::text[], $6::text[], $7::int[], $8::bigint[], ' +
-        '$9::text[])',
-      [
-        n.map((x) => x.id),
-        n.map((x) => x.address),
-        n.map((x) => x.addr),
-        n.map((x) => x.name),
-        n.map((x) => x.symbol),
-        n.map((x) => x.total_supply),
-        n.map((x) => x.has_uri),
-        n.map((x) => x.first_block),
-        n.map((x) => x.standard),
-      ],
-    );
-  }
-  if (ch.newPairs.length > 0) {
-    await q('INSERT INTO idx_pairs (id, owner_id, contract_id) SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[])', [
-      ch.newPairs.map((p) => p.id),
-      ch.newPairs.map((p) => p.owner),
-      ch.newPairs.map((p) => p.contract),
-    ]);
-  }
-  // Deletes first: a replayed ERC-1155 id deletes and re-creates holdings with the same keys.
-  if (ch.deleted.size > 0) await q('DELETE FROM idx_tokens WHERE id = ANY($1::bigint[])', [[...ch.deleted]]);
-  const rows = [...ch.tokens.values()];
-  const created = rows.filter((t) => ch.created.has(t.id));
-  const changed = rows.filter((t) => !ch.created.has(t.id));
-  if (created.length > 0) {
-    await q(
-      `INSERT INTO idx_tokens (${TOKEN_COLUMNS}) SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::bigint[], ` +
-        `$5::bigint[], $6::bytea[], $7::bytea[], $8::bytea[], $9::bytea[], $10::text[], $11::text[])`,
-      columns(created),
-    );
-  }
-  if (changed.length > 0) {
-    const [id, , , owner, pair, kTr, , , , balance, uri] = columns(changed);
-    await q(
-      'UPDATE idx_tokens t SET owner_id = u.owner_id, pair_id = u.pair_id, k_tr = u.k_tr, balance = u.balance, uri = u.uri ' +
-        'FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bytea[], $5::text[], $6::text[]) AS u(id, owner_id, ' +
-        'pair_id, k_tr, balance, uri) WHERE t.id = u.id',
-      [id, owner, pair, kTr, balance, uri],
-    );
-  }
-  if (ch.uris.size > 0) {
-    await q('UPDATE idx_tokens t SET uri = u.uri FROM unnest($1::bigint[], $2::text[]) AS u(id, uri) WHERE t.id = u.id', [
-      [...ch.uris.keys()],
-      [...ch.uris.values()],
-    ]);
-  }
-  const ids = [...ch.ids.values()];
-  if (ids.length > 0) {
-    await q(
-      'INSERT INTO idx_ids (contract_id, k_id, supply, uri) SELECT * FROM unnest($1::bigint[], $2::bytea[], $3::text[], ' +
-        '$4::text[]) ON CONFLICT (contract_id, k_id) DO UPDATE SET supply = excluded.supply, uri = excluded.uri',
-      [ids.map((i) => i.contract), ids.map((i) => i.kId), ids.map((i) => i.row.supply), ids.map((i) => i.row.uri)],
-    );
-  }
+  const inPieces = async <T>(rows: readonly T[], sql: string, params: (part: readonly T[]) => unknown[]) => {
+    for (let i = 0; i < rows.length; i += piece) await q(sql, params(rows.slice(i, i + piece)));
+  };
+  await inPieces(ch.newAccounts, 'INSERT INTO idx_accounts (id, address) SELECT * FROM unnest($1::bigint[], $2::text[])', (a) => [
+    a.map((x) => x.id),
+    a.map((x) => x.address),
+  ]);
+  await inPieces(
+    ch.newContracts,
+    'INSERT INTO idx_contracts (id, address, addr, name, symbol, total_supply, has_uri, first_block, standard) SELECT * ' +
+      'FROM unnest($1::bigint[], $2::text[], $3::bytea[], $4::text[], $5::text[], $6::text[], $7::int[], $8::bigint[], ' +
+      '$9::text[])',
+    (n) => [
+      n.map((x) => x.id),
+      n.map((x) => x.address),
+      n.map((x) => x.addr),
+      n.map((x) => x.name),
+      n.map((x) => x.symbol),
+      n.map((x) => x.total_supply),
+      n.map((x) => x.has_uri),
+      n.map((x) => x.first_block),
+      n.map((x) => x.standard),
+    ],
+  );
+  await inPieces(
+    ch.newPairs,
+    'INSERT INTO idx_pairs (id, owner_id, contract_id) SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[])',
+    (p) => [p.map((x) => x.id), p.map((x) => x.owner), p.map((x) => x.contract)],
+  );
+  // Deletes first (every piece): a replayed ERC-1155 id deletes and re-creates holdings with the same keys.
+  await inPieces([...ch.deleted], 'DELETE FROM idx_tokens WHERE id = ANY($1::bigint[])', (ids) => [ids]);
+  const created: TokenRow[] = [];
+  const changed: TokenRow[] = [];
+  await forEachInPieces(ch.tokens.values(), piece, (t) => (ch.created.has(t.id) ? created : changed).push(t));
+  await inPieces(
+    created,
+    `INSERT INTO idx_tokens (${TOKEN_COLUMNS}) SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::bigint[], ` +
+      `$5::bigint[], $6::bytea[], $7::bytea[], $8::bytea[], $9::bytea[], $10::text[], $11::text[])`,
+    columns,
+  );
+  await inPieces(
+    changed,
+    'UPDATE idx_tokens t SET owner_id = u.owner_id, pair_id = u.pair_id, k_tr = u.k_tr, balance = u.balance, uri = u.uri ' +
+      'FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bytea[], $5::text[], $6::text[]) AS u(id, owner_id, ' +
+      'pair_id, k_tr, balance, uri) WHERE t.id = u.id',
+    (part) => {
+      const [id, , , owner, pair, kTr, , , , balance, uri] = columns(part);
+      return [id, owner, pair, kTr, balance, uri];
+    },
+  );
+  await inPieces(
+    [...ch.uris],
+    'UPDATE idx_tokens t SET uri = u.uri FROM unnest($1::bigint[], $2::text[]) AS u(id, uri) WHERE t.id = u.id',
+    (part) => [part.map(([id]) => id), part.map(([, uri]) => uri)],
+  );
+  await inPieces(
+    [...ch.ids.values()],
+    'INSERT INTO idx_ids (contract_id, k_id, supply, uri) SELECT * FROM unnest($1::bigint[], $2::bytea[], $3::text[], ' +
+      '$4::text[]) ON CONFLICT (contract_id, k_id) DO UPDATE SET supply = excluded.supply, uri = excluded.uri',
+    (ids) => [ids.map((i) => i.contract), ids.map((i) => i.kId), ids.map((i) => i.row.supply), ids.map((i) => i.row.uri)],
+  );
   for (const u of ch.idUris) {
     await q('UPDATE idx_ids SET uri = $1 WHERE contract_id = $2 AND k_id = $3', [u.uri, u.contract, u.kId]);
     await q('UPDATE idx_tokens SET uri = $1 WHERE contract_id = $2 AND k_cid > $3 AND k_cid < $4', [
@@ -560,63 +607,57 @@ async function writeOverlay(c: PgClient, ch: OverlayChanges): Promise<void> {
       holdingsUpperBound(u.kId),
     ]);
   }
-  const contractIds = [...new Set([...ch.totalSupply.keys(), ...ch.mintBurn.keys(), ...ch.contractCount.keys()])];
-  if (contractIds.length > 0) {
-    await q(
-      `UPDATE idx_contracts c SET total_supply = CASE WHEN u.set_supply THEN u.supply ELSE c.total_supply END,
+  await inPieces(
+    [...new Set([...ch.totalSupply.keys(), ...ch.mintBurn.keys(), ...ch.contractCount.keys()])],
+    `UPDATE idx_contracts c SET total_supply = CASE WHEN u.set_supply THEN u.supply ELSE c.total_supply END,
          minted = c.minted + u.minted, burned = c.burned + u.burned, token_count = c.token_count + u.n
        FROM unnest($1::bigint[], $2::bool[], $3::text[], $4::bigint[], $5::bigint[], $6::bigint[])
          AS u(id, set_supply, supply, minted, burned, n) WHERE c.id = u.id`,
-      [
-        contractIds,
-        contractIds.map((id) => ch.totalSupply.has(id)),
-        contractIds.map((id) => ch.totalSupply.get(id) ?? null),
-        contractIds.map((id) => ch.mintBurn.get(id)?.[0] ?? 0),
-        contractIds.map((id) => ch.mintBurn.get(id)?.[1] ?? 0),
-        contractIds.map((id) => ch.contractCount.get(id) ?? 0),
-      ],
-    );
-  }
-  const accounts = [...ch.accountCount].filter(([, d]) => d !== 0);
-  if (accounts.length > 0) {
-    await q(
-      'UPDATE idx_accounts a SET token_count = a.token_count + u.d FROM unnest($1::bigint[], $2::bigint[]) AS u(id, d) WHERE a.id = u.id',
-      [accounts.map(([id]) => id), accounts.map(([, d]) => d)],
-    );
-  }
+    (contractIds) => [
+      contractIds,
+      contractIds.map((id) => ch.totalSupply.has(id)),
+      contractIds.map((id) => ch.totalSupply.get(id) ?? null),
+      contractIds.map((id) => ch.mintBurn.get(id)?.[0] ?? 0),
+      contractIds.map((id) => ch.mintBurn.get(id)?.[1] ?? 0),
+      contractIds.map((id) => ch.contractCount.get(id) ?? 0),
+    ],
+  );
+  await inPieces(
+    [...ch.accountCount].filter(([, d]) => d !== 0),
+    'UPDATE idx_accounts a SET token_count = a.token_count + u.d FROM unnest($1::bigint[], $2::bigint[]) AS u(id, d) WHERE a.id = u.id',
+    (accounts) => [accounts.map(([id]) => id), accounts.map(([, d]) => d)],
+  );
+  // Every piece is added before any is emptied out.
   const oc = [...ch.ownerContract.values()].filter((x) => x.n !== 0);
-  if (oc.length > 0) {
-    const params = [oc.map((x) => x.owner), oc.map((x) => x.caddr), oc.map((x) => x.contract), oc.map((x) => x.n)];
-    await q(
-      'INSERT INTO idx_owner_contract (owner_id, caddr, contract_id, n) SELECT * FROM unnest($1::bigint[], $2::bytea[], ' +
-        '$3::bigint[], $4::bigint[]) ON CONFLICT (owner_id, caddr) DO UPDATE SET n = idx_owner_contract.n + excluded.n',
-      params,
-    );
-    await q(
-      'DELETE FROM idx_owner_contract o USING unnest($1::bigint[], $2::bytea[]) AS u(owner_id, caddr) WHERE o.owner_id = ' +
-        'u.owner_id AND o.caddr = u.caddr AND o.n <= 0',
-      params.slice(0, 2),
-    );
-  }
-  if (ch.transfers.length > 0) {
-    const t = ch.transfers;
-    await q(
-      `INSERT INTO idx_transfers (block, log_index, sub, contract_id, k_id, from_id, to_id, amount)
+  await inPieces(
+    oc,
+    'INSERT INTO idx_owner_contract (owner_id, caddr, contract_id, n) SELECT * FROM unnest($1::bigint[], $2::bytea[], ' +
+      '$3::bigint[], $4::bigint[]) ON CONFLICT (owner_id, caddr) DO UPDATE SET n = idx_owner_contract.n + excluded.n',
+    (part) => [part.map((x) => x.owner), part.map((x) => x.caddr), part.map((x) => x.contract), part.map((x) => x.n)],
+  );
+  await inPieces(
+    oc,
+    'DELETE FROM idx_owner_contract o USING unnest($1::bigint[], $2::bytea[]) AS u(owner_id, caddr) WHERE o.owner_id = ' +
+      'u.owner_id AND o.caddr = u.caddr AND o.n <= 0',
+    (part) => [part.map((x) => x.owner), part.map((x) => x.caddr)],
+  );
+  await inPieces(
+    ch.transfers,
+    `INSERT INTO idx_transfers (block, log_index, sub, contract_id, k_id, from_id, to_id, amount)
        SELECT * FROM unnest($1::bigint[], $2::int[], $3::int[], $4::bigint[], $5::bytea[], $6::bigint[], $7::bigint[], $8::text[])
        ON CONFLICT (block, log_index, sub) DO UPDATE SET contract_id = excluded.contract_id, k_id = excluded.k_id,
          from_id = excluded.from_id, to_id = excluded.to_id, amount = excluded.amount`,
-      [
-        t.map((x) => x.block),
-        t.map((x) => x.logIndex),
-        t.map((x) => x.sub),
-        t.map((x) => x.contract),
-        t.map((x) => x.kId),
-        t.map((x) => x.from),
-        t.map((x) => x.to),
-        t.map((x) => x.amount),
-      ],
-    );
-  }
+    (t) => [
+      t.map((x) => x.block),
+      t.map((x) => x.logIndex),
+      t.map((x) => x.sub),
+      t.map((x) => x.contract),
+      t.map((x) => x.kId),
+      t.map((x) => x.from),
+      t.map((x) => x.to),
+      t.map((x) => x.amount),
+    ],
+  );
   if (ch.dropContractsAbove !== null) {
     await q('DELETE FROM idx_contracts WHERE first_block > $1', [ch.dropContractsAbove]);
     await q('DELETE FROM idx_ids WHERE contract_id NOT IN (SELECT id FROM idx_contracts)', []);
