@@ -38,6 +38,7 @@ function ensureBuilt() {
     [bin('tsc'), ['-p', 'packages/tracker/tsconfig.json']],
     [bin('electron-vite'), ['build']],
     [bin('tsc'), ['-p', 'tsconfig.build.json']],
+    [process.execPath, ['scripts/bundle.js']],
   ]) {
     const r = spawnSync(cmd, args, { cwd: root, stdio: ['ignore', 'inherit', 'inherit'], shell: process.platform === 'win32' });
     if (r.status !== 0) {

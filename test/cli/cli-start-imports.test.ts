@@ -1,12 +1,13 @@
 // What one start of the built `txdesk` loads: help and usage errors load commander and nothing else, the short account
 // and config commands add zod and never ethers, pg, better-sqlite3, hono or the keychain's native module. Each module
-// costs every start its load (bench/cli-start: 0.6 CPU-s per start when every command was imported up front).
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+// costs every start its load (bench/cli-start: 0.6 CPU-s per start when every command was imported up front). The CLI
+// runs from bundle/ (scripts/bundle.js), where packages live inside the bundle's files: its metafile says which.
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureCliBuilt, runCli } from '../support/cli/cli-binary.js';
+import { ensureCliBuilt, repoRoot, runCli } from '../support/cli/cli-binary.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'txdesk-cli-imports-'));
 // A module loader hook (node:module register) that writes every module Node loads through `import` to a file; it runs
@@ -44,12 +45,30 @@ async function packagesLoaded(args: string[], env: NodeJS.ProcessEnv = {}): Prom
     },
   });
   const urls = readFileSync(file, 'utf8').split('\n').filter(Boolean);
-  expect(urls.some((u) => u.endsWith('/dist/cli/cli-program.js'))).toBe(true); // the hook saw the CLI itself
-  const packages = new Set(urls.map((u) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(u)?.[1]).filter((p) => p !== undefined));
+  expect(urls.some((u) => u.endsWith('/bundle/cli/index.js'))).toBe(true); // the hook saw the bundled CLI itself
+  const files = urls.filter((u) => u.startsWith('file:')).map((u) => fileURLToPath(u));
+  const packages = new Set(files.flatMap((f) => bundled.get(f) ?? [packageOf(f)]).filter((p) => p !== undefined));
   return { code: r.code, packages: [...packages].sort() };
 }
 
-beforeAll(() => ensureCliBuilt(), 300_000);
+const packageOf = (path: string) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(path)?.[1];
+/** Each file of bundle/cli and the packages whose modules it holds (esbuild's metafile, written by scripts/bundle.js). */
+const bundled = new Map<string, string[]>();
+
+beforeAll(() => {
+  ensureCliBuilt();
+  const metaFile = join(repoRoot, 'bundle', 'cli', 'meta.json');
+  expect(existsSync(metaFile), 'bundle/cli/meta.json (npm run build writes it)').toBe(true);
+  const meta = JSON.parse(readFileSync(metaFile, 'utf8')) as { outputs: Record<string, { inputs: Record<string, unknown> }> };
+  for (const [out, { inputs }] of Object.entries(meta.outputs)) {
+    const packages = new Set(
+      Object.keys(inputs)
+        .map((i) => packageOf(`/${i}`))
+        .filter((p) => p !== undefined),
+    );
+    bundled.set(join(repoRoot, out), [...packages]);
+  }
+}, 300_000);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe.concurrent('what a start of txdesk loads', () => {

@@ -24,4 +24,5 @@ export function ensureCoreBuilt(): void {
     cwd: root,
     stdio: 'ignore',
   });
+  execFileSync(process.execPath, [join(root, 'scripts', 'bundle.js')], { cwd: root, stdio: 'ignore' });
 }

@@ -39,6 +39,7 @@ export function ensureCliBuilt(): void {
       cwd: repoRoot,
       stdio: 'ignore',
     });
+    spawnSync(process.execPath, [join(repoRoot, 'scripts', 'bundle.js')], { cwd: repoRoot, stdio: 'ignore' });
   });
   if (!existsSync(builtEntry)) throw new Error('dist/cli/index.js is missing after `tsc -p tsconfig.build.json`');
 }
