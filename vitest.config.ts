@@ -19,7 +19,7 @@ export const UNIT_FILES = [
   'test/core/services/*.test.ts',
   'test/core/{config,config-startup,token-refresh}.test.ts',
   'test/cli/{cli-accounts-client,cli-config-store,cli-options,cli-prompt-line-edit,cli-session-store}.test.ts',
-  'test/devchain/devchain-market-plan.test.ts',
+  'test/devchain/{devchain-market-plan,dev-accounts}.test.ts',
   'test/main/{csp,electron-checklist,electron-shell,image-protocol,ipc-guard,local-api,native-sqlite,start-script}.test.ts',
   'test/renderer/**/*.test.ts',
   'test/reliability/{fuzz-pure,security-sql}.test.ts',

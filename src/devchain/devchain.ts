@@ -4,7 +4,7 @@ import type { CongestionLevel, DevchainStatus } from '../shared/desktop-api.js';
 import { congestionSchema } from '../shared/desktop-schemas.js';
 import { createLogger, type Logger } from '../lib/log.js';
 import { DEFAULT_BLOCK_GAS_LIMIT, DEV_CHAIN_ID, startAnvil } from './anvil-process.js';
-import { APP_ACCOUNT_COUNT, TOTAL_ACCOUNT_COUNT, deriveDevAccounts, type DevAccount } from './dev-accounts.js';
+import { APP_ACCOUNT_COUNT, TOTAL_ACCOUNT_COUNT, devAccounts, type DevAccount } from './dev-accounts.js';
 import { startMetadataServer } from './metadata-server.js';
 import {
   deploySamples,
@@ -155,7 +155,7 @@ export async function startDevchain(opts: StartDevchainOptions = {}): Promise<De
     const url = anvil.url;
     const chainId = opts.chainId ?? DEV_CHAIN_ID;
 
-    const all = deriveDevAccounts(TOTAL_ACCOUNT_COUNT);
+    const all = devAccounts(TOTAL_ACCOUNT_COUNT);
     const accounts = all.slice(0, APP_ACCOUNT_COUNT);
     const samples = await deploySamples(url, accounts, metadata.url, (label, done, total) => progress(label, done, total));
     progress.done(`sample collections deployed (${samples.collections.map((c) => c.symbol).join(', ')})`);

@@ -13,7 +13,7 @@ import {
   phaseAt,
 } from '../../src/devchain/congestion-market.js';
 import { HELD_BASE_FEE_WEI } from '../../src/devchain/congestion-plan.js';
-import { APP_ACCOUNT_COUNT, deriveDevAccounts } from '../../src/devchain/dev-accounts.js';
+import { APP_ACCOUNT_COUNT, devAccounts } from '../../src/devchain/dev-accounts.js';
 import { DEFAULT_BLOCK_GAS_LIMIT } from '../../src/devchain/anvil-process.js';
 import type { MarketPhase } from '../../src/shared/desktop-api.js';
 import { silentLogger } from '../../src/lib/log.js';
@@ -47,7 +47,7 @@ interface Block {
   txs: RpcTx[];
 }
 
-const marketAccounts = deriveDevAccounts(APP_ACCOUNT_COUNT + MARKET_ACCOUNT_COUNT)
+const marketAccounts = devAccounts(APP_ACCOUNT_COUNT + MARKET_ACCOUNT_COUNT)
   .slice(APP_ACCOUNT_COUNT)
   .map((a) => a.address.toLowerCase());
 

@@ -5,14 +5,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { JsonRpcProvider, Wallet, keccak256, parseUnits, type TransactionRequest } from 'ethers';
 import WebSocket from 'ws';
-import { deriveDevAccounts } from '../../../src/devchain/dev-accounts.js';
+import { devAccounts } from '../../../src/devchain/dev-accounts.js';
 import { startAnvil, type RunningAnvil } from '../../../src/devchain/devchain.js';
 import { createLogger, silentLogger } from '../../../src/lib/log.js';
 import { startService, type RunningService, type ServiceOptions } from '../../../src/service/index.js';
 import { waitFor } from '../poll.js';
 
 /** The anvil mnemonic's funded accounts (public test keys). */
-export const DEV_KEYS = deriveDevAccounts(20).map((a) => a.privateKey);
+export const DEV_KEYS = devAccounts(20).map((a) => a.privateKey);
 
 export interface TrackerStack {
   anvil: RunningAnvil;
