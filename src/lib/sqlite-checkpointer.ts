@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { Logger } from './log.js';
+import type { Db } from './sqlite.js';
 
 export interface Checkpointer {
   /** False once the thread failed: the caller checkpoints on its own connection then. */
@@ -94,6 +95,34 @@ export function startCheckpointer(file: string, log: Logger): Checkpointer | nul
       worker = null;
       waiters = [];
       await w?.terminate();
+    },
+  };
+}
+
+/**
+ * The owed checkpoints of a connection on the main thread (deferCheckpoints' `runOwed`), run on a checkpoint thread for
+ * `file` started at the first one: a process that never owes one starts no thread. A PASSIVE checkpoint on the main
+ * thread held it 20-30 ms whenever a tracker round wrote while another network's catch-up kept the box busy. Where no
+ * thread can run (an in-memory file, sources without a build) or the thread failed, the checkpoint runs here.
+ */
+export function checkpointsOnThread(
+  file: string,
+  log: Logger,
+): { runOwed(db: Db): void; readonly thread: Checkpointer | null; stop(): Promise<void> } {
+  let thread: Checkpointer | null | undefined;
+  return {
+    /** The thread once the first owed checkpoint started it (null before, and when it cannot run). */
+    get thread() {
+      return thread ?? null;
+    },
+    runOwed(db) {
+      if (thread === undefined) thread = startCheckpointer(file, log);
+      if (thread?.usable) thread.request();
+      else db.pragma('wal_checkpoint(PASSIVE)');
+    },
+    stop: async () => {
+      await thread?.stop();
+      thread = null;
     },
   };
 }

@@ -5,6 +5,7 @@
 import { join } from 'node:path';
 import type { Logger } from '../lib/log.js';
 import type { Shutdown } from '../lib/shutdown.js';
+import { checkpointsOnThread } from '../lib/sqlite-checkpointer.js';
 import { openDatabase, type Db } from '../lib/sqlite.js';
 import { CLIENT_ID_CHANNEL, type AccountsStore } from './accounts/accounts-store.js';
 import { openPostgresAccountsStore } from './accounts/postgres/accounts-store-postgres.js';
@@ -77,9 +78,12 @@ export async function openBackend(config: BackendConfig, shutdown: Shutdown): Pr
       const file = isDefault ? 'service.sqlite' : networkFileName(key);
       const ndb = isDefault ? db : openDatabase(join(dataDir, file));
       if (!isDefault) shutdown.add(() => ndb.close());
+      // The tracker's rounds write on the main thread; the checkpoints they owe run on a thread (started when first owed).
+      const checkpoints = checkpointsOnThread(join(dataDir, file), config.log);
+      shutdown.add(() => checkpoints.stop());
       const [index, tracker, listing, identity] = [
         sqliteIndexStore(ndb),
-        openSqliteTrackerStore(ndb),
+        openSqliteTrackerStore(ndb, checkpoints.runOwed),
         openSqliteListingReads(ndb),
         openSqliteNetworkIdentity(ndb),
       ];

@@ -11,6 +11,7 @@ import { openDatabase, type Db } from '../../../src/lib/sqlite.js';
 import type * as CheckpointerModule from '../../../src/lib/sqlite-checkpointer.js';
 import type * as BackendModule from '../../../src/service/backend.js';
 import type * as StoreModule from '../../../src/service/indexer/sqlite/indexer-store-sqlite.js';
+import type * as TrackerStoreModule from '../../../src/service/tracker/sqlite/tracker-store-sqlite.js';
 import { ensureCoreBuilt } from '../../support/app/core-build.js';
 import type { Batch } from '../../../src/service/indexer/indexer-apply.js';
 import { sqliteIndexStore } from '../../../src/service/backend.js';
@@ -179,5 +180,40 @@ describe('owed checkpoints on their own thread (built code)', () => {
     await write(3, true);
     expect(tipInFile()).toBe(3);
     expect(checkpointer!.runs).toBe(0);
+  });
+});
+
+describe("the tracker's owed checkpoints on a thread (built code)", () => {
+  it('starts no thread until a round owes one, then runs them there, not on the round connection', async () => {
+    ensureCoreBuilt();
+    const dist = join(import.meta.dirname, '..', '..', '..', 'dist');
+    const { checkpointsOnThread } = (await import(join(dist, 'lib', 'sqlite-checkpointer.js'))) as typeof CheckpointerModule;
+    const { openSqliteTrackerStore } = (await import(
+      join(dist, 'service', 'tracker', 'sqlite', 'tracker-store-sqlite.js')
+    )) as typeof TrackerStoreModule;
+    const checkpoints = checkpointsOnThread(join(dir, 'index.db'), silentLogger);
+    const onConnection: string[] = [];
+    const tracker = openSqliteTrackerStore(db, (d) => {
+      onConnection.push('owed');
+      checkpoints.runOwed(d);
+    });
+    try {
+      expect(checkpoints.thread).toBeNull();
+      // A round that stores something: SQLite's own checkpoints wait for its end, which runs the owed one.
+      const endRound = tracker.beginRound!();
+      expect(autoCheckpoint()).toBe(0);
+      await store.apply(mints(1), 0);
+      expect(tipInFile()).toBeNull(); // in the WAL only
+      endRound();
+      expect(autoCheckpoint()).toBe(1000);
+      expect(onConnection).toEqual(['owed']);
+      const thread = checkpoints.thread;
+      expect(thread?.usable).toBe(true);
+      await thread!.idle();
+      expect(thread!.runs).toBe(1);
+      expect(tipInFile()).toBe(1);
+    } finally {
+      await checkpoints.stop();
+    }
   });
 });

@@ -107,7 +107,8 @@ export const trackerMigrations: readonly string[] = [
   'CREATE INDEX tracker_delivery_leased ON tracker_delivery (client_id, subscription_id) WHERE lease_until_ms IS NOT NULL',
 ];
 
-export function openSqliteTrackerStore(db: Db): TrackerStore {
+/** `runOwed`: runs the checkpoints a round put off (deferCheckpoints); by default on this connection, at the round's end. */
+export function openSqliteTrackerStore(db: Db, runOwed?: (db: Db) => void): TrackerStore {
   migrate(db, 'tracker', trackerMigrations);
   const q = {
     getTracking: db.prepare('SELECT * FROM tracker_tracking WHERE client_id = ? AND tx_hash = ?'),
@@ -294,7 +295,7 @@ export function openSqliteTrackerStore(db: Db): TrackerStore {
 
     outboxDepth: async () => (q.outboxDepth.get() as { n: number }).n,
 
-    beginRound: () => deferCheckpoints(db),
+    beginRound: () => deferCheckpoints(db, runOwed && (() => runOwed(db))),
 
     async loadTrackings(keys) {
       const out: TrackingState[] = [];
