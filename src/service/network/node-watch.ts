@@ -84,7 +84,7 @@ export interface NodeWatch {
   firstRound(): Promise<void>;
   /** Resolves with the chain id once a node with the right chain answers; rejects only when stop() comes first. */
   ready(): Promise<number>;
-  /** Called after current() changes (another node, or null); returns the unsubscribe. */
+  /** Called after current() (another node, or null) or the network's state changes; returns the unsubscribe. */
   onChange(listener: (current: CurrentNode | null) => void): () => void;
   /** Clears every timer and connection; idempotent. */
   stop(): Promise<void>;
@@ -190,7 +190,9 @@ export function watchNodes(o: NodeWatchOptions): NodeWatch {
     if (choice.state !== prev.state || choice.inUse !== prev.inUse) {
       // A network stopped by the node just named as on the wrong chain gets that one line, not a second.
       if (!(stoppedByChain && namedWrongChain)) logChoice(prev);
-      if (choice.inUse !== prev.inUse) notify();
+      // The state alone counts too: a node that went away (none in use) and came back on another chain changes only
+      // the state, and the network must pause its indexer then.
+      notify();
     }
     if (choice.state === 'serving' && expectedChainId !== null) readyChain.resolve(expectedChainId);
     if (nodes.every((n) => n.at !== null)) first.resolve();

@@ -145,7 +145,8 @@ describe('node watch (real anvil)', () => {
       `warn ethereum/local-2: the node at ${a.url} is on chain ${DEV_CHAIN_ID}, not ${DEV_CHAIN_ID_2} as configured; this ` +
         `network is stopped until it is fixed.`,
     ]);
-    expect(w.changes).toEqual([]);
+    // One change: the state (starting -> wrong-chain), no node in use before or after; the network pauses on it.
+    expect(w.changes).toEqual([null]);
   });
 
   it('adopts the chain of node 1 when none is configured', async () => {

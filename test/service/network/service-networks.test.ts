@@ -327,6 +327,9 @@ describe('one service, two networks', () => {
       // The same address now answers for chain 31338: a node replaced by one of another chain.
       await node.down(); // cuts the open connections too
       await node.close();
+      // Gone first, then back on another chain: the pause must follow the change of state alone, the node in use
+      // (none) staying the same (a swap fast enough to skip the gap changed both at once and hid that).
+      await waitFor('the node noticed gone', () => one.networks[0]!.state() === 'unreachable', { timeoutMs: 30_000 });
       node = await startTcpProxy(chains[1]!.nodeUrl, port);
       await waitFor('the other chain noticed', () => one.networks[0]!.state() === 'wrong-chain', { timeoutMs: 30_000 });
       await waitFor('the indexer paused', () => one.networks[0]!.indexerStatus().headBlock === 0, { timeoutMs: 30_000 });
