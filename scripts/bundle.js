@@ -1,6 +1,6 @@
-// Bundles the built CLI and the index's worker threads (dist/, from tsc) into one file each under bundle/, so a start
-// loads a handful of files instead of ~700 modules: a `txdesk` start spent 0.65 of its 0.86 import CPU-s in Node's
-// module loader, and every worker thread loads its modules again (bench/cli-start).
+// Bundles the built CLI and the index's worker threads (dist/, from tsc) with esbuild into bundle/, so a start loads a
+// few files instead of ~700 modules: importing the service spent 0.65 of its 0.86 CPU-s in Node's module loader
+// (profiled, 2026-11-29), and every worker thread loads its modules again. The CLI is split by command (chunk-*.js).
 // bundle/ mirrors dist/ at the same depth, so a module's paths relative to its own file (`new URL('./x.js',
 // import.meta.url)`: worker files, ../../package.json, ../../out/renderer) point at the same places from either tree:
 // each bundled module's import.meta.url is rewritten to the URL its file would have in that mirror (or, for a package,
