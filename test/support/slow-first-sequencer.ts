@@ -1,8 +1,7 @@
 // The order test files start in, so the workers finish together: the longest files first. Vitest orders by the
 // durations it cached on the last run, but a clean clone (CI) has no cache, and ordered by file size it started the
-// 40-second files last, leaving one worker busy alone at the end. So the files that took longest (seconds on the
-// 2-core CI box, set-up included) come first in this order, then vitest's own order for the rest, integration before
-// unit (vitest sorts projects by name).
+// 40-second files last, leaving one worker busy alone at the end. So within each project the files that took longest
+// (seconds on the 2-core CI box, set-up included) come first in this order, then vitest's own order for the rest.
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
@@ -62,16 +61,28 @@ export const SLOWEST_FILES = [
   'test/sdk/sdk-tracker.test.ts', // 10 s
 ];
 
+/**
+ * Projects in the order they run, each one's files together: a worker keeps its process for the next file only when
+ * the next file in the queue is of the same non-isolated project (vitest's pool looks at the head of the queue), so
+ * files of projects taken in turn would each start a process again. The files that need a process of their own go
+ * first, beside the first integration files.
+ */
+const PROJECT_ORDER = ['integration-own-process', 'integration', 'unit'];
+
 export default class SlowFirstSequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const rank = (f: TestSpecification) => {
       const i = SLOWEST_FILES.findIndex((s) => f.moduleId.endsWith(s));
       return i < 0 ? SLOWEST_FILES.length : i;
     };
+    const project = (f: TestSpecification) => {
+      const i = PROJECT_ORDER.indexOf(f.project.name);
+      return i < 0 ? PROJECT_ORDER.length : i;
+    };
     const base = await super.sort(files);
     return base
-      .map((f, i) => ({ f, i, r: rank(f) }))
-      .sort((a, b) => a.r - b.r || a.i - b.i)
+      .map((f, i) => ({ f, i, p: project(f), r: rank(f) }))
+      .sort((a, b) => a.p - b.p || a.r - b.r || a.i - b.i)
       .map(({ f }) => f);
   }
 }
