@@ -6,59 +6,67 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
  * Longest first; a file missing here only starts later. Refresh from a run's JSON report when the order drifts. The
- * seconds are one full run's per-file walls on the 2-core box with three workers (so under load; unit files too).
+ * seconds are one full run's per-file walls on the 2-core box with four workers, files sharing a process per worker
+ * (so under load; a clean worktree's `.ci/run`, 2026-11-29); files of 10 s and more, and the slowest of the other two
+ * projects.
  */
 export const SLOWEST_FILES = [
-  'test/cli/command-webhook.test.ts', // 95 s (was 108)
-  'test/service/listing/listing-mixed.test.ts', // 79 s
-  'test/service/network/service-back-pressure.test.ts', // 69 s
-  'test/core/core-fault-run.test.ts', // 63 s
-  'test/cli/cli-accounts.test.ts', // 62 s
-  'test/e2e/renderer-truth.test.ts', // 59 s
-  'test/e2e/config-real-network.test.ts', // 54 s
-  'test/reliability/app-edge.test.ts', // 50 s
-  'test/core/core-faults.test.ts', // 50 s
-  'test/reliability/fuzz-service.test.ts', // 49 s
-  'test/cli/cli-commands.test.ts', // 45 s (was 66: help and usage commands at once)
-  'test/e2e/renderer-serve.test.ts', // 45 s
+  'test/core/core-fault-run.test.ts', // 65 s
+  'test/e2e/renderer-truth.test.ts', // 56 s
+  'test/service/service-network-isolation.test.ts', // 55 s
+  'test/reliability/fuzz-service.test.ts', // 50 s
+  'test/core/core-faults.test.ts', // 49 s
+  'test/service/network/service-back-pressure.test.ts', // 48 s
+  'test/cli/cli-key-export.test.ts', // 46 s
+  'test/e2e/renderer-serve.test.ts', // 44 s
+  'test/service/service-fleet-listing.test.ts', // 44 s
+  'test/reliability/app-edge.test.ts', // 43 s
+  'test/service/webhooks/webhook-activity.test.ts', // 42 s
   'test/core/core-market-phases.test.ts', // 41 s
-  'test/service/service-fleet-listing.test.ts', // 38 s
-  'test/service/webhooks/webhook-activity.test.ts', // 38 s
-  'test/service/network/node-watch.test.ts', // 36 s
+  'test/reliability/security-service.test.ts', // 38 s
+  'test/service/network/node-watch.test.ts', // 38 s
+  'test/e2e/renderer-send.test.ts', // 37 s
   'test/core/rpc-tools.test.ts', // 35 s
-  'test/service/service-fleet-networks.test.ts', // 33 s
   'test/devchain/devchain-market.test.ts', // 32 s
-  'test/service/tracker/tracker-bounds.test.ts', // 30 s
-  'test/service/webhooks/webhook-outage.test.ts', // 28 s (was 78: the outage is 10 s, not a minute)
-  'test/service/indexer/indexer-standards.test.ts', // 28 s
-  'test/service/webhooks/webhook-crash.test.ts', // 27 s (was 46: a 1 s lease margin, not 20 s)
-  'test/core/core-crash.test.ts', // 27 s
-  'test/service/service-fleet.test.ts', // 25 s
-  'test/e2e/renderer-approvals.test.ts', // 24 s
-  'test/reliability/security-service.test.ts', // 23 s
-  'test/e2e/renderer-send.test.ts', // 22 s
-  'test/service/listing/listing-store.test.ts', // 22 s
-  'test/e2e/renderer-networks.test.ts', // 22 s
-  'test/cli/cli-key-export.test.ts', // 19 s
-  'test/service/listing/listing-store-pg.test.ts', // 18 s
-  'test/cli/cli-logout.test.ts', // 18 s
-  'test/service/tracker/tracker-service.test.ts', // 17 s
-  'test/reliability/crash-short.test.ts', // 15 s
-  'test/core/rpc-tools-refusals.test.ts', // 15 s
-  'test/e2e/renderer-tokens.test.ts', // 15 s
-  'test/core/core-congestion.test.ts', // 15 s
-  'test/service/network/service-failover.test.ts', // 15 s
-  'test/core/core-send.test.ts', // 15 s
-  'test/devchain/devchain-congestion.test.ts', // 15 s
-  'test/core/core-retry.test.ts', // 14 s
-  'test/core/core-http.test.ts', // 14 s
-  'test/core/adapters/vault-file.test.ts', // 13 s
+  'test/e2e/renderer-networks.test.ts', // 32 s
+  'test/service/tracker/tracker-service.test.ts', // 30 s
+  'test/service/webhooks/webhook-crash.test.ts', // 30 s
+  'test/service/webhooks/webhook-outage.test.ts', // 29 s
+  'test/cli/cli-commands.test.ts', // 27 s
+  'test/cli/command-webhook.test.ts', // 27 s
+  'test/service/service-fleet-networks.test.ts', // 27 s
+  'test/e2e/config-real-network.test.ts', // 26 s
+  'test/service/db/rate-limits-fleet.test.ts', // 25 s
+  'test/service/service-fleet.test.ts', // 24 s
+  'test/core/core-crash.test.ts', // 22 s
+  'test/reliability/crash-short.test.ts', // 21 s
+  'test/e2e/renderer-approvals.test.ts', // 21 s
+  'test/service/network/service-fleet-step-down.test.ts', // 20 s
+  'test/service/listing/listing-store-pg.test.ts', // 20 s
+  'test/service/indexer/index-store-pg.test.ts', // 19 s
+  'test/service/webhooks/webhook-fleet-limits.test.ts', // 19 s
+  'test/devchain/devchain-plan.test.ts', // 19 s
+  'test/core/core-congestion.test.ts', // 17 s
+  'test/devchain/devchain-congestion.test.ts', // 16 s
+  'test/core/rpc-tools-refusals.test.ts', // 16 s
+  'test/service/indexer/indexer-standards.test.ts', // 15 s
+  'test/core/core-send.test.ts', // 14 s
+  'test/e2e/renderer-tokens.test.ts', // 14 s
+  'test/service/listing/listing-mixed.test.ts', // 13 s
+  'test/service/webhooks/webhook-delivery.test.ts', // 13 s
   'test/service/network/service-networks.test.ts', // 13 s
-  'test/core/rpc-tools-burst.test.ts', // 12 s
-  'test/service/webhooks/webhook-delivery.test.ts', // 11 s
-  'test/service/indexer/indexer-pg.test.ts', // 10 s
-  'test/service/service-listing.test.ts', // 10 s
-  'test/sdk/sdk-tracker.test.ts', // 10 s
+  'test/service/network/service-failover.test.ts', // 13 s
+  'test/service/tracker/tracker-bounds.test.ts', // 13 s
+  'test/service/indexer/indexer-call-batch.test.ts', // 12 s
+  'test/core/core-http.test.ts', // 12 s
+  'test/core/rpc-crash.test.ts', // 11 s
+  'test/core/core-retry.test.ts', // 10 s
+  'test/service/tracker/tracker-restart.test.ts', // 10 s
+  'test/main/electron-main.test.ts', // 18 s (a process of its own)
+  'test/cli/cli-accounts.test.ts', // 18 s (a process of its own)
+  'test/cli/cli-logout.test.ts', // 10 s (a process of its own)
+  'test/core/adapters/vault-file.test.ts', // 16 s (unit)
+  'test/service/listing/listing-store.test.ts', // 13 s (unit)
 ];
 
 /**
