@@ -11,12 +11,12 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  * projects.
  */
 export const SLOWEST_FILES = [
+  'test/service/network/service-back-pressure.test.ts', // 48 s with 10,000 transfers; 143 s alone with 100,000
   'test/core/core-fault-run.test.ts', // 65 s
   'test/e2e/renderer-truth.test.ts', // 56 s
   'test/service/service-network-isolation.test.ts', // 55 s
   'test/reliability/fuzz-service.test.ts', // 50 s
   'test/core/core-faults.test.ts', // 49 s
-  'test/service/network/service-back-pressure.test.ts', // 48 s
   'test/cli/cli-key-export.test.ts', // 46 s
   'test/e2e/renderer-serve.test.ts', // 44 s
   'test/service/service-fleet-listing.test.ts', // 44 s
