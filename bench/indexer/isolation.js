@@ -5,8 +5,8 @@
 // same load once B has caught up: A's quiet baseline, in the same run. Printed: A's listing p99 and tracker receipt p99
 // during against quiet, and the event loop's longest block (perf_hooks.monitorEventLoopDelay) in each phase.
 // Goals: p99 ratios <= 2, longest block during B's catch-up <= 20 ms.
-// Then the floor, also in the same run: the same load on A while the cores are kept as busy by busy loops in other
-// processes (one per core) and B is quiet. It is what this box allows a service that does nothing for B: when the floor
+// Then the floor, also in the same run: the same load on A while busy loops in other processes (one per core) keep the
+// cores full and B is quiet. It is what this box allows a service that does nothing for B: when the floor
 // misses the goals too, the miss is the box's sharing of its cores (the OS runs the service's main thread late), not
 // B's work reaching A's thread. The box's busy share (/proc/stat) in each phase says how loaded it was.
 // TXDESK_BENCH_TRANSFERS sets N (default 100,000). Usage: node bench/indexer/index.js --networks 2 --isolation
