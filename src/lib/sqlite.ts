@@ -21,6 +21,17 @@ export function openDatabase(file: string, options: OpenOptions = {}): Db {
 }
 
 /**
+ * `fn` as a transaction that takes the write lock as it begins (BEGIN IMMEDIATE); every txdesk transaction that writes
+ * is one. A service file has two writers (the main thread's stores and the index writer thread), and a DEFERRED
+ * transaction that reads before it writes fails at once with SQLITE_BUSY_SNAPSHOT when the other connection commits in
+ * between: busy_timeout does not apply to that. IMMEDIATE waits for the lock under busy_timeout instead. Called inside
+ * another transaction it is a savepoint, as every better-sqlite3 transaction.
+ */
+export function writeTransaction<A extends unknown[], R>(db: Db, fn: (...args: A) => R): (...args: A) => R {
+  return db.transaction(fn).immediate;
+}
+
+/**
  * Applies the migrations of one module in order, each in its own transaction, and records the version reached.
  * `migrations[i]` takes the module from version i to i+1; never edit one that has shipped, append a new one.
  */
@@ -29,7 +40,7 @@ export function migrate(db: Db, module: string, migrations: readonly string[]): 
   const row = db.prepare('SELECT version FROM schema_migrations WHERE module = ?').get(module) as { version: number } | undefined;
   const from = row?.version ?? 0;
   for (let v = from; v < migrations.length; v++) {
-    db.transaction(() => {
+    writeTransaction(db, () => {
       db.exec(migrations[v]!);
       db.prepare(
         'INSERT INTO schema_migrations (module, version) VALUES (?, ?) ON CONFLICT(module) DO UPDATE SET version = excluded.version',

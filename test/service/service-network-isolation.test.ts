@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type * as DevchainModule from '../../src/devchain/devchain.js';
-import { silentLogger } from '../../src/lib/log.js';
+import { createLogger } from '../../src/lib/log.js';
 import type * as ServiceModule from '../../src/service/index.js';
 import { bulkOwner, writeBulkHistory, type BulkHistory } from '../support/chain/bulk-history.js';
 import { ensureCoreBuilt } from '../support/app/core-build.js';
@@ -69,7 +69,8 @@ beforeAll(async () => {
     dataDir,
     port: 0,
     rateLimitPerMinute: 0,
-    log: silentLogger,
+    // Warnings and errors reach the test's output: a failed tracker call says why on the service's side.
+    log: createLogger('isolation', 'warn'),
   });
 }, 600_000);
 

@@ -1,6 +1,6 @@
 // The TxStore on better-sqlite3: records with their signed bytes (for re-broadcast), event history, and the ids of
 // tracker messages already applied (idempotency). Every statement uses bound parameters.
-import { migrate, openDatabase, type Db } from '../../../lib/sqlite.js';
+import { migrate, openDatabase, writeTransaction, type Db } from '../../../lib/sqlite.js';
 import type { NonceProblem, PricedBy, TxEvent, TxKind, TxRecord, TxStatus } from '../../../shared/tx-record.js';
 import type { BroadcastState, NewEvent, TxStore } from '../../ports.js';
 
@@ -162,7 +162,7 @@ export function createSqliteTxStore(db: Db): TxStore {
   const addEvent = (hash: string, e: NewEvent, at: string) => q.event.run(hash, at, e.kind, e.summary, JSON.stringify(e.detail));
 
   return {
-    transaction: (fn) => db.transaction(fn)(),
+    transaction: (fn) => writeTransaction(db, fn)(),
     get,
     senders: () => (q.senders.all() as { sender: string }[]).map((r) => r.sender),
     list: () => (q.list.all() as Row[]).map(toRecord),
@@ -184,7 +184,7 @@ export function createSqliteTxStore(db: Db): TxStore {
     rawOf: (hash) => (q.raw.get(hash.toLowerCase()) as { raw: string } | undefined)?.raw ?? null,
     rejected: (from) => new Set((q.rejected.all(from.toLowerCase()) as { hash: string }[]).map((r) => r.hash)),
     insert(r, raw, events) {
-      db.transaction(() => {
+      writeTransaction(db, () => {
         q.insert.run({
           hash: r.transactionHash.toLowerCase(),
           sender: r.from.toLowerCase(),
@@ -212,7 +212,7 @@ export function createSqliteTxStore(db: Db): TxStore {
       })();
     },
     applyChanges(changes, now) {
-      return db.transaction(() => {
+      return writeTransaction(db, () => {
         for (const c of changes) {
           if (c.data) q.setStatusData.run(c.status, JSON.stringify(c.data), now, c.hash);
           else q.setStatus.run(c.status, now, c.hash);

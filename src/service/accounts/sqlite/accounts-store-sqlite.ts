@@ -1,6 +1,6 @@
 // Service accounts in the SQLite database of a single instance (the contract: ../accounts-store.ts).
 import { randomBytes } from 'node:crypto';
-import { migrate, type Db } from '../../../lib/sqlite.js';
+import { migrate, writeTransaction, type Db } from '../../../lib/sqlite.js';
 import { SECRET_NAME, type AccountsStore, type UserRow } from '../accounts-store.js';
 
 const MIGRATIONS = [
@@ -56,7 +56,7 @@ export function openSqliteAccountsStore(db: Db): AccountsStore {
   const insertRevoked = db.prepare(
     'INSERT INTO accounts_revoked_tokens (token_id, user_id, expires_at) VALUES (?, ?, ?) ON CONFLICT(token_id) DO NOTHING',
   );
-  const revoke = db.transaction((tokenId: string, userId: number, expiresAt: number, nowSeconds: number) => {
+  const revoke = writeTransaction(db, (tokenId: string, userId: number, expiresAt: number, nowSeconds: number) => {
     pruneRevoked.run(nowSeconds);
     insertRevoked.run(tokenId, userId, expiresAt);
   });

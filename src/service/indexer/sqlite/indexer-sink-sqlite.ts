@@ -1,6 +1,6 @@
 // The indexer's SQLite sink: blocks, tip, truncated ranges and rollbacks written as they come, inside the caller's
 // transaction, and applyBatch / rollbackTo on a single instance's database (PostgreSQL collects instead: ../postgres).
-import type { Db } from '../../../lib/sqlite.js';
+import { writeTransaction, type Db } from '../../../lib/sqlite.js';
 import type { IndexWriter } from '../../listing/listing-writer.js';
 import { bumpGeneration } from '../../listing/sqlite/listing-rank-sqlite.js';
 import { applyBatchTo, type Batch, type BatchSink, type MissingUri } from '../indexer-apply.js';
@@ -21,7 +21,7 @@ export function sqliteSink(db: Db): BatchSink {
     db.prepare('DELETE FROM idx_blocks WHERE number > ?'),
   ];
   return {
-    transaction: (fn) => db.transaction(fn)(),
+    transaction: (fn) => writeTransaction(db, fn)(),
     putBlock: (n, hash, parent) => void putBlock.run(n, hash, parent),
     setTip: (block) => void setTip.run(String(block)),
     putTruncated: (t) => void putTruncated.run(t.block, t.logIndex, t.contract, t.fromId.toString(), t.toId.toString(), t.indexed),

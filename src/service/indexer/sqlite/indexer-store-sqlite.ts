@@ -1,6 +1,6 @@
 // The index in the SQLite database of a single instance (the contract: ../indexer-store.ts): synchronous underneath,
 // with WAL checkpoints held over a catch-up.
-import { deferCheckpoints, type Db } from '../../../lib/sqlite.js';
+import { deferCheckpoints, writeTransaction, type Db } from '../../../lib/sqlite.js';
 import type { Checkpointer } from '../../../lib/sqlite-checkpointer.js';
 import { tokenKeys, type IndexWriter } from '../../listing/listing-writer.js';
 import { bumpGeneration } from '../../listing/sqlite/listing-rank-sqlite.js';
@@ -94,7 +94,7 @@ export function openSqliteIndexStore(
     },
     async writeUris(missing, uris) {
       guarded(() =>
-        db.transaction(() => {
+        writeTransaction(db, () => {
           applyUris(writer, missing, uris);
           bumpGeneration(db);
         })(),

@@ -1,13 +1,13 @@
 // Recomputes everything derived from idx_tokens (counters, per-owner-contract counts, rank buckets) in bulk SQL:
 // for bulk loads (the listing benchmark) and as a repair; the indexer itself maintains them incrementally.
-import type { Db } from '../../../lib/sqlite.js';
+import { writeTransaction, type Db } from '../../../lib/sqlite.js';
 import { LIST, type ListCode } from '../listing-keys.js';
 import { bumpGeneration, DEFAULT_BUCKET_SIZE, listSource } from './listing-rank-sqlite.js';
 
 export function rebuildDerived(db: Db, bucketSize = DEFAULT_BUCKET_SIZE): void {
   // Inlined as an integer literal: a bound JS number would make the division real and every entry its own bucket.
   const size = Math.max(1, Math.floor(bucketSize));
-  db.transaction(() => {
+  writeTransaction(db, () => {
     db.exec(`
       INSERT OR IGNORE INTO idx_pairs (owner_id, contract_id) SELECT DISTINCT owner_id, contract_id FROM idx_tokens WHERE owner_id IS NOT NULL;
       UPDATE idx_tokens SET pair_id = CASE WHEN owner_id IS NULL THEN NULL ELSE

@@ -1,6 +1,6 @@
 // The tracker's outbox as offered to webhooks, on SQLite (the contract: ../tracker-outbox-store.ts): the statements on
 // the tracker's tables that a webhook store runs inside its own transaction on the same database.
-import type { Db } from '../../../lib/sqlite.js';
+import { writeTransaction, type Db } from '../../../lib/sqlite.js';
 import { orderedId } from '../tracker-ids.js';
 import { CLAIM_SOME, HELD_SQL, NEVER_IDLE, toHeldDelivery, type HeldDeliveryRow } from '../tracker-outbox-store-rows.js';
 import type { HeldOutbox } from '../tracker-outbox-store.js';
@@ -46,7 +46,7 @@ export function sqliteHeldOutbox(db: Db): HeldOutbox {
     for (const s of new Set(seqs)) q.pruneMessage.run(s, s);
   };
   // Each call is its own transaction, or a part of the caller's (better-sqlite3 nests them as savepoints).
-  const tx = <A extends unknown[], R>(fn: (...a: A) => R) => db.transaction(fn) as unknown as (...a: A) => R;
+  const tx = <A extends unknown[], R>(fn: (...a: A) => R) => writeTransaction(db, fn);
 
   return {
     subscribe: tx((clientId, subscriptionId, nowMs) => {

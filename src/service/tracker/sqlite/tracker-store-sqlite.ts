@@ -1,5 +1,5 @@
 // The tracker's store in the SQLite database of a single instance (the contract: ../tracker-store.ts).
-import { deferCheckpoints, migrate, type Db } from '../../../lib/sqlite.js';
+import { deferCheckpoints, migrate, writeTransaction, type Db } from '../../../lib/sqlite.js';
 import { orderedId } from '../tracker-ids.js';
 import { receiptJson } from '../tracker-receipt-format.js';
 import { IDLE_SUBSCRIPTIONS_PER_CALL, type TrackerStore, type WithdrawnDelivery } from '../tracker-store.js';
@@ -171,7 +171,7 @@ export function openSqliteTrackerStore(db: Db, runOwed?: (db: Db) => void): Trac
 
   return {
     async track(clientId, txHash, confirmation, timeoutMs, nowMs) {
-      return db.transaction(() => {
+      return writeTransaction(db, () => {
         const row = q.getTracking.get(clientId, txHash) as TrackingRow | undefined;
         if (!row) q.insertTracking.run(clientId, txHash, confirmation, timeoutMs, nowMs);
         else if (row.done_at_ms === null) q.updateOptions.run(confirmation, timeoutMs, clientId, txHash);
@@ -184,7 +184,7 @@ export function openSqliteTrackerStore(db: Db, runOwed?: (db: Db) => void): Trac
     loadOpenTrackings: async () => (q.openTrackings.all() as TrackingRow[]).map(rowToState),
 
     async commitRound(states, withdrawals, messages, nowMs) {
-      return db.transaction(() => {
+      return writeTransaction(db, () => {
         // Withdrawals first: they read the receipt_seq that the tracking rows still hold.
         const withdrawn: WithdrawnDelivery[] = [];
         for (const w of withdrawals) {
@@ -237,7 +237,7 @@ export function openSqliteTrackerStore(db: Db, runOwed?: (db: Db) => void): Trac
     },
 
     async subscribe(clientId, subscriptionId, ackTimeoutMs, nowMs) {
-      return db.transaction(() => {
+      return writeTransaction(db, () => {
         const existing = q.getSub.get(clientId, subscriptionId);
         if (existing) {
           q.updateSub.run(ackTimeoutMs, nowMs, clientId, subscriptionId);
@@ -254,7 +254,7 @@ export function openSqliteTrackerStore(db: Db, runOwed?: (db: Db) => void): Trac
     countSubscriptions: async (clientId) => (q.countSubs.get(clientId) as { n: number }).n,
 
     async unsubscribe(clientId, subscriptionId) {
-      db.transaction(() => {
+      writeTransaction(db, () => {
         const seqs = (q.deleteSubDeliveries.all(clientId, subscriptionId) as { seq: number }[]).map((r) => r.seq);
         q.deleteSub.run(clientId, subscriptionId);
         pruneSeqs(new Set(seqs));
@@ -267,7 +267,7 @@ export function openSqliteTrackerStore(db: Db, runOwed?: (db: Db) => void): Trac
       (q.deliveriesPage.all(clientId, subscriptionId, afterSeq, limit) as DeliveryRow[]).map(toEntry),
 
     async touchSubscriptions(subs, nowMs) {
-      db.transaction(() => {
+      writeTransaction(db, () => {
         for (const s of subs) q.touchSub.run(nowMs, s.clientId, s.subscriptionId);
       })();
     },
@@ -279,7 +279,7 @@ export function openSqliteTrackerStore(db: Db, runOwed?: (db: Db) => void): Trac
       })),
 
     async ackMany(acks) {
-      db.transaction(() => {
+      writeTransaction(db, () => {
         const seqs = new Set<number>();
         for (const a of acks) {
           const row = q.ack.get(a.clientId, a.ackId) as { seq: number } | undefined;

@@ -1,7 +1,7 @@
 // Webhooks in the SQLite database of a single instance (the contract: ../webhook-store.ts): the webhook table here, its
 // deliveries through the tracker's outbox (sqliteHeldOutbox) and address activity through the index's moves by owner,
 // each call of theirs inside this store's transaction on the same database.
-import { migrate, type Db } from '../../../lib/sqlite.js';
+import { migrate, writeTransaction, type Db } from '../../../lib/sqlite.js';
 import { openSqliteIndexMoves } from '../../indexer/sqlite/indexer-moves-sqlite.js';
 import { sqliteHeldOutbox } from '../../tracker/sqlite/tracker-outbox-store-sqlite.js';
 import {
@@ -72,7 +72,7 @@ export function openSqliteWebhookStore(db: Db): WebhookStore {
 
   return {
     async create(w) {
-      db.transaction(() => {
+      writeTransaction(db, () => {
         q.insert.run(...webhookValues(w));
         if (w.trackerMessages) outbox.subscribe(w.clientId, subOf(w.id), w.createdAtMs);
       })();
@@ -86,7 +86,7 @@ export function openSqliteWebhookStore(db: Db): WebhookStore {
     all: async () => (q.all.all() as WebhookDbRow[]).map(toWebhook),
 
     async update(id, patch) {
-      return db.transaction(() => {
+      return writeTransaction(db, () => {
         const before = q.get.get(id) as WebhookDbRow | undefined;
         if (!before) return null;
         q.update.run(...patchValues(id, patch));
@@ -103,7 +103,7 @@ export function openSqliteWebhookStore(db: Db): WebhookStore {
     },
 
     async remove(id) {
-      return db.transaction(() => {
+      return writeTransaction(db, () => {
         const w = q.get.get(id) as WebhookDbRow | undefined;
         if (!w) return false;
         outbox.unsubscribe(w.client_id, subOf(id));
@@ -118,14 +118,14 @@ export function openSqliteWebhookStore(db: Db): WebhookStore {
     releaseLeases: async () => outbox.releaseLeases(),
 
     async markSent(sent, nowMs) {
-      db.transaction(() => {
+      writeTransaction(db, () => {
         outbox.markSent(sent, nowMs);
         for (const id of new Set(sent.map((d) => d.webhookId))) q.webhookOk.run(nowMs, nowMs, id);
       })();
     },
 
     async markFailed(webhookId, clientId, deliveryId, f) {
-      db.transaction(() => {
+      writeTransaction(db, () => {
         outbox.markFailed(clientId, deliveryId, f.nextAtMs);
         q.webhookFailed.run(f.nowMs, f.retryAtMs, f.error, f.nowMs, f.failing ? 1 : 0, webhookId);
       })();
@@ -137,7 +137,7 @@ export function openSqliteWebhookStore(db: Db): WebhookStore {
     activityAbove: async (webhookId, clientId, block) => outbox.keptAbove(clientId, subOf(webhookId), 'activity', block),
 
     async commitActivity(webhookId, from, to, messages, nowMs) {
-      return db.transaction(() => {
+      return writeTransaction(db, () => {
         if (q.cursorMove.run(to.block, to.hash, marksJson(to.marks), webhookId, from.block, from.hash).changes !== 1) return false;
         outbox.store(
           subOf(webhookId),
