@@ -24,7 +24,7 @@ export const UNIT_FILES = [
   'test/renderer/**/*.test.ts',
   'test/reliability/{fuzz-pure,security-sql}.test.ts',
   'test/lib/*.test.ts',
-  'test/service/indexer/{indexer-join,indexer-log-scan,indexer-part-wire,indexer-rpc-transport,indexer-units}.test.ts',
+  'test/service/indexer/{indexer-join,indexer-log-scan,indexer-part-wire,indexer-pieces,indexer-rpc-transport,indexer-units}.test.ts',
   // listing-mixed (a 26 s model-checked history of the listing) runs with the integration files: alone it is the unit
   // run's whole critical path.
   'test/service/listing/{listing-store,listing-writer}.test.ts',

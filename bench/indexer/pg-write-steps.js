@@ -1,6 +1,7 @@
 // bench/indexer/pg-write-steps.js: how long the fleet's index write holds the main thread at once (issue 45, item 1).
-// The PostgreSQL index store writes a 10,000-move range of mints, then one of transfers of those tokens, into a
-// throwaway PostgreSQL, with the listing writer's steps (working out and loading the rows a range touches, building the
+// The PostgreSQL index store writes a 10,000-move range of mints, then one of transfers of those tokens, then one of
+// 10,000 ERC-1155 ids minted, reads the 10,000 tokens an ERC-4906 update names and stores their uris, and rolls the
+// last two ranges back, into a throwaway PostgreSQL, with the listing writer's steps (working out and loading the rows a range touches, building the
 // transaction's parameters) in one piece each ("whole", as before) and in pieces that yield ("pieces"), alternating in
 // one run, each into a database of its own. A 1 ms timer ticks meanwhile: the main thread's CPU between two ticks (Linux:
 // /proc/self/task/<pid>/schedstat, so neither GC helper threads nor the box's other processes count) bounds its longest
@@ -24,15 +25,22 @@ const PER_BLOCK = 100;
 const ROUNDS = Number(process.argv[2] ?? 3);
 const ZERO = '0x' + '0'.repeat(40);
 const CONTRACT = '0x' + 'c'.repeat(40);
+const CONTRACT_1155 = '0x' + 'd'.repeat(40);
 const owner = (i) => '0x' + (0x100000 + (i % OWNERS)).toString(16).padStart(40, '0');
+/** The writes measured, in order: three ranges, an ERC-4906 update's read and its uris' write, a rollback. */
+const KINDS = ['mints', 'transfers', 'erc1155', 'erc4906', 'uris', 'rollback'];
 const VARIANTS = { whole: Number.POSITIVE_INFINITY, pieces: process.argv[3] ? Number(process.argv[3]) : undefined };
 
-/** One range of N moves from block `first`, PER_BLOCK a block; `move(i)` gives token i's from and to. */
-function range(first, move, newContracts) {
+/**
+ * One range of N moves from block `first`, PER_BLOCK a block; `move(i)` gives token i's from and to. `contract`
+ * ERC1155: each move gives 5 of id i (an ids pass of N ids, N holdings).
+ */
+function range(first, move, newContracts, contract = CONTRACT) {
   const logs = [];
+  const amount = contract === CONTRACT ? null : 5n;
   for (let i = 0; i < N; i++) {
     const block = first + Math.floor(i / PER_BLOCK);
-    logs.push({ block, logIndex: i % PER_BLOCK, sub: 0, blockHash: '0x', contract: CONTRACT, id: BigInt(i), amount: null, ...move(i) });
+    logs.push({ block, logIndex: i % PER_BLOCK, sub: 0, blockHash: '0x', contract, id: BigInt(i), amount, ...move(i) });
   }
   const to = first + N / PER_BLOCK - 1;
   const hash = (n) => '0x' + n.toString(16).padStart(64, '0');
@@ -42,7 +50,7 @@ function range(first, move, newContracts) {
     headers: [{ number: to, hash: hash(to), parentHash: hash(to - 1) }],
     logs,
     newContracts,
-    uris: new Map([[CONTRACT, new Map(logs.map((l) => [l.id, `ipfs://bench/${l.id}`]))]]),
+    uris: new Map([[contract, new Map(logs.map((l) => [l.id, `ipfs://bench/${l.id}`]))]]),
     supplies: new Map(),
   };
 }
@@ -71,7 +79,7 @@ async function measured(f) {
   const ticks = [];
   let on = true;
   const tick = () => {
-    ticks.push([performance.now(), mainCpu()]);
+    ticks.push([performance.now(), mainCpu(), process.hrtime.bigint()]);
     if (on) setTimeout(tick, 1);
   };
   gcs.length = 0;
@@ -87,6 +95,7 @@ async function measured(f) {
   for (let i = 1; i < ticks.length; i++) {
     const [w0, c0] = ticks[i - 1];
     const [w1, c1] = ticks[i];
+    if (c1 - c0 > r.cpuGap) r.window = [ticks[i - 1][2] / 1000n, ticks[i][2] / 1000n];
     r.cpuGap = Math.max(r.cpuGap, c1 - c0);
     if (!gcs.some(([start, d]) => start < w1 && start + d > w0)) r.codeGap = Math.max(r.codeGap, c1 - c0);
     r.wallGap = Math.max(r.wallGap, w1 - w0);
@@ -122,12 +131,29 @@ async function writeBoth(server, name, piece) {
   const pool = openPgPool(server.url.replace(/\/[^/]+$/, `/${name}`));
   try {
     const store = await openPostgresIndexStore(pool, openPostgresListingWriter(pool, piece));
-    const meta = new Map([[CONTRACT, { name: 'Bench', symbol: 'BEN', totalSupply: null, hasUri: true, standard: 'ERC721' }]]);
-    const mints = range(1, (i) => ({ from: ZERO, to: owner(i) }), meta);
+    const meta = (standard) => ({ name: 'Bench', symbol: 'BEN', totalSupply: null, hasUri: true, standard });
+    const mints = range(1, (i) => ({ from: ZERO, to: owner(i) }), new Map([[CONTRACT, meta('ERC721')]]));
     const moves = range(1_001, (i) => ({ from: owner(i), to: owner(i + 7) }), new Map());
-    const m = await measured(() => store.apply(mints, null));
-    const t = await measured(() => store.apply(moves, mints.to));
-    return { mints: m, transfers: t, digest: await digest(pool) };
+    const ids = range(2_001, (i) => ({ from: ZERO, to: owner(i) }), new Map([[CONTRACT_1155, meta('ERC1155')]]), CONTRACT_1155);
+    const got = {};
+    got.mints = await measured(() => store.apply(mints, null));
+    got.transfers = await measured(() => store.apply(moves, mints.to));
+    got.erc1155 = await measured(() => store.apply(ids, moves.to));
+    // An ERC-4906 update naming every token, then the uris read for them stored.
+    let targets = [];
+    got.erc4906 = await measured(async () => {
+      targets = await store.metadataTargets([{ contract: CONTRACT, fromId: 0n, toId: BigInt(N - 1) }]);
+    });
+    if (targets.length !== N) throw new Error(`the ERC-4906 update named ${targets.length} tokens, not ${N}`);
+    got.uris = await measured(() =>
+      store.writeUris(
+        targets,
+        targets.map((t) => `ipfs://again/${t.id}`),
+      ),
+    );
+    // Undoes the transfers and the ERC-1155 range: N tokens back to their owners, N ids replayed.
+    got.rollback = await measured(() => store.rollback(mints.to, ids.to));
+    return { ...got, digest: await digest(pool) };
   } finally {
     await pool.end();
   }
@@ -148,10 +174,12 @@ try {
     for (const v of order) got[v] = await writeBoth(server, `r${round}_${v}`, VARIANTS[v]);
     const same = got.whole.digest === got.pieces.digest ? 'same rows' : 'ROWS DIFFER';
     console.log(`round ${round} (load ${loadavg().map(f1).join(' ')}; ${order.join(' then ')}; ${same})`);
-    for (const kind of ['mints', 'transfers']) {
+    for (const kind of KINDS) {
       const w = got.whole[kind];
       const p = got.pieces[kind];
       const run = (x) => `${f1(x.cpuGap)} ms [${f1(x.codeGap)}] (${f1(x.wallGap)}; GC ${f1(x.gcMax)})`;
+      // With --cpu-prof: the longest run's window on the profile's clock (µs), to find what ran in it.
+      if (process.env.TXDESK_BENCH_WINDOWS) console.log(`  ${kind} pieces window ${p.window.join('-')} (µs, monotonic)`);
       console.log(
         `  ${kind.padEnd(9)} longest run whole ${run(w)}; pieces ${run(p)}: ${(p.cpuGap / w.cpuGap).toFixed(2)}x; ` +
           `main-thread CPU whole ${Math.round(w.cpu)} ms, pieces ${Math.round(p.cpu)} ms: ${(p.cpu / w.cpu).toFixed(2)}x`,

@@ -13,6 +13,14 @@ export async function runInPieces<T>(steps: Generator<unknown, T, undefined>): P
   }
 }
 
+/** Runs `steps` to its end at once, without a turn between its pieces (for a caller inside a transaction). */
+export function runWhole<T>(steps: Generator<unknown, T, undefined>): T {
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+  }
+}
+
 /** Calls `f` on each item, giving the event loop a turn after every `size` items (never when Infinity). */
 export async function forEachInPieces<T>(items: Iterable<T>, size: number, f: (item: T) => void): Promise<void> {
   let n = 0;

@@ -10,7 +10,7 @@ import {
   type IndexWriter,
   type TokenRow,
 } from '../listing/listing-writer.js';
-import { runInPieces } from '../../lib/event-loop-pieces.js';
+import { runInPieces, runWhole } from '../../lib/event-loop-pieces.js';
 import { ZERO_ADDRESS, type MetadataUpdate, type TokenMove, type Truncation, type UriEvent } from './indexer-events.js';
 import type { ContractMeta } from './indexer-metadata.js';
 import type { BlockHeader } from './indexer-rpc.js';
@@ -188,13 +188,7 @@ export const APPLY_PIECE_MOVES = 250;
 
 /** Applies one range through the listing's writer and the indexer's sink, inside the sink's transaction. */
 export function applyBatchTo(sink: BatchSink, w: IndexWriter, b: Batch): MissingUri[] {
-  return sink.transaction(() => {
-    const steps = applySteps(sink, w, b, Number.POSITIVE_INFINITY);
-    for (;;) {
-      const r = steps.next();
-      if (r.done) return r.value;
-    }
-  });
+  return sink.transaction(() => runWhole(applySteps(sink, w, b, pieceCounter(Number.POSITIVE_INFINITY))));
 }
 
 /**
@@ -204,13 +198,21 @@ export function applyBatchTo(sink: BatchSink, w: IndexWriter, b: Batch): Missing
  * write's alone meanwhile.
  */
 export async function applyBatchInPieces(sink: BatchSink, w: IndexWriter, b: Batch, pieceMoves = APPLY_PIECE_MOVES): Promise<MissingUri[]> {
-  return runInPieces(applySteps(sink, w, b, pieceMoves));
+  return runInPieces(applySteps(sink, w, b, pieceCounter(pieceMoves)));
 }
 
-/** applyBatchTo's work, yielding after every `pieceMoves` moves of each pass over the range (never when Infinity). */
-function* applySteps(sink: BatchSink, w: IndexWriter, b: Batch, pieceMoves: number): Generator<void, MissingUri[]> {
+/** Counts units of work (a move, a row): true after every `size`-th, when its caller yields (never when Infinity). */
+export type PieceCounter = () => boolean;
+export function pieceCounter(size: number): PieceCounter {
   let done = 0;
-  const piece = () => ++done % pieceMoves === 0;
+  return () => ++done % size === 0;
+}
+
+/**
+ * applyBatchTo's work, yielding whenever `piece` says so: once per move of each pass over the range (moves, ERC-721
+ * owners, ERC-1155 ids, holdings) and per token an ERC-4906 update names. Exported for the test that counts them.
+ */
+export function* applySteps(sink: BatchSink, w: IndexWriter, b: Batch, piece: PieceCounter): Generator<void, MissingUri[]> {
   const missing: MissingUri[] = [];
   for (const [address, m] of b.newContracts) {
     // Read ahead of the previous range's write: that write may have added it since.
@@ -317,6 +319,7 @@ function* applySteps(sink: BatchSink, w: IndexWriter, b: Batch, pieceMoves: numb
   // ERC-1155 ids first: a new holding copies its id's uri.
   const nonZero = new Map<number, number>();
   for (const s of ids.values()) {
+    if (piece()) yield;
     w.putId(s.contract.id, s.kId, { supply: s.supply.toString(), uri: s.uri });
     const was = s.before !== null && s.before > 0n ? 1 : 0;
     const is = s.supply > 0n ? 1 : 0;
@@ -356,7 +359,7 @@ function* applySteps(sink: BatchSink, w: IndexWriter, b: Batch, pieceMoves: numb
     if (c && c.standard === 'ERC721') w.setTotalSupply(c.id, supply);
   }
   for (const t of b.truncated ?? []) sink.putTruncated(t);
-  missing.push(...metadataTargets(w, b.metadataUpdates ?? []));
+  missing.push(...(yield* metadataTargetSteps(w, b.metadataUpdates ?? [], piece)));
   for (const [n, hash] of seenBlocks) sink.putBlock(n, hash, null);
   for (const h of b.headers) sink.putBlock(h.number, h.hash, h.parentHash);
   sink.setTip(b.to);
@@ -366,13 +369,34 @@ function* applySteps(sink: BatchSink, w: IndexWriter, b: Batch, pieceMoves: numb
 
 /** Stores uris read after a write: an ERC-721 token's own row, or an ERC-1155 id and every holding of it. */
 export function applyUris(w: IndexWriter, missing: readonly MissingUri[], uris: readonly string[]): void {
-  missing.forEach((m, i) => {
+  runWhole(applyUriSteps(w, missing, uris, pieceCounter(Number.POSITIVE_INFINITY)));
+}
+
+/** The same with a turn of the event loop every `pieceRows` uris, for PostgreSQL (an ERC-4906 range may bring 10,000). */
+export function applyUrisInPieces(
+  w: IndexWriter,
+  missing: readonly MissingUri[],
+  uris: readonly string[],
+  pieceRows = APPLY_PIECE_MOVES,
+): Promise<void> {
+  return runInPieces(applyUriSteps(w, missing, uris, pieceCounter(pieceRows)));
+}
+
+/** applyUris' work, yielding whenever `piece` says so (exported for the test that counts the work between yields). */
+export function* applyUriSteps(
+  w: IndexWriter,
+  missing: readonly MissingUri[],
+  uris: readonly string[],
+  piece: PieceCounter,
+): Generator<void, void> {
+  for (const [i, m] of missing.entries()) {
+    if (piece()) yield;
     if (m.standard === 'ERC721') w.setUri(m.rowId, uris[i]!);
     else {
       const c = w.contractById(m.contractId);
       if (c) w.setIdUri(c.id, tokenKeys(c.addr, m.id).kId, uris[i]!);
     }
-  });
+  }
 }
 
 /** Keys of the tokens (k_id) or ids one ERC-4906 event names, inclusive; at most METADATA_UPDATE_CAP are read. */
@@ -385,6 +409,24 @@ export function metadataBounds(u: MetadataUpdate, addr: Buffer): { lo: Buffer; h
  * reads at most METADATA_UPDATE_CAP tokens per event, lowest ids first.
  */
 export function metadataTargets(w: IndexWriter, updates: readonly MetadataUpdate[]): MissingUri[] {
+  return runWhole(metadataTargetSteps(w, updates, pieceCounter(Number.POSITIVE_INFINITY)));
+}
+
+/** The same with a turn of the event loop every `pieceRows` tokens, for PostgreSQL (a range may name 10,000). */
+export function metadataTargetsInPieces(
+  w: IndexWriter,
+  updates: readonly MetadataUpdate[],
+  pieceRows = APPLY_PIECE_MOVES,
+): Promise<MissingUri[]> {
+  return runInPieces(metadataTargetSteps(w, updates, pieceCounter(pieceRows)));
+}
+
+/** metadataTargets' work, yielding whenever `piece` says so (exported for the test that counts the work between yields). */
+export function* metadataTargetSteps(
+  w: IndexWriter,
+  updates: readonly MetadataUpdate[],
+  piece: PieceCounter,
+): Generator<void, MissingUri[]> {
   const out: MissingUri[] = [];
   const seen = new Set<string>();
   for (const u of updates) {
@@ -393,6 +435,7 @@ export function metadataTargets(w: IndexWriter, updates: readonly MetadataUpdate
     const { lo, hi } = metadataBounds(u, c.addr);
     if (c.standard === 'ERC721') {
       for (const r of w.tokensInIdRange(c.id, lo, hi, METADATA_UPDATE_CAP)) {
+        if (piece()) yield;
         const key = `${c.id}:${r.token_id}`;
         if (seen.has(key)) continue;
         seen.add(key);
@@ -400,6 +443,7 @@ export function metadataTargets(w: IndexWriter, updates: readonly MetadataUpdate
       }
     } else {
       for (const k of w.idKeysInRange(c.id, lo, hi, METADATA_UPDATE_CAP)) {
+        if (piece()) yield;
         const id = BigInt('0x' + (k.subarray(1, 1 + (k[0] ?? 0)).toString('hex') || '0'));
         const key = `${c.id}:${id}`;
         if (seen.has(key)) continue;

@@ -1,7 +1,8 @@
 // Reorganisations: find the newest checkpoint the node still agrees with, then undo every transfer above it.
+import { runInPieces, runWhole } from '../../lib/event-loop-pieces.js';
 import type { Db } from '../../lib/sqlite.js';
 import { tokenIdFromKey, type ContractRow, type IndexWriter } from '../listing/listing-writer.js';
-import { moveKey, type BatchSink } from './indexer-apply.js';
+import { APPLY_PIECE_MOVES, moveKey, pieceCounter, type BatchSink, type PieceCounter } from './indexer-apply.js';
 import type { BlockHeader } from './indexer-rpc.js';
 
 export interface Checkpoint {
@@ -48,8 +49,8 @@ export interface RollbackPlan {
 }
 
 /**
- * SQL of the plan's reads. `affected` and `counts` serve both stores (PostgreSQL numbers the `?`); PostgreSQL reads
- * `last` and `history` for all tokens at once instead (postgres/indexer-store-postgres.ts).
+ * SQL of the plan's reads. `counts` serves both stores (PostgreSQL numbers the `?`); PostgreSQL reads the rest a page
+ * of rows at a time instead (postgres/indexer-store-postgres.ts).
  */
 export const ROLLBACK_SQL = {
   affected:
@@ -86,45 +87,69 @@ export function readRollbackPlan(db: Db, ancestor: number): RollbackPlan {
 
 /** Applies a rollback plan through the listing's writer and the indexer's sink, inside the sink's transaction. */
 export function rollbackWith(sink: BatchSink, w: IndexWriter, plan: RollbackPlan): string[] {
-  return sink.transaction(() => {
-    const touched = new Set<string>();
-    for (const c of plan.counts) {
-      w.addMintBurn(c.contract_id, -c.minted, -c.burned);
-      const row = w.contractById(c.contract_id);
-      if (row) touched.add(row.address);
-    }
-    for (const a of plan.tokens) {
-      const token = w.token(a.contract_id, a.k_id);
-      if (!token) continue;
-      if (!a.prev) w.deleteToken(token);
-      else w.setOwner(token, a.prev.to_id, moveKey({ block: a.prev.block, logIndex: a.prev.log_index, sub: a.prev.sub }));
-    }
-    const erc1155 = new Set<number>();
-    for (const a of plan.ids) {
-      const c = w.contractById(a.contract_id);
-      if (!c) continue;
-      replayId(w, c, a.k_id, a.history);
-      erc1155.add(c.id);
-    }
-    w.flush();
-    for (const cid of erc1155) w.setTotalSupply(cid, String(w.countNonZeroIds(cid)));
-    sink.dropAbove(plan.ancestor);
-    w.dropContractsAbove(plan.ancestor);
-    sink.bumpGeneration();
-    sink.setTip(plan.ancestor);
-    return [...touched].filter((addr) => w.contract(addr) !== undefined);
-  });
+  return sink.transaction(() => runWhole(rollbackSteps(sink, w, plan, pieceCounter(Number.POSITIVE_INFINITY))));
+}
+
+/**
+ * The same, giving the event loop a turn every `pieceRows` tokens, history rows and holdings: for PostgreSQL, which
+ * holds no transaction while it applies (as applyBatchInPieces), so a deep rollback never holds the thread that answers
+ * every network for long.
+ */
+export function rollbackInPieces(sink: BatchSink, w: IndexWriter, plan: RollbackPlan, pieceRows = APPLY_PIECE_MOVES): Promise<string[]> {
+  return runInPieces(rollbackSteps(sink, w, plan, pieceCounter(pieceRows)));
+}
+
+/** rollbackWith's work, yielding whenever `piece` says so. Exported for the test that counts the work between yields. */
+export function* rollbackSteps(sink: BatchSink, w: IndexWriter, plan: RollbackPlan, piece: PieceCounter): Generator<void, string[]> {
+  const touched = new Set<string>();
+  for (const c of plan.counts) {
+    w.addMintBurn(c.contract_id, -c.minted, -c.burned);
+    const row = w.contractById(c.contract_id);
+    if (row) touched.add(row.address);
+  }
+  for (const a of plan.tokens) {
+    if (piece()) yield;
+    const token = w.token(a.contract_id, a.k_id);
+    if (!token) continue;
+    if (!a.prev) w.deleteToken(token);
+    else w.setOwner(token, a.prev.to_id, moveKey({ block: a.prev.block, logIndex: a.prev.log_index, sub: a.prev.sub }));
+  }
+  const erc1155 = new Set<number>();
+  for (const a of plan.ids) {
+    if (piece()) yield;
+    const c = w.contractById(a.contract_id);
+    if (!c) continue;
+    yield* replayId(w, c, a.k_id, a.history, piece);
+    erc1155.add(c.id);
+  }
+  w.flush();
+  for (const cid of erc1155) w.setTotalSupply(cid, String(w.countNonZeroIds(cid)));
+  sink.dropAbove(plan.ancestor);
+  w.dropContractsAbove(plan.ancestor);
+  sink.bumpGeneration();
+  sink.setTip(plan.ancestor);
+  return [...touched].filter((addr) => w.contract(addr) !== undefined);
 }
 
 /**
  * Rebuilds every holding and the supply of one ERC-1155 id by replaying its remaining history, with the rules of
  * forward indexing (balances never below zero; a holding's key is the newest move that gave the owner some).
  */
-function replayId(w: IndexWriter, c: ContractRow, kId: Buffer, history: readonly HistoryRow[]): void {
-  for (const t of w.holdingsOfId(c.id, kId)) w.deleteToken(t);
+function* replayId(
+  w: IndexWriter,
+  c: ContractRow,
+  kId: Buffer,
+  history: readonly HistoryRow[],
+  piece: PieceCounter,
+): Generator<void, void> {
+  for (const t of w.holdingsOfId(c.id, kId)) {
+    if (piece()) yield;
+    w.deleteToken(t);
+  }
   const balances = new Map<number, { balance: bigint; kTr: Buffer }>();
   let supply = 0n;
   for (const h of history) {
+    if (piece()) yield;
     const amount = BigInt(h.amount ?? '0');
     if (h.from_id === null) supply += amount;
     else {
@@ -143,6 +168,7 @@ function replayId(w: IndexWriter, c: ContractRow, kId: Buffer, history: readonly
   w.putId(c.id, kId, { supply: supply.toString(), uri: idRow?.uri ?? '' });
   const id = tokenIdFromKey(kId);
   for (const [ownerId, b] of balances) {
+    if (piece()) yield;
     if (b.balance === 0n) continue;
     w.createToken(c, id, ownerId, b.kTr, idRow?.uri ?? '', { address: w.accountAddress(ownerId)!, balance: b.balance.toString() });
   }

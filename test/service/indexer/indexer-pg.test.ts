@@ -10,6 +10,8 @@ import { createLogger, silentLogger } from '../../../src/lib/log.js';
 import { openDatabase, type Db } from '../../../src/lib/sqlite.js';
 import { openPgPool, type PgPool } from '../../../src/service/db/pg-pool.js';
 import { startIndexer, type Indexer } from '../../../src/service/indexer/indexer.js';
+import { openPostgresIndexStore, readRollbackPlanPg } from '../../../src/service/indexer/postgres/indexer-store-postgres.js';
+import { openPostgresListingWriter } from '../../../src/service/listing/postgres/listing-writer-postgres.js';
 import { postgresIndexStore } from '../../../src/service/backend.js';
 import { dumpPg, dumpSqlite } from '../../support/service/index-dump.js';
 import { rpc, startTestChain, type TestChain } from '../../support/chain/indexer-chain.js';
@@ -105,6 +107,42 @@ it('indexes the same rows on PostgreSQL as on SQLite, through updates, a refresh
   await chain.send(nft, 'mint', b, 500);
   await expectSameIndex();
   expect(indexers.map((i) => i.stats().reorgs)).toEqual([1, 1]);
+});
+
+it('reads the same rollback plan a few rows a query as in one query (the plan is read in pages)', async () => {
+  // Everything above block 0: every token and id the first test indexed, each ERC-1155 id with its whole history.
+  const [paged, whole] = await Promise.all([readRollbackPlanPg(pool, 0, 7), readRollbackPlanPg(pool, 0, 1_000_000)]);
+  expect(paged).toEqual(whole);
+  expect(whole.tokens.length).toBeGreaterThan(3000);
+  expect(whole.ids.length).toBeGreaterThanOrEqual(3);
+  // Above the first ERC-1155 block: ids with the history below it to replay, tokens with a move below it to go back to.
+  const first = await pool.query<{ b: number }>(
+    'SELECT min(t.block) AS b FROM idx_transfers t JOIN idx_contracts c ON c.id = t.contract_id WHERE c.address = $1',
+    [(multi.target as string).toLowerCase()],
+  );
+  const ancestor = Number(first.rows[0]!.b);
+  const [pagedMid, wholeMid] = await Promise.all([readRollbackPlanPg(pool, ancestor, 1), readRollbackPlanPg(pool, ancestor, 1_000_000)]);
+  expect(pagedMid).toEqual(wholeMid);
+  expect(wholeMid.ids.filter((i) => i.history.length > 0).length).toBeGreaterThanOrEqual(2);
+  expect(wholeMid.tokens.some((t) => t.prev !== null)).toBe(true);
+  // Above the newest block nothing is undone.
+  const tip = (await pool.query<{ value: string }>("SELECT value FROM idx_state WHERE key = 'tip'")).rows[0]!.value;
+  expect(await readRollbackPlanPg(pool, Number(tip), 7)).toMatchObject({ tokens: [], ids: [] });
+});
+
+it('reads the same tokens for an ERC-4906 update a few rows a query as in one (a range is read in pages)', async () => {
+  const updates = [
+    { contract: (drop.target as string).toLowerCase(), fromId: 0n, toId: 20_000n },
+    { contract: (multi.target as string).toLowerCase(), fromId: 0n, toId: 2n ** 256n - 1n },
+  ];
+  const [paged, whole] = await Promise.all([
+    openPostgresIndexStore(pool, openPostgresListingWriter(pool, 3)),
+    openPostgresIndexStore(pool, openPostgresListingWriter(pool, Number.POSITIVE_INFINITY)),
+  ]);
+  const [a, b] = [await paged.metadataTargets(updates), await whole.metadataTargets(updates)];
+  expect(a).toEqual(b);
+  expect(b.filter((m) => m.standard === 'ERC721').length).toBeGreaterThan(3000);
+  expect(b.filter((m) => m.standard === 'ERC1155').length).toBeGreaterThanOrEqual(3);
 });
 
 it('finishes the same index when the database drops its connections again and again during a catch-up', async () => {

@@ -14,9 +14,16 @@ import {
   type PreparedWrite,
   type WriteIntent,
 } from '../../listing/listing-writer.js';
-import { applyBatchInPieces, applyUris, METADATA_UPDATE_CAP, metadataBounds, metadataTargets, type BatchSink } from '../indexer-apply.js';
+import {
+  applyBatchInPieces,
+  applyUrisInPieces,
+  METADATA_UPDATE_CAP,
+  metadataBounds,
+  metadataTargetsInPieces,
+  type BatchSink,
+} from '../indexer-apply.js';
 import type { MetadataUpdate, Truncation } from '../indexer-events.js';
-import { ROLLBACK_SQL, rollbackWith, type HistoryRow, type RollbackPlan } from '../indexer-reorg.js';
+import { ROLLBACK_SQL, rollbackInPieces, type HistoryRow, type RollbackPlan } from '../indexer-reorg.js';
 import { CHECKPOINT_KEEP_BLOCKS, LATEST_TRUNCATED_SQL, PRUNE_CHECKPOINTS_SQL, toTruncatedRow, type IndexStore } from '../indexer-store.js';
 import { migrateIndexPg } from './indexer-schema-postgres.js';
 
@@ -104,37 +111,44 @@ async function readTip(c: PgClient | PgPool): Promise<number | null> {
   return r.rows[0] ? Number(r.rows[0].value) : null;
 }
 
-/** The rollback plan of indexer-reorg.ts, read in four queries however many tokens the undone blocks moved. */
-export async function readRollbackPlanPg(pool: PgPool, ancestor: number): Promise<RollbackPlan> {
-  const [affected, counts] = await Promise.all([
-    pool.query<{ contract_id: number; k_id: Buffer; standard: string }>(numbered(ROLLBACK_SQL.affected), [ancestor]),
-    pool.query<{ contract_id: number; minted: string; burned: string }>(numbered(ROLLBACK_SQL.counts), [ancestor]),
-  ]);
+/**
+ * Rows one query of a rollback plan reads at most: the answer is parsed on the thread that answers every network, and
+ * a deep rollback's 10,000 rows at once held it 40-70 ms (bench/indexer/pg-write-steps.js).
+ */
+const PLAN_PAGE = 500;
+
+/** The tokens and ids moved above $1, in key order, from just above ($2, $3). */
+const AFFECTED_PAGE_SQL = `SELECT a.contract_id, a.k_id, coalesce(c.standard, 'ERC721') AS standard FROM
+  (SELECT DISTINCT contract_id, k_id FROM idx_transfers WHERE block > $1 AND (contract_id, k_id) > ($2::bigint, $3::bytea)
+    ORDER BY contract_id, k_id LIMIT $4) a
+  LEFT JOIN idx_contracts c ON c.id = a.contract_id ORDER BY a.contract_id, a.k_id`;
+/** Each ERC-721 token's newest move left at or below $3 (none: the token goes). */
+const LAST_MOVE_SQL = `SELECT u.c, u.k, t.block, t.log_index, t.sub, t.from_id, t.to_id, t.amount FROM unnest($1::bigint[], $2::bytea[]) AS u(c, k)
+  LEFT JOIN LATERAL (SELECT * FROM idx_transfers x WHERE x.contract_id = u.c AND x.k_id = u.k AND x.block <= $3
+    ORDER BY x.block DESC, x.log_index DESC, x.sub DESC LIMIT 1) t ON true`;
+/** Each ERC-1155 id's history at or below $3, in chain order, from just after the move ($4 ... $8). */
+const HISTORY_PAGE_SQL = `SELECT u.c, u.k, t.block, t.log_index, t.sub, t.from_id, t.to_id, t.amount FROM unnest($1::bigint[], $2::bytea[]) AS u(c, k)
+  JOIN idx_transfers t ON t.contract_id = u.c AND t.k_id = u.k AND t.block <= $3
+  WHERE (u.c, u.k, t.block, t.log_index, t.sub) > ($4::bigint, $5::bytea, $6::bigint, $7::int, $8::int)
+  ORDER BY u.c, u.k, t.block, t.log_index, t.sub LIMIT $9`;
+
+/** The rollback plan of indexer-reorg.ts, read `page` rows a query however many tokens the undone blocks moved. */
+export async function readRollbackPlanPg(pool: PgPool, ancestor: number, page = PLAN_PAGE): Promise<RollbackPlan> {
+  const counts = await pool.query<{ contract_id: number; minted: string; burned: string }>(numbered(ROLLBACK_SQL.counts), [ancestor]);
   const plan: RollbackPlan = {
     ancestor,
     counts: counts.rows.map((c) => ({ contract_id: c.contract_id, minted: Number(c.minted), burned: Number(c.burned) })),
     tokens: [],
     ids: [],
   };
-  const erc721 = affected.rows.filter((a) => a.standard !== 'ERC1155');
-  const erc1155 = affected.rows.filter((a) => a.standard === 'ERC1155');
-  const keys = (rows: typeof erc721) => [rows.map((a) => a.contract_id), rows.map((a) => a.k_id), ancestor];
+  const affected: { contract_id: number; k_id: Buffer; standard: string }[] = [];
+  for (let after: { contract_id: number; k_id: Buffer } = { contract_id: -1, k_id: Buffer.alloc(0) }; ; ) {
+    const r = await pool.query<(typeof affected)[number]>(AFFECTED_PAGE_SQL, [ancestor, after.contract_id, after.k_id, page]);
+    affected.push(...r.rows);
+    if (r.rows.length < page) break;
+    after = r.rows.at(-1)!;
+  }
   type Keyed = HistoryRow & { c: number; k: Buffer };
-  const [last, history] = await Promise.all([
-    // Each ERC-721 token's newest move left at or below the ancestor (none: the token goes).
-    pool.query<Keyed>(
-      `SELECT u.c, u.k, t.block, t.log_index, t.sub, t.from_id, t.to_id, t.amount FROM unnest($1::bigint[], $2::bytea[]) AS u(c, k)
-       LEFT JOIN LATERAL (SELECT * FROM idx_transfers x WHERE x.contract_id = u.c AND x.k_id = u.k AND x.block <= $3
-         ORDER BY x.block DESC, x.log_index DESC, x.sub DESC LIMIT 1) t ON true`,
-      keys(erc721),
-    ),
-    // Each ERC-1155 id's whole history at or below it, in chain order.
-    pool.query<Keyed>(
-      `SELECT u.c, u.k, t.block, t.log_index, t.sub, t.from_id, t.to_id, t.amount FROM unnest($1::bigint[], $2::bytea[]) AS u(c, k)
-       JOIN idx_transfers t ON t.contract_id = u.c AND t.k_id = u.k AND t.block <= $3 ORDER BY u.c, u.k, t.block, t.log_index, t.sub`,
-      keys(erc1155),
-    ),
-  ]);
   const row = (r: Keyed): HistoryRow => ({
     block: r.block,
     log_index: r.log_index,
@@ -143,16 +157,27 @@ export async function readRollbackPlanPg(pool: PgPool, ancestor: number): Promis
     to_id: r.to_id,
     amount: r.amount,
   });
-  for (const r of last.rows) plan.tokens.push({ contract_id: r.c, k_id: r.k, prev: r.block === null ? null : row(r) });
-  const byId = new Map<string, HistoryRow[]>();
-  for (const r of history.rows) {
-    const key = `${r.c}:${r.k.toString('hex')}`;
-    let list = byId.get(key);
-    if (!list) byId.set(key, (list = []));
-    list.push(row(r));
+  const erc721 = affected.filter((a) => a.standard !== 'ERC1155');
+  for (let i = 0; i < erc721.length; i += page) {
+    const part = erc721.slice(i, i + page);
+    const last = await pool.query<Keyed>(LAST_MOVE_SQL, [part.map((a) => a.contract_id), part.map((a) => a.k_id), ancestor]);
+    for (const r of last.rows) plan.tokens.push({ contract_id: r.c, k_id: r.k, prev: r.block === null ? null : row(r) });
   }
-  for (const a of erc1155)
-    plan.ids.push({ contract_id: a.contract_id, k_id: a.k_id, history: byId.get(`${a.contract_id}:${a.k_id.toString('hex')}`) ?? [] });
+  const erc1155 = affected.filter((a) => a.standard === 'ERC1155');
+  for (let i = 0; i < erc1155.length; i += page) {
+    const part = erc1155.slice(i, i + page);
+    const byId = new Map<string, HistoryRow[]>(part.map((a) => [`${a.contract_id}:${a.k_id.toString('hex')}`, []]));
+    for (let after: unknown[] = [-1, Buffer.alloc(0), -1, -1, -1]; ; ) {
+      const params = [part.map((a) => a.contract_id), part.map((a) => a.k_id), ancestor, ...after, page];
+      const history = await pool.query<Keyed>(HISTORY_PAGE_SQL, params);
+      for (const r of history.rows) byId.get(`${r.c}:${r.k.toString('hex')}`)!.push(row(r));
+      if (history.rows.length < page) break;
+      const z = history.rows.at(-1)!;
+      after = [z.c, z.k, z.block, z.log_index, z.sub];
+    }
+    for (const a of part)
+      plan.ids.push({ contract_id: a.contract_id, k_id: a.k_id, history: byId.get(`${a.contract_id}:${a.k_id.toString('hex')}`)! });
+  }
   return plan;
 }
 
@@ -288,18 +313,18 @@ export async function openPostgresIndexStore(pool: PgPool, listing: PostgresList
         const plan = await readRollbackPlanPg(pool, ancestor);
         contracts.clear();
         knownIds.clear();
-        return write(rollbackIntent(plan), tip, (w, sink) => rollbackWith(sink, w, plan));
+        return write(rollbackIntent(plan), tip, (w, sink) => rollbackInPieces(sink, w, plan));
       }),
     writeUris: (missing, uris) =>
       serial(() =>
-        write({ contractIds: missing.map((m) => m.contractId) }, undefined, (w, sink) => {
-          applyUris(w, missing, uris);
+        write({ contractIds: missing.map((m) => m.contractId) }, undefined, async (w, sink) => {
+          await applyUrisInPieces(w, missing, uris);
           sink.bumpGeneration();
         }),
       ),
     metadataTargets: (updates) =>
       serial(async () => {
-        return metadataTargets(await listing.prepare({ idRanges: metadataRanges(updates) }), updates);
+        return metadataTargetsInPieces(await listing.prepare({ idRanges: metadataRanges(updates) }), updates);
       }),
     async truncated() {
       const [count, latest] = await Promise.all([
