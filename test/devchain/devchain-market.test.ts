@@ -162,7 +162,8 @@ describe('market congestion', () => {
     let matched = 0;
     let matchedOtherSeed = 0;
     let load = 0;
-    const minedFor = new Map<number, number>();
+    /** Load transactions mined after the block they bid for. */
+    const waited: { target: number; gas: number }[] = [];
     for (const b of blocks.values()) {
       for (const tx of b.txs) {
         const index = marketAccounts.indexOf(tx.from.toLowerCase());
@@ -174,17 +175,17 @@ describe('market congestion', () => {
         expect(MARKET_TX_GAS).toContain(Number(BigInt(tx.gas)));
         if (expected(SEED, target).includes(key)) matched++;
         if (expected(SEED + 1, target).includes(key)) matchedOtherSeed++;
-        if (target === b.number) minedFor.set(target, (minedFor.get(target) ?? 0) + 1);
+        if (target !== b.number) waited.push({ target, gas: Number(BigInt(tx.gas)) });
       }
     }
     expect(load).toBeGreaterThan(200);
     expect(matched).toBe(load);
     expect(matchedOtherSeed).toBeLessThan(load / 10);
-    // Calm blocks have room: all of a block's bids are mined in it, unless the machine was too slow to send them in time.
-    const calm = run('calm', 'first').filter((b) => b.number > start);
-    const sent = calm.reduce((s, b) => s + expected(SEED, b.number).length, 0);
-    const mined = calm.reduce((s, b) => s + (minedFor.get(b.number) ?? 0), 0);
-    expect(mined).toBeGreaterThanOrEqual(Math.floor(sent * 0.8));
+    // Calm blocks have room: a calm bid mined after the block it bid for found room left in that block, so it came
+    // late (a busy machine sends a round after its block is mined) and never waited for space. No timing is assumed.
+    const calm = new Set(run('calm', 'first').map((b) => b.number));
+    for (const w of waited.filter((x) => calm.has(x.target)))
+      expect(blocks.get(w.target)!.gasUsed + BigInt(w.gas)).toBeLessThanOrEqual(BigInt(LIMIT));
   });
 
   it("reports each block's phase in status() and the seed and schedule in the ready info", () => {
