@@ -11,7 +11,7 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  * projects.
  */
 export const SLOWEST_FILES = [
-  'test/service/network/service-back-pressure.test.ts', // 48 s with 10,000 transfers; 143 s alone with 100,000
+  'test/service/network/service-back-pressure.test.ts', // 163 s with 100,000 transfers (143 s alone)
   'test/core/core-fault-run.test.ts', // 65 s
   'test/e2e/renderer-truth.test.ts', // 56 s
   'test/service/service-network-isolation.test.ts', // 55 s
