@@ -143,7 +143,11 @@ describe('market congestion', () => {
     const rush = run('rush', 'first');
     const spike = run('spike', 'first');
     const calm = run('calm', 'last');
-    expect(rush.at(-1)!.baseFee * 10n).toBeGreaterThan(rush[0]!.baseFee * 15n); // about 1.1^5
+    // How much the rush alone raises it depends on how full its blocks were, which a busy machine sending a round late
+    // changes (the first test checks every step by EIP-1559); rush and spike together at least double it: 1.1^6 x
+    // 1.125^3 = 2.5 on time, 2.2 with rush blocks 80 % full, the least the test above allows.
+    expect(rush.at(-1)!.baseFee).toBeGreaterThan(rush[0]!.baseFee);
+    expect(spike.at(-1)!.baseFee).toBeGreaterThan(rush[0]!.baseFee * 2n);
     for (let i = 1; i < spike.length; i++) expect(spike[i]!.baseFee * 100n).toBeGreaterThan(spike[i - 1]!.baseFee * 112n); // +12.5% a block
     // The spike's backlog fills the calm's first blocks; then calm users cannot pay the base fee and blocks empty.
     const peak = calm.reduce((m, b) => (b.baseFee > m ? b.baseFee : m), 0n);
