@@ -18,12 +18,9 @@ export const networkSummary = z
     }),
     reason: z.string().meta({ description: 'Why, in one sentence, and which node is in use.' }),
     headBlock: z.int().nullable(),
-    indexedBlock: z
-      .int()
-      .nullable()
-      .meta({
-        description: 'Null on an instance that does not index this network, and on the one that does until its first step is written.',
-      }),
+    indexedBlock: z.int().nullable().meta({
+      description: 'Null on an instance that does not index this network, and on the one that does until its first step is written.',
+    }),
     indexLagBlocks: z.int().nullable(),
     indexedBehindBlocks: z
       .int()
