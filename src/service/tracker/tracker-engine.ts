@@ -23,7 +23,10 @@ export interface TrackerEngineOptions {
   /** Receives every stored batch of deliveries (and withdrawn ones) to push to connected subscriptions. */
   onDeliveries(created: CreatedDeliveries[], withdrawn: WithdrawnDelivery[]): void;
   now?: () => number;
-  /** Block polling period without a head subscription; with one, polling is a slow safety net. */
+  /**
+   * Block polling period without a head subscription; with one, polling is a slow safety net. With no open tracking
+   * the head is not followed at all (nothing to watch costs the node nothing); a new tracking brings it up to date.
+   */
   pollMs?: number;
   /** A tracked hash the node has never shown ends with an expired `pending` after this long (default 1 h). */
   unseenExpiryMs?: number;
@@ -113,7 +116,10 @@ export function createTrackerEngine(opts: TrackerEngineOptions) {
       requested.add(state.txHash);
       any = true;
     }
-    if (any) kick();
+    if (!any) return;
+    // The head was not followed while nothing was watched: the first round brings the window up to date.
+    headDirty = true;
+    kick();
   }
 
   function kick(): void {
@@ -144,7 +150,7 @@ export function createTrackerEngine(opts: TrackerEngineOptions) {
 
   function tick(): void {
     const t = now();
-    if (t - lastPoll >= (subscribed ? 1000 : pollMs)) {
+    if (trackings.size > 0 && t - lastPoll >= (subscribed ? 1000 : pollMs)) {
       lastPoll = t;
       headDirty = true;
     }
@@ -438,6 +444,7 @@ export function createTrackerEngine(opts: TrackerEngineOptions) {
       stopHeads = rpc.subscribeHeads(
         () => {
           if (trace) log.info(`newHead at ${Date.now() % 100000}`);
+          if (trackings.size === 0) return;
           headDirty = true;
           kick();
         },

@@ -96,6 +96,32 @@ describe('the chain watcher', () => {
     expect(sent[0]).toMatchObject({ blockNumber: 1 });
   });
 
+  it('does not follow the head with nothing open; a new tracking brings it up to date first', async () => {
+    const chain = new FakeChain();
+    const tx = hash('tx-idle');
+    const { engine, sent } = start(chain);
+    await engine.start();
+    const heads = () => chain.calls.get('eth_getBlockByNumber') ?? 0;
+    const atStart = heads();
+    // Twenty-five polling periods and ten blocks with nothing open: not one head read.
+    for (let i = 0; i < 10; i++) chain.mine('a', i === 4 ? [tx] : []);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(heads()).toBe(atStart);
+    // Tracked now: found in block 5 and confirmed at once 5 blocks deep, the window brought up to the head (10).
+    await engine.track('c', tx, 5, 60_000);
+    await waitFor('receipt and confirmation', () => sent.find((s) => s.type === 'confirmation'));
+    expect(sent.map((s) => [s.type, s.blockNumber])).toEqual([
+      ['receipt', 5],
+      ['confirmation', 5],
+    ]);
+    // Done: nothing open again, so later blocks are not followed.
+    await engine.whenIdle();
+    const atDone = heads();
+    chain.mine('a');
+    await new Promise((r) => setTimeout(r, 500));
+    expect(heads()).toBe(atDone);
+  });
+
   it('reports pending at the timeout when no block comes', async () => {
     const chain = new FakeChain();
     const tx = hash('tx-d');
@@ -165,10 +191,15 @@ describe("the store's round hooks", () => {
     const { counts, wrap } = hooked(false);
     const { engine, sent } = start(chain, wrap);
     await engine.start();
-    // Rounds with nothing to look up leave the store alone.
+    // A hash no block holds keeps the head followed (with nothing open the watcher does not follow it); after its
+    // first lookup, rounds with nothing to look up leave the store alone.
+    await engine.track('c', hash('tx-g-never-mined'), 0, 60_000);
+    await waitFor('the first lookup of the hash', () => counts.ended >= 1);
+    const begunBefore = counts.begun;
+    const headsBefore = chain.calls.get('eth_getBlockByNumber') ?? 0;
     chain.mine('a');
-    await waitFor('rounds that follow the head', () => (chain.calls.get('eth_getBlockByNumber') ?? 0) >= 3);
-    expect(counts.begun).toBe(0);
+    await waitFor('rounds that follow the head', () => (chain.calls.get('eth_getBlockByNumber') ?? 0) >= headsBefore + 3);
+    expect(counts.begun).toBe(begunBefore);
     // The node refuses receipts: each round begins, fails at the lookup, and still ends.
     chain.refuse.add('eth_getTransactionReceipt');
     await engine.track('c', tx, 0, 60_000);
