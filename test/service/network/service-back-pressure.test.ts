@@ -8,10 +8,10 @@
 // a service started again while the node is away answers from its stored index at once.
 //
 // The history is TOKENS mints and TOKENS moves of the same tokens: 2 x TOKENS transfers, 100,000 as the issue asks
-// (TXDESK_BACK_PRESSURE_TOKENS sets TOKENS). Measured on the 2-core dev box: 113 s of catch-up (honouring the node's
-// Retry-After: 1 on 69 of 433 requests is most of it), 143 s and 50 CPU-s for the file; with 10,000 transfers, 64 s
-// and 17 CPU-s. Most of its time is the node's pauses, in which the other test files use the cores. The line this test
-// prints gives each run's figures; docs/deploy.md ("Back-pressure is not failure") has them.
+// (TXDESK_BACK_PRESSURE_TOKENS sets TOKENS). Measured on the 2-core dev box: 113-115 s of catch-up (honouring the
+// node's Retry-After: 1 on 64-69 of 389-433 requests is most of it), about 125 s and 30 CPU-s for the file now that the
+// history is written in ~2 s. Most of its time is the node's pauses, in which the other test files use the cores. The
+// line this test prints gives each run's figures; docs/deploy.md ("Back-pressure is not failure") has them.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
